@@ -1,0 +1,84 @@
+// The `nnapi-reference` device: every operation with a reference kernel, run in-process.
+#include "nnemu/cpu/Executor.h"
+#include "nnemu/cpu/Kernels.h"
+#include "nnemu/hal/DeviceRegistry.h"
+#include "nnemu/hal/Log.h"
+#include "nnemu/hal/Validation.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::ErrorStatus;
+
+class ReferencePreparedModel final : public hal::IPreparedModel {
+public:
+    explicit ReferencePreparedModel(hal::Model model) : model_(std::move(model)) {}
+
+    std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeSynchronously(
+            const hal::Request& request, hal::MeasureTiming) override {
+        auto [status, shapes] = executeModel(model_, request);
+        // Like the Android runtime's own CPU path, the reference device reports no timing.
+        return {status, std::move(shapes), hal::Timing{}};
+    }
+
+private:
+    hal::Model model_;
+};
+
+class ReferenceDevice final : public hal::IDevice {
+public:
+    std::string getName() const override { return "nnapi-reference"; }
+    std::string getVersionString() const override { return "nnemu-" NNEMU_VERSION; }
+    hal::DeviceType getType() const override { return hal::DeviceType::CPU; }
+
+    hal::Capabilities getCapabilities() const override {
+        hal::Capabilities capabilities;
+        const hal::PerformanceInfo unit{1.0f, 1.0f};
+        capabilities.relaxedFloat32toFloat16PerformanceScalar = unit;
+        capabilities.relaxedFloat32toFloat16PerformanceTensor = unit;
+        for (int32_t code = 0; code < hal::kNumberOfOperandTypes; ++code) {
+            capabilities.operandPerformance.push_back({static_cast<hal::OperandType>(code), unit});
+        }
+        return capabilities;
+    }
+
+    std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
+        std::string why;
+        if (!hal::validateModel(model, &why)) {
+            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << why;
+            return {ErrorStatus::INVALID_ARGUMENT, {}};
+        }
+        std::vector<bool> supported;
+        for (const auto& operation : model.operations) {
+            supported.push_back(hal::findSignature(operation.type) != nullptr &&
+                                findKernel(operation.type) != nullptr);
+        }
+        return {ErrorStatus::NONE, supported};
+    }
+
+    hal::PrepareResult prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
+                                    const std::vector<int>&, const std::vector<int>&,
+                                    const hal::CacheToken&) override {
+        std::string why;
+        if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
+            return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+        }
+        if (!hal::validateModel(model, &why)) {
+            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << why;
+            return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+        }
+        for (const auto& operation : model.operations) {
+            if (findKernel(operation.type) == nullptr) {
+                NN_LOG(ERROR) << "nnapi-reference: no kernel for " << hal::operationName(operation.type);
+                return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+            }
+        }
+        return {ErrorStatus::NONE, std::make_shared<ReferencePreparedModel>(model)};
+    }
+};
+
+// Rank 100: listed after every accelerator, as Android lists its CPU device last.
+const hal::DeviceRegistrar kRegistrar(100, [] { return std::make_shared<ReferenceDevice>(); });
+
+}  // namespace
+}  // namespace nnemu::cpu

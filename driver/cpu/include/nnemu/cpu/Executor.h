@@ -1,0 +1,17 @@
+// Runs a whole HAL model on the reference kernels, operation by operation.
+#pragma once
+
+#include <tuple>
+#include <vector>
+
+#include "nnemu/hal/Types.h"
+
+namespace nnemu::cpu {
+
+// Binds the request's arguments to the model, infers every shape through the operations'
+// signatures and runs their kernels. Returns one shape per model output on NONE and on
+// OUTPUT_INSUFFICIENT_SIZE.
+std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>> executeModel(const hal::Model& model,
+                                                                         const hal::Request& request);
+
+}  // namespace nnemu::cpu

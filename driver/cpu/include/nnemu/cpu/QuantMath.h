@@ -1,0 +1,97 @@
+// Fixed-point helpers for quantized reference kernels, with TFLite's rounding semantics
+// (a real multiplier is a Q31 integer and a shift; products round half away from zero).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "nnemu/hal/Types.h"
+
+namespace nnemu::cpu {
+
+// real = quantized * 2^shift / 2^31, quantized in [2^30, 2^31). shift may be negative.
+inline void quantizeMultiplier(double real, int32_t* quantized, int* shift) {
+    if (real == 0.0) {
+        *quantized = 0;
+        *shift = 0;
+        return;
+    }
+    const double q = std::frexp(real, shift);
+    auto q31 = static_cast<int64_t>(std::round(q * (1LL << 31)));
+    if (q31 == (1LL << 31)) {
+        q31 /= 2;
+        ++*shift;
+    }
+    if (*shift < -31) {
+        *shift = 0;
+        q31 = 0;
+    }
+    *quantized = static_cast<int32_t>(q31);
+}
+
+// For a real multiplier < 1: returns the Q31 value and a right shift >= 0.
+inline void quantizeMultiplierSmallerThanOne(double real, int32_t* quantized, int* rightShift) {
+    int shift = 0;
+    quantizeMultiplier(real, quantized, &shift);
+    *rightShift = -shift;
+}
+
+// (a * b * 2) >> 32 with rounding, saturating the single overflow case.
+inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+    if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+    const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+    const int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return static_cast<int32_t>((ab + nudge) / (1LL << 31));
+}
+
+// Divides by 2^exponent rounding half away from zero.
+inline int32_t roundingDivideByPOT(int32_t x, int exponent) {
+    const int32_t mask = static_cast<int32_t>((1LL << exponent) - 1);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// x * real_multiplier, where (quantized, shift) came from quantizeMultiplier.
+inline int32_t multiplyByQuantizedMultiplier(int32_t x, int32_t quantized, int shift) {
+    const int leftShift = shift > 0 ? shift : 0;
+    const int rightShift = shift > 0 ? 0 : -shift;
+    return roundingDivideByPOT(
+            saturatingRoundingDoublingHighMul(x * (1 << leftShift), quantized), rightShift);
+}
+
+// Clamp range in the quantized domain for a fused activation (FuseCode 0..3).
+inline void quantizedActivationRange(int32_t fuse, float scale, int32_t zeroPoint, int32_t qmin,
+                                     int32_t qmax, int32_t* low, int32_t* high) {
+    auto quantize = [&](float f) { return zeroPoint + static_cast<int32_t>(std::round(f / scale)); };
+    *low = qmin;
+    *high = qmax;
+    if (fuse == 1) {
+        *low = std::max(qmin, quantize(0.0f));
+    } else if (fuse == 2) {
+        *low = std::max(qmin, quantize(-1.0f));
+        *high = std::min(qmax, quantize(1.0f));
+    } else if (fuse == 3) {
+        *low = std::max(qmin, quantize(0.0f));
+        *high = std::min(qmax, quantize(6.0f));
+    }
+}
+
+// Clamp range in float for a fused activation (FuseCode 0..3).
+inline void floatActivationRange(int32_t fuse, float* low, float* high) {
+    *low = -std::numeric_limits<float>::infinity();
+    *high = std::numeric_limits<float>::infinity();
+    if (fuse == 1) {
+        *low = 0.0f;
+    } else if (fuse == 2) {
+        *low = -1.0f;
+        *high = 1.0f;
+    } else if (fuse == 3) {
+        *low = 0.0f;
+        *high = 6.0f;
+    }
+}
+
+}  // namespace nnemu::cpu

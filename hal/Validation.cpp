@@ -1,0 +1,196 @@
+#include "nnemu/hal/Validation.h"
+
+#include <set>
+
+namespace nnemu::hal {
+namespace {
+
+bool fail(std::string* why, const std::string& message) {
+    if (why != nullptr) *why = message;
+    return false;
+}
+
+bool isConstant(OperandLifeTime lifetime) {
+    return lifetime == OperandLifeTime::CONSTANT_COPY || lifetime == OperandLifeTime::CONSTANT_REFERENCE;
+}
+
+}  // namespace
+
+bool validateOperandType(int32_t code, const std::vector<uint32_t>& dims, float scale,
+                         int32_t zeroPoint, std::string* why) {
+    if (!isValidOperandType(code)) return fail(why, "invalid operand type " + std::to_string(code));
+    const auto type = static_cast<OperandType>(code);
+    const std::string name = operandTypeName(type);
+    if (type == OperandType::OEM || type == OperandType::TENSOR_OEM_BYTE) return true;
+    if (isScalarType(type) && !dims.empty()) return fail(why, name + " scalar with dimensions");
+    switch (type) {
+        case OperandType::TENSOR_INT32:
+            if (scale < 0.0f || zeroPoint != 0) return fail(why, name + " needs scale >= 0 and zeroPoint 0");
+            return true;
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            if (!(scale > 0.0f)) return fail(why, name + " needs scale > 0");
+            if (zeroPoint < 0 || zeroPoint > 255) return fail(why, name + " zeroPoint out of [0, 255]");
+            return true;
+        case OperandType::TENSOR_QUANT16_ASYMM:
+            if (!(scale > 0.0f)) return fail(why, name + " needs scale > 0");
+            if (zeroPoint < 0 || zeroPoint > 65535) return fail(why, name + " zeroPoint out of [0, 65535]");
+            return true;
+        case OperandType::TENSOR_QUANT8_SYMM:
+        case OperandType::TENSOR_QUANT16_SYMM:
+            if (!(scale > 0.0f) || zeroPoint != 0) return fail(why, name + " needs scale > 0 and zeroPoint 0");
+            return true;
+        default:
+            if (scale != 0.0f || zeroPoint != 0) return fail(why, name + " needs scale 0 and zeroPoint 0");
+            return true;
+    }
+}
+
+OperationContext makeOperationContext(const Operation& operation,
+                                      const std::vector<Operand>& operands,
+                                      const ConstantLookup& constantOf) {
+    OperationContext context;
+    context.type = operation.type;
+    auto view = [&](uint32_t index) {
+        const Operand& operand = operands[index];
+        OperandView v;
+        v.type = operand.type;
+        v.dims = operand.dimensions;
+        v.scale = operand.scale;
+        v.zeroPoint = operand.zeroPoint;
+        v.channelQuant = operand.channelQuant ? &*operand.channelQuant : nullptr;
+        v.omitted = operand.lifetime == OperandLifeTime::NO_VALUE;
+        if (isConstant(operand.lifetime)) {
+            v.data = constantOf(index);
+            v.length = operand.location.length;
+        }
+        return v;
+    };
+    for (uint32_t index : operation.inputs) context.inputs.push_back(view(index));
+    for (uint32_t index : operation.outputs) context.outputs.push_back(view(index));
+    return context;
+}
+
+bool validateOperation(const Operation& operation, const std::vector<Operand>& operands,
+                       const ConstantLookup& constantOf, std::string* why) {
+    const std::string name = operationName(operation.type);
+    for (uint32_t index : operation.inputs) {
+        if (index >= operands.size()) return fail(why, name + ": input operand " + std::to_string(index) + " out of range");
+    }
+    for (uint32_t index : operation.outputs) {
+        if (index >= operands.size()) return fail(why, name + ": output operand " + std::to_string(index) + " out of range");
+    }
+    const OperationSignature* signature = findSignature(operation.type);
+    if (signature == nullptr) return true;  // not yet registered: no device will claim it
+    const OperationContext context = makeOperationContext(operation, operands, constantOf);
+    if (!signature->allowOmittedOperand) {
+        for (const auto& input : context.inputs) {
+            if (input.omitted) return fail(why, name + " does not accept omitted operands");
+        }
+    }
+    if (!signature->validate(context)) return fail(why, name + ": invalid operands (types, counts or parameters)");
+    return true;
+}
+
+uint8_t* constantData(const Model& model, const Operand& operand) {
+    const DataLocation& at = operand.location;
+    if (operand.lifetime == OperandLifeTime::CONSTANT_COPY) {
+        if (uint64_t{at.offset} + at.length > model.operandValues.size()) return nullptr;
+        return const_cast<uint8_t*>(model.operandValues.data()) + at.offset;
+    }
+    if (operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE) {
+        if (at.poolIndex >= model.pools.size()) return nullptr;
+        const auto& pool = model.pools[at.poolIndex];
+        if (uint64_t{at.offset} + at.length > pool->size() || pool->data() == nullptr) return nullptr;
+        return pool->data() + at.offset;
+    }
+    return nullptr;
+}
+
+bool validateModel(const Model& model, std::string* why) {
+    if (model.operations.empty()) return fail(why, "the model has no operation");
+    if (model.operands.empty()) return fail(why, "the model has no operand");
+    for (size_t i = 0; i < model.operands.size(); ++i) {
+        const Operand& operand = model.operands[i];
+        const std::string where = "operand " + std::to_string(i) + ": ";
+        std::string reason;
+        if (!validateOperandType(static_cast<int32_t>(operand.type), operand.dimensions, operand.scale,
+                                 operand.zeroPoint, &reason)) {
+            return fail(why, where + reason);
+        }
+        const bool perChannel = operand.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+        if (perChannel != operand.channelQuant.has_value()) {
+            return fail(why, where + (perChannel ? "per-channel quantization parameters missing"
+                                                 : "unexpected per-channel quantization parameters"));
+        }
+        if (perChannel) {
+            const auto& quant = *operand.channelQuant;
+            if (quant.channelDim >= operand.dimensions.size() ||
+                quant.scales.size() != operand.dimensions[quant.channelDim]) {
+                return fail(why, where + "per-channel parameters do not match the dimensions");
+            }
+        }
+        if (isConstant(operand.lifetime)) {
+            if (isTensorType(operand.type) && operand.dimensions.empty()) {
+                return fail(why, where + "constant tensor of unknown rank");
+            }
+            if (!isFullySpecified(operand.type, operand.dimensions)) {
+                return fail(why, where + "constant with unknown dimensions");
+            }
+            const uint64_t size = byteSize(operand.type, operand.dimensions);
+            if (operand.type != OperandType::OEM && size != operand.location.length) {
+                return fail(why, where + "constant length does not match its type");
+            }
+            if (constantData(model, operand) == nullptr) return fail(why, where + "constant location out of range");
+        }
+    }
+    // Inputs and outputs: right lifetimes, listed once.
+    std::set<uint32_t> seen;
+    for (uint32_t index : model.inputIndexes) {
+        if (index >= model.operands.size() || model.operands[index].lifetime != OperandLifeTime::MODEL_INPUT ||
+            !seen.insert(index).second) {
+            return fail(why, "invalid or repeated model input " + std::to_string(index));
+        }
+    }
+    for (uint32_t index : model.outputIndexes) {
+        if (index >= model.operands.size() || model.operands[index].lifetime != OperandLifeTime::MODEL_OUTPUT ||
+            !seen.insert(index).second) {
+            return fail(why, "invalid or repeated model output " + std::to_string(index));
+        }
+    }
+    // Every operation valid; each temporary/output written exactly once, and only after all of
+    // an operation's inputs are written (the operation order must be topological).
+    std::vector<bool> written(model.operands.size(), false);
+    for (size_t i = 0; i < model.operands.size(); ++i) {
+        const auto lifetime = model.operands[i].lifetime;
+        written[i] = lifetime != OperandLifeTime::TEMPORARY_VARIABLE && lifetime != OperandLifeTime::MODEL_OUTPUT;
+    }
+    const ConstantLookup constantOf = [&](uint32_t index) { return constantData(model, model.operands[index]); };
+    for (size_t i = 0; i < model.operations.size(); ++i) {
+        const Operation& operation = model.operations[i];
+        std::string reason;
+        if (!validateOperation(operation, model.operands, constantOf, &reason)) {
+            return fail(why, "operation " + std::to_string(i) + " (" + reason + ")");
+        }
+        for (uint32_t index : operation.inputs) {
+            if (!written[index]) {
+                return fail(why, "operation " + std::to_string(i) + " reads operand " + std::to_string(index) +
+                                         " before it is written (cycle or missing writer)");
+            }
+        }
+        for (uint32_t index : operation.outputs) {
+            const auto lifetime = model.operands[index].lifetime;
+            if (lifetime != OperandLifeTime::TEMPORARY_VARIABLE && lifetime != OperandLifeTime::MODEL_OUTPUT) {
+                return fail(why, "operation " + std::to_string(i) + " writes operand " + std::to_string(index) +
+                                         " which is not a temporary or a model output");
+            }
+            if (written[index]) return fail(why, "operand " + std::to_string(index) + " is written twice");
+            written[index] = true;
+        }
+    }
+    for (size_t i = 0; i < model.operands.size(); ++i) {
+        if (!written[i]) return fail(why, "operand " + std::to_string(i) + " is never written");
+    }
+    return true;
+}
+
+}  // namespace nnemu::hal

@@ -1,0 +1,114 @@
+// Operations as data: each operation registers one OperationSignature (operand checks and
+// output-shape inference) from hal/operations/<family>.cpp. Model validation, the runtime's
+// shape bookkeeping and every driver read the same registration.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "nnemu/hal/Half.h"
+#include "nnemu/hal/Log.h"
+#include "nnemu/hal/OperandTypes.h"
+#include "nnemu/hal/Types.h"
+
+namespace nnemu::hal {
+
+// What an operation sees of one of its operands.
+struct OperandView {
+    OperandType type = OperandType::FLOAT32;
+    std::vector<uint32_t> dims;  // may hold 0s (unknown) during validation
+    float scale = 0.0f;
+    int32_t zeroPoint = 0;
+    const SymmPerChannelQuantParams* channelQuant = nullptr;
+    // Bytes of the value: constants always; every input and output at execution. nullptr when
+    // not known (a non-constant during validation) or omitted.
+    uint8_t* data = nullptr;
+    size_t length = 0;
+    bool omitted = false;  // NO_VALUE constant or an input bound with no value
+
+    uint32_t rank() const { return static_cast<uint32_t>(dims.size()); }
+    uint32_t dim(uint32_t i) const { return dims[i]; }
+    uint64_t elements() const { return elementCount(dims); }
+    template <typename T>
+    const T* as() const { return reinterpret_cast<const T*>(data); }
+    template <typename T>
+    T* as() { return reinterpret_cast<T*>(data); }
+};
+
+// The operands of one operation, in the operation's input/output order.
+struct OperationContext {
+    OperationType type = OperationType::ADD;
+    std::vector<OperandView> inputs;
+    std::vector<OperandView> outputs;
+
+    uint32_t numInputs() const { return static_cast<uint32_t>(inputs.size()); }
+    uint32_t numOutputs() const { return static_cast<uint32_t>(outputs.size()); }
+    const OperandView& input(uint32_t i) const { return inputs[i]; }
+    OperandView& output(uint32_t i) { return outputs[i]; }
+    const OperandView& output(uint32_t i) const { return outputs[i]; }
+    OperandType inputType(uint32_t i) const { return inputs[i].type; }
+    bool hasValue(uint32_t i) const { return inputs[i].data != nullptr && !inputs[i].omitted; }
+
+    // Value of a scalar input; 0 when not known. FLOAT16 scalars read as float.
+    template <typename T>
+    T scalar(uint32_t i) const {
+        const OperandView& v = inputs[i];
+        if (v.data == nullptr) return T{};
+        if (v.type == OperandType::FLOAT16) {
+            uint16_t h;
+            std::memcpy(&h, v.data, sizeof h);
+            return static_cast<T>(halfToFloat(h));
+        }
+        if (v.type == OperandType::BOOL) return static_cast<T>(v.data[0] != 0);
+        T value;
+        std::memcpy(&value, v.data, sizeof value);
+        return value;
+    }
+};
+
+struct OperationSignature {
+    OperationType type;
+    // Checks operand counts, types, ranks and static constraints with what is known: types and
+    // declared dims always, data only for constants. Used at addOperation, at finish and by
+    // drivers. Must not reject unknown (0) dims.
+    bool (*validate)(const OperationContext& context);
+    // Computes every output's dims from the inputs' actual dims (and data, where an input
+    // such as a shape or a scalar is needed). Called once all inputs are known. Writes
+    // context.outputs[i].dims; the caller checks them against the declared ones.
+    bool (*prepare)(OperationContext& context);
+    bool allowOmittedOperand = false;
+    bool allowZeroSizedInput = false;
+};
+
+void registerSignature(const OperationSignature& signature);
+// nullptr when the operation has no registration yet.
+const OperationSignature* findSignature(OperationType type);
+
+struct SignatureRegistrar {
+    explicit SignatureRegistrar(const OperationSignature& signature) { registerSignature(signature); }
+};
+
+#define NN_REGISTER_SIGNATURE(name, ...)                                                      \
+    static const ::nnemu::hal::SignatureRegistrar kSignatureRegistrar_##name(                 \
+            ::nnemu::hal::OperationSignature{::nnemu::hal::OperationType::name, __VA_ARGS__})
+
+// Fails the enclosing bool function, logging the condition at VERBOSE level.
+#define NN_RET_CHECK(condition)                                                   \
+    do {                                                                          \
+        if (!(condition)) {                                                       \
+            NN_LOG(VERBOSE) << __FILE__ << ":" << __LINE__ << " check failed: " #condition; \
+            return false;                                                         \
+        }                                                                         \
+    } while (0)
+
+// Helpers that signatures use over and over.
+bool checkCounts(const OperationContext& context, std::initializer_list<uint32_t> inputCounts,
+                 uint32_t outputCount);
+// Input i has one of the given types.
+bool inputTypeIs(const OperationContext& context, uint32_t i, std::initializer_list<OperandType> types);
+// Rank of input i is `rank` or unknown.
+bool rankIsOrUnknown(const OperandView& operand, uint32_t rank);
+bool rankAtMostOrUnknown(const OperandView& operand, uint32_t rank);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,39 @@
+// ANeuralNetworksCompilation: device choice, preference and caching settings, then the plan.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ExecutionPlan.h"
+
+namespace nnemu::runtime {
+
+class Compilation {
+public:
+    // `explicitDevices`: made by createForDevices (no CPU fallback, timing measurable).
+    Compilation(const ModelBuilder* model, std::vector<const Device*> devices, bool explicitDevices)
+        : model_(model), devices_(std::move(devices)), explicitDevices_(explicitDevices) {}
+
+    int setPreference(int32_t preference);
+    int setCaching(const char* cacheDir, const uint8_t* token);
+    int finish();
+
+    bool isFinished() const { return finished_; }
+    const ExecutionPlan* plan() const { return plan_.get(); }
+    const hal::Model& model() const { return model_->model(); }
+    bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
+
+private:
+    const ModelBuilder* model_;
+    std::vector<const Device*> devices_;
+    bool explicitDevices_;
+    CompileOptions options_;
+    int32_t preference_ = 1;
+    std::string cacheDir_;
+    std::vector<uint8_t> token_;
+    bool finished_ = false;
+    std::unique_ptr<ExecutionPlan> plan_;
+};
+
+}  // namespace nnemu::runtime

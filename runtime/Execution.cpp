@@ -1,0 +1,190 @@
+#include "Execution.h"
+
+#include "nnemu/hal/Log.h"
+#include "nnemu/hal/OperandTypes.h"
+#include "nnemu/hal/Validation.h"
+
+namespace nnemu::runtime {
+
+Execution::Execution(const Compilation* compilation) : compilation_(compilation) {
+    const hal::Model& model = compilation->model();
+    auto unset = [&](uint32_t index) {
+        Argument argument;
+        argument.dims = model.operands[index].dimensions;
+        return argument;
+    };
+    for (uint32_t index : model.inputIndexes) inputs_.push_back(unset(index));
+    for (uint32_t index : model.outputIndexes) outputs_.push_back(unset(index));
+}
+
+int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument) {
+    const char* what = isInput ? "input" : "output";
+    if (state_ != State::PREPARATION) {
+        NN_LOG(ERROR) << "cannot bind an " << what << " of an execution that has started";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    auto& arguments = isInput ? inputs_ : outputs_;
+    if (index < 0 || static_cast<size_t>(index) >= arguments.size()) {
+        NN_LOG(ERROR) << what << " index " << index << " out of range";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    const hal::Model& model = compilation_->model();
+    const hal::Operand& operand =
+            model.operands[isInput ? model.inputIndexes[index] : model.outputIndexes[index]];
+    std::vector<uint32_t> dims = operand.dimensions;
+    if (type != nullptr) {
+        std::vector<uint32_t> given(type->dimensions, type->dimensions + (type->dimensions ? type->dimensionCount : 0));
+        std::string why;
+        if (type->type != static_cast<int32_t>(operand.type) || (type->dimensionCount != 0 && type->dimensions == nullptr) ||
+            !hal::validateOperandType(type->type, given, type->scale, type->zeroPoint, &why)) {
+            NN_LOG(ERROR) << what << " " << index << ": the type does not match the model's operand " << why;
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+        if (!given.empty()) {
+            if (!hal::dimsCompatible(operand.dimensions, given)) {
+                NN_LOG(ERROR) << what << " " << index << ": dimensions " << hal::dimsToString(given)
+                              << " contradict the model's " << hal::dimsToString(operand.dimensions);
+                return ANEURALNETWORKS_BAD_DATA;
+            }
+            dims = std::move(given);
+        }
+    }
+    if (argument.state != Argument::State::NO_VALUE) {
+        if (isInput && !hal::isFullySpecified(operand.type, dims)) {
+            NN_LOG(ERROR) << "input " << index << ": shape " << hal::dimsToString(dims) << " is not fully specified";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+        const uint64_t needed = hal::byteSize(operand.type, dims);
+        if (needed != 0 && needed != argument.length) {
+            NN_LOG(ERROR) << what << " " << index << ": length " << argument.length << " but the operand needs "
+                          << needed << " bytes";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    argument.dims = std::move(dims);
+    arguments[index] = std::move(argument);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setInput(int32_t index, const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
+    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    Argument argument;
+    argument.state = buffer == nullptr ? Argument::State::NO_VALUE : Argument::State::POINTER;
+    argument.pointer = const_cast<void*>(buffer);
+    argument.length = length;
+    return bind(true, index, type, std::move(argument));
+}
+
+int Execution::setOutput(int32_t index, const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
+    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    Argument argument;
+    argument.state = buffer == nullptr ? Argument::State::NO_VALUE : Argument::State::POINTER;
+    argument.pointer = buffer;
+    argument.length = length;
+    return bind(false, index, type, std::move(argument));
+}
+
+static int memoryArgument(std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length,
+                          Argument* argument) {
+    if (offset > memory->size() || length > memory->size() - offset || offset + length > UINT32_MAX) {
+        NN_LOG(ERROR) << "region [" << offset << ", +" << length << ") lies outside the memory of "
+                      << memory->size() << " bytes";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    argument->state = Argument::State::MEMORY;
+    argument->memory = std::move(memory);
+    argument->offset = offset;
+    argument->length = length;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setInputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
+                                  std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length) {
+    Argument argument;
+    if (int n = memoryArgument(std::move(memory), offset, length, &argument)) return n;
+    return bind(true, index, type, std::move(argument));
+}
+
+int Execution::setOutputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
+                                   std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length) {
+    Argument argument;
+    if (int n = memoryArgument(std::move(memory), offset, length, &argument)) return n;
+    return bind(false, index, type, std::move(argument));
+}
+
+int Execution::setMeasureTiming(bool measure) {
+    if (!compilation_->canMeasureTiming()) {
+        NN_LOG(ERROR) << "timing can only be measured for a compilation made for exactly one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (state_ != State::PREPARATION) return ANEURALNETWORKS_BAD_STATE;
+    measureTiming_ = measure;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::start() {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+        if (inputs_[i].state == Argument::State::UNSET) {
+            NN_LOG(ERROR) << "input " << i << " was never set";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].state == Argument::State::UNSET) {
+            NN_LOG(ERROR) << "output " << i << " was never set";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    State expected = State::PREPARATION;
+    if (!state_.compare_exchange_strong(expected, State::COMPUTING)) {
+        NN_LOG(ERROR) << "the execution has already started";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::run() {
+    completion_ = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_);
+    state_ = State::COMPLETED;
+    return completion_;
+}
+
+int Execution::checkOutputQuery(int32_t index) const {
+    if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
+    if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) return ANEURALNETWORKS_BAD_DATA;
+    if (completion_ != ANEURALNETWORKS_NO_ERROR && completion_ != ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE) {
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::getOutputOperandRank(int32_t index, uint32_t* rank) const {
+    if (int n = checkOutputQuery(index)) return n;
+    *rank = static_cast<uint32_t>(shapes_[index].dimensions.size());
+    return shapes_[index].isSufficient ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
+}
+
+int Execution::getOutputOperandDimensions(int32_t index, uint32_t* dimensions) const {
+    if (int n = checkOutputQuery(index)) return n;
+    const auto& dims = shapes_[index].dimensions;
+    if (dims.empty()) return ANEURALNETWORKS_BAD_DATA;  // a scalar has no dimensions
+    std::copy(dims.begin(), dims.end(), dimensions);
+    return shapes_[index].isSufficient ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
+}
+
+int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
+    if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
+    if (durationCode != ANEURALNETWORKS_DURATION_ON_HARDWARE && durationCode != ANEURALNETWORKS_DURATION_IN_DRIVER) {
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (!measureTiming_) {
+        *duration = UINT64_MAX;
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    const uint64_t micros = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ? timing_.timeOnDevice
+                                                                                 : timing_.timeInDriver;
+    *duration = completion_ != ANEURALNETWORKS_NO_ERROR || micros == hal::kNoTiming ? UINT64_MAX : micros * 1000;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+}  // namespace nnemu::runtime

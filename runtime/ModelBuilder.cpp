@@ -1,0 +1,309 @@
+#include "ModelBuilder.h"
+
+#include <android/NeuralNetworks.h>
+
+#include <cstring>
+#include <limits>
+
+#include "nnemu/hal/Log.h"
+#include "nnemu/hal/OperandTypes.h"
+#include "nnemu/hal/Validation.h"
+
+namespace nnemu::runtime {
+namespace {
+
+using hal::OperandLifeTime;
+
+constexpr size_t kConstantAlignment = 8;
+
+size_t alignUp(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+}  // namespace
+
+int ModelBuilder::checkModifiable(const char* function) const {
+    if (finished_ || invalid_) {
+        NN_LOG(ERROR) << function << ": the model is " << (invalid_ ? "invalid" : "already finished");
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::checkOperandIndex(int32_t index, const char* function) const {
+    if (index < 0 || static_cast<size_t>(index) >= model_.operands.size()) {
+        NN_LOG(ERROR) << function << ": operand index " << index << " out of range";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+uint8_t* ModelBuilder::constantOf(uint32_t index) const {
+    const hal::Operand& operand = model_.operands[index];
+    if (referencedValues_[index] != nullptr) return static_cast<uint8_t*>(const_cast<void*>(referencedValues_[index]));
+    return hal::constantData(model_, operand);
+}
+
+int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
+    if (int n = checkModifiable("ANeuralNetworksModel_addOperand")) return n;
+    if (type.dimensionCount != 0 && type.dimensions == nullptr) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: dimensionCount without dimensions";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    std::vector<uint32_t> dims(type.dimensions, type.dimensions + type.dimensionCount);
+    std::string why;
+    if (!hal::validateOperandType(type.type, dims, type.scale, type.zeroPoint, &why)) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << why;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (model_.operands.size() >= std::numeric_limits<uint32_t>::max() - 1) return ANEURALNETWORKS_BAD_DATA;
+    hal::Operand operand;
+    operand.type = static_cast<hal::OperandType>(type.type);
+    operand.dimensions = std::move(dims);
+    operand.scale = type.scale;
+    operand.zeroPoint = type.zeroPoint;
+    model_.operands.push_back(std::move(operand));
+    referencedValues_.push_back(nullptr);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t length) {
+    const char* function = "ANeuralNetworksModel_setOperandValue";
+    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    hal::Operand& operand = model_.operands[index];
+    referencedValues_[index] = nullptr;
+    if (buffer == nullptr) {  // an omitted optional operand
+        operand.lifetime = OperandLifeTime::NO_VALUE;
+        operand.location = {};
+        return ANEURALNETWORKS_NO_ERROR;
+    }
+    if (length > std::numeric_limits<uint32_t>::max()) return ANEURALNETWORKS_BAD_DATA;
+    if (operand.type != hal::OperandType::OEM) {
+        if (!hal::isFullySpecified(operand.type, operand.dimensions) ||
+            hal::byteSize(operand.type, operand.dimensions) != length) {
+            NN_LOG(ERROR) << function << ": operand " << index << " of type "
+                          << hal::operandTypeName(operand.type) << hal::dimsToString(operand.dimensions)
+                          << " is not fully specified or needs a different length than " << length;
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    const auto size = static_cast<uint32_t>(length);
+    if (length <= ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
+        const size_t offset = alignUp(model_.operandValues.size(), kConstantAlignment);
+        model_.operandValues.resize(offset + length);
+        std::memcpy(model_.operandValues.data() + offset, buffer, length);
+        operand.lifetime = OperandLifeTime::CONSTANT_COPY;
+        operand.location = {0, static_cast<uint32_t>(offset), size};
+    } else {
+        // Referenced until finish, which copies it (the application keeps it alive until then).
+        referencedValues_[index] = buffer;
+        operand.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
+        operand.location = {0, 0, size};
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const hal::MemoryPool> memory,
+                                            size_t offset, size_t length) {
+    const char* function = "ANeuralNetworksModel_setOperandValueFromMemory";
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    hal::Operand& operand = model_.operands[index];
+    if (!hal::isFullySpecified(operand.type, operand.dimensions) ||
+        hal::byteSize(operand.type, operand.dimensions) != length) {
+        NN_LOG(ERROR) << function << ": operand " << index << " is not fully specified or has another length";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (offset > memory->size() || length > memory->size() - offset || offset > std::numeric_limits<uint32_t>::max()) {
+        NN_LOG(ERROR) << function << ": region [" << offset << ", +" << length << ") lies outside the memory";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    uint32_t poolIndex = 0;
+    while (poolIndex < model_.pools.size() && model_.pools[poolIndex] != memory) ++poolIndex;
+    if (poolIndex == model_.pools.size()) model_.pools.push_back(std::move(memory));
+    referencedValues_[index] = nullptr;
+    operand.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
+    operand.location = {poolIndex, static_cast<uint32_t>(offset), static_cast<uint32_t>(length)};
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
+                                                      const ANeuralNetworksSymmPerChannelQuantParams& params) {
+    const char* function = "ANeuralNetworksModel_setOperandSymmPerChannelQuantParams";
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    hal::Operand& operand = model_.operands[index];
+    if (operand.type != hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+        NN_LOG(ERROR) << function << ": operand " << index << " is not TENSOR_QUANT8_SYMM_PER_CHANNEL";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (params.channelDim >= operand.dimensions.size() || operand.dimensions[params.channelDim] == 0 ||
+        params.scaleCount != operand.dimensions[params.channelDim]) {
+        NN_LOG(ERROR) << function << ": channelDim or scaleCount does not match the dimensions";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (params.scales == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    hal::SymmPerChannelQuantParams quant;
+    quant.channelDim = params.channelDim;
+    quant.scales.assign(params.scales, params.scales + params.scaleCount);
+    for (float scale : quant.scales) {
+        if (!(scale > 0.0f)) {
+            NN_LOG(ERROR) << function << ": every scale must be > 0";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    operand.channelQuant = std::move(quant);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t* inputs,
+                               uint32_t outputCount, const uint32_t* outputs) {
+    const char* function = "ANeuralNetworksModel_addOperation";
+    if ((inputCount != 0 && inputs == nullptr) || (outputCount != 0 && outputs == nullptr)) {
+        return ANEURALNETWORKS_UNEXPECTED_NULL;
+    }
+    if (int n = checkModifiable(function)) return n;
+    const bool isOem = type == static_cast<int32_t>(hal::OperationType::OEM_OPERATION);
+    if (!isOem && (type < 0 || type >= hal::kNumberOfOperationTypes)) {
+        NN_LOG(ERROR) << function << ": invalid operation type " << type;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    hal::Operation operation;
+    operation.type = static_cast<hal::OperationType>(type);
+    operation.inputs.assign(inputs, inputs + inputCount);
+    operation.outputs.assign(outputs, outputs + outputCount);
+    std::string why;
+    if (!hal::validateOperation(operation, model_.operands,
+                                [this](uint32_t index) { return constantOf(index); }, &why)) {
+        NN_LOG(ERROR) << function << ": " << why;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    hasOem_ = hasOem_ || isOem;
+    model_.operations.push_back(std::move(operation));
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* inputs,
+                                           uint32_t outputCount, const uint32_t* outputs) {
+    const char* function = "ANeuralNetworksModel_identifyInputsAndOutputs";
+    if ((inputCount != 0 && inputs == nullptr) || (outputCount != 0 && outputs == nullptr)) {
+        return ANEURALNETWORKS_UNEXPECTED_NULL;
+    }
+    if (int n = checkModifiable(function)) return n;
+    auto mark = [&](uint32_t count, const uint32_t* indexes, OperandLifeTime lifetime,
+                    std::vector<uint32_t>* list) {
+        std::vector<uint32_t> chosen;
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint32_t index = indexes[i];
+            if (index >= model_.operands.size()) {
+                NN_LOG(ERROR) << function << ": operand index " << index << " out of range";
+                return false;
+            }
+            const hal::Operand& operand = model_.operands[index];
+            bool repeated = false;
+            for (uint32_t seen : chosen) repeated = repeated || seen == index;
+            if (operand.lifetime != OperandLifeTime::TEMPORARY_VARIABLE || repeated) {
+                NN_LOG(ERROR) << function << ": operand " << index
+                              << " is a constant or already an input or output";
+                return false;
+            }
+            chosen.push_back(index);
+        }
+        for (uint32_t index : chosen) model_.operands[index].lifetime = lifetime;
+        *list = std::move(chosen);
+        return true;
+    };
+    const auto saved = model_.operands;
+    if (!mark(inputCount, inputs, OperandLifeTime::MODEL_INPUT, &model_.inputIndexes) ||
+        !mark(outputCount, outputs, OperandLifeTime::MODEL_OUTPUT, &model_.outputIndexes)) {
+        model_.operands = saved;
+        model_.inputIndexes.clear();
+        model_.outputIndexes.clear();
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::relaxComputationFloat32toFloat16(bool allow) {
+    if (int n = checkModifiable("ANeuralNetworksModel_relaxComputationFloat32toFloat16")) return n;
+    model_.relaxComputationFloat32toFloat16 = allow;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+// Kahn's algorithm over operand writers; leaves operations on a cycle unsorted.
+bool ModelBuilder::sortOperations() {
+    const size_t count = model_.operations.size();
+    std::vector<std::vector<uint32_t>> readers(model_.operands.size());
+    std::vector<uint32_t> missing(count, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+        for (uint32_t index : model_.operations[i].inputs) {
+            const auto lifetime = model_.operands[index].lifetime;
+            if (lifetime == OperandLifeTime::TEMPORARY_VARIABLE || lifetime == OperandLifeTime::MODEL_OUTPUT) {
+                readers[index].push_back(i);
+                missing[i]++;
+            }
+        }
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t i = count; i-- > 0;) {
+        if (missing[i] == 0) ready.push_back(i);
+    }
+    std::vector<uint32_t> order;
+    while (!ready.empty()) {
+        const uint32_t i = ready.back();
+        ready.pop_back();
+        order.push_back(i);
+        for (uint32_t index : model_.operations[i].outputs) {
+            for (uint32_t reader : readers[index]) {
+                if (--missing[reader] == 0) ready.push_back(reader);
+            }
+        }
+    }
+    if (order.size() != count) return false;
+    std::vector<hal::Operation> sorted;
+    for (uint32_t i : order) sorted.push_back(std::move(model_.operations[i]));
+    model_.operations = std::move(sorted);
+    sortedToAdded_ = std::move(order);
+    return true;
+}
+
+int ModelBuilder::finish() {
+    if (int n = checkModifiable("ANeuralNetworksModel_finish")) return n;
+    // Copy every referenced application buffer into one pool owned by the model.
+    size_t total = 0;
+    for (size_t i = 0; i < referencedValues_.size(); ++i) {
+        if (referencedValues_[i] != nullptr) total = alignUp(total, kConstantAlignment) + model_.operands[i].location.length;
+    }
+    if (total > 0) {
+        auto pool = std::make_shared<hal::HeapPool>(total);
+        const auto poolIndex = static_cast<uint32_t>(model_.pools.size());
+        size_t offset = 0;
+        for (size_t i = 0; i < referencedValues_.size(); ++i) {
+            if (referencedValues_[i] == nullptr) continue;
+            hal::Operand& operand = model_.operands[i];
+            offset = alignUp(offset, kConstantAlignment);
+            std::memcpy(pool->data() + offset, referencedValues_[i], operand.location.length);
+            operand.location.poolIndex = poolIndex;
+            operand.location.offset = static_cast<uint32_t>(offset);
+            offset += operand.location.length;
+            referencedValues_[i] = nullptr;
+        }
+        model_.pools.push_back(std::move(pool));
+    }
+    for (auto& operand : model_.operands) operand.numberOfConsumers = 0;
+    for (const auto& operation : model_.operations) {
+        for (uint32_t index : operation.inputs) model_.operands[index].numberOfConsumers++;
+    }
+    std::string why;
+    if (!sortOperations()) {
+        why = "the operations form a cycle or read an operand nobody writes";
+    } else if (hal::validateModel(model_, &why)) {
+        finished_ = true;
+        return ANEURALNETWORKS_NO_ERROR;
+    }
+    NN_LOG(ERROR) << "ANeuralNetworksModel_finish: invalid model: " << why;
+    invalid_ = true;
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
+}  // namespace nnemu::runtime

@@ -1,0 +1,52 @@
+// ANeuralNetworksModel: collects operands, constants and operations, then finishes into an
+// immutable, validated, topologically sorted hal::Model.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "nnemu/hal/Types.h"
+
+struct ANeuralNetworksOperandType;
+struct ANeuralNetworksSymmPerChannelQuantParams;
+
+namespace nnemu::runtime {
+
+class ModelBuilder {
+public:
+    int addOperand(const ANeuralNetworksOperandType& type);
+    int setOperandValue(int32_t index, const void* buffer, size_t length);
+    int setOperandValueFromMemory(int32_t index, std::shared_ptr<const hal::MemoryPool> memory,
+                                  size_t offset, size_t length);
+    int setOperandSymmPerChannelQuantParams(int32_t index,
+                                            const ANeuralNetworksSymmPerChannelQuantParams& params);
+    int addOperation(int32_t type, uint32_t inputCount, const uint32_t* inputs,
+                     uint32_t outputCount, const uint32_t* outputs);
+    int identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* inputs,
+                                 uint32_t outputCount, const uint32_t* outputs);
+    int relaxComputationFloat32toFloat16(bool allow);
+    int finish();
+
+    bool isFinished() const { return finished_; }
+    bool isValid() const { return !invalid_; }
+    // Only meaningful once finished.
+    const hal::Model& model() const { return model_; }
+    // Index of each sorted operation in the order the application added them.
+    const std::vector<uint32_t>& sortedToAdded() const { return sortedToAdded_; }
+    bool hasOemOperation() const { return hasOem_; }
+
+private:
+    int checkModifiable(const char* function) const;
+    int checkOperandIndex(int32_t index, const char* function) const;
+    uint8_t* constantOf(uint32_t index) const;
+    bool sortOperations();
+
+    hal::Model model_;
+    std::vector<const void*> referencedValues_;  // per operand: app pointer kept until finish
+    bool finished_ = false;
+    bool invalid_ = false;
+    bool hasOem_ = false;
+    std::vector<uint32_t> sortedToAdded_;
+};
+
+}  // namespace nnemu::runtime

@@ -1,0 +1,403 @@
+// The NNAPI C entry points: null checks and handle casts, then the runtime objects.
+#include <android/NeuralNetworks.h>
+#include <android/NeuralNetworksExtensions.h>
+
+#include <unistd.h>
+
+#include <new>
+#include <set>
+
+#include "Device.h"
+#include "Execution.h"
+#include "Memory.h"
+#include "nnemu/hal/Log.h"
+
+using namespace nnemu::runtime;
+
+namespace {
+
+struct MemoryHandle {
+    std::shared_ptr<Memory> memory;
+};
+
+ModelBuilder* model(ANeuralNetworksModel* handle) { return reinterpret_cast<ModelBuilder*>(handle); }
+const ModelBuilder* model(const ANeuralNetworksModel* handle) { return reinterpret_cast<const ModelBuilder*>(handle); }
+Compilation* compilation(ANeuralNetworksCompilation* handle) { return reinterpret_cast<Compilation*>(handle); }
+Execution* execution(ANeuralNetworksExecution* handle) { return reinterpret_cast<Execution*>(handle); }
+const Execution* execution(const ANeuralNetworksExecution* handle) { return reinterpret_cast<const Execution*>(handle); }
+std::shared_ptr<Memory> memory(const ANeuralNetworksMemory* handle) {
+    return reinterpret_cast<const MemoryHandle*>(handle)->memory;
+}
+
+// The devices behind a list of handles; BAD_DATA for an empty list, duplicates or unknown handles.
+int devicesFromHandles(const ANeuralNetworksDevice* const* handles, uint32_t count,
+                       std::vector<const Device*>* devices) {
+    if (handles == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (count == 0) return ANEURALNETWORKS_BAD_DATA;
+    std::set<const Device*> seen;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (handles[i] == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+        const Device* device = findDevice(handles[i]);
+        if (device == nullptr || !seen.insert(device).second) {
+            NN_LOG(ERROR) << "device list holds an unknown or repeated device";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+        devices->push_back(device);
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int createCompilation(ANeuralNetworksModel* handle, std::vector<const Device*> devices, bool explicitDevices,
+                      ANeuralNetworksCompilation** result) {
+    const ModelBuilder* builder = model(handle);
+    if (!builder->isFinished() || !builder->isValid()) {
+        NN_LOG(ERROR) << "cannot compile a model that is not finished or is invalid";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    auto* created = new (std::nothrow) Compilation(builder, std::move(devices), explicitDevices);
+    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *result = reinterpret_cast<ANeuralNetworksCompilation*>(created);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int startedRun(Execution* run) {
+    if (int n = run->start()) return n;
+    return run->run();
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Devices -------------------------------------------------------------------------------
+
+int ANeuralNetworks_getDeviceCount(uint32_t* numDevices) {
+    if (numDevices == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *numDevices = static_cast<uint32_t>(allDevices().size());
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworks_getDevice(uint32_t devIndex, ANeuralNetworksDevice** device) {
+    if (device == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    const auto& devices = allDevices();
+    if (devIndex >= devices.size()) return ANEURALNETWORKS_BAD_DATA;
+    *device = reinterpret_cast<ANeuralNetworksDevice*>(const_cast<Device*>(&devices[devIndex]));
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getName(const ANeuralNetworksDevice* device, const char** name) {
+    if (device == nullptr || name == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *name = reinterpret_cast<const Device*>(device)->name.c_str();
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getType(const ANeuralNetworksDevice* device, int32_t* type) {
+    if (device == nullptr || type == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *type = static_cast<int32_t>(reinterpret_cast<const Device*>(device)->driver->getType());
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getVersion(const ANeuralNetworksDevice* device, const char** version) {
+    if (device == nullptr || version == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *version = reinterpret_cast<const Device*>(device)->version.c_str();
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice* device, int64_t* featureLevel) {
+    if (device == nullptr || featureLevel == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *featureLevel = reinterpret_cast<const Device*>(device)->driver->getFeatureLevel();
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice* device, const char* extensionName,
+                                              bool* isExtensionSupported) {
+    if (device == nullptr || extensionName == nullptr || isExtensionSupported == nullptr) {
+        return ANEURALNETWORKS_UNEXPECTED_NULL;
+    }
+    *isExtensionSupported = false;  // no device of nnemu has extensions
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksModel* handle,
+                                                          const ANeuralNetworksDevice* const* devices,
+                                                          uint32_t numDevices, bool* supportedOps) {
+    if (handle == nullptr || supportedOps == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    std::vector<const Device*> chosen;
+    if (int n = devicesFromHandles(devices, numDevices, &chosen)) return n;
+    const ModelBuilder* builder = model(handle);
+    if (!builder->isFinished() || !builder->isValid()) return ANEURALNETWORKS_BAD_STATE;
+    const auto& operations = builder->model().operations;
+    const auto& order = builder->sortedToAdded();
+    for (size_t i = 0; i < operations.size(); ++i) supportedOps[i] = false;
+    for (const Device* device : chosen) {
+        auto [status, flags] = device->driver->getSupportedOperations(builder->model());
+        if (status != nnemu::hal::ErrorStatus::NONE || flags.size() != operations.size()) continue;
+        for (size_t i = 0; i < flags.size(); ++i) supportedOps[order[i]] = supportedOps[order[i]] || flags[i];
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+// ---- Memory --------------------------------------------------------------------------------
+
+int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t offset,
+                                       ANeuralNetworksMemory** memory) {
+    if (memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *memory = nullptr;
+    if (size == 0 || fd < 0) return ANEURALNETWORKS_BAD_DATA;
+    const int duplicate = dup(fd);
+    if (duplicate < 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    auto* handle = new (std::nothrow) MemoryHandle{std::make_shared<Memory>(size, protect, duplicate, offset)};
+    if (handle == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *memory = reinterpret_cast<ANeuralNetworksMemory*>(handle);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer* ahwb, ANeuralNetworksMemory** memory) {
+    if (ahwb == nullptr || memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    NN_LOG(ERROR) << "AHardwareBuffer memory does not exist on Linux";
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
+void ANeuralNetworksMemory_free(ANeuralNetworksMemory* memory) {
+    delete reinterpret_cast<MemoryHandle*>(memory);
+}
+
+// ---- Model ---------------------------------------------------------------------------------
+
+int ANeuralNetworksModel_create(ANeuralNetworksModel** result) {
+    if (result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    auto* created = new (std::nothrow) ModelBuilder();
+    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *result = reinterpret_cast<ANeuralNetworksModel*>(created);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+void ANeuralNetworksModel_free(ANeuralNetworksModel* handle) { delete model(handle); }
+
+int ANeuralNetworksModel_finish(ANeuralNetworksModel* handle) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->finish();
+}
+
+int ANeuralNetworksModel_addOperand(ANeuralNetworksModel* handle, const ANeuralNetworksOperandType* type) {
+    if (handle == nullptr || type == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->addOperand(*type);
+}
+
+int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel* handle, int32_t index, const void* buffer,
+                                         size_t length) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandValue(index, buffer, length);
+}
+
+int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
+        ANeuralNetworksModel* handle, int32_t index, const ANeuralNetworksSymmPerChannelQuantParams* channelQuant) {
+    if (handle == nullptr || channelQuant == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandSymmPerChannelQuantParams(index, *channelQuant);
+}
+
+int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* handle, int32_t index,
+                                                   const ANeuralNetworksMemory* memoryHandle, size_t offset,
+                                                   size_t length) {
+    if (handle == nullptr || memoryHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandValueFromMemory(index, memory(memoryHandle), offset, length);
+}
+
+int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* handle, ANeuralNetworksOperationType type,
+                                      uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
+                                      const uint32_t* outputs) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->addOperation(type, inputCount, inputs, outputCount, outputs);
+}
+
+int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* handle, uint32_t inputCount,
+                                                  const uint32_t* inputs, uint32_t outputCount,
+                                                  const uint32_t* outputs) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->identifyInputsAndOutputs(inputCount, inputs, outputCount, outputs);
+}
+
+int ANeuralNetworksModel_relaxComputationFloat32toFloat16(ANeuralNetworksModel* handle, bool allow) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->relaxComputationFloat32toFloat16(allow);
+}
+
+int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel* handle, const char* extensionName,
+                                                 uint16_t, int32_t* type) {
+    if (handle == nullptr || extensionName == nullptr || type == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    NN_LOG(ERROR) << "unknown extension " << extensionName;
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
+int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel* handle, const char* extensionName,
+                                                   uint16_t, ANeuralNetworksOperationType* type) {
+    if (handle == nullptr || extensionName == nullptr || type == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    NN_LOG(ERROR) << "unknown extension " << extensionName;
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
+int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* handle, int32_t, const void* data,
+                                                 size_t length) {
+    if (handle == nullptr || (data == nullptr && length != 0)) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (model(handle)->isFinished()) return ANEURALNETWORKS_BAD_STATE;
+    return ANEURALNETWORKS_BAD_DATA;  // no operand can have an extension type
+}
+
+// ---- Compilation ---------------------------------------------------------------------------
+
+int ANeuralNetworksCompilation_create(ANeuralNetworksModel* handle, ANeuralNetworksCompilation** result) {
+    if (handle == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    std::vector<const Device*> devices;
+    for (const auto& device : allDevices()) devices.push_back(&device);
+    return createCompilation(handle, std::move(devices), false, result);
+}
+
+int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel* handle,
+                                                const ANeuralNetworksDevice* const* devices, uint32_t numDevices,
+                                                ANeuralNetworksCompilation** result) {
+    if (handle == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    std::vector<const Device*> chosen;
+    if (int n = devicesFromHandles(devices, numDevices, &chosen)) return n;
+    return createCompilation(handle, std::move(chosen), true, result);
+}
+
+void ANeuralNetworksCompilation_free(ANeuralNetworksCompilation* handle) { delete compilation(handle); }
+
+int ANeuralNetworksCompilation_setPreference(ANeuralNetworksCompilation* handle, int32_t preference) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return compilation(handle)->setPreference(preference);
+}
+
+int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation* handle, const char* cacheDir,
+                                          const uint8_t* token) {
+    if (handle == nullptr || cacheDir == nullptr || token == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return compilation(handle)->setCaching(cacheDir, token);
+}
+
+int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation* handle) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return compilation(handle)->finish();
+}
+
+// ---- Execution -----------------------------------------------------------------------------
+
+int ANeuralNetworksExecution_create(ANeuralNetworksCompilation* handle, ANeuralNetworksExecution** result) {
+    if (handle == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    const Compilation* source = compilation(handle);
+    if (!source->isFinished() || source->plan() == nullptr) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_create: the compilation is not finished or failed";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    auto* created = new (std::nothrow) Execution(source);
+    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *result = reinterpret_cast<ANeuralNetworksExecution*>(created);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+void ANeuralNetworksExecution_free(ANeuralNetworksExecution* handle) { delete execution(handle); }
+
+int ANeuralNetworksExecution_setInput(ANeuralNetworksExecution* handle, int32_t index,
+                                      const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setInput(index, type, buffer, length);
+}
+
+int ANeuralNetworksExecution_setInputFromMemory(ANeuralNetworksExecution* handle, int32_t index,
+                                                const ANeuralNetworksOperandType* type,
+                                                const ANeuralNetworksMemory* memoryHandle, size_t offset,
+                                                size_t length) {
+    if (handle == nullptr || memoryHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setInputFromMemory(index, type, memory(memoryHandle), offset, length);
+}
+
+int ANeuralNetworksExecution_setOutput(ANeuralNetworksExecution* handle, int32_t index,
+                                       const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setOutput(index, type, buffer, length);
+}
+
+int ANeuralNetworksExecution_setOutputFromMemory(ANeuralNetworksExecution* handle, int32_t index,
+                                                 const ANeuralNetworksOperandType* type,
+                                                 const ANeuralNetworksMemory* memoryHandle, size_t offset,
+                                                 size_t length) {
+    if (handle == nullptr || memoryHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setOutputFromMemory(index, type, memory(memoryHandle), offset, length);
+}
+
+int ANeuralNetworksExecution_compute(ANeuralNetworksExecution* handle) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return startedRun(execution(handle));
+}
+
+int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeuralNetworksEvent** event) {
+    if (handle == nullptr || event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *event = nullptr;
+    Execution* run = execution(handle);
+    if (int n = run->start()) return n;
+    auto* created = new (std::nothrow) Event{std::async(std::launch::async, [run] { return run->run(); }).share()};
+    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksEvent_wait(ANeuralNetworksEvent* event) {
+    if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return reinterpret_cast<Event*>(event)->result.get();
+}
+
+void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
+    if (event == nullptr) return;
+    auto* owned = reinterpret_cast<Event*>(event);
+    owned->result.wait();
+    delete owned;
+}
+
+int ANeuralNetworksExecution_getOutputOperandRank(ANeuralNetworksExecution* handle, int32_t index,
+                                                  uint32_t* rank) {
+    if (handle == nullptr || rank == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->getOutputOperandRank(index, rank);
+}
+
+int ANeuralNetworksExecution_getOutputOperandDimensions(ANeuralNetworksExecution* handle, int32_t index,
+                                                        uint32_t* dimensions) {
+    if (handle == nullptr || dimensions == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->getOutputOperandDimensions(index, dimensions);
+}
+
+int ANeuralNetworksExecution_setMeasureTiming(ANeuralNetworksExecution* handle, bool measure) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setMeasureTiming(measure);
+}
+
+int ANeuralNetworksExecution_getDuration(const ANeuralNetworksExecution* handle, int32_t durationCode,
+                                         uint64_t* duration) {
+    if (handle == nullptr || duration == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->getDuration(durationCode, duration);
+}
+
+// ---- Bursts --------------------------------------------------------------------------------
+
+int ANeuralNetworksBurst_create(ANeuralNetworksCompilation* handle, ANeuralNetworksBurst** burst) {
+    if (handle == nullptr || burst == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    const Compilation* source = compilation(handle);
+    if (!source->isFinished() || source->plan() == nullptr) return ANEURALNETWORKS_BAD_STATE;
+    auto* created = new (std::nothrow) Burst{source, {}};
+    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    *burst = reinterpret_cast<ANeuralNetworksBurst*>(created);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+void ANeuralNetworksBurst_free(ANeuralNetworksBurst* burst) { delete reinterpret_cast<Burst*>(burst); }
+
+int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* handle, ANeuralNetworksBurst* burstHandle) {
+    if (handle == nullptr || burstHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    auto* burst = reinterpret_cast<Burst*>(burstHandle);
+    Execution* run = execution(handle);
+    if (run->compilation() != burst->compilation) return ANEURALNETWORKS_BAD_DATA;
+    std::unique_lock<std::mutex> lock(burst->busy, std::try_to_lock);
+    if (!lock.owns_lock()) return ANEURALNETWORKS_BAD_STATE;
+    // The burst reuses nothing yet: it is a synchronous compute serialized per burst.
+    return startedRun(run);
+}
+
+}  // extern "C"
