@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages nnemu builds with; does nothing when they are all present.
+set -euo pipefail
+packages=(
+  cmake g++ make pkg-config
+  libflatbuffers-dev flatbuffers-compiler libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
+  libssl-dev libsqlite3-dev nlohmann-json3-dev libstb-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
