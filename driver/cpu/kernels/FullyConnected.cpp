@@ -1,0 +1,123 @@
+// Reference kernel of FULLY_CONNECTED (F32, F16, Q8): output[b][u] = sum_i input[b][i] *
+// weights[u][i] + bias[u], the input read as [batch, inputSize].
+#include <cstdint>
+#include <vector>
+
+#include "ConvPoolUtils.h"
+#include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperandView;
+using hal::OperationContext;
+
+struct FcShape {
+    uint32_t batches = 0;
+    uint32_t units = 0;
+    uint32_t inputSize = 0;
+};
+
+void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* input,
+                         const float* weights, const float* bias, float* output) {
+    float low, high;
+    floatActivationRange(activation, &low, &high);
+    for (uint32_t b = 0; b < s.batches; ++b) {
+        const float* row = input + static_cast<size_t>(b) * s.inputSize;
+        for (uint32_t u = 0; u < s.units; ++u) {
+            const float* w = weights + static_cast<size_t>(u) * s.inputSize;
+            float sum = 0.0f;
+            for (uint32_t i = 0; i < s.inputSize; ++i) sum += row[i] * w[i];
+            output[static_cast<size_t>(b) * s.units + u] =
+                    convpool::clampFloat(sum + bias[u], low, high);
+        }
+    }
+}
+
+bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationContext& context,
+                          OperandView& outputView) {
+    const OperandView& inputView = context.input(0);
+    const OperandView& weightsView = context.input(1);
+    const float productScale = inputView.scale * weightsView.scale;
+    const double real = static_cast<double>(productScale / outputView.scale);
+    NN_RET_CHECK(real >= 0.0);
+    int32_t multiplier;
+    int shift;
+    quantizeMultiplier(real, &multiplier, &shift);
+    int32_t low, high;
+    quantizedActivationRange(activation, outputView.scale, outputView.zeroPoint, 0, 255, &low,
+                             &high);
+    const uint8_t* input = inputView.as<uint8_t>();
+    const uint8_t* weights = weightsView.as<uint8_t>();
+    const int32_t* bias = context.input(2).as<int32_t>();
+    uint8_t* output = outputView.as<uint8_t>();
+    const int32_t inputZeroPoint = inputView.zeroPoint;
+    const int32_t weightsZeroPoint = weightsView.zeroPoint;
+    for (uint32_t b = 0; b < s.batches; ++b) {
+        const uint8_t* row = input + static_cast<size_t>(b) * s.inputSize;
+        for (uint32_t u = 0; u < s.units; ++u) {
+            const uint8_t* w = weights + static_cast<size_t>(u) * s.inputSize;
+            int32_t acc = 0;
+            for (uint32_t i = 0; i < s.inputSize; ++i) {
+                acc += (static_cast<int32_t>(row[i]) - inputZeroPoint) *
+                       (static_cast<int32_t>(w[i]) - weightsZeroPoint);
+            }
+            const int32_t scaled = multiplyByQuantizedMultiplier(acc + bias[u], multiplier, shift);
+            output[static_cast<size_t>(b) * s.units + u] = static_cast<uint8_t>(
+                    convpool::clampInt(scaled + outputView.zeroPoint, low, high));
+        }
+    }
+    return true;
+}
+
+bool fullyConnected(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    const OperandView& weights = context.input(1);
+    const OperandView& bias = context.input(2);
+    OperandView& output = context.output(0);
+    NN_RET_CHECK(weights.rank() == 2 && bias.rank() == 1 && output.rank() == 2);
+    FcShape s;
+    s.units = weights.dim(0);
+    s.inputSize = weights.dim(1);
+    NN_RET_CHECK(s.inputSize > 0);
+    NN_RET_CHECK(input.elements() % s.inputSize == 0);
+    s.batches = static_cast<uint32_t>(input.elements() / s.inputSize);
+    NN_RET_CHECK(output.dim(0) == s.batches && output.dim(1) == s.units);
+    NN_RET_CHECK(bias.dim(0) == s.units);
+    const int32_t activation = context.scalar<int32_t>(3);
+    NN_RET_CHECK(activation >= 0 && activation <= 3);
+    const uint64_t outCount = output.elements();
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32:
+            NN_RET_CHECK(weights.type == input.type && bias.type == input.type);
+            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(float)));
+            fullyConnectedFloat(s, activation, input.as<float>(), weights.as<float>(),
+                                bias.as<float>(), output.as<float>());
+            return true;
+        case OperandType::TENSOR_FLOAT16: {
+            NN_RET_CHECK(weights.type == input.type && bias.type == input.type);
+            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint16_t)));
+            const std::vector<float> in = convpool::halfToFloatVector(input);
+            const std::vector<float> w = convpool::halfToFloatVector(weights);
+            const std::vector<float> b = convpool::halfToFloatVector(bias);
+            std::vector<float> out(static_cast<size_t>(outCount));
+            fullyConnectedFloat(s, activation, in.data(), w.data(), b.data(), out.data());
+            convpool::storeAsHalf(out, output);
+            return true;
+        }
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            NN_RET_CHECK(weights.type == input.type && bias.type == OperandType::TENSOR_INT32);
+            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint8_t)));
+            return fullyConnectedQuant8(s, activation, context, output);
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(FULLY_CONNECTED, fullyConnected);
+
+}  // namespace nnemu::cpu

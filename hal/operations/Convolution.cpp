@@ -1,0 +1,126 @@
+// CONV_2D and DEPTHWISE_CONV_2D.
+//
+// Operands: input [N,H,W,Cin] (or NCHW), filter, bias [Cout], then the window operands
+// (see Padding.h). CONV_2D's filter is [Cout,kH,kW,Cin]; DEPTHWISE_CONV_2D's is [1,kH,kW,Cout]
+// with Cout = Cin * depthMultiplier. Types: F32 (bias F32), F16 (bias F16), Q8 with a Q8 or
+// per-channel Q8 filter (channelDim 0 for CONV_2D, 3 for DEPTHWISE_CONV_2D) and an INT32 bias
+// whose scale is inScale * filterScale (per-channel: ignored).
+#include <cmath>
+
+#include "nnemu/hal/Operations.h"
+#include "nnemu/hal/Padding.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateConvTypes(const OperationContext& context, WindowKind kind) {
+    const OperandView& input = context.input(0);
+    const OperandView& filter = context.input(1);
+    const OperandView& bias = context.input(2);
+    const OperandView& output = context.output(0);
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32:
+        case OperandType::TENSOR_FLOAT16:
+            NN_RET_CHECK(filter.type == input.type);
+            NN_RET_CHECK(bias.type == input.type);
+            break;
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM ||
+                         filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+            NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
+            if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+                // The per-channel parameters may be attached after the operation is added;
+                // model validation requires them before it is finished.
+                if (filter.channelQuant == nullptr) break;
+                const uint32_t channelDim = kind == WindowKind::CONV ? 0 : 3;
+                NN_RET_CHECK(filter.channelQuant->channelDim == channelDim);
+                if (filter.rank() == 4 && filter.dim(channelDim) != 0) {
+                    NN_RET_CHECK(filter.channelQuant->scales.size() == filter.dim(channelDim));
+                }
+            } else {
+                const double product = static_cast<double>(input.scale) * filter.scale;
+                NN_RET_CHECK(std::fabs(product - bias.scale) <=
+                             1e-6 * std::fmin(product, static_cast<double>(bias.scale)));
+            }
+            break;
+        default:
+            NN_RET_CHECK(false && "unsupported input type");
+    }
+    NN_RET_CHECK(output.type == input.type);
+    NN_RET_CHECK(rankIsOrUnknown(input, 4));
+    NN_RET_CHECK(rankIsOrUnknown(filter, 4));
+    NN_RET_CHECK(rankIsOrUnknown(bias, 1));
+    NN_RET_CHECK(rankIsOrUnknown(output, 4));
+    return true;
+}
+
+bool validateWindowConv(const OperationContext& context, WindowKind kind) {
+    NN_RET_CHECK(context.numOutputs() == 1);
+    NN_RET_CHECK(windowCountAllowed(kind, context.numInputs()));
+    NN_RET_CHECK(windowScalarTypesValid(context, kind));
+    NN_RET_CHECK(validateConvTypes(context, kind));
+    return true;
+}
+
+bool validateConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::CONV);
+}
+
+bool validateDepthwiseConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::DEPTHWISE);
+}
+
+bool prepareWindowConv(OperationContext& context, WindowKind kind) {
+    const OperandView& input = context.input(0);
+    const OperandView& filter = context.input(1);
+    const OperandView& bias = context.input(2);
+    NN_RET_CHECK(input.rank() == 4);
+    NN_RET_CHECK(filter.rank() == 4);
+    NN_RET_CHECK(bias.rank() == 1);
+    const WindowParams params = readWindowParams(context, kind);
+    NN_RET_CHECK(windowParamsValid(params, kind));
+    const Image4 in = makeImage4(input.dims, params.nchw);
+
+    uint32_t outChannels = 0;
+    if (kind == WindowKind::CONV) {
+        outChannels = filter.dim(0);
+        NN_RET_CHECK(filter.dim(3) == in.channels);
+    } else {
+        NN_RET_CHECK(filter.dim(0) == 1);
+        outChannels = filter.dim(3);
+        NN_RET_CHECK(static_cast<uint64_t>(in.channels) * params.depthMultiplier == outChannels);
+    }
+    NN_RET_CHECK(outChannels > 0);
+    NN_RET_CHECK(bias.dim(0) == outChannels);
+    if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+        NN_RET_CHECK(filter.channelQuant != nullptr);
+        NN_RET_CHECK(filter.channelQuant->scales.size() == outChannels);
+    }
+
+    WindowGeometry geometry;
+    NN_RET_CHECK(resolveWindow(params, in.height, in.width, filter.dim(1), filter.dim(2),
+                               &geometry));
+    Image4 out = in;
+    out.height = geometry.outHeight;
+    out.width = geometry.outWidth;
+    out.channels = outChannels;
+    context.output(0).dims = out.dims();
+    return true;
+}
+
+bool prepareConv2D(OperationContext& context) {
+    return prepareWindowConv(context, WindowKind::CONV);
+}
+
+bool prepareDepthwiseConv2D(OperationContext& context) {
+    return prepareWindowConv(context, WindowKind::DEPTHWISE);
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(CONV_2D, validateConv2D, prepareConv2D, false, true);
+NN_REGISTER_SIGNATURE(DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false,
+                      true);
+
+}  // namespace nnemu::hal
