@@ -1,0 +1,153 @@
+// Reference kernels for the one-input element-wise operations (activations and math functions).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+using hal::OperationType;
+
+float applyFloat(OperationType op, float x) {
+    switch (op) {
+        case OperationType::RELU:
+            return std::max(0.0f, x);
+        case OperationType::RELU1:
+            return std::clamp(x, -1.0f, 1.0f);
+        case OperationType::RELU6:
+            return std::clamp(x, 0.0f, 6.0f);
+        case OperationType::LOGISTIC:
+            return 1.0f / (1.0f + std::exp(-x));
+        case OperationType::TANH:
+            return std::tanh(x);
+        case OperationType::FLOOR:
+            return std::floor(x);
+        case OperationType::ABS:
+            return std::fabs(x);
+        case OperationType::EXP:
+            return std::exp(x);
+        case OperationType::LOG:
+            return std::log(x);
+        case OperationType::RSQRT:
+            return 1.0f / std::sqrt(x);
+        case OperationType::SIN:
+            return std::sin(x);
+        case OperationType::SQRT:
+            return std::sqrt(x);
+        case OperationType::NEG:
+            return -x;
+        default:
+            return x;
+    }
+}
+
+bool unaryFloat32(OperationContext& context) {
+    const float* in = context.input(0).as<float>();
+    float* out = context.output(0).as<float>();
+    const uint64_t n = context.output(0).elements();
+    for (uint64_t i = 0; i < n; ++i) out[i] = applyFloat(context.type, in[i]);
+    return true;
+}
+
+bool unaryFloat16(OperationContext& context) {
+    const uint16_t* in = context.input(0).as<uint16_t>();
+    uint16_t* out = context.output(0).as<uint16_t>();
+    const uint64_t n = context.output(0).elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        out[i] = hal::floatToHalf(applyFloat(context.type, hal::halfToFloat(in[i])));
+    }
+    return true;
+}
+
+bool negInt32(OperationContext& context) {
+    const int32_t* in = context.input(0).as<int32_t>();
+    int32_t* out = context.output(0).as<int32_t>();
+    const uint64_t n = context.output(0).elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        // Two's complement negation without signed overflow (INT32_MIN stays INT32_MIN).
+        out[i] = static_cast<int32_t>(0u - static_cast<uint32_t>(in[i]));
+    }
+    return true;
+}
+
+// RELU family on quant8: a clamp in the quantized domain (output quantization == input's).
+bool reluQuant8(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    int32_t fuse = 1;
+    if (context.type == OperationType::RELU1) fuse = 2;
+    if (context.type == OperationType::RELU6) fuse = 3;
+    int32_t low, high;
+    quantizedActivationRange(fuse, input.scale, input.zeroPoint, 0, 255, &low, &high);
+    const uint8_t* in = input.as<uint8_t>();
+    uint8_t* out = context.output(0).as<uint8_t>();
+    const uint64_t n = context.output(0).elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        out[i] = static_cast<uint8_t>(std::clamp(static_cast<int32_t>(in[i]), low, high));
+    }
+    return true;
+}
+
+// LOGISTIC / TANH on quant8: evaluated in float from the dequantized input and requantized
+// with the fixed output quantization (1/256, 0) or (1/128, 128).
+bool sigmoidLikeQuant8(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    const hal::OperandView& output = context.output(0);
+    const uint8_t* in = input.as<uint8_t>();
+    uint8_t* out = context.output(0).as<uint8_t>();
+    const uint64_t n = output.elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        const float x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale;
+        const float y = applyFloat(context.type, x);
+        const int32_t q = static_cast<int32_t>(std::round(y / output.scale)) + output.zeroPoint;
+        out[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+    }
+    return true;
+}
+
+bool unaryKernel(OperationContext& context) {
+    switch (context.inputType(0)) {
+        case OperandType::TENSOR_FLOAT32:
+            return unaryFloat32(context);
+        case OperandType::TENSOR_FLOAT16:
+            return unaryFloat16(context);
+        case OperandType::TENSOR_INT32:
+            return context.type == OperationType::NEG && negInt32(context);
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            switch (context.type) {
+                case OperationType::RELU:
+                case OperationType::RELU1:
+                case OperationType::RELU6:
+                    return reluQuant8(context);
+                case OperationType::LOGISTIC:
+                case OperationType::TANH:
+                    return sigmoidLikeQuant8(context);
+                default:
+                    return false;
+            }
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(RELU, unaryKernel);
+NN_REGISTER_KERNEL(RELU1, unaryKernel);
+NN_REGISTER_KERNEL(RELU6, unaryKernel);
+NN_REGISTER_KERNEL(LOGISTIC, unaryKernel);
+NN_REGISTER_KERNEL(TANH, unaryKernel);
+NN_REGISTER_KERNEL(FLOOR, unaryKernel);
+NN_REGISTER_KERNEL(ABS, unaryKernel);
+NN_REGISTER_KERNEL(EXP, unaryKernel);
+NN_REGISTER_KERNEL(LOG, unaryKernel);
+NN_REGISTER_KERNEL(RSQRT, unaryKernel);
+NN_REGISTER_KERNEL(SIN, unaryKernel);
+NN_REGISTER_KERNEL(SQRT, unaryKernel);
+NN_REGISTER_KERNEL(NEG, unaryKernel);
+
+}  // namespace nnemu::cpu

@@ -1,0 +1,179 @@
+// Reference kernels for ADD, MUL, SUB, DIV with numpy-style broadcasting.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+using hal::OperationType;
+
+// Calls fn(outIndex, aIndex, bIndex) for every output element, in row-major output order.
+// The input dims are right-aligned against the output dims; a size-1 dim is repeated.
+template <typename Fn>
+void forEachBroadcast(const std::vector<uint32_t>& outDims, const std::vector<uint32_t>& aDims,
+                      const std::vector<uint32_t>& bDims, Fn fn) {
+    const size_t rank = outDims.size();
+    uint64_t total = 1;
+    for (uint32_t d : outDims) total *= d;
+    if (total == 0) return;
+    // Per output axis, the step of each input's flat index (0 where broadcast).
+    std::vector<uint64_t> aStride(rank, 0), bStride(rank, 0);
+    auto fillStrides = [rank](const std::vector<uint32_t>& dims, std::vector<uint64_t>& stride) {
+        uint64_t step = 1;
+        for (size_t i = 1; i <= dims.size(); ++i) {
+            const uint32_t d = dims[dims.size() - i];
+            stride[rank - i] = d == 1 ? 0 : step;
+            step *= d;
+        }
+    };
+    fillStrides(aDims, aStride);
+    fillStrides(bDims, bStride);
+    std::vector<uint32_t> index(rank, 0);
+    uint64_t ai = 0, bi = 0;
+    for (uint64_t oi = 0; oi < total; ++oi) {
+        fn(oi, ai, bi);
+        // Advance the odometer from the innermost axis.
+        for (size_t k = rank; k-- > 0;) {
+            ++index[k];
+            ai += aStride[k];
+            bi += bStride[k];
+            if (index[k] < outDims[k]) break;
+            ai -= aStride[k] * index[k];
+            bi -= bStride[k] * index[k];
+            index[k] = 0;
+        }
+    }
+}
+
+float applyFloat(OperationType op, float a, float b) {
+    switch (op) {
+        case OperationType::ADD:
+            return a + b;
+        case OperationType::SUB:
+            return a - b;
+        case OperationType::MUL:
+            return a * b;
+        default:
+            return a / b;
+    }
+}
+
+bool binaryFloat32(OperationContext& context, int32_t fuse) {
+    float low, high;
+    floatActivationRange(fuse, &low, &high);
+    const float* a = context.input(0).as<float>();
+    const float* b = context.input(1).as<float>();
+    float* out = context.output(0).as<float>();
+    const OperationType op = context.type;
+    forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
+                     [&](uint64_t o, uint64_t i, uint64_t j) {
+                         out[o] = std::clamp(applyFloat(op, a[i], b[j]), low, high);
+                     });
+    return true;
+}
+
+bool binaryFloat16(OperationContext& context, int32_t fuse) {
+    float low, high;
+    floatActivationRange(fuse, &low, &high);
+    const uint16_t* a = context.input(0).as<uint16_t>();
+    const uint16_t* b = context.input(1).as<uint16_t>();
+    uint16_t* out = context.output(0).as<uint16_t>();
+    const OperationType op = context.type;
+    forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
+                     [&](uint64_t o, uint64_t i, uint64_t j) {
+                         const float r = applyFloat(op, hal::halfToFloat(a[i]), hal::halfToFloat(b[j]));
+                         out[o] = hal::floatToHalf(std::clamp(r, low, high));
+                     });
+    return true;
+}
+
+// ADD / SUB on quant8: both inputs are brought to a common scale (twice the larger input
+// scale) with 20 bits of headroom, summed as integers, then rescaled to the output.
+bool addSubQuant8(OperationContext& context, int32_t fuse) {
+    const hal::OperandView& in1 = context.input(0);
+    const hal::OperandView& in2 = context.input(1);
+    hal::OperandView& out = context.output(0);
+    constexpr int kLeftShift = 20;
+    const double twiceMaxScale = 2.0 * std::max(in1.scale, in2.scale);
+    const double realMult1 = in1.scale / twiceMaxScale;
+    const double realMult2 = in2.scale / twiceMaxScale;
+    const double realOutMult = twiceMaxScale / ((1 << kLeftShift) * static_cast<double>(out.scale));
+    int32_t mult1, mult2, outMult;
+    int shift1, shift2, outShift;
+    quantizeMultiplier(realMult1, &mult1, &shift1);
+    quantizeMultiplier(realMult2, &mult2, &shift2);
+    quantizeMultiplier(realOutMult, &outMult, &outShift);
+    if (context.type == OperationType::SUB) mult2 = -mult2;  // a - b == a + (-1 * b)
+    int32_t low, high;
+    quantizedActivationRange(fuse, out.scale, out.zeroPoint, 0, 255, &low, &high);
+    const uint8_t* a = in1.as<uint8_t>();
+    const uint8_t* b = in2.as<uint8_t>();
+    uint8_t* o = out.as<uint8_t>();
+    forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
+        const int32_t shiftedA = (static_cast<int32_t>(a[i]) - in1.zeroPoint) * (1 << kLeftShift);
+        const int32_t shiftedB = (static_cast<int32_t>(b[j]) - in2.zeroPoint) * (1 << kLeftShift);
+        const int32_t scaledA = multiplyByQuantizedMultiplier(shiftedA, mult1, shift1);
+        const int32_t scaledB = multiplyByQuantizedMultiplier(shiftedB, mult2, shift2);
+        const int32_t sum = scaledA + scaledB;
+        const int32_t result = multiplyByQuantizedMultiplier(sum, outMult, outShift) + out.zeroPoint;
+        o[oi] = static_cast<uint8_t>(std::clamp(result, low, high));
+    });
+    return true;
+}
+
+bool mulQuant8(OperationContext& context, int32_t fuse) {
+    const hal::OperandView& in1 = context.input(0);
+    const hal::OperandView& in2 = context.input(1);
+    hal::OperandView& out = context.output(0);
+    const double realMult =
+            static_cast<double>(in1.scale) * static_cast<double>(in2.scale) / out.scale;
+    int32_t mult;
+    int shift;
+    quantizeMultiplier(realMult, &mult, &shift);
+    int32_t low, high;
+    quantizedActivationRange(fuse, out.scale, out.zeroPoint, 0, 255, &low, &high);
+    const uint8_t* a = in1.as<uint8_t>();
+    const uint8_t* b = in2.as<uint8_t>();
+    uint8_t* o = out.as<uint8_t>();
+    forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
+        const int32_t product = (static_cast<int32_t>(a[i]) - in1.zeroPoint) *
+                                (static_cast<int32_t>(b[j]) - in2.zeroPoint);
+        const int32_t result = multiplyByQuantizedMultiplier(product, mult, shift) + out.zeroPoint;
+        o[oi] = static_cast<uint8_t>(std::clamp(result, low, high));
+    });
+    return true;
+}
+
+bool binaryKernel(OperationContext& context) {
+    const int32_t fuse = context.scalar<int32_t>(2);
+    if (fuse < 0 || fuse > 3) return false;
+    switch (context.inputType(0)) {
+        case OperandType::TENSOR_FLOAT32:
+            return binaryFloat32(context, fuse);
+        case OperandType::TENSOR_FLOAT16:
+            return binaryFloat16(context, fuse);
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            if (context.type == OperationType::ADD || context.type == OperationType::SUB) {
+                return addSubQuant8(context, fuse);
+            }
+            if (context.type == OperationType::MUL) return mulQuant8(context, fuse);
+            return false;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(ADD, binaryKernel);
+NN_REGISTER_KERNEL(MUL, binaryKernel);
+NN_REGISTER_KERNEL(SUB, binaryKernel);
+NN_REGISTER_KERNEL(DIV, binaryKernel);
+
+}  // namespace nnemu::cpu

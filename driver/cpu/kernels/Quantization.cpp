@@ -1,0 +1,97 @@
+// Reference kernels for DEQUANTIZE and QUANTIZE.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "nnemu/cpu/Kernels.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+void storeFloat(hal::OperandView& output, uint64_t i, float value) {
+    if (output.type == OperandType::TENSOR_FLOAT32) {
+        output.as<float>()[i] = value;
+    } else {
+        output.as<uint16_t>()[i] = hal::floatToHalf(value);
+    }
+}
+
+bool dequantizeKernel(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    hal::OperandView& output = context.output(0);
+    if (output.type != OperandType::TENSOR_FLOAT32 && output.type != OperandType::TENSOR_FLOAT16) {
+        return false;
+    }
+    const uint64_t n = input.elements();
+    switch (input.type) {
+        case OperandType::TENSOR_QUANT8_ASYMM: {
+            const uint8_t* in = input.as<uint8_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                storeFloat(output, i, (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale);
+            }
+            return true;
+        }
+        case OperandType::TENSOR_QUANT8_SYMM: {
+            const int8_t* in = input.as<int8_t>();
+            for (uint64_t i = 0; i < n; ++i) storeFloat(output, i, in[i] * input.scale);
+            return true;
+        }
+        case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: {
+            if (input.channelQuant == nullptr) return false;
+            const uint32_t channelDim = input.channelQuant->channelDim;
+            if (channelDim >= input.rank()) return false;
+            const uint32_t channels = input.dim(channelDim);
+            if (channels != input.channelQuant->scales.size()) return false;
+            uint64_t inner = 1;
+            for (uint32_t d = channelDim + 1; d < input.rank(); ++d) inner *= input.dim(d);
+            const int8_t* in = input.as<int8_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                const uint64_t channel = (i / inner) % channels;
+                storeFloat(output, i, in[i] * input.channelQuant->scales[channel]);
+            }
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+// q = zeroPoint + round(x / scale) (halves away from zero), saturated to [0, 255].
+uint8_t quantizeValue(float x, float scale, int32_t zeroPoint) {
+    const float q = static_cast<float>(zeroPoint) + std::round(x / scale);
+    return static_cast<uint8_t>(std::clamp(q, 0.0f, 255.0f));
+}
+
+bool quantizeKernel(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    hal::OperandView& output = context.output(0);
+    if (output.type != OperandType::TENSOR_QUANT8_ASYMM) return false;
+    const uint64_t n = input.elements();
+    uint8_t* out = output.as<uint8_t>();
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32: {
+            const float* in = input.as<float>();
+            for (uint64_t i = 0; i < n; ++i) out[i] = quantizeValue(in[i], output.scale, output.zeroPoint);
+            return true;
+        }
+        case OperandType::TENSOR_FLOAT16: {
+            const uint16_t* in = input.as<uint16_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                out[i] = quantizeValue(hal::halfToFloat(in[i]), output.scale, output.zeroPoint);
+            }
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(DEQUANTIZE, dequantizeKernel);
+NN_REGISTER_KERNEL(QUANTIZE, quantizeKernel);
+
+}  // namespace nnemu::cpu

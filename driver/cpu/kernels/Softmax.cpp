@@ -1,0 +1,88 @@
+// Reference kernel for SOFTMAX along one axis:
+// out = exp((x - max) * beta) / sum(exp((x - max) * beta)).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "nnemu/cpu/Kernels.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+// Softmax of `in` (float) into `out` along the axis splitting dims into outer x axis x inner.
+void softmaxFloat(const float* in, float* out, uint64_t outer, uint32_t axisSize, uint64_t inner,
+                  float beta) {
+    for (uint64_t o = 0; o < outer; ++o) {
+        for (uint64_t i = 0; i < inner; ++i) {
+            const uint64_t base = o * axisSize * inner + i;
+            float maxValue = in[base];
+            for (uint32_t a = 1; a < axisSize; ++a) maxValue = std::max(maxValue, in[base + a * inner]);
+            float sum = 0.0f;
+            for (uint32_t a = 0; a < axisSize; ++a) {
+                const float e = std::exp((in[base + a * inner] - maxValue) * beta);
+                out[base + a * inner] = e;
+                sum += e;
+            }
+            for (uint32_t a = 0; a < axisSize; ++a) out[base + a * inner] /= sum;
+        }
+    }
+}
+
+bool softmaxKernel(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    hal::OperandView& output = context.output(0);
+    const int32_t rank = static_cast<int32_t>(input.rank());
+    if (rank < 1) return false;
+    int32_t axis = context.numInputs() == 3 ? context.scalar<int32_t>(2) : -1;
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return false;
+    const float beta = context.scalar<float>(1);
+    uint64_t outer = 1, inner = 1;
+    for (int32_t d = 0; d < axis; ++d) outer *= input.dim(d);
+    for (int32_t d = axis + 1; d < rank; ++d) inner *= input.dim(d);
+    const uint32_t axisSize = input.dim(axis);
+    const uint64_t n = input.elements();
+    if (n == 0) return true;
+
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32:
+            softmaxFloat(input.as<float>(), output.as<float>(), outer, axisSize, inner, beta);
+            return true;
+        case OperandType::TENSOR_FLOAT16: {
+            std::vector<float> in(n), out(n);
+            const uint16_t* src = input.as<uint16_t>();
+            for (uint64_t i = 0; i < n; ++i) in[i] = hal::halfToFloat(src[i]);
+            softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
+            uint16_t* dst = output.as<uint16_t>();
+            for (uint64_t i = 0; i < n; ++i) dst[i] = hal::floatToHalf(out[i]);
+            return true;
+        }
+        case OperandType::TENSOR_QUANT8_ASYMM: {
+            // Evaluated in float from the dequantized input; output quantization is (1/256, 0).
+            std::vector<float> in(n), out(n);
+            const uint8_t* src = input.as<uint8_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                in[i] = (static_cast<int32_t>(src[i]) - input.zeroPoint) * input.scale;
+            }
+            softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
+            uint8_t* dst = output.as<uint8_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                const int32_t q = static_cast<int32_t>(std::round(out[i] / output.scale)) + output.zeroPoint;
+                dst[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+            }
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(SOFTMAX, softmaxKernel);
+
+}  // namespace nnemu::cpu

@@ -1,0 +1,97 @@
+// One-input, one-output element-wise operations: RELU, RELU1, RELU6, LOGISTIC, TANH, FLOOR and
+// the API 29 ABS, EXP, LOG, NEG, RSQRT, SIN, SQRT. The output has the input's shape.
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
+constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
+constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+
+// Ops that only accept ranks up to 4.
+bool hasRankLimit(OperationType op) {
+    switch (op) {
+        case OperationType::RELU:
+        case OperationType::RELU1:
+        case OperationType::RELU6:
+        case OperationType::LOGISTIC:
+        case OperationType::TANH:
+        case OperationType::FLOOR:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool validateCommon(const OperationContext& context, std::initializer_list<OperandType> types) {
+    NN_RET_CHECK(checkCounts(context, {1}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, types));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    if (hasRankLimit(context.type)) {
+        NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+        NN_RET_CHECK(rankAtMostOrUnknown(context.output(0), 4));
+    }
+    return true;
+}
+
+// RELU family: a quant8 output keeps the input's quantization.
+bool validateRelu(const OperationContext& context) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
+    if (context.inputType(0) == kQ8) {
+        NN_RET_CHECK(context.output(0).scale == context.input(0).scale);
+        NN_RET_CHECK(context.output(0).zeroPoint == context.input(0).zeroPoint);
+    }
+    return true;
+}
+
+bool validateLogistic(const OperationContext& context) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
+    if (context.inputType(0) == kQ8) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
+        NN_RET_CHECK(context.output(0).zeroPoint == 0);
+    }
+    return true;
+}
+
+bool validateTanh(const OperationContext& context) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
+    if (context.inputType(0) == kQ8) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
+        NN_RET_CHECK(context.output(0).zeroPoint == 128);
+    }
+    return true;
+}
+
+bool validateFloatOnly(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16});
+}
+
+bool validateNeg(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kI32});
+}
+
+bool prepareSameShape(OperationContext& context) {
+    if (hasRankLimit(context.type)) NN_RET_CHECK(context.input(0).rank() <= 4);
+    context.output(0).dims = context.input(0).dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(RELU, validateRelu, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(RELU1, validateRelu, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(RELU6, validateRelu, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(LOGISTIC, validateLogistic, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(TANH, validateTanh, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(FLOOR, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(ABS, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(EXP, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(LOG, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(RSQRT, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(SIN, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(SQRT, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(NEG, validateNeg, prepareSameShape, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,86 @@
+// ADD, MUL, SUB, DIV: two tensors combined element by element with numpy-style broadcasting
+// (rank <= 4) and a fused activation.
+#include <algorithm>
+
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+constexpr uint32_t kMaxRank = 4;
+
+bool typeAllowed(OperationType op, OperandType type) {
+    switch (op) {
+        case OperationType::ADD:
+        case OperationType::MUL:
+        case OperationType::SUB:
+            return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
+                   type == OperandType::TENSOR_QUANT8_ASYMM;
+        case OperationType::DIV:
+            return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16;
+        default:
+            return false;
+    }
+}
+
+// Dims aligned at the trailing end agree, or one of them is 1 or unknown (0).
+bool broadcastCompatible(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 1; i <= n; ++i) {
+        const uint32_t da = a[a.size() - i];
+        const uint32_t db = b[b.size() - i];
+        if (da == 0 || db == 0 || da == 1 || db == 1) continue;
+        if (da != db) return false;
+    }
+    return true;
+}
+
+bool validateBinary(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(typeAllowed(context.type, type));
+    NN_RET_CHECK(context.inputType(1) == type);
+    NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+    NN_RET_CHECK(context.output(0).type == type);
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), kMaxRank));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(1), kMaxRank));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.output(0), kMaxRank));
+    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
+    if (context.hasValue(2)) {
+        const int32_t fuse = context.scalar<int32_t>(2);
+        NN_RET_CHECK(fuse >= 0 && fuse <= 3);
+    }
+    if (type == OperandType::TENSOR_QUANT8_ASYMM && context.type == OperationType::MUL) {
+        // The requantization multiplier in1 * in2 / out must be below one.
+        const double product = static_cast<double>(context.input(0).scale) * context.input(1).scale;
+        NN_RET_CHECK(static_cast<double>(context.output(0).scale) > product);
+    }
+    return true;
+}
+
+bool prepareBinary(OperationContext& context) {
+    const std::vector<uint32_t>& a = context.input(0).dims;
+    const std::vector<uint32_t>& b = context.input(1).dims;
+    NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
+    const int32_t fuse = context.scalar<int32_t>(2);
+    NN_RET_CHECK(fuse >= 0 && fuse <= 3);
+    const size_t rank = std::max(a.size(), b.size());
+    std::vector<uint32_t> out(rank);
+    for (size_t i = 1; i <= rank; ++i) {
+        const uint32_t da = i <= a.size() ? a[a.size() - i] : 1;
+        const uint32_t db = i <= b.size() ? b[b.size() - i] : 1;
+        NN_RET_CHECK(da == db || da == 1 || db == 1);
+        out[rank - i] = da == 1 ? db : da;
+    }
+    context.output(0).dims = std::move(out);
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true);
+NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true);
+NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true);
+NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true);
+
+}  // namespace nnemu::hal

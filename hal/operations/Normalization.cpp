@@ -1,0 +1,74 @@
+// L2_NORMALIZATION (input, optional axis) and LOCAL_RESPONSE_NORMALIZATION (input, radius,
+// bias, alpha, beta, optional axis). The output has the input's shape; axis defaults to -1.
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool axisValidIfKnown(const OperationContext& context, uint32_t axisIndex) {
+    if (context.numInputs() <= axisIndex || !context.hasValue(axisIndex)) return true;
+    const int32_t rank = static_cast<int32_t>(context.input(0).rank());
+    if (rank == 0) return true;
+    const int32_t axis = context.scalar<int32_t>(axisIndex);
+    return axis >= -rank && axis < rank;
+}
+
+bool prepareWithAxis(OperationContext& context, uint32_t axisIndex) {
+    const int32_t rank = static_cast<int32_t>(context.input(0).rank());
+    NN_RET_CHECK(rank >= 1 && rank <= 4);
+    if (context.numInputs() > axisIndex) {
+        const int32_t axis = context.scalar<int32_t>(axisIndex);
+        NN_RET_CHECK(axis >= -rank && axis < rank);
+    }
+    context.output(0).dims = context.input(0).dims;
+    return true;
+}
+
+bool validateL2Norm(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {1, 2}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM}));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.output(0).type == type);
+    if (context.numInputs() == 2) NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    NN_RET_CHECK(axisValidIfKnown(context, 1));
+    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
+        NN_RET_CHECK(context.output(0).zeroPoint == 128);
+    }
+    return true;
+}
+
+bool prepareL2Norm(OperationContext& context) { return prepareWithAxis(context, 1); }
+
+bool validateLrn(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {5, 6}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.output(0).type == type);
+    const OperandType scalarType =
+            type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    NN_RET_CHECK(inputTypeIs(context, 2, {scalarType}));
+    NN_RET_CHECK(inputTypeIs(context, 3, {scalarType}));
+    NN_RET_CHECK(inputTypeIs(context, 4, {scalarType}));
+    if (context.numInputs() == 6) NN_RET_CHECK(inputTypeIs(context, 5, {OperandType::INT32}));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<int32_t>(1) >= 0);
+    NN_RET_CHECK(axisValidIfKnown(context, 5));
+    return true;
+}
+
+bool prepareLrn(OperationContext& context) {
+    NN_RET_CHECK(context.scalar<int32_t>(1) >= 0);
+    return prepareWithAxis(context, 5);
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(L2_NORMALIZATION, validateL2Norm, prepareL2Norm, false, false);
+NN_REGISTER_SIGNATURE(LOCAL_RESPONSE_NORMALIZATION, validateLrn, prepareLrn, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,49 @@
+// SOFTMAX: input, beta (FLOAT32, or FLOAT16 for a TENSOR_FLOAT16 input), optional axis
+// (INT32, default -1). The output has the input's shape.
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateSoftmax(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2, 3}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM}));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.output(0).type == type);
+    NN_RET_CHECK(inputTypeIs(context, 1,
+                             {type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16
+                                                                  : OperandType::FLOAT32}));
+    if (context.numInputs() == 3) NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<float>(1) > 0.0f);
+    if (context.numInputs() == 3 && context.hasValue(2) && context.input(0).rank() > 0) {
+        const int32_t rank = static_cast<int32_t>(context.input(0).rank());
+        const int32_t axis = context.scalar<int32_t>(2);
+        NN_RET_CHECK(axis >= -rank && axis < rank);
+    }
+    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
+        NN_RET_CHECK(context.output(0).zeroPoint == 0);
+    }
+    return true;
+}
+
+bool prepareSoftmax(OperationContext& context) {
+    const int32_t rank = static_cast<int32_t>(context.input(0).rank());
+    NN_RET_CHECK(rank >= 1 && rank <= 4);
+    NN_RET_CHECK(context.scalar<float>(1) > 0.0f);
+    if (context.numInputs() == 3) {
+        const int32_t axis = context.scalar<int32_t>(2);
+        NN_RET_CHECK(axis >= -rank && axis < rank);
+    }
+    context.output(0).dims = context.input(0).dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(SOFTMAX, validateSoftmax, prepareSoftmax, false, true);
+
+}  // namespace nnemu::hal
