@@ -1,0 +1,63 @@
+// Reference kernel of CONCATENATION. Float inputs are copied; Q8 inputs whose scale or zero
+// point differ from the output's are requantized to it (TFLite's ConcatenationWithScaling).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "nnemu/cpu/Kernels.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+using hal::OperandView;
+
+bool concatenation(OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
+        type != OperandType::TENSOR_QUANT8_ASYMM) {
+        return false;
+    }
+    const uint32_t count = context.numInputs() - 1;
+    const auto axis = static_cast<uint32_t>(context.scalar<int32_t>(count));
+    OperandView& output = context.output(0);
+    const std::vector<uint32_t>& outDims = output.dims;
+    const size_t size = hal::elementSize(type);
+    // The tensors are [outer, dims[axis], inner]; each input contributes one contiguous block
+    // of dims[axis] * inner elements per outer index.
+    uint64_t outer = 1;
+    for (uint32_t k = 0; k < axis; ++k) outer *= outDims[k];
+    uint64_t inner = 1;
+    for (size_t k = axis + 1; k < outDims.size(); ++k) inner *= outDims[k];
+    const float inverseOutputScale = type == OperandType::TENSOR_QUANT8_ASYMM ? 1.0f / output.scale : 0.0f;
+    uint8_t* to = output.data;
+    for (uint64_t o = 0; o < outer; ++o) {
+        for (uint32_t i = 0; i < count; ++i) {
+            const OperandView& input = context.input(i);
+            const uint64_t block = static_cast<uint64_t>(input.dims[axis]) * inner;
+            const uint8_t* from = input.data + o * block * size;
+            const bool requantize = type == OperandType::TENSOR_QUANT8_ASYMM &&
+                                    (input.scale != output.scale || input.zeroPoint != output.zeroPoint);
+            if (!requantize) {
+                if (block > 0) std::memcpy(to, from, block * size);
+            } else {
+                const float scale = input.scale * inverseOutputScale;
+                const float bias = -static_cast<float>(input.zeroPoint) * scale;
+                for (uint64_t e = 0; e < block; ++e) {
+                    const int32_t value =
+                            static_cast<int32_t>(std::round(from[e] * scale + bias)) + output.zeroPoint;
+                    to[e] = static_cast<uint8_t>(std::clamp(value, 0, 255));
+                }
+            }
+            to += block * size;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(CONCATENATION, concatenation);
+
+}  // namespace nnemu::cpu

@@ -1,0 +1,188 @@
+// Reference kernels of RESHAPE, SQUEEZE, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+// BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. They only move elements, so they work on whole
+// elements of the operand's byte size whatever the type (F32, F16, Q8).
+#include <cstring>
+#include <vector>
+
+#include "nnemu/cpu/Kernels.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::Image4;
+using hal::OperandType;
+using hal::OperationContext;
+
+bool isDataType(OperandType type) {
+    return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
+           type == OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+// Copies element `from` of `src` to element `to` of `dst`, elements being `size` bytes.
+inline void moveElement(uint8_t* dst, size_t to, const uint8_t* src, size_t from, size_t size) {
+    std::memcpy(dst + to * size, src + from * size, size);
+}
+
+// RESHAPE and SQUEEZE keep the element order.
+bool copyAll(OperationContext& context) {
+    if (!isDataType(context.inputType(0))) return false;
+    const size_t bytes = context.input(0).elements() * hal::elementSize(context.inputType(0));
+    if (bytes > 0) std::memcpy(context.output(0).data, context.input(0).data, bytes);
+    return true;
+}
+
+bool transpose(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    if (!isDataType(input.type)) return false;
+    const uint32_t rank = input.rank();
+    std::vector<uint32_t> perm(rank);
+    const hal::OperandView& permOperand = context.input(1);
+    const bool hasPerm = !permOperand.omitted && permOperand.data != nullptr &&
+                         permOperand.rank() == 1 && permOperand.dim(0) > 0;
+    for (uint32_t i = 0; i < rank; ++i) {
+        perm[i] = hasPerm ? static_cast<uint32_t>(permOperand.as<int32_t>()[i]) : rank - 1 - i;
+    }
+    const std::vector<size_t> inStrides = hal::rowMajorStrides(input.dims);
+    const std::vector<uint32_t>& outDims = context.output(0).dims;
+    const uint64_t total = context.output(0).elements();
+    const size_t size = hal::elementSize(input.type);
+    std::vector<uint32_t> index(rank, 0);  // position in the output
+    for (uint64_t out = 0; out < total; ++out) {
+        size_t from = 0;
+        for (uint32_t i = 0; i < rank; ++i) from += index[i] * inStrides[perm[i]];
+        moveElement(context.output(0).data, out, input.data, from, size);
+        for (uint32_t i = rank; i-- > 0;) {  // next output position, last axis fastest
+            if (++index[i] < outDims[i]) break;
+            index[i] = 0;
+        }
+    }
+    return true;
+}
+
+bool depthToSpace(OperationContext& context) {
+    if (!isDataType(context.inputType(0))) return false;
+    const bool nchw = hal::layoutIsNchw(context, 2);
+    const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
+    const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
+    const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
+    const size_t size = hal::elementSize(context.inputType(0));
+    for (uint32_t b = 0; b < out.batches; ++b) {
+        for (uint32_t y = 0; y < out.height; ++y) {
+            for (uint32_t x = 0; x < out.width; ++x) {
+                for (uint32_t c = 0; c < out.channels; ++c) {
+                    const uint32_t inC = ((y % block) * block + x % block) * out.channels + c;
+                    moveElement(context.output(0).data, out.at(b, y, x, c), context.input(0).data,
+                                in.at(b, y / block, x / block, inC), size);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool spaceToDepth(OperationContext& context) {
+    if (!isDataType(context.inputType(0))) return false;
+    const bool nchw = hal::layoutIsNchw(context, 2);
+    const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
+    const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
+    const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
+    const size_t size = hal::elementSize(context.inputType(0));
+    for (uint32_t b = 0; b < out.batches; ++b) {
+        for (uint32_t y = 0; y < out.height; ++y) {
+            for (uint32_t x = 0; x < out.width; ++x) {
+                for (uint32_t c = 0; c < out.channels; ++c) {
+                    const uint32_t offset = c / in.channels;  // position inside the block
+                    const uint32_t inY = y * block + offset / block;
+                    const uint32_t inX = x * block + offset % block;
+                    moveElement(context.output(0).data, out.at(b, y, x, c), context.input(0).data,
+                                in.at(b, inY, inX, c % in.channels), size);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool batchToSpace(OperationContext& context) {
+    if (!isDataType(context.inputType(0))) return false;
+    const bool nchw = hal::layoutIsNchw(context, 2);
+    const int32_t* blockShape = context.input(1).as<int32_t>();
+    const auto blockH = static_cast<uint32_t>(blockShape[0]);
+    const auto blockW = static_cast<uint32_t>(blockShape[1]);
+    const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
+    const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
+    const size_t size = hal::elementSize(context.inputType(0));
+    for (uint32_t b = 0; b < out.batches; ++b) {
+        for (uint32_t y = 0; y < out.height; ++y) {
+            for (uint32_t x = 0; x < out.width; ++x) {
+                // The input batch holding this pixel: block offsets outermost, then batch.
+                const uint32_t inB = ((y % blockH) * blockW + x % blockW) * out.batches + b;
+                for (uint32_t c = 0; c < out.channels; ++c) {
+                    moveElement(context.output(0).data, out.at(b, y, x, c), context.input(0).data,
+                                in.at(inB, y / blockH, x / blockW, c), size);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool spaceToBatch(OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    if (!isDataType(type)) return false;
+    const bool nchw = hal::layoutIsNchw(context, 3);
+    const int32_t* blockShape = context.input(1).as<int32_t>();
+    const auto blockH = static_cast<uint32_t>(blockShape[0]);
+    const auto blockW = static_cast<uint32_t>(blockShape[1]);
+    const int32_t* pads = context.input(2).as<int32_t>();  // [[top, bottom], [left, right]]
+    const int64_t padTop = pads[0];
+    const int64_t padLeft = pads[2];
+    const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
+    const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
+    const size_t size = hal::elementSize(type);
+    // Padding is a logical zero: the zero point for Q8, +0.0 (all bits clear) for floats.
+    uint8_t padValue[4] = {0, 0, 0, 0};
+    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+        padValue[0] = static_cast<uint8_t>(context.output(0).zeroPoint);
+    }
+    for (uint32_t b = 0; b < out.batches; ++b) {
+        const uint32_t inB = in.batches == 0 ? 0 : b % in.batches;
+        const uint32_t blockIndex = in.batches == 0 ? 0 : b / in.batches;
+        const uint32_t offsetY = blockIndex / blockW;
+        const uint32_t offsetX = blockIndex % blockW;
+        for (uint32_t y = 0; y < out.height; ++y) {
+            const int64_t inY = static_cast<int64_t>(y) * blockH + offsetY - padTop;
+            for (uint32_t x = 0; x < out.width; ++x) {
+                const int64_t inX = static_cast<int64_t>(x) * blockW + offsetX - padLeft;
+                const bool inside = inY >= 0 && inY < in.height && inX >= 0 && inX < in.width;
+                for (uint32_t c = 0; c < out.channels; ++c) {
+                    uint8_t* to = context.output(0).data + out.at(b, y, x, c) * size;
+                    if (inside) {
+                        std::memcpy(to,
+                                    context.input(0).data +
+                                            in.at(inB, static_cast<uint32_t>(inY),
+                                                  static_cast<uint32_t>(inX), c) *
+                                                    size,
+                                    size);
+                    } else {
+                        std::memcpy(to, padValue, size);
+                    }
+                }
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(RESHAPE, copyAll);
+NN_REGISTER_KERNEL(SQUEEZE, copyAll);
+NN_REGISTER_KERNEL(TRANSPOSE, transpose);
+NN_REGISTER_KERNEL(DEPTH_TO_SPACE, depthToSpace);
+NN_REGISTER_KERNEL(SPACE_TO_DEPTH, spaceToDepth);
+NN_REGISTER_KERNEL(BATCH_TO_SPACE_ND, batchToSpace);
+NN_REGISTER_KERNEL(SPACE_TO_BATCH_ND, spaceToBatch);
+
+}  // namespace nnemu::cpu

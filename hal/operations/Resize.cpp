@@ -1,0 +1,70 @@
+// Signatures of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: in, width, height [, layout].
+// Width and height are both INT32 output sizes, or both scale factors (FLOAT32 for F32/Q8
+// inputs, FLOAT16 for F16 inputs) applied to the input size.
+#include <cmath>
+
+#include "nnemu/hal/Operations.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateResize(const OperationContext& context) {
+    // Operand counts are checked by the per-operation wrappers below.
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                          OperandType::TENSOR_QUANT8_ASYMM}));
+    NN_RET_CHECK(context.output(0).type == type);
+    NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
+    const OperandType scaleType =
+            type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32, scaleType}));
+    NN_RET_CHECK(context.inputType(2) == context.inputType(1));
+    if (context.numInputs() == 4) NN_RET_CHECK(inputTypeIs(context, 3, {OperandType::BOOL}));
+    return true;
+}
+
+bool validateBilinear(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3, 4}, 1));
+    return validateResize(context);
+}
+
+bool validateNearest(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {4}, 1));
+    return validateResize(context);
+}
+
+bool prepareResize(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    NN_RET_CHECK(input.rank() == 4);
+    const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 3));
+    int64_t width = 0;
+    int64_t height = 0;
+    if (context.inputType(1) == OperandType::INT32) {
+        width = context.scalar<int32_t>(1);
+        height = context.scalar<int32_t>(2);
+    } else {  // FLOAT32 or FLOAT16 scale factors, read as float
+        const float widthScale = context.scalar<float>(1);
+        const float heightScale = context.scalar<float>(2);
+        NN_RET_CHECK(widthScale > 0.0f && heightScale > 0.0f);
+        NN_RET_CHECK(std::isfinite(widthScale) && std::isfinite(heightScale));
+        const float w = static_cast<float>(in.width) * widthScale;
+        const float h = static_cast<float>(in.height) * heightScale;
+        NN_RET_CHECK(w < 2147483648.0f && h < 2147483648.0f);
+        width = static_cast<int32_t>(w);
+        height = static_cast<int32_t>(h);
+    }
+    NN_RET_CHECK(width > 0 && height > 0);
+    context.output(0).dims = makeImage4(in.batches, static_cast<uint32_t>(height),
+                                        static_cast<uint32_t>(width), in.channels, in.nchw)
+                                     .dims();
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(RESIZE_BILINEAR, validateBilinear, prepareResize, false, true);
+NN_REGISTER_SIGNATURE(RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,153 @@
+// Signatures of STRIDED_SLICE, SLICE, PAD and PAD_V2.
+#include <vector>
+
+#include "nnemu/hal/Operations.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::hal {
+namespace {
+
+constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
+constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
+constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+
+// A 1-D I32 operand of `length` elements with its data present (prepare time).
+bool isIndexVector(const OperandView& operand, uint32_t length) {
+    NN_RET_CHECK(operand.rank() == 1 && operand.dim(0) == length);
+    NN_RET_CHECK(length == 0 || operand.data != nullptr);
+    return true;
+}
+
+// ---- STRIDED_SLICE ----
+
+bool validateStridedSlice(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {7}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    for (uint32_t i = 1; i <= 3; ++i) {
+        NN_RET_CHECK(inputTypeIs(context, i, {kI32}));
+        NN_RET_CHECK(rankIsOrUnknown(context.input(i), 1));
+    }
+    for (uint32_t i = 4; i <= 6; ++i) NN_RET_CHECK(inputTypeIs(context, i, {OperandType::INT32}));
+    return true;
+}
+
+bool prepareStridedSlice(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    const uint32_t rank = input.rank();
+    for (uint32_t i = 1; i <= 3; ++i) NN_RET_CHECK(isIndexVector(context.input(i), rank));
+    std::vector<SliceAxis> axes;
+    std::vector<uint32_t> dims;
+    NN_RET_CHECK(resolveStridedSlice(input.dims, context.input(1).as<int32_t>(),
+                                     context.input(2).as<int32_t>(), context.input(3).as<int32_t>(),
+                                     context.scalar<int32_t>(4), context.scalar<int32_t>(5),
+                                     context.scalar<int32_t>(6), &axes, &dims));
+    context.output(0).dims = dims;
+    return true;
+}
+
+// ---- SLICE ----
+
+bool validateSlice(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kI32}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    for (uint32_t i = 1; i <= 2; ++i) {
+        NN_RET_CHECK(inputTypeIs(context, i, {kI32}));
+        NN_RET_CHECK(rankIsOrUnknown(context.input(i), 1));
+    }
+    return true;
+}
+
+bool prepareSlice(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    const uint32_t rank = input.rank();
+    NN_RET_CHECK(isIndexVector(context.input(1), rank));
+    NN_RET_CHECK(isIndexVector(context.input(2), rank));
+    const int32_t* begin = context.input(1).as<int32_t>();
+    const int32_t* size = context.input(2).as<int32_t>();
+    std::vector<uint32_t> dims(rank);
+    for (uint32_t i = 0; i < rank; ++i) {
+        const int64_t dim = input.dim(i);
+        NN_RET_CHECK(begin[i] >= 0 && begin[i] <= dim);
+        if (size[i] == -1) {
+            dims[i] = static_cast<uint32_t>(dim - begin[i]);
+        } else {
+            NN_RET_CHECK(size[i] >= 0 && static_cast<int64_t>(begin[i]) + size[i] <= dim);
+            dims[i] = static_cast<uint32_t>(size[i]);
+        }
+    }
+    context.output(0).dims = dims;
+    return true;
+}
+
+// ---- PAD / PAD_V2 ----
+
+bool validatePadCommon(const OperationContext& context) {
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
+    return true;
+}
+
+bool validatePad(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 1));
+    return validatePadCommon(context);
+}
+
+bool validatePadV2(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(validatePadCommon(context));
+    switch (context.inputType(0)) {
+        case kF32:
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT32}));
+            break;
+        case kF16:
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT16}));
+            break;
+        default:  // Q8: the pad value is given already quantized
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+            break;
+    }
+    return true;
+}
+
+bool preparePad(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    const uint32_t rank = input.rank();
+    const OperandView& paddings = context.input(1);
+    NN_RET_CHECK(paddings.rank() == 2 && paddings.dim(0) == rank && paddings.dim(1) == 2);
+    NN_RET_CHECK(rank == 0 || paddings.data != nullptr);
+    const int32_t* pads = paddings.as<int32_t>();
+    std::vector<uint32_t> dims(rank);
+    for (uint32_t i = 0; i < rank; ++i) {
+        NN_RET_CHECK(pads[2 * i] >= 0 && pads[2 * i + 1] >= 0);
+        dims[i] = input.dim(i) + static_cast<uint32_t>(pads[2 * i]) + static_cast<uint32_t>(pads[2 * i + 1]);
+    }
+    context.output(0).dims = dims;
+    return true;
+}
+
+bool preparePadV2(OperationContext& context) {
+    if (context.inputType(0) == kQ8) {
+        const int32_t padValue = context.scalar<int32_t>(2);
+        NN_RET_CHECK(padValue >= 0 && padValue <= 255);
+    }
+    return preparePad(context);
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(STRIDED_SLICE, validateStridedSlice, prepareStridedSlice, false, false);
+NN_REGISTER_SIGNATURE(SLICE, validateSlice, prepareSlice, false, true);
+NN_REGISTER_SIGNATURE(PAD, validatePad, preparePad, false, false);
+NN_REGISTER_SIGNATURE(PAD_V2, validatePadV2, preparePadV2, false, false);
+
+}  // namespace nnemu::hal
