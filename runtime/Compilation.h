@@ -21,7 +21,8 @@ public:
 
     bool isFinished() const { return finished_; }
     const ExecutionPlan* plan() const { return plan_.get(); }
-    const hal::Model& model() const { return model_->model(); }
+    // After finish the plan's own copy, so the application may free the model.
+    const hal::Model& model() const { return plan_ ? plan_->model() : model_->model(); }
     bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
 
 private:

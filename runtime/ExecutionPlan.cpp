@@ -235,11 +235,22 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
+    // A memory that cannot be mapped fails the run itself (OP_FAILED, as Android turns UNMAPPABLE
+    // into), rather than reaching a driver as an invalid argument (BAD_DATA).
+    for (const auto* arguments : {&inputs, &outputs}) {
+        for (const auto& argument : *arguments) {
+            if (argument.state == Argument::State::MEMORY && argument.memory->data() == nullptr) {
+                NN_LOG(ERROR) << "an execution argument's memory cannot be mapped";
+                return ANEURALNETWORKS_OP_FAILED;
+            }
+        }
+    }
     Temporaries temporaries(main_->operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
-        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_) return status;
+        const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
+        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_ || nothingElseToTry) return status;
         NN_LOG(WARNING) << step->device->name << " failed to execute its step; falling back to nnapi-reference";
         *timing = {};
         bool wholeModelRan = false;
@@ -261,7 +272,6 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
             }
         }
     }
-    if (steps_.size() == 1 && failed.device->isCpu) return ANEURALNETWORKS_OP_FAILED;
     // Full fallback: the whole original model on nnapi-reference.
     PlanStep& whole = wholeModelOnCpu_;
     std::call_once(wholeModelOnce_, [&] {

@@ -50,6 +50,7 @@ public:
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                 bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
 
+    const hal::Model& model() const { return *main_; }
     size_t stepCount() const { return steps_.size(); }
     const PlanStep& step(size_t i) const { return *steps_[i]; }
 

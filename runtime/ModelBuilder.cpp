@@ -213,12 +213,15 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
         *list = std::move(chosen);
         return true;
     };
-    const auto saved = model_.operands;
+    // A refused call leaves the model as it was, including an earlier declaration.
+    const auto savedOperands = model_.operands;
+    const auto savedInputs = model_.inputIndexes;
+    const auto savedOutputs = model_.outputIndexes;
     if (!mark(inputCount, inputs, OperandLifeTime::MODEL_INPUT, &model_.inputIndexes) ||
         !mark(outputCount, outputs, OperandLifeTime::MODEL_OUTPUT, &model_.outputIndexes)) {
-        model_.operands = saved;
-        model_.inputIndexes.clear();
-        model_.outputIndexes.clear();
+        model_.operands = savedOperands;
+        model_.inputIndexes = savedInputs;
+        model_.outputIndexes = savedOutputs;
         return ANEURALNETWORKS_BAD_DATA;
     }
     return ANEURALNETWORKS_NO_ERROR;
@@ -228,6 +231,21 @@ int ModelBuilder::relaxComputationFloat32toFloat16(bool allow) {
     if (int n = checkModifiable("ANeuralNetworksModel_relaxComputationFloat32toFloat16")) return n;
     model_.relaxComputationFloat32toFloat16 = allow;
     return ANEURALNETWORKS_NO_ERROR;
+}
+
+// Every MODEL_INPUT / MODEL_OUTPUT operand is in the current input / output list (a later
+// identifyInputsAndOutputs replaces the lists but not the lifetimes the earlier one set).
+bool ModelBuilder::listsEveryInputAndOutput() const {
+    std::vector<bool> listed(model_.operands.size(), false);
+    for (uint32_t index : model_.inputIndexes) listed[index] = true;
+    for (uint32_t index : model_.outputIndexes) listed[index] = true;
+    for (size_t i = 0; i < model_.operands.size(); ++i) {
+        const auto lifetime = model_.operands[i].lifetime;
+        if ((lifetime == OperandLifeTime::MODEL_INPUT || lifetime == OperandLifeTime::MODEL_OUTPUT) && !listed[i]) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // Kahn's algorithm over operand writers; leaves operations on a cycle unsorted.
@@ -295,7 +313,9 @@ int ModelBuilder::finish() {
         for (uint32_t index : operation.inputs) model_.operands[index].numberOfConsumers++;
     }
     std::string why;
-    if (!sortOperations()) {
+    if (!listsEveryInputAndOutput()) {
+        why = "an operand marked as a model input or output by an earlier declaration is no longer listed";
+    } else if (!sortOperations()) {
         why = "the operations form a cycle or read an operand nobody writes";
     } else if (hal::validateModel(model_, &why)) {
         finished_ = true;

@@ -39,6 +39,7 @@ private:
     int checkModifiable(const char* function) const;
     int checkOperandIndex(int32_t index, const char* function) const;
     uint8_t* constantOf(uint32_t index) const;
+    bool listsEveryInputAndOutput() const;
     bool sortOperations();
 
     hal::Model model_;

@@ -154,12 +154,13 @@ private:
             output.view.dims = dims;
             const uint64_t needed = hal::byteSize(output.view.type, dims);
             anyElements = anyElements || hal::elementCount(dims) != 0;
-            if (output.lifetime == OperandLifeTime::MODEL_OUTPUT) {
+            if (output.lifetime == OperandLifeTime::MODEL_OUTPUT && !output.view.omitted) {
                 if (needed > output.view.length) {
                     output.insufficient = true;
                     insufficient = true;
                 }
-            } else {
+            } else {  // a temporary, or an output the application omitted: scratch storage
+                output.view.omitted = false;
                 output.storage.assign(needed, 0);
                 output.view.data = output.storage.data();
                 output.view.length = needed;
