@@ -194,7 +194,8 @@ struct WindowGeometry {
     uint32_t filterHeight = 0, filterWidth = 0;
     uint32_t strideH = 1, strideW = 1;
     uint32_t dilationH = 1, dilationW = 1;
-    uint32_t padTop = 0, padLeft = 0;  // head paddings; the tails only decide the output size
+    uint32_t padTop = 0, padLeft = 0;
+    uint32_t padBottom = 0, padRight = 0;
     uint32_t outHeight = 0, outWidth = 0;
 };
 
@@ -220,6 +221,8 @@ inline bool resolveWindow(const WindowParams& p, uint32_t inHeight, uint32_t inW
     }
     g->padTop = vertical.head;
     g->padLeft = horizontal.head;
+    g->padBottom = vertical.tail;
+    g->padRight = horizontal.tail;
     return windowOutputSize(inHeight, filterHeight, g->strideH, g->dilationH, vertical,
                             &g->outHeight) &&
            windowOutputSize(inWidth, filterWidth, g->strideW, g->dilationW, horizontal,

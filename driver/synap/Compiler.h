@@ -1,0 +1,19 @@
+// synap-npu's compiler: lowers an NNAPI model, with the input shapes of its first inference,
+// into a serialized NPU program.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nnemu/hal/Types.h"
+
+namespace nnemu::synap {
+
+// Changes whenever the program format or the lowering changes what a program means; cached
+// programs of another version are recompiled. Part of the device's version string.
+constexpr uint32_t kCompilerVersion = 1;
+
+bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
+                    std::vector<uint8_t>* program, std::string* error);
+
+}  // namespace nnemu::synap

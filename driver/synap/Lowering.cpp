@@ -1,0 +1,83 @@
+#include "Lowering.h"
+
+#include <array>
+#include <limits>
+
+namespace nnemu::synap {
+namespace {
+
+std::array<const LoweringRule*, hal::kNumberOfOperationTypes>& rules() {
+    static std::array<const LoweringRule*, hal::kNumberOfOperationTypes> table{};
+    return table;
+}
+
+}  // namespace
+
+void registerLowering(const LoweringRule& rule) {
+    const auto code = static_cast<int32_t>(rule.type);
+    if (code >= 0 && code < hal::kNumberOfOperationTypes) rules()[code] = new LoweringRule(rule);
+}
+
+const LoweringRule* findLowering(hal::OperationType type) {
+    const auto code = static_cast<int32_t>(type);
+    if (code < 0 || code >= hal::kNumberOfOperationTypes) return nullptr;
+    return rules()[code];
+}
+
+bool isFloatOrQuant8(hal::OperandType type) {
+    return type == hal::OperandType::TENSOR_FLOAT32 || type == hal::OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+bool isNhwc(const hal::OperationContext& context, uint32_t layoutInput) {
+    if (layoutInput >= context.numInputs()) return true;
+    return context.hasValue(layoutInput) && !context.scalar<bool>(layoutInput);
+}
+
+bool fuseCodeValid(const hal::OperationContext& context, uint32_t input) {
+    if (input >= context.numInputs() || !context.hasValue(input)) return false;
+    const auto fuse = context.scalar<int32_t>(input);
+    return fuse >= 0 && fuse <= 3;
+}
+
+void activationBounds(int32_t fuseCode, float* low, float* high) {
+    *low = -std::numeric_limits<float>::infinity();
+    *high = std::numeric_limits<float>::infinity();
+    if (fuseCode == 1) *low = 0.0f;
+    if (fuseCode == 2) { *low = -1.0f; *high = 1.0f; }
+    if (fuseCode == 3) { *low = 0.0f; *high = 6.0f; }
+}
+
+const char* activationName(int32_t fuseCode) {
+    switch (fuseCode) {
+        case 1: return "Relu";
+        case 2: return "Relu1";
+        case 3: return "Relu6";
+        default: return "";
+    }
+}
+
+bool ratioWithin(double numerator, double denominator, double low, double high) {
+    const double ratio = numerator / denominator;
+    return ratio >= low && ratio < high;
+}
+
+uint32_t asFloat(ProgramBuilder& builder, uint32_t tensor) {
+    if (builder.tensor(tensor).type == npu::DataType::FLOAT32) return tensor;
+    const uint32_t copy = builder.intermediate(npu::DataType::FLOAT32, builder.tensor(tensor).dims);
+    npu::LayerParamsUnion params;
+    params.Set(npu::ConvertT{});
+    builder.addLayer("Dequantize", std::move(params), {tensor}, {copy});
+    return copy;
+}
+
+void convertInto(ProgramBuilder& builder, uint32_t floatTensor, uint32_t tensor) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::ConvertT{});
+    builder.addLayer("Quantize", std::move(params), {floatTensor}, {tensor});
+}
+
+uint32_t floatScalar(ProgramBuilder& builder, float value) {
+    return builder.constant(npu::DataType::FLOAT32, {1}, &value, sizeof value);
+}
+
+}  // namespace nnemu::synap

@@ -1,0 +1,49 @@
+// How synap-npu turns NNAPI operations into NPU layers. Each operation the NPU runs has one
+// rule, registered from lowering/<Family>.cpp: `supports` is the device's claim (the exact
+// operand conditions under which the core computes the operation correctly) and `lower` emits
+// its layers. The supported-operations table and the compiler both read these rules only.
+#pragma once
+
+#include "ProgramBuilder.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::synap {
+
+struct LoweringRule {
+    hal::OperationType type;
+    // Sees declared dims (0 = unknown) and constant data; true only if `lower` will succeed
+    // and the result matches the reference within the conformance tolerances.
+    bool (*supports)(const hal::OperationContext& context);
+    // Sees the actual dims of the first inference.
+    bool (*lower)(const hal::OperationContext& context, ProgramBuilder& builder);
+};
+
+void registerLowering(const LoweringRule& rule);
+const LoweringRule* findLowering(hal::OperationType type);
+
+struct LoweringRegistrar {
+    explicit LoweringRegistrar(const LoweringRule& rule) { registerLowering(rule); }
+};
+
+#define NPU_REGISTER_LOWERING(name, supports, lower)                                      \
+    static const ::nnemu::synap::LoweringRegistrar kLoweringRegistrar_##name(           \
+            ::nnemu::synap::LoweringRule{::nnemu::hal::OperationType::name, supports, lower})
+
+// Conditions many rules share.
+bool isFloatOrQuant8(hal::OperandType type);
+bool isNhwc(const hal::OperationContext& context, uint32_t layoutInput);  // absent or false
+bool fuseCodeValid(const hal::OperationContext& context, uint32_t input);
+// Real-valued output bounds of a fused activation, and its name in layer names ("Relu6").
+void activationBounds(int32_t fuseCode, float* low, float* high);
+const char* activationName(int32_t fuseCode);
+// Quantization ratio `numerator / denominator` inside [low, high): where the core is exact.
+bool ratioWithin(double numerator, double denominator, double low, double high);
+
+// For layers the core only has in float: a Convert layer making a float copy of `tensor`
+// (returned as is when already float), and one converting a float result into `tensor`.
+uint32_t asFloat(ProgramBuilder& builder, uint32_t tensor);
+void convertInto(ProgramBuilder& builder, uint32_t floatTensor, uint32_t tensor);
+// A one-element float constant, for scaling and shifting.
+uint32_t floatScalar(ProgramBuilder& builder, float value);
+
+}  // namespace nnemu::synap

@@ -1,0 +1,55 @@
+// The emulated NPU core: executes one verified NPU program on XNNPACK (a whole-graph runtime on
+// a process-wide thread pool).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "npu_program_generated.h"
+
+struct xnn_runtime;
+
+namespace nnemu::synap {
+
+class NpuCore {
+public:
+    // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
+    // runtime, packing its weights. nullptr and `error` when the program is corrupt or foreign.
+    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error);
+    ~NpuCore();
+    NpuCore(const NpuCore&) = delete;
+    NpuCore& operator=(const NpuCore&) = delete;
+
+    size_t inputCount() const { return inputs_.size(); }
+    size_t outputCount() const { return outputs_.size(); }
+    const std::vector<uint32_t>& inputDims(size_t i) const { return inputs_[i].dims; }
+    const std::vector<uint32_t>& outputDims(size_t i) const { return outputs_[i].dims; }
+    size_t inputBytes(size_t i) const { return inputs_[i].bytes; }
+    size_t outputBytes(size_t i) const { return outputs_[i].bytes; }
+    size_t layerCount() const;
+    const std::vector<uint8_t>& programBytes() const { return bytes_; }
+
+    // Runs the program once: copies the inputs in, invokes, copies the outputs out.
+    bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error);
+
+private:
+    struct Port {
+        std::vector<uint32_t> dims;
+        size_t bytes = 0;
+        uint32_t externalId = 0;
+        std::vector<uint8_t> staging;  // padded: XNNPACK may read past the end of its inputs
+    };
+
+    NpuCore() = default;
+    bool build(std::string* error);
+
+    std::vector<uint8_t> bytes_;
+    const npu::Program* program_ = nullptr;
+    std::vector<std::vector<uint8_t>> alignedConstants_;
+    std::vector<Port> inputs_;
+    std::vector<Port> outputs_;
+    xnn_runtime* runtime_ = nullptr;
+};
+
+}  // namespace nnemu::synap

@@ -1,0 +1,131 @@
+// RELU, RELU1, RELU6, LOGISTIC, TANH and SOFTMAX.
+#include "../Lowering.h"
+
+namespace nnemu::synap {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+bool sameTypeUnary(const OperationContext& context) {
+    return context.numInputs() >= 1 && isFloatOrQuant8(context.inputType(0)) &&
+           context.output(0).type == context.inputType(0);
+}
+
+// Clamps move values: a quantized output keeps the input's quantization (NNAPI requires it).
+bool supportsClamp(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
+    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
+                     context.input(0).zeroPoint == context.output(0).zeroPoint);
+    }
+    return true;
+}
+
+bool lowerClamp(ProgramBuilder& builder, const char* kind, int32_t fuseCode) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::ClampT{});
+    auto& layer = builder.addLayer(kind, std::move(params), {builder.input(0)}, {builder.output(0)});
+    activationBounds(fuseCode, &layer.output_min, &layer.output_max);
+    return true;
+}
+
+bool lowerRelu(const OperationContext&, ProgramBuilder& builder) { return lowerClamp(builder, "Relu", 1); }
+bool lowerRelu1(const OperationContext&, ProgramBuilder& builder) { return lowerClamp(builder, "Relu1", 2); }
+bool lowerRelu6(const OperationContext&, ProgramBuilder& builder) { return lowerClamp(builder, "Relu6", 3); }
+
+// Quantized LOGISTIC has the fixed output quantization 1/256, 0 that the core's sigmoid needs.
+bool supportsLogistic(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
+    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 256 && context.output(0).zeroPoint == 0);
+    }
+    return true;
+}
+
+bool lowerLogistic(const OperationContext&, ProgramBuilder& builder) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::SigmoidT{});
+    builder.addLayer("Sigmoid", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+template <typename Params>
+uint32_t binary(ProgramBuilder& builder, const char* kind, uint32_t a, uint32_t b) {
+    const uint32_t result = builder.intermediate(npu::DataType::FLOAT32, builder.tensor(a).dims);
+    npu::LayerParamsUnion params;
+    params.Set(Params{});
+    builder.addLayer(kind, std::move(params), {a, b}, {result});
+    return result;
+}
+
+bool supportsTanh(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
+    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 128 && context.output(0).zeroPoint == 128);
+    }
+    return true;
+}
+
+// The core has no tanh: tanh(x) = 2·sigmoid(2x) − 1, in float.
+bool lowerTanh(const OperationContext&, ProgramBuilder& builder) {
+    const uint32_t x = asFloat(builder, builder.input(0));
+    const uint32_t twice = binary<npu::MultiplyT>(builder, "TanhScale", x, floatScalar(builder, 2.0f));
+    const uint32_t sigmoid = builder.intermediate(npu::DataType::FLOAT32, builder.tensor(x).dims);
+    npu::LayerParamsUnion params;
+    params.Set(npu::SigmoidT{});
+    builder.addLayer("TanhSigmoid", std::move(params), {twice}, {sigmoid});
+    const uint32_t doubled = binary<npu::MultiplyT>(builder, "TanhScale", sigmoid, floatScalar(builder, 2.0f));
+    const bool quantized = builder.tensor(builder.output(0)).type != npu::DataType::FLOAT32;
+    const uint32_t result = quantized ? builder.intermediate(npu::DataType::FLOAT32, builder.tensor(x).dims)
+                                      : builder.output(0);
+    npu::LayerParamsUnion shift;
+    shift.Set(npu::AddT{});
+    builder.addLayer("TanhShift", std::move(shift), {doubled, floatScalar(builder, -1.0f)}, {result});
+    if (quantized) convertInto(builder, result, builder.output(0));
+    return true;
+}
+
+// Softmax along the last axis; beta scales the input first.
+bool supportsSoftmax(const OperationContext& context) {
+    NN_RET_CHECK((context.numInputs() == 2 || context.numInputs() == 3) && sameTypeUnary(context));
+    NN_RET_CHECK(context.hasValue(1) && context.inputType(1) == OperandType::FLOAT32);
+    NN_RET_CHECK(context.scalar<float>(1) > 0.0f);
+    const uint32_t rank = context.input(0).rank();
+    NN_RET_CHECK(rank >= 1);
+    if (context.numInputs() == 3) {
+        NN_RET_CHECK(context.hasValue(2));
+        const auto axis = context.scalar<int32_t>(2);
+        NN_RET_CHECK(axis == -1 || axis == static_cast<int32_t>(rank) - 1);
+    }
+    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 256 && context.output(0).zeroPoint == 0);
+    }
+    return true;
+}
+
+// The core's softmax is float-only: quantized inputs go through float and back.
+bool lowerSoftmax(const OperationContext& context, ProgramBuilder& builder) {
+    uint32_t x = asFloat(builder, builder.input(0));
+    const float beta = context.scalar<float>(1);
+    if (beta != 1.0f) x = binary<npu::MultiplyT>(builder, "SoftmaxBeta", x, floatScalar(builder, beta));
+    const bool quantized = builder.tensor(builder.output(0)).type != npu::DataType::FLOAT32;
+    const uint32_t result = quantized ? builder.intermediate(npu::DataType::FLOAT32, builder.tensor(x).dims)
+                                      : builder.output(0);
+    npu::LayerParamsUnion params;
+    params.Set(npu::SoftmaxT{});
+    builder.addLayer("Softmax", std::move(params), {x}, {result});
+    if (quantized) convertInto(builder, result, builder.output(0));
+    return true;
+}
+
+}  // namespace
+
+NPU_REGISTER_LOWERING(RELU, supportsClamp, lowerRelu);
+NPU_REGISTER_LOWERING(RELU1, supportsClamp, lowerRelu1);
+NPU_REGISTER_LOWERING(RELU6, supportsClamp, lowerRelu6);
+NPU_REGISTER_LOWERING(LOGISTIC, supportsLogistic, lowerLogistic);
+NPU_REGISTER_LOWERING(TANH, supportsTanh, lowerTanh);
+NPU_REGISTER_LOWERING(SOFTMAX, supportsSoftmax, lowerSoftmax);
+
+}  // namespace nnemu::synap

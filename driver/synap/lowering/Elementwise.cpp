@@ -1,0 +1,63 @@
+// ADD, SUB and MUL with numpy-style broadcasting and a fused activation.
+#include <cmath>
+
+#include "../Lowering.h"
+
+namespace nnemu::synap {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+bool operandsSupported(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 3 && fuseCodeValid(context, 2));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
+    return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
+}
+
+// The core's quantized add requantizes each input by in/out within [2^-10, 2^8).
+bool supportsAddition(const OperationContext& context) {
+    NN_RET_CHECK(operandsSupported(context));
+    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    const double out = context.output(0).scale;
+    return ratioWithin(context.input(0).scale, out, std::ldexp(1.0, -10), 256.0) &&
+           ratioWithin(context.input(1).scale, out, std::ldexp(1.0, -10), 256.0);
+}
+
+// The product scale in1·in2/out must lie within [2^-16, 2^8).
+bool supportsMultiplication(const OperationContext& context) {
+    NN_RET_CHECK(operandsSupported(context));
+    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    return ratioWithin(double{context.input(0).scale} * context.input(1).scale, context.output(0).scale,
+                       std::ldexp(1.0, -16), 256.0);
+}
+
+template <typename Params>
+bool lowerBinary(const OperationContext& context, ProgramBuilder& builder, const char* kind) {
+    npu::LayerParamsUnion params;
+    params.Set(Params{});
+    const auto fuse = context.scalar<int32_t>(2);
+    auto& layer = builder.addLayer(std::string(kind) + activationName(fuse), std::move(params),
+                                   {builder.input(0), builder.input(1)}, {builder.output(0)});
+    activationBounds(fuse, &layer.output_min, &layer.output_max);
+    return true;
+}
+
+bool lowerAdd(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::AddT>(context, builder, "Add");
+}
+bool lowerSubtract(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::SubtractT>(context, builder, "Subtract");
+}
+bool lowerMultiply(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::MultiplyT>(context, builder, "Multiply");
+}
+
+}  // namespace
+
+NPU_REGISTER_LOWERING(ADD, supportsAddition, lowerAdd);
+NPU_REGISTER_LOWERING(SUB, supportsAddition, lowerSubtract);
+NPU_REGISTER_LOWERING(MUL, supportsMultiplication, lowerMultiply);
+
+}  // namespace nnemu::synap

@@ -1,0 +1,99 @@
+// RESHAPE, PAD, RESIZE_BILINEAR, QUANTIZE and DEQUANTIZE.
+#include "../Lowering.h"
+
+namespace nnemu::synap {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+bool sameQuantization(const OperationContext& context) {
+    const auto& in = context.input(0);
+    const auto& out = context.output(0);
+    return in.type != OperandType::TENSOR_QUANT8_ASYMM || (in.scale == out.scale && in.zeroPoint == out.zeroPoint);
+}
+
+bool supportsReshape(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrQuant8(context.inputType(0)));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
+    return context.hasValue(1);  // the core's reshape is static
+}
+
+bool lowerReshape(const OperationContext&, ProgramBuilder& builder) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::ReshapeT{});
+    builder.addLayer("Reshape", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+// PAD with the logical zero (the zero point when quantized), constant paddings.
+bool supportsPad(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrQuant8(context.inputType(0)));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
+    NN_RET_CHECK(context.hasValue(1) && context.inputType(1) == OperandType::TENSOR_INT32);
+    const auto& paddings = context.input(1);
+    for (uint64_t i = 0; i < paddings.elements(); ++i) NN_RET_CHECK(paddings.as<int32_t>()[i] >= 0);
+    return hal::rankAtMostOrUnknown(context.input(0), 4);
+}
+
+bool lowerPad(const OperationContext& context, ProgramBuilder& builder) {
+    npu::ConstantPadT pad;
+    const auto* paddings = context.input(1).as<int32_t>();
+    for (uint32_t axis = 0; axis < context.input(0).rank(); ++axis) {
+        pad.before.push_back(static_cast<uint32_t>(paddings[2 * axis]));
+        pad.after.push_back(static_cast<uint32_t>(paddings[2 * axis + 1]));
+    }
+    npu::LayerParamsUnion params;
+    params.Set(std::move(pad));
+    builder.addLayer("Pad", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+// Float NHWC bilinear resize with NNAPI's (legacy TensorFlow) sampling.
+bool supportsResizeBilinear(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 3 || context.numInputs() == 4);
+    NN_RET_CHECK(context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
+                 context.output(0).type == OperandType::TENSOR_FLOAT32);
+    NN_RET_CHECK(context.hasValue(1) && context.hasValue(2) && isNhwc(context, 3));
+    return hal::rankIsOrUnknown(context.input(0), 4);
+}
+
+bool lowerResizeBilinear(const OperationContext& context, ProgramBuilder& builder) {
+    const auto& out = context.output(0).dims;
+    npu::ResizeBilinearT resize;
+    resize.output_height = out[1];
+    resize.output_width = out[2];
+    npu::LayerParamsUnion params;
+    params.Set(std::move(resize));
+    builder.addLayer("ResizeBilinear", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+bool supportsQuantize(const OperationContext& context) {
+    return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
+           context.output(0).type == OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+bool supportsDequantize(const OperationContext& context) {
+    return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM &&
+           context.output(0).type == OperandType::TENSOR_FLOAT32;
+}
+
+bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::ConvertT{});
+    const bool toFloat = context.output(0).type == OperandType::TENSOR_FLOAT32;
+    builder.addLayer(toFloat ? "Dequantize" : "Quantize", std::move(params), {builder.input(0)},
+                     {builder.output(0)});
+    return true;
+}
+
+}  // namespace
+
+NPU_REGISTER_LOWERING(RESHAPE, supportsReshape, lowerReshape);
+NPU_REGISTER_LOWERING(PAD, supportsPad, lowerPad);
+NPU_REGISTER_LOWERING(RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear);
+NPU_REGISTER_LOWERING(QUANTIZE, supportsQuantize, lowerConvert);
+NPU_REGISTER_LOWERING(DEQUANTIZE, supportsDequantize, lowerConvert);
+
+}  // namespace nnemu::synap
