@@ -3,6 +3,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,7 +18,7 @@ namespace {
 
 // One thread pool for every network of the process; NNEMU_NPU_THREADS sets its size
 // (default: all cores).
-pthreadpool_t threadPool() {
+pthreadpool_t sharedThreadPool() {
     static pthreadpool_t pool = [] {
         const char* threads = std::getenv("NNEMU_NPU_THREADS");
         return pthreadpool_create(threads != nullptr ? static_cast<size_t>(std::atoi(threads)) : 0);
@@ -37,6 +38,34 @@ size_t elementBytes(npu::DataType type) {
     }
 }
 
+size_t elementCount(const npu::Tensor& tensor) {
+    size_t count = 1;
+    for (uint32_t d : *tensor.dims()) count *= d;
+    return count;
+}
+
+// Multiply-accumulates of one inference: output elements times filter elements per output channel.
+uint64_t multiplyAccumulates(const npu::Program& program) {
+    uint64_t total = 0;
+    for (const npu::Layer* layer : *program.layers()) {
+        const auto kind = layer->params_type();
+        if (kind != npu::LayerParams::Conv2D && kind != npu::LayerParams::FullyConnected) continue;
+        const npu::Tensor& output = *program.tensors()->Get(layer->outputs()->Get(0));
+        const npu::Tensor& filter = *program.tensors()->Get(layer->inputs()->Get(1));
+        const uint32_t channels = output.dims()->size() ? output.dims()->Get(output.dims()->size() - 1) : 1;
+        if (channels != 0) total += uint64_t{elementCount(output)} * elementCount(filter) / channels;
+    }
+    return total;
+}
+
+// Waking pool threads costs more than a small network's whole inference (and much more on a
+// loaded machine): such networks run on the calling thread.
+constexpr uint64_t kParallelWorkThreshold = 1'000'000;
+
+pthreadpool_t threadPoolFor(const npu::Program& program) {
+    return multiplyAccumulates(program) < kParallelWorkThreshold ? nullptr : sharedThreadPool();
+}
+
 size_t byteSize(const npu::Tensor& tensor) {
     size_t bytes = elementBytes(tensor.type());
     for (uint32_t d : *tensor.dims()) bytes *= d;
@@ -54,9 +83,136 @@ void bounds(const npu::Layer& layer, const npu::Tensor& output, float* low, floa
     }
 }
 
+xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, const void* data, uint32_t externalId,
+                        uint32_t flags, uint32_t* id) {
+    std::vector<size_t> dims(tensor.dims()->begin(), tensor.dims()->end());
+    switch (tensor.type()) {
+        case npu::DataType::FLOAT32:
+            return xnn_define_tensor_value(subgraph, xnn_datatype_fp32, dims.size(), dims.data(), data, externalId,
+                                           flags, id);
+        case npu::DataType::QUINT8:
+            return xnn_define_quantized_tensor_value(subgraph, xnn_datatype_quint8, tensor.zero_point(),
+                                                     tensor.scale(), dims.size(), dims.data(), data, externalId, flags,
+                                                     id);
+        case npu::DataType::QINT32:
+            return xnn_define_quantized_tensor_value(subgraph, xnn_datatype_qint32, 0, tensor.scale(), dims.size(),
+                                                     dims.data(), data, externalId, flags, id);
+        default:
+            return xnn_status_invalid_parameter;
+    }
+}
+
+// Adds one layer to `subgraph`; `ids` maps program tensors to the subgraph's values.
+xnn_status defineLayer(xnn_subgraph_t subgraph, const npu::Program& program, const npu::Layer& layer,
+                       const std::vector<uint32_t>& ids) {
+    const auto* in = layer.inputs();
+    const auto* out = layer.outputs();
+    auto input = [&](uint32_t i) { return i < in->size() ? ids[in->Get(i)] : XNN_INVALID_VALUE_ID; };
+    const uint32_t output = ids[out->Get(0)];
+    float low, high;
+    bounds(layer, *program.tensors()->Get(out->Get(0)), &low, &high);
+    switch (layer.params_type()) {
+        case npu::LayerParams::Conv2D: {
+            const auto* p = layer.params_as_Conv2D();
+            const auto* pad = p->padding();
+            if (pad == nullptr || in->size() != 3) return xnn_status_invalid_parameter;
+            if (p->depthwise()) {
+                return xnn_define_depthwise_convolution_2d(
+                        subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(), p->kernel_height(),
+                        p->kernel_width(), p->stride_height(), p->stride_width(), p->dilation_height(),
+                        p->dilation_width(), p->depth_multiplier(), p->input_channels(), low, high, input(0), input(1),
+                        input(2), output, 0);
+            }
+            return xnn_define_convolution_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
+                                             p->kernel_height(), p->kernel_width(), p->stride_height(),
+                                             p->stride_width(), p->dilation_height(), p->dilation_width(), 1,
+                                             p->input_channels(), p->output_channels(), low, high, input(0), input(1),
+                                             input(2), output, 0);
+        }
+        case npu::LayerParams::FullyConnected:
+            if (in->size() != 3) return xnn_status_invalid_parameter;
+            return xnn_define_fully_connected(subgraph, low, high, input(0), input(1), input(2), output,
+                                              XNN_FLAG_TENSORFLOW_RESHAPE_2D);
+        case npu::LayerParams::Add:
+            return xnn_define_add2(subgraph, low, high, input(0), input(1), output, 0);
+        case npu::LayerParams::Multiply:
+            return xnn_define_multiply2(subgraph, low, high, input(0), input(1), output, 0);
+        case npu::LayerParams::Subtract:
+            return xnn_define_subtract(subgraph, low, high, input(0), input(1), output, 0);
+        case npu::LayerParams::AveragePool2D: {
+            const auto* p = layer.params_as_AveragePool2D();
+            const auto* pad = p->padding();
+            if (pad == nullptr) return xnn_status_invalid_parameter;
+            return xnn_define_average_pooling_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
+                                                 p->pool_height(), p->pool_width(), p->stride_height(),
+                                                 p->stride_width(), low, high, input(0), output, 0);
+        }
+        case npu::LayerParams::MaxPool2D: {
+            const auto* p = layer.params_as_MaxPool2D();
+            const auto* pad = p->padding();
+            if (pad == nullptr) return xnn_status_invalid_parameter;
+            return xnn_define_max_pooling_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
+                                             p->pool_height(), p->pool_width(), p->stride_height(), p->stride_width(),
+                                             1, 1, low, high, input(0), output, 0);
+        }
+        case npu::LayerParams::GlobalAveragePool2D:
+            return xnn_define_global_average_pooling_2d(subgraph, low, high, input(0), output, 0);
+        case npu::LayerParams::Clamp:
+            return xnn_define_clamp(subgraph, low, high, input(0), output, 0);
+        case npu::LayerParams::Sigmoid:
+            return xnn_define_sigmoid(subgraph, input(0), output, 0);
+        case npu::LayerParams::Softmax:
+            return xnn_define_softmax(subgraph, input(0), output, 0);
+        case npu::LayerParams::Reshape: {
+            const auto* dims = program.tensors()->Get(out->Get(0))->dims();
+            std::vector<size_t> shape(dims->begin(), dims->end());
+            return xnn_define_static_reshape(subgraph, shape.size(), shape.data(), input(0), output, 0);
+        }
+        case npu::LayerParams::ConstantPad: {
+            const auto* p = layer.params_as_ConstantPad();
+            if (p->before() == nullptr || p->after() == nullptr || p->before()->size() != p->after()->size() ||
+                p->before()->size() > XNN_MAX_TENSOR_DIMS) {
+                return xnn_status_invalid_parameter;
+            }
+            std::vector<size_t> before(p->before()->begin(), p->before()->end());
+            std::vector<size_t> after(p->after()->begin(), p->after()->end());
+            return xnn_define_static_constant_pad(subgraph, before.data(), after.data(), 0.0f, input(0), output, 0);
+        }
+        case npu::LayerParams::ResizeBilinear: {
+            const auto* p = layer.params_as_ResizeBilinear();
+            return xnn_define_static_resize_bilinear_2d(subgraph, p->output_height(), p->output_width(), input(0),
+                                                        output, XNN_FLAG_TENSORFLOW_LEGACY_MODE);
+        }
+        case npu::LayerParams::Convert:
+            return xnn_define_convert(subgraph, input(0), output, 0);
+        default:
+            return xnn_status_invalid_parameter;
+    }
+}
+
+// The unit of the board's NPU a layer would run on, as the profile's `ot` column shows it.
+const char* unitOf(npu::LayerParams kind) {
+    switch (kind) {
+        case npu::LayerParams::Conv2D:
+        case npu::LayerParams::FullyConnected:
+        case npu::LayerParams::AveragePool2D:
+        case npu::LayerParams::MaxPool2D:
+        case npu::LayerParams::GlobalAveragePool2D:
+            return "NN";
+        case npu::LayerParams::Reshape:
+        case npu::LayerParams::ConstantPad:
+        case npu::LayerParams::ResizeBilinear:
+            return "TP";
+        default:
+            return "SH";
+    }
+}
+
+using Clock = std::chrono::steady_clock;
+
 }  // namespace
 
-std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error) {
+std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->bytes_ = std::move(program);
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
@@ -74,212 +230,174 @@ std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string
         *error = "the NPU core (XNNPACK) could not be initialized";
         return nullptr;
     }
-    if (!core->build(error)) return nullptr;
+    if (!core->preparePorts(error)) return nullptr;
+    if (!(profiling ? core->buildLayerByLayer(error) : core->buildWholeGraph(error))) return nullptr;
     return core;
 }
 
 NpuCore::~NpuCore() {
     if (runtime_ != nullptr) xnn_delete_runtime(runtime_);
+    for (xnn_runtime* runtime : layerRuntimes_) xnn_delete_runtime(runtime);
 }
 
 size_t NpuCore::layerCount() const { return program_->layers() ? program_->layers()->size() : 0; }
 
-bool NpuCore::build(std::string* error) {
+// Checks the program's structure and sets up one padded buffer per network input and output.
+bool NpuCore::preparePorts(std::string* error) {
     const auto* tensors = program_->tensors();
     const auto* layers = program_->layers();
-    if (tensors == nullptr || layers == nullptr) {
-        *error = "the NPU program has no tensors or layers";
+    auto fail = [&](const std::string& message) {
+        *error = "the NPU program is malformed: " + message;
         return false;
-    }
+    };
+    if (tensors == nullptr || layers == nullptr) return fail("no tensors or layers");
     const uint32_t inputCount = program_->input_count();
     const uint32_t outputCount = program_->output_count();
     inputs_.resize(inputCount);
     outputs_.resize(outputCount);
-    xnn_subgraph_t subgraph = nullptr;
-    if (xnn_create_subgraph(inputCount + outputCount, 0, &subgraph) != xnn_status_success) {
-        *error = "cannot create an NPU subgraph";
-        return false;
-    }
-    std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
-    auto fail = [&](const std::string& message) {
-        *error = message;
-        return false;
-    };
-
-    std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
-        if (tensor.dims() == nullptr) return fail("tensor " + std::to_string(t) + " has no dimensions");
-        std::vector<size_t> dims(tensor.dims()->begin(), tensor.dims()->end());
-        uint32_t externalId = XNN_INVALID_VALUE_ID;
-        uint32_t flags = 0;
+        if (tensor.dims() == nullptr || tensor.dims()->size() > XNN_MAX_TENSOR_DIMS) return fail("tensor dimensions");
+        if (tensor.data() != nullptr && tensor.data()->size() > 0 && tensor.data()->size() != byteSize(tensor)) {
+            return fail("constant tensor " + std::to_string(t) + " has the wrong size");
+        }
         Port* port = nullptr;
         if (tensor.input_index() >= 0 && static_cast<uint32_t>(tensor.input_index()) < inputCount) {
-            externalId = static_cast<uint32_t>(tensor.input_index());
-            flags = XNN_VALUE_FLAG_EXTERNAL_INPUT;
-            port = &inputs_[externalId];
+            port = &inputs_[tensor.input_index()];
+            port->externalId = static_cast<uint32_t>(tensor.input_index());
         } else if (tensor.output_index() >= 0 && static_cast<uint32_t>(tensor.output_index()) < outputCount) {
-            externalId = inputCount + static_cast<uint32_t>(tensor.output_index());
-            flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
             port = &outputs_[tensor.output_index()];
+            port->externalId = inputCount + static_cast<uint32_t>(tensor.output_index());
         }
-        const void* data = nullptr;
-        if (tensor.data() != nullptr && tensor.data()->size() > 0) {
-            if (tensor.data()->size() != byteSize(tensor)) return fail("constant tensor " + std::to_string(t) + " has the wrong size");
-            data = tensor.data()->data();
-            if (reinterpret_cast<uintptr_t>(data) % 16 != 0) {  // weights are read as floats/ints
-                alignedConstants_.emplace_back(tensor.data()->begin(), tensor.data()->end());
-                data = alignedConstants_.back().data();
-            }
-        }
-        xnn_status status;
-        switch (tensor.type()) {
-            case npu::DataType::FLOAT32:
-                status = xnn_define_tensor_value(subgraph, xnn_datatype_fp32, dims.size(), dims.data(), data,
-                                                 externalId, flags, &ids[t]);
-                break;
-            case npu::DataType::QUINT8:
-                status = xnn_define_quantized_tensor_value(subgraph, xnn_datatype_quint8, tensor.zero_point(),
-                                                           tensor.scale(), dims.size(), dims.data(), data,
-                                                           externalId, flags, &ids[t]);
-                break;
-            case npu::DataType::QINT32:
-                status = xnn_define_quantized_tensor_value(subgraph, xnn_datatype_qint32, 0, tensor.scale(),
-                                                           dims.size(), dims.data(), data, externalId, flags, &ids[t]);
-                break;
-            default:
-                return fail("tensor " + std::to_string(t) + " has an unknown type");
-        }
-        if (status != xnn_status_success) return fail("the NPU core rejected tensor " + std::to_string(t));
-        if (port != nullptr) {
-            port->dims.assign(tensor.dims()->begin(), tensor.dims()->end());
-            port->bytes = byteSize(tensor);
-            port->externalId = externalId;
-            port->staging.assign(port->bytes + XNN_EXTRA_BYTES, 0);
+        if (port == nullptr) continue;
+        if (!port->staging.empty()) return fail("two tensors for one network input or output");
+        port->dims.assign(tensor.dims()->begin(), tensor.dims()->end());
+        port->bytes = byteSize(tensor);
+        port->staging.assign(port->bytes + XNN_EXTRA_BYTES, 0);
+    }
+    for (const auto* ports : {&inputs_, &outputs_}) {
+        for (const auto& port : *ports) {
+            if (port.staging.empty()) return fail("a network input or output has no tensor");
         }
     }
-    for (const auto& port : inputs_) {
-        if (port.staging.empty()) return fail("a network input is missing from the NPU program");
-    }
-    for (const auto& port : outputs_) {
-        if (port.staging.empty()) return fail("a network output is missing from the NPU program");
-    }
-
     for (uint32_t l = 0; l < layers->size(); ++l) {
         const npu::Layer& layer = *layers->Get(l);
         const auto* in = layer.inputs();
         const auto* out = layer.outputs();
-        if (in == nullptr || out == nullptr || out->size() != 1 || in->size() == 0) return fail("layer " + std::to_string(l) + " is malformed");
+        if (in == nullptr || out == nullptr || in->size() == 0 || out->size() != 1) return fail("layer " + std::to_string(l));
         for (uint32_t index : *in) {
-            if (index >= ids.size()) return fail("layer " + std::to_string(l) + " reads a tensor that does not exist");
+            if (index >= tensors->size()) return fail("layer " + std::to_string(l) + " reads a missing tensor");
         }
-        if (out->Get(0) >= ids.size()) return fail("layer " + std::to_string(l) + " writes a tensor that does not exist");
-        auto input = [&](uint32_t i) { return i < in->size() ? ids[in->Get(i)] : XNN_INVALID_VALUE_ID; };
-        const uint32_t output = ids[out->Get(0)];
-        float low, high;
-        bounds(layer, *tensors->Get(out->Get(0)), &low, &high);
-        xnn_status status = xnn_status_invalid_parameter;
-        switch (layer.params_type()) {
-            case npu::LayerParams::Conv2D: {
-                const auto* p = layer.params_as_Conv2D();
-                const auto* pad = p->padding();
-                if (pad == nullptr || in->size() != 3) break;
-                if (p->depthwise()) {
-                    status = xnn_define_depthwise_convolution_2d(
-                            subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(), p->kernel_height(),
-                            p->kernel_width(), p->stride_height(), p->stride_width(), p->dilation_height(),
-                            p->dilation_width(), p->depth_multiplier(), p->input_channels(), low, high, input(0),
-                            input(1), input(2), output, 0);
-                } else {
-                    status = xnn_define_convolution_2d(
-                            subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(), p->kernel_height(),
-                            p->kernel_width(), p->stride_height(), p->stride_width(), p->dilation_height(),
-                            p->dilation_width(), 1, p->input_channels(), p->output_channels(), low, high, input(0),
-                            input(1), input(2), output, 0);
-                }
-                break;
-            }
-            case npu::LayerParams::FullyConnected:
-                if (in->size() == 3) {
-                    status = xnn_define_fully_connected(subgraph, low, high, input(0), input(1), input(2), output,
-                                                        XNN_FLAG_TENSORFLOW_RESHAPE_2D);
-                }
-                break;
-            case npu::LayerParams::Add:
-                status = xnn_define_add2(subgraph, low, high, input(0), input(1), output, 0);
-                break;
-            case npu::LayerParams::Multiply:
-                status = xnn_define_multiply2(subgraph, low, high, input(0), input(1), output, 0);
-                break;
-            case npu::LayerParams::Subtract:
-                status = xnn_define_subtract(subgraph, low, high, input(0), input(1), output, 0);
-                break;
-            case npu::LayerParams::AveragePool2D: {
-                const auto* p = layer.params_as_AveragePool2D();
-                if (p->padding() == nullptr) break;
-                status = xnn_define_average_pooling_2d(subgraph, p->padding()->top(), p->padding()->right(),
-                                                       p->padding()->bottom(), p->padding()->left(), p->pool_height(),
-                                                       p->pool_width(), p->stride_height(), p->stride_width(), low,
-                                                       high, input(0), output, 0);
-                break;
-            }
-            case npu::LayerParams::MaxPool2D: {
-                const auto* p = layer.params_as_MaxPool2D();
-                if (p->padding() == nullptr) break;
-                status = xnn_define_max_pooling_2d(subgraph, p->padding()->top(), p->padding()->right(),
-                                                   p->padding()->bottom(), p->padding()->left(), p->pool_height(),
-                                                   p->pool_width(), p->stride_height(), p->stride_width(), 1, 1, low,
-                                                   high, input(0), output, 0);
-                break;
-            }
-            case npu::LayerParams::GlobalAveragePool2D:
-                status = xnn_define_global_average_pooling_2d(subgraph, low, high, input(0), output, 0);
-                break;
-            case npu::LayerParams::Clamp:
-                status = xnn_define_clamp(subgraph, low, high, input(0), output, 0);
-                break;
-            case npu::LayerParams::Sigmoid:
-                status = xnn_define_sigmoid(subgraph, input(0), output, 0);
-                break;
-            case npu::LayerParams::Softmax:
-                status = xnn_define_softmax(subgraph, input(0), output, 0);
-                break;
-            case npu::LayerParams::Reshape: {
-                const auto* dims = tensors->Get(out->Get(0))->dims();
-                std::vector<size_t> shape(dims->begin(), dims->end());
-                status = xnn_define_static_reshape(subgraph, shape.size(), shape.data(), input(0), output, 0);
-                break;
-            }
-            case npu::LayerParams::ConstantPad: {
-                const auto* p = layer.params_as_ConstantPad();
-                if (p->before() == nullptr || p->after() == nullptr || p->before()->size() != p->after()->size() ||
-                    p->before()->size() > XNN_MAX_TENSOR_DIMS) {
-                    break;
-                }
-                std::vector<size_t> before(p->before()->begin(), p->before()->end());
-                std::vector<size_t> after(p->after()->begin(), p->after()->end());
-                status = xnn_define_static_constant_pad(subgraph, before.data(), after.data(), 0.0f, input(0), output, 0);
-                break;
-            }
-            case npu::LayerParams::ResizeBilinear: {
-                const auto* p = layer.params_as_ResizeBilinear();
-                status = xnn_define_static_resize_bilinear_2d(subgraph, p->output_height(), p->output_width(),
-                                                              input(0), output, XNN_FLAG_TENSORFLOW_LEGACY_MODE);
-                break;
-            }
-            case npu::LayerParams::Convert:
-                status = xnn_define_convert(subgraph, input(0), output, 0);
-                break;
-            default:
-                break;
+        if (out->Get(0) >= tensors->size()) return fail("layer " + std::to_string(l) + " writes a missing tensor");
+    }
+    return true;
+}
+
+const void* NpuCore::constantData(uint32_t index) {
+    const npu::Tensor& tensor = *program_->tensors()->Get(index);
+    if (tensor.data() == nullptr || tensor.data()->size() == 0) return nullptr;
+    const void* data = tensor.data()->data();
+    if (reinterpret_cast<uintptr_t>(data) % 16 != 0) {  // weights are read as floats and ints
+        alignedConstants_.emplace_back(tensor.data()->begin(), tensor.data()->end());
+        data = alignedConstants_.back().data();
+    }
+    return data;
+}
+
+bool NpuCore::buildWholeGraph(std::string* error) {
+    const auto* tensors = program_->tensors();
+    xnn_subgraph_t subgraph = nullptr;
+    if (xnn_create_subgraph(static_cast<uint32_t>(inputs_.size() + outputs_.size()), 0, &subgraph) != xnn_status_success) {
+        *error = "cannot create an NPU subgraph";
+        return false;
+    }
+    std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
+    std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        uint32_t externalId = XNN_INVALID_VALUE_ID, flags = 0;
+        if (tensor.input_index() >= 0) {
+            externalId = inputs_[tensor.input_index()].externalId;
+            flags = XNN_VALUE_FLAG_EXTERNAL_INPUT;
+        } else if (tensor.output_index() >= 0) {
+            externalId = outputs_[tensor.output_index()].externalId;
+            flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
         }
-        if (status != xnn_status_success) {
-            const char* name = layer.name() ? layer.name()->c_str() : "?";
-            return fail(std::string("the NPU core rejected layer ") + name + " (status " + std::to_string(status) + ")");
+        if (defineTensor(subgraph, tensor, constantData(t), externalId, flags, &ids[t]) != xnn_status_success) {
+            *error = "the NPU core rejected tensor " + std::to_string(t);
+            return false;
         }
     }
-    if (xnn_create_runtime_v2(subgraph, threadPool(), 0, &runtime_) != xnn_status_success) {
-        return fail("the NPU core could not build a runtime for the program");
+    for (const npu::Layer* layer : *program_->layers()) {
+        const xnn_status status = defineLayer(subgraph, *program_, *layer, ids);
+        if (status != xnn_status_success) {
+            *error = "the NPU core rejected layer " + std::string(layer->name() ? layer->name()->c_str() : "?") +
+                     " (status " + std::to_string(status) + ")";
+            return false;
+        }
+    }
+    std::vector<xnn_external_value> externals;
+    for (auto* ports : {&inputs_, &outputs_}) {
+        for (auto& port : *ports) externals.push_back({port.externalId, port.staging.data()});
+    }
+    if (xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime_) != xnn_status_success ||
+        xnn_setup_runtime(runtime_, externals.size(), externals.data()) != xnn_status_success) {
+        *error = "the NPU core could not build a runtime for the program";
+        return false;
+    }
+    return true;
+}
+
+bool NpuCore::buildLayerByLayer(std::string* error) {
+    const auto* tensors = program_->tensors();
+    // Every activation gets a buffer of its own; network inputs and outputs use their ports.
+    activations_.resize(tensors->size());
+    auto bufferOf = [&](uint32_t t) -> uint8_t* {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
+        if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
+        if (activations_[t].empty()) activations_[t].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
+        return activations_[t].data();
+    };
+    for (const npu::Layer* layer : *program_->layers()) {
+        std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
+        std::vector<xnn_external_value> externals;
+        std::vector<uint32_t> used(layer->inputs()->begin(), layer->inputs()->end());
+        used.push_back(layer->outputs()->Get(0));
+        xnn_subgraph_t subgraph = nullptr;
+        if (xnn_create_subgraph(static_cast<uint32_t>(used.size()), 0, &subgraph) != xnn_status_success) {
+            *error = "cannot create an NPU subgraph";
+            return false;
+        }
+        std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
+        for (size_t k = 0; k < used.size(); ++k) {
+            const uint32_t t = used[k];
+            if (ids[t] != XNN_INVALID_VALUE_ID) continue;
+            const void* data = constantData(t);
+            const bool isOutput = k + 1 == used.size();
+            const uint32_t externalId = data != nullptr ? XNN_INVALID_VALUE_ID : static_cast<uint32_t>(k);
+            const uint32_t flags = data != nullptr ? 0 : isOutput ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+            if (defineTensor(subgraph, *tensors->Get(t), data, externalId, flags, &ids[t]) != xnn_status_success) {
+                *error = "the NPU core rejected tensor " + std::to_string(t);
+                return false;
+            }
+            if (data == nullptr) externals.push_back({static_cast<uint32_t>(k), bufferOf(t)});
+        }
+        xnn_runtime_t runtime = nullptr;
+        if (defineLayer(subgraph, *program_, *layer, ids) != xnn_status_success ||
+            xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime) != xnn_status_success) {
+            *error = "the NPU core rejected layer " + std::string(layer->name() ? layer->name()->c_str() : "?");
+            return false;
+        }
+        layerRuntimes_.push_back(runtime);
+        if (xnn_setup_runtime(runtime, externals.size(), externals.data()) != xnn_status_success) {
+            *error = "the NPU core could not set up layer " + std::string(layer->name() ? layer->name()->c_str() : "?");
+            return false;
+        }
+        LayerProfile row{layer->name() ? layer->name()->str() : "", unitOf(layer->params_type()), 0, 0, 0};
+        for (uint32_t t : *layer->inputs()) row.bytesRead += byteSize(*tensors->Get(t));
+        row.bytesWritten = byteSize(*tensors->Get(layer->outputs()->Get(0)));
+        profile_.push_back(std::move(row));
     }
     return true;
 }
@@ -289,16 +407,22 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
-    std::vector<xnn_external_value> externals;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-        std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
-        externals.push_back({inputs_[i].externalId, inputs_[i].staging.data()});
-    }
-    for (auto& port : outputs_) externals.push_back({port.externalId, port.staging.data()});
-    if (xnn_setup_runtime(runtime_, externals.size(), externals.data()) != xnn_status_success ||
-        xnn_invoke_runtime(runtime_) != xnn_status_success) {
-        *error = "the NPU core failed to run the program";
-        return false;
+    for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    if (runtime_ != nullptr) {
+        if (xnn_invoke_runtime(runtime_) != xnn_status_success) {
+            *error = "the NPU core failed to run the program";
+            return false;
+        }
+    } else {
+        for (size_t l = 0; l < layerRuntimes_.size(); ++l) {
+            const auto start = Clock::now();
+            if (xnn_invoke_runtime(layerRuntimes_[l]) != xnn_status_success) {
+                *error = "the NPU core failed to run layer " + profile_[l].name;
+                return false;
+            }
+            profile_[l].timeUs = static_cast<uint32_t>(
+                    std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
+        }
     }
     for (size_t i = 0; i < outputs_.size(); ++i) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
     return true;

@@ -1,11 +1,13 @@
-// The emulated NPU core: executes one verified NPU program on XNNPACK (a whole-graph runtime on
-// a process-wide thread pool).
+// The emulated NPU core: executes one verified NPU program on XNNPACK, on a process-wide thread
+// pool: normally as one whole-graph runtime; in profiling mode layer by layer (one runtime per
+// layer), timing each, like the board's NPU stopped and restarted between layers.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "Statistics.h"
 #include "npu_program_generated.h"
 
 struct xnn_runtime;
@@ -16,7 +18,7 @@ class NpuCore {
 public:
     // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
     // runtime, packing its weights. nullptr and `error` when the program is corrupt or foreign.
-    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error);
+    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false);
     ~NpuCore();
     NpuCore(const NpuCore&) = delete;
     NpuCore& operator=(const NpuCore&) = delete;
@@ -33,6 +35,10 @@ public:
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
     bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error);
 
+    bool profiling() const { return !layerRuntimes_.empty(); }
+    // Per layer of the last run, in profiling mode: time, bytes read and written, unit.
+    const std::vector<LayerProfile>& lastProfile() const { return profile_; }
+
 private:
     struct Port {
         std::vector<uint32_t> dims;
@@ -42,7 +48,11 @@ private:
     };
 
     NpuCore() = default;
-    bool build(std::string* error);
+    bool preparePorts(std::string* error);
+    bool buildWholeGraph(std::string* error);
+    bool buildLayerByLayer(std::string* error);
+    // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
+    const void* constantData(uint32_t tensor);
 
     std::vector<uint8_t> bytes_;
     const npu::Program* program_ = nullptr;
@@ -50,6 +60,10 @@ private:
     std::vector<Port> inputs_;
     std::vector<Port> outputs_;
     xnn_runtime* runtime_ = nullptr;
+    // Profiling mode: one runtime per layer over activation buffers owned here.
+    std::vector<std::vector<uint8_t>> activations_;
+    std::vector<xnn_runtime*> layerRuntimes_;
+    std::vector<LayerProfile> profile_;
 };
 
 }  // namespace nnemu::synap

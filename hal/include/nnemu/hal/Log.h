@@ -27,9 +27,14 @@ private:
     std::ostringstream stream_;
 };
 
+// Turns a whole `NN_LOG(X) << a << b` chain into one void expression, so the macro is safe in an
+// unbraced `if` and costs one check when the level is off.
+struct LogVoidify {
+    void operator&(const LogMessage&) {}
+};
+
 }  // namespace nnemu
 
-#define NN_LOG(level)                                      \
-    if (!::nnemu::logEnabled(::nnemu::LogLevel::level)) { \
-    } else                                                 \
-        ::nnemu::LogMessage(::nnemu::LogLevel::level)
+#define NN_LOG(level)                                                  \
+    !::nnemu::logEnabled(::nnemu::LogLevel::level) ? static_cast<void>(0) \
+                                                    : ::nnemu::LogVoidify() & ::nnemu::LogMessage(::nnemu::LogLevel::level)
