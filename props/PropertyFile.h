@@ -1,0 +1,49 @@
+// One property file: the `key=value` line format and reading a file with the identity of what
+// was read (for change detection).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nnemu::props {
+
+struct PropertyLine {
+    enum class Kind { kBlankOrComment, kEntry, kMalformed };
+    Kind kind = Kind::kBlankOrComment;
+    std::string name;     // kEntry
+    std::string value;    // kEntry; empty means "unset" (it still overrides earlier files)
+    std::string problem;  // kMalformed: why the line is skipped
+};
+
+PropertyLine parsePropertyLine(std::string_view line);
+
+// The entries of a file's text in order (later duplicates win when applied). Each malformed line
+// adds one message "<fileLabel>:<line>: ..." to `problems`.
+std::vector<std::pair<std::string, std::string>> parsePropertyText(std::string_view text, std::string_view fileLabel,
+                                                                   std::vector<std::string>* problems);
+
+// What identifies one version of a file cheaply: a rename gives a new inode, an edit in place a
+// new size or mtime. `exists` is false for a missing file.
+struct FileSignature {
+    bool exists = false;
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    int64_t mtimeNs = 0;
+    int64_t ctimeNs = 0;
+    bool operator==(const FileSignature&) const = default;
+};
+
+FileSignature statSignature(const std::string& path);
+
+// Reads the whole file. The signature comes from the open descriptor, so it describes exactly the
+// text returned. A missing file is not an error (empty text, exists=false).
+bool readPropertyFile(const std::string& path, std::string* text, FileSignature* signature, std::string* error);
+
+}  // namespace nnemu::props

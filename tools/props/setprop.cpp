@@ -1,0 +1,27 @@
+// setprop NAME VALUE: sets a property of the emulated board (in local.prop under the device
+// root), as Android's toybox setprop does; an empty VALUE unsets it.
+#include <string>
+
+#include "ToyboxCommandLine.h"
+#include "nnemu/props/Properties.h"
+
+int main(int argc, char** argv) {
+    const nnemu::tools::ToyboxCommand command{"setprop", "setprop NAME VALUE", "Sets an Android system property.", 2,
+                                              2};
+    nnemu::tools::ToyboxArguments arguments = nnemu::tools::parseToyboxArguments(command, argc, argv);
+    if (arguments.exitStatus) return *arguments.exitStatus;
+    const std::string& name = arguments.positional[0];
+    const std::string& value = arguments.positional[1];
+
+    // Check name and value first so the user hears exactly what is wrong, as toybox does.
+    std::string error;
+    if (!nnemu::props::isValidName(name, &error) || !nnemu::props::isValidValue(value, &error)) {
+        nnemu::tools::printToyboxError(command, error);
+        return 1;
+    }
+    if (!nnemu::props::set(name, value, &error)) {
+        nnemu::tools::printToyboxError(command, "failed to set property '" + name + "' to '" + value + "': " + error);
+        return 1;
+    }
+    return 0;
+}
