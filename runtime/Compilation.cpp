@@ -2,6 +2,8 @@
 
 #include <android/NeuralNetworks.h>
 
+#include <algorithm>
+
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::runtime {
@@ -34,6 +36,11 @@ int Compilation::finish() {
     }
     options_.preference = static_cast<hal::ExecutionPreference>(preference_);
     options_.allowFallback = !explicitDevices_;
+    if (!token_.empty()) {
+        options_.caching.dir = cacheDir_;
+        options_.caching.token.emplace();
+        std::copy(token_.begin(), token_.end(), options_.caching.token->begin());
+    }
     return ExecutionPlan::create(*model_, devices_, options_, &plan_);
 }
 

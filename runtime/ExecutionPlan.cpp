@@ -149,6 +149,7 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
     for (size_t s = 0; s < stepOperations.size(); ++s) {
         auto step = std::make_unique<PlanStep>();
         step->device = stepDevice[s];
+        step->operationIndexes = stepOperations[s];
         hal::Model& model = step->model;
         model.operandValues = main.operandValues;
         model.pools = main.pools;
@@ -206,8 +207,8 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
 
 int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
-        auto [status, prepared] = step->device->driver->prepareModel(step->model, options.preference, {}, {},
-                                                                     hal::CacheToken{});
+        auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
+                                                     options.caching, step->operationIndexes);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
             NN_LOG(ERROR) << step->device->name << " failed to prepare its part of the model";
             return ANEURALNETWORKS_OP_FAILED;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "CompilationCache.h"
 #include "Device.h"
 #include "ModelBuilder.h"
 #include "nnemu/hal/Types.h"
@@ -30,6 +31,7 @@ struct PlanStep {
     std::vector<uint32_t> inputs;   // main-model operand of each step input
     std::vector<uint32_t> outputs;  // main-model operand of each step output
     std::shared_ptr<hal::IPreparedModel> prepared;
+    std::vector<uint32_t> operationIndexes;  // in the main model; empty for a one-step plan
     std::once_flag cpuOnce;  // the step re-prepared on the CPU for partial fallback
     std::shared_ptr<hal::IPreparedModel> cpuPrepared;
 };
@@ -37,6 +39,7 @@ struct PlanStep {
 struct CompileOptions {
     hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
     bool allowFallback = true;  // false for createForDevices
+    CacheSettings caching;      // setCaching's directory and token
 };
 
 class ExecutionPlan {

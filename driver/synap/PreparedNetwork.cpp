@@ -1,8 +1,20 @@
 #include "PreparedNetwork.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "Compiler.h"
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/ModelCacheFile.h"
+#include "nnemu/cache/ModelKey.h"
+#include "nnemu/cache/SharedSynapCache.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
+#include "nnemu/props/Properties.h"
+#include "nnemu/props/SynapProperties.h"
 
 namespace nnemu::synap {
 namespace {
@@ -32,25 +44,163 @@ bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& i
         NN_LOG(ERROR) << "synap-npu: input shapes cannot change after the first inference";
         return false;
     }
-    const auto start = Clock::now();
-    std::vector<uint8_t> program;
-    std::string error;
-    if (!compileProgram(model_, inputDims, &program, &error)) {
-        NN_LOG(ERROR) << "synap-npu: compilation failed: " << error;
+    if (preloaded_ != nullptr) {
+        // Rebuilt from an NNAPI model cache file: no JIT, and the program's shapes are frozen.
+        for (size_t i = 0; i < inputDims.size(); ++i) {
+            if (inputDims[i] != preloaded_->inputDims(i)) {
+                NN_LOG(ERROR) << "synap-npu: input " << i << " does not have the shape of the cached network";
+                return false;
+            }
+        }
+        core_ = std::move(preloaded_);
+    } else if (!jitCompile(inputDims)) {
         return false;
     }
-    jitCost_.loweringUs = microsSince(start);
-    const auto loadStart = Clock::now();
-    core_ = NpuCore::load(std::move(program), &error);
-    if (core_ == nullptr) {
-        NN_LOG(ERROR) << "synap-npu: " << error;
-        return false;
-    }
-    jitCost_.loadUs = microsSince(loadStart);
     frozenInputDims_ = inputDims;
+    uint64_t iobufBytes = 0;
+    for (size_t i = 0; i < core_->inputCount(); ++i) iobufBytes += core_->inputBytes(i);
+    for (size_t i = 0; i < core_->outputCount(); ++i) iobufBytes += core_->outputBytes(i);
+    statistics_ = std::make_unique<NetworkStatistics>(
+            static_cast<uint32_t>(core_->inputCount() + core_->outputCount()), iobufBytes,
+            static_cast<uint32_t>(core_->layerCount()), core_->profiling());
     NN_LOG(INFO) << "synap-npu: compiled a network of " << core_->layerCount() << " layers (lowering "
-                 << jitCost_.loweringUs << " us, core load " << jitCost_.loadUs << " us)";
+                 << jitCost_.loweringUs << " us, core load " << jitCost_.loadUs << " us, caches "
+                 << jitCost_.cacheUs << " us)";
     return true;
+}
+
+bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& inputDims) {
+    auto start = Clock::now();
+    std::string error;
+    // The SyNAP cache (path and capacity read now, at each JIT): a verified program compiled
+    // from the same content and shapes replaces the compiler.
+    const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
+                                               props::SynapProperties::cacheCapacity(), props::deviceRoot()};
+    const std::string key =
+            synapCache.capacity > 0 ? cache::compiledNetworkKey(model_, inputDims, kCompilerVersion) : "";
+    const bool profiling = props::SynapProperties::profile();
+    std::vector<uint8_t> program;
+    const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &program);
+    jitCost_.cacheUs = microsSince(start);
+    if (cached) {
+        start = Clock::now();
+        core_ = NpuCore::load(std::move(program), &error, profiling);
+        jitCost_.loadUs = microsSince(start);
+        if (core_ != nullptr) {
+            NN_LOG(INFO) << "synap-npu: network " << key << " from the SyNAP cache";
+        } else {
+            cache::dropCompiledProgram(synapCache, key, error);
+        }
+    }
+    if (core_ == nullptr) {
+        start = Clock::now();
+        cache::cacheCounters().compiles++;
+        if (!compileProgram(model_, inputDims, &program, &error)) {
+            NN_LOG(ERROR) << "synap-npu: compilation failed: " << error;
+            return false;
+        }
+        jitCost_.loweringUs = microsSince(start);
+        start = Clock::now();
+        core_ = NpuCore::load(std::move(program), &error, profiling);
+        if (core_ == nullptr) {
+            NN_LOG(ERROR) << "synap-npu: " << error;
+            return false;
+        }
+        jitCost_.loadUs = microsSince(start);
+        start = Clock::now();
+        cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
+        jitCost_.cacheUs += microsSince(start);
+    }
+    if (modelCacheFd_ >= 0) {
+        start = Clock::now();
+        // Saving is best effort: a failure leaves a file the next prepareModelFromCache refuses.
+        if (cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes(), &error)) {
+            cache::cacheCounters().modelCacheWrites++;
+        } else {
+            NN_LOG(WARNING) << "synap-npu: cannot write the NNAPI model cache file: " << error;
+        }
+        close(modelCacheFd_);
+        modelCacheFd_ = -1;
+        jitCost_.cacheUs += microsSince(start);
+    }
+    return true;
+}
+
+namespace {
+
+std::mutex& registryMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+std::vector<const PreparedNetwork*>& registry() {
+    static std::vector<const PreparedNetwork*> networks;
+    return networks;
+}
+
+}  // namespace
+
+std::vector<const PreparedNetwork*> livePreparedNetworks() {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    return registry();
+}
+
+PreparedNetwork::PreparedNetwork(hal::Model model) : model_(std::move(model)) {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    registry().push_back(this);
+}
+
+PreparedNetwork::~PreparedNetwork() {
+    {
+        std::lock_guard<std::mutex> lock(registryMutex());
+        std::erase(registry(), this);
+    }
+    if (modelCacheFd_ >= 0) close(modelCacheFd_);
+}
+
+void PreparedNetwork::saveProgramTo(int modelCacheFd, const hal::CacheToken& token) {
+    if (modelCacheFd_ >= 0) close(modelCacheFd_);
+    // The runtime closes its fds when prepareModel returns.
+    modelCacheFd_ = fcntl(modelCacheFd, F_DUPFD_CLOEXEC, 0);
+    cacheToken_ = token;
+    if (modelCacheFd_ < 0) NN_LOG(WARNING) << "synap-npu: cannot keep the NNAPI model cache file: " << strerror(errno);
+}
+
+std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<uint8_t> program, std::string* error) {
+    auto core = NpuCore::load(std::move(program), error, props::SynapProperties::profile());
+    if (core == nullptr) return nullptr;
+    // The program's inputs and outputs stand in for the model the network was compiled from.
+    const npu::Program* loaded = npu::GetProgram(core->programBytes().data());
+    hal::Model model;
+    model.inputIndexes.assign(loaded->input_count(), UINT32_MAX);
+    model.outputIndexes.assign(loaded->output_count(), UINT32_MAX);
+    for (const npu::Tensor* tensor : *loaded->tensors()) {
+        const bool input = tensor->input_index() >= 0 && static_cast<uint32_t>(tensor->input_index()) < loaded->input_count();
+        const bool output = tensor->output_index() >= 0 && static_cast<uint32_t>(tensor->output_index()) < loaded->output_count();
+        if (!input && !output) continue;
+        hal::Operand operand;
+        operand.type = tensor->type() == npu::DataType::QUINT8   ? hal::OperandType::TENSOR_QUANT8_ASYMM
+                       : tensor->type() == npu::DataType::QINT32 ? hal::OperandType::TENSOR_INT32
+                                                                 : hal::OperandType::TENSOR_FLOAT32;
+        if (tensor->dims() != nullptr) operand.dimensions.assign(tensor->dims()->begin(), tensor->dims()->end());
+        operand.scale = tensor->scale();
+        operand.zeroPoint = tensor->zero_point();
+        const auto index = static_cast<uint32_t>(model.operands.size());
+        if (input) model.inputIndexes[tensor->input_index()] = index;
+        if (output) model.outputIndexes[tensor->output_index()] = index;
+        model.operands.push_back(std::move(operand));
+    }
+    for (const auto* list : {&model.inputIndexes, &model.outputIndexes}) {
+        for (uint32_t index : *list) {
+            if (index == UINT32_MAX) {
+                *error = "the cached program lacks one of its inputs or outputs";
+                return nullptr;
+            }
+        }
+    }
+    auto network = std::make_shared<PreparedNetwork>(std::move(model));
+    network->preloaded_ = std::move(core);
+    return network;
 }
 
 std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::executeSynchronously(
@@ -93,10 +243,14 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
     const auto deviceStart = Clock::now();
     std::string error;
-    if (!core_->run(inputs, outputs, &error)) {
+    const bool ran = core_->run(inputs, outputs, &error);
+    // Like the board's kernel, failed runs count too.
+    statistics_->recordInference(microsSince(deviceStart));
+    if (!ran) {
         NN_LOG(ERROR) << "synap-npu: " << error;
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
+    if (core_->profiling()) statistics_->recordProfile(core_->lastProfile());
     hal::Timing timing;
     if (measure == hal::MeasureTiming::YES) {
         timing.timeOnDevice = microsSince(deviceStart);

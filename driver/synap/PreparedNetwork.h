@@ -1,5 +1,7 @@
 // A model prepared on synap-npu. Preparing only keeps the model: the network is compiled at
 // its first execution, when the input shapes are known, and those shapes are then frozen.
+// vendor.NNAPI_SYNAP_PROFILE is read then: a network compiled while it is 1 runs layer by
+// layer and publishes its per-layer profile.
 #pragma once
 
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "NpuCore.h"
+#include "Statistics.h"
 #include "nnemu/hal/Device.h"
 
 namespace nnemu::synap {
@@ -16,26 +19,49 @@ namespace nnemu::synap {
 struct JitCost {
     uint64_t loweringUs = 0;  // NNAPI model -> NPU program
     uint64_t loadUs = 0;      // NPU program -> core runtime (weight packing)
+    uint64_t cacheUs = 0;     // SyNAP cache key, lookup and store; NNAPI model cache write
 };
 
 class PreparedNetwork final : public hal::IPreparedModel {
 public:
-    explicit PreparedNetwork(hal::Model model) : model_(std::move(model)) {}
+    explicit PreparedNetwork(hal::Model model);
+    ~PreparedNetwork() override;
+
+    // NNAPI compilation cache hit: a network rebuilt from a verified cached NPU program, loaded
+    // now so its first inference has no JIT. Its input shapes are the program's.
+    static std::shared_ptr<PreparedNetwork> fromCachedProgram(std::vector<uint8_t> program, std::string* error);
+    // NNAPI compilation cache miss: keeps a duplicate of `modelCacheFd` and writes the whole
+    // program there after the first-inference JIT.
+    void saveProgramTo(int modelCacheFd, const hal::CacheToken& token);
 
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeSynchronously(
             const hal::Request& request, hal::MeasureTiming measure) override;
 
     JitCost jitCost() const { return jitCost_; }
+    // The loaded program and its core; nullptr before the first inference.
+    const NpuCore* core() const { return core_.get(); }
 
 private:
     // Compiles on first use; checks the shapes of later executions against the frozen ones.
     bool ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims);
+    // The JIT: the program from the SyNAP cache or the compiler, loaded on the core; then the
+    // caches are filled.
+    bool jitCompile(const std::vector<std::vector<uint32_t>>& inputDims);
 
     hal::Model model_;
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant
     std::unique_ptr<NpuCore> core_;
+    std::unique_ptr<NetworkStatistics> statistics_;  // the network as the statistics files list it
     std::vector<std::vector<uint32_t>> frozenInputDims_;
     JitCost jitCost_;
+    std::unique_ptr<NpuCore> preloaded_;  // from an NNAPI model cache file, until the first run
+    int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
+    hal::CacheToken cacheToken_{};
 };
+
+// The prepared networks alive in this process, oldest first: for benchmarks and tools that look
+// at what the JIT produced. The pointers are valid while their compilations are.
+std::vector<const PreparedNetwork*> livePreparedNetworks();
+
 
 }  // namespace nnemu::synap

@@ -1,8 +1,13 @@
 // The `synap-npu` device: claims what its NPU core runs correctly, prepares by validating and
 // compiles each network at its first execution.
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "Compiler.h"
 #include "Lowering.h"
 #include "PreparedNetwork.h"
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/Validation.h"
@@ -53,9 +58,45 @@ public:
         return {ErrorStatus::NONE, supported};
     }
 
+    // The NNAPI compilation cache: one model cache file holding the whole NPU program, offered
+    // only while vendor.npu.cache.model=1 (read at each call).
+    std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override {
+        return props::SynapProperties::cacheModel() ? std::pair<uint32_t, uint32_t>{1, 0}
+                                                    : std::pair<uint32_t, uint32_t>{0, 0};
+    }
+
+    hal::PrepareResult prepareModelFromCache(const std::vector<int>& modelCache, const std::vector<int>& dataCache,
+                                             const hal::CacheToken& token) override {
+        if (!props::SynapProperties::cacheModel()) return {ErrorStatus::GENERAL_FAILURE, nullptr};
+        if (modelCache.size() != 1 || !dataCache.empty()) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+        const int flags = fcntl(modelCache[0], F_GETFL);
+        if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+        std::vector<uint8_t> program;
+        std::string error;
+        std::shared_ptr<PreparedNetwork> network;
+        if (cache::readModelCacheFile(modelCache[0], token, kCompilerVersion, &program, &error)) {
+            network = PreparedNetwork::fromCachedProgram(std::move(program), &error);
+        }
+        if (network == nullptr) {
+            cache::cacheCounters().modelCacheRejects++;
+            // An empty file is a compilation that never ran its first inference, not damage.
+            struct stat info {};
+            const bool empty = fstat(modelCache[0], &info) == 0 && info.st_size == 0;
+            if (empty) {
+                NN_LOG(INFO) << "synap-npu: the NNAPI model cache file holds no program yet";
+            } else {
+                NN_LOG(WARNING) << "synap-npu: refusing the NNAPI model cache file: " << error;
+            }
+            return {ErrorStatus::GENERAL_FAILURE, nullptr};
+        }
+        cache::cacheCounters().modelCacheLoads++;
+        NN_LOG(INFO) << "synap-npu: network loaded from the NNAPI model cache";
+        return {ErrorStatus::NONE, network};
+    }
+
     hal::PrepareResult prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
-                                    const std::vector<int>&, const std::vector<int>&,
-                                    const hal::CacheToken&) override {
+                                    const std::vector<int>& modelCache, const std::vector<int>&,
+                                    const hal::CacheToken& token) override {
         if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
             return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
@@ -67,7 +108,10 @@ public:
                 return {ErrorStatus::INVALID_ARGUMENT, nullptr};
             }
         }
-        return {ErrorStatus::NONE, std::make_shared<PreparedNetwork>(model)};
+        auto network = std::make_shared<PreparedNetwork>(model);
+        // vendor.npu.cache.model is read when the prepared model is built (synap-behaviors.md §1.1).
+        if (modelCache.size() == 1 && props::SynapProperties::cacheModel()) network->saveProgramTo(modelCache[0], token);
+        return {ErrorStatus::NONE, network};
     }
 };
 

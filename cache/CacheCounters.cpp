@@ -1,0 +1,17 @@
+#include "nnemu/cache/CacheCounters.h"
+
+namespace nnemu::cache {
+
+void CacheCounters::reset() {
+    for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &modelCacheWrites,
+                          &modelCacheLoads, &modelCacheRejects}) {
+        counter->store(0);
+    }
+}
+
+CacheCounters& cacheCounters() {
+    static CacheCounters counters;
+    return counters;
+}
+
+}  // namespace nnemu::cache

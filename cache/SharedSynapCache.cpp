@@ -1,0 +1,156 @@
+#include "nnemu/cache/SharedSynapCache.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/SynapCache.h"
+#include "nnemu/hal/Log.h"
+
+namespace nnemu::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct OpenCache {
+    std::shared_ptr<SynapCache> cache;  // null: disabled for this process
+};
+
+bool isInside(const fs::path& path, const std::string& root) {
+    if (root.empty()) return false;
+    const fs::path relative = path.lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+    return !relative.empty() && *relative.begin() != "..";
+}
+
+void warnDisabled(const std::string& file, const std::string& why) {
+    NN_LOG(WARNING) << "synap-npu: SyNAP cache " << file << " disabled for this process: " << why
+                    << "; networks are compiled without it (synap_cache --clear resets a damaged cache)";
+}
+
+std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
+    const fs::path file(location.file);
+    const fs::path directory = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(directory, ec)) {
+        if (fs::exists(directory, ec)) {
+            warnDisabled(location.file, directory.string() + " is not a directory");
+            return nullptr;
+        }
+        if (!isInside(directory, location.boardRoot)) {
+            warnDisabled(location.file, "directory " + directory.string() + " does not exist");
+            return nullptr;
+        }
+        if (!fs::create_directories(directory, ec) && ec) {
+            warnDisabled(location.file, "cannot create " + directory.string() + ": " + ec.message());
+            return nullptr;
+        }
+    }
+    std::string error;
+    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error);
+    if (cache == nullptr) warnDisabled(location.file, error);
+    return cache;
+}
+
+class Registry {
+public:
+    // The cache for `location`, opened at the first call; null once disabled.
+    std::shared_ptr<SynapCache> get(const SynapCacheLocation& location) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        // A forked child must not touch its parent's connections: SQLite's locks are per
+        // process. The parent's handles are abandoned (never closed) in the child.
+        if (owner_ != getpid()) {
+            for (auto& [file, open] : caches_) abandoned_.push_back(std::move(open.cache));
+            caches_.clear();
+            owner_ = getpid();
+        }
+        auto found = caches_.find(location.file);
+        if (found == caches_.end()) found = caches_.emplace(location.file, OpenCache{openCache(location)}).first;
+        return found->second.cache;
+    }
+
+    // Turns the cache off for the process after a failure that will not go away by itself.
+    void disable(const std::string& file, const std::string& why) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = caches_.find(file);
+        if (found == caches_.end() || found->second.cache == nullptr) return;
+        found->second.cache = nullptr;
+        warnDisabled(file, why);
+    }
+
+private:
+    std::mutex mutex_;
+    pid_t owner_ = getpid();
+    std::map<std::string, OpenCache> caches_;
+    std::vector<std::shared_ptr<SynapCache>> abandoned_;  // a parent's, kept open forever
+};
+
+Registry& registry() {
+    static auto* instance = new Registry();  // never destroyed: networks may outlive statics
+    return *instance;
+}
+
+// BUSY is other processes holding the lock for longer than the timeout: skip this use only.
+void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapCache::Status status,
+                   const char* what) {
+    if (status == SynapCache::Status::BUSY) {
+        NN_LOG(INFO) << "synap-npu: SyNAP cache busy; " << what << " skipped: " << cache.error();
+    } else {
+        registry().disable(location.file, cache.error());
+    }
+}
+
+}  // namespace
+
+bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
+                         std::vector<uint8_t>* program) {
+    if (location.capacity <= 0 || key.empty()) return false;
+    auto cache = registry().get(location);
+    if (cache == nullptr) return false;
+    cacheCounters().synapLookups++;
+    std::string problem;
+    const SynapCache::Status status = cache->find(key, compilerVersion, program, &problem);
+    switch (status) {
+        case SynapCache::Status::OK:
+            cacheCounters().synapHits++;
+            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes)";
+            return true;
+        case SynapCache::Status::NOT_FOUND: return false;
+        case SynapCache::Status::DAMAGED:
+            cacheCounters().synapDrops++;
+            NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": "
+                            << problem << "; compiling the network again";
+            return false;
+        default: handleFailure(location, *cache, status, "lookup"); return false;
+    }
+}
+
+void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
+                          const std::vector<uint8_t>& program, uint32_t compilerVersion) {
+    if (location.capacity <= 0 || key.empty()) return;
+    auto cache = registry().get(location);
+    if (cache == nullptr) return;
+    const SynapCache::Status status = cache->store(key, program, compilerVersion, location.capacity);
+    if (status == SynapCache::Status::OK) {
+        cacheCounters().synapStores++;
+        NN_LOG(INFO) << "synap-npu: stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
+    } else {
+        handleFailure(location, *cache, status, "store");
+    }
+}
+
+void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why) {
+    if (location.capacity <= 0 || key.empty()) return;
+    auto cache = registry().get(location);
+    if (cache == nullptr) return;
+    cacheCounters().synapDrops++;
+    NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
+                    << "; compiling the network again";
+    const SynapCache::Status status = cache->drop(key);
+    if (status != SynapCache::Status::OK) handleFailure(location, *cache, status, "drop");
+}
+
+}  // namespace nnemu::cache

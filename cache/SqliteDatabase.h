@@ -1,0 +1,92 @@
+// A thin RAII layer over the SQLite C API for the cache: one connection, prepared statements
+// with typed binds and columns, and transactions that roll back unless committed. Failures
+// carry SQLite's extended result code so callers can tell a busy database from a broken one.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nnemu::cache {
+
+class SqliteError {
+public:
+    int code = SQLITE_OK;  // extended result code
+    std::string message;
+
+    bool ok() const { return code == SQLITE_OK; }
+    // Another process holds the lock beyond the busy timeout: worth retrying later.
+    bool transient() const;
+};
+
+class SqliteStatement {
+public:
+    SqliteStatement(sqlite3* db, std::string_view sql, SqliteError* error);
+    ~SqliteStatement();
+    SqliteStatement(const SqliteStatement&) = delete;
+    SqliteStatement& operator=(const SqliteStatement&) = delete;
+
+    bool valid() const { return statement_ != nullptr; }
+    SqliteStatement& bind(int index, int64_t value);
+    SqliteStatement& bind(int index, std::string_view text);
+    SqliteStatement& bindBlob(int index, const void* data, size_t size);
+    // One step: true while a row is available; false when done or failed (see `error`).
+    bool step();
+    bool run();  // steps to the end; false on failure
+    // Makes the statement ready to bind and run again (prepared once, run per row).
+    SqliteStatement& reset();
+    int64_t integer(int column) const;
+    std::string text(int column) const;
+    // A view of a blob column, valid until the next step.
+    const uint8_t* blob(int column, size_t* size) const;
+    bool isNull(int column) const;
+
+private:
+    sqlite3* db_;
+    sqlite3_stmt* statement_ = nullptr;
+    SqliteError* error_;
+};
+
+class SqliteDatabase {
+public:
+    // Opens `file` read-write, creating it if `create`. WAL journal, a busy timeout, and
+    // foreign-key enforcement off (the cache keeps its own references).
+    bool open(const std::string& file, bool create, int busyTimeoutMs);
+    ~SqliteDatabase();
+    SqliteDatabase() = default;
+    SqliteDatabase(const SqliteDatabase&) = delete;
+    SqliteDatabase& operator=(const SqliteDatabase&) = delete;
+
+    sqlite3* handle() const { return db_; }
+    bool execute(std::string_view sql);
+    SqliteStatement prepare(std::string_view sql) { return SqliteStatement(db_, sql, &error_); }
+    int64_t changes() const { return sqlite3_changes64(db_); }
+
+    const SqliteError& error() const { return error_; }
+    void clearError() { error_ = {}; }
+    // Records a failure that is not SQLite's own (e.g. a damaged schema).
+    void fail(int code, std::string message) { error_ = {code, std::move(message)}; }
+
+private:
+    sqlite3* db_ = nullptr;
+    SqliteError error_;
+};
+
+// BEGIN IMMEDIATE (writers) or BEGIN (readers); rolls back on destruction unless committed.
+class SqliteTransaction {
+public:
+    enum class Kind { READ, WRITE };
+    SqliteTransaction(SqliteDatabase& db, Kind kind);
+    ~SqliteTransaction();
+    bool active() const { return active_; }
+    bool commit();
+
+private:
+    SqliteDatabase& db_;
+    bool active_ = false;
+};
+
+}  // namespace nnemu::cache

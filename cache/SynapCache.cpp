@@ -1,0 +1,539 @@
+#include "nnemu/cache/SynapCache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <tuple>
+
+#include "SqliteDatabase.h"
+#include "nnemu/cache/Chunking.h"
+#include "nnemu/cache/Digest.h"
+
+namespace nnemu::cache {
+namespace {
+
+// PRAGMA application_id marks the file as ours ("NNSC"); user_version is the schema version.
+constexpr int64_t kApplicationId = 0x4E4E5343;
+constexpr int64_t kSchemaVersion = 1;
+constexpr int kBusyTimeoutMs = 10000;
+// No NPU program comes near this; a larger recorded size is damage.
+constexpr int64_t kMaxProgramSize = int64_t{1} << 31;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS entries(
+  key TEXT PRIMARY KEY,           -- md5 of what the program was compiled from
+  program TEXT NOT NULL,          -- md5 of the program bytes (programs.md5)
+  created INTEGER NOT NULL,       -- microseconds since the epoch
+  last_use INTEGER NOT NULL,      -- likewise, and strictly increasing: the LRU order
+  hits INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS entries_by_last_use ON entries(last_use);
+CREATE INDEX IF NOT EXISTS entries_by_program ON entries(program);
+CREATE TABLE IF NOT EXISTS programs(
+  md5 TEXT PRIMARY KEY,           -- checksum of the reassembled program
+  size INTEGER NOT NULL,
+  compiler_version INTEGER NOT NULL,
+  chunk_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS program_chunks(
+  program TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  chunk TEXT NOT NULL,            -- chunks.md5
+  PRIMARY KEY(program, position)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS program_chunks_by_chunk ON program_chunks(chunk);
+CREATE TABLE IF NOT EXISTS chunks(
+  md5 TEXT PRIMARY KEY,           -- checksum of data
+  size INTEGER NOT NULL,
+  data BLOB NOT NULL);
+)sql";
+
+int64_t nowUs() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+}
+
+// The entry's new last use: now, or just after the latest use if the clock says otherwise, so
+// the LRU order is exact even for uses within one microsecond or across a clock step.
+constexpr const char* kNextUse = "MAX(?1, (SELECT COALESCE(MAX(last_use), 0) + 1 FROM entries))";
+
+bool fileExists(const std::string& file) {
+    FILE* f = std::fopen(file.c_str(), "rb");
+    if (f == nullptr) return false;
+    std::fclose(f);
+    return true;
+}
+
+}  // namespace
+
+const char* toString(SynapCache::Status status) {
+    switch (status) {
+        case SynapCache::Status::OK: return "ok";
+        case SynapCache::Status::NOT_FOUND: return "not found";
+        case SynapCache::Status::DAMAGED: return "damaged";
+        case SynapCache::Status::BUSY: return "busy";
+        case SynapCache::Status::UNAVAILABLE: return "unavailable";
+    }
+    return "?";
+}
+
+SynapCache::SynapCache() : db_(std::make_unique<SqliteDatabase>()) {}
+SynapCache::~SynapCache() = default;
+
+std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error) {
+    std::unique_ptr<SynapCache> cache(new SynapCache());
+    cache->file_ = file;
+    if (!create && !fileExists(file)) {
+        *error = "no cache database at " + file;
+        return nullptr;
+    }
+    if (!cache->db_->open(file, create, kBusyTimeoutMs)) {
+        *error = cache->db_->error().message;
+        return nullptr;
+    }
+    if (sqlite3_db_readonly(cache->db_->handle(), "main") == 1) {
+        *error = "the database is not writable";
+        return nullptr;
+    }
+    if (!cache->initialize(error)) return nullptr;
+    return cache;
+}
+
+bool SynapCache::initialize(std::string* error) {
+    auto pragma = [&](const char* sql, int64_t* value) {
+        auto statement = db_->prepare(sql);
+        if (!statement.step()) return false;
+        *value = statement.integer(0);
+        return true;
+    };
+    int64_t applicationId = 0, version = 0, tables = 0;
+    if (!pragma("PRAGMA application_id", &applicationId)) {
+        *error = db_->error().message;
+        return false;
+    }
+    if (applicationId == 0) {
+        // New (or not ours): create the schema, unless another program's tables are there.
+        SqliteTransaction transaction(*db_, SqliteTransaction::Kind::WRITE);
+        if (!transaction.active() || !pragma("PRAGMA application_id", &applicationId) ||
+            !pragma("SELECT count(*) FROM sqlite_master", &tables)) {
+            *error = db_->error().message;
+            return false;
+        }
+        if (applicationId == 0 && tables > 0) {
+            *error = "the file is an SQLite database of another program, not a SyNAP cache";
+            return false;
+        }
+        if (applicationId == 0) {
+            const std::string marks = "PRAGMA application_id=" + std::to_string(kApplicationId) +
+                                      "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+            if (!db_->execute(kSchema) || !db_->execute(marks) || !transaction.commit()) {
+                *error = db_->error().message;
+                return false;
+            }
+            applicationId = kApplicationId;
+        }
+    }
+    if (applicationId != kApplicationId) {
+        *error = "the file is not a SyNAP cache (SQLite application id " + std::to_string(applicationId) + ")";
+        return false;
+    }
+    if (!pragma("PRAGMA user_version", &version)) {
+        *error = db_->error().message;
+        return false;
+    }
+    if (version != kSchemaVersion) {
+        *error = "the cache has schema version " + std::to_string(version) + "; this build reads version " +
+                 std::to_string(kSchemaVersion);
+        return false;
+    }
+    return true;
+}
+
+std::string SynapCache::error() const { return db_->error().message; }
+
+bool SynapCache::errorIsDamage() const {
+    const int primary = db_->error().code & 0xFF;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+SynapCache::Status SynapCache::failure() {
+    return db_->error().transient() ? Status::BUSY : Status::UNAVAILABLE;
+}
+
+bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete) {
+    auto chunks = db_->prepare(
+            "SELECT c.data FROM program_chunks pc LEFT JOIN chunks c ON c.md5 = pc.chunk "
+            "WHERE pc.program = ?1 ORDER BY pc.position");
+    chunks.bind(1, program);
+    *complete = true;
+    while (chunks.step()) {
+        if (chunks.isNull(0)) {
+            *complete = false;
+            continue;
+        }
+        size_t size = 0;
+        const uint8_t* data = chunks.blob(0, &size);
+        bytes->insert(bytes->end(), data, data + size);
+    }
+    return db_->error().ok();
+}
+
+SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
+                                    std::string* problem) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    program->clear();
+    std::string programMd5, damage;
+    {
+        SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
+        if (!read.active()) return failure();
+        int64_t size = 0, version = 0, chunkCount = 0, links = 0;
+        bool hasProgram = false;
+        {
+            auto entry = db_->prepare(
+                    "SELECT e.program, p.md5 IS NOT NULL, p.size, p.compiler_version, p.chunk_count, "
+                    "(SELECT count(*) FROM program_chunks WHERE program = e.program) "
+                    "FROM entries e LEFT JOIN programs p ON p.md5 = e.program WHERE e.key = ?1");
+            entry.bind(1, key);
+            if (!entry.step()) return db_->error().ok() ? Status::NOT_FOUND : failure();
+            programMd5 = entry.text(0);
+            hasProgram = entry.integer(1) != 0;
+            size = entry.integer(2);
+            version = entry.integer(3);
+            chunkCount = entry.integer(4);
+            links = entry.integer(5);
+        }
+        bool complete = false;
+        if (hasProgram && size > 0 && size <= kMaxProgramSize) program->reserve(static_cast<size_t>(size));
+        if (!hasProgram) {
+            damage = "its program is missing";
+        } else if (version != compilerVersion) {
+            damage = "its program comes from compiler version " + std::to_string(version) + ", not " +
+                     std::to_string(compilerVersion);
+        } else if (chunkCount != links) {
+            damage = "its program has lost chunks";
+        } else if (size < 0 || size > kMaxProgramSize) {
+            damage = "its program has an implausible size";
+        } else if (!assemble(programMd5, program, &complete)) {
+            return failure();
+        } else if (!complete) {
+            damage = "its program has lost chunks";
+        } else if (program->size() != static_cast<uint64_t>(size)) {
+            damage = "its program is " + std::to_string(program->size()) + " bytes, not " + std::to_string(size);
+        } else if (toHex(md5(program->data(), program->size())) != programMd5) {
+            damage = "its program fails its checksum";
+        }
+        read.commit();
+    }
+    if (!damage.empty()) {
+        program->clear();
+        if (problem != nullptr) *problem = damage;
+        // The program itself is bad, so every entry naming it goes, with the chunks that fail
+        // their own checksum (a later store must not find and reuse them).
+        uint64_t entriesDropped = 0, chunksDropped = 0;
+        SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+        if (!write.active() || !removeEntry(key) ||
+            !dropDamagedProgram(programMd5, &entriesDropped, &chunksDropped) || !write.commit()) {
+            return failure();
+        }
+        return Status::DAMAGED;
+    }
+    // A hit counts and becomes the most recent use. Losing this update to a busy database only
+    // makes the LRU order slightly stale, so it does not fail the lookup.
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (write.active()) {
+        auto touch = db_->prepare(std::string("UPDATE entries SET hits = hits + 1, last_use = ") + kNextUse +
+                                  " WHERE key = ?2");
+        touch.bind(1, nowUs()).bind(2, key);
+        if (touch.run()) write.commit();
+    }
+    if (!db_->error().ok() && !db_->error().transient()) return failure();
+    return Status::OK;
+}
+
+bool SynapCache::removeEntry(const std::string& key) {
+    std::string program;
+    {
+        auto select = db_->prepare("SELECT program FROM entries WHERE key = ?1");
+        select.bind(1, key);
+        if (!select.step()) return db_->error().ok();
+        program = select.text(0);
+    }
+    auto remove = db_->prepare("DELETE FROM entries WHERE key = ?1");
+    remove.bind(1, key);
+    return remove.run() && collectProgram(program);
+}
+
+// Deletes `program` if no entry names it any more, and its chunks no other program uses.
+bool SynapCache::collectProgram(const std::string& program) {
+    {
+        auto used = db_->prepare("SELECT 1 FROM entries WHERE program = ?1 LIMIT 1");
+        used.bind(1, program);
+        if (used.step()) return true;
+        if (!db_->error().ok()) return false;
+    }
+    std::set<std::string> chunks;
+    {
+        auto list = db_->prepare("SELECT chunk FROM program_chunks WHERE program = ?1");
+        list.bind(1, program);
+        while (list.step()) chunks.insert(list.text(0));
+        if (!db_->error().ok()) return false;
+    }
+    auto removeProgram = db_->prepare("DELETE FROM programs WHERE md5 = ?1");
+    auto removeList = db_->prepare("DELETE FROM program_chunks WHERE program = ?1");
+    if (!removeProgram.bind(1, program).run() || !removeList.bind(1, program).run()) return false;
+    auto removeChunk = db_->prepare(
+            "DELETE FROM chunks WHERE md5 = ?1 AND NOT EXISTS (SELECT 1 FROM program_chunks WHERE chunk = ?1)");
+    for (const auto& chunk : chunks) {
+        if (!removeChunk.reset().bind(1, chunk).run()) return false;
+    }
+    return true;
+}
+
+bool SynapCache::dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped) {
+    std::set<std::string> chunks;
+    {
+        auto list = db_->prepare("SELECT chunk FROM program_chunks WHERE program = ?1");
+        list.bind(1, program);
+        while (list.step()) chunks.insert(list.text(0));
+        if (!db_->error().ok()) return false;
+    }
+    for (const auto& chunk : chunks) {
+        auto select = db_->prepare("SELECT data FROM chunks WHERE md5 = ?1");
+        select.bind(1, chunk);
+        if (!select.step()) {
+            if (!db_->error().ok()) return false;
+            continue;
+        }
+        size_t size = 0;
+        const uint8_t* data = select.blob(0, &size);
+        if (toHex(md5(data, size)) == chunk) continue;
+        auto remove = db_->prepare("DELETE FROM chunks WHERE md5 = ?1");
+        if (!remove.bind(1, chunk).run()) return false;
+        ++*chunksDropped;
+    }
+    auto removeEntries = db_->prepare("DELETE FROM entries WHERE program = ?1");
+    if (!removeEntries.bind(1, program).run()) return false;
+    *entriesDropped += static_cast<uint64_t>(db_->changes());
+    return collectProgram(program);
+}
+
+bool SynapCache::evictBeyond(uint64_t count, uint64_t* evicted) {
+    int64_t entries = 0;
+    {
+        auto total = db_->prepare("SELECT count(*) FROM entries");
+        if (!total.step()) return false;
+        entries = total.integer(0);
+    }
+    if (static_cast<uint64_t>(entries) <= count) return true;
+    std::vector<std::string> oldest;
+    {
+        auto select = db_->prepare("SELECT key FROM entries ORDER BY last_use ASC LIMIT ?1");
+        select.bind(1, entries - static_cast<int64_t>(count));
+        while (select.step()) oldest.push_back(select.text(0));
+        if (!db_->error().ok()) return false;
+    }
+    for (const auto& key : oldest) {
+        if (!removeEntry(key)) return false;
+        ++*evicted;
+    }
+    return true;
+}
+
+SynapCache::Status SynapCache::store(const std::string& key, const std::vector<uint8_t>& program,
+                                     uint32_t compilerVersion, int64_t capacity) {
+    if (capacity <= 0) return Status::OK;
+    // Hashing and chunking happen before the write lock is taken.
+    const std::string programMd5 = toHex(md5(program.data(), program.size()));
+    const std::vector<Chunk> chunks = contentDefinedChunks(program.data(), program.size());
+    std::vector<std::string> chunkMd5s;
+    for (const Chunk& chunk : chunks) chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (!write.active()) return failure();
+    const int64_t now = nowUs();
+    std::string previous;
+    {
+        auto existing = db_->prepare("SELECT program FROM entries WHERE key = ?1");
+        existing.bind(1, key);
+        if (existing.step()) previous = existing.text(0);
+        if (!db_->error().ok()) return failure();
+    }
+    // The key compiled differently before (e.g. into a damaged program): replace it.
+    if (!previous.empty() && previous != programMd5 && !removeEntry(key)) return failure();
+    auto addProgram = db_->prepare(
+            "INSERT OR IGNORE INTO programs(md5, size, compiler_version, chunk_count) VALUES(?1, ?2, ?3, ?4)");
+    addProgram.bind(1, programMd5)
+            .bind(2, static_cast<int64_t>(program.size()))
+            .bind(3, int64_t{compilerVersion})
+            .bind(4, static_cast<int64_t>(chunks.size()));
+    if (!addProgram.run()) return failure();
+    if (db_->changes() == 1) {
+        auto chunk = db_->prepare("INSERT OR IGNORE INTO chunks(md5, size, data) VALUES(?1, ?2, ?3)");
+        auto link = db_->prepare("INSERT INTO program_chunks(program, position, chunk) VALUES(?1, ?2, ?3)");
+        for (size_t i = 0; i < chunks.size(); ++i) {
+            chunk.reset()
+                    .bind(1, chunkMd5s[i])
+                    .bind(2, static_cast<int64_t>(chunks[i].size))
+                    .bindBlob(3, program.data() + chunks[i].offset, chunks[i].size);
+            link.reset().bind(1, programMd5).bind(2, static_cast<int64_t>(i)).bind(3, chunkMd5s[i]);
+            if (!chunk.run() || !link.run()) return failure();
+        }
+    }
+    auto addEntry = db_->prepare(std::string("INSERT INTO entries(key, program, created, last_use, hits) "
+                                             "VALUES(?2, ?3, ?1, ") +
+                                 kNextUse + ", 0) ON CONFLICT(key) DO UPDATE SET last_use = excluded.last_use");
+    addEntry.bind(1, now).bind(2, key).bind(3, programMd5);
+    uint64_t evicted = 0;
+    if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
+        return failure();
+    }
+    return Status::OK;
+}
+
+SynapCache::Status SynapCache::drop(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (!write.active() || !removeEntry(key) || !write.commit()) return failure();
+    return Status::OK;
+}
+
+std::vector<CacheEntryInfo> SynapCache::entries() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    std::vector<CacheEntryInfo> list;
+    auto select = db_->prepare(
+            "SELECT e.key, e.program, COALESCE(p.size, 0), e.hits, e.last_use, e.created, "
+            "COALESCE(p.compiler_version, 0) FROM entries e LEFT JOIN programs p ON p.md5 = e.program "
+            "ORDER BY e.last_use DESC");
+    while (select.step()) {
+        CacheEntryInfo info;
+        info.key = select.text(0);
+        info.program = select.text(1);
+        info.size = static_cast<uint64_t>(select.integer(2));
+        info.hits = static_cast<uint64_t>(select.integer(3));
+        info.lastUseUs = select.integer(4);
+        info.createdUs = select.integer(5);
+        info.compilerVersion = static_cast<uint32_t>(select.integer(6));
+        list.push_back(std::move(info));
+    }
+    return list;
+}
+
+CacheTotals SynapCache::totals() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    CacheTotals totals;
+    SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
+    auto number = [&](const char* sql) -> uint64_t {
+        auto statement = db_->prepare(sql);
+        return statement.step() ? static_cast<uint64_t>(statement.integer(0)) : 0;
+    };
+    totals.entries = number("SELECT count(*) FROM entries");
+    totals.programs = number("SELECT count(*) FROM programs");
+    totals.chunks = number("SELECT count(*) FROM chunks");
+    totals.entryBytes =
+            number("SELECT COALESCE(SUM(p.size), 0) FROM entries e JOIN programs p ON p.md5 = e.program");
+    totals.programBytes = number("SELECT COALESCE(SUM(size), 0) FROM programs");
+    totals.storedBytes = number("SELECT COALESCE(SUM(size), 0) FROM chunks");
+    totals.hits = number("SELECT COALESCE(SUM(hits), 0) FROM entries");
+    const uint64_t pages = number("PRAGMA page_count"), freePages = number("PRAGMA freelist_count");
+    totals.fileBytes = (pages - std::min(pages, freePages)) * number("PRAGMA page_size");
+    read.commit();
+    return totals;
+}
+
+CacheVerifyReport SynapCache::verify() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    CacheVerifyReport report;
+    {
+        auto check = db_->prepare("PRAGMA quick_check");
+        std::string result;
+        while (check.step()) result += (result.empty() ? "" : "; ") + check.text(0);
+        report.integrity = db_->error().ok() ? result : db_->error().message;
+        if (!db_->error().ok()) return report;
+    }
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (!write.active()) {
+        report.integrity = db_->error().message;
+        return report;
+    }
+    std::set<std::string> damagedChunks;
+    {
+        auto chunks = db_->prepare("SELECT md5, size, data FROM chunks");
+        while (chunks.step()) {
+            size_t size = 0;
+            const uint8_t* data = chunks.blob(2, &size);
+            ++report.chunks;
+            if (size != static_cast<uint64_t>(chunks.integer(1)) || toHex(md5(data, size)) != chunks.text(0)) {
+                damagedChunks.insert(chunks.text(0));
+            }
+        }
+    }
+    std::vector<std::string> damagedPrograms;
+    {
+        std::vector<std::tuple<std::string, int64_t, int64_t>> programs;
+        auto list = db_->prepare("SELECT md5, size, chunk_count FROM programs");
+        while (list.step()) programs.emplace_back(list.text(0), list.integer(1), list.integer(2));
+        for (const auto& [program, size, chunkCount] : programs) {
+            ++report.programs;
+            std::vector<uint8_t> bytes;
+            bool complete = false;
+            int64_t links = 0;
+            {
+                auto count = db_->prepare("SELECT count(*) FROM program_chunks WHERE program = ?1");
+                count.bind(1, program);
+                if (count.step()) links = count.integer(0);
+            }
+            if (!assemble(program, &bytes, &complete) || !complete || links != chunkCount ||
+                bytes.size() != static_cast<uint64_t>(size) || toHex(md5(bytes.data(), bytes.size())) != program) {
+                damagedPrograms.push_back(program);
+            }
+        }
+    }
+    for (const auto& chunk : damagedChunks) {
+        auto remove = db_->prepare("DELETE FROM chunks WHERE md5 = ?1");
+        remove.bind(1, chunk).run();
+    }
+    report.damagedChunks = damagedChunks.size();
+    report.damagedPrograms = damagedPrograms.size();
+    uint64_t ignored = 0;
+    for (const auto& program : damagedPrograms) dropDamagedProgram(program, &report.entriesDropped, &ignored);
+    // Entries whose program row is gone entirely are damaged too.
+    auto orphans = db_->prepare("DELETE FROM entries WHERE program NOT IN (SELECT md5 FROM programs)");
+    if (orphans.run()) report.entriesDropped += static_cast<uint64_t>(db_->changes());
+    if (!write.commit()) report.integrity = db_->error().message;
+    return report;
+}
+
+uint64_t SynapCache::evictTo(uint64_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    uint64_t evicted = 0;
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (!write.active() || !evictBeyond(count, &evicted) || !write.commit()) return 0;
+    return evicted;
+}
+
+bool SynapCache::clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    {
+        SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+        if (!write.active() ||
+            !db_->execute("DELETE FROM entries; DELETE FROM program_chunks; DELETE FROM programs; DELETE FROM chunks;") ||
+            !write.commit()) {
+            return false;
+        }
+    }
+    // Give the space back; another process reading at this moment only makes this a no-op.
+    db_->execute("VACUUM");
+    db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    db_->clearError();
+    return true;
+}
+
+}  // namespace nnemu::cache

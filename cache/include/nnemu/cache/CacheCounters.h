@@ -1,0 +1,26 @@
+// Process-wide counts of what the compilation caches did, for tests, benchmarks and logs: they
+// show whether a first inference compiled, was served by the SyNAP cache, or found its program
+// already loaded from an NNAPI cache file.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace nnemu::cache {
+
+struct CacheCounters {
+    std::atomic<uint64_t> compiles{0};          // programs compiled from the model (cache misses)
+    std::atomic<uint64_t> synapLookups{0};
+    std::atomic<uint64_t> synapHits{0};
+    std::atomic<uint64_t> synapStores{0};
+    std::atomic<uint64_t> synapDrops{0};        // damaged or foreign entries dropped
+    std::atomic<uint64_t> modelCacheWrites{0};  // NNAPI model cache files written
+    std::atomic<uint64_t> modelCacheLoads{0};   // networks prepared from an NNAPI model cache file
+    std::atomic<uint64_t> modelCacheRejects{0}; // files that failed verification
+
+    void reset();
+};
+
+CacheCounters& cacheCounters();
+
+}  // namespace nnemu::cache

@@ -1,0 +1,37 @@
+// The NNAPI model cache file synap-npu writes (nnapi-fl29.md §6.6): a fixed header, then the
+// whole NPU program. The header carries the cache token the runtime derived, the producer's
+// (compiler's) version, the payload size and a SHA-256 over header and payload, so a file that
+// was modified, truncated, torn by a crash in the middle of writing, or written for another
+// token or compiler is refused rather than trusted.
+//
+//   offset  size  field
+//        0     8  magic "NNEMUNPC"
+//        8     4  format version (1), little-endian
+//       12     4  producer version, little-endian
+//       16    32  cache token
+//       48     8  payload size, little-endian
+//       56    32  SHA-256 of bytes 0..55 followed by the payload
+//       88     -  payload
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nnemu/hal/Types.h"
+
+namespace nnemu::cache {
+
+inline constexpr size_t kModelCacheHeaderSize = 88;
+
+// Replaces the file's content: truncate, write from offset 0 (whatever the fd's position), and
+// sync. False and `error` on failure (the file may then be torn; its checksum tells).
+bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+                         const std::vector<uint8_t>& payload, std::string* error);
+
+// Reads and verifies the file from offset 0; false and `error` when it is not a complete,
+// unmodified file for this token and producer version.
+bool readModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+                        std::vector<uint8_t>* payload, std::string* error);
+
+}  // namespace nnemu::cache

@@ -1,0 +1,30 @@
+// The SyNAP cache as the synap-npu driver uses it at each first-inference JIT. One connection
+// per cache file per process, opened when first needed. Whatever makes the cache unusable (a
+// missing or unwritable directory, a full disk, a corrupt or foreign database file) disables
+// that file for the rest of the process with one warning; inference goes on without it. A
+// damaged entry is dropped with a warning and the network is compiled again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnemu::cache {
+
+struct SynapCacheLocation {
+    std::string file;       // host path of the database
+    int64_t capacity = 0;   // entries; 0 turns the cache off (no file is created)
+    // Missing directories under this one (the emulated board's file system, where the board has
+    // /data/vendor/synap) are created; elsewhere the directory must exist. Empty: never create.
+    std::string boardRoot;
+};
+
+// True and `program` when `key` has a verified program.
+bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
+                         std::vector<uint8_t>* program);
+void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
+                          const std::vector<uint8_t>& program, uint32_t compilerVersion);
+// Drops an entry whose program passed the checksum but that the NPU core refused.
+void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why);
+
+}  // namespace nnemu::cache

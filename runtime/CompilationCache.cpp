@@ -1,0 +1,116 @@
+#include "CompilationCache.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include "nnemu/hal/Log.h"
+
+namespace nnemu::runtime {
+namespace {
+
+// The file descriptors of one prepared unit's cache files, closed when the prepare call is over
+// (a driver that keeps a file dups its fd).
+class CacheFiles {
+public:
+    ~CacheFiles() { closeAll(); }
+
+    // Opens every model- and data-cache file O_RDWR, creating them (0600) when `create`. False
+    // (and nothing open) if any one fails.
+    bool open(const std::string& base, uint32_t modelCount, uint32_t dataCount, bool create) {
+        const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
+        for (auto [kind, count, fds] : {std::tuple{'1', modelCount, &model}, std::tuple{'2', dataCount, &data}}) {
+            for (uint32_t i = 0; i < count; ++i) {
+                const std::string name = base + kind + std::to_string(i);
+                const int fd = ::open(name.c_str(), flags, 0600);
+                if (fd < 0) {
+                    closeAll();
+                    return false;
+                }
+                fds->push_back(fd);
+            }
+        }
+        return true;
+    }
+
+    std::vector<int> model;
+    std::vector<int> data;
+
+private:
+    void closeAll() {
+        for (int fd : model) ::close(fd);
+        for (int fd : data) ::close(fd);
+        model.clear();
+        data.clear();
+    }
+};
+
+}  // namespace
+
+std::optional<hal::CacheToken> deriveCacheToken(const hal::CacheToken& appToken,
+                                                const std::vector<uint32_t>& stepOperations,
+                                                const std::string& deviceName, const std::string& deviceVersion,
+                                                hal::ExecutionPreference preference) {
+    EVP_MD_CTX* context = EVP_MD_CTX_new();
+    if (context == nullptr) return std::nullopt;
+    const auto preferenceCode = static_cast<int32_t>(preference);
+    bool ok = EVP_DigestInit_ex(context, EVP_sha256(), nullptr) == 1 &&
+              EVP_DigestUpdate(context, appToken.data(), appToken.size()) == 1;
+    for (uint32_t operation : stepOperations) {
+        const auto index = static_cast<int32_t>(operation);
+        ok = ok && EVP_DigestUpdate(context, &index, sizeof index) == 1;
+    }
+    ok = ok && EVP_DigestUpdate(context, deviceName.data(), deviceName.size()) == 1 &&
+         EVP_DigestUpdate(context, deviceVersion.data(), deviceVersion.size()) == 1 &&
+         EVP_DigestUpdate(context, &preferenceCode, sizeof preferenceCode) == 1;
+    hal::CacheToken token{};
+    unsigned int length = 0;
+    ok = ok && EVP_DigestFinal_ex(context, token.data(), &length) == 1 && length == token.size();
+    EVP_MD_CTX_free(context);
+    if (!ok) return std::nullopt;
+    return token;
+}
+
+std::string cacheFileBaseName(const hal::CacheToken& token) {
+    std::string name;
+    name.reserve(token.size() * 2);
+    for (uint8_t byte : token) {
+        name += static_cast<char>('A' + (byte & 0x0F));
+        name += static_cast<char>('A' + (byte >> 4));
+    }
+    return name;
+}
+
+hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& model,
+                                      hal::ExecutionPreference preference, const CacheSettings& settings,
+                                      const std::vector<uint32_t>& stepOperations) {
+    hal::IDevice& driver = *device.driver;
+    const auto [modelCount, dataCount] = driver.getNumberOfCacheFilesNeeded();
+    const bool deviceCaches = (modelCount > 0 || dataCount > 0) && modelCount <= hal::kMaxNumberOfCacheFiles &&
+                              dataCount <= hal::kMaxNumberOfCacheFiles;
+    std::optional<hal::CacheToken> token;
+    if (settings.token && deviceCaches) {
+        token = deriveCacheToken(*settings.token, stepOperations, device.name, device.version, preference);
+    }
+    if (!token) return driver.prepareModel(model, preference, {}, {}, hal::CacheToken{});
+
+    const std::string base = settings.dir + cacheFileBaseName(*token);
+    {
+        CacheFiles existing;
+        if (existing.open(base, modelCount, dataCount, false)) {
+            auto [status, prepared] = driver.prepareModelFromCache(existing.model, existing.data, *token);
+            if (status == hal::ErrorStatus::NONE && prepared != nullptr) {
+                NN_LOG(VERBOSE) << device.name << " prepared from its compilation cache " << base;
+                return {status, prepared};
+            }
+            NN_LOG(VERBOSE) << device.name << " could not prepare from " << base << "; compiling the model";
+        }
+    }
+    CacheFiles created;
+    if (!created.open(base, modelCount, dataCount, true)) {
+        NN_LOG(VERBOSE) << "cannot create the compilation cache files " << base << "*; compiling without them";
+    }
+    return driver.prepareModel(model, preference, created.model, created.data, *token);
+}
+
+}  // namespace nnemu::runtime

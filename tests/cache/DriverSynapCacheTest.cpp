@@ -1,0 +1,214 @@
+// The SyNAP cache as synap-npu uses it, through the NNAPI C API in one process: the first
+// inference compiles and stores, a later compilation of the same network finds it; capacity 0
+// means no file at all; shared layers are stored once; and a cache that cannot be used only
+// costs one warning, never an inference.
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "CacheTestSupport.h"
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/SynapCache.h"
+
+namespace nnemu::cachetest {
+namespace {
+
+namespace fs = std::filesystem;
+using cache::cacheCounters;
+
+class DriverSynapCacheTest : public CacheTest {
+protected:
+    // Compiles `network` anew for synap-npu and runs it once.
+    std::vector<float> compileAndRun(const ConvNetwork& network) {
+        ANeuralNetworksCompilation* compilation = network.compile();
+        EXPECT_NE(compilation, nullptr);
+        if (compilation == nullptr) return {};
+        auto output = network.run(compilation);
+        ANeuralNetworksCompilation_free(compilation);
+        EXPECT_FALSE(output.empty());
+        return output;
+    }
+    std::vector<float> onCpu(const ConvNetwork& network) {
+        ANeuralNetworksCompilation* compilation = network.compile("", nullptr, "nnapi-reference");
+        auto output = network.run(compilation);
+        ANeuralNetworksCompilation_free(compilation);
+        return output;
+    }
+    void expectNear(const std::vector<float>& actual, const std::vector<float>& expected) {
+        ASSERT_EQ(actual.size(), expected.size());
+        for (size_t i = 0; i < actual.size(); ++i) ASSERT_NEAR(actual[i], expected[i], 1e-4f + 1e-4f * std::fabs(expected[i]));
+    }
+    cache::CacheTotals totalsOf(const std::string& file) {
+        std::string error;
+        auto opened = cache::SynapCache::open(file, false, &error);
+        EXPECT_NE(opened, nullptr) << error;
+        return opened ? opened->totals() : cache::CacheTotals{};
+    }
+};
+
+TEST_F(DriverSynapCacheTest, TheFirstInferenceStoresAndALaterCompilationHits) {
+    ConvNetwork network({8, 16, {1, 2}});
+    ASSERT_TRUE(network.valid());
+    const auto first = compileAndRun(network);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+    EXPECT_EQ(cacheCounters().synapStores, 1u);
+    EXPECT_EQ(cacheCounters().synapHits, 0u);
+    ASSERT_TRUE(fs::exists(defaultCacheFile()));
+
+    const auto second = compileAndRun(network);
+    EXPECT_EQ(cacheCounters().compiles, 1u) << "the hit must skip the compiler";
+    EXPECT_EQ(cacheCounters().synapHits, 1u);
+    EXPECT_EQ(first, second);
+    expectNear(second, onCpu(network));
+    EXPECT_EQ(totalsOf(defaultCacheFile()).hits, 1u);
+}
+
+TEST_F(DriverSynapCacheTest, OtherShapesOrWeightsAreOtherEntries) {
+    ConvNetwork a({8, 16, {1}}), b({8, 16, {2}}), c({12, 16, {1}});
+    compileAndRun(a);
+    compileAndRun(b);
+    compileAndRun(c);
+    EXPECT_EQ(cacheCounters().compiles, 3u);
+    EXPECT_EQ(cacheCounters().synapHits, 0u);
+    EXPECT_EQ(totalsOf(defaultCacheFile()).entries, 3u);
+}
+
+TEST_F(DriverSynapCacheTest, CapacityZeroMeansNoCacheAndNoFile) {
+    setProperty("vendor.SYNAP_CACHE_CAPACITY", "0");
+    ConvNetwork network({8, 16, {1}});
+    compileAndRun(network);
+    compileAndRun(network);
+    EXPECT_EQ(cacheCounters().compiles, 2u);
+    EXPECT_EQ(cacheCounters().synapLookups, 0u);
+    EXPECT_FALSE(fs::exists(defaultCacheFile()));
+    EXPECT_FALSE(fs::exists(root() + "/data/vendor/synap"));
+    // The environment overrides the property, in both directions.
+    setenv("SYNAP_CACHE_CAPACITY", "5", 1);
+    compileAndRun(network);
+    EXPECT_TRUE(fs::exists(defaultCacheFile()));
+}
+
+TEST_F(DriverSynapCacheTest, PathFromThePropertyOrTheEnvironment) {
+    setProperty("vendor.SYNAP_CACHE_PATH", "/data/local/tmp/my.cache");
+    ConvNetwork network({8, 16, {1}});
+    compileAndRun(network);
+    EXPECT_TRUE(fs::exists(root() + "/data/local/tmp/my.cache"));
+    setenv("SYNAP_CACHE_PATH", (root() + "/from-env.cache").c_str(), 1);
+    compileAndRun(network);
+    EXPECT_TRUE(fs::exists(root() + "/from-env.cache"));
+    EXPECT_FALSE(fs::exists(defaultCacheFile()));
+}
+
+TEST_F(DriverSynapCacheTest, NetworksSharingLayersTakeLessSpaceThanBothAlone) {
+    // Four 3x3x32x32 layers (37 KB of weights each); three are common to both networks.
+    ConvNetwork a({8, 32, {1, 2, 3, 4}}), b({8, 32, {1, 2, 3, 5}});
+    setenv("SYNAP_CACHE_PATH", (root() + "/a.cache").c_str(), 1);
+    compileAndRun(a);
+    setenv("SYNAP_CACHE_PATH", (root() + "/b.cache").c_str(), 1);
+    compileAndRun(b);
+    setenv("SYNAP_CACHE_PATH", (root() + "/both.cache").c_str(), 1);
+    compileAndRun(a);
+    compileAndRun(b);
+    const auto alone = totalsOf(root() + "/a.cache").storedBytes + totalsOf(root() + "/b.cache").storedBytes;
+    const auto both = totalsOf(root() + "/both.cache");
+    EXPECT_EQ(both.entries, 2u);
+    EXPECT_EQ(both.entryBytes, alone);
+    const uint64_t layerBytes = 32 * 9 * 32 * sizeof(float);
+    EXPECT_LT(both.storedBytes, alone - 2 * layerBytes) << "stored " << both.storedBytes << " of " << alone;
+    // Both still come back whole.
+    cacheCounters().reset();
+    compileAndRun(a);
+    compileAndRun(b);
+    EXPECT_EQ(cacheCounters().synapHits, 2u);
+    EXPECT_EQ(cacheCounters().compiles, 0u);
+}
+
+TEST_F(DriverSynapCacheTest, ACorruptEntryIsDroppedAndRecompiled) {
+    ConvNetwork network({8, 16, {1, 2}});
+    const auto expected = compileAndRun(network);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(defaultCacheFile().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE chunks SET data = zeroblob(size) WHERE rowid = (SELECT max(rowid) FROM chunks)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    testing::internal::CaptureStderr();
+    const auto again = compileAndRun(network);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(countOccurrences(log, "dropped SyNAP cache entry"), 1u) << log;
+    EXPECT_EQ(cacheCounters().synapDrops, 1u);
+    EXPECT_EQ(cacheCounters().compiles, 2u);
+    EXPECT_EQ(again, expected);
+    // Stored again, good this time.
+    compileAndRun(network);
+    EXPECT_EQ(cacheCounters().synapHits, 1u);
+    EXPECT_EQ(cacheCounters().compiles, 2u);
+}
+
+// Each way the cache can be unusable: one warning per process, correct results, no retries.
+void expectDisabledWithOneWarning(DriverSynapCacheTest* test, const std::string& file, const std::string& reason) {
+    ConvNetwork network({8, 16, {1}});
+    testing::internal::CaptureStderr();
+    ANeuralNetworksCompilation* first = network.compile();
+    ASSERT_NE(first, nullptr);
+    const auto output = network.run(first);
+    ANeuralNetworksCompilation* second = network.compile();
+    const auto again = network.run(second);
+    ANeuralNetworksCompilation_free(first);
+    ANeuralNetworksCompilation_free(second);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(countOccurrences(log, "disabled for this process"), 1u) << log;
+    EXPECT_NE(log.find(file), std::string::npos) << log;
+    EXPECT_NE(log.find(reason), std::string::npos) << log;
+    EXPECT_EQ(countOccurrences(log, "ERROR"), 0u) << log;
+    EXPECT_FALSE(output.empty());
+    EXPECT_EQ(output, again);
+    EXPECT_EQ(cacheCounters().compiles, 2u);
+    (void)test;
+}
+
+TEST_F(DriverSynapCacheTest, AnUnwritablePathDisablesTheCache) {
+    writeFile(root() + "/plain-file", {1, 2, 3});
+    const std::string file = root() + "/plain-file/nnhal.cache";
+    setenv("SYNAP_CACHE_PATH", file.c_str(), 1);
+    expectDisabledWithOneWarning(this, file, "not a directory");
+}
+
+TEST_F(DriverSynapCacheTest, AMissingHostDirectoryDisablesTheCache) {
+    const std::string file = "/nonexistent-nnemu-dir/" + fs::path(root()).filename().string() + "/nnhal.cache";
+    setenv("SYNAP_CACHE_PATH", file.c_str(), 1);
+    expectDisabledWithOneWarning(this, file, "does not exist");
+    EXPECT_FALSE(fs::exists(fs::path(file).parent_path()));
+}
+
+TEST_F(DriverSynapCacheTest, ACorruptDatabaseFileDisablesTheCache) {
+    fs::create_directories(fs::path(defaultCacheFile()).parent_path());
+    writeFile(defaultCacheFile(), std::vector<uint8_t>(8192, 0xA5));
+    expectDisabledWithOneWarning(this, defaultCacheFile(), "not a database");
+    EXPECT_EQ(readFile(defaultCacheFile()), std::vector<uint8_t>(8192, 0xA5)) << "a damaged file is left alone";
+}
+
+TEST_F(DriverSynapCacheTest, AFullDiskDisablesTheCache) {
+    // A worker process whose files cannot grow past 64 KiB: its program (four 37 KB layers)
+    // does not fit, so the store fails like on a full disk.
+    const auto result = runProcess({NNEMU_CACHE_WORKER, "run", "--layers", "1,2,3,4", "--channels", "32",
+                                    "--compilations", "2"},
+                                   64 * 1024);
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    const auto report = parseReport(result.out);
+    EXPECT_EQ(report.at("cpu_match"), "1");
+    EXPECT_EQ(report.at("synap_stores"), "0");
+    EXPECT_EQ(report.at("compiles"), "2");
+    EXPECT_EQ(countOccurrences(result.err, "disabled for this process"), 1u) << result.err;
+    // Whatever reached the file is a consistent database.
+    std::string error;
+    if (auto opened = cache::SynapCache::open(defaultCacheFile(), false, &error)) {
+        EXPECT_EQ(opened->verify().integrity, "ok");
+        EXPECT_EQ(opened->totals().entries, 0u);
+    }
+}
+
+}  // namespace
+}  // namespace nnemu::cachetest

@@ -1,0 +1,93 @@
+// The NNAPI model cache file: what is written reads back only for the same token and compiler,
+// and any flipped bit, appended byte or truncation is refused.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "CacheTestSupport.h"
+#include "nnemu/cache/ModelCacheFile.h"
+
+namespace nnemu::cache {
+namespace {
+
+class ModelCacheFileTest : public cachetest::CacheTest {
+protected:
+    void SetUp() override {
+        CacheTest::SetUp();
+        path_ = root() + "/model_cache";
+        fd_ = open(path_.c_str(), O_RDWR | O_CREAT, 0600);
+        ASSERT_GE(fd_, 0);
+        token_.fill(7);
+        std::mt19937 random(1);
+        payload_.resize(50000);
+        for (auto& byte : payload_) byte = static_cast<uint8_t>(random());
+    }
+    void TearDown() override {
+        close(fd_);
+        CacheTest::TearDown();
+    }
+    bool readBack(std::string* error, const hal::CacheToken* token = nullptr, uint32_t version = 3) {
+        std::vector<uint8_t> payload;
+        const bool ok = readModelCacheFile(fd_, token ? *token : token_, version, &payload, error);
+        if (ok) {
+            EXPECT_EQ(payload, payload_);
+        }
+        return ok;
+    }
+
+    std::string path_;
+    int fd_ = -1;
+    hal::CacheToken token_{};
+    std::vector<uint8_t> payload_;
+};
+
+TEST_F(ModelCacheFileTest, ReadsBackWhatWasWritten) {
+    std::string error;
+    // Whatever was in the file before, and wherever the fd's position is.
+    ASSERT_EQ(write(fd_, "stale content that is longer than nothing", 41), 41);
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    EXPECT_EQ(lseek(fd_, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
+    EXPECT_TRUE(readBack(&error)) << error;
+}
+
+TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
+    std::string error;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    hal::CacheToken other = token_;
+    other[31] ^= 1;
+    EXPECT_FALSE(readBack(&error, &other));
+    EXPECT_NE(error.find("token"), std::string::npos) << error;
+    EXPECT_FALSE(readBack(&error, nullptr, 4));
+    EXPECT_NE(error.find("compiler version 3"), std::string::npos) << error;
+}
+
+TEST_F(ModelCacheFileTest, RefusesEveryFlippedByte) {
+    std::string error;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    const auto good = cachetest::readFile(path_);
+    // Every header byte and a spread of payload bytes.
+    for (size_t at = 0; at < good.size(); at += at < kModelCacheHeaderSize ? 1 : 997) {
+        auto bad = good;
+        bad[at] ^= 0x10;
+        ASSERT_EQ(pwrite(fd_, bad.data(), bad.size(), 0), static_cast<ssize_t>(bad.size()));
+        EXPECT_FALSE(readBack(&error)) << "flipped byte " << at;
+    }
+}
+
+TEST_F(ModelCacheFileTest, RefusesAppendedAndMissingBytes) {
+    std::string error;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    const auto size = lseek(fd_, 0, SEEK_END);
+    ASSERT_EQ(pwrite(fd_, "x", 1, size), 1);
+    EXPECT_FALSE(readBack(&error));
+    ASSERT_EQ(ftruncate(fd_, size - 100), 0);  // a write torn by a crash
+    EXPECT_FALSE(readBack(&error));
+    ASSERT_EQ(ftruncate(fd_, 10), 0);
+    EXPECT_FALSE(readBack(&error));
+    ASSERT_EQ(ftruncate(fd_, 0), 0);
+    EXPECT_FALSE(readBack(&error));
+}
+
+}  // namespace
+}  // namespace nnemu::cache

@@ -1,0 +1,144 @@
+// nnemu_cache_worker: a small NNAPI application for the multi-process cache tests.
+//
+//   nnemu_cache_worker run --layers 1,2,3 [--channels N] [--side N] [--compilations N]
+//                          [--cache-dir DIR --token HEX]
+//       builds the convolution network, compiles it for synap-npu (N times, default 1), runs one
+//       inference per compilation and prints one line: what the caches did, the md5 of the
+//       output and whether it matches nnapi-reference.
+//   nnemu_cache_worker insert-loop FILE CAPACITY
+//       stores 1 MiB programs into the SyNAP cache FILE forever ("ready" after the first), for
+//       the test that kills a process in the middle of an insert.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "CacheTestSupport.h"
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/Digest.h"
+#include "nnemu/cache/SynapCache.h"
+
+namespace {
+
+using namespace nnemu;
+
+int usage() {
+    std::fprintf(stderr, "usage: nnemu_cache_worker run --layers 1,2 [--channels N] [--side N] [--compilations N] "
+                         "[--cache-dir DIR --token HEX] | insert-loop FILE CAPACITY\n");
+    return 2;
+}
+
+bool parseToken(const std::string& hex, uint8_t token[32]) {
+    if (hex.size() != 64) return false;
+    for (size_t i = 0; i < 32; ++i) {
+        char* end = nullptr;
+        const std::string pair = hex.substr(i * 2, 2);
+        token[i] = static_cast<uint8_t>(std::strtoul(pair.c_str(), &end, 16));
+        if (*end != '\0') return false;
+    }
+    return true;
+}
+
+int run(int argc, char** argv) {
+    cachetest::ConvNetworkSpec spec;
+    spec.layerSeeds.clear();
+    int compilations = 1;
+    std::string cacheDir, tokenHex;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i], value = argv[i + 1];
+        if (flag == "--layers") {
+            std::stringstream list(value);
+            std::string seed;
+            while (std::getline(list, seed, ',')) spec.layerSeeds.push_back(static_cast<uint32_t>(std::stoul(seed)));
+        } else if (flag == "--channels") {
+            spec.channels = static_cast<uint32_t>(std::stoul(value));
+        } else if (flag == "--side") {
+            spec.side = static_cast<uint32_t>(std::stoul(value));
+        } else if (flag == "--compilations") {
+            compilations = std::stoi(value);
+        } else if (flag == "--cache-dir") {
+            cacheDir = value;
+        } else if (flag == "--token") {
+            tokenHex = value;
+        } else {
+            return usage();
+        }
+    }
+    uint8_t token[32] = {};
+    if (spec.layerSeeds.empty() || (!tokenHex.empty() && !parseToken(tokenHex, token))) return usage();
+    cachetest::ConvNetwork network(spec);
+    if (!network.valid()) {
+        std::fprintf(stderr, "nnemu_cache_worker: cannot build the network\n");
+        return 1;
+    }
+    std::vector<float> output;
+    for (int i = 0; i < compilations; ++i) {
+        ANeuralNetworksCompilation* compilation = network.compile(cacheDir, cacheDir.empty() ? nullptr : token);
+        if (compilation == nullptr) {
+            std::fprintf(stderr, "nnemu_cache_worker: compilation failed\n");
+            return 1;
+        }
+        output = network.run(compilation);
+        ANeuralNetworksCompilation_free(compilation);
+        if (output.empty()) {
+            std::fprintf(stderr, "nnemu_cache_worker: inference failed\n");
+            return 1;
+        }
+    }
+    // The reference device's answer: the cached program must compute the same network.
+    ANeuralNetworksCompilation* reference = network.compile("", nullptr, "nnapi-reference");
+    const std::vector<float> expected = reference != nullptr ? network.run(reference) : std::vector<float>{};
+    ANeuralNetworksCompilation_free(reference);
+    bool match = expected.size() == output.size();
+    for (size_t i = 0; match && i < output.size(); ++i) {
+        match = std::fabs(output[i] - expected[i]) <= 1e-4f + 1e-4f * std::fabs(expected[i]);
+    }
+    const auto& c = cache::cacheCounters();
+    std::printf("compiles=%llu synap_lookups=%llu synap_hits=%llu synap_stores=%llu synap_drops=%llu "
+                "model_cache_writes=%llu model_cache_loads=%llu model_cache_rejects=%llu output=%s cpu_match=%d\n",
+                static_cast<unsigned long long>(c.compiles.load()), static_cast<unsigned long long>(c.synapLookups.load()),
+                static_cast<unsigned long long>(c.synapHits.load()), static_cast<unsigned long long>(c.synapStores.load()),
+                static_cast<unsigned long long>(c.synapDrops.load()),
+                static_cast<unsigned long long>(c.modelCacheWrites.load()),
+                static_cast<unsigned long long>(c.modelCacheLoads.load()),
+                static_cast<unsigned long long>(c.modelCacheRejects.load()),
+                cache::toHex(cache::md5(output.data(), output.size() * sizeof(float))).c_str(), match ? 1 : 0);
+    return 0;
+}
+
+int insertLoop(const std::string& file, int64_t capacity) {
+    std::string error;
+    auto store = cache::SynapCache::open(file, true, &error);
+    if (store == nullptr) {
+        std::fprintf(stderr, "nnemu_cache_worker: %s\n", error.c_str());
+        return 1;
+    }
+    std::mt19937_64 random(static_cast<uint64_t>(getpid()));
+    std::vector<uint8_t> program(1 << 20);
+    for (uint64_t i = 0;; ++i) {
+        for (auto& byte : program) byte = static_cast<uint8_t>(random());
+        const std::string key = cache::toHex(cache::md5(&i, sizeof i)) ;
+        if (store->store(key + std::to_string(getpid()), program, 1, capacity) != cache::SynapCache::Status::OK) {
+            std::fprintf(stderr, "nnemu_cache_worker: store failed: %s\n", store->error().c_str());
+            return 1;
+        }
+        if (i == 0) {
+            std::printf("ready\n");
+            std::fflush(stdout);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc, argv);
+    if (argc == 4 && std::strcmp(argv[1], "insert-loop") == 0) return insertLoop(argv[2], std::atoll(argv[3]));
+    return usage();
+}
