@@ -76,6 +76,12 @@ void convertInto(ProgramBuilder& builder, uint32_t floatTensor, uint32_t tensor)
     builder.addLayer("Quantize", std::move(params), {floatTensor}, {tensor});
 }
 
+void flipSign(ProgramBuilder& builder, uint32_t from, uint32_t to) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::FlipSignT{});
+    builder.addLayer("ConvertSign", std::move(params), {from}, {to});
+}
+
 uint32_t floatScalar(ProgramBuilder& builder, float value) {
     return builder.constant(npu::DataType::FLOAT32, {1}, &value, sizeof value);
 }

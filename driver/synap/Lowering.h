@@ -43,6 +43,8 @@ bool ratioWithin(double numerator, double denominator, double low, double high);
 // (returned as is when already float), and one converting a float result into `tensor`.
 uint32_t asFloat(ProgramBuilder& builder, uint32_t tensor);
 void convertInto(ProgramBuilder& builder, uint32_t floatTensor, uint32_t tensor);
+// A FlipSign layer: `to` holds `from`'s values with the other signedness (zero point ±128).
+void flipSign(ProgramBuilder& builder, uint32_t from, uint32_t to);
 // A one-element float constant, for scaling and shifting.
 uint32_t floatScalar(ProgramBuilder& builder, float value);
 

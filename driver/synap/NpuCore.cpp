@@ -3,6 +3,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -33,8 +34,12 @@ bool initializeXnnpack() {
 
 size_t elementBytes(npu::DataType type) {
     switch (type) {
-        case npu::DataType::QUINT8: return 1;
-        default: return 4;
+        case npu::DataType::QUINT8:
+        case npu::DataType::QINT8:
+        case npu::DataType::QCINT8:
+            return 1;
+        default:
+            return 4;
     }
 }
 
@@ -77,9 +82,10 @@ size_t byteSize(const npu::Tensor& tensor) {
 void bounds(const npu::Layer& layer, const npu::Tensor& output, float* low, float* high) {
     *low = layer.output_min();
     *high = layer.output_max();
-    if (output.type() == npu::DataType::QUINT8) {
-        *low = std::max(*low, (0 - output.zero_point()) * output.scale());
-        *high = std::min(*high, (255 - output.zero_point()) * output.scale());
+    if (output.type() == npu::DataType::QUINT8 || output.type() == npu::DataType::QINT8) {
+        const int32_t qmin = output.type() == npu::DataType::QUINT8 ? 0 : -128;
+        *low = std::max(*low, static_cast<float>(qmin - output.zero_point()) * output.scale());
+        *high = std::min(*high, static_cast<float>(qmin + 255 - output.zero_point()) * output.scale());
     }
 }
 
@@ -97,6 +103,21 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
         case npu::DataType::QINT32:
             return xnn_define_quantized_tensor_value(subgraph, xnn_datatype_qint32, 0, tensor.scale(), dims.size(),
                                                      dims.data(), data, externalId, flags, id);
+        case npu::DataType::QINT8:
+            return xnn_define_quantized_tensor_value(subgraph, xnn_datatype_qint8, tensor.zero_point(),
+                                                     tensor.scale(), dims.size(), dims.data(), data, externalId, flags,
+                                                     id);
+        case npu::DataType::QCINT8:
+        case npu::DataType::QCINT32: {
+            const auto* scales = tensor.channel_scales();
+            if (scales == nullptr || tensor.channel_dim() >= dims.size() ||
+                scales->size() != dims[tensor.channel_dim()]) {
+                return xnn_status_invalid_parameter;
+            }
+            return xnn_define_channelwise_quantized_tensor_value(
+                    subgraph, tensor.type() == npu::DataType::QCINT8 ? xnn_datatype_qcint8 : xnn_datatype_qcint32,
+                    scales->data(), dims.size(), tensor.channel_dim(), dims.data(), data, externalId, flags, id);
+        }
         default:
             return xnn_status_invalid_parameter;
     }
@@ -202,10 +223,15 @@ const char* unitOf(npu::LayerParams kind) {
         case npu::LayerParams::Reshape:
         case npu::LayerParams::ConstantPad:
         case npu::LayerParams::ResizeBilinear:
+        case npu::LayerParams::Concatenation:
             return "TP";
         default:
             return "SH";
     }
+}
+
+bool isNative(npu::LayerParams kind) {
+    return kind == npu::LayerParams::Concatenation || kind == npu::LayerParams::FlipSign;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -215,6 +241,7 @@ using Clock = std::chrono::steady_clock;
 std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->bytes_ = std::move(program);
+    core->profiling_ = profiling;
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
     if (!npu::VerifyProgramBuffer(verifier)) {
         *error = "the NPU program is corrupt (verification failed)";
@@ -230,14 +257,14 @@ std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string
         *error = "the NPU core (XNNPACK) could not be initialized";
         return nullptr;
     }
-    if (!core->preparePorts(error)) return nullptr;
-    if (!(profiling ? core->buildLayerByLayer(error) : core->buildWholeGraph(error))) return nullptr;
+    if (!core->preparePorts(error) || !core->buildStages(error)) return nullptr;
     return core;
 }
 
 NpuCore::~NpuCore() {
-    if (runtime_ != nullptr) xnn_delete_runtime(runtime_);
-    for (xnn_runtime* runtime : layerRuntimes_) xnn_delete_runtime(runtime);
+    for (const Stage& stage : stages_) {
+        if (stage.runtime != nullptr) xnn_delete_runtime(stage.runtime);
+    }
 }
 
 size_t NpuCore::layerCount() const { return program_->layers() ? program_->layers()->size() : 0; }
@@ -255,6 +282,8 @@ bool NpuCore::preparePorts(std::string* error) {
     const uint32_t outputCount = program_->output_count();
     inputs_.resize(inputCount);
     outputs_.resize(outputCount);
+    constants_.assign(tensors->size(), nullptr);
+    activations_.resize(tensors->size());
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         if (tensor.dims() == nullptr || tensor.dims()->size() > XNN_MAX_TENSOR_DIMS) return fail("tensor dimensions");
@@ -289,11 +318,18 @@ bool NpuCore::preparePorts(std::string* error) {
             if (index >= tensors->size()) return fail("layer " + std::to_string(l) + " reads a missing tensor");
         }
         if (out->Get(0) >= tensors->size()) return fail("layer " + std::to_string(l) + " writes a missing tensor");
+        for (uint32_t index : *in) {  // native layers read every input element as the output's type
+            if (isNative(layer.params_type()) && tensors->Get(index)->type() != tensors->Get(out->Get(0))->type() &&
+                layer.params_type() != npu::LayerParams::FlipSign) {
+                return fail("layer " + std::to_string(l) + " mixes element types");
+            }
+        }
     }
     return true;
 }
 
 const void* NpuCore::constantData(uint32_t index) {
+    if (constants_[index] != nullptr) return constants_[index];
     const npu::Tensor& tensor = *program_->tensors()->Get(index);
     if (tensor.data() == nullptr || tensor.data()->size() == 0) return nullptr;
     const void* data = tensor.data()->data();
@@ -301,103 +337,170 @@ const void* NpuCore::constantData(uint32_t index) {
         alignedConstants_.emplace_back(tensor.data()->begin(), tensor.data()->end());
         data = alignedConstants_.back().data();
     }
+    constants_[index] = data;
     return data;
 }
 
-bool NpuCore::buildWholeGraph(std::string* error) {
+uint8_t* NpuCore::bufferOf(uint32_t index) {
+    const npu::Tensor& tensor = *program_->tensors()->Get(index);
+    if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
+    if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
+    if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
+    if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
+    return activations_[index].data();
+}
+
+// Cuts the layers into stages and gives a buffer to every tensor that crosses one.
+bool NpuCore::buildStages(std::string* error) {
+    const auto* layers = program_->layers();
     const auto* tensors = program_->tensors();
+    for (size_t l = 0; l < layers->size(); ++l) {
+        const bool native = isNative(layers->Get(l)->params_type());
+        if (native || profiling_ || stages_.empty() || stages_.back().native) {
+            stages_.push_back({l, l + 1, native, nullptr});
+        } else {
+            stages_.back().endLayer = l + 1;
+        }
+    }
+    // Tensors read or written by more than one stage, or by a native layer, live in buffers.
+    std::vector<int64_t> stageOf(tensors->size(), -1);
+    std::vector<bool> needsBuffer(tensors->size(), false);
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+            used.push_back(layer.outputs()->Get(0));
+            for (uint32_t t : used) {
+                if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
+                if (stages_[s].native) needsBuffer[t] = true;
+                stageOf[t] = static_cast<int64_t>(s);
+            }
+        }
+    }
+    for (Stage& stage : stages_) {
+        if (!stage.native && !buildXnnpackStage(stage.firstLayer, stage.endLayer, needsBuffer, &stage.runtime, error)) {
+            return false;
+        }
+        for (size_t l = stage.firstLayer; l < stage.endLayer && profiling_; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            LayerProfile entry{layer.name() ? layer.name()->str() : "", unitOf(layer.params_type()), 0, 0, 0};
+            for (uint32_t t : *layer.inputs()) entry.bytesRead += byteSize(*tensors->Get(t));
+            entry.bytesWritten = byteSize(*tensors->Get(layer.outputs()->Get(0)));
+            profile_.push_back(std::move(entry));
+        }
+    }
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        if (needsBuffer[t]) bufferOf(t);
+    }
+    return true;
+}
+
+// One XNNPACK runtime for layers [first, end): tensors with buffers are its external values.
+bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool>& needsBuffer, xnn_runtime** built,
+                                std::string* error) {
+    const auto* tensors = program_->tensors();
+    const auto* layers = program_->layers();
+    std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
+    std::vector<uint32_t> externalsOf;  // tensor of each external id
+    std::vector<bool> produced(tensors->size(), false);
+    for (size_t l = first; l < end; ++l) produced[layers->Get(l)->outputs()->Get(0)] = true;
+    for (size_t l = first; l < end; ++l) {
+        const npu::Layer& layer = *layers->Get(l);
+        std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+        used.push_back(layer.outputs()->Get(0));
+        for (uint32_t t : used) {
+            const bool external = constantData(t) == nullptr && (needsBuffer[t] || tensors->Get(t)->input_index() >= 0 ||
+                                                                 tensors->Get(t)->output_index() >= 0);
+            if (external && std::find(externalsOf.begin(), externalsOf.end(), t) == externalsOf.end()) {
+                externalsOf.push_back(t);
+            }
+        }
+    }
     xnn_subgraph_t subgraph = nullptr;
-    if (xnn_create_subgraph(static_cast<uint32_t>(inputs_.size() + outputs_.size()), 0, &subgraph) != xnn_status_success) {
+    if (xnn_create_subgraph(static_cast<uint32_t>(externalsOf.size()), 0, &subgraph) != xnn_status_success) {
         *error = "cannot create an NPU subgraph";
         return false;
     }
     std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
-    std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
-    for (uint32_t t = 0; t < tensors->size(); ++t) {
-        const npu::Tensor& tensor = *tensors->Get(t);
-        uint32_t externalId = XNN_INVALID_VALUE_ID, flags = 0;
-        if (tensor.input_index() >= 0) {
-            externalId = inputs_[tensor.input_index()].externalId;
-            flags = XNN_VALUE_FLAG_EXTERNAL_INPUT;
-        } else if (tensor.output_index() >= 0) {
-            externalId = outputs_[tensor.output_index()].externalId;
-            flags = XNN_VALUE_FLAG_EXTERNAL_OUTPUT;
+    std::vector<xnn_external_value> externals;
+    for (size_t l = first; l < end; ++l) {
+        const npu::Layer& layer = *layers->Get(l);
+        std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+        used.push_back(layer.outputs()->Get(0));
+        for (uint32_t t : used) {
+            if (ids[t] != XNN_INVALID_VALUE_ID) continue;
+            const auto position = std::find(externalsOf.begin(), externalsOf.end(), t);
+            uint32_t externalId = XNN_INVALID_VALUE_ID, flags = 0;
+            if (position != externalsOf.end()) {
+                externalId = static_cast<uint32_t>(position - externalsOf.begin());
+                flags = produced[t] ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+                externals.push_back({externalId, bufferOf(t)});
+            }
+            if (defineTensor(subgraph, *tensors->Get(t), constantData(t), externalId, flags, &ids[t]) !=
+                xnn_status_success) {
+                *error = "the NPU core rejected tensor " + std::to_string(t);
+                return false;
+            }
         }
-        if (defineTensor(subgraph, tensor, constantData(t), externalId, flags, &ids[t]) != xnn_status_success) {
-            *error = "the NPU core rejected tensor " + std::to_string(t);
-            return false;
-        }
-    }
-    for (const npu::Layer* layer : *program_->layers()) {
-        const xnn_status status = defineLayer(subgraph, *program_, *layer, ids);
+        const xnn_status status = defineLayer(subgraph, *program_, layer, ids);
         if (status != xnn_status_success) {
-            *error = "the NPU core rejected layer " + std::string(layer->name() ? layer->name()->c_str() : "?") +
+            *error = "the NPU core rejected layer " + std::string(layer.name() ? layer.name()->c_str() : "?") +
                      " (status " + std::to_string(status) + ")";
             return false;
         }
     }
-    std::vector<xnn_external_value> externals;
-    for (auto* ports : {&inputs_, &outputs_}) {
-        for (auto& port : *ports) externals.push_back({port.externalId, port.staging.data()});
-    }
-    if (xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime_) != xnn_status_success ||
-        xnn_setup_runtime(runtime_, externals.size(), externals.data()) != xnn_status_success) {
+    xnn_runtime_t runtime = nullptr;
+    if (xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime) != xnn_status_success) {
         *error = "the NPU core could not build a runtime for the program";
+        return false;
+    }
+    *built = runtime;  // owned by the stage from here on
+    if (xnn_setup_runtime(runtime, externals.size(), externals.data()) != xnn_status_success) {
+        *error = "the NPU core could not set up its buffers";
         return false;
     }
     return true;
 }
 
-bool NpuCore::buildLayerByLayer(std::string* error) {
+bool NpuCore::runNativeLayer(const npu::Layer& layer) {
     const auto* tensors = program_->tensors();
-    // Every activation gets a buffer of its own; network inputs and outputs use their ports.
-    activations_.resize(tensors->size());
-    auto bufferOf = [&](uint32_t t) -> uint8_t* {
-        const npu::Tensor& tensor = *tensors->Get(t);
-        if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
-        if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
-        if (activations_[t].empty()) activations_[t].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
-        return activations_[t].data();
-    };
-    for (const npu::Layer* layer : *program_->layers()) {
-        std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
-        std::vector<xnn_external_value> externals;
-        std::vector<uint32_t> used(layer->inputs()->begin(), layer->inputs()->end());
-        used.push_back(layer->outputs()->Get(0));
-        xnn_subgraph_t subgraph = nullptr;
-        if (xnn_create_subgraph(static_cast<uint32_t>(used.size()), 0, &subgraph) != xnn_status_success) {
-            *error = "cannot create an NPU subgraph";
-            return false;
-        }
-        std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
-        for (size_t k = 0; k < used.size(); ++k) {
-            const uint32_t t = used[k];
-            if (ids[t] != XNN_INVALID_VALUE_ID) continue;
-            const void* data = constantData(t);
-            const bool isOutput = k + 1 == used.size();
-            const uint32_t externalId = data != nullptr ? XNN_INVALID_VALUE_ID : static_cast<uint32_t>(k);
-            const uint32_t flags = data != nullptr ? 0 : isOutput ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
-            if (defineTensor(subgraph, *tensors->Get(t), data, externalId, flags, &ids[t]) != xnn_status_success) {
-                *error = "the NPU core rejected tensor " + std::to_string(t);
-                return false;
+    const uint32_t outputIndex = layer.outputs()->Get(0);
+    const npu::Tensor& output = *tensors->Get(outputIndex);
+    uint8_t* out = bufferOf(outputIndex);
+    if (layer.params_type() == npu::LayerParams::FlipSign) {
+        const uint8_t* in = bufferOf(layer.inputs()->Get(0));
+        for (size_t i = 0, n = byteSize(output); i < n; ++i) out[i] = in[i] ^ 0x80;
+        return true;
+    }
+    // Concatenation: for every outer index, each input's slab of [axis..] elements in turn.
+    const uint32_t axis = layer.params_as_Concatenation()->axis();
+    const auto& outDims = *output.dims();
+    if (axis >= outDims.size()) return false;
+    size_t outer = 1;
+    for (uint32_t d = 0; d < axis; ++d) outer *= outDims.Get(d);
+    const size_t element = elementBytes(output.type());
+    const bool quantized = output.type() != npu::DataType::FLOAT32;
+    size_t written = 0;
+    std::vector<size_t> slabs;
+    for (uint32_t t : *layer.inputs()) slabs.push_back(elementCount(*tensors->Get(t)) / std::max<size_t>(outer, 1));
+    for (size_t o = 0; o < outer; ++o) {
+        for (size_t i = 0; i < slabs.size(); ++i) {
+            const npu::Tensor& input = *tensors->Get(layer.inputs()->Get(i));
+            const uint8_t* in = bufferOf(layer.inputs()->Get(i)) + o * slabs[i] * element;
+            if (!quantized || (input.scale() == output.scale() && input.zero_point() == output.zero_point())) {
+                std::memcpy(out + written, in, slabs[i] * element);
+            } else {  // requantize into the output's scale and zero point
+                const float ratio = input.scale() / output.scale();
+                const int32_t low = output.type() == npu::DataType::QUINT8 ? 0 : -128;
+                for (size_t k = 0; k < slabs[i]; ++k) {
+                    const int32_t q = output.type() == npu::DataType::QUINT8 ? in[k] : static_cast<int8_t>(in[k]);
+                    const auto value = static_cast<int32_t>(std::lround((q - input.zero_point()) * ratio)) +
+                                       output.zero_point();
+                    out[written + k] = static_cast<uint8_t>(std::clamp(value, low, low + 255));
+                }
             }
-            if (data == nullptr) externals.push_back({static_cast<uint32_t>(k), bufferOf(t)});
+            written += slabs[i] * element;
         }
-        xnn_runtime_t runtime = nullptr;
-        if (defineLayer(subgraph, *program_, *layer, ids) != xnn_status_success ||
-            xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime) != xnn_status_success) {
-            *error = "the NPU core rejected layer " + std::string(layer->name() ? layer->name()->c_str() : "?");
-            return false;
-        }
-        layerRuntimes_.push_back(runtime);
-        if (xnn_setup_runtime(runtime, externals.size(), externals.data()) != xnn_status_success) {
-            *error = "the NPU core could not set up layer " + std::string(layer->name() ? layer->name()->c_str() : "?");
-            return false;
-        }
-        LayerProfile row{layer->name() ? layer->name()->str() : "", unitOf(layer->params_type()), 0, 0, 0};
-        for (uint32_t t : *layer->inputs()) row.bytesRead += byteSize(*tensors->Get(t));
-        row.bytesWritten = byteSize(*tensors->Get(layer->outputs()->Get(0)));
-        profile_.push_back(std::move(row));
     }
     return true;
 }
@@ -408,19 +511,17 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         return false;
     }
     for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
-    if (runtime_ != nullptr) {
-        if (xnn_invoke_runtime(runtime_) != xnn_status_success) {
-            *error = "the NPU core failed to run the program";
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        const Stage& stage = stages_[s];
+        const auto start = Clock::now();
+        const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
+        const bool ok = stage.native ? runNativeLayer(first) : xnn_invoke_runtime(stage.runtime) == xnn_status_success;
+        if (!ok) {
+            *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");
             return false;
         }
-    } else {
-        for (size_t l = 0; l < layerRuntimes_.size(); ++l) {
-            const auto start = Clock::now();
-            if (xnn_invoke_runtime(layerRuntimes_[l]) != xnn_status_success) {
-                *error = "the NPU core failed to run layer " + profile_[l].name;
-                return false;
-            }
-            profile_[l].timeUs = static_cast<uint32_t>(
+        if (profiling_) {
+            profile_[stage.firstLayer].timeUs = static_cast<uint32_t>(
                     std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
         }
     }

@@ -1,6 +1,8 @@
-// The emulated NPU core: executes one verified NPU program on XNNPACK, on a process-wide thread
-// pool: normally as one whole-graph runtime; in profiling mode layer by layer (one runtime per
-// layer), timing each, like the board's NPU stopped and restarted between layers.
+// The emulated NPU core: executes one verified NPU program as a sequence of stages: XNNPACK
+// runtimes (on a process-wide thread pool) for runs of layers XNNPACK computes, and layers the
+// core runs itself (concatenation, sign flips). Normally a run of layers is one whole-graph
+// runtime; in profiling mode every layer is its own stage, timed, like the board's NPU stopped
+// and restarted between layers.
 #pragma once
 
 #include <memory>
@@ -35,7 +37,7 @@ public:
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
     bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error);
 
-    bool profiling() const { return !layerRuntimes_.empty(); }
+    bool profiling() const { return profiling_; }
     // Per layer of the last run, in profiling mode: time, bytes read and written, unit.
     const std::vector<LayerProfile>& lastProfile() const { return profile_; }
 
@@ -49,20 +51,33 @@ private:
 
     NpuCore() = default;
     bool preparePorts(std::string* error);
-    bool buildWholeGraph(std::string* error);
-    bool buildLayerByLayer(std::string* error);
+    bool buildStages(std::string* error);
+    bool buildXnnpackStage(size_t firstLayer, size_t endLayer, const std::vector<bool>& needsBuffer,
+                           xnn_runtime** runtime, std::string* error);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);
+    // Where a tensor's values live between stages: a port's staging, an activation buffer, or a
+    // constant's bytes.
+    uint8_t* bufferOf(uint32_t tensor);
+    bool runNativeLayer(const npu::Layer& layer);
+
+    // A run of layers: one XNNPACK runtime, or one layer the core runs itself.
+    struct Stage {
+        size_t firstLayer;
+        size_t endLayer;
+        bool native;
+        xnn_runtime* runtime = nullptr;
+    };
 
     std::vector<uint8_t> bytes_;
     const npu::Program* program_ = nullptr;
+    bool profiling_ = false;
     std::vector<std::vector<uint8_t>> alignedConstants_;
+    std::vector<const void*> constants_;  // per tensor, once aligned
     std::vector<Port> inputs_;
     std::vector<Port> outputs_;
-    xnn_runtime* runtime_ = nullptr;
-    // Profiling mode: one runtime per layer over activation buffers owned here.
-    std::vector<std::vector<uint8_t>> activations_;
-    std::vector<xnn_runtime*> layerRuntimes_;
+    std::vector<std::vector<uint8_t>> activations_;  // per tensor crossing stages
+    std::vector<Stage> stages_;
     std::vector<LayerProfile> profile_;
 };
 

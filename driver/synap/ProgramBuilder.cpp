@@ -1,5 +1,7 @@
 #include "ProgramBuilder.h"
 
+#include <algorithm>
+
 #include "Compiler.h"
 #include "nnemu/hal/Validation.h"
 
@@ -9,6 +11,7 @@ npu::DataType npuTypeOf(hal::OperandType type) {
     switch (type) {
         case hal::OperandType::TENSOR_QUANT8_ASYMM: return npu::DataType::QUINT8;
         case hal::OperandType::TENSOR_INT32: return npu::DataType::QINT32;
+        case hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return npu::DataType::QCINT8;
         default: return npu::DataType::FLOAT32;
     }
 }
@@ -33,6 +36,10 @@ uint32_t ProgramBuilder::tensorOfOperand(uint32_t operandIndex) {
     tensor->dims = dims_[operandIndex];
     tensor->scale = operand.scale;
     tensor->zero_point = operand.zeroPoint;
+    if (operand.channelQuant) {
+        tensor->channel_scales = operand.channelQuant->scales;
+        tensor->channel_dim = operand.channelQuant->channelDim;
+    }
     if (const uint8_t* bytes = hal::constantData(model_, operand)) {
         tensor->data.assign(bytes, bytes + operand.location.length);
     }
@@ -69,6 +76,14 @@ uint32_t ProgramBuilder::constant(npu::DataType type, const std::vector<uint32_t
     return index;
 }
 
+uint32_t ProgramBuilder::perChannelConstant(npu::DataType type, const std::vector<uint32_t>& dims, const void* bytes,
+                                            size_t length, std::vector<float> scales, uint32_t channelDim) {
+    const uint32_t index = constant(type, dims, bytes, length);
+    program_.tensors[index]->channel_scales = std::move(scales);
+    program_.tensors[index]->channel_dim = channelDim;
+    return index;
+}
+
 npu::LayerT& ProgramBuilder::addLayer(const std::string& kind, npu::LayerParamsUnion params,
                                       std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) {
     auto layer = std::make_unique<npu::LayerT>();
@@ -81,7 +96,49 @@ npu::LayerT& ProgramBuilder::addLayer(const std::string& kind, npu::LayerParamsU
     return *program_.layers.back();
 }
 
+namespace {
+
+// Per-channel layers run on int8 activations between two sign flips; where one such layer feeds
+// another, flip(flip(x)) is x: readers of the second flip's output read x, and flips left
+// without readers go.
+void eliminateSignFlipPairs(npu::ProgramT& program) {
+    auto& layers = program.layers;
+    auto isFlip = [](const npu::LayerT& layer) { return layer.params.type == npu::LayerParams::FlipSign; };
+    auto readers = [&](uint32_t tensor) {
+        std::vector<npu::LayerT*> found;
+        for (auto& layer : layers) {
+            if (layer && std::find(layer->inputs.begin(), layer->inputs.end(), tensor) != layer->inputs.end()) {
+                found.push_back(layer.get());
+            }
+        }
+        return found;
+    };
+    for (auto& first : layers) {
+        if (!first || !isFlip(*first)) continue;
+        const uint32_t source = first->inputs[0];
+        const uint32_t flipped = first->outputs[0];
+        const auto& flippedTensor = *program.tensors[flipped];
+        const auto next = readers(flipped);
+        const bool isPort = flippedTensor.input_index >= 0 || flippedTensor.output_index >= 0;
+        if (isPort || next.empty() || !std::all_of(next.begin(), next.end(), [&](auto* l) { return isFlip(*l); })) {
+            continue;
+        }
+        for (npu::LayerT* second : next) {
+            const uint32_t restored = second->outputs[0];
+            for (npu::LayerT* reader : readers(restored)) std::replace(reader->inputs.begin(), reader->inputs.end(), restored, source);
+            for (auto& layer : layers) {
+                if (layer.get() == second) layer.reset();
+            }
+        }
+        first.reset();
+    }
+    layers.erase(std::remove(layers.begin(), layers.end(), nullptr), layers.end());
+}
+
+}  // namespace
+
 std::vector<uint8_t> ProgramBuilder::finish() {
+    eliminateSignFlipPairs(program_);
     flatbuffers::FlatBufferBuilder fbb(1 << 16);
     fbb.Finish(npu::Program::Pack(fbb, &program_), npu::ProgramIdentifier());
     return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};

@@ -25,13 +25,16 @@ public:
                           int32_t zeroPoint = 0);
     uint32_t constant(npu::DataType type, const std::vector<uint32_t>& dims, const void* bytes, size_t length,
                       float scale = 0.0f, int32_t zeroPoint = 0);
+    // A constant with one scale per channel along `channelDim` (QCINT8 filters, QCINT32 biases).
+    uint32_t perChannelConstant(npu::DataType type, const std::vector<uint32_t>& dims, const void* bytes,
+                                size_t length, std::vector<float> scales, uint32_t channelDim);
 
     // Appends a layer of the current operation; `kind` names it in profiles ("Convolution").
     npu::LayerT& addLayer(const std::string& kind, npu::LayerParamsUnion params, std::vector<uint32_t> inputs,
                           std::vector<uint32_t> outputs);
 
     const npu::TensorT& tensor(uint32_t index) const { return *program_.tensors[index]; }
-    // Serializes the finished program.
+    // Serializes the finished program, after removing sign flips that cancel out.
     std::vector<uint8_t> finish();
 
 private:

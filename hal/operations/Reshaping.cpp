@@ -72,7 +72,8 @@ bool prepareReshape(OperationContext& context) {
 
 // ---- SQUEEZE ----
 
-bool validateSqueeze(const OperationContext& context) {
+// SQUEEZE and TRANSPOSE: a tensor of rank <= 4 and an omittable 1-D TENSOR_INT32 (axes, perm).
+bool validateWithAxisList(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(validateData(context));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
@@ -113,14 +114,6 @@ bool prepareSqueeze(OperationContext& context) {
 
 // ---- TRANSPOSE ----
 
-bool validateTranspose(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(validateData(context));
-    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
-    NN_RET_CHECK(context.input(1).omitted || rankIsOrUnknown(context.input(1), 1));
-    return true;
-}
 
 bool prepareTranspose(OperationContext& context) {
     const OperandView& input = context.input(0);
@@ -263,8 +256,8 @@ bool prepareSpaceToBatch(OperationContext& context) {
 }  // namespace
 
 NN_REGISTER_SIGNATURE(RESHAPE, validateReshape, prepareReshape, false, false);
-NN_REGISTER_SIGNATURE(SQUEEZE, validateSqueeze, prepareSqueeze, true, false);
-NN_REGISTER_SIGNATURE(TRANSPOSE, validateTranspose, prepareTranspose, true, true);
+NN_REGISTER_SIGNATURE(SQUEEZE, validateWithAxisList, prepareSqueeze, true, false);
+NN_REGISTER_SIGNATURE(TRANSPOSE, validateWithAxisList, prepareTranspose, true, true);
 NN_REGISTER_SIGNATURE(DEPTH_TO_SPACE, validateBlockOp, prepareDepthToSpace, false, false);
 NN_REGISTER_SIGNATURE(SPACE_TO_DEPTH, validateBlockOp, prepareSpaceToDepth, false, false);
 NN_REGISTER_SIGNATURE(BATCH_TO_SPACE_ND, validateBatchToSpace, prepareBatchToSpace, false, false);

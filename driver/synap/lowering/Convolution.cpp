@@ -11,23 +11,40 @@ using hal::OperandType;
 using hal::OperationContext;
 using hal::WindowKind;
 
-// The requantization factor in·filter/out must lie where the core's fixed point is exact.
-bool requantizationInRange(const OperationContext& context, uint32_t filter) {
-    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
-    const double ratio = double{context.input(0).scale} * context.input(filter).scale / context.output(0).scale;
-    return ratio >= std::ldexp(1.0, -32) && ratio < 256.0;
+bool isPerChannel(const OperationContext& context) {
+    return context.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
 
-// Input, constant filter and bias of the same quantization family; per-tensor only.
-bool operandsSupported(const OperationContext& context) {
+// Every requantization factor in·filter/out must lie where the core's fixed point is exact.
+bool requantizationInRange(const OperationContext& context) {
+    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    std::vector<float> filterScales{context.input(1).scale};
+    if (isPerChannel(context)) filterScales = context.input(1).channelQuant->scales;
+    for (float filterScale : filterScales) {
+        if (!ratioWithin(double{context.input(0).scale} * filterScale, context.output(0).scale,
+                         std::ldexp(1.0, -32), 256.0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Input, constant filter and bias of one quantization family; quantized filters per tensor or
+// per channel along the output channels (`channelDim`).
+bool operandsSupported(const OperationContext& context, uint32_t channelDim) {
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatOrQuant8(type));
-    NN_RET_CHECK(context.inputType(1) == type);  // per-channel filters stay on the CPU
+    if (isPerChannel(context)) {
+        NN_RET_CHECK(type == OperandType::TENSOR_QUANT8_ASYMM && context.input(1).channelQuant != nullptr);
+        NN_RET_CHECK(context.input(1).channelQuant->channelDim == channelDim);
+    } else {
+        NN_RET_CHECK(context.inputType(1) == type);
+    }
     NN_RET_CHECK(context.inputType(2) ==
                  (type == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_INT32));
     NN_RET_CHECK(context.output(0).type == type);
     NN_RET_CHECK(context.hasValue(1) && context.hasValue(2));  // the core packs static weights
-    return requantizationInRange(context, 1);
+    return requantizationInRange(context);
 }
 
 bool windowSupported(const OperationContext& context, WindowKind kind) {
@@ -40,11 +57,12 @@ bool windowSupported(const OperationContext& context, WindowKind kind) {
 }
 
 bool supportsConvolution(const OperationContext& context) {
-    return context.numInputs() >= 7 && operandsSupported(context) && windowSupported(context, WindowKind::CONV);
+    return context.numInputs() >= 7 && operandsSupported(context, 0) && windowSupported(context, WindowKind::CONV);
 }
 
 bool supportsDepthwise(const OperationContext& context) {
-    return context.numInputs() >= 8 && operandsSupported(context) && windowSupported(context, WindowKind::DEPTHWISE);
+    return context.numInputs() >= 8 && operandsSupported(context, 3) &&
+           windowSupported(context, WindowKind::DEPTHWISE);
 }
 
 bool lowerWindowed(const OperationContext& context, ProgramBuilder& builder, WindowKind kind) {
@@ -73,9 +91,24 @@ bool lowerWindowed(const OperationContext& context, ProgramBuilder& builder, Win
     layer.Set(std::move(conv));
     const std::string layerName = std::string(kind == WindowKind::DEPTHWISE ? "DepthwiseConvolution" : "Convolution") +
                                   activationName(params.activation);
-    auto& added = builder.addLayer(layerName, std::move(layer), {builder.input(0), builder.input(1), builder.input(2)},
-                                   {builder.output(0)});
+    uint32_t input = builder.input(0), bias = builder.input(2), output = builder.output(0);
+    if (isPerChannel(context)) {
+        // The core's per-channel kernels take int8 activations and per-channel int32 biases.
+        const auto& in = builder.tensor(input);
+        const auto& out = builder.tensor(output);
+        const uint32_t signedInput = builder.intermediate(npu::DataType::QINT8, in.dims, in.scale, in.zero_point - 128);
+        flipSign(builder, input, signedInput);
+        input = signedInput;
+        std::vector<float> biasScales;
+        for (float filterScale : context.input(1).channelQuant->scales) biasScales.push_back(in.scale * filterScale);
+        const auto& biasOperand = context.input(2);
+        bias = builder.perChannelConstant(npu::DataType::QCINT32, biasOperand.dims, biasOperand.data,
+                                          biasOperand.length, std::move(biasScales), 0);
+        output = builder.intermediate(npu::DataType::QINT8, out.dims, out.scale, out.zero_point - 128);
+    }
+    auto& added = builder.addLayer(layerName, std::move(layer), {input, builder.input(1), bias}, {output});
     activationBounds(params.activation, &added.output_min, &added.output_max);
+    if (output != builder.output(0)) flipSign(builder, output, builder.output(0));
     return true;
 }
 
@@ -88,7 +121,8 @@ bool lowerDepthwise(const OperationContext& context, ProgramBuilder& builder) {
 }
 
 bool supportsFullyConnected(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() == 4 && operandsSupported(context) && fuseCodeValid(context, 3));
+    NN_RET_CHECK(context.numInputs() == 4 && !isPerChannel(context) && operandsSupported(context, 0) &&
+                 fuseCodeValid(context, 3));
     const auto& input = context.input(0);
     return input.dims.empty() || (input.rank() >= 2 && input.rank() <= 4);
 }

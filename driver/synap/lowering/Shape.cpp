@@ -1,4 +1,4 @@
-// RESHAPE, PAD, RESIZE_BILINEAR, QUANTIZE and DEQUANTIZE.
+// RESHAPE, CONCATENATION, PAD, RESIZE_BILINEAR, QUANTIZE and DEQUANTIZE.
 #include "../Lowering.h"
 
 namespace nnemu::synap {
@@ -23,6 +23,37 @@ bool lowerReshape(const OperationContext&, ProgramBuilder& builder) {
     npu::LayerParamsUnion params;
     params.Set(npu::ReshapeT{});
     builder.addLayer("Reshape", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+// Any number of same-type tensors of rank <= 4 along a constant axis; quantized inputs with
+// other scales are requantized to the output's.
+bool supportsConcatenation(const OperationContext& context) {
+    const uint32_t count = context.numInputs();
+    NN_RET_CHECK(count >= 2 && context.hasValue(count - 1) && context.inputType(count - 1) == OperandType::INT32);
+    const OperandType type = context.output(0).type;
+    NN_RET_CHECK(isFloatOrQuant8(type));
+    const auto rank = static_cast<int32_t>(context.input(0).rank());
+    NN_RET_CHECK(rank >= 1 && rank <= 4);
+    const auto axis = context.scalar<int32_t>(count - 1);
+    NN_RET_CHECK(axis >= -rank && axis < rank);
+    for (uint32_t i = 0; i + 1 < count; ++i) {
+        NN_RET_CHECK(context.inputType(i) == type && context.input(i).rank() == context.input(0).rank());
+    }
+    return true;
+}
+
+bool lowerConcatenation(const OperationContext& context, ProgramBuilder& builder) {
+    const uint32_t count = context.numInputs();
+    const auto rank = static_cast<int32_t>(context.input(0).rank());
+    const auto axis = context.scalar<int32_t>(count - 1);
+    npu::ConcatenationT concat;
+    concat.axis = static_cast<uint32_t>(axis < 0 ? axis + rank : axis);
+    std::vector<uint32_t> inputs;
+    for (uint32_t i = 0; i + 1 < count; ++i) inputs.push_back(builder.input(i));
+    npu::LayerParamsUnion params;
+    params.Set(std::move(concat));
+    builder.addLayer("Concatenation", std::move(params), std::move(inputs), {builder.output(0)});
     return true;
 }
 
@@ -91,6 +122,7 @@ bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
 }  // namespace
 
 NPU_REGISTER_LOWERING(RESHAPE, supportsReshape, lowerReshape);
+NPU_REGISTER_LOWERING(CONCATENATION, supportsConcatenation, lowerConcatenation);
 NPU_REGISTER_LOWERING(PAD, supportsPad, lowerPad);
 NPU_REGISTER_LOWERING(RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear);
 NPU_REGISTER_LOWERING(QUANTIZE, supportsQuantize, lowerConvert);
