@@ -1,0 +1,218 @@
+// Steady-state latency of generated MobileNets on synap-npu, as a ratio to the same NPU program run
+// directly on XNNPACK (NpuCore, no NNAPI runtime in between) and to nnapi-reference, plus the
+// first inference split into lowering, core load (XNNPACK runtime creation and weight packing)
+// and first run; and the statistics bookkeeping one NPU execution adds.
+//
+//   build/bin/nnemu_bench_npu [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "NpuCore.h"
+#include "PreparedNetwork.h"
+#include "Statistics.h"
+#include "nnemu/modelgen/ModelCatalog.h"
+#include "nnemu/tflite/Interpreter.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t microsSince(Clock::time_point start) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
+}
+
+std::unique_ptr<tflite::Interpreter> interpreterOn(const tflite::Model& model, const char* device) {
+    tflite::DelegateOptions options;
+    options.useNnapi = true;
+    options.acceleratorName = device;
+    std::string error;
+    auto interpreter = tflite::Interpreter::create(model, options, &error);
+    if (interpreter == nullptr) std::fprintf(stderr, "%s: %s\n", device, error.c_str());
+    return interpreter;
+}
+
+// One generated network, set up once per process: on synap-npu (JIT done, its cost recorded),
+// on nnapi-reference, and its NPU program loaded again directly into a core of its own.
+struct Network {
+    std::unique_ptr<tflite::Model> model;
+    std::unique_ptr<tflite::Interpreter> npu;
+    std::unique_ptr<tflite::Interpreter> reference;
+    std::unique_ptr<synap::NpuCore> direct;
+    std::vector<std::vector<uint8_t>> inputs, outputs;
+    synap::JitCost jit;
+    uint64_t firstInferenceUs = 0, directLoadUs = 0, directFirstRunUs = 0;
+};
+
+Network* network(const std::string& name) {
+    static std::map<std::string, std::unique_ptr<Network>> networks;
+    auto& slot = networks[name];
+    if (slot) return slot.get();
+    auto created = std::make_unique<Network>();
+    std::vector<uint8_t> bytes;
+    std::string error;
+    if (!modelgen::generateModel(name, &bytes, &error) ||
+        !(created->model = tflite::Model::fromBuffer(std::move(bytes), &error))) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+        return nullptr;
+    }
+    created->npu = interpreterOn(*created->model, "synap-npu");
+    created->reference = interpreterOn(*created->model, "nnapi-reference");
+    if (!created->npu || !created->reference || created->npu->partitions().size() != 1) return nullptr;
+    const auto start = Clock::now();
+    if (!created->npu->invoke(&error)) return nullptr;
+    created->firstInferenceUs = microsSince(start);
+    const auto prepared = synap::livePreparedNetworks();  // the one just compiled is the newest
+    if (prepared.empty() || prepared.back()->core() == nullptr) return nullptr;
+    created->jit = prepared.back()->jitCost();
+    const synap::NpuCore& core = *prepared.back()->core();
+    const auto loadStart = Clock::now();
+    created->direct = synap::NpuCore::load(core.programBytes(), &error);
+    created->directLoadUs = microsSince(loadStart);
+    if (created->direct == nullptr) return nullptr;
+    for (size_t i = 0; i < core.inputCount(); ++i) created->inputs.emplace_back(core.inputBytes(i), 1);
+    for (size_t i = 0; i < core.outputCount(); ++i) created->outputs.emplace_back(core.outputBytes(i), 0);
+    std::vector<const uint8_t*> in;
+    std::vector<uint8_t*> out;
+    for (auto& buffer : created->inputs) in.push_back(buffer.data());
+    for (auto& buffer : created->outputs) out.push_back(buffer.data());
+    const auto runStart = Clock::now();
+    if (!created->direct->run(in, out, &error)) return nullptr;
+    created->directFirstRunUs = microsSince(runStart);
+    slot = std::move(created);
+    return slot.get();
+}
+
+void SynapNpu(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::string error;
+    for (auto _ : state) {
+        if (!net->npu->invoke(&error)) return state.SkipWithError(error.c_str());
+    }
+}
+
+void DirectXnnpack(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::vector<const uint8_t*> in;
+    std::vector<uint8_t*> out;
+    for (auto& buffer : net->inputs) in.push_back(buffer.data());
+    for (auto& buffer : net->outputs) out.push_back(buffer.data());
+    std::string error;
+    for (auto _ : state) {
+        if (!net->direct->run(in, out, &error)) return state.SkipWithError(error.c_str());
+    }
+}
+
+void Reference(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::string error;
+    for (auto _ : state) {
+        if (!net->reference->invoke(&error)) return state.SkipWithError(error.c_str());
+    }
+}
+
+// Reports, as counters, where the first synap-npu inference of the network went.
+void FirstInference(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    for (auto _ : state) benchmark::DoNotOptimize(net);
+    state.counters["first_inference_us"] = static_cast<double>(net->firstInferenceUs);
+    state.counters["lowering_us"] = static_cast<double>(net->jit.loweringUs);
+    state.counters["core_load_us"] = static_cast<double>(net->jit.loadUs);
+    state.counters["direct_load_us"] = static_cast<double>(net->directLoadUs);
+    state.counters["direct_first_run_us"] = static_cast<double>(net->directFirstRunUs);
+}
+
+// What one NPU execution adds for the statistics files: the locked update and the rewrite of
+// inference_count, inference_time, networks and network_profile.
+void StatisticsBookkeeping(benchmark::State& state) {
+    synap::NetworkStatistics statistics(2, 151529, 31, false);
+    for (auto _ : state) statistics.recordInference(1800);
+}
+
+constexpr const char* kNetworks[] = {"mobilenet_v1_1.0_224_quant", "mobilenet_v1_1.0_224_float",
+                                     "mobilenet_v1_0.25_224_quant", "mobilenet_v1_0.25_224_float"};
+
+void registerAll() {
+    for (const char* name : kNetworks) {
+        benchmark::RegisterBenchmark((std::string("FirstInference/") + name).c_str(), FirstInference, name)
+                ->Iterations(1);
+        benchmark::RegisterBenchmark((std::string("SynapNpu/") + name).c_str(), SynapNpu, name)
+                ->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+        benchmark::RegisterBenchmark((std::string("DirectXnnpack/") + name).c_str(), DirectXnnpack, name)
+                ->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+        benchmark::RegisterBenchmark((std::string("Reference/") + name).c_str(), Reference, name)
+                ->Unit(benchmark::kMillisecond)->Iterations(2);
+    }
+    benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
+}
+
+// Prints each network's ratios from this run's own measurements.
+class RatioReporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run>& runs) override {
+        for (const auto& run : runs) {
+            if (!run.error_occurred) times_[run.run_name.function_name] = run.GetAdjustedRealTime() * unitToMicros(run.time_unit);
+        }
+        ConsoleReporter::ReportRuns(runs);
+    }
+    void Finalize() override {
+        ConsoleReporter::Finalize();
+        std::printf("\nratios (same run):\n");
+        for (const char* name : kNetworks) {
+            const double npu = times_[std::string("SynapNpu/") + name];
+            const double direct = times_[std::string("DirectXnnpack/") + name];
+            const double reference = times_[std::string("Reference/") + name];
+            if (npu > 0 && direct > 0 && reference > 0) {
+                std::printf("  %-30s synap-npu %9.1f us = %.3f x direct XNNPACK (%.1f us), %.4f x nnapi-reference (%.0f us)\n",
+                            name, npu, npu / direct, direct, npu / reference, reference);
+            }
+        }
+        const double bookkeeping = times_["StatisticsBookkeeping"];
+        const double small = times_["SynapNpu/mobilenet_v1_0.25_224_quant"];
+        if (bookkeeping > 0 && small > 0) {
+            std::printf("  statistics bookkeeping %.2f us per NPU execution = %.2f%% of a mobilenet_v1_0.25_224_quant inference\n",
+                        bookkeeping, 100.0 * bookkeeping / small);
+        }
+    }
+
+private:
+    static double unitToMicros(benchmark::TimeUnit unit) {
+        switch (unit) {
+            case benchmark::kNanosecond: return 1e-3;
+            case benchmark::kMillisecond: return 1e3;
+            case benchmark::kSecond: return 1e6;
+            default: return 1.0;
+        }
+    }
+    std::map<std::string, double> times_;
+};
+
+}  // namespace
+}  // namespace nnemu
+
+int main(int argc, char** argv) {
+    // A device root of its own, and no SyNAP cache: every first inference is a cold JIT.
+    char pattern[] = "/tmp/nnemu-bench-XXXXXX";
+    const std::string root = mkdtemp(pattern);
+    setenv("NNEMU_ROOT", root.c_str(), 1);
+    setenv("SYNAP_CACHE_CAPACITY", "0", 1);
+    benchmark::Initialize(&argc, argv);
+    nnemu::registerAll();
+    nnemu::RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    std::filesystem::remove_all(root);
+    return 0;
+}

@@ -1,0 +1,193 @@
+// The statistics files as a user of the board reads them, with the NNAPI work done by separate
+// application processes (nnemu_npu_client) and the settings changed with the setprop tool.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace nnemu {
+namespace {
+
+class Statistics : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/nnemu-stats-test-XXXXXX";
+        root_ = mkdtemp(pattern);
+        dir_ = root_ + "/sys/class/misc/synap/device/misc/synap/statistics/";
+    }
+    void TearDown() override { std::filesystem::remove_all(root_); }
+
+    struct Process {
+        pid_t pid = -1;
+        int toChild = -1;
+        FILE* fromChild = nullptr;
+    };
+
+    // Starts `program` with NNEMU_ROOT set to this test's root.
+    Process spawn(const std::vector<std::string>& arguments) {
+        int in[2], out[2];
+        EXPECT_EQ(pipe(in), 0);
+        EXPECT_EQ(pipe(out), 0);
+        Process process;
+        process.pid = fork();
+        if (process.pid == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            close(in[1]);
+            close(out[0]);
+            setenv("NNEMU_ROOT", root_.c_str(), 1);
+            std::vector<char*> argv;
+            for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+            argv.push_back(nullptr);
+            execve(argv[0], argv.data(), environ);
+            _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        process.toChild = in[1];
+        process.fromChild = fdopen(out[0], "r");
+        return process;
+    }
+    static int finish(Process& process) {
+        if (process.toChild >= 0) close(process.toChild);
+        int status = 0;
+        waitpid(process.pid, &status, 0);
+        fclose(process.fromChild);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    static void waitReady(Process& process) {
+        char line[32] = {};
+        ASSERT_NE(fgets(line, sizeof line, process.fromChild), nullptr);
+        ASSERT_STREQ(line, "READY\n");
+    }
+    int runClient(int runs) {
+        Process process = spawn({NNEMU_NPU_CLIENT, "--runs", std::to_string(runs)});
+        return finish(process);
+    }
+    void setprop(const std::string& name, const std::string& value) {
+        Process process = spawn({NNEMU_SETPROP, name, value});
+        ASSERT_EQ(finish(process), 0);
+    }
+    std::string read(const std::string& file) const {
+        std::ifstream stream(dir_ + file);
+        std::stringstream text;
+        text << stream.rdbuf();
+        return text.str();
+    }
+    void write(const std::string& file, const std::string& text) const { std::ofstream(dir_ + file) << text; }
+
+    std::string root_;
+    std::string dir_;
+};
+
+const std::regex kNetworkLine(
+        "pid: [0-9]+, nid: [0-9]+, inference_count: [0-9]+, inference_time: [0-9]+, inference_last: [0-9]+, "
+        "iobuf_count: [0-9]+, iobuf_size: [0-9]+, layers: [0-9]+\n");
+
+TEST_F(Statistics, CountsAreExactWithThreeConcurrentProcesses) {
+    std::vector<Process> clients;
+    for (int i = 0; i < 3; ++i) clients.push_back(spawn({NNEMU_NPU_CLIENT, "--runs", "25"}));
+    for (auto& client : clients) EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(read("inference_count"), "75\n");
+    EXPECT_TRUE(std::regex_match(read("inference_time"), std::regex("[1-9][0-9]*\n")));
+    EXPECT_EQ(read("networks"), "");  // every process has exited
+    // The Yocto path shows the same files.
+    std::ifstream yocto(root_ + "/sys/class/misc/synap/statistics/inference_count");
+    std::string count;
+    std::getline(yocto, count);
+    EXPECT_EQ(count, "75");
+}
+
+class StatisticsReset : public Statistics, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(StatisticsReset, WritingEitherFileClearsBothTotals) {
+    ASSERT_EQ(runClient(5), 0);
+    ASSERT_EQ(read("inference_count"), "5\n");
+    write(GetParam(), "\n");  // echo > file
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    const auto time = std::stoull(read("inference_time"));
+    EXPECT_GT(time, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(EitherFile, StatisticsReset, ::testing::Values("inference_count", "inference_time"));
+
+TEST_F(Statistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "3", "--hold"});
+    waitReady(client);
+    const std::string networks = read("networks");
+    ASSERT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
+    // 192 float inputs and 128 float outputs; no layer count outside profiling mode.
+    EXPECT_NE(networks.find("pid: " + std::to_string(client.pid) + ", nid: 1, inference_count: 3, "), std::string::npos);
+    EXPECT_NE(networks.find(", iobuf_count: 2, iobuf_size: 1280, layers: 0\n"), std::string::npos);
+    EXPECT_EQ(read("network_profile"), networks);
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(read("networks"), "");
+}
+
+TEST_F(Statistics, AKilledProcessDisappearsAtTheNextUpdate) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(client);
+    ASSERT_NE(read("networks"), "");
+    kill(client.pid, SIGKILL);
+    finish(client);
+    usleep(150 * 1000);  // past the pruning interval
+    ASSERT_EQ(runClient(1), 0);
+    EXPECT_EQ(read("networks"), "");
+    EXPECT_EQ(read("inference_count"), "2\n");
+}
+
+TEST_F(Statistics, DisablingTheNpuLeavesTheCountersAlone) {
+    ASSERT_EQ(runClient(1), 0);
+    setprop("vendor.NNAPI_SYNAP_DISABLE", "1");
+    ASSERT_EQ(runClient(3), 0);  // runs on nnapi-reference
+    EXPECT_EQ(read("inference_count"), "1\n");
+    setprop("vendor.NNAPI_SYNAP_DISABLE", "0");
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(read("inference_count"), "3\n");
+}
+
+TEST_F(Statistics, ProfilingModeShowsThePerLayerTable) {
+    setprop("vendor.NNAPI_SYNAP_PROFILE", "1");
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    const std::string profile = read("network_profile");
+    std::istringstream lines(profile);
+    std::string header, tableHeader, row;
+    std::getline(lines, header);
+    EXPECT_TRUE(std::regex_match(header + "\n", kNetworkLine)) << header;
+    EXPECT_NE(header.find("inference_count: 2, "), std::string::npos);
+    EXPECT_NE(header.find(", layers: 2"), std::string::npos) << header;
+    std::getline(lines, tableHeader);
+    EXPECT_EQ(tableHeader, "| lyr |    cycle | time_us |  byte_rd |  byte_wr | ot | name");
+    const std::regex rowFormat(R"(\|   [01] \| {0,8}[0-9]+ \| {0,7}[0-9]+ \| {0,8}[0-9]+ \| {0,8}[0-9]+ \| NN \| Convolution.*)");
+    int rows = 0;
+    while (std::getline(lines, row)) {
+        EXPECT_TRUE(std::regex_match(row, rowFormat)) << row;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 2);
+    EXPECT_NE(read("networks").find(", layers: 2\n"), std::string::npos);
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(read("network_profile"), "");
+
+    setprop("vendor.NNAPI_SYNAP_PROFILE", "0");  // a network compiled now runs normally again
+    client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(client);
+    EXPECT_EQ(read("network_profile"), read("networks"));
+    EXPECT_NE(read("networks").find(", layers: 0\n"), std::string::npos);
+    EXPECT_EQ(finish(client), 0);
+}
+
+}  // namespace
+}  // namespace nnemu
