@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpus of tflite_loader_fuzz from nnemu_modelgen's small models.
+# usage: tests/fuzz/make_corpus.sh [path/to/nnemu_modelgen]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+modelgen="${1:-$here/../../build/bin/nnemu_modelgen}"
+corpus="$here/corpus/tflite"
+rm -rf "$corpus"
+mkdir -p "$corpus"
+# Every small model: the full-size networks would make the corpus megabytes.
+"$modelgen" --list | awk '{print $1}' | grep -v '^mobilenet_' | while read -r name; do
+  "$modelgen" "$name" "$corpus/$name.tflite" >/dev/null
+done
+du -sh "$corpus"

@@ -1,0 +1,55 @@
+// libFuzzer target for the .tflite loader: any bytes go through Model::fromBuffer; a model that
+// loads goes on to Interpreter::create (lowering, partitioning, NNAPI compilation on
+// nnapi-reference) and, when its tensors are small, to invoke. Nothing may crash, hang or leak.
+// The same function backs tflite_loader_fuzz_replay (FuzzReplay.cpp), which CI runs over the
+// seed corpus with any compiler.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "nnemu/tflite/Interpreter.h"
+#include "nnemu/tflite/Model.h"
+
+namespace {
+
+constexpr size_t kMaxCreateBytes = size_t{16} << 20;   // tensors of models we compile
+constexpr size_t kMaxInvokeBytes = size_t{256} << 10;  // tensors of models we also run
+
+size_t totalTensorBytes(const nnemu::tflite::Model& model) {
+    size_t total = 0;
+    for (const nnemu::tflite::Tensor& tensor : model.tensors()) total += tensor.byteSize();
+    return total;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    setenv("NNEMU_LOG", "silent", 1);   // rejected models are expected; keep the output readable
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::string error;
+    std::unique_ptr<nnemu::tflite::Model> model =
+            nnemu::tflite::Model::fromBuffer(std::vector<uint8_t>(data, data + size), &error);
+    if (model == nullptr) return 0;
+    const size_t bytes = totalTensorBytes(*model);
+    if (bytes > kMaxCreateBytes) return 0;
+    // Both paths: the delegate on nnapi-reference, or TFLite's CPU path node by node.
+    nnemu::tflite::DelegateOptions options;
+    if (size > 0 && (data[size - 1] & 1) != 0) {
+        options.useNnapi = true;
+        options.acceleratorName = "nnapi-reference";
+        options.disableNnapiCpu = false;
+    }
+    std::unique_ptr<nnemu::tflite::Interpreter> interpreter =
+            nnemu::tflite::Interpreter::create(*model, options, &error);
+    if (interpreter == nullptr || bytes > kMaxInvokeBytes) return 0;
+    for (size_t i = 0; i < interpreter->inputCount(); ++i) {
+        uint8_t* input = interpreter->inputData(i);
+        for (size_t k = 0; k < interpreter->inputTensor(i).byteSize(); ++k) input[k] = static_cast<uint8_t>(k * 31 + i);
+    }
+    interpreter->invoke(&error);
+    return 0;
+}

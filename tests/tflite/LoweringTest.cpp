@@ -1,0 +1,289 @@
+// TFLite -> NNAPI mapping details, on models built by hand: the options and parameters NNAPI
+// cannot take are refused by name and node, and the less direct mappings compute what TFLite does.
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "TestSupport.h"
+#include "nnemu/modelgen/ModelCatalog.h"
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::tflite::test {
+namespace {
+
+// A one-subgraph model assembled tensor by tensor and operator by operator.
+class GraphBuilder {
+public:
+    using Options = std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)>;
+
+    int32_t tensor(std::vector<int32_t> shape, fb::TensorType type, std::vector<uint8_t> data = {},
+                   std::vector<float> scales = {}, std::vector<int64_t> zeroPoints = {}, int32_t axis = 0) {
+        tensors_.push_back({std::move(shape), type, std::move(data), std::move(scales), std::move(zeroPoints), axis});
+        return static_cast<int32_t>(tensors_.size() - 1);
+    }
+    template <typename T>
+    static std::vector<uint8_t> bytes(const std::vector<T>& values) {
+        std::vector<uint8_t> out(values.size() * sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), values.data(), out.size());
+        return out;
+    }
+    void op(fb::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+            fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE, Options options = nullptr) {
+        ops_.push_back({code, std::move(inputs), std::move(outputs), optionsType, std::move(options)});
+    }
+    std::vector<int32_t> inputs, outputs;
+
+    std::unique_ptr<Model> build() {
+        flatbuffers::FlatBufferBuilder b;
+        std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b)};
+        std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+        for (const TensorSpec& t : tensors_) {
+            uint32_t buffer = 0;
+            if (!t.data.empty()) {
+                b.ForceVectorAlignment(t.data.size(), 1, 16);
+                buffers.push_back(fb::CreateBuffer(b, b.CreateVector(t.data)));
+                buffer = static_cast<uint32_t>(buffers.size() - 1);
+            }
+            flatbuffers::Offset<fb::QuantizationParameters> quant;
+            if (!t.scales.empty()) {
+                std::vector<int64_t> zeros = t.zeroPoints.empty() ? std::vector<int64_t>(t.scales.size(), 0) : t.zeroPoints;
+                quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &t.scales, &zeros,
+                                                               fb::QuantizationDetails_NONE, 0, t.axis);
+            }
+            tensors.push_back(fb::CreateTensorDirect(b, &t.shape, t.type, buffer, "t", quant));
+        }
+        std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+        std::vector<flatbuffers::Offset<fb::Operator>> ops;
+        for (const OpSpec& o : ops_) {
+            codes.push_back(fb::CreateOperatorCode(b, static_cast<int8_t>(std::min<int>(o.code, 127)), 0, 1, o.code));
+            const flatbuffers::Offset<void> options = o.options ? o.options(b) : 0;
+            ops.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &o.inputs, &o.outputs,
+                                                   o.optionsType, options));
+        }
+        std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
+                fb::CreateSubGraphDirect(b, &tensors, &inputs, &outputs, &ops)};
+        fb::FinishModelBuffer(b, fb::CreateModelDirect(b, 3, &codes, &subgraphs, "test", &buffers));
+        std::string error;
+        std::unique_ptr<Model> model =
+                Model::fromBuffer(std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()), &error);
+        EXPECT_NE(model, nullptr) << error;
+        return model;
+    }
+
+private:
+    struct TensorSpec {
+        std::vector<int32_t> shape;
+        fb::TensorType type;
+        std::vector<uint8_t> data;
+        std::vector<float> scales;
+        std::vector<int64_t> zeroPoints;
+        int32_t axis;
+    };
+    struct OpSpec {
+        fb::BuiltinOperator code;
+        std::vector<int32_t> inputs, outputs;
+        fb::BuiltinOptions optionsType;
+        Options options;
+    };
+    std::vector<TensorSpec> tensors_;
+    std::vector<OpSpec> ops_;
+};
+
+std::string createError(const Model& model) {
+    std::string error;
+    EXPECT_EQ(Interpreter::create(model, DelegateOptions{}, &error), nullptr);
+    return error;
+}
+
+GraphBuilder::Options addOptions(fb::ActivationFunctionType activation) {
+    return [activation](flatbuffers::FlatBufferBuilder& b) { return fb::CreateAddOptions(b, activation).Union(); };
+}
+
+TEST(Lowering, RefusesFusedTanh) {
+    GraphBuilder g;
+    const int32_t a = g.tensor({1, 4}, fb::TensorType_FLOAT32);
+    const int32_t out = g.tensor({1, 4}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_ADD, {a, a}, {out}, fb::BuiltinOptions_AddOptions, addOptions(fb::ActivationFunctionType_TANH));
+    g.inputs = {a};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(createError(*model), "operator ADD at node 0: fused activation TANH is not supported by NNAPI");
+}
+
+TEST(Lowering, RefusesScalesTooFarApart) {
+    GraphBuilder g;
+    const int32_t a = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {1e-11f}, {0});
+    const int32_t out = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {10.0f}, {0});
+    g.op(fb::BuiltinOperator_ADD, {a, a}, {out}, fb::BuiltinOptions_AddOptions, addOptions(fb::ActivationFunctionType_NONE));
+    g.inputs = {a};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    EXPECT_NE(createError(*model).find("operator ADD at node 0: quantization scales too far apart"), std::string::npos);
+}
+
+TEST(Lowering, RefusesOutputScaleBelowInputTimesFilter) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {0.5f}, {128});
+    const int32_t weights = g.tensor({2, 4}, fb::TensorType_UINT8, std::vector<uint8_t>(8, 130), {0.25f}, {128});
+    const int32_t out = g.tensor({1, 2}, fb::TensorType_UINT8, {}, {0.01f}, {128});   // 0.5 x 0.25 / 0.01 > 1
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, weights, -1}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    EXPECT_NE(createError(*model).find("operator FULLY_CONNECTED at node 0: the output scale does not fit"),
+              std::string::npos);
+}
+
+TEST(Lowering, RefusesBiasNearTheInt32Limits) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {0.5f}, {128});
+    const int32_t weights = g.tensor({2, 4}, fb::TensorType_UINT8, std::vector<uint8_t>(8, 130), {0.25f}, {128});
+    const int32_t bias = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{5, 2147483000}),
+                                  {0.125f});
+    const int32_t out = g.tensor({1, 2}, fb::TensorType_UINT8, {}, {1.0f}, {128});
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, weights, bias}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    EXPECT_NE(createError(*model).find("bias value 2147483000 out of range"), std::string::npos);
+}
+
+TEST(Lowering, RefusesHybridAndPerChannelFullyConnected) {
+    for (bool perChannel : {false, true}) {
+        GraphBuilder g;
+        const int32_t in = g.tensor({1, 4}, perChannel ? fb::TensorType_INT8 : fb::TensorType_FLOAT32, {},
+                                    perChannel ? std::vector<float>{0.5f} : std::vector<float>{});
+        const int32_t weights = g.tensor({2, 4}, fb::TensorType_INT8, std::vector<uint8_t>(8, 3),
+                                         perChannel ? std::vector<float>{0.25f, 0.5f} : std::vector<float>{0.25f});
+        const int32_t out = g.tensor({1, 2}, perChannel ? fb::TensorType_INT8 : fb::TensorType_FLOAT32, {},
+                                     perChannel ? std::vector<float>{1.0f} : std::vector<float>{});
+        g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, weights, -1}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+             [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
+        g.inputs = {in};
+        g.outputs = {out};
+        std::unique_ptr<Model> model = g.build();
+        ASSERT_NE(model, nullptr);
+        const std::string error = createError(*model);
+        EXPECT_NE(error.find("operator FULLY_CONNECTED at node 0: "), std::string::npos) << error;
+        EXPECT_NE(error.find(perChannel ? "per-channel quantized weights" : "hybrid quantization"), std::string::npos)
+                << error;
+    }
+}
+
+TEST(Lowering, RefusesAlignCorners) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 2, 2, 1}, fb::TensorType_FLOAT32);
+    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 4}));
+    const int32_t out = g.tensor({1, 4, 4, 1}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {in, size}, {out}, fb::BuiltinOptions_ResizeBilinearOptions,
+         [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateResizeBilinearOptions(b, true).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(createError(*model),
+              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29");
+}
+
+// FULLY_CONNECTED with keep_num_dims: NNAPI's [batch, units] output reshaped to TFLite's.
+TEST(Lowering, FullyConnectedKeepsDimensions) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({2, 3, 2}, fb::TensorType_FLOAT32);
+    const int32_t weights = g.tensor({1, 2}, fb::TensorType_FLOAT32, GraphBuilder::bytes(std::vector<float>{2.0f, -1.0f}));
+    const int32_t bias = g.tensor({1}, fb::TensorType_FLOAT32, GraphBuilder::bytes(std::vector<float>{0.5f}));
+    const int32_t out = g.tensor({2, 3, 1}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, weights, bias}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         [](flatbuffers::FlatBufferBuilder& b) {
+             return fb::CreateFullyConnectedOptions(b, fb::ActivationFunctionType_NONE,
+                                                    fb::FullyConnectedOptionsWeightsFormat_DEFAULT, true)
+                     .Union();
+         });
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
+    ASSERT_NE(interpreter, nullptr);
+    const float input[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    std::memcpy(interpreter->inputData(0), input, sizeof input);
+    std::string error;
+    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    float output[6];
+    std::memcpy(output, interpreter->outputData(0), sizeof output);
+    for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(output[i], 2 * input[2 * i] - input[2 * i + 1] + 0.5f) << i;
+}
+
+// Quantized RELU6 whose output scale differs from its input's: ADD(x, 0) with RELU6 fused.
+TEST(Lowering, QuantizedRelu6Requantizes) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 8}, fb::TensorType_INT8, {}, {0.1f}, {-10});
+    const int32_t out = g.tensor({1, 8}, fb::TensorType_INT8, {}, {6.0f / 255}, {-128});
+    g.op(fb::BuiltinOperator_RELU6, {in}, {out});
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    for (const RunMode& mode : runModes()) {
+        std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
+        ASSERT_NE(interpreter, nullptr);
+        const int8_t input[8] = {-128, -20, -10, 0, 20, 50, 70, 127};
+        std::memcpy(interpreter->inputData(0), input, sizeof input);
+        std::string error;
+        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        for (int i = 0; i < 8; ++i) {
+            const float real = std::clamp(0.1f * static_cast<float>(input[i] + 10), 0.0f, 6.0f);
+            const float expected = std::round(real / (6.0f / 255)) - 128;
+            EXPECT_NEAR(static_cast<int8_t>(interpreter->outputData(0)[i]), expected, 1) << mode.name << " " << i;
+        }
+    }
+}
+
+// PADV2 on int8: the pad value travels shifted like the tensor.
+TEST(Lowering, PadV2Int8PadsWithTheGivenValue) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 2}, fb::TensorType_INT8, {}, {0.5f}, {3});
+    const int32_t paddings = g.tensor({2, 2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{0, 0, 1, 2}));
+    const int32_t value = g.tensor({}, fb::TensorType_INT8, {static_cast<uint8_t>(-7)}, {0.5f}, {3});
+    const int32_t out = g.tensor({1, 5}, fb::TensorType_INT8, {}, {0.5f}, {3});
+    g.op(fb::BuiltinOperator_PADV2, {in, paddings, value}, {out});
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
+    ASSERT_NE(interpreter, nullptr);
+    const int8_t input[2] = {-100, 100};
+    std::memcpy(interpreter->inputData(0), input, 2);
+    std::string error;
+    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    const int8_t expected[5] = {-7, -100, 100, -7, -7};
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(static_cast<int8_t>(interpreter->outputData(0)[i]), expected[i]) << i;
+}
+
+// QUANTIZE uint8 -> int8 with equal scales (TF2's input edge) is exact: q - 128.
+TEST(Lowering, RequantizeUint8ToInt8IsExact) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    ASSERT_TRUE(modelgen::generateModel("requantize_int8", &bytes, &error)) << error;
+    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
+    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
+    ASSERT_NE(interpreter, nullptr);
+    ASSERT_EQ(interpreter->inputTensor(0).type, ElementType::UINT8);
+    ASSERT_EQ(interpreter->outputTensor(0).type, ElementType::INT8);
+    ASSERT_EQ(interpreter->inputTensor(0).zeroPoint - 128, interpreter->outputTensor(0).zeroPoint);
+    for (size_t k = 0; k < interpreter->inputTensor(0).byteSize(); ++k) interpreter->inputData(0)[k] = static_cast<uint8_t>(k);
+    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    for (size_t k = 0; k < interpreter->outputTensor(0).byteSize(); ++k) {
+        ASSERT_EQ(static_cast<int8_t>(interpreter->outputData(0)[k]), static_cast<int>(k) - 128) << k;
+    }
+}
+
+}  // namespace
+}  // namespace nnemu::tflite::test

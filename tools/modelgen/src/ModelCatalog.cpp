@@ -1,0 +1,122 @@
+// The catalog: names, what each model is, and how it is made (build, calibrate, emit).
+#include "nnemu/modelgen/ModelCatalog.h"
+
+#include <functional>
+
+#include "Calibration.h"
+#include "Networks.h"
+
+namespace nnemu::modelgen {
+namespace {
+
+struct Entry {
+    ModelInfo info;
+    Flavor flavor;
+    std::function<NetworkGraph(Flavor)> build;
+};
+
+const char* suffixOf(Flavor flavor) {
+    switch (flavor) {
+        case Flavor::FLOAT32: return "float";
+        case Flavor::UINT8: return "quant";
+        case Flavor::INT8: return "int8";
+    }
+    return "";
+}
+
+const char* flavorText(Flavor flavor) {
+    switch (flavor) {
+        case Flavor::FLOAT32: return "float32";
+        case Flavor::UINT8: return "uint8 per-tensor";
+        case Flavor::INT8: return "int8 per-channel";
+    }
+    return "";
+}
+
+const std::vector<Entry>& entries() {
+    static const std::vector<Entry> list = [] {
+        std::vector<Entry> result;
+        const Flavor flavors[] = {Flavor::UINT8, Flavor::FLOAT32, Flavor::INT8};
+        struct MobileNet {
+            int version;
+            float alpha;
+            const char* alphaText;
+            int32_t resolution;
+        };
+        const MobileNet mobilenets[] = {{1, 1.0f, "1.0", 224}, {1, 0.25f, "0.25", 224}, {1, 0.25f, "0.25", 128},
+                                        {2, 1.0f, "1.0", 224}};
+        for (const MobileNet& net : mobilenets) {
+            for (Flavor flavor : flavors) {
+                const std::string name = "mobilenet_v" + std::to_string(net.version) + "_" + net.alphaText + "_" +
+                                         std::to_string(net.resolution) + "_" + suffixOf(flavor);
+                const std::string summary = std::string("MobileNet v") + std::to_string(net.version) + " " +
+                                            net.alphaText + " " + std::to_string(net.resolution) + "x" +
+                                            std::to_string(net.resolution) + ", 1001 classes, " + flavorText(flavor) +
+                                            (flavor == Flavor::INT8 ? " (uint8 input/output)" : "");
+                const bool large = !(net.alpha < 0.5f && net.resolution <= 128);
+                result.push_back({{name, summary, large}, flavor, [net](Flavor f) {
+                                      return net.version == 1 ? buildMobileNetV1(net.alpha, net.resolution, f)
+                                                              : buildMobileNetV2(net.alpha, net.resolution, f);
+                                  }});
+            }
+        }
+        for (const SmallModelKind& kind : smallModelKinds()) {
+            const bool exists[] = {kind.uint8Flavor, kind.floatFlavor, kind.int8Flavor};
+            for (size_t i = 0; i < 3; ++i) {
+                if (!exists[i]) continue;
+                const Flavor flavor = flavors[i];
+                std::string base = kind.base;
+                // The mixed model is uint8 by default, as an NPU would run it.
+                const std::string name = base == "mixed_resize_nearest" && flavor == Flavor::UINT8
+                                                 ? base
+                                                 : base + "_" + suffixOf(flavor);
+                result.push_back({{name, std::string(kind.summary) + ", " + flavorText(flavor), false}, flavor,
+                                  [base](Flavor f) {
+                                      NetworkGraph graph(0);
+                                      buildSmallModel(base, f, &graph);
+                                      return graph;
+                                  }});
+            }
+        }
+        return result;
+    }();
+    return list;
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& modelCatalog() {
+    static const std::vector<ModelInfo> infos = [] {
+        std::vector<ModelInfo> list;
+        for (const Entry& entry : entries()) list.push_back(entry.info);
+        return list;
+    }();
+    return infos;
+}
+
+bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
+    for (const Entry& entry : entries()) {
+        if (entry.info.name != name) continue;
+        NetworkGraph graph = entry.build(entry.flavor);
+        bool needsCalibration = entry.flavor != Flavor::FLOAT32;
+        for (const NetTensor& tensor : graph.tensors) needsCalibration = needsCalibration || tensor.targetStddev > 0;
+        EmitOptions options;
+        options.flavor = entry.flavor;
+        options.description = "nnemu_modelgen " + name;
+        if (needsCalibration) {
+            std::vector<TensorStatistics> statistics;
+            if (!calibrate(graph, &statistics, error)) {
+                *error = "calibrating " + name + ": " + *error;
+                return false;
+            }
+            applyTargetSpreads(graph, statistics);
+            for (const TensorStatistics& s : statistics) options.ranges.push_back(s.range);
+        }
+        *bytes = emitTflite(graph, options);
+        return true;
+    }
+    *error = "unknown model name '" + name + "' (nnemu_modelgen --list shows the names)";
+    return false;
+}
+
+}  // namespace nnemu::modelgen

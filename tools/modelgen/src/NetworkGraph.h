@@ -1,0 +1,118 @@
+// A network as the generator designs it: float weights and a list of TFLite operators, with
+// enough information about each tensor to quantize it later (see TfliteEmitter). Builders add
+// layers with deterministic weights; the same NetworkGraph is emitted as float, uint8 or int8.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "Random.h"
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::modelgen {
+
+namespace fb = ::nnemu::tflite::fb;
+
+enum class TensorRole {
+    ACTIVATION,  // computed at run time (or a graph input)
+    WEIGHTS,     // float constant, quantized per tensor or per channel (quantAxis)
+    BIAS,        // float constant, becomes int32 with scale input * weights in quantized models
+    INDEXES,     // int32 constant (shapes, axes, paddings), never quantized
+};
+
+struct NetTensor {
+    std::string name;
+    std::vector<int32_t> shape;
+    TensorRole role = TensorRole::ACTIVATION;
+    std::vector<float> values;     // WEIGHTS / BIAS
+    std::vector<int32_t> indexes;  // INDEXES
+    int32_t quantAxis = -1;        // WEIGHTS: the channel axis for per-channel int8 (-1: per tensor)
+    bool hasFixedRange = false;    // ACTIVATION: a range known by design (input, relu6, softmax)
+    float fixedMin = 0, fixedMax = 0;
+    int32_t sameQuantizationAs = -1;  // ACTIVATION: must share this tensor's parameters
+    int32_t biasInput = -1, biasWeights = -1;  // BIAS: what its scale is the product of
+    // ACTIVATION in quantized models: this type instead of the model's (e.g. the uint8 edges of
+    // an int8 model, or the float side of QUANTIZE / DEQUANTIZE).
+    bool hasForcedType = false;
+    fb::TensorType forcedType = fb::TensorType_FLOAT32;
+    // ACTIVATION made by a CONV_2D / FULLY_CONNECTED: after calibration its weights are scaled so
+    // that its values have this standard deviation (logits that give a readable softmax).
+    float targetStddev = 0.0f;
+};
+
+struct NetOptions {
+    fb::Padding padding = fb::Padding_SAME;
+    int32_t strideW = 1, strideH = 1;
+    int32_t filterW = 1, filterH = 1;
+    int32_t depthMultiplier = 1;
+    fb::ActivationFunctionType activation = fb::ActivationFunctionType_NONE;
+    int32_t axis = 0;
+    float beta = 1.0f;
+    bool keepDims = false;
+    int32_t numSplits = 1;
+    std::vector<int32_t> dims;     // RESHAPE new_shape, SQUEEZE squeeze_dims
+};
+
+struct NetOperator {
+    fb::BuiltinOperator code;
+    std::vector<int32_t> inputs, outputs;
+    NetOptions options;
+};
+
+class NetworkGraph {
+public:
+    explicit NetworkGraph(uint64_t seed) : random_(seed) {}
+
+    std::vector<NetTensor> tensors;
+    std::vector<NetOperator> operators;
+    std::vector<int32_t> inputs, outputs;
+
+    DeterministicRandom& random() { return random_; }
+    const std::vector<int32_t>& shapeOf(int32_t tensor) const { return tensors[tensor].shape; }
+
+    int32_t addInput(const std::string& name, std::vector<int32_t> shape, float min = -1.0f, float max = 127.0f / 128.0f);
+    int32_t addActivation(const std::string& name, std::vector<int32_t> shape);
+    // He-style normal weights (std = gain * sqrt(2 / fanIn)); small normal biases.
+    int32_t addWeights(const std::string& name, std::vector<int32_t> shape, int32_t fanIn, float gain, int32_t quantAxis);
+    int32_t addBias(const std::string& name, int32_t size, float stddev, int32_t input, int32_t weights);
+    int32_t addIndexes(const std::string& name, std::vector<int32_t> values, std::vector<int32_t> shape);
+    void setFixedRange(int32_t tensor, float min, float max);
+
+    // Layers. Each returns its output tensor; activation RELU6 outputs get the fixed range [0, 6].
+    int32_t conv2d(const std::string& name, int32_t input, int32_t outChannels, int32_t kernel, int32_t stride,
+                   fb::ActivationFunctionType activation, float gain = 1.0f, fb::Padding padding = fb::Padding_SAME);
+    int32_t depthwiseConv2d(const std::string& name, int32_t input, int32_t kernel, int32_t stride,
+                            fb::ActivationFunctionType activation, int32_t multiplier = 1);
+    int32_t fullyConnected(const std::string& name, int32_t input, int32_t units, fb::ActivationFunctionType activation,
+                           float gain = 1.0f);
+    int32_t pool(fb::BuiltinOperator code, const std::string& name, int32_t input, int32_t filter, int32_t stride,
+                 fb::Padding padding);
+    int32_t binary(fb::BuiltinOperator code, const std::string& name, int32_t a, int32_t b,
+                   fb::ActivationFunctionType activation = fb::ActivationFunctionType_NONE);
+    int32_t unary(fb::BuiltinOperator code, const std::string& name, int32_t input);
+    int32_t reshape(const std::string& name, int32_t input, std::vector<int32_t> shape);
+    int32_t squeeze(const std::string& name, int32_t input, std::vector<int32_t> axes);
+    int32_t softmax(const std::string& name, int32_t input, float beta = 1.0f);
+    int32_t mean(const std::string& name, int32_t input, std::vector<int32_t> axes, bool keepDims);
+    int32_t concatenation(const std::string& name, const std::vector<int32_t>& inputs, int32_t axis);
+    std::vector<int32_t> split(const std::string& name, int32_t input, int32_t axis, int32_t count);
+    int32_t pad(const std::string& name, int32_t input, std::vector<int32_t> paddings);
+    int32_t resize(fb::BuiltinOperator code, const std::string& name, int32_t input, int32_t height, int32_t width);
+    // QUANTIZE / DEQUANTIZE at the edges of a quantized model (float models emit them as
+    // identities): from a tensor of another type into the model's type, from the model's type
+    // into another (e.g. int8 -> uint8 at the output), and to float.
+    int32_t quantizeFrom(const std::string& name, int32_t input, fb::TensorType inputType);
+    int32_t quantizeTo(const std::string& name, int32_t input, fb::TensorType outputType);
+    int32_t dequantize(const std::string& name, int32_t input);
+    void forceType(int32_t tensor, fb::TensorType type);
+
+private:
+    int32_t addTensor(NetTensor tensor);
+    int32_t addOperator(fb::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                        NetOptions options = {});
+
+    DeterministicRandom random_;
+};
+
+}  // namespace nnemu::modelgen

@@ -1,0 +1,27 @@
+// Builders of the generated networks, one function per architecture or small model family.
+// Each builds the network for a flavor; the flavor changes types and edges, never the weights.
+#pragma once
+
+#include <string>
+
+#include "NetworkGraph.h"
+#include "TfliteEmitter.h"
+
+namespace nnemu::modelgen {
+
+NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor);
+NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor);
+// A small model by its base name (e.g. "conv", "add", "mixed_resize_nearest"); false if unknown.
+bool buildSmallModel(const std::string& base, Flavor flavor, NetworkGraph* graph);
+// Base names of the small models and the flavors each exists in.
+struct SmallModelKind {
+    const char* base;
+    const char* summary;
+    bool floatFlavor, uint8Flavor, int8Flavor;
+};
+const std::vector<SmallModelKind>& smallModelKinds();
+
+// A seed from a name, so that the flavors of one architecture share their weights.
+uint64_t seedOf(const std::string& name);
+
+}  // namespace nnemu::modelgen

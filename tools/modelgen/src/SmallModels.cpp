@@ -1,0 +1,142 @@
+// Small models of one operation each (plus a few two-operation edges), for tests, examples and
+// the fuzz corpus, and mixed_resize_nearest: conv -> RESIZE_NEAREST_NEIGHBOR -> conv, an
+// operation NPUs commonly lack between two they run.
+#include "Networks.h"
+
+namespace nnemu::modelgen {
+namespace {
+
+using Builder = void (*)(NetworkGraph& g, Flavor flavor);
+
+struct SmallModel {
+    SmallModelKind kind;
+    Builder build;
+};
+
+const fb::ActivationFunctionType kRelu = fb::ActivationFunctionType_RELU;
+const fb::ActivationFunctionType kRelu6 = fb::ActivationFunctionType_RELU6;
+const fb::ActivationFunctionType kNone = fb::ActivationFunctionType_NONE;
+
+int32_t image(NetworkGraph& g, int32_t size, int32_t channels, const char* name = "input") {
+    return g.addInput(name, {1, size, size, channels});
+}
+
+void conv(NetworkGraph& g, Flavor) { g.outputs = {g.conv2d("conv", image(g, 16, 8), 16, 3, 1, kRelu)}; }
+void depthwise(NetworkGraph& g, Flavor) { g.outputs = {g.depthwiseConv2d("depthwise", image(g, 16, 8), 3, 2, kRelu6, 2)}; }
+void fullyConnected(NetworkGraph& g, Flavor) {
+    g.outputs = {g.fullyConnected("dense", g.addInput("input", {1, 64}), 16, kRelu)};
+}
+void add(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_ADD, "add", a, b)};
+}
+void mul(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_MUL, "mul", a, b)};
+}
+void sub(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_SUB, "sub", a, b)};
+}
+void averagePool(NetworkGraph& g, Flavor) {
+    g.outputs = {g.pool(fb::BuiltinOperator_AVERAGE_POOL_2D, "avgpool", image(g, 16, 8), 2, 2, fb::Padding_VALID)};
+}
+void maxPool(NetworkGraph& g, Flavor) {
+    g.outputs = {g.pool(fb::BuiltinOperator_MAX_POOL_2D, "maxpool", image(g, 16, 8), 3, 2, fb::Padding_SAME)};
+}
+void softmax(NetworkGraph& g, Flavor) { g.outputs = {g.softmax("softmax", g.addInput("input", {1, 10}, -4.0f, 4.0f))}; }
+void logistic(NetworkGraph& g, Flavor) {
+    g.outputs = {g.unary(fb::BuiltinOperator_LOGISTIC, "logistic", g.addInput("input", {1, 8, 8, 4}, -6.0f, 6.0f))};
+}
+void tanhModel(NetworkGraph& g, Flavor) {
+    g.outputs = {g.unary(fb::BuiltinOperator_TANH, "tanh", g.addInput("input", {1, 8, 8, 4}, -3.0f, 3.0f))};
+}
+void relu(NetworkGraph& g, Flavor) { g.outputs = {g.unary(fb::BuiltinOperator_RELU, "relu", image(g, 8, 4))}; }
+void relu6(NetworkGraph& g, Flavor) {
+    g.outputs = {g.unary(fb::BuiltinOperator_RELU6, "relu6", g.addInput("input", {1, 8, 8, 4}, -8.0f, 8.0f))};
+}
+void concat(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 3, "input1");
+    const int32_t b = image(g, 8, 5, "input2");
+    g.outputs = {g.concatenation("concat", {a, b}, 3)};
+}
+void split(NetworkGraph& g, Flavor) { g.outputs = g.split("split", image(g, 8, 6), 3, 3); }
+void reshape(NetworkGraph& g, Flavor) { g.outputs = {g.reshape("reshape", image(g, 4, 8), {1, 128})}; }
+void squeeze(NetworkGraph& g, Flavor) { g.outputs = {g.squeeze("squeeze", g.addInput("input", {1, 1, 1, 10}), {1, 2})}; }
+void pad(NetworkGraph& g, Flavor) { g.outputs = {g.pad("pad", image(g, 8, 4), {0, 0, 1, 1, 1, 1, 0, 0})}; }
+void mean(NetworkGraph& g, Flavor) { g.outputs = {g.mean("mean", image(g, 8, 16), {1, 2}, true)}; }
+void resizeBilinear(NetworkGraph& g, Flavor) {
+    g.outputs = {g.resize(fb::BuiltinOperator_RESIZE_BILINEAR, "resize_bilinear", image(g, 8, 4), 16, 16)};
+}
+void resizeNearest(NetworkGraph& g, Flavor) {
+    g.outputs = {g.resize(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, "resize_nearest", image(g, 8, 4), 16, 16)};
+}
+void quantize(NetworkGraph& g, Flavor) { g.outputs = {g.quantizeFrom("quantize", image(g, 8, 4), fb::TensorType_FLOAT32)}; }
+void dequantize(NetworkGraph& g, Flavor) { g.outputs = {g.dequantize("dequantize", image(g, 8, 4))}; }
+void requantize(NetworkGraph& g, Flavor) {
+    // uint8 in, the model's type out: TF2's input edge, two NNAPI operations for one node.
+    g.outputs = {g.quantizeFrom("requantize", image(g, 8, 4), fb::TensorType_UINT8)};
+}
+void mixedResizeNearest(NetworkGraph& g, Flavor) {
+    int32_t x = g.conv2d("conv1", image(g, 32, 3), 8, 3, 1, kRelu6);
+    x = g.resize(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, "upsample", x, 64, 64);
+    g.outputs = {g.conv2d("conv2", x, 8, 3, 1, kNone)};
+}
+
+const std::vector<SmallModel>& smallModels() {
+    static const std::vector<SmallModel> models = {
+            {{"conv", "CONV_2D 3x3, 8 -> 16 channels, RELU", true, true, true}, conv},
+            {{"depthwise_conv", "DEPTHWISE_CONV_2D 3x3 stride 2, multiplier 2, RELU6", true, true, true}, depthwise},
+            {{"fully_connected", "FULLY_CONNECTED 64 -> 16, RELU", true, true, true}, fullyConnected},
+            {{"add", "ADD of two inputs with different ranges", true, true, true}, add},
+            {{"mul", "MUL of two inputs", true, true, true}, mul},
+            {{"sub", "SUB of two inputs", true, true, true}, sub},
+            {{"average_pool", "AVERAGE_POOL_2D 2x2 stride 2, VALID", true, true, true}, averagePool},
+            {{"max_pool", "MAX_POOL_2D 3x3 stride 2, SAME", true, true, true}, maxPool},
+            {{"softmax", "SOFTMAX over 10 values", true, true, true}, softmax},
+            {{"logistic", "LOGISTIC", true, true, true}, logistic},
+            {{"tanh", "TANH", true, true, true}, tanhModel},
+            {{"relu", "RELU", true, true, true}, relu},
+            {{"relu6", "RELU6", true, true, true}, relu6},
+            {{"concat", "CONCATENATION of 3 and 5 channels", true, true, true}, concat},
+            {{"split", "SPLIT into 3 along channels", true, true, true}, split},
+            {{"reshape", "RESHAPE [1,4,4,8] -> [1,128]", true, true, true}, reshape},
+            {{"squeeze", "SQUEEZE [1,1,1,10] -> [1,10]", true, true, true}, squeeze},
+            {{"pad", "PAD height and width by 1", true, true, true}, pad},
+            {{"mean", "MEAN over height and width", true, true, true}, mean},
+            {{"resize_bilinear", "RESIZE_BILINEAR 8x8 -> 16x16", true, true, true}, resizeBilinear},
+            {{"resize_nearest", "RESIZE_NEAREST_NEIGHBOR 8x8 -> 16x16", true, true, true}, resizeNearest},
+            {{"quantize", "QUANTIZE float32 -> quantized", false, true, true}, quantize},
+            {{"dequantize", "DEQUANTIZE quantized -> float32", false, true, true}, dequantize},
+            {{"requantize", "QUANTIZE uint8 -> int8 (DEQUANTIZE + QUANTIZE in NNAPI)", false, false, true}, requantize},
+            {{"mixed_resize_nearest", "CONV_2D -> RESIZE_NEAREST_NEIGHBOR -> CONV_2D", true, true, true}, mixedResizeNearest},
+    };
+    return models;
+}
+
+}  // namespace
+
+const std::vector<SmallModelKind>& smallModelKinds() {
+    static const std::vector<SmallModelKind> kinds = [] {
+        std::vector<SmallModelKind> list;
+        for (const SmallModel& model : smallModels()) list.push_back(model.kind);
+        return list;
+    }();
+    return kinds;
+}
+
+bool buildSmallModel(const std::string& base, Flavor flavor, NetworkGraph* graph) {
+    for (const SmallModel& model : smallModels()) {
+        if (base == model.kind.base) {
+            *graph = NetworkGraph(seedOf(base));
+            model.build(*graph, flavor);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace nnemu::modelgen

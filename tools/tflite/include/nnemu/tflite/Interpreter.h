@@ -1,0 +1,84 @@
+// Runs a Model through NNAPI the way TensorFlow Lite's NNAPI delegate would: maps every
+// operator to NNAPI operations, asks the chosen device what it supports, splits the graph into
+// delegated and CPU partitions, and compiles each partition as its own NNAPI model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::tflite {
+
+struct DelegateOptions {
+    bool useNnapi = false;                // false: every node runs on nnapi-reference (our "CPU interpreter")
+    std::string acceleratorName;          // "" = every device except nnapi-reference when disableNnapiCpu
+    bool disableNnapiCpu = true;
+    int32_t executionPreference = -1;     // ANEURALNETWORKS_PREFER_*, -1 = leave default
+    int maxDelegatedPartitions = 0;       // <= 0: no limit (benchmark_model); apps default to 3
+    std::string cacheDir, cacheToken;     // both non-empty => ANeuralNetworksCompilation_setCaching
+    int numThreads = -1;
+};
+
+struct Partition {
+    std::vector<uint32_t> nodes;          // TFLite node indexes, in execution order
+    bool delegated = false;               // true: an NNAPI delegate kernel on the accelerator; false: CPU node(s)
+    uint32_t kernelIndex = 0;             // delegate kernels get indexes after the last original node (TFLite style);
+                                          // a CPU partition carries its first node's index
+};
+
+class CompiledPartition;  // internal: one NNAPI model + compilation
+struct NnapiGraph;        // internal: the model lowered to NNAPI operands and operations
+class TensorBuffer;       // internal: a lazily zero-filled byte buffer
+
+class Interpreter {
+public:
+    // Maps the model to NNAPI (unsupported operator/option -> nullptr with "operator X at node N: reason"),
+    // asks the chosen device(s) which operations they support (getSupportedOperationsForDevices), splits the
+    // graph into partitions like the NNAPI delegate, compiles each partition as its own NNAPI model
+    // (delegated: createForDevices(accelerator); CPU: createForDevices(nnapi-reference)), allocates tensors.
+    static std::unique_ptr<Interpreter> create(const Model& model, const DelegateOptions& options, std::string* error);
+    ~Interpreter();
+
+    const std::vector<Partition>& partitions() const { return partitions_; }
+    size_t delegatedNodeCount() const;
+    size_t delegateKernelCount() const;
+    std::vector<std::string> deviceNames() const { return deviceNames_; }   // NNAPI device names in order
+
+    // Input/output buffers in the TFLite tensor's own type and layout (int8 stays int8: any +128 shift to
+    // TENSOR_QUANT8_ASYMM is internal).
+    size_t inputCount() const;
+    size_t outputCount() const;
+    const Tensor& inputTensor(size_t i) const;
+    const Tensor& outputTensor(size_t i) const;
+    uint8_t* inputData(size_t i);
+    const uint8_t* outputData(size_t i) const;
+
+    bool invoke(std::string* error);        // runs every partition in order
+    const std::vector<uint64_t>& lastPartitionTimesUs() const { return partitionTimesUs_; }  // per partition, last invoke
+    // Per TFLite node, last invoke: each CPU node's own time (CPU partitions run node by node, as
+    // TFLite's profiler lists them); 0 for delegated nodes, which only have their kernel's time.
+    const std::vector<uint64_t>& lastNodeTimesUs() const { return nodeTimesUs_; }
+
+    Interpreter(const Interpreter&) = delete;
+    Interpreter& operator=(const Interpreter&) = delete;
+
+private:
+    explicit Interpreter(const Model& model);
+
+    const Model& model_;
+    std::unique_ptr<NnapiGraph> graph_;
+    std::vector<Partition> partitions_;
+    // Per partition: one compiled NNAPI model (delegate kernel) or one per node (CPU).
+    std::vector<std::vector<std::unique_ptr<CompiledPartition>>> compiled_;
+    std::vector<std::string> deviceNames_;
+    std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted)
+    std::vector<TensorBuffer> inputData_, outputData_;   // the caller's side, TFLite layout
+    std::vector<uint64_t> partitionTimesUs_;
+    std::vector<uint64_t> nodeTimesUs_;
+};
+
+}  // namespace nnemu::tflite

@@ -1,0 +1,74 @@
+// A verified .tflite file: the tensors and operators of its first subgraph, read through
+// nnemu's own flatbuffers schema (binary-compatible with TensorFlow Lite's format).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nnemu::tflite {
+
+enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, OTHER };
+const char* elementTypeName(ElementType type);
+size_t elementSize(ElementType type);  // bytes per element, 0 for OTHER
+
+struct Tensor {
+    std::string name;
+    ElementType type = ElementType::OTHER;
+    std::vector<int32_t> shape;
+    float scale = 0;                // per-tensor quantization (first entry when per-channel)
+    int32_t zeroPoint = 0;
+    bool isConstant = false;        // has a non-empty buffer
+    size_t byteSize() const;
+
+    // What the loader needs beyond the contract.
+    std::vector<float> channelScales;       // per-channel scales (size > 1 when per-channel)
+    std::vector<int64_t> channelZeroPoints;
+    int32_t quantizedDimension = 0;
+    const uint8_t* data = nullptr;          // constant contents, inside the owning Model
+    size_t dataSize = 0;
+    bool isPerChannel() const { return channelScales.size() > 1; }
+};
+
+struct Node {
+    uint32_t index = 0;            // position in subgraph 0's operator list
+    std::string opName;            // TFLite builtin name, e.g. "CONV_2D", or the custom code
+    std::vector<int32_t> inputs, outputs;   // tensor indexes (-1 = optional input absent)
+
+    // What the loader needs beyond the contract.
+    int32_t builtinCode = -1;      // TFLite BuiltinOperator value (max of the two encodings), 32 = CUSTOM
+    const void* options = nullptr; // the operator's flatbuffer table (tflite::Operator*)
+};
+
+class Model {
+public:
+    // Reads and verifies (flatbuffers verifier) the file; nullptr and a clear message on any problem.
+    static std::unique_ptr<Model> load(const std::string& path, std::string* error);
+    static std::unique_ptr<Model> fromBuffer(std::vector<uint8_t> bytes, std::string* error);
+
+    const std::vector<Tensor>& tensors() const { return tensors_; }
+    const std::vector<Node>& nodes() const { return nodes_; }
+    const std::vector<int32_t>& inputs() const { return inputs_; }    // subgraph inputs, tensor indexes
+    const std::vector<int32_t>& outputs() const { return outputs_; }
+    size_t fileSize() const { return bytes_.size(); }
+    const std::string& description() const { return description_; }
+    uint32_t version() const { return version_; }
+
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+private:
+    Model() = default;
+    bool parse(std::string* error);
+
+    std::vector<uint8_t> bytes_;
+    std::vector<Tensor> tensors_;
+    std::vector<Node> nodes_;
+    std::vector<int32_t> inputs_, outputs_;
+    std::string description_;
+    uint32_t version_ = 0;
+};
+
+}  // namespace nnemu::tflite

@@ -1,0 +1,205 @@
+// Building, compiling and running one partition through the public NNAPI C API.
+#include "CompiledPartition.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace nnemu::tflite {
+
+const char* resultCodeName(int code) {
+    switch (code) {
+        case ANEURALNETWORKS_NO_ERROR: return "ANEURALNETWORKS_NO_ERROR";
+        case ANEURALNETWORKS_OUT_OF_MEMORY: return "ANEURALNETWORKS_OUT_OF_MEMORY";
+        case ANEURALNETWORKS_INCOMPLETE: return "ANEURALNETWORKS_INCOMPLETE";
+        case ANEURALNETWORKS_UNEXPECTED_NULL: return "ANEURALNETWORKS_UNEXPECTED_NULL";
+        case ANEURALNETWORKS_BAD_DATA: return "ANEURALNETWORKS_BAD_DATA";
+        case ANEURALNETWORKS_OP_FAILED: return "ANEURALNETWORKS_OP_FAILED";
+        case ANEURALNETWORKS_BAD_STATE: return "ANEURALNETWORKS_BAD_STATE";
+        case ANEURALNETWORKS_UNMAPPABLE: return "ANEURALNETWORKS_UNMAPPABLE";
+        case ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE: return "ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE";
+        case ANEURALNETWORKS_UNAVAILABLE_DEVICE: return "ANEURALNETWORKS_UNAVAILABLE_DEVICE";
+        default: return "unknown NNAPI result";
+    }
+}
+
+namespace {
+
+std::string nodeName(const Model& model, uint32_t node) {
+    return "operator " + model.nodes()[node].opName + " at node " + std::to_string(node);
+}
+
+}  // namespace
+
+std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const NnapiGraph& graph,
+                                                      const std::vector<uint32_t>& nodes, std::string* error) {
+    std::unique_ptr<PartitionModel> result(new PartitionModel());
+    if (nodes.empty()) {
+        *error = "a partition without nodes";
+        return nullptr;
+    }
+    result->nodes_ = nodes;
+    if (ANeuralNetworksModel_create(&result->model_) != ANEURALNETWORKS_NO_ERROR) {
+        *error = "ANeuralNetworksModel_create failed";
+        return nullptr;
+    }
+    const std::set<uint32_t> inPartition(nodes.begin(), nodes.end());
+    std::vector<uint32_t> operations;
+    for (uint32_t node : nodes) {
+        for (uint32_t op : graph.nodeOperations[node]) operations.push_back(op);
+    }
+    // Where each activation tensor is produced and read, to find the partition's boundary.
+    std::set<uint32_t> produced;
+    for (uint32_t op : operations) produced.insert(graph.operations[op].outputs.begin(), graph.operations[op].outputs.end());
+    const auto readOutside = [&](int32_t tensor) {
+        for (uint32_t reader : graph.tensorReaders[tensor]) {
+            if (inPartition.count(reader) == 0) return true;
+        }
+        return false;
+    };
+    const auto readInside = [&](int32_t tensor) {
+        for (uint32_t reader : graph.tensorReaders[tensor]) {
+            if (inPartition.count(reader) != 0) return true;
+        }
+        return false;
+    };
+    const std::set<int32_t> graphOutputs(model.outputs().begin(), model.outputs().end());
+
+    std::map<uint32_t, uint32_t> local;  // graph operand -> model operand
+    std::vector<uint32_t> modelInputs, modelOutputs;
+    const auto addOperand = [&](uint32_t index) -> int {
+        if (local.count(index) != 0) return ANEURALNETWORKS_NO_ERROR;
+        const NnOperand& operand = graph.operands[index];
+        ANeuralNetworksOperandType type{};
+        type.type = operand.type;
+        type.dimensionCount = static_cast<uint32_t>(operand.dims.size());
+        type.dimensions = operand.dims.empty() ? nullptr : operand.dims.data();
+        type.scale = operand.scale;
+        type.zeroPoint = operand.zeroPoint;
+        const auto id = static_cast<uint32_t>(local.size());
+        int status = ANeuralNetworksModel_addOperand(result->model_, &type);
+        if (status != ANEURALNETWORKS_NO_ERROR) return status;
+        local[index] = id;
+        if (operand.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+            ANeuralNetworksSymmPerChannelQuantParams params{operand.channelDim,
+                                                            static_cast<uint32_t>(operand.channelScales.size()),
+                                                            operand.channelScales.data()};
+            status = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(result->model_, static_cast<int32_t>(id), &params);
+            if (status != ANEURALNETWORKS_NO_ERROR) return status;
+        }
+        if (operand.isConstant) {
+            return ANeuralNetworksModel_setOperandValue(result->model_, static_cast<int32_t>(id), operand.valueData(),
+                                                        operand.valueLength());
+        }
+        if (produced.count(index) == 0) {
+            modelInputs.push_back(id);
+            result->inputTensors_.push_back(operand.tensor);
+        } else if (operand.tensor >= 0 && (graphOutputs.count(operand.tensor) != 0 || readOutside(operand.tensor) ||
+                                           !readInside(operand.tensor))) {
+            modelOutputs.push_back(id);
+            result->outputTensors_.push_back(operand.tensor);
+        }
+        return ANEURALNETWORKS_NO_ERROR;
+    };
+    for (uint32_t op : operations) {
+        const NnOperation& operation = graph.operations[op];
+        std::vector<uint32_t> ins, outs;
+        for (uint32_t operand : operation.inputs) {
+            const int status = addOperand(operand);
+            if (status != ANEURALNETWORKS_NO_ERROR) {
+                *error = nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")";
+                return nullptr;
+            }
+            ins.push_back(local[operand]);
+        }
+        for (uint32_t operand : operation.outputs) {
+            const int status = addOperand(operand);
+            if (status != ANEURALNETWORKS_NO_ERROR) {
+                *error = nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")";
+                return nullptr;
+            }
+            outs.push_back(local[operand]);
+        }
+        const int status = ANeuralNetworksModel_addOperation(result->model_, operation.type,
+                                                             static_cast<uint32_t>(ins.size()), ins.data(),
+                                                             static_cast<uint32_t>(outs.size()), outs.data());
+        if (status != ANEURALNETWORKS_NO_ERROR) {
+            *error = nodeName(model, operation.node) + ": NNAPI rejected the operation (" + resultCodeName(status) +
+                     "): unsupported operand types, shapes or parameters";
+            return nullptr;
+        }
+        result->operationNodes_.push_back(operation.node);
+    }
+    int status = ANeuralNetworksModel_identifyInputsAndOutputs(
+            result->model_, static_cast<uint32_t>(modelInputs.size()), modelInputs.data(),
+            static_cast<uint32_t>(modelOutputs.size()), modelOutputs.data());
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksModel_finish(result->model_);
+    if (status != ANEURALNETWORKS_NO_ERROR) {
+        std::string names;
+        for (uint32_t node : nodes) names += (names.empty() ? "" : ", ") + std::to_string(node);
+        *error = (nodes.size() == 1 ? nodeName(model, nodes[0]) : "nodes " + names) +
+                 ": NNAPI rejected the model (" + resultCodeName(status) +
+                 "): operand shapes or parameters are inconsistent";
+        return nullptr;
+    }
+    return result;
+}
+
+PartitionModel::~PartitionModel() {
+    if (model_ != nullptr) ANeuralNetworksModel_free(model_);
+}
+
+std::unique_ptr<CompiledPartition> CompiledPartition::compile(std::unique_ptr<PartitionModel> model,
+                                                              const CompileTarget& target, std::string* error) {
+    std::unique_ptr<CompiledPartition> result(new CompiledPartition());
+    result->model_ = std::move(model);
+    ANeuralNetworksModel* handle = result->model_->handle();
+    int status = target.devices.empty()
+                         ? ANeuralNetworksCompilation_create(handle, &result->compilation_)
+                         : ANeuralNetworksCompilation_createForDevices(handle, target.devices.data(),
+                                                                       static_cast<uint32_t>(target.devices.size()),
+                                                                       &result->compilation_);
+    if (status == ANEURALNETWORKS_NO_ERROR && target.preference >= 0) {
+        status = ANeuralNetworksCompilation_setPreference(result->compilation_, target.preference);
+    }
+    if (status == ANEURALNETWORKS_NO_ERROR && !target.cacheDir.empty() && !target.cacheToken.empty()) {
+        status = ANeuralNetworksCompilation_setCaching(result->compilation_, target.cacheDir.c_str(),
+                                                       target.cacheToken.data());
+    }
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksCompilation_finish(result->compilation_);
+    if (status != ANEURALNETWORKS_NO_ERROR) {
+        *error = std::string("NNAPI compilation failed (") + resultCodeName(status) + ")";
+        return nullptr;
+    }
+    return result;
+}
+
+CompiledPartition::~CompiledPartition() {
+    if (compilation_ != nullptr) ANeuralNetworksCompilation_free(compilation_);
+}
+
+bool CompiledPartition::run(std::vector<TensorBuffer>& buffers, std::string* error) {
+    ANeuralNetworksExecution* execution = nullptr;
+    int status = ANeuralNetworksExecution_create(compilation_, &execution);
+    const std::vector<int32_t>& inputs = model_->inputTensors();
+    const std::vector<int32_t>& outputs = model_->outputTensors();
+    for (size_t i = 0; status == ANEURALNETWORKS_NO_ERROR && i < inputs.size(); ++i) {
+        TensorBuffer& buffer = buffers[inputs[i]];
+        status = ANeuralNetworksExecution_setInput(execution, static_cast<int32_t>(i), nullptr, buffer.data(),
+                                                   buffer.size());
+    }
+    for (size_t i = 0; status == ANEURALNETWORKS_NO_ERROR && i < outputs.size(); ++i) {
+        TensorBuffer& buffer = buffers[outputs[i]];
+        status = ANeuralNetworksExecution_setOutput(execution, static_cast<int32_t>(i), nullptr, buffer.data(),
+                                                    buffer.size());
+    }
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_compute(execution);
+    if (execution != nullptr) ANeuralNetworksExecution_free(execution);
+    if (status != ANEURALNETWORKS_NO_ERROR) {
+        *error = std::string("NNAPI execution failed (") + resultCodeName(status) + ")";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite

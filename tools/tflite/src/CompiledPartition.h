@@ -1,0 +1,75 @@
+// One NNAPI model built from a subset of the lowered graph, compiled for a device set, and run
+// with the interpreter's tensor buffers bound as its inputs and outputs.
+#pragma once
+
+#include <android/NeuralNetworks.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "NnapiGraph.h"
+#include "TensorBuffer.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::tflite {
+
+// The NNAPI model of some TFLite nodes: which TFLite tensors go in and out, and which node each
+// NNAPI operation comes from (in the model's operation order).
+class PartitionModel {
+public:
+    // Adds the nodes' operations and operands through the public API. On failure names the node
+    // whose operation NNAPI refused, or the result code of identifyInputsAndOutputs / finish.
+    static std::unique_ptr<PartitionModel> build(const Model& model, const NnapiGraph& graph,
+                                                 const std::vector<uint32_t>& nodes, std::string* error);
+    ~PartitionModel();
+
+    ANeuralNetworksModel* handle() const { return model_; }
+    const std::vector<int32_t>& inputTensors() const { return inputTensors_; }
+    const std::vector<int32_t>& outputTensors() const { return outputTensors_; }
+    const std::vector<uint32_t>& operationNodes() const { return operationNodes_; }
+    const std::vector<uint32_t>& nodes() const { return nodes_; }   // never empty
+
+    PartitionModel(const PartitionModel&) = delete;
+    PartitionModel& operator=(const PartitionModel&) = delete;
+
+private:
+    PartitionModel() = default;
+
+    ANeuralNetworksModel* model_ = nullptr;
+    std::vector<int32_t> inputTensors_, outputTensors_;
+    std::vector<uint32_t> operationNodes_;
+    std::vector<uint32_t> nodes_;
+};
+
+struct CompileTarget {
+    std::vector<const ANeuralNetworksDevice*> devices;   // empty: the runtime's choice (Compilation_create)
+    int32_t preference = -1;
+    std::vector<uint8_t> cacheToken;                      // 32 bytes, with cacheDir
+    std::string cacheDir;
+};
+
+class CompiledPartition {
+public:
+    static std::unique_ptr<CompiledPartition> compile(std::unique_ptr<PartitionModel> model, const CompileTarget& target,
+                                                      std::string* error);
+    ~CompiledPartition();
+
+    const PartitionModel& model() const { return *model_; }
+    // buffers[t]: the interpreter's NNAPI-layout buffer of TFLite tensor t.
+    bool run(std::vector<TensorBuffer>& buffers, std::string* error);
+
+    CompiledPartition(const CompiledPartition&) = delete;
+    CompiledPartition& operator=(const CompiledPartition&) = delete;
+
+private:
+    CompiledPartition() = default;
+
+    std::unique_ptr<PartitionModel> model_;
+    ANeuralNetworksCompilation* compilation_ = nullptr;
+};
+
+const char* resultCodeName(int code);
+
+}  // namespace nnemu::tflite

@@ -1,0 +1,71 @@
+// Data-flow and memory checks on the TFLite graph.
+#include "GraphChecks.h"
+
+#include <algorithm>
+#include <set>
+
+namespace nnemu::tflite {
+namespace {
+
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 30;
+
+}  // namespace
+
+// Nodes in execution order: each reads what exists when it runs; each tensor has one writer.
+bool checkDataFlow(const Model& model, std::string* error) {
+    const std::vector<Tensor>& tensors = model.tensors();
+    std::vector<int64_t> producer(tensors.size(), -1);
+    std::vector<bool> isInput(tensors.size(), false);
+    for (int32_t t : model.inputs()) isInput[t] = true;
+    const auto tensorName = [&](int32_t t) { return "tensor " + std::to_string(t) + " (" + tensors[t].name + ")"; };
+    for (const Node& node : model.nodes()) {
+        const std::string where = "operator " + node.opName + " at node " + std::to_string(node.index);
+        for (int32_t t : node.inputs) {
+            if (t < 0 || tensors[t].isConstant || isInput[t]) continue;
+            if (producer[t] < 0) {
+                *error = where + ": input " + tensorName(t) +
+                         " has no value (not a constant, a subgraph input or an earlier node's output)";
+                return false;
+            }
+        }
+        for (int32_t t : node.outputs) {
+            if (producer[t] >= 0 || isInput[t] || tensors[t].isConstant) {
+                *error = where + ": output " + tensorName(t) + " is already a constant, a subgraph input or "
+                         "another node's output";
+                return false;
+            }
+            producer[t] = node.index;
+        }
+    }
+    for (int32_t t : model.outputs()) {
+        if (producer[t] < 0 && !isInput[t] && !tensors[t].isConstant) {
+            *error = "subgraph output " + tensorName(t) + " is never computed";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool tensorsInUse(const Model& model, std::vector<int32_t>* used, std::string* error) {
+    std::set<int32_t> inUse(model.inputs().begin(), model.inputs().end());
+    inUse.insert(model.outputs().begin(), model.outputs().end());
+    for (const Node& node : model.nodes()) {
+        for (int32_t t : node.inputs) {
+            if (t >= 0 && !model.tensors()[t].isConstant) inUse.insert(t);
+        }
+        inUse.insert(node.outputs.begin(), node.outputs.end());
+    }
+    uint64_t total = 0;
+    for (int32_t t : inUse) {
+        const Tensor& tensor = model.tensors()[t];
+        total += std::max(tensor.byteSize(), tensor.dataSize);
+        if (total > kMaxTensorBytes) {
+            *error = "the model's tensors need more than " + std::to_string(kMaxTensorBytes >> 20) + " MB";
+            return false;
+        }
+    }
+    used->assign(inUse.begin(), inUse.end());
+    return true;
+}
+
+}  // namespace nnemu::tflite

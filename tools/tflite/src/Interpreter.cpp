@@ -1,0 +1,242 @@
+// Interpreter::create: checks the graph, lowers every node to NNAPI, decides which nodes the
+// accelerator takes (getSupportedOperationsForDevices), partitions like TFLite's delegate and
+// compiles each partition. CPU partitions run node by node on nnapi-reference, the stand-in for
+// TFLite's own CPU kernels, so each CPU node is timed on its own as TFLite's profiler shows it.
+#include "nnemu/tflite/Interpreter.h"
+
+#include <android/NeuralNetworks.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "CompiledPartition.h"
+#include "DelegateTargets.h"
+#include "GraphChecks.h"
+#include "Lowering.h"
+#include "NnapiGraph.h"
+#include "Partitioning.h"
+#include "TensorBuffer.h"
+#include "nnemu/hal/Log.h"
+
+namespace nnemu::tflite {
+namespace {
+
+// A 32-byte NNAPI cache token per delegate kernel, derived from the user's token (FNV-1a).
+std::vector<uint8_t> partitionToken(const std::string& token, uint32_t kernelIndex, const std::vector<uint32_t>& nodes) {
+    std::vector<uint8_t> result(ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN);
+    for (size_t lane = 0; lane < result.size() / 8; ++lane) {
+        uint64_t hash = 1469598103934665603ull ^ lane;
+        const auto mix = [&hash](uint64_t value) {
+            for (int b = 0; b < 8; ++b) {
+                hash ^= (value >> (8 * b)) & 0xffu;
+                hash *= 1099511628211ull;
+            }
+        };
+        for (char c : token) mix(static_cast<uint8_t>(c));
+        mix(kernelIndex);
+        for (uint32_t n : nodes) mix(n);
+        for (int b = 0; b < 8; ++b) result[lane * 8 + b] = static_cast<uint8_t>(hash >> (8 * b));
+    }
+    return result;
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const Model& model) : model_(model) {}
+Interpreter::~Interpreter() = default;
+
+std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const DelegateOptions& options, std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    std::unique_ptr<Interpreter> interpreter(new Interpreter(model));
+    DelegateTargets targets;
+    if (!chooseDelegateTargets(options, &targets, error)) return nullptr;
+    interpreter->deviceNames_ = targets.deviceNames;
+
+    // Graph checks and lowering.
+    std::vector<int32_t> used;
+    if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
+    NnapiGraph& graph = *(interpreter->graph_ = std::make_unique<NnapiGraph>());
+    graph.tensorOperand.assign(model.tensors().size(), -1);
+    graph.nodeOperations.resize(model.nodes().size());
+    const LoweringTable& lowerings = LoweringTable::get();
+    for (const Node& node : model.nodes()) {
+        NodeLowering lowering(model, node, graph, error);
+        const LoweringFunction lower = lowerings.find(node.builtinCode);
+        if (lower == nullptr) {
+            lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
+                                  ? "unsupported custom operator (no NNAPI mapping)"
+                                  : "unsupported operator (no NNAPI mapping)");
+            return nullptr;
+        }
+        if (!lower(lowering) || lowering.rejected()) return nullptr;
+        if (graph.nodeOperations[node.index].empty()) {
+            lowering.fail("no NNAPI operation");
+            return nullptr;
+        }
+    }
+    graph.tensorReaders.resize(model.tensors().size());
+    for (const NnOperation& operation : graph.operations) {
+        for (uint32_t operand : operation.inputs) {
+            const int32_t tensor = graph.operands[operand].tensor;
+            if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
+        }
+    }
+
+    // Which nodes the accelerator takes: all NNAPI operations of a node must be supported.
+    std::vector<bool> supported(model.nodes().size(), false);
+    if (!targets.accelerators.empty() && !model.nodes().empty()) {
+        std::vector<uint32_t> all(model.nodes().size());
+        for (uint32_t n = 0; n < all.size(); ++n) all[n] = n;
+        std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
+        if (whole == nullptr) return nullptr;
+        std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
+        const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
+                whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
+                flags.get());
+        if (status != ANEURALNETWORKS_NO_ERROR) {
+            *error = std::string("ANeuralNetworksModel_getSupportedOperationsForDevices failed (") +
+                     resultCodeName(status) + ")";
+            return nullptr;
+        }
+        std::fill(supported.begin(), supported.end(), true);
+        for (size_t op = 0; op < whole->operationNodes().size(); ++op) {
+            if (!flags[op]) supported[whole->operationNodes()[op]] = false;
+        }
+    }
+    std::vector<NodeSubset> subsets = partitionNodes(model, supported);
+    const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
+    if (limited != supported) subsets = partitionNodes(model, limited);
+
+    // Compile: a delegate kernel per delegated subset, one model per node elsewhere.
+    CompileTarget cpuTarget;
+    cpuTarget.devices = {targets.reference};
+    uint32_t nextKernel = static_cast<uint32_t>(model.nodes().size());
+    for (const NodeSubset& subset : subsets) {
+        Partition partition;
+        partition.nodes = subset.nodes;
+        partition.delegated = subset.delegated;
+        partition.kernelIndex = subset.delegated ? nextKernel++ : subset.nodes.front();
+        std::vector<std::vector<uint32_t>> units;
+        if (subset.delegated) {
+            units.push_back(subset.nodes);
+        } else {
+            for (uint32_t n : subset.nodes) units.push_back({n});
+        }
+        CompileTarget target = cpuTarget;
+        if (subset.delegated) {
+            target.devices = targets.runtimeChoice ? std::vector<const ANeuralNetworksDevice*>{} : targets.accelerators;
+            target.preference = options.executionPreference;
+            if (!options.cacheDir.empty() && !options.cacheToken.empty()) {
+                target.cacheDir = options.cacheDir;
+                target.cacheToken = partitionToken(options.cacheToken, partition.kernelIndex, subset.nodes);
+            }
+        }
+        std::vector<std::unique_ptr<CompiledPartition>> compiled;
+        for (const std::vector<uint32_t>& unit : units) {
+            std::unique_ptr<PartitionModel> partitionModel = PartitionModel::build(model, graph, unit, error);
+            if (partitionModel == nullptr) return nullptr;
+            std::string message;
+            std::unique_ptr<CompiledPartition> part = CompiledPartition::compile(std::move(partitionModel), target, &message);
+            if (part == nullptr) {
+                *error = (unit.size() == 1 ? "operator " + model.nodes()[unit[0]].opName + " at node " + std::to_string(unit[0])
+                                           : "delegate kernel " + std::to_string(partition.kernelIndex)) +
+                         ": " + message;
+                return nullptr;
+            }
+            compiled.push_back(std::move(part));
+        }
+        interpreter->partitions_.push_back(std::move(partition));
+        interpreter->compiled_.push_back(std::move(compiled));
+    }
+    NN_LOG(INFO) << "nnemu tflite: " << interpreter->delegatedNodeCount() << " of " << model.nodes().size()
+                 << " node(s) delegated in " << interpreter->delegateKernelCount() << " kernel(s), "
+                 << interpreter->partitions_.size() << " partition(s)";
+
+    // Tensor buffers: NNAPI layout inside, TFLite layout for the caller's inputs and outputs.
+    interpreter->tensorData_.resize(model.tensors().size());
+    for (int32_t t : used) {
+        const Tensor& tensor = model.tensors()[t];
+        interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
+        if (tensor.isConstant) std::memcpy(interpreter->tensorData_[t].data(), tensor.data, tensor.dataSize);
+    }
+    for (int32_t t : model.inputs()) interpreter->inputData_.emplace_back(interpreter->tensorData_[t].size());
+    for (int32_t t : model.outputs()) {
+        const Tensor& tensor = model.tensors()[t];
+        interpreter->outputData_.emplace_back(interpreter->tensorData_[t].size());
+        if (tensor.isConstant) std::memcpy(interpreter->outputData_.back().data(), tensor.data, tensor.dataSize);
+    }
+    interpreter->partitionTimesUs_.assign(interpreter->partitions_.size(), 0);
+    interpreter->nodeTimesUs_.assign(model.nodes().size(), 0);
+    return interpreter;
+}
+
+size_t Interpreter::delegatedNodeCount() const {
+    size_t count = 0;
+    for (const Partition& partition : partitions_) {
+        if (partition.delegated) count += partition.nodes.size();
+    }
+    return count;
+}
+
+size_t Interpreter::delegateKernelCount() const {
+    size_t count = 0;
+    for (const Partition& partition : partitions_) count += partition.delegated ? 1 : 0;
+    return count;
+}
+
+size_t Interpreter::inputCount() const { return model_.inputs().size(); }
+size_t Interpreter::outputCount() const { return model_.outputs().size(); }
+const Tensor& Interpreter::inputTensor(size_t i) const { return model_.tensors()[model_.inputs()[i]]; }
+const Tensor& Interpreter::outputTensor(size_t i) const { return model_.tensors()[model_.outputs()[i]]; }
+uint8_t* Interpreter::inputData(size_t i) { return inputData_[i].data(); }
+const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].data(); }
+
+bool Interpreter::invoke(std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    // int8 travels through NNAPI as uint8 with the zero point moved by 128: flip the sign bit.
+    const auto convert = [](const TensorBuffer& from, TensorBuffer& to, ElementType type) {
+        const uint8_t* source = from.data();
+        uint8_t* target = to.data();
+        if (type == ElementType::INT8) {
+            for (size_t i = 0; i < from.size(); ++i) target[i] = source[i] ^ 0x80u;
+        } else if (from.size() != 0) {
+            std::memcpy(target, source, from.size());
+        }
+    };
+    for (size_t i = 0; i < model_.inputs().size(); ++i) {
+        const int32_t t = model_.inputs()[i];
+        if (!model_.tensors()[t].isConstant) convert(inputData_[i], tensorData_[t], model_.tensors()[t].type);
+    }
+    const auto microsecondsSince = [](std::chrono::steady_clock::time_point start) {
+        return static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+    };
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+        const auto start = std::chrono::steady_clock::now();
+        for (const std::unique_ptr<CompiledPartition>& part : compiled_[p]) {
+            const auto unitStart = std::chrono::steady_clock::now();
+            if (!part->run(tensorData_, error)) {
+                const Partition& partition = partitions_[p];
+                *error = (partition.delegated ? "delegate kernel " + std::to_string(partition.kernelIndex)
+                                              : "operator " + model_.nodes()[part->model().nodes().front()].opName +
+                                                        " at node " +
+                                                        std::to_string(part->model().nodes().front())) +
+                         ": " + *error;
+                return false;
+            }
+            if (!partitions_[p].delegated) nodeTimesUs_[part->model().nodes().front()] = microsecondsSince(unitStart);
+        }
+        partitionTimesUs_[p] = microsecondsSince(start);
+    }
+    for (size_t i = 0; i < model_.outputs().size(); ++i) {
+        const int32_t t = model_.outputs()[i];
+        const Tensor& tensor = model_.tensors()[t];
+        if (tensor.isConstant) continue;  // already holds the constant, in TFLite layout
+        convert(tensorData_[t], outputData_[i], tensor.type);
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite

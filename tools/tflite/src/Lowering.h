@@ -1,0 +1,108 @@
+// Lowering of one TFLite node into NNAPI operations, the way TFLite's NNAPI delegate maps it.
+// Each operator family has its lowering functions in Lower<Family>.cpp, found by builtin code
+// through LoweringTable; NodeLowering gives them the node, its tensors and operand factories.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "NnapiGraph.h"
+#include "nnemu/tflite/Model.h"
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::tflite {
+
+class NodeLowering {
+public:
+    NodeLowering(const Model& model, const Node& node, NnapiGraph& graph, std::string* error)
+        : model_(model), node_(node), graph_(graph), error_(error) {}
+
+    const Node& node() const { return node_; }
+    const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
+    size_t inputCount() const { return node_.inputs.size(); }
+    size_t outputCount() const { return node_.outputs.size(); }
+    // The i-th input/output tensor (present: index != -1).
+    bool hasInput(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
+    const Tensor& input(size_t i) const { return model_.tensors()[node_.inputs[i]]; }
+    const Tensor& output(size_t i) const { return model_.tensors()[node_.outputs[i]]; }
+
+    // Records "operator X at node N: reason" and returns false.
+    bool fail(const std::string& reason);
+    // Checks the input/output counts; fails with a clear reason otherwise.
+    bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs);
+
+    // Operands. Each returns false (after fail()) when the tensor cannot be represented.
+    // A non-constant tensor's operand is shared by every node that uses it; int8 becomes
+    // TENSOR_QUANT8_ASYMM with zero point + 128.
+    bool activation(int32_t tensorIndex, uint32_t* operand);
+    bool inputOperand(size_t i, uint32_t* operand);    // activation or (per-tensor) constant
+    bool outputOperand(size_t i, uint32_t* operand);
+    // A constant tensor, converted (int8 per-tensor: +128) or, with perChannelDim >= 0 and
+    // per-channel parameters, as TENSOR_QUANT8_SYMM_PER_CHANNEL.
+    bool constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand);
+    // A bias for a quantized convolution or fully connected layer: INT32 with scale
+    // inputScale * filterScale (0 when the filter is per-channel); zeros when absent.
+    bool bias(size_t inputIndex, uint32_t inputOperand, uint32_t filterOperand, uint32_t outChannels,
+              uint32_t* operand);
+    uint32_t scalarInt32(int32_t value);
+    uint32_t scalarFloat32(float value);
+    uint32_t scalarBool(bool value);
+    uint32_t vectorInt32(const std::vector<int32_t>& values);
+    uint32_t tensorInt32(const std::vector<int32_t>& values, std::vector<uint32_t> dims);
+    // A one-element TENSOR_QUANT8_ASYMM constant holding `value`.
+    uint32_t quantizedConstant(uint8_t value, float scale, int32_t zeroPoint);
+    uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
+    uint32_t temporaryOfType(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint);
+    // Valid until the next operand is added.
+    const NnOperand& operand(uint32_t index) const { return graph_.operands[index]; }
+
+    // Reads a constant integer tensor (INT32 or INT64) input as int32 values.
+    bool constantInts(size_t inputIndex, std::vector<int32_t>* values);
+    // NNAPI fuse code of a TFLite fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
+    bool fuseCode(fb::ActivationFunctionType activation, uint32_t* operand);
+
+    // Adds an NNAPI operation for this node. A quantized operation whose scales are too far
+    // apart for fixed-point requantization is refused (see rejected()).
+    void addOperation(int32_t type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
+    bool rejected() const { return rejected_; }
+
+private:
+    uint32_t addOperand(NnOperand operand);
+    bool requantizable(int32_t type, const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs);
+
+    const Model& model_;
+    const Node& node_;
+    NnapiGraph& graph_;
+    std::string* error_;
+    bool rejected_ = false;
+};
+
+using LoweringFunction = bool (*)(NodeLowering& lowering);
+
+// Lowerings by builtin code. Each family file adds its own with add<Family>Lowerings (listed
+// in LoweringTable.cpp: explicit calls, because a static library drops self-registering objects).
+class LoweringTable {
+public:
+    void add(fb::BuiltinOperator code, LoweringFunction function);
+    LoweringFunction find(int32_t builtinCode) const;   // nullptr: no NNAPI mapping
+    static const LoweringTable& get();
+
+private:
+    std::vector<LoweringFunction> functions_;
+};
+
+void addConvolutionLowerings(LoweringTable& table);
+void addFullyConnectedLowerings(LoweringTable& table);
+void addPoolingLowerings(LoweringTable& table);
+void addElementwiseLowerings(LoweringTable& table);
+void addNormalizationLowerings(LoweringTable& table);
+void addReshapingLowerings(LoweringTable& table);
+void addReductionLowerings(LoweringTable& table);
+void addResizeLowerings(LoweringTable& table);
+void addQuantizationLowerings(LoweringTable& table);
+
+// The NNAPI operand type of a TFLite element type, for messages.
+const char* nnapiTypeName(int32_t type);
+
+}  // namespace nnemu::tflite

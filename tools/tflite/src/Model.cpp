@@ -1,0 +1,311 @@
+// Model::load / fromBuffer: verifies a .tflite file with the flatbuffers verifier, then checks
+// what the verifier cannot (indexes in range, shapes, buffer sizes, quantization) so that
+// everything downstream can trust the Model.
+#include "nnemu/tflite/Model.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::tflite {
+namespace {
+
+constexpr uint32_t kSchemaVersion = 3;
+constexpr int32_t kCustomCode = 32;               // BuiltinOperator CUSTOM
+constexpr size_t kMaxRank = 8;
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 31;  // what a flatbuffer can address
+constexpr size_t kMaxFileBytes = size_t{2} << 30;
+
+ElementType elementTypeOf(fb::TensorType type) {
+    switch (type) {
+        case fb::TensorType_FLOAT32: return ElementType::FLOAT32;
+        case fb::TensorType_UINT8: return ElementType::UINT8;
+        case fb::TensorType_INT8: return ElementType::INT8;
+        case fb::TensorType_INT16: return ElementType::INT16;
+        case fb::TensorType_INT32: return ElementType::INT32;
+        case fb::TensorType_INT64: return ElementType::INT64;
+        case fb::TensorType_BOOL: return ElementType::BOOL;
+        default: return ElementType::OTHER;
+    }
+}
+
+// The operator's name as TFLite prints it: the builtin name, or the custom code.
+std::string operatorName(int32_t code, const fb::OperatorCode* opcode) {
+    if (code == kCustomCode) {
+        return opcode->custom_code() != nullptr && opcode->custom_code()->size() > 0
+                       ? opcode->custom_code()->str()
+                       : std::string("CUSTOM");
+    }
+    const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(code));
+    if (name == nullptr || name[0] == '\0') return "BUILTIN_" + std::to_string(code);
+    return name;
+}
+
+bool fail(std::string* error, const std::string& message) {
+    if (error != nullptr) *error = message;
+    return false;
+}
+
+}  // namespace
+
+const char* elementTypeName(ElementType type) {
+    switch (type) {
+        case ElementType::FLOAT32: return "FLOAT32";
+        case ElementType::UINT8: return "UINT8";
+        case ElementType::INT8: return "INT8";
+        case ElementType::INT16: return "INT16";
+        case ElementType::INT32: return "INT32";
+        case ElementType::INT64: return "INT64";
+        case ElementType::BOOL: return "BOOL";
+        case ElementType::OTHER: break;
+    }
+    return "OTHER";
+}
+
+size_t elementSize(ElementType type) {
+    switch (type) {
+        case ElementType::FLOAT32:
+        case ElementType::INT32: return 4;
+        case ElementType::UINT8:
+        case ElementType::INT8:
+        case ElementType::BOOL: return 1;
+        case ElementType::INT16: return 2;
+        case ElementType::INT64: return 8;
+        case ElementType::OTHER: break;
+    }
+    return 0;
+}
+
+size_t Tensor::byteSize() const {
+    size_t count = 1;
+    for (int32_t dim : shape) count *= static_cast<size_t>(dim);  // dims are checked at load
+    return count * elementSize(type);
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) {
+        fail(error, "cannot open model file " + path);
+        return nullptr;
+    }
+    const std::streamoff size = file.tellg();
+    if (size < 0 || static_cast<uint64_t>(size) > kMaxFileBytes) {
+        fail(error, "cannot read model file " + path + " (too large or not a regular file)");
+        return nullptr;
+    }
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    file.seekg(0);
+    if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
+        fail(error, "cannot read model file " + path);
+        return nullptr;
+    }
+    std::string message;
+    std::unique_ptr<Model> model = fromBuffer(std::move(bytes), &message);
+    if (model == nullptr) fail(error, path + ": " + message);
+    return model;
+}
+
+std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string* error) {
+    std::unique_ptr<Model> model(new Model());
+    model->bytes_ = std::move(bytes);
+    if (!model->parse(error)) return nullptr;
+    return model;
+}
+
+bool Model::parse(std::string* error) {
+    if (bytes_.size() < 8) return fail(error, "not a TFLite model: file too small");
+    if (bytes_.size() > kMaxFileBytes) return fail(error, "not a TFLite model: file over 2 GB");
+    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
+        return fail(error, "not a TFLite model: missing the \"TFL3\" file identifier");
+    }
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
+    if (!fb::VerifyModelBuffer(verifier)) {
+        return fail(error, "malformed TFLite model: the flatbuffers verifier rejected the file");
+    }
+    const fb::Model* root = fb::GetModel(bytes_.data());
+    version_ = root->version();
+    if (version_ != kSchemaVersion) {
+        return fail(error, "unsupported TFLite schema version " + std::to_string(version_) +
+                                   " (expected " + std::to_string(kSchemaVersion) + ")");
+    }
+    if (root->description() != nullptr) description_ = root->description()->str();
+    if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
+        return fail(error, "malformed TFLite model: no subgraph");
+    }
+    const fb::SubGraph* subgraph = root->subgraphs()->Get(0);
+    const auto* buffers = root->buffers();
+    const uint32_t bufferCount = buffers != nullptr ? buffers->size() : 0;
+
+    // Tensors.
+    const auto* tensors = subgraph->tensors();
+    const uint32_t tensorCount = tensors != nullptr ? tensors->size() : 0;
+    if (tensorCount > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
+        return fail(error, "malformed TFLite model: too many tensors");
+    }
+    tensors_.resize(tensorCount);
+    for (uint32_t t = 0; t < tensorCount; ++t) {
+        const fb::Tensor* source = tensors->Get(t);
+        Tensor& tensor = tensors_[t];
+        const std::string where = "tensor " + std::to_string(t);
+        if (source->name() != nullptr) tensor.name = source->name()->str();
+        tensor.type = elementTypeOf(source->type());
+        if (source->sparsity() != nullptr) return fail(error, where + ": sparse tensors are not supported");
+        if (source->shape() != nullptr) {
+            if (source->shape()->size() > kMaxRank) {
+                return fail(error, where + ": rank " + std::to_string(source->shape()->size()) +
+                                           " is above the supported " + std::to_string(kMaxRank));
+            }
+            uint64_t elements = 1;
+            for (int32_t dim : *source->shape()) {
+                if (dim < 0) return fail(error, where + ": negative dimension " + std::to_string(dim));
+                tensor.shape.push_back(dim);
+                elements *= static_cast<uint64_t>(dim);
+                if (elements > kMaxTensorBytes) return fail(error, where + ": shape too large");
+            }
+            if (elements * std::max<size_t>(elementSize(tensor.type), 1) > kMaxTensorBytes) {
+                return fail(error, where + ": shape too large");
+            }
+        }
+        if (const fb::QuantizationParameters* quant = source->quantization()) {
+            if (quant->details_type() != fb::QuantizationDetails_NONE) {
+                return fail(error, where + ": custom quantization is not supported");
+            }
+            const auto* scales = quant->scale();
+            const auto* zeroPoints = quant->zero_point();
+            const size_t scaleCount = scales != nullptr ? scales->size() : 0;
+            const size_t zeroPointCount = zeroPoints != nullptr ? zeroPoints->size() : 0;
+            if (scaleCount > 0) {
+                if (zeroPointCount != 0 && zeroPointCount != scaleCount) {
+                    return fail(error, where + ": " + std::to_string(scaleCount) + " scales but " +
+                                               std::to_string(zeroPointCount) + " zero points");
+                }
+                for (float scale : *scales) {
+                    if (!std::isfinite(scale) || scale < 0) {
+                        return fail(error, where + ": invalid quantization scale");
+                    }
+                    tensor.channelScales.push_back(scale);
+                }
+                for (size_t i = 0; i < scaleCount; ++i) {
+                    // The verifier only guarantees 4-byte alignment for vectors: copy the int64s out.
+                    int64_t zeroPoint = 0;
+                    if (zeroPointCount != 0) {
+                        std::memcpy(&zeroPoint, zeroPoints->Data() + i * sizeof(int64_t), sizeof(int64_t));
+                        zeroPoint = static_cast<int64_t>(flatbuffers::EndianScalar(zeroPoint));
+                    }
+                    if (zeroPoint < std::numeric_limits<int32_t>::min() ||
+                        zeroPoint > std::numeric_limits<int32_t>::max()) {
+                        return fail(error, where + ": quantization zero point out of range");
+                    }
+                    tensor.channelZeroPoints.push_back(zeroPoint);
+                }
+                tensor.scale = tensor.channelScales[0];
+                tensor.zeroPoint = static_cast<int32_t>(tensor.channelZeroPoints[0]);
+                tensor.quantizedDimension = quant->quantized_dimension();
+                // Per-channel parameters must match the quantized dimension. Bias tensors of
+                // some converters name a dimension past their rank: then the only dimension counts.
+                if (scaleCount > 1) {
+                    const int32_t rank = static_cast<int32_t>(tensor.shape.size());
+                    int32_t dimension = tensor.quantizedDimension;
+                    if (rank == 1 && dimension >= rank) dimension = 0;
+                    if (dimension < 0 || dimension >= rank ||
+                        static_cast<size_t>(tensor.shape[dimension]) != scaleCount) {
+                        return fail(error, where + ": " + std::to_string(scaleCount) +
+                                                   " quantization scales do not match quantized dimension " +
+                                                   std::to_string(tensor.quantizedDimension));
+                    }
+                    tensor.quantizedDimension = dimension;
+                }
+            }
+        }
+        const uint32_t bufferIndex = source->buffer();
+        // Index 0 is the empty sentinel; some writers leave the buffer list empty altogether.
+        if (bufferIndex >= bufferCount) {
+            if (bufferIndex == 0) continue;
+            return fail(error, where + ": buffer index " + std::to_string(bufferIndex) +
+                                       " out of range (" + std::to_string(bufferCount) + " buffers)");
+        }
+        const fb::Buffer* buffer = buffers->Get(bufferIndex);
+        if (buffer->offset() > 1 || buffer->size() > 1) {
+            return fail(error, where + ": data stored outside the flatbuffer (models over 2 GB) is not supported");
+        }
+        if (buffer->data() == nullptr || buffer->data()->size() == 0) continue;
+        tensor.isConstant = true;
+        tensor.data = buffer->data()->data();
+        tensor.dataSize = buffer->data()->size();
+        if (elementSize(tensor.type) != 0 && tensor.dataSize != tensor.byteSize()) {
+            return fail(error, where + " (" + tensor.name + "): buffer holds " +
+                                       std::to_string(tensor.dataSize) + " bytes but its shape needs " +
+                                       std::to_string(tensor.byteSize()));
+        }
+    }
+
+    // Nodes.
+    const auto* opcodes = root->operator_codes();
+    const uint32_t opcodeCount = opcodes != nullptr ? opcodes->size() : 0;
+    const auto tensorIndexValid = [&](int32_t index, bool allowAbsent) {
+        return (allowAbsent && index == -1) || (index >= 0 && static_cast<uint32_t>(index) < tensorCount);
+    };
+    if (const auto* operators = subgraph->operators()) {
+        nodes_.resize(operators->size());
+        for (uint32_t n = 0; n < operators->size(); ++n) {
+            const fb::Operator* source = operators->Get(n);
+            Node& node = nodes_[n];
+            node.index = n;
+            node.options = source;
+            const std::string where = "node " + std::to_string(n);
+            if (source->opcode_index() >= opcodeCount) {
+                return fail(error, where + ": operator code index " + std::to_string(source->opcode_index()) +
+                                           " out of range (" + std::to_string(opcodeCount) + " codes)");
+            }
+            const fb::OperatorCode* opcode = opcodes->Get(source->opcode_index());
+            // Old files only have the byte-wide code; new ones cap it at 127 and use builtin_code.
+            const int32_t deprecatedCode = opcode->deprecated_builtin_code();
+            const int32_t extendedCode = static_cast<int32_t>(opcode->builtin_code());
+            node.builtinCode = std::max(deprecatedCode, extendedCode);
+            if (deprecatedCode < 0 || extendedCode < 0) {
+                return fail(error, where + ": invalid operator code " + std::to_string(node.builtinCode));
+            }
+            node.opName = operatorName(node.builtinCode, opcode);
+            if (const auto* inputs = source->inputs()) {
+                for (int32_t index : *inputs) {
+                    if (!tensorIndexValid(index, true)) {
+                        return fail(error, where + " (" + node.opName + "): input tensor index " +
+                                                   std::to_string(index) + " out of range");
+                    }
+                    node.inputs.push_back(index);
+                }
+            }
+            if (const auto* outputs = source->outputs()) {
+                for (int32_t index : *outputs) {
+                    if (!tensorIndexValid(index, false)) {
+                        return fail(error, where + " (" + node.opName + "): output tensor index " +
+                                                   std::to_string(index) + " out of range");
+                    }
+                    node.outputs.push_back(index);
+                }
+            }
+        }
+    }
+
+    // Subgraph inputs and outputs.
+    const auto readIndexes = [&](const flatbuffers::Vector<int32_t>* source, const char* what,
+                                 std::vector<int32_t>* to) {
+        if (source == nullptr) return true;
+        for (int32_t index : *source) {
+            if (!tensorIndexValid(index, false)) {
+                return fail(error, std::string("subgraph ") + what + " tensor index " +
+                                           std::to_string(index) + " out of range");
+            }
+            to->push_back(index);
+        }
+        return true;
+    };
+    if (!readIndexes(subgraph->inputs(), "input", &inputs_)) return false;
+    if (!readIndexes(subgraph->outputs(), "output", &outputs_)) return false;
+    return true;
+}
+
+}  // namespace nnemu::tflite

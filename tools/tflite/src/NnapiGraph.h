@@ -1,0 +1,45 @@
+// The TFLite graph lowered to NNAPI terms, before it is cut into partitions: NNAPI operands
+// (activations shared between nodes, plus each node's own constants and scalars) and NNAPI
+// operations grouped by the TFLite node they came from. Each partition's NNAPI model is built
+// from a subset of it (see PartitionModel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace nnemu::tflite {
+
+struct NnOperand {
+    int32_t type = 0;                  // ANEURALNETWORKS_* operand type
+    std::vector<uint32_t> dims;
+    float scale = 0.0f;
+    int32_t zeroPoint = 0;
+    std::vector<float> channelScales;  // TENSOR_QUANT8_SYMM_PER_CHANNEL only
+    uint32_t channelDim = 0;
+    // A constant's value: bytes owned here (converted data, scalars) or a view into the model file.
+    bool isConstant = false;
+    std::vector<uint8_t> ownedValue;
+    const uint8_t* value = nullptr;
+    size_t valueSize = 0;
+    int32_t tensor = -1;               // the TFLite tensor an activation operand carries
+
+    const uint8_t* valueData() const { return ownedValue.empty() ? value : ownedValue.data(); }
+    size_t valueLength() const { return ownedValue.empty() ? valueSize : ownedValue.size(); }
+};
+
+struct NnOperation {
+    int32_t type = 0;                  // ANEURALNETWORKS_* operation type
+    uint32_t node = 0;                 // the TFLite node it implements
+    std::vector<uint32_t> inputs, outputs;   // operand indexes in NnapiGraph::operands
+};
+
+struct NnapiGraph {
+    std::vector<NnOperand> operands;
+    std::vector<NnOperation> operations;
+    std::vector<std::vector<uint32_t>> nodeOperations;   // per TFLite node: its operations
+    std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
+    std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
+};
+
+}  // namespace nnemu::tflite

@@ -1,0 +1,38 @@
+// A zero-filled byte buffer that costs nothing until it is touched (calloc): a model whose
+// declared shapes are inconsistent may ask for a large tensor that NNAPI then refuses to fill.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+namespace nnemu::tflite {
+
+class TensorBuffer {
+public:
+    TensorBuffer() = default;
+    explicit TensorBuffer(size_t size) : size_(size) {
+        if (size == 0) return;
+        data_.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
+        if (data_ == nullptr) throw std::bad_alloc();
+    }
+    TensorBuffer(const TensorBuffer&) = delete;
+    TensorBuffer(TensorBuffer&&) noexcept = default;
+    TensorBuffer& operator=(TensorBuffer&&) noexcept = default;
+    TensorBuffer& operator=(const TensorBuffer&) = delete;
+
+    uint8_t* data() { return data_.get(); }
+    const uint8_t* data() const { return data_.get(); }
+    size_t size() const { return size_; }
+
+private:
+    struct Free {
+        void operator()(uint8_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t, Free> data_;
+    size_t size_ = 0;
+};
+
+}  // namespace nnemu::tflite
