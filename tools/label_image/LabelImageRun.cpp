@@ -1,0 +1,156 @@
+#include "LabelImageRun.h"
+
+#include <chrono>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ImageFile.h"
+#include "Labels.h"
+#include "ModelInput.h"
+#include "ToolLog.h"
+#include "TopResults.h"
+#include "nnemu/tflite/Interpreter.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::labelimage {
+namespace {
+
+constexpr int32_t kDelegateBuiltinCode = 51;   // TFLite's BuiltinOperator_DELEGATE
+
+bool fail(const std::string& message) {
+    TOOL_LOG(ERROR) << message;
+    return false;
+}
+
+std::string shapeText(const std::vector<int32_t>& shape) {
+    std::string text = "[";
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+void printVerboseModel(const tflite::Model& model) {
+    TOOL_LOG(INFO) << "tensors size: " << model.tensors().size();
+    TOOL_LOG(INFO) << "nodes size: " << model.nodes().size();
+    TOOL_LOG(INFO) << "inputs: " << model.inputs().size();
+    if (!model.inputs().empty()) TOOL_LOG(INFO) << "input(0) name: " << model.tensors()[model.inputs()[0]].name;
+    for (size_t i = 0; i < model.tensors().size(); ++i) {
+        const tflite::Tensor& t = model.tensors()[i];
+        TOOL_LOG(INFO) << i << ": " << t.name << ", " << t.byteSize() << ", " << tflite::elementTypeName(t.type) << ", "
+                       << t.scale << ", " << t.zeroPoint;
+    }
+}
+
+// The per-partition times of one invocation, in label_image's profiling line format.
+void printProfile(const tflite::Model& model, const tflite::Interpreter& interpreter) {
+    const auto& partitions = interpreter.partitions();
+    const auto& times = interpreter.lastPartitionTimesUs();
+    for (size_t i = 0; i < partitions.size() && i < times.size(); ++i) {
+        const tflite::Partition& partition = partitions[i];
+        const bool cpuNode = !partition.delegated && !partition.nodes.empty();
+        const uint32_t node = cpuNode ? partition.nodes.front() : partition.kernelIndex;
+        const int32_t code = cpuNode ? model.nodes()[node].builtinCode : kDelegateBuiltinCode;
+        const std::string name = cpuNode ? model.nodes()[node].opName : "DELEGATE";
+        std::ostringstream line;
+        line << std::fixed << std::setw(10) << std::setprecision(3) << static_cast<double>(times[i]) / 1000.0
+             << ", Subgraph " << std::setw(3) << 0 << ", Node " << std::setw(3) << node << ", OpCode " << std::setw(3)
+             << code << ", " << name;
+        TOOL_LOG(INFO) << line.str();
+    }
+}
+
+}  // namespace
+
+bool runLabelImage(const LabelImageSettings& settings) {
+    std::string error;
+    std::unique_ptr<tflite::Model> model = tflite::Model::load(settings.modelPath, &error);
+    if (!model) return fail(error + "\nFailed to mmap model " + settings.modelPath);
+    TOOL_LOG(INFO) << "Loaded model " << settings.modelPath;
+    TOOL_LOG(INFO) << "resolved reporter";
+    if (settings.verbose) printVerboseModel(*model);
+
+    Image image;
+    if (!loadImageFile(settings.imagePath, &image, &error)) return fail(error);
+
+    tflite::DelegateOptions options;
+    options.useNnapi = settings.accelerated;
+    options.acceleratorName = settings.acceleratorName;
+    options.numThreads = settings.numberOfThreads;
+    options.maxDelegatedPartitions = 3;   // the NNAPI delegate's default for applications
+    std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, options, &error);
+    if (!interpreter) {
+        TOOL_LOG(ERROR) << error;
+        return fail(settings.accelerated ? "Failed to apply NNAPI delegate." : "Failed to allocate tensors!");
+    }
+    if (settings.accelerated) {
+        if (interpreter->delegatedNodeCount() > 0) {
+            TOOL_LOG(VERBOSE) << "Replacing " << interpreter->delegatedNodeCount() << " out of " << model->nodes().size()
+                              << " node(s) with delegate (TfLiteNnapiDelegate) node, yielding "
+                              << interpreter->partitions().size() << " partitions for the whole graph.";
+        }
+        TOOL_LOG(INFO) << "Applied NNAPI delegate.";
+    }
+    if (settings.verbose) {
+        TOOL_LOG(INFO) << "number of inputs: " << interpreter->inputCount();
+        TOOL_LOG(INFO) << "number of outputs: " << interpreter->outputCount();
+    }
+    if (interpreter->inputCount() < 1 || interpreter->outputCount() < 1) return fail("the model has no input or output");
+
+    // The first input is the picture: [1, height, width, channels].
+    const tflite::Tensor& input = interpreter->inputTensor(0);
+    if (input.shape.size() != 4 || input.shape[0] != 1 || input.shape[1] <= 0 || input.shape[2] <= 0 ||
+        (input.shape[3] != 1 && input.shape[3] != 3)) {
+        return fail("input 0 (" + input.name + ") has shape " + shapeText(input.shape) +
+                    "; label_image needs [1, height, width, 1 or 3]");
+    }
+    InputType inputType;
+    switch (input.type) {
+        case tflite::ElementType::FLOAT32: inputType = InputType::FLOAT32; break;
+        case tflite::ElementType::UINT8: inputType = InputType::UINT8; break;
+        case tflite::ElementType::INT8: inputType = InputType::INT8; break;
+        default: return fail(std::string("cannot handle input type ") + tflite::elementTypeName(input.type) + " yet");
+    }
+    const std::vector<uint8_t> inputBytes = makeModelInput(image, input.shape[1], input.shape[2], input.shape[3],
+                                                           inputType, settings.inputMean, settings.inputStd);
+    if (inputBytes.size() != input.byteSize()) return fail("internal error: input size mismatch");
+    std::memcpy(interpreter->inputData(0), inputBytes.data(), inputBytes.size());
+
+    for (int i = 0; i < settings.warmupRuns; ++i) {
+        if (!interpreter->invoke(&error)) return fail(error + "\nFailed to invoke tflite!");
+        if (settings.profiling) printProfile(*model, *interpreter);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < settings.loopCount; ++i) {
+        if (!interpreter->invoke(&error)) return fail(error + "\nFailed to invoke tflite!");
+        if (settings.profiling) printProfile(*model, *interpreter);
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    TOOL_LOG(INFO) << "invoked";
+    const double totalUs = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(stop - start).count());
+    TOOL_LOG(INFO) << "average time: " << totalUs / (settings.loopCount * 1000) << " ms";
+
+    const tflite::Tensor& output = interpreter->outputTensor(0);
+    ScoreType scoreType;
+    switch (output.type) {
+        case tflite::ElementType::FLOAT32: scoreType = ScoreType::FLOAT32; break;
+        case tflite::ElementType::UINT8: scoreType = ScoreType::UINT8; break;
+        case tflite::ElementType::INT8: scoreType = ScoreType::INT8; break;
+        default: return fail(std::string("cannot handle output type ") + tflite::elementTypeName(output.type) + " yet");
+    }
+    // Outputs look like [1, ..., classes]: score the last dimension.
+    const size_t classes = output.shape.empty() ? 1 : static_cast<size_t>(std::max(output.shape.back(), 0));
+    const std::vector<ClassScore> top =
+        topResults(interpreter->outputData(0), classes, scoreType, static_cast<size_t>(settings.numberOfResults));
+
+    std::vector<std::string> labels;
+    if (!readLabelsFile(settings.labelsPath, &labels, &error)) return fail(error);
+    for (const ClassScore& result : top) {
+        const std::string label = static_cast<size_t>(result.index) < labels.size() ? labels[result.index] : "";
+        TOOL_LOG(INFO) << result.score << ": " << result.index << " " << label;
+    }
+    return true;
+}
+
+}  // namespace nnemu::labelimage
