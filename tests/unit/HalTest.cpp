@@ -49,6 +49,21 @@ TEST(QuantMath, MultiplierReproducesTheRealFactor) {
     }
 }
 
+TEST(QuantMath, ExtremeValuesSaturateInsteadOfOverflowing) {
+    EXPECT_EQ(cpu::saturatingAdd(INT32_MAX, 5), INT32_MAX);
+    EXPECT_EQ(cpu::saturatingAdd(INT32_MIN, -5), INT32_MIN);
+    EXPECT_EQ(cpu::saturatingAdd(7, -9), -2);
+    int32_t quantized = 0;
+    int shift = 0;
+    cpu::quantizeMultiplier(1e12, &quantized, &shift);  // a left shift far past 31 bits
+    ASSERT_GT(shift, 31);
+    // The shifted value saturates first, then takes the Q31 multiplier.
+    EXPECT_EQ(cpu::multiplyByQuantizedMultiplier(1000, quantized, shift),
+              cpu::saturatingRoundingDoublingHighMul(INT32_MAX, quantized));
+    EXPECT_EQ(cpu::multiplyByQuantizedMultiplier(-1000, quantized, shift),
+              cpu::saturatingRoundingDoublingHighMul(INT32_MIN, quantized));
+}
+
 TEST(QuantMath, RoundingDivideRoundsHalfAwayFromZero) {
     EXPECT_EQ(cpu::roundingDivideByPOT(5, 1), 3);
     EXPECT_EQ(cpu::roundingDivideByPOT(-5, 1), -3);

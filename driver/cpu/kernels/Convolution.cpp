@@ -139,7 +139,7 @@ bool convQuant8(const ConvShape& s, const OperationContext& context, OperandView
     const int32_t outputZeroPoint = outputView.zeroPoint;
     uint8_t* output = outputView.as<uint8_t>();
     auto store = [&](size_t o, uint32_t oc, int32_t acc) {
-        const int32_t scaled = multiplyByQuantizedMultiplier(acc + bias[oc], multipliers[oc], shifts[oc]);
+        const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(acc, bias[oc]), multipliers[oc], shifts[oc]);
         output[o] = static_cast<uint8_t>(convpool::clampInt(scaled + outputZeroPoint, low, high));
     };
     if (perChannel) {

@@ -64,7 +64,7 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
                 acc += (static_cast<int32_t>(row[i]) - inputZeroPoint) *
                        (static_cast<int32_t>(w[i]) - weightsZeroPoint);
             }
-            const int32_t scaled = multiplyByQuantizedMultiplier(acc + bias[u], multiplier, shift);
+            const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(acc, bias[u]), multiplier, shift);
             output[static_cast<size_t>(b) * s.units + u] = static_cast<uint8_t>(
                     convpool::clampInt(scaled + outputView.zeroPoint, low, high));
         }

@@ -54,12 +54,22 @@ inline int32_t roundingDivideByPOT(int32_t x, int exponent) {
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-// x * real_multiplier, where (quantized, shift) came from quantizeMultiplier.
+inline int32_t saturateToInt32(int64_t value) {
+    return static_cast<int32_t>(std::clamp<int64_t>(value, std::numeric_limits<int32_t>::min(),
+                                                    std::numeric_limits<int32_t>::max()));
+}
+
+// An accumulator plus a bias, saturating instead of overflowing on extreme values.
+inline int32_t saturatingAdd(int32_t a, int32_t b) { return saturateToInt32(int64_t{a} + b); }
+
+// x * real_multiplier, where (quantized, shift) came from quantizeMultiplier. A left shift that
+// would overflow saturates (only absurd multipliers get there).
 inline int32_t multiplyByQuantizedMultiplier(int32_t x, int32_t quantized, int shift) {
-    const int leftShift = shift > 0 ? shift : 0;
-    const int rightShift = shift > 0 ? 0 : -shift;
+    const int leftShift = std::clamp(shift, 0, 31);
+    const int rightShift = std::clamp(-shift, 0, 31);
     return roundingDivideByPOT(
-            saturatingRoundingDoublingHighMul(x * (1 << leftShift), quantized), rightShift);
+            saturatingRoundingDoublingHighMul(saturateToInt32(int64_t{x} * (int64_t{1} << leftShift)), quantized),
+            rightShift);
 }
 
 // Clamp range in the quantized domain for a fused activation (FuseCode 0..3).
