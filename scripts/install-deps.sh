@@ -6,6 +6,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libssl-dev libsqlite3-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
 )
 missing=()
 for package in "${packages[@]}"; do
