@@ -92,6 +92,21 @@ void ExecutionPlan::makeSimple(const Device* device) {
     steps_.push_back(std::move(step));
 }
 
+// One line per accelerator in the style TFLite reports its delegate's partitions, e.g.
+// "Replacing 2 out of 3 operation(s) with synap-npu, yielding 3 partitions for the whole model."
+void ExecutionPlan::logPartitionSummary(const std::vector<const Device*>& devices,
+                                        const std::vector<size_t>& chosen) const {
+    if (!logEnabled(LogLevel::VERBOSE)) return;
+    size_t partitions = 0;
+    for (size_t op = 0; op < chosen.size(); ++op) partitions += op == 0 || chosen[op] != chosen[op - 1];
+    for (size_t d = 0; d < devices.size(); ++d) {
+        if (devices[d]->isCpu) continue;
+        const auto count = static_cast<size_t>(std::count(chosen.begin(), chosen.end(), d));
+        NN_LOG(VERBOSE) << "Replacing " << count << " out of " << chosen.size() << " operation(s) with "
+                        << devices[d]->name << ", yielding " << partitions << " partitions for the whole model.";
+    }
+}
+
 int ExecutionPlan::partition(const std::vector<const Device*>& devices, const CompileOptions& options) {
     const hal::Model& main = *main_;
     const size_t operationCount = main.operations.size();
@@ -122,6 +137,7 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
         }
         chosen[op] = bestDevice;
     }
+    logPartitionSummary(devices, chosen);
     if (std::all_of(chosen.begin(), chosen.end(), [&](size_t d) { return d == chosen[0]; })) {
         makeSimple(devices[chosen[0]]);
         return ANEURALNETWORKS_NO_ERROR;

@@ -59,6 +59,7 @@ public:
 
 private:
     int partition(const std::vector<const Device*>& devices, const CompileOptions& options);
+    void logPartitionSummary(const std::vector<const Device*>& devices, const std::vector<size_t>& chosen) const;
     int prepareSteps(const CompileOptions& options);
     void makeSimple(const Device* device);
     using Temporaries = std::vector<std::shared_ptr<hal::HeapPool>>;
