@@ -60,10 +60,9 @@ int resultFromStatus(ErrorStatus status) {
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
                           const CompileOptions& options, std::unique_ptr<ExecutionPlan>* result) {
     auto plan = std::make_unique<ExecutionPlan>();
-    plan->mainCopy_ = std::make_shared<hal::Model>(model.model());
-    plan->main_ = plan->mainCopy_.get();
+    plan->main_ = model.model();
     plan->allowFallback_ = options.allowFallback;
-    const hal::Model& main = *plan->main_;
+    const hal::Model& main = plan->main_;
     plan->inputPosition_.assign(main.operands.size(), -1);
     plan->outputPosition_.assign(main.operands.size(), -1);
     for (size_t i = 0; i < main.inputIndexes.size(); ++i) plan->inputPosition_[main.inputIndexes[i]] = static_cast<int32_t>(i);
@@ -86,9 +85,9 @@ void ExecutionPlan::makeSimple(const Device* device) {
     steps_.clear();
     auto step = std::make_unique<PlanStep>();
     step->device = device;
-    step->model = *main_;
-    step->inputs = main_->inputIndexes;
-    step->outputs = main_->outputIndexes;
+    step->model = main_;
+    step->inputs = main_.inputIndexes;
+    step->outputs = main_.outputIndexes;
     steps_.push_back(std::move(step));
 }
 
@@ -108,7 +107,7 @@ void ExecutionPlan::logPartitionSummary(const std::vector<const Device*>& device
 }
 
 int ExecutionPlan::partition(const std::vector<const Device*>& devices, const CompileOptions& options) {
-    const hal::Model& main = *main_;
+    const hal::Model& main = main_;
     const size_t operationCount = main.operations.size();
     // Each device's answer for the whole model; errors or a wrong length mean "nothing".
     std::vector<std::vector<bool>> supported;
@@ -262,7 +261,7 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
             }
         }
     }
-    Temporaries temporaries(main_->operands.size());
+    Temporaries temporaries(main_.operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
@@ -293,9 +292,9 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     PlanStep& whole = wholeModelOnCpu_;
     std::call_once(wholeModelOnce_, [&] {
         whole.device = cpuDevice();
-        whole.model = *main_;
-        whole.inputs = main_->inputIndexes;
-        whole.outputs = main_->outputIndexes;
+        whole.model = main_;
+        whole.inputs = main_.inputIndexes;
+        whole.outputs = main_.outputIndexes;
     });
     auto prepared = preparedOnCpu(whole);
     if (prepared == nullptr) return ANEURALNETWORKS_OP_FAILED;
@@ -316,7 +315,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
         const auto poolIndex = static_cast<uint32_t>(request.pools.size());
         if (bound == nullptr) {  // a tensor passed between steps
             auto& temporary = temporaries[index];
-            const hal::Operand& operand = main_->operands[index];
+            const hal::Operand& operand = main_.operands[index];
             if (temporary == nullptr) {
                 temporary = std::make_shared<hal::HeapPool>(hal::byteSize(operand.type, operand.dimensions));
             }

@@ -53,7 +53,7 @@ public:
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                 bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
 
-    const hal::Model& model() const { return *main_; }
+    const hal::Model& model() const { return main_; }
     size_t stepCount() const { return steps_.size(); }
     const PlanStep& step(size_t i) const { return *steps_[i]; }
 
@@ -71,8 +71,7 @@ private:
                  const std::vector<Argument>& outputs, Temporaries& temporaries,
                  std::vector<hal::OutputShape>* shapes, bool* wholeModelRan) const;
 
-    const hal::Model* main_ = nullptr;
-    std::shared_ptr<const hal::Model> mainCopy_;
+    hal::Model main_;  // the plan's own copy: the application may free its model
     bool allowFallback_ = true;
     std::vector<std::unique_ptr<PlanStep>> steps_;
     std::vector<int32_t> inputPosition_;   // per main operand: model input position or -1
