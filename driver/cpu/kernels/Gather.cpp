@@ -23,6 +23,7 @@ bool gather(OperationContext& context) {
     const hal::AxisSplit split = hal::splitAtAxis(input.dims, axis);
     const uint64_t count = indices.elements();
     const uint64_t sliceBytes = split.inner * hal::elementSize(input.type);
+    NN_RET_CHECK(indices.length >= count * sizeof(int32_t));
     NN_RET_CHECK(output.length >= split.outer * count * sliceBytes);
     const int32_t* index = indices.as<int32_t>();
     for (uint64_t k = 0; k < count; ++k) {
