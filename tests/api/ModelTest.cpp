@@ -435,8 +435,8 @@ protected:
         ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model(), 2, &none, sizeof(none)), ANEURALNETWORKS_NO_ERROR);
     }
     int add(int32_t type, std::vector<uint32_t> in, std::vector<uint32_t> out) {
-        return ANeuralNetworksModel_addOperation(model(), type, static_cast<uint32_t>(in.size()), in.data(),
-                                                 static_cast<uint32_t>(out.size()), out.data());
+        return ANeuralNetworksModel_addOperation(model(), type, static_cast<uint32_t>(in.size()), listOf(in),
+                                                 static_cast<uint32_t>(out.size()), listOf(out));
     }
 };
 
@@ -499,8 +499,8 @@ protected:
                   ANEURALNETWORKS_NO_ERROR);
     }
     int identify(std::vector<uint32_t> in, std::vector<uint32_t> out) {
-        return ANeuralNetworksModel_identifyInputsAndOutputs(model(), static_cast<uint32_t>(in.size()), in.data(),
-                                                             static_cast<uint32_t>(out.size()), out.data());
+        return ANeuralNetworksModel_identifyInputsAndOutputs(model(), static_cast<uint32_t>(in.size()), listOf(in),
+                                                             static_cast<uint32_t>(out.size()), listOf(out));
     }
 };
 
