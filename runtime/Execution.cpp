@@ -1,5 +1,6 @@
 #include "Execution.h"
 
+#include "ArgumentChecks.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -17,6 +18,53 @@ Execution::Execution(const Compilation* compilation) : compilation_(compilation)
     for (uint32_t index : model.outputIndexes) outputs_.push_back(unset(index));
 }
 
+namespace {
+
+// The dims an operand type given at binding time sets: it must be a valid type with the model's
+// type code and, where the model knows the rank, the same rank and every known dimension.
+bool typedDims(const ANeuralNetworksOperandType& type, const hal::Operand& operand, std::vector<uint32_t>* dims,
+               std::string* why) {
+    std::vector<uint32_t> given;
+    if (!dimensionsOf(type, &given)) {
+        *why = "dimensionCount does not match the dimensions pointer";
+        return false;
+    }
+    if (type.type != static_cast<int32_t>(operand.type)) {
+        *why = "the type code differs from the model's";
+        return false;
+    }
+    if (!hal::validateOperandType(type.type, given, type.scale, type.zeroPoint, why)) return false;
+    if (!hal::dimsCompatible(operand.dimensions, given)) {
+        *why = "dimensions " + hal::dimsToString(given) + " contradict the model's " +
+               hal::dimsToString(operand.dimensions);
+        return false;
+    }
+    *dims = std::move(given);
+    return true;
+}
+
+// The data an argument names: a pointer needs a non-zero length that fits 32 bits (a null
+// pointer with length 0 is an omitted value), a memory region must lie inside its memory.
+int checkData(const Argument& argument) {
+    if (argument.state == Argument::State::POINTER && (argument.length == 0 || argument.length > UINT32_MAX)) {
+        NN_LOG(ERROR) << "a buffer needs a length between 1 and 2^32 - 1, not " << argument.length;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (argument.state != Argument::State::MEMORY) return ANEURALNETWORKS_NO_ERROR;
+    const size_t size = argument.memory->size();
+    if (argument.offset > size || argument.length > size - argument.offset ||
+        argument.offset + argument.length > UINT32_MAX) {
+        NN_LOG(ERROR) << "region [" << argument.offset << ", +" << argument.length
+                      << ") lies outside the memory of " << size << " bytes";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+}  // namespace
+
+// After the entry point's null checks, in Android's order: the execution's state, the position,
+// the type given, the data the argument names, then its length.
 int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument) {
     const char* what = isInput ? "input" : "output";
     if (state_ != State::PREPARATION) {
@@ -32,28 +80,18 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     const hal::Operand& operand =
             model.operands[isInput ? model.inputIndexes[index] : model.outputIndexes[index]];
     std::vector<uint32_t> dims = operand.dimensions;
-    if (type != nullptr) {
-        std::vector<uint32_t> given(type->dimensions, type->dimensions + (type->dimensions ? type->dimensionCount : 0));
-        std::string why;
-        if (type->type != static_cast<int32_t>(operand.type) || (type->dimensionCount != 0 && type->dimensions == nullptr) ||
-            !hal::validateOperandType(type->type, given, type->scale, type->zeroPoint, &why)) {
-            NN_LOG(ERROR) << what << " " << index << ": the type does not match the model's operand " << why;
-            return ANEURALNETWORKS_BAD_DATA;
-        }
-        if (!given.empty()) {
-            if (!hal::dimsCompatible(operand.dimensions, given)) {
-                NN_LOG(ERROR) << what << " " << index << ": dimensions " << hal::dimsToString(given)
-                              << " contradict the model's " << hal::dimsToString(operand.dimensions);
-                return ANEURALNETWORKS_BAD_DATA;
-            }
-            dims = std::move(given);
-        }
+    std::string why;
+    if (type != nullptr && !typedDims(*type, operand, &dims, &why)) {
+        NN_LOG(ERROR) << what << " " << index << ": the type given does not fit the model's operand: " << why;
+        return ANEURALNETWORKS_BAD_DATA;
     }
-    if (argument.state != Argument::State::NO_VALUE) {
-        if (isInput && !hal::isFullySpecified(operand.type, dims)) {
-            NN_LOG(ERROR) << "input " << index << ": shape " << hal::dimsToString(dims) << " is not fully specified";
-            return ANEURALNETWORKS_BAD_DATA;
-        }
+    const bool hasValue = argument.state != Argument::State::NO_VALUE;
+    if (hasValue && isInput && !hal::isFullySpecified(operand.type, dims)) {
+        NN_LOG(ERROR) << "input " << index << ": shape " << hal::dimsToString(dims) << " is not fully specified";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (int n = checkData(argument)) return n;
+    if (hasValue) {
         const uint64_t needed = hal::byteSize(operand.type, dims);
         if (needed != 0 && needed != argument.length) {
             NN_LOG(ERROR) << what << " " << index << ": length " << argument.length << " but the operand needs "
@@ -67,7 +105,6 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
 }
 
 int Execution::setInput(int32_t index, const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
-    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
     Argument argument;
     argument.state = buffer == nullptr ? Argument::State::NO_VALUE : Argument::State::POINTER;
     argument.pointer = const_cast<void*>(buffer);
@@ -76,7 +113,6 @@ int Execution::setInput(int32_t index, const ANeuralNetworksOperandType* type, c
 }
 
 int Execution::setOutput(int32_t index, const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
-    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
     Argument argument;
     argument.state = buffer == nullptr ? Argument::State::NO_VALUE : Argument::State::POINTER;
     argument.pointer = buffer;
@@ -84,34 +120,26 @@ int Execution::setOutput(int32_t index, const ANeuralNetworksOperandType* type, 
     return bind(false, index, type, std::move(argument));
 }
 
-static int memoryArgument(std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length,
-                          Argument* argument) {
-    if (offset > memory->size() || length > memory->size() - offset || offset + length > UINT32_MAX) {
-        NN_LOG(ERROR) << "region [" << offset << ", +" << length << ") lies outside the memory of "
-                      << memory->size() << " bytes";
-        return ANEURALNETWORKS_BAD_DATA;
-    }
-    argument->state = Argument::State::MEMORY;
-    argument->memory = std::move(memory);
-    argument->offset = offset;
-    argument->length = length;
-    return ANEURALNETWORKS_NO_ERROR;
+static Argument memoryArgument(std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length) {
+    Argument argument;
+    argument.state = Argument::State::MEMORY;
+    argument.memory = std::move(memory);
+    argument.offset = offset;
+    argument.length = length;
+    return argument;
 }
 
 int Execution::setInputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
                                   std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length) {
-    Argument argument;
-    if (int n = memoryArgument(std::move(memory), offset, length, &argument)) return n;
-    return bind(true, index, type, std::move(argument));
+    return bind(true, index, type, memoryArgument(std::move(memory), offset, length));
 }
 
 int Execution::setOutputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
                                    std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length) {
-    Argument argument;
-    if (int n = memoryArgument(std::move(memory), offset, length, &argument)) return n;
-    return bind(false, index, type, std::move(argument));
+    return bind(false, index, type, memoryArgument(std::move(memory), offset, length));
 }
 
+// Android checks the compilation's devices (BAD_DATA) before the state (BAD_STATE).
 int Execution::setMeasureTiming(bool measure) {
     if (!compilation_->canMeasureTiming()) {
         NN_LOG(ERROR) << "timing can only be measured for a compilation made for exactly one device";
@@ -123,6 +151,10 @@ int Execution::setMeasureTiming(bool measure) {
 }
 
 int Execution::start() {
+    if (state_ != State::PREPARATION) {
+        NN_LOG(ERROR) << "the execution has already started";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
     for (size_t i = 0; i < inputs_.size(); ++i) {
         if (inputs_[i].state == Argument::State::UNSET) {
             NN_LOG(ERROR) << "input " << i << " was never set";
@@ -135,7 +167,7 @@ int Execution::start() {
             return ANEURALNETWORKS_BAD_DATA;
         }
     }
-    State expected = State::PREPARATION;
+    State expected = State::PREPARATION;  // checked again: another thread may have started it meanwhile
     if (!state_.compare_exchange_strong(expected, State::COMPUTING)) {
         NN_LOG(ERROR) << "the execution has already started";
         return ANEURALNETWORKS_BAD_STATE;
@@ -172,11 +204,13 @@ int Execution::getOutputOperandDimensions(int32_t index, uint32_t* dimensions) c
     return shapes_[index].isSufficient ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
 }
 
+// Android checks the duration code before the state.
 int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
-    if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
     if (durationCode != ANEURALNETWORKS_DURATION_ON_HARDWARE && durationCode != ANEURALNETWORKS_DURATION_IN_DRIVER) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_getDuration: unknown duration code " << durationCode;
         return ANEURALNETWORKS_BAD_DATA;
     }
+    if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
     if (!measureTiming_) {
         *duration = UINT64_MAX;
         return ANEURALNETWORKS_BAD_STATE;

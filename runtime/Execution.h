@@ -24,7 +24,7 @@ public:
                             std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length);
     int setMeasureTiming(bool measure);
 
-    // Marks the execution started; BAD_STATE if it already was, BAD_DATA if an argument is unset.
+    // Marks the execution started; BAD_STATE if it already was, else BAD_DATA if an argument is unset.
     int start();
     // Runs a started execution to completion and records its results.
     int run();

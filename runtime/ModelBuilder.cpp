@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ArgumentChecks.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -44,11 +45,12 @@ uint8_t* ModelBuilder::constantOf(uint32_t index) const {
 
 int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
     if (int n = checkModifiable("ANeuralNetworksModel_addOperand")) return n;
-    if (type.dimensionCount != 0 && type.dimensions == nullptr) {
-        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: dimensionCount without dimensions";
+    std::vector<uint32_t> dims;
+    if (!dimensionsOf(type, &dims)) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: dimensionCount " << type.dimensionCount
+                      << " does not match the dimensions pointer";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    std::vector<uint32_t> dims(type.dimensions, type.dimensions + type.dimensionCount);
     std::string why;
     if (!hal::validateOperandType(type.type, dims, type.scale, type.zeroPoint, &why)) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << why;
@@ -67,7 +69,6 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
 
 int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t length) {
     const char* function = "ANeuralNetworksModel_setOperandValue";
-    if (buffer == nullptr && length != 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
     if (int n = checkModifiable(function)) return n;
     if (int n = checkOperandIndex(index, function)) return n;
     hal::Operand& operand = model_.operands[index];
@@ -137,12 +138,12 @@ int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
         NN_LOG(ERROR) << function << ": operand " << index << " is not TENSOR_QUANT8_SYMM_PER_CHANNEL";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    if (params.channelDim >= operand.dimensions.size() || operand.dimensions[params.channelDim] == 0 ||
-        params.scaleCount != operand.dimensions[params.channelDim]) {
-        NN_LOG(ERROR) << function << ": channelDim or scaleCount does not match the dimensions";
+    // A null scales array is a bad value of the struct, not a null argument (as in Android).
+    if (params.channelDim >= operand.dimensions.size() || params.scales == nullptr ||
+        operand.dimensions[params.channelDim] == 0 || params.scaleCount != operand.dimensions[params.channelDim]) {
+        NN_LOG(ERROR) << function << ": channelDim, scaleCount or scales do not match the dimensions";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    if (params.scales == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     hal::SymmPerChannelQuantParams quant;
     quant.channelDim = params.channelDim;
     quant.scales.assign(params.scales, params.scales + params.scaleCount);
@@ -159,9 +160,6 @@ int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
 int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t* inputs,
                                uint32_t outputCount, const uint32_t* outputs) {
     const char* function = "ANeuralNetworksModel_addOperation";
-    if ((inputCount != 0 && inputs == nullptr) || (outputCount != 0 && outputs == nullptr)) {
-        return ANEURALNETWORKS_UNEXPECTED_NULL;
-    }
     if (int n = checkModifiable(function)) return n;
     const bool isOem = type == static_cast<int32_t>(hal::OperationType::OEM_OPERATION);
     if (!isOem && (type < 0 || type >= hal::kNumberOfOperationTypes)) {
@@ -186,9 +184,6 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
 int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* inputs,
                                            uint32_t outputCount, const uint32_t* outputs) {
     const char* function = "ANeuralNetworksModel_identifyInputsAndOutputs";
-    if ((inputCount != 0 && inputs == nullptr) || (outputCount != 0 && outputs == nullptr)) {
-        return ANEURALNETWORKS_UNEXPECTED_NULL;
-    }
     if (int n = checkModifiable(function)) return n;
     auto mark = [&](uint32_t count, const uint32_t* indexes, OperandLifeTime lifetime,
                     std::vector<uint32_t>* list) {
@@ -225,6 +220,15 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
         return ANEURALNETWORKS_BAD_DATA;
     }
     return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::setOperandExtensionData(int32_t index, const void*, size_t) {
+    const char* function = "ANeuralNetworksModel_setOperandExtensionData";
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    // No extension is known to this runtime, so no operand has an extension type.
+    NN_LOG(ERROR) << function << ": operand " << index << " does not have an extension type";
+    return ANEURALNETWORKS_BAD_DATA;
 }
 
 int ModelBuilder::relaxComputationFloat32toFloat16(bool allow) {

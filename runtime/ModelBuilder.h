@@ -12,6 +12,8 @@ struct ANeuralNetworksSymmPerChannelQuantParams;
 
 namespace nnemu::runtime {
 
+// Each method checks the model's state (BAD_STATE), then its arguments' values (BAD_DATA);
+// NeuralNetworks.cpp has already refused null pointer arguments.
 class ModelBuilder {
 public:
     int addOperand(const ANeuralNetworksOperandType& type);
@@ -24,6 +26,7 @@ public:
                      uint32_t outputCount, const uint32_t* outputs);
     int identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* inputs,
                                  uint32_t outputCount, const uint32_t* outputs);
+    int setOperandExtensionData(int32_t index, const void* data, size_t length);
     int relaxComputationFloat32toFloat16(bool allow);
     int finish();
 

@@ -1,12 +1,14 @@
-// The NNAPI C entry points: null checks and handle casts, then the runtime objects.
+// The NNAPI C entry points: null checks and handle casts, then the runtime objects. As in
+// Android, every entry point refuses null pointer arguments (UNEXPECTED_NULL) before it reads a
+// count, an index or a range; the objects then check their state (BAD_STATE) before values.
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
 
 #include <unistd.h>
 
 #include <new>
-#include <set>
 
+#include "ArgumentChecks.h"
 #include "Device.h"
 #include "Execution.h"
 #include "Memory.h"
@@ -29,17 +31,30 @@ std::shared_ptr<Memory> memory(const ANeuralNetworksMemory* handle) {
     return reinterpret_cast<const MemoryHandle*>(handle)->memory;
 }
 
-// The devices behind a list of handles; BAD_DATA for an empty list, duplicates or unknown handles.
+// A device list is read only once it is known to be non-empty.
+int checkDeviceCount(uint32_t count, const char* function) {
+    if (count != 0) return ANEURALNETWORKS_NO_ERROR;
+    NN_LOG(ERROR) << function << ": empty device list";
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
+// The devices behind a non-empty list of handles, entry by entry as Android checks them: a null
+// entry is UNEXPECTED_NULL, an entry repeated later BAD_DATA; then an unknown handle is BAD_DATA.
 int devicesFromHandles(const ANeuralNetworksDevice* const* handles, uint32_t count,
                        std::vector<const Device*>* devices) {
-    if (handles == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    if (count == 0) return ANEURALNETWORKS_BAD_DATA;
-    std::set<const Device*> seen;
     for (uint32_t i = 0; i < count; ++i) {
         if (handles[i] == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+        for (uint32_t j = i + 1; j < count; ++j) {
+            if (handles[j] == handles[i]) {
+                NN_LOG(ERROR) << "the device list holds a device twice";
+                return ANEURALNETWORKS_BAD_DATA;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i) {
         const Device* device = findDevice(handles[i]);
-        if (device == nullptr || !seen.insert(device).second) {
-            NN_LOG(ERROR) << "device list holds an unknown or repeated device";
+        if (device == nullptr) {
+            NN_LOG(ERROR) << "the device list holds a handle that is not a device";
             return ANEURALNETWORKS_BAD_DATA;
         }
         devices->push_back(device);
@@ -47,8 +62,10 @@ int devicesFromHandles(const ANeuralNetworksDevice* const* handles, uint32_t cou
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+// Past the null checks the result is null until a compilation exists.
 int createCompilation(ANeuralNetworksModel* handle, std::vector<const Device*> devices, bool explicitDevices,
                       ANeuralNetworksCompilation** result) {
+    *result = nullptr;
     const ModelBuilder* builder = model(handle);
     if (!builder->isFinished() || !builder->isValid()) {
         NN_LOG(ERROR) << "cannot compile a model that is not finished or is invalid";
@@ -58,6 +75,13 @@ int createCompilation(ANeuralNetworksModel* handle, std::vector<const Device*> d
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *result = reinterpret_cast<ANeuralNetworksCompilation*>(created);
     return ANEURALNETWORKS_NO_ERROR;
+}
+
+// Executions and bursts are made from a compilation that finished successfully.
+int checkCompiled(const Compilation* source, const char* function) {
+    if (source->isFinished() && source->plan() != nullptr) return ANEURALNETWORKS_NO_ERROR;
+    NN_LOG(ERROR) << function << ": the compilation is not finished or failed";
+    return ANEURALNETWORKS_BAD_STATE;
 }
 
 int startedRun(Execution* run) {
@@ -105,7 +129,9 @@ int ANeuralNetworksDevice_getVersion(const ANeuralNetworksDevice* device, const 
 
 int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice* device, int64_t* featureLevel) {
     if (device == nullptr || featureLevel == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    *featureLevel = reinterpret_cast<const Device*>(device)->driver->getFeatureLevel();
+    const int64_t level = reinterpret_cast<const Device*>(device)->driver->getFeatureLevel();
+    if (level < 0) return ANEURALNETWORKS_BAD_STATE;  // a driver that cannot answer
+    *featureLevel = level;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -121,11 +147,17 @@ int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice* devic
 int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksModel* handle,
                                                           const ANeuralNetworksDevice* const* devices,
                                                           uint32_t numDevices, bool* supportedOps) {
-    if (handle == nullptr || supportedOps == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    const char* function = "ANeuralNetworksModel_getSupportedOperationsForDevices";
+    if (handle == nullptr || devices == nullptr || supportedOps == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (int n = checkDeviceCount(numDevices, function)) return n;
+    const ModelBuilder* builder = model(handle);
+    if (!builder->isFinished() || !builder->isValid()) {
+        NN_LOG(ERROR) << function << ": the model is not finished or is invalid";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    // Android reads the list's entries only after the model's state.
     std::vector<const Device*> chosen;
     if (int n = devicesFromHandles(devices, numDevices, &chosen)) return n;
-    const ModelBuilder* builder = model(handle);
-    if (!builder->isFinished() || !builder->isValid()) return ANEURALNETWORKS_BAD_STATE;
     const auto& operations = builder->model().operations;
     const auto& order = builder->sortedToAdded();
     for (size_t i = 0; i < operations.size(); ++i) supportedOps[i] = false;
@@ -154,6 +186,7 @@ int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t 
 
 int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer* ahwb, ANeuralNetworksMemory** memory) {
     if (ahwb == nullptr || memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *memory = nullptr;
     NN_LOG(ERROR) << "AHardwareBuffer memory does not exist on Linux";
     return ANEURALNETWORKS_BAD_DATA;
 }
@@ -186,7 +219,7 @@ int ANeuralNetworksModel_addOperand(ANeuralNetworksModel* handle, const ANeuralN
 
 int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel* handle, int32_t index, const void* buffer,
                                          size_t length) {
-    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || isNullWithLength(buffer, length)) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return model(handle)->setOperandValue(index, buffer, length);
 }
 
@@ -206,14 +239,16 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* handle,
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* handle, ANeuralNetworksOperationType type,
                                       uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
                                       const uint32_t* outputs) {
-    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    // The lists must not be null even with a zero count.
+    if (handle == nullptr || inputs == nullptr || outputs == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return model(handle)->addOperation(type, inputCount, inputs, outputCount, outputs);
 }
 
 int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* handle, uint32_t inputCount,
                                                   const uint32_t* inputs, uint32_t outputCount,
                                                   const uint32_t* outputs) {
-    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    // The lists must not be null even with a zero count.
+    if (handle == nullptr || inputs == nullptr || outputs == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return model(handle)->identifyInputsAndOutputs(inputCount, inputs, outputCount, outputs);
 }
 
@@ -236,11 +271,10 @@ int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel* handle,
     return ANEURALNETWORKS_BAD_DATA;
 }
 
-int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* handle, int32_t, const void* data,
+int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* handle, int32_t index, const void* data,
                                                  size_t length) {
-    if (handle == nullptr || (data == nullptr && length != 0)) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    if (model(handle)->isFinished()) return ANEURALNETWORKS_BAD_STATE;
-    return ANEURALNETWORKS_BAD_DATA;  // no operand can have an extension type
+    if (handle == nullptr || isNullWithLength(data, length)) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandExtensionData(index, data, length);
 }
 
 // ---- Compilation ---------------------------------------------------------------------------
@@ -255,7 +289,9 @@ int ANeuralNetworksCompilation_create(ANeuralNetworksModel* handle, ANeuralNetwo
 int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel* handle,
                                                 const ANeuralNetworksDevice* const* devices, uint32_t numDevices,
                                                 ANeuralNetworksCompilation** result) {
-    if (handle == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || devices == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (int n = checkDeviceCount(numDevices, "ANeuralNetworksCompilation_createForDevices")) return n;
+    // Unlike getSupportedOperationsForDevices, the list's entries come before the model's state.
     std::vector<const Device*> chosen;
     if (int n = devicesFromHandles(devices, numDevices, &chosen)) return n;
     return createCompilation(handle, std::move(chosen), true, result);
@@ -283,11 +319,9 @@ int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation* handle) {
 
 int ANeuralNetworksExecution_create(ANeuralNetworksCompilation* handle, ANeuralNetworksExecution** result) {
     if (handle == nullptr || result == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *result = nullptr;
     const Compilation* source = compilation(handle);
-    if (!source->isFinished() || source->plan() == nullptr) {
-        NN_LOG(ERROR) << "ANeuralNetworksExecution_create: the compilation is not finished or failed";
-        return ANEURALNETWORKS_BAD_STATE;
-    }
+    if (int n = checkCompiled(source, "ANeuralNetworksExecution_create")) return n;
     auto* created = new (std::nothrow) Execution(source);
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *result = reinterpret_cast<ANeuralNetworksExecution*>(created);
@@ -298,7 +332,7 @@ void ANeuralNetworksExecution_free(ANeuralNetworksExecution* handle) { delete ex
 
 int ANeuralNetworksExecution_setInput(ANeuralNetworksExecution* handle, int32_t index,
                                       const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
-    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || isNullWithLength(buffer, length)) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return execution(handle)->setInput(index, type, buffer, length);
 }
 
@@ -312,7 +346,7 @@ int ANeuralNetworksExecution_setInputFromMemory(ANeuralNetworksExecution* handle
 
 int ANeuralNetworksExecution_setOutput(ANeuralNetworksExecution* handle, int32_t index,
                                        const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
-    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || isNullWithLength(buffer, length)) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return execution(handle)->setOutput(index, type, buffer, length);
 }
 
@@ -379,8 +413,9 @@ int ANeuralNetworksExecution_getDuration(const ANeuralNetworksExecution* handle,
 
 int ANeuralNetworksBurst_create(ANeuralNetworksCompilation* handle, ANeuralNetworksBurst** burst) {
     if (handle == nullptr || burst == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *burst = nullptr;
     const Compilation* source = compilation(handle);
-    if (!source->isFinished() || source->plan() == nullptr) return ANEURALNETWORKS_BAD_STATE;
+    if (int n = checkCompiled(source, "ANeuralNetworksBurst_create")) return n;
     auto* created = new (std::nothrow) Burst{source, {}};
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *burst = reinterpret_cast<ANeuralNetworksBurst*>(created);
@@ -393,7 +428,12 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* handle, ANeu
     if (handle == nullptr || burstHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     auto* burst = reinterpret_cast<Burst*>(burstHandle);
     Execution* run = execution(handle);
-    if (run->compilation() != burst->compilation) return ANEURALNETWORKS_BAD_DATA;
+    // As in Android: the compilation check (BAD_DATA) comes before the burst's and the
+    // execution's state (BAD_STATE).
+    if (run->compilation() != burst->compilation) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_burstCompute: the burst belongs to another compilation";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     std::unique_lock<std::mutex> lock(burst->busy, std::try_to_lock);
     if (!lock.owns_lock()) return ANEURALNETWORKS_BAD_STATE;
     // The burst reuses nothing yet: it is a synchronous compute serialized per burst.

@@ -1,7 +1,8 @@
 // ADD, MUL, SUB, DIV: two tensors combined element by element with numpy-style broadcasting
 // (rank <= 4) and a fused activation.
-#include <algorithm>
+#include <vector>
 
+#include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -21,18 +22,6 @@ bool typeAllowed(OperationType op, OperandType type) {
         default:
             return false;
     }
-}
-
-// Dims aligned at the trailing end agree, or one of them is 1 or unknown (0).
-bool broadcastCompatible(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-    const size_t n = std::min(a.size(), b.size());
-    for (size_t i = 1; i <= n; ++i) {
-        const uint32_t da = a[a.size() - i];
-        const uint32_t db = b[b.size() - i];
-        if (da == 0 || db == 0 || da == 1 || db == 1) continue;
-        if (da != db) return false;
-    }
-    return true;
 }
 
 bool validateBinary(const OperationContext& context) {
@@ -64,14 +53,8 @@ bool prepareBinary(OperationContext& context) {
     NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
     const int32_t fuse = context.scalar<int32_t>(2);
     NN_RET_CHECK(fuse >= 0 && fuse <= 3);
-    const size_t rank = std::max(a.size(), b.size());
-    std::vector<uint32_t> out(rank);
-    for (size_t i = 1; i <= rank; ++i) {
-        const uint32_t da = i <= a.size() ? a[a.size() - i] : 1;
-        const uint32_t db = i <= b.size() ? b[b.size() - i] : 1;
-        NN_RET_CHECK(da == db || da == 1 || db == 1);
-        out[rank - i] = da == 1 ? db : da;
-    }
+    std::vector<uint32_t> out;
+    NN_RET_CHECK(broadcastShape(a, b, &out));
     context.output(0).dims = std::move(out);
     return true;
 }

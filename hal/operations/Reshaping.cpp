@@ -1,5 +1,5 @@
-// Signatures of the operations that only rearrange elements: RESHAPE, SQUEEZE, TRANSPOSE,
-// DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND.
+// Signatures of the operations that only rearrange elements: RESHAPE, SQUEEZE, EXPAND_DIMS,
+// TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND.
 #include <vector>
 
 #include "nnemu/hal/Operations.h"
@@ -108,6 +108,40 @@ bool prepareSqueeze(OperationContext& context) {
     for (uint32_t i = 0; i < rank; ++i) {
         if (!squeezed[i]) dims.push_back(input.dim(i));
     }
+    context.output(0).dims = dims;
+    return true;
+}
+
+// ---- EXPAND_DIMS: in (F16, F32, I32, Q8), INT32 axis in [-rank - 1, rank] ----
+
+// Position of the new dimension in the output of rank `rank` + 1.
+bool expandedAxis(int32_t axis, uint32_t rank, uint32_t* resolved) {
+    const int64_t outRank = static_cast<int64_t>(rank) + 1;
+    NN_RET_CHECK(axis >= -outRank && axis < outRank);
+    *resolved = static_cast<uint32_t>(axis < 0 ? axis + outRank : axis);
+    return true;
+}
+
+bool validateExpandDims(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kI32, kQ8}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    if (context.input(0).rank() != 0 && context.hasValue(1)) {
+        uint32_t axis = 0;
+        NN_RET_CHECK(expandedAxis(context.scalar<int32_t>(1), context.input(0).rank(), &axis));
+    }
+    return true;
+}
+
+bool prepareExpandDims(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    NN_RET_CHECK(input.rank() >= 1);
+    uint32_t axis = 0;
+    NN_RET_CHECK(expandedAxis(context.scalar<int32_t>(1), input.rank(), &axis));
+    std::vector<uint32_t> dims = input.dims;
+    dims.insert(dims.begin() + axis, 1);
     context.output(0).dims = dims;
     return true;
 }
@@ -257,6 +291,7 @@ bool prepareSpaceToBatch(OperationContext& context) {
 
 NN_REGISTER_SIGNATURE(RESHAPE, validateReshape, prepareReshape, false, false);
 NN_REGISTER_SIGNATURE(SQUEEZE, validateWithAxisList, prepareSqueeze, true, false);
+NN_REGISTER_SIGNATURE(EXPAND_DIMS, validateExpandDims, prepareExpandDims, false, false);
 NN_REGISTER_SIGNATURE(TRANSPOSE, validateWithAxisList, prepareTranspose, true, true);
 NN_REGISTER_SIGNATURE(DEPTH_TO_SPACE, validateBlockOp, prepareDepthToSpace, false, false);
 NN_REGISTER_SIGNATURE(SPACE_TO_DEPTH, validateBlockOp, prepareSpaceToDepth, false, false);

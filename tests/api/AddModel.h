@@ -81,6 +81,13 @@ inline ANeuralNetworksOperandType tensorType(int32_t code, const std::vector<uin
 
 inline ANeuralNetworksOperandType scalarType(int32_t code) { return {code, 0, nullptr, 0.0f, 0}; }
 
+// A list argument that is never null: Android refuses a null list even with a zero count, and
+// the data() of an empty vector may be null.
+inline const uint32_t* listOf(const std::vector<uint32_t>& list) {
+    static const uint32_t kNone = 0;
+    return list.empty() ? &kNone : list.data();
+}
+
 // ---- The ADD model -----------------------------------------------------------------------------
 
 // Operand indices of the ADD model.

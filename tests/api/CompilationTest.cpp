@@ -118,6 +118,59 @@ TEST_F(CompilationTest, CreateForDevicesRejectsUnknownHandle) {
               ANEURALNETWORKS_BAD_DATA);
 }
 
+// Unlike getSupportedOperationsForDevices, createForDevices reads the whole list before the
+// model's state; a null list comes before its count.
+TEST_F(CompilationTest, CreateForDevicesChecksTheListBeforeTheModelState) {
+    ModelPtr unfinished = makeAddModel({.finish = false});
+    ASSERT_NE(unfinished, nullptr);
+    ANeuralNetworksCompilation* compilation = nullptr;
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), nullptr, 0, &compilation),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), &reference_, 0, &compilation),
+              ANEURALNETWORKS_BAD_DATA);
+    const ANeuralNetworksDevice* withNull[] = {reference_, nullptr};
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), withNull, 2, &compilation),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    const ANeuralNetworksDevice* twice[] = {reference_, reference_};
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), twice, 2, &compilation),
+              ANEURALNETWORKS_BAD_DATA);
+    int notADevice = 0;
+    const ANeuralNetworksDevice* bogus[] = {reinterpret_cast<const ANeuralNetworksDevice*>(&notADevice)};
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), bogus, 1, &compilation),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(compilation, nullptr);
+}
+
+// Entries are checked in list order: a null entry, or a repeat of an earlier entry; unknown
+// handles only once every entry passed.
+TEST_F(CompilationTest, CreateForDevicesChecksEntriesInOrder) {
+    ANeuralNetworksCompilation* compilation = nullptr;
+    const ANeuralNetworksDevice* repeatBeforeNull[] = {reference_, nullptr, reference_};
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model_.get(), repeatBeforeNull, 3, &compilation),
+              ANEURALNETWORKS_BAD_DATA);
+    int notADevice = 0;
+    const ANeuralNetworksDevice* unknownThenNull[] = {reinterpret_cast<const ANeuralNetworksDevice*>(&notADevice),
+                                                      nullptr};
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model_.get(), unknownThenNull, 2, &compilation),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(compilation, nullptr);
+}
+
+// A create refused for the model's state leaves a null compilation, whatever the pointer held.
+TEST_F(CompilationTest, CreateOnUnfinishedModelNullsTheResult) {
+    ModelPtr unfinished = makeAddModel({.finish = false});
+    ASSERT_NE(unfinished, nullptr);
+    int sentinel = 0;
+    auto* stale = reinterpret_cast<ANeuralNetworksCompilation*>(&sentinel);
+    ANeuralNetworksCompilation* compilation = stale;
+    EXPECT_EQ(ANeuralNetworksCompilation_create(unfinished.get(), &compilation), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(compilation, nullptr);
+    compilation = stale;
+    EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(unfinished.get(), &reference_, 1, &compilation),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(compilation, nullptr);
+}
+
 TEST_F(CompilationTest, CreateForTheReferenceDeviceRuns) {
     CompilationPtr compilation = compileFor(model_.get(), {reference_});
     ASSERT_NE(compilation, nullptr);
@@ -224,6 +277,20 @@ TEST_F(CompilationTest, SetCachingAfterFinishIsBadState) {
 }
 
 // ---- finish ------------------------------------------------------------------------------------
+
+// A finished compilation answers null arguments with UNEXPECTED_NULL and bad values with
+// BAD_STATE: null pointers, then the state, then values.
+TEST_F(CompilationTest, FinishedCompilationChecksNullThenStateThenValues) {
+    CompilationPtr compilation = compile(model_.get());
+    ASSERT_NE(compilation, nullptr);
+    const uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {};
+    EXPECT_EQ(ANeuralNetworksCompilation_setCaching(compilation.get(), nullptr, token),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksCompilation_setCaching(compilation.get(), "/tmp", nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksCompilation_setPreference(compilation.get(), 3), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksCompilation_setPreference(compilation.get(), 1000), ANEURALNETWORKS_BAD_STATE);
+}
 
 TEST_F(CompilationTest, FinishRejectsNull) {
     EXPECT_EQ(ANeuralNetworksCompilation_finish(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);

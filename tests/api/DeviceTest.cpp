@@ -174,6 +174,43 @@ TEST_F(SupportedOperationsTest, UnfinishedModelIsBadState) {
               ANEURALNETWORKS_BAD_STATE);
 }
 
+// Android reads the list's count, then the model's state, and only then the list's entries.
+TEST_F(SupportedOperationsTest, ModelStateBeforeListEntries) {
+    ModelPtr unfinished = makeAddModel({.finish = false});
+    ASSERT_NE(unfinished, nullptr);
+    bool supported[1] = {};
+    const ANeuralNetworksDevice* withNull[] = {reference_, nullptr};
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), withNull, 2, supported),
+              ANEURALNETWORKS_BAD_STATE);
+    const ANeuralNetworksDevice* twice[] = {reference_, reference_};
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), twice, 2, supported),
+              ANEURALNETWORKS_BAD_STATE);
+}
+
+TEST_F(SupportedOperationsTest, NullAndEmptyListBeforeModelState) {
+    ModelPtr unfinished = makeAddModel({.finish = false});
+    ASSERT_NE(unfinished, nullptr);
+    bool supported[1] = {};
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), nullptr, 0, supported),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), &reference_, 0, supported),
+              ANEURALNETWORKS_BAD_DATA);
+}
+
+// Entries are checked in list order: a null entry, or a repeat of an earlier entry; unknown
+// handles only once every entry passed.
+TEST_F(SupportedOperationsTest, ListEntriesInOrder) {
+    bool supported[1] = {};
+    const ANeuralNetworksDevice* repeatBeforeNull[] = {reference_, nullptr, reference_};
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model_.get(), repeatBeforeNull, 3, supported),
+              ANEURALNETWORKS_BAD_DATA);
+    int notADevice = 0;
+    const ANeuralNetworksDevice* unknownThenNull[] = {reinterpret_cast<const ANeuralNetworksDevice*>(&notADevice),
+                                                      nullptr};
+    EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model_.get(), unknownThenNull, 2, supported),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
 TEST_F(SupportedOperationsTest, ReferenceSupportsAdd) {
     bool supported[2] = {false, false};
     ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model_.get(), &reference_, 1, supported),

@@ -50,6 +50,20 @@ TEST_F(ExecutionTest, CreateFromUnfinishedCompilationIsBadState) {
     EXPECT_EQ(ANeuralNetworksExecution_create(unfinished.get(), &execution), ANEURALNETWORKS_BAD_STATE);
 }
 
+// A create refused for the compilation's state leaves a null result, whatever the pointer held.
+TEST_F(ExecutionTest, CreateFromUnfinishedCompilationNullsTheResult) {
+    ANeuralNetworksCompilation* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksCompilation_create(model_.get(), &raw), ANEURALNETWORKS_NO_ERROR);
+    CompilationPtr unfinished(raw);
+    int sentinel = 0;
+    auto* execution = reinterpret_cast<ANeuralNetworksExecution*>(&sentinel);
+    EXPECT_EQ(ANeuralNetworksExecution_create(unfinished.get(), &execution), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(execution, nullptr);
+    auto* burst = reinterpret_cast<ANeuralNetworksBurst*>(&sentinel);
+    EXPECT_EQ(ANeuralNetworksBurst_create(unfinished.get(), &burst), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(burst, nullptr);
+}
+
 TEST_F(ExecutionTest, FreeAcceptsNull) {
     ANeuralNetworksExecution_free(nullptr);
     ANeuralNetworksEvent_free(nullptr);
@@ -199,6 +213,29 @@ TEST_F(ExecutionTest, SetInputRejectsIncompatibleTypes) {
               ANEURALNETWORKS_BAD_DATA);
 }
 
+// dimensionCount and dimensions must agree in a type given at binding time (BAD_DATA).
+TEST_F(ExecutionTest, TypeWithInconsistentDimensionsIsBadData) {
+    const uint32_t two[] = {2};
+    const ANeuralNetworksOperandType arrayWithoutCount{ANEURALNETWORKS_TENSOR_FLOAT32, 0, two, 0.0f, 0};
+    const ANeuralNetworksOperandType countWithoutArray{ANEURALNETWORKS_TENSOR_FLOAT32, 1, nullptr, 0.0f, 0};
+    for (const ANeuralNetworksOperandType* type : {&arrayWithoutCount, &countWithoutArray}) {
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, type, buffers_.input0, kTensorBytes),
+                  ANEURALNETWORKS_BAD_DATA);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution(), 0, type, buffers_.output, kTensorBytes),
+                  ANEURALNETWORKS_BAD_DATA);
+    }
+}
+
+// A type without dimensions for a tensor of known rank contradicts the rank: it does not mean
+// "keep the model's shape".
+TEST_F(ExecutionTest, TypeWithoutDimensionsForAKnownRankIsBadData) {
+    const ANeuralNetworksOperandType rankless = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {});
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, &rankless, buffers_.input0, kTensorBytes),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution(), 0, &rankless, buffers_.output, kTensorBytes),
+              ANEURALNETWORKS_BAD_DATA);
+}
+
 // A model input of unknown size must get its shape from the binding.
 TEST(UnknownInputTest, InputShapeComesFromTheBinding) {
     ModelPtr model = makeAddModel({.input0Dims = {0}});
@@ -329,6 +366,29 @@ TEST_F(ExecutionTest, EventFreeWithoutWait) {
     expectSums(buffers_);
 }
 
+// A started execution answers null arguments with UNEXPECTED_NULL and bad values with BAD_STATE:
+// null pointers, then the state, then values.
+TEST_F(ExecutionTest, StartedExecutionChecksNullThenStateThenValues) {
+    ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 7, nullptr, nullptr, kTensorBytes),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution(), 7, nullptr, nullptr, kTensorBytes),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksExecution_startCompute(execution(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+    const std::vector<uint32_t> three{3};
+    const ANeuralNetworksOperandType wrongDims = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, three);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 7, nullptr, buffers_.input0, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, &wrongDims, buffers_.input0, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, buffers_.input0, 1),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution(), 0, nullptr, buffers_.output, 0),
+              ANEURALNETWORKS_BAD_STATE);
+    expectSums(buffers_);
+}
+
 // ---- Output shape queries ----------------------------------------------------------------------
 
 TEST_F(ExecutionTest, OutputQueriesRejectNull) {
@@ -352,6 +412,13 @@ TEST_F(ExecutionTest, OutputQueriesBeforeComputeAreBadState) {
     ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution(), 0, &rank), ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution(), 0, dims), ANEURALNETWORKS_BAD_STATE);
+}
+
+// Before the run, a bad index is still BAD_STATE: the state comes first.
+TEST_F(ExecutionTest, OutputQueriesCheckStateBeforeIndex) {
+    uint32_t value = 0;
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution(), 5, &value), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution(), -1, &value), ANEURALNETWORKS_BAD_STATE);
 }
 
 TEST_F(ExecutionTest, OutputQueriesRejectBadIndex) {
@@ -490,6 +557,19 @@ TEST(DynamicOutputBindingTest, ShapeMustKeepTheKnownRank) {
               ANEURALNETWORKS_BAD_DATA);
 }
 
+// A non-null buffer needs a non-zero length even when the output's size is unknown.
+TEST(DynamicOutputBindingTest, BufferWithZeroLengthIsBadData) {
+    ModelPtr model = makeAddModel({.outputDims = {0}});
+    ASSERT_NE(model, nullptr);
+    CompilationPtr compilation = compile(model.get());
+    ASSERT_NE(compilation, nullptr);
+    ExecutionPtr execution = newExecution(compilation.get());
+    float output[2] = {};
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output, 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output, sizeof(output)),
+              ANEURALNETWORKS_NO_ERROR);
+}
+
 // ---- Timing ------------------------------------------------------------------------------------
 
 TEST_F(ExecutionTest, SetMeasureTimingRejectsNull) {
@@ -500,6 +580,13 @@ TEST_F(ExecutionTest, SetMeasureTimingRejectsNull) {
 TEST_F(ExecutionTest, SetMeasureTimingOnCompilationCreateIsBadData) {
     EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution(), true), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution(), false), ANEURALNETWORKS_BAD_DATA);
+}
+
+// As in Android, the compilation's devices are checked before the execution's state.
+TEST_F(ExecutionTest, SetMeasureTimingChecksDevicesBeforeState) {
+    ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution(), true), ANEURALNETWORKS_BAD_DATA);
 }
 
 TEST_F(ExecutionTest, SetMeasureTimingWithSeveralDevicesIsBadData) {
@@ -568,6 +655,17 @@ TEST_F(TimingTest, GetDurationBeforeComputeIsBadState) {
     uint64_t duration = 0;
     EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), ANEURALNETWORKS_DURATION_ON_HARDWARE, &duration),
               ANEURALNETWORKS_BAD_STATE);
+}
+
+// As in Android, the duration code is checked before the execution's state.
+TEST_F(TimingTest, GetDurationChecksTheCodeBeforeTheState) {
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(timed_.get(), true), ANEURALNETWORKS_NO_ERROR);
+    uint64_t duration = 0;
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), 2, &duration), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution(), -1, &duration), ANEURALNETWORKS_BAD_DATA);
+    ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution(), 2, &duration), ANEURALNETWORKS_BAD_DATA);
 }
 
 // Without setMeasureTiming(true): BAD_STATE and UINT64_MAX.
@@ -654,6 +752,17 @@ TEST_F(BurstTest, ExecutionOfAnotherCompilationIsBadData) {
     // The refused call did not start the execution.
     EXPECT_EQ(ANeuralNetworksExecution_compute(foreign.get()), ANEURALNETWORKS_NO_ERROR);
     expectSums(buffers_);
+}
+
+// As in Android, the compilation check (BAD_DATA) comes before the execution's state.
+TEST_F(BurstTest, ForeignExecutionIsBadDataEvenWhenStarted) {
+    CompilationPtr other = compile(model_.get());
+    ASSERT_NE(other, nullptr);
+    ExecutionPtr foreign = newExecution(other.get());
+    ASSERT_NE(foreign, nullptr);
+    ASSERT_EQ(bindAddBuffers(foreign.get(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(foreign.get()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksExecution_burstCompute(foreign.get(), burst_.get()), ANEURALNETWORKS_BAD_DATA);
 }
 
 TEST_F(BurstTest, BurstComputeBeforeArgumentsAreSetIsBadData) {

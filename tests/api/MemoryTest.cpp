@@ -88,6 +88,22 @@ TEST(MemoryTest, AHardwareBufferRejectsNull) {
     EXPECT_EQ(ANeuralNetworksMemory_createFromAHardwareBuffer(nullptr, &memory), ANEURALNETWORKS_UNEXPECTED_NULL);
 }
 
+// The result pointer is checked before the size and the descriptor.
+TEST(MemoryTest, CreateFromFdChecksTheResultPointerFirst) {
+    EXPECT_EQ(ANeuralNetworksMemory_createFromFd(0, PROT_READ, -1, 0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// A refused AHardwareBuffer leaves a null memory, whatever the pointer held.
+TEST(MemoryTest, RefusedAHardwareBufferNullsTheResult) {
+    int notABuffer = 0;
+    int sentinel = 0;
+    auto* memory = reinterpret_cast<ANeuralNetworksMemory*>(&sentinel);
+    EXPECT_EQ(ANeuralNetworksMemory_createFromAHardwareBuffer(reinterpret_cast<const AHardwareBuffer*>(&notABuffer),
+                                                              &memory),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(memory, nullptr);
+}
+
 // ---- Execution arguments in memory -------------------------------------------------------------
 
 class MemoryExecutionTest : public ::testing::Test {
@@ -255,6 +271,41 @@ TEST_F(MemoryExecutionTest, SetFromMemoryRejectsWrongLengthAndIndex) {
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), -1, nullptr, shared.get(), 0, kTensorBytes),
               ANEURALNETWORKS_BAD_DATA);
+}
+
+// Null arguments come before the index; the state of a started execution before the region,
+// the index and the type.
+TEST_F(MemoryExecutionTest, SetFromMemoryChecksNullThenStateThenValues) {
+    SharedMemory shared(16);
+    ASSERT_TRUE(shared.ok());
+    EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 7, nullptr, nullptr, 0, kTensorBytes),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    AddBuffers buffers;
+    ASSERT_EQ(bindAddBuffers(execution(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, nullptr, 0, kTensorBytes),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 0, nullptr, shared.get(), 12, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, shared.get(), 16, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 5, nullptr, shared.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+}
+
+// dimensionCount and dimensions must agree in a type given with a memory argument (BAD_DATA).
+TEST_F(MemoryExecutionTest, TypeWithInconsistentDimensionsIsBadData) {
+    SharedMemory shared(16);
+    ASSERT_TRUE(shared.ok());
+    const uint32_t two[] = {2};
+    const ANeuralNetworksOperandType arrayWithoutCount{ANEURALNETWORKS_TENSOR_FLOAT32, 0, two, 0.0f, 0};
+    const ANeuralNetworksOperandType countWithoutArray{ANEURALNETWORKS_TENSOR_FLOAT32, 1, nullptr, 0.0f, 0};
+    for (const ANeuralNetworksOperandType* type : {&arrayWithoutCount, &countWithoutArray}) {
+        EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 0, type, shared.get(), 0, kTensorBytes),
+                  ANEURALNETWORKS_BAD_DATA);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, type, shared.get(), 0, kTensorBytes),
+                  ANEURALNETWORKS_BAD_DATA);
+    }
 }
 
 // The memory of a descriptor that cannot be mapped (a socket) fails the run with OP_FAILED, with

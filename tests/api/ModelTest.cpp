@@ -176,6 +176,16 @@ TEST_F(ModelTest, AddOperandRejectsDimensionCountWithoutDimensions) {
     EXPECT_EQ(addOperand(tensor), ANEURALNETWORKS_BAD_DATA);
 }
 
+// An array with a zero count is as inconsistent as a count without an array: BAD_DATA (a bad
+// value of the struct, not a null argument), for tensors and scalars alike.
+TEST_F(ModelTest, AddOperandRejectsDimensionsWithoutDimensionCount) {
+    const uint32_t dims[] = {2};
+    const ANeuralNetworksOperandType tensor{ANEURALNETWORKS_TENSOR_FLOAT32, 0, dims, 0.0f, 0};
+    const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, dims, 0.0f, 0};
+    EXPECT_EQ(addOperand(tensor), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(addOperand(scalar), ANEURALNETWORKS_BAD_DATA);
+}
+
 TEST_F(ModelTest, AddOperandRejectsBadQuantizationParameters) {
     // Non-quantized types need scale 0 and zeroPoint 0.
     EXPECT_EQ(addOperand(tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, kDims2, 1.0f, 0)), ANEURALNETWORKS_BAD_DATA);
@@ -398,6 +408,12 @@ TEST_F(PerChannelTest, RejectsNonPositiveScales) {
     EXPECT_EQ(set(0, 0, 3, negative), ANEURALNETWORKS_BAD_DATA);
 }
 
+// As in Android, a null scales array is a bad value of the parameters, not a null argument.
+TEST_F(PerChannelTest, NullScalesAreBadData) {
+    EXPECT_EQ(set(0, 0, 3, nullptr), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(set(2, 0, 0, nullptr), ANEURALNETWORKS_BAD_DATA);
+}
+
 TEST_F(PerChannelTest, AcceptsMatchingParameters) {
     EXPECT_EQ(set(0, 0, 3, scales_), ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(set(0, 1, 2, scales_), ANEURALNETWORKS_NO_ERROR);
@@ -435,8 +451,8 @@ protected:
         ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model(), 2, &none, sizeof(none)), ANEURALNETWORKS_NO_ERROR);
     }
     int add(int32_t type, std::vector<uint32_t> in, std::vector<uint32_t> out) {
-        return ANeuralNetworksModel_addOperation(model(), type, static_cast<uint32_t>(in.size()), in.data(),
-                                                 static_cast<uint32_t>(out.size()), out.data());
+        return ANeuralNetworksModel_addOperation(model(), type, static_cast<uint32_t>(in.size()), listOf(in),
+                                                 static_cast<uint32_t>(out.size()), listOf(out));
     }
 };
 
@@ -448,6 +464,27 @@ TEST_F(AddOperationTest, RejectsNull) {
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 3, in, 1, nullptr),
               ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// A null list is refused even when its count is zero.
+TEST_F(AddOperationTest, NullListWithZeroCountIsUnexpectedNull) {
+    const uint32_t in[] = {0, 1, 2}, out[] = {3};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 0, nullptr, 1, out),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 3, in, 0, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_OEM_OPERATION, 0, nullptr, 0, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// The null list is refused before the counts and the operation code are looked at.
+TEST_F(AddOperationTest, NullListBeforeCountsAndCode) {
+    const uint32_t in[] = {0, 1, 2}, out[] = {3};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 0xFFFFFFFFu, nullptr, 1, out),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 3, in, 7, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), -1, 3, nullptr, 1, out), ANEURALNETWORKS_UNEXPECTED_NULL);
 }
 
 TEST_F(AddOperationTest, RejectsUnknownOperationCodes) {
@@ -499,8 +536,8 @@ protected:
                   ANEURALNETWORKS_NO_ERROR);
     }
     int identify(std::vector<uint32_t> in, std::vector<uint32_t> out) {
-        return ANeuralNetworksModel_identifyInputsAndOutputs(model(), static_cast<uint32_t>(in.size()), in.data(),
-                                                             static_cast<uint32_t>(out.size()), out.data());
+        return ANeuralNetworksModel_identifyInputsAndOutputs(model(), static_cast<uint32_t>(in.size()), listOf(in),
+                                                             static_cast<uint32_t>(out.size()), listOf(out));
     }
 };
 
@@ -510,6 +547,24 @@ TEST_F(IdentifyTest, RejectsNull) {
     EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 2, nullptr, 1, out),
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 2, in, 1, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// A null list is refused even when its count is zero.
+TEST_F(IdentifyTest, NullListWithZeroCountIsUnexpectedNull) {
+    const uint32_t in[] = {kInput0, kInput1}, out[] = {kOutput};
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 0, nullptr, 1, out),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 2, in, 0, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    // Nothing was declared by the refused calls.
+    EXPECT_EQ(identify({kInput0, kInput1}, {kOutput}), ANEURALNETWORKS_NO_ERROR);
+}
+
+// The null list is refused before the counts are looked at.
+TEST_F(IdentifyTest, NullListBeforeCounts) {
+    const uint32_t out[] = {kOutput};
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 0xFFFFFFFFu, nullptr, 1, out),
               ANEURALNETWORKS_UNEXPECTED_NULL);
 }
 
@@ -748,6 +803,76 @@ TEST_F(ModelTest, ExtensionDataOnANonExtensionOperandIsBadData) {
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 0, data, sizeof(data)), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 5, data, sizeof(data)), ANEURALNETWORKS_BAD_DATA);
+}
+
+// ---- Order of the checks: null arguments, then the model's state, then values ------------------
+
+// Null arguments are refused before the operand index is looked at.
+TEST_F(ModelTest, NullArgumentsBeforeOperandIndex) {
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model(), -1, nullptr, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), -1, nullptr, 0, 4),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model(), -1, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), -1, nullptr, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// A finished model answers a null argument with UNEXPECTED_NULL, not BAD_STATE.
+TEST_F(ModelTest, FinishedModelRefusesNullArgumentsFirst) {
+    ASSERT_EQ(buildAddModel(model()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksModel_addOperand(model(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model(), kActivation, nullptr, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), kActivation, nullptr, 0, 4),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model(), 0, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    const uint32_t out[] = {kOutput};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 0, nullptr, 1, out),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 0, nullptr, 0, nullptr),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 0, nullptr, 4), ANEURALNETWORKS_UNEXPECTED_NULL);
+}
+
+// A finished model answers bad values with BAD_STATE: the state comes before the values.
+TEST_F(ModelTest, FinishedModelRefusesBadValuesWithBadState) {
+    ASSERT_EQ(buildAddModel(model()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(addOperand(scalarType(-1)), ANEURALNETWORKS_BAD_STATE);
+    const ANeuralNetworksOperandType countWithoutArray{ANEURALNETWORKS_TENSOR_FLOAT32, 2, nullptr, 0.0f, 0};
+    EXPECT_EQ(addOperand(countWithoutArray), ANEURALNETWORKS_BAD_STATE);
+    const int32_t value = 0;
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model(), 99, &value, sizeof(value)), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model(), kActivation, &value, 3), ANEURALNETWORKS_BAD_STATE);
+    const Fd fd(makeSharedMemoryFd(16));
+    ASSERT_GE(fd.get(), 0);
+    ANeuralNetworksMemory* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
+              ANEURALNETWORKS_NO_ERROR);
+    MemoryPtr memory(raw);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), 99, memory.get(), 64, 4),
+              ANEURALNETWORKS_BAD_STATE);
+    const ANeuralNetworksSymmPerChannelQuantParams params{5, 1, nullptr};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model(), 99, &params),
+              ANEURALNETWORKS_BAD_STATE);
+    const uint32_t bad[] = {99, 98, 97}, out[] = {kOutput};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), -1, 3, bad, 1, out), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model(), ANEURALNETWORKS_ADD, 3, bad, 1, out),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model(), 3, bad, 1, out), ANEURALNETWORKS_BAD_STATE);
+    const uint8_t data[4] = {};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 99, data, sizeof(data)),
+              ANEURALNETWORKS_BAD_STATE);
+}
+
+// A model whose finish failed is in a bad state for setOperandExtensionData too.
+TEST_F(ModelTest, InvalidModelRefusesExtensionDataWithBadState) {
+    ASSERT_EQ(addFloatTensor(), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model()), ANEURALNETWORKS_BAD_DATA);  // no operation
+    const uint8_t data[4] = {};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 0, data, sizeof(data)),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandExtensionData(model(), 7, data, sizeof(data)),
+              ANEURALNETWORKS_BAD_STATE);
 }
 
 }  // namespace

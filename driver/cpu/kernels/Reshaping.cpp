@@ -1,4 +1,4 @@
-// Reference kernels of RESHAPE, SQUEEZE, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+// Reference kernels of RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
 // BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. They only move elements, so they work on whole
 // elements of the operand's byte size whatever the type (F32, F16, Q8).
 #include <cstring>
@@ -28,6 +28,16 @@ inline void moveElement(uint8_t* dst, size_t to, const uint8_t* src, size_t from
 bool copyAll(OperationContext& context) {
     if (!isDataType(context.inputType(0))) return false;
     const size_t bytes = context.input(0).elements() * hal::elementSize(context.inputType(0));
+    if (bytes > 0) std::memcpy(context.output(0).data, context.input(0).data, bytes);
+    return true;
+}
+
+// EXPAND_DIMS keeps the element order too, and also takes TENSOR_INT32.
+bool expandDims(OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    if (!isDataType(type) && type != OperandType::TENSOR_INT32) return false;
+    const size_t bytes = context.input(0).elements() * hal::elementSize(type);
+    NN_RET_CHECK(context.output(0).length >= bytes);
     if (bytes > 0) std::memcpy(context.output(0).data, context.input(0).data, bytes);
     return true;
 }
@@ -179,6 +189,7 @@ bool spaceToBatch(OperationContext& context) {
 
 NN_REGISTER_KERNEL(RESHAPE, copyAll);
 NN_REGISTER_KERNEL(SQUEEZE, copyAll);
+NN_REGISTER_KERNEL(EXPAND_DIMS, expandDims);
 NN_REGISTER_KERNEL(TRANSPOSE, transpose);
 NN_REGISTER_KERNEL(DEPTH_TO_SPACE, depthToSpace);
 NN_REGISTER_KERNEL(SPACE_TO_DEPTH, spaceToDepth);

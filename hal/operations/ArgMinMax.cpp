@@ -1,0 +1,45 @@
+// Signatures of ARGMAX and ARGMIN: in (F16, F32, I32 or Q8), INT32 axis (negative counts from
+// the end) -> TENSOR_INT32 indexes with the axis removed.
+#include <vector>
+
+#include "nnemu/hal/Axis.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateArgMinMax(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
+    const uint32_t rank = context.input(0).rank();
+    if (rank != 0 && context.hasValue(1)) {
+        uint32_t axis = 0;
+        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(1), rank, &axis));
+    }
+    return true;
+}
+
+bool prepareArgMinMax(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    uint32_t axis = 0;
+    NN_RET_CHECK(input.rank() >= 1);
+    NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(1), input.rank(), &axis));
+    std::vector<uint32_t> dims;
+    for (uint32_t d = 0; d < input.rank(); ++d) {
+        if (d != axis) dims.push_back(input.dim(d));
+    }
+    // A 1-D input reduces to one index; tensors here have at least one dimension.
+    if (dims.empty()) dims.push_back(1);
+    context.output(0).dims = dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(ARGMAX, validateArgMinMax, prepareArgMinMax, false, false);
+NN_REGISTER_SIGNATURE(ARGMIN, validateArgMinMax, prepareArgMinMax, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,47 @@
+// Signature of CHANNEL_SHUFFLE: in (F16, F32, Q8; rank <= 4), INT32 number of groups, INT32 axis
+// (negative counts from the end). The axis size must be a multiple of the number of groups; the
+// output has the input's shape and, for Q8, its quantization.
+#include "nnemu/hal/Axis.h"
+#include "nnemu/hal/Operations.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateChannelShuffle(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
+                                          OperandType::TENSOR_QUANT8_ASYMM}));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<int32_t>(1) >= 1);
+    const OperandView& input = context.input(0);
+    if (input.rank() != 0 && context.hasValue(2)) {
+        uint32_t axis = 0;
+        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));
+        if (input.dim(axis) != 0 && context.hasValue(1)) {
+            NN_RET_CHECK(input.dim(axis) % static_cast<uint32_t>(context.scalar<int32_t>(1)) == 0);
+        }
+    }
+    return true;
+}
+
+bool prepareChannelShuffle(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    NN_RET_CHECK(input.rank() >= 1 && input.rank() <= 4);
+    const int32_t groups = context.scalar<int32_t>(1);
+    uint32_t axis = 0;
+    NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));
+    NN_RET_CHECK(groups >= 1 && input.dim(axis) % static_cast<uint32_t>(groups) == 0);
+    context.output(0).dims = input.dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(CHANNEL_SHUFFLE, validateChannelShuffle, prepareChannelShuffle, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,37 @@
+// Signature of LOG_SOFTMAX: in (F32 or F16), beta (FLOAT32, or FLOAT16 for F16), INT32 axis
+// (negative counts from the end). The output has the input's shape and type.
+#include "nnemu/hal/Axis.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateLogSoftmax(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+    const bool half = context.inputType(0) == OperandType::TENSOR_FLOAT16;
+    NN_RET_CHECK(inputTypeIs(context, 1, {half ? OperandType::FLOAT16 : OperandType::FLOAT32}));
+    NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    const uint32_t rank = context.input(0).rank();
+    if (rank != 0 && context.hasValue(2)) {
+        uint32_t axis = 0;
+        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), rank, &axis));
+    }
+    return true;
+}
+
+bool prepareLogSoftmax(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(input.rank() >= 1);
+    uint32_t axis = 0;
+    NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));
+    context.output(0).dims = input.dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(LOG_SOFTMAX, validateLogSoftmax, prepareLogSoftmax, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,37 @@
+// LOGICAL_AND, LOGICAL_OR (two TENSOR_BOOL8 with numpy-style broadcasting) and LOGICAL_NOT.
+#include "nnemu/hal/Broadcast.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
+
+bool validateAndOr(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
+    NN_RET_CHECK(inputTypeIs(context, 1, {kB8}));
+    NN_RET_CHECK(context.output(0).type == kB8);
+    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
+    return true;
+}
+
+bool validateNot(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {1}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
+    NN_RET_CHECK(context.output(0).type == kB8);
+    return true;
+}
+
+bool prepareNot(OperationContext& context) {
+    context.output(0).dims = context.input(0).dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(LOGICAL_AND, validateAndOr, prepareBroadcastOutput, false, false);
+NN_REGISTER_SIGNATURE(LOGICAL_OR, validateAndOr, prepareBroadcastOutput, false, false);
+NN_REGISTER_SIGNATURE(LOGICAL_NOT, validateNot, prepareNot, false, false);
+
+}  // namespace nnemu::hal

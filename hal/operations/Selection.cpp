@@ -1,0 +1,64 @@
+// Operations that pick one of two values per element: MAXIMUM and MINIMUM (numpy-style
+// broadcasting) and SELECT (a TENSOR_BOOL8 condition and two tensors, all of one shape). Quant8
+// inputs and the output may each have their own scale and zero point.
+#include <vector>
+
+#include "nnemu/hal/Broadcast.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool isValueType(OperandType type) {
+    return type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_FLOAT32 ||
+           type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+// Declared shapes agree wherever both are known (unknown rank or dim agrees with anything).
+bool sameShapeOrUnknown(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+    if (a.empty() || b.empty()) return true;
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i] != 0 && b[i] != 0 && a[i] != b[i]) return false;
+    }
+    return true;
+}
+
+bool validateMaxMin(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 1));
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isValueType(type));
+    NN_RET_CHECK(context.inputType(1) == type);
+    NN_RET_CHECK(context.output(0).type == type);
+    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
+    return true;
+}
+
+bool validateSelect(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_BOOL8}));
+    const OperandType type = context.inputType(1);
+    NN_RET_CHECK(isValueType(type));
+    NN_RET_CHECK(context.inputType(2) == type);
+    NN_RET_CHECK(context.output(0).type == type);
+    NN_RET_CHECK(sameShapeOrUnknown(context.input(0).dims, context.input(1).dims));
+    NN_RET_CHECK(sameShapeOrUnknown(context.input(1).dims, context.input(2).dims));
+    NN_RET_CHECK(sameShapeOrUnknown(context.input(1).dims, context.output(0).dims));
+    return true;
+}
+
+// SELECT does not broadcast: condition and both value tensors have exactly the same shape.
+bool prepareSelect(OperationContext& context) {
+    NN_RET_CHECK(context.input(0).dims == context.input(1).dims);
+    NN_RET_CHECK(context.input(1).dims == context.input(2).dims);
+    context.output(0).dims = context.input(1).dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(MAXIMUM, validateMaxMin, prepareBroadcastOutput, false, false);
+NN_REGISTER_SIGNATURE(MINIMUM, validateMaxMin, prepareBroadcastOutput, false, false);
+NN_REGISTER_SIGNATURE(SELECT, validateSelect, prepareSelect, false, false);
+
+}  // namespace nnemu::hal

@@ -1,0 +1,46 @@
+// Signature of TOPK_V2: in (F16, F32, I32, Q8), INT32 k -> values (input type, Q8 keeps the
+// input's quantization) and TENSOR_INT32 indices, both shaped like the input with the last
+// dimension replaced by k (1 <= k <= last dimension).
+#include <vector>
+
+#include "nnemu/hal/Operations.h"
+#include "nnemu/hal/ShapeUtils.h"
+
+namespace nnemu::hal {
+namespace {
+
+bool validateTopK(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {2}, 2));
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(context.output(1).type == OperandType::TENSOR_INT32);
+    if (context.hasValue(1)) {
+        const int32_t k = context.scalar<int32_t>(1);
+        NN_RET_CHECK(k >= 1);
+        const OperandView& input = context.input(0);
+        const uint32_t last = input.rank() == 0 ? 0 : input.dim(input.rank() - 1);
+        if (last != 0) NN_RET_CHECK(static_cast<uint32_t>(k) <= last);
+    }
+    return true;
+}
+
+bool prepareTopK(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(sameQuantization(input, context.output(0)));
+    NN_RET_CHECK(input.rank() >= 1);
+    const int32_t k = context.scalar<int32_t>(1);
+    NN_RET_CHECK(k >= 1 && static_cast<uint32_t>(k) <= input.dim(input.rank() - 1));
+    std::vector<uint32_t> dims = input.dims;
+    dims.back() = static_cast<uint32_t>(k);
+    context.output(0).dims = dims;
+    context.output(1).dims = dims;
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_SIGNATURE(TOPK_V2, validateTopK, prepareTopK, false, false);
+
+}  // namespace nnemu::hal
