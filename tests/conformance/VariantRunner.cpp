@@ -11,6 +11,13 @@
 namespace nnemu::conformance {
 namespace {
 
+// NNAPI refuses a null operand list even with a count of 0, and an empty vector's data() may be
+// null: an empty list is passed as a pointer to nothing.
+const uint32_t* listData(const std::vector<uint32_t>& list) {
+    static constexpr uint32_t kNone = 0;
+    return list.empty() ? &kNone : list.data();
+}
+
 struct ModelDeleter {
     void operator()(ANeuralNetworksModel* p) const { ANeuralNetworksModel_free(p); }
 };
@@ -90,8 +97,8 @@ std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* mo
     for (size_t i = 0; i < v.operations.size(); ++i) {
         const Operation& op = v.operations[i];
         const int rc = ANeuralNetworksModel_addOperation(
-                model, op.typeCode, static_cast<uint32_t>(op.inputs.size()), op.inputs.data(),
-                static_cast<uint32_t>(op.outputs.size()), op.outputs.data());
+                model, op.typeCode, static_cast<uint32_t>(op.inputs.size()), listData(op.inputs),
+                static_cast<uint32_t>(op.outputs.size()), listData(op.outputs));
         if (rc != ANEURALNETWORKS_NO_ERROR) {
             return callFailed("ANeuralNetworksModel_addOperation(operation " + std::to_string(i) +
                                       " " + op.typeName + ")",
@@ -99,8 +106,8 @@ std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* mo
         }
     }
     int rc = ANeuralNetworksModel_identifyInputsAndOutputs(
-            model, static_cast<uint32_t>(v.inputs.size()), v.inputs.data(),
-            static_cast<uint32_t>(v.outputs.size()), v.outputs.data());
+            model, static_cast<uint32_t>(v.inputs.size()), listData(v.inputs),
+            static_cast<uint32_t>(v.outputs.size()), listData(v.outputs));
     if (rc != ANEURALNETWORKS_NO_ERROR) {
         return callFailed("ANeuralNetworksModel_identifyInputsAndOutputs", rc);
     }

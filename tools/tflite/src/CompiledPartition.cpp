@@ -25,6 +25,13 @@ const char* resultCodeName(int code) {
 
 namespace {
 
+// NNAPI refuses a null operand list even with a count of 0, and an empty vector's data() may be
+// null: an empty list is passed as a pointer to nothing.
+const uint32_t* listData(const std::vector<uint32_t>& list) {
+    static constexpr uint32_t kNone = 0;
+    return list.empty() ? &kNone : list.data();
+}
+
 std::string nodeName(const Model& model, uint32_t node) {
     return "operator " + model.nodes()[node].opName + " at node " + std::to_string(node);
 }
@@ -121,8 +128,8 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
             outs.push_back(local[operand]);
         }
         const int status = ANeuralNetworksModel_addOperation(result->model_, operation.type,
-                                                             static_cast<uint32_t>(ins.size()), ins.data(),
-                                                             static_cast<uint32_t>(outs.size()), outs.data());
+                                                             static_cast<uint32_t>(ins.size()), listData(ins),
+                                                             static_cast<uint32_t>(outs.size()), listData(outs));
         if (status != ANEURALNETWORKS_NO_ERROR) {
             *error = nodeName(model, operation.node) + ": NNAPI rejected the operation (" + resultCodeName(status) +
                      "): unsupported operand types, shapes or parameters";
@@ -131,8 +138,8 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
         result->operationNodes_.push_back(operation.node);
     }
     int status = ANeuralNetworksModel_identifyInputsAndOutputs(
-            result->model_, static_cast<uint32_t>(modelInputs.size()), modelInputs.data(),
-            static_cast<uint32_t>(modelOutputs.size()), modelOutputs.data());
+            result->model_, static_cast<uint32_t>(modelInputs.size()), listData(modelInputs),
+            static_cast<uint32_t>(modelOutputs.size()), listData(modelOutputs));
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksModel_finish(result->model_);
     if (status != ANEURALNETWORKS_NO_ERROR) {
         std::string names;
