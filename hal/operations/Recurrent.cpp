@@ -1,28 +1,206 @@
-// Signatures of the single-step recurrent operations: LSTM, RNN, SVDF.
-#include "nnemu/hal/Operations.h"
+// Signatures of the single-step recurrent operations (LSTM, RNN, SVDF) and the checks of one
+// LSTM or RNN cell that the sequence operations share (RecurrentChecks.h).
+#include "RecurrentChecks.h"
 
 namespace nnemu::hal {
-namespace {
+namespace recurrent {
 
 bool isFloatTensor(OperandType type) {
     return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16;
 }
 
-// The scalar float type that goes with a float tensor type.
 OperandType floatScalarFor(OperandType tensorType) {
     return tensorType == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
 }
 
-// An optional operand is absent when it is omitted; an empty tensor counts as absent too.
 bool isAbsent(const OperandView& operand) {
     return operand.omitted || (!operand.dims.empty() && operand.elements() == 0);
+}
+
+bool exists(const OperationContext& context, uint32_t position) {
+    return position != kNoOperand && position < context.numInputs();
+}
+
+bool present(const OperationContext& context, uint32_t position) {
+    return exists(context, position) && !isAbsent(context.input(position));
 }
 
 bool dimsAre(const OperandView& operand, std::initializer_list<uint32_t> dims) {
     return operand.dims == std::vector<uint32_t>(dims);
 }
 
-// ---- LSTM
+bool requiredWithDims(const OperationContext& context, uint32_t position, std::initializer_list<uint32_t> dims) {
+    return present(context, position) && dimsAre(context.input(position), dims);
+}
+
+namespace {
+
+bool validLstmActivation(int32_t activation) {
+    // none, relu, relu1, relu6, tanh, sigmoid
+    return activation == 0 || activation == 1 || activation == 2 || activation == 3 ||
+           activation == 4 || activation == 6;
+}
+
+bool validFuseCode(int32_t fuse) { return fuse >= 0 && fuse <= 3; }
+
+// Every operand position a layout names, that this form of the operation has.
+std::vector<uint32_t> tensorPositions(const OperationContext& context, const LstmLayout& layout) {
+    std::vector<uint32_t> positions;
+    auto add = [&](uint32_t p) {
+        if (exists(context, p)) positions.push_back(p);
+    };
+    for (uint32_t p : {layout.input, layout.projectionWeights, layout.projectionBias, layout.outputStateIn,
+                       layout.cellStateIn, layout.auxInput}) {
+        add(p);
+    }
+    for (uint32_t gate = 0; gate < kLstmGates; ++gate) {
+        for (uint32_t p : {layout.inputToGate[gate], layout.recurrentToGate[gate], layout.cellToGate[gate],
+                           layout.gateBias[gate], layout.auxInputToGate[gate], layout.layerNormWeights[gate]}) {
+            add(p);
+        }
+    }
+    return positions;
+}
+
+// A group of per-gate operands (peephole, layer normalization or auxiliary input weights):
+// when `used`, every gate the cell computes has one with these dims (the input gate has none
+// under CIFG); otherwise none has.
+bool checkGateGroup(const OperationContext& context, const uint32_t (&positions)[kLstmGates], bool used,
+                    bool cifg, std::initializer_list<uint32_t> dims) {
+    for (uint32_t gate = 0; gate < kLstmGates; ++gate) {
+        if (positions[gate] == kNoOperand) continue;
+        const bool wanted = used && !(cifg && gate == kInputGate);
+        NN_RET_CHECK(present(context, positions[gate]) == wanted);
+        if (wanted) NN_RET_CHECK(dimsAre(context.input(positions[gate]), dims));
+    }
+    return true;
+}
+
+}  // namespace
+
+bool validateLstmCell(const OperationContext& context, const LstmLayout& layout, OperandType type) {
+    for (uint32_t i : tensorPositions(context, layout)) NN_RET_CHECK(context.inputType(i) == type);
+    NN_RET_CHECK(inputTypeIs(context, layout.activation, {OperandType::INT32}));
+    NN_RET_CHECK(inputTypeIs(context, layout.cellClip, {floatScalarFor(type)}));
+    NN_RET_CHECK(inputTypeIs(context, layout.projClip, {floatScalarFor(type)}));
+    for (uint32_t gate : {kForgetGate, kCellGate, kOutputGate}) {
+        NN_RET_CHECK(rankIsOrUnknown(context.input(layout.inputToGate[gate]), 2));
+        NN_RET_CHECK(rankIsOrUnknown(context.input(layout.recurrentToGate[gate]), 2));
+        NN_RET_CHECK(rankIsOrUnknown(context.input(layout.gateBias[gate]), 1));
+    }
+    NN_RET_CHECK(rankIsOrUnknown(context.input(layout.outputStateIn), 2));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(layout.cellStateIn), 2));
+    if (context.hasValue(layout.activation)) {
+        NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(layout.activation)));
+    }
+    if (context.hasValue(layout.cellClip)) NN_RET_CHECK(context.scalar<float>(layout.cellClip) >= 0.0f);
+    if (context.hasValue(layout.projClip)) NN_RET_CHECK(context.scalar<float>(layout.projClip) >= 0.0f);
+    return true;
+}
+
+bool prepareLstmCell(const OperationContext& context, const LstmLayout& layout, uint32_t batch,
+                     uint32_t inputSize, uint32_t auxInputSize, LstmSizes* sizes) {
+    const auto& in = [&](uint32_t i) -> const OperandView& { return context.input(i); };
+    NN_RET_CHECK(present(context, layout.inputToGate[kOutputGate]));
+    NN_RET_CHECK(in(layout.inputToGate[kOutputGate]).rank() == 2);
+    NN_RET_CHECK(present(context, layout.recurrentToGate[kOutputGate]));
+    NN_RET_CHECK(in(layout.recurrentToGate[kOutputGate]).rank() == 2);
+    const uint32_t units = in(layout.inputToGate[kOutputGate]).dim(0);
+    const uint32_t outputSize = in(layout.recurrentToGate[kOutputGate]).dim(1);
+
+    for (uint32_t scalar : {layout.activation, layout.cellClip, layout.projClip}) {
+        NN_RET_CHECK(context.hasValue(scalar));
+    }
+    NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(layout.activation)));
+    NN_RET_CHECK(context.scalar<float>(layout.cellClip) >= 0.0f);
+    NN_RET_CHECK(context.scalar<float>(layout.projClip) >= 0.0f);
+
+    for (uint32_t gate : {kForgetGate, kCellGate, kOutputGate}) {
+        NN_RET_CHECK(requiredWithDims(context, layout.inputToGate[gate], {units, inputSize}));
+        NN_RET_CHECK(requiredWithDims(context, layout.recurrentToGate[gate], {units, outputSize}));
+        NN_RET_CHECK(requiredWithDims(context, layout.gateBias[gate], {units}));
+    }
+
+    // CIFG (coupled input and forget gates): no input gate weights, no input gate bias.
+    const bool cifg = !present(context, layout.inputToGate[kInputGate]);
+    NN_RET_CHECK(present(context, layout.recurrentToGate[kInputGate]) == !cifg);
+    NN_RET_CHECK(present(context, layout.gateBias[kInputGate]) == !cifg);
+    if (!cifg) {
+        NN_RET_CHECK(dimsAre(in(layout.inputToGate[kInputGate]), {units, inputSize}));
+        NN_RET_CHECK(dimsAre(in(layout.recurrentToGate[kInputGate]), {units, outputSize}));
+        NN_RET_CHECK(dimsAre(in(layout.gateBias[kInputGate]), {units}));
+    }
+
+    const bool peephole = present(context, layout.cellToGate[kForgetGate]);
+    NN_RET_CHECK(checkGateGroup(context, layout.cellToGate, peephole, cifg, {units}));
+    if (exists(context, layout.layerNormWeights[kForgetGate])) {
+        const bool layerNorm = present(context, layout.layerNormWeights[kForgetGate]);
+        NN_RET_CHECK(checkGateGroup(context, layout.layerNormWeights, layerNorm, cifg, {units}));
+    }
+    if (layout.auxInput != kNoOperand) {
+        NN_RET_CHECK(checkGateGroup(context, layout.auxInputToGate, auxInputSize > 0, cifg, {units, auxInputSize}));
+    }
+
+    // Projection: the bias needs the weights; without them the output is the cell's.
+    const bool projection = present(context, layout.projectionWeights);
+    if (projection) {
+        NN_RET_CHECK(dimsAre(in(layout.projectionWeights), {outputSize, units}));
+    } else {
+        NN_RET_CHECK(outputSize == units);
+    }
+    if (present(context, layout.projectionBias)) {
+        NN_RET_CHECK(projection);
+        NN_RET_CHECK(dimsAre(in(layout.projectionBias), {outputSize}));
+    }
+
+    NN_RET_CHECK(requiredWithDims(context, layout.outputStateIn, {batch, outputSize}));
+    NN_RET_CHECK(requiredWithDims(context, layout.cellStateIn, {batch, units}));
+    *sizes = {units, outputSize, cifg};
+    return true;
+}
+
+bool validateRnnCell(const OperationContext& context, const RnnLayout& layout, OperandType type) {
+    for (uint32_t i : {layout.input, layout.weights, layout.recurrentWeights, layout.bias, layout.hiddenStateIn,
+                       layout.auxInput, layout.auxWeights}) {
+        if (exists(context, i)) NN_RET_CHECK(context.inputType(i) == type);
+    }
+    NN_RET_CHECK(inputTypeIs(context, layout.activation, {OperandType::INT32}));
+    for (uint32_t i : {layout.weights, layout.recurrentWeights, layout.hiddenStateIn}) {
+        NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
+    }
+    NN_RET_CHECK(rankIsOrUnknown(context.input(layout.bias), 1));
+    if (context.hasValue(layout.activation)) {
+        NN_RET_CHECK(validFuseCode(context.scalar<int32_t>(layout.activation)));
+    }
+    return true;
+}
+
+bool prepareRnnCell(const OperationContext& context, const RnnLayout& layout, uint32_t batch,
+                    uint32_t inputSize, uint32_t auxInputSize, uint32_t* units) {
+    NN_RET_CHECK(present(context, layout.weights));
+    NN_RET_CHECK(context.input(layout.weights).rank() == 2);
+    const uint32_t n = context.input(layout.weights).dim(0);
+    NN_RET_CHECK(requiredWithDims(context, layout.weights, {n, inputSize}));
+    NN_RET_CHECK(requiredWithDims(context, layout.recurrentWeights, {n, n}));
+    NN_RET_CHECK(requiredWithDims(context, layout.bias, {n}));
+    NN_RET_CHECK(requiredWithDims(context, layout.hiddenStateIn, {batch, n}));
+    if (layout.auxWeights != kNoOperand) {
+        NN_RET_CHECK(present(context, layout.auxWeights) == (auxInputSize > 0));
+        if (auxInputSize > 0) NN_RET_CHECK(dimsAre(context.input(layout.auxWeights), {n, auxInputSize}));
+    }
+    NN_RET_CHECK(context.hasValue(layout.activation));
+    NN_RET_CHECK(validFuseCode(context.scalar<int32_t>(layout.activation)));
+    *units = n;
+    return true;
+}
+
+}  // namespace recurrent
+
+namespace {
+
+using namespace recurrent;
+
+// ---- LSTM (positions in kLstmLayout)
 // Inputs: 0 input [batch, inputSize]; 1-4 input-to-{input, forget, cell, output} weights
 // [units, inputSize]; 5-8 recurrent-to-{...} weights [units, outputSize]; 9-11 cell-to-{input,
 // forget, output} peephole weights [units]; 12-15 {input, forget, cell, output} gate biases
@@ -32,140 +210,26 @@ bool dimsAre(const OperandView& operand, std::initializer_list<uint32_t> dims) {
 // normalization weights [units].
 // Outputs: 0 scratch [batch, units * (cifg ? 3 : 4)], 1 output state, 2 cell state, 3 output.
 
-enum LstmInput : uint32_t {
-    kInput = 0,
-    kInputToInput = 1, kInputToForget, kInputToCell, kInputToOutput,
-    kRecurrentToInput = 5, kRecurrentToForget, kRecurrentToCell, kRecurrentToOutput,
-    kCellToInput = 9, kCellToForget, kCellToOutput,
-    kInputGateBias = 12, kForgetGateBias, kCellGateBias, kOutputGateBias,
-    kProjectionWeights = 16, kProjectionBias = 17,
-    kOutputStateIn = 18, kCellStateIn = 19,
-    kActivation = 20, kCellClip = 21, kProjClip = 22,
-    kInputLayerNorm = 23, kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm,
-};
-
-bool validLstmActivation(int32_t activation) {
-    // none, relu, relu1, relu6, tanh, sigmoid
-    return activation == 0 || activation == 1 || activation == 2 || activation == 3 ||
-           activation == 4 || activation == 6;
-}
-
 bool validateLstm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {23, 27}, 4));
-    const OperandType type = context.inputType(kInput);
+    const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
-    for (uint32_t i = 0; i < context.numInputs(); ++i) {
-        if (i == kActivation) {
-            NN_RET_CHECK(context.inputType(i) == OperandType::INT32);
-        } else if (i == kCellClip || i == kProjClip) {
-            NN_RET_CHECK(context.inputType(i) == floatScalarFor(type));
-        } else {
-            NN_RET_CHECK(context.inputType(i) == type);
-        }
-    }
+    NN_RET_CHECK(validateLstmCell(context, kLstmLayout, type));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(0), 2));
     for (uint32_t i = 0; i < context.numOutputs(); ++i) NN_RET_CHECK(context.output(i).type == type);
-    for (uint32_t i : {kInput, kInputToForget, kInputToCell, kInputToOutput, kRecurrentToForget,
-                       kRecurrentToCell, kRecurrentToOutput, kOutputStateIn, kCellStateIn}) {
-        NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
-    }
-    for (uint32_t i : {kForgetGateBias, kCellGateBias, kOutputGateBias}) {
-        NN_RET_CHECK(rankIsOrUnknown(context.input(i), 1));
-    }
-    if (context.hasValue(kActivation)) {
-        NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(kActivation)));
-    }
-    if (context.hasValue(kCellClip)) NN_RET_CHECK(context.scalar<float>(kCellClip) >= 0.0f);
-    if (context.hasValue(kProjClip)) NN_RET_CHECK(context.scalar<float>(kProjClip) >= 0.0f);
     return true;
 }
 
 bool prepareLstm(OperationContext& context) {
-    const auto& in = [&](uint32_t i) -> const OperandView& { return context.input(i); };
-    const auto present = [&](uint32_t i) { return !isAbsent(context.input(i)); };
-
-    NN_RET_CHECK(in(kInput).rank() == 2);
-    const uint32_t batch = in(kInput).dim(0);
-    const uint32_t inputSize = in(kInput).dim(1);
-    NN_RET_CHECK(in(kInputToOutput).rank() == 2);
-    const uint32_t units = in(kInputToOutput).dim(0);
-    NN_RET_CHECK(in(kRecurrentToOutput).rank() == 2);
-    const uint32_t outputSize = in(kRecurrentToOutput).dim(1);
-
-    NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(kActivation)));
-    NN_RET_CHECK(context.scalar<float>(kCellClip) >= 0.0f);
-    NN_RET_CHECK(context.scalar<float>(kProjClip) >= 0.0f);
-
-    for (uint32_t i : {kInputToForget, kInputToCell, kInputToOutput}) {
-        NN_RET_CHECK(dimsAre(in(i), {units, inputSize}));
-    }
-    for (uint32_t i : {kRecurrentToForget, kRecurrentToCell, kRecurrentToOutput}) {
-        NN_RET_CHECK(dimsAre(in(i), {units, outputSize}));
-    }
-    for (uint32_t i : {kForgetGateBias, kCellGateBias, kOutputGateBias}) {
-        NN_RET_CHECK(dimsAre(in(i), {units}));
-    }
-
-    // CIFG (coupled input and forget gates): no input gate weights, no input gate bias.
-    const bool cifg = !present(kInputToInput);
-    NN_RET_CHECK(present(kRecurrentToInput) == !cifg);
-    NN_RET_CHECK(present(kInputGateBias) == !cifg);
-    if (!cifg) {
-        NN_RET_CHECK(dimsAre(in(kInputToInput), {units, inputSize}));
-        NN_RET_CHECK(dimsAre(in(kRecurrentToInput), {units, outputSize}));
-        NN_RET_CHECK(dimsAre(in(kInputGateBias), {units}));
-    }
-
-    // Peephole: all of the used cell-to-gate weights or none.
-    const bool peephole = present(kCellToForget);
-    NN_RET_CHECK(present(kCellToOutput) == peephole);
-    if (cifg) {
-        NN_RET_CHECK(!present(kCellToInput));
-    } else {
-        NN_RET_CHECK(present(kCellToInput) == peephole);
-    }
-    if (peephole) {
-        NN_RET_CHECK(dimsAre(in(kCellToForget), {units}));
-        NN_RET_CHECK(dimsAre(in(kCellToOutput), {units}));
-        if (!cifg) NN_RET_CHECK(dimsAre(in(kCellToInput), {units}));
-    }
-
-    // Projection: the bias needs the weights.
-    const bool projection = present(kProjectionWeights);
-    if (projection) {
-        NN_RET_CHECK(dimsAre(in(kProjectionWeights), {outputSize, units}));
-    } else {
-        NN_RET_CHECK(outputSize == units);
-    }
-    if (present(kProjectionBias)) {
-        NN_RET_CHECK(projection);
-        NN_RET_CHECK(dimsAre(in(kProjectionBias), {outputSize}));
-    }
-
-    // Layer normalization (27 inputs): all used weights or none.
-    if (context.numInputs() == 27) {
-        const bool layerNorm = present(kForgetLayerNorm);
-        NN_RET_CHECK(present(kCellLayerNorm) == layerNorm);
-        NN_RET_CHECK(present(kOutputLayerNorm) == layerNorm);
-        if (cifg) {
-            NN_RET_CHECK(!present(kInputLayerNorm));
-        } else {
-            NN_RET_CHECK(present(kInputLayerNorm) == layerNorm);
-        }
-        if (layerNorm) {
-            for (uint32_t i : {kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm}) {
-                NN_RET_CHECK(dimsAre(in(i), {units}));
-            }
-            if (!cifg) NN_RET_CHECK(dimsAre(in(kInputLayerNorm), {units}));
-        }
-    }
-
-    NN_RET_CHECK(dimsAre(in(kOutputStateIn), {batch, outputSize}));
-    NN_RET_CHECK(dimsAre(in(kCellStateIn), {batch, units}));
-
-    context.output(0).dims = {batch, units * (cifg ? 3u : 4u)};
-    context.output(1).dims = {batch, outputSize};
-    context.output(2).dims = {batch, units};
-    context.output(3).dims = {batch, outputSize};
+    const OperandView& input = context.input(0);
+    NN_RET_CHECK(!isAbsent(input) && input.rank() == 2);
+    const uint32_t batch = input.dim(0);
+    LstmSizes sizes;
+    NN_RET_CHECK(prepareLstmCell(context, kLstmLayout, batch, input.dim(1), 0, &sizes));
+    context.output(0).dims = {batch, sizes.units * (sizes.cifg ? 3u : 4u)};
+    context.output(1).dims = {batch, sizes.outputSize};
+    context.output(2).dims = {batch, sizes.units};
+    context.output(3).dims = {batch, sizes.outputSize};
     return true;
 }
 
@@ -178,31 +242,18 @@ bool validateRnn(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {6}, 2));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
-    for (uint32_t i = 1; i < 5; ++i) NN_RET_CHECK(context.inputType(i) == type);
-    NN_RET_CHECK(inputTypeIs(context, 5, {OperandType::INT32}));
+    NN_RET_CHECK(validateRnnCell(context, kRnnLayout, type));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(0), 2));
     for (uint32_t i = 0; i < 2; ++i) NN_RET_CHECK(context.output(i).type == type);
-    for (uint32_t i : {0u, 1u, 2u, 4u}) NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
-    NN_RET_CHECK(rankIsOrUnknown(context.input(3), 1));
-    if (context.hasValue(5)) {
-        const int32_t fuse = context.scalar<int32_t>(5);
-        NN_RET_CHECK(fuse >= 0 && fuse <= 3);
-    }
     return true;
 }
 
 bool prepareRnn(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(input.rank() == 2);
-    NN_RET_CHECK(context.input(1).rank() == 2);
     const uint32_t batch = input.dim(0);
-    const uint32_t inputSize = input.dim(1);
-    const uint32_t units = context.input(1).dim(0);
-    NN_RET_CHECK(dimsAre(context.input(1), {units, inputSize}));
-    NN_RET_CHECK(dimsAre(context.input(2), {units, units}));
-    NN_RET_CHECK(dimsAre(context.input(3), {units}));
-    NN_RET_CHECK(dimsAre(context.input(4), {batch, units}));
-    const int32_t fuse = context.scalar<int32_t>(5);
-    NN_RET_CHECK(fuse >= 0 && fuse <= 3);
+    uint32_t units = 0;
+    NN_RET_CHECK(prepareRnnCell(context, kRnnLayout, batch, input.dim(1), 0, &units));
     context.output(0).dims = {batch, units};
     context.output(1).dims = {batch, units};
     return true;
@@ -235,6 +286,7 @@ bool prepareSvdf(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& weightsFeature = context.input(1);
     const OperandView& weightsTime = context.input(2);
+    for (uint32_t i : {0u, 1u, 2u, 4u}) NN_RET_CHECK(present(context, i));  // only the bias is optional
     NN_RET_CHECK(input.rank() == 2);
     NN_RET_CHECK(weightsFeature.rank() == 2);
     NN_RET_CHECK(weightsTime.rank() == 2);

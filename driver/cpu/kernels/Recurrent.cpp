@@ -1,15 +1,17 @@
-// Reference kernels of the single-step recurrent operations: LSTM, RNN, SVDF.
-// FLOAT16 operands are converted to float, computed in float and converted back.
+// Reference kernels of the single-step recurrent operations (LSTM, RNN, SVDF) and the LSTM and
+// RNN cell steps that the sequence kernels share (RecurrentCell.h).
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
-namespace {
+namespace recurrent {
 
+using hal::kLstmGates;
 using hal::OperandType;
 using hal::OperandView;
 using hal::OperationContext;
@@ -18,29 +20,33 @@ bool isFloatTensor(OperandType type) {
     return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16;
 }
 
-bool isAbsent(const OperandView& operand) {
-    return operand.omitted || operand.data == nullptr ||
-           (!operand.dims.empty() && operand.elements() == 0);
-}
-
-// The values of a float tensor as float; empty when the operand is absent.
-std::vector<float> load(const OperandView& operand) {
-    std::vector<float> values;
-    if (isAbsent(operand)) return values;
+bool loadFloats(const OperandView& operand, std::vector<float>* values) {
+    values->clear();
+    if (operand.omitted || operand.data == nullptr || operand.elements() == 0) return true;
+    NN_RET_CHECK(isFloatTensor(operand.type));
     const size_t count = operand.elements();
-    values.resize(count);
+    values->resize(count);
     if (operand.type == OperandType::TENSOR_FLOAT16) {
+        NN_RET_CHECK(operand.length >= count * sizeof(uint16_t));
         const uint16_t* data = operand.as<uint16_t>();
-        for (size_t i = 0; i < count; ++i) values[i] = hal::halfToFloat(data[i]);
+        for (size_t i = 0; i < count; ++i) (*values)[i] = hal::halfToFloat(data[i]);
     } else {
+        NN_RET_CHECK(operand.length >= count * sizeof(float));
         const float* data = operand.as<float>();
-        std::copy(data, data + count, values.begin());
+        std::copy(data, data + count, values->begin());
     }
-    return values;
+    return true;
 }
 
-bool store(const std::vector<float>& values, OperandView& operand) {
+bool loadFloats(const OperandView& operand, size_t count, std::vector<float>* values) {
+    NN_RET_CHECK(loadFloats(operand, values));
+    NN_RET_CHECK(values->size() == count);
+    return true;
+}
+
+bool storeFloats(const std::vector<float>& values, OperandView& operand) {
     const size_t count = values.size();
+    NN_RET_CHECK(operand.elements() == count);
     if (operand.type == OperandType::TENSOR_FLOAT16) {
         NN_RET_CHECK(operand.length >= count * sizeof(uint16_t));
         uint16_t* data = operand.as<uint16_t>();
@@ -52,6 +58,8 @@ bool store(const std::vector<float>& values, OperandView& operand) {
     }
     return true;
 }
+
+namespace {
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
@@ -66,6 +74,8 @@ float activate(float x, int32_t activation) {
         default: return x;
     }
 }
+
+float clip(float x, float limit) { return std::min(limit, std::max(-limit, x)); }
 
 // out[b][r] += sum_c matrix[r][c] * vectors[b][c]; matrix is [rows, cols], vectors [batch, cols].
 void addMatrixTimesVectors(const std::vector<float>& matrix, uint32_t rows, uint32_t cols,
@@ -82,9 +92,33 @@ void addMatrixTimesVectors(const std::vector<float>& matrix, uint32_t rows, uint
     }
 }
 
-float clip(float x, float limit) { return std::min(limit, std::max(-limit, x)); }
+// Copies `row` into each of the `batch` rows of out.
+void broadcastRows(const std::vector<float>& row, uint32_t batch, float* out) {
+    for (uint32_t b = 0; b < batch; ++b) std::copy(row.begin(), row.end(), out + static_cast<size_t>(b) * row.size());
+}
 
-// ---- LSTM (input positions as in hal/operations/Recurrent.cpp)
+bool exists(const OperationContext& context, uint32_t position) {
+    return position != hal::kNoOperand && position < context.numInputs();
+}
+
+// An operand that may be absent: empty, or exactly `count` values.
+bool loadOptional(const OperationContext& context, uint32_t position, size_t count, std::vector<float>* values) {
+    values->clear();
+    if (!exists(context, position)) return true;
+    NN_RET_CHECK(loadFloats(context.input(position), values));
+    NN_RET_CHECK(values->empty() || values->size() == count);
+    return true;
+}
+
+// Every gate the cell computes has a value in this group (the input gate none under CIFG).
+bool gatesPresent(const std::vector<float> (&group)[kLstmGates], bool cifg, bool peepholeGroup) {
+    for (uint32_t gate = 0; gate < kLstmGates; ++gate) {
+        if (cifg && gate == hal::kInputGate) continue;
+        if (peepholeGroup && gate == hal::kCellGate) continue;
+        if (group[gate].empty()) return false;
+    }
+    return true;
+}
 
 constexpr float kLayerNormEpsilon = 1e-8f;
 
@@ -100,154 +134,223 @@ void normalizeRows(std::vector<float>& gate, uint32_t batch, uint32_t units) {
         }
         const float mean = sum / static_cast<float>(units);
         const float variance = sumSquares / static_cast<float>(units) - mean * mean;
-        const float inverseDeviation =
-                1.0f / std::sqrt(variance == 0.0f ? kLayerNormEpsilon : variance);
+        const float inverseDeviation = 1.0f / std::sqrt(variance == 0.0f ? kLayerNormEpsilon : variance);
         for (uint32_t u = 0; u < units; ++u) row[u] = (row[u] - mean) * inverseDeviation;
     }
 }
 
-bool lstm(OperationContext& context) {
-    const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatTensor(type));
-    const uint32_t batch = context.input(0).dim(0);
-    const uint32_t inputSize = context.input(0).dim(1);
-    const uint32_t units = context.input(4).dim(0);
-    const uint32_t outputSize = context.input(8).dim(1);
-    const int32_t activation = context.scalar<int32_t>(20);
-    const float cellClip = context.scalar<float>(21);
-    const float projClip = context.scalar<float>(22);
+}  // namespace
 
-    std::vector<std::vector<float>> in(context.numInputs());
-    for (uint32_t i = 0; i < context.numInputs(); ++i) {
-        if (i < 20 || i > 22) in[i] = load(context.input(i));
+bool loadLstmCell(const OperationContext& context, const hal::LstmLayout& layout, LstmCell* cell) {
+    const OperandView& inputToOutput = context.input(layout.inputToGate[hal::kOutputGate]);
+    const OperandView& recurrentToOutput = context.input(layout.recurrentToGate[hal::kOutputGate]);
+    NN_RET_CHECK(inputToOutput.rank() == 2 && recurrentToOutput.rank() == 2);
+    cell->units = inputToOutput.dim(0);
+    cell->inputSize = inputToOutput.dim(1);
+    cell->outputSize = recurrentToOutput.dim(1);
+    cell->auxInputSize = 0;
+    if (exists(context, layout.auxInputToGate[hal::kOutputGate])) {
+        const OperandView& auxToOutput = context.input(layout.auxInputToGate[hal::kOutputGate]);
+        if (!auxToOutput.omitted && auxToOutput.rank() == 2) cell->auxInputSize = auxToOutput.dim(1);
     }
-    const bool cifg = in[1].empty();
-    const bool peephole = !in[10].empty();
-    const bool layerNorm = context.numInputs() == 27 && !in[24].empty();
-    const bool projection = !in[16].empty();
-    const bool projectionBias = !in[17].empty();
-    const std::vector<float>& x = in[0];
-    const std::vector<float>& outputStateIn = in[18];
-    const std::vector<float>& cellStateIn = in[19];
+    const size_t units = cell->units;
+    for (uint32_t g = 0; g < kLstmGates; ++g) {
+        NN_RET_CHECK(loadOptional(context, layout.inputToGate[g], units * cell->inputSize, &cell->inputToGate[g]));
+        NN_RET_CHECK(loadOptional(context, layout.recurrentToGate[g], units * cell->outputSize,
+                                  &cell->recurrentToGate[g]));
+        NN_RET_CHECK(loadOptional(context, layout.auxInputToGate[g], units * cell->auxInputSize,
+                                  &cell->auxInputToGate[g]));
+        NN_RET_CHECK(loadOptional(context, layout.cellToGate[g], units, &cell->cellToGate[g]));
+        NN_RET_CHECK(loadOptional(context, layout.gateBias[g], units, &cell->gateBias[g]));
+        NN_RET_CHECK(loadOptional(context, layout.layerNormWeights[g], units, &cell->layerNormWeights[g]));
+    }
+    NN_RET_CHECK(loadOptional(context, layout.projectionWeights, cell->outputSize * units, &cell->projectionWeights));
+    NN_RET_CHECK(loadOptional(context, layout.projectionBias, cell->outputSize, &cell->projectionBias));
 
-    // Pre-activation of gate g (0 input, 1 forget, 2 cell, 3 output), without the peephole
-    // term: bias (unless layer-normalized) + input part + recurrent part.
+    cell->cifg = cell->inputToGate[hal::kInputGate].empty();
+    cell->peephole = !cell->cellToGate[hal::kForgetGate].empty();
+    cell->layerNorm = !cell->layerNormWeights[hal::kForgetGate].empty();
+    cell->projection = !cell->projectionWeights.empty();
+    NN_RET_CHECK(gatesPresent(cell->inputToGate, cell->cifg, false));
+    NN_RET_CHECK(gatesPresent(cell->recurrentToGate, cell->cifg, false));
+    NN_RET_CHECK(gatesPresent(cell->gateBias, cell->cifg, false));
+    if (cell->peephole) NN_RET_CHECK(gatesPresent(cell->cellToGate, cell->cifg, true));
+    if (cell->layerNorm) NN_RET_CHECK(gatesPresent(cell->layerNormWeights, cell->cifg, false));
+    if (cell->auxInputSize > 0) NN_RET_CHECK(gatesPresent(cell->auxInputToGate, cell->cifg, false));
+    NN_RET_CHECK(cell->projection || cell->outputSize == cell->units);
+
+    cell->activation = context.scalar<int32_t>(layout.activation);
+    cell->cellClip = context.scalar<float>(layout.cellClip);
+    cell->projClip = context.scalar<float>(layout.projClip);
+    return true;
+}
+
+bool loadLstmState(const OperationContext& context, const hal::LstmLayout& layout, const LstmCell& cell,
+                   uint32_t batch, std::vector<float>* outputState, std::vector<float>* cellState) {
+    NN_RET_CHECK(loadFloats(context.input(layout.outputStateIn), size_t{batch} * cell.outputSize, outputState));
+    NN_RET_CHECK(loadFloats(context.input(layout.cellStateIn), size_t{batch} * cell.units, cellState));
+    return true;
+}
+
+void lstmStep(const LstmCell& cell, uint32_t batch, const float* input, const float* auxInput,
+              float* outputState, float* cellState, std::vector<float>* gates) {
+    const uint32_t units = cell.units;
     const size_t gateSize = static_cast<size_t>(batch) * units;
+
+    // Pre-activation of a gate without its peephole term: bias (added after the layer
+    // normalization when there is one) + input, auxiliary input and recurrent parts.
     auto gateSum = [&](uint32_t g) {
         std::vector<float> gate(gateSize, 0.0f);
-        if (!layerNorm) {
-            for (uint32_t b = 0; b < batch; ++b) {
-                std::copy(in[12 + g].begin(), in[12 + g].end(), gate.begin() + b * units);
-            }
+        if (!cell.layerNorm) broadcastRows(cell.gateBias[g], batch, gate.data());
+        addMatrixTimesVectors(cell.inputToGate[g], units, cell.inputSize, input, batch, gate.data());
+        if (auxInput != nullptr && cell.auxInputSize > 0) {
+            addMatrixTimesVectors(cell.auxInputToGate[g], units, cell.auxInputSize, auxInput, batch, gate.data());
         }
-        addMatrixTimesVectors(in[1 + g], units, inputSize, x.data(), batch, gate.data());
-        addMatrixTimesVectors(in[5 + g], units, outputSize, outputStateIn.data(), batch, gate.data());
+        addMatrixTimesVectors(cell.recurrentToGate[g], units, cell.outputSize, outputState, batch, gate.data());
         return gate;
     };
-    auto addPeephole = [&](std::vector<float>& gate, const std::vector<float>& weights,
-                           const std::vector<float>& cell) {
-        for (uint32_t b = 0; b < batch; ++b) {
-            for (uint32_t u = 0; u < units; ++u) gate[b * units + u] += weights[u] * cell[b * units + u];
-        }
+    auto addPeephole = [&](std::vector<float>& gate, uint32_t g, const float* state) {
+        if (!cell.peephole) return;
+        for (size_t i = 0; i < gateSize; ++i) gate[i] += cell.cellToGate[g][i % units] * state[i];
     };
     auto finishLayerNorm = [&](std::vector<float>& gate, uint32_t g) {
-        if (!layerNorm) return;
+        if (!cell.layerNorm) return;
         normalizeRows(gate, batch, units);
-        const std::vector<float>& weights = in[23 + g];
-        const std::vector<float>& bias = in[12 + g];
-        for (uint32_t b = 0; b < batch; ++b) {
-            for (uint32_t u = 0; u < units; ++u) {
-                gate[b * units + u] = gate[b * units + u] * weights[u] + bias[u];
-            }
+        for (size_t i = 0; i < gateSize; ++i) {
+            gate[i] = gate[i] * cell.layerNormWeights[g][i % units] + cell.gateBias[g][i % units];
         }
     };
 
     std::vector<float> inputGate;
-    if (!cifg) {
-        inputGate = gateSum(0);
-        if (peephole) addPeephole(inputGate, in[9], cellStateIn);
-        finishLayerNorm(inputGate, 0);
+    if (!cell.cifg) {
+        inputGate = gateSum(hal::kInputGate);
+        addPeephole(inputGate, hal::kInputGate, cellState);
+        finishLayerNorm(inputGate, hal::kInputGate);
         for (float& v : inputGate) v = sigmoid(v);
     }
-    std::vector<float> forgetGate = gateSum(1);
-    if (peephole) addPeephole(forgetGate, in[10], cellStateIn);
-    finishLayerNorm(forgetGate, 1);
+    std::vector<float> forgetGate = gateSum(hal::kForgetGate);
+    addPeephole(forgetGate, hal::kForgetGate, cellState);
+    finishLayerNorm(forgetGate, hal::kForgetGate);
     for (float& v : forgetGate) v = sigmoid(v);
-    if (cifg) {
+    if (cell.cifg) {
         inputGate.resize(gateSize);
         for (size_t i = 0; i < gateSize; ++i) inputGate[i] = 1.0f - forgetGate[i];
     }
-    std::vector<float> cellGate = gateSum(2);
-    finishLayerNorm(cellGate, 2);
+    std::vector<float> cellGate = gateSum(hal::kCellGate);
+    finishLayerNorm(cellGate, hal::kCellGate);
 
-    std::vector<float> cellState(gateSize);
     for (size_t i = 0; i < gateSize; ++i) {
-        float c = forgetGate[i] * cellStateIn[i] + inputGate[i] * activate(cellGate[i], activation);
-        if (cellClip > 0.0f) c = clip(c, cellClip);
-        cellState[i] = c;
+        const float c = forgetGate[i] * cellState[i] + inputGate[i] * activate(cellGate[i], cell.activation);
+        cellState[i] = cell.cellClip > 0.0f ? clip(c, cell.cellClip) : c;
     }
 
-    std::vector<float> outputGate = gateSum(3);
-    if (peephole) addPeephole(outputGate, in[11], cellState);
-    finishLayerNorm(outputGate, 3);
+    std::vector<float> outputGate = gateSum(hal::kOutputGate);
+    addPeephole(outputGate, hal::kOutputGate, cellState);
+    finishLayerNorm(outputGate, hal::kOutputGate);
     for (float& v : outputGate) v = sigmoid(v);
 
     std::vector<float> hidden(gateSize);
-    for (size_t i = 0; i < gateSize; ++i) hidden[i] = outputGate[i] * activate(cellState[i], activation);
+    for (size_t i = 0; i < gateSize; ++i) hidden[i] = outputGate[i] * activate(cellState[i], cell.activation);
 
-    std::vector<float> output;
-    if (projection) {
-        output.assign(static_cast<size_t>(batch) * outputSize, 0.0f);
-        if (projectionBias) {
-            for (uint32_t b = 0; b < batch; ++b) {
-                std::copy(in[17].begin(), in[17].end(), output.begin() + b * outputSize);
-            }
-        }
-        addMatrixTimesVectors(in[16], outputSize, units, hidden.data(), batch, output.data());
-        if (projClip > 0.0f) {
-            for (float& v : output) v = clip(v, projClip);
+    const size_t outputCount = static_cast<size_t>(batch) * cell.outputSize;
+    if (cell.projection) {
+        std::fill(outputState, outputState + outputCount, 0.0f);
+        if (!cell.projectionBias.empty()) broadcastRows(cell.projectionBias, batch, outputState);
+        addMatrixTimesVectors(cell.projectionWeights, cell.outputSize, units, hidden.data(), batch, outputState);
+        if (cell.projClip > 0.0f) {
+            for (size_t i = 0; i < outputCount; ++i) outputState[i] = clip(outputState[i], cell.projClip);
         }
     } else {
-        output = hidden;
+        std::copy(hidden.begin(), hidden.end(), outputState);
     }
 
-    // The scratch buffer holds the gate activations (its contents are not specified).
-    std::vector<float> scratch;
-    scratch.reserve(gateSize * 4);
-    if (!cifg) scratch.insert(scratch.end(), inputGate.begin(), inputGate.end());
-    scratch.insert(scratch.end(), forgetGate.begin(), forgetGate.end());
-    scratch.insert(scratch.end(), cellGate.begin(), cellGate.end());
-    scratch.insert(scratch.end(), outputGate.begin(), outputGate.end());
+    if (gates != nullptr) {
+        gates->clear();
+        if (!cell.cifg) gates->insert(gates->end(), inputGate.begin(), inputGate.end());
+        for (const auto* gate : {&forgetGate, &cellGate, &outputGate}) {
+            gates->insert(gates->end(), gate->begin(), gate->end());
+        }
+    }
+}
 
-    NN_RET_CHECK(store(scratch, context.output(0)));
-    NN_RET_CHECK(store(output, context.output(1)));
-    NN_RET_CHECK(store(cellState, context.output(2)));
-    NN_RET_CHECK(store(output, context.output(3)));
+bool loadRnnCell(const OperationContext& context, const hal::RnnLayout& layout, RnnCell* cell) {
+    const OperandView& weights = context.input(layout.weights);
+    NN_RET_CHECK(weights.rank() == 2);
+    cell->units = weights.dim(0);
+    cell->inputSize = weights.dim(1);
+    cell->auxInputSize = 0;
+    if (exists(context, layout.auxWeights)) {
+        const OperandView& auxWeights = context.input(layout.auxWeights);
+        if (!auxWeights.omitted && auxWeights.rank() == 2) cell->auxInputSize = auxWeights.dim(1);
+    }
+    const size_t units = cell->units;
+    NN_RET_CHECK(loadFloats(weights, units * cell->inputSize, &cell->weights));
+    NN_RET_CHECK(loadFloats(context.input(layout.recurrentWeights), units * units, &cell->recurrentWeights));
+    NN_RET_CHECK(loadFloats(context.input(layout.bias), units, &cell->bias));
+    NN_RET_CHECK(loadOptional(context, layout.auxWeights, units * cell->auxInputSize, &cell->auxWeights));
+    NN_RET_CHECK(cell->auxWeights.size() == units * cell->auxInputSize);
+    cell->fuse = context.scalar<int32_t>(layout.activation);
+    return true;
+}
+
+void rnnStep(const RnnCell& cell, uint32_t batch, const float* input, const float* auxInput, float* hidden) {
+    float low, high;
+    floatActivationRange(cell.fuse, &low, &high);
+    std::vector<float> next(static_cast<size_t>(batch) * cell.units);
+    broadcastRows(cell.bias, batch, next.data());
+    addMatrixTimesVectors(cell.weights, cell.units, cell.inputSize, input, batch, next.data());
+    if (auxInput != nullptr && cell.auxInputSize > 0) {
+        addMatrixTimesVectors(cell.auxWeights, cell.units, cell.auxInputSize, auxInput, batch, next.data());
+    }
+    addMatrixTimesVectors(cell.recurrentWeights, cell.units, cell.units, hidden, batch, next.data());
+    for (size_t i = 0; i < next.size(); ++i) hidden[i] = std::min(high, std::max(low, next[i]));
+}
+
+}  // namespace recurrent
+
+namespace {
+
+using hal::OperandType;
+using hal::OperandView;
+using hal::OperationContext;
+using namespace recurrent;
+
+// ---- LSTM (positions in hal::kLstmLayout). The scratch output holds the gate values (its
+// contents are not specified).
+
+bool lstm(OperationContext& context) {
+    LstmCell cell;
+    NN_RET_CHECK(loadLstmCell(context, hal::kLstmLayout, &cell));
+    NN_RET_CHECK(context.input(0).rank() == 2);
+    const uint32_t batch = context.input(0).dim(0);
+    std::vector<float> input;
+    std::vector<float> outputState;
+    std::vector<float> cellState;
+    NN_RET_CHECK(loadFloats(context.input(0), size_t{batch} * cell.inputSize, &input));
+    NN_RET_CHECK(loadLstmState(context, hal::kLstmLayout, cell, batch, &outputState, &cellState));
+    std::vector<float> gates;
+    lstmStep(cell, batch, input.data(), nullptr, outputState.data(), cellState.data(), &gates);
+    NN_RET_CHECK(storeFloats(gates, context.output(0)));
+    NN_RET_CHECK(storeFloats(outputState, context.output(1)));
+    NN_RET_CHECK(storeFloats(cellState, context.output(2)));
+    NN_RET_CHECK(storeFloats(outputState, context.output(3)));
     return true;
 }
 
 // ---- RNN: output = fuse(weights * input + recurrent * hidden + bias); both outputs = output.
 
 bool rnn(OperationContext& context) {
-    NN_RET_CHECK(isFloatTensor(context.inputType(0)));
+    RnnCell cell;
+    NN_RET_CHECK(loadRnnCell(context, hal::kRnnLayout, &cell));
+    NN_RET_CHECK(context.input(0).rank() == 2);
     const uint32_t batch = context.input(0).dim(0);
-    const uint32_t inputSize = context.input(0).dim(1);
-    const uint32_t units = context.input(1).dim(0);
-    const std::vector<float> input = load(context.input(0));
-    const std::vector<float> weights = load(context.input(1));
-    const std::vector<float> recurrent = load(context.input(2));
-    const std::vector<float> bias = load(context.input(3));
-    const std::vector<float> hidden = load(context.input(4));
-    float low, high;
-    floatActivationRange(context.scalar<int32_t>(5), &low, &high);
-
-    std::vector<float> output(static_cast<size_t>(batch) * units);
-    for (uint32_t b = 0; b < batch; ++b) std::copy(bias.begin(), bias.end(), output.begin() + b * units);
-    addMatrixTimesVectors(weights, units, inputSize, input.data(), batch, output.data());
-    addMatrixTimesVectors(recurrent, units, units, hidden.data(), batch, output.data());
-    for (float& v : output) v = std::min(high, std::max(low, v));
-    NN_RET_CHECK(store(output, context.output(0)));
-    NN_RET_CHECK(store(output, context.output(1)));
+    std::vector<float> input;
+    std::vector<float> hidden;
+    NN_RET_CHECK(loadFloats(context.input(0), size_t{batch} * cell.inputSize, &input));
+    NN_RET_CHECK(loadFloats(context.input(hal::kRnnLayout.hiddenStateIn), size_t{batch} * cell.units, &hidden));
+    rnnStep(cell, batch, input.data(), nullptr, hidden.data());
+    NN_RET_CHECK(storeFloats(hidden, context.output(0)));
+    NN_RET_CHECK(storeFloats(hidden, context.output(1)));
     return true;
 }
 
@@ -264,13 +367,15 @@ bool svdf(OperationContext& context) {
     const uint32_t filters = context.input(1).dim(0);
     const uint32_t memorySize = context.input(2).dim(1);
     const auto rank = static_cast<uint32_t>(context.scalar<int32_t>(5));
-    NN_RET_CHECK(rank >= 1 && filters % rank == 0);
+    NN_RET_CHECK(rank >= 1 && filters % rank == 0 && memorySize >= 1);
     const uint32_t units = filters / rank;
-    const std::vector<float> input = load(context.input(0));
-    const std::vector<float> weightsFeature = load(context.input(1));
-    const std::vector<float> weightsTime = load(context.input(2));
-    const std::vector<float> bias = load(context.input(3));
-    std::vector<float> state = load(context.input(4));
+    std::vector<float> input, weightsFeature, weightsTime, bias, state;
+    NN_RET_CHECK(loadFloats(context.input(0), size_t{batch} * inputSize, &input));
+    NN_RET_CHECK(loadFloats(context.input(1), size_t{filters} * inputSize, &weightsFeature));
+    NN_RET_CHECK(loadFloats(context.input(2), size_t{filters} * memorySize, &weightsTime));
+    NN_RET_CHECK(loadFloats(context.input(3), &bias));
+    NN_RET_CHECK(bias.empty() || bias.size() == units);
+    NN_RET_CHECK(loadFloats(context.input(4), size_t{batch} * memorySize * filters, &state));
     float low, high;
     floatActivationRange(context.scalar<int32_t>(6), &low, &high);
 
@@ -298,8 +403,8 @@ bool svdf(OperationContext& context) {
             memory[memorySize - 1] = 0.0f;
         }
     }
-    NN_RET_CHECK(store(state, context.output(0)));
-    NN_RET_CHECK(store(output, context.output(1)));
+    NN_RET_CHECK(storeFloats(state, context.output(0)));
+    NN_RET_CHECK(storeFloats(output, context.output(1)));
     return true;
 }
 
