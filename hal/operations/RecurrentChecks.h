@@ -1,6 +1,6 @@
 // Operand checks shared by the signatures of the recurrent operations: one LSTM or RNN cell
 // (one direction), wherever its operands sit (see nnemu/hal/RecurrentLayout.h). Defined in
-// Recurrent.cpp.
+// RecurrentChecks.cpp.
 #pragma once
 
 #include <initializer_list>

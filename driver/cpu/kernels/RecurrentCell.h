@@ -1,6 +1,6 @@
 // One time step of an LSTM or RNN cell in float, shared by the single-step kernels (LSTM, RNN)
 // and the sequence kernels. FLOAT16 operands are read into float and written back as half;
-// states stay in float between the steps of a sequence. Defined in Recurrent.cpp.
+// states stay in float between the steps of a sequence. Defined in RecurrentCell.cpp.
 #pragma once
 
 #include <vector>
