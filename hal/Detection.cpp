@@ -87,7 +87,7 @@ bool readProposalInputs(const OperationContext& context, ProposalInputs* in) {
     in->scores = makeImage4(context.input(0).dims, nchw);
     in->deltas = makeImage4(context.input(1).dims, nchw);
     in->anchors = anchors.dim(0);
-    NN_RET_CHECK(in->scores.channels == in->anchors && in->deltas.channels == in->anchors * 4);
+    NN_RET_CHECK(in->scores.channels == in->anchors && uint64_t{in->deltas.channels} == uint64_t{in->anchors} * 4);
     NN_RET_CHECK(in->deltas.batches == in->scores.batches && in->deltas.height == in->scores.height &&
                  in->deltas.width == in->scores.width && imageInfo.dim(0) == in->scores.batches);
     NN_RET_CHECK(readValues(context.input(0), &in->scoreValues));

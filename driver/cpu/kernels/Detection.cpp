@@ -2,6 +2,7 @@
 // The arithmetic and the selections live in hal/Detection.h, shared with the signatures that
 // size the data-dependent outputs; every type computes in float on dequantized values.
 #include <any>
+#include <cstdint>
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
@@ -32,6 +33,7 @@ bool axisAlignedBboxTransform(OperationContext& context) {
     const uint64_t numBatches = imageInfo.size() / 2;
     if (numRois == 0) return true;
     NN_RET_CHECK(rois.size() == numRois * 4 && deltas.size() % (numRois * 4) == 0);
+    NN_RET_CHECK(batchIndex.data != nullptr && numBatches <= UINT32_MAX);
     NN_RET_CHECK(hal::detection::batchIndexesInRange(batchIndex, static_cast<uint32_t>(numBatches)));
     const uint64_t numClasses = deltas.size() / (numRois * 4);
     OperandView& output = context.output(0);
