@@ -1,14 +1,18 @@
 // Independent computations of the last operation of the catalog's detector and segmenter, from
 // the outputs of their variants that stop before it: SSD box decoding with TFLite's centre-size
 // coder and greedy non-maximum suppression over each anchor's best class, and argmax over
-// channels. Shared by the library-path tests (tests/tflite) and the tool tests (tests/tools).
+// channels; a test picture and the comparisons. Shared by the library-path tests (tests/tflite)
+// and the tool tests (tests/tools).
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "nnemu/tflite/Model.h"
@@ -125,6 +129,81 @@ inline std::vector<int32_t> referenceArgMax(const std::vector<float>& values, si
         labels[p] = static_cast<int32_t>(std::max_element(v, v + channels) - v);
     }
     return labels;
+}
+
+// A picture with smooth gradients and a few bright and dark rectangles, as uint8 pixels
+// read with scale 1/128 and zero point 128 (the input range [-1, 1) of the generated models).
+inline std::vector<uint8_t> picture(const Tensor& input) {
+    const int32_t h = input.shape[1], w = input.shape[2], c = input.shape[3];
+    std::vector<uint8_t> pixels(static_cast<size_t>(h * w * c));
+    for (int32_t y = 0; y < h; ++y) {
+        for (int32_t x = 0; x < w; ++x) {
+            for (int32_t k = 0; k < c; ++k) {
+                int value = 40 + (3 * x + 2 * y + 50 * k) % 120;
+                if (x >= 8 && x < 28 && y >= 10 && y < 40) value = 230 - 20 * k;
+                if (x >= 36 && x < 60 && y >= 30 && y < 44) value = 10 + 30 * k;
+                pixels[static_cast<size_t>((y * w + x) * c + k)] = static_cast<uint8_t>(value);
+            }
+        }
+    }
+    if (input.type == ElementType::UINT8) return pixels;
+    std::vector<uint8_t> bytes(pixels.size() * 4);
+    for (size_t i = 0; i < pixels.size(); ++i) {
+        const float real = (static_cast<float>(pixels[i]) - 128.0f) / 128.0f;
+        std::memcpy(bytes.data() + 4 * i, &real, 4);
+    }
+    return bytes;
+}
+
+// Same detections up to the order of equal scores: labels exact, scores to 1e-6, boxes to 1e-4.
+inline void expectSameDetections(std::vector<Detection> got, std::vector<Detection> expected, const std::string& where) {
+    const auto order = [](const Detection& a, const Detection& b) {
+        if (a.score != b.score) return a.score > b.score;
+        if (a.label != b.label) return a.label < b.label;
+        return std::lexicographical_compare(a.box, a.box + 4, b.box, b.box + 4);
+    };
+    std::sort(got.begin(), got.end(), order);
+    std::sort(expected.begin(), expected.end(), order);
+    ASSERT_EQ(got.size(), expected.size()) << where;
+    for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].label, expected[i].label) << where << " detection " << i;
+        EXPECT_NEAR(got[i].score, expected[i].score, 1e-6) << where << " detection " << i;
+        for (int k = 0; k < 4; ++k) EXPECT_NEAR(got[i].box[k], expected[i].box[k], 1e-4) << where << " detection " << i;
+    }
+}
+
+// Quantized devices may round differently: the NPU's detections match the CPU's when at least
+// 80% of them have a counterpart of the same label, a box overlapping by 80% and a close score.
+inline void expectAgreeingDetections(const std::vector<Detection>& got, const std::vector<Detection>& cpu,
+                                     float scoreTolerance, const std::string& where) {
+    ASSERT_EQ(got.size(), cpu.size()) << where;
+    std::vector<bool> used(got.size(), false);
+    size_t matched = 0;
+    for (const Detection& c : cpu) {
+        for (size_t i = 0; i < got.size(); ++i) {
+            if (!used[i] && got[i].label == c.label && intersectionOverUnion(got[i].box, c.box) >= 0.8f &&
+                std::fabs(got[i].score - c.score) <= scoreTolerance) {
+                used[i] = true;
+                ++matched;
+                break;
+            }
+        }
+    }
+    EXPECT_GE(matched * 5, cpu.size() * 4) << where << ": " << matched << " of " << cpu.size() << " detections match";
+}
+
+// Real values of a device against the CPU's: within 8 quantization steps each and one step on
+// average (quantized; convolutions round differently and the sigmoid amplifies it), or float
+// rounding.
+inline void expectClose(const std::vector<float>& got, const std::vector<float>& cpu, float step, const std::string& where) {
+    ASSERT_EQ(got.size(), cpu.size()) << where;
+    const float maxDifference = step > 0 ? 8 * step : 1e-4f;
+    double sum = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_NEAR(got[i], cpu[i], maxDifference + 1e-6f) << where << " element " << i;
+        sum += std::fabs(got[i] - cpu[i]);
+    }
+    EXPECT_LE(sum / static_cast<double>(got.size()), step > 0 ? step : 1e-5) << where << ": mean difference";
 }
 
 }  // namespace nnemu::tflite::test
