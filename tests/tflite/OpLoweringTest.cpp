@@ -397,8 +397,8 @@ TEST(OpLowering, TransposeConvInt8PerChannelWithoutBias) {
 }
 
 // A float sequence node; states are variable tensors nobody writes.
-TEST(OpLowering, UnidirectionalSequenceRnn) {
-    const LoweredGraph l = lowerOne([](GraphBuilder& g) {
+LoweredGraph unidirectionalRnn(fb::ActivationFunctionType activation) {
+    return lowerOne([activation](GraphBuilder& g) {
         const int32_t in = g.tensor({2, 5, 3}, F32);
         const int32_t w = g.tensor({4, 3}, F32, GraphBuilder::bytes(std::vector<float>(12, 0.1f)));
         const int32_t r = g.tensor({4, 4}, F32, GraphBuilder::bytes(std::vector<float>(16, 0.1f)));
@@ -406,19 +406,25 @@ TEST(OpLowering, UnidirectionalSequenceRnn) {
         const int32_t state = g.variable({2, 4}, F32);
         const int32_t out = g.tensor({2, 5, 4}, F32);
         g.op(fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN, {in, w, r, b, state}, {out},
-             fb::BuiltinOptions_SequenceRNNOptions, [](flatbuffers::FlatBufferBuilder& fbb) {
-                 return fb::CreateSequenceRNNOptions(fbb, false, fb::ActivationFunctionType_TANH).Union();
+             fb::BuiltinOptions_SequenceRNNOptions, [activation](flatbuffers::FlatBufferBuilder& fbb) {
+                 return fb::CreateSequenceRNNOptions(fbb, false, activation).Union();
              });
         g.inputs = {in};
         g.outputs = {out};
     });
+}
+
+TEST(OpLowering, UnidirectionalSequenceRnn) {
+    const LoweredGraph l = unidirectionalRnn(fb::ActivationFunctionType_RELU6);
     ASSERT_TRUE(l.ok) << l.error;
     ASSERT_EQ(l.operationTypes(), std::vector<int32_t>{ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN});
     ASSERT_EQ(l.graph.operations[0].inputs.size(), 7u);
     EXPECT_FALSE(l.input(0, 4).isConstant);          // the state: a zero-filled partition input
-    EXPECT_EQ(l.value<int32_t>(0, 5), 4);            // TFLite's TANH code
+    EXPECT_EQ(l.value<int32_t>(0, 5), ANEURALNETWORKS_FUSED_RELU6);
     EXPECT_EQ(l.value<int32_t>(0, 6), 0);            // batch major
     EXPECT_FALSE(l.cpuOnly(0));
+    expectRefused(unidirectionalRnn(fb::ActivationFunctionType_TANH),
+                  "operator UNIDIRECTIONAL_SEQUENCE_RNN at node 0: activation TANH is not supported by NNAPI RNN operators");
 }
 
 // LSTM inputs 0-19 one to one (absent ones omitted), then activation, clips, time_major and

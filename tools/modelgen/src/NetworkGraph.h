@@ -19,6 +19,7 @@ enum class TensorRole {
     WEIGHTS,     // float constant, quantized per tensor or per channel (quantAxis)
     BIAS,        // float constant, becomes int32 with scale input * weights in quantized models
     INDEXES,     // int32 constant (shapes, axes, paddings), never quantized
+    STATE,       // a float variable tensor without data (RNN/LSTM state, zeros at start)
 };
 
 struct NetTensor {
@@ -145,6 +146,10 @@ public:
     // anchors [N, 4] -> boxes, classes, scores, count (float).
     std::vector<int32_t> detectionPostProcess(const std::string& name, int32_t boxes, int32_t scores, int32_t anchors,
                                               const DetectionParams& params);
+    // Float sequence layers over [batch, time, features], batch major, state from zeros: an RNN
+    // with RELU6, an LSTM with TANH.
+    int32_t sequenceRnn(const std::string& name, int32_t input, int32_t units);
+    int32_t sequenceLstm(const std::string& name, int32_t input, int32_t units);   // no peephole, no projection
 
 private:
     int32_t addTensor(NetTensor tensor);

@@ -145,4 +145,49 @@ std::vector<int32_t> NetworkGraph::detectionPostProcess(const std::string& name,
     return outputs;
 }
 
+int32_t NetworkGraph::sequenceRnn(const std::string& name, int32_t input, int32_t units) {
+    const std::vector<int32_t> in = shapeOf(input);
+    const int32_t weights = addWeights(name + "/input_weights", {units, in[2]}, in[2], 0.7f, -1);
+    const int32_t recurrent = addWeights(name + "/recurrent_weights", {units, units}, units, 0.5f, -1);
+    const int32_t bias = addBias(name + "/bias", units, 0.05f, input, weights);
+    NetTensor state;
+    state.name = name + "/hidden_state";
+    state.shape = {in[0], units};
+    state.role = TensorRole::STATE;
+    const int32_t stateTensor = addTensor(std::move(state));
+    const int32_t output = addActivation(name, {in[0], in[1], units});
+    NetOptions options;
+    options.activation = fb::ActivationFunctionType_RELU6;   // NNAPI's RNN has no TANH
+    addOperator(fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN, {input, weights, recurrent, bias, stateTensor}, {output},
+                options);
+    return output;
+}
+
+int32_t NetworkGraph::sequenceLstm(const std::string& name, int32_t input, int32_t units) {
+    const std::vector<int32_t> in = shapeOf(input);
+    std::vector<int32_t> operands = {input};
+    const char* gates[] = {"input", "forget", "cell", "output"};
+    for (const char* gate : gates) {
+        operands.push_back(addWeights(name + "/" + gate + "_weights", {units, in[2]}, in[2], 0.7f, -1));
+    }
+    for (const char* gate : gates) {
+        operands.push_back(addWeights(name + "/" + gate + "_recurrent_weights", {units, units}, units, 0.5f, -1));
+    }
+    operands.insert(operands.end(), {-1, -1, -1});   // no peephole connections
+    for (const char* gate : gates) operands.push_back(addBias(name + "/" + gate + "_bias", units, 0.05f, input, operands[1]));
+    operands.insert(operands.end(), {-1, -1});       // no projection
+    for (const char* state : {"/output_state", "/cell_state"}) {
+        NetTensor tensor;
+        tensor.name = name + state;
+        tensor.shape = {in[0], units};
+        tensor.role = TensorRole::STATE;
+        operands.push_back(addTensor(std::move(tensor)));
+    }
+    const int32_t output = addActivation(name, {in[0], in[1], units});
+    NetOptions options;
+    options.activation = fb::ActivationFunctionType_TANH;
+    addOperator(fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, operands, {output}, options);
+    return output;
+}
+
 }  // namespace nnemu::modelgen

@@ -119,6 +119,8 @@ void selectGreater(NetworkGraph& g, Flavor) {
     g.tensors[larger].sameQuantizationAs = a;   // SELECT copies values: one quantization for all
     g.outputs = {larger};
 }
+void sequenceRnn(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceRnn("rnn", g.addInput("input", {1, 6, 4}), 8)}; }
+void sequenceLstm(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceLstm("lstm", g.addInput("input", {1, 6, 4}), 8)}; }
 void cast(NetworkGraph& g, Flavor) { g.outputs = {g.cast("cast", g.addInput("input", {1, 16}), fb::TensorType_INT32)}; }
 
 const std::vector<SmallModel>& smallModels() {
@@ -161,6 +163,9 @@ const std::vector<SmallModel>& smallModels() {
             {{"pow", "POW with a constant exponent", true, false, false}, power},
             {{"select_greater", "GREATER -> SELECT (bool condition)", true, true, true}, selectGreater},
             {{"cast", "CAST float32 -> int32", true, false, false}, cast},
+            {{"sequence_rnn", "UNIDIRECTIONAL_SEQUENCE_RNN, 6 steps, 8 units, RELU6", true, false, false}, sequenceRnn},
+            {{"sequence_lstm", "UNIDIRECTIONAL_SEQUENCE_LSTM, 6 steps, 8 units (no peephole)", true, false, false},
+             sequenceLstm},
     };
     return models;
 }

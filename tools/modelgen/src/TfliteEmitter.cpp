@@ -271,6 +271,12 @@ private:
             case fb::BuiltinOperator_CAST:
                 *type = fb::BuiltinOptions_CastOptions;
                 return fb::CreateCastOptions(builder_, o.inputType, o.outputType).Union();
+            case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN:
+                *type = fb::BuiltinOptions_SequenceRNNOptions;
+                return fb::CreateSequenceRNNOptions(builder_, false, o.activation).Union();
+            case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM:
+                *type = fb::BuiltinOptions_UnidirectionalSequenceLSTMOptions;
+                return fb::CreateUnidirectionalSequenceLSTMOptions(builder_, o.activation).Union();
             default:
                 *type = fb::BuiltinOptions_NONE;
                 return 0;
@@ -282,7 +288,7 @@ private:
         buffers.push_back(fb::CreateBuffer(builder_));  // the empty sentinel
         std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
         const auto addTensor = [&](const std::string& name, const std::vector<int32_t>& shape,
-                                   const TensorEncoding& e) {
+                                   const TensorEncoding& e, bool variable = false) {
             uint32_t buffer = 0;
             if (!e.data.empty()) {
                 builder_.ForceVectorAlignment(e.data.size(), sizeof(uint8_t), 16);
@@ -295,11 +301,12 @@ private:
                                                                       &e.zeroPoints, fb::QuantizationDetails_NONE, 0,
                                                                       e.axis);
             }
-            tensors.push_back(fb::CreateTensorDirect(builder_, &shape, e.type, buffer, name.c_str(), quantization));
+            tensors.push_back(fb::CreateTensorDirect(builder_, &shape, e.type, buffer, name.c_str(), quantization, variable));
             return static_cast<int32_t>(tensors.size() - 1);
         };
         for (size_t t = 0; t < graph_.tensors.size(); ++t) {
-            addTensor(graph_.tensors[t].name, graph_.tensors[t].shape, encodings_[t]);
+            addTensor(graph_.tensors[t].name, graph_.tensors[t].shape, encodings_[t],
+                      graph_.tensors[t].role == TensorRole::STATE);
         }
 
         std::map<std::string, uint32_t> codeIndex;   // builtin code or custom name

@@ -46,11 +46,14 @@ bool outputs(NodeLowering& l, std::vector<uint32_t>* operands) {
     return true;
 }
 
-// Sequence kernels take TFLite's activation codes (NONE, RELU, RELU_N1_TO_1, RELU6, TANH).
-bool activationCode(NodeLowering& l, fb::ActivationFunctionType activation, uint32_t* operand) {
-    if (activation < fb::ActivationFunctionType_NONE || activation > fb::ActivationFunctionType_TANH) {
+// NNAPI's LSTM activation takes TFLite's codes (NONE, RELU, RELU_N1_TO_1, RELU6, TANH); its RNN
+// activation is a fuse code, which has no TANH.
+bool activationCode(NodeLowering& l, fb::ActivationFunctionType activation, bool lstm, uint32_t* operand) {
+    const fb::ActivationFunctionType last = lstm ? fb::ActivationFunctionType_TANH : fb::ActivationFunctionType_RELU6;
+    if (activation < fb::ActivationFunctionType_NONE || activation > last) {
         const char* name = fb::EnumNameActivationFunctionType(activation);
-        return l.fail(std::string("activation ") + (name[0] != '\0' ? name : "?") + " is not supported by NNAPI");
+        return l.fail(std::string("activation ") + (name[0] != '\0' ? name : "?") + " is not supported by NNAPI" +
+                      (lstm ? "" : " RNN operators (a fuse code: NONE, RELU, RELU_N1_TO_1 or RELU6)"));
     }
     *operand = l.scalarInt32(activation);
     return true;
@@ -62,7 +65,7 @@ bool lowerUnidirectionalRnn(NodeLowering& l) {
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {5}, 1) || !tensorInputs(l, 5, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), &activation) || !outputs(l, &out)) return false;
+    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarInt32(options->time_major() ? 1 : 0));
     l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN, in, out);
@@ -75,7 +78,7 @@ bool lowerBidirectionalRnn(NodeLowering& l) {
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {12}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 12, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), &activation) || !outputs(l, &out)) return false;
+    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarBool(options->time_major()));
     in.push_back(l.scalarBool(options->merge_outputs()));
@@ -91,7 +94,7 @@ bool lowerUnidirectionalLstm(NodeLowering& l) {
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {20, 24}, 1) || !tensorInputs(l, 20, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), &activation)) return false;
+    if (!activationCode(l, options->fused_activation_function(), true, &activation)) return false;
     in.push_back(activation);
     in.push_back(l.scalarFloat32(options->cell_clip()));
     in.push_back(l.scalarFloat32(options->proj_clip()));
@@ -118,7 +121,7 @@ bool lowerBidirectionalLstm(NodeLowering& l) {
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {48}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 48, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), &activation) || !outputs(l, &out)) return false;
+    if (!activationCode(l, options->fused_activation_function(), true, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarFloat32(options->cell_clip()));
     in.push_back(l.scalarFloat32(options->proj_clip()));
