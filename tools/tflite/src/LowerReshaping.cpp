@@ -1,7 +1,7 @@
 // Operators that move data without computing on it: RESHAPE, EXPAND_DIMS, SQUEEZE,
 // CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
-// STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29 has no
-// dynamic shapes); the output tensor's own shape is what RESHAPE is given.
+// STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29
+// has no dynamic shapes); the output tensor's own shape is what RESHAPE is given.
 #include <android/NeuralNetworks.h>
 
 #include <cstring>
@@ -10,6 +10,16 @@
 
 namespace nnemu::tflite {
 namespace {
+
+// EXPAND_DIMS and TILE take float, int32 and quantized tensors at feature level 29.
+bool valueType(NodeLowering& l, uint32_t input) {
+    const int32_t type = l.operand(input).type;
+    if (type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
+        type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+        return true;
+    }
+    return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
+}
 
 bool normalizeAxis(NodeLowering& l, int32_t axis, size_t rank, int32_t* normalized) {
     const auto r = static_cast<int32_t>(rank);
@@ -50,7 +60,7 @@ bool lowerExpandDims(NodeLowering& l) {
         return reshapeToOutput(l, input);
     }
     std::vector<int32_t> axis;
-    if (!l.constantInts(1, &axis)) return false;
+    if (!valueType(l, input) || !l.constantInts(1, &axis)) return false;
     if (axis.size() != 1) return l.fail("the axis must be a single value");
     if (axis[0] < -rank - 1 || axis[0] > rank) {
         return l.fail("axis " + std::to_string(axis[0]) + " out of range for rank " + std::to_string(rank));
@@ -66,7 +76,7 @@ bool lowerExpandDims(NodeLowering& l) {
 bool lowerTile(NodeLowering& l) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t input, multiples, output;
-    if (!l.inputOperand(0, &input) || !l.inputOperand(1, &multiples)) return false;
+    if (!l.inputOperand(0, &input) || !valueType(l, input) || !l.inputOperand(1, &multiples)) return false;
     if (l.operand(multiples).type != ANEURALNETWORKS_TENSOR_INT32) return l.fail("multiples must be int32");
     const std::vector<int32_t>& shape = l.input(1).shape;
     if (shape.size() != 1 || static_cast<size_t>(shape[0]) != l.operand(input).dims.size()) {
