@@ -1,5 +1,6 @@
 #include "LayerKinds.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "NativeLayers.h"
@@ -12,6 +13,8 @@ size_t elementBytes(npu::DataType type) {
         case npu::DataType::QINT8:
         case npu::DataType::QCINT8:
             return 1;
+        case npu::DataType::FLOAT16:
+            return 2;
         default:
             return 4;
     }
@@ -122,6 +125,29 @@ xnn_status defineResizeBilinear(const XnnLayer& x) {
 
 xnn_status defineConvert(const XnnLayer& x) { return xnn_define_convert(x.subgraph, x.input(0), x.output(), 0); }
 
+// XNNPACK reads one float slope per channel (the last axis) from constant data, unchecked.
+xnn_status definePrelu(const XnnLayer& x) {
+    const npu::Tensor& input = *x.program.tensors()->Get(x.layer.inputs()->Get(0));
+    const npu::Tensor& slope = *x.program.tensors()->Get(x.layer.inputs()->Get(1));
+    const auto* dims = input.dims();
+    const auto* outDims = x.outputTensor().dims();
+    const bool constantSlope = slope.type() == npu::DataType::FLOAT32 && slope.data() != nullptr &&
+                               slope.data()->size() > 0;
+    if (!constantSlope || dims->size() == 0 || elementCount(slope) != dims->Get(dims->size() - 1) ||
+        !std::equal(dims->begin(), dims->end(), outDims->begin(), outDims->end())) {
+        return kInvalid;
+    }
+    return xnn_define_prelu(x.subgraph, x.input(0), x.input(1), x.output(), 0);
+}
+
+xnn_status defineMaximum(const XnnLayer& x) {
+    return xnn_define_maximum2(x.subgraph, x.input(0), x.input(1), x.output(), 0);
+}
+
+xnn_status defineMinimum(const XnnLayer& x) {
+    return xnn_define_minimum2(x.subgraph, x.input(0), x.input(1), x.output(), 0);
+}
+
 // Output elements times filter elements per output channel.
 uint64_t filterMultiplyAccumulates(const npu::Program& program, const npu::Layer& layer) {
     if (layer.inputs()->size() < 2) return 0;
@@ -150,6 +176,15 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::Convert, "SH", defineConvert, nullptr, nullptr, nullptr},
         {LayerParams::Concatenation, "TP", nullptr, checkConcatenation, runConcatenation, nullptr},
         {LayerParams::FlipSign, "SH", nullptr, checkFlipSign, runFlipSign, nullptr},
+        {LayerParams::Prelu, "SH", definePrelu, nullptr, nullptr, nullptr},
+        {LayerParams::Maximum, "SH", defineMaximum, nullptr, nullptr, nullptr},
+        {LayerParams::Minimum, "SH", defineMinimum, nullptr, nullptr, nullptr},
+        {LayerParams::BroadcastPrelu, "SH", nullptr, checkBroadcastPrelu, runBroadcastPrelu, nullptr},
+        {LayerParams::QuantizedMaximum, "SH", nullptr, checkQuantizedMaxMin, runQuantizedMaximum, nullptr},
+        {LayerParams::QuantizedMinimum, "SH", nullptr, checkQuantizedMaxMin, runQuantizedMinimum, nullptr},
+        {LayerParams::ChannelShuffle, "TP", nullptr, checkChannelShuffle, runChannelShuffle, nullptr},
+        {LayerParams::ArgMax, "SH", nullptr, checkArgMinMax, runArgMax, nullptr},
+        {LayerParams::ArgMin, "SH", nullptr, checkArgMinMax, runArgMin, nullptr},
 };
 
 constexpr bool oneEntryPerKindInSchemaOrder() {

@@ -4,14 +4,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "nnemu/hal/Axis.h"
+
 namespace nnemu::synap {
 namespace {
-
-const npu::Tensor& tensorAt(const npu::Program& program, uint32_t index) { return *program.tensors()->Get(index); }
-
-const npu::Tensor& outputOf(const npu::Program& program, const npu::Layer& layer) {
-    return tensorAt(program, layer.outputs()->Get(0));
-}
 
 bool isQuant8(npu::DataType type) { return type == npu::DataType::QUINT8 || type == npu::DataType::QINT8; }
 
@@ -85,6 +81,36 @@ bool checkFlipSign(const npu::Program& program, const npu::Layer& layer) {
 bool runFlipSign(const NativeLayer& layer) {
     const uint8_t* in = layer.inputs[0];
     for (size_t i = 0, n = byteSize(layer.outputTensor()); i < n; ++i) layer.output[i] = in[i] ^ 0x80;
+    return true;
+}
+
+// A same-shape, same-type copy whose axis divides into `groups`.
+bool checkChannelShuffle(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
+    const npu::Tensor& output = outputOf(program, layer);
+    const auto* params = layer.params_as_ChannelShuffle();
+    if (params == nullptr || layer.inputs()->size() != 1 || input.type() != output.type()) return false;
+    const std::vector<uint32_t> dims = dimsOf(input);
+    return dims == dimsOf(output) && params->axis() < dims.size() && params->groups() >= 1 &&
+           dims[params->axis()] % params->groups() == 0;
+}
+
+// The axis of size C is read as [groups, C / groups] and transposed: output channel
+// c = i * groups + g is input channel g * (C / groups) + i. Slices after the axis move whole.
+bool runChannelShuffle(const NativeLayer& layer) {
+    const auto* params = layer.layer.params_as_ChannelShuffle();
+    const npu::Tensor& input = layer.inputTensor(0);
+    const hal::AxisSplit split = hal::splitAtAxis(dimsOf(input), params->axis());
+    const uint32_t groups = params->groups();
+    const uint32_t groupSize = split.size / groups;
+    const size_t element = elementBytes(input.type());
+    for (uint64_t o = 0; o < split.outer; ++o) {
+        for (uint32_t c = 0; c < split.size; ++c) {
+            const uint32_t from = (c % groups) * groupSize + c / groups;
+            std::memcpy(layer.output + split.at(o, c, 0) * element, layer.inputs[0] + split.at(o, from, 0) * element,
+                        split.inner * element);
+        }
+    }
     return true;
 }
 
