@@ -1,8 +1,6 @@
 // Small models of one operation each (plus a few two-operation edges), for tests, examples and
 // the fuzz corpus, and mixed_resize_nearest: conv -> RESIZE_NEAREST_NEIGHBOR -> conv, an
 // operation NPUs commonly lack between two they run.
-#include <cmath>
-
 #include "Networks.h"
 
 namespace nnemu::modelgen {
@@ -88,64 +86,14 @@ void mixedResizeNearest(NetworkGraph& g, Flavor) {
     g.outputs = {g.conv2d("conv2", x, 8, 3, 1, kNone)};
 }
 
-// A classifier whose CONV_2D and FULLY_CONNECTED layers requantize with multipliers above 1
-// (input scale x weights scale > output scale, allowed since NNAPI feature level 29), made the
-// way trained models come by them: between ReLU6 layers, whose tensors keep the fixed range
-// [0, 6], the multiplier equals the weights' scale, and units that died in training (always 0
-// after their ReLU) keep large weights in the next layer that stretch that scale to about 2.
-// Such a layer multiplies its integer sums by 2, so its inputs must be small in quantized steps:
-// a projection with an ordinary multiplier (far below 1) sits between the two.
-constexpr float kDeadUnitWeight = 255.0f;
-constexpr int32_t kHiddenUnits = 16;
-constexpr int32_t kLiveUnits = 14;  // the last two units of each hidden layer are dead
-
-// The weights and bias of the layer just added.
-std::vector<float>& lastWeights(NetworkGraph& g) { return g.tensors[g.operators.back().inputs[1]].values; }
-std::vector<float>& lastBias(NetworkGraph& g) { return g.tensors[g.operators.back().inputs[2]].values; }
-
-// Gives the last layer's weights that read a dead input (a position >= kLiveUnits along the
-// innermost axis) alternating large values.
-void stretchDeadInputs(NetworkGraph& g) {
-    std::vector<float>& weights = lastWeights(g);
-    for (size_t i = 0; i < weights.size(); ++i) {
-        if (static_cast<int32_t>(i % kHiddenUnits) >= kLiveUnits) {
-            weights[i] = i % 2 == 0 ? kDeadUnitWeight : -kDeadUnitWeight;
-        }
-    }
-}
-
-// Kills the last layer's units from kLiveUnits on: a bias below any sum their weights can reach
-// from inputs bounded by `inputBound`, so that the ReLU always gives 0.
-void killUnits(NetworkGraph& g, float inputBound) {
-    const std::vector<float>& weights = lastWeights(g);
-    std::vector<float>& bias = lastBias(g);
-    const size_t fanIn = weights.size() / bias.size();
-    for (size_t unit = kLiveUnits; unit < bias.size(); ++unit) {
-        float reach = 0;
-        for (size_t i = 0; i < fanIn; ++i) reach += std::fabs(weights[unit * fanIn + i]) * inputBound;
-        bias[unit] = -reach - 1.0f;
-    }
-}
-
-void multiplierAboveOne(NetworkGraph& g, Flavor) {
-    // [1,8,8,3] -> stem 8x8 VALID -> [1,1,1,16] -> expand 1x1 (multiplier 2) -> project 1x1
-    // -> scores (multiplier 2) [1,10].
-    int32_t x = g.conv2d("stem", image(g, 8, 3), kHiddenUnits, 8, 1, kRelu6, 1.0f, fb::Padding_VALID);
-    killUnits(g, 1.0f);
-    x = g.conv2d("expand", x, kHiddenUnits, 1, 1, kRelu6, 8.0f);
-    stretchDeadInputs(g);
-    x = g.conv2d("project", x, kHiddenUnits, 1, 1, kRelu6, 0.2f);
-    killUnits(g, 6.0f);
-    x = g.fullyConnected("scores", x, 10, kRelu6, 3.0f);
-    stretchDeadInputs(g);
-    g.outputs = {x};
-}
-
 const std::vector<SmallModel>& smallModels() {
     static const std::vector<SmallModel> models = {
             {{"conv", "CONV_2D 3x3, 8 -> 16 channels, RELU", true, true, true}, conv},
             {{"depthwise_conv", "DEPTHWISE_CONV_2D 3x3 stride 2, multiplier 2, RELU6", true, true, true}, depthwise},
             {{"fully_connected", "FULLY_CONNECTED 64 -> 16, RELU", true, true, true}, fullyConnected},
+            {{"multiplier_above_one", "classifier whose CONV_2D and FULLY_CONNECTED requantize by about 2", false,
+              true, true},
+             buildMultiplierAboveOne},
             {{"add", "ADD of two inputs with different ranges", true, true, true}, add},
             {{"mul", "MUL of two inputs", true, true, true}, mul},
             {{"sub", "SUB of two inputs", true, true, true}, sub},
@@ -168,9 +116,6 @@ const std::vector<SmallModel>& smallModels() {
             {{"dequantize", "DEQUANTIZE quantized -> float32", false, true, true}, dequantize},
             {{"requantize", "QUANTIZE uint8 -> int8 (DEQUANTIZE + QUANTIZE in NNAPI)", false, false, true}, requantize},
             {{"mixed_resize_nearest", "CONV_2D -> RESIZE_NEAREST_NEIGHBOR -> CONV_2D", true, true, true}, mixedResizeNearest},
-            {{"multiplier_above_one", "classifier, CONV_2D and FULLY_CONNECTED requantizing by about 2", false, true,
-              true},
-             multiplierAboveOne},
     };
     return models;
 }
