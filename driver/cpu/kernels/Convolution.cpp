@@ -2,11 +2,9 @@
 // or per-channel filters; types handled by ConvKernel.h). Taps that fall into the padding
 // contribute nothing (a real zero).
 #include <cstdint>
-#include <vector>
 
 #include "ConvKernel.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -14,7 +12,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
 using hal::OperandView;
 using hal::OperationContext;
 using hal::WindowGeometry;

@@ -421,11 +421,12 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
             for (float scale : scalesOf(inputs[1])) {
                 const double ratio = static_cast<double>(graph_.operands[inputs[0]].scale) * scale / outScale;
                 if (ratio >= maxProduct || ratio < kMinRatio) {
+                    const bool accumulator = maxProduct == kMaxAccumulatorRatio;
                     char text[160];
                     std::snprintf(text, sizeof text,
-                                  "requantization multiplier input x filter / output = %g is outside 32-bit fixed "
+                                  "requantization multiplier input x %s / output = %g is outside 32-bit fixed "
                                   "point [2^-31, 2^%d)",
-                                  ratio, maxProduct == kMaxAccumulatorRatio ? 30 : 13);
+                                  accumulator ? "filter" : "input 2", ratio, accumulator ? 30 : 13);
                     return fail(text);
                 }
             }
