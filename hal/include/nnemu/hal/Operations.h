@@ -3,6 +3,7 @@
 // shape bookkeeping and every driver read the same registration.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -41,6 +42,9 @@ struct OperationContext {
     OperationType type = OperationType::ADD;
     std::vector<OperandView> inputs;
     std::vector<OperandView> outputs;
+    // What prepare() computed from the input data that the kernel may reuse instead of
+    // recomputing (operations whose output sizes depend on the data); empty otherwise.
+    std::any prepared;
 
     uint32_t numInputs() const { return static_cast<uint32_t>(inputs.size()); }
     uint32_t numOutputs() const { return static_cast<uint32_t>(outputs.size()); }
