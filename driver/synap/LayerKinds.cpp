@@ -148,6 +148,17 @@ xnn_status defineMinimum(const XnnLayer& x) {
     return xnn_define_minimum2(x.subgraph, x.input(0), x.input(1), x.output(), 0);
 }
 
+xnn_status defineDeconvolution2D(const XnnLayer& x) {
+    const auto* p = x.layer.params_as_Deconvolution2D();
+    const auto* pad = p->padding();
+    if (pad == nullptr || x.layer.inputs()->size() != 3) return kInvalid;
+    return xnn_define_deconvolution_2d(x.subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
+                                       p->adjustment_height(), p->adjustment_width(), p->kernel_height(),
+                                       p->kernel_width(), p->stride_height(), p->stride_width(), 1, 1, 1,
+                                       p->input_channels(), p->output_channels(), x.low, x.high, x.input(0),
+                                       x.input(1), x.input(2), x.output(), 0);
+}
+
 // Output elements times filter elements per output channel.
 uint64_t filterMultiplyAccumulates(const npu::Program& program, const npu::Layer& layer) {
     if (layer.inputs()->size() < 2) return 0;
@@ -155,6 +166,15 @@ uint64_t filterMultiplyAccumulates(const npu::Program& program, const npu::Layer
     const npu::Tensor& filter = *program.tensors()->Get(layer.inputs()->Get(1));
     const uint32_t channels = output.dims()->size() ? output.dims()->Get(output.dims()->size() - 1) : 1;
     return channels == 0 ? 0 : uint64_t{elementCount(output)} * elementCount(filter) / channels;
+}
+
+// Every input element meets every filter element of its input channel.
+uint64_t deconvolutionMultiplyAccumulates(const npu::Program& program, const npu::Layer& layer) {
+    if (layer.inputs()->size() < 2) return 0;
+    const npu::Tensor& input = *program.tensors()->Get(layer.inputs()->Get(0));
+    const npu::Tensor& filter = *program.tensors()->Get(layer.inputs()->Get(1));
+    const uint32_t channels = input.dims()->size() ? input.dims()->Get(input.dims()->size() - 1) : 1;
+    return channels == 0 ? 0 : uint64_t{elementCount(input)} * elementCount(filter) / channels;
 }
 
 // In the order of the LayerParams union.
@@ -185,6 +205,8 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::ChannelShuffle, "TP", nullptr, checkChannelShuffle, runChannelShuffle, nullptr},
         {LayerParams::ArgMax, "SH", nullptr, checkArgMinMax, runArgMax, nullptr},
         {LayerParams::ArgMin, "SH", nullptr, checkArgMinMax, runArgMin, nullptr},
+        {LayerParams::Deconvolution2D, "NN", defineDeconvolution2D, nullptr, nullptr,
+         deconvolutionMultiplyAccumulates},
 };
 
 constexpr bool oneEntryPerKindInSchemaOrder() {

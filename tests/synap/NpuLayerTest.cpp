@@ -1,7 +1,7 @@
-// The NPU core's layers for PRELU, MAXIMUM, MINIMUM, CHANNEL_SHUFFLE, ARGMAX and ARGMIN: each
-// operation compiled for synap-npu alone (so the NPU must run all of it) gives what
-// nnapi-reference gives on the same random operands: the same bytes where the core runs the layer
-// itself, the CTS float tolerance where XNNPACK computes it.
+// The NPU core's layers for PRELU, MAXIMUM, MINIMUM, CHANNEL_SHUFFLE, ARGMAX, ARGMIN and
+// TRANSPOSE_CONV_2D: each operation compiled for synap-npu alone (so the NPU must run all of it)
+// gives what nnapi-reference gives on the same random operands: the same bytes where the core
+// runs the layer itself, the CTS tolerances (float, uint8 within 1) where XNNPACK computes it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,7 +32,12 @@ void expectFloatsClose(const std::vector<uint8_t>& expected, const std::vector<u
     for (size_t i = 0; i < e.size(); ++i) EXPECT_NEAR(a[i], e[i], 1e-5 + 5.96e-7 * std::abs(e[i])) << i;
 }
 
-enum class Match { kExact, kFloatTolerance };
+void expectQuant8WithinOne(const std::vector<uint8_t>& expected, const std::vector<uint8_t>& actual) {
+    ASSERT_EQ(expected.size(), actual.size());
+    for (size_t i = 0; i < expected.size(); ++i) EXPECT_LE(std::abs(expected[i] - actual[i]), 1) << i;
+}
+
+enum class Match { kExact, kFloatTolerance, kQuant8WithinOne };
 
 void expectSameAsReference(const OneOperationModel& model, Match match) {
     ASSERT_TRUE(model.claimedBy("synap-npu"));
@@ -44,6 +49,8 @@ void expectSameAsReference(const OneOperationModel& model, Match match) {
         ASSERT_FALSE(actual.empty()) << "synap-npu failed to compile or run it";
         if (match == Match::kExact) {
             EXPECT_EQ(actual, expected) << "seed " << seed;
+        } else if (match == Match::kQuant8WithinOne) {
+            expectQuant8WithinOne(expected, actual);
         } else {
             expectFloatsClose(expected, actual);
         }
@@ -137,6 +144,63 @@ TEST(NpuNativeLayers, ArgMaxAndArgMinOfEveryInputType) {
     }
 }
 
+TestOperand boolScalar(bool value) { return {ANEURALNETWORKS_BOOL, {}, 0.0f, 0, {static_cast<uint8_t>(value)}}; }
+
+// TRANSPOSE_CONV_2D of `type` (float, or uint8 with a per-tensor filter) with random constant
+// weights; `window` are the operands after the bias.
+OneOperationModel transposeConvolution(int32_t type, std::vector<uint32_t> in, std::vector<uint32_t> filter,
+                                       std::vector<uint32_t> out, std::vector<TestOperand> window) {
+    const bool quantized = type == kQ8;
+    const uint32_t outChannels = filter[0];
+    std::vector<TestOperand> inputs{{type, std::move(in), quantized ? 0.5f : 0.0f, quantized ? 100 : 0},
+                                    constant({type, std::move(filter), quantized ? 0.25f : 0.0f, quantized ? 128 : 0}),
+                                    constant({quantized ? kI32 : kF32, {outChannels}, quantized ? 0.125f : 0.0f})};
+    for (auto& operand : window) inputs.push_back(std::move(operand));
+    return OneOperationModel(ANEURALNETWORKS_TRANSPOSE_CONV_2D, std::move(inputs),
+                             {type, std::move(out), quantized ? 1.5f : 0.0f, quantized ? 120 : 0});
+}
+
+TEST(NpuXnnpackLayers, TransposeConvolutionWithAdjustmentOrExplicitPadding) {
+    for (int32_t type : {kF32, kQ8}) {
+        const Match match = type == kF32 ? Match::kFloatTolerance : Match::kQuant8WithinOne;
+        // SAME on 9 x 12 from 3 x 4 with stride 3 and a 2 x 2 filter: tails of -1, the core's
+        // adjustment of one row and one column.
+        const OneOperationModel same = transposeConvolution(
+                type, {2, 3, 4, 2}, {3, 2, 2, 2}, {2, 9, 12, 3},
+                {{kI32, {4}, 0.0f, 0, bytesOf<int32_t>({2, 9, 12, 3})}, int32Scalar(ANEURALNETWORKS_PADDING_SAME),
+                 int32Scalar(3), int32Scalar(3), int32Scalar(ANEURALNETWORKS_FUSED_RELU), boolScalar(false)});
+        expectSameAsReference(same, match);
+        // Explicit left 1, right 0, top 2, bottom 1 with stride 2.
+        const OneOperationModel explicitPadding = transposeConvolution(
+                type, {1, 3, 3, 2}, {2, 3, 3, 2}, {1, 4, 6, 2},
+                {int32Scalar(1), int32Scalar(0), int32Scalar(2), int32Scalar(1), int32Scalar(2), int32Scalar(2),
+                 int32Scalar(ANEURALNETWORKS_FUSED_NONE), boolScalar(false)});
+        expectSameAsReference(explicitPadding, match);
+    }
+}
+
+TEST(NpuClaims, TransposeConvolutionTheCoreCannotPlace) {
+    // A tail of -2 with stride 2: the core's adjustment must stay below the stride.
+    const OneOperationModel longTail = transposeConvolution(
+            kF32, {1, 3, 3, 1}, {1, 3, 3, 1}, {1, 9, 9, 1},
+            {int32Scalar(0), int32Scalar(-2), int32Scalar(0), int32Scalar(-2), int32Scalar(2), int32Scalar(2),
+             int32Scalar(ANEURALNETWORKS_FUSED_NONE), boolScalar(false)});
+    EXPECT_FALSE(longTail.claimedBy("synap-npu"));
+    const OneOperationModel nchw = transposeConvolution(
+            kF32, {1, 1, 3, 3}, {1, 3, 3, 1}, {1, 1, 7, 7},
+            {int32Scalar(0), int32Scalar(0), int32Scalar(0), int32Scalar(0), int32Scalar(2), int32Scalar(2),
+             int32Scalar(ANEURALNETWORKS_FUSED_NONE), boolScalar(true)});
+    EXPECT_FALSE(nchw.claimedBy("synap-npu"));
+    OneOperationModel variableFilter(
+            ANEURALNETWORKS_TRANSPOSE_CONV_2D,
+            {{kF32, {1, 3, 3, 1}}, {kF32, {1, 3, 3, 1}}, constant({kF32, {1}}), int32Scalar(0), int32Scalar(0),
+             int32Scalar(0), int32Scalar(0), int32Scalar(2), int32Scalar(2), int32Scalar(ANEURALNETWORKS_FUSED_NONE),
+             boolScalar(false)},
+            {kF32, {1, 7, 7, 1}});
+    EXPECT_FALSE(variableFilter.claimedBy("synap-npu"));
+    EXPECT_TRUE(longTail.claimedBy("nnapi-reference"));
+}
+
 TEST(NpuClaims, WhatTheCoreDoesNotComputeStaysWithTheReference) {
     OneOperationModel intMaximum(ANEURALNETWORKS_MAXIMUM, {{kI32, {4}}, {kI32, {4}}}, {kI32, {4}});
     EXPECT_FALSE(intMaximum.claimedBy("synap-npu"));
@@ -208,8 +272,12 @@ TEST(NpuProfile, EveryNewLayerHasARowOnItsUnit) {
                                     {kF32, {2, 4}});
     const OneOperationModel argMin(ANEURALNETWORKS_ARGMIN, {{kQ8, {2, 4}, 0.5f, 0}, int32Scalar(1)}, {kI32, {2}});
     const OneOperationModel maximum(ANEURALNETWORKS_MAXIMUM, {{kF32, {2, 4}}, {kF32, {4}}}, {kF32, {2, 4}});
+    const OneOperationModel transposed = transposeConvolution(
+            kF32, {1, 2, 2, 1}, {1, 3, 3, 1}, {1, 5, 5, 1},
+            {int32Scalar(0), int32Scalar(0), int32Scalar(0), int32Scalar(0), int32Scalar(2), int32Scalar(2),
+             int32Scalar(ANEURALNETWORKS_FUSED_NONE), boolScalar(false)});
     const std::pair<const OneOperationModel*, const char*> expected[] = {
-            {&prelu, "SH"}, {&shuffle, "TP"}, {&argMin, "SH"}, {&maximum, "SH"}};
+            {&prelu, "SH"}, {&shuffle, "TP"}, {&argMin, "SH"}, {&maximum, "SH"}, {&transposed, "NN"}};
     for (const auto& [model, unit] : expected) {
         const auto profile = profileOf(*model);
         ASSERT_EQ(profile.size(), 1u);
