@@ -7,6 +7,9 @@
 namespace nnemu::synap {
 namespace {
 
+// Int32 tensors with a scale (QINT32) hold plain int32 values too.
+bool isInt32(npu::DataType type) { return type == npu::DataType::INT32 || type == npu::DataType::QINT32; }
+
 template <typename T>
 T same(T value) { return value; }
 
@@ -41,21 +44,22 @@ bool run(const NativeLayer& layer) {
         case npu::DataType::FLOAT32: argMinMax<kMaximum>(layer, split, same<float>); return true;
         case npu::DataType::FLOAT16: argMinMax<kMaximum>(layer, split, hal::halfToFloat); return true;
         case npu::DataType::QUINT8: argMinMax<kMaximum>(layer, split, same<uint8_t>); return true;
-        case npu::DataType::INT32: argMinMax<kMaximum>(layer, split, same<int32_t>); return true;
+        case npu::DataType::INT32:
+        case npu::DataType::QINT32: argMinMax<kMaximum>(layer, split, same<int32_t>); return true;
         default: return false;
     }
 }
 
 }  // namespace
 
-// A float, half, uint8 or int32 input, a non-empty axis, one INT32 output element per index left.
+// A float, half, uint8 or int32 input, a non-empty axis, one int32 output element per index left.
 bool checkArgMinMax(const npu::Program& program, const npu::Layer& layer) {
     const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
     const npu::Tensor& output = outputOf(program, layer);
     const auto type = input.type();
-    if (layer.inputs()->size() != 1 || output.type() != npu::DataType::INT32) return false;
+    if (layer.inputs()->size() != 1 || !isInt32(output.type())) return false;
     if (type != npu::DataType::FLOAT32 && type != npu::DataType::FLOAT16 && type != npu::DataType::QUINT8 &&
-        type != npu::DataType::INT32) {
+        !isInt32(type)) {
         return false;
     }
     const auto* max = layer.params_as_ArgMax();

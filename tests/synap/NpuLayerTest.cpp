@@ -141,6 +141,9 @@ TEST(NpuNativeLayers, ArgMaxAndArgMinOfEveryInputType) {
             OneOperationModel vector(op, {{type, {7}, scale, 0}, int32Scalar(0)}, {kI32, {1}});
             expectSameAsReference(vector, Match::kExact);
         }
+        // Int32 operands with a scale (which NNAPI allows) are plain int32 values too.
+        OneOperationModel scaled(op, {{kI32, {3, 4}, 0.5f, 0}, int32Scalar(1)}, {kI32, {3}, 2.0f, 0});
+        expectSameAsReference(scaled, Match::kExact);
     }
 }
 
