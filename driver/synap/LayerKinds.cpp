@@ -127,6 +127,7 @@ xnn_status defineConvert(const XnnLayer& x) { return xnn_define_convert(x.subgra
 
 // XNNPACK reads one float slope per channel (the last axis) from constant data, unchecked.
 xnn_status definePrelu(const XnnLayer& x) {
+    if (x.layer.inputs()->size() != 2) return kInvalid;
     const npu::Tensor& input = *x.program.tensors()->Get(x.layer.inputs()->Get(0));
     const npu::Tensor& slope = *x.program.tensors()->Get(x.layer.inputs()->Get(1));
     const auto* dims = input.dims();

@@ -179,7 +179,9 @@ bool NpuCore::preparePorts(std::string* error) {
         }
         if (out->Get(0) >= tensors->size()) return fail("layer " + std::to_string(l) + " writes a missing tensor");
         const LayerKind* kind = layerKind(layer.params_type());
-        if (kind == nullptr) return fail("layer " + std::to_string(l) + " is of an unknown kind");
+        if (kind == nullptr || layer.params() == nullptr) {
+            return fail("layer " + std::to_string(l) + " is of an unknown kind or has no parameters");
+        }
         if (kind->native() && !kind->check(*program_, layer)) {
             return fail("layer " + std::to_string(l) + " has tensors its kind cannot take");
         }
