@@ -15,22 +15,13 @@ bool isPerChannel(const OperationContext& context) {
     return context.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
 
-// Every requantization factor in·filter/out must lie where the core computes it: multipliers
-// above 1 (NNAPI feature level 29) are fine, but XNNPACK refuses a layer whose factor, computed
-// in float as input scale x filter scale / output scale, reaches 256. Mirror that arithmetic
-// exactly so that a claimed layer never fails to compile.
+// Every per-channel (or the one per-tensor) requantization factor must be one the core computes.
 bool requantizationInRange(const OperationContext& context) {
     if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
     std::vector<float> filterScales{context.input(1).scale};
     if (isPerChannel(context)) filterScales = context.input(1).channelQuant->scales;
-    const float inputScale = context.input(0).scale;
-    const float outputScale = context.output(0).scale;
     for (float filterScale : filterScales) {
-        const float coreFactor = inputScale * filterScale / outputScale;
-        if (!(coreFactor < 256.0f) ||
-            !ratioWithin(double{inputScale} * filterScale, outputScale, std::ldexp(1.0, -32), 256.0)) {
-            return false;
-        }
+        if (!requantizationFactorSupported(context.input(0).scale, filterScale, context.output(0).scale)) return false;
     }
     return true;
 }
