@@ -1,7 +1,9 @@
 #include "nnemu/hal/OperandTypes.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 
 namespace nnemu::hal {
 namespace {
@@ -125,9 +127,16 @@ bool operandTypeFromName(const std::string& name, OperandType* type) {
     return false;
 }
 
+// Saturates at UINT64_MAX (any zero dim still gives 0), so absurd shapes never wrap to small sizes.
 uint64_t elementCount(const std::vector<uint32_t>& dims) {
+    constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
     uint64_t count = 1;
-    for (uint32_t d : dims) count *= d;
+    bool saturated = false;
+    for (uint32_t d : dims) {
+        if (d == 0) return 0;
+        if (count > kMax / d) saturated = true;
+        count = saturated ? kMax : count * d;
+    }
     return count;
 }
 
@@ -142,7 +151,10 @@ bool isFullySpecified(OperandType type, const std::vector<uint32_t>& dims) {
 
 uint64_t byteSize(OperandType type, const std::vector<uint32_t>& dims) {
     if (!isFullySpecified(type, dims)) return 0;
-    return elementCount(dims) * elementSize(type);
+    const uint64_t count = elementCount(dims);
+    const uint64_t size = elementSize(type);
+    return count > std::numeric_limits<uint64_t>::max() / std::max<uint64_t>(size, 1) ? std::numeric_limits<uint64_t>::max()
+                                                                                   : count * size;
 }
 
 bool dimsCompatible(const std::vector<uint32_t>& declared, const std::vector<uint32_t>& refined) {

@@ -23,6 +23,10 @@ bool validateOperandType(int32_t code, const std::vector<uint32_t>& dims, float 
     const std::string name = operandTypeName(type);
     if (type == OperandType::OEM || type == OperandType::TENSOR_OEM_BYTE) return true;
     if (isScalarType(type) && !dims.empty()) return fail(why, name + " scalar with dimensions");
+    // Data locations and buffer lengths are 32-bit in the HAL: a larger tensor cannot be passed.
+    if (isFullySpecified(type, dims) && byteSize(type, dims) > UINT32_MAX) {
+        return fail(why, name + " " + dimsToString(dims) + " is larger than 4 GiB");
+    }
     switch (type) {
         case OperandType::TENSOR_INT32:
             if (scale < 0.0f || zeroPoint != 0) return fail(why, name + " needs scale >= 0 and zeroPoint 0");

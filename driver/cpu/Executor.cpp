@@ -1,5 +1,8 @@
 #include "nnemu/cpu/Executor.h"
 
+#include <limits>
+#include <new>
+
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/Operations.h"
@@ -108,6 +111,23 @@ private:
         return true;
     }
 
+    // Scratch storage for a temporary (or omitted output). Sizes come from shapes the model or its
+    // data chose, so a request beyond what a HAL data location can describe (32-bit lengths), or
+    // beyond what the machine can give, fails the execution instead of the process.
+    static bool allocateScratch(RunOperand& output, uint64_t bytes, const char* name) {
+        if (bytes > std::numeric_limits<uint32_t>::max()) {
+            NN_LOG(ERROR) << name << ": an output of " << bytes << " bytes is larger than an operand can be";
+            return false;
+        }
+        try {
+            output.storage.assign(bytes, 0);
+        } catch (const std::bad_alloc&) {
+            NN_LOG(ERROR) << name << ": cannot allocate " << bytes << " bytes for an output";
+            return false;
+        }
+        return true;
+    }
+
     ErrorStatus runOperation(const hal::Operation& operation) {
         const char* name = hal::operationName(operation.type);
         const hal::OperationSignature* signature = hal::findSignature(operation.type);
@@ -161,7 +181,7 @@ private:
                 }
             } else {  // a temporary, or an output the application omitted: scratch storage
                 output.view.omitted = false;
-                output.storage.assign(needed, 0);
+                if (!allocateScratch(output, needed, name)) return ErrorStatus::GENERAL_FAILURE;
                 output.view.data = output.storage.data();
                 output.view.length = needed;
             }

@@ -1,6 +1,7 @@
 #include "Lowering.h"
 
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace nnemu::synap {
@@ -59,6 +60,12 @@ const char* activationName(int32_t fuseCode) {
 bool ratioWithin(double numerator, double denominator, double low, double high) {
     const double ratio = numerator / denominator;
     return ratio >= low && ratio < high;
+}
+
+bool requantizationFactorSupported(float inputScale, float filterScale, float outputScale) {
+    const float coreFactor = inputScale * filterScale / outputScale;
+    return coreFactor < 256.0f &&
+           ratioWithin(double{inputScale} * filterScale, outputScale, std::ldexp(1.0, -32), 256.0);
 }
 
 uint32_t asFloat(ProgramBuilder& builder, uint32_t tensor) {

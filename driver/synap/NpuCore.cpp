@@ -5,13 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <mutex>
 
 #include "Compiler.h"
+#include "LayerKinds.h"
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::synap {
@@ -32,33 +30,12 @@ bool initializeXnnpack() {
     return initialized;
 }
 
-size_t elementBytes(npu::DataType type) {
-    switch (type) {
-        case npu::DataType::QUINT8:
-        case npu::DataType::QINT8:
-        case npu::DataType::QCINT8:
-            return 1;
-        default:
-            return 4;
-    }
-}
-
-size_t elementCount(const npu::Tensor& tensor) {
-    size_t count = 1;
-    for (uint32_t d : *tensor.dims()) count *= d;
-    return count;
-}
-
-// Multiply-accumulates of one inference: output elements times filter elements per output channel.
+// Multiply-accumulates of one inference, as the layer kinds count them.
 uint64_t multiplyAccumulates(const npu::Program& program) {
     uint64_t total = 0;
     for (const npu::Layer* layer : *program.layers()) {
-        const auto kind = layer->params_type();
-        if (kind != npu::LayerParams::Conv2D && kind != npu::LayerParams::FullyConnected) continue;
-        const npu::Tensor& output = *program.tensors()->Get(layer->outputs()->Get(0));
-        const npu::Tensor& filter = *program.tensors()->Get(layer->inputs()->Get(1));
-        const uint32_t channels = output.dims()->size() ? output.dims()->Get(output.dims()->size() - 1) : 1;
-        if (channels != 0) total += uint64_t{elementCount(output)} * elementCount(filter) / channels;
+        const LayerKind* kind = layerKind(layer->params_type());
+        if (kind->multiplyAccumulates != nullptr) total += kind->multiplyAccumulates(program, *layer);
     }
     return total;
 }
@@ -69,12 +46,6 @@ constexpr uint64_t kParallelWorkThreshold = 1'000'000;
 
 pthreadpool_t threadPoolFor(const npu::Program& program) {
     return multiplyAccumulates(program) < kParallelWorkThreshold ? nullptr : sharedThreadPool();
-}
-
-size_t byteSize(const npu::Tensor& tensor) {
-    size_t bytes = elementBytes(tensor.type());
-    for (uint32_t d : *tensor.dims()) bytes *= d;
-    return bytes;
 }
 
 // Fused-activation bounds as the core takes them: infinite for float, clipped to the
@@ -121,117 +92,6 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
         default:
             return xnn_status_invalid_parameter;
     }
-}
-
-// Adds one layer to `subgraph`; `ids` maps program tensors to the subgraph's values.
-xnn_status defineLayer(xnn_subgraph_t subgraph, const npu::Program& program, const npu::Layer& layer,
-                       const std::vector<uint32_t>& ids) {
-    const auto* in = layer.inputs();
-    const auto* out = layer.outputs();
-    auto input = [&](uint32_t i) { return i < in->size() ? ids[in->Get(i)] : XNN_INVALID_VALUE_ID; };
-    const uint32_t output = ids[out->Get(0)];
-    float low, high;
-    bounds(layer, *program.tensors()->Get(out->Get(0)), &low, &high);
-    switch (layer.params_type()) {
-        case npu::LayerParams::Conv2D: {
-            const auto* p = layer.params_as_Conv2D();
-            const auto* pad = p->padding();
-            if (pad == nullptr || in->size() != 3) return xnn_status_invalid_parameter;
-            if (p->depthwise()) {
-                return xnn_define_depthwise_convolution_2d(
-                        subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(), p->kernel_height(),
-                        p->kernel_width(), p->stride_height(), p->stride_width(), p->dilation_height(),
-                        p->dilation_width(), p->depth_multiplier(), p->input_channels(), low, high, input(0), input(1),
-                        input(2), output, 0);
-            }
-            return xnn_define_convolution_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
-                                             p->kernel_height(), p->kernel_width(), p->stride_height(),
-                                             p->stride_width(), p->dilation_height(), p->dilation_width(), 1,
-                                             p->input_channels(), p->output_channels(), low, high, input(0), input(1),
-                                             input(2), output, 0);
-        }
-        case npu::LayerParams::FullyConnected:
-            if (in->size() != 3) return xnn_status_invalid_parameter;
-            return xnn_define_fully_connected(subgraph, low, high, input(0), input(1), input(2), output,
-                                              XNN_FLAG_TENSORFLOW_RESHAPE_2D);
-        case npu::LayerParams::Add:
-            return xnn_define_add2(subgraph, low, high, input(0), input(1), output, 0);
-        case npu::LayerParams::Multiply:
-            return xnn_define_multiply2(subgraph, low, high, input(0), input(1), output, 0);
-        case npu::LayerParams::Subtract:
-            return xnn_define_subtract(subgraph, low, high, input(0), input(1), output, 0);
-        case npu::LayerParams::AveragePool2D: {
-            const auto* p = layer.params_as_AveragePool2D();
-            const auto* pad = p->padding();
-            if (pad == nullptr) return xnn_status_invalid_parameter;
-            return xnn_define_average_pooling_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
-                                                 p->pool_height(), p->pool_width(), p->stride_height(),
-                                                 p->stride_width(), low, high, input(0), output, 0);
-        }
-        case npu::LayerParams::MaxPool2D: {
-            const auto* p = layer.params_as_MaxPool2D();
-            const auto* pad = p->padding();
-            if (pad == nullptr) return xnn_status_invalid_parameter;
-            return xnn_define_max_pooling_2d(subgraph, pad->top(), pad->right(), pad->bottom(), pad->left(),
-                                             p->pool_height(), p->pool_width(), p->stride_height(), p->stride_width(),
-                                             1, 1, low, high, input(0), output, 0);
-        }
-        case npu::LayerParams::GlobalAveragePool2D:
-            return xnn_define_global_average_pooling_2d(subgraph, low, high, input(0), output, 0);
-        case npu::LayerParams::Clamp:
-            return xnn_define_clamp(subgraph, low, high, input(0), output, 0);
-        case npu::LayerParams::Sigmoid:
-            return xnn_define_sigmoid(subgraph, input(0), output, 0);
-        case npu::LayerParams::Softmax:
-            return xnn_define_softmax(subgraph, input(0), output, 0);
-        case npu::LayerParams::Reshape: {
-            const auto* dims = program.tensors()->Get(out->Get(0))->dims();
-            std::vector<size_t> shape(dims->begin(), dims->end());
-            return xnn_define_static_reshape(subgraph, shape.size(), shape.data(), input(0), output, 0);
-        }
-        case npu::LayerParams::ConstantPad: {
-            const auto* p = layer.params_as_ConstantPad();
-            if (p->before() == nullptr || p->after() == nullptr || p->before()->size() != p->after()->size() ||
-                p->before()->size() > XNN_MAX_TENSOR_DIMS) {
-                return xnn_status_invalid_parameter;
-            }
-            std::vector<size_t> before(p->before()->begin(), p->before()->end());
-            std::vector<size_t> after(p->after()->begin(), p->after()->end());
-            return xnn_define_static_constant_pad(subgraph, before.data(), after.data(), 0.0f, input(0), output, 0);
-        }
-        case npu::LayerParams::ResizeBilinear: {
-            const auto* p = layer.params_as_ResizeBilinear();
-            return xnn_define_static_resize_bilinear_2d(subgraph, p->output_height(), p->output_width(), input(0),
-                                                        output, XNN_FLAG_TENSORFLOW_LEGACY_MODE);
-        }
-        case npu::LayerParams::Convert:
-            return xnn_define_convert(subgraph, input(0), output, 0);
-        default:
-            return xnn_status_invalid_parameter;
-    }
-}
-
-// The unit of the board's NPU a layer would run on, as the profile's `ot` column shows it.
-const char* unitOf(npu::LayerParams kind) {
-    switch (kind) {
-        case npu::LayerParams::Conv2D:
-        case npu::LayerParams::FullyConnected:
-        case npu::LayerParams::AveragePool2D:
-        case npu::LayerParams::MaxPool2D:
-        case npu::LayerParams::GlobalAveragePool2D:
-            return "NN";
-        case npu::LayerParams::Reshape:
-        case npu::LayerParams::ConstantPad:
-        case npu::LayerParams::ResizeBilinear:
-        case npu::LayerParams::Concatenation:
-            return "TP";
-        default:
-            return "SH";
-    }
-}
-
-bool isNative(npu::LayerParams kind) {
-    return kind == npu::LayerParams::Concatenation || kind == npu::LayerParams::FlipSign;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -318,11 +178,12 @@ bool NpuCore::preparePorts(std::string* error) {
             if (index >= tensors->size()) return fail("layer " + std::to_string(l) + " reads a missing tensor");
         }
         if (out->Get(0) >= tensors->size()) return fail("layer " + std::to_string(l) + " writes a missing tensor");
-        for (uint32_t index : *in) {  // native layers read every input element as the output's type
-            if (isNative(layer.params_type()) && tensors->Get(index)->type() != tensors->Get(out->Get(0))->type() &&
-                layer.params_type() != npu::LayerParams::FlipSign) {
-                return fail("layer " + std::to_string(l) + " mixes element types");
-            }
+        const LayerKind* kind = layerKind(layer.params_type());
+        if (kind == nullptr || layer.params() == nullptr) {
+            return fail("layer " + std::to_string(l) + " is of an unknown kind or has no parameters");
+        }
+        if (kind->native() && !kind->check(*program_, layer)) {
+            return fail("layer " + std::to_string(l) + " has tensors its kind cannot take");
         }
     }
     return true;
@@ -355,9 +216,9 @@ bool NpuCore::buildStages(std::string* error) {
     const auto* layers = program_->layers();
     const auto* tensors = program_->tensors();
     for (size_t l = 0; l < layers->size(); ++l) {
-        const bool native = isNative(layers->Get(l)->params_type());
+        const bool native = layerKind(layers->Get(l)->params_type())->native();
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
-            stages_.push_back({l, l + 1, native, nullptr});
+            stages_.push_back({l, l + 1, native, nullptr, {}, nullptr});
         } else {
             stages_.back().endLayer = l + 1;
         }
@@ -383,7 +244,7 @@ bool NpuCore::buildStages(std::string* error) {
         }
         for (size_t l = stage.firstLayer; l < stage.endLayer && profiling_; ++l) {
             const npu::Layer& layer = *layers->Get(l);
-            LayerProfile entry{layer.name() ? layer.name()->str() : "", unitOf(layer.params_type()), 0, 0, 0};
+            LayerProfile entry{layer.name() ? layer.name()->str() : "", layerKind(layer.params_type())->unit, 0, 0, 0};
             for (uint32_t t : *layer.inputs()) entry.bytesRead += byteSize(*tensors->Get(t));
             entry.bytesWritten = byteSize(*tensors->Get(layer.outputs()->Get(0)));
             profile_.push_back(std::move(entry));
@@ -391,6 +252,12 @@ bool NpuCore::buildStages(std::string* error) {
     }
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         if (needsBuffer[t]) bufferOf(t);
+    }
+    for (Stage& stage : stages_) {
+        if (!stage.native) continue;
+        const npu::Layer& layer = *layers->Get(stage.firstLayer);
+        for (uint32_t t : *layer.inputs()) stage.inputs.push_back(bufferOf(t));
+        stage.output = bufferOf(layer.outputs()->Get(0));
     }
     return true;
 }
@@ -442,7 +309,9 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool
                 return false;
             }
         }
-        const xnn_status status = defineLayer(subgraph, *program_, layer, ids);
+        float low, high;
+        bounds(layer, *tensors->Get(layer.outputs()->Get(0)), &low, &high);
+        const xnn_status status = layerKind(layer.params_type())->define({subgraph, *program_, layer, ids, low, high});
         if (status != xnn_status_success) {
             *error = "the NPU core rejected layer " + std::string(layer.name() ? layer.name()->c_str() : "?") +
                      " (status " + std::to_string(status) + ")";
@@ -462,49 +331,6 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool
     return true;
 }
 
-bool NpuCore::runNativeLayer(const npu::Layer& layer) {
-    const auto* tensors = program_->tensors();
-    const uint32_t outputIndex = layer.outputs()->Get(0);
-    const npu::Tensor& output = *tensors->Get(outputIndex);
-    uint8_t* out = bufferOf(outputIndex);
-    if (layer.params_type() == npu::LayerParams::FlipSign) {
-        const uint8_t* in = bufferOf(layer.inputs()->Get(0));
-        for (size_t i = 0, n = byteSize(output); i < n; ++i) out[i] = in[i] ^ 0x80;
-        return true;
-    }
-    // Concatenation: for every outer index, each input's slab of [axis..] elements in turn.
-    const uint32_t axis = layer.params_as_Concatenation()->axis();
-    const auto& outDims = *output.dims();
-    if (axis >= outDims.size()) return false;
-    size_t outer = 1;
-    for (uint32_t d = 0; d < axis; ++d) outer *= outDims.Get(d);
-    const size_t element = elementBytes(output.type());
-    const bool quantized = output.type() != npu::DataType::FLOAT32;
-    size_t written = 0;
-    std::vector<size_t> slabs;
-    for (uint32_t t : *layer.inputs()) slabs.push_back(elementCount(*tensors->Get(t)) / std::max<size_t>(outer, 1));
-    for (size_t o = 0; o < outer; ++o) {
-        for (size_t i = 0; i < slabs.size(); ++i) {
-            const npu::Tensor& input = *tensors->Get(layer.inputs()->Get(i));
-            const uint8_t* in = bufferOf(layer.inputs()->Get(i)) + o * slabs[i] * element;
-            if (!quantized || (input.scale() == output.scale() && input.zero_point() == output.zero_point())) {
-                std::memcpy(out + written, in, slabs[i] * element);
-            } else {  // requantize into the output's scale and zero point
-                const float ratio = input.scale() / output.scale();
-                const int32_t low = output.type() == npu::DataType::QUINT8 ? 0 : -128;
-                for (size_t k = 0; k < slabs[i]; ++k) {
-                    const int32_t q = output.type() == npu::DataType::QUINT8 ? in[k] : static_cast<int8_t>(in[k]);
-                    const auto value = static_cast<int32_t>(std::lround((q - input.zero_point()) * ratio)) +
-                                       output.zero_point();
-                    out[written + k] = static_cast<uint8_t>(std::clamp(value, low, low + 255));
-                }
-            }
-            written += slabs[i] * element;
-        }
-    }
-    return true;
-}
-
 bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error) {
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
         *error = "wrong number of NPU inputs or outputs";
@@ -515,7 +341,9 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const Stage& stage = stages_[s];
         const auto start = Clock::now();
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
-        const bool ok = stage.native ? runNativeLayer(first) : xnn_invoke_runtime(stage.runtime) == xnn_status_success;
+        const bool ok = stage.native
+                                ? layerKind(first.params_type())->run({*program_, first, stage.inputs, stage.output})
+                                : xnn_invoke_runtime(stage.runtime) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");
             return false;

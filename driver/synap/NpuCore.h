@@ -1,6 +1,6 @@
 // The emulated NPU core: executes one verified NPU program as a sequence of stages: XNNPACK
 // runtimes (on a process-wide thread pool) for runs of layers XNNPACK computes, and layers the
-// core runs itself (concatenation, sign flips). Normally a run of layers is one whole-graph
+// core runs itself (see LayerKinds.h). Normally a run of layers is one whole-graph
 // runtime; in profiling mode every layer is its own stage, timed, like the board's NPU stopped
 // and restarted between layers.
 #pragma once
@@ -59,14 +59,15 @@ private:
     // Where a tensor's values live between stages: a port's staging, an activation buffer, or a
     // constant's bytes.
     uint8_t* bufferOf(uint32_t tensor);
-    bool runNativeLayer(const npu::Layer& layer);
 
-    // A run of layers: one XNNPACK runtime, or one layer the core runs itself.
+    // A run of layers: one XNNPACK runtime, or one layer the core runs itself on its buffers.
     struct Stage {
         size_t firstLayer;
         size_t endLayer;
         bool native;
         xnn_runtime* runtime = nullptr;
+        std::vector<const uint8_t*> inputs;  // native only
+        uint8_t* output = nullptr;
     };
 
     std::vector<uint8_t> bytes_;

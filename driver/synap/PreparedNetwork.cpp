@@ -138,6 +138,17 @@ std::vector<const PreparedNetwork*>& registry() {
     return networks;
 }
 
+// The NNAPI type of a network input or output of a cached program.
+hal::OperandType operandTypeOf(npu::DataType type) {
+    switch (type) {
+        case npu::DataType::QUINT8: return hal::OperandType::TENSOR_QUANT8_ASYMM;
+        case npu::DataType::QINT32:
+        case npu::DataType::INT32: return hal::OperandType::TENSOR_INT32;
+        case npu::DataType::FLOAT16: return hal::OperandType::TENSOR_FLOAT16;
+        default: return hal::OperandType::TENSOR_FLOAT32;
+    }
+}
+
 }  // namespace
 
 std::vector<const PreparedNetwork*> livePreparedNetworks() {
@@ -179,9 +190,7 @@ std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<
         const bool output = tensor->output_index() >= 0 && static_cast<uint32_t>(tensor->output_index()) < loaded->output_count();
         if (!input && !output) continue;
         hal::Operand operand;
-        operand.type = tensor->type() == npu::DataType::QUINT8   ? hal::OperandType::TENSOR_QUANT8_ASYMM
-                       : tensor->type() == npu::DataType::QINT32 ? hal::OperandType::TENSOR_INT32
-                                                                 : hal::OperandType::TENSOR_FLOAT32;
+        operand.type = operandTypeOf(tensor->type());
         if (tensor->dims() != nullptr) operand.dimensions.assign(tensor->dims()->begin(), tensor->dims()->end());
         operand.scale = tensor->scale();
         operand.zeroPoint = tensor->zero_point();

@@ -7,11 +7,13 @@
 
 namespace nnemu::synap {
 
-npu::DataType npuTypeOf(hal::OperandType type) {
-    switch (type) {
+npu::DataType npuTypeOf(const hal::Operand& operand) {
+    switch (operand.type) {
         case hal::OperandType::TENSOR_QUANT8_ASYMM: return npu::DataType::QUINT8;
-        case hal::OperandType::TENSOR_INT32: return npu::DataType::QINT32;
+        // With a scale: the bias of a quantized layer.
+        case hal::OperandType::TENSOR_INT32: return operand.scale != 0.0f ? npu::DataType::QINT32 : npu::DataType::INT32;
         case hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return npu::DataType::QCINT8;
+        case hal::OperandType::TENSOR_FLOAT16: return npu::DataType::FLOAT16;
         default: return npu::DataType::FLOAT32;
     }
 }
@@ -32,7 +34,7 @@ uint32_t ProgramBuilder::tensorOfOperand(uint32_t operandIndex) {
     if (tensorOf_[operandIndex] >= 0) return static_cast<uint32_t>(tensorOf_[operandIndex]);
     const hal::Operand& operand = model_.operands[operandIndex];
     auto tensor = std::make_unique<npu::TensorT>();
-    tensor->type = npuTypeOf(operand.type);
+    tensor->type = npuTypeOf(operand);
     tensor->dims = dims_[operandIndex];
     tensor->scale = operand.scale;
     tensor->zero_point = operand.zeroPoint;

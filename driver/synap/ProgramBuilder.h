@@ -48,6 +48,6 @@ private:
     uint32_t operationIndex_ = 0;
 };
 
-npu::DataType npuTypeOf(hal::OperandType type);
+npu::DataType npuTypeOf(const hal::Operand& operand);
 
 }  // namespace nnemu::synap

@@ -1,10 +1,13 @@
-// CONV_2D and DEPTHWISE_CONV_2D.
+// CONV_2D, DEPTHWISE_CONV_2D and GROUPED_CONV_2D.
 //
 // Operands: input [N,H,W,Cin] (or NCHW), filter, bias [Cout], then the window operands
 // (see Padding.h). CONV_2D's filter is [Cout,kH,kW,Cin]; DEPTHWISE_CONV_2D's is [1,kH,kW,Cout]
-// with Cout = Cin * depthMultiplier. Types: F32 (bias F32), F16 (bias F16), Q8 with a Q8 or
-// per-channel Q8 filter (channelDim 0 for CONV_2D, 3 for DEPTHWISE_CONV_2D) and an INT32 bias
-// whose scale is inScale * filterScale (per-channel: ignored).
+// with Cout = Cin * depthMultiplier; GROUPED_CONV_2D's is [Cout,kH,kW,Cin/groups], output
+// channels split into `groups` equal runs, each reading its own run of input channels.
+// Types: F32 (bias F32), F16 (bias F16), Q8 with a Q8 or per-channel Q8 filter (channelDim 3
+// for DEPTHWISE_CONV_2D, else 0) and an INT32 bias whose scale is inScale * filterScale
+// (per-channel: ignored). Since feature level 29 the output scale is free: the requantization
+// multiplier inScale * filterScale / outScale may exceed 1.
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
@@ -33,7 +36,7 @@ bool validateConvTypes(const OperationContext& context, WindowKind kind) {
                 // The per-channel parameters may be attached after the operation is added;
                 // model validation requires them before it is finished.
                 if (filter.channelQuant == nullptr) break;
-                const uint32_t channelDim = kind == WindowKind::CONV ? 0 : 3;
+                const uint32_t channelDim = kind == WindowKind::DEPTHWISE ? 3 : 0;
                 NN_RET_CHECK(filter.channelQuant->channelDim == channelDim);
                 if (filter.rank() == 4 && filter.dim(channelDim) != 0) {
                     NN_RET_CHECK(filter.channelQuant->scales.size() == filter.dim(channelDim));
@@ -71,6 +74,10 @@ bool validateDepthwiseConv2D(const OperationContext& context) {
     return validateWindowConv(context, WindowKind::DEPTHWISE);
 }
 
+bool validateGroupedConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::GROUPED);
+}
+
 bool prepareWindowConv(OperationContext& context, WindowKind kind) {
     const OperandView& input = context.input(0);
     const OperandView& filter = context.input(1);
@@ -83,9 +90,11 @@ bool prepareWindowConv(OperationContext& context, WindowKind kind) {
     const Image4 in = makeImage4(input.dims, params.nchw);
 
     uint32_t outChannels = 0;
-    if (kind == WindowKind::CONV) {
+    if (kind != WindowKind::DEPTHWISE) {
+        const auto groups = static_cast<uint32_t>(params.groups);
         outChannels = filter.dim(0);
-        NN_RET_CHECK(filter.dim(3) == in.channels);
+        NN_RET_CHECK(static_cast<uint64_t>(filter.dim(3)) * groups == in.channels);
+        NN_RET_CHECK(outChannels % groups == 0);
     } else {
         NN_RET_CHECK(filter.dim(0) == 1);
         outChannels = filter.dim(3);
@@ -117,10 +126,15 @@ bool prepareDepthwiseConv2D(OperationContext& context) {
     return prepareWindowConv(context, WindowKind::DEPTHWISE);
 }
 
+bool prepareGroupedConv2D(OperationContext& context) {
+    return prepareWindowConv(context, WindowKind::GROUPED);
+}
+
 }  // namespace
 
 NN_REGISTER_SIGNATURE(CONV_2D, validateConv2D, prepareConv2D, false, true);
 NN_REGISTER_SIGNATURE(DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false,
                       true);
+NN_REGISTER_SIGNATURE(GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false);
 
 }  // namespace nnemu::hal

@@ -46,19 +46,44 @@ TEST(Lowering, RefusesScalesTooFarApart) {
     EXPECT_NE(createError(*model).find("operator ADD at node 0: quantization scales too far apart"), std::string::npos);
 }
 
-TEST(Lowering, RefusesOutputScaleBelowInputTimesFilter) {
+// FULLY_CONNECTED [1,4] x [2,4] with uint8 scales in 0.5, weights 0.25 and the given output scale.
+std::unique_ptr<Model> fullyConnectedWithOutputScale(float outputScale) {
     GraphBuilder g;
     const int32_t in = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {0.5f}, {128});
-    const int32_t weights = g.tensor({2, 4}, fb::TensorType_UINT8, std::vector<uint8_t>(8, 130), {0.25f}, {128});
-    const int32_t out = g.tensor({1, 2}, fb::TensorType_UINT8, {}, {0.01f}, {128});   // 0.5 x 0.25 / 0.01 > 1
+    const int32_t weights = g.tensor({2, 4}, fb::TensorType_UINT8, {129, 130, 127, 128, 126, 128, 128, 131}, {0.25f}, {128});
+    const int32_t out = g.tensor({1, 2}, fb::TensorType_UINT8, {}, {outputScale}, {100});
     g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, weights, -1}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
     g.inputs = {in};
     g.outputs = {out};
-    std::unique_ptr<Model> model = g.build();
+    return g.build();
+}
+
+TEST(Lowering, TakesOutputScaleBelowInputTimesFilter) {
+    // 0.5 x 0.25 / 0.01 = 12.5: a multiplier above 1, allowed since NNAPI feature level 29.
+    std::unique_ptr<Model> model = fullyConnectedWithOutputScale(0.01f);
     ASSERT_NE(model, nullptr);
-    EXPECT_NE(createError(*model).find("operator FULLY_CONNECTED at node 0: the output scale does not fit"),
-              std::string::npos);
+    for (const RunMode& mode : runModes()) {
+        std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
+        ASSERT_NE(interpreter, nullptr) << mode.name;
+        const uint8_t input[4] = {130, 126, 129, 128};   // real 1, -1, 0.5, 0
+        std::memcpy(interpreter->inputData(0), input, 4);
+        std::string error;
+        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        // Unit 0: 1 x 0.25 + -1 x 0.5 + 0.5 x -0.25 = -0.375 -> 100 - 37.5 -> 62 (half away from 0).
+        // Unit 1: 1 x -0.5 = -0.5 -> 50.
+        EXPECT_EQ(interpreter->outputData(0)[0], 62) << mode.name;
+        EXPECT_EQ(interpreter->outputData(0)[1], 50) << mode.name;
+    }
+}
+
+TEST(Lowering, RefusesMultiplierBeyondFixedPoint) {
+    std::unique_ptr<Model> model = fullyConnectedWithOutputScale(1e-10f);   // 1.25e9 >= 2^30
+    ASSERT_NE(model, nullptr);
+    EXPECT_NE(createError(*model).find("operator FULLY_CONNECTED at node 0: requantization multiplier input x filter / "
+                                       "output = 1.25e+09 is outside 32-bit fixed point [2^-31, 2^30)"),
+              std::string::npos)
+            << createError(*model);
 }
 
 TEST(Lowering, RefusesBiasNearTheInt32Limits) {

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Half.h"
 #include "nnemu/hal/Operations.h"
 
@@ -37,5 +39,44 @@ inline int32_t clampInt(int32_t value, int32_t low, int32_t high) {
 inline bool fits(const hal::OperandView& operand, uint64_t count, uint32_t elementSize) {
     return count == 0 || (operand.data != nullptr && operand.length >= count * elementSize);
 }
+
+// Turns the int32 accumulators (bias included) of a convolution-like layer into QUANT8_ASYMM
+// outputs, one fixed-point multiplier per output channel. NNAPI's arithmetic: the real
+// multiplier is (inScale * filterScale, a float product) / outScale in double; since feature
+// level 29 it may exceed 1 (a left shift before the Q31 multiply).
+class Requantizer {
+public:
+    // `filter` is per tensor (QUANT8_ASYMM) or per channel (`channels` scales).
+    bool init(const hal::OperandView& input, const hal::OperandView& filter,
+              const hal::OperandView& output, int32_t activation, uint32_t channels) {
+        const bool perChannel = filter.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+        NN_RET_CHECK(!perChannel ||
+                     (filter.channelQuant != nullptr && filter.channelQuant->scales.size() == channels));
+        NN_RET_CHECK(output.scale > 0.0f);
+        multipliers_.resize(channels);
+        shifts_.resize(channels);
+        for (uint32_t c = 0; c < channels; ++c) {
+            const float filterScale = perChannel ? filter.channelQuant->scales[c] : filter.scale;
+            const float product = input.scale * filterScale;
+            const double real = static_cast<double>(product) / static_cast<double>(output.scale);
+            NN_RET_CHECK(real >= 0.0 && std::isfinite(real));
+            quantizeMultiplier(real, &multipliers_[c], &shifts_[c]);
+        }
+        zeroPoint_ = output.zeroPoint;
+        quantizedActivationRange(activation, output.scale, output.zeroPoint, 0, 255, &low_, &high_);
+        return true;
+    }
+
+    uint8_t operator()(int32_t accumulator, int32_t bias, uint32_t channel) const {
+        const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(accumulator, bias),
+                                                             multipliers_[channel], shifts_[channel]);
+        return static_cast<uint8_t>(clampInt(saturatingAdd(scaled, zeroPoint_), low_, high_));
+    }
+
+private:
+    std::vector<int32_t> multipliers_;
+    std::vector<int> shifts_;
+    int32_t zeroPoint_ = 0, low_ = 0, high_ = 255;
+};
 
 }  // namespace nnemu::cpu::convpool

@@ -1,11 +1,10 @@
-// Reference kernels of CONV_2D and DEPTHWISE_CONV_2D (F32, F16, Q8 with Q8 or per-channel
-// filters). Taps that fall into the padding contribute nothing (a real zero).
+// Reference kernels of CONV_2D, DEPTHWISE_CONV_2D and GROUPED_CONV_2D (F32, F16, Q8 with Q8
+// or per-channel filters; types handled by ConvKernel.h). Taps that fall into the padding
+// contribute nothing (a real zero).
 #include <cstdint>
-#include <vector>
 
-#include "ConvPoolUtils.h"
+#include "ConvKernel.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -13,7 +12,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
 using hal::OperandView;
 using hal::OperationContext;
 using hal::WindowGeometry;
@@ -26,6 +24,8 @@ struct ConvShape {
     WindowGeometry geometry;
     Image4 in, out;
     uint32_t depthMultiplier = 1;
+    uint32_t groupInChannels = 0;   // CONV and GROUPED: input channels each output reads
+    uint32_t groupOutChannels = 0;  // CONV and GROUPED: output channels of one group
 };
 
 bool resolveShape(const OperationContext& context, WindowKind kind, ConvShape* s) {
@@ -43,163 +43,75 @@ bool resolveShape(const OperationContext& context, WindowKind kind, ConvShape* s
                                     filter.dim(2), &s->geometry));
     NN_RET_CHECK(s->geometry.outHeight == s->out.height && s->geometry.outWidth == s->out.width);
     NN_RET_CHECK(s->out.batches == s->in.batches);
-    if (kind == WindowKind::CONV) {
-        NN_RET_CHECK(filter.dim(0) == s->out.channels && filter.dim(3) == s->in.channels);
-    } else {
+    if (kind == WindowKind::DEPTHWISE) {
         NN_RET_CHECK(filter.dim(3) == s->out.channels);
         NN_RET_CHECK(static_cast<uint64_t>(s->in.channels) * s->depthMultiplier == s->out.channels);
+    } else {
+        const auto groups = static_cast<uint32_t>(s->params.groups);
+        NN_RET_CHECK(filter.dim(0) == s->out.channels && s->out.channels % groups == 0);
+        NN_RET_CHECK(static_cast<uint64_t>(filter.dim(3)) * groups == s->in.channels);
+        s->groupInChannels = filter.dim(3);
+        s->groupOutChannels = s->out.channels / groups;
     }
-    NN_RET_CHECK(context.input(2).elements() == s->out.channels);
     return true;
 }
 
 // Visits every output element: `tap(inputIndex, filterIndex)` returns one product to add to
 // the accumulator, `store(outputIndex, outChannel, accumulator)` writes the result.
-template <typename Acc, typename Tap, typename Store>
-void convolve(const ConvShape& s, Tap tap, Store store) {
-    const WindowGeometry& g = s.geometry;
-    const uint32_t inChannels = s.in.channels;
-    const uint32_t outChannels = s.out.channels;
-    for (uint32_t b = 0; b < s.out.batches; ++b) {
-        for (uint32_t oy = 0; oy < s.out.height; ++oy) {
-            for (uint32_t ox = 0; ox < s.out.width; ++ox) {
-                const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
-                const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
-                for (uint32_t oc = 0; oc < outChannels; ++oc) {
-                    Acc acc{};
-                    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-                        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-                        if (iy < 0 || iy >= g.inHeight) continue;
-                        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-                            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-                            if (ix < 0 || ix >= g.inWidth) continue;
-                            const auto y = static_cast<uint32_t>(iy);
-                            const auto x = static_cast<uint32_t>(ix);
-                            if (s.kind == WindowKind::CONV) {
-                                // filter [Cout, kH, kW, Cin]
-                                const size_t filterBase =
-                                        ((static_cast<size_t>(oc) * g.filterHeight + ky) *
-                                                 g.filterWidth + kx) * inChannels;
-                                for (uint32_t ic = 0; ic < inChannels; ++ic) {
-                                    acc += tap(s.in.at(b, y, x, ic), filterBase + ic);
-                                }
-                            } else {
-                                // filter [1, kH, kW, Cout]; output channel oc reads input
-                                // channel oc / depthMultiplier
-                                const uint32_t ic = oc / s.depthMultiplier;
-                                const size_t filterIndex =
-                                        (static_cast<size_t>(ky) * g.filterWidth + kx) *
-                                                outChannels + oc;
-                                acc += tap(s.in.at(b, y, x, ic), filterIndex);
+struct WindowLoop {
+    const ConvShape& s;
+
+    template <typename Acc, typename Tap, typename Store>
+    void run(Tap tap, Store store) const {
+        const WindowGeometry& g = s.geometry;
+        for (uint32_t b = 0; b < s.out.batches; ++b) {
+            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
+                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
+                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
+                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
+                    for (uint32_t oc = 0; oc < s.out.channels; ++oc) {
+                        Acc acc{};
+                        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+                            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+                            if (iy < 0 || iy >= g.inHeight) continue;
+                            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+                                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+                                if (ix < 0 || ix >= g.inWidth) continue;
+                                addTap(acc, tap, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ky, kx, oc);
                             }
                         }
+                        store(s.out.at(b, oy, ox, oc), oc, acc);
                     }
-                    store(s.out.at(b, oy, ox, oc), oc, acc);
                 }
             }
         }
     }
-}
 
-void convFloat(const ConvShape& s, const float* input, const float* filter, const float* bias,
-               float* output) {
-    float low, high;
-    floatActivationRange(s.params.activation, &low, &high);
-    convolve<float>(
-            s, [&](size_t i, size_t f) { return input[i] * filter[f]; },
-            [&](size_t o, uint32_t oc, float acc) {
-                output[o] = convpool::clampFloat(acc + bias[oc], low, high);
-            });
-}
-
-bool convQuant8(const ConvShape& s, const OperationContext& context, OperandView& outputView) {
-    const OperandView& inputView = context.input(0);
-    const OperandView& filterView = context.input(1);
-    const bool perChannel = filterView.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-    const uint32_t outChannels = s.out.channels;
-    if (perChannel) {
-        NN_RET_CHECK(filterView.channelQuant != nullptr);
-        NN_RET_CHECK(filterView.channelQuant->scales.size() == outChannels);
+    // Adds the products of one filter tap (ky, kx) for output channel oc at input pixel (b, y, x).
+    template <typename Acc, typename Tap>
+    void addTap(Acc& acc, Tap& tap, uint32_t b, uint32_t y, uint32_t x, uint32_t ky, uint32_t kx,
+                uint32_t oc) const {
+        const WindowGeometry& g = s.geometry;
+        if (s.kind == WindowKind::DEPTHWISE) {
+            // filter [1, kH, kW, Cout]; output channel oc reads input channel oc / multiplier
+            const size_t filterIndex = (static_cast<size_t>(ky) * g.filterWidth + kx) * s.out.channels + oc;
+            acc += tap(s.in.at(b, y, x, oc / s.depthMultiplier), filterIndex);
+            return;
+        }
+        // filter [Cout, kH, kW, Cin / groups]; oc's group reads its own run of input channels
+        const size_t filterBase =
+                ((static_cast<size_t>(oc) * g.filterHeight + ky) * g.filterWidth + kx) * s.groupInChannels;
+        const uint32_t firstInput = oc / s.groupOutChannels * s.groupInChannels;
+        for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) {
+            acc += tap(s.in.at(b, y, x, firstInput + ic), filterBase + ic);
+        }
     }
-    std::vector<int32_t> multipliers(outChannels);
-    std::vector<int> shifts(outChannels);
-    for (uint32_t oc = 0; oc < outChannels; ++oc) {
-        const float filterScale = perChannel ? filterView.channelQuant->scales[oc] : filterView.scale;
-        const float productScale = inputView.scale * filterScale;
-        const double real = static_cast<double>(productScale / outputView.scale);
-        NN_RET_CHECK(real >= 0.0);
-        quantizeMultiplier(real, &multipliers[oc], &shifts[oc]);
-    }
-    int32_t low, high;
-    quantizedActivationRange(s.params.activation, outputView.scale, outputView.zeroPoint, 0, 255,
-                             &low, &high);
-    const uint8_t* input = inputView.as<uint8_t>();
-    const int32_t* bias = context.input(2).as<int32_t>();
-    const int32_t inputZeroPoint = inputView.zeroPoint;
-    const int32_t outputZeroPoint = outputView.zeroPoint;
-    uint8_t* output = outputView.as<uint8_t>();
-    auto store = [&](size_t o, uint32_t oc, int32_t acc) {
-        const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(acc, bias[oc]), multipliers[oc], shifts[oc]);
-        output[o] = static_cast<uint8_t>(convpool::clampInt(scaled + outputZeroPoint, low, high));
-    };
-    if (perChannel) {
-        const int8_t* filter = filterView.as<int8_t>();
-        convolve<int32_t>(
-                s,
-                [&](size_t i, size_t f) {
-                    return (static_cast<int32_t>(input[i]) - inputZeroPoint) *
-                           static_cast<int32_t>(filter[f]);
-                },
-                store);
-    } else {
-        const uint8_t* filter = filterView.as<uint8_t>();
-        const int32_t filterZeroPoint = filterView.zeroPoint;
-        convolve<int32_t>(
-                s,
-                [&](size_t i, size_t f) {
-                    return (static_cast<int32_t>(input[i]) - inputZeroPoint) *
-                           (static_cast<int32_t>(filter[f]) - filterZeroPoint);
-                },
-                store);
-    }
-    return true;
-}
+};
 
 bool runWindowConv(OperationContext& context, WindowKind kind) {
     ConvShape s;
     NN_RET_CHECK(resolveShape(context, kind, &s));
-    const OperandView& input = context.input(0);
-    const OperandView& filter = context.input(1);
-    const OperandView& bias = context.input(2);
-    OperandView& output = context.output(0);
-    const uint64_t outCount = output.elements();
-    switch (input.type) {
-        case OperandType::TENSOR_FLOAT32:
-            NN_RET_CHECK(filter.type == input.type && bias.type == input.type);
-            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(float)));
-            convFloat(s, input.as<float>(), filter.as<float>(), bias.as<float>(),
-                      output.as<float>());
-            return true;
-        case OperandType::TENSOR_FLOAT16: {
-            NN_RET_CHECK(filter.type == input.type && bias.type == input.type);
-            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint16_t)));
-            const std::vector<float> in = convpool::halfToFloatVector(input);
-            const std::vector<float> f = convpool::halfToFloatVector(filter);
-            const std::vector<float> b = convpool::halfToFloatVector(bias);
-            std::vector<float> out(static_cast<size_t>(outCount));
-            convFloat(s, in.data(), f.data(), b.data(), out.data());
-            convpool::storeAsHalf(out, output);
-            return true;
-        }
-        case OperandType::TENSOR_QUANT8_ASYMM:
-            NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM ||
-                         filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
-            NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
-            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint8_t)));
-            return convQuant8(s, context, output);
-        default:
-            return false;
-    }
+    return convpool::convolve(context, s.params.activation, s.out.channels, WindowLoop{s});
 }
 
 bool conv2D(OperationContext& context) { return runWindowConv(context, WindowKind::CONV); }
@@ -208,9 +120,14 @@ bool depthwiseConv2D(OperationContext& context) {
     return runWindowConv(context, WindowKind::DEPTHWISE);
 }
 
+bool groupedConv2D(OperationContext& context) {
+    return runWindowConv(context, WindowKind::GROUPED);
+}
+
 }  // namespace
 
 NN_REGISTER_KERNEL(CONV_2D, conv2D);
 NN_REGISTER_KERNEL(DEPTHWISE_CONV_2D, depthwiseConv2D);
+NN_REGISTER_KERNEL(GROUPED_CONV_2D, groupedConv2D);
 
 }  // namespace nnemu::cpu

@@ -40,15 +40,8 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
                           OperandView& outputView) {
     const OperandView& inputView = context.input(0);
     const OperandView& weightsView = context.input(1);
-    const float productScale = inputView.scale * weightsView.scale;
-    const double real = static_cast<double>(productScale / outputView.scale);
-    NN_RET_CHECK(real >= 0.0);
-    int32_t multiplier;
-    int shift;
-    quantizeMultiplier(real, &multiplier, &shift);
-    int32_t low, high;
-    quantizedActivationRange(activation, outputView.scale, outputView.zeroPoint, 0, 255, &low,
-                             &high);
+    convpool::Requantizer requantize;
+    NN_RET_CHECK(requantize.init(inputView, weightsView, outputView, activation, 1));
     const uint8_t* input = inputView.as<uint8_t>();
     const uint8_t* weights = weightsView.as<uint8_t>();
     const int32_t* bias = context.input(2).as<int32_t>();
@@ -64,9 +57,7 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
                 acc += (static_cast<int32_t>(row[i]) - inputZeroPoint) *
                        (static_cast<int32_t>(w[i]) - weightsZeroPoint);
             }
-            const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(acc, bias[u]), multiplier, shift);
-            output[static_cast<size_t>(b) * s.units + u] = static_cast<uint8_t>(
-                    convpool::clampInt(scaled + outputView.zeroPoint, low, high));
+            output[static_cast<size_t>(b) * s.units + u] = requantize(acc, bias[u], 0);
         }
     }
     return true;

@@ -1,4 +1,4 @@
-// RELU, RELU1, RELU6, LOGISTIC, TANH and SOFTMAX.
+// RELU, RELU1, RELU6, LOGISTIC, TANH, SOFTMAX and PRELU.
 #include "../Lowering.h"
 
 namespace nnemu::synap {
@@ -119,6 +119,47 @@ bool lowerSoftmax(const OperationContext& context, ProgramBuilder& builder) {
     return true;
 }
 
+// Float or uint8 throughout, ranks within the core's. The output has the broadcast shape.
+bool supportsPrelu(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 2);
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
+    return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
+}
+
+// Where the core's PReLU applies: a constant float slope that varies along the input's last
+// axis only (all other slope dims 1), so the output keeps the input's shape.
+bool slopePerChannel(const OperationContext& context) {
+    const auto& input = context.input(0).dims;
+    const auto& slope = context.input(1).dims;
+    if (context.inputType(0) != OperandType::TENSOR_FLOAT32 || !context.hasValue(1)) return false;
+    if (input.empty() || slope.empty() || slope.size() > input.size()) return false;
+    for (size_t d = 0; d + 1 < slope.size(); ++d) {
+        if (slope[d] != 1) return false;
+    }
+    return slope.back() == 1 || slope.back() == input.back();
+}
+
+// The core's PReLU where it applies (one slope value for all channels is repeated per channel),
+// else the core's broadcasting PReLU layer.
+bool lowerPrelu(const OperationContext& context, ProgramBuilder& builder) {
+    npu::LayerParamsUnion params;
+    uint32_t slope = builder.input(1);
+    if (slopePerChannel(context)) {
+        const uint32_t channels = context.input(0).dims.back();
+        if (context.input(1).elements() != channels) {
+            const std::vector<float> repeated(channels, context.input(1).as<float>()[0]);
+            slope = builder.constant(npu::DataType::FLOAT32, {channels}, repeated.data(),
+                                     repeated.size() * sizeof(float));
+        }
+        params.Set(npu::PreluT{});
+    } else {
+        params.Set(npu::BroadcastPreluT{});
+    }
+    builder.addLayer("Prelu", std::move(params), {builder.input(0), slope}, {builder.output(0)});
+    return true;
+}
+
 }  // namespace
 
 NPU_REGISTER_LOWERING(RELU, supportsClamp, lowerRelu);
@@ -127,5 +168,6 @@ NPU_REGISTER_LOWERING(RELU6, supportsClamp, lowerRelu6);
 NPU_REGISTER_LOWERING(LOGISTIC, supportsLogistic, lowerLogistic);
 NPU_REGISTER_LOWERING(TANH, supportsTanh, lowerTanh);
 NPU_REGISTER_LOWERING(SOFTMAX, supportsSoftmax, lowerSoftmax);
+NPU_REGISTER_LOWERING(PRELU, supportsPrelu, lowerPrelu);
 
 }  // namespace nnemu::synap

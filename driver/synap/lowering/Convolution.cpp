@@ -15,16 +15,13 @@ bool isPerChannel(const OperationContext& context) {
     return context.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
 
-// Every requantization factor in·filter/out must lie where the core's fixed point is exact.
+// Every per-channel (or the one per-tensor) requantization factor must be one the core computes.
 bool requantizationInRange(const OperationContext& context) {
     if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
     std::vector<float> filterScales{context.input(1).scale};
     if (isPerChannel(context)) filterScales = context.input(1).channelQuant->scales;
     for (float filterScale : filterScales) {
-        if (!ratioWithin(double{context.input(0).scale} * filterScale, context.output(0).scale,
-                         std::ldexp(1.0, -32), 256.0)) {
-            return false;
-        }
+        if (!requantizationFactorSupported(context.input(0).scale, filterScale, context.output(0).scale)) return false;
     }
     return true;
 }

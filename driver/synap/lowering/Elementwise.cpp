@@ -1,4 +1,4 @@
-// ADD, SUB and MUL with numpy-style broadcasting and a fused activation.
+// ADD, SUB and MUL with numpy-style broadcasting and a fused activation; MAXIMUM and MINIMUM.
 #include <cmath>
 
 #include "../Lowering.h"
@@ -54,10 +54,40 @@ bool lowerMultiply(const OperationContext& context, ProgramBuilder& builder) {
     return lowerBinary<npu::MultiplyT>(context, builder, "Multiply");
 }
 
+// Float in the core's XNNPACK, uint8 in the core's own layers (any scales: exact, as NNAPI
+// defines them).
+bool supportsMaxMin(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 2);
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
+    return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
+}
+
+template <typename FloatParams, typename QuantizedParams>
+bool lowerMaxMin(const OperationContext& context, ProgramBuilder& builder, const char* kind) {
+    npu::LayerParamsUnion params;
+    if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
+        params.Set(FloatParams{});
+    } else {
+        params.Set(QuantizedParams{});
+    }
+    builder.addLayer(kind, std::move(params), {builder.input(0), builder.input(1)}, {builder.output(0)});
+    return true;
+}
+
+bool lowerMaximum(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerMaxMin<npu::MaximumT, npu::QuantizedMaximumT>(context, builder, "Maximum");
+}
+bool lowerMinimum(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerMaxMin<npu::MinimumT, npu::QuantizedMinimumT>(context, builder, "Minimum");
+}
+
 }  // namespace
 
 NPU_REGISTER_LOWERING(ADD, supportsAddition, lowerAdd);
 NPU_REGISTER_LOWERING(SUB, supportsAddition, lowerSubtract);
 NPU_REGISTER_LOWERING(MUL, supportsMultiplication, lowerMultiply);
+NPU_REGISTER_LOWERING(MAXIMUM, supportsMaxMin, lowerMaximum);
+NPU_REGISTER_LOWERING(MINIMUM, supportsMaxMin, lowerMinimum);
 
 }  // namespace nnemu::synap

@@ -1,5 +1,6 @@
-// RESHAPE, CONCATENATION, PAD, RESIZE_BILINEAR, QUANTIZE and DEQUANTIZE.
+// RESHAPE, CONCATENATION, PAD, RESIZE_BILINEAR, QUANTIZE, DEQUANTIZE and CHANNEL_SHUFFLE.
 #include "../Lowering.h"
+#include "nnemu/hal/Axis.h"
 
 namespace nnemu::synap {
 namespace {
@@ -119,6 +120,28 @@ bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
     return true;
 }
 
+// A pure data move the core makes itself, so of every type NNAPI allows.
+bool supportsChannelShuffle(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.numInputs() == 3 && (isFloatOrQuant8(type) || type == OperandType::TENSOR_FLOAT16));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
+    NN_RET_CHECK(context.hasValue(1) && context.hasValue(2));
+    return hal::rankAtMostOrUnknown(context.input(0), 4);
+}
+
+bool lowerChannelShuffle(const OperationContext& context, ProgramBuilder& builder) {
+    npu::ChannelShuffleT shuffle;
+    const int32_t groups = context.scalar<int32_t>(1);
+    if (groups < 1 || !hal::resolveAxis(context.scalar<int32_t>(2), context.input(0).rank(), &shuffle.axis)) {
+        return false;
+    }
+    shuffle.groups = static_cast<uint32_t>(groups);
+    npu::LayerParamsUnion params;
+    params.Set(std::move(shuffle));
+    builder.addLayer("ChannelShuffle", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
 }  // namespace
 
 NPU_REGISTER_LOWERING(RESHAPE, supportsReshape, lowerReshape);
@@ -127,5 +150,6 @@ NPU_REGISTER_LOWERING(PAD, supportsPad, lowerPad);
 NPU_REGISTER_LOWERING(RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear);
 NPU_REGISTER_LOWERING(QUANTIZE, supportsQuantize, lowerConvert);
 NPU_REGISTER_LOWERING(DEQUANTIZE, supportsDequantize, lowerConvert);
+NPU_REGISTER_LOWERING(CHANNEL_SHUFFLE, supportsChannelShuffle, lowerChannelShuffle);
 
 }  // namespace nnemu::synap

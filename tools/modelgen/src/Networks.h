@@ -28,4 +28,8 @@ const std::vector<SmallModelKind>& smallModelKinds();
 // A seed from a name, so that the flavors of one architecture share their weights.
 uint64_t seedOf(const std::string& name);
 
+// multiplier_above_one: a classifier whose CONV_2D and FULLY_CONNECTED layers requantize with
+// multipliers above 1 (RequantizationModels.cpp).
+void buildMultiplierAboveOne(NetworkGraph& g, Flavor flavor);
+
 }  // namespace nnemu::modelgen

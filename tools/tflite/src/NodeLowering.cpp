@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "Lowering.h"
@@ -20,6 +21,10 @@ constexpr float kMaxScale = 1e6f;
 constexpr double kMaxRatio = 65536.0;               // 2^16
 constexpr double kMinRatio = 1.0 / 2147483648.0;    // 2^-31
 constexpr double kMaxProductRatio = 8192.0;         // 2^13, for MUL's 16-bit products
+// Convolutions and fully connected layers: since NNAPI feature level 29 the multiplier
+// input x filter / output may exceed 1 (a left shift before the Q31 multiply). From 2^30 on,
+// that shift reaches bit 31 and leaves 32-bit fixed point.
+constexpr double kMaxAccumulatorRatio = 1073741824.0;   // 2^30
 constexpr int32_t kMaxBias = 1 << 30;
 
 bool isQuant8(int32_t type) {
@@ -417,14 +422,14 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
         const NnOperand& o = graph_.operands[operand];
         return o.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL ? o.channelScales : std::vector<float>{o.scale};
     };
-    // Convolutions and fully connected layers scale a 32-bit accumulator down (NNAPI's rule:
-    // output scale > input scale x filter scale); MUL scales a 16-bit product; other operations
-    // rescale single inputs, which real models keep within a few powers of two.
+    // Convolutions and fully connected layers rescale a 32-bit accumulator; MUL scales a 16-bit
+    // product; other operations rescale single inputs, which real models keep within a few
+    // powers of two.
     double maxProduct = 0.0;
     switch (type) {
         case ANEURALNETWORKS_CONV_2D:
         case ANEURALNETWORKS_DEPTHWISE_CONV_2D:
-        case ANEURALNETWORKS_FULLY_CONNECTED: maxProduct = 1.0; break;
+        case ANEURALNETWORKS_FULLY_CONNECTED: maxProduct = kMaxAccumulatorRatio; break;
         case ANEURALNETWORKS_MUL: maxProduct = kMaxProductRatio; break;
         default: break;
     }
@@ -435,9 +440,14 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
             isQuant8(graph_.operands[inputs[1]].type)) {
             for (float scale : scalesOf(inputs[1])) {
                 const double ratio = static_cast<double>(graph_.operands[inputs[0]].scale) * scale / outScale;
-                if (ratio > maxProduct || ratio < kMinRatio) {
-                    return fail("the output scale does not fit the input and filter scales (input x filter / output = " +
-                                std::to_string(ratio) + ")");
+                if (ratio >= maxProduct || ratio < kMinRatio) {
+                    const bool accumulator = maxProduct == kMaxAccumulatorRatio;
+                    char text[160];
+                    std::snprintf(text, sizeof text,
+                                  "requantization multiplier input x %s / output = %g is outside 32-bit fixed "
+                                  "point [2^-31, 2^%d)",
+                                  accumulator ? "filter" : "input 2", ratio, accumulator ? 30 : 13);
+                    return fail(text);
                 }
             }
             continue;

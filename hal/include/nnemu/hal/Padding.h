@@ -70,14 +70,16 @@ inline AxisPadding paddingForScheme(PaddingScheme scheme, uint32_t input, uint32
 }
 
 // ---------------------------------------------------------------------------------------------
-// The window operands of CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D.
+// The window operands of CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D, AVERAGE_POOL_2D,
+// MAX_POOL_2D, L2_POOL_2D.
 //
 // Operand layout after the leading tensors (input; for convs also filter and bias):
-//   implicit: padScheme, strideW, strideH, [filterW, filterH | depthMultiplier], fuse
-//   explicit: padL, padR, padT, padB, strideW, strideH, [filterW, filterH | multiplier], fuse
-// then optionally a BOOL layout (true = NCHW) and, for the convs only, INT32 dilationW, dilationH.
+//   implicit: padScheme, strideW, strideH, [filterW, filterH | depthMultiplier | groups], fuse
+//   explicit: padL, padR, padT, padB, strideW, strideH, [the same extra scalars], fuse
+// then a BOOL layout (true = NCHW; optional except for GROUPED) and, for CONV and DEPTHWISE
+// only, INT32 dilationW, dilationH.
 
-enum class WindowKind { CONV, DEPTHWISE, POOL };
+enum class WindowKind { CONV, DEPTHWISE, GROUPED, POOL };
 
 struct WindowParams {
     bool explicitPadding = false;
@@ -87,6 +89,7 @@ struct WindowParams {
     int32_t dilationW = 1, dilationH = 1;
     int32_t filterW = 0, filterH = 0;  // pools only; convs take it from the filter's dims
     int32_t depthMultiplier = 1;       // depthwise only
+    int32_t groups = 1;                // grouped only
     int32_t activation = 0;
     bool nchw = false;
 };
@@ -95,7 +98,8 @@ struct WindowParams {
 // strides and the fuse code.
 inline uint32_t windowFirstOperand(WindowKind kind) { return kind == WindowKind::POOL ? 1 : 3; }
 inline uint32_t windowExtraScalars(WindowKind kind) {
-    return kind == WindowKind::POOL ? 2 : (kind == WindowKind::DEPTHWISE ? 1 : 0);
+    if (kind == WindowKind::POOL) return 2;
+    return kind == WindowKind::DEPTHWISE || kind == WindowKind::GROUPED ? 1 : 0;
 }
 
 // Number of operands of the implicit (explicit) form without layout and dilation.
@@ -122,6 +126,7 @@ inline bool windowIsExplicit(const OperationContext& context, WindowKind kind) {
 inline bool windowCountAllowed(WindowKind kind, uint32_t count) {
     const uint32_t implicitCount = windowImplicitCount(kind);
     const uint32_t explicitCount = windowExplicitCount(kind);
+    if (kind == WindowKind::GROUPED) return count == implicitCount + 1 || count == explicitCount + 1;
     if (count == implicitCount || count == implicitCount + 1) return true;
     if (count == explicitCount || count == explicitCount + 1) return true;
     if (kind != WindowKind::POOL) return count == implicitCount + 3 || count == explicitCount + 3;
@@ -163,6 +168,8 @@ inline WindowParams readWindowParams(const OperationContext& context, WindowKind
         p.filterH = context.scalar<int32_t>(i++);
     } else if (kind == WindowKind::DEPTHWISE) {
         p.depthMultiplier = context.scalar<int32_t>(i++);
+    } else if (kind == WindowKind::GROUPED) {
+        p.groups = context.scalar<int32_t>(i++);
     }
     p.activation = context.scalar<int32_t>(i++);
     if (i < context.numInputs()) p.nchw = context.scalar<bool>(i++);
@@ -185,6 +192,7 @@ inline bool windowParamsValid(const WindowParams& p, WindowKind kind) {
     }
     if (kind == WindowKind::POOL) NN_RET_CHECK(p.filterW > 0 && p.filterH > 0);
     if (kind == WindowKind::DEPTHWISE) NN_RET_CHECK(p.depthMultiplier > 0);
+    if (kind == WindowKind::GROUPED) NN_RET_CHECK(p.groups > 0);
     return true;
 }
 

@@ -1,0 +1,109 @@
+#include "nnemu/base/RootedFile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace nnemu::base {
+namespace {
+
+std::vector<std::string> componentsBelow(const std::string& root, const std::string& path, std::string* error) {
+    std::string base = root;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    const std::string prefix = base == "/" ? "/" : base + "/";
+    if (path.compare(0, prefix.size(), prefix) != 0) {
+        *error = path + " is not inside the device root " + root;
+        errno = EINVAL;
+        return {};
+    }
+    std::vector<std::string> parts;
+    size_t start = prefix.size();
+    while (start <= path.size()) {
+        const size_t end = std::min(path.find('/', start), path.size());
+        const std::string part = path.substr(start, end - start);
+        if (part == "..") {
+            *error = path + " climbs out of the device root";
+            errno = EINVAL;
+            return {};
+        }
+        if (!part.empty() && part != ".") parts.push_back(part);
+        start = end + 1;
+    }
+    if (parts.empty()) {
+        *error = path + " names the device root itself, not a file in it";
+        errno = EINVAL;
+    }
+    return parts;
+}
+
+std::string refusal(const std::string& where, int err) {
+    if (err == ELOOP || err == ENOTDIR) return where + " is a symbolic link or not a directory; refusing to follow it out of the device root";
+    return where + ": " + std::strerror(err);
+}
+
+// Opens the directories from the root down to (not including) the last component.
+int openParent(const std::string& root, const std::vector<std::string>& parts, bool makeParents, std::string* error) {
+    int dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) {
+        *error = refusal(root, errno);
+        return -1;
+    }
+    std::string where = root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+        where += "/" + parts[i];
+        if (makeParents && ::mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
+            *error = refusal(where, errno);
+            ::close(dir);
+            return -1;
+        }
+        const int next = ::openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        const int err = errno;
+        ::close(dir);
+        if (next < 0) {
+            *error = refusal(where, err);
+            errno = err;
+            return -1;
+        }
+        dir = next;
+    }
+    return dir;
+}
+
+}  // namespace
+
+int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
+                   std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    const std::vector<std::string> parts = componentsBelow(root, path, error);
+    if (parts.empty()) return -1;
+    const int dir = openParent(root, parts, makeParents, error);
+    if (dir < 0) return -1;
+    const int fd = ::openat(dir, parts.back().c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    const int err = errno;
+    ::close(dir);
+    if (fd < 0) {
+        *error = refusal(path, err);
+        errno = err;
+    }
+    return fd;
+}
+
+bool makeDirectoriesInsideRoot(const std::string& root, const std::string& directory, std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    std::vector<std::string> parts = componentsBelow(root, directory, error);
+    if (parts.empty()) return false;
+    parts.emplace_back();  // openParent creates and enters every component before the last
+    const int fd = openParent(root, parts, true, error);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+}
+
+}  // namespace nnemu::base

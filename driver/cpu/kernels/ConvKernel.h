@@ -1,0 +1,103 @@
+// The operand-type half of the convolution-like reference kernels (CONV_2D, DEPTHWISE_CONV_2D,
+// GROUPED_CONV_2D, TRANSPOSE_CONV_2D). Each kernel supplies a loop object that walks its
+// output:
+//   loop.template run<Acc>(tap, store)
+// calls tap(inputIndex, filterIndex) for every product of one output element, sums them in an
+// Acc and hands the sum to store(outputIndex, outChannel, sum). This file supplies tap and
+// store for F32, F16 (computed in float) and Q8 with a Q8 or per-channel filter.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ConvPoolUtils.h"
+#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/hal/Operations.h"
+
+namespace nnemu::cpu::convpool {
+
+template <typename Loop>
+void convolveFloat(const Loop& loop, int32_t activation, const float* input, const float* filter,
+                   const float* bias, float* output) {
+    float low, high;
+    floatActivationRange(activation, &low, &high);
+    loop.template run<float>([&](size_t i, size_t f) { return input[i] * filter[f]; },
+                             [&](size_t o, uint32_t oc, float acc) {
+                                 output[o] = clampFloat(acc + bias[oc], low, high);
+                             });
+}
+
+template <typename Loop>
+bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int32_t activation,
+                    uint32_t outChannels, hal::OperandView& outputView) {
+    const hal::OperandView& inputView = context.input(0);
+    const hal::OperandView& filterView = context.input(1);
+    Requantizer requantize;
+    NN_RET_CHECK(requantize.init(inputView, filterView, outputView, activation, outChannels));
+    const uint8_t* input = inputView.as<uint8_t>();
+    const int32_t* bias = context.input(2).as<int32_t>();
+    const int32_t inputZeroPoint = inputView.zeroPoint;
+    uint8_t* output = outputView.as<uint8_t>();
+    auto store = [&](size_t o, uint32_t oc, int32_t acc) { output[o] = requantize(acc, bias[oc], oc); };
+    if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+        const int8_t* filter = filterView.as<int8_t>();
+        loop.template run<int32_t>(
+                [&](size_t i, size_t f) {
+                    return (static_cast<int32_t>(input[i]) - inputZeroPoint) * static_cast<int32_t>(filter[f]);
+                },
+                store);
+    } else {
+        const uint8_t* filter = filterView.as<uint8_t>();
+        const int32_t filterZeroPoint = filterView.zeroPoint;
+        loop.template run<int32_t>(
+                [&](size_t i, size_t f) {
+                    return (static_cast<int32_t>(input[i]) - inputZeroPoint) *
+                           (static_cast<int32_t>(filter[f]) - filterZeroPoint);
+                },
+                store);
+    }
+    return true;
+}
+
+// Checks the operand types and buffer sizes, then runs `loop` for the input's type. The loop
+// must already have checked that every index it produces lies inside the operands' dims.
+template <typename Loop>
+bool convolve(hal::OperationContext& context, int32_t activation, uint32_t outChannels,
+              const Loop& loop) {
+    using hal::OperandType;
+    const hal::OperandView& input = context.input(0);
+    const hal::OperandView& filter = context.input(1);
+    const hal::OperandView& bias = context.input(2);
+    hal::OperandView& output = context.output(0);
+    const uint64_t outCount = output.elements();
+    NN_RET_CHECK(bias.elements() == outChannels);
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32:
+            NN_RET_CHECK(filter.type == input.type && bias.type == input.type);
+            NN_RET_CHECK(fits(output, outCount, sizeof(float)));
+            convolveFloat(loop, activation, input.as<float>(), filter.as<float>(), bias.as<float>(),
+                          output.as<float>());
+            return true;
+        case OperandType::TENSOR_FLOAT16: {
+            NN_RET_CHECK(filter.type == input.type && bias.type == input.type);
+            NN_RET_CHECK(fits(output, outCount, sizeof(uint16_t)));
+            const std::vector<float> in = halfToFloatVector(input);
+            const std::vector<float> f = halfToFloatVector(filter);
+            const std::vector<float> b = halfToFloatVector(bias);
+            std::vector<float> out(static_cast<size_t>(outCount));
+            convolveFloat(loop, activation, in.data(), f.data(), b.data(), out.data());
+            storeAsHalf(out, output);
+            return true;
+        }
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM ||
+                         filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+            NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
+            NN_RET_CHECK(fits(output, outCount, sizeof(uint8_t)));
+            return convolveQuant8(loop, context, activation, outChannels, output);
+        default:
+            return false;
+    }
+}
+
+}  // namespace nnemu::cpu::convpool

@@ -1,0 +1,67 @@
+// The layer kinds of the NPU core, one table entry per member of the schema's LayerParams union:
+// how the core computes a layer of that kind (defined into an XNNPACK subgraph, or run by the
+// core itself), which unit of the board's NPU it stands for in profiles, and how many
+// multiply-accumulates it costs. Adding a kind is its schema table plus one entry.
+#pragma once
+
+#include <xnnpack.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "npu_program_generated.h"
+
+namespace nnemu::synap {
+
+// A layer being added to an XNNPACK subgraph.
+struct XnnLayer {
+    xnn_subgraph_t subgraph;
+    const npu::Program& program;
+    const npu::Layer& layer;
+    const std::vector<uint32_t>& ids;  // subgraph value of each program tensor
+    float low;                         // fused-activation bounds, as the core takes them
+    float high;
+
+    uint32_t input(uint32_t i) const {
+        return i < layer.inputs()->size() ? ids[layer.inputs()->Get(i)] : XNN_INVALID_VALUE_ID;
+    }
+    uint32_t output() const { return ids[layer.outputs()->Get(0)]; }
+    const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }
+};
+
+// A layer the core runs itself, with the buffers of its tensors.
+struct NativeLayer {
+    const npu::Program& program;
+    const npu::Layer& layer;
+    std::span<const uint8_t* const> inputs;  // one per layer input
+    uint8_t* output;
+
+    const npu::Tensor& inputTensor(uint32_t i) const { return *program.tensors()->Get(layer.inputs()->Get(i)); }
+    const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }
+};
+
+struct LayerKind {
+    npu::LayerParams params;
+    const char* unit;  // the profile's `ot` column: "NN" (convolution core), "TP" (tensor processor), "SH" (shader)
+    // XNNPACK kinds: adds the layer to the subgraph (XNNPACK checks its operands).
+    xnn_status (*define)(const XnnLayer& layer);
+    // Native kinds: checks the layer's tensors when the program is loaded, so that `run` stays
+    // within their buffers, then computes the output at every inference.
+    bool (*check)(const npu::Program& program, const npu::Layer& layer);
+    bool (*run)(const NativeLayer& layer);
+    // Multiply-accumulates of one inference; nullptr where negligible.
+    uint64_t (*multiplyAccumulates)(const npu::Program& program, const npu::Layer& layer);
+
+    bool native() const { return define == nullptr; }
+};
+
+// The entry of `params`; nullptr for NONE or a value outside the schema.
+const LayerKind* layerKind(npu::LayerParams params);
+
+// Bytes of one element, and of a whole tensor.
+size_t elementBytes(npu::DataType type);
+size_t elementCount(const npu::Tensor& tensor);
+size_t byteSize(const npu::Tensor& tensor);
+
+}  // namespace nnemu::synap

@@ -1,0 +1,42 @@
+// ARGMAX and ARGMIN along a constant axis, in the core's own layers.
+#include "../Lowering.h"
+#include "nnemu/hal/Axis.h"
+
+namespace nnemu::synap {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+// Every input type NNAPI allows: they only need to be compared.
+bool supportsArgMinMax(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.numInputs() == 2 && context.hasValue(1));
+    NN_RET_CHECK(isFloatOrQuant8(type) || type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_INT32);
+    NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
+    return hal::rankAtMostOrUnknown(context.input(0), 4);
+}
+
+template <typename Params>
+bool lowerArgMinMax(const OperationContext& context, ProgramBuilder& builder, const char* kind) {
+    Params reduce;
+    if (!hal::resolveAxis(context.scalar<int32_t>(1), context.input(0).rank(), &reduce.axis)) return false;
+    npu::LayerParamsUnion params;
+    params.Set(std::move(reduce));
+    builder.addLayer(kind, std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+bool lowerArgMax(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerArgMinMax<npu::ArgMaxT>(context, builder, "ArgMax");
+}
+bool lowerArgMin(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerArgMinMax<npu::ArgMinT>(context, builder, "ArgMin");
+}
+
+}  // namespace
+
+NPU_REGISTER_LOWERING(ARGMAX, supportsArgMinMax, lowerArgMax);
+NPU_REGISTER_LOWERING(ARGMIN, supportsArgMinMax, lowerArgMin);
+
+}  // namespace nnemu::synap

@@ -1,0 +1,95 @@
+// Files under the device root are opened without following symlinks planted below the root.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "nnemu/base/RootedFile.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nnemu::base::makeDirectoriesInsideRoot;
+using nnemu::base::openInsideRoot;
+
+class RootedFileTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char pattern[] = "/tmp/nnemu-rooted-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        top_ = pattern;
+        root_ = top_ + "/root";
+        outside_ = top_ + "/outside";
+        fs::create_directories(root_);
+        fs::create_directories(outside_);
+    }
+    void TearDown() override { fs::remove_all(top_); }
+
+    static std::string read(const std::string& path) {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+
+    std::string top_, root_, outside_;
+};
+
+TEST_F(RootedFileTest, CreatesAFileAndItsParentDirectories) {
+    std::string error;
+    const int fd = openInsideRoot(root_, root_ + "/a/b/file", O_WRONLY | O_CREAT, 0600, true, &error);
+    ASSERT_GE(fd, 0) << error;
+    ASSERT_EQ(write(fd, "x", 1), 1);
+    close(fd);
+    EXPECT_EQ(read(root_ + "/a/b/file"), "x");
+    EXPECT_EQ(fs::status(root_ + "/a/b/file").permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(RootedFileTest, RefusesASymlinkAsTheFinalName) {
+    std::ofstream(outside_ + "/victim") << "keep";
+    fs::create_symlink(outside_ + "/victim", root_ + "/file");
+    std::string error;
+    EXPECT_LT(openInsideRoot(root_, root_ + "/file", O_WRONLY | O_TRUNC, 0, false, &error), 0);
+    EXPECT_EQ(errno, ELOOP);
+    EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+    EXPECT_EQ(read(outside_ + "/victim"), "keep");
+}
+
+TEST_F(RootedFileTest, RefusesASymlinkedDirectoryOnTheWay) {
+    fs::create_symlink(outside_, root_ + "/dir");
+    std::string error;
+    EXPECT_LT(openInsideRoot(root_, root_ + "/dir/new", O_WRONLY | O_CREAT, 0600, true, &error), 0);
+    EXPECT_FALSE(fs::exists(outside_ + "/new"));
+    EXPECT_FALSE(makeDirectoriesInsideRoot(root_, root_ + "/dir/sub", &error));
+    EXPECT_FALSE(fs::exists(outside_ + "/sub"));
+}
+
+TEST_F(RootedFileTest, RefusesPathsOutsideOrClimbingOutOfTheRoot) {
+    std::string error;
+    EXPECT_LT(openInsideRoot(root_, outside_ + "/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+    EXPECT_LT(openInsideRoot(root_, root_ + "/../outside/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+    EXPECT_LT(openInsideRoot(root_, root_ + "/", O_RDONLY, 0, false, &error), 0);
+    EXPECT_FALSE(fs::exists(outside_ + "/f"));
+}
+
+TEST_F(RootedFileTest, TheRootItselfMayBeASymlink) {
+    fs::create_symlink(root_, top_ + "/link");
+    std::string error;
+    const int fd = openInsideRoot(top_ + "/link", top_ + "/link/f", O_WRONLY | O_CREAT, 0600, false, &error);
+    ASSERT_GE(fd, 0) << error;
+    close(fd);
+    EXPECT_TRUE(fs::exists(root_ + "/f"));
+}
+
+TEST_F(RootedFileTest, MakesNestedDirectories) {
+    std::string error;
+    ASSERT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z", &error)) << error;
+    EXPECT_TRUE(fs::is_directory(root_ + "/x/y/z"));
+    EXPECT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z", &error)) << error;
+}
+
+}  // namespace

@@ -1,0 +1,132 @@
+// Programs whose layers do not fit their tensors (a corrupt or foreign cache entry) are refused
+// when the core loads them, before any layer touches a buffer.
+#include <gtest/gtest.h>
+
+#include "Compiler.h"
+#include "NpuCore.h"
+
+namespace nnemu {
+namespace {
+
+using npu::DataType;
+
+struct TensorSpec {
+    DataType type;
+    std::vector<uint32_t> dims;
+    int32_t input = -1;   // network input position
+    int32_t output = -1;  // network output position
+    std::vector<uint8_t> data = {};
+};
+
+// One layer reading tensors 0..n-2 and writing tensor n-1.
+std::vector<uint8_t> oneLayerProgram(const std::vector<TensorSpec>& specs, npu::LayerParamsUnion params) {
+    npu::ProgramT program;
+    program.compiler_version = synap::kCompilerVersion;
+    auto layer = std::make_unique<npu::LayerT>();
+    layer->name = "TestLayer0";
+    layer->params = std::move(params);
+    for (size_t t = 0; t < specs.size(); ++t) {
+        auto tensor = std::make_unique<npu::TensorT>();
+        tensor->type = specs[t].type;
+        tensor->dims = specs[t].dims;
+        tensor->scale = 0.5f;
+        tensor->input_index = specs[t].input;
+        tensor->output_index = specs[t].output;
+        tensor->data = specs[t].data;
+        if (specs[t].input >= 0) ++program.input_count;
+        if (specs[t].output >= 0) ++program.output_count;
+        program.tensors.push_back(std::move(tensor));
+        (t + 1 < specs.size() ? layer->inputs : layer->outputs).push_back(static_cast<uint32_t>(t));
+    }
+    program.layers.push_back(std::move(layer));
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(npu::Program::Pack(fbb, &program), npu::ProgramIdentifier());
+    return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+template <typename Params>
+npu::LayerParamsUnion paramsOf(Params params) {
+    npu::LayerParamsUnion u;
+    u.Set(std::move(params));
+    return u;
+}
+
+npu::ChannelShuffleT shuffle(uint32_t groups, uint32_t axis) {
+    npu::ChannelShuffleT params;
+    params.groups = groups;
+    params.axis = axis;
+    return params;
+}
+
+npu::ArgMaxT argMax(uint32_t axis) {
+    npu::ArgMaxT params;
+    params.axis = axis;
+    return params;
+}
+
+bool loads(const std::vector<uint8_t>& program) {
+    std::string error;
+    const bool loaded = synap::NpuCore::load(program, &error) != nullptr;
+    if (!loaded) {
+        EXPECT_NE(error.find("malformed"), std::string::npos) << error;
+    }
+    return loaded;
+}
+
+TEST(NpuProgramCheck, ChannelShuffleNeedsGroupsDividingTheAxisAndOneShape) {
+    const std::vector<TensorSpec> fits{{DataType::FLOAT32, {2, 6}, 0}, {DataType::FLOAT32, {2, 6}, -1, 0}};
+    EXPECT_TRUE(loads(oneLayerProgram(fits, paramsOf(shuffle(3, 1)))));
+    EXPECT_FALSE(loads(oneLayerProgram(fits, paramsOf(shuffle(4, 1)))));
+    EXPECT_FALSE(loads(oneLayerProgram(fits, paramsOf(shuffle(0, 1)))));
+    EXPECT_FALSE(loads(oneLayerProgram(fits, paramsOf(shuffle(3, 2)))));
+    const std::vector<TensorSpec> larger{{DataType::FLOAT32, {2, 6}, 0}, {DataType::FLOAT32, {3, 6}, -1, 0}};
+    EXPECT_FALSE(loads(oneLayerProgram(larger, paramsOf(shuffle(3, 1)))));
+    const std::vector<TensorSpec> mixed{{DataType::QUINT8, {2, 6}, 0}, {DataType::FLOAT32, {2, 6}, -1, 0}};
+    EXPECT_FALSE(loads(oneLayerProgram(mixed, paramsOf(shuffle(3, 1)))));
+}
+
+TEST(NpuProgramCheck, ArgMaxNeedsAnInt32OutputWithoutTheAxis) {
+    EXPECT_TRUE(loads(oneLayerProgram({{DataType::FLOAT32, {3, 4}, 0}, {DataType::INT32, {4}, -1, 0}},
+                                      paramsOf(argMax(0)))));
+    EXPECT_FALSE(loads(oneLayerProgram({{DataType::FLOAT32, {3, 4}, 0}, {DataType::INT32, {12}, -1, 0}},
+                                       paramsOf(argMax(0)))));
+    EXPECT_FALSE(loads(oneLayerProgram({{DataType::FLOAT32, {3, 4}, 0}, {DataType::FLOAT32, {4}, -1, 0}},
+                                       paramsOf(argMax(0)))));
+    EXPECT_FALSE(loads(oneLayerProgram({{DataType::FLOAT32, {3, 4}, 0}, {DataType::INT32, {4}, -1, 0}},
+                                       paramsOf(argMax(2)))));
+}
+
+TEST(NpuProgramCheck, BroadcastingLayersNeedTheBroadcastShapeAndOneType) {
+    auto binary = [](DataType a, std::vector<uint32_t> aDims, DataType b, std::vector<uint32_t> bDims, DataType out,
+                     std::vector<uint32_t> outDims) {
+        return std::vector<TensorSpec>{{a, std::move(aDims), 0}, {b, std::move(bDims), 1}, {out, std::move(outDims), -1, 0}};
+    };
+    const auto q = DataType::QUINT8, f = DataType::FLOAT32;
+    EXPECT_TRUE(loads(oneLayerProgram(binary(q, {2, 3}, q, {3}, q, {2, 3}), paramsOf(npu::QuantizedMaximumT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram(binary(q, {2, 3}, q, {2}, q, {2, 3}), paramsOf(npu::QuantizedMaximumT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram(binary(q, {2, 3}, q, {3}, q, {2, 4}), paramsOf(npu::QuantizedMinimumT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram(binary(f, {2, 3}, f, {3}, f, {2, 3}), paramsOf(npu::QuantizedMinimumT{}))));
+    EXPECT_TRUE(loads(oneLayerProgram(binary(f, {2, 3}, f, {2, 1}, f, {2, 3}), paramsOf(npu::BroadcastPreluT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram(binary(f, {2, 3}, q, {3}, f, {2, 3}), paramsOf(npu::BroadcastPreluT{}))));
+}
+
+// XNNPACK's PReLU would read its slope from a null pointer or past the end of the constant.
+TEST(NpuProgramCheck, TheXnnpackPreluNeedsAConstantSlopePerChannel) {
+    std::vector<uint8_t> threeSlopes(3 * sizeof(float)), twoSlopes(2 * sizeof(float));
+    const auto f = DataType::FLOAT32;
+    EXPECT_TRUE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {3}, -1, -1, threeSlopes}, {f, {2, 3}, -1, 0}},
+                                      paramsOf(npu::PreluT{}))));
+    std::string error;
+    EXPECT_EQ(synap::NpuCore::load(oneLayerProgram({{f, {2, 3}, 0}, {f, {2}, -1, -1, twoSlopes}, {f, {2, 3}, -1, 0}},
+                                                   paramsOf(npu::PreluT{})),
+                                   &error),
+              nullptr);
+    EXPECT_NE(error.find("rejected layer"), std::string::npos) << error;
+    EXPECT_EQ(synap::NpuCore::load(oneLayerProgram({{f, {2, 3}, 0}, {f, {3}, 1}, {f, {2, 3}, -1, 0}},
+                                                   paramsOf(npu::PreluT{})),
+                                   &error),
+              nullptr);
+}
+
+}  // namespace
+}  // namespace nnemu
