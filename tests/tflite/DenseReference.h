@@ -206,4 +206,22 @@ inline void expectClose(const std::vector<float>& got, const std::vector<float>&
     EXPECT_LE(sum / static_cast<double>(got.size()), step > 0 ? step : 1e-5) << where << ": mean difference";
 }
 
+// A device's labels against the CPU's: where they differ, the CPU's logits of the two labels are
+// within `margin` of each other, a near tie the device's rounding resolved the other way.
+inline void expectLabelsAgree(const std::vector<float>& labels, const std::vector<float>& cpuLabels,
+                              const std::vector<float>& cpuLogits, size_t channels, float margin, const std::string& where) {
+    ASSERT_EQ(labels.size(), cpuLabels.size()) << where;
+    ASSERT_EQ(cpuLogits.size(), cpuLabels.size() * channels) << where;
+    size_t differing = 0;
+    for (size_t p = 0; p < labels.size(); ++p) {
+        if (labels[p] == cpuLabels[p]) continue;
+        ++differing;
+        const auto a = static_cast<size_t>(cpuLabels[p]), b = static_cast<size_t>(labels[p]);
+        ASSERT_LT(b, channels) << where << " pixel " << p;
+        EXPECT_LE(cpuLogits[p * channels + a] - cpuLogits[p * channels + b], margin + 1e-6f)
+                << where << " pixel " << p << ": label " << b << " instead of " << a << " without a near tie";
+    }
+    EXPECT_LE(differing, labels.size() / 20) << where << ": too many labels differ";
+}
+
 }  // namespace nnemu::tflite::test
