@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "PropertyFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {

@@ -14,7 +14,7 @@
 #include <system_error>
 
 #include "PropertyFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
