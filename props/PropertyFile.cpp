@@ -1,12 +1,15 @@
 #include "PropertyFile.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "nnemu/base/RootedFile.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -31,6 +34,41 @@ FileSignature signatureOf(const struct stat& info) {
     signature.mtimeNs = nanoseconds(info.st_mtim);
     signature.ctimeNs = nanoseconds(info.st_ctim);
     return signature;
+}
+
+const char* kindOf(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "a special file";
+}
+
+// /proc and /sys files claim a size of 0 or 4096 whatever they hold, and some block on read.
+bool isPseudoFile(int fd) {
+    struct statfs info {};
+    if (::fstatfs(fd, &info) != 0) return false;
+    return info.f_type == PROC_SUPER_MAGIC || info.f_type == SYSFS_MAGIC;
+}
+
+std::string tooLarge(const std::string& label) {
+    return label + " is larger than " + std::to_string(kMaxPropertyFileSize >> 20) +
+           " MiB, too large for a property file; not reading it";
+}
+
+// Reads up to `limit` + 1 bytes, so that a file that grew past the limit is noticed.
+bool readAtMost(int fd, off_t limit, std::string* text) {
+    char buffer[8192];
+    while (static_cast<off_t>(text->size()) <= limit) {
+        const ssize_t count = ::read(fd, buffer, sizeof buffer);
+        if (count < 0 && errno == EINTR) continue;
+        if (count < 0) return false;
+        if (count == 0) break;
+        text->append(buffer, static_cast<size_t>(count));
+    }
+    return true;
 }
 
 }  // namespace
@@ -84,46 +122,54 @@ std::vector<std::pair<std::string, std::string>> parsePropertyText(std::string_v
 
 FileSignature statSignature(const std::string& path) {
     struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) return FileSignature{};
+    if (::lstat(path.c_str(), &info) != 0) return FileSignature{};
     return signatureOf(info);
 }
 
-bool readPropertyFile(const std::string& path, std::string* text, FileSignature* signature, std::string* error) {
+bool readPropertyDescriptor(int fd, const std::string& label, std::string* text, FileSignature* signature,
+                            std::string* error) {
     text->clear();
     *signature = FileSignature{};
-    // O_NONBLOCK: a FIFO in place of the file must give an error, not a hang.
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return true;
-        *error = "cannot open " + path + ": " + std::strerror(errno);
-        return false;
-    }
     struct stat info {};
     if (::fstat(fd, &info) != 0) {
-        *error = "cannot stat " + path + ": " + std::strerror(errno);
-        ::close(fd);
+        *error = "cannot stat " + label + ": " + std::strerror(errno);
         return false;
     }
     if (!S_ISREG(info.st_mode)) {
-        *error = path + " is not a regular file";
-        ::close(fd);
+        *error = label + " is " + kindOf(info.st_mode) + ", not a regular file; not reading it";
         return false;
     }
-    char buffer[8192];
-    for (;;) {
-        ssize_t count = ::read(fd, buffer, sizeof buffer);
-        if (count < 0 && errno == EINTR) continue;
-        if (count < 0) {
-            *error = "cannot read " + path + ": " + std::strerror(errno);
-            ::close(fd);
-            return false;
-        }
-        if (count == 0) break;
-        text->append(buffer, static_cast<size_t>(count));
+    if (isPseudoFile(fd)) {
+        *error = label + " is a /proc or /sys pseudo-file, not a property file; not reading it";
+        return false;
     }
-    ::close(fd);
+    if (info.st_size > kMaxPropertyFileSize) {
+        *error = tooLarge(label);
+        return false;
+    }
+    if (!readAtMost(fd, kMaxPropertyFileSize, text)) {
+        *error = "cannot read " + label + ": " + std::strerror(errno);
+        return false;
+    }
+    if (static_cast<off_t>(text->size()) > kMaxPropertyFileSize) {  // it grew while being read
+        text->clear();
+        *error = tooLarge(label);
+        return false;
+    }
     *signature = signatureOf(info);
     return true;
+}
+
+bool readPropertyFile(const std::string& root, const std::string& path, std::string* text, FileSignature* signature,
+                      std::string* error) {
+    text->clear();
+    *signature = FileSignature{};
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    const int fd = base::openInsideRoot(root, path, O_RDONLY | O_NONBLOCK, 0, false, error);
+    if (fd < 0) return errno == ENOENT;  // a missing file is an empty one
+    const bool read = readPropertyDescriptor(fd, path, text, signature, error);
+    ::close(fd);
+    return read;
 }
 
 }  // namespace nnemu::props

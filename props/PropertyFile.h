@@ -40,10 +40,23 @@ struct FileSignature {
     bool operator==(const FileSignature&) const = default;
 };
 
+// Of the name itself (lstat): a symlink is a file of its own, never its target.
 FileSignature statSignature(const std::string& path);
 
-// Reads the whole file. The signature comes from the open descriptor, so it describes exactly the
-// text returned. A missing file is not an error (empty text, exists=false).
-bool readPropertyFile(const std::string& path, std::string* text, FileSignature* signature, std::string* error);
+// No real property file comes near this; a larger one is refused whole rather than read at every
+// change.
+inline constexpr off_t kMaxPropertyFileSize = off_t{1} << 20;
+
+// Reads an open property file whole. Only a regular file of at most kMaxPropertyFileSize bytes
+// that is not a /proc or /sys pseudo-file is read; anything else is an error naming `label`. The
+// signature comes from the descriptor, so it describes exactly the text returned.
+bool readPropertyDescriptor(int fd, const std::string& label, std::string* text, FileSignature* signature,
+                            std::string* error);
+
+// Reads the property file `path` inside the device root `root`, refusing a symlink anywhere below
+// the root and never blocking (a FIFO is refused, not waited on). A missing file is not an error
+// (empty text, exists=false).
+bool readPropertyFile(const std::string& root, const std::string& path, std::string* text, FileSignature* signature,
+                      std::string* error);
 
 }  // namespace nnemu::props

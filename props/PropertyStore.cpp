@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "PropertyFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -79,7 +79,7 @@ private:
             files_[1] = CachedFile{devicePath(kLocalPropPath), {}, false, false, {}, {}, {}};
         }
         bool changed = false;
-        for (CachedFile& file : files_) changed |= reload(file);
+        for (CachedFile& file : files_) changed |= reload(root_, file);
         if (!changed) return;
         merged_.clear();
         for (const CachedFile& file : files_) {
@@ -87,15 +87,16 @@ private:
         }
     }
 
-    // Returns whether the file's entries changed.
-    static bool reload(CachedFile& file) {
+    // Returns whether the file's entries changed. Warnings come once per change of the file (its
+    // text, or why it cannot be read), however often a racy file is re-read.
+    static bool reload(const std::string& root, CachedFile& file) {
         if (file.loaded && !file.racy && statSignature(file.path) == file.signature) return false;
         std::string text;
         FileSignature signature;
         std::string error;
-        bool readable = readPropertyFile(file.path, &text, &signature, &error);
+        bool readable = readPropertyFile(root, file.path, &text, &signature, &error);
         if (!readable) {
-            // Unreadable (a directory, no permission): the file counts as empty; say so once.
+            // Refused (a symlink, a FIFO, too large, no permission): the file counts as empty.
             signature = statSignature(file.path);
             if (error != file.error) {
                 NN_LOG(WARNING) << "ignoring property file: " << error;
@@ -159,6 +160,11 @@ bool getBool(std::string_view name, bool fallback) {
     if (!value) return fallback;
     if (*value == "1" || *value == "y" || *value == "yes" || *value == "on" || *value == "true") return true;
     if (*value == "0" || *value == "n" || *value == "no" || *value == "off" || *value == "false") return false;
+    if (PropertyStore::instance().shouldWarn(name, *value)) {
+        NN_LOG(WARNING) << "property " << name << "=" << *value
+                        << " is not a boolean (1/y/yes/on/true or 0/n/no/off/false); using "
+                        << (fallback ? "true" : "false");
+    }
     return fallback;
 }
 

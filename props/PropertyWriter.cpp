@@ -1,20 +1,24 @@
 // The writing side of the property store (what setprop does): local.prop is rewritten whole under
 // an exclusive flock, through a temp file in the same directory that is fsync'ed and renamed over
 // it. Readers therefore see the old or the new file, never a torn one, and concurrent writers in
-// other processes serialize on the lock, so no update is lost.
+// other processes serialize on the lock, so no update is lost. The property directory is opened
+// once through openInsideRoot; the lock, the temp file and local.prop are then opened relative to
+// it with O_NOFOLLOW, so a symlink planted below the device root is refused, never followed.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
-#include <system_error>
 
 #include "PropertyFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
+#include "nnemu/base/RootedFile.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -26,6 +30,15 @@ bool fail(std::string* error, std::string message) {
 }
 
 std::string errnoText(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// Why opening `path` (the last component, with O_NOFOLLOW) to `what` it failed.
+std::string openFailure(const std::string& what, const std::string& path, int err) {
+    if (err == ELOOP) return path + " is a symbolic link; refusing to follow it out of the device root";
+    return "cannot " + what + " " + path + ": " + std::strerror(err);
+}
+
+constexpr const char* kLocalPropName = "local.prop";
+constexpr const char* kLockName = "local.prop.lock";
 
 // Closes a descriptor (releasing any flock on it) when the writer returns, whatever the path.
 class Descriptor {
@@ -57,12 +70,19 @@ bool writeAll(int fd, std::string_view data) {
     return true;
 }
 
+// The property directory, opened without following symlinks; every name below is relative to it.
+struct PropertyDirectory {
+    int fd;
+    std::string path;
+    std::string pathOf(const char* name) const { return path + "/" + name; }
+};
+
 // Whether an earlier property file (build.prop) gives `name` a value that an unset must mask.
-bool definedBelowLocalProp(std::string_view name) {
+bool definedBelowLocalProp(const std::string& root, std::string_view name) {
     std::string text;
     FileSignature signature;
     std::string error;
-    if (!readPropertyFile(devicePath(kBuildPropPath), &text, &signature, &error)) return false;
+    if (!readPropertyFile(root, devicePath(kBuildPropPath), &text, &signature, &error)) return false;
     bool defined = false;
     for (const auto& [entryName, value] : parsePropertyText(text, "", nullptr)) {
         if (entryName == name) defined = !value.empty();
@@ -72,7 +92,8 @@ bool definedBelowLocalProp(std::string_view name) {
 
 // local.prop's new text: `name` set in place of its first line (later duplicates dropped), or
 // appended; every other line (comments, unknown lines) kept as it was.
-std::string updatedText(std::string_view text, std::string_view name, std::string_view value) {
+std::string updatedText(const std::string& root, std::string_view text, std::string_view name,
+                        std::string_view value) {
     const std::string entry = std::string(name) + "=" + std::string(value) + "\n";
     std::string result;
     bool written = false;
@@ -91,32 +112,93 @@ std::string updatedText(std::string_view text, std::string_view name, std::strin
     }
     if (value.empty()) {
         // Unsetting: an empty entry is needed only to hide a build.prop default.
-        if (definedBelowLocalProp(name)) result += entry;
+        if (definedBelowLocalProp(root, name)) result += entry;
     } else if (!written) {
         result += entry;
     }
     return result;
 }
 
-bool replaceFile(const std::string& directory, const std::string& path, std::string_view text, std::string* error) {
-    std::string temp = directory + "/.local.prop.XXXXXX";
-    Descriptor fd(::mkostemp(temp.data(), O_CLOEXEC));
-    if (fd.get() < 0) return fail(error, errnoText("cannot create a temporary file in " + directory));
+// Opens the lock file, creating it 0600 if missing. Only a file created here is chmod'ed: an
+// existing one may be a hard link to a file elsewhere, which opening and flock leave untouched.
+int openLock(const PropertyDirectory& directory, std::string* error) {
+    const std::string path = directory.pathOf(kLockName);
+    int err = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        int fd = ::openat(directory.fd, kLockName, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ::fchmod(fd, 0600);  // the umask may have narrowed it
+            return fd;
+        }
+        err = errno;
+        if (err != EEXIST) break;
+        fd = ::openat(directory.fd, kLockName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        err = errno;
+        if (fd < 0 && err == ENOENT) continue;  // removed meanwhile: create it again
+        if (fd < 0) break;
+        struct stat info {};
+        if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) return fd;
+        ::close(fd);
+        fail(error, path + " is not a regular file; refusing to use it as the lock");
+        return -1;
+    }
+    fail(error, openFailure("open the lock file", path, err));
+    return -1;
+}
+
+// local.prop's current text; a missing file is empty with exists=false.
+bool readLocalProp(const PropertyDirectory& directory, std::string* text, FileSignature* signature,
+                   std::string* error) {
+    const std::string path = directory.pathOf(kLocalPropName);
+    Descriptor fd(::openat(directory.fd, kLocalPropName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) {
+        const int err = errno;
+        text->clear();
+        *signature = FileSignature{};
+        return err == ENOENT || fail(error, openFailure("read", path, err));
+    }
+    return readPropertyDescriptor(fd.get(), path, text, signature, error);
+}
+
+// A fresh file in the directory, created exclusively (never an existing name or a symlink).
+int createTempFile(const PropertyDirectory& directory, std::string* name, std::string* error) {
+    std::random_device device;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        char suffix[24];
+        std::snprintf(suffix, sizeof suffix, "%08x%08x", device(), device());
+        *name = std::string(".local.prop.") + suffix;
+        const int fd =
+            ::openat(directory.fd, name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) {
+            if (fd < 0) fail(error, errnoText("cannot create a temporary file in " + directory.path));
+            return fd;
+        }
+    }
+    fail(error, "cannot create a temporary file in " + directory.path + ": every name tried exists");
+    return -1;
+}
+
+bool replaceFile(const PropertyDirectory& directory, std::string_view text, std::string* error) {
+    std::string temp;
+    Descriptor fd(createTempFile(directory, &temp, error));
+    if (fd.get() < 0) return false;
+    // 0644 exactly, whatever the umask: every process of the user reads the board's properties.
     bool ok = writeAll(fd.get(), text) && ::fchmod(fd.get(), 0644) == 0 && ::fsync(fd.get()) == 0;
     int closeResult = ::close(fd.release());
     if (!ok || closeResult != 0) {
-        std::string message = errnoText("cannot write " + temp);
-        ::unlink(temp.c_str());
+        std::string message = errnoText("cannot write " + directory.pathOf(temp.c_str()));
+        ::unlinkat(directory.fd, temp.c_str(), 0);
         return fail(error, message);
     }
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-        std::string message = errnoText("cannot rename " + temp + " to " + path);
-        ::unlink(temp.c_str());
+    // renameat replaces the name local.prop itself, never what a symlink there points to.
+    if (::renameat(directory.fd, temp.c_str(), directory.fd, kLocalPropName) != 0) {
+        std::string message = errnoText("cannot rename " + directory.pathOf(temp.c_str()) + " to " +
+                                        directory.pathOf(kLocalPropName));
+        ::unlinkat(directory.fd, temp.c_str(), 0);
         return fail(error, message);
     }
     // Make the rename itself durable; a file system that cannot sync directories is no error.
-    Descriptor directoryFd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (directoryFd.get() >= 0) ::fsync(directoryFd.get());
+    ::fsync(directory.fd);
     return true;
 }
 
@@ -126,27 +208,33 @@ bool set(std::string_view name, std::string_view value, std::string* error) {
     std::string why;
     if (!isValidName(name, &why) || !isValidValue(value, &why)) return fail(error, why);
 
+    const std::string root = deviceRoot();
     const std::string path = devicePath(kLocalPropPath);
-    const std::string directory = std::filesystem::path(path).parent_path().string();
-    std::error_code ec;
-    std::filesystem::create_directories(directory, ec);
-    if (ec) return fail(error, "cannot create directory " + directory + ": " + ec.message());
+    const std::string directoryPath = std::filesystem::path(path).parent_path().string();
+    if (!base::makeDirectoriesInsideRoot(root, directoryPath, &why)) {
+        return fail(error, "cannot create directory " + directoryPath + ": " + why);
+    }
+    Descriptor directoryFd(base::openInsideRoot(root, directoryPath, O_RDONLY | O_DIRECTORY, 0, false, &why));
+    if (directoryFd.get() < 0) return fail(error, "cannot open directory " + directoryPath + ": " + why);
+    const PropertyDirectory directory{directoryFd.get(), directoryPath};
 
-    const std::string lockPath = directory + "/local.prop.lock";
-    Descriptor lock(::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (lock.get() < 0) return fail(error, errnoText("cannot open lock file " + lockPath));
+    Descriptor lock(openLock(directory, error));
+    if (lock.get() < 0) return false;
     int locked;
     do {
         locked = ::flock(lock.get(), LOCK_EX);
     } while (locked != 0 && errno == EINTR);
-    if (locked != 0) return fail(error, errnoText("cannot lock " + lockPath));
+    if (locked != 0) return fail(error, errnoText("cannot lock " + directory.pathOf(kLockName)));
 
     std::string text;
     FileSignature signature;
-    if (!readPropertyFile(path, &text, &signature, &why)) return fail(error, why);
-    std::string updated = updatedText(text, name, value);
+    if (!readLocalProp(directory, &text, &signature, error)) return false;
+    std::string updated = updatedText(root, text, name, value);
     if (signature.exists && updated == text) return true;
-    if (!replaceFile(directory, path, updated, error)) return false;
+    if (static_cast<off_t>(updated.size()) > kMaxPropertyFileSize) {
+        return fail(error, path + " would grow past the size a property file may have; not writing it");
+    }
+    if (!replaceFile(directory, updated, error)) return false;
     NN_LOG(VERBOSE) << "setprop " << name << "=" << value << " (" << path << ")";
     return true;
 }

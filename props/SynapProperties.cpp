@@ -8,7 +8,7 @@
 #include <set>
 #include <system_error>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {

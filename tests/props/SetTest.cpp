@@ -109,7 +109,7 @@ TEST_F(PropsTest, ARootThatIsAFileFailsClearly) {
     std::string error;
     EXPECT_FALSE(set("vendor.a", "1", &error));
     EXPECT_NE(error.find(file + "/data/property"), std::string::npos) << error;
-    EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
+    EXPECT_NE(error.find("not a directory"), std::string::npos) << error;
 }
 
 TEST_F(PropsTest, AReadOnlyRootFailsClearly) {

@@ -2,7 +2,9 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -163,6 +165,20 @@ TEST_F(SetpropGetpropTest, SetpropIntoAnUnwritableRootFailsCleanly) {
         << set.err;
     ToolRun get = run(kGetprop, {"vendor.a"});
     EXPECT_EQ(get.exitStatus, 0);
+    EXPECT_EQ(get.out, "\n");
+}
+
+TEST_F(SetpropGetpropTest, SetpropRefusesASymlinkPlantedInTheRoot) {
+    const std::string target = device_.scratch() + "/target";
+    std::ofstream(target) << "vendor.a=outside\n";
+    std::filesystem::create_directories(device_.root() + "/data/property");
+    ASSERT_EQ(::symlink(target.c_str(), device_.hostPath(kLocalPropPath).c_str()), 0);
+    ToolRun set = run(kSetprop, {"vendor.a", "1"});
+    EXPECT_EQ(set.exitStatus, 1);
+    EXPECT_EQ(set.err, "setprop: failed to set property 'vendor.a' to '1': " + device_.hostPath(kLocalPropPath) +
+                           " is a symbolic link; refusing to follow it out of the device root\n");
+    EXPECT_EQ(slurp(target), "vendor.a=outside\n");
+    ToolRun get = run(kGetprop, {"vendor.a"});
     EXPECT_EQ(get.out, "\n");
 }
 

@@ -3,8 +3,8 @@
 //   out = (x - mean) * gamma / sqrt(spread + epsilon) + beta.
 // Feature level 29 as Android 10 shipped it: the spread is the plane's mean square E[x^2], which
 // is what Android 10's CTS goldens (and so every FL29 driver that passed it) compute. The NDK
-// text says "variance"; Android 11 (feature level 30) switched to the variance E[(x - mean)^2]
-// with new goldens. nnemu reports feature level 29, so it computes what FL29 devices compute.
+// text says "variance"; Android 11's tests (feature level 30) have goldens of the variance
+// E[(x - mean)^2]. nnemu reports feature level 29, so it computes what FL29 devices compute.
 #include <cmath>
 #include <vector>
 

@@ -2,6 +2,9 @@
 // /vendor/build.prop (device defaults), then /data/property/local.prop (what setprop writes);
 // a later file overrides an earlier one. Readers re-check the files (stat) at every call and
 // re-parse only when they changed, so a setprop from another process takes effect at once.
+// A property file must be a regular file of at most 1 MiB reached without a symlink below the
+// device root; any other (a symlink, FIFO, device, socket, /proc file, a huge file) is ignored
+// with one warning per change of the file.
 #pragma once
 
 #include <cstddef>
@@ -41,15 +44,16 @@ std::string get(std::string_view name, std::string_view fallback);
 // out of range or not an integer (with a warning for the latter two).
 int64_t getInt(std::string_view name, int64_t fallback);
 // Android's GetBoolProperty: 1/y/yes/on/true are true, 0/n/no/off/false are false, anything else
-// (or nothing) is the fallback.
+// (or nothing) is the fallback (with a warning for the former, once per value).
 bool getBool(std::string_view name, bool fallback);
 // Every set property (non-empty value), sorted by name.
 std::map<std::string, std::string> all();
 
 // Sets a property in local.prop: validates, then rewrites the file atomically under an exclusive
 // lock (safe against concurrent writers in other processes). An empty value unsets the property.
-// Returns false and says why in `error` (if given) when the name or value is invalid or the
-// file cannot be written.
+// local.prop is created 0644 and its lock 0600 whatever the umask; nothing is opened through a
+// symlink below the device root. Returns false and says why in `error` (if given) when the name
+// or value is invalid or the file cannot be written (or read: a symlink, a FIFO, over 1 MiB).
 bool set(std::string_view name, std::string_view value, std::string* error = nullptr);
 
 }  // namespace nnemu::props

@@ -1,4 +1,4 @@
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 #include <cstdio>
 #include <cstdlib>
