@@ -169,7 +169,9 @@ INSTANTIATE_TEST_SUITE_P(SmallModels, QuantizedFlavor,
                          testing::Values("conv", "depthwise_conv", "fully_connected", "add", "mul", "sub", "average_pool",
                                          "max_pool", "softmax", "logistic", "tanh", "relu", "relu6", "concat", "reshape",
                                          "squeeze", "pad", "mean", "resize_bilinear", "resize_nearest",
-                                         "mixed_resize_nearest", "mobilenet_v1_0.25_128", "mobilenet_v2_1.0_224"));
+                                         "mixed_resize_nearest", "mobilenet_v1_0.25_128", "mobilenet_v2_1.0_224",
+                                         "transpose_conv", "gather", "tile", "expand_dims", "maximum", "minimum", "prelu",
+                                         "select_greater"));
 
 TEST(Modelgen, MobileNetScoresAreNotSaturated) {
     for (const char* name : {"mobilenet_v1_0.25_128_quant", "mobilenet_v1_0.25_128_int8"}) {

@@ -1,15 +1,18 @@
 // The board documentation's commands on models from nnemu_modelgen, so they work without the
 // shared corpus: benchmark_model on a fully delegated MobileNet and on a model whose middle
 // operation the NPU lacks (delegate / CPU / delegate, reported and profiled as on the board),
-// and label_image on generated classifiers.
+// label_image on generated classifiers, and the detector and segmenter on both NNAPI devices
+// with their results checked against an independent computation of their last operation.
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "../tflite/DenseReference.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
+#include "nnemu/tflite/Model.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -34,8 +37,39 @@ protected:
         return path;
     }
 
+    // benchmark_model on the device with the test picture as input; the outputs as real values
+    // (empty when the run failed) and what the tool printed.
+    std::vector<std::vector<float>> runOnDevice(const std::string& graph, const std::string& device, std::string* log) {
+        std::string error;
+        const std::unique_ptr<tflite::Model> model = tflite::Model::load(graph, &error);
+        EXPECT_NE(model, nullptr) << error;
+        if (model == nullptr) return {};
+        const std::string input = dir_ + "/input.bin";
+        writeBytes(input, tflite::test::picture(model->tensors()[model->inputs()[0]]));
+        std::string outputList;
+        for (size_t o = 0; o < model->outputs().size(); ++o) outputList += (o ? "," : "") + dir_ + "/out" + std::to_string(o) + ".bin";
+        std::vector<std::string> args = {"--graph=" + graph, "--input_file=" + input, "--output_file=" + outputList,
+                                         "--num_runs=2", "--min_secs=0", "--warmup_min_secs=0"};
+        for (const std::string& flag : deviceFlags(device)) args.push_back(flag);
+        const ToolRun run = runTool(BENCHMARK_MODEL_PATH, args, makeTempDir("root"));
+        EXPECT_EQ(run.exitCode, 0) << run.err;
+        *log = run.err;
+        if (run.exitCode != 0) return {};
+        std::vector<std::vector<float>> outputs;
+        for (size_t o = 0; o < model->outputs().size(); ++o) {
+            const tflite::Tensor& tensor = model->tensors()[model->outputs()[o]];
+            const std::vector<uint8_t> bytes = readBytes(dir_ + "/out" + std::to_string(o) + ".bin");
+            EXPECT_EQ(bytes.size(), tensor.byteSize()) << graph << " output " << o;
+            if (bytes.size() != tensor.byteSize()) return {};
+            outputs.push_back(tflite::test::realValues(tensor, bytes.data()));
+        }
+        return outputs;
+    }
+
     std::string dir_;
 };
+
+const char* const kDevices[] = {"synap-npu", "nnapi-reference"};
 
 TEST_F(GeneratedModelRun, FullyDelegatedMobileNet) {
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
@@ -98,6 +132,88 @@ TEST_F(GeneratedModelRun, LabelImageOnGeneratedClassifiers) {
         ASSERT_EQ(run.exitCode, 0) << name << "\n" << run.err;
         // Generated weights classify nothing in particular: the tool must still print scored labels.
         EXPECT_TRUE(std::regex_search(run.err, std::regex("\nINFO: [0-9.e+-]+: [0-9]+ [^\n]*\n"))) << run.err;
+    }
+}
+
+// The README's command: the detector through benchmark_model on each NNAPI device. The custom
+// post-processing operator stays on the CPU (TFLite's delegate never takes custom operators);
+// each device's detections equal an independent decoding and NMS of the raw model's outputs on
+// that device, and the devices agree.
+TEST_F(GeneratedModelRun, DetectorOnBothDevices) {
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    for (const std::string flavor : {"quant", "float"}) {
+        const std::string full = generate("ssd_detector_" + flavor);
+        const std::string raw = generate("ssd_detector_raw_" + flavor);
+        std::string error;
+        const std::unique_ptr<tflite::Model> fullModel = tflite::Model::load(full, &error);
+        const std::unique_ptr<tflite::Model> rawModel = tflite::Model::load(raw, &error);
+        ASSERT_TRUE(fullModel != nullptr && rawModel != nullptr) << error;
+        const std::vector<float> anchors = tflite::test::constantValues(*fullModel, "anchors");
+        const float scoreStep = flavor == "quant" ? rawModel->tensors()[rawModel->outputs()[1]].scale : 0.0f;
+        std::vector<std::vector<tflite::test::Detection>> perDevice;
+        for (const std::string device : kDevices) {
+            const std::string where = flavor + " on " + device;
+            std::string log;
+            const auto before = runOnDevice(raw, device, &log);
+            EXPECT_NE(log.find("VERBOSE: Replacing 15 out of 15 node(s) with delegate (TfLiteNnapiDelegate) node, yielding 1 "
+                               "partitions for the whole graph.\n"),
+                      std::string::npos)
+                    << where << "\n" << log;
+            const auto after = runOnDevice(full, device, &log);
+            EXPECT_NE(log.find("VERBOSE: Replacing 15 out of 16 node(s) with delegate (TfLiteNnapiDelegate) node, yielding 2 "
+                               "partitions for the whole graph.\n"),
+                      std::string::npos)
+                    << where << "\n" << log;
+            ASSERT_EQ(before.size(), 2u) << where;
+            ASSERT_EQ(after.size(), 4u) << where;
+            const auto expected = tflite::test::referencePostProcess(before[0], before[1], anchors, tflite::test::SsdOptions{});
+            ASSERT_GE(expected.size(), 3u) << where;
+            perDevice.push_back(tflite::test::detectionsOf(after[0], after[1], after[2], after[3][0]));
+            tflite::test::expectSameDetections(perDevice.back(), expected, where);
+        }
+        if (flavor == "quant") {
+            tflite::test::expectAgreeingDetections(perDevice[0], perDevice[1], 8 * scoreStep, "quant, synap-npu");
+        } else {
+            tflite::test::expectSameDetections(perDevice[0], perDevice[1], "float, synap-npu");
+        }
+    }
+}
+
+// The segmenter on each NNAPI device: its int32 labels equal the argmax of the logits model's
+// output on that device, and the devices agree but for near ties.
+TEST_F(GeneratedModelRun, SegmenterOnBothDevices) {
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    for (const std::string flavor : {"quant", "float"}) {
+        const std::string full = generate("segmenter_" + flavor);
+        const std::string logitsModel = generate("segmenter_logits_" + flavor);
+        std::string error;
+        const std::unique_ptr<tflite::Model> model = tflite::Model::load(logitsModel, &error);
+        ASSERT_NE(model, nullptr) << error;
+        const float step = flavor == "quant" ? model->tensors()[model->outputs()[0]].scale : 0.0f;
+        std::vector<std::vector<float>> labelsPerDevice, logitsPerDevice;
+        for (const std::string device : kDevices) {
+            const std::string where = flavor + " on " + device;
+            std::string log;
+            const auto logits = runOnDevice(logitsModel, device, &log);
+            const auto labels = runOnDevice(full, device, &log);
+            EXPECT_NE(log.find("VERBOSE: Replacing 7 out of 7 node(s) with delegate (TfLiteNnapiDelegate) node, yielding 1 "
+                               "partitions for the whole graph.\n"),
+                      std::string::npos)
+                    << where << "\n" << log;
+            ASSERT_EQ(logits.size(), 1u) << where;
+            ASSERT_EQ(labels.size(), 1u) << where;
+            const std::vector<int32_t> expected = tflite::test::referenceArgMax(logits[0], 5);
+            ASSERT_EQ(expected.size(), labels[0].size()) << where;
+            for (size_t p = 0; p < expected.size(); ++p) {
+                ASSERT_EQ(labels[0][p], static_cast<float>(expected[p])) << where << " pixel " << p;
+            }
+            labelsPerDevice.push_back(labels[0]);
+            logitsPerDevice.push_back(logits[0]);
+        }
+        // kDevices lists synap-npu first: compare it with nnapi-reference's results.
+        tflite::test::expectClose(logitsPerDevice[0], logitsPerDevice[1], step, flavor + " logits");
+        tflite::test::expectLabelsAgree(labelsPerDevice[0], labelsPerDevice[1], logitsPerDevice[1], 5,
+                                        step > 0 ? 3 * step : 1e-4f, flavor + " labels");
     }
 }
 

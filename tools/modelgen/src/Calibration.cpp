@@ -12,6 +12,7 @@ bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statist
     EmitOptions options;
     options.flavor = Flavor::FLOAT32;
     options.everyActivationIsOutput = true;
+    options.skipCustomOperators = true;
     options.description = "nnemu_modelgen calibration";
     std::unique_ptr<tflite::Model> model = tflite::Model::fromBuffer(emitTflite(graph, options), error);
     if (model == nullptr) return false;
@@ -32,6 +33,7 @@ bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statist
     statistics->assign(graph.tensors.size(), TensorStatistics{});
     const std::vector<int32_t>& outputs = model->outputs();
     for (size_t o = 0; o < outputs.size(); ++o) {
+        if (interpreter->outputTensor(o).type != tflite::ElementType::FLOAT32) continue;   // indices, masks
         const size_t count = interpreter->outputTensor(o).byteSize() / sizeof(float);
         const auto* data = reinterpret_cast<const float*>(interpreter->outputData(o));
         TensorStatistics s;
@@ -61,8 +63,12 @@ void applyTargetSpreads(NetworkGraph& graph, std::vector<TensorStatistics>& stat
         const int32_t output = op.outputs[0];
         const float target = graph.tensors[output].targetStddev;
         if (target <= 0 || statistics[output].stddev <= 0) continue;
-        if (op.code != fb::BuiltinOperator_CONV_2D && op.code != fb::BuiltinOperator_FULLY_CONNECTED) continue;
-        // Linear in weights and bias (no fused activation on such layers): scale both.
+        if (op.code != fb::BuiltinOperator_CONV_2D && op.code != fb::BuiltinOperator_FULLY_CONNECTED &&
+            op.code != fb::BuiltinOperator_TRANSPOSE_CONV) {
+            continue;
+        }
+        // Linear in weights and bias (no fused activation on such layers): scale both. Other
+        // inputs (the layer's input, a transposed convolution's shape) hold no values here.
         const float factor = target / statistics[output].stddev;
         for (size_t i = 1; i < op.inputs.size(); ++i) {
             for (float& v : graph.tensors[op.inputs[i]].values) v *= factor;

@@ -60,6 +60,27 @@ const std::vector<Entry>& entries() {
                                   }});
             }
         }
+        struct Dense {
+            const char* base;
+            const char* summary;
+            std::function<NetworkGraph()> build;
+        };
+        const Dense dense[] = {
+                {"ssd_detector", "SSD-style detector 64x64, 240 anchors, 3 classes, TFLite_Detection_PostProcess",
+                 [] { return buildSsdDetector(true); }},
+                {"ssd_detector_raw", "ssd_detector without post-processing: box encodings and class scores",
+                 [] { return buildSsdDetector(false); }},
+                {"segmenter", "segmenter 64x64, two TRANSPOSE_CONV upsamplings, ARG_MAX over 5 classes (int32)",
+                 [] { return buildSegmenter(true); }},
+                {"segmenter_logits", "segmenter without ARG_MAX: the class logits", [] { return buildSegmenter(false); }},
+        };
+        for (const Dense& model : dense) {
+            for (Flavor flavor : {Flavor::UINT8, Flavor::FLOAT32}) {
+                result.push_back({{std::string(model.base) + "_" + suffixOf(flavor),
+                                   std::string(model.summary) + ", " + flavorText(flavor), false},
+                                  flavor, [build = model.build](Flavor) { return build(); }});
+            }
+        }
         for (const SmallModelKind& kind : smallModelKinds()) {
             const bool exists[] = {kind.uint8Flavor, kind.floatFlavor, kind.int8Flavor};
             for (size_t i = 0; i < 3; ++i) {
@@ -110,6 +131,10 @@ bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::st
                 return false;
             }
             applyTargetSpreads(graph, statistics);
+            if (graph.recalibrateAfterSpreads && !calibrate(graph, &statistics, error)) {
+                *error = "calibrating " + name + " again: " + *error;
+                return false;
+            }
             for (const TensorStatistics& s : statistics) options.ranges.push_back(s.range);
         }
         *bytes = emitTflite(graph, options);

@@ -74,6 +74,17 @@ int32_t NetworkGraph::addIndexes(const std::string& name, std::vector<int32_t> v
     return addTensor(std::move(tensor));
 }
 
+int32_t NetworkGraph::addConstant(const std::string& name, std::vector<int32_t> shape, std::vector<float> values,
+                                  int32_t quantAxis) {
+    NetTensor tensor;
+    tensor.name = name;
+    tensor.shape = std::move(shape);
+    tensor.role = TensorRole::WEIGHTS;
+    tensor.quantAxis = quantAxis;
+    tensor.values = std::move(values);
+    return addTensor(std::move(tensor));
+}
+
 void NetworkGraph::setFixedRange(int32_t tensor, float min, float max) {
     tensors[tensor].hasFixedRange = true;
     tensors[tensor].fixedMin = min;

@@ -19,6 +19,7 @@ enum class TensorRole {
     WEIGHTS,     // float constant, quantized per tensor or per channel (quantAxis)
     BIAS,        // float constant, becomes int32 with scale input * weights in quantized models
     INDEXES,     // int32 constant (shapes, axes, paddings), never quantized
+    STATE,       // a float variable tensor without data (RNN/LSTM state, zeros at start)
 };
 
 struct NetTensor {
@@ -52,12 +53,26 @@ struct NetOptions {
     bool keepDims = false;
     int32_t numSplits = 1;
     std::vector<int32_t> dims;     // RESHAPE new_shape, SQUEEZE squeeze_dims
+    fb::TensorType outputType = fb::TensorType_INT32;   // ARG_MAX; CAST's output
+    fb::TensorType inputType = fb::TensorType_FLOAT32;   // CAST's input
+    std::string customCode;                  // CUSTOM: the operator's name
+    std::vector<uint8_t> customOptions;      // CUSTOM: a FlexBuffers map
 };
 
 struct NetOperator {
     fb::BuiltinOperator code;
     std::vector<int32_t> inputs, outputs;
     NetOptions options;
+};
+
+// TFLite_Detection_PostProcess's options (SSD box coder scales and non-maximum suppression).
+struct DetectionParams {
+    int32_t maxDetections = 10;
+    int32_t numClasses = 3;            // without the background class
+    bool useRegularNms = false;
+    int32_t detectionsPerClass = 100;
+    float scoreThreshold = 0.5f, iouThreshold = 0.5f;
+    float yScale = 10.0f, xScale = 10.0f, hScale = 5.0f, wScale = 5.0f;
 };
 
 class NetworkGraph {
@@ -67,6 +82,9 @@ public:
     std::vector<NetTensor> tensors;
     std::vector<NetOperator> operators;
     std::vector<int32_t> inputs, outputs;
+    // Calibrate again after scaling layers to their target spreads: for networks where tensors
+    // downstream of such a layer (a concatenation) have calibrated ranges of their own.
+    bool recalibrateAfterSpreads = false;
 
     DeterministicRandom& random() { return random_; }
     const std::vector<int32_t>& shapeOf(int32_t tensor) const { return tensors[tensor].shape; }
@@ -77,6 +95,9 @@ public:
     int32_t addWeights(const std::string& name, std::vector<int32_t> shape, int32_t fanIn, float gain, int32_t quantAxis);
     int32_t addBias(const std::string& name, int32_t size, float stddev, int32_t input, int32_t weights);
     int32_t addIndexes(const std::string& name, std::vector<int32_t> values, std::vector<int32_t> shape);
+    // A float constant with given values, quantized like weights (per tensor: quantAxis -1).
+    int32_t addConstant(const std::string& name, std::vector<int32_t> shape, std::vector<float> values,
+                        int32_t quantAxis = -1);
     void setFixedRange(int32_t tensor, float min, float max);
 
     // Layers. Each returns its output tensor; activation RELU6 outputs get the fixed range [0, 6].
@@ -106,6 +127,29 @@ public:
     int32_t quantizeTo(const std::string& name, int32_t input, fb::TensorType outputType);
     int32_t dequantize(const std::string& name, int32_t input);
     void forceType(int32_t tensor, fb::TensorType type);
+
+    // Layers of the feature-level-29 operators (NetworkLayers.cpp). Outputs of data moves share
+    // their input's quantization; integer and bool outputs keep their type in every flavor.
+    int32_t transposeConv(const std::string& name, int32_t input, int32_t outChannels, int32_t kernel, int32_t stride,
+                          float gain = 1.0f);
+    int32_t argMax(const std::string& name, int32_t input, int32_t axis);
+    int32_t gather(const std::string& name, int32_t input, std::vector<int32_t> indices, int32_t axis);
+    int32_t tile(const std::string& name, int32_t input, std::vector<int32_t> multiples);
+    std::vector<int32_t> topK(const std::string& name, int32_t input, int32_t k);   // values, indices
+    int32_t expandDims(const std::string& name, int32_t input, int32_t axis);
+    int32_t prelu(const std::string& name, int32_t input, std::vector<int32_t> alphaShape, std::vector<float> alpha);
+    int32_t logSoftmax(const std::string& name, int32_t input);
+    int32_t compare(fb::BuiltinOperator code, const std::string& name, int32_t a, int32_t b);   // bool output
+    int32_t select(const std::string& name, int32_t condition, int32_t a, int32_t b);
+    int32_t cast(const std::string& name, int32_t input, fb::TensorType outputType);
+    // The custom operator TFLite_Detection_PostProcess: boxes [1, N, 4], scores [1, N, classes + 1],
+    // anchors [N, 4] -> boxes, classes, scores, count (float).
+    std::vector<int32_t> detectionPostProcess(const std::string& name, int32_t boxes, int32_t scores, int32_t anchors,
+                                              const DetectionParams& params);
+    // Float sequence layers over [batch, time, features], batch major, state from zeros: an RNN
+    // with RELU6, an LSTM with TANH.
+    int32_t sequenceRnn(const std::string& name, int32_t input, int32_t units);
+    int32_t sequenceLstm(const std::string& name, int32_t input, int32_t units);   // no peephole, no projection
 
 private:
     int32_t addTensor(NetTensor tensor);

@@ -11,6 +11,10 @@ namespace nnemu::modelgen {
 
 NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor);
 NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor);
+// The SSD-style detector, with TFLite_Detection_PostProcess or ending at its raw box encodings
+// and class scores; the segmenter, ending in ARG_MAX or at its logits (VisionModels.cpp).
+NetworkGraph buildSsdDetector(bool postProcess);
+NetworkGraph buildSegmenter(bool argMax);
 // A small model by its base name (e.g. "conv", "add", "mixed_resize_nearest"); false if unknown.
 bool buildSmallModel(const std::string& base, Flavor flavor, NetworkGraph* graph);
 // Base names of the small models and the flavors each exists in.

@@ -1,4 +1,4 @@
-// Small models of one operation each (plus a few two-operation edges), for tests, examples and
+// Small models of one operation each (plus a few two-operation ones), for tests, examples and
 // the fuzz corpus, and mixed_resize_nearest: conv -> RESIZE_NEAREST_NEIGHBOR -> conv, an
 // operation NPUs commonly lack between two they run.
 #include "Networks.h"
@@ -86,6 +86,43 @@ void mixedResizeNearest(NetworkGraph& g, Flavor) {
     g.outputs = {g.conv2d("conv2", x, 8, 3, 1, kNone)};
 }
 
+void argMax(NetworkGraph& g, Flavor) { g.outputs = {g.argMax("argmax", image(g, 8, 6), 3)}; }
+void transposeConv(NetworkGraph& g, Flavor) { g.outputs = {g.transposeConv("transpose_conv", image(g, 8, 4), 8, 3, 2)}; }
+void gather(NetworkGraph& g, Flavor) { g.outputs = {g.gather("gather", image(g, 8, 6), {5, 0, 2}, 3)}; }
+void tile(NetworkGraph& g, Flavor) { g.outputs = {g.tile("tile", image(g, 4, 3), {1, 2, 2, 1})}; }
+void topK(NetworkGraph& g, Flavor) { g.outputs = g.topK("topk", g.addInput("input", {1, 16}), 4); }
+void expandDims(NetworkGraph& g, Flavor) { g.outputs = {g.expandDims("expand_dims", g.addInput("input", {1, 16}), 1)}; }
+void maximum(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_MAXIMUM, "maximum", a, b)};
+}
+void minimum(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_MINIMUM, "minimum", a, b)};
+}
+void prelu(NetworkGraph& g, Flavor) {
+    g.outputs = {g.prelu("prelu", image(g, 8, 4), {1, 1, 4}, {0.1f, 0.2f, 0.25f, 0.05f})};
+}
+void logSoftmax(NetworkGraph& g, Flavor) {
+    g.outputs = {g.logSoftmax("log_softmax", g.addInput("input", {1, 10}, -4.0f, 4.0f))};
+}
+void power(NetworkGraph& g, Flavor) {
+    const int32_t base = g.addInput("input", {1, 8}, 0.1f, 2.0f);
+    g.outputs = {g.binary(fb::BuiltinOperator_POW, "pow", base, g.addConstant("exponent", {1}, {2.5f}))};
+}
+void selectGreater(NetworkGraph& g, Flavor) {
+    const int32_t a = image(g, 8, 4, "input1");
+    const int32_t b = image(g, 8, 4, "input2");
+    const int32_t larger = g.select("select", g.compare(fb::BuiltinOperator_GREATER, "greater", a, b), a, b);
+    g.tensors[larger].sameQuantizationAs = a;   // SELECT copies values: one quantization for all
+    g.outputs = {larger};
+}
+void sequenceRnn(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceRnn("rnn", g.addInput("input", {1, 6, 4}), 8)}; }
+void sequenceLstm(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceLstm("lstm", g.addInput("input", {1, 6, 4}), 8)}; }
+void cast(NetworkGraph& g, Flavor) { g.outputs = {g.cast("cast", g.addInput("input", {1, 16}), fb::TensorType_INT32)}; }
+
 const std::vector<SmallModel>& smallModels() {
     static const std::vector<SmallModel> models = {
             {{"conv", "CONV_2D 3x3, 8 -> 16 channels, RELU", true, true, true}, conv},
@@ -116,6 +153,22 @@ const std::vector<SmallModel>& smallModels() {
             {{"dequantize", "DEQUANTIZE quantized -> float32", false, true, true}, dequantize},
             {{"requantize", "QUANTIZE uint8 -> int8 (DEQUANTIZE + QUANTIZE in NNAPI)", false, false, true}, requantize},
             {{"mixed_resize_nearest", "CONV_2D -> RESIZE_NEAREST_NEIGHBOR -> CONV_2D", true, true, true}, mixedResizeNearest},
+            {{"argmax", "ARG_MAX over 6 channels, int32 output", true, true, true}, argMax},
+            {{"transpose_conv", "TRANSPOSE_CONV 3x3 stride 2, 4 -> 8 channels", true, true, true}, transposeConv},
+            {{"gather", "GATHER of 3 channels", true, true, true}, gather},
+            {{"tile", "TILE [1,4,4,3] x [1,2,2,1]", true, true, true}, tile},
+            {{"topk", "TOPK_V2 k=4 of 16 values (values and int32 indices)", true, true, true}, topK},
+            {{"expand_dims", "EXPAND_DIMS [1,16] -> [1,1,16]", true, true, true}, expandDims},
+            {{"maximum", "MAXIMUM of two inputs with different ranges", true, true, true}, maximum},
+            {{"minimum", "MINIMUM of two inputs with different ranges", true, true, true}, minimum},
+            {{"prelu", "PRELU with per-channel alpha", true, true, true}, prelu},
+            {{"log_softmax", "LOG_SOFTMAX over 10 values", true, false, false}, logSoftmax},
+            {{"pow", "POW with a constant exponent", true, false, false}, power},
+            {{"select_greater", "GREATER -> SELECT (bool condition)", true, true, true}, selectGreater},
+            {{"cast", "CAST float32 -> int32", true, false, false}, cast},
+            {{"sequence_rnn", "UNIDIRECTIONAL_SEQUENCE_RNN, 6 steps, 8 units, RELU6", true, false, false}, sequenceRnn},
+            {{"sequence_lstm", "UNIDIRECTIONAL_SEQUENCE_LSTM, 6 steps, 8 units (no peephole)", true, false, false},
+             sequenceLstm},
     };
     return models;
 }

@@ -76,7 +76,13 @@ private:
             return;
         }
         if (tensor.role != TensorRole::ACTIVATION) return;
-        e.type = !quantized() ? fb::TensorType_FLOAT32 : tensor.hasForcedType ? tensor.forcedType : modelType();
+        // Integer and bool tensors (indices, masks) keep their type in every flavor.
+        const bool integral = tensor.hasForcedType && tensor.forcedType != fb::TensorType_FLOAT32 &&
+                              tensor.forcedType != fb::TensorType_UINT8 && tensor.forcedType != fb::TensorType_INT8;
+        e.type = integral ? tensor.forcedType
+                 : !quantized() ? fb::TensorType_FLOAT32
+                 : tensor.hasForcedType ? tensor.forcedType
+                                        : modelType();
         if (e.type != fb::TensorType_UINT8 && e.type != fb::TensorType_INT8) return;
         const Range range = rangeOf(t);
         float scale;
@@ -220,6 +226,58 @@ private:
                 *type = fb::BuiltinOptions_DequantizeOptions;
                 return fb::CreateDequantizeOptions(builder_).Union();
             default:
+                return fl29Options(op, type);
+        }
+    }
+
+    // Options of the operators feature level 29 added to the catalog.
+    flatbuffers::Offset<void> fl29Options(const NetOperator& op, fb::BuiltinOptions* type) {
+        const NetOptions& o = op.options;
+        switch (op.code) {
+            case fb::BuiltinOperator_TRANSPOSE_CONV:
+                *type = fb::BuiltinOptions_TransposeConvOptions;
+                return fb::CreateTransposeConvOptions(builder_, o.padding, o.strideW, o.strideH).Union();
+            case fb::BuiltinOperator_ARG_MAX:
+                *type = fb::BuiltinOptions_ArgMaxOptions;
+                return fb::CreateArgMaxOptions(builder_, o.outputType).Union();
+            case fb::BuiltinOperator_GATHER:
+                *type = fb::BuiltinOptions_GatherOptions;
+                return fb::CreateGatherOptions(builder_, o.axis).Union();
+            case fb::BuiltinOperator_TILE:
+                *type = fb::BuiltinOptions_TileOptions;
+                return fb::CreateTileOptions(builder_).Union();
+            case fb::BuiltinOperator_TOPK_V2:
+                *type = fb::BuiltinOptions_TopKV2Options;
+                return fb::CreateTopKV2Options(builder_).Union();
+            case fb::BuiltinOperator_EXPAND_DIMS:
+                *type = fb::BuiltinOptions_ExpandDimsOptions;
+                return fb::CreateExpandDimsOptions(builder_).Union();
+            case fb::BuiltinOperator_MAXIMUM:
+            case fb::BuiltinOperator_MINIMUM:
+                *type = fb::BuiltinOptions_MaximumMinimumOptions;
+                return fb::CreateMaximumMinimumOptions(builder_).Union();
+            case fb::BuiltinOperator_POW:
+                *type = fb::BuiltinOptions_PowOptions;
+                return fb::CreatePowOptions(builder_).Union();
+            case fb::BuiltinOperator_LOG_SOFTMAX:
+                *type = fb::BuiltinOptions_LogSoftmaxOptions;
+                return fb::CreateLogSoftmaxOptions(builder_).Union();
+            case fb::BuiltinOperator_GREATER:
+                *type = fb::BuiltinOptions_GreaterOptions;
+                return fb::CreateGreaterOptions(builder_).Union();
+            case fb::BuiltinOperator_SELECT:
+                *type = fb::BuiltinOptions_SelectOptions;
+                return fb::CreateSelectOptions(builder_).Union();
+            case fb::BuiltinOperator_CAST:
+                *type = fb::BuiltinOptions_CastOptions;
+                return fb::CreateCastOptions(builder_, o.inputType, o.outputType).Union();
+            case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN:
+                *type = fb::BuiltinOptions_SequenceRNNOptions;
+                return fb::CreateSequenceRNNOptions(builder_, false, o.activation).Union();
+            case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM:
+                *type = fb::BuiltinOptions_UnidirectionalSequenceLSTMOptions;
+                return fb::CreateUnidirectionalSequenceLSTMOptions(builder_, o.activation).Union();
+            default:
                 *type = fb::BuiltinOptions_NONE;
                 return 0;
         }
@@ -230,7 +288,7 @@ private:
         buffers.push_back(fb::CreateBuffer(builder_));  // the empty sentinel
         std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
         const auto addTensor = [&](const std::string& name, const std::vector<int32_t>& shape,
-                                   const TensorEncoding& e) {
+                                   const TensorEncoding& e, bool variable = false) {
             uint32_t buffer = 0;
             if (!e.data.empty()) {
                 builder_.ForceVectorAlignment(e.data.size(), sizeof(uint8_t), 16);
@@ -243,17 +301,23 @@ private:
                                                                       &e.zeroPoints, fb::QuantizationDetails_NONE, 0,
                                                                       e.axis);
             }
-            tensors.push_back(fb::CreateTensorDirect(builder_, &shape, e.type, buffer, name.c_str(), quantization));
+            tensors.push_back(fb::CreateTensorDirect(builder_, &shape, e.type, buffer, name.c_str(), quantization, variable));
             return static_cast<int32_t>(tensors.size() - 1);
         };
         for (size_t t = 0; t < graph_.tensors.size(); ++t) {
-            addTensor(graph_.tensors[t].name, graph_.tensors[t].shape, encodings_[t]);
+            addTensor(graph_.tensors[t].name, graph_.tensors[t].shape, encodings_[t],
+                      graph_.tensors[t].role == TensorRole::STATE);
         }
 
-        std::map<int32_t, uint32_t> codeIndex;
+        std::map<std::string, uint32_t> codeIndex;   // builtin code or custom name
         std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
         std::vector<flatbuffers::Offset<fb::Operator>> operators;
+        std::vector<bool> skipped(graph_.tensors.size(), false);
         for (const NetOperator& op : graph_.operators) {
+            if (options_.skipCustomOperators && op.code == fb::BuiltinOperator_CUSTOM) {
+                for (int32_t t : op.outputs) skipped[t] = true;
+                continue;
+            }
             NetOperator emitted = op;
             // Float models have nothing to quantize: QUANTIZE / DEQUANTIZE become identities.
             if (!quantized() && (op.code == fb::BuiltinOperator_QUANTIZE || op.code == fb::BuiltinOperator_DEQUANTIZE)) {
@@ -268,22 +332,28 @@ private:
                 emitted.options.dims = shape;
             }
             const auto code = static_cast<int32_t>(emitted.code);
-            if (codeIndex.count(code) == 0) {
-                codeIndex[code] = static_cast<uint32_t>(codes.size());
-                codes.push_back(fb::CreateOperatorCode(builder_, static_cast<int8_t>(std::min(code, 127)), 0, 1,
-                                                       emitted.code));
+            const std::string key = emitted.options.customCode.empty() ? std::to_string(code) : emitted.options.customCode;
+            if (codeIndex.count(key) == 0) {
+                codeIndex[key] = static_cast<uint32_t>(codes.size());
+                codes.push_back(fb::CreateOperatorCodeDirect(
+                        builder_, static_cast<int8_t>(std::min(code, 127)),
+                        emitted.options.customCode.empty() ? nullptr : emitted.options.customCode.c_str(), 1, emitted.code));
             }
             fb::BuiltinOptions optionsType;
             const flatbuffers::Offset<void> optionsTable = options(emitted, &optionsType);
-            operators.push_back(fb::CreateOperatorDirect(builder_, codeIndex[code], &emitted.inputs, &emitted.outputs,
-                                                         optionsType, optionsTable));
+            const std::vector<uint8_t>* custom = emitted.options.customOptions.empty() ? nullptr : &emitted.options.customOptions;
+            operators.push_back(fb::CreateOperatorDirect(builder_, codeIndex[key], &emitted.inputs, &emitted.outputs,
+                                                         optionsType, optionsTable, custom));
         }
-        std::vector<int32_t> outputs = graph_.outputs;
+        std::vector<int32_t> outputs;
+        for (int32_t t : graph_.outputs) {
+            if (!skipped[t]) outputs.push_back(t);
+        }
         if (options_.everyActivationIsOutput) {
             for (size_t t = 0; t < graph_.tensors.size(); ++t) {
                 const bool isInput = std::find(graph_.inputs.begin(), graph_.inputs.end(), t) != graph_.inputs.end();
                 const bool listed = std::find(outputs.begin(), outputs.end(), t) != outputs.end();
-                if (graph_.tensors[t].role == TensorRole::ACTIVATION && !isInput && !listed) {
+                if (graph_.tensors[t].role == TensorRole::ACTIVATION && !isInput && !listed && !skipped[t]) {
                     outputs.push_back(static_cast<int32_t>(t));
                 }
             }

@@ -21,6 +21,7 @@ struct EmitOptions {
     Flavor flavor = Flavor::FLOAT32;
     std::vector<Range> ranges;          // per tensor (quantized flavors)
     bool everyActivationIsOutput = false;   // for calibration runs
+    bool skipCustomOperators = false;       // for calibration runs: their float outputs need no range
     std::string description;
 };
 

@@ -21,7 +21,8 @@ bool checkDataFlow(const Model& model, std::string* error) {
     for (const Node& node : model.nodes()) {
         const std::string where = "operator " + node.opName + " at node " + std::to_string(node.index);
         for (int32_t t : node.inputs) {
-            if (t < 0 || tensors[t].isConstant || isInput[t]) continue;
+            // A variable (state) tensor nobody writes holds its initial value: zeros.
+            if (t < 0 || tensors[t].isConstant || tensors[t].isVariable || isInput[t]) continue;
             if (producer[t] < 0) {
                 *error = where + ": input " + tensorName(t) +
                          " has no value (not a constant, a subgraph input or an earlier node's output)";

@@ -57,31 +57,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     std::vector<int32_t> used;
     if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
     NnapiGraph& graph = *(interpreter->graph_ = std::make_unique<NnapiGraph>());
-    graph.tensorOperand.assign(model.tensors().size(), -1);
-    graph.nodeOperations.resize(model.nodes().size());
-    const LoweringTable& lowerings = LoweringTable::get();
-    for (const Node& node : model.nodes()) {
-        NodeLowering lowering(model, node, graph, error);
-        const LoweringFunction lower = lowerings.find(node.builtinCode);
-        if (lower == nullptr) {
-            lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
-                                  ? "unsupported custom operator (no NNAPI mapping)"
-                                  : "unsupported operator (no NNAPI mapping)");
-            return nullptr;
-        }
-        if (!lower(lowering) || lowering.rejected()) return nullptr;
-        if (graph.nodeOperations[node.index].empty()) {
-            lowering.fail("no NNAPI operation");
-            return nullptr;
-        }
-    }
-    graph.tensorReaders.resize(model.tensors().size());
-    for (const NnOperation& operation : graph.operations) {
-        for (uint32_t operand : operation.inputs) {
-            const int32_t tensor = graph.operands[operand].tensor;
-            if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
-        }
-    }
+    if (!lowerModel(model, graph, error)) return nullptr;
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported.
     std::vector<bool> supported(model.nodes().size(), false);
@@ -103,6 +79,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         for (size_t op = 0; op < whole->operationNodes().size(); ++op) {
             if (!flags[op]) supported[whole->operationNodes()[op]] = false;
         }
+        for (size_t n = 0; n < supported.size(); ++n) supported[n] = supported[n] && !graph.cpuOnly[n];
     }
     std::vector<NodeSubset> subsets = partitionNodes(model, supported);
     const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);

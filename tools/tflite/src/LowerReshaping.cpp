@@ -1,7 +1,7 @@
 // Operators that move data without computing on it: RESHAPE, EXPAND_DIMS, SQUEEZE,
-// CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE and
-// STRIDED_SLICE. Shapes and index vectors must be constants (NNAPI at feature level 29 has no
-// dynamic shapes); the output tensor's own shape is what RESHAPE is given.
+// CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
+// STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29
+// has no dynamic shapes); the output tensor's own shape is what RESHAPE is given.
 #include <android/NeuralNetworks.h>
 
 #include <cstring>
@@ -10,6 +10,16 @@
 
 namespace nnemu::tflite {
 namespace {
+
+// EXPAND_DIMS and TILE take float, int32 and quantized tensors at feature level 29.
+bool valueType(NodeLowering& l, uint32_t input) {
+    const int32_t type = l.operand(input).type;
+    if (type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
+        type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+        return true;
+    }
+    return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
+}
 
 bool normalizeAxis(NodeLowering& l, int32_t axis, size_t rank, int32_t* normalized) {
     const auto r = static_cast<int32_t>(rank);
@@ -38,11 +48,44 @@ bool lowerReshape(NodeLowering& l) {
     return reshapeToOutput(l, input);
 }
 
+// EXPAND_DIMS with a constant axis, as the delegate maps it; a computed axis (TFLite knows the
+// output shape anyway) becomes a RESHAPE the delegate would not take.
 bool lowerExpandDims(NodeLowering& l) {
     if (!l.expectCounts(2, 2, 1)) return false;
-    uint32_t input;
+    uint32_t input, output;
     if (!l.inputOperand(0, &input)) return false;
-    return reshapeToOutput(l, input);
+    const auto rank = static_cast<int32_t>(l.input(0).shape.size());
+    if (!l.input(1).isConstant || rank == 0) {
+        l.keepOnCpu();
+        return reshapeToOutput(l, input);
+    }
+    std::vector<int32_t> axis;
+    if (!valueType(l, input) || !l.constantInts(1, &axis)) return false;
+    if (axis.size() != 1) return l.fail("the axis must be a single value");
+    if (axis[0] < -rank - 1 || axis[0] > rank) {
+        return l.fail("axis " + std::to_string(axis[0]) + " out of range for rank " + std::to_string(rank));
+    }
+    if (!l.outputOperand(0, &output)) return false;
+    if (l.input(1).type != ElementType::INT32) l.keepOnCpu();   // the delegate wants an int32 axis
+    l.addOperation(ANEURALNETWORKS_EXPAND_DIMS, {input, l.scalarInt32(axis[0] < 0 ? axis[0] + rank + 1 : axis[0])},
+                   {output});
+    return true;
+}
+
+// TILE: multiples one per dimension, constant or computed.
+bool lowerTile(NodeLowering& l) {
+    if (!l.expectCounts(2, 2, 1)) return false;
+    uint32_t input, multiples, output;
+    if (!l.inputOperand(0, &input) || !valueType(l, input) || !l.inputOperand(1, &multiples)) return false;
+    if (l.operand(multiples).type != ANEURALNETWORKS_TENSOR_INT32) return l.fail("multiples must be int32");
+    const std::vector<int32_t>& shape = l.input(1).shape;
+    if (shape.size() != 1 || static_cast<size_t>(shape[0]) != l.operand(input).dims.size()) {
+        return l.fail("multiples must hold one value per input dimension");
+    }
+    if (!l.outputOperand(0, &output)) return false;
+    if (l.input(1).type != ElementType::INT32) l.keepOnCpu();   // the delegate wants int32 multiples
+    l.addOperation(ANEURALNETWORKS_TILE, {input, multiples}, {output});
+    return true;
 }
 
 bool lowerSqueeze(NodeLowering& l) {
@@ -237,6 +280,7 @@ bool lowerStridedSlice(NodeLowering& l) {
 void addReshapingLowerings(LoweringTable& table) {
     table.add(fb::BuiltinOperator_RESHAPE, lowerReshape);
     table.add(fb::BuiltinOperator_EXPAND_DIMS, lowerExpandDims);
+    table.add(fb::BuiltinOperator_TILE, lowerTile);
     table.add(fb::BuiltinOperator_SQUEEZE, lowerSqueeze);
     table.add(fb::BuiltinOperator_CONCATENATION, lowerConcatenation);
     table.add(fb::BuiltinOperator_SPLIT, lowerSplit);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,14 @@ public:
     // Operands. Each returns false (after fail()) when the tensor cannot be represented.
     // A non-constant tensor's operand is shared by every node that uses it; int8 becomes
     // TENSOR_QUANT8_ASYMM with zero point + 128.
-    bool activation(int32_t tensorIndex, uint32_t* operand);
+    // rawIntegers: a uint8 tensor without quantization parameters is plain integers (CAST),
+    // given scale 1 and zero point 0.
+    bool activation(int32_t tensorIndex, uint32_t* operand, bool rawIntegers = false);
     bool inputOperand(size_t i, uint32_t* operand);    // activation or (per-tensor) constant
     bool outputOperand(size_t i, uint32_t* operand);
+    // An absent optional input (-1) becomes an omitted NNAPI operand of the given type.
+    bool optionalInput(size_t i, int32_t omittedType, uint32_t* operand);
+    uint32_t omitted(int32_t type);
     // A constant tensor, converted (int8 per-tensor: +128) or, with perChannelDim >= 0 and
     // per-channel parameters, as TENSOR_QUANT8_SYMM_PER_CHANNEL.
     bool constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand);
@@ -66,6 +72,9 @@ public:
     // apart for fixed-point requantization is refused (see rejected()).
     void addOperation(int32_t type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
     bool rejected() const { return rejected_; }
+    // TFLite's NNAPI delegate would not take this node (a custom operator, or a form it does
+    // not map at API level 29): it runs on nnapi-reference as TFLite's CPU kernels would.
+    void keepOnCpu() { graph_.cpuOnly[node_.index] = true; }
 
 private:
     uint32_t addOperand(NnOperand operand);
@@ -85,11 +94,13 @@ using LoweringFunction = bool (*)(NodeLowering& lowering);
 class LoweringTable {
 public:
     void add(fb::BuiltinOperator code, LoweringFunction function);
-    LoweringFunction find(int32_t builtinCode) const;   // nullptr: no NNAPI mapping
+    void addCustom(const std::string& name, LoweringFunction function);   // a custom operator by name
+    LoweringFunction find(const Node& node) const;   // nullptr: no NNAPI mapping
     static const LoweringTable& get();
 
 private:
     std::vector<LoweringFunction> functions_;
+    std::map<std::string, LoweringFunction> custom_;
 };
 
 void addConvolutionLowerings(LoweringTable& table);
@@ -101,6 +112,16 @@ void addReshapingLowerings(LoweringTable& table);
 void addReductionLowerings(LoweringTable& table);
 void addResizeLowerings(LoweringTable& table);
 void addQuantizationLowerings(LoweringTable& table);
+void addComparisonLowerings(LoweringTable& table);
+void addSelectionLowerings(LoweringTable& table);
+void addMathLowerings(LoweringTable& table);
+void addTransposeConvLowerings(LoweringTable& table);
+void addSequenceLowerings(LoweringTable& table);
+void addDetectionLowerings(LoweringTable& table);
+
+// Lowers every node of a (data-flow checked) model into graph; false with "operator X at node
+// N: reason" when a node has no NNAPI form.
+bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
 
 // The NNAPI operand type of a TFLite element type, for messages.
 const char* nnapiTypeName(int32_t type);

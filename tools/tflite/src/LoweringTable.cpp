@@ -1,4 +1,4 @@
-// The table of lowerings: every operator family adds its own.
+// The table of lowerings (every operator family adds its own) and the lowering of a whole model.
 #include "Lowering.h"
 
 namespace nnemu::tflite {
@@ -9,9 +9,15 @@ void LoweringTable::add(fb::BuiltinOperator code, LoweringFunction function) {
     functions_[index] = function;
 }
 
-LoweringFunction LoweringTable::find(int32_t builtinCode) const {
-    if (builtinCode < 0 || static_cast<size_t>(builtinCode) >= functions_.size()) return nullptr;
-    return functions_[static_cast<size_t>(builtinCode)];
+void LoweringTable::addCustom(const std::string& name, LoweringFunction function) { custom_[name] = function; }
+
+LoweringFunction LoweringTable::find(const Node& node) const {
+    if (node.builtinCode == fb::BuiltinOperator_CUSTOM) {
+        const auto found = custom_.find(node.opName);
+        return found == custom_.end() ? nullptr : found->second;
+    }
+    if (node.builtinCode < 0 || static_cast<size_t>(node.builtinCode) >= functions_.size()) return nullptr;
+    return functions_[static_cast<size_t>(node.builtinCode)];
 }
 
 const LoweringTable& LoweringTable::get() {
@@ -26,9 +32,41 @@ const LoweringTable& LoweringTable::get() {
         addReductionLowerings(t);
         addResizeLowerings(t);
         addQuantizationLowerings(t);
+        addComparisonLowerings(t);
+        addSelectionLowerings(t);
+        addMathLowerings(t);
+        addTransposeConvLowerings(t);
+        addSequenceLowerings(t);
+        addDetectionLowerings(t);
         return t;
     }();
     return table;
+}
+
+bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+    graph.tensorOperand.assign(model.tensors().size(), -1);
+    graph.nodeOperations.assign(model.nodes().size(), {});
+    graph.cpuOnly.assign(model.nodes().size(), false);
+    const LoweringTable& lowerings = LoweringTable::get();
+    for (const Node& node : model.nodes()) {
+        NodeLowering lowering(model, node, graph, error);
+        const LoweringFunction lower = lowerings.find(node);
+        if (lower == nullptr) {
+            return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
+                                         ? "unsupported custom operator (no NNAPI mapping)"
+                                         : "unsupported operator (no NNAPI mapping)");
+        }
+        if (!lower(lowering) || lowering.rejected()) return false;
+        if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
+    }
+    graph.tensorReaders.assign(model.tensors().size(), {});
+    for (const NnOperation& operation : graph.operations) {
+        for (uint32_t operand : operation.inputs) {
+            const int32_t tensor = graph.operands[operand].tensor;
+            if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
+        }
+    }
+    return true;
 }
 
 }  // namespace nnemu::tflite

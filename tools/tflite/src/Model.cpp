@@ -152,6 +152,7 @@ bool Model::parse(std::string* error) {
         const std::string where = "tensor " + std::to_string(t);
         if (source->name() != nullptr) tensor.name = source->name()->str();
         tensor.type = elementTypeOf(source->type());
+        tensor.isVariable = source->is_variable();
         if (source->sparsity() != nullptr) return fail(error, where + ": sparse tensors are not supported");
         if (source->shape() != nullptr) {
             if (source->shape()->size() > kMaxRank) {

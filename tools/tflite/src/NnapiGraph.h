@@ -38,6 +38,9 @@ struct NnapiGraph {
     std::vector<NnOperand> operands;
     std::vector<NnOperation> operations;
     std::vector<std::vector<uint32_t>> nodeOperations;   // per TFLite node: its operations
+    // Per TFLite node: TFLite's NNAPI delegate would leave it to TFLite's CPU kernels (custom
+    // operators, forms it does not map), so it never joins a delegated partition.
+    std::vector<bool> cpuOnly;
     std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
     std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
 };

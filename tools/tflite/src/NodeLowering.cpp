@@ -98,7 +98,7 @@ uint32_t NodeLowering::addOperand(NnOperand operand) {
     return static_cast<uint32_t>(graph_.operands.size() - 1);
 }
 
-bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand) {
+bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand, bool rawIntegers) {
     if (graph_.tensorOperand[tensorIndex] >= 0) {
         *operand = static_cast<uint32_t>(graph_.tensorOperand[tensorIndex]);
         return true;
@@ -118,6 +118,11 @@ bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand) {
         case ElementType::UINT8:
         case ElementType::INT8: {
             if (tensor.isPerChannel()) return fail(what + ": per-channel quantized activations are not supported by NNAPI");
+            if (rawIntegers && tensor.type == ElementType::UINT8 && !(tensor.scale > 0)) {
+                o.type = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+                o.scale = 1.0f;
+                break;
+            }
             if (!(tensor.scale > 0)) return fail(what + ": quantized tensor without a quantization scale");
             if (tensor.scale < kMinScale || tensor.scale > kMaxScale) return fail(what + ": quantization scale out of range");
             const bool isSigned = tensor.type == ElementType::INT8;
@@ -236,6 +241,21 @@ bool NodeLowering::inputOperand(size_t i, uint32_t* operand) {
     const int32_t tensorIndex = node_.inputs[i];
     if (model_.tensors()[tensorIndex].isConstant) return constantTensor(tensorIndex, -1, operand);
     return activation(tensorIndex, operand);
+}
+
+bool NodeLowering::optionalInput(size_t i, int32_t omittedType, uint32_t* operand) {
+    if (i < inputCount() && node_.inputs[i] < 0) {
+        *operand = omitted(omittedType);
+        return true;
+    }
+    return inputOperand(i, operand);
+}
+
+uint32_t NodeLowering::omitted(int32_t type) {
+    NnOperand o;
+    o.type = type;
+    o.isConstant = true;   // without a value: NNAPI's "no value" operand
+    return addOperand(std::move(o));
 }
 
 bool NodeLowering::outputOperand(size_t i, uint32_t* operand) {

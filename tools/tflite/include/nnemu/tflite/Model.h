@@ -28,6 +28,7 @@ struct Tensor {
     std::vector<int64_t> channelZeroPoints;
     int32_t quantizedDimension = 0;
     const uint8_t* data = nullptr;          // constant contents, inside the owning Model
+    bool isVariable = false;                // state (RNN/LSTM): starts at its data, or zeros
     size_t dataSize = 0;
     bool isPerChannel() const { return channelScales.size() > 1; }
 };

@@ -1,0 +1,61 @@
+// The NNAPI graph a hand-built model lowers to (no compilation, no devices), and readers for
+// its operations and constant scalars, so tests can check exactly what the loader asks of NNAPI.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "GraphBuilder.h"
+#include "GraphChecks.h"
+#include "Lowering.h"
+#include "NnapiGraph.h"
+
+namespace nnemu::tflite::test {
+
+struct LoweredGraph {
+    std::unique_ptr<Model> model;
+    NnapiGraph graph;
+    bool ok = false;
+    std::string error;
+
+    std::vector<int32_t> operationTypes() const {
+        std::vector<int32_t> types;
+        for (const NnOperation& op : graph.operations) types.push_back(op.type);
+        return types;
+    }
+    const NnOperand& operand(uint32_t index) const { return graph.operands.at(index); }
+    const NnOperand& input(size_t op, size_t i) const { return operand(graph.operations.at(op).inputs.at(i)); }
+    const NnOperand& output(size_t op, size_t i) const { return operand(graph.operations.at(op).outputs.at(i)); }
+    template <typename T>
+    T value(size_t op, size_t i) const {
+        const NnOperand& o = input(op, i);
+        T result{};
+        EXPECT_TRUE(o.isConstant);
+        EXPECT_EQ(o.valueLength(), sizeof(T));
+        if (o.valueLength() == sizeof(T)) std::memcpy(&result, o.valueData(), sizeof(T));
+        return result;
+    }
+    std::vector<int32_t> intVector(size_t op, size_t i) const {
+        const NnOperand& o = input(op, i);
+        std::vector<int32_t> values(o.valueLength() / 4);
+        if (!values.empty()) std::memcpy(values.data(), o.valueData(), values.size() * 4);
+        return values;
+    }
+    // An omitted optional operand: a constant without a value.
+    bool omitted(size_t op, size_t i) const { return input(op, i).isConstant && input(op, i).valueLength() == 0; }
+    bool cpuOnly(size_t node) const { return graph.cpuOnly.at(node); }
+};
+
+inline LoweredGraph lowerGraph(const GraphBuilder& builder) {
+    LoweredGraph lowered;
+    lowered.model = builder.build();
+    if (lowered.model == nullptr) return lowered;
+    lowered.ok = checkDataFlow(*lowered.model, &lowered.error) && lowerModel(*lowered.model, lowered.graph, &lowered.error);
+    return lowered;
+}
+
+}  // namespace nnemu::tflite::test
