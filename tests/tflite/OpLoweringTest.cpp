@@ -133,8 +133,11 @@ LoweredGraph gather(fb::TensorType valueType, int32_t axis, int32_t batchDims, s
         }
         const int32_t indices = g.tensor(indexShape, indexType, data);
         std::vector<int32_t> outShape = {4, 5};
-        outShape.erase(outShape.begin() + (axis < 0 ? axis + 2 : axis));
-        outShape.insert(outShape.begin() + (axis < 0 ? axis + 2 : axis), indexShape.begin(), indexShape.end());
+        const int32_t at = axis < 0 ? axis + 2 : axis;
+        if (at >= 0 && at < 2) {  // an out-of-range axis (to be refused) keeps the input's shape
+            outShape.erase(outShape.begin() + at);
+            outShape.insert(outShape.begin() + at, indexShape.begin(), indexShape.end());
+        }
         const int32_t out = g.tensor(outShape, valueType, {}, scales);
         g.op(fb::BuiltinOperator_GATHER, {params, indices}, {out}, fb::BuiltinOptions_GatherOptions,
              [axis, batchDims](flatbuffers::FlatBufferBuilder& b) { return fb::CreateGatherOptions(b, axis, batchDims).Union(); });

@@ -429,6 +429,7 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
     switch (type) {
         case ANEURALNETWORKS_CONV_2D:
         case ANEURALNETWORKS_DEPTHWISE_CONV_2D:
+        case ANEURALNETWORKS_TRANSPOSE_CONV_2D:
         case ANEURALNETWORKS_FULLY_CONNECTED: maxProduct = kMaxAccumulatorRatio; break;
         case ANEURALNETWORKS_MUL: maxProduct = kMaxProductRatio; break;
         default: break;
