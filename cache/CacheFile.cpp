@@ -61,14 +61,14 @@ CacheFileHeader readHeader(int fd) {
     }
     if (got < 0) return refused(CacheFileHeader::Kind::UNREADABLE, std::strerror(errno));
     if (static_cast<size_t>(got) < sizeof bytes || std::memcmp(bytes, kSqliteMagic, sizeof kSqliteMagic) != 0) {
-        return refused(CacheFileHeader::Kind::NOT_A_CACHE, "the file is not a database (no SQLite header), so not a SyNAP cache");
+        return refused(CacheFileHeader::Kind::NOT_A_CACHE,
+                       "the file is not a database (no SQLite header), so not a SyNAP cache");
     }
     const int64_t applicationId = bigEndian32(bytes + 68);
     if (applicationId != kApplicationId) {
+        const std::string id = applicationId == 0 ? "" : " (application id " + std::to_string(applicationId) + ")";
         return refused(CacheFileHeader::Kind::NOT_A_CACHE,
-                       "the file is an SQLite database of another program" +
-                               (applicationId == 0 ? std::string() : " (application id " + std::to_string(applicationId) + ")") +
-                               ", not a SyNAP cache");
+                       "the file is an SQLite database of another program" + id + ", not a SyNAP cache");
     }
     CacheFileHeader header;
     header.kind = CacheFileHeader::Kind::SYNAP_CACHE;
@@ -182,7 +182,8 @@ bool removeCacheFile(const CacheDirectory& directory, std::string* error) {
         return false;
     }
     if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) {
-        *error = "refusing to delete it: " + header.why + " (only a file whose header marks it as a SyNAP cache is deleted)";
+        *error = "refusing to delete it: " + header.why +
+                 " (only a file whose header marks it as a SyNAP cache is deleted)";
         return false;
     }
     if (!stillNames(directory, header)) {

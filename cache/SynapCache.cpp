@@ -363,8 +363,8 @@ bool SynapCache::storeChunks(const std::vector<uint8_t>& program, const std::vec
         const bool intact = found && chunkHolds(stored, data, chunks[i].size);
         stored.reset();
         if (intact) continue;
-        write.reset().bind(1, chunkMd5s[i]).bind(2, static_cast<int64_t>(chunks[i].size)).bindBlob(3, data, chunks[i].size);
-        if (!write.run()) return false;
+        write.reset().bind(1, chunkMd5s[i]).bind(2, static_cast<int64_t>(chunks[i].size));
+        if (!write.bindBlob(3, data, chunks[i].size).run()) return false;
     }
     return true;
 }
