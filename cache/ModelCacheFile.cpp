@@ -58,10 +58,25 @@ bool readAll(int fd, uint8_t* data, size_t size, off_t offset) {
     return true;
 }
 
+// Only a regular file is a cache file: a FIFO or a device could block or do anything.
+bool isRegularFile(int fd, struct stat* info, std::string* error) {
+    if (fstat(fd, info) != 0) {
+        *error = std::strerror(errno);
+        return false;
+    }
+    if (!S_ISREG(info->st_mode)) {
+        *error = "not a regular file";
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
                          const std::vector<uint8_t>& payload, std::string* error) {
+    struct stat info {};
+    if (!isRegularFile(fd, &info, error)) return false;
     uint8_t header[kModelCacheHeaderSize] = {};
     std::memcpy(header, kMagic, sizeof kMagic);
     putLe(header + 8, kFormatVersion, 4);
@@ -85,10 +100,7 @@ bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producer
 bool readModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error) {
     struct stat info {};
-    if (fstat(fd, &info) != 0) {
-        *error = std::strerror(errno);
-        return false;
-    }
+    if (!isRegularFile(fd, &info, error)) return false;
     uint8_t header[kModelCacheHeaderSize];
     if (static_cast<uint64_t>(info.st_size) < sizeof header || !readAll(fd, header, sizeof header, 0)) {
         *error = "the file is too short for its header";

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "nnemu/cache/CacheCounters.h"
+#include "nnemu/base/RootedFile.h"
 #include "nnemu/cache/SynapCache.h"
 #include "nnemu/hal/Log.h"
 
@@ -44,13 +45,16 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
             warnDisabled(location.file, "directory " + directory.string() + " does not exist");
             return nullptr;
         }
-        if (!fs::create_directories(directory, ec) && ec) {
-            warnDisabled(location.file, "cannot create " + directory.string() + ": " + ec.message());
+        // The root itself is the user's choice (made on first use); below it nothing is followed.
+        std::string error;
+        fs::create_directories(location.boardRoot, ec);
+        if (!base::makeDirectoriesInsideRoot(location.boardRoot, directory.string(), &error)) {
+            warnDisabled(location.file, "cannot create " + directory.string() + ": " + error);
             return nullptr;
         }
     }
     std::string error;
-    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error);
+    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error, location.boardRoot);
     if (cache == nullptr) warnDisabled(location.file, error);
     return cache;
 }

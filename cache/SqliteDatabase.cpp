@@ -1,5 +1,8 @@
 #include "SqliteDatabase.h"
 
+#include <chrono>
+#include <thread>
+
 namespace nnemu::cache {
 namespace {
 
@@ -91,8 +94,8 @@ const uint8_t* SqliteStatement::blob(int column, size_t* size) const {
 
 bool SqliteStatement::isNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
-bool SqliteDatabase::open(const std::string& file, bool create, int busyTimeoutMs) {
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+bool SqliteDatabase::open(const std::string& file, int busyTimeoutMs) {
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
     const int status = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
     if (status != SQLITE_OK) {
         error_ = errorOf(db_, status);
@@ -102,13 +105,30 @@ bool SqliteDatabase::open(const std::string& file, bool create, int busyTimeoutM
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, busyTimeoutMs);
-    // 16 KiB pages hold a typical 8 KiB chunk without overflow pages (a no-op for an existing
-    // file). WAL lets readers run while another process writes. NORMAL syncs at checkpoints
-    // only: a crash may lose the last commits, never consistency. (No memory map: a file
-    // truncated under a mapping would crash the process instead of failing a query.)
-    return execute("PRAGMA page_size=16384") && execute("PRAGMA journal_mode=WAL") &&
-           execute("PRAGMA synchronous=NORMAL") &&
+    // NORMAL syncs at checkpoints only: a crash may lose the last commits, never consistency.
+    // (No memory map: a file truncated under a mapping would crash the process instead of
+    // failing a query.)
+    return execute("PRAGMA synchronous=NORMAL") &&
            execute("PRAGMA cache_size=-16384");  // 16 MiB: a whole program's pages
+}
+
+bool SqliteDatabase::integer(std::string_view sql, int64_t* value) {
+    auto statement = prepare(sql);
+    if (!statement.step()) {
+        if (error_.ok()) fail(SQLITE_ERROR, std::string(sql) + " returned nothing");
+        return false;
+    }
+    *value = statement.integer(0);
+    return true;
+}
+
+bool SqliteDatabase::switchToWal(int timeoutMs) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (!execute("PRAGMA journal_mode=WAL")) {
+        if (!error_.transient() || std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
 }
 
 SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(db_); }

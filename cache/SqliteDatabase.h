@@ -52,9 +52,10 @@ private:
 
 class SqliteDatabase {
 public:
-    // Opens `file` read-write, creating it if `create`. WAL journal, a busy timeout, and
-    // foreign-key enforcement off (the cache keeps its own references).
-    bool open(const std::string& file, bool create, int busyTimeoutMs);
+    // Opens the existing `file` read-write: never creates it, refuses a path with a symbolic link
+    // anywhere in it (SQLITE_OPEN_NOFOLLOW), and writes nothing (only connection settings: a busy
+    // timeout, syncs at checkpoints, the page cache size).
+    bool open(const std::string& file, int busyTimeoutMs);
     ~SqliteDatabase();
     SqliteDatabase() = default;
     SqliteDatabase(const SqliteDatabase&) = delete;
@@ -62,6 +63,12 @@ public:
 
     sqlite3* handle() const { return db_; }
     bool execute(std::string_view sql);
+    // The first column of the first row of `sql` (a pragma, a count); false on failure.
+    bool integer(std::string_view sql, int64_t* value);
+    // Switches to the WAL journal. SQLite upgrades a read to a write transaction for it, which
+    // fails at once (no busy handler) while another connection reads, so this retries until
+    // `timeoutMs` has passed.
+    bool switchToWal(int timeoutMs);
     SqliteStatement prepare(std::string_view sql) { return SqliteStatement(db_, sql, &error_); }
     int64_t changes() const { return sqlite3_changes64(db_); }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <cstring>
 #include <set>
 #include <tuple>
 
@@ -13,38 +13,8 @@
 namespace nnemu::cache {
 namespace {
 
-// PRAGMA application_id marks the file as ours ("NNSC"); user_version is the schema version.
-constexpr int64_t kApplicationId = 0x4E4E5343;
-constexpr int64_t kSchemaVersion = 1;
-constexpr int kBusyTimeoutMs = 10000;
 // No NPU program comes near this; a larger recorded size is damage.
 constexpr int64_t kMaxProgramSize = int64_t{1} << 31;
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS entries(
-  key TEXT PRIMARY KEY,           -- md5 of what the program was compiled from
-  program TEXT NOT NULL,          -- md5 of the program bytes (programs.md5)
-  created INTEGER NOT NULL,       -- microseconds since the epoch
-  last_use INTEGER NOT NULL,      -- likewise, and strictly increasing: the LRU order
-  hits INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS entries_by_last_use ON entries(last_use);
-CREATE INDEX IF NOT EXISTS entries_by_program ON entries(program);
-CREATE TABLE IF NOT EXISTS programs(
-  md5 TEXT PRIMARY KEY,           -- checksum of the reassembled program
-  size INTEGER NOT NULL,
-  compiler_version INTEGER NOT NULL,
-  chunk_count INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS program_chunks(
-  program TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  chunk TEXT NOT NULL,            -- chunks.md5
-  PRIMARY KEY(program, position)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS program_chunks_by_chunk ON program_chunks(chunk);
-CREATE TABLE IF NOT EXISTS chunks(
-  md5 TEXT PRIMARY KEY,           -- checksum of data
-  size INTEGER NOT NULL,
-  data BLOB NOT NULL);
-)sql";
 
 int64_t nowUs() {
     return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -56,11 +26,26 @@ int64_t nowUs() {
 // the LRU order is exact even for uses within one microsecond or across a clock step.
 constexpr const char* kNextUse = "MAX(?1, (SELECT COALESCE(MAX(last_use), 0) + 1 FROM entries))";
 
-bool fileExists(const std::string& file) {
-    FILE* f = std::fopen(file.c_str(), "rb");
-    if (f == nullptr) return false;
-    std::fclose(f);
-    return true;
+// Binds an entry to its key: swapping programs between entries, or altering an entry's program
+// or its program's compiler version, makes the seal fail.
+std::string entrySeal(const std::string& key, const std::string& program, int64_t compilerVersion) {
+    static constexpr char kDomain[] = "nnemu SyNAP cache entry";  // the terminating zero separates
+    const std::string version = std::to_string(compilerVersion);
+    Digest digest(DigestAlgorithm::MD5);
+    digest.update(kDomain, sizeof kDomain);
+    for (const std::string* part : {&key, &program, &version}) {
+        digest.update(part->data(), part->size());
+        digest.update("", 1);
+    }
+    return toHex(digest.finish());
+}
+
+// Whether the stored chunk row holds exactly these bytes.
+bool chunkHolds(const SqliteStatement& row, const uint8_t* data, size_t size) {
+    size_t storedSize = 0;
+    const uint8_t* stored = row.blob(1, &storedSize);
+    return row.integer(0) == static_cast<int64_t>(size) && storedSize == size &&
+           (size == 0 || std::memcmp(stored, data, size) == 0);
 }
 
 }  // namespace
@@ -78,75 +63,6 @@ const char* toString(SynapCache::Status status) {
 
 SynapCache::SynapCache() : db_(std::make_unique<SqliteDatabase>()) {}
 SynapCache::~SynapCache() = default;
-
-std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error) {
-    std::unique_ptr<SynapCache> cache(new SynapCache());
-    cache->file_ = file;
-    if (!create && !fileExists(file)) {
-        *error = "no cache database at " + file;
-        return nullptr;
-    }
-    if (!cache->db_->open(file, create, kBusyTimeoutMs)) {
-        *error = cache->db_->error().message;
-        return nullptr;
-    }
-    if (sqlite3_db_readonly(cache->db_->handle(), "main") == 1) {
-        *error = "the database is not writable";
-        return nullptr;
-    }
-    if (!cache->initialize(error)) return nullptr;
-    return cache;
-}
-
-bool SynapCache::initialize(std::string* error) {
-    auto pragma = [&](const char* sql, int64_t* value) {
-        auto statement = db_->prepare(sql);
-        if (!statement.step()) return false;
-        *value = statement.integer(0);
-        return true;
-    };
-    int64_t applicationId = 0, version = 0, tables = 0;
-    if (!pragma("PRAGMA application_id", &applicationId)) {
-        *error = db_->error().message;
-        return false;
-    }
-    if (applicationId == 0) {
-        // New (or not ours): create the schema, unless another program's tables are there.
-        SqliteTransaction transaction(*db_, SqliteTransaction::Kind::WRITE);
-        if (!transaction.active() || !pragma("PRAGMA application_id", &applicationId) ||
-            !pragma("SELECT count(*) FROM sqlite_master", &tables)) {
-            *error = db_->error().message;
-            return false;
-        }
-        if (applicationId == 0 && tables > 0) {
-            *error = "the file is an SQLite database of another program, not a SyNAP cache";
-            return false;
-        }
-        if (applicationId == 0) {
-            const std::string marks = "PRAGMA application_id=" + std::to_string(kApplicationId) +
-                                      "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
-            if (!db_->execute(kSchema) || !db_->execute(marks) || !transaction.commit()) {
-                *error = db_->error().message;
-                return false;
-            }
-            applicationId = kApplicationId;
-        }
-    }
-    if (applicationId != kApplicationId) {
-        *error = "the file is not a SyNAP cache (SQLite application id " + std::to_string(applicationId) + ")";
-        return false;
-    }
-    if (!pragma("PRAGMA user_version", &version)) {
-        *error = db_->error().message;
-        return false;
-    }
-    if (version != kSchemaVersion) {
-        *error = "the cache has schema version " + std::to_string(version) + "; this build reads version " +
-                 std::to_string(kSchemaVersion);
-        return false;
-    }
-    return true;
-}
 
 std::string SynapCache::error() const { return db_->error().message; }
 
@@ -183,29 +99,35 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
     db_->clearError();
     program->clear();
     std::string programMd5, damage;
+    bool entryOnly = false;  // the entry is bad, not its program (which other entries may use)
     {
         SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
         if (!read.active()) return failure();
         int64_t size = 0, version = 0, chunkCount = 0, links = 0;
         bool hasProgram = false;
+        std::string seal;
         {
             auto entry = db_->prepare(
-                    "SELECT e.program, p.md5 IS NOT NULL, p.size, p.compiler_version, p.chunk_count, "
+                    "SELECT e.program, e.seal, p.md5 IS NOT NULL, p.size, p.compiler_version, p.chunk_count, "
                     "(SELECT count(*) FROM program_chunks WHERE program = e.program) "
                     "FROM entries e LEFT JOIN programs p ON p.md5 = e.program WHERE e.key = ?1");
             entry.bind(1, key);
             if (!entry.step()) return db_->error().ok() ? Status::NOT_FOUND : failure();
             programMd5 = entry.text(0);
-            hasProgram = entry.integer(1) != 0;
-            size = entry.integer(2);
-            version = entry.integer(3);
-            chunkCount = entry.integer(4);
-            links = entry.integer(5);
+            seal = entry.text(1);
+            hasProgram = entry.integer(2) != 0;
+            size = entry.integer(3);
+            version = entry.integer(4);
+            chunkCount = entry.integer(5);
+            links = entry.integer(6);
         }
         bool complete = false;
         if (hasProgram && size > 0 && size <= kMaxProgramSize) program->reserve(static_cast<size_t>(size));
         if (!hasProgram) {
             damage = "its program is missing";
+        } else if (seal != entrySeal(key, programMd5, version)) {
+            damage = "it does not match its key (its program was swapped or altered)";
+            entryOnly = true;
         } else if (version != compilerVersion) {
             damage = "its program comes from compiler version " + std::to_string(version) + ", not " +
                      std::to_string(compilerVersion);
@@ -227,14 +149,14 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
     if (!damage.empty()) {
         program->clear();
         if (problem != nullptr) *problem = damage;
-        // The program itself is bad, so every entry naming it goes, with the chunks that fail
-        // their own checksum (a later store must not find and reuse them).
+        // A bad program goes with every entry naming it and its chunks that fail their own
+        // checksum, checked before anything is unlinked (a later store must not reuse them).
         uint64_t entriesDropped = 0, chunksDropped = 0;
         SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
-        if (!write.active() || !removeEntry(key) ||
-            !dropDamagedProgram(programMd5, &entriesDropped, &chunksDropped) || !write.commit()) {
-            return failure();
-        }
+        if (!write.active()) return failure();
+        const bool dropped =
+                entryOnly ? removeEntry(key) : dropDamagedProgram(programMd5, &entriesDropped, &chunksDropped);
+        if (!dropped || !write.commit()) return failure();
         return Status::DAMAGED;
     }
     // A hit counts and becomes the most recent use. Losing this update to a busy database only
@@ -297,18 +219,18 @@ bool SynapCache::dropDamagedProgram(const std::string& program, uint64_t* entrie
         while (list.step()) chunks.insert(list.text(0));
         if (!db_->error().ok()) return false;
     }
+    auto select = db_->prepare("SELECT size, data FROM chunks WHERE md5 = ?1");
+    auto remove = db_->prepare("DELETE FROM chunks WHERE md5 = ?1");
     for (const auto& chunk : chunks) {
-        auto select = db_->prepare("SELECT data FROM chunks WHERE md5 = ?1");
-        select.bind(1, chunk);
-        if (!select.step()) {
+        if (!select.reset().bind(1, chunk).step()) {
             if (!db_->error().ok()) return false;
             continue;
         }
         size_t size = 0;
-        const uint8_t* data = select.blob(0, &size);
-        if (toHex(md5(data, size)) == chunk) continue;
-        auto remove = db_->prepare("DELETE FROM chunks WHERE md5 = ?1");
-        if (!remove.bind(1, chunk).run()) return false;
+        const uint8_t* data = select.blob(1, &size);
+        if (select.integer(0) == static_cast<int64_t>(size) && toHex(md5(data, size)) == chunk) continue;
+        select.reset();
+        if (!remove.reset().bind(1, chunk).run()) return false;
         ++*chunksDropped;
     }
     auto removeEntries = db_->prepare("DELETE FROM entries WHERE program = ?1");
@@ -362,34 +284,89 @@ SynapCache::Status SynapCache::store(const std::string& key, const std::vector<u
     }
     // The key compiled differently before (e.g. into a damaged program): replace it.
     if (!previous.empty() && previous != programMd5 && !removeEntry(key)) return failure();
-    auto addProgram = db_->prepare(
-            "INSERT OR IGNORE INTO programs(md5, size, compiler_version, chunk_count) VALUES(?1, ?2, ?3, ?4)");
-    addProgram.bind(1, programMd5)
-            .bind(2, static_cast<int64_t>(program.size()))
-            .bind(3, int64_t{compilerVersion})
-            .bind(4, static_cast<int64_t>(chunks.size()));
-    if (!addProgram.run()) return failure();
-    if (db_->changes() == 1) {
-        auto chunk = db_->prepare("INSERT OR IGNORE INTO chunks(md5, size, data) VALUES(?1, ?2, ?3)");
-        auto link = db_->prepare("INSERT INTO program_chunks(program, position, chunk) VALUES(?1, ?2, ?3)");
-        for (size_t i = 0; i < chunks.size(); ++i) {
-            chunk.reset()
-                    .bind(1, chunkMd5s[i])
-                    .bind(2, static_cast<int64_t>(chunks[i].size))
-                    .bindBlob(3, program.data() + chunks[i].offset, chunks[i].size);
-            link.reset().bind(1, programMd5).bind(2, static_cast<int64_t>(i)).bind(3, chunkMd5s[i]);
-            if (!chunk.run() || !link.run()) return failure();
-        }
-    }
-    auto addEntry = db_->prepare(std::string("INSERT INTO entries(key, program, created, last_use, hits) "
-                                             "VALUES(?2, ?3, ?1, ") +
-                                 kNextUse + ", 0) ON CONFLICT(key) DO UPDATE SET last_use = excluded.last_use");
-    addEntry.bind(1, now).bind(2, key).bind(3, programMd5);
+    if (!storeProgram(programMd5, program, chunks, chunkMd5s, compilerVersion)) return failure();
+    auto addEntry = db_->prepare(std::string("INSERT INTO entries(key, program, seal, created, last_use, hits) "
+                                             "VALUES(?2, ?3, ?4, ?1, ") +
+                                 kNextUse +
+                                 ", 0) ON CONFLICT(key) DO UPDATE SET last_use = excluded.last_use, "
+                                 "seal = excluded.seal");
+    addEntry.bind(1, now).bind(2, key).bind(3, programMd5).bind(4, entrySeal(key, programMd5, compilerVersion));
     uint64_t evicted = 0;
     if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
         return failure();
     }
     return Status::OK;
+}
+
+// Makes the program's rows describe exactly `program`: rows that disagree (damage) are replaced,
+// and every chunk is checked or written by storeChunks.
+bool SynapCache::storeProgram(const std::string& programMd5, const std::vector<uint8_t>& program,
+                              const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
+                              uint32_t compilerVersion) {
+    bool intact = false;
+    {
+        auto row = db_->prepare("SELECT size, compiler_version, chunk_count FROM programs WHERE md5 = ?1");
+        if (row.bind(1, programMd5).step()) {
+            intact = row.integer(0) == static_cast<int64_t>(program.size()) && row.integer(1) == compilerVersion &&
+                     row.integer(2) == static_cast<int64_t>(chunks.size());
+        }
+        if (!db_->error().ok()) return false;
+    }
+    std::vector<std::string> linked;
+    {
+        auto list = db_->prepare("SELECT chunk FROM program_chunks WHERE program = ?1 ORDER BY position");
+        list.bind(1, programMd5);
+        while (list.step()) linked.push_back(list.text(0));
+        if (!db_->error().ok()) return false;
+    }
+    const bool rewrite = !intact || linked != chunkMd5s;
+    if (rewrite) {
+        auto removeList = db_->prepare("DELETE FROM program_chunks WHERE program = ?1");
+        auto removeProgram = db_->prepare("DELETE FROM programs WHERE md5 = ?1");
+        auto addProgram = db_->prepare(
+                "INSERT INTO programs(md5, size, compiler_version, chunk_count) VALUES(?1, ?2, ?3, ?4)");
+        addProgram.bind(1, programMd5)
+                .bind(2, static_cast<int64_t>(program.size()))
+                .bind(3, int64_t{compilerVersion})
+                .bind(4, static_cast<int64_t>(chunks.size()));
+        auto link = db_->prepare("INSERT INTO program_chunks(program, position, chunk) VALUES(?1, ?2, ?3)");
+        if (!removeList.bind(1, programMd5).run() || !removeProgram.bind(1, programMd5).run() || !addProgram.run()) {
+            return false;
+        }
+        for (size_t i = 0; i < chunks.size(); ++i) {
+            if (!link.reset().bind(1, programMd5).bind(2, static_cast<int64_t>(i)).bind(3, chunkMd5s[i]).run()) {
+                return false;
+            }
+        }
+    }
+    if (!storeChunks(program, chunks, chunkMd5s)) return false;
+    if (!rewrite) return true;
+    // Chunks only the replaced (damaged) link list named go now.
+    auto removeChunk = db_->prepare(
+            "DELETE FROM chunks WHERE md5 = ?1 AND NOT EXISTS (SELECT 1 FROM program_chunks WHERE chunk = ?1)");
+    for (const auto& chunk : linked) {
+        if (!removeChunk.reset().bind(1, chunk).run()) return false;
+    }
+    return true;
+}
+
+// A chunk already stored under a name is reused only if it holds these very bytes; otherwise
+// (damage) it is rewritten, which repairs every program sharing it.
+bool SynapCache::storeChunks(const std::vector<uint8_t>& program, const std::vector<Chunk>& chunks,
+                             const std::vector<std::string>& chunkMd5s) {
+    auto stored = db_->prepare("SELECT size, data FROM chunks WHERE md5 = ?1");
+    auto write = db_->prepare("INSERT OR REPLACE INTO chunks(md5, size, data) VALUES(?1, ?2, ?3)");
+    for (size_t i = 0; i < chunks.size(); ++i) {
+        const uint8_t* data = program.data() + chunks[i].offset;
+        const bool found = stored.reset().bind(1, chunkMd5s[i]).step();
+        if (!db_->error().ok()) return false;
+        const bool intact = found && chunkHolds(stored, data, chunks[i].size);
+        stored.reset();
+        if (intact) continue;
+        write.reset().bind(1, chunkMd5s[i]).bind(2, static_cast<int64_t>(chunks[i].size));
+        if (!write.bindBlob(3, data, chunks[i].size).run()) return false;
+    }
+    return true;
 }
 
 SynapCache::Status SynapCache::drop(const std::string& key) {
@@ -494,12 +471,17 @@ CacheVerifyReport SynapCache::verify() {
             }
         }
     }
+    const std::vector<std::string> mismatched = entriesNotMatchingTheirKey();
     for (const auto& chunk : damagedChunks) {
         auto remove = db_->prepare("DELETE FROM chunks WHERE md5 = ?1");
         remove.bind(1, chunk).run();
     }
     report.damagedChunks = damagedChunks.size();
     report.damagedPrograms = damagedPrograms.size();
+    report.mismatchedEntries = mismatched.size();
+    for (const auto& key : mismatched) {
+        if (removeEntry(key)) ++report.entriesDropped;
+    }
     uint64_t ignored = 0;
     for (const auto& program : damagedPrograms) dropDamagedProgram(program, &report.entriesDropped, &ignored);
     // Entries whose program row is gone entirely are damaged too.
@@ -507,6 +489,16 @@ CacheVerifyReport SynapCache::verify() {
     if (orphans.run()) report.entriesDropped += static_cast<uint64_t>(db_->changes());
     if (!write.commit()) report.integrity = db_->error().message;
     return report;
+}
+
+std::vector<std::string> SynapCache::entriesNotMatchingTheirKey() {
+    std::vector<std::string> keys;
+    auto list = db_->prepare(
+            "SELECT e.key, e.program, e.seal, p.compiler_version FROM entries e JOIN programs p ON p.md5 = e.program");
+    while (list.step()) {
+        if (list.text(2) != entrySeal(list.text(0), list.text(1), list.integer(3))) keys.push_back(list.text(0));
+    }
+    return keys;
 }
 
 uint64_t SynapCache::evictTo(uint64_t count) {

@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::runtime {
@@ -15,15 +17,20 @@ class CacheFiles {
 public:
     ~CacheFiles() { closeAll(); }
 
-    // Opens every model- and data-cache file O_RDWR, creating them (0600) when `create`. False
-    // (and nothing open) if any one fails.
+    // Opens every model- and data-cache file O_RDWR, creating them (0600) when `create`. A
+    // symbolic link in the file's place is refused (the app's directory is trusted, not what
+    // was planted in it). False (and nothing open) if any one fails.
     bool open(const std::string& base, uint32_t modelCount, uint32_t dataCount, bool create) {
-        const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
+        const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create ? O_CREAT : 0);
         for (auto [kind, count, fds] : {std::tuple{'1', modelCount, &model}, std::tuple{'2', dataCount, &data}}) {
             for (uint32_t i = 0; i < count; ++i) {
                 const std::string name = base + kind + std::to_string(i);
                 const int fd = ::open(name.c_str(), flags, 0600);
                 if (fd < 0) {
+                    if (create && errno == ELOOP) {
+                        NN_LOG(WARNING) << "compilation cache file " << name
+                                        << " is a symbolic link; not following it, compiling without the cache";
+                    }
                     closeAll();
                     return false;
                 }

@@ -1,6 +1,7 @@
 #include "CacheTestSupport.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -217,6 +218,32 @@ std::vector<uint8_t> readFile(const std::string& path) {
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::map<std::string, std::string> snapshotDirectory(const std::string& directory) {
+    namespace fs = std::filesystem;
+    std::map<std::string, std::string> entries;
+    for (const auto& entry : fs::recursive_directory_iterator(directory)) {
+        const std::string name = fs::relative(entry.path(), directory).string();
+        if (entry.is_symlink()) {
+            entries[name] = "-> " + fs::read_symlink(entry.path()).string();
+        } else if (entry.is_regular_file()) {
+            const auto bytes = readFile(entry.path().string());
+            entries[name] = std::string(bytes.begin(), bytes.end());
+        } else {
+            entries[name] = "(directory or special file)";
+        }
+    }
+    return entries;
+}
+
+void createSqliteDatabase(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* message = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK) << message;
+    sqlite3_free(message);
+    sqlite3_close(db);
 }
 
 }  // namespace nnemu::cachetest

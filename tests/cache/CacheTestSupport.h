@@ -80,5 +80,10 @@ size_t countOccurrences(const std::string& text, const std::string& needle);
 
 std::vector<uint8_t> readFile(const std::string& path);
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes);
+// Every entry of `directory` (recursively, symlinks not followed) with its bytes, or its link
+// target for a symbolic link: equal snapshots mean nothing there was created, removed or changed.
+std::map<std::string, std::string> snapshotDirectory(const std::string& directory);
+// Creates an SQLite database at `path` by running `sql` in it (another program's file).
+void createSqliteDatabase(const std::string& path, const std::string& sql);
 
 }  // namespace nnemu::cachetest

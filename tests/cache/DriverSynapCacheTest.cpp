@@ -147,6 +147,36 @@ TEST_F(DriverSynapCacheTest, ACorruptEntryIsDroppedAndRecompiled) {
     EXPECT_EQ(cacheCounters().compiles, 2u);
 }
 
+// Two networks of the same shapes whose stored programs trade places: each program is intact,
+// but running it for the other network would give wrong answers. Both are recompiled.
+TEST_F(DriverSynapCacheTest, ProgramsSwappedBetweenEntriesAreRecompiledNotRun) {
+    ConvNetwork first({8, 16, {1, 2}}), second({8, 16, {3, 4}});
+    const auto firstOutput = compileAndRun(first), secondOutput = compileAndRun(second);
+    ASSERT_NE(firstOutput, secondOutput);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(defaultCacheFile().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TEMP TABLE swap AS SELECT key, program, seal FROM entries;"
+                           "UPDATE entries SET program = (SELECT program FROM swap WHERE swap.key != entries.key),"
+                           "  seal = (SELECT seal FROM swap WHERE swap.key != entries.key);",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    testing::internal::CaptureStderr();
+    const auto firstAgain = compileAndRun(first), secondAgain = compileAndRun(second);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(countOccurrences(log, "does not match its key"), 2u) << log;
+    EXPECT_EQ(cacheCounters().compiles, 4u);
+    EXPECT_EQ(cacheCounters().synapHits, 0u);
+    expectNear(firstAgain, onCpu(first));
+    expectNear(secondAgain, onCpu(second));
+    EXPECT_EQ(firstAgain, firstOutput);
+    EXPECT_EQ(secondAgain, secondOutput);
+    // Stored again under the right keys.
+    compileAndRun(first);
+    EXPECT_EQ(cacheCounters().synapHits, 1u);
+}
+
 // Each way the cache can be unusable: one warning per process, correct results, no retries.
 void expectDisabledWithOneWarning(DriverSynapCacheTest* test, const std::string& file, const std::string& reason) {
     ConvNetwork network({8, 16, {1}});

@@ -82,7 +82,9 @@ TEST_F(InspectorTest, VerifiesAndDropsDamage) {
     sqlite3_close(db);
     auto damaged = tool({"--verify", "--list"});
     EXPECT_EQ(damaged.exitCode, 1);
-    EXPECT_NE(damaged.out.find("1 damaged programs, 1 damaged chunks; dropped 1 entries"), std::string::npos)
+    EXPECT_NE(damaged.out.find("1 damaged programs, 1 damaged chunks, 0 entries not matching their key; dropped 1 "
+                               "entries"),
+              std::string::npos)
             << damaged.out;
     EXPECT_EQ(damaged.out.find("k1"), std::string::npos) << damaged.out;
 }
@@ -98,17 +100,6 @@ TEST_F(InspectorTest, EvictsAndClears) {
     ASSERT_EQ(cleared.exitCode, 0) << cleared.err;
     EXPECT_NE(cleared.out.find("entries:        0\n"), std::string::npos) << cleared.out;
     EXPECT_NE(cleared.out.find("stored bytes:   0 "), std::string::npos) << cleared.out;
-}
-
-TEST_F(InspectorTest, ClearRemovesADamagedDatabase) {
-    fs::create_directories(fs::path(defaultCacheFile()).parent_path());
-    writeFile(defaultCacheFile(), std::vector<uint8_t>(5000, 0x42));
-    const auto stats = tool({"--stats"});
-    EXPECT_EQ(stats.exitCode, 1);
-    EXPECT_NE(stats.err.find("not a database"), std::string::npos) << stats.err;
-    const auto cleared = tool({"--clear"});
-    EXPECT_EQ(cleared.exitCode, 0) << cleared.err;
-    EXPECT_FALSE(fs::exists(defaultCacheFile()));
 }
 
 TEST_F(InspectorTest, BadArgumentsGiveUsage) {

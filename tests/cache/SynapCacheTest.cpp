@@ -50,6 +50,20 @@ protected:
         sqlite3_free(message);
         sqlite3_close(db);
     }
+    // The first row of a query on the file, as text ("" when none).
+    std::string query(const std::string& sql) {
+        sqlite3* db = nullptr;
+        EXPECT_EQ(sqlite3_open(file_.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt* statement = nullptr;
+        std::string value;
+        EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+        if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0) != nullptr) {
+            value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+        }
+        sqlite3_finalize(statement);
+        sqlite3_close(db);
+        return value;
+    }
     std::vector<std::string> keys() {
         std::vector<std::string> list;
         for (const auto& entry : cache_->entries()) list.push_back(entry.key);
@@ -155,6 +169,118 @@ TEST_F(SynapCacheTest, ACorruptChunkDropsTheEntryAndAStoreRepairsIt) {
     ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
     ASSERT_EQ(cache_->find("k", 1, &found), Status::OK);
     EXPECT_EQ(found, program);
+}
+
+// Two programs sharing layers, and the name of a chunk both use, zeroed behind the cache's back.
+class SharedChunkTest : public SynapCacheTest {
+protected:
+    void SetUp() override {
+        SynapCacheTest::SetUp();
+        const auto layer1 = randomBytes(150000, 31), layer2 = randomBytes(150000, 32);
+        small_ = concat({randomBytes(500, 33), layer1, layer2});
+        large_ = concat({randomBytes(900, 34), layer1, layer2, randomBytes(40000, 35)});
+        ASSERT_EQ(cache_->store("small", small_, 1, 10), Status::OK);
+        ASSERT_EQ(cache_->store("large", large_, 1, 10), Status::OK);
+        cache_.reset();
+        shared_ = query("SELECT chunk FROM program_chunks GROUP BY chunk HAVING count(DISTINCT program) = 2 LIMIT 1");
+        ASSERT_FALSE(shared_.empty());
+        tamper("UPDATE chunks SET data = zeroblob(size) WHERE md5 = '" + shared_ + "'");
+        reopen();
+    }
+    Status findInto(const std::string& key, std::vector<uint8_t>* found, std::string* problem = nullptr) {
+        return cache_->find(key, 1, found, problem);
+    }
+
+    std::vector<uint8_t> small_, large_;
+    std::string shared_;
+};
+
+TEST_F(SharedChunkTest, DroppingTheDamagedProgramDropsTheDamagedChunk) {
+    std::vector<uint8_t> found;
+    std::string problem;
+    EXPECT_EQ(findInto("small", &found, &problem), Status::DAMAGED);
+    EXPECT_NE(problem.find("checksum"), std::string::npos) << problem;
+    cache_.reset();
+    EXPECT_EQ(query("SELECT count(*) FROM chunks WHERE md5 = '" + shared_ + "'"), "0")
+            << "the damaged chunk outlived the program that found it";
+    reopen();
+    // The other program lost the chunk: dropped too, never trusted.
+    EXPECT_EQ(findInto("large", &found, &problem), Status::DAMAGED);
+    // One recompile each and both are whole again, for good.
+    ASSERT_EQ(cache_->store("small", small_, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->store("large", large_, 1, 10), Status::OK);
+    for (int round = 0; round < 2; ++round) {
+        ASSERT_EQ(findInto("small", &found), Status::OK);
+        EXPECT_EQ(found, small_);
+        ASSERT_EQ(findInto("large", &found), Status::OK);
+        EXPECT_EQ(found, large_);
+    }
+}
+
+TEST_F(SharedChunkTest, StoringRewritesADamagedChunkInsteadOfRelinkingIt) {
+    // Another key with the same program: its rows exist, the shared chunk must not be trusted.
+    ASSERT_EQ(cache_->store("small again", small_, 1, 10), Status::OK);
+    std::vector<uint8_t> found;
+    ASSERT_EQ(findInto("small again", &found), Status::OK);
+    EXPECT_EQ(found, small_);
+    // The rewrite repaired the chunk for everyone sharing it.
+    ASSERT_EQ(findInto("large", &found), Status::OK);
+    EXPECT_EQ(found, large_);
+    ASSERT_EQ(findInto("small", &found), Status::OK);
+    EXPECT_EQ(found, small_);
+}
+
+TEST_F(SharedChunkTest, ANewProgramDoesNotReuseADamagedChunk) {
+    const auto layer1 = randomBytes(150000, 31), layer2 = randomBytes(150000, 32);
+    const auto other = concat({randomBytes(700, 36), layer1, layer2});
+    ASSERT_EQ(cache_->store("other", other, 1, 10), Status::OK);
+    std::vector<uint8_t> found;
+    ASSERT_EQ(findInto("other", &found), Status::OK);
+    EXPECT_EQ(found, other);
+}
+
+TEST_F(SynapCacheTest, ProgramsSwappedBetweenEntriesAreDetected) {
+    const auto first = randomBytes(20000, 41), second = randomBytes(20000, 42);
+    ASSERT_EQ(cache_->store("first", first, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->store("second", second, 1, 10), Status::OK);
+    cache_.reset();
+    // Each program still passes its own checksum; only the binding to the key is wrong.
+    const std::string firstProgram = query("SELECT program FROM entries WHERE key = 'first'");
+    const std::string secondProgram = query("SELECT program FROM entries WHERE key = 'second'");
+    tamper("UPDATE entries SET program = '" + secondProgram + "' WHERE key = 'first'; UPDATE entries SET program = '" +
+           firstProgram + "' WHERE key = 'second';");
+    reopen();
+    std::vector<uint8_t> found;
+    std::string problem;
+    EXPECT_EQ(cache_->find("first", 1, &found, &problem), Status::DAMAGED);
+    EXPECT_NE(problem.find("does not match its key"), std::string::npos) << problem;
+    EXPECT_TRUE(found.empty());
+    EXPECT_EQ(cache_->find("second", 1, &found), Status::DAMAGED);
+    EXPECT_EQ(cache_->totals().programs, 0u) << "programs no entry names are collected";
+    ASSERT_EQ(cache_->store("first", first, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->find("first", 1, &found), Status::OK);
+    EXPECT_EQ(found, first);
+}
+
+TEST_F(SynapCacheTest, WholeEntriesSwappedOrAProgramsVersionAlteredAreDetected) {
+    const auto first = randomBytes(20000, 43), second = randomBytes(20000, 44), third = randomBytes(9000, 45);
+    ASSERT_EQ(cache_->store("first", first, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->store("second", second, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->store("third", third, 1, 10), Status::OK);
+    cache_.reset();
+    // Program and seal move together; the keys stay.
+    tamper("UPDATE entries SET key = 'swap' WHERE key = 'first'; UPDATE entries SET key = 'first' WHERE key = "
+           "'second'; UPDATE entries SET key = 'second' WHERE key = 'swap';");
+    tamper("UPDATE programs SET compiler_version = 7 WHERE md5 = (SELECT program FROM entries WHERE key = 'third')");
+    reopen();
+    std::vector<uint8_t> found;
+    EXPECT_EQ(cache_->find("first", 1, &found), Status::DAMAGED);
+    EXPECT_EQ(cache_->find("third", 7, &found), Status::DAMAGED);
+    // verify() finds the rest.
+    const auto report = cache_->verify();
+    EXPECT_EQ(report.mismatchedEntries, 1u);
+    EXPECT_EQ(report.entriesDropped, 1u);
+    EXPECT_EQ(cache_->totals().entries, 0u);
 }
 
 TEST_F(SynapCacheTest, ALostChunkDropsTheEntry) {

@@ -5,6 +5,9 @@
 //       builds the convolution network, compiles it for synap-npu (N times, default 1), runs one
 //       inference per compilation and prints one line: what the caches did, the md5 of the
 //       output and whether it matches nnapi-reference.
+//   nnemu_cache_worker store FILE SEED
+//       opens (creating) the SyNAP cache FILE, stores and finds a few programs, prints "stored";
+//       for the test of processes opening a new cache at once.
 //   nnemu_cache_worker insert-loop FILE CAPACITY
 //       stores 1 MiB programs into the SyNAP cache FILE forever ("ready" after the first), for
 //       the test that kills a process in the middle of an insert.
@@ -30,7 +33,7 @@ using namespace nnemu;
 
 int usage() {
     std::fprintf(stderr, "usage: nnemu_cache_worker run --layers 1,2 [--channels N] [--side N] [--compilations N] "
-                         "[--cache-dir DIR --token HEX] | insert-loop FILE CAPACITY\n");
+                         "[--cache-dir DIR --token HEX] | store FILE SEED | insert-loop FILE CAPACITY\n");
     return 2;
 }
 
@@ -112,6 +115,28 @@ int run(int argc, char** argv) {
     return 0;
 }
 
+int storeSome(const std::string& file, int seed) {
+    std::string error;
+    auto cache = cache::SynapCache::open(file, true, &error);
+    if (cache == nullptr) {
+        std::fprintf(stderr, "nnemu_cache_worker: open: %s\n", error.c_str());
+        return 1;
+    }
+    for (int n = 0; n < 5; ++n) {
+        const std::vector<uint8_t> program(30000 + n, static_cast<uint8_t>(seed * 8 + n));
+        const std::string key = std::to_string(seed) + "/" + std::to_string(n);
+        std::vector<uint8_t> found;
+        const auto stored = cache->store(key, program, 1, 1000);
+        const auto looked = stored == cache::SynapCache::Status::OK ? cache->find(key, 1, &found) : stored;
+        if (looked != cache::SynapCache::Status::OK || found != program) {
+            std::fprintf(stderr, "nnemu_cache_worker: %s: %s\n", cache::toString(looked), cache->error().c_str());
+            return 1;
+        }
+    }
+    std::printf("stored\n");
+    return 0;
+}
+
 int insertLoop(const std::string& file, int64_t capacity) {
     std::string error;
     auto store = cache::SynapCache::open(file, true, &error);
@@ -139,6 +164,7 @@ int insertLoop(const std::string& file, int64_t capacity) {
 
 int main(int argc, char** argv) {
     if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc, argv);
+    if (argc == 4 && std::strcmp(argv[1], "store") == 0) return storeSome(argv[2], std::atoi(argv[3]));
     if (argc == 4 && std::strcmp(argv[1], "insert-loop") == 0) return insertLoop(argv[2], std::atoll(argv[3]));
     return usage();
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nnemu/cache/SynapCache.h"
+#include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"
 
 namespace {
@@ -29,7 +30,8 @@ constexpr const char* kUsage =
         "  --verify     check every stored program and chunk; drop damaged ones\n"
         "               (exit status 1 when something was damaged)\n"
         "  --evict N    evict least recently used entries until N remain\n"
-        "  --clear      remove every entry (a damaged database file is deleted)\n"
+        "  --clear      remove every entry; a damaged SyNAP cache file is deleted, but\n"
+        "               nothing that is not recognisably a SyNAP cache\n"
         "options:\n"
         "  --path FILE  use this cache database instead\n"
         "  --help       show this help\n";
@@ -91,22 +93,24 @@ bool verify(SynapCache& cache) {
     std::printf("database: %s\n", report.integrity.c_str());
     std::printf("verified %llu programs in %llu chunks: ", number(report.programs), number(report.chunks));
     const bool clean = report.integrity == "ok" && report.damagedPrograms == 0 && report.damagedChunks == 0 &&
-                       report.entriesDropped == 0;
+                       report.mismatchedEntries == 0 && report.entriesDropped == 0;
     if (clean) {
         std::printf("all intact\n");
     } else {
-        std::printf("%llu damaged programs, %llu damaged chunks; dropped %llu entries\n",
-                    number(report.damagedPrograms), number(report.damagedChunks), number(report.entriesDropped));
+        std::printf("%llu damaged programs, %llu damaged chunks, %llu entries not matching their key; "
+                    "dropped %llu entries\n",
+                    number(report.damagedPrograms), number(report.damagedChunks), number(report.mismatchedEntries),
+                    number(report.entriesDropped));
     }
     return clean;
 }
 
-// A database too damaged to open can only be cleared by removing it (and its WAL files).
+// A cache too damaged to open or clear can only be reset by deleting it (with its WAL files);
+// whatever is not recognisably a SyNAP cache is refused, never deleted.
 int removeDamaged(const std::string& file, const std::string& why) {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file + suffix, ec);
-    if (ec) {
-        std::fprintf(stderr, "synap_cache: cannot remove %s: %s\n", file.c_str(), ec.message().c_str());
+    std::string error;
+    if (!SynapCache::removeFile(file, nnemu::props::deviceRoot(), &error)) {
+        std::fprintf(stderr, "synap_cache: cannot clear %s (%s): %s\n", file.c_str(), why.c_str(), error.c_str());
         return 1;
     }
     std::printf("removed the damaged cache %s (%s)\n", file.c_str(), why.c_str());
@@ -143,12 +147,12 @@ int main(int argc, char** argv) {
     if (path.empty()) path = nnemu::props::SynapProperties::cacheFile();
 
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
         std::printf("no SyNAP cache at %s (nothing compiled yet, or the cache is off)\n", path.c_str());
         return 0;
     }
     std::string error;
-    std::unique_ptr<SynapCache> cache = SynapCache::open(path, false, &error);
+    std::unique_ptr<SynapCache> cache = SynapCache::open(path, false, &error, nnemu::props::deviceRoot());
     if (cache == nullptr) {
         for (const auto& action : actions) {
             if (action.name == "--clear") return removeDamaged(path, error);

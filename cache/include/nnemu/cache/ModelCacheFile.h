@@ -25,7 +25,8 @@ namespace nnemu::cache {
 inline constexpr size_t kModelCacheHeaderSize = 88;
 
 // Replaces the file's content: truncate, write from offset 0 (whatever the fd's position), and
-// sync. False and `error` on failure (the file may then be torn; its checksum tells).
+// sync. False and `error` on failure (the file may then be torn; its checksum tells). Anything
+// but a regular file (a FIFO, a device) is refused untouched, here and in readModelCacheFile.
 bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
                          const std::vector<uint8_t>& payload, std::string* error);
 

@@ -16,6 +16,7 @@ struct SynapCacheLocation {
     int64_t capacity = 0;   // entries; 0 turns the cache off (no file is created)
     // Missing directories under this one (the emulated board's file system, where the board has
     // /data/vendor/synap) are created; elsewhere the directory must exist. Empty: never create.
+    // Below it no symbolic link is followed (see SynapCache::open).
     std::string boardRoot;
 };
 

@@ -1,12 +1,18 @@
 // The SyNAP compilation cache: a SQLite database of compiled NPU programs (synap-behaviors.md
 // §2.2). Lookup keys (md5 of what a program was compiled from, see ModelKey.h) are entries; an
-// entry names its program by the md5 of the program's bytes, which doubles as its checksum; a
+// entry names its program by the md5 of the program's bytes, which doubles as its checksum, and
+// carries a seal (md5 of key, program and compiler version) that binds the program to its key; a
 // program is stored as content-defined chunks named by their md5, so identical programs, and
 // identical runs inside different programs (shared layers and weights), are stored once.
 // Capacity counts entries; beyond it the least recently used are evicted, and programs and
-// chunks no entry needs any more go with them. Every change is one transaction, so a process
-// killed in the middle leaves the database as it was; WAL and a busy timeout let several
-// processes read and write at once.
+// chunks no entry needs any more go with them. Every change is one transaction (BEGIN IMMEDIATE
+// when it writes), so a process killed in the middle leaves the database as it was; WAL and a
+// busy timeout let several processes read and write at once.
+//
+// The file is trusted only if it is ours: its SQLite header (read before SQLite opens it) must
+// carry the cache's application id, and a file that does not is never written, not even to
+// switch its journal. A new file is built under a private name (mode 0600) and linked into
+// place complete, so no process ever sees a half-made cache.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,7 @@
 namespace nnemu::cache {
 
 class SqliteDatabase;
+struct Chunk;
 
 struct CacheEntryInfo {
     std::string key;
@@ -45,6 +52,7 @@ struct CacheVerifyReport {
     uint64_t chunks = 0;    // chunks checked
     uint64_t damagedPrograms = 0;
     uint64_t damagedChunks = 0;
+    uint64_t mismatchedEntries = 0;  // entries whose seal does not match their key and program
     uint64_t entriesDropped = 0;
     std::string integrity = "ok";  // SQLite's quick_check
 };
@@ -54,26 +62,36 @@ public:
     enum class Status {
         OK,
         NOT_FOUND,
-        DAMAGED,      // find: the entry was corrupt or foreign and has been dropped
+        DAMAGED,      // find: the entry was corrupt, swapped or foreign and has been dropped
         BUSY,         // other processes held the database beyond the busy timeout
         UNAVAILABLE,  // the database cannot be used (see error())
     };
 
-    // Opens the cache database at `file`, creating it (and its schema) if `create`. nullptr and
-    // `error` when it cannot be used: a directory that is missing or not writable, a file that
-    // is corrupt or not a SyNAP cache, a database of another schema version.
-    static std::unique_ptr<SynapCache> open(const std::string& file, bool create, std::string* error);
+    // Opens the cache database at `file`, creating it (and its schema) if `create` and nothing
+    // has its name. Below a non-empty `root` (the device root) no symbolic link is followed, the
+    // file's own name included anywhere. nullptr and `error` when it cannot be used: a directory
+    // that is missing or not writable, a file that is not a SyNAP cache (left untouched), a
+    // damaged one, a database of a newer schema version. A cache of an older schema version is
+    // emptied and upgraded.
+    static std::unique_ptr<SynapCache> open(const std::string& file, bool create, std::string* error,
+                                            const std::string& root = {});
+    // Deletes the cache file (and its WAL files) if its header marks it as a SyNAP cache, damaged
+    // or not; anything else is refused with the reason in `error`.
+    static bool removeFile(const std::string& file, const std::string& root, std::string* error);
     ~SynapCache();
     SynapCache(const SynapCache&) = delete;
     SynapCache& operator=(const SynapCache&) = delete;
 
-    // The program stored under `key`, verified: every chunk present, the size, the md5 of the
-    // reassembled bytes and the compiler version. A hit counts and refreshes the entry; a
-    // damaged entry is dropped (DAMAGED, with the reason in `problem`).
+    // The program stored under `key`, verified: the entry's seal, every chunk present, the size,
+    // the md5 of the reassembled bytes and the compiler version. A hit counts and refreshes the
+    // entry. A damaged entry is dropped (DAMAGED, with the reason in `problem`): an entry whose
+    // seal fails alone; a damaged program with every entry naming it and every chunk of it that
+    // fails its own md5 (so no later store can reuse it).
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                 std::string* problem = nullptr);
     // Stores `program` under `key` (replacing what the key had), then evicts the least recently
-    // used entries beyond `capacity`.
+    // used entries beyond `capacity`. Rows already stored for the same program are reused only
+    // if they describe these bytes exactly (chunk contents compared); others are rewritten.
     Status store(const std::string& key, const std::vector<uint8_t>& program, uint32_t compilerVersion,
                  int64_t capacity);
     // Removes one entry (e.g. when the NPU core rejected its program).
@@ -82,7 +100,8 @@ public:
     // Inspection and maintenance, for the synap_cache tool.
     std::vector<CacheEntryInfo> entries();  // most recently used first
     CacheTotals totals();
-    // Checks every chunk and program; drops damaged programs with their entries.
+    // Checks every chunk, program and entry seal; drops damaged chunks, damaged programs with
+    // their entries, and entries that do not match their key.
     CacheVerifyReport verify();
     // Evicts least recently used entries until at most `count` remain; how many went.
     uint64_t evictTo(uint64_t count);
@@ -96,13 +115,20 @@ public:
 
 private:
     SynapCache();
-    bool initialize(std::string* error);
+    bool checkSchema(std::string* error);
+    bool upgrade(std::string* error);
     Status failure();
     bool removeEntry(const std::string& key);
     bool collectProgram(const std::string& program);
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
+    bool storeProgram(const std::string& programMd5, const std::vector<uint8_t>& program,
+                      const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
+                      uint32_t compilerVersion);
+    bool storeChunks(const std::vector<uint8_t>& program, const std::vector<Chunk>& chunks,
+                     const std::vector<std::string>& chunkMd5s);
+    std::vector<std::string> entriesNotMatchingTheirKey();
 
     std::mutex mutex_;  // one connection per cache; calls from several threads take turns
     std::unique_ptr<SqliteDatabase> db_;

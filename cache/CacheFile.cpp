@@ -1,0 +1,206 @@
+#include "CacheFile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "SqliteDatabase.h"
+#include "nnemu/base/RootedFile.h"
+
+namespace nnemu::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kSqliteHeaderSize = 100;
+constexpr char kSqliteMagic[16] = "SQLite format 3";  // with its terminating zero
+constexpr int kCreateTimeoutMs = 10000;
+
+bool isBelow(const fs::path& path, const fs::path& root) {
+    const fs::path relative = path.lexically_relative(root);
+    return !relative.empty() && *relative.begin() != ".." && relative != ".";
+}
+
+// The path the kernel has for an open directory: symlinks resolved at the moment it was opened.
+std::string pathOfDescriptor(int fd, const std::string& fallback) {
+    char buffer[PATH_MAX];
+    const ssize_t size = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buffer, sizeof buffer - 1);
+    if (size > 0 && buffer[0] == '/') return std::string(buffer, static_cast<size_t>(size));
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(fallback, ec);
+    return ec ? std::string() : canonical.string();
+}
+
+int64_t bigEndian32(const uint8_t* at) {
+    return static_cast<int32_t>((uint32_t{at[0]} << 24) | (uint32_t{at[1]} << 16) | (uint32_t{at[2]} << 8) | at[3]);
+}
+
+CacheFileHeader refused(CacheFileHeader::Kind kind, std::string why) {
+    CacheFileHeader header;
+    header.kind = kind;
+    header.why = std::move(why);
+    return header;
+}
+
+// Reads the header of the regular file open at `fd`.
+CacheFileHeader readHeader(int fd) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) return refused(CacheFileHeader::Kind::UNREADABLE, std::strerror(errno));
+    if (!S_ISREG(info.st_mode)) return refused(CacheFileHeader::Kind::NOT_A_CACHE, "the file is not a regular file");
+    if (info.st_size == 0) return refused(CacheFileHeader::Kind::NOT_A_CACHE, "the file is empty, not a SyNAP cache");
+    uint8_t bytes[kSqliteHeaderSize] = {};
+    ssize_t got;
+    while ((got = ::pread(fd, bytes, sizeof bytes, 0)) < 0 && errno == EINTR) {
+    }
+    if (got < 0) return refused(CacheFileHeader::Kind::UNREADABLE, std::strerror(errno));
+    if (static_cast<size_t>(got) < sizeof bytes || std::memcmp(bytes, kSqliteMagic, sizeof kSqliteMagic) != 0) {
+        return refused(CacheFileHeader::Kind::NOT_A_CACHE,
+                       "the file is not a database (no SQLite header), so not a SyNAP cache");
+    }
+    const int64_t applicationId = bigEndian32(bytes + 68);
+    if (applicationId != kApplicationId) {
+        const std::string id = applicationId == 0 ? "" : " (application id " + std::to_string(applicationId) + ")";
+        return refused(CacheFileHeader::Kind::NOT_A_CACHE,
+                       "the file is an SQLite database of another program" + id + ", not a SyNAP cache");
+    }
+    CacheFileHeader header;
+    header.kind = CacheFileHeader::Kind::SYNAP_CACHE;
+    header.schemaVersion = bigEndian32(bytes + 60);
+    header.wal = bytes[18] == 2 && bytes[19] == 2;
+    header.device = info.st_dev;
+    header.inode = info.st_ino;
+    return header;
+}
+
+// Gives the private file its name unless something already has it (then that one stays).
+bool placeFile(const CacheDirectory& directory, const std::string& temporary, std::string* error) {
+    const int dir = directory.fd();
+    if (::linkat(dir, temporary.c_str(), dir, directory.name().c_str(), 0) == 0 || errno == EEXIST) return true;
+    // File systems without hard links may still rename without replacing.
+    if (::renameat2(dir, temporary.c_str(), dir, directory.name().c_str(), RENAME_NOREPLACE) == 0 || errno == EEXIST) {
+        return true;
+    }
+    *error = "cannot create " + directory.pathOf(directory.name()) + ": " + std::strerror(errno);
+    return false;
+}
+
+}  // namespace
+
+CacheDirectory::~CacheDirectory() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+bool CacheDirectory::open(const std::string& root, const std::string& file, std::string* error) {
+    const fs::path path = fs::path(file).lexically_normal();
+    name_ = path.filename().string();
+    if (name_.empty() || name_ == "." || name_ == "..") {
+        *error = file + " does not name a file";
+        return false;
+    }
+    const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    const fs::path rootPath = fs::path(root).lexically_normal();
+    std::string why;
+    if (!root.empty() && path.is_absolute() && isBelow(parent, rootPath)) {
+        fd_ = base::openInsideRoot(root, parent.string(), O_RDONLY | O_DIRECTORY, 0, false, &why);
+    } else {
+        fd_ = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        why = parent.string() + ": " + std::strerror(errno);
+    }
+    if (fd_ < 0) {
+        *error = why;
+        return false;
+    }
+    path_ = pathOfDescriptor(fd_, parent.string());
+    if (path_.empty() || path_.find(" (deleted)") != std::string::npos) {
+        *error = "cannot resolve the directory " + parent.string();
+        return false;
+    }
+    if (path_ == "/") path_.clear();
+    return true;
+}
+
+CacheFileHeader inspectCacheFile(const CacheDirectory& directory) {
+    const int fd = ::openat(directory.fd(), directory.name().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return {};
+        if (errno == ELOOP) {
+            return refused(CacheFileHeader::Kind::NOT_A_CACHE, "the file is a symbolic link; refusing to follow it");
+        }
+        return refused(CacheFileHeader::Kind::UNREADABLE, std::strerror(errno));
+    }
+    CacheFileHeader header = readHeader(fd);
+    ::close(fd);
+    return header;
+}
+
+bool stillNames(const CacheDirectory& directory, const CacheFileHeader& header) {
+    struct stat info {};
+    return ::fstatat(directory.fd(), directory.name().c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISREG(info.st_mode) && info.st_dev == header.device && info.st_ino == header.inode;
+}
+
+bool createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize,
+                     std::string* error) {
+    static std::atomic<unsigned> counter{0};
+    std::string temporary;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        temporary = "." + directory.name() + ".new-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+        fd = ::openat(directory.fd(), temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        *error = "cannot create a file in " + directory.pathOf("") + ": " + std::strerror(errno);
+        return false;
+    }
+    ::close(fd);
+    bool built = false;
+    {
+        SqliteDatabase database;  // the only connection: closing it checkpoints and drops the WAL
+        built = database.open(directory.pathOf(temporary), kCreateTimeoutMs) && initialize(database) &&
+                database.execute("PRAGMA journal_mode=WAL");
+        if (!built) *error = database.error().message;
+    }
+    const bool placed = built && placeFile(directory, temporary, error);
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+        ::unlinkat(directory.fd(), (temporary + suffix).c_str(), 0);
+    }
+    return placed;
+}
+
+bool removeCacheFile(const CacheDirectory& directory, std::string* error) {
+    const CacheFileHeader header = inspectCacheFile(directory);
+    if (header.kind == CacheFileHeader::Kind::MISSING) {
+        *error = "there is no file to remove";
+        return false;
+    }
+    if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) {
+        *error = "refusing to delete it: " + header.why +
+                 " (only a file whose header marks it as a SyNAP cache is deleted)";
+        return false;
+    }
+    if (!stillNames(directory, header)) {
+        *error = "the file changed while it was being checked";
+        return false;
+    }
+    if (::unlinkat(directory.fd(), directory.name().c_str(), 0) != 0) {
+        *error = std::string("cannot remove it: ") + std::strerror(errno);
+        return false;
+    }
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+        if (::unlinkat(directory.fd(), (directory.name() + suffix).c_str(), 0) != 0 && errno != ENOENT) {
+            *error = "removed the database but not its " + std::string(suffix + 1) + " file: " + std::strerror(errno);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace nnemu::cache

@@ -1,0 +1,70 @@
+// The SyNAP cache database as a file: found without following symbolic links below the device
+// root, recognised by its SQLite header alone (read, never written) before SQLite opens it, born
+// complete under its name (built under a private name, then linked into place), and removed only
+// when it is recognisably ours.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace nnemu::cache {
+
+class SqliteDatabase;
+
+// PRAGMA application_id marks the file as ours ("NNSC"); user_version is the schema version.
+inline constexpr int64_t kApplicationId = 0x4E4E5343;
+inline constexpr int64_t kSchemaVersion = 2;
+
+// The directory holding the cache file, open; closed on destruction.
+class CacheDirectory {
+public:
+    CacheDirectory() = default;
+    ~CacheDirectory();
+    CacheDirectory(const CacheDirectory&) = delete;
+    CacheDirectory& operator=(const CacheDirectory&) = delete;
+
+    // Below a non-empty `root` the directory is reached by an O_NOFOLLOW walk from the root;
+    // elsewhere (or without a root) it resolves normally. The file name itself is never followed.
+    bool open(const std::string& root, const std::string& file, std::string* error);
+
+    int fd() const { return fd_; }
+    const std::string& name() const { return name_; }
+    // A path of `name` in this directory with no symbolic link anywhere, for SQLite to open with
+    // SQLITE_OPEN_NOFOLLOW.
+    std::string pathOf(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    int fd_ = -1;
+    std::string path_;
+    std::string name_;
+};
+
+struct CacheFileHeader {
+    enum class Kind { MISSING, SYNAP_CACHE, NOT_A_CACHE, UNREADABLE };
+    Kind kind = Kind::MISSING;
+    std::string why;  // for NOT_A_CACHE and UNREADABLE
+    int64_t schemaVersion = 0;
+    bool wal = false;  // the header says WAL journal
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
+// Reads the first 100 bytes of the file `directory` names, nothing more.
+CacheFileHeader inspectCacheFile(const CacheDirectory& directory);
+
+// Whether the directory still names the file `header` was read from.
+bool stillNames(const CacheDirectory& directory, const CacheFileHeader& header);
+
+// Creates the cache file if nothing has its name: a new database (mode 0600) under a private
+// name is given its schema by `initialize`, switched to WAL, closed, then linked into place. If
+// another process got there first, its file stays and this one is discarded (true either way).
+bool createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize,
+                     std::string* error);
+
+// Deletes the file and its WAL companions, but only if its header marks it as a SyNAP cache.
+bool removeCacheFile(const CacheDirectory& directory, std::string* error);
+
+}  // namespace nnemu::cache

@@ -1,0 +1,158 @@
+// Opening, creating, upgrading and removing the SyNAP cache file (see CacheFile.h for the file
+// system side): nothing is written before the header says the file is ours.
+#include "CacheFile.h"
+#include "SqliteDatabase.h"
+#include "nnemu/cache/SynapCache.h"
+
+namespace nnemu::cache {
+namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS entries(
+  key TEXT PRIMARY KEY,           -- md5 of what the program was compiled from
+  program TEXT NOT NULL,          -- md5 of the program bytes (programs.md5)
+  seal TEXT NOT NULL,             -- md5 of key, program and compiler version (see entrySeal)
+  created INTEGER NOT NULL,       -- microseconds since the epoch
+  last_use INTEGER NOT NULL,      -- likewise, and strictly increasing: the LRU order
+  hits INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS entries_by_last_use ON entries(last_use);
+CREATE INDEX IF NOT EXISTS entries_by_program ON entries(program);
+CREATE TABLE IF NOT EXISTS programs(
+  md5 TEXT PRIMARY KEY,           -- checksum of the reassembled program
+  size INTEGER NOT NULL,
+  compiler_version INTEGER NOT NULL,
+  chunk_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS program_chunks(
+  program TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  chunk TEXT NOT NULL,            -- chunks.md5
+  PRIMARY KEY(program, position)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS program_chunks_by_chunk ON program_chunks(chunk);
+CREATE TABLE IF NOT EXISTS chunks(
+  md5 TEXT PRIMARY KEY,           -- checksum of data
+  size INTEGER NOT NULL,
+  data BLOB NOT NULL);
+)sql";
+
+// Every table and column the cache uses: preparing these fails on a damaged schema.
+constexpr const char* kSchemaProbes[] = {
+        "SELECT key, program, seal, created, last_use, hits FROM entries LIMIT 0",
+        "SELECT md5, size, compiler_version, chunk_count FROM programs LIMIT 0",
+        "SELECT program, position, chunk FROM program_chunks LIMIT 0",
+        "SELECT md5, size, data FROM chunks LIMIT 0",
+};
+
+std::string versionMismatch(int64_t version) {
+    return "the cache has schema version " + std::to_string(version) + "; this build reads version " +
+           std::to_string(kSchemaVersion);
+}
+
+// The schema and marks of a new file (still under its private name). 16 KiB pages hold a
+// typical 8 KiB chunk without overflow pages.
+bool initializeNewFile(SqliteDatabase& db) {
+    if (!db.execute("PRAGMA page_size=16384")) return false;
+    SqliteTransaction write(db, SqliteTransaction::Kind::WRITE);
+    const std::string marks = "PRAGMA application_id=" + std::to_string(kApplicationId) +
+                              "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+    return write.active() && db.execute(kSchema) && db.execute(marks) && write.commit();
+}
+
+}  // namespace
+
+std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error,
+                                             const std::string& root) {
+    CacheDirectory directory;
+    if (!directory.open(root, file, error)) return nullptr;
+    CacheFileHeader header = inspectCacheFile(directory);
+    if (header.kind == CacheFileHeader::Kind::MISSING && create) {
+        if (!createCacheFile(directory, initializeNewFile, error)) return nullptr;
+        header = inspectCacheFile(directory);
+    }
+    if (header.kind == CacheFileHeader::Kind::MISSING) {
+        *error = "no cache database at " + file;
+        return nullptr;
+    }
+    if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) {
+        *error = header.why;
+        return nullptr;
+    }
+    if (header.schemaVersion > kSchemaVersion) {
+        *error = versionMismatch(header.schemaVersion);
+        return nullptr;
+    }
+    std::unique_ptr<SynapCache> cache(new SynapCache());
+    cache->file_ = file;
+    SqliteDatabase& db = *cache->db_;
+    if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs)) {
+        *error = db.error().message;
+        return nullptr;
+    }
+    if (!stillNames(directory, header)) {
+        *error = "the file was replaced while it was being opened";
+        return nullptr;
+    }
+    if (sqlite3_db_readonly(db.handle(), "main") == 1) {
+        *error = "the database is not writable";
+        return nullptr;
+    }
+    // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
+    if (!header.wal && !db.switchToWal(kBusyTimeoutMs)) {
+        *error = db.error().message;
+        return nullptr;
+    }
+    if (!cache->checkSchema(error)) return nullptr;
+    return cache;
+}
+
+bool SynapCache::checkSchema(std::string* error) {
+    int64_t version = 0;
+    if (!db_->integer("PRAGMA user_version", &version)) {
+        *error = db_->error().message;
+        return false;
+    }
+    if (version > kSchemaVersion) {
+        *error = versionMismatch(version);
+        return false;
+    }
+    if (version < kSchemaVersion && !upgrade(error)) return false;
+    for (const char* probe : kSchemaProbes) {
+        if (!db_->prepare(probe).valid()) {
+            *error = "the cache's schema is damaged: " + db_->error().message;
+            return false;
+        }
+    }
+    return true;
+}
+
+// Version 1 entries carry no seal, so nothing in them can be trusted to belong to its key: the
+// cache is emptied (every network compiles once more) and given the current schema.
+bool SynapCache::upgrade(std::string* error) {
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    int64_t version = 0;
+    if (!write.active() || !db_->integer("PRAGMA user_version", &version)) {
+        *error = db_->error().message;
+        return false;
+    }
+    if (version == kSchemaVersion) return true;  // another process upgraded it meanwhile
+    if (version != 1) {
+        *error = version < 1 ? "the cache has no schema version; it is damaged" : versionMismatch(version);
+        return false;
+    }
+    const std::string empty =
+            "DROP TABLE IF EXISTS entries; DELETE FROM program_chunks; DELETE FROM programs; DELETE FROM chunks;";
+    if (!db_->execute(empty) || !db_->execute(kSchema) ||
+        !db_->execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)) || !write.commit()) {
+        *error = "cannot upgrade the cache from schema version 1: " + db_->error().message;
+        return false;
+    }
+    return true;
+}
+
+bool SynapCache::removeFile(const std::string& file, const std::string& root, std::string* error) {
+    CacheDirectory directory;
+    return directory.open(root, file, error) && removeCacheFile(directory, error);
+}
+
+}  // namespace nnemu::cache
