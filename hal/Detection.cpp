@@ -165,6 +165,7 @@ bool readValues(const OperandView& operand, std::vector<float>* values) {
             case OperandType::TENSOR_FLOAT16: v = halfToFloat(load<uint16_t>(data, i)); break;
             case OperandType::TENSOR_INT32: v = static_cast<float>(load<int32_t>(data, i)); break;
             case OperandType::TENSOR_QUANT8_ASYMM: v = (data[i] - zeroPoint) * operand.scale; break;
+            case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: v = (load<int8_t>(data, i) - zeroPoint) * operand.scale; break;
             case OperandType::TENSOR_QUANT16_ASYMM: v = (load<uint16_t>(data, i) - zeroPoint) * operand.scale; break;
             case OperandType::TENSOR_QUANT16_SYMM: v = load<int16_t>(data, i) * operand.scale; break;
             default: return false;
@@ -178,6 +179,7 @@ void writeValue(OperandView& operand, size_t i, float value) {
         case OperandType::TENSOR_FLOAT32: store(operand.data, i, value); break;
         case OperandType::TENSOR_FLOAT16: store(operand.data, i, floatToHalf(value)); break;
         case OperandType::TENSOR_QUANT8_ASYMM: operand.data[i] = quantize<uint8_t>(value, operand, 0.0f, 255.0f); break;
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: store(operand.data, i, quantize<int8_t>(value, operand, -128.0f, 127.0f)); break;
         case OperandType::TENSOR_QUANT16_ASYMM: store(operand.data, i, quantize<uint16_t>(value, operand, 0.0f, 65535.0f)); break;
         case OperandType::TENSOR_QUANT16_SYMM: store(operand.data, i, quantize<int16_t>(value, operand, -32768.0f, 32767.0f)); break;
         default: break;

@@ -13,7 +13,7 @@ constexpr std::array<const char*, kNumberOfOperandTypes> kOperandTypeNames = {
         "TENSOR_FLOAT32",   "TENSOR_INT32",  "TENSOR_QUANT8_ASYMM",
         "BOOL",             "TENSOR_QUANT16_SYMM", "TENSOR_FLOAT16",
         "TENSOR_BOOL8",     "FLOAT16",       "TENSOR_QUANT8_SYMM_PER_CHANNEL",
-        "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM"};
+        "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM", "TENSOR_QUANT8_ASYMM_SIGNED"};
 
 constexpr std::array<const char*, kNumberOfOperationTypes> kOperationNames = {
         "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
@@ -63,6 +63,7 @@ bool isTensorType(OperandType type) { return !isScalarType(type); }
 bool isQuantizedType(OperandType type) {
     switch (type) {
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
         case OperandType::TENSOR_QUANT8_SYMM:
         case OperandType::TENSOR_QUANT16_SYMM:
         case OperandType::TENSOR_QUANT16_ASYMM:
@@ -90,6 +91,28 @@ uint32_t elementSize(OperandType type) {
         default:
             return 1;
     }
+}
+
+int64_t operandTypeFeatureLevel(OperandType type) {
+    const auto code = static_cast<int32_t>(type);
+    if (type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return 30;
+    // BOOL (6) up to TENSOR_QUANT8_SYMM (13) came with API 29.
+    if (code >= static_cast<int32_t>(OperandType::BOOL) && code <= static_cast<int32_t>(OperandType::TENSOR_QUANT8_SYMM)) {
+        return 29;
+    }
+    return 27;
+}
+
+bool isQuant8Asymm(OperandType type) {
+    return type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+int32_t quant8Min(OperandType type) { return type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -128 : 0; }
+
+int32_t quant8Max(OperandType type) { return type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 127 : 255; }
+
+int32_t quant8ZeroPoint(OperandType type, int32_t unsignedZeroPoint) {
+    return type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? unsignedZeroPoint - 128 : unsignedZeroPoint;
 }
 
 const char* operandTypeName(OperandType type) {

@@ -35,6 +35,10 @@ bool validateOperandType(int32_t code, const std::vector<uint32_t>& dims, float 
             if (!(scale > 0.0f)) return fail(why, name + " needs scale > 0");
             if (zeroPoint < 0 || zeroPoint > 255) return fail(why, name + " zeroPoint out of [0, 255]");
             return true;
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            if (!(scale > 0.0f)) return fail(why, name + " needs scale > 0");
+            if (zeroPoint < -128 || zeroPoint > 127) return fail(why, name + " zeroPoint out of [-128, 127]");
+            return true;
         case OperandType::TENSOR_QUANT16_ASYMM:
             if (!(scale > 0.0f)) return fail(why, name + " needs scale > 0");
             if (zeroPoint < 0 || zeroPoint > 65535) return fail(why, name + " zeroPoint out of [0, 65535]");

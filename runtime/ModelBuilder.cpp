@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ArgumentChecks.h"
+#include "FeatureLevel.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -56,9 +57,16 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << why;
         return ANEURALNETWORKS_BAD_DATA;
     }
+    const auto halType = static_cast<hal::OperandType>(type.type);
+    if (hal::operandTypeFeatureLevel(halType) > kRuntimeFeatureLevel) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << hal::operandTypeName(halType)
+                      << " needs feature level " << hal::operandTypeFeatureLevel(halType)
+                      << "; this runtime implements " << kRuntimeFeatureLevel;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     if (model_.operands.size() >= std::numeric_limits<uint32_t>::max() - 1) return ANEURALNETWORKS_BAD_DATA;
     hal::Operand operand;
-    operand.type = static_cast<hal::OperandType>(type.type);
+    operand.type = halType;
     operand.dimensions = std::move(dims);
     operand.scale = type.scale;
     operand.zeroPoint = type.zeroPoint;

@@ -8,6 +8,7 @@ namespace {
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
 constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
 constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
 // Ops that only accept ranks up to 4.
@@ -38,28 +39,32 @@ bool validateCommon(const OperationContext& context, std::initializer_list<Opera
 
 // RELU family: a quant8 output keeps the input's quantization.
 bool validateRelu(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
-    if (context.inputType(0) == kQ8) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+    if (isQuant8Asymm(context.inputType(0))) {
         NN_RET_CHECK(context.output(0).scale == context.input(0).scale);
         NN_RET_CHECK(context.output(0).zeroPoint == context.input(0).zeroPoint);
     }
     return true;
 }
 
+// Quant8 outputs have a fixed quantization: (1/256, 0) for LOGISTIC, (1/128, 128) for TANH, with
+// zero points 128 lower for the signed type.
 bool validateLogistic(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
-    if (context.inputType(0) == kQ8) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+    const OperandType type = context.inputType(0);
+    if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
-        NN_RET_CHECK(context.output(0).zeroPoint == 0);
+        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 0));
     }
     return true;
 }
 
 bool validateTanh(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8}));
-    if (context.inputType(0) == kQ8) {
+    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+    const OperandType type = context.inputType(0);
+    if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
-        NN_RET_CHECK(context.output(0).zeroPoint == 128);
+        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 128));
     }
     return true;
 }

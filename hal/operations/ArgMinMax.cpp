@@ -1,4 +1,4 @@
-// Signatures of ARGMAX and ARGMIN: in (F16, F32, I32 or Q8), INT32 axis (negative counts from
+// Signatures of ARGMAX and ARGMIN: in (F16, F32, I32, Q8 or Q8S), INT32 axis (negative counts from
 // the end) -> TENSOR_INT32 indexes with the axis removed.
 #include <vector>
 
@@ -11,7 +11,8 @@ namespace {
 bool validateArgMinMax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
     const uint32_t rank = context.input(0).rank();

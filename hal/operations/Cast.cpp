@@ -1,18 +1,25 @@
 // CAST: converts each element to the output's type; the output has the input's shape. Quant8
 // operands take part by their stored uint8 values (scale and zero point are ignored).
+// TENSOR_QUANT8_ASYMM_SIGNED only casts to itself (feature level 30's identity casts).
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
 namespace {
 
+bool convertible(OperandType type) {
+    return type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_FLOAT32 ||
+           type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM;
+}
+
 bool validateCast(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0,
-                             {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                              OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+    const OperandType in = context.inputType(0);
     const OperandType out = context.output(0).type;
-    NN_RET_CHECK(out == OperandType::TENSOR_FLOAT16 || out == OperandType::TENSOR_FLOAT32 ||
-                 out == OperandType::TENSOR_INT32 || out == OperandType::TENSOR_QUANT8_ASYMM);
+    if (in == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+        NN_RET_CHECK(out == in);
+    } else {
+        NN_RET_CHECK(convertible(in) && convertible(out));
+    }
     return true;
 }
 

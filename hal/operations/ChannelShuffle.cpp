@@ -1,6 +1,6 @@
-// Signature of CHANNEL_SHUFFLE: in (F16, F32, Q8; rank <= 4), INT32 number of groups, INT32 axis
+// Signature of CHANNEL_SHUFFLE: in (F16, F32, Q8, Q8S; rank <= 4), INT32 number of groups, INT32 axis
 // (negative counts from the end). The axis size must be a multiple of the number of groups; the
-// output has the input's shape and, for Q8, its quantization.
+// output has the input's shape and, for Q8 and Q8S, its quantization.
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
@@ -11,7 +11,8 @@ namespace {
 bool validateChannelShuffle(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));

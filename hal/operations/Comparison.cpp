@@ -12,7 +12,7 @@ bool validateComparison(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT16,
                               OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                              OperandType::TENSOR_QUANT8_ASYMM}));
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.inputType(1) == context.inputType(0));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_BOOL8);
     NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));

@@ -13,7 +13,8 @@ bool validateConcatenation(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, axisIndex, {OperandType::INT32}));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                                          OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.output(0).type == type);
     uint32_t rank = 0;  // 0 = not known yet
     for (uint32_t i = 0; i < axisIndex; ++i) {

@@ -4,10 +4,11 @@
 // (see Padding.h). CONV_2D's filter is [Cout,kH,kW,Cin]; DEPTHWISE_CONV_2D's is [1,kH,kW,Cout]
 // with Cout = Cin * depthMultiplier; GROUPED_CONV_2D's is [Cout,kH,kW,Cin/groups], output
 // channels split into `groups` equal runs, each reading its own run of input channels.
-// Types: F32 (bias F32), F16 (bias F16), Q8 with a Q8 or per-channel Q8 filter (channelDim 3
-// for DEPTHWISE_CONV_2D, else 0) and an INT32 bias whose scale is inScale * filterScale
-// (per-channel: ignored). Since feature level 29 the output scale is free: the requantization
-// multiplier inScale * filterScale / outScale may exceed 1.
+// Types: F32 (bias F32), F16 (bias F16), Q8 or Q8S (input and output) with a filter of the
+// input's type or a per-channel Q8 filter (channelDim 3 for DEPTHWISE_CONV_2D, else 0) and an
+// INT32 bias whose scale is inScale * filterScale (per-channel: ignored). Since feature level 29
+// the output scale is free: the requantization multiplier inScale * filterScale / outScale may
+// exceed 1.
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
@@ -29,7 +30,8 @@ bool validateConvTypes(const OperationContext& context, WindowKind kind) {
             NN_RET_CHECK(bias.type == input.type);
             break;
         case OperandType::TENSOR_QUANT8_ASYMM:
-            NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM ||
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            NN_RET_CHECK(filter.type == input.type ||
                          filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
             NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
             if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {

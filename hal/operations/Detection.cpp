@@ -3,7 +3,7 @@
 //
 // Types: all-F32 or all-F16 (float scalars FLOAT16 with F16), or a quantized form where boxes
 // are Q16A with scale 0.125 and zero point 0 (anchors of GENERATE_PROPOSALS Q16S with scale
-// 0.125), scores and deltas Q8, and float scalars FLOAT32. DETECTION_POSTPROCESSING is float
+// 0.125), scores and deltas Q8 or Q8S (one of the two throughout), and float scalars FLOAT32. DETECTION_POSTPROCESSING is float
 // only. Box tensors hold [x1, y1, x2, y2] rows. The output length of BOX_WITH_NMS_LIMIT and
 // GENERATE_PROPOSALS depends on the data: prepare runs the selection (hal/Detection.h) and
 // leaves it in context.prepared for the kernel.
@@ -38,7 +38,7 @@ bool validateBboxTransform(const OperationContext& context) {
         NN_RET_CHECK(context.output(0).type == type);
     } else {
         NN_RET_CHECK(hasBoxQuantization(context.input(0), OperandType::TENSOR_QUANT16_ASYMM));
-        NN_RET_CHECK(context.inputType(1) == OperandType::TENSOR_QUANT8_ASYMM);
+        NN_RET_CHECK(isQuant8Asymm(context.inputType(1)));
         NN_RET_CHECK(hasBoxQuantization(context.input(3), OperandType::TENSOR_QUANT16_ASYMM));
         NN_RET_CHECK(hasBoxQuantization(context.output(0), OperandType::TENSOR_QUANT16_ASYMM));
     }
@@ -69,7 +69,7 @@ bool validateBoxWithNmsLimit(const OperationContext& context) {
         NN_RET_CHECK(context.inputType(1) == type);
         NN_RET_CHECK(context.output(0).type == type && context.output(1).type == type);
     } else {
-        NN_RET_CHECK(type == OperandType::TENSOR_QUANT8_ASYMM);
+        NN_RET_CHECK(isQuant8Asymm(type));
         NN_RET_CHECK(hasBoxQuantization(context.input(1), OperandType::TENSOR_QUANT16_ASYMM));
         NN_RET_CHECK(context.output(0).type == type);
         NN_RET_CHECK(hasBoxQuantization(context.output(1), OperandType::TENSOR_QUANT16_ASYMM));
@@ -110,8 +110,8 @@ bool validateGenerateProposals(const OperationContext& context) {
     if (isFloatTensor(type)) {
         for (uint32_t i : {1u, 2u, 3u}) NN_RET_CHECK(context.inputType(i) == type);
     } else {
-        NN_RET_CHECK(type == OperandType::TENSOR_QUANT8_ASYMM);
-        NN_RET_CHECK(context.inputType(1) == OperandType::TENSOR_QUANT8_ASYMM);
+        NN_RET_CHECK(isQuant8Asymm(type));
+        NN_RET_CHECK(context.inputType(1) == type);
         NN_RET_CHECK(hasBoxQuantization(context.input(2), OperandType::TENSOR_QUANT16_SYMM));
         NN_RET_CHECK(hasBoxQuantization(context.input(3), OperandType::TENSOR_QUANT16_ASYMM));
         NN_RET_CHECK(hasBoxQuantization(context.output(1), OperandType::TENSOR_QUANT16_ASYMM));

@@ -16,7 +16,7 @@ bool typeAllowed(OperationType op, OperandType type) {
         case OperationType::MUL:
         case OperationType::SUB:
             return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
-                   type == OperandType::TENSOR_QUANT8_ASYMM;
+                   isQuant8Asymm(type);
         case OperationType::DIV:
             return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16;
         default:
@@ -39,7 +39,7 @@ bool validateBinary(const OperationContext& context) {
         const int32_t fuse = context.scalar<int32_t>(2);
         NN_RET_CHECK(fuse >= 0 && fuse <= 3);
     }
-    if (type == OperandType::TENSOR_QUANT8_ASYMM && context.type == OperationType::MUL) {
+    if (isQuant8Asymm(type) && context.type == OperationType::MUL) {
         // The requantization multiplier in1 * in2 / out must be below one.
         const double product = static_cast<double>(context.input(0).scale) * context.input(1).scale;
         NN_RET_CHECK(static_cast<double>(context.output(0).scale) > product);

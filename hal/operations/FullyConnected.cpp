@@ -2,7 +2,8 @@
 //
 // Operands: input (rank 2..4, flattened to [batch, inputSize]), weights [units, inputSize],
 // bias [units], INT32 fuse code. Output [batch, units]. Types: F32, F16 (weights and bias of
-// the same type), Q8 with Q8 weights and an INT32 bias of scale inScale * weightsScale.
+// the same type), Q8 or Q8S with weights of that type and an INT32 bias of scale
+// inScale * weightsScale.
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
@@ -18,9 +19,9 @@ bool validateFullyConnected(const OperationContext& context) {
     const OperandView& output = context.output(0);
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM}));
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(weights.type == input.type);
-    if (input.type == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8Asymm(input.type)) {
         NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
         const double product = static_cast<double>(input.scale) * weights.scale;
         NN_RET_CHECK(std::fabs(product - bias.scale) <=

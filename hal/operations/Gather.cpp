@@ -1,6 +1,6 @@
-// Signature of GATHER: in (F16, F32, I32, Q8), INT32 axis (negative counts from the end),
+// Signature of GATHER: in (F16, F32, I32, Q8, Q8S), INT32 axis (negative counts from the end),
 // TENSOR_INT32 indices of any rank. The output replaces the axis by the indices' dims:
-// in.dims[:axis] + indices.dims + in.dims[axis + 1:]; Q8 keeps the input's quantization.
+// in.dims[:axis] + indices.dims + in.dims[axis + 1:]; Q8 and Q8S keep the input's quantization.
 #include <vector>
 
 #include "nnemu/hal/Axis.h"
@@ -13,7 +13,8 @@ namespace {
 bool validateGather(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));

@@ -10,7 +10,8 @@ bool validateEmbeddingLookup(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                                          OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.output(0).type == context.inputType(1));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 1));
     NN_RET_CHECK(context.input(1).dims.empty() || context.input(1).rank() >= 2);

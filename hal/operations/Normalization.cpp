@@ -28,15 +28,15 @@ bool validateL2Norm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1, 2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM}));
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(context.output(0).type == type);
     if (context.numInputs() == 2) NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
     NN_RET_CHECK(axisValidIfKnown(context, 1));
-    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8Asymm(type)) {  // fixed: (1/128, 128), or (1/128, 0) signed
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
-        NN_RET_CHECK(context.output(0).zeroPoint == 128);
+        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 128));
     }
     return true;
 }

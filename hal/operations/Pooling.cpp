@@ -1,7 +1,7 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D.
 //
 // Operands: input [N,H,W,C] (or NCHW), then the window operands (see Padding.h) with the filter
-// width and height as INT32 scalars. Types: F32, F16, and Q8 for the average and max pools
+// width and height as INT32 scalars. Types: F32, F16, and Q8 or Q8S for the average and max pools
 // (output scale and zero point equal the input's). The output has the input's batch and
 // channel counts.
 #include "nnemu/hal/Operations.h"
@@ -20,7 +20,7 @@ bool validatePool(const OperationContext& context, bool allowQuant8) {
     if (allowQuant8) {
         NN_RET_CHECK(inputTypeIs(context, 0,
                                  {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                                  OperandType::TENSOR_QUANT8_ASYMM}));
+                                  OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     } else {
         NN_RET_CHECK(inputTypeIs(context, 0,
                                  {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));

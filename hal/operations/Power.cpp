@@ -22,7 +22,8 @@ bool validatePow(const OperationContext& context) {
 // Quant8 input, alpha and output each carry their own scale and zero point.
 bool validatePrelu(const OperationContext& context) {
     return validateSameTypes(context, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                       OperandType::TENSOR_QUANT8_ASYMM});
+                                       OperandType::TENSOR_QUANT8_ASYMM,
+                                       OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// DEQUANTIZE (Q8 / Q8S / Q8PC -> F32 / F16) and QUANTIZE (F32 / F16 -> Q8). Same shape.
+// DEQUANTIZE (Q8 / Q8 signed / Q8 symmetric / Q8PC -> F32 / F16) and QUANTIZE (F32 / F16 -> Q8
+// or Q8 signed). Same shape.
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -7,8 +8,8 @@ namespace {
 bool validateDequantize(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
-                             {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_SYMM,
-                              OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL}));
+                             {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
+                              OperandType::TENSOR_QUANT8_SYMM, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL}));
     const OperandType out = context.output(0).type;
     NN_RET_CHECK(out == OperandType::TENSOR_FLOAT32 || out == OperandType::TENSOR_FLOAT16);
     const OperandView& input = context.input(0);
@@ -37,7 +38,7 @@ bool prepareDequantize(OperationContext& context) {
 bool validateQuantize(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
-    NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_QUANT8_ASYMM);
+    NN_RET_CHECK(isQuant8Asymm(context.output(0).type));
     return true;
 }
 

@@ -11,6 +11,7 @@ namespace {
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
 constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
 constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
 
 bool validateAxesAndOutput(const OperationContext& context, OperandType keepDimsType) {
@@ -24,7 +25,7 @@ bool validateAxesAndOutput(const OperationContext& context, OperandType keepDims
 }
 
 bool validateMean(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     return validateAxesAndOutput(context, OperandType::INT32);
 }
 
@@ -34,7 +35,7 @@ bool validateSumProd(const OperationContext& context) {
 }
 
 bool validateMaxMin(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     return validateAxesAndOutput(context, OperandType::BOOL);
 }
 

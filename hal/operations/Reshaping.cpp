@@ -11,12 +11,13 @@ namespace {
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
 constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
 constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
-// Checks shared by every operation here: input 0 is the data tensor (F32, F16 or Q8) and the
-// single output has its type.
+// Checks shared by every operation here: input 0 is the data tensor (F32, F16, Q8 or Q8S) and
+// the single output has its type.
 bool validateData(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     return true;
 }
@@ -112,7 +113,7 @@ bool prepareSqueeze(OperationContext& context) {
     return true;
 }
 
-// ---- EXPAND_DIMS: in (F16, F32, I32, Q8), INT32 axis in [-rank - 1, rank] ----
+// ---- EXPAND_DIMS: in (F16, F32, I32, Q8, Q8S), INT32 axis in [-rank - 1, rank] ----
 
 // Position of the new dimension in the output of rank `rank` + 1.
 bool expandedAxis(int32_t axis, uint32_t rank, uint32_t* resolved) {
@@ -124,7 +125,7 @@ bool expandedAxis(int32_t axis, uint32_t rank, uint32_t* resolved) {
 
 bool validateExpandDims(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kI32, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kI32, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     if (context.input(0).rank() != 0 && context.hasValue(1)) {

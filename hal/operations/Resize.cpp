@@ -1,6 +1,6 @@
 // Signatures of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: in, width, height [, layout].
 // Width and height are both INT32 output sizes, or both scale factors (FLOAT32 for F32/Q8
-// inputs, FLOAT16 for F16 inputs) applied to the input size.
+// inputs, FLOAT16 for F16 inputs) applied to the input size. Q8 stands for Q8 and Q8S here.
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
@@ -13,7 +13,8 @@ bool validateResize(const OperationContext& context) {
     // Operand counts are checked by the per-operation wrappers below.
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                                          OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.output(0).type == type);
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
     const OperandType scaleType =

@@ -2,8 +2,8 @@
 //
 // Feature maps are [batches, H, W, C] (NCHW when the layout operand is true). Regions are
 // [x1, y1, x2, y2] rows in image pixels, with an I32 batch index each for ROI_ALIGN and
-// ROI_POOLING. Types: F32 or F16 throughout (float scalars FLOAT16 with F16), or Q8 feature
-// maps with Q16A boxes of scale 0.125 and zero point 0 (float scalars FLOAT32).
+// ROI_POOLING. Types: F32 or F16 throughout (float scalars FLOAT16 with F16), or Q8 or Q8S
+// feature maps with Q16A boxes of scale 0.125 and zero point 0 (float scalars FLOAT32).
 #include <cmath>
 
 #include "nnemu/hal/Detection.h"
@@ -18,7 +18,7 @@ using detection::hasBoxQuantization;
 // The feature map (input 0) and boxes (input 1) types agree: same float type, or Q8 with boxes.
 bool featureAndBoxTypes(const OperationContext& context, const OperandView& boxes) {
     const OperandType type = context.inputType(0);
-    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8Asymm(type)) {
         return hasBoxQuantization(boxes, OperandType::TENSOR_QUANT16_ASYMM);
     }
     NN_RET_CHECK(type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16);
@@ -86,7 +86,7 @@ bool validateHeatmapMaxKeypoint(const OperationContext& context) {
     NN_RET_CHECK(context.inputType(2) == OperandType::BOOL);
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(context.output(1).type == context.inputType(1));
-    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8Asymm(context.inputType(0))) {
         NN_RET_CHECK(hasBoxQuantization(context.output(1), OperandType::TENSOR_QUANT16_ASYMM));
     }
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4) && rankIsOrUnknown(context.input(1), 2));

@@ -11,7 +11,7 @@ namespace {
 
 bool isValueType(OperandType type) {
     return type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_FLOAT32 ||
-           type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM;
+           type == OperandType::TENSOR_INT32 || isQuant8Asymm(type);
 }
 
 // Declared shapes agree wherever both are known (unknown rank or dim agrees with anything).

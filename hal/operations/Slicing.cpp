@@ -10,6 +10,7 @@ namespace {
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
 constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
 constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
 // A 1-D I32 operand of `length` elements with its data present (prepare time).
@@ -23,7 +24,7 @@ bool isIndexVector(const OperandView& operand, uint32_t length) {
 
 bool validateStridedSlice(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {7}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
     for (uint32_t i = 1; i <= 3; ++i) {
@@ -53,7 +54,7 @@ bool prepareStridedSlice(OperationContext& context) {
 
 bool validateSlice(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kI32}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S, kI32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     for (uint32_t i = 1; i <= 2; ++i) {
         NN_RET_CHECK(inputTypeIs(context, i, {kI32}));
@@ -88,7 +89,7 @@ bool prepareSlice(OperationContext& context) {
 // ---- PAD / PAD_V2 ----
 
 bool validatePadCommon(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8}));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
     NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
@@ -111,7 +112,7 @@ bool validatePadV2(const OperationContext& context) {
         case kF16:
             NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT16}));
             break;
-        default:  // Q8: the pad value is given already quantized
+        default:  // Q8, Q8S: the pad value is given already quantized
             NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
             break;
     }
@@ -136,9 +137,10 @@ bool preparePad(OperationContext& context) {
 }
 
 bool preparePadV2(OperationContext& context) {
-    if (context.inputType(0) == kQ8) {
+    const OperandType type = context.inputType(0);
+    if (isQuant8Asymm(type)) {
         const int32_t padValue = context.scalar<int32_t>(2);
-        NN_RET_CHECK(padValue >= 0 && padValue <= 255);
+        NN_RET_CHECK(padValue >= quant8Min(type) && padValue <= quant8Max(type));
     }
     return preparePad(context);
 }

@@ -9,7 +9,7 @@ bool validateSoftmax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2, 3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM}));
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(context.output(0).type == type);
     NN_RET_CHECK(inputTypeIs(context, 1,
@@ -23,9 +23,9 @@ bool validateSoftmax(const OperationContext& context) {
         const int32_t axis = context.scalar<int32_t>(2);
         NN_RET_CHECK(axis >= -rank && axis < rank);
     }
-    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8Asymm(type)) {  // fixed: (1/256, 0), or (1/256, -128) signed
         NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
-        NN_RET_CHECK(context.output(0).zeroPoint == 0);
+        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 0));
     }
     return true;
 }

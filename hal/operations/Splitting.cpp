@@ -13,7 +13,8 @@ bool validateSplit(const OperationContext& context) {
     NN_RET_CHECK(context.numOutputs() >= 1);
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     for (uint32_t i = 0; i < context.numOutputs(); ++i) NN_RET_CHECK(context.output(i).type == type);

@@ -1,5 +1,6 @@
-// Signature of TILE: in (F16, F32, I32, Q8), TENSOR_INT32 multiples (one per input dimension).
-// Output dimension d is in.dims[d] * multiples[d]; Q8 keeps the input's quantization.
+// Signature of TILE: in (F16, F32, I32, Q8, Q8S), TENSOR_INT32 multiples (one per input
+// dimension). Output dimension d is in.dims[d] * multiples[d]; Q8 and Q8S keep the input's
+// quantization.
 #include <limits>
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace {
 bool validateTile(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));

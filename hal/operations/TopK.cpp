@@ -1,5 +1,5 @@
-// Signature of TOPK_V2: in (F16, F32, I32, Q8), INT32 k -> values (input type, Q8 keeps the
-// input's quantization) and TENSOR_INT32 indices, both shaped like the input with the last
+// Signature of TOPK_V2: in (F16, F32, I32, Q8, Q8S), INT32 k -> values (input type, Q8 and Q8S
+// keep the input's quantization) and TENSOR_INT32 indices, both shaped like the input with the last
 // dimension replaced by k (1 <= k <= last dimension).
 #include <vector>
 
@@ -12,7 +12,8 @@ namespace {
 bool validateTopK(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 2));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(context.output(1).type == OperandType::TENSOR_INT32);

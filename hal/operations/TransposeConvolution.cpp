@@ -1,9 +1,9 @@
 // TRANSPOSE_CONV_2D.
 //
 // Operands: input [N,H,W,Cin] (or NCHW), filter [Cout,kH,kW,Cin], bias [Cout], then the window
-// operands of TransposeWindow.h (layout mandatory). Types as CONV_2D's: F32, F16, Q8 with a Q8
-// or per-channel Q8 filter (channelDim 0) and an INT32 bias of scale inScale * filterScale
-// (per-channel: ignored). The batch may be 0.
+// operands of TransposeWindow.h (layout mandatory). Types as CONV_2D's: F32, F16, Q8 or Q8S with
+// a filter of the input's type or a per-channel Q8 filter (channelDim 0) and an INT32 bias of
+// scale inScale * filterScale (per-channel: ignored). The batch may be 0.
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
@@ -23,12 +23,13 @@ bool validateTensorTypes(const OperationContext& context) {
             NN_RET_CHECK(filter.type == input.type && bias.type == input.type);
             break;
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
             NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
             if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
                 // May be attached after the operation is added; required before finish.
                 if (filter.channelQuant != nullptr) NN_RET_CHECK(filter.channelQuant->channelDim == 0);
             } else {
-                NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM);
+                NN_RET_CHECK(filter.type == input.type);
                 const double product = static_cast<double>(input.scale) * filter.scale;
                 NN_RET_CHECK(std::fabs(product - bias.scale) <=
                              1e-6 * std::fmin(product, static_cast<double>(bias.scale)));

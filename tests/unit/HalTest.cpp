@@ -90,7 +90,12 @@ TEST(Validation, OperandTypeRules) {
     EXPECT_FALSE(hal::validateOperandType(5, {1, 2}, 0.5f, 256, &why));   // zero point range
     EXPECT_FALSE(hal::validateOperandType(3, {1}, 0.5f, 0, &why));        // float with a scale
     EXPECT_FALSE(hal::validateOperandType(0, {1}, 0.0f, 0, &why));        // scalar with dims
-    EXPECT_FALSE(hal::validateOperandType(14, {1}, 0.0f, 0, &why));       // unknown code
+    EXPECT_FALSE(hal::validateOperandType(15, {1}, 0.0f, 0, &why));       // unknown code
+    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, -128, &why));  // QUANT8_ASYMM_SIGNED
+    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, 127, &why));
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, 128, &why));  // zero point range
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, -129, &why));
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.0f, 0, &why));    // scale must be > 0
     EXPECT_TRUE(hal::validateOperandType(10001, {4}, 0.0f, 0, &why));     // OEM byte tensor
     EXPECT_TRUE(hal::validateOperandType(4, {3}, 0.25f, 0, &why));        // int32 bias scale
     EXPECT_FALSE(hal::validateOperandType(4, {3}, 0.25f, 1, &why));

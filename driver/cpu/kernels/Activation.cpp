@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 
@@ -75,38 +76,56 @@ bool negInt32(OperationContext& context) {
     return true;
 }
 
-// RELU family on quant8: a clamp in the quantized domain (output quantization == input's).
+// RELU family on quant8 (T = uint8_t or int8_t): a clamp in the quantized domain (output
+// quantization == input's).
+template <typename T>
 bool reluQuant8(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     int32_t fuse = 1;
     if (context.type == OperationType::RELU1) fuse = 2;
     if (context.type == OperationType::RELU6) fuse = 3;
     int32_t low, high;
-    quantizedActivationRange(fuse, input.scale, input.zeroPoint, 0, 255, &low, &high);
-    const uint8_t* in = input.as<uint8_t>();
-    uint8_t* out = context.output(0).as<uint8_t>();
+    quantizedActivationRange(fuse, input.scale, input.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    const T* in = input.as<T>();
+    T* out = context.output(0).as<T>();
     const uint64_t n = context.output(0).elements();
     for (uint64_t i = 0; i < n; ++i) {
-        out[i] = static_cast<uint8_t>(std::clamp(static_cast<int32_t>(in[i]), low, high));
+        out[i] = static_cast<T>(std::clamp(static_cast<int32_t>(in[i]), low, high));
     }
     return true;
 }
 
 // LOGISTIC / TANH on quant8: evaluated in float from the dequantized input and requantized
-// with the fixed output quantization (1/256, 0) or (1/128, 128).
+// with the fixed output quantization ((1/256, 0) or (1/128, 128), zero points 128 lower signed).
+template <typename T>
 bool sigmoidLikeQuant8(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     const hal::OperandView& output = context.output(0);
-    const uint8_t* in = input.as<uint8_t>();
-    uint8_t* out = context.output(0).as<uint8_t>();
+    const T* in = input.as<T>();
+    T* out = context.output(0).as<T>();
     const uint64_t n = output.elements();
     for (uint64_t i = 0; i < n; ++i) {
         const float x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale;
         const float y = applyFloat(context.type, x);
         const int32_t q = static_cast<int32_t>(std::round(y / output.scale)) + output.zeroPoint;
-        out[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+        out[i] = static_cast<T>(std::clamp(q, kQuantMin<T>, kQuantMax<T>));
     }
     return true;
+}
+
+template <typename T>
+bool unaryQuant8(OperationContext& context) {
+    switch (context.type) {
+        case OperationType::RELU:
+        case OperationType::RELU1:
+        case OperationType::RELU6:
+            return reluQuant8<T>(context);
+        case OperationType::LOGISTIC:
+        case OperationType::TANH:
+            return sigmoidLikeQuant8<T>(context);
+        default:
+            return false;
+    }
 }
 
 bool unaryKernel(OperationContext& context) {
@@ -118,17 +137,9 @@ bool unaryKernel(OperationContext& context) {
         case OperandType::TENSOR_INT32:
             return context.type == OperationType::NEG && negInt32(context);
         case OperandType::TENSOR_QUANT8_ASYMM:
-            switch (context.type) {
-                case OperationType::RELU:
-                case OperationType::RELU1:
-                case OperationType::RELU6:
-                    return reluQuant8(context);
-                case OperationType::LOGISTIC:
-                case OperationType::TANH:
-                    return sigmoidLikeQuant8(context);
-                default:
-                    return false;
-            }
+            return unaryQuant8<uint8_t>(context);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return unaryQuant8<int8_t>(context);
         default:
             return false;
     }

@@ -6,9 +6,11 @@
 // truncates toward zero (2.7 -> 2, -2.7 -> -2); a quant8 output first saturates to [0, 255]
 // (-1.0 -> 0, 256.0 -> 255). Where C++ leaves the result undefined, this kernel chooses:
 // float -> int32 saturates to the int32 range, and NaN becomes 0 for either integer type.
+// QUANT8_ASYMM_SIGNED only casts to itself: a copy.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "Broadcast.h"
@@ -68,8 +70,12 @@ bool castable(OperandType type) {
 bool castKernel(hal::OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
-    if (!castable(input.type) || !castable(output.type) || input.dims != output.dims) return false;
-    if (!holdsElements(input) || !holdsElements(output)) return false;
+    if (input.dims != output.dims || !holdsElements(input) || !holdsElements(output)) return false;
+    if (input.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED && output.type == input.type) {
+        if (output.elements() > 0) std::memcpy(output.data, input.data, output.elements());
+        return true;
+    }
+    if (!castable(input.type) || !castable(output.type)) return false;
     for (uint64_t i = 0; i < output.elements(); ++i) writeElement(output, i, readElement(input, i));
     return true;
 }

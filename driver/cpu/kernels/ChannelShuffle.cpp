@@ -17,7 +17,7 @@ bool channelShuffle(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(input.type == OperandType::TENSOR_FLOAT32 || input.type == OperandType::TENSOR_FLOAT16 ||
-                 input.type == OperandType::TENSOR_QUANT8_ASYMM);
+                 hal::isQuant8Asymm(input.type));
     const int32_t groups = context.scalar<int32_t>(1);
     uint32_t axis = 0;
     NN_RET_CHECK(hal::resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));

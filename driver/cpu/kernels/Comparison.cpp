@@ -61,6 +61,7 @@ bool comparisonKernel(OperationContext& context) {
         case OperandType::TENSOR_BOOL8:  // any non-zero byte is true; false < true
             return compareWith(context, [](const OperandView& v, uint64_t i) { return v.as<uint8_t>()[i] != 0; });
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
             return compareWith(context, quant8RealValue);
         default:
             return false;

@@ -1,9 +1,10 @@
-// Reference kernel of CONCATENATION. Float inputs are copied; Q8 inputs whose scale or zero
-// point differ from the output's are requantized to it (TFLite's ConcatenationWithScaling).
+// Reference kernel of CONCATENATION. Float inputs are copied; Q8 and Q8S inputs whose scale or
+// zero point differ from the output's are requantized to it (TFLite's ConcatenationWithScaling).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -13,10 +14,21 @@ using hal::OperandType;
 using hal::OperationContext;
 using hal::OperandView;
 
+// Requantizes `count` Q8 (T = uint8_t) or Q8S (T = int8_t) values from `input`'s parameters to
+// `output`'s.
+template <typename T>
+void requantize(const T* from, T* to, uint64_t count, const OperandView& input, const OperandView& output) {
+    const float scale = input.scale * (1.0f / output.scale);
+    const float bias = -static_cast<float>(input.zeroPoint) * scale;
+    for (uint64_t e = 0; e < count; ++e) {
+        const int32_t value = static_cast<int32_t>(std::round(from[e] * scale + bias)) + output.zeroPoint;
+        to[e] = static_cast<T>(std::clamp(value, kQuantMin<T>, kQuantMax<T>));
+    }
+}
+
 bool concatenation(OperationContext& context) {
     const OperandType type = context.inputType(0);
-    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
-        type != OperandType::TENSOR_QUANT8_ASYMM) {
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
         return false;
     }
     const uint32_t count = context.numInputs() - 1;
@@ -30,25 +42,20 @@ bool concatenation(OperationContext& context) {
     for (uint32_t k = 0; k < axis; ++k) outer *= outDims[k];
     uint64_t inner = 1;
     for (size_t k = axis + 1; k < outDims.size(); ++k) inner *= outDims[k];
-    const float inverseOutputScale = type == OperandType::TENSOR_QUANT8_ASYMM ? 1.0f / output.scale : 0.0f;
     uint8_t* to = output.data;
     for (uint64_t o = 0; o < outer; ++o) {
         for (uint32_t i = 0; i < count; ++i) {
             const OperandView& input = context.input(i);
             const uint64_t block = static_cast<uint64_t>(input.dims[axis]) * inner;
             const uint8_t* from = input.data + o * block * size;
-            const bool requantize = type == OperandType::TENSOR_QUANT8_ASYMM &&
-                                    (input.scale != output.scale || input.zeroPoint != output.zeroPoint);
-            if (!requantize) {
+            const bool sameValues = !hal::isQuant8Asymm(type) ||
+                                    (input.scale == output.scale && input.zeroPoint == output.zeroPoint);
+            if (sameValues) {
                 if (block > 0) std::memcpy(to, from, block * size);
+            } else if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+                requantize(from, to, block, input, output);
             } else {
-                const float scale = input.scale * inverseOutputScale;
-                const float bias = -static_cast<float>(input.zeroPoint) * scale;
-                for (uint64_t e = 0; e < block; ++e) {
-                    const int32_t value =
-                            static_cast<int32_t>(std::round(from[e] * scale + bias)) + output.zeroPoint;
-                    to[e] = static_cast<uint8_t>(std::clamp(value, 0, 255));
-                }
+                requantize(reinterpret_cast<const int8_t*>(from), reinterpret_cast<int8_t*>(to), block, input, output);
             }
             to += block * size;
         }

@@ -4,7 +4,8 @@
 //   loop.template run<Acc>(tap, store)
 // calls tap(inputIndex, filterIndex) for every product of one output element, sums them in an
 // Acc and hands the sum to store(outputIndex, outChannel, sum). This file supplies tap and
-// store for F32, F16 (computed in float) and Q8 with a Q8 or per-channel filter.
+// store for F32, F16 (computed in float) and Q8 or Q8S with a filter of the input's type or a
+// per-channel one.
 #pragma once
 
 #include <cstdint>
@@ -27,17 +28,22 @@ void convolveFloat(const Loop& loop, int32_t activation, const float* input, con
                              });
 }
 
-template <typename Loop>
+// T is the element type of input and output: uint8_t (Q8) or int8_t (Q8S).
+template <typename T, typename Loop>
 bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int32_t activation,
                     uint32_t outChannels, hal::OperandView& outputView) {
     const hal::OperandView& inputView = context.input(0);
     const hal::OperandView& filterView = context.input(1);
-    Requantizer requantize;
+    NN_RET_CHECK(filterView.type == inputView.type ||
+                 filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+    NN_RET_CHECK(context.input(2).type == hal::OperandType::TENSOR_INT32);
+    NN_RET_CHECK(fits(outputView, outputView.elements(), sizeof(T)));
+    Requantizer<T> requantize;
     NN_RET_CHECK(requantize.init(inputView, filterView, outputView, activation, outChannels));
-    const uint8_t* input = inputView.as<uint8_t>();
+    const T* input = inputView.as<T>();
     const int32_t* bias = context.input(2).as<int32_t>();
     const int32_t inputZeroPoint = inputView.zeroPoint;
-    uint8_t* output = outputView.as<uint8_t>();
+    T* output = outputView.as<T>();
     auto store = [&](size_t o, uint32_t oc, int32_t acc) { output[o] = requantize(acc, bias[oc], oc); };
     if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         const int8_t* filter = filterView.as<int8_t>();
@@ -47,7 +53,7 @@ bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int3
                 },
                 store);
     } else {
-        const uint8_t* filter = filterView.as<uint8_t>();
+        const T* filter = filterView.as<T>();
         const int32_t filterZeroPoint = filterView.zeroPoint;
         loop.template run<int32_t>(
                 [&](size_t i, size_t f) {
@@ -90,11 +96,9 @@ bool convolve(hal::OperationContext& context, int32_t activation, uint32_t outCh
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
-            NN_RET_CHECK(filter.type == OperandType::TENSOR_QUANT8_ASYMM ||
-                         filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
-            NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
-            NN_RET_CHECK(fits(output, outCount, sizeof(uint8_t)));
-            return convolveQuant8(loop, context, activation, outChannels, output);
+            return convolveQuant8<uint8_t>(loop, context, activation, outChannels, output);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return convolveQuant8<int8_t>(loop, context, activation, outChannels, output);
         default:
             return false;
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "nnemu/cpu/QuantMath.h"
@@ -40,10 +41,12 @@ inline bool fits(const hal::OperandView& operand, uint64_t count, uint32_t eleme
     return count == 0 || (operand.data != nullptr && operand.length >= count * elementSize);
 }
 
-// Turns the int32 accumulators (bias included) of a convolution-like layer into QUANT8_ASYMM
-// outputs, one fixed-point multiplier per output channel. NNAPI's arithmetic: the real
-// multiplier is (inScale * filterScale, a float product) / outScale in double; since feature
-// level 29 it may exceed 1 (a left shift before the Q31 multiply).
+// Turns the int32 accumulators (bias included) of a convolution-like layer into 8-bit outputs
+// (T = uint8_t for QUANT8_ASYMM, int8_t for QUANT8_ASYMM_SIGNED), one fixed-point multiplier per
+// output channel. NNAPI's arithmetic: the real multiplier is (inScale * filterScale, a float
+// product) / outScale in double; since feature level 29 it may exceed 1 (a left shift before the
+// Q31 multiply).
+template <typename T>
 class Requantizer {
 public:
     // `filter` is per tensor (QUANT8_ASYMM) or per channel (`channels` scales).
@@ -63,20 +66,22 @@ public:
             quantizeMultiplier(real, &multipliers_[c], &shifts_[c]);
         }
         zeroPoint_ = output.zeroPoint;
-        quantizedActivationRange(activation, output.scale, output.zeroPoint, 0, 255, &low_, &high_);
+        quantizedActivationRange(activation, output.scale, output.zeroPoint, kMin, kMax, &low_, &high_);
         return true;
     }
 
-    uint8_t operator()(int32_t accumulator, int32_t bias, uint32_t channel) const {
+    T operator()(int32_t accumulator, int32_t bias, uint32_t channel) const {
         const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(accumulator, bias),
                                                              multipliers_[channel], shifts_[channel]);
-        return static_cast<uint8_t>(clampInt(saturatingAdd(scaled, zeroPoint_), low_, high_));
+        return static_cast<T>(clampInt(saturatingAdd(scaled, zeroPoint_), low_, high_));
     }
 
 private:
+    static constexpr int32_t kMin = std::numeric_limits<T>::min();
+    static constexpr int32_t kMax = std::numeric_limits<T>::max();
     std::vector<int32_t> multipliers_;
     std::vector<int> shifts_;
-    int32_t zeroPoint_ = 0, low_ = 0, high_ = 255;
+    int32_t zeroPoint_ = 0, low_ = kMin, high_ = kMax;
 };
 
 }  // namespace nnemu::cpu::convpool

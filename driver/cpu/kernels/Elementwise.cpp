@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "Broadcast.h"
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 
@@ -56,8 +57,10 @@ bool binaryFloat16(OperationContext& context, int32_t fuse) {
     return true;
 }
 
-// ADD / SUB on quant8: both inputs are brought to a common scale (twice the larger input
-// scale) with 20 bits of headroom, summed as integers, then rescaled to the output.
+// ADD / SUB on quant8 (T = uint8_t or int8_t): both inputs are brought to a common scale (twice
+// the larger input scale) with 20 bits of headroom, summed as integers, then rescaled to the
+// output.
+template <typename T>
 bool addSubQuant8(OperationContext& context, int32_t fuse) {
     const hal::OperandView& in1 = context.input(0);
     const hal::OperandView& in2 = context.input(1);
@@ -74,10 +77,10 @@ bool addSubQuant8(OperationContext& context, int32_t fuse) {
     quantizeMultiplier(realOutMult, &outMult, &outShift);
     if (context.type == OperationType::SUB) mult2 = -mult2;  // a - b == a + (-1 * b)
     int32_t low, high;
-    quantizedActivationRange(fuse, out.scale, out.zeroPoint, 0, 255, &low, &high);
-    const uint8_t* a = in1.as<uint8_t>();
-    const uint8_t* b = in2.as<uint8_t>();
-    uint8_t* o = out.as<uint8_t>();
+    quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    const T* a = in1.as<T>();
+    const T* b = in2.as<T>();
+    T* o = out.as<T>();
     forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
         const int32_t shiftedA = (static_cast<int32_t>(a[i]) - in1.zeroPoint) * (1 << kLeftShift);
         const int32_t shiftedB = (static_cast<int32_t>(b[j]) - in2.zeroPoint) * (1 << kLeftShift);
@@ -85,11 +88,12 @@ bool addSubQuant8(OperationContext& context, int32_t fuse) {
         const int32_t scaledB = multiplyByQuantizedMultiplier(shiftedB, mult2, shift2);
         const int32_t sum = scaledA + scaledB;
         const int32_t result = multiplyByQuantizedMultiplier(sum, outMult, outShift) + out.zeroPoint;
-        o[oi] = static_cast<uint8_t>(std::clamp(result, low, high));
+        o[oi] = static_cast<T>(std::clamp(result, low, high));
     });
     return true;
 }
 
+template <typename T>
 bool mulQuant8(OperationContext& context, int32_t fuse) {
     const hal::OperandView& in1 = context.input(0);
     const hal::OperandView& in2 = context.input(1);
@@ -100,17 +104,26 @@ bool mulQuant8(OperationContext& context, int32_t fuse) {
     int shift;
     quantizeMultiplier(realMult, &mult, &shift);
     int32_t low, high;
-    quantizedActivationRange(fuse, out.scale, out.zeroPoint, 0, 255, &low, &high);
-    const uint8_t* a = in1.as<uint8_t>();
-    const uint8_t* b = in2.as<uint8_t>();
-    uint8_t* o = out.as<uint8_t>();
+    quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    const T* a = in1.as<T>();
+    const T* b = in2.as<T>();
+    T* o = out.as<T>();
     forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
         const int32_t product = (static_cast<int32_t>(a[i]) - in1.zeroPoint) *
                                 (static_cast<int32_t>(b[j]) - in2.zeroPoint);
         const int32_t result = multiplyByQuantizedMultiplier(product, mult, shift) + out.zeroPoint;
-        o[oi] = static_cast<uint8_t>(std::clamp(result, low, high));
+        o[oi] = static_cast<T>(std::clamp(result, low, high));
     });
     return true;
+}
+
+template <typename T>
+bool binaryQuant8(OperationContext& context, int32_t fuse) {
+    if (context.type == OperationType::ADD || context.type == OperationType::SUB) {
+        return addSubQuant8<T>(context, fuse);
+    }
+    if (context.type == OperationType::MUL) return mulQuant8<T>(context, fuse);
+    return false;
 }
 
 bool binaryKernel(OperationContext& context) {
@@ -123,11 +136,9 @@ bool binaryKernel(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16:
             return binaryFloat16(context, fuse);
         case OperandType::TENSOR_QUANT8_ASYMM:
-            if (context.type == OperationType::ADD || context.type == OperationType::SUB) {
-                return addSubQuant8(context, fuse);
-            }
-            if (context.type == OperationType::MUL) return mulQuant8(context, fuse);
-            return false;
+            return binaryQuant8<uint8_t>(context, fuse);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return binaryQuant8<int8_t>(context, fuse);
         default:
             return false;
     }

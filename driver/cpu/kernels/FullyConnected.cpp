@@ -1,4 +1,4 @@
-// Reference kernel of FULLY_CONNECTED (F32, F16, Q8): output[b][u] = sum_i input[b][i] *
+// Reference kernel of FULLY_CONNECTED (F32, F16, Q8, Q8S): output[b][u] = sum_i input[b][i] *
 // weights[u][i] + bias[u], the input read as [batch, inputSize].
 #include <cstdint>
 #include <vector>
@@ -36,22 +36,26 @@ void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* inpu
     }
 }
 
+// T: uint8_t (Q8) or int8_t (Q8S), the type of input, weights and output.
+template <typename T>
 bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationContext& context,
                           OperandView& outputView) {
     const OperandView& inputView = context.input(0);
     const OperandView& weightsView = context.input(1);
-    convpool::Requantizer requantize;
+    NN_RET_CHECK(weightsView.type == inputView.type && context.input(2).type == OperandType::TENSOR_INT32);
+    NN_RET_CHECK(convpool::fits(outputView, outputView.elements(), sizeof(T)));
+    convpool::Requantizer<T> requantize;
     NN_RET_CHECK(requantize.init(inputView, weightsView, outputView, activation, 1));
-    const uint8_t* input = inputView.as<uint8_t>();
-    const uint8_t* weights = weightsView.as<uint8_t>();
+    const T* input = inputView.as<T>();
+    const T* weights = weightsView.as<T>();
     const int32_t* bias = context.input(2).as<int32_t>();
-    uint8_t* output = outputView.as<uint8_t>();
+    T* output = outputView.as<T>();
     const int32_t inputZeroPoint = inputView.zeroPoint;
     const int32_t weightsZeroPoint = weightsView.zeroPoint;
     for (uint32_t b = 0; b < s.batches; ++b) {
-        const uint8_t* row = input + static_cast<size_t>(b) * s.inputSize;
+        const T* row = input + static_cast<size_t>(b) * s.inputSize;
         for (uint32_t u = 0; u < s.units; ++u) {
-            const uint8_t* w = weights + static_cast<size_t>(u) * s.inputSize;
+            const T* w = weights + static_cast<size_t>(u) * s.inputSize;
             int32_t acc = 0;
             for (uint32_t i = 0; i < s.inputSize; ++i) {
                 acc += (static_cast<int32_t>(row[i]) - inputZeroPoint) *
@@ -99,9 +103,9 @@ bool fullyConnected(OperationContext& context) {
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
-            NN_RET_CHECK(weights.type == input.type && bias.type == OperandType::TENSOR_INT32);
-            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint8_t)));
-            return fullyConnectedQuant8(s, activation, context, output);
+            return fullyConnectedQuant8<uint8_t>(s, activation, context, output);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return fullyConnectedQuant8<int8_t>(s, activation, context, output);
         default:
             return false;
     }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -65,10 +66,12 @@ void l2NormFloat(const float* in, float* out, const AxisSplit& s) {
     }
 }
 
-// Quant8: output quantization is (1/128, 128), i.e. q = 128 + round(128 * x / |x|).
+// Quant8 (T = uint8_t or int8_t): output quantization is (1/128, 128), or (1/128, 0) signed,
+// i.e. q = zeroPoint + round(128 * x / |x|).
+template <typename T>
 void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const AxisSplit& s) {
-    const uint8_t* in = input.as<uint8_t>();
-    uint8_t* out = output.as<uint8_t>();
+    const T* in = input.as<T>();
+    T* out = output.as<T>();
     for (uint64_t o = 0; o < s.outer; ++o) {
         for (uint64_t i = 0; i < s.inner; ++i) {
             const uint64_t base = o * s.axisSize * s.inner + i;
@@ -83,7 +86,7 @@ void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const
                 const double normalized = norm > 0.0 ? diff / norm : 0.0;
                 const int32_t q = static_cast<int32_t>(std::round(normalized / output.scale)) +
                                   output.zeroPoint;
-                out[base + a * s.inner] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+                out[base + a * s.inner] = static_cast<T>(std::clamp(q, kQuantMin<T>, kQuantMax<T>));
             }
         }
     }
@@ -107,7 +110,10 @@ bool l2NormKernel(OperationContext& context) {
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
-            l2NormQuant8(input, output, split);
+            l2NormQuant8<uint8_t>(input, output, split);
+            return true;
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            l2NormQuant8<int8_t>(input, output, split);
             return true;
         default:
             return false;

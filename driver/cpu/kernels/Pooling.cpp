@@ -1,13 +1,14 @@
-// Reference kernels of AVERAGE_POOL_2D, MAX_POOL_2D (F32, F16, Q8) and L2_POOL_2D (F32, F16).
-// Windows are clipped to the input: padding never counts as an element, so an average divides
-// by the number of input elements actually covered. The quantized average rounds half up:
-// (sum + count / 2) / count.
+// Reference kernels of AVERAGE_POOL_2D, MAX_POOL_2D (F32, F16, Q8, Q8S) and L2_POOL_2D (F32,
+// F16). Windows are clipped to the input: padding never counts as an element, so an average
+// divides by the number of input elements actually covered. The quantized average rounds half
+// away from zero: (sum ± count / 2) / count (half up for Q8, whose sums are never negative).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "ConvPoolUtils.h"
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Padding.h"
@@ -104,27 +105,31 @@ void poolFloat(PoolKind kind, const PoolShape& s, const float* input, float* out
     }
 }
 
+// T: uint8_t (Q8) or int8_t (Q8S), the type of input and output.
+template <typename T>
 bool poolQuant8(PoolKind kind, const PoolShape& s, const OperandView& inputView,
                 OperandView& outputView) {
+    NN_RET_CHECK(kind != PoolKind::L2);
+    NN_RET_CHECK(convpool::fits(outputView, outputView.elements(), sizeof(T)));
     int32_t low, high;
-    quantizedActivationRange(s.params.activation, outputView.scale, outputView.zeroPoint, 0, 255,
-                             &low, &high);
-    const uint8_t* input = inputView.as<uint8_t>();
-    uint8_t* output = outputView.as<uint8_t>();
+    quantizedActivationRange(s.params.activation, outputView.scale, outputView.zeroPoint,
+                             kQuantMin<T>, kQuantMax<T>, &low, &high);
+    const T* input = inputView.as<T>();
+    T* output = outputView.as<T>();
     const int32_t zeroPoint = outputView.zeroPoint;
     auto put = [&](size_t o, int32_t value) {
-        output[o] = static_cast<uint8_t>(convpool::clampInt(value, low, high));
+        output[o] = static_cast<T>(convpool::clampInt(value, low, high));
     };
     switch (kind) {
         case PoolKind::AVERAGE:
             pool(s, int32_t{0}, [&](int32_t acc, size_t i) { return acc + input[i]; },
                  [&](size_t o, int32_t sum, uint32_t count) {
                      const auto n = static_cast<int32_t>(count);
-                     put(o, n == 0 ? zeroPoint : (sum + n / 2) / n);
+                     put(o, n == 0 ? zeroPoint : (sum >= 0 ? sum + n / 2 : sum - n / 2) / n);
                  });
             return true;
         case PoolKind::MAX:
-            pool(s, int32_t{0},
+            pool(s, kQuantMin<T>,
                  [&](int32_t acc, size_t i) { return std::max<int32_t>(acc, input[i]); },
                  [&](size_t o, int32_t max, uint32_t count) { put(o, count == 0 ? zeroPoint : max); });
             return true;
@@ -155,9 +160,9 @@ bool runPool(OperationContext& context, PoolKind kind) {
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
-            NN_RET_CHECK(kind != PoolKind::L2);
-            NN_RET_CHECK(convpool::fits(output, outCount, sizeof(uint8_t)));
-            return poolQuant8(kind, s, input, output);
+            return poolQuant8<uint8_t>(kind, s, input, output);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return poolQuant8<int8_t>(kind, s, input, output);
         default:
             return false;
     }

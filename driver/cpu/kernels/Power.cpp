@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "Broadcast.h"
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 
@@ -46,6 +47,8 @@ bool binaryFloat16(OperationContext& context) {
 
 // PRELU on quant8 in fixed point: a non-negative x - zp is rescaled by inScale / outScale; a
 // negative one is multiplied by alpha - alphaZp and rescaled by inScale * alphaScale / outScale.
+// T: uint8_t (Q8) or int8_t (Q8S).
+template <typename T>
 bool preluQuant8(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& alpha = context.input(1);
@@ -55,9 +58,9 @@ bool preluQuant8(OperationContext& context) {
     quantizeMultiplier(static_cast<double>(input.scale) / output.scale, &positiveMult, &positiveShift);
     quantizeMultiplier(static_cast<double>(input.scale) * alpha.scale / output.scale, &negativeMult,
                        &negativeShift);
-    const uint8_t* x = input.as<uint8_t>();
-    const uint8_t* a = alpha.as<uint8_t>();
-    uint8_t* out = output.as<uint8_t>();
+    const T* x = input.as<T>();
+    const T* a = alpha.as<T>();
+    T* out = output.as<T>();
     forEachBroadcast(output.dims, input.dims, alpha.dims, [&](uint64_t o, uint64_t i, uint64_t j) {
         const int32_t value = static_cast<int32_t>(x[i]) - input.zeroPoint;
         int32_t scaled;
@@ -67,7 +70,7 @@ bool preluQuant8(OperationContext& context) {
             const int32_t slope = static_cast<int32_t>(a[j]) - alpha.zeroPoint;
             scaled = multiplyByQuantizedMultiplier(value * slope, negativeMult, negativeShift);
         }
-        out[o] = static_cast<uint8_t>(std::clamp(saturatingAdd(scaled, output.zeroPoint), 0, 255));
+        out[o] = static_cast<T>(std::clamp(saturatingAdd(scaled, output.zeroPoint), kQuantMin<T>, kQuantMax<T>));
     });
     return true;
 }
@@ -82,7 +85,9 @@ bool powPreluKernel(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16:
             return binaryFloat16(context);
         case OperandType::TENSOR_QUANT8_ASYMM:
-            return context.type == OperationType::PRELU && preluQuant8(context);
+            return context.type == OperationType::PRELU && preluQuant8<uint8_t>(context);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return context.type == OperationType::PRELU && preluQuant8<int8_t>(context);
         default:
             return false;
     }

@@ -1,27 +1,46 @@
-// Real values of quant8 (TENSOR_QUANT8_ASYMM) elements, for kernels that compare or pick values
-// across operands with different scales and zero points.
+// Stored and real values of 8-bit asymmetric elements: TENSOR_QUANT8_ASYMM (uint8_t) and
+// TENSOR_QUANT8_ASYMM_SIGNED (int8_t). Kernels template their quantized paths on the element
+// type T and take its range from here, so both types share one arithmetic.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::cpu {
 
+template <typename T>
+constexpr int32_t kQuantMin = std::numeric_limits<T>::min();
+template <typename T>
+constexpr int32_t kQuantMax = std::numeric_limits<T>::max();
+
+// Element i of a Q8 or Q8S operand as stored.
+inline int32_t quant8At(const hal::OperandView& v, uint64_t i) {
+    if (v.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return v.as<int8_t>()[i];
+    return v.as<uint8_t>()[i];
+}
+
 // The real value of element i. An integer in [-255, 255] times a float32 scale has at most 33
 // significant bits, so the product is exact in double: values of operands with different
 // scales or zero points compare exactly, and equal reals compare equal.
 inline double quant8RealValue(const hal::OperandView& v, uint64_t i) {
-    return (static_cast<double>(v.as<uint8_t>()[i]) - v.zeroPoint) * static_cast<double>(v.scale);
+    return (static_cast<double>(quant8At(v, i)) - v.zeroPoint) * static_cast<double>(v.scale);
 }
 
-// `real` in the output's quantization: zeroPoint + round(real / scale) (half away from zero),
-// clamped to [0, 255].
-inline uint8_t quant8FromReal(double real, const hal::OperandView& out) {
-    const double q = std::round(real / out.scale) + out.zeroPoint;
-    return static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
+// Stores `real` into element i of a Q8 or Q8S operand: zeroPoint + round(real / scale) (half away
+// from zero), clamped to the type's range.
+inline void storeQuant8FromReal(double real, hal::OperandView& out, uint64_t i) {
+    const double q = std::clamp(std::round(real / out.scale) + out.zeroPoint,
+                                static_cast<double>(hal::quant8Min(out.type)),
+                                static_cast<double>(hal::quant8Max(out.type)));
+    if (out.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+        out.as<int8_t>()[i] = static_cast<int8_t>(q);
+    } else {
+        out.as<uint8_t>()[i] = static_cast<uint8_t>(q);
+    }
 }
 
 }  // namespace nnemu::cpu

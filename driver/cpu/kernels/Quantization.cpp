@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -19,6 +20,17 @@ void storeFloat(hal::OperandView& output, uint64_t i, float value) {
     }
 }
 
+// Q8 (T = uint8_t) or Q8S (T = int8_t): (q - zeroPoint) * scale.
+template <typename T>
+bool dequantizeAsymm(const hal::OperandView& input, hal::OperandView& output) {
+    const T* in = input.as<T>();
+    const uint64_t n = input.elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        storeFloat(output, i, (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale);
+    }
+    return true;
+}
+
 bool dequantizeKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
@@ -27,13 +39,10 @@ bool dequantizeKernel(OperationContext& context) {
     }
     const uint64_t n = input.elements();
     switch (input.type) {
-        case OperandType::TENSOR_QUANT8_ASYMM: {
-            const uint8_t* in = input.as<uint8_t>();
-            for (uint64_t i = 0; i < n; ++i) {
-                storeFloat(output, i, (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale);
-            }
-            return true;
-        }
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            return dequantizeAsymm<uint8_t>(input, output);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return dequantizeAsymm<int8_t>(input, output);
         case OperandType::TENSOR_QUANT8_SYMM: {
             const int8_t* in = input.as<int8_t>();
             for (uint64_t i = 0; i < n; ++i) storeFloat(output, i, in[i] * input.scale);
@@ -59,31 +68,44 @@ bool dequantizeKernel(OperationContext& context) {
     }
 }
 
-// q = zeroPoint + round(x / scale) (halves away from zero), saturated to [0, 255].
-uint8_t quantizeValue(float x, float scale, int32_t zeroPoint) {
+// q = zeroPoint + round(x / scale) (halves away from zero), saturated to T's range (T = uint8_t
+// for Q8, int8_t for Q8S).
+template <typename T>
+T quantizeValue(float x, float scale, int32_t zeroPoint) {
     const float q = static_cast<float>(zeroPoint) + std::round(x / scale);
-    return static_cast<uint8_t>(std::clamp(q, 0.0f, 255.0f));
+    return static_cast<T>(std::clamp(q, static_cast<float>(kQuantMin<T>), static_cast<float>(kQuantMax<T>)));
 }
 
-bool quantizeKernel(OperationContext& context) {
-    const hal::OperandView& input = context.input(0);
-    hal::OperandView& output = context.output(0);
-    if (output.type != OperandType::TENSOR_QUANT8_ASYMM) return false;
+template <typename T>
+bool quantizeInto(const hal::OperandView& input, hal::OperandView& output) {
     const uint64_t n = input.elements();
-    uint8_t* out = output.as<uint8_t>();
+    T* out = output.as<T>();
     switch (input.type) {
         case OperandType::TENSOR_FLOAT32: {
             const float* in = input.as<float>();
-            for (uint64_t i = 0; i < n; ++i) out[i] = quantizeValue(in[i], output.scale, output.zeroPoint);
+            for (uint64_t i = 0; i < n; ++i) out[i] = quantizeValue<T>(in[i], output.scale, output.zeroPoint);
             return true;
         }
         case OperandType::TENSOR_FLOAT16: {
             const uint16_t* in = input.as<uint16_t>();
             for (uint64_t i = 0; i < n; ++i) {
-                out[i] = quantizeValue(hal::halfToFloat(in[i]), output.scale, output.zeroPoint);
+                out[i] = quantizeValue<T>(hal::halfToFloat(in[i]), output.scale, output.zeroPoint);
             }
             return true;
         }
+        default:
+            return false;
+    }
+}
+
+bool quantizeKernel(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    hal::OperandView& output = context.output(0);
+    switch (output.type) {
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            return quantizeInto<uint8_t>(input, output);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return quantizeInto<int8_t>(input, output);
         default:
             return false;
     }

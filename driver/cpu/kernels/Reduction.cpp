@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -94,22 +95,20 @@ float larger(float a, float b) { return std::max(a, b); }
 float smaller(float a, float b) { return std::min(a, b); }
 float asIs(float acc, uint64_t) { return acc; }
 
-bool mean(OperationContext& context) {
+// MEAN of Q8 (T = uint8_t) or Q8S (T = int8_t) values.
+template <typename T>
+bool meanQuant8(OperationContext& context) {
     const OperandView& input = context.input(0);
-    if (input.type != OperandType::TENSOR_QUANT8_ASYMM) {
-        return reduceFloat(context, 0.0f, plus, [](float sum, uint64_t count) {
-            return count == 0 ? 0.0f : sum / static_cast<float>(count);
-        });
-    }
-    const uint8_t* in = input.as<uint8_t>();
+    const T* in = input.as<T>();
     OperandView& output = context.output(0);
-    uint8_t* out = output.as<uint8_t>();
+    T* out = output.as<T>();
     auto load = [&](size_t i) { return static_cast<int32_t>(in[i]); };
     auto add = [](int32_t a, int32_t b) { return a + b; };
     if (input.scale == output.scale && input.zeroPoint == output.zeroPoint) {
-        // Same quantization: the mean of the quantized values, truncated (TFLite's Mean).
+        // Same quantization: the mean of the quantized values, truncated toward zero (TFLite's
+        // Mean).
         return reduce<int32_t>(context, 0, load, add, [&](size_t o, int32_t sum, uint64_t count) {
-            out[o] = static_cast<uint8_t>(count == 0 ? 0 : sum / static_cast<int32_t>(count));
+            out[o] = static_cast<T>(count == 0 ? 0 : sum / static_cast<int32_t>(count));
         });
     }
     // Different quantization: requantize the mean into the output's parameters.
@@ -118,26 +117,45 @@ bool mean(OperationContext& context) {
     return reduce<int32_t>(context, 0, load, add, [&](size_t o, int32_t sum, uint64_t count) {
         const float meanValue = count == 0 ? 0.0f : static_cast<float>(sum) / static_cast<float>(count);
         const float value = std::round(meanValue * scale + bias) + static_cast<float>(output.zeroPoint);
-        out[o] = static_cast<uint8_t>(std::clamp(value, 0.0f, 255.0f));
+        out[o] = static_cast<T>(
+                std::clamp(value, static_cast<float>(kQuantMin<T>), static_cast<float>(kQuantMax<T>)));
     });
+}
+
+bool mean(OperationContext& context) {
+    switch (context.inputType(0)) {
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            return meanQuant8<uint8_t>(context);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return meanQuant8<int8_t>(context);
+        default:
+            return reduceFloat(context, 0.0f, plus, [](float sum, uint64_t count) {
+                return count == 0 ? 0.0f : sum / static_cast<float>(count);
+            });
+    }
 }
 
 bool reduceSum(OperationContext& context) { return reduceFloat(context, 0.0f, plus, asIs); }
 bool reduceProd(OperationContext& context) { return reduceFloat(context, 1.0f, times, asIs); }
 
+// Q8 (T = uint8_t) or Q8S (T = int8_t): input and output share their quantization, so the
+// quantized values compare directly.
+template <bool kMax, typename T>
+bool reduceMaxMinQuant8(OperationContext& context) {
+    const T* in = context.input(0).as<T>();
+    T* out = context.output(0).as<T>();
+    const int32_t init = kMax ? kQuantMin<T> : kQuantMax<T>;
+    return reduce<int32_t>(
+            context, init, [&](size_t i) { return static_cast<int32_t>(in[i]); },
+            [](int32_t a, int32_t b) { return kMax ? std::max(a, b) : std::min(a, b); },
+            [&](size_t o, int32_t acc, uint64_t) { out[o] = static_cast<T>(acc); });
+}
+
 template <bool kMax>
 bool reduceMaxMin(OperationContext& context) {
-    const OperandView& input = context.input(0);
-    if (input.type == OperandType::TENSOR_QUANT8_ASYMM) {
-        // Input and output share their quantization, so the quantized values compare directly.
-        const uint8_t* in = input.as<uint8_t>();
-        uint8_t* out = context.output(0).as<uint8_t>();
-        const int32_t init = kMax ? 0 : 255;
-        return reduce<int32_t>(
-                context, init, [&](size_t i) { return static_cast<int32_t>(in[i]); },
-                [](int32_t a, int32_t b) { return kMax ? std::max(a, b) : std::min(a, b); },
-                [&](size_t o, int32_t acc, uint64_t) { out[o] = static_cast<uint8_t>(acc); });
-    }
+    const OperandType type = context.inputType(0);
+    if (type == OperandType::TENSOR_QUANT8_ASYMM) return reduceMaxMinQuant8<kMax, uint8_t>(context);
+    if (type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return reduceMaxMinQuant8<kMax, int8_t>(context);
     const float init = kMax ? -std::numeric_limits<float>::infinity()
                             : std::numeric_limits<float>::infinity();
     return reduceFloat(context, init, kMax ? larger : smaller, asIs);

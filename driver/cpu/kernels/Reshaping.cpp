@@ -1,6 +1,6 @@
 // Reference kernels of RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
 // BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. They only move elements, so they work on whole
-// elements of the operand's byte size whatever the type (F32, F16, Q8).
+// elements of the operand's byte size whatever the type (F32, F16, Q8, Q8S).
 #include <cstring>
 #include <vector>
 
@@ -15,8 +15,7 @@ using hal::OperandType;
 using hal::OperationContext;
 
 bool isDataType(OperandType type) {
-    return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
-           type == OperandType::TENSOR_QUANT8_ASYMM;
+    return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 || hal::isQuant8Asymm(type);
 }
 
 // Copies element `from` of `src` to element `to` of `dst`, elements being `size` bytes.
@@ -151,11 +150,10 @@ bool spaceToBatch(OperationContext& context) {
     const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
     const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
     const size_t size = hal::elementSize(type);
-    // Padding is a logical zero: the zero point for Q8, +0.0 (all bits clear) for floats.
+    // Padding is a logical zero: the zero point for Q8 and Q8S (its byte in either
+    // representation), +0.0 (all bits clear) for floats.
     uint8_t padValue[4] = {0, 0, 0, 0};
-    if (type == OperandType::TENSOR_QUANT8_ASYMM) {
-        padValue[0] = static_cast<uint8_t>(context.output(0).zeroPoint);
-    }
+    if (hal::isQuant8Asymm(type)) padValue[0] = static_cast<uint8_t>(context.output(0).zeroPoint);
     for (uint32_t b = 0; b < out.batches; ++b) {
         const uint32_t inB = in.batches == 0 ? 0 : b % in.batches;
         const uint32_t blockIndex = in.batches == 0 ? 0 : b / in.batches;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -45,6 +46,19 @@ void bilinear(const Image4& in, const Image4& out, Load load, Store store) {
     }
 }
 
+// Q8 (T = uint8_t) or Q8S (T = int8_t): interpolates the quantized values directly (input and
+// output share their quantization) and truncates toward zero, as TFLite's reference kernel does.
+template <typename T>
+void bilinearQuant8(OperationContext& context, const Image4& in, const Image4& out) {
+    const T* input = context.input(0).as<T>();
+    T* output = context.output(0).as<T>();
+    bilinear(in, out, [&](size_t i) { return static_cast<float>(input[i]); },
+             [&](size_t i, float v) {
+                 output[i] = static_cast<T>(std::clamp(v, static_cast<float>(kQuantMin<T>),
+                                                       static_cast<float>(kQuantMax<T>)));
+             });
+}
+
 bool resizeBilinear(OperationContext& context) {
     const bool nchw = hal::layoutIsNchw(context, 3);
     const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
@@ -66,17 +80,12 @@ bool resizeBilinear(OperationContext& context) {
                      [&](size_t i, float v) { output[i] = hal::floatToHalf(v); });
             return true;
         }
-        case OperandType::TENSOR_QUANT8_ASYMM: {
-            // Interpolates the quantized values directly (input and output share their
-            // quantization) and truncates, as TFLite's reference kernel does.
-            const uint8_t* input = context.input(0).as<uint8_t>();
-            uint8_t* output = context.output(0).as<uint8_t>();
-            bilinear(in, out, [&](size_t i) { return static_cast<float>(input[i]); },
-                     [&](size_t i, float v) {
-                         output[i] = static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f));
-                     });
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            bilinearQuant8<uint8_t>(context, in, out);
             return true;
-        }
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            bilinearQuant8<int8_t>(context, in, out);
+            return true;
         default:
             return false;
     }
@@ -84,8 +93,7 @@ bool resizeBilinear(OperationContext& context) {
 
 bool resizeNearestNeighbor(OperationContext& context) {
     const OperandType type = context.inputType(0);
-    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
-        type != OperandType::TENSOR_QUANT8_ASYMM) {
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
         return false;
     }
     const bool nchw = hal::layoutIsNchw(context, 3);

@@ -1,6 +1,6 @@
 // Reference kernels for MAXIMUM, MINIMUM (numpy-style broadcasting) and SELECT. Each output
 // element is one of the input elements; on quant8 the chosen value is requantized from its
-// input's scale and zero point to the output's (round to nearest, clamp to [0, 255]).
+// input's scale and zero point to the output's (round to nearest, clamp to the type's range).
 #include <cstdint>
 #include <cstring>
 
@@ -38,16 +38,15 @@ bool maxMinTyped(OperationContext& context, Value (*value)(Stored)) {
     return true;
 }
 
-// Quant8: the real values are compared, then the chosen one is requantized.
+// Q8 and Q8S: the real values are compared, then the chosen one is requantized.
 bool maxMinQuant8(OperationContext& context) {
     const OperandView& a = context.input(0);
     const OperandView& b = context.input(1);
     OperandView& output = context.output(0);
-    uint8_t* out = output.as<uint8_t>();
     const bool isMax = context.type == OperationType::MAXIMUM;
     forEachBroadcast(output.dims, a.dims, b.dims, [&](uint64_t o, uint64_t i, uint64_t j) {
         const double x = quant8RealValue(a, i), y = quant8RealValue(b, j);
-        out[o] = quant8FromReal(takeSecond(isMax, x, y) ? y : x, output);
+        storeQuant8FromReal(takeSecond(isMax, x, y) ? y : x, output, o);
     });
     return true;
 }
@@ -67,6 +66,7 @@ bool maxMinKernel(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16:
             return maxMinTyped<uint16_t, float>(context, hal::halfToFloat);
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
             return maxMinQuant8(context);
         default:
             return false;
@@ -89,11 +89,9 @@ bool selectKernel(OperationContext& context) {
     const uint8_t* condition = context.input(0).as<uint8_t>();
     OperandView& output = context.output(0);
     const uint64_t n = output.elements();
-    if (output.type == OperandType::TENSOR_QUANT8_ASYMM) {
-        uint8_t* out = output.as<uint8_t>();
+    if (hal::isQuant8Asymm(output.type)) {
         for (uint64_t i = 0; i < n; ++i) {
-            const OperandView& chosen = context.input(condition[i] ? 1 : 2);
-            out[i] = quant8FromReal(quant8RealValue(chosen, i), output);
+            storeQuant8FromReal(quant8RealValue(context.input(condition[i] ? 1 : 2), i), output, i);
         }
         return true;
     }

@@ -39,8 +39,7 @@ void gather(const OperandView& input, const std::vector<SliceAxis>& axes, uint8_
 bool stridedSlice(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandType type = input.type;
-    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
-        type != OperandType::TENSOR_QUANT8_ASYMM) {
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
         return false;
     }
     std::vector<SliceAxis> axes;
@@ -59,7 +58,7 @@ bool slice(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandType type = input.type;
     if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
-        type != OperandType::TENSOR_QUANT8_ASYMM && type != OperandType::TENSOR_INT32) {
+        !hal::isQuant8Asymm(type) && type != OperandType::TENSOR_INT32) {
         return false;
     }
     const int32_t* begin = context.input(1).as<int32_t>();
@@ -103,13 +102,15 @@ void padWith(OperationContext& context, const uint8_t* padValue) {
 }
 
 bool pad(OperationContext& context) {
-    // The padding is a logical zero: +0.0 for floats, the zero point for Q8.
+    // The padding is a logical zero: +0.0 for floats, the zero point for Q8 and Q8S (its byte in
+    // either representation).
     uint8_t padValue[4] = {0, 0, 0, 0};
     switch (context.inputType(0)) {
         case OperandType::TENSOR_FLOAT32:
         case OperandType::TENSOR_FLOAT16:
             break;
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
             padValue[0] = static_cast<uint8_t>(context.output(0).zeroPoint);
             break;
         default:
@@ -133,6 +134,7 @@ bool padV2(OperationContext& context) {
             break;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:  // already quantized, in the type's range
             padValue[0] = static_cast<uint8_t>(context.scalar<int32_t>(2));
             break;
         default:

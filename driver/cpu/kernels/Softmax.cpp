@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -29,6 +30,23 @@ void softmaxFloat(const float* in, float* out, uint64_t outer, uint32_t axisSize
             }
             for (uint32_t a = 0; a < axisSize; ++a) out[base + a * inner] /= sum;
         }
+    }
+}
+
+// Q8 (T = uint8_t) or Q8S (T = int8_t), evaluated in float from the dequantized input; the
+// output quantization is fixed: (1/256, 0), or (1/256, -128) signed.
+template <typename T>
+void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint64_t outer,
+                   uint32_t axisSize, uint64_t inner, float beta) {
+    const uint64_t n = input.elements();
+    std::vector<float> in(n), out(n);
+    const T* src = input.as<T>();
+    for (uint64_t i = 0; i < n; ++i) in[i] = (static_cast<int32_t>(src[i]) - input.zeroPoint) * input.scale;
+    softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
+    T* dst = output.as<T>();
+    for (uint64_t i = 0; i < n; ++i) {
+        const int32_t q = static_cast<int32_t>(std::round(out[i] / output.scale)) + output.zeroPoint;
+        dst[i] = static_cast<T>(std::clamp(q, kQuantMin<T>, kQuantMax<T>));
     }
 }
 
@@ -61,21 +79,12 @@ bool softmaxKernel(OperationContext& context) {
             for (uint64_t i = 0; i < n; ++i) dst[i] = hal::floatToHalf(out[i]);
             return true;
         }
-        case OperandType::TENSOR_QUANT8_ASYMM: {
-            // Evaluated in float from the dequantized input; output quantization is (1/256, 0).
-            std::vector<float> in(n), out(n);
-            const uint8_t* src = input.as<uint8_t>();
-            for (uint64_t i = 0; i < n; ++i) {
-                in[i] = (static_cast<int32_t>(src[i]) - input.zeroPoint) * input.scale;
-            }
-            softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
-            uint8_t* dst = output.as<uint8_t>();
-            for (uint64_t i = 0; i < n; ++i) {
-                const int32_t q = static_cast<int32_t>(std::round(out[i] / output.scale)) + output.zeroPoint;
-                dst[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
-            }
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            softmaxQuant8<uint8_t>(input, output, outer, axisSize, inner, beta);
             return true;
-        }
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            softmaxQuant8<int8_t>(input, output, outer, axisSize, inner, beta);
+            return true;
         default:
             return false;
     }

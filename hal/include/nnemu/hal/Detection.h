@@ -13,11 +13,11 @@
 
 namespace nnemu::hal::detection {
 
-// Every element of a F32, F16, Q8 (asymm), Q16 (symm or asymm) or I32 tensor as a real value.
-// False for another type or when the data is missing or too short.
+// Every element of a F32, F16, Q8 (asymm, unsigned or signed), Q16 (symm or asymm) or I32
+// tensor as a real value. False for another type or when the data is missing or too short.
 bool readValues(const OperandView& operand, std::vector<float>* values);
-// Stores a real value into element i of a F32, F16, Q8 or Q16 tensor; quantized types round
-// half away from zero and saturate.
+// Stores a real value into element i of a F32, F16, Q8 (either) or Q16 tensor; quantized types
+// round half away from zero and saturate.
 void writeValue(OperandView& operand, size_t i, float value);
 
 // Quantized box tensors are `type` (Q16A, or Q16S for anchors) with scale 0.125, zero point 0.

@@ -9,11 +9,24 @@
 
 namespace nnemu::hal {
 
-bool isValidOperandType(int32_t code);  // 0..13 or the two OEM codes
+bool isValidOperandType(int32_t code);  // 0..14 or the two OEM codes
 bool isScalarType(OperandType type);
 bool isTensorType(OperandType type) ;
 bool isQuantizedType(OperandType type);  // types whose scale must be > 0
 uint32_t elementSize(OperandType type);  // bytes per element; 0 for OEM scalar
+// The feature level (API level) that introduced the type: 27, 29 or 30.
+int64_t operandTypeFeatureLevel(OperandType type);
+
+// The two 8-bit asymmetric types: TENSOR_QUANT8_ASYMM (uint8) and, from feature level 30,
+// TENSOR_QUANT8_ASYMM_SIGNED (int8), which every operation taking the first also takes, with the
+// same constraints.
+bool isQuant8Asymm(OperandType type);
+// Range of a stored value of an 8-bit asymmetric type: [0, 255] or [-128, 127].
+int32_t quant8Min(OperandType type);
+int32_t quant8Max(OperandType type);
+// A zero point stated for TENSOR_QUANT8_ASYMM, in `type`'s terms (128 lower for the signed type),
+// for the operations whose output quantization is fixed.
+int32_t quant8ZeroPoint(OperandType type, int32_t unsignedZeroPoint);
 
 const char* operandTypeName(OperandType type);
 const char* operationName(OperationType type);  // "CONV_2D"; "UNKNOWN" when out of range

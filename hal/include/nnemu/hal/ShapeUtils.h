@@ -55,7 +55,7 @@ inline bool layoutIsNchw(const OperationContext& context, uint32_t index) {
 
 // For a quantized output that must carry its input's parameters.
 inline bool sameQuantization(const OperandView& input, const OperandView& output) {
-    if (input.type != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    if (!isQuant8Asymm(input.type)) return true;
     return input.scale == output.scale && input.zeroPoint == output.zeroPoint;
 }
 

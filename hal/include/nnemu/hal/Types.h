@@ -26,6 +26,7 @@ enum class OperandType : int32_t {
     TENSOR_QUANT8_SYMM_PER_CHANNEL = 11,
     TENSOR_QUANT16_ASYMM = 12,
     TENSOR_QUANT8_SYMM = 13,
+    TENSOR_QUANT8_ASYMM_SIGNED = 14,  // feature level 30
     OEM = 10000,
     TENSOR_OEM_BYTE = 10001,
 };
@@ -54,7 +55,7 @@ enum class OperationType : int32_t {
     OEM_OPERATION = 10000,
 };
 
-constexpr int32_t kNumberOfOperandTypes = 14;    // codes 0..13
+constexpr int32_t kNumberOfOperandTypes = 15;    // codes 0..14
 constexpr int32_t kNumberOfOperationTypes = 95;  // codes 0..94
 
 enum class ErrorStatus : int32_t {

@@ -9,22 +9,23 @@
 
 namespace nnemu::cpu {
 
-// Element i of a F32, F16, I32 or Q8 tensor as a number that orders like the element: the value
-// itself for floats and I32 (exact in double), the raw code for Q8 (its scale is positive).
+// Element i of a F32, F16, I32, Q8 or Q8S tensor as a number that orders like the element: the
+// value itself for floats and I32 (exact in double), the raw code for Q8 and Q8S (positive scale).
 inline double orderedValue(const hal::OperandView& operand, uint64_t i) {
     switch (operand.type) {
         case hal::OperandType::TENSOR_FLOAT32: return operand.as<float>()[i];
         case hal::OperandType::TENSOR_FLOAT16: return hal::halfToFloat(operand.as<uint16_t>()[i]);
         case hal::OperandType::TENSOR_INT32: return operand.as<int32_t>()[i];
         case hal::OperandType::TENSOR_QUANT8_ASYMM: return operand.as<uint8_t>()[i];
+        case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return operand.as<int8_t>()[i];
         default: return 0.0;
     }
 }
 
-// F32, F16, I32 or Q8: the element types of the operations that move or compare elements.
+// F32, F16, I32, Q8 or Q8S: the element types of the operations that move or compare elements.
 inline bool isPlainTensorType(hal::OperandType type) {
     return type == hal::OperandType::TENSOR_FLOAT32 || type == hal::OperandType::TENSOR_FLOAT16 ||
-           type == hal::OperandType::TENSOR_INT32 || type == hal::OperandType::TENSOR_QUANT8_ASYMM;
+           type == hal::OperandType::TENSOR_INT32 || hal::isQuant8Asymm(type);
 }
 
 inline bool isFloatTensor(hal::OperandType type) {

@@ -1,0 +1,62 @@
+// The runtime's feature-level gate (nnapi-fl30plus.md §2.4): the HAL knows
+// TENSOR_QUANT8_ASYMM_SIGNED, but a feature level 29 runtime refuses it at
+// ANeuralNetworksModel_addOperand, however well-formed the operand is.
+#include <android/NeuralNetworks.h>
+#include <gtest/gtest.h>
+
+#include "FeatureLevel.h"
+#include "nnemu/hal/OperandTypes.h"
+#include "nnemu/hal/Validation.h"
+
+namespace nnemu {
+namespace {
+
+constexpr int32_t kSignedCode = 14;  // ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED (feature level 30)
+
+class FeatureLevelGate : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_EQ(ANeuralNetworksModel_create(&model_), ANEURALNETWORKS_NO_ERROR); }
+    void TearDown() override { ANeuralNetworksModel_free(model_); }
+
+    int addOperand(int32_t code, float scale, int32_t zeroPoint) {
+        const ANeuralNetworksOperandType type{code, 2, kDims, scale, zeroPoint};
+        return ANeuralNetworksModel_addOperand(model_, &type);
+    }
+
+    static constexpr uint32_t kDims[2] = {2, 3};
+    ANeuralNetworksModel* model_ = nullptr;
+};
+
+TEST_F(FeatureLevelGate, RuntimeStaysAtFeatureLevel29) {
+    EXPECT_EQ(runtime::kRuntimeFeatureLevel, 29);
+    EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED), 30);
+    EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM), 27);
+    EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_SYMM), 29);
+}
+
+TEST_F(FeatureLevelGate, HalAcceptsTheSignedType) {
+    std::string why;
+    EXPECT_TRUE(hal::validateOperandType(kSignedCode, {2, 3}, 0.5f, -128, &why)) << why;
+}
+
+TEST_F(FeatureLevelGate, AddOperandRefusesTheSignedType) {
+    EXPECT_EQ(addOperand(kSignedCode, 0.5f, -128), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(addOperand(kSignedCode, 0.25f, 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(addOperand(kSignedCode, 1.0f, 127), ANEURALNETWORKS_BAD_DATA);
+    const ANeuralNetworksOperandType scalar{kSignedCode, 0, nullptr, 0.5f, 0};
+    EXPECT_EQ(ANeuralNetworksModel_addOperand(model_, &scalar), ANEURALNETWORKS_BAD_DATA);
+}
+
+TEST_F(FeatureLevelGate, RefusalLeavesTheModelUsable) {
+    ASSERT_EQ(addOperand(kSignedCode, 0.5f, 0), ANEURALNETWORKS_BAD_DATA);
+    // The refused operand took no index: the next one is operand 0, still modifiable.
+    ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 0.5f, 128), ANEURALNETWORKS_NO_ERROR);
+    const uint8_t values[6] = {1, 2, 3, 4, 5, 6};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_, 0, values, sizeof values),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_, 1, values, sizeof values),
+              ANEURALNETWORKS_BAD_DATA);
+}
+
+}  // namespace
+}  // namespace nnemu
