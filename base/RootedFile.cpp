@@ -12,32 +12,35 @@
 namespace nnemu::base {
 namespace {
 
-std::vector<std::string> componentsBelow(const std::string& root, const std::string& path, std::string* error) {
-    std::string base = root;
-    while (base.size() > 1 && base.back() == '/') base.pop_back();
-    const std::string prefix = base == "/" ? "/" : base + "/";
-    if (path.compare(0, prefix.size(), prefix) != 0) {
-        *error = path + " is not inside the device root " + root;
-        errno = EINVAL;
-        return {};
-    }
-    std::vector<std::string> parts;
-    size_t start = prefix.size();
+// The names of a path, without empty ones ("//") and ".".
+std::vector<std::string> names(const std::string& path) {
+    std::vector<std::string> result;
+    size_t start = 0;
     while (start <= path.size()) {
         const size_t end = std::min(path.find('/', start), path.size());
-        const std::string part = path.substr(start, end - start);
-        if (part == "..") {
-            *error = path + " climbs out of the device root";
-            errno = EINVAL;
-            return {};
-        }
-        if (!part.empty() && part != ".") parts.push_back(part);
+        std::string name = path.substr(start, end - start);
+        if (!name.empty() && name != ".") result.push_back(std::move(name));
         start = end + 1;
     }
-    if (parts.empty()) {
-        *error = path + " names the device root itself, not a file in it";
-        errno = EINVAL;
+    return result;
+}
+
+// The names of `path` below `root`, compared name by name (so "/tmp//r" and "/tmp/r/" agree).
+std::vector<std::string> componentsBelow(const std::string& root, const std::string& path, std::string* error) {
+    const std::vector<std::string> rootNames = names(root);
+    std::vector<std::string> parts = names(path);
+    errno = EINVAL;
+    if (root.empty() || root.front() != '/' || path.empty() || path.front() != '/' ||
+        parts.size() < rootNames.size() || !std::equal(rootNames.begin(), rootNames.end(), parts.begin())) {
+        *error = path + " is not inside the device root " + root;
+        return {};
     }
+    parts.erase(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(rootNames.size()));
+    if (std::find(parts.begin(), parts.end(), "..") != parts.end()) {
+        *error = path + " climbs out of the device root";
+        return {};
+    }
+    if (parts.empty()) *error = path + " names the device root itself, not a file in it";
     return parts;
 }
 

@@ -76,6 +76,17 @@ TEST_F(RootedFileTest, RefusesPathsOutsideOrClimbingOutOfTheRoot) {
     EXPECT_FALSE(fs::exists(outside_ + "/f"));
 }
 
+TEST_F(RootedFileTest, RootAndPathSpellingsNeedNotMatch) {
+    std::string error;
+    const std::string doubled = top_ + "//root/";
+    const int fd = openInsideRoot(doubled, top_ + "/root/./a//f", O_WRONLY | O_CREAT, 0600, true, &error);
+    ASSERT_GE(fd, 0) << error;
+    close(fd);
+    EXPECT_TRUE(fs::exists(root_ + "/a/f"));
+    EXPECT_TRUE(makeDirectoriesInsideRoot(top_ + "/root", doubled + "b", &error)) << error;
+    EXPECT_LT(openInsideRoot(top_ + "/root", top_ + "/rootx/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+}
+
 TEST_F(RootedFileTest, TheRootItselfMayBeASymlink) {
     fs::create_symlink(root_, top_ + "/link");
     std::string error;

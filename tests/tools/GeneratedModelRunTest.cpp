@@ -88,7 +88,8 @@ TEST_F(GeneratedModelRun, FullyDelegatedMobileNet) {
                            "the delegate.\n"),
               std::string::npos);
     EXPECT_TRUE(std::regex_search(run.err, std::regex("INFO: Running benchmark for at least 1 iterations and at least 0.5 "
-                                                      "seconds but terminate if exceeding 150 seconds.\nINFO: count=")));
+                                                      "seconds but terminate if exceeding 150 seconds.\nINFO: count=")))
+            << run.err;
 }
 
 TEST_F(GeneratedModelRun, CpuOperationInTheMiddle) {
