@@ -38,9 +38,10 @@ std::string damage(const StateRecord& record, ssize_t bytes, off_t fileSize) {
     if (bytes < static_cast<ssize_t>(sizeof record) || fileSize < static_cast<off_t>(sizeof record)) return "truncated";
     if (allZero(record)) return "zeroed";
     if (record.magic != kStateMagic) return "not a statistics state";
-    if (record.version != kStateVersion || record.size != sizeof record || fileSize != static_cast<off_t>(sizeof record)) {
+    if (record.version != kStateVersion || record.size != sizeof record) {
         return "of another format (version " + std::to_string(record.version) + ")";
     }
+    if (fileSize != static_cast<off_t>(sizeof record)) return "longer than a statistics state";
     if (record.checksum != stateChecksum(record)) return "damaged (checksum mismatch)";
     for (const StateSlot& slot : record.slots) {
         if (slot.pid < 0 || (slot.pid != 0 && slot.order >= record.nextOrder)) return "inconsistent";
