@@ -19,6 +19,7 @@
 #include <set>
 #include <vector>
 
+#include "StatisticsFiles.h"
 #include "StatisticsState.h"
 #include "nnemu/base/RootedFile.h"
 #include "nnemu/hal/Log.h"
@@ -34,11 +35,6 @@ constexpr const char* kProfilesName = ".profiles";  // 0700, tables 0600: only t
 constexpr size_t kPageSize = 4096;                  // `networks` is one sysfs page at most
 constexpr size_t kMaxProfileBytes = 1 << 20;
 constexpr int64_t kPruneIntervalNs = 100'000'000;
-// inference_count and inference_time are published with a modification time this far in the
-// past, which no later write (it sets the time to now) reproduces: a write of the value a file
-// already shows is noticed too.
-constexpr time_t kBackdateSeconds = 10;
-
 enum FileIndex { COUNT, TIME, NETWORKS, PROFILE };
 struct VisibleFile {
     const char* name;
@@ -51,119 +47,6 @@ int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
 }
-
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
-
-bool sameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
-
-FileIdentity identityOf(const struct stat& info) {
-    return {static_cast<uint64_t>(info.st_ino), static_cast<int64_t>(info.st_size),
-            static_cast<int64_t>(info.st_mtim.tv_sec), static_cast<int64_t>(info.st_mtim.tv_nsec)};
-}
-
-bool matches(const FileIdentity& identity, const struct stat& info) {
-    const FileIdentity now = identityOf(info);
-    return identity.inode == now.inode && identity.size == now.size && identity.mtimeSec == now.mtimeSec &&
-           identity.mtimeNsec == now.mtimeNsec;
-}
-
-bool writeAll(int fd, const std::string& text) {
-    for (size_t done = 0; done < text.size();) {
-        const ssize_t written = ::write(fd, text.data() + done, text.size() - done);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) return false;
-        done += static_cast<size_t>(written);
-    }
-    return true;
-}
-
-// A file is rewritten whole by writing a new one beside it and renaming it over the old: readers
-// see the old or the new content, never a mix, and no existing file (a planted symlink or hard
-// link) is ever opened for writing. Each process uses its own temporary name.
-class Replacement {
-public:
-    Replacement(int dir, const std::string& name) : dir_(dir), name_(name) {
-        temp_ = "." + name + "." + std::to_string(getpid()) + ".tmp";
-    }
-    ~Replacement() {
-        if (created_) unlinkat(dir_, temp_.c_str(), 0);
-    }
-    Replacement(const Replacement&) = delete;
-    Replacement& operator=(const Replacement&) = delete;
-
-    // Writes the new content; with `backdate`, gives it the past modification time the reset
-    // check relies on. `identity` receives what the file will look like once in place.
-    bool prepare(const std::string& text, mode_t mode, bool backdate, FileIdentity* identity) {
-        unlinkat(dir_, temp_.c_str(), 0);  // left by a crashed process that had our pid
-        Fd fd(openat(dir_, temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-        if (fd.get() < 0) return false;
-        created_ = true;
-        if (!writeAll(fd.get(), text)) return false;
-        if (backdate) {
-            const struct timespec times[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - kBackdateSeconds, 0}};
-            if (futimens(fd.get(), times) != 0) return false;
-        }
-        struct stat info {};
-        if (fstat(fd.get(), &info) != 0) return false;
-        if (identity != nullptr) *identity = identityOf(info);
-        ready_ = true;
-        return true;
-    }
-    bool ready() const { return ready_; }
-    bool commit() {
-        if (!ready_ || renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) return false;
-        created_ = false;
-        return true;
-    }
-
-private:
-    int dir_;
-    std::string name_, temp_;
-    bool created_ = false, ready_ = false;
-};
-
-// The statistics folder, opened by the O_NOFOLLOW walk from the device root (every file in it
-// is then reached with *at calls and O_NOFOLLOW from this descriptor, which is the same guarantee
-// as base::openInsideRoot per file at a fraction of the cost). The descriptor is reused while the
-// path still names the same directory.
-class RootedDirectory {
-public:
-    RootedDirectory(std::string root, std::string path) : root_(std::move(root)), path_(std::move(path)) {}
-    ~RootedDirectory() { close(); }
-
-    int get(std::string* error) {
-        struct stat named {}, held {};
-        if (fd_ >= 0 && fstatat(AT_FDCWD, path_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-            fstat(fd_, &held) == 0 && sameFile(named, held)) {
-            return fd_;
-        }
-        close();
-        if (!base::makeDirectoriesInsideRoot(root_, path_, error)) return -1;
-        fd_ = base::openInsideRoot(root_, path_, O_RDONLY | O_DIRECTORY, 0, false, error);
-        return fd_;
-    }
-
-private:
-    void close() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-
-    std::string root_, path_;
-    int fd_ = -1;
-};
 
 // A network this process has loaded.
 struct LocalNetwork {
@@ -221,7 +104,7 @@ public:
         std::lock_guard guard(mutex_);
         update([&](int dir) {
             Fd profiles(openProfiles(dir, true));
-            Replacement file(profiles.get(), profileName(getpid(), nid));
+            Replacement file(profiles.get(), profileName(getpid(), nid), false);
             if (profiles.get() >= 0 && !(file.prepare(table, 0600, false, nullptr) && file.commit())) {
                 warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(errno));
             }
@@ -237,6 +120,8 @@ private:
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
         update([](int) {});
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
+        std::string error;
+        if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
     }
 
     template <typename Change>
@@ -321,6 +206,9 @@ private:
         for (StateSlot& slot : record_.slots) {
             if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) forget(dir, slot);
         }
+        removeSpares(dir, 0);
+        Fd profiles(openProfiles(dir, false));
+        if (profiles.get() >= 0) removeSpares(profiles.get(), 0);
     }
 
     // The record lists exactly this process's live networks: after a rebuild they come back
@@ -432,7 +320,7 @@ private:
         std::vector<std::unique_ptr<Replacement>> files;
         for (int file = 0; file < 4; ++file) {
             if (!replaceable(dir, file)) continue;
-            auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name);
+            auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name, true);
             FileIdentity identity{};
             if (!replacement->prepare(texts[file], kFiles[file].mode, file <= TIME, &identity)) {
                 warnOnce("cannot write " + path_ + "/" + kFiles[file].name + ": " + std::strerror(errno));

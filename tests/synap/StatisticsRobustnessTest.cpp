@@ -244,6 +244,82 @@ TEST_F(StatisticsRobustness, ReadersNeverSeeAPartialFile) {
     EXPECT_EQ(finish(client), 0);
 }
 
+// A version is rewritten in place only when nobody holds it: a reader that opened a file keeps
+// reading the whole version it opened, however many updates happen meanwhile.
+TEST_F(StatisticsRobustness, AReaderHoldingAVersionKeepsItWhole) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    const std::string count = read("inference_count"), networks = read("networks");
+    const int heldCount = open((dir_ + "inference_count").c_str(), O_RDONLY);
+    const int heldNetworks = open((dir_ + "networks").c_str(), O_RDONLY);
+    runMore(client, 5);
+    auto content = [](int fd) {
+        char text[8192];
+        const ssize_t bytes = pread(fd, text, sizeof text, 0);
+        return std::string(text, bytes > 0 ? static_cast<size_t>(bytes) : 0);
+    };
+    EXPECT_EQ(content(heldCount), count);
+    EXPECT_EQ(content(heldNetworks), networks);
+    EXPECT_EQ(read("inference_count"), "7\n");
+    close(heldCount);
+    close(heldNetworks);
+    EXPECT_EQ(finish(client), 0);
+}
+
+// A hard link made to a published version keeps that version: it is never rewritten.
+TEST_F(StatisticsRobustness, AHardLinkToAPublishedVersionIsNotRewritten) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    fs::create_hard_link(dir_ + "inference_count", scratch_ + "/copy");
+    runMore(client, 3);
+    EXPECT_EQ(readPath(scratch_ + "/copy"), "2\n");
+    EXPECT_EQ(read("inference_count"), "5\n");
+    EXPECT_EQ(finish(client), 0);
+}
+
+// Links planted under a process's spare name: neither is written through.
+class PlantedSpare : public StatisticsRobustness, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(PlantedSpare, IsNotWrittenThrough) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    const std::string victim = scratch_ + "/victim", spare = dir_ + ".inference_count." + std::to_string(client.pid) + ".tmp";
+    std::ofstream(victim) << "keep\n";
+    fs::remove(spare);
+    if (GetParam()) {
+        fs::create_symlink(victim, spare);
+    } else {
+        fs::create_hard_link(victim, spare);
+    }
+    runMore(client, 3);
+    EXPECT_EQ(readPath(victim), "keep\n");
+    EXPECT_EQ(read("inference_count"), "5\n");
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(readPath(victim), "keep\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, PlantedSpare, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "Symlink" : "HardLink"); });
+
+// Spares go with their process: at exit, or at the next update after it is killed.
+TEST_F(StatisticsRobustness, SparesDoNotOutliveTheirProcess) {
+    auto spares = [&] {
+        int found = 0;
+        for (const auto& entry : fs::directory_iterator(dir_)) found += entry.path().extension() == ".tmp";
+        return found;
+    };
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(spares(), 0);
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    EXPECT_GT(spares(), 0);
+    kill(client.pid, SIGKILL);
+    finish(client);
+    usleep(150 * 1000);  // past the pruning interval
+    ASSERT_EQ(runClient(1), 0);
+    EXPECT_EQ(spares(), 0);
+}
+
 // Modes: the visible files have the kernel's (0644, network_profile 0444), what only the driver
 // reads is the owner's alone.
 TEST_F(StatisticsRobustness, FilesHaveRestrictiveModes) {
