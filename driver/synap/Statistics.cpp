@@ -117,6 +117,8 @@ private:
 
     void releaseOwnNetworks() {
         std::lock_guard guard(mutex_);
+        struct stat info {};
+        if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
         update([](int) {});
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
