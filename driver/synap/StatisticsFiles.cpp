@@ -32,6 +32,15 @@ bool writeAllAt(int fd, const std::string& text) {
     return true;
 }
 
+// A write lease is granted only when no other descriptor has the file open. Someone opening it
+// while we hold the lease makes the kernel signal us, with SIGIO by default, which would end the
+// process: the notice is sent as SIGURG (ignored by default) until no owner is left to notify.
+bool takeLease(int fd) {
+    if (fcntl(fd, F_SETSIG, SIGURG) != 0 || fcntl(fd, F_SETLEASE, F_WRLCK) != 0) return false;
+    fcntl(fd, F_SETOWN, 0);
+    return true;
+}
+
 // The pid in a spare's name (".<name>.<pid>.tmp"), or 0.
 pid_t spareOwner(std::string_view name) {
     constexpr std::string_view kSuffix = ".tmp";
@@ -99,7 +108,7 @@ int Replacement::reuseSpare() {
     // A reader still holding the version it was, or another name for it, forbids rewriting it.
     struct stat info {};
     if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink != 1 ||
-        fcntl(fd.get(), F_SETLEASE, F_WRLCK) != 0) {
+        !takeLease(fd.get())) {
         unlinkat(dir_, temp_.c_str(), 0);
         return -1;
     }

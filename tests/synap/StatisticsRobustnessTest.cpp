@@ -301,6 +301,29 @@ TEST_P(PlantedSpare, IsNotWrittenThrough) {
 INSTANTIATE_TEST_SUITE_P(Kinds, PlantedSpare, ::testing::Bool(),
                          [](const auto& info) { return std::string(info.param ? "Symlink" : "HardLink"); });
 
+// Opening a process's spare (a backup tool, grep -r) while it rewrites it breaks its lease; the
+// kernel's notice of that must not kill the process (SIGIO terminates by default). The window is
+// a few microseconds per update: many updates make hitting it likely.
+TEST_F(StatisticsRobustness, OpeningASpareDoesNotHurtItsProcess) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(client);
+    const std::string spare = dir_ + ".inference_count." + std::to_string(client.pid) + ".tmp";
+    const std::string command = "run 2000\n";
+    ASSERT_EQ(::write(client.toChild, command.data(), command.size()), static_cast<ssize_t>(command.size()));
+    for (char line[32];;) {
+        const int fd = open(spare.c_str(), O_RDONLY | O_NONBLOCK);
+        if (fd >= 0) close(fd);
+        pollfd ready{fileno(client.fromChild), POLLIN, 0};
+        if (poll(&ready, 1, 0) == 1) {
+            EXPECT_NE(fgets(line, sizeof line, client.fromChild), nullptr);
+            break;
+        }
+    }
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_FALSE(WIFSIGNALED(client.status)) << "killed by signal " << WTERMSIG(client.status);
+    EXPECT_EQ(read("inference_count"), "2001\n");
+}
+
 // Spares go with their process: at exit, or at the next update after it is killed.
 TEST_F(StatisticsRobustness, SparesDoNotOutliveTheirProcess) {
     auto spares = [&] {
