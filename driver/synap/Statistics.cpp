@@ -1,10 +1,7 @@
 #include "Statistics.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,228 +10,189 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <ctime>
+#include <map>
+#include <memory>
 #include <mutex>
-#include <sstream>
+#include <set>
+#include <vector>
 
+#include "StatisticsFiles.h"
+#include "StatisticsState.h"
+#include "nnemu/base/RootedFile.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::synap {
 namespace {
 
-constexpr const char* kAndroidStatisticsDir = "/sys/class/misc/synap/device/misc/synap/statistics";
-constexpr const char* kYoctoStatisticsLink = "/sys/class/misc/synap/statistics";
-constexpr uint32_t kMagic = 0x5354504e;  // "NPTS"
-constexpr uint32_t kStateVersion = 1;
-constexpr int kMaxNetworks = 128;
-constexpr size_t kPageSize = 4096;  // `networks` is one sysfs page at most
+constexpr const char* kStatisticsDir = "/sys/class/misc/synap/device/misc/synap/statistics";
+constexpr const char* kYoctoLinkDir = "/sys/class/misc/synap";  // its `statistics` links to the folder
+constexpr const char* kYoctoLinkTarget = "device/misc/synap/statistics";
+constexpr const char* kProfilesName = ".profiles";  // 0700, tables 0600: only the driver reads them
+constexpr size_t kPageSize = 4096;                  // `networks` is one sysfs page at most
+constexpr size_t kMaxProfileBytes = 1 << 20;
 constexpr int64_t kPruneIntervalNs = 100'000'000;
-
-struct Slot {
-    int32_t pid;  // 0: free
-    uint32_t nid;
-    uint64_t order;  // allocation sequence: processes appear in the order they first loaded a network
-    uint64_t count;
-    uint64_t timeUs;
-    uint32_t lastUs;
-    int32_t iobufCount;
-    int64_t iobufSize;
-    int32_t layers;
-    uint32_t profiling;
-};
-
-struct SharedState {
-    uint32_t magic;
-    uint32_t version;
-    pthread_mutex_t mutex;
-    uint64_t totalCount;
-    uint64_t totalTimeUs;
-    uint64_t nextOrder;
-    int64_t lastPruneNs;
-    // What this emulation last wrote, to notice a reset written by someone else.
-    char writtenCount[24];
-    char writtenTime[24];
-    uint32_t lengths[4];
-    Slot slots[kMaxNetworks];
-};
-
 enum FileIndex { COUNT, TIME, NETWORKS, PROFILE };
-constexpr const char* kFileNames[4] = {"inference_count", "inference_time", "networks", "network_profile"};
+struct VisibleFile {
+    const char* name;
+    mode_t mode;  // the kernel's: totals and networks 0644, network_profile read-only
+};
+constexpr VisibleFile kFiles[4] = {
+        {"inference_count", 0644}, {"inference_time", 0644}, {"networks", 0644}, {"network_profile", 0444}};
 
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
 }
 
-// The statistics folder of one device root, shared with every process that uses it.
+// A network this process has loaded.
+struct LocalNetwork {
+    pid_t owner;  // a forked child does not own its parent's networks
+    uint32_t iobufCount;
+    uint64_t iobufBytes;
+    uint32_t layers;
+    bool profiling;
+};
+
+// The statistics folder of the device root. Every change is one locked update: read the shared
+// record, notice resets and dead processes, list this process's networks, apply the change,
+// rewrite the visible files and the record. Each step is best-effort: a refused or damaged file
+// costs a warning (once per process and cause), never the NPU execution.
 class StatisticsFolder {
 public:
-    static StatisticsFolder* get() {
+    static StatisticsFolder& get() {
         static StatisticsFolder* folder = [] {
             auto* created = new StatisticsFolder();  // never destroyed: outlives every network
-            if (!created->open()) {
-                delete created;
-                return static_cast<StatisticsFolder*>(nullptr);
-            }
-            std::atexit([] { get()->releaseOwnNetworks(); });
+            std::atexit([] { get().releaseOwnNetworks(); });
             return created;
         }();
-        return folder;
+        return *folder;
     }
 
-    class Lock {
-    public:
-        explicit Lock(SharedState* state) : state_(state) {
-            if (pthread_mutex_lock(&state_->mutex) == EOWNERDEAD) pthread_mutex_consistent(&state_->mutex);
-        }
-        ~Lock() { pthread_mutex_unlock(&state_->mutex); }
-
-    private:
-        SharedState* state_;
-    };
-
-    SharedState* state() { return state_; }
-
-    int32_t allocate(uint32_t iobufCount, uint64_t iobufBytes, uint32_t layers, bool profiling) {
-        Lock lock(state_);
-        const int32_t pid = getpid();
+    uint32_t add(const LocalNetwork& network) {
+        std::lock_guard guard(mutex_);
         uint32_t nid = 1;  // the lowest id this process does not use, like the kernel's idr
-        for (bool taken = true; taken; ) {
-            taken = false;
-            for (const Slot& slot : state_->slots) {
-                if (slot.pid == pid && slot.nid == nid) {
-                    taken = true;
-                    ++nid;
-                }
+        while (networks_.count(nid) != 0) ++nid;
+        networks_[nid] = network;
+        update([](int) {});
+        return nid;
+    }
+
+    void remove(uint32_t nid) {
+        std::lock_guard guard(mutex_);
+        networks_.erase(nid);
+        update([](int) {});
+    }
+
+    void record(uint32_t nid, uint64_t timeUs) {
+        std::lock_guard guard(mutex_);
+        update([&](int) {
+            record_.totalCount++;
+            record_.totalTimeUs += timeUs;
+            if (StateSlot* slot = findSlot(getpid(), nid)) {
+                slot->count++;
+                slot->timeUs += timeUs;
+                slot->lastUs = static_cast<uint32_t>(std::min<uint64_t>(timeUs, UINT32_MAX));
             }
-        }
-        for (int32_t i = 0; i < kMaxNetworks; ++i) {
-            Slot& slot = state_->slots[i];
-            if (slot.pid != 0) continue;
-            slot = Slot{pid, nid, state_->nextOrder++, 0, 0, 0, static_cast<int32_t>(iobufCount),
-                        static_cast<int64_t>(iobufBytes), profiling ? static_cast<int32_t>(layers) : 0,
-                        profiling ? 1u : 0u};
-            publish();
-            return i;
-        }
-        NN_LOG(WARNING) << "synap-npu: more than " << kMaxNetworks << " networks loaded; not listed in statistics";
-        return -1;
+        });
     }
 
-    void release(int32_t index) {
-        if (released_) return;
-        Lock lock(state_);
-        removeProfile(state_->slots[index]);
-        state_->slots[index].pid = 0;
-        publish();
-    }
-
-    void record(int32_t index, uint64_t timeUs) {
-        Lock lock(state_);
-        noticeReset();  // before counting this inference, which then counts from zero
-        state_->totalCount++;
-        state_->totalTimeUs += timeUs;
-        if (index >= 0) {
-            Slot& slot = state_->slots[index];
-            slot.count++;
-            slot.timeUs += timeUs;
-            slot.lastUs = static_cast<uint32_t>(std::min<uint64_t>(timeUs, UINT32_MAX));
-        }
-        publish();
-    }
-
-    void recordProfile(int32_t index, const std::string& table) {
-        Lock lock(state_);
-        std::ofstream(profilePath(state_->slots[index]), std::ios::trunc) << table;
-        publish();
+    void recordProfile(uint32_t nid, const std::string& table) {
+        std::lock_guard guard(mutex_);
+        update([&](int dir) {
+            Fd profiles(openProfiles(dir, true));
+            Replacement file(profiles.get(), profileName(getpid(), nid), false);
+            if (profiles.get() >= 0 && !(file.prepare(table, 0600, false, nullptr) && file.commit())) {
+                warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(errno));
+            }
+        });
     }
 
 private:
-    bool open() {
-        std::error_code error;
-        dir_ = props::devicePath(kAndroidStatisticsDir);
-        std::filesystem::create_directories(dir_ + "/.profiles", error);
-        const std::string link = props::devicePath(kYoctoStatisticsLink);
-        if (!std::filesystem::is_symlink(link, error)) {
-            std::filesystem::create_directory_symlink("device/misc/synap/statistics", link, error);
-        }
-        const int stateFd = ::open((dir_ + "/.state").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (stateFd < 0) return warn("cannot open the statistics state under " + dir_);
-        flock(stateFd, LOCK_EX);  // one process initializes the shared state
+    StatisticsFolder()
+        : root_(props::deviceRoot()), path_(props::devicePath(kStatisticsDir)), directory_(root_, path_) {}
+
+    void releaseOwnNetworks() {
+        std::lock_guard guard(mutex_);
         struct stat info {};
-        fstat(stateFd, &info);
-        if (static_cast<size_t>(info.st_size) < sizeof(SharedState) && ftruncate(stateFd, sizeof(SharedState)) != 0) {
-            flock(stateFd, LOCK_UN);
-            ::close(stateFd);
-            return warn("cannot size the statistics state under " + dir_);
-        }
-        void* mapping = mmap(nullptr, sizeof(SharedState), PROT_READ | PROT_WRITE, MAP_SHARED, stateFd, 0);
-        if (mapping == MAP_FAILED) {
-            flock(stateFd, LOCK_UN);
-            ::close(stateFd);
-            return warn("cannot map the statistics state under " + dir_);
-        }
-        state_ = static_cast<SharedState*>(mapping);
-        if (state_->magic != kMagic || state_->version != kStateVersion) initializeState();
-        for (int i = 0; i < 4; ++i) {
-            fds_[i] = ::open((dir_ + "/" + kFileNames[i]).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, i == PROFILE ? 0444 : 0644);
-            if (fds_[i] < 0) {
-                flock(stateFd, LOCK_UN);
-                ::close(stateFd);
-                return warn("cannot open " + dir_ + "/" + kFileNames[i]);
+        if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
+        std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
+        update([](int) {});
+        released_ = true;  // what the exit handlers free afterwards is already gone from the files
+        std::string error;
+        if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
+    }
+
+    template <typename Change>
+    void update(Change&& change) {
+        if (released_) return;
+        std::string error;
+        const int dir = directory_.get(&error);
+        if (dir < 0) return warnOnce("cannot open the statistics folder (" + error + "); statistics are off");
+        makeYoctoLink();
+        if (!state_.lock(dir, path_, &error)) return warnOnce(error);
+        load(dir);
+        noticeReset(dir);
+        pruneExitedProcesses(dir);
+        listOwnNetworks(dir);
+        change(dir);
+        publish(dir);
+        state_.unlock();
+    }
+
+    void warnOnce(const std::string& message) {
+        if (warned_.insert(message).second) NN_LOG(WARNING) << "synap-npu: " << message;
+    }
+
+    void makeYoctoLink() {
+        if (linkMade_) return;
+        linkMade_ = true;
+        std::string error;
+        Fd parent(base::openInsideRoot(root_, props::devicePath(kYoctoLinkDir), O_RDONLY | O_DIRECTORY, 0, false, &error));
+        // An existing name (our link, or anything else) is left alone; nothing is written through it.
+        if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
+    }
+
+    void load(int dir) {
+        const std::string damage = state_.read(&record_);
+        if (!damage.empty()) {
+            struct stat info {};
+            const bool fresh = damage == kStateMissing &&
+                               fstatat(dir, kFiles[COUNT].name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+            if (!fresh) {
+                NN_LOG(WARNING) << "synap-npu: the statistics state " << path_ << "/.state was " << damage
+                                << "; rebuilt it, the counters restart from 0";
             }
-        }
-        {
-            Lock lock(state_);
-            publish();
-        }
-        flock(stateFd, LOCK_UN);
-        ::close(stateFd);
-        return true;
-    }
-
-    void initializeState() {
-        std::memset(static_cast<void*>(state_), 0, sizeof(SharedState));
-        pthread_mutexattr_t attributes;
-        pthread_mutexattr_init(&attributes);
-        pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
-        pthread_mutexattr_setrobust(&attributes, PTHREAD_MUTEX_ROBUST);
-        pthread_mutex_init(&state_->mutex, &attributes);
-        pthread_mutexattr_destroy(&attributes);
-        state_->version = kStateVersion;
-        state_->magic = kMagic;
-    }
-
-    static bool warn(const std::string& message) {
-        NN_LOG(WARNING) << "synap-npu: " << message << "; statistics are off (" << std::strerror(errno) << ")";
-        return false;
-    }
-
-    std::string profilePath(const Slot& slot) const {
-        return dir_ + "/.profiles/" + std::to_string(slot.pid) + "." + std::to_string(slot.nid);
-    }
-    void removeProfile(const Slot& slot) const {
-        if (slot.profiling) ::unlink(profilePath(slot).c_str());
-    }
-
-    // A write to inference_count or inference_time by anyone else clears both totals and every
-    // network's counters, as on the board.
-    void noticeReset() {
-        char count[24] = {}, time[24] = {};
-        const ssize_t countLength = pread(fds_[COUNT], count, sizeof count - 1, 0);
-        const ssize_t timeLength = pread(fds_[TIME], time, sizeof time - 1, 0);
-        if (countLength == static_cast<ssize_t>(state_->lengths[COUNT]) &&
-            std::memcmp(count, state_->writtenCount, state_->lengths[COUNT]) == 0 &&
-            timeLength == static_cast<ssize_t>(state_->lengths[TIME]) &&
-            std::memcmp(time, state_->writtenTime, state_->lengths[TIME]) == 0) {
+            initializeState(&record_);
             return;
         }
-        state_->totalCount = 0;
-        state_->totalTimeUs = 0;
-        for (Slot& slot : state_->slots) {
+        const std::string& boot = currentBootId();
+        if (!boot.empty() && std::strncmp(record_.bootId, boot.c_str(), sizeof record_.bootId) != 0) {
+            // Every process listed ran on another boot: its networks are gone, its pid means nothing.
+            for (StateSlot& slot : record_.slots) forget(dir, slot);
+            std::memset(record_.bootId, 0, sizeof record_.bootId);
+            std::memcpy(record_.bootId, boot.data(), boot.size());
+            record_.lastPruneNs = 0;
+        }
+    }
+
+    // A write to inference_count or inference_time by anyone else (any content, even the value
+    // shown) clears both totals and every network's counters, as on the board. A deleted file is
+    // not a write: it is rewritten.
+    void noticeReset(int dir) {
+        bool reset = false;
+        for (int file : {COUNT, TIME}) {
+            struct stat info {};
+            if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
+            reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
+        }
+        if (!reset) return;
+        record_.totalCount = 0;
+        record_.totalTimeUs = 0;
+        for (StateSlot& slot : record_.slots) {
             slot.count = 0;
             slot.timeUs = 0;
             slot.lastUs = 0;
@@ -242,86 +200,154 @@ private:
     }
 
     // Networks of processes that died without unloading them disappear.
-    void pruneExitedProcesses() {
+    void pruneExitedProcesses(int dir) {
         const int64_t now = nowNs();
-        if (now - state_->lastPruneNs < kPruneIntervalNs) return;
-        state_->lastPruneNs = now;
+        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return;
+        record_.lastPruneNs = now;
         const int32_t self = getpid();
-        for (Slot& slot : state_->slots) {
-            if (slot.pid != 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) {
-                removeProfile(slot);
-                slot.pid = 0;
+        for (StateSlot& slot : record_.slots) {
+            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) forget(dir, slot);
+        }
+        removeSpares(dir, 0);
+        Fd profiles(openProfiles(dir, false));
+        if (profiles.get() >= 0) removeSpares(profiles.get(), 0);
+    }
+
+    // The record lists exactly this process's live networks: after a rebuild they come back
+    // (counting from 0), and a release the record missed (an update skipped) is caught up.
+    void listOwnNetworks(int dir) {
+        const int32_t self = getpid();
+        for (StateSlot& slot : record_.slots) {
+            auto network = networks_.find(slot.nid);
+            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) forget(dir, slot);
+        }
+        for (const auto& [nid, network] : networks_) {
+            if (network.owner != self || findSlot(self, nid) != nullptr) continue;
+            StateSlot* slot = findSlot(0, 0);
+            if (slot == nullptr) {
+                warnOnce("more than " + std::to_string(kMaxNetworks) + " networks loaded; the others are not listed");
+                continue;
             }
+            *slot = StateSlot{self, nid, record_.nextOrder++, 0, 0, 0, static_cast<int32_t>(network.iobufCount),
+                              static_cast<int64_t>(network.iobufBytes),
+                              network.profiling ? static_cast<int32_t>(network.layers) : 0, network.profiling ? 1u : 0u};
         }
     }
 
-    void write(FileIndex file, const std::string& content) {
-        if (pwrite(fds_[file], content.data(), content.size(), 0) < 0) return;
-        if (content.size() < state_->lengths[file]) {
-            if (ftruncate(fds_[file], static_cast<off_t>(content.size())) != 0) return;
+    StateSlot* findSlot(int32_t pid, uint32_t nid) {
+        for (StateSlot& slot : record_.slots) {
+            if (slot.pid == pid && (pid == 0 || slot.nid == nid)) return &slot;
         }
-        state_->lengths[file] = static_cast<uint32_t>(content.size());
+        return nullptr;
     }
 
-    // Rewrites the four files from the shared state (the caller holds the lock).
-    void publish() {
-        noticeReset();
-        pruneExitedProcesses();
+    void forget(int dir, StateSlot& slot) {
+        if (slot.pid != 0 && slot.profiling) {
+            Fd profiles(openProfiles(dir, false));
+            if (profiles.get() >= 0) unlinkat(profiles.get(), profileName(slot.pid, slot.nid).c_str(), 0);
+        }
+        slot = StateSlot{};
+    }
+
+    static std::string profileName(int32_t pid, uint32_t nid) { return std::to_string(pid) + "." + std::to_string(nid); }
+
+    int openProfiles(int dir, bool create) {
+        if (create) mkdirat(dir, kProfilesName, 0700);
+        const int fd = openat(dir, kProfilesName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno != ENOENT) {
+            warnOnce(path_ + "/" + kProfilesName + " is a symbolic link or not a directory; refusing to follow it "
+                     "out of the device root (no layer tables)");
+        }
+        return fd;
+    }
+
+    std::string readProfile(int profiles, const StateSlot& slot) {
+        Fd fd(openat(profiles, profileName(slot.pid, slot.nid).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        struct stat info {};
+        if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return "";
+        std::string table(std::min<size_t>(static_cast<size_t>(info.st_size), kMaxProfileBytes), '\0');
+        const ssize_t bytes = pread(fd.get(), table.data(), table.size(), 0);
+        table.resize(bytes > 0 ? static_cast<size_t>(bytes) : 0);
+        return table;
+    }
+
+    void render(int dir, std::string texts[4]) {
         char number[24];
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", state_->totalCount);
-        std::memcpy(state_->writtenCount, number, sizeof number);
-        write(COUNT, number);
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", state_->totalTimeUs);
-        std::memcpy(state_->writtenTime, number, sizeof number);
-        write(TIME, number);
-
-        std::vector<const Slot*> loaded;
-        for (const Slot& slot : state_->slots) {
+        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalCount);
+        texts[COUNT] = number;
+        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalTimeUs);
+        texts[TIME] = number;
+        std::vector<const StateSlot*> loaded;
+        for (const StateSlot& slot : record_.slots) {
             if (slot.pid != 0) loaded.push_back(&slot);
         }
         auto processOrder = [&](int32_t pid) {
             uint64_t first = UINT64_MAX;
-            for (const Slot* slot : loaded) {
+            for (const StateSlot* slot : loaded) {
                 if (slot->pid == pid) first = std::min(first, slot->order);
             }
             return first;
         };
-        std::sort(loaded.begin(), loaded.end(), [&](const Slot* a, const Slot* b) {
+        std::sort(loaded.begin(), loaded.end(), [&](const StateSlot* a, const StateSlot* b) {
             const uint64_t pa = processOrder(a->pid), pb = processOrder(b->pid);
             return pa != pb ? pa < pb : a->nid < b->nid;
         });
-        std::string networks, profile;
-        for (const Slot* slot : loaded) {
+        const bool anyProfiling = std::any_of(loaded.begin(), loaded.end(), [](const StateSlot* s) { return s->profiling; });
+        Fd profiles(anyProfiling ? openProfiles(dir, false) : -1);
+        for (const StateSlot* slot : loaded) {
             const std::string line = networkLine(static_cast<uint64_t>(slot->pid), slot->nid, slot->count,
                                                  slot->timeUs, slot->lastUs, slot->iobufCount, slot->iobufSize,
                                                  slot->layers);
-            if (networks.size() + line.size() <= kPageSize) networks += line;
-            profile += line;
-            if (slot->profiling) {
-                std::ifstream table(profilePath(*slot));
-                profile.append(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>());
-            }
+            if (texts[NETWORKS].size() + line.size() <= kPageSize) texts[NETWORKS] += line;
+            texts[PROFILE] += line;
+            if (slot->profiling && profiles.get() >= 0) texts[PROFILE] += readProfile(profiles.get(), *slot);
         }
-        write(NETWORKS, networks);
-        write(PROFILE, profile);
     }
 
-    void releaseOwnNetworks() {
-        Lock lock(state_);
-        const int32_t self = getpid();
-        for (Slot& slot : state_->slots) {
-            if (slot.pid == self) {
-                removeProfile(slot);
-                slot.pid = 0;
-            }
-        }
-        publish();
-        released_ = true;
+    // Only a regular file (or nothing) is replaced; anything else planted under a visible name is
+    // refused and left alone.
+    bool replaceable(int dir, int file) {
+        struct stat info {};
+        if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(info.st_mode)) return true;
+        warnOnce(path_ + "/" + kFiles[file].name + " is a symbolic link or not a regular file; refusing to follow "
+                 "or replace it (the other statistics go on)");
+        return false;
     }
 
-    std::string dir_;
-    SharedState* state_ = nullptr;
-    int fds_[4] = {-1, -1, -1, -1};
+    // New contents are written beside the files, the record naming them is stored, then they are
+    // renamed into place: a crash between leaves the old or the new file, both known to the record.
+    void publish(int dir) {
+        std::string texts[4];
+        render(dir, texts);
+        std::vector<std::unique_ptr<Replacement>> files;
+        for (int file = 0; file < 4; ++file) {
+            if (!replaceable(dir, file)) continue;
+            auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name, true);
+            FileIdentity identity{};
+            if (!replacement->prepare(texts[file], kFiles[file].mode, file <= TIME, &identity)) {
+                warnOnce("cannot write " + path_ + "/" + kFiles[file].name + ": " + std::strerror(errno));
+                continue;
+            }
+            if (file <= TIME) {
+                record_.written[file][0] = record_.written[file][1];
+                record_.written[file][1] = identity;
+            }
+            files.push_back(std::move(replacement));
+        }
+        if (!state_.write(&record_)) return warnOnce("cannot write " + path_ + "/.state: " + std::strerror(errno));
+        for (auto& file : files) {
+            if (!file->commit()) warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(errno));
+        }
+    }
+
+    std::mutex mutex_;  // flock does not exclude this process's threads from each other
+    std::map<uint32_t, LocalNetwork> networks_;
+    const std::string root_, path_;
+    RootedDirectory directory_;
+    StateFile state_;
+    StateRecord record_{};
+    std::set<std::string> warned_;
+    bool linkMade_ = false;
     bool released_ = false;
 };
 
@@ -353,20 +379,14 @@ std::string profileTable(const std::vector<LayerProfile>& layers) {
 }
 
 NetworkStatistics::NetworkStatistics(uint32_t iobufCount, uint64_t iobufBytes, uint32_t layers, bool profiling)
-    : profiling_(profiling) {
-    if (auto* folder = StatisticsFolder::get()) slot_ = folder->allocate(iobufCount, iobufBytes, layers, profiling);
-}
+    : nid_(StatisticsFolder::get().add({getpid(), iobufCount, iobufBytes, layers, profiling})), profiling_(profiling) {}
 
-NetworkStatistics::~NetworkStatistics() {
-    if (slot_ >= 0) StatisticsFolder::get()->release(slot_);
-}
+NetworkStatistics::~NetworkStatistics() { StatisticsFolder::get().remove(nid_); }
 
-void NetworkStatistics::recordInference(uint64_t timeUs) {
-    if (auto* folder = StatisticsFolder::get()) folder->record(slot_, timeUs);
-}
+void NetworkStatistics::recordInference(uint64_t timeUs) { StatisticsFolder::get().record(nid_, timeUs); }
 
 void NetworkStatistics::recordProfile(const std::vector<LayerProfile>& layers) {
-    if (slot_ >= 0 && profiling_) StatisticsFolder::get()->recordProfile(slot_, profileTable(layers));
+    if (profiling_) StatisticsFolder::get().recordProfile(nid_, profileTable(layers));
 }
 
 }  // namespace nnemu::synap

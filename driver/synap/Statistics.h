@@ -1,9 +1,10 @@
 // The NPU's sysfs-style statistics files under the device root
 // (/sys/class/misc/synap/device/misc/synap/statistics/: inference_count, inference_time,
 // networks, network_profile; /sys/class/misc/synap/statistics links to the same folder).
-// Counters live in a state file shared by every process using the device root, under a robust
-// process-shared mutex, so counts are exact with several processes; each NPU execution rewrites
-// the visible files before it returns.
+// Counters live in a state file shared by every process using the device root, under a kernel
+// file lock (StatisticsState.h), so counts are exact with several processes; each NPU execution
+// rewrites the visible files whole before it returns. Statistics are best-effort: nothing they
+// meet on disk (damage, planted links, a stopped lock holder) fails or hangs an execution.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ public:
     void recordProfile(const std::vector<LayerProfile>& layers);
 
 private:
-    int32_t slot_ = -1;  // -1: statistics unavailable (unwritable root); inference goes on
+    uint32_t nid_;  // the network's id in this process, as `networks` lists it
     bool profiling_;
 };
 

@@ -1,98 +1,12 @@
 // The statistics files as a user of the board reads them, with the NNAPI work done by separate
 // application processes (nnemu_npu_client) and the settings changed with the setprop tool.
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <regex>
-#include <sstream>
-#include <string>
-#include <vector>
-
-extern char** environ;
+#include "StatisticsFixture.h"
 
 namespace nnemu {
 namespace {
 
-class Statistics : public ::testing::Test {
-protected:
-    void SetUp() override {
-        char pattern[] = "/tmp/nnemu-stats-test-XXXXXX";
-        root_ = mkdtemp(pattern);
-        dir_ = root_ + "/sys/class/misc/synap/device/misc/synap/statistics/";
-    }
-    void TearDown() override { std::filesystem::remove_all(root_); }
-
-    struct Process {
-        pid_t pid = -1;
-        int toChild = -1;
-        FILE* fromChild = nullptr;
-    };
-
-    // Starts `program` with NNEMU_ROOT set to this test's root.
-    Process spawn(const std::vector<std::string>& arguments) {
-        int in[2], out[2];
-        EXPECT_EQ(pipe(in), 0);
-        EXPECT_EQ(pipe(out), 0);
-        Process process;
-        process.pid = fork();
-        if (process.pid == 0) {
-            dup2(in[0], 0);
-            dup2(out[1], 1);
-            close(in[1]);
-            close(out[0]);
-            setenv("NNEMU_ROOT", root_.c_str(), 1);
-            std::vector<char*> argv;
-            for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
-            argv.push_back(nullptr);
-            execve(argv[0], argv.data(), environ);
-            _exit(127);
-        }
-        close(in[0]);
-        close(out[1]);
-        process.toChild = in[1];
-        process.fromChild = fdopen(out[0], "r");
-        return process;
-    }
-    static int finish(Process& process) {
-        if (process.toChild >= 0) close(process.toChild);
-        int status = 0;
-        waitpid(process.pid, &status, 0);
-        fclose(process.fromChild);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    static void waitReady(Process& process) {
-        char line[32] = {};
-        ASSERT_NE(fgets(line, sizeof line, process.fromChild), nullptr);
-        ASSERT_STREQ(line, "READY\n");
-    }
-    int runClient(int runs) {
-        Process process = spawn({NNEMU_NPU_CLIENT, "--runs", std::to_string(runs)});
-        return finish(process);
-    }
-    void setprop(const std::string& name, const std::string& value) {
-        Process process = spawn({NNEMU_SETPROP, name, value});
-        ASSERT_EQ(finish(process), 0);
-    }
-    std::string read(const std::string& file) const {
-        std::ifstream stream(dir_ + file);
-        std::stringstream text;
-        text << stream.rdbuf();
-        return text.str();
-    }
-    void write(const std::string& file, const std::string& text) const { std::ofstream(dir_ + file) << text; }
-
-    std::string root_;
-    std::string dir_;
-};
-
-const std::regex kNetworkLine(
-        "pid: [0-9]+, nid: [0-9]+, inference_count: [0-9]+, inference_time: [0-9]+, inference_last: [0-9]+, "
-        "iobuf_count: [0-9]+, iobuf_size: [0-9]+, layers: [0-9]+\n");
+using Statistics = synaptest::StatisticsFixture;
+using synaptest::kNetworkLine;
 
 TEST_F(Statistics, CountsAreExactWithThreeConcurrentProcesses) {
     std::vector<Process> clients;

@@ -1,6 +1,7 @@
 /* A separate NNAPI application for the statistics tests: builds a small convolution network,
- * compiles it for synap-npu, runs it --runs times, prints "READY", and with --hold waits for a
- * line on stdin before it frees everything and exits. */
+ * compiles it for synap-npu, runs it --runs times, prints "READY", and with --hold reads commands
+ * on stdin: "run <n>" runs n more times and prints "READY" again; anything else, or the end of
+ * input, frees everything and exits. */
 #include <android/NeuralNetworks.h>
 
 #include <stdio.h>
@@ -10,6 +11,21 @@
 static int fail(const char* what, int status) {
     fprintf(stderr, "npu_client: %s failed with %d\n", what, status);
     return 1;
+}
+
+static int run(ANeuralNetworksCompilation* compilation, int runs) {
+    float input[192], output[128];
+    for (int i = 0; i < 192; ++i) input[i] = (float)(i % 17) / 8.0f - 1.0f;
+    for (int i = 0; i < runs; ++i) {
+        ANeuralNetworksExecution* execution = NULL;
+        ANeuralNetworksExecution_create(compilation, &execution);
+        ANeuralNetworksExecution_setInput(execution, 0, NULL, input, sizeof input);
+        ANeuralNetworksExecution_setOutput(execution, 0, NULL, output, sizeof output);
+        const int status = ANeuralNetworksExecution_compute(execution);
+        ANeuralNetworksExecution_free(execution);
+        if (status != 0) return status;
+    }
+    return 0;
 }
 
 int main(int argc, char** argv) {
@@ -63,22 +79,14 @@ int main(int argc, char** argv) {
         (status = ANeuralNetworksCompilation_finish(compilation))) {
         return fail("compiling", status);
     }
-    float input[192], output[128];
-    for (int i = 0; i < 192; ++i) input[i] = (float)(i % 17) / 8.0f - 1.0f;
-    for (int run = 0; run < runs; ++run) {
-        ANeuralNetworksExecution* execution = NULL;
-        ANeuralNetworksExecution_create(compilation, &execution);
-        ANeuralNetworksExecution_setInput(execution, 0, NULL, input, sizeof input);
-        ANeuralNetworksExecution_setOutput(execution, 0, NULL, output, sizeof output);
-        status = ANeuralNetworksExecution_compute(execution);
-        ANeuralNetworksExecution_free(execution);
-        if (status != 0) return fail("compute", status);
-    }
+    if ((status = run(compilation, runs)) != 0) return fail("compute", status);
     printf("READY\n");
     fflush(stdout);
-    if (hold) {
-        char line[16];
-        if (fgets(line, sizeof line, stdin) == NULL) { /* the test closed the pipe: go on */ }
+    char line[64];
+    while (hold && fgets(line, sizeof line, stdin) != NULL && strncmp(line, "run ", 4) == 0) {
+        if ((status = run(compilation, atoi(line + 4))) != 0) return fail("compute", status);
+        printf("READY\n");
+        fflush(stdout);
     }
     ANeuralNetworksCompilation_free(compilation);
     ANeuralNetworksModel_free(model);

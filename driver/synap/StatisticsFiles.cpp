@@ -1,0 +1,179 @@
+#include "StatisticsFiles.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>  // renameat2
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <ctime>
+#include <string_view>
+
+#include "nnemu/base/RootedFile.h"
+
+namespace nnemu::synap {
+namespace {
+
+// inference_count and inference_time are published with a modification time this far in the
+// past, which no later write (it sets the time to now) reproduces: a write of the value a file
+// already shows is noticed too.
+constexpr time_t kBackdateSeconds = 10;
+constexpr int kSpareFlags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+
+bool writeAllAt(int fd, const std::string& text) {
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t written = pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return false;
+        done += static_cast<size_t>(written);
+    }
+    return true;
+}
+
+// A write lease is granted only when no other descriptor has the file open. Someone opening it
+// while we hold the lease makes the kernel signal us, with SIGIO by default, which would end the
+// process: the notice is sent as SIGURG (ignored by default) until no owner is left to notify.
+bool takeLease(int fd) {
+    if (fcntl(fd, F_SETSIG, SIGURG) != 0 || fcntl(fd, F_SETLEASE, F_WRLCK) != 0) return false;
+    fcntl(fd, F_SETOWN, 0);
+    return true;
+}
+
+// The pid in a spare's name (".<name>.<pid>.tmp"), or 0.
+pid_t spareOwner(std::string_view name) {
+    constexpr std::string_view kSuffix = ".tmp";
+    if (name.size() < 2 || name[0] != '.' || !name.ends_with(kSuffix)) return 0;
+    name.remove_suffix(kSuffix.size());
+    const size_t dot = name.rfind('.');
+    if (dot == 0 || dot == std::string_view::npos) return 0;
+    pid_t pid = 0;
+    const auto [end, error] = std::from_chars(name.data() + dot + 1, name.data() + name.size(), pid);
+    return error == std::errc() && end == name.data() + name.size() && pid > 0 ? pid : 0;
+}
+
+}  // namespace
+
+void Fd::reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+}
+
+FileIdentity identityOf(const struct stat& info) {
+    return {static_cast<uint64_t>(info.st_ino), static_cast<int64_t>(info.st_size),
+            static_cast<int64_t>(info.st_mtim.tv_sec), static_cast<int64_t>(info.st_mtim.tv_nsec)};
+}
+
+bool matches(const FileIdentity& identity, const struct stat& info) {
+    const FileIdentity now = identityOf(info);
+    return identity.inode == now.inode && identity.size == now.size && identity.mtimeSec == now.mtimeSec &&
+           identity.mtimeNsec == now.mtimeNsec;
+}
+
+int RootedDirectory::get(std::string* error) {
+    struct stat named {}, held {};
+    if (fd_.get() >= 0 && fstatat(AT_FDCWD, path_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        fstat(fd_.get(), &held) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
+        return fd_.get();
+    }
+    fd_.reset();
+    if (!base::makeDirectoriesInsideRoot(root_, path_, error)) return -1;
+    fd_.reset(base::openInsideRoot(root_, path_, O_RDONLY | O_DIRECTORY, 0, false, error));
+    return fd_.get();
+}
+
+Replacement::Replacement(int dir, const std::string& name, bool keepSpare)
+    : dir_(dir), name_(name), temp_(spareName(name, getpid())), keepSpare_(keepSpare) {}
+
+Replacement::~Replacement() {
+    if (ready_ && !committed_ && !keepSpare_) unlinkat(dir_, temp_.c_str(), 0);
+}
+
+std::string Replacement::spareName(const std::string& name, pid_t pid) {
+    return "." + name + "." + std::to_string(pid) + ".tmp";
+}
+
+int Replacement::reuseSpare() {
+    Fd fd(openat(dir_, temp_.c_str(), kSpareFlags));
+    if (fd.get() < 0 && errno == EACCES) {  // a read-only version (network_profile): make it writable
+        Fd readOnly(openat(dir_, temp_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        struct stat info {};
+        if (readOnly.get() >= 0 && fstat(readOnly.get(), &info) == 0 && S_ISREG(info.st_mode) &&
+            fchmod(readOnly.get(), (info.st_mode & 07777) | S_IWUSR) == 0) {
+            fd.reset(openat(dir_, temp_.c_str(), kSpareFlags));
+        }
+    }
+    if (fd.get() < 0 && errno == ENOENT) return -1;
+    // A reader still holding the version it was, or another name for it, forbids rewriting it.
+    struct stat info {};
+    if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink != 1 ||
+        !takeLease(fd.get())) {
+        unlinkat(dir_, temp_.c_str(), 0);
+        return -1;
+    }
+    return fd.release();  // the lease ends when the caller closes it
+}
+
+int Replacement::createSpare(mode_t mode) {
+    const int flags = kSpareFlags | O_CREAT | O_EXCL;
+    int fd = openat(dir_, temp_.c_str(), flags, mode);
+    if (fd < 0 && errno == EEXIST && unlinkat(dir_, temp_.c_str(), 0) == 0) {
+        fd = openat(dir_, temp_.c_str(), flags, mode);  // left by a crashed process that had our pid
+    }
+    return fd;
+}
+
+bool Replacement::prepare(const std::string& text, mode_t mode, bool backdate, FileIdentity* identity) {
+    Fd fd(keepSpare_ ? reuseSpare() : -1);
+    if (fd.get() < 0) fd.reset(createSpare(mode));
+    if (fd.get() < 0) return false;
+    ready_ = true;  // from here the name holds something of ours
+    struct stat info {};
+    if (fstat(fd.get(), &info) != 0 || !writeAllAt(fd.get(), text)) return false;
+    if (info.st_size > static_cast<off_t>(text.size()) && ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) {
+        return false;
+    }
+    if (!(mode & S_IWUSR) && (info.st_mode & S_IWUSR) && fchmod(fd.get(), info.st_mode & 07777 & ~0222) != 0) {
+        return false;
+    }
+    if (backdate) {
+        const struct timespec times[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - kBackdateSeconds, 0}};
+        if (futimens(fd.get(), times) != 0) return false;
+    }
+    if (identity != nullptr) {
+        if (fstat(fd.get(), &info) != 0) return false;
+        *identity = identityOf(info);
+    }
+    return true;
+}
+
+bool Replacement::commit() {
+    if (!ready_) return false;
+    if (renameat2(dir_, temp_.c_str(), dir_, name_.c_str(), RENAME_EXCHANGE) == 0) {
+        if (!keepSpare_) unlinkat(dir_, temp_.c_str(), 0);  // the previous version
+    } else if (renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {  // no previous version, or no exchange here
+        return false;
+    }
+    committed_ = true;
+    return true;
+}
+
+void removeSpares(int dir, pid_t owner) {
+    const int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // its own offset, unlike a dup
+    DIR* listing = fd >= 0 ? fdopendir(fd) : nullptr;
+    if (listing == nullptr) {
+        if (fd >= 0) ::close(fd);
+        return;
+    }
+    while (const dirent* entry = readdir(listing)) {
+        const pid_t pid = spareOwner(entry->d_name);
+        if (pid == 0) continue;
+        if (owner != 0 ? pid == owner : (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH)) {
+            unlinkat(dir, entry->d_name, 0);
+        }
+    }
+    closedir(listing);
+}
+
+}  // namespace nnemu::synap

@@ -1,0 +1,447 @@
+// The statistics files against what a crash, a disk image or a hostile user leaves in the
+// statistics folder: damaged or locked `.state` files, files truncated under a running process,
+// writes of any length, planted symbolic and hard links. The NPU execution always succeeds and
+// never hangs; the statistics recover with one warning; nothing outside the root is touched.
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "StatisticsFixture.h"
+#include "StatisticsState.h"
+
+namespace nnemu {
+namespace {
+
+namespace fs = std::filesystem;
+using synap::StateRecord;
+using synaptest::kNetworkLine;
+
+class StatisticsRobustness : public synaptest::StatisticsFixture {
+protected:
+    std::string statePath() const { return dir_ + ".state"; }
+    StateRecord readState() const {
+        StateRecord record{};
+        std::ifstream(statePath(), std::ios::binary).read(reinterpret_cast<char*>(&record), sizeof record);
+        return record;
+    }
+    // Rewrites the record in place (same file, as a restored image would be).
+    void writeState(StateRecord record) const {
+        record.checksum = synap::stateChecksum(record);
+        std::fstream file(statePath(), std::ios::binary | std::ios::in | std::ios::out);
+        file.write(reinterpret_cast<const char*>(&record), sizeof record);
+    }
+    static int stateWarnings(const std::string& errors) { return linesWith(errors, "statistics state"); }
+};
+
+const std::regex kNumber("[0-9]+\n");
+
+// Version 1 mapped a robust mutex in `.state`. A copy taken while a process held it names an
+// owner whose death the kernel never reports to the copy: locking it waited forever.
+TEST_F(StatisticsRobustness, AStateImageLockedByADeadProcessDoesNotHangExecutions) {
+    fs::create_directories(dir_);
+    const pid_t owner = fork();
+    if (owner == 0) {
+        struct Legacy {
+            uint32_t magic = synap::kStateMagic, version = 1;
+            pthread_mutex_t mutex;
+            char rest[16384] = {};
+        };
+        auto* image = new Legacy();
+        pthread_mutexattr_t attributes;
+        pthread_mutexattr_init(&attributes);
+        pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
+        pthread_mutexattr_setrobust(&attributes, PTHREAD_MUTEX_ROBUST);
+        pthread_mutex_init(&image->mutex, &attributes);
+        pthread_mutex_lock(&image->mutex);
+        std::ofstream(statePath(), std::ios::binary).write(reinterpret_cast<const char*>(image), sizeof *image);
+        _exit(0);  // dies holding the copy's lock
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(owner, &status, 0), owner);
+    std::string errors;
+    ASSERT_EQ(runClient(3, &errors), 0);
+    EXPECT_EQ(read("inference_count"), "3\n");
+    EXPECT_EQ(stateWarnings(errors), 1) << errors;
+    EXPECT_NE(errors.find("of another format (version 1)"), std::string::npos) << errors;
+}
+
+// A process that holds the lock and is killed releases it: the kernel owns the lock, not the file.
+TEST_F(StatisticsRobustness, AKilledLockHolderReleasesTheLock) {
+    ASSERT_EQ(runClient(1), 0);
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    const pid_t holder = fork();
+    if (holder == 0) {
+        const int fd = open(statePath().c_str(), O_RDWR);
+        flock(fd, LOCK_EX);
+        (void)!::write(ready[1], "x", 1);
+        pause();
+        _exit(0);
+    }
+    char byte;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    kill(holder, SIGKILL);
+    waitpid(holder, nullptr, 0);
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_EQ(read("inference_count"), "3\n");
+    EXPECT_EQ(linesWith(errors, "WARNING"), 0) << errors;
+    close(ready[0]);
+    close(ready[1]);
+}
+
+// A holder that is alive but never releases (stopped, in a debugger) costs a bounded wait; the
+// executions succeed uncounted and counting resumes once it lets go.
+TEST_F(StatisticsRobustness, AStoppedLockHolderDoesNotHangExecutions) {
+    ASSERT_EQ(runClient(1), 0);
+    const int fd = open(statePath().c_str(), O_RDWR);
+    ASSERT_EQ(flock(fd, LOCK_EX), 0);
+    std::string errors;
+    EXPECT_EQ(runClient(1, &errors), 0);
+    EXPECT_EQ(linesWith(errors, "stays locked"), 1) << errors;
+    close(fd);
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(read("inference_count"), "3\n");
+}
+
+struct Damage {
+    const char* name;
+    void (*apply)(const std::string& state);
+};
+
+void truncateTo100(const std::string& state) { ASSERT_EQ(truncate(state.c_str(), 100), 0); }
+void zero(const std::string& state) {
+    const std::string zeros(sizeof(StateRecord), '\0');
+    std::ofstream(state, std::ios::binary) << zeros;
+}
+void foreign(const std::string& state) { std::ofstream(state) << std::string(20000, 'x'); }
+void missing(const std::string& state) { ASSERT_EQ(unlink(state.c_str()), 0); }
+void grown(const std::string& state) { ASSERT_EQ(truncate(state.c_str(), 3 * sizeof(StateRecord)), 0); }
+void torn(const std::string& state) {  // a slot half written when the power went
+    std::fstream file(state, std::ios::binary | std::ios::in | std::ios::out);
+    file.seekp(offsetof(StateRecord, slots) + 5 * sizeof(synap::StateSlot) + 20);
+    file.write("\x55\x55\x55\x55", 4);
+}
+
+class DamagedState : public StatisticsRobustness, public ::testing::WithParamInterface<Damage> {};
+
+TEST_P(DamagedState, IsRebuiltWithOneWarning) {
+    ASSERT_EQ(runClient(5), 0);
+    GetParam().apply(statePath());
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_EQ(stateWarnings(errors), 1) << errors;
+    EXPECT_EQ(read("inference_count"), "2\n");  // rebuilt: the counters restart
+    EXPECT_TRUE(std::regex_match(read("inference_time"), kNumber));
+    EXPECT_EQ(fs::file_size(statePath()), sizeof(StateRecord));
+    ASSERT_EQ(runClient(1, &errors), 0);
+    EXPECT_EQ(stateWarnings(errors), 0) << errors;
+    EXPECT_EQ(read("inference_count"), "3\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, DamagedState,
+                         ::testing::Values(Damage{"Truncated", truncateTo100}, Damage{"Zeroed", zero},
+                                           Damage{"Foreign", foreign}, Damage{"Missing", missing},
+                                           Damage{"Grown", grown}, Damage{"Torn", torn}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// The state is read and written with pread/pwrite, never mapped: truncating it under a running
+// process cannot raise SIGBUS there.
+class TruncatedUnderARunningProcess : public StatisticsRobustness, public ::testing::WithParamInterface<off_t> {};
+
+TEST_P(TruncatedUnderARunningProcess, IsRebuiltWithoutACrash) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    ASSERT_EQ(truncate(statePath().c_str(), GetParam()), 0);
+    runMore(client, 3);
+    EXPECT_EQ(read("inference_count"), "3\n");
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_FALSE(WIFSIGNALED(client.status)) << "killed by signal " << WTERMSIG(client.status);
+    EXPECT_EQ(stateWarnings(readPath(client.errorsPath)), 1) << readPath(client.errorsPath);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, TruncatedUnderARunningProcess, ::testing::Values(0, 100, 4096));
+
+// Networks listed on another boot belong to processes that no longer exist, whatever pid they
+// had; the totals stay (they are the board's since the last reset).
+TEST_F(StatisticsRobustness, AStateFromAnotherBootForgetsItsNetworks) {
+    ASSERT_EQ(runClient(4), 0);
+    StateRecord record = readState();
+    ASSERT_EQ(record.checksum, synap::stateChecksum(record));
+    std::memset(record.bootId, 0, sizeof record.bootId);
+    std::strcpy(record.bootId, "another-boot");
+    record.slots[0] = synap::StateSlot{getpid(), 7, record.nextOrder++, 9, 900, 100, 2, 1280, 0, 0};
+    writeState(record);
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_EQ(read("networks"), "");
+    EXPECT_EQ(read("inference_count"), "6\n");
+    EXPECT_EQ(linesWith(errors, "WARNING"), 0) << errors;
+}
+
+struct Write {
+    const char* name;
+    const char* file;
+    bool currentValue;  // write back what the file shows
+    const char* text;
+};
+
+class UserWrite : public StatisticsRobustness, public ::testing::WithParamInterface<Write> {};
+
+// Any write resets both totals, as sysfs does, and the next update replaces the whole file.
+TEST_P(UserWrite, ResetsAndLeavesNoStaleText) {
+    ASSERT_EQ(runClient(5), 0);
+    const Write& w = GetParam();
+    write(w.file, w.currentValue ? read(w.file) : w.text);
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    EXPECT_TRUE(std::regex_match(read("inference_time"), kNumber)) << read("inference_time");
+    EXPECT_LT(std::stoull(read("inference_time")), 1000000000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, UserWrite,
+                         ::testing::Values(Write{"LongerCount", "inference_count", false, "123456789012345\n"},
+                                           Write{"LongerTime", "inference_time", false, "98765432109876543\n"},
+                                           Write{"CurrentCount", "inference_count", true, ""},
+                                           Write{"CurrentTime", "inference_time", true, ""},
+                                           Write{"EmptyCount", "inference_count", false, ""},
+                                           Write{"Text", "inference_time", false, "reset please"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST_F(StatisticsRobustness, WritingNetworksDoesNotResetAndIsReplaced) {
+    ASSERT_EQ(runClient(5), 0);
+    write("networks", std::string(6000, 'n'));
+    ASSERT_EQ(runClient(1), 0);
+    EXPECT_EQ(read("inference_count"), "6\n");
+    EXPECT_EQ(read("networks"), "");
+}
+
+// Readers see whole files: each update renames a complete new file into place.
+TEST_F(StatisticsRobustness, ReadersNeverSeeAPartialFile) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "5", "--hold"});
+    waitReady(client);
+    write("inference_count", "1234567890\n");  // the next update shrinks the file
+    const std::string command = "run 150\n";
+    ASSERT_EQ(::write(client.toChild, command.data(), command.size()), static_cast<ssize_t>(command.size()));
+    const std::regex networks("(pid: [0-9]+, nid: [0-9]+, inference_count: [0-9]+, inference_time: [0-9]+, "
+                              "inference_last: [0-9]+, iobuf_count: [0-9]+, iobuf_size: [0-9]+, layers: [0-9]+\n)*");
+    for (char line[32];;) {  // until the client says it is done (or dies: poll then reports a hang-up)
+        const std::string count = read("inference_count");
+        ASSERT_TRUE(count == "1234567890\n" || std::regex_match(count, kNumber)) << count;
+        const std::string listed = read("networks");
+        ASSERT_TRUE(std::regex_match(listed, networks)) << listed;
+        pollfd ready{fileno(client.fromChild), POLLIN, 0};
+        if (poll(&ready, 1, 0) == 1) {
+            ASSERT_NE(fgets(line, sizeof line, client.fromChild), nullptr);
+            break;
+        }
+    }
+    EXPECT_EQ(read("inference_count"), "150\n");
+    EXPECT_EQ(finish(client), 0);
+}
+
+// A version is rewritten in place only when nobody holds it: a reader that opened a file keeps
+// reading the whole version it opened, however many updates happen meanwhile.
+TEST_F(StatisticsRobustness, AReaderHoldingAVersionKeepsItWhole) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    const std::string count = read("inference_count"), networks = read("networks");
+    const int heldCount = open((dir_ + "inference_count").c_str(), O_RDONLY);
+    const int heldNetworks = open((dir_ + "networks").c_str(), O_RDONLY);
+    runMore(client, 5);
+    auto content = [](int fd) {
+        char text[8192];
+        const ssize_t bytes = pread(fd, text, sizeof text, 0);
+        return std::string(text, bytes > 0 ? static_cast<size_t>(bytes) : 0);
+    };
+    EXPECT_EQ(content(heldCount), count);
+    EXPECT_EQ(content(heldNetworks), networks);
+    EXPECT_EQ(read("inference_count"), "7\n");
+    close(heldCount);
+    close(heldNetworks);
+    EXPECT_EQ(finish(client), 0);
+}
+
+// A hard link made to a published version keeps that version: it is never rewritten.
+TEST_F(StatisticsRobustness, AHardLinkToAPublishedVersionIsNotRewritten) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    fs::create_hard_link(dir_ + "inference_count", scratch_ + "/copy");
+    runMore(client, 3);
+    EXPECT_EQ(readPath(scratch_ + "/copy"), "2\n");
+    EXPECT_EQ(read("inference_count"), "5\n");
+    EXPECT_EQ(finish(client), 0);
+}
+
+// Links planted under a process's spare name: neither is written through.
+class PlantedSpare : public StatisticsRobustness, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(PlantedSpare, IsNotWrittenThrough) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    const std::string victim = scratch_ + "/victim", spare = dir_ + ".inference_count." + std::to_string(client.pid) + ".tmp";
+    std::ofstream(victim) << "keep\n";
+    fs::remove(spare);
+    if (GetParam()) {
+        fs::create_symlink(victim, spare);
+    } else {
+        fs::create_hard_link(victim, spare);
+    }
+    runMore(client, 3);
+    EXPECT_EQ(readPath(victim), "keep\n");
+    EXPECT_EQ(read("inference_count"), "5\n");
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(readPath(victim), "keep\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, PlantedSpare, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "Symlink" : "HardLink"); });
+
+// Opening a process's spare (a backup tool, grep -r) while it rewrites it breaks its lease; the
+// kernel's notice of that must not kill the process (SIGIO terminates by default). The window is
+// a few microseconds per update: many updates make hitting it likely.
+TEST_F(StatisticsRobustness, OpeningASpareDoesNotHurtItsProcess) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(client);
+    const std::string spare = dir_ + ".inference_count." + std::to_string(client.pid) + ".tmp";
+    const std::string command = "run 2000\n";
+    ASSERT_EQ(::write(client.toChild, command.data(), command.size()), static_cast<ssize_t>(command.size()));
+    for (char line[32];;) {
+        const int fd = open(spare.c_str(), O_RDONLY | O_NONBLOCK);
+        if (fd >= 0) close(fd);
+        pollfd ready{fileno(client.fromChild), POLLIN, 0};
+        if (poll(&ready, 1, 0) == 1) {
+            EXPECT_NE(fgets(line, sizeof line, client.fromChild), nullptr);
+            break;
+        }
+    }
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_FALSE(WIFSIGNALED(client.status)) << "killed by signal " << WTERMSIG(client.status);
+    EXPECT_EQ(read("inference_count"), "2001\n");
+}
+
+// Spares go with their process: at exit, or at the next update after it is killed.
+TEST_F(StatisticsRobustness, SparesDoNotOutliveTheirProcess) {
+    auto spares = [&] {
+        int found = 0;
+        for (const auto& entry : fs::directory_iterator(dir_)) found += entry.path().extension() == ".tmp";
+        return found;
+    };
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(spares(), 0);
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    EXPECT_GT(spares(), 0);
+    kill(client.pid, SIGKILL);
+    finish(client);
+    usleep(150 * 1000);  // past the pruning interval
+    ASSERT_EQ(runClient(1), 0);
+    EXPECT_EQ(spares(), 0);
+}
+
+// Modes: the visible files have the kernel's (0644, network_profile 0444), what only the driver
+// reads is the owner's alone.
+TEST_F(StatisticsRobustness, FilesHaveRestrictiveModes) {
+    const mode_t mask = umask(022);
+    umask(mask);
+    setprop("vendor.NNAPI_SYNAP_PROFILE", "1");
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(client);
+    auto mode = [&](const std::string& name) { return fs::status(dir_ + name).permissions() & fs::perms::mask; };
+    EXPECT_EQ(mode("inference_count"), fs::perms(0644 & ~mask));
+    EXPECT_EQ(mode("inference_time"), fs::perms(0644 & ~mask));
+    EXPECT_EQ(mode("networks"), fs::perms(0644 & ~mask));
+    EXPECT_EQ(mode("network_profile"), fs::perms(0444 & ~mask));
+    EXPECT_EQ(mode(".state"), fs::perms(0600 & ~mask));
+    EXPECT_EQ(mode(".profiles"), fs::perms(0700 & ~mask));
+    EXPECT_EQ(mode(".profiles/" + std::to_string(client.pid) + ".1"), fs::perms(0600 & ~mask));
+    EXPECT_EQ(finish(client), 0);
+}
+
+// Links planted in the statistics folder are refused: the execution succeeds, the target outside
+// the root is untouched, the link stays, a warning names it, the other files go on.
+class PlantedLink : public StatisticsRobustness, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(PlantedLink, IsRefusedAndItsTargetUntouched) {
+    ASSERT_EQ(runClient(3), 0);
+    const std::string name = GetParam(), victim = scratch_ + "/victim";
+    std::ofstream(victim) << "keep\n";
+    const auto before = fs::last_write_time(victim);
+    fs::remove(dir_ + name);
+    fs::create_symlink(victim, dir_ + name);
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_EQ(readPath(victim), "keep\n");
+    EXPECT_EQ(fs::last_write_time(victim), before);
+    EXPECT_TRUE(fs::is_symlink(dir_ + name));
+    EXPECT_EQ(linesWith(errors, name + " is a symbolic link"), 1) << errors;
+    if (name == ".state") {
+        EXPECT_EQ(read("inference_count"), "3\n");  // statistics are off, the execution is not
+    } else if (name != "inference_count") {
+        EXPECT_EQ(read("inference_count"), "5\n");
+    } else {
+        EXPECT_EQ(std::regex_match(read("inference_time"), kNumber), true);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Names, PlantedLink,
+                         ::testing::Values("inference_count", "inference_time", "networks", "network_profile",
+                                           ".state"),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             std::erase(name, '.');
+                             std::erase(name, '_');
+                             return name;
+                         });
+
+TEST_F(StatisticsRobustness, APlantedProfilesLinkIsRefused) {
+    ASSERT_EQ(runClient(1), 0);
+    fs::create_directories(scratch_ + "/tables");
+    fs::remove_all(dir_ + ".profiles");
+    fs::create_directory_symlink(scratch_ + "/tables", dir_ + ".profiles");
+    setprop("vendor.NNAPI_SYNAP_PROFILE", "1");
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_TRUE(fs::is_empty(scratch_ + "/tables"));
+    EXPECT_EQ(linesWith(errors, ".profiles is a symbolic link"), 1) << errors;
+    EXPECT_EQ(read("inference_count"), "3\n");
+}
+
+// The statistics folder itself, or a folder above it, replaced by a link out of the root.
+class PlantedFolderLink : public StatisticsRobustness, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(PlantedFolderLink, IsRefusedAndNothingIsWrittenOutside) {
+    const std::string folder = root_ + GetParam();
+    fs::create_directories(fs::path(folder).parent_path());
+    fs::create_directories(scratch_ + "/elsewhere");
+    fs::create_directory_symlink(scratch_ + "/elsewhere", folder);
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_TRUE(fs::is_empty(scratch_ + "/elsewhere"));
+    EXPECT_EQ(linesWith(errors, "cannot open the statistics folder"), 1) << errors;
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, PlantedFolderLink,
+                         ::testing::Values("/sys/class/misc/synap/device/misc/synap/statistics",
+                                           "/sys/class/misc/synap/device"),
+                         [](const auto& info) { return std::string(info.index == 0 ? "Statistics" : "Device"); });
+
+// A hard link would let the record be written into a file elsewhere on the same file system.
+TEST_F(StatisticsRobustness, AHardLinkedStateIsRefused) {
+    ASSERT_EQ(runClient(1), 0);
+    const std::string victim = scratch_ + "/victim";
+    std::ofstream(victim) << "keep\n";
+    fs::remove(statePath());
+    fs::create_hard_link(victim, statePath());
+    std::string errors;
+    ASSERT_EQ(runClient(2, &errors), 0);
+    EXPECT_EQ(readPath(victim), "keep\n");
+    EXPECT_EQ(linesWith(errors, ".state is not a regular file of its own"), 1) << errors;
+}
+
+}  // namespace
+}  // namespace nnemu
