@@ -44,13 +44,18 @@ bool typedDims(const ANeuralNetworksOperandType& type, const hal::Operand& opera
 }
 
 // The data an argument names: a pointer needs a non-zero length that fits 32 bits (a null
-// pointer with length 0 is an omitted value), a memory region must lie inside its memory.
-int checkData(const Argument& argument) {
+// pointer with length 0 is an omitted value), a memory region must lie inside its memory, and
+// an output's memory must be writable.
+int checkData(bool isInput, const Argument& argument) {
     if (argument.state == Argument::State::POINTER && (argument.length == 0 || argument.length > UINT32_MAX)) {
         NN_LOG(ERROR) << "a buffer needs a length between 1 and 2^32 - 1, not " << argument.length;
         return ANEURALNETWORKS_BAD_DATA;
     }
     if (argument.state != Argument::State::MEMORY) return ANEURALNETWORKS_NO_ERROR;
+    if (!isInput && !argument.memory->writable()) {
+        NN_LOG(ERROR) << "an output cannot be bound to a memory created read-only (PROT_READ)";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     const size_t size = argument.memory->size();
     if (argument.offset > size || argument.length > size - argument.offset ||
         argument.offset + argument.length > UINT32_MAX) {
@@ -90,7 +95,7 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
         NN_LOG(ERROR) << "input " << index << ": shape " << hal::dimsToString(dims) << " is not fully specified";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    if (int n = checkData(argument)) return n;
+    if (int n = checkData(isInput, argument)) return n;
     if (hasValue) {
         const uint64_t needed = hal::byteSize(operand.type, dims);
         if (needed != 0 && needed != argument.length) {

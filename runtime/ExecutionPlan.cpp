@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
@@ -251,14 +252,21 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
-    // A memory that cannot be mapped fails the run itself (OP_FAILED, as Android turns UNMAPPABLE
-    // into), rather than reaching a driver as an invalid argument (BAD_DATA).
+    // A memory that cannot be mapped, or whose file was truncated below its region, fails the
+    // run itself (OP_FAILED, as Android turns UNMAPPABLE into), rather than reaching a driver as
+    // an invalid argument (BAD_DATA); so does a model's constant memory.
     for (const auto* arguments : {&inputs, &outputs}) {
         for (const auto& argument : *arguments) {
             if (argument.state == Argument::State::MEMORY && argument.memory->data() == nullptr) {
-                NN_LOG(ERROR) << "an execution argument's memory cannot be mapped";
+                NN_LOG(ERROR) << "an execution argument's memory cannot be mapped or no longer holds its region";
                 return ANEURALNETWORKS_OP_FAILED;
             }
+        }
+    }
+    for (const auto& pool : main_.pools) {
+        if (pool->size() != 0 && pool->data() == nullptr) {
+            NN_LOG(ERROR) << "a memory holding model constants cannot be mapped or no longer holds its region";
+            return ANEURALNETWORKS_OP_FAILED;
         }
     }
     Temporaries temporaries(main_.operands.size());
@@ -302,10 +310,33 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     return runStep(whole, *prepared, inputs, outputs, temporaries, false, shapes, &ignored);
 }
 
+// Buffers for the tensors `step` passes to or takes from other steps. Their shapes are fully
+// specified and at most 4 GiB (addOperand refuses more), but the machine may still refuse.
+bool ExecutionPlan::allocateTemporaries(const PlanStep& step, Temporaries& temporaries) const {
+    for (const auto* indexes : {&step.inputs, &step.outputs}) {
+        for (uint32_t index : *indexes) {
+            if (inputPosition_[index] >= 0 || outputPosition_[index] >= 0 || temporaries[index] != nullptr) continue;
+            const hal::Operand& operand = main_.operands[index];
+            const uint64_t bytes = hal::byteSize(operand.type, operand.dimensions);
+            try {
+                if (bytes <= std::numeric_limits<uint32_t>::max()) {
+                    temporaries[index] = std::make_shared<hal::HeapPool>(bytes);
+                    continue;
+                }
+            } catch (const std::bad_alloc&) {
+            }
+            NN_LOG(ERROR) << "cannot allocate " << bytes << " bytes for operand " << index << " between steps";
+            return false;
+        }
+    }
+    return true;
+}
+
 int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            Temporaries& temporaries, bool measureTiming,
                            std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const {
+    if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
     auto bind = [&](uint32_t index) {
         hal::RequestArgument argument;
@@ -314,14 +345,10 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
         const Argument* bound = inputAt >= 0 ? &inputs[inputAt] : outputAt >= 0 ? &outputs[outputAt] : nullptr;
         const auto poolIndex = static_cast<uint32_t>(request.pools.size());
         if (bound == nullptr) {  // a tensor passed between steps
-            auto& temporary = temporaries[index];
-            const hal::Operand& operand = main_.operands[index];
-            if (temporary == nullptr) {
-                temporary = std::make_shared<hal::HeapPool>(hal::byteSize(operand.type, operand.dimensions));
-            }
+            const auto& temporary = temporaries[index];
             request.pools.push_back(temporary);
             argument.location = {poolIndex, 0, static_cast<uint32_t>(temporary->size())};
-            argument.dimensions = operand.dimensions;
+            argument.dimensions = main_.operands[index].dimensions;
         } else if (bound->state == Argument::State::NO_VALUE) {
             argument.hasNoValue = true;
         } else {

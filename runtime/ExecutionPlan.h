@@ -63,6 +63,7 @@ private:
     int prepareSteps(const CompileOptions& options);
     void makeSimple(const Device* device);
     using Temporaries = std::vector<std::shared_ptr<hal::HeapPool>>;
+    bool allocateTemporaries(const PlanStep& step, Temporaries& temporaries) const;
     int runStep(const PlanStep& step, hal::IPreparedModel& prepared, const std::vector<Argument>& inputs,
                 const std::vector<Argument>& outputs, Temporaries& temporaries, bool measureTiming,
                 std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;

@@ -1,24 +1,96 @@
 #include "Memory.h"
 
+#include <android/NeuralNetworks.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <limits>
+#include <new>
 
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::runtime {
+namespace {
 
-Memory::Memory(size_t size, int protect, int fd, size_t offset)
-    : size_(size), protect_(protect), fd_(fd), offset_(offset) {}
+size_t pageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// The region, mapped from its page start, must be addressable and describable as a file offset.
+bool regionRepresentable(size_t size, size_t offset) {
+    constexpr auto kMaxOffset = static_cast<uint64_t>(std::numeric_limits<off_t>::max());
+    const size_t page = pageSize();
+    return offset <= kMaxOffset && size <= kMaxOffset - offset && size <= SIZE_MAX - page;
+}
+
+// mmap with MAP_SHARED needs a readable descriptor, and a writable one for PROT_WRITE.
+bool accessModeAllows(int fd, int protect) {
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return false;
+    const int mode = flags & O_ACCMODE;
+    if (mode == O_WRONLY) return false;
+    return (protect & PROT_WRITE) == 0 || mode == O_RDWR;
+}
+
+}  // namespace
+
+int Memory::create(size_t size, int protect, int fd, size_t offset, std::shared_ptr<Memory>* memory) {
+    const char* function = "ANeuralNetworksMemory_createFromFd";
+    if (protect != PROT_READ && protect != (PROT_READ | PROT_WRITE)) {
+        NN_LOG(ERROR) << function << ": protection " << protect << " is not PROT_READ or PROT_READ | PROT_WRITE";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (!regionRepresentable(size, offset)) {
+        NN_LOG(ERROR) << function << ": region of " << size << " bytes at offset " << offset << " overflows";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    const int duplicate = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (duplicate < 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    struct stat info {};
+    const bool regular = fstat(duplicate, &info) == 0 && S_ISREG(info.st_mode);
+    int status = ANEURALNETWORKS_NO_ERROR;
+    if (!accessModeAllows(duplicate, protect)) {
+        NN_LOG(ERROR) << function << ": the descriptor's access mode does not allow protection " << protect;
+        status = ANEURALNETWORKS_BAD_DATA;
+    } else if (regular && offset + size > static_cast<uint64_t>(info.st_size)) {
+        NN_LOG(ERROR) << function << ": region [" << offset << ", +" << size << ") lies past the end of a file of "
+                      << info.st_size << " bytes";
+        status = ANEURALNETWORKS_BAD_DATA;
+    }
+    if (status == ANEURALNETWORKS_NO_ERROR) {
+        memory->reset(new (std::nothrow) Memory(size, protect, duplicate, offset, regular));
+        if (*memory == nullptr) status = ANEURALNETWORKS_OUT_OF_MEMORY;
+    }
+    if (status != ANEURALNETWORKS_NO_ERROR) close(duplicate);
+    return status;
+}
+
+Memory::Memory(size_t size, int protect, int fd, size_t offset, bool regularFile)
+    : size_(size), protect_(protect), fd_(fd), offset_(offset), regularFile_(regularFile) {}
 
 Memory::~Memory() {
     if (mapping_ != nullptr) munmap(mapping_, mappingLength_);
     if (fd_ >= 0) close(fd_);
 }
 
+bool Memory::writable() const { return (protect_ & PROT_WRITE) != 0; }
+
+bool Memory::fileHoldsRegion() const {
+    if (!regularFile_) return true;
+    struct stat info {};
+    if (fstat(fd_, &info) == 0 && offset_ + size_ <= static_cast<uint64_t>(info.st_size)) return true;
+    if (!truncationReported_.exchange(true)) {
+        NN_LOG(ERROR) << "the file of memory fd " << fd_ << " no longer holds its region [" << offset_ << ", +"
+                      << size_ << "): it was truncated";
+    }
+    return false;
+}
+
 uint8_t* Memory::data() const {
+    if (!fileHoldsRegion()) return nullptr;
     std::call_once(mapOnce_, [this] {
         // mmap needs a page-aligned offset; map from the page start and step in.
-        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        const size_t page = pageSize();
         const size_t aligned = offset_ / page * page;
         const size_t skew = offset_ - aligned;
         void* mapping = mmap(nullptr, size_ + skew, protect_, MAP_SHARED, fd_, static_cast<off_t>(aligned));

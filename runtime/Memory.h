@@ -1,6 +1,8 @@
 // ANeuralNetworksMemory: a file descriptor region, mapped on first use.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "nnemu/hal/Types.h"
@@ -9,25 +11,36 @@ namespace nnemu::runtime {
 
 class Memory final : public hal::MemoryPool {
 public:
-    // Takes ownership of `fd` (already dup'ed by the caller).
-    Memory(size_t size, int protect, int fd, size_t offset);
+    // The region [offset, offset + size) of `fd`, which it duplicates. BAD_DATA (logged) when the
+    // protection is not PROT_READ or PROT_READ | PROT_WRITE, the region overflows, the descriptor's
+    // access mode cannot give that protection or a regular file does not hold the region;
+    // UNEXPECTED_NULL when the descriptor cannot be duplicated (as Android answers).
+    static int create(size_t size, int protect, int fd, size_t offset, std::shared_ptr<Memory>* memory);
     ~Memory() override;
     Memory(const Memory&) = delete;
     Memory& operator=(const Memory&) = delete;
 
-    uint8_t* data() const override;  // maps lazily; nullptr if the fd cannot be mapped
+    // Maps lazily. nullptr if the fd cannot be mapped, or if its file no longer holds the region
+    // (checked at every call: a file truncated under a mapping would fault on access).
+    uint8_t* data() const override;
     size_t size() const override { return size_; }
     int fd() const override { return fd_; }
+    bool writable() const override;
 
 private:
+    Memory(size_t size, int protect, int fd, size_t offset, bool regularFile);
+    bool fileHoldsRegion() const;
+
     size_t size_;
     int protect_;
     int fd_;
     size_t offset_;
+    bool regularFile_;
     mutable std::once_flag mapOnce_;
     mutable void* mapping_ = nullptr;
     mutable size_t mappingLength_ = 0;
     mutable uint8_t* base_ = nullptr;
+    mutable std::atomic<bool> truncationReported_{false};
 };
 
 }  // namespace nnemu::runtime

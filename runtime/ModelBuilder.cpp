@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
@@ -98,8 +99,17 @@ int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t leng
     }
     const auto size = static_cast<uint32_t>(length);
     if (length <= ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
+        // Copied values are addressed by 32-bit offsets.
         const size_t offset = alignUp(model_.operandValues.size(), kConstantAlignment);
-        model_.operandValues.resize(offset + length);
+        if (offset + length > std::numeric_limits<uint32_t>::max()) {
+            NN_LOG(ERROR) << function << ": the model's copied values would pass 4 GiB";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+        try {
+            model_.operandValues.resize(offset + length);
+        } catch (const std::bad_alloc&) {
+            return ANEURALNETWORKS_OUT_OF_MEMORY;
+        }
         std::memcpy(model_.operandValues.data() + offset, buffer, length);
         operand.lifetime = OperandLifeTime::CONSTANT_COPY;
         operand.location = {0, static_cast<uint32_t>(offset), size};
@@ -297,29 +307,50 @@ bool ModelBuilder::sortOperations() {
     return true;
 }
 
+// Copies every referenced application buffer into pools owned by the model. Locations are
+// 32-bit, so a pool is closed before it would pass 4 GiB (each value alone fits). Allocates
+// every pool before changing anything, so running out of memory leaves the model as it was.
+int ModelBuilder::copyReferencedValues() {
+    struct Placement {
+        uint32_t operand;
+        size_t pool;
+        size_t offset;
+    };
+    std::vector<Placement> placements;
+    std::vector<size_t> poolSizes;
+    for (uint32_t i = 0; i < referencedValues_.size(); ++i) {
+        if (referencedValues_[i] == nullptr) continue;
+        const size_t length = model_.operands[i].location.length;
+        size_t offset = poolSizes.empty() ? 0 : alignUp(poolSizes.back(), kConstantAlignment);
+        if (poolSizes.empty() || offset + length > std::numeric_limits<uint32_t>::max()) {
+            poolSizes.push_back(0);
+            offset = 0;
+        }
+        placements.push_back({i, poolSizes.size() - 1, offset});
+        poolSizes.back() = offset + length;
+    }
+    std::vector<std::shared_ptr<hal::HeapPool>> pools;
+    try {
+        for (size_t size : poolSizes) pools.push_back(std::make_shared<hal::HeapPool>(size));
+    } catch (const std::bad_alloc&) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the model's constants";
+        return ANEURALNETWORKS_OUT_OF_MEMORY;
+    }
+    const auto firstPool = static_cast<uint32_t>(model_.pools.size());
+    for (const Placement& at : placements) {
+        hal::Operand& operand = model_.operands[at.operand];
+        std::memcpy(pools[at.pool]->data() + at.offset, referencedValues_[at.operand], operand.location.length);
+        operand.location.poolIndex = firstPool + static_cast<uint32_t>(at.pool);
+        operand.location.offset = static_cast<uint32_t>(at.offset);
+        referencedValues_[at.operand] = nullptr;
+    }
+    for (auto& pool : pools) model_.pools.push_back(std::move(pool));
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
 int ModelBuilder::finish() {
     if (int n = checkModifiable("ANeuralNetworksModel_finish")) return n;
-    // Copy every referenced application buffer into one pool owned by the model.
-    size_t total = 0;
-    for (size_t i = 0; i < referencedValues_.size(); ++i) {
-        if (referencedValues_[i] != nullptr) total = alignUp(total, kConstantAlignment) + model_.operands[i].location.length;
-    }
-    if (total > 0) {
-        auto pool = std::make_shared<hal::HeapPool>(total);
-        const auto poolIndex = static_cast<uint32_t>(model_.pools.size());
-        size_t offset = 0;
-        for (size_t i = 0; i < referencedValues_.size(); ++i) {
-            if (referencedValues_[i] == nullptr) continue;
-            hal::Operand& operand = model_.operands[i];
-            offset = alignUp(offset, kConstantAlignment);
-            std::memcpy(pool->data() + offset, referencedValues_[i], operand.location.length);
-            operand.location.poolIndex = poolIndex;
-            operand.location.offset = static_cast<uint32_t>(offset);
-            offset += operand.location.length;
-            referencedValues_[i] = nullptr;
-        }
-        model_.pools.push_back(std::move(pool));
-    }
+    if (int n = copyReferencedValues()) return n;
     for (auto& operand : model_.operands) operand.numberOfConsumers = 0;
     for (const auto& operation : model_.operations) {
         for (uint32_t index : operation.inputs) model_.operands[index].numberOfConsumers++;

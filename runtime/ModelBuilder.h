@@ -42,6 +42,7 @@ private:
     int checkModifiable(const char* function) const;
     int checkOperandIndex(int32_t index, const char* function) const;
     uint8_t* constantOf(uint32_t index) const;
+    int copyReferencedValues();
     bool listsEveryInputAndOutput() const;
     bool sortOperations();
 

@@ -4,7 +4,6 @@
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
 
-#include <unistd.h>
 
 #include <new>
 
@@ -176,9 +175,9 @@ int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t 
     if (memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *memory = nullptr;
     if (size == 0 || fd < 0) return ANEURALNETWORKS_BAD_DATA;
-    const int duplicate = dup(fd);
-    if (duplicate < 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    auto* handle = new (std::nothrow) MemoryHandle{std::make_shared<Memory>(size, protect, duplicate, offset)};
+    std::shared_ptr<Memory> created;
+    if (int n = Memory::create(size, protect, fd, offset, &created)) return n;
+    auto* handle = new (std::nothrow) MemoryHandle{std::move(created)};
     if (handle == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *memory = reinterpret_cast<ANeuralNetworksMemory*>(handle);
     return ANEURALNETWORKS_NO_ERROR;

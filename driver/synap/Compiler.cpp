@@ -2,6 +2,7 @@
 
 #include "Lowering.h"
 #include "ProgramBuilder.h"
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
 
 namespace nnemu::synap {
@@ -33,8 +34,17 @@ bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint3
         }
         contexts.push_back(std::move(context));
     }
+    // Shapes that data chose (a resize, a pad) can pass what an operand may hold; the core takes
+    // no tensor over 4 GiB (the execution fails rather than allocate it).
     std::vector<std::vector<uint32_t>> dims;
-    for (const auto& operand : operands) dims.push_back(operand.dimensions);
+    for (size_t i = 0; i < operands.size(); ++i) {
+        if (hal::byteSize(operands[i].type, operands[i].dimensions) > UINT32_MAX) {
+            *error = "operand " + std::to_string(i) + " of shape " + hal::dimsToString(operands[i].dimensions) +
+                     " is larger than 4 GiB";
+            return false;
+        }
+        dims.push_back(operands[i].dimensions);
+    }
 
     ProgramBuilder builder(model, dims);
     for (size_t i = 0; i < model.operations.size(); ++i) {

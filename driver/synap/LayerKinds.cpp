@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 #include "NativeLayers.h"
 
@@ -20,13 +21,23 @@ size_t elementBytes(npu::DataType type) {
     }
 }
 
+// Saturating, so that dims from a damaged or hostile program never wrap to a small size.
 size_t elementCount(const npu::Tensor& tensor) {
+    constexpr size_t kMax = std::numeric_limits<size_t>::max();
     size_t count = 1;
-    for (uint32_t d : *tensor.dims()) count *= d;
+    for (uint32_t d : *tensor.dims()) {
+        if (d == 0) return 0;
+        count = count > kMax / d ? kMax : count * d;
+    }
     return count;
 }
 
-size_t byteSize(const npu::Tensor& tensor) { return elementBytes(tensor.type()) * elementCount(tensor); }
+size_t byteSize(const npu::Tensor& tensor) {
+    const size_t count = elementCount(tensor);
+    const size_t element = elementBytes(tensor.type());
+    return count > std::numeric_limits<size_t>::max() / element ? std::numeric_limits<size_t>::max()
+                                                                 : count * element;
+}
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "Compiler.h"
 #include "LayerKinds.h"
@@ -117,7 +118,12 @@ std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string
         *error = "the NPU core (XNNPACK) could not be initialized";
         return nullptr;
     }
-    if (!core->preparePorts(error) || !core->buildStages(error)) return nullptr;
+    try {
+        if (!core->preparePorts(error) || !core->buildStages(error)) return nullptr;
+    } catch (const std::bad_alloc&) {
+        *error = "the NPU core ran out of memory for the program's buffers";
+        return nullptr;
+    }
     return core;
 }
 
@@ -147,6 +153,7 @@ bool NpuCore::preparePorts(std::string* error) {
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         if (tensor.dims() == nullptr || tensor.dims()->size() > XNN_MAX_TENSOR_DIMS) return fail("tensor dimensions");
+        if (byteSize(tensor) > kMaxTensorBytes) return fail("tensor " + std::to_string(t) + " is larger than 4 GiB");
         if (tensor.data() != nullptr && tensor.data()->size() > 0 && tensor.data()->size() != byteSize(tensor)) {
             return fail("constant tensor " + std::to_string(t) + " has the wrong size");
         }

@@ -5,8 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include "Compiler.h"
+#include "NonFinite.h"
+#include "nnemu/cpu/Executor.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/cache/ModelKey.h"
@@ -34,6 +37,17 @@ uint8_t* argumentData(const hal::Request& request, const hal::RequestArgument& a
     const auto& pool = request.pools[at.poolIndex];
     if (uint64_t{at.offset} + at.length > pool->size() || pool->data() == nullptr) return nullptr;
     return pool->data() + at.offset;
+}
+
+// The program holds a copy of the model's weights: a machine short of memory fails the JIT.
+bool compileWithinMemory(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
+                         std::vector<uint8_t>* program, std::string* error) {
+    try {
+        return compileProgram(model, inputDims, program, error);
+    } catch (const std::bad_alloc&) {
+        *error = "out of memory while building the NPU program";
+        return false;
+    }
 }
 
 }  // namespace
@@ -95,7 +109,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     if (core_ == nullptr) {
         start = Clock::now();
         cache::cacheCounters().compiles++;
-        if (!compileProgram(model_, inputDims, &program, &error)) {
+        if (!compileWithinMemory(model_, inputDims, &program, &error)) {
             NN_LOG(ERROR) << "synap-npu: compilation failed: " << error;
             return false;
         }
@@ -220,6 +234,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     }
     std::vector<std::vector<uint32_t>> inputDims;
     std::vector<const uint8_t*> inputs;
+    bool nonFinite = false;
     for (size_t i = 0; i < request.inputs.size(); ++i) {
         const auto& argument = request.inputs[i];
         const hal::Operand& operand = model_.operands[model_.inputIndexes[i]];
@@ -231,9 +246,18 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         }
         inputDims.push_back(dims);
         inputs.push_back(data);
+        nonFinite = nonFinite || holdsNonFinite(operand.type, data, argument.location.length);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     if (!ensureCompiled(inputDims)) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
+    if (core_->inputCount() != inputs.size()) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (core_->inputBytes(i) > request.inputs[i].location.length) {
+            NN_LOG(ERROR) << "synap-npu: input " << i << " is smaller than the network's";
+            return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
+        }
+    }
+    if (nonFinite) return executeOnReferenceKernels(request, measure, start);
 
     std::vector<hal::OutputShape> shapes;
     std::vector<uint8_t*> outputs;
@@ -266,6 +290,26 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         timing.timeInDriver = microsSince(start);
     }
     return {ErrorStatus::NONE, shapes, timing};
+}
+
+// The core's float layers would turn NaN into clamp bounds; the reference kernels define what
+// NaN and infinities give (NonFinite.h). The inference still is one of this network's.
+std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::executeOnReferenceKernels(
+        const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start) {
+    if (model_.operations.empty()) {
+        NN_LOG(ERROR) << "synap-npu: a network loaded from the NNAPI model cache cannot take NaN or infinite inputs";
+        return {ErrorStatus::GENERAL_FAILURE, {}, {}};
+    }
+    NN_LOG(VERBOSE) << "synap-npu: NaN or infinite inputs; running this inference on the reference kernels";
+    const auto deviceStart = Clock::now();
+    auto [status, shapes] = cpu::executeModel(model_, request);
+    statistics_->recordInference(microsSince(deviceStart));
+    hal::Timing timing;
+    if (status == ErrorStatus::NONE && measure == hal::MeasureTiming::YES) {
+        timing.timeOnDevice = microsSince(deviceStart);
+        timing.timeInDriver = microsSince(start);
+    }
+    return {status, std::move(shapes), timing};
 }
 
 }  // namespace nnemu::synap

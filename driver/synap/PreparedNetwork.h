@@ -47,6 +47,9 @@ private:
     // The JIT: the program from the SyNAP cache or the compiler, loaded on the core; then the
     // caches are filled.
     bool jitCompile(const std::vector<std::vector<uint32_t>>& inputDims);
+    // An inference whose float inputs hold NaN or an infinity (NonFinite.h).
+    std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeOnReferenceKernels(
+            const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
     hal::Model model_;
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant

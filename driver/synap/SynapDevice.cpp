@@ -5,6 +5,7 @@
 
 #include "Compiler.h"
 #include "Lowering.h"
+#include "NonFinite.h"
 #include "PreparedNetwork.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
@@ -52,7 +53,7 @@ public:
         std::vector<bool> supported;
         for (const auto& operation : model.operations) {
             const LoweringRule* rule = findLowering(operation.type);
-            supported.push_back(!disabled && rule != nullptr &&
+            supported.push_back(!disabled && rule != nullptr && !readsNonFiniteConstant(model, operation) &&
                                 rule->supports(hal::makeOperationContext(operation, model.operands, constantOf)));
         }
         return {ErrorStatus::NONE, supported};

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "nnemu/hal/Operations.h"
+#include "nnemu/hal/ShapeUtils.h"
 
 namespace nnemu::hal {
 namespace {
@@ -39,15 +40,16 @@ bool prepareConcatenation(OperationContext& context) {
     const int32_t axis = context.scalar<int32_t>(axisIndex);
     NN_RET_CHECK(axis >= 0 && static_cast<uint32_t>(axis) < rank);
     std::vector<uint32_t> dims = first;
-    dims[axis] = 0;
+    uint64_t along = 0;
     for (uint32_t i = 0; i < axisIndex; ++i) {
         const std::vector<uint32_t>& d = context.input(i).dims;
         NN_RET_CHECK(d.size() == rank);
         for (uint32_t k = 0; k < rank; ++k) {
             if (k != static_cast<uint32_t>(axis)) NN_RET_CHECK(d[k] == first[k]);
         }
-        dims[axis] += d[axis];
+        along += d[axis];
     }
+    NN_RET_CHECK(toDimension(along, &dims[axis]));
     context.output(0).dims = dims;
     return true;
 }

@@ -2,6 +2,7 @@
 // TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND.
 #include <vector>
 
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -49,8 +50,7 @@ bool prepareReshape(OperationContext& context) {
     const int32_t* shape = context.input(1).as<int32_t>();
     const uint64_t inputCount = input.elements();
     int stretchAxis = -1;
-    uint64_t knownCount = 1;
-    std::vector<uint32_t> dims(length);
+    std::vector<uint32_t> dims(length, 1);
     for (uint32_t i = 0; i < length; ++i) {
         if (shape[i] == -1) {
             NN_RET_CHECK(stretchAxis == -1);  // at most one -1
@@ -59,14 +59,14 @@ bool prepareReshape(OperationContext& context) {
         }
         NN_RET_CHECK(shape[i] >= 0);
         dims[i] = static_cast<uint32_t>(shape[i]);
-        knownCount *= dims[i];
     }
+    // elementCount saturates, so a shape whose product would wrap to the input's count is refused.
     if (stretchAxis >= 0) {
+        const uint64_t knownCount = elementCount(dims);
         NN_RET_CHECK(knownCount > 0 && inputCount % knownCount == 0);
-        dims[stretchAxis] = static_cast<uint32_t>(inputCount / knownCount);
-        knownCount *= dims[stretchAxis];
+        NN_RET_CHECK(toDimension(inputCount / knownCount, &dims[stretchAxis]));
     }
-    NN_RET_CHECK(knownCount == inputCount);
+    NN_RET_CHECK(elementCount(dims) == inputCount);
     context.output(0).dims = dims;
     return true;
 }
@@ -197,9 +197,12 @@ bool prepareDepthToSpace(OperationContext& context) {
     NN_RET_CHECK(block >= 1);
     const auto b = static_cast<uint32_t>(block);
     const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 2));
-    NN_RET_CHECK(in.channels % (b * b) == 0);
+    const uint64_t area = uint64_t{b} * b;
+    NN_RET_CHECK(in.channels % area == 0);
+    uint32_t height = 0, width = 0;
+    NN_RET_CHECK(toDimension(uint64_t{in.height} * b, &height) && toDimension(uint64_t{in.width} * b, &width));
     context.output(0).dims =
-            makeImage4(in.batches, in.height * b, in.width * b, in.channels / (b * b), in.nchw).dims();
+            makeImage4(in.batches, height, width, static_cast<uint32_t>(in.channels / area), in.nchw).dims();
     return true;
 }
 
@@ -212,8 +215,9 @@ bool prepareSpaceToDepth(OperationContext& context) {
     const auto b = static_cast<uint32_t>(block);
     const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 2));
     NN_RET_CHECK(in.height % b == 0 && in.width % b == 0);
-    context.output(0).dims =
-            makeImage4(in.batches, in.height / b, in.width / b, in.channels * b * b, in.nchw).dims();
+    uint32_t channels = 0;
+    NN_RET_CHECK(toDimension(uint64_t{in.channels} * b * b, &channels));
+    context.output(0).dims = makeImage4(in.batches, in.height / b, in.width / b, channels, in.nchw).dims();
     return true;
 }
 
@@ -247,10 +251,13 @@ bool prepareBatchToSpace(OperationContext& context) {
     uint32_t blockH = 0, blockW = 0;
     NN_RET_CHECK(readBlockShape(context, &blockH, &blockW));
     const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 2));
-    NN_RET_CHECK(in.batches % (blockH * blockW) == 0);
-    context.output(0).dims = makeImage4(in.batches / (blockH * blockW), in.height * blockH,
-                                        in.width * blockW, in.channels, in.nchw)
-                                     .dims();
+    const uint64_t blocks = uint64_t{blockH} * blockW;
+    NN_RET_CHECK(in.batches % blocks == 0);
+    uint32_t height = 0, width = 0;
+    NN_RET_CHECK(toDimension(uint64_t{in.height} * blockH, &height) &&
+                 toDimension(uint64_t{in.width} * blockW, &width));
+    context.output(0).dims =
+            makeImage4(static_cast<uint32_t>(in.batches / blocks), height, width, in.channels, in.nchw).dims();
     return true;
 }
 
@@ -281,10 +288,10 @@ bool prepareSpaceToBatch(OperationContext& context) {
     const uint64_t paddedH = static_cast<uint64_t>(in.height) + pads[0] + pads[1];
     const uint64_t paddedW = static_cast<uint64_t>(in.width) + pads[2] + pads[3];
     NN_RET_CHECK(paddedH % blockH == 0 && paddedW % blockW == 0);
-    context.output(0).dims = makeImage4(in.batches * blockH * blockW,
-                                        static_cast<uint32_t>(paddedH / blockH),
-                                        static_cast<uint32_t>(paddedW / blockW), in.channels, in.nchw)
-                                     .dims();
+    uint32_t batches = 0, height = 0, width = 0;
+    NN_RET_CHECK(toDimension(uint64_t{in.batches} * blockH * blockW, &batches) &&
+                 toDimension(paddedH / blockH, &height) && toDimension(paddedW / blockW, &width));
+    context.output(0).dims = makeImage4(batches, height, width, in.channels, in.nchw).dims();
     return true;
 }
 

@@ -130,7 +130,9 @@ bool preparePad(OperationContext& context) {
     std::vector<uint32_t> dims(rank);
     for (uint32_t i = 0; i < rank; ++i) {
         NN_RET_CHECK(pads[2 * i] >= 0 && pads[2 * i + 1] >= 0);
-        dims[i] = input.dim(i) + static_cast<uint32_t>(pads[2 * i]) + static_cast<uint32_t>(pads[2 * i + 1]);
+        NN_RET_CHECK(toDimension(uint64_t{input.dim(i)} + static_cast<uint64_t>(pads[2 * i]) +
+                                         static_cast<uint64_t>(pads[2 * i + 1]),
+                                 &dims[i]));
     }
     context.output(0).dims = dims;
     return true;

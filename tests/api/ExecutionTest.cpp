@@ -266,6 +266,57 @@ TEST(UnknownInputTest, InputShapeComesFromTheBinding) {
     EXPECT_EQ(buffers.output[1], -18.0f);
 }
 
+// ---- Sizes that do not fit ---------------------------------------------------------------------
+
+// Dimensions given at binding whose byte size a plain 64-bit product would wrap to the buffer's
+// 8 bytes, or to 0; and a size over 4 GiB that does not wrap. None can be an operand.
+const std::vector<std::vector<uint32_t>> kSizesThatDoNotFit{
+        {17362, 27905, 49477, 384773},  // 4 * product = 2^65 + 8
+        {65536, 65536, 65536, 65536},   // 4 * product = 2^66
+        {65536, 65536, 1, 1},           // 16 GiB
+        {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}};
+
+TEST(OversizedBindingTest, InputTypeWhoseSizeDoesNotFitIsBadData) {
+    ModelPtr model = makeAddModel({.input0Dims = {0, 0, 0, 0}, .outputDims = {}});
+    ASSERT_NE(model, nullptr);
+    CompilationPtr compilation = compile(model.get());
+    ASSERT_NE(compilation, nullptr);
+    ExecutionPtr execution = newExecution(compilation.get());
+    float buffer[2] = {};
+    for (const auto& dims : kSizesThatDoNotFit) {
+        const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, &type, buffer, sizeof(buffer)),
+                  ANEURALNETWORKS_BAD_DATA);
+    }
+    const std::vector<uint32_t> fits{1, 1, 1, 2};
+    const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, fits);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, &type, buffer, sizeof(buffer)),
+              ANEURALNETWORKS_NO_ERROR);
+}
+
+TEST(OversizedBindingTest, OutputTypeWhoseSizeDoesNotFitIsBadData) {
+    ModelPtr model = makeAddModel({.outputDims = {0, 0, 0, 0}});
+    ASSERT_NE(model, nullptr);
+    CompilationPtr compilation = compile(model.get());
+    ASSERT_NE(compilation, nullptr);
+    ExecutionPtr execution = newExecution(compilation.get());
+    float buffer[2] = {};
+    for (const auto& dims : kSizesThatDoNotFit) {
+        const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, &type, buffer, sizeof(buffer)),
+                  ANEURALNETWORKS_BAD_DATA);
+    }
+}
+
+// The same sizes declared in the model are refused by addOperand.
+TEST(OversizedBindingTest, OperandWhoseSizeDoesNotFitIsBadData) {
+    ModelPtr model = newModel();
+    for (const auto& dims : kSizesThatDoNotFit) {
+        const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
+        EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), &type), ANEURALNETWORKS_BAD_DATA);
+    }
+}
+
 // ---- compute / startCompute: states ------------------------------------------------------------
 
 TEST_F(ExecutionTest, ComputeRejectsNull) {

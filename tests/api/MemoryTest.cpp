@@ -1,8 +1,12 @@
 // ANeuralNetworksMemory_*: creation errors, and memory-backed inputs, outputs and constants the
 // way TensorFlow Lite's NNAPI delegate uses them (memfd + createFromFd).
+#include <fcntl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <tuple>
 
 #include "AddModel.h"
@@ -102,6 +106,69 @@ TEST(MemoryTest, RefusedAHardwareBufferNullsTheResult) {
                                                               &memory),
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(memory, nullptr);
+}
+
+// ---- The region, the protection and the descriptor ---------------------------------------------
+
+// createFromFd's result code; the memory it made, if any, is freed. A refusal leaves null.
+int createStatus(size_t size, int protect, int fd, size_t offset) {
+    ANeuralNetworksMemory* memory = nullptr;
+    const int status = ANeuralNetworksMemory_createFromFd(size, protect, fd, offset, &memory);
+    EXPECT_EQ(memory == nullptr, status != ANEURALNETWORKS_NO_ERROR);
+    ANeuralNetworksMemory_free(memory);
+    return status;
+}
+
+// `fd`'s file opened again with other access `flags`.
+int reopen(int fd, int flags) { return open(("/proc/self/fd/" + std::to_string(fd)).c_str(), flags | O_CLOEXEC); }
+
+// A regular file must hold the whole region (a mapping past its end would fault on access).
+TEST(MemoryRegionTest, RegionPastTheEndOfTheFileIsBadData) {
+    const Fd fd(makeSharedMemoryFd(64));
+    ASSERT_GE(fd.get(), 0);
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    EXPECT_EQ(createStatus(65, PROT_READ, fd.get(), 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(1, PROT_READ, fd.get(), 64), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ, fd.get(), page), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ | PROT_WRITE, fd.get(), 32), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ, fd.get(), 0), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(createStatus(32, PROT_READ | PROT_WRITE, fd.get(), 32), ANEURALNETWORKS_NO_ERROR);
+}
+
+// offset + size must not wrap, whatever the descriptor.
+TEST(MemoryRegionTest, RegionThatOverflowsIsBadData) {
+    const Fd fd(makeSharedMemoryFd(64));
+    ASSERT_GE(fd.get(), 0);
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    EXPECT_EQ(createStatus(SIZE_MAX, PROT_READ, fd.get(), page), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(SIZE_MAX - page + 1, PROT_READ, fd.get(), 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ, fd.get(), SIZE_MAX - 63), ANEURALNETWORKS_BAD_DATA);
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    const Fd first(pair[0]), second(pair[1]);
+    EXPECT_EQ(createStatus(SIZE_MAX, PROT_READ, first.get(), page), ANEURALNETWORKS_BAD_DATA);
+}
+
+TEST(MemoryRegionTest, ProtectionMustBeReadOrReadWrite) {
+    const Fd fd(makeSharedMemoryFd(64));
+    ASSERT_GE(fd.get(), 0);
+    for (int protect : {PROT_NONE, PROT_WRITE, PROT_READ | PROT_EXEC, PROT_READ | PROT_WRITE | PROT_EXEC, -1}) {
+        EXPECT_EQ(createStatus(64, protect, fd.get(), 0), ANEURALNETWORKS_BAD_DATA) << protect;
+    }
+    EXPECT_EQ(createStatus(64, PROT_READ, fd.get(), 0), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(createStatus(64, PROT_READ | PROT_WRITE, fd.get(), 0), ANEURALNETWORKS_NO_ERROR);
+}
+
+// A shared mapping needs a readable descriptor, and a read-write one for PROT_WRITE.
+TEST(MemoryRegionTest, ProtectionMustSuitTheDescriptor) {
+    const Fd fd(makeSharedMemoryFd(64));
+    ASSERT_GE(fd.get(), 0);
+    const Fd readOnly(reopen(fd.get(), O_RDONLY)), writeOnly(reopen(fd.get(), O_WRONLY));
+    ASSERT_GE(readOnly.get(), 0);
+    ASSERT_GE(writeOnly.get(), 0);
+    EXPECT_EQ(createStatus(64, PROT_READ | PROT_WRITE, readOnly.get(), 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ, writeOnly.get(), 0), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(createStatus(64, PROT_READ, readOnly.get(), 0), ANEURALNETWORKS_NO_ERROR);
 }
 
 // ---- Execution arguments in memory -------------------------------------------------------------
@@ -308,6 +375,30 @@ TEST_F(MemoryExecutionTest, TypeWithInconsistentDimensionsIsBadData) {
     }
 }
 
+// A memory created PROT_READ cannot take an output (its mapping cannot be written); inputs may
+// come from it.
+TEST_F(MemoryExecutionTest, ReadOnlyMemoryAsOutputIsBadData) {
+    const Fd fd(makeSharedMemoryFd(16));
+    ASSERT_GE(fd.get(), 0);
+    const float values[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    ASSERT_EQ(pwrite(fd.get(), values, sizeof(values), 0), static_cast<ssize_t>(sizeof(values)));
+    ANeuralNetworksMemory* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ, fd.get(), 0, &raw), ANEURALNETWORKS_NO_ERROR);
+    MemoryPtr memory(raw);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_BAD_DATA);
+    float output[2] = {};
+    ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 1, nullptr, memory.get(), 8, kTensorBytes),
+              ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution(), 0, nullptr, output, sizeof(output)),
+              ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(output[0], 4.0f);
+    EXPECT_EQ(output[1], 6.0f);
+}
+
 // The memory of a descriptor that cannot be mapped (a socket) fails the run with OP_FAILED, with
 // or without CPU fallback, for inputs and outputs alike.
 class UnmappableMemoryTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
@@ -342,6 +433,110 @@ TEST_P(UnmappableMemoryTest, FailsTheRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, UnmappableMemoryTest, ::testing::Combine(::testing::Bool(), ::testing::Bool()));
+
+// ---- Files truncated under a memory ------------------------------------------------------------
+
+// The compilation of `model` for one device, or for every device when `device` is empty.
+CompilationPtr compileOn(ANeuralNetworksModel* model, const std::string& device) {
+    return device.empty() ? compile(model) : compileFor(model, {findDevice(device)});
+}
+
+// A file truncated after createFromFd (by the application or anyone sharing it) must not fault
+// the process: the execution fails with OP_FAILED; grown back, the memory works again. On every
+// device choice, before and after the memory was first mapped.
+class TruncatedMemoryTest : public ::testing::TestWithParam<std::string> {
+protected:
+    // input0 and input1 from the memory (both 1.5), the output by pointer.
+    int run(ANeuralNetworksCompilation* compilation, ANeuralNetworksMemory* memory, float* output) {
+        ExecutionPtr execution = newExecution(compilation);
+        if (execution == nullptr) return -1;
+        if (int n = ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, memory, 0, kTensorBytes)) {
+            return n;
+        }
+        if (int n = ANeuralNetworksExecution_setInputFromMemory(execution.get(), 1, nullptr, memory, 0, kTensorBytes)) {
+            return n;
+        }
+        if (int n = ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output, kTensorBytes)) return n;
+        return ANeuralNetworksExecution_compute(execution.get());
+    }
+    static bool fill(int fd) {
+        const float values[2] = {1.5f, 1.5f};
+        return ftruncate(fd, sizeof(values)) == 0 && pwrite(fd, values, sizeof(values), 0) == sizeof(values);
+    }
+};
+
+TEST_P(TruncatedMemoryTest, ArgumentsInATruncatedFileFailTheExecution) {
+    ModelPtr model = makeAddModel();
+    ASSERT_NE(model, nullptr);
+    CompilationPtr compilation = compileOn(model.get(), GetParam());
+    ASSERT_NE(compilation, nullptr);
+    const Fd fd(makeSharedMemoryFd(kTensorBytes));
+    ASSERT_TRUE(fill(fd.get()));
+    ANeuralNetworksMemory* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
+              ANEURALNETWORKS_NO_ERROR);
+    MemoryPtr memory(raw);
+    float output[2] = {};
+    ASSERT_EQ(ftruncate(fd.get(), 0), 0);  // before the memory is ever mapped
+    EXPECT_EQ(run(compilation.get(), memory.get(), output), ANEURALNETWORKS_OP_FAILED);
+    ASSERT_TRUE(fill(fd.get()));
+    ASSERT_EQ(run(compilation.get(), memory.get(), output), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(output[0], 3.0f);
+    ASSERT_EQ(ftruncate(fd.get(), 0), 0);  // under a mapping
+    EXPECT_EQ(run(compilation.get(), memory.get(), output), ANEURALNETWORKS_OP_FAILED);
+    ASSERT_TRUE(fill(fd.get()));
+    EXPECT_EQ(run(compilation.get(), memory.get(), output), ANEURALNETWORKS_NO_ERROR);
+}
+
+// output = input0 + constant, the constant in a memory whose file is truncated after finish.
+TEST_P(TruncatedMemoryTest, ConstantsInATruncatedFileFailTheExecution) {
+    const Fd fd(makeSharedMemoryFd(kTensorBytes));
+    ASSERT_TRUE(fill(fd.get()));
+    ANeuralNetworksMemory* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ, fd.get(), 0, &raw),
+              ANEURALNETWORKS_NO_ERROR);
+    MemoryPtr memory(raw);
+    ModelPtr model = newModel();
+    const std::vector<uint32_t> dims{2};
+    const ANeuralNetworksOperandType tensor = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
+    const ANeuralNetworksOperandType scalar = scalarType(ANEURALNETWORKS_INT32);
+    for (const auto* type : {&tensor, &tensor, &scalar, &tensor}) {
+        ASSERT_EQ(ANeuralNetworksModel_addOperand(model.get(), type), ANEURALNETWORKS_NO_ERROR);
+    }
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model.get(), 1, memory.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_NO_ERROR);
+    const int32_t none = ANEURALNETWORKS_FUSED_NONE;
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), 2, &none, sizeof(none)), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t in[] = {0, 1, 2}, out[] = {3};
+    ASSERT_EQ(ANeuralNetworksModel_addOperation(model.get(), ANEURALNETWORKS_ADD, 3, in, 1, out),
+              ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 1, in, 1, out), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model.get()), ANEURALNETWORKS_NO_ERROR);
+    CompilationPtr compilation = compileOn(model.get(), GetParam());
+    ASSERT_NE(compilation, nullptr);
+    auto runOnce = [&](float* output) {
+        ExecutionPtr execution = newExecution(compilation.get());
+        const float a[2] = {1.0f, 2.0f};
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, a, sizeof(a)), 0);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output, kTensorBytes), 0);
+        return ANeuralNetworksExecution_compute(execution.get());
+    };
+    float output[2] = {};
+    ASSERT_EQ(ftruncate(fd.get(), 0), 0);
+    EXPECT_EQ(runOnce(output), ANEURALNETWORKS_OP_FAILED);
+    ASSERT_TRUE(fill(fd.get()));
+    ASSERT_EQ(runOnce(output), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(output[1], 3.5f);
+    ASSERT_EQ(ftruncate(fd.get(), 0), 0);
+    EXPECT_EQ(runOnce(output), ANEURALNETWORKS_OP_FAILED);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, TruncatedMemoryTest, ::testing::Values("", "nnapi-reference", "synap-npu"),
+                         [](const auto& info) {
+                             std::string name = info.param.empty() ? "all" : info.param;
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
 
 // ---- Constants in memory -----------------------------------------------------------------------
 

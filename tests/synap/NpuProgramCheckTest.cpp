@@ -128,5 +128,22 @@ TEST(NpuProgramCheck, TheXnnpackPreluNeedsAConstantSlopePerChannel) {
               nullptr);
 }
 
+// Dims from a damaged or hostile program whose byte size a plain product would wrap to a few
+// bytes (or to 0), or that pass 4 GiB, are refused before the core sizes a buffer from them.
+TEST(NpuProgramCheck, TensorsWhoseSizeDoesNotFitAreRefused) {
+    const auto f = DataType::FLOAT32, q = DataType::QUINT8;
+    const std::vector<std::vector<uint32_t>> tooLarge{{17362, 27905, 49477, 384773},  // 4 * product = 2^65 + 8
+                                                      {65536, 65536, 65536, 65536},
+                                                      {65536, 65536, 2}};
+    EXPECT_TRUE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {2, 3}, -1, 0}}, paramsOf(npu::ClampT{}))));
+    for (const auto& dims : tooLarge) {
+        EXPECT_FALSE(loads(oneLayerProgram({{f, dims, 0}, {f, dims, -1, 0}}, paramsOf(npu::ClampT{}))));
+        // Two byte sizes that would wrap to the same count would pass FlipSign's check.
+        EXPECT_FALSE(loads(oneLayerProgram({{q, dims, 0}, {q, dims, -1, 0}}, paramsOf(npu::FlipSignT{}))));
+        EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, dims, -1, -1}, {f, {2, 3}, -1, 0}},
+                                           paramsOf(npu::AddT{}))));
+    }
+}
+
 }  // namespace
 }  // namespace nnemu

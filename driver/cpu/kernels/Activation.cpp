@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
@@ -17,11 +18,11 @@ using hal::OperationType;
 float applyFloat(OperationType op, float x) {
     switch (op) {
         case OperationType::RELU:
-            return std::max(0.0f, x);
+            return activationClamp(x, 0.0f, std::numeric_limits<float>::infinity());
         case OperationType::RELU1:
-            return std::clamp(x, -1.0f, 1.0f);
+            return activationClamp(x, -1.0f, 1.0f);
         case OperationType::RELU6:
-            return std::clamp(x, 0.0f, 6.0f);
+            return activationClamp(x, 0.0f, 6.0f);
         case OperationType::LOGISTIC:
             return 1.0f / (1.0f + std::exp(-x));
         case OperationType::TANH:

@@ -28,9 +28,7 @@ inline void storeAsHalf(const std::vector<float>& values, hal::OperandView& oper
     for (size_t i = 0; i < values.size(); ++i) half[i] = hal::floatToHalf(values[i]);
 }
 
-inline float clampFloat(float value, float low, float high) {
-    return std::min(std::max(value, low), high);
-}
+inline float clampFloat(float value, float low, float high) { return activationClamp(value, low, high); }
 
 inline int32_t clampInt(int32_t value, int32_t low, int32_t high) {
     return std::min(std::max(value, low), high);

@@ -37,7 +37,7 @@ bool binaryFloat32(OperationContext& context, int32_t fuse) {
     const OperationType op = context.type;
     forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                      [&](uint64_t o, uint64_t i, uint64_t j) {
-                         out[o] = std::clamp(applyFloat(op, a[i], b[j]), low, high);
+                         out[o] = activationClamp(applyFloat(op, a[i], b[j]), low, high);
                      });
     return true;
 }
@@ -52,7 +52,7 @@ bool binaryFloat16(OperationContext& context, int32_t fuse) {
     forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                      [&](uint64_t o, uint64_t i, uint64_t j) {
                          const float r = applyFloat(op, hal::halfToFloat(a[i]), hal::halfToFloat(b[j]));
-                         out[o] = hal::floatToHalf(std::clamp(r, low, high));
+                         out[o] = hal::floatToHalf(activationClamp(r, low, high));
                      });
     return true;
 }

@@ -97,7 +97,7 @@ bool svdf(OperationContext& context) {
             for (uint32_t m = 0; m < memorySize; ++m) filterOutput += time[m] * memory[m];
             out[f / rank] += filterOutput;
         }
-        for (uint32_t u = 0; u < units; ++u) out[u] = std::min(high, std::max(low, out[u]));
+        for (uint32_t u = 0; u < units; ++u) out[u] = activationClamp(out[u], low, high);
         for (uint32_t f = 0; f < filters; ++f) {
             float* memory = batchState + static_cast<size_t>(f) * memorySize;
             for (uint32_t m = 0; m + 1 < memorySize; ++m) memory[m] = memory[m + 1];

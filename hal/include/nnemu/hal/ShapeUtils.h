@@ -10,6 +10,14 @@
 
 namespace nnemu::hal {
 
+// `value` as a dimension: false when it does not fit 32 bits (shape inference computes in 64
+// bits and refuses what a dimension cannot hold, rather than let it wrap).
+inline bool toDimension(uint64_t value, uint32_t* dimension) {
+    if (value > UINT32_MAX) return false;
+    *dimension = static_cast<uint32_t>(value);
+    return true;
+}
+
 // A rank-4 image tensor seen through its layout (NHWC, or NCHW when `nchw`).
 struct Image4 {
     uint32_t batches = 0, height = 0, width = 0, channels = 0;

@@ -93,6 +93,7 @@ public:
     virtual uint8_t* data() const = 0;  // nullptr if the memory cannot be mapped
     virtual size_t size() const = 0;
     virtual int fd() const { return -1; }
+    virtual bool writable() const { return true; }  // false for memory mapped read-only
 };
 
 // A pool owning its bytes (runtime-internal buffers, constant copies).

@@ -89,6 +89,16 @@ inline void quantizedActivationRange(int32_t fuse, float scale, int32_t zeroPoin
     }
 }
 
+// A float activation clamp, as every reference kernel applies it (RELU, RELU1, RELU6 and the
+// fused activations): a NaN stays NaN, an infinity beyond a bound becomes the bound, and every
+// other value is clamped into [low, high]. The comparisons are written out because
+// std::max(0.0f, x) would turn a NaN into 0 while std::clamp and min(max(x, lo), hi) keep it.
+inline float activationClamp(float value, float low, float high) {
+    if (value < low) return low;
+    if (value > high) return high;
+    return value;
+}
+
 // Clamp range in float for a fused activation (FuseCode 0..3).
 inline void floatActivationRange(int32_t fuse, float* low, float* high) {
     *low = -std::numeric_limits<float>::infinity();
