@@ -13,6 +13,8 @@
 
 #include "nnemu/hal/Half.h"
 
+#include "NnapiDevices.h"
+
 namespace nnemu::test {
 
 struct TestOperand {
@@ -50,18 +52,6 @@ inline size_t byteSize(const TestOperand& operand) {
     return bytes;
 }
 
-inline ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (wanted == name) return device;
-    }
-    return nullptr;
-}
 
 // Random bytes for an operand: floats in [-4, 4] in steps of 1/8 (so ties and zeros occur),
 // halves the same, any uint8, int32 in [-50, 50].

@@ -13,21 +13,13 @@
 
 #include "Compilation.h"
 
+#include "NnapiDevices.h"
+
 namespace nnemu {
 namespace {
 
-const ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (wanted == name) return device;
-    }
-    return nullptr;
-}
+using test::deviceNamed;
+
 
 struct Quant {
     float scale;

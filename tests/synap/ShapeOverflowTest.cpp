@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "NnapiDevices.h"
+
 namespace {
+
+using nnemu::test::deviceNamed;
 
 struct Operand {
     int32_t type;
@@ -17,18 +21,6 @@ struct Operand {
     std::vector<int32_t> value;  // constant int32 data; empty for the model input or the output
 };
 
-const ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (wanted == name) return device;
-    }
-    return nullptr;
-}
 
 // One operation whose first operand is the float model input and whose output has the input's
 // rank and unknown dimensions; runs it on `device` with `input` and `outputFloats` of output.

@@ -9,8 +9,12 @@
 #include "Compilation.h"
 #include "nnemu/props/Properties.h"
 
+#include "NnapiDevices.h"
+
 namespace nnemu {
 namespace {
+
+using test::deviceNamed;
 
 // A device root of its own for the test binary, so properties start unset.
 class DeviceRoot : public ::testing::Environment {
@@ -27,18 +31,6 @@ private:
 };
 const auto* const kRoot = ::testing::AddGlobalTestEnvironment(new DeviceRoot);
 
-ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (wanted == name) return device;
-    }
-    return nullptr;
-}
 
 void setDisable(const char* value) {
     std::string error;
