@@ -103,8 +103,7 @@ bool sigmoidLikeQuant8(OperationContext& context) {
     for (uint64_t i = 0; i < n; ++i) {
         const float x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale;
         const float y = applyFloat(context.type, x);
-        const int32_t q = static_cast<int32_t>(std::round(y / output.scale)) + output.zeroPoint;
-        out[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+        out[i] = static_cast<uint8_t>(quantizeSaturated(y / output.scale, output.zeroPoint, 0, 255));
     }
     return true;
 }

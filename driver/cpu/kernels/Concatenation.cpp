@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -45,9 +46,7 @@ bool concatenation(OperationContext& context) {
                 const float scale = input.scale * inverseOutputScale;
                 const float bias = -static_cast<float>(input.zeroPoint) * scale;
                 for (uint64_t e = 0; e < block; ++e) {
-                    const int32_t value =
-                            static_cast<int32_t>(std::round(from[e] * scale + bias)) + output.zeroPoint;
-                    to[e] = static_cast<uint8_t>(std::clamp(value, 0, 255));
+                    to[e] = static_cast<uint8_t>(quantizeSaturated(from[e] * scale + bias, output.zeroPoint, 0, 255));
                 }
             }
             to += block * size;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -81,9 +82,8 @@ void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const
             for (uint32_t a = 0; a < s.axisSize; ++a) {
                 const int32_t diff = static_cast<int32_t>(in[base + a * s.inner]) - input.zeroPoint;
                 const double normalized = norm > 0.0 ? diff / norm : 0.0;
-                const int32_t q = static_cast<int32_t>(std::round(normalized / output.scale)) +
-                                  output.zeroPoint;
-                out[base + a * s.inner] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+                out[base + a * s.inner] =
+                        static_cast<uint8_t>(quantizeSaturated(normalized / output.scale, output.zeroPoint, 0, 255));
             }
         }
     }

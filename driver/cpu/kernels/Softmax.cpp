@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -71,8 +72,7 @@ bool softmaxKernel(OperationContext& context) {
             softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
             uint8_t* dst = output.as<uint8_t>();
             for (uint64_t i = 0; i < n; ++i) {
-                const int32_t q = static_cast<int32_t>(std::round(out[i] / output.scale)) + output.zeroPoint;
-                dst[i] = static_cast<uint8_t>(std::clamp(q, 0, 255));
+                dst[i] = static_cast<uint8_t>(quantizeSaturated(out[i] / output.scale, output.zeroPoint, 0, 255));
             }
             return true;
         }
