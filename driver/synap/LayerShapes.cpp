@@ -149,7 +149,8 @@ bool checkPreluShapes(const npu::Program& program, const npu::Layer& layer) {
     if (!sameTypeInputs(program, layer, 2) || outputOf(program, layer).type() != npu::DataType::FLOAT32) return false;
     const Dims in = dimsOf(inputOf(program, layer, 0));
     const npu::Tensor& slope = inputOf(program, layer, 1);
-    return isConstant(slope) && !in.empty() && elementCount(slope) == in.back() && in == dimsOf(outputOf(program, layer));
+    return isConstant(slope) && !in.empty() && elementCount(slope) == in.back() &&
+           in == dimsOf(outputOf(program, layer));
 }
 
 bool checkDeconvolution2DShapes(const npu::Program& program, const npu::Layer& layer) {

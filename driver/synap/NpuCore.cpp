@@ -199,7 +199,9 @@ bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) c
         }
         if (out->Get(0) >= tensors->size() || ready[out->Get(0)]) return fail(name + " writes a tensor it may not");
         const LayerKind* kind = layerKind(layer.params_type());
-        if (kind == nullptr || layer.params() == nullptr) return fail(name + " is of an unknown kind or has no parameters");
+        if (kind == nullptr || layer.params() == nullptr) {
+            return fail(name + " is of an unknown kind or has no parameters");
+        }
         if (!kind->check(*program_, layer)) return fail(name + " has tensors its kind cannot take");
         ready[out->Get(0)] = true;
     }

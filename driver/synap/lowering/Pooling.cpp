@@ -23,7 +23,7 @@ bool supportsPool(const OperationContext& context) {
     NN_RET_CHECK(isFloatOrQuant8(type) && context.output(0).type == type);
     const hal::WindowParams params = hal::readWindowParams(context, WindowKind::POOL);
     NN_RET_CHECK(hal::windowParamsValid(params, WindowKind::POOL) && !params.nchw);
-    NN_RET_CHECK(params.filterW * params.filterH > 1);  // the core has no 1x1 pooling
+    NN_RET_CHECK(int64_t{params.filterW} * params.filterH > 1);  // the core has no 1x1 pooling
     if (type == OperandType::TENSOR_QUANT8_ASYMM) {      // pools move values: same quantization
         NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
                      context.input(0).zeroPoint == context.output(0).zeroPoint);
