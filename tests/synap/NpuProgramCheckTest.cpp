@@ -195,8 +195,8 @@ TEST(NpuProgramCheck, ALayerNothingReadsStillRuns) {
     ASSERT_NE(core, nullptr) << error;
     const std::vector<float> in{-2, -1, 0, 1, 2, 3};
     std::vector<float> out(6);
-    ASSERT_TRUE(core->run({reinterpret_cast<const uint8_t*>(in.data())}, {reinterpret_cast<uint8_t*>(out.data())}, &error))
-            << error;
+    const std::vector<const uint8_t*> inputs{reinterpret_cast<const uint8_t*>(in.data())};
+    ASSERT_TRUE(core->run(inputs, {reinterpret_cast<uint8_t*>(out.data())}, &error)) << error;
     EXPECT_EQ(out, in);
 }
 
