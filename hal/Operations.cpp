@@ -26,6 +26,13 @@ const OperationSignature* findSignature(OperationType type) {
     return table()[code];
 }
 
+bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].omitted && (i == 0 || !signature.allowOmittedOperand)) return false;
+    }
+    return true;
+}
+
 bool checkCounts(const OperationContext& context, std::initializer_list<uint32_t> inputCounts,
                  uint32_t outputCount) {
     NN_RET_CHECK(std::find(inputCounts.begin(), inputCounts.end(), context.numInputs()) !=

@@ -90,10 +90,8 @@ bool validateOperation(const Operation& operation, const std::vector<Operand>& o
     const OperationSignature* signature = findSignature(operation.type);
     if (signature == nullptr) return true;  // not yet registered: no device will claim it
     const OperationContext context = makeOperationContext(operation, operands, constantOf);
-    if (!signature->allowOmittedOperand) {
-        for (const auto& input : context.inputs) {
-            if (input.omitted) return fail(why, name + " does not accept omitted operands");
-        }
+    if (!omissionsAllowed(*signature, context.inputs)) {
+        return fail(why, name + " does not accept omitted operands there");
     }
     if (!signature->validate(context)) return fail(why, name + ": invalid operands (types, counts or parameters)");
     return true;

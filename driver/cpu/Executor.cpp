@@ -140,16 +140,16 @@ private:
         context.type = operation.type;
         for (uint32_t index : operation.inputs) {
             const hal::OperandView& input = operands_[index].view;
-            if (input.omitted && !signature->allowOmittedOperand) {
-                NN_LOG(ERROR) << name << " does not accept omitted operands";
-                return ErrorStatus::GENERAL_FAILURE;
-            }
             if (!input.omitted && hal::isTensorType(input.type) && input.elements() == 0 &&
                 !signature->allowZeroSizedInput) {
                 NN_LOG(ERROR) << name << " does not accept zero-sized inputs";
                 return ErrorStatus::GENERAL_FAILURE;
             }
             context.inputs.push_back(input);
+        }
+        if (!hal::omissionsAllowed(*signature, context.inputs)) {
+            NN_LOG(ERROR) << name << " does not accept omitted operands there";
+            return ErrorStatus::GENERAL_FAILURE;
         }
         for (uint32_t index : operation.outputs) {
             hal::OperandView output = operands_[index].view;

@@ -44,11 +44,13 @@ struct NativeLayer {
 struct LayerKind {
     npu::LayerParams params;
     const char* unit;  // the profile's `ot` column: "NN" (convolution core), "TP" (tensor processor), "SH" (shader)
-    // XNNPACK kinds: adds the layer to the subgraph (XNNPACK checks its operands).
+    // XNNPACK kinds: adds the layer to the subgraph (XNNPACK checks types and parameters, not
+    // shapes: see LayerShapes.h).
     xnn_status (*define)(const XnnLayer& layer);
-    // Native kinds: checks the layer's tensors when the program is loaded, so that `run` stays
-    // within their buffers, then computes the output at every inference.
+    // Every kind: checks the layer's tensors when the program is loaded, so that its computation
+    // stays within their buffers.
     bool (*check)(const npu::Program& program, const npu::Layer& layer);
+    // Native kinds: computes the output at every inference.
     bool (*run)(const NativeLayer& layer);
     // Multiply-accumulates of one inference; nullptr where negligible.
     uint64_t (*multiplyAccumulates)(const npu::Program& program, const npu::Layer& layer);

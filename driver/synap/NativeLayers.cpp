@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Axis.h"
 
 namespace nnemu::synap {
@@ -59,9 +60,10 @@ bool runConcatenation(const NativeLayer& layer) {
                 const int32_t low = output.type() == npu::DataType::QUINT8 ? 0 : -128;
                 for (size_t k = 0; k < slabs[i]; ++k) {
                     const int32_t q = output.type() == npu::DataType::QUINT8 ? in[k] : static_cast<int8_t>(in[k]);
-                    const auto value = static_cast<int32_t>(std::lround((q - input.zero_point()) * ratio)) +
-                                       output.zero_point();
-                    out[written + k] = static_cast<uint8_t>(std::clamp(value, low, low + 255));
+                    // In float, as before, but safe from any zero point a stored program holds.
+                    const float real = (static_cast<float>(q) - static_cast<float>(input.zero_point())) * ratio;
+                    out[written + k] = static_cast<uint8_t>(
+                            cpu::quantizeSaturated(real, output.zero_point(), low, low + 255));
                 }
             }
             written += slabs[i] * element;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 
 #include "Compiler.h"
@@ -138,14 +139,17 @@ size_t NpuCore::layerCount() const { return program_->layers() ? program_->layer
 // Checks the program's structure and sets up one padded buffer per network input and output.
 bool NpuCore::preparePorts(std::string* error) {
     const auto* tensors = program_->tensors();
-    const auto* layers = program_->layers();
     auto fail = [&](const std::string& message) {
         *error = "the NPU program is malformed: " + message;
         return false;
     };
-    if (tensors == nullptr || layers == nullptr) return fail("no tensors or layers");
+    if (tensors == nullptr || program_->layers() == nullptr) return fail("no tensors or layers");
     const uint32_t inputCount = program_->input_count();
     const uint32_t outputCount = program_->output_count();
+    // Each port has a tensor of its own: the counts are bounded before anything is sized by them.
+    if (inputCount > tensors->size() || outputCount > tensors->size() - inputCount) {
+        return fail("more network inputs and outputs than tensors");
+    }
     inputs_.resize(inputCount);
     outputs_.resize(outputCount);
     constants_.assign(tensors->size(), nullptr);
@@ -157,41 +161,58 @@ bool NpuCore::preparePorts(std::string* error) {
         if (tensor.data() != nullptr && tensor.data()->size() > 0 && tensor.data()->size() != byteSize(tensor)) {
             return fail("constant tensor " + std::to_string(t) + " has the wrong size");
         }
-        Port* port = nullptr;
-        if (tensor.input_index() >= 0 && static_cast<uint32_t>(tensor.input_index()) < inputCount) {
-            port = &inputs_[tensor.input_index()];
-            port->externalId = static_cast<uint32_t>(tensor.input_index());
-        } else if (tensor.output_index() >= 0 && static_cast<uint32_t>(tensor.output_index()) < outputCount) {
-            port = &outputs_[tensor.output_index()];
-            port->externalId = inputCount + static_cast<uint32_t>(tensor.output_index());
+        const int32_t input = tensor.input_index(), output = tensor.output_index();
+        const bool inputFits = input == -1 || (input >= 0 && static_cast<uint32_t>(input) < inputCount);
+        const bool outputFits = output == -1 || (output >= 0 && static_cast<uint32_t>(output) < outputCount);
+        if (!inputFits || !outputFits || (input >= 0 && output >= 0)) {
+            return fail("tensor " + std::to_string(t) + " names no network input or output it can be");
         }
-        if (port == nullptr) continue;
-        if (!port->staging.empty()) return fail("two tensors for one network input or output");
-        port->dims.assign(tensor.dims()->begin(), tensor.dims()->end());
-        port->bytes = byteSize(tensor);
-        port->staging.assign(port->bytes + XNN_EXTRA_BYTES, 0);
+        if (input < 0 && output < 0) continue;
+        Port& port = input >= 0 ? inputs_[input] : outputs_[output];
+        if (!port.staging.empty()) return fail("two tensors for one network input or output");
+        port.externalId = input >= 0 ? static_cast<uint32_t>(input) : inputCount + static_cast<uint32_t>(output);
+        port.dims.assign(tensor.dims()->begin(), tensor.dims()->end());
+        port.bytes = byteSize(tensor);
+        port.staging.assign(port.bytes + XNN_EXTRA_BYTES, 0);
     }
     for (const auto* ports : {&inputs_, &outputs_}) {
         for (const auto& port : *ports) {
             if (port.staging.empty()) return fail("a network input or output has no tensor");
         }
     }
+    return checkLayers(fail);
+}
+
+// Every layer is of a known kind, fits its tensors, reads what is there when it runs (a network
+// input, a constant or an earlier layer's output) and writes a tensor nothing else writes; every
+// network output is written.
+bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) const {
+    const auto* tensors = program_->tensors();
+    const auto* layers = program_->layers();
+    std::vector<bool> ready(tensors->size());
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        ready[t] = tensor.input_index() >= 0 || (tensor.data() != nullptr && tensor.data()->size() > 0);
+    }
     for (uint32_t l = 0; l < layers->size(); ++l) {
+        const std::string name = "layer " + std::to_string(l);
         const npu::Layer& layer = *layers->Get(l);
         const auto* in = layer.inputs();
         const auto* out = layer.outputs();
-        if (in == nullptr || out == nullptr || in->size() == 0 || out->size() != 1) return fail("layer " + std::to_string(l));
+        if (in == nullptr || out == nullptr || in->size() == 0 || out->size() != 1) return fail(name);
         for (uint32_t index : *in) {
-            if (index >= tensors->size()) return fail("layer " + std::to_string(l) + " reads a missing tensor");
+            if (index >= tensors->size() || !ready[index]) return fail(name + " reads a tensor nothing wrote");
         }
-        if (out->Get(0) >= tensors->size()) return fail("layer " + std::to_string(l) + " writes a missing tensor");
+        if (out->Get(0) >= tensors->size() || ready[out->Get(0)]) return fail(name + " writes a tensor it may not");
         const LayerKind* kind = layerKind(layer.params_type());
         if (kind == nullptr || layer.params() == nullptr) {
-            return fail("layer " + std::to_string(l) + " is of an unknown kind or has no parameters");
+            return fail(name + " is of an unknown kind or has no parameters");
         }
-        if (kind->native() && !kind->check(*program_, layer)) {
-            return fail("layer " + std::to_string(l) + " has tensors its kind cannot take");
-        }
+        if (!kind->check(*program_, layer)) return fail(name + " has tensors its kind cannot take");
+        ready[out->Get(0)] = true;
+    }
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        if (tensors->Get(t)->output_index() >= 0 && !ready[t]) return fail("a network output is never written");
     }
     return true;
 }
@@ -244,6 +265,14 @@ bool NpuCore::buildStages(std::string* error) {
                 stageOf[t] = static_cast<int64_t>(s);
             }
         }
+    }
+    // A layer output nothing reads still needs somewhere to go (XNNPACK gives it no memory).
+    std::vector<bool> read(tensors->size(), false);
+    for (const npu::Layer* layer : *layers) {
+        for (uint32_t t : *layer->inputs()) read[t] = true;
+    }
+    for (const npu::Layer* layer : *layers) {
+        if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
     for (Stage& stage : stages_) {
         if (!stage.native && !buildXnnpackStage(stage.firstLayer, stage.endLayer, needsBuffer, &stage.runtime, error)) {

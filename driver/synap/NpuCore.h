@@ -5,6 +5,7 @@
 // and restarted between layers.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ private:
 
     NpuCore() = default;
     bool preparePorts(std::string* error);
+    bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
     bool buildStages(std::string* error);
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, const std::vector<bool>& needsBuffer,
                            xnn_runtime** runtime, std::string* error);

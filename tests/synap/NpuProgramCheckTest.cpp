@@ -2,6 +2,8 @@
 // when the core loads them, before any layer touches a buffer.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "Compiler.h"
 #include "NpuCore.h"
 
@@ -18,8 +20,9 @@ struct TensorSpec {
     std::vector<uint8_t> data = {};
 };
 
-// One layer reading tensors 0..n-2 and writing tensor n-1.
-std::vector<uint8_t> oneLayerProgram(const std::vector<TensorSpec>& specs, npu::LayerParamsUnion params) {
+// One layer reading tensors 0..n-2 and writing tensor n-1; `adjust` may change it before packing.
+std::vector<uint8_t> oneLayerProgram(const std::vector<TensorSpec>& specs, npu::LayerParamsUnion params,
+                                     const std::function<void(npu::ProgramT&)>& adjust = {}) {
     npu::ProgramT program;
     program.compiler_version = synap::kCompilerVersion;
     auto layer = std::make_unique<npu::LayerT>();
@@ -39,6 +42,7 @@ std::vector<uint8_t> oneLayerProgram(const std::vector<TensorSpec>& specs, npu::
         (t + 1 < specs.size() ? layer->inputs : layer->outputs).push_back(static_cast<uint32_t>(t));
     }
     program.layers.push_back(std::move(layer));
+    if (adjust) adjust(program);
     flatbuffers::FlatBufferBuilder fbb;
     fbb.Finish(npu::Program::Pack(fbb, &program), npu::ProgramIdentifier());
     return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
@@ -116,16 +120,84 @@ TEST(NpuProgramCheck, TheXnnpackPreluNeedsAConstantSlopePerChannel) {
     const auto f = DataType::FLOAT32;
     EXPECT_TRUE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {3}, -1, -1, threeSlopes}, {f, {2, 3}, -1, 0}},
                                       paramsOf(npu::PreluT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {2}, -1, -1, twoSlopes}, {f, {2, 3}, -1, 0}},
+                                       paramsOf(npu::PreluT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {3}, 1}, {f, {2, 3}, -1, 0}}, paramsOf(npu::PreluT{}))));
+}
+
+// XNNPACK sizes what it writes from the input and the parameters, not from the declared output
+// (a fuzzed program wrote 256 times past an output buffer this way), and reads weights by the
+// parameters: every XNNPACK layer's tensors must be what its parameters make them.
+TEST(NpuProgramCheck, XnnpackLayersNeedTheShapesTheirParametersMake) {
+    const auto f = DataType::FLOAT32, q = DataType::QUINT8;
+    EXPECT_TRUE(loads(oneLayerProgram({{f, {1, 4, 4, 2}, 0}, {q, {1, 4, 4, 2}, -1, 0}}, paramsOf(npu::ConvertT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {1, 4, 4, 2}, 0}, {q, {4, 4, 4, 2}, -1, 0}}, paramsOf(npu::ConvertT{}))));
+    npu::AveragePool2DT pool;
+    pool.padding = std::make_unique<npu::PaddingT>();
+    pool.pool_height = pool.pool_width = pool.stride_height = pool.stride_width = 2;
+    EXPECT_TRUE(loads(oneLayerProgram({{f, {1, 4, 4, 2}, 0}, {f, {1, 2, 2, 2}, -1, 0}}, paramsOf(pool))));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {1, 4, 4, 2}, 0}, {f, {2, 2, 2, 2}, -1, 0}}, paramsOf(pool))));
+    const std::vector<uint8_t> filter(4 * 3 * sizeof(float)), bias(4 * sizeof(float));
+    auto fullyConnected = [&](std::vector<uint32_t> filterDims, std::vector<uint32_t> outDims) {
+        return oneLayerProgram({{f, {2, 3}, 0}, {f, std::move(filterDims), -1, -1, filter}, {f, {4}, -1, -1, bias},
+                                {f, std::move(outDims), -1, 0}},
+                               paramsOf(npu::FullyConnectedT{}));
+    };
+    EXPECT_TRUE(loads(fullyConnected({4, 3}, {2, 4})));
+    EXPECT_FALSE(loads(fullyConnected({4, 3}, {4, 4})));
+    EXPECT_FALSE(loads(fullyConnected({3, 4}, {2, 3})));
+}
+
+TEST(NpuProgramCheck, TensorsTooLargeOrMorePortsThanTensorsAreRefused) {
+    const auto f = DataType::FLOAT32;
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {65536, 65536, 2}, 0}, {f, {65536, 65536, 2}, -1, 0}},
+                                       paramsOf(npu::ClampT{}))));
+    const std::vector<TensorSpec> clamp{{f, {2, 3}, 0}, {f, {2, 3}, -1, 0}};
+    EXPECT_TRUE(loads(oneLayerProgram(clamp, paramsOf(npu::ClampT{}))));
+    EXPECT_FALSE(loads(oneLayerProgram(clamp, paramsOf(npu::ClampT{}),
+                                       [](npu::ProgramT& program) { program.output_count = 300'000'000; })));
+}
+
+// Layers run in order: each reads what is there (a network input, a constant, an earlier
+// output), writes what nothing else writes, and every network output gets written.
+TEST(NpuProgramCheck, LayersReadWhatIsWrittenAndWriteEachTensorOnce) {
+    const auto f = DataType::FLOAT32;
+    const auto clamp = paramsOf(npu::ClampT{});
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}}, {f, {2, 3}, -1, 0}}, clamp)));        // reads nothing
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {2, 3}, 1}}, clamp,          // writes an input
+                                       [](npu::ProgramT& program) { ++program.output_count; })));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {2, 3}, -1, 0}}, clamp, [](npu::ProgramT& program) {
+        auto unwritten = std::make_unique<npu::TensorT>();  // a second network output
+        unwritten->dims = {2, 3};
+        unwritten->output_index = 1;
+        program.tensors.push_back(std::move(unwritten));
+        ++program.output_count;
+    })));
+    EXPECT_FALSE(loads(oneLayerProgram({{f, {2, 3}, 0}, {f, {2, 3}, -1, 3}}, clamp)));  // output 3 of 1
+}
+
+// A layer whose output nothing reads (XNNPACK would give it no memory) still runs.
+TEST(NpuProgramCheck, ALayerNothingReadsStillRuns) {
+    const auto f = DataType::FLOAT32;
+    const auto program = oneLayerProgram({{f, {2, 3}, 0}, {f, {2, 3}, -1, 0}}, paramsOf(npu::ClampT{}),
+                                         [](npu::ProgramT& program) {
+                                             auto unread = std::make_unique<npu::TensorT>();
+                                             unread->dims = {2, 3};
+                                             program.tensors.push_back(std::move(unread));
+                                             auto layer = std::make_unique<npu::LayerT>();
+                                             layer->params.Set(npu::SigmoidT{});
+                                             layer->inputs = {0};
+                                             layer->outputs = {2};
+                                             program.layers.push_back(std::move(layer));
+                                         });
     std::string error;
-    EXPECT_EQ(synap::NpuCore::load(oneLayerProgram({{f, {2, 3}, 0}, {f, {2}, -1, -1, twoSlopes}, {f, {2, 3}, -1, 0}},
-                                                   paramsOf(npu::PreluT{})),
-                                   &error),
-              nullptr);
-    EXPECT_NE(error.find("rejected layer"), std::string::npos) << error;
-    EXPECT_EQ(synap::NpuCore::load(oneLayerProgram({{f, {2, 3}, 0}, {f, {3}, 1}, {f, {2, 3}, -1, 0}},
-                                                   paramsOf(npu::PreluT{})),
-                                   &error),
-              nullptr);
+    const auto core = synap::NpuCore::load(program, &error);
+    ASSERT_NE(core, nullptr) << error;
+    const std::vector<float> in{-2, -1, 0, 1, 2, 3};
+    std::vector<float> out(6);
+    const std::vector<const uint8_t*> inputs{reinterpret_cast<const uint8_t*>(in.data())};
+    ASSERT_TRUE(core->run(inputs, {reinterpret_cast<uint8_t*>(out.data())}, &error)) << error;
+    EXPECT_EQ(out, in);
 }
 
 // Dims from a damaged or hostile program whose byte size a plain product would wrap to a few

@@ -239,5 +239,35 @@ TEST(FirstInference, FreezesTheInputShape) {
     ANeuralNetworksModel_free(model);
 }
 
+// An operation whose output nothing reads (the model keeps it, the network does not need it):
+// its NPU layer still needs memory to write to, which XNNPACK does not give it.
+TEST(UnreadOutput, AnOperationNothingReadsStillRunsOnTheNpu) {
+    ANeuralNetworksModel* model = nullptr;
+    ASSERT_EQ(ANeuralNetworksModel_create(&model), 0);
+    const uint32_t dims[2] = {2, 3};
+    const ANeuralNetworksOperandType tensor{ANEURALNETWORKS_TENSOR_FLOAT32, 2, dims, 0, 0};
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &tensor), 0);
+    const uint32_t in[1] = {0}, used[1] = {1}, unused[1] = {2};
+    ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_RELU, 1, in, 1, used), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_LOGISTIC, 1, in, 1, unused), 0);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, in, 1, used), 0);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
+    const ANeuralNetworksDevice* npu[1] = {deviceNamed("synap-npu")};
+    ANeuralNetworksCompilation* compilation = nullptr;
+    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, npu, 1, &compilation), 0);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
+    const float input[6] = {-2, -1, 0, 1, 2, 3};
+    float output[6] = {};
+    ANeuralNetworksExecution* execution = nullptr;
+    ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+    ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, input, sizeof input), 0);
+    ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution, 0, nullptr, output, sizeof output), 0);
+    EXPECT_EQ(ANeuralNetworksExecution_compute(execution), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(std::vector<float>(output, output + 6), (std::vector<float>{0, 0, 0, 1, 2, 3}));
+    ANeuralNetworksExecution_free(execution);
+    ANeuralNetworksCompilation_free(compilation);
+    ANeuralNetworksModel_free(model);
+}
+
 }  // namespace
 }  // namespace nnemu

@@ -108,8 +108,7 @@ bool sigmoidLikeQuant8(OperationContext& context) {
     for (uint64_t i = 0; i < n; ++i) {
         const float x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale;
         const float y = applyFloat(context.type, x);
-        const int32_t q = static_cast<int32_t>(std::round(y / output.scale)) + output.zeroPoint;
-        out[i] = static_cast<T>(std::clamp(q, kQuantMin<T>, kQuantMax<T>));
+        out[i] = static_cast<T>(quantizeSaturated(y / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
     }
     return true;
 }

@@ -6,6 +6,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -21,8 +22,7 @@ void requantize(const T* from, T* to, uint64_t count, const OperandView& input, 
     const float scale = input.scale * (1.0f / output.scale);
     const float bias = -static_cast<float>(input.zeroPoint) * scale;
     for (uint64_t e = 0; e < count; ++e) {
-        const int32_t value = static_cast<int32_t>(std::round(from[e] * scale + bias)) + output.zeroPoint;
-        to[e] = static_cast<T>(std::clamp(value, kQuantMin<T>, kQuantMax<T>));
+        to[e] = static_cast<T>(quantizeSaturated(from[e] * scale + bias, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
     }
 }
 

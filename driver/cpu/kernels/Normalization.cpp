@@ -6,6 +6,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -84,9 +85,8 @@ void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const
             for (uint32_t a = 0; a < s.axisSize; ++a) {
                 const int32_t diff = static_cast<int32_t>(in[base + a * s.inner]) - input.zeroPoint;
                 const double normalized = norm > 0.0 ? diff / norm : 0.0;
-                const int32_t q = static_cast<int32_t>(std::round(normalized / output.scale)) +
-                                  output.zeroPoint;
-                out[base + a * s.inner] = static_cast<T>(std::clamp(q, kQuantMin<T>, kQuantMax<T>));
+                out[base + a * s.inner] = static_cast<T>(
+                        quantizeSaturated(normalized / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
             }
         }
     }

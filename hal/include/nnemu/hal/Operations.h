@@ -88,6 +88,9 @@ struct OperationSignature {
 void registerSignature(const OperationSignature& signature);
 // nullptr when the operation has no registration yet.
 const OperationSignature* findSignature(OperationType type);
+// Whether the omitted ones among `inputs` may be left out: none unless the signature allows
+// omitted operands, and never the first (the data every operation works on).
+bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs);
 
 struct SignatureRegistrar {
     explicit SignatureRegistrar(const OperationSignature& signature) { registerSignature(signature); }

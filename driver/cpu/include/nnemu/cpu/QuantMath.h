@@ -72,10 +72,17 @@ inline int32_t multiplyByQuantizedMultiplier(int32_t x, int32_t quantized, int s
             rightShift);
 }
 
+// round(scaled) + zeroPoint, clamped to [qmin, qmax] before it becomes an integer: extreme (but
+// valid) scales make `scaled` huge or infinite, and NaN gives the zero point.
+inline int32_t quantizeSaturated(double scaled, int32_t zeroPoint, int32_t qmin, int32_t qmax) {
+    if (std::isnan(scaled)) return std::clamp(zeroPoint, qmin, qmax);
+    return static_cast<int32_t>(std::clamp(std::round(scaled) + zeroPoint, static_cast<double>(qmin), static_cast<double>(qmax)));
+}
+
 // Clamp range in the quantized domain for a fused activation (FuseCode 0..3).
 inline void quantizedActivationRange(int32_t fuse, float scale, int32_t zeroPoint, int32_t qmin,
                                      int32_t qmax, int32_t* low, int32_t* high) {
-    auto quantize = [&](float f) { return zeroPoint + static_cast<int32_t>(std::round(f / scale)); };
+    auto quantize = [&](float f) { return quantizeSaturated(f / scale, zeroPoint, qmin, qmax); };
     *low = qmin;
     *high = qmax;
     if (fuse == 1) {

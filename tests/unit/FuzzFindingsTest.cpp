@@ -1,0 +1,88 @@
+// What the C API fuzz target (tests/fuzz/nnapi_model_fuzz.cpp) found, as focused cases: an
+// omitted first input reached a kernel as a null buffer, and quantized kernels converted
+// infinite or NaN requantized values to integers when valid but extreme scales made them so.
+#include <android/NeuralNetworks.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "nnemu/cpu/QuantMath.h"
+
+namespace {
+
+const ANeuralNetworksDevice* reference() {
+    uint32_t count = 0;
+    ANeuralNetworks_getDeviceCount(&count);
+    for (uint32_t i = 0; i < count; ++i) {
+        ANeuralNetworksDevice* device = nullptr;
+        const char* name = nullptr;
+        ANeuralNetworks_getDevice(i, &device);
+        ANeuralNetworksDevice_getName(device, &name);
+        if (std::string(name) == "nnapi-reference") return device;
+    }
+    return nullptr;
+}
+
+// SQUEEZE may leave out its axes, never its data.
+TEST(OmittedFirstInput, IsRefusedWhenTheModelIsBuilt) {
+    ANeuralNetworksModel* model = nullptr;
+    ASSERT_EQ(ANeuralNetworksModel_create(&model), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t dims[2] = {1, 4};
+    const ANeuralNetworksOperandType tensor{ANEURALNETWORKS_TENSOR_FLOAT32, 2, dims, 0.0f, 0};
+    const ANeuralNetworksOperandType axes{ANEURALNETWORKS_TENSOR_INT32, 1, dims, 0.0f, 0};
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &tensor), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &axes), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &tensor), 0);
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model, 0, nullptr, 0), 0);  // omitted data
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model, 1, nullptr, 0), 0);  // omitted axes: fine
+    const uint32_t inputs[2] = {0, 1}, outputs[1] = {2};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_SQUEEZE, 2, inputs, 1, outputs),
+              ANEURALNETWORKS_BAD_DATA);
+    ANeuralNetworksModel_free(model);
+}
+
+TEST(OmittedFirstInput, BoundWithoutAValueFailsTheExecution) {
+    ANeuralNetworksModel* model = nullptr;
+    ASSERT_EQ(ANeuralNetworksModel_create(&model), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t dims[2] = {1, 4}, one[1] = {1};
+    const ANeuralNetworksOperandType tensor{ANEURALNETWORKS_TENSOR_FLOAT32, 2, dims, 0.0f, 0};
+    const ANeuralNetworksOperandType axes{ANEURALNETWORKS_TENSOR_INT32, 1, one, 0.0f, 0};
+    const ANeuralNetworksOperandType squeezed{ANEURALNETWORKS_TENSOR_FLOAT32, 1, dims + 1, 0.0f, 0};
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &tensor), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &axes), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &squeezed), 0);
+    const int32_t axis = 0;
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model, 1, &axis, sizeof axis), 0);
+    const uint32_t inputs[2] = {0, 1}, outputs[1] = {2};
+    ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_SQUEEZE, 2, inputs, 1, outputs), 0);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, inputs, 1, outputs), 0);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
+    const ANeuralNetworksDevice* device = reference();
+    ANeuralNetworksCompilation* compilation = nullptr;
+    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, &device, 1, &compilation), 0);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
+    ANeuralNetworksExecution* execution = nullptr;
+    ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+    float output[4] = {};
+    ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, nullptr, 0), 0);
+    ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution, 0, nullptr, output, sizeof output), 0);
+    EXPECT_NE(ANeuralNetworksExecution_compute(execution), ANEURALNETWORKS_NO_ERROR);
+    ANeuralNetworksExecution_free(execution);
+    ANeuralNetworksCompilation_free(compilation);
+    ANeuralNetworksModel_free(model);
+}
+
+TEST(QuantizeSaturated, ClampsInfiniteAndHugeValuesAndSendsNanToTheZeroPoint) {
+    using nnemu::cpu::quantizeSaturated;
+    EXPECT_EQ(quantizeSaturated(std::numeric_limits<double>::infinity(), 128, 0, 255), 255);
+    EXPECT_EQ(quantizeSaturated(-std::numeric_limits<double>::infinity(), 128, 0, 255), 0);
+    EXPECT_EQ(quantizeSaturated(1e30, -128, -128, 127), 127);
+    EXPECT_EQ(quantizeSaturated(std::numeric_limits<double>::quiet_NaN(), 128, 0, 255), 128);
+    EXPECT_EQ(quantizeSaturated(2.5, 10, 0, 255), 13);   // half away from zero
+    EXPECT_EQ(quantizeSaturated(-2.5, 10, 0, 255), 7);
+}
+
+}  // namespace
