@@ -1,5 +1,7 @@
 #include "nnemu/cpu/Executor.h"
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -18,7 +20,8 @@ using hal::OperandLifeTime;
 struct RunOperand {
     hal::OperandView view;
     OperandLifeTime lifetime = OperandLifeTime::TEMPORARY_VARIABLE;
-    std::vector<uint8_t> storage;  // temporaries only
+    std::vector<uint8_t> storage;  // temporaries, and aligned copies of misaligned arguments
+    uint8_t* copyBackTo = nullptr;  // a misaligned model output, written from storage at the end
     uint32_t consumersLeft = 0;
     bool insufficient = false;
 };
@@ -34,10 +37,28 @@ public:
             if (status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) return {status, outputShapes()};
             if (status != ErrorStatus::NONE) return {status, {}};
         }
+        for (const RunOperand& operand : operands_) {
+            if (operand.copyBackTo != nullptr) std::memcpy(operand.copyBackTo, operand.storage.data(), operand.view.length);
+        }
         return {ErrorStatus::NONE, outputShapes()};
     }
 
 private:
+    // Kernels read elements through typed pointers, so data that an application placed at an odd
+    // address (a pointer argument, a memory offset) is copied to storage aligned for its type.
+    static bool isMisaligned(const hal::OperandView& view) {
+        const uint32_t size = hal::elementSize(view.type);
+        return size > 1 && reinterpret_cast<uintptr_t>(view.data) % size != 0;
+    }
+
+    static bool alignInput(RunOperand& operand, const char* what) {
+        if (operand.view.data == nullptr || !isMisaligned(operand.view)) return true;
+        if (!allocateScratch(operand, operand.view.length, what)) return false;
+        std::memcpy(operand.storage.data(), operand.view.data, operand.view.length);
+        operand.view.data = operand.storage.data();
+        return true;
+    }
+
     bool bindArgument(const hal::RequestArgument& argument, RunOperand* operand, const char* what) {
         if (argument.hasNoValue) {
             operand->view.omitted = true;
@@ -83,7 +104,7 @@ private:
                 operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE) {
                 run.view.data = hal::constantData(model_, operand);
                 run.view.length = operand.location.length;
-                if (run.view.data == nullptr) return false;
+                if (run.view.data == nullptr || !alignInput(run, "constant")) return false;
             }
         }
         for (const auto& operation : model_.operations) {
@@ -98,6 +119,7 @@ private:
             RunOperand& input = operands_[model_.inputIndexes[i]];
             if (!bindArgument(request_.inputs[i], &input, "input")) return false;
             if (input.view.omitted) continue;
+            if (!alignInput(input, "input")) return false;
             const uint64_t needed = hal::byteSize(input.view.type, input.view.dims);
             if (!hal::isFullySpecified(input.view.type, input.view.dims) || needed != input.view.length) {
                 NN_LOG(ERROR) << "input " << i << ": shape " << hal::dimsToString(input.view.dims)
@@ -178,6 +200,11 @@ private:
                 if (needed > output.view.length) {
                     output.insufficient = true;
                     insufficient = true;
+                } else if (isMisaligned(output.view)) {
+                    uint8_t* destination = output.view.data;
+                    if (!allocateScratch(output, output.view.length, name)) return ErrorStatus::GENERAL_FAILURE;
+                    output.copyBackTo = destination;
+                    output.view.data = output.storage.data();
                 }
             } else {  // a temporary, or an output the application omitted: scratch storage
                 output.view.omitted = false;
