@@ -1,11 +1,16 @@
 // The feature level this runtime implements (nnapi-fl30plus.md §2.4): a model may only use what
-// that level defines. Raising it is how a later level is switched on.
+// that level defines. The build chooses it per library (runtime/CMakeLists.txt):
+// libneuralnetworks.so gets the level it exports, libneuralnetworks_next.so the next one.
 #pragma once
 
 #include <cstdint>
 
 namespace nnemu::runtime {
 
-constexpr int64_t kRuntimeFeatureLevel = 29;
+#ifndef NNEMU_RUNTIME_FEATURE_LEVEL
+#error "the build defines NNEMU_RUNTIME_FEATURE_LEVEL for each runtime library"
+#endif
+
+constexpr int64_t kRuntimeFeatureLevel = NNEMU_RUNTIME_FEATURE_LEVEL;
 
 }  // namespace nnemu::runtime

@@ -1,5 +1,7 @@
 /*
- * nnemu: public NNAPI C interface, feature level 29 (Android 10 / Q).
+ * nnemu: public NNAPI C interface. The constants of every feature level through 8; the
+ * functions of a level are declared when the application asks for that API level (see
+ * NNEMU_NNAPI_API_LEVEL below).
  *
  * Source-compatible with the Android NDK <android/NeuralNetworks.h>: same
  * names, values, types and signatures. Written for nnemu; behaviour is
@@ -19,6 +21,22 @@
 #endif
 #ifndef __NNAPI_INTRODUCED_IN
 #define __NNAPI_INTRODUCED_IN(api_level)
+#endif
+
+/* The API level whose functions are declared. On Android it is __ANDROID_API__ (the NDK's
+ * minSdkVersion), as the NDK header does. Elsewhere an application may ask for a level by defining
+ * __ANDROID_API__ or NNEMU_NNAPI_API_LEVEL; otherwise it sees what this build of libneuralnetworks
+ * implements and exports. */
+#define NNEMU_NNAPI_IMPLEMENTED_API_LEVEL 29
+#ifndef NNEMU_NNAPI_API_LEVEL
+#ifdef __ANDROID_API__
+#define NNEMU_NNAPI_API_LEVEL __ANDROID_API__
+#else
+#define NNEMU_NNAPI_API_LEVEL NNEMU_NNAPI_IMPLEMENTED_API_LEVEL
+#endif
+#endif
+#ifndef __NNAPI_FL5_MIN_ANDROID_API__
+#define __NNAPI_FL5_MIN_ANDROID_API__ 31
 #endif
 
 /* Opaque; only meaningful on Android (see <android/hardware_buffer.h>). */
@@ -46,7 +64,10 @@ typedef enum {
     ANEURALNETWORKS_FLOAT16 = 10,
     ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL = 11,
     ANEURALNETWORKS_TENSOR_QUANT16_ASYMM = 12,
-    ANEURALNETWORKS_TENSOR_QUANT8_SYMM = 13
+    ANEURALNETWORKS_TENSOR_QUANT8_SYMM = 13,
+    /* feature level 30 */
+    ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED = 14,
+    ANEURALNETWORKS_MODEL = 15
 } OperandCode;
 
 /* ---- Operation types (ANeuralNetworksModel_addOperation) ---- */
@@ -148,7 +169,21 @@ typedef enum {
     ANEURALNETWORKS_TRANSPOSE_CONV_2D = 91,
     ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_LSTM = 92,
     ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN = 93,
-    ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94
+    ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94,
+    /* feature level 30 */
+    ANEURALNETWORKS_QUANTIZED_LSTM = 95,
+    ANEURALNETWORKS_IF = 96,
+    ANEURALNETWORKS_WHILE = 97,
+    ANEURALNETWORKS_ELU = 98,
+    ANEURALNETWORKS_HARD_SWISH = 99,
+    ANEURALNETWORKS_FILL = 100,
+    ANEURALNETWORKS_RANK = 101,
+    /* feature level 6 */
+    ANEURALNETWORKS_BATCH_MATMUL = 102,
+    ANEURALNETWORKS_PACK = 103,
+    /* feature level 7 */
+    ANEURALNETWORKS_MIRROR_PAD = 104,
+    ANEURALNETWORKS_REVERSE = 105
 } OperationCode;
 
 /* ---- Fused activation function (scalar INT32 operand) ---- */
@@ -192,7 +227,13 @@ typedef enum {
     ANEURALNETWORKS_BAD_STATE = 6,
     ANEURALNETWORKS_UNMAPPABLE = 7,
     ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE = 8,
-    ANEURALNETWORKS_UNAVAILABLE_DEVICE = 9
+    ANEURALNETWORKS_UNAVAILABLE_DEVICE = 9,
+    /* feature level 30 */
+    ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT = 10,
+    ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT = 11,
+    ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT = 12,
+    ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT = 13,
+    ANEURALNETWORKS_DEAD_OBJECT = 14
 } ResultCode;
 
 /* Values of at most this many bytes are copied by ANeuralNetworksModel_setOperandValue. */
@@ -204,8 +245,19 @@ enum { ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN = 32 };
 /* ---- Duration kinds (ANeuralNetworksExecution_getDuration), feature level 29 ---- */
 typedef enum {
     ANEURALNETWORKS_DURATION_ON_HARDWARE = 0,
-    ANEURALNETWORKS_DURATION_IN_DRIVER = 1
+    ANEURALNETWORKS_DURATION_IN_DRIVER = 1,
+    /* feature level 30: fenced executions, counted from when the dependencies signalled */
+    ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE = 2,
+    ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER = 3
 } DurationCode;
+
+/* ---- Relative execution priority (ANeuralNetworksCompilation_setPriority), feature level 30 ---- */
+typedef enum {
+    ANEURALNETWORKS_PRIORITY_LOW = 90,
+    ANEURALNETWORKS_PRIORITY_MEDIUM = 100,
+    ANEURALNETWORKS_PRIORITY_HIGH = 110,
+    ANEURALNETWORKS_PRIORITY_DEFAULT = ANEURALNETWORKS_PRIORITY_MEDIUM
+} PriorityCode;
 
 /* ---- Opaque handles ---- */
 typedef struct ANeuralNetworksMemory ANeuralNetworksMemory;
@@ -215,6 +267,7 @@ typedef struct ANeuralNetworksExecution ANeuralNetworksExecution;
 typedef struct ANeuralNetworksEvent ANeuralNetworksEvent;
 typedef struct ANeuralNetworksBurst ANeuralNetworksBurst;   /* feature level 29 */
 typedef struct ANeuralNetworksDevice ANeuralNetworksDevice; /* feature level 29 */
+typedef struct ANeuralNetworksMemoryDesc ANeuralNetworksMemoryDesc; /* feature level 30 */
 
 /* Type, shape and quantization of one operand. */
 typedef struct ANeuralNetworksOperandType {
@@ -357,6 +410,78 @@ void ANeuralNetworksBurst_free(ANeuralNetworksBurst* burst) __NNAPI_INTRODUCED_I
 int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* execution,
                                           ANeuralNetworksBurst* burst)
         __NNAPI_INTRODUCED_IN(29);
+
+#if NNEMU_NNAPI_API_LEVEL >= 30
+/* ---- Memory domains (feature level 30) ---- */
+int ANeuralNetworksMemoryDesc_create(ANeuralNetworksMemoryDesc** desc) __NNAPI_INTRODUCED_IN(30);
+void ANeuralNetworksMemoryDesc_free(ANeuralNetworksMemoryDesc* desc) __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemoryDesc_addInputRole(ANeuralNetworksMemoryDesc* desc,
+                                           const ANeuralNetworksCompilation* compilation,
+                                           uint32_t index, float frequency)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemoryDesc_addOutputRole(ANeuralNetworksMemoryDesc* desc,
+                                            const ANeuralNetworksCompilation* compilation,
+                                            uint32_t index, float frequency)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc* desc, uint32_t rank,
+                                            const uint32_t* dimensions) __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemoryDesc_finish(ANeuralNetworksMemoryDesc* desc) __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc,
+                                         ANeuralNetworksMemory** memory) __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksMemory_copy(const ANeuralNetworksMemory* src, const ANeuralNetworksMemory* dst)
+        __NNAPI_INTRODUCED_IN(30);
+
+/* ---- Device liveness (feature level 30) ---- */
+int ANeuralNetworksDevice_wait(const ANeuralNetworksDevice* device) __NNAPI_INTRODUCED_IN(30);
+
+/* ---- Control flow (feature level 30) ---- */
+int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel* model, int32_t index,
+                                                  const ANeuralNetworksModel* value)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksExecution_setLoopTimeout(ANeuralNetworksExecution* execution,
+                                            uint64_t duration) __NNAPI_INTRODUCED_IN(30);
+uint64_t ANeuralNetworks_getDefaultLoopTimeout(void) __NNAPI_INTRODUCED_IN(30);
+uint64_t ANeuralNetworks_getMaximumLoopTimeout(void) __NNAPI_INTRODUCED_IN(30);
+
+/* ---- Quality of service (feature level 30) ---- */
+int ANeuralNetworksCompilation_setPriority(ANeuralNetworksCompilation* compilation, int priority)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksCompilation_setTimeout(ANeuralNetworksCompilation* compilation,
+                                          uint64_t duration) __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksExecution_setTimeout(ANeuralNetworksExecution* execution, uint64_t duration)
+        __NNAPI_INTRODUCED_IN(30);
+
+/* ---- Fenced execution (feature level 30) ---- */
+int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetworksEvent** event)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* sync_fence_fd)
+        __NNAPI_INTRODUCED_IN(30);
+int ANeuralNetworksExecution_startComputeWithDependencies(
+        ANeuralNetworksExecution* execution, const ANeuralNetworksEvent* const* dependencies,
+        uint32_t num_dependencies, uint64_t duration, ANeuralNetworksEvent** event)
+        __NNAPI_INTRODUCED_IN(30);
+#endif /* NNEMU_NNAPI_API_LEVEL >= 30 */
+
+#if NNEMU_NNAPI_API_LEVEL >= __NNAPI_FL5_MIN_ANDROID_API__
+/* ---- Feature-level discovery, padding, alignment, reusable executions (feature level 5) ---- */
+int64_t ANeuralNetworks_getRuntimeFeatureLevel(void) __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksExecution_enableInputAndOutputPadding(ANeuralNetworksExecution* execution,
+                                                         bool enable) __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(
+        const ANeuralNetworksCompilation* compilation, uint32_t index, uint32_t* alignment)
+        __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(
+        const ANeuralNetworksCompilation* compilation, uint32_t index, uint32_t* padding)
+        __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput(
+        const ANeuralNetworksCompilation* compilation, uint32_t index, uint32_t* alignment)
+        __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput(
+        const ANeuralNetworksCompilation* compilation, uint32_t index, uint32_t* padding)
+        __NNAPI_INTRODUCED_IN(31);
+int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution* execution, bool reusable)
+        __NNAPI_INTRODUCED_IN(31);
+#endif /* NNEMU_NNAPI_API_LEVEL >= __NNAPI_FL5_MIN_ANDROID_API__ */
 
 #ifdef __cplusplus
 }
