@@ -34,7 +34,8 @@ constexpr std::array<const char*, kNumberOfOperationTypes> kOperationNames = {
         "REDUCE_PROD", "REDUCE_SUM", "ROI_ALIGN", "ROI_POOLING", "RSQRT", "SELECT", "SIN",
         "SLICE", "SPLIT", "SQRT", "TILE", "TOPK_V2", "TRANSPOSE_CONV_2D",
         "UNIDIRECTIONAL_SEQUENCE_LSTM", "UNIDIRECTIONAL_SEQUENCE_RNN",
-        "RESIZE_NEAREST_NEIGHBOR"};
+        "RESIZE_NEAREST_NEIGHBOR", "QUANTIZED_LSTM", "IF", "WHILE", "ELU", "HARD_SWISH", "FILL",
+        "RANK", "BATCH_MATMUL", "PACK", "MIRROR_PAD", "REVERSE"};
 
 }  // namespace
 
@@ -91,6 +92,22 @@ uint32_t elementSize(OperandType type) {
         default:
             return 1;
     }
+}
+
+int64_t operationFeatureLevel(OperationType type) {
+    const auto code = static_cast<int32_t>(type);
+    if (code >= static_cast<int32_t>(OperationType::MIRROR_PAD) && code < kNumberOfOperationTypes) {
+        return kFeatureLevel7;
+    }
+    if (code >= static_cast<int32_t>(OperationType::BATCH_MATMUL) && code < kNumberOfOperationTypes) {
+        return kFeatureLevel6;
+    }
+    if (code >= static_cast<int32_t>(OperationType::QUANTIZED_LSTM) && code < kNumberOfOperationTypes) {
+        return kFeatureLevel30;
+    }
+    if (code >= static_cast<int32_t>(OperationType::ABS) && code < kNumberOfOperationTypes) return kFeatureLevel29;
+    if (code >= static_cast<int32_t>(OperationType::BATCH_TO_SPACE_ND) && code < kNumberOfOperationTypes) return 28;
+    return 27;
 }
 
 int64_t operandTypeFeatureLevel(OperandType type) {

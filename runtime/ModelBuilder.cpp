@@ -184,6 +184,12 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
         NN_LOG(ERROR) << function << ": invalid operation type " << type;
         return ANEURALNETWORKS_BAD_DATA;
     }
+    if (!isOem && hal::operationFeatureLevel(static_cast<hal::OperationType>(type)) > kRuntimeFeatureLevel) {
+        NN_LOG(ERROR) << function << ": " << hal::operationName(static_cast<hal::OperationType>(type))
+                      << " needs feature level " << hal::operationFeatureLevel(static_cast<hal::OperationType>(type))
+                      << "; this runtime implements " << kRuntimeFeatureLevel;
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     hal::Operation operation;
     operation.type = static_cast<hal::OperationType>(type);
     operation.inputs.assign(inputs, inputs + inputCount);

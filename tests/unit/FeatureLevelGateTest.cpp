@@ -58,5 +58,20 @@ TEST_F(FeatureLevelGate, RefusalLeavesTheModelUsable) {
               ANEURALNETWORKS_BAD_DATA);
 }
 
+TEST_F(FeatureLevelGate, AddOperationRefusesLaterOperations) {
+    EXPECT_EQ(hal::operationFeatureLevel(hal::OperationType::RESIZE_NEAREST_NEIGHBOR), 29);
+    EXPECT_EQ(hal::operationFeatureLevel(hal::OperationType::HARD_SWISH), 30);
+    EXPECT_EQ(hal::operationFeatureLevel(hal::OperationType::PACK), 1000006);
+    EXPECT_EQ(hal::operationFeatureLevel(hal::OperationType::REVERSE), 1000007);
+    ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, 0.0f, 0), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, 0.0f, 0), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t in[1] = {0}, out[1] = {1};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_HARD_SWISH, 1, in, 1, out),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, 106, 1, in, 1, out), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_RELU, 1, in, 1, out),
+              ANEURALNETWORKS_NO_ERROR);
+}
+
 }  // namespace
 }  // namespace nnemu

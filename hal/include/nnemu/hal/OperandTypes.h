@@ -16,6 +16,8 @@ bool isQuantizedType(OperandType type);  // types whose scale must be > 0
 uint32_t elementSize(OperandType type);  // bytes per element; 0 for OEM scalar
 // The feature level (API level) that introduced the type: 27, 29 or 30.
 int64_t operandTypeFeatureLevel(OperandType type);
+// The feature level that introduced an operation (before any later per-operand changes).
+int64_t operationFeatureLevel(OperationType type);
 
 // The two 8-bit asymmetric types: TENSOR_QUANT8_ASYMM (uint8) and, from feature level 30,
 // TENSOR_QUANT8_ASYMM_SIGNED (int8), which every operation taking the first also takes, with the

@@ -52,11 +52,17 @@ enum class OperationType : int32_t {
     ROI_POOLING = 82, RSQRT = 83, SELECT = 84, SIN = 85, SLICE = 86, SPLIT = 87, SQRT = 88,
     TILE = 89, TOPK_V2 = 90, TRANSPOSE_CONV_2D = 91, UNIDIRECTIONAL_SEQUENCE_LSTM = 92,
     UNIDIRECTIONAL_SEQUENCE_RNN = 93, RESIZE_NEAREST_NEIGHBOR = 94,
+    // feature level 30
+    QUANTIZED_LSTM = 95, IF = 96, WHILE = 97, ELU = 98, HARD_SWISH = 99, FILL = 100, RANK = 101,
+    // feature level 6 (1000006)
+    BATCH_MATMUL = 102, PACK = 103,
+    // feature level 7 (1000007)
+    MIRROR_PAD = 104, REVERSE = 105,
     OEM_OPERATION = 10000,
 };
 
 constexpr int32_t kNumberOfOperandTypes = 15;    // codes 0..14
-constexpr int32_t kNumberOfOperationTypes = 95;  // codes 0..94
+constexpr int32_t kNumberOfOperationTypes = 106;  // codes 0..105
 
 enum class ErrorStatus : int32_t {
     NONE = 0,
@@ -64,7 +70,21 @@ enum class ErrorStatus : int32_t {
     GENERAL_FAILURE = 2,
     OUTPUT_INSUFFICIENT_SIZE = 3,
     INVALID_ARGUMENT = 4,
+    // feature level 30
+    MISSED_DEADLINE_TRANSIENT = 5,
+    MISSED_DEADLINE_PERSISTENT = 6,
+    RESOURCE_EXHAUSTED_TRANSIENT = 7,
+    RESOURCE_EXHAUSTED_PERSISTENT = 8,
+    DEAD_OBJECT = 10000,
 };
+
+// Feature level codes (ANeuralNetworksDevice_getFeatureLevel, nnapi-fl30plus.md §0).
+constexpr int64_t kFeatureLevel29 = 29;
+constexpr int64_t kFeatureLevel30 = 30;
+constexpr int64_t kFeatureLevel5 = 31;
+constexpr int64_t kFeatureLevel6 = 1000006;
+constexpr int64_t kFeatureLevel7 = 1000007;
+constexpr int64_t kFeatureLevel8 = 1000008;
 
 enum class DeviceStatus : int32_t { AVAILABLE = 0, BUSY = 1, OFFLINE = 2, UNKNOWN = 3 };
 
