@@ -41,10 +41,15 @@ bool validateNearest(const OperationContext& context) {
     return validateResize(context);
 }
 
-// The flags (more than 4 inputs) and the signed type came with feature level 30.
+// The flags (more than 4 inputs) and the signed type came with feature level 30; the layout
+// input, FLOAT16 and scale factors with 29.
 int64_t resizeFeatureLevel(const OperationContext& context) {
-    const bool later = context.numInputs() > 4 || context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
+    if (context.numInputs() > 4 || context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+        return kFeatureLevel30;
+    }
+    const bool api29 = context.numInputs() > 3 || context.inputType(0) == OperandType::TENSOR_FLOAT16 ||
+                       context.inputType(1) != OperandType::INT32;
+    return api29 ? kFeatureLevel29 : operationFeatureLevel(context.type);
 }
 
 bool prepareResize(OperationContext& context) {
