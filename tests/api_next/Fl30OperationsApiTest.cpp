@@ -4,6 +4,8 @@
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -85,6 +87,41 @@ TEST_F(Fl30Operations, HardSwish) {
     EXPECT_FLOAT_EQ(result[0], 0.0f);
     EXPECT_FLOAT_EQ(result[1], 3.0f);
     EXPECT_FLOAT_EQ(result[2], 4.0f / 6.0f);
+}
+
+// synap-npu claims float HARD_SWISH (XNNPACK's hardswish) and computes what the reference does.
+TEST_F(Fl30Operations, HardSwishOnTheNpu) {
+    const uint32_t in = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
+    ASSERT_EQ(operation(ANEURALNETWORKS_HARD_SWISH, {in}, out), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_.get(), 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model_.get()), ANEURALNETWORKS_NO_ERROR);
+    const ANeuralNetworksDevice* npu = apitest::findDevice("synap-npu");
+    ASSERT_NE(npu, nullptr);
+    bool supported = false;
+    ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model_.get(), &npu, 1, &supported),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_TRUE(supported);
+    const std::vector<float> input = {-5.0f, -3.0f, -2.5f, -1.0f, -0.125f, 0.0f, 0.5f, 2.75f, 3.0f, 7.0f};
+    auto runOn = [&](const ANeuralNetworksDevice* device) {
+        std::vector<float> result(input.size(), -100.0f);
+        auto compilation = apitest::compileFor(model_.get(), {device});
+        if (compilation == nullptr) return result;
+        auto execution = apitest::newExecution(compilation.get());
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size() * sizeof(float)),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, result.data(), result.size() * sizeof(float)),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_NO_ERROR);
+        return result;
+    };
+    const std::vector<float> expected = runOn(apitest::referenceDevice());
+    const std::vector<float> actual = runOn(npu);
+    for (size_t i = 0; i < input.size(); ++i) {
+        const float x = input[i];
+        EXPECT_NEAR(expected[i], x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f, 1e-6f) << i;
+        EXPECT_NEAR(actual[i], expected[i], 1e-5f + 5.96e-7f * std::abs(expected[i])) << i;
+    }
 }
 
 TEST_F(Fl30Operations, LaterLevelsStayRefused) {
