@@ -260,5 +260,23 @@ TEST(SequenceStateOutputs, BidirectionalLstmStateOutputsAreAllOrNone) {
     EXPECT_FALSE(m.valid());
 }
 
+TEST(SequenceStateOutputs, MalformedBidirectionalFormsAreRejected) {
+    // Merged outputs with one final state instead of two.
+    SingleOperationModel oneState = bidirectionalRnn(true, 0, false);
+    oneState.model().outputIndexes.pop_back();
+    oneState.model().operations[0].outputs.pop_back();
+    oneState.model().operands.pop_back();
+    EXPECT_FALSE(oneState.valid());
+
+    // Parallel linking with backward weights sized for the input, not the auxiliary input.
+    SingleOperationModel wrongSize = bidirectionalRnn(false, 2, false);
+    hal::Model& model = wrongSize.model();
+    model.operands[model.operations[0].inputs[5]].dimensions = {kUnits, 3};
+    model.operands[model.operations[0].inputs[5]].location.length = kUnits * 3 * sizeof(float);
+    ASSERT_TRUE(wrongSize.valid());  // shapes are checked against each other at prepare()
+    std::vector<std::vector<uint8_t>> out;
+    EXPECT_NE(wrongSize.run(test::bytesOf(numbers(kTime * kBatch * 3, 1)), &out), hal::ErrorStatus::NONE);
+}
+
 }  // namespace
 }  // namespace nnemu
