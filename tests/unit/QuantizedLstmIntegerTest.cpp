@@ -221,7 +221,9 @@ Reference floatStep(const Step& s) {
     for (uint32_t b = 0; b < kBatch; ++b) {
         for (uint32_t o = 0; o < s.outputSize; ++o) {
             double sum = s.projectionBias.real(o);
-            for (uint32_t u = 0; u < kUnits; ++u) sum += s.projectionWeights.real(o * kUnits + u) * hidden[b * kUnits + u];
+            for (uint32_t u = 0; u < kUnits; ++u) {
+                sum += s.projectionWeights.real(o * kUnits + u) * hidden[b * kUnits + u];
+            }
             if (s.config.projClip > 0.0f) sum = std::clamp<double>(sum, -s.config.projClip, s.config.projClip);
             ref.outputState[b * s.outputSize + o] = sum;
         }

@@ -339,7 +339,8 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
     std::vector<int8_t> hidden(cellState.size());
     for (size_t i = 0; i < hidden.size(); ++i) {
         const int16_t cellTanh = fixed16::tanh(cellState[i], 15 + cell.cellScaleLog2);
-        hidden[i] = saturate8(int64_t{cell.hiddenScale.apply(int32_t{outputGate[i]} * cellTanh)} + cell.hiddenZeroPoint);
+        const int32_t scaled = cell.hiddenScale.apply(int32_t{outputGate[i]} * cellTanh);
+        hidden[i] = saturate8(int64_t{scaled} + cell.hiddenZeroPoint);
     }
     if (cell.projectionWeights == nullptr) return hidden;
     std::vector<int8_t> projected(size_t{cell.batch} * cell.outputSize);
@@ -347,10 +348,10 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
     for (uint32_t b = 0; b < cell.batch; ++b) {
         for (uint32_t o = 0; o < cell.outputSize; ++o) {
             int64_t sum = cell.projectionBias[o];
-            for (uint32_t u = 0; u < cell.units; ++u) {
-                sum += int32_t{hidden[size_t{b} * cell.units + u]} * cell.projectionWeights[size_t{o} * cell.units + u];
-            }
-            int32_t value = std::clamp<int32_t>(cell.projectionScale.apply(saturateToInt32(sum)) + zeroPoint, -128, 127);
+            const int8_t* row = cell.projectionWeights + size_t{o} * cell.units;
+            for (uint32_t u = 0; u < cell.units; ++u) sum += int32_t{hidden[size_t{b} * cell.units + u]} * row[u];
+            const int32_t scaled = cell.projectionScale.apply(saturateToInt32(sum));
+            int32_t value = std::clamp<int32_t>(scaled + zeroPoint, -128, 127);
             // The clip bounds the real value, so the stored one around the zero point.
             if (cell.projClip > 0) value = std::clamp(value, zeroPoint - cell.projClip, zeroPoint + cell.projClip);
             projected[size_t{b} * cell.outputSize + o] = saturate8(value);
