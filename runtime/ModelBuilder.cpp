@@ -146,6 +146,15 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+int ModelBuilder::setOperandValueFromModel(int32_t index, const ModelBuilder& value) {
+    const char* function = "ANeuralNetworksModel_setOperandValueFromModel";
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    (void)value;
+    NN_LOG(ERROR) << function << ": SUBGRAPH operands are not supported yet";
+    return ANEURALNETWORKS_BAD_DATA;
+}
+
 int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
                                                       const ANeuralNetworksSymmPerChannelQuantParams& params) {
     const char* function = "ANeuralNetworksModel_setOperandSymmPerChannelQuantParams";

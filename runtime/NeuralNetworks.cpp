@@ -235,6 +235,12 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* handle,
     return model(handle)->setOperandValueFromMemory(index, memory(memoryHandle), offset, length);
 }
 
+int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel* handle, int32_t index,
+                                                  const ANeuralNetworksModel* value) {
+    if (handle == nullptr || value == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandValueFromModel(index, *model(value));
+}
+
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* handle, ANeuralNetworksOperationType type,
                                       uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
                                       const uint32_t* outputs) {
