@@ -1,5 +1,5 @@
-// README's operation table against the registrations: every feature-level-29 operation, and
-// every later one the table lists, has a signature and a reference kernel, and the table's synap-npu column says "—" exactly for the
+// README's operation table against the registrations: every feature-level-29 operation has a
+// signature and a reference kernel, and the table's synap-npu column says "—" exactly for the
 // operations without a lowering rule. A registration that vanishes, or a claim the README does
 // not mention, fails here.
 #include <gtest/gtest.h>
@@ -57,19 +57,19 @@ std::map<int, std::vector<std::string>> readmeTable() {
 
 TEST(OperationTable, ListsEveryOperationWithItsReferenceKernelAndNpuClaim) {
     const auto rows = readmeTable();
-    for (int code = 0; code < kFeatureLevel29Operations; ++code) {
-        EXPECT_TRUE(rows.count(code)) << "README has no row for " << nnemu::hal::operationName(static_cast<OperationType>(code));
-    }
-    for (const auto& [code, row] : rows) {
-        ASSERT_GE(code, 0);
-        ASSERT_LT(code, nnemu::hal::kNumberOfOperationTypes) << "README.md operation table";
+    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations)) << "README.md operation table";
+    for (int code = 0; code < static_cast<int>(nnemu::hal::kNumberOfOperationTypes); ++code) {
+        // Operations of later feature levels have a row once they are implemented.
+        if (code >= kFeatureLevel29Operations && rows.count(code) == 0) continue;
         const auto type = static_cast<OperationType>(code);
         const std::string name = nnemu::hal::operationName(type);
-        EXPECT_EQ(row[0], name);
+        ASSERT_TRUE(rows.count(code)) << "README has no row for " << name;
+        EXPECT_EQ(rows.at(code)[0], name);
         EXPECT_NE(nnemu::hal::findSignature(type), nullptr) << name << " has no signature";
         EXPECT_NE(nnemu::cpu::findKernel(type), nullptr) << name << " has no reference kernel";
         const bool npuClaims = nnemu::synap::findLowering(type) != nullptr;
-        EXPECT_EQ(row[1] != "—", npuClaims) << name << ": README's synap-npu column says \"" << row[1] << "\"";
+        EXPECT_EQ(rows.at(code)[1] != "—", npuClaims)
+                << name << ": README's synap-npu column says \"" << rows.at(code)[1] << "\"";
     }
 }
 
