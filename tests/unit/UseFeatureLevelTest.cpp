@@ -59,6 +59,18 @@ TEST(UseFeatureLevel, DependsOnTheOperands) {
     EXPECT_EQ(useLevel(OperationType::RESIZE_BILINEAR, resize, {output(kF32, {1, 1, 1, 1}, 4)}), hal::kFeatureLevel30);
 }
 
+TEST(UseFeatureLevel, SequenceStateOutputs) {
+    const auto f = [](std::vector<uint32_t> dims) {
+        return tensor<float>(kF32, dims, std::vector<float>(hal::elementCount(dims), 0.0f));
+    };
+    const std::vector<testing::TestOperand> inputs = {f({2, 1, 3}), f({4, 3}), f({4, 4}), f({4}), f({1, 4}),
+                                                      scalar(OperandType::INT32, 1), scalar(OperandType::INT32, 1)};
+    EXPECT_EQ(useLevel(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, inputs, {output(kF32, {2, 1, 4}, 32)}), 29);
+    EXPECT_EQ(useLevel(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, inputs,
+                       {output(kF32, {2, 1, 4}, 32), output(kF32, {1, 4}, 16)}),
+              hal::kFeatureLevel30);
+}
+
 // Through the FL29 C API: the later uses are refused, the FL29 ones still accepted.
 class Fl29UseGate : public ::testing::Test {
 protected:
