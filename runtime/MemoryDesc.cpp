@@ -331,9 +331,13 @@ int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argum
         const DeviceMemory* memory = deviceMemoryOf(inputs[i]);
         if (memory == nullptr) continue;
         auto contents = memory->contents();
-        if (!contents.initialised || !hal::dimsCompatible(inputs[i].dims, contents.dims)) {
-            NN_LOG(ERROR) << "input " << i << ": its memory is uninitialised or holds shape "
-                          << hal::dimsToString(contents.dims) << ", not " << hal::dimsToString(inputs[i].dims);
+        if (!contents.initialised) {
+            NN_LOG(ERROR) << "input " << i << ": its memory is uninitialised";
+            return fail(ANEURALNETWORKS_OP_FAILED);
+        }
+        if (!hal::dimsCompatible(inputs[i].dims, contents.dims)) {
+            NN_LOG(ERROR) << "input " << i << ": its memory holds shape " << hal::dimsToString(contents.dims)
+                          << ", not " << hal::dimsToString(inputs[i].dims);
             return fail(ANEURALNETWORKS_OP_FAILED);
         }
         const uint64_t bytes = hal::byteSize(memory->metadata().operand.type, contents.dims);
