@@ -117,6 +117,39 @@ ModelPtr makeAdd(const AddSpec& spec) {
     return model;
 }
 
+// CONV_2D of a [1,1,1,1] QUANT8_ASYMM input with a per-channel filter that is model input 1, its
+// one channel of scale `filterScale` (the per-channel scales are the operand's extra parameters).
+ModelPtr makePerChannelConv(float filterScale) {
+    ModelPtr model = newModel();
+    const std::vector<uint32_t> dims{1, 1, 1, 1};
+    const std::vector<uint32_t> one{1};
+    const auto input = tensorType(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, dims, 1.0f, 0);
+    const auto filter = tensorType(ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, dims);
+    const auto bias = tensorType(ANEURALNETWORKS_TENSOR_INT32, one);
+    const auto scalar = scalarType(ANEURALNETWORKS_INT32);
+    for (const auto* type : {&input, &filter, &bias, &scalar, &scalar, &scalar, &scalar, &input}) {
+        EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), type), ANEURALNETWORKS_NO_ERROR);
+    }
+    const ANeuralNetworksSymmPerChannelQuantParams quant{0, 1, &filterScale};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), 1, &quant), ANEURALNETWORKS_NO_ERROR);
+    const int32_t zero = 0;
+    const int32_t values[] = {ANEURALNETWORKS_PADDING_SAME, 1, 1, ANEURALNETWORKS_FUSED_NONE};
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), 2, &zero, sizeof(zero)), ANEURALNETWORKS_NO_ERROR);
+    for (uint32_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), static_cast<int32_t>(3 + i), &values[i],
+                                                       sizeof(int32_t)),
+                  ANEURALNETWORKS_NO_ERROR);
+    }
+    const uint32_t inputs[] = {0, 1, 2, 3, 4, 5, 6};
+    const uint32_t outputs[] = {7};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model.get(), ANEURALNETWORKS_CONV_2D, 7, inputs, 1, outputs),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 2, inputs, 1, outputs),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksModel_finish(model.get()), ANEURALNETWORKS_NO_ERROR);
+    return model;
+}
+
 // A model and its finished compilation over every device.
 struct Compiled {
     ModelPtr model;
@@ -206,6 +239,22 @@ TEST(MemoryDomainTest, AddRoleOperandMetadataMustAgree) {
     EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), otherZeroPoint.get(), 0, 1.0f),
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), sameQuant.get(), 0, 1.0f), ANEURALNETWORKS_NO_ERROR);
+}
+
+TEST(MemoryDomainTest, AddRoleExtraParamsMustAgree) {
+    ModelPtr half = makePerChannelConv(0.5f);
+    ModelPtr quarter = makePerChannelConv(0.25f);
+    ModelPtr sameHalf = makePerChannelConv(0.5f);
+    CompilationPtr a = compile(half.get());
+    CompilationPtr b = compile(quarter.get());
+    CompilationPtr c = compile(sameHalf.get());
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_NE(c, nullptr);
+    DescPtr desc = newDesc();
+    EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), a.get(), 1, 1.0f), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), b.get(), 1, 1.0f), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), c.get(), 1, 1.0f), ANEURALNETWORKS_NO_ERROR);
 }
 
 TEST(MemoryDomainTest, AddRoleDimensionsMustBeCompatible) {
@@ -372,6 +421,65 @@ TEST(MemoryDomainTest, FailedExecutionUninitialisesItsOutputs) {
               ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(compute(failing.get()), ANEURALNETWORKS_OP_FAILED);
     EXPECT_EQ(ANeuralNetworksMemory_copy(written.get(), readBack.get()), ANEURALNETWORKS_BAD_DATA);
+}
+
+// A run the device fails (shapes [3] + [2] do not broadcast) also leaves its output uninitialised.
+TEST(MemoryDomainTest, ExecutionFailingOnTheDeviceUninitialisesItsOutputs) {
+    Compiled dynamic = compiled({ANEURALNETWORKS_TENSOR_FLOAT32, {0}, {0}});
+    MemoryPtr memory = deviceMemory({{dynamic.get(), false, 0}});
+    FdMemory initial(2);
+    ASSERT_EQ(ANeuralNetworksMemory_copy(initial.get(), memory.get()), ANEURALNETWORKS_BAD_DATA);  // shape unknown
+    float a[3] = {1.0f, 2.0f, 3.0f};
+    float b[2] = {1.0f, 2.0f};
+    const std::vector<uint32_t> two{2};
+    const std::vector<uint32_t> three{3};
+    const auto pair = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, two);
+    const auto triple = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, three);
+    auto run = [&](const ANeuralNetworksOperandType* type, float* input0, size_t length) {
+        ExecutionPtr execution = newExecution(dynamic.get());
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, type, input0, length), ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, b, sizeof(b)), ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, memory.get(), 0, 0),
+                  ANEURALNETWORKS_NO_ERROR);
+        return compute(execution.get());
+    };
+    ASSERT_EQ(run(&pair, a, 2 * sizeof(float)), ANEURALNETWORKS_NO_ERROR);
+    FdMemory readBack(2);
+    ASSERT_EQ(ANeuralNetworksMemory_copy(memory.get(), readBack.get()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(readBack.values(), (std::vector<float>{2.0f, 4.0f}));
+    EXPECT_EQ(run(&triple, a, sizeof(a)), ANEURALNETWORKS_OP_FAILED);
+    EXPECT_EQ(ANeuralNetworksMemory_copy(memory.get(), readBack.get()), ANEURALNETWORKS_BAD_DATA);
+}
+
+// startCompute and burstCompute bind device memory as compute does.
+TEST(MemoryDomainTest, StartComputeAndBurstUseDeviceMemory) {
+    Compiled add = compiled();
+    MemoryPtr state = deviceMemory({{add.get(), true, 0}, {add.get(), false, 0}});
+    FdMemory initial(2);
+    ASSERT_EQ(ANeuralNetworksMemory_copy(initial.get(), state.get()), ANEURALNETWORKS_NO_ERROR);  // zeros
+    float x[2] = {1.0f, 2.0f};
+    auto bind = [&](ANeuralNetworksExecution* execution) {
+        EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution, 0, nullptr, state.get(), 0, 0),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution, 1, nullptr, x, sizeof(x)), ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution, 0, nullptr, state.get(), 0, 0),
+                  ANEURALNETWORKS_NO_ERROR);
+    };
+    ExecutionPtr asynchronous = newExecution(add.get());
+    bind(asynchronous.get());
+    ANeuralNetworksEvent* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksExecution_startCompute(asynchronous.get(), &raw), ANEURALNETWORKS_NO_ERROR);
+    EventPtr event(raw);
+    ASSERT_EQ(ANeuralNetworksEvent_wait(event.get()), ANEURALNETWORKS_NO_ERROR);
+    ANeuralNetworksBurst* rawBurst = nullptr;
+    ASSERT_EQ(ANeuralNetworksBurst_create(add.get(), &rawBurst), ANEURALNETWORKS_NO_ERROR);
+    BurstPtr burst(rawBurst);
+    ExecutionPtr inBurst = newExecution(add.get());
+    bind(inBurst.get());
+    ASSERT_EQ(ANeuralNetworksExecution_burstCompute(inBurst.get(), burst.get()), ANEURALNETWORKS_NO_ERROR);
+    FdMemory readBack(2);
+    ASSERT_EQ(ANeuralNetworksMemory_copy(state.get(), readBack.get()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(readBack.values(), (std::vector<float>{2.0f, 4.0f}));
 }
 
 // ---- Memory_copy -------------------------------------------------------------------------------
