@@ -178,13 +178,13 @@ DeviceMemory::Contents DeviceMemory::contents() const {
     return contents_;
 }
 
-void DeviceMemory::store(std::shared_ptr<hal::HeapPool> buffer, std::vector<uint32_t> dims) {
+void DeviceMemory::store(std::shared_ptr<hal::HeapPool> buffer, std::vector<uint32_t> dims) const {
     std::lock_guard<std::mutex> lock(mutex_);
     contents_ = {std::move(buffer), std::move(dims), true};
 }
 
 // The buffer stays as a size hint for the next output of unknown shape; it is never read again.
-void DeviceMemory::invalidate() {
+void DeviceMemory::invalidate() const {
     std::lock_guard<std::mutex> lock(mutex_);
     contents_.initialised = false;
 }
@@ -229,7 +229,7 @@ int readSource(const hal::MemoryPool& source, CopySource* view) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-int copyToDevice(const CopySource& from, DeviceMemory& target) {
+int copyToDevice(const CopySource& from, const DeviceMemory& target) {
     const hal::Operand& operand = target.metadata().operand;
     if (from.operand != nullptr && (!sameQuantization(*from.operand, operand) || !sameExtraParams(*from.operand, operand))) {
         NN_LOG(ERROR) << "ANeuralNetworksMemory_copy: the memories hold different operand types";
@@ -270,7 +270,7 @@ int copyToFd(const CopySource& from, const hal::MemoryPool& target) {
 // The destination's initialised flag follows the result (nnapi-fl30plus.md §3.2).
 int copyMemory(const std::shared_ptr<hal::MemoryPool>& source, const std::shared_ptr<hal::MemoryPool>& target) {
     if (source == target) return ANEURALNETWORKS_NO_ERROR;
-    auto* device = dynamic_cast<DeviceMemory*>(target.get());
+    const auto* device = dynamic_cast<const DeviceMemory*>(target.get());
     CopySource from;
     int status = readSource(*source, &from);
     if (status == ANEURALNETWORKS_NO_ERROR) status = device ? copyToDevice(from, *device) : copyToFd(from, *target);
@@ -284,23 +284,24 @@ namespace {
 
 struct StagedOutput {
     size_t position;
-    DeviceMemory* memory;
+    const DeviceMemory* memory;
+    std::shared_ptr<hal::HeapPool> buffer;  // what the run writes
 };
 
 // Binds output `s` to a fresh buffer of `bytes`; false if it cannot be allocated.
-bool stage(const StagedOutput& s, uint64_t bytes, std::vector<uint32_t> dims, std::vector<Argument>* outputs) {
-    auto buffer = allocateBuffer(bytes);
-    if (buffer == nullptr) return false;
-    (*outputs)[s.position] = bufferArgument(std::move(buffer), bytes, std::move(dims));
+bool stage(StagedOutput& s, uint64_t bytes, std::vector<uint32_t> dims, std::vector<Argument>* outputs) {
+    s.buffer = allocateBuffer(bytes);
+    if (s.buffer == nullptr) return false;
+    (*outputs)[s.position] = bufferArgument(s.buffer, bytes, std::move(dims));
     return true;
 }
 
 // After OUTPUT_INSUFFICIENT_SIZE: larger buffers for the device memories that were too small.
 // True if any grew (the plan is then worth running again).
-bool restage(const std::vector<StagedOutput>& staged, const std::vector<hal::OutputShape>& shapes,
+bool restage(std::vector<StagedOutput>& staged, const std::vector<hal::OutputShape>& shapes,
              std::vector<Argument>* outputs, bool* allocated) {
     bool grew = false;
-    for (const auto& s : staged) {
+    for (auto& s : staged) {
         const auto& shape = shapes[s.position];
         const uint64_t bytes = hal::byteSize(s.memory->metadata().operand.type, shape.dimensions);
         if (shape.isSufficient || bytes <= (*outputs)[s.position].length) continue;
@@ -310,6 +311,47 @@ bool restage(const std::vector<StagedOutput>& staged, const std::vector<hal::Out
     return grew;
 }
 
+// The buffers device-memory inputs hold: OP_FAILED for one uninitialised or holding a shape that
+// contradicts its binding.
+int bindInputs(const std::vector<Argument>& inputs, std::vector<Argument>* bound) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const DeviceMemory* memory = deviceMemoryOf(inputs[i]);
+        if (memory == nullptr) continue;
+        auto contents = memory->contents();
+        if (!contents.initialised) {
+            NN_LOG(ERROR) << "input " << i << ": its memory is uninitialised";
+            return ANEURALNETWORKS_OP_FAILED;
+        }
+        if (!hal::dimsCompatible(inputs[i].dims, contents.dims)) {
+            NN_LOG(ERROR) << "input " << i << ": its memory holds shape " << hal::dimsToString(contents.dims)
+                          << ", not " << hal::dimsToString(inputs[i].dims);
+            return ANEURALNETWORKS_OP_FAILED;
+        }
+        const uint64_t bytes = hal::byteSize(memory->metadata().operand.type, contents.dims);
+        (*bound)[i] = bufferArgument(std::move(contents.buffer), bytes, std::move(contents.dims));
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+// Fresh buffers for device-memory outputs: the size of the shape the binding and the descriptor
+// give, or when that is unknown the size the memory last held.
+bool stageOutputs(std::vector<StagedOutput>& staged, const std::vector<Argument>& outputs,
+                  std::vector<Argument>* bound) {
+    for (auto& s : staged) {
+        std::vector<uint32_t> dims;
+        if (!combineDims(outputs[s.position].dims, s.memory->metadata().dims, &dims)) {
+            dims = outputs[s.position].dims;  // not reached: checked at binding
+        }
+        uint64_t bytes = hal::byteSize(s.memory->metadata().operand.type, dims);
+        if (bytes == 0) {
+            auto last = s.memory->contents().buffer;
+            bytes = last ? last->size() : 0;
+        }
+        if (!stage(s, bytes, std::move(dims), bound)) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argument>& inputs,
@@ -317,7 +359,7 @@ int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argum
                               std::vector<hal::OutputShape>* shapes, hal::Timing* timing) {
     std::vector<StagedOutput> staged;
     for (size_t i = 0; i < outputs.size(); ++i) {
-        if (auto* memory = deviceMemoryOf(outputs[i])) staged.push_back({i, const_cast<DeviceMemory*>(memory)});
+        if (const DeviceMemory* memory = deviceMemoryOf(outputs[i])) staged.push_back({i, memory, nullptr});
     }
     const bool anyInput = std::any_of(inputs.begin(), inputs.end(), [](const Argument& a) { return deviceMemoryOf(a); });
     if (staged.empty() && !anyInput) return plan.execute(inputs, outputs, measureTiming, shapes, timing);
@@ -327,44 +369,19 @@ int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argum
         return status;
     };
     std::vector<Argument> in = inputs;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const DeviceMemory* memory = deviceMemoryOf(inputs[i]);
-        if (memory == nullptr) continue;
-        auto contents = memory->contents();
-        if (!contents.initialised) {
-            NN_LOG(ERROR) << "input " << i << ": its memory is uninitialised";
-            return fail(ANEURALNETWORKS_OP_FAILED);
-        }
-        if (!hal::dimsCompatible(inputs[i].dims, contents.dims)) {
-            NN_LOG(ERROR) << "input " << i << ": its memory holds shape " << hal::dimsToString(contents.dims)
-                          << ", not " << hal::dimsToString(inputs[i].dims);
-            return fail(ANEURALNETWORKS_OP_FAILED);
-        }
-        const uint64_t bytes = hal::byteSize(memory->metadata().operand.type, contents.dims);
-        in[i] = bufferArgument(std::move(contents.buffer), bytes, std::move(contents.dims));
-    }
     std::vector<Argument> out = outputs;
-    for (const auto& s : staged) {
-        std::vector<uint32_t> dims = outputs[s.position].dims;
-        combineDims(dims, s.memory->metadata().dims, &dims);  // compatible: checked at binding
-        uint64_t bytes = hal::byteSize(s.memory->metadata().operand.type, dims);
-        if (bytes == 0) {  // unknown shape: guess what the memory last held
-            auto last = s.memory->contents().buffer;
-            bytes = last ? last->size() : 0;
-        }
-        if (!stage(s, bytes, std::move(dims), &out)) return fail(ANEURALNETWORKS_OUT_OF_MEMORY);
-    }
+    if (int n = bindInputs(inputs, &in)) return fail(n);
+    if (!stageOutputs(staged, outputs, &out)) return fail(ANEURALNETWORKS_OUT_OF_MEMORY);
     int status = plan.execute(in, out, measureTiming, shapes, timing);
-    bool allocated = true;
-    if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE && restage(staged, *shapes, &out, &allocated)) {
+    // Each retry grows at least one output; a later step of a partitioned plan may report another.
+    for (size_t retry = 0; retry < staged.size() && status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE; ++retry) {
+        bool allocated = true;
+        if (!restage(staged, *shapes, &out, &allocated)) break;
         if (!allocated) return fail(ANEURALNETWORKS_OUT_OF_MEMORY);
         status = plan.execute(in, out, measureTiming, shapes, timing);
     }
     if (status != ANEURALNETWORKS_NO_ERROR) return fail(status);
-    for (const auto& s : staged) {
-        auto buffer = std::static_pointer_cast<hal::HeapPool>(std::const_pointer_cast<hal::MemoryPool>(out[s.position].memory));
-        s.memory->store(std::move(buffer), (*shapes)[s.position].dimensions);
-    }
+    for (const auto& s : staged) s.memory->store(s.buffer, (*shapes)[s.position].dimensions);
     return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -73,15 +73,16 @@ public:
         std::vector<uint32_t> dims;
         bool initialised = false;
     };
+    // The contents change under a const memory, as Memory_copy's const destination does.
     Contents contents() const;
-    void store(std::shared_ptr<hal::HeapPool> buffer, std::vector<uint32_t> dims);
-    void invalidate();
+    void store(std::shared_ptr<hal::HeapPool> buffer, std::vector<uint32_t> dims) const;
+    void invalidate() const;
     const MemoryMetadata& metadata() const { return metadata_; }
 
 private:
     const MemoryMetadata metadata_;
     mutable std::mutex mutex_;
-    Contents contents_;
+    mutable Contents contents_;
 };
 
 // The device memory behind an execution argument, or null.
@@ -94,7 +95,7 @@ int copyMemory(const std::shared_ptr<hal::MemoryPool>& source, const std::shared
 // inputs must be initialised and have a shape fitting the binding (else OP_FAILED); outputs write
 // fresh buffers that the memories take on success, and every output memory is uninitialised
 // after a failure. An output of unknown size gets the size of what it last held, and the plan
-// runs once more with the sizes the drivers report if that was too small.
+// runs again with the sizes the drivers report if that was too small.
 int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argument>& inputs,
                               const std::vector<Argument>& outputs, bool measureTiming,
                               std::vector<hal::OutputShape>* shapes, hal::Timing* timing);
