@@ -191,7 +191,11 @@ int Execution::start() {
 }
 
 int Execution::run() {
-    completion_ = executeWithDeviceMemories(*compilation_->plan(), inputs_, outputs_, measureTiming_, &shapes_, &timing_);
+    // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
+    auto runPlan = [this](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
+        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_);
+    };
+    completion_ = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
     state_ = State::COMPLETED;
     return completion_;
 }

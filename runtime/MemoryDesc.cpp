@@ -37,8 +37,9 @@ bool sameExtraParams(const hal::Operand& a, const hal::Operand& b) {
     return a.channelQuant->channelDim == b.channelQuant->channelDim && a.channelQuant->scales == b.channelQuant->scales;
 }
 
-bool sameQuantization(const hal::Operand& a, const hal::Operand& b) {
-    return a.type == b.type && a.scale == b.scale && a.zeroPoint == b.zeroPoint;
+// Type, scale, zero point and extra parameters (what every role of a memory must share).
+bool sameOperandMetadata(const hal::Operand& a, const hal::Operand& b) {
+    return a.type == b.type && a.scale == b.scale && a.zeroPoint == b.zeroPoint && sameExtraParams(a, b);
 }
 
 // A buffer of `bytes` (at least one, so that an empty argument still has an address).
@@ -72,7 +73,8 @@ bool MemoryDesc::badState(const char* function) const {
 // In Android's order: the state, a repeated role, the compilation, the index, the operand's
 // metadata, the dims, then the frequency. An unfinished or failed compilation is BAD_DATA.
 int MemoryDesc::addRole(const Compilation* compilation, bool isInput, uint32_t index, float frequency) {
-    const char* function = isInput ? "ANeuralNetworksMemoryDesc_addInputRole" : "ANeuralNetworksMemoryDesc_addOutputRole";
+    const char* function =
+            isInput ? "ANeuralNetworksMemoryDesc_addInputRole" : "ANeuralNetworksMemoryDesc_addOutputRole";
     if (badState(function)) return ANEURALNETWORKS_BAD_STATE;
     const MemoryRole role{compilation, isInput, index};
     if (metadata_.roles.count(role) != 0) {
@@ -90,7 +92,7 @@ int MemoryDesc::addRole(const Compilation* compilation, bool isInput, uint32_t i
         return ANEURALNETWORKS_BAD_DATA;
     }
     const hal::Operand& operand = model.operands[positions[index]];
-    if (hasOperand_ && (!sameQuantization(operand, metadata_.operand) || !sameExtraParams(operand, metadata_.operand))) {
+    if (hasOperand_ && !sameOperandMetadata(operand, metadata_.operand)) {
         NN_LOG(ERROR) << function << ": the operand's type, scale, zero point or extra parameters differ "
                       << "from the earlier roles'";
         return ANEURALNETWORKS_BAD_DATA;
@@ -231,14 +233,15 @@ int readSource(const hal::MemoryPool& source, CopySource* view) {
 
 int copyToDevice(const CopySource& from, const DeviceMemory& target) {
     const hal::Operand& operand = target.metadata().operand;
-    if (from.operand != nullptr && (!sameQuantization(*from.operand, operand) || !sameExtraParams(*from.operand, operand))) {
+    if (from.operand != nullptr && !sameOperandMetadata(*from.operand, operand)) {
         NN_LOG(ERROR) << "ANeuralNetworksMemory_copy: the memories hold different operand types";
         return ANEURALNETWORKS_BAD_DATA;
     }
     std::vector<uint32_t> dims;
     if (!combineDims(from.dims, target.metadata().dims, &dims) || !hal::isFullySpecified(operand.type, dims) ||
         hal::byteSize(operand.type, dims) != from.size) {
-        NN_LOG(ERROR) << "ANeuralNetworksMemory_copy: " << from.size << " bytes of shape " << hal::dimsToString(from.dims)
+        NN_LOG(ERROR) << "ANeuralNetworksMemory_copy: " << from.size << " bytes of shape "
+                      << hal::dimsToString(from.dims)
                       << " do not fit a memory of shape " << hal::dimsToString(target.metadata().dims);
         return ANEURALNETWORKS_BAD_DATA;
     }
@@ -354,15 +357,15 @@ bool stageOutputs(std::vector<StagedOutput>& staged, const std::vector<Argument>
 
 }  // namespace
 
-int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argument>& inputs,
-                              const std::vector<Argument>& outputs, bool measureTiming,
-                              std::vector<hal::OutputShape>* shapes, hal::Timing* timing) {
+int executeWithDeviceMemories(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
+                              const std::vector<hal::OutputShape>* shapes, const PlanRun& runPlan) {
     std::vector<StagedOutput> staged;
     for (size_t i = 0; i < outputs.size(); ++i) {
         if (const DeviceMemory* memory = deviceMemoryOf(outputs[i])) staged.push_back({i, memory, nullptr});
     }
-    const bool anyInput = std::any_of(inputs.begin(), inputs.end(), [](const Argument& a) { return deviceMemoryOf(a); });
-    if (staged.empty() && !anyInput) return plan.execute(inputs, outputs, measureTiming, shapes, timing);
+    const bool anyInput =
+            std::any_of(inputs.begin(), inputs.end(), [](const Argument& a) { return deviceMemoryOf(a) != nullptr; });
+    if (staged.empty() && !anyInput) return runPlan(inputs, outputs);
 
     auto fail = [&](int status) {
         for (const auto& s : staged) s.memory->invalidate();
@@ -372,13 +375,13 @@ int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argum
     std::vector<Argument> out = outputs;
     if (int n = bindInputs(inputs, &in)) return fail(n);
     if (!stageOutputs(staged, outputs, &out)) return fail(ANEURALNETWORKS_OUT_OF_MEMORY);
-    int status = plan.execute(in, out, measureTiming, shapes, timing);
+    int status = runPlan(in, out);
     // Each retry grows at least one output; a later step of a partitioned plan may report another.
     for (size_t retry = 0; retry < staged.size() && status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE; ++retry) {
         bool allocated = true;
         if (!restage(staged, *shapes, &out, &allocated)) break;
         if (!allocated) return fail(ANEURALNETWORKS_OUT_OF_MEMORY);
-        status = plan.execute(in, out, measureTiming, shapes, timing);
+        status = runPlan(in, out);
     }
     if (status != ANEURALNETWORKS_NO_ERROR) return fail(status);
     for (const auto& s : staged) s.memory->store(s.buffer, (*shapes)[s.position].dimensions);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <compare>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -91,13 +92,13 @@ const DeviceMemory* deviceMemoryOf(const Argument& argument);
 // ANeuralNetworksMemory_copy between any two memories (fd-backed or from a descriptor).
 int copyMemory(const std::shared_ptr<hal::MemoryPool>& source, const std::shared_ptr<hal::MemoryPool>& target);
 
-// ExecutionPlan::execute with the device memories among the arguments replaced by their buffers:
-// inputs must be initialised and have a shape fitting the binding (else OP_FAILED); outputs write
-// fresh buffers that the memories take on success, and every output memory is uninitialised
-// after a failure. An output of unknown size gets the size of what it last held, and the plan
-// runs again with the sizes the drivers report if that was too small.
-int executeWithDeviceMemories(const ExecutionPlan& plan, const std::vector<Argument>& inputs,
-                              const std::vector<Argument>& outputs, bool measureTiming,
-                              std::vector<hal::OutputShape>* shapes, hal::Timing* timing);
+// Runs the plan (`runPlan`, which fills `shapes`) with the device memories among the arguments
+// replaced by their buffers: inputs must be initialised and have a shape fitting the binding (else
+// OP_FAILED); outputs write fresh buffers that the memories take on success, and every output
+// memory is uninitialised after a failure. An output of unknown size gets the size of what it
+// last held, and the plan runs again with the sizes the drivers report if that was too small.
+using PlanRun = std::function<int(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs)>;
+int executeWithDeviceMemories(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
+                              const std::vector<hal::OutputShape>* shapes, const PlanRun& runPlan);
 
 }  // namespace nnemu::runtime

@@ -131,7 +131,8 @@ ModelPtr makePerChannelConv(float filterScale) {
         EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), type), ANEURALNETWORKS_NO_ERROR);
     }
     const ANeuralNetworksSymmPerChannelQuantParams quant{0, 1, &filterScale};
-    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), 1, &quant), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), 1, &quant),
+              ANEURALNETWORKS_NO_ERROR);
     const int32_t zero = 0;
     const int32_t values[] = {ANEURALNETWORKS_PADDING_SAME, 1, 1, ANEURALNETWORKS_FUSED_NONE};
     EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), 2, &zero, sizeof(zero)), ANEURALNETWORKS_NO_ERROR);
@@ -437,8 +438,10 @@ TEST(MemoryDomainTest, ExecutionFailingOnTheDeviceUninitialisesItsOutputs) {
     const auto triple = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, three);
     auto run = [&](const ANeuralNetworksOperandType* type, float* input0, size_t length) {
         ExecutionPtr execution = newExecution(dynamic.get());
-        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, type, input0, length), ANEURALNETWORKS_NO_ERROR);
-        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, b, sizeof(b)), ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, type, input0, length),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, b, sizeof(b)),
+                  ANEURALNETWORKS_NO_ERROR);
         EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, memory.get(), 0, 0),
                   ANEURALNETWORKS_NO_ERROR);
         return compute(execution.get());
@@ -617,7 +620,8 @@ TEST_P(MemoryDomainDeviceTest, RecurrentStateStaysInDeviceMemory) {
         ExecutionPtr execution = newExecution(compilation.get());
         ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, state.get(), 0, 0),
                   ANEURALNETWORKS_NO_ERROR);
-        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, x, sizeof(x)), ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, x, sizeof(x)),
+                  ANEURALNETWORKS_NO_ERROR);
         ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, state.get(), 0, 0),
                   ANEURALNETWORKS_NO_ERROR);
         ASSERT_EQ(compute(execution.get()), ANEURALNETWORKS_NO_ERROR) << "step " << step;
