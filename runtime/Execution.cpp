@@ -1,6 +1,7 @@
 #include "Execution.h"
 
 #include "ArgumentChecks.h"
+#include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -89,6 +90,15 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     if (type != nullptr && !typedDims(*type, operand, &dims, &why)) {
         NN_LOG(ERROR) << what << " " << index << ": the type given does not fit the model's operand: " << why;
         return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (const DeviceMemory* device = deviceMemoryOf(argument)) {  // its shape is known at compute
+        const auto position = static_cast<uint32_t>(index);
+        if (int n = device->checkBinding(compilation_, isInput, position, dims, argument.offset, argument.length)) {
+            return n;
+        }
+        argument.dims = std::move(dims);
+        arguments[index] = std::move(argument);
+        return ANEURALNETWORKS_NO_ERROR;
     }
     const bool hasValue = argument.state != Argument::State::NO_VALUE;
     if (hasValue && isInput && !hal::isFullySpecified(operand.type, dims)) {
@@ -181,7 +191,11 @@ int Execution::start() {
 }
 
 int Execution::run() {
-    completion_ = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_);
+    // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
+    auto runPlan = [this](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
+        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_);
+    };
+    completion_ = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
     state_ = State::COMPLETED;
     return completion_;
 }
