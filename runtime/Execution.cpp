@@ -155,6 +155,21 @@ int Execution::setMeasureTiming(bool measure) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+// Feature level 30. Longer than the maximum is clamped silently (as Android does, with a log).
+int Execution::setLoopTimeout(uint64_t duration) {
+    if (state_ != State::PREPARATION) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_setLoopTimeout: the execution has already started";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    if (duration > hal::kLoopTimeoutMaximum) {
+        NN_LOG(WARNING) << "ANeuralNetworksExecution_setLoopTimeout: " << duration << " ns clamped to the maximum "
+                        << hal::kLoopTimeoutMaximum << " ns";
+        duration = hal::kLoopTimeoutMaximum;
+    }
+    loopTimeout_ = duration;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
 int Execution::start() {
     if (state_ != State::PREPARATION) {
         NN_LOG(ERROR) << "the execution has already started";
@@ -181,7 +196,8 @@ int Execution::start() {
 }
 
 int Execution::run() {
-    completion_ = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_);
+    completion_ = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_,
+                                                loopTimeout_);
     state_ = State::COMPLETED;
     return completion_;
 }
