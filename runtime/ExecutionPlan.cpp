@@ -46,10 +46,6 @@ bool isConstantOrOmitted(OperandLifeTime lifetime) {
            lifetime == OperandLifeTime::NO_VALUE || lifetime == OperandLifeTime::SUBGRAPH;
 }
 
-// A loop that ran out of time would only run out of time again: no fallback for it.
-bool isMissedDeadline(int status) {
-    return status == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || status == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
-}
 
 }  // namespace
 
@@ -61,8 +57,15 @@ int resultFromStatus(ErrorStatus status) {
         case ErrorStatus::DEVICE_UNAVAILABLE: return ANEURALNETWORKS_UNAVAILABLE_DEVICE;
         case ErrorStatus::MISSED_DEADLINE_TRANSIENT: return ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT;
         case ErrorStatus::MISSED_DEADLINE_PERSISTENT: return ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT;
+        case ErrorStatus::DEAD_OBJECT: return ANEURALNETWORKS_DEAD_OBJECT;
         default: return ANEURALNETWORKS_OP_FAILED;
     }
+}
+
+bool isMissedDeadline(int result) {
+    return result == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || result == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
 }
 
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
@@ -283,8 +286,8 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
                              loopTimeoutDuration);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
         const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
-        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_ || nothingElseToTry ||
-            isMissedDeadline(status)) {
+        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || isMissedDeadline(status) || !allowFallback_ ||
+            nothingElseToTry) {
             return status;
         }
         NN_LOG(WARNING) << step->device->name << " failed to execute its step; falling back to nnapi-reference";

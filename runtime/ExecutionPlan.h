@@ -84,5 +84,6 @@ private:
 };
 
 int resultFromStatus(hal::ErrorStatus status);
+bool isMissedDeadline(int result);
 
 }  // namespace nnemu::runtime
