@@ -10,6 +10,7 @@
 
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/hal/Half.h"
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Types.h"
 #include "nnemu/hal/Validation.h"
 
@@ -49,10 +50,22 @@ TestOperand scalar(hal::OperandType type, T value) {
     return {type, {}, bytesOf(std::vector<T>{value}), 0.0f, 0, false, false};
 }
 
+// An omitted optional operand; its declared dims and scale still reach validation.
+inline TestOperand omitted(hal::OperandType type, std::vector<uint32_t> dims = {}, float scale = 0.0f) {
+    return {type, std::move(dims), {}, scale, 0, false, true};
+}
+
 // An output declared with `dims` (0 = unknown) and room for `bytes` bytes.
 inline TestOperand output(hal::OperandType type, std::vector<uint32_t> dims, size_t bytes,
                           float scale = 0.0f, int32_t zeroPoint = 0) {
     return {type, std::move(dims), std::vector<uint8_t>(bytes), scale, zeroPoint, false, false};
+}
+
+// An output with known `dims` and room for exactly their bytes.
+inline TestOperand sizedOutput(hal::OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
+                               int32_t zeroPoint = 0) {
+    const auto bytes = static_cast<size_t>(hal::byteSize(type, dims));
+    return output(type, std::move(dims), bytes, scale, zeroPoint);
 }
 
 struct RunResult {
@@ -79,5 +92,18 @@ hal::Model singleOperationModel(hal::OperationType type, const std::vector<TestO
                                 const std::vector<TestOperand>& outputs);
 RunResult runSingleOperation(hal::OperationType type, const std::vector<TestOperand>& inputs,
                              const std::vector<TestOperand>& outputs);
+
+// The same, kept as a value: for tests that build an operation in steps or alter its operands.
+struct SingleOperation {
+    hal::OperationType type;
+    std::vector<TestOperand> inputs;
+    std::vector<TestOperand> outputs;
+
+    bool valid() const {
+        std::string why;
+        return hal::validateModel(singleOperationModel(type, inputs, outputs), &why);
+    }
+    RunResult run() const { return runSingleOperation(type, inputs, outputs); }
+};
 
 }  // namespace nnemu::testing
