@@ -82,6 +82,7 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
         NN_LOG(ERROR) << what << " index " << index << " out of range";
         return ANEURALNETWORKS_BAD_DATA;
     }
+    anyBound_ = true;  // as in Android: from here on, even if the binding fails, padding is fixed
     const hal::Model& model = compilation_->model();
     const hal::Operand& operand =
             model.operands[isInput ? model.inputIndexes[index] : model.outputIndexes[index]];
@@ -111,7 +112,6 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     }
     argument.dims = std::move(dims);
     arguments[index] = std::move(argument);
-    anyBound_ = true;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -237,9 +237,10 @@ int Execution::checkFenced(uint64_t duration) const {
 int Execution::run(const hal::Deadline& afterFences) {
     hal::Deadline deadline = deadline_;
     if (afterFences && (!deadline || *afterFences < *deadline)) deadline = afterFences;
-    completion_ = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_, deadline);
-    state_ = State::COMPLETED;
-    return completion_;
+    const int result = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_, deadline);
+    completion_ = result;
+    state_ = State::COMPLETED;  // a reusable execution may start again from here: read nothing after
+    return result;
 }
 
 int Execution::complete(int result) {

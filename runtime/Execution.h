@@ -62,7 +62,7 @@ private:
     hal::Deadline deadline_;  // of the current computation, from timeout_
     bool reusable_ = false;
     bool padding_ = false;
-    bool anyBound_ = false;  // a set{Input,Output}* call succeeded: padding can no longer change
+    bool anyBound_ = false;  // a set{Input,Output}* call reached a valid index: padding is fixed
     std::atomic<State> state_{State::PREPARATION};
     int completion_ = ANEURALNETWORKS_NO_ERROR;
     std::vector<hal::OutputShape> shapes_;

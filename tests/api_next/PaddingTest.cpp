@@ -20,6 +20,12 @@ TEST(PaddingTest, EnableOnlyBeforeAnyBinding) {
     ExecutionPtr outputFirst = newExecution(compilation.get());
     ASSERT_EQ(ANeuralNetworksExecution_setOutput(outputFirst.get(), 0, nullptr, buffers.output, kTensorBytes), 0);
     EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(outputFirst.get(), true), ANEURALNETWORKS_BAD_STATE);
+
+    // A binding refused for its length still counts as a set* call.
+    ExecutionPtr refused = newExecution(compilation.get());
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(refused.get(), 0, nullptr, buffers.input0, kTensorBytes + 4),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(refused.get(), true), ANEURALNETWORKS_BAD_STATE);
 }
 
 TEST(PaddingTest, PaddedLengthsNeedPaddingEnabled) {
