@@ -194,15 +194,14 @@ int Execution::start() {
                                                    : "the execution has already been computed and is not reusable");
         return ANEURALNETWORKS_BAD_STATE;
     }
-    // Every argument is checked again at each computation: a reusable execution's memories too.
+    // What can change between the computations of a reusable execution (a memory's mapping, a
+    // device memory's shape) is checked by every run of the plan.
     for (const auto* arguments : {&inputs_, &outputs_}) {
-        const bool isInput = arguments == &inputs_;
         for (size_t i = 0; i < arguments->size(); ++i) {
             if ((*arguments)[i].state == Argument::State::UNSET) {
-                NN_LOG(ERROR) << (isInput ? "input " : "output ") << i << " was never set";
+                NN_LOG(ERROR) << (arguments == &inputs_ ? "input " : "output ") << i << " was never set";
                 return ANEURALNETWORKS_BAD_DATA;
             }
-            if (int n = checkData(isInput, (*arguments)[i])) return n;
         }
     }
     State expected = from;  // checked again: another thread may have started it meanwhile
