@@ -283,11 +283,12 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
     const auto deviceStart = Clock::now();
     std::string error;
-    const bool ran = core_->run(inputs, outputs, &error);
+    const bool ran = core_->run(inputs, outputs, &error, deadline);
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
     if (!ran) {
         NN_LOG(ERROR) << "synap-npu: " << error;
+        if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
     if (core_->profiling()) statistics_->recordProfile(core_->lastProfile());

@@ -36,7 +36,8 @@ public:
 
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeSynchronously(
             const hal::Request& request, hal::MeasureTiming measure) override;
-    // The deadline is checked before anything starts and again after the first inference's JIT.
+    // The deadline is checked before anything starts, after the first inference's JIT and
+    // between the core's stages.
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> execute(
             const hal::Request& request, hal::MeasureTiming measure, const hal::Deadline& deadline) override;
 
