@@ -2,6 +2,7 @@
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
+#include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -91,6 +92,15 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     if (type != nullptr && !typedDims(*type, operand, &dims, &why)) {
         NN_LOG(ERROR) << what << " " << index << ": the type given does not fit the model's operand: " << why;
         return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (const DeviceMemory* device = deviceMemoryOf(argument)) {  // its shape is known at compute
+        const auto position = static_cast<uint32_t>(index);
+        if (int n = device->checkBinding(compilation_, isInput, position, dims, argument.offset, argument.length)) {
+            return n;
+        }
+        argument.dims = std::move(dims);
+        arguments[index] = std::move(argument);
+        return ANEURALNETWORKS_NO_ERROR;
     }
     const bool hasValue = argument.state != Argument::State::NO_VALUE;
     if (hasValue && isInput && !hal::isFullySpecified(operand.type, dims)) {
@@ -236,7 +246,11 @@ int Execution::checkFenced(uint64_t duration) const {
 int Execution::run(const hal::Deadline& afterFences) {
     hal::Deadline deadline = deadline_;
     if (afterFences && (!deadline || *afterFences < *deadline)) deadline = afterFences;
-    const int result = compilation_->plan()->execute(inputs_, outputs_, measureTiming_, &shapes_, &timing_, deadline);
+    // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
+    auto runPlan = [this, &deadline](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
+        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_, deadline);
+    };
+    const int result = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
     completion_ = result;
     state_ = State::COMPLETED;  // a reusable execution may start again from here: read nothing after
     return result;

@@ -8,6 +8,7 @@
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
+#include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -127,6 +128,10 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
     const char* function = "ANeuralNetworksModel_setOperandValueFromMemory";
     if (int n = checkModifiable(function)) return n;
     if (int n = checkOperandIndex(index, function)) return n;
+    if (dynamic_cast<const DeviceMemory*>(memory.get()) != nullptr) {
+        NN_LOG(ERROR) << function << ": a memory created from a descriptor cannot hold constants";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     hal::Operand& operand = model_.operands[index];
     if (!hal::isFullySpecified(operand.type, operand.dimensions) ||
         hal::byteSize(operand.type, operand.dimensions) != length) {
@@ -144,6 +149,15 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
     operand.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
     operand.location = {poolIndex, static_cast<uint32_t>(offset), static_cast<uint32_t>(length)};
     return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ModelBuilder::setOperandValueFromModel(int32_t index, const ModelBuilder& value) {
+    const char* function = "ANeuralNetworksModel_setOperandValueFromModel";
+    if (int n = checkModifiable(function)) return n;
+    if (int n = checkOperandIndex(index, function)) return n;
+    (void)value;
+    NN_LOG(ERROR) << function << ": SUBGRAPH operands are not supported yet";
+    return ANEURALNETWORKS_BAD_DATA;
 }
 
 int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,

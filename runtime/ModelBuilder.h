@@ -20,6 +20,8 @@ public:
     int setOperandValue(int32_t index, const void* buffer, size_t length);
     int setOperandValueFromMemory(int32_t index, std::shared_ptr<const hal::MemoryPool> memory,
                                   size_t offset, size_t length);
+    // Feature level 30: a SUBGRAPH operand whose value is `value` (finished, valid).
+    int setOperandValueFromModel(int32_t index, const ModelBuilder& value);
     int setOperandSymmPerChannelQuantParams(int32_t index,
                                             const ANeuralNetworksSymmPerChannelQuantParams& params);
     int addOperation(int32_t type, uint32_t inputCount, const uint32_t* inputs,

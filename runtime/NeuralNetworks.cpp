@@ -13,14 +13,16 @@
 #include "Execution.h"
 #include "FeatureLevel.h"
 #include "Memory.h"
+#include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
 
 using namespace nnemu::runtime;
 
 namespace {
 
+// An fd memory or a memory from a descriptor (DeviceMemory).
 struct MemoryHandle {
-    std::shared_ptr<Memory> memory;
+    std::shared_ptr<nnemu::hal::MemoryPool> memory;
 };
 
 ModelBuilder* model(ANeuralNetworksModel* handle) { return reinterpret_cast<ModelBuilder*>(handle); }
@@ -28,7 +30,8 @@ const ModelBuilder* model(const ANeuralNetworksModel* handle) { return reinterpr
 Compilation* compilation(ANeuralNetworksCompilation* handle) { return reinterpret_cast<Compilation*>(handle); }
 Execution* execution(ANeuralNetworksExecution* handle) { return reinterpret_cast<Execution*>(handle); }
 const Execution* execution(const ANeuralNetworksExecution* handle) { return reinterpret_cast<const Execution*>(handle); }
-std::shared_ptr<Memory> memory(const ANeuralNetworksMemory* handle) {
+MemoryDesc* memoryDesc(ANeuralNetworksMemoryDesc* handle) { return reinterpret_cast<MemoryDesc*>(handle); }
+std::shared_ptr<nnemu::hal::MemoryPool> memory(const ANeuralNetworksMemory* handle) {
     return reinterpret_cast<const MemoryHandle*>(handle)->memory;
 }
 
@@ -197,6 +200,67 @@ void ANeuralNetworksMemory_free(ANeuralNetworksMemory* memory) {
     delete reinterpret_cast<MemoryHandle*>(memory);
 }
 
+// ---- Memory domains (feature level 30) ------------------------------------------------------
+
+int ANeuralNetworksMemoryDesc_create(ANeuralNetworksMemoryDesc** desc) {
+    if (desc == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *desc = reinterpret_cast<ANeuralNetworksMemoryDesc*>(new (std::nothrow) MemoryDesc());
+    return *desc == nullptr ? ANEURALNETWORKS_OUT_OF_MEMORY : ANEURALNETWORKS_NO_ERROR;
+}
+
+void ANeuralNetworksMemoryDesc_free(ANeuralNetworksMemoryDesc* desc) { delete memoryDesc(desc); }
+
+int ANeuralNetworksMemoryDesc_addInputRole(ANeuralNetworksMemoryDesc* desc, const ANeuralNetworksCompilation* handle,
+                                           uint32_t index, float frequency) {
+    if (desc == nullptr || handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return memoryDesc(desc)->addRole(reinterpret_cast<const Compilation*>(handle), true, index, frequency);
+}
+
+int ANeuralNetworksMemoryDesc_addOutputRole(ANeuralNetworksMemoryDesc* desc, const ANeuralNetworksCompilation* handle,
+                                            uint32_t index, float frequency) {
+    if (desc == nullptr || handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return memoryDesc(desc)->addRole(reinterpret_cast<const Compilation*>(handle), false, index, frequency);
+}
+
+int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc* desc, uint32_t rank,
+                                            const uint32_t* dimensions) {
+    if (desc == nullptr || (dimensions == nullptr && rank != 0)) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    std::vector<uint32_t> dims(rank);
+    if (rank != 0) std::copy(dimensions, dimensions + rank, dims.begin());
+    return memoryDesc(desc)->setDimensions(dims);
+}
+
+int ANeuralNetworksMemoryDesc_finish(ANeuralNetworksMemoryDesc* desc) {
+    if (desc == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return memoryDesc(desc)->finish();
+}
+
+// Any dims are supported: the buffer is runtime-owned host memory sized at every write.
+int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc, ANeuralNetworksMemory** memory) {
+    if (desc == nullptr || memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    *memory = nullptr;
+    const auto* source = reinterpret_cast<const MemoryDesc*>(desc);
+    if (!source->isFinished()) {
+        NN_LOG(ERROR) << "ANeuralNetworksMemory_createFromDesc: the descriptor is not finished";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    auto* handle = new (std::nothrow) MemoryHandle{};
+    if (handle == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    try {
+        handle->memory = std::make_shared<DeviceMemory>(source->metadata());
+    } catch (const std::bad_alloc&) {
+        delete handle;
+        return ANEURALNETWORKS_OUT_OF_MEMORY;
+    }
+    *memory = reinterpret_cast<ANeuralNetworksMemory*>(handle);
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int ANeuralNetworksMemory_copy(const ANeuralNetworksMemory* src, const ANeuralNetworksMemory* dst) {
+    if (src == nullptr || dst == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return copyMemory(memory(src), memory(dst));
+}
+
 // ---- Model ---------------------------------------------------------------------------------
 
 int ANeuralNetworksModel_create(ANeuralNetworksModel** result) {
@@ -236,6 +300,12 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* handle,
                                                    size_t length) {
     if (handle == nullptr || memoryHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return model(handle)->setOperandValueFromMemory(index, memory(memoryHandle), offset, length);
+}
+
+int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel* handle, int32_t index,
+                                                  const ANeuralNetworksModel* value) {
+    if (handle == nullptr || value == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return model(handle)->setOperandValueFromModel(index, *model(value));
 }
 
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* handle, ANeuralNetworksOperationType type,

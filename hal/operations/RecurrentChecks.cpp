@@ -108,12 +108,15 @@ bool prepareLstmCell(const OperationContext& context, const LstmLayout& layout, 
     const uint32_t units = in(layout.inputToGate[kOutputGate]).dim(0);
     const uint32_t outputSize = in(layout.recurrentToGate[kOutputGate]).dim(1);
 
+    // A layout without these scalars (QUANTIZED_LSTM) checks its own.
     for (uint32_t scalar : {layout.activation, layout.cellClip, layout.projClip}) {
-        NN_RET_CHECK(context.hasValue(scalar));
+        if (scalar != kNoOperand) NN_RET_CHECK(context.hasValue(scalar));
     }
-    NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(layout.activation)));
-    NN_RET_CHECK(context.scalar<float>(layout.cellClip) >= 0.0f);
-    NN_RET_CHECK(context.scalar<float>(layout.projClip) >= 0.0f);
+    if (layout.activation != kNoOperand) {
+        NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(layout.activation)));
+        NN_RET_CHECK(context.scalar<float>(layout.cellClip) >= 0.0f);
+        NN_RET_CHECK(context.scalar<float>(layout.projClip) >= 0.0f);
+    }
 
     for (uint32_t gate : {kForgetGate, kCellGate, kOutputGate}) {
         NN_RET_CHECK(requiredWithDims(context, layout.inputToGate[gate], {units, inputSize}));

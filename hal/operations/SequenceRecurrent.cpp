@@ -2,7 +2,10 @@
 // BIDIRECTIONAL_SEQUENCE_RNN, UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM.
 // Each direction is one RNN or LSTM cell (RecurrentChecks.h). A sequence is
 // [maxTime, batch, size] when time-major, [batch, maxTime, size] otherwise; the outputs use
-// the input's order.
+// the input's order. From feature level 30, each direction's final states may follow as extra
+// outputs ([batch, features] each; all of them or none), and a bidirectional operation whose
+// auxiliary input comes without auxiliary weights links its directions in parallel: the
+// forward direction reads the input, the backward direction the auxiliary input.
 #include "RecurrentChecks.h"
 
 namespace nnemu::hal {
@@ -46,9 +49,28 @@ bool readAuxSequence(const OperationContext& context, uint32_t position, const S
     return true;
 }
 
-bool outputsMatchMerge(const OperationContext& context, uint32_t mergePosition) {
-    if (!context.hasValue(mergePosition)) return true;
-    return context.numOutputs() == (context.scalar<bool>(mergePosition) ? 1u : 2u);
+// The output count of a bidirectional operation: one or two sequences (merged or not), then
+// optionally `stateOutputs` final states.
+bool outputsMatchMerge(const OperationContext& context, uint32_t mergePosition, uint32_t stateOutputs) {
+    const uint32_t count = context.numOutputs();
+    if (!context.hasValue(mergePosition)) return count >= 1 && count <= 2 + stateOutputs;
+    const uint32_t sequences = context.scalar<bool>(mergePosition) ? 1u : 2u;
+    return count == sequences || count == sequences + stateOutputs;
+}
+
+// Parallel linking: an auxiliary input without auxiliary weights (`auxWeights`, any one of
+// them) feeds the backward direction in place of the input.
+bool parallelLinking(const OperationContext& context, uint32_t auxInputSize, uint32_t auxWeights) {
+    return auxInputSize > 0 && !present(context, auxWeights);
+}
+
+// Sets the dims of the final-state outputs from `first` on, when the operation has them.
+bool setStateOutputs(OperationContext& context, uint32_t first, std::initializer_list<std::vector<uint32_t>> dims) {
+    if (context.numOutputs() == first) return true;
+    NN_RET_CHECK(context.numOutputs() == first + dims.size());
+    uint32_t i = first;
+    for (const auto& d : dims) context.output(i++).dims = d;
+    return true;
 }
 
 bool outputTypesAre(const OperationContext& context, OperandType type) {
@@ -60,7 +82,7 @@ bool outputTypesAre(const OperationContext& context, OperandType type) {
 // along the features (merged) or one output each.
 bool setBidirectionalOutputs(OperationContext& context, const SequenceShape& shape, bool merge,
                              uint32_t fwFeatures, uint32_t bwFeatures) {
-    NN_RET_CHECK(context.numOutputs() == (merge ? 1u : 2u));
+    NN_RET_CHECK(context.numOutputs() >= (merge ? 1u : 2u));
     if (merge) {
         context.output(0).dims = shape.dimsWith(fwFeatures + bwFeatures);
     } else {
@@ -73,10 +95,12 @@ bool setBidirectionalOutputs(OperationContext& context, const SequenceShape& sha
 // ---- UNIDIRECTIONAL_SEQUENCE_RNN
 // Inputs: 0 input sequence, 1 weights [units, inputSize], 2 recurrent weights [units, units],
 // 3 bias [units], 4 hidden state [batch, units], 5 i32 fuse, 6 i32 time-major (0 or 1).
-// Output: 0 [maxTime, batch, units] (time-major) or [batch, maxTime, units].
+// Outputs: 0 [maxTime, batch, units] (time-major) or [batch, maxTime, units]; optional 1 the
+// final hidden state [batch, units].
 
 bool validateUnidirectionalRnn(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {7}, 1));
+    NN_RET_CHECK(context.numInputs() == 7);
+    NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 2);
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
     NN_RET_CHECK(validateRnnCell(context, kRnnLayout, type));
@@ -98,7 +122,7 @@ bool prepareUnidirectionalRnn(OperationContext& context) {
     uint32_t units = 0;
     NN_RET_CHECK(prepareRnnCell(context, kRnnLayout, shape.batch, shape.size, 0, &units));
     context.output(0).dims = shape.dimsWith(units);
-    return true;
+    return setStateOutputs(context, 1, {{shape.batch, units}});
 }
 
 // ---- BIDIRECTIONAL_SEQUENCE_RNN
@@ -106,11 +130,13 @@ bool prepareUnidirectionalRnn(OperationContext& context) {
 // backward 5-8 likewise; 9 auxiliary input sequence, 10 forward and 11 backward auxiliary
 // weights [units, auxInputSize] (all three or none); 12 i32 fuse; 13 bool time-major;
 // 14 bool merge outputs.
-// Outputs: merged, 0 [.., fwUnits + bwUnits]; otherwise 0 [.., fwUnits] and 1 [.., bwUnits].
+// Outputs: merged, 0 [.., fwUnits + bwUnits]; otherwise 0 [.., fwUnits] and 1 [.., bwUnits];
+// then optionally the final forward [batch, fwUnits] and backward [batch, bwUnits] hidden
+// states. Parallel linking: 9 present, 10 and 11 omitted.
 
 bool validateBidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 15);
-    NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 2);
+    NN_RET_CHECK(context.numOutputs() >= 1 && context.numOutputs() <= 4);
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
     NN_RET_CHECK(validateRnnCell(context, kBidirectionalRnnForward, type));
@@ -118,7 +144,7 @@ bool validateBidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalRnnTimeMajor, {OperandType::BOOL}));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalRnnMergeOutputs, {OperandType::BOOL}));
-    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalRnnMergeOutputs));
+    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalRnnMergeOutputs, 2));
     return outputTypesAre(context, type);
 }
 
@@ -129,20 +155,28 @@ bool prepareBidirectionalRnn(OperationContext& context) {
     NN_RET_CHECK(readSequence(context, 0, context.scalar<bool>(kBidirectionalRnnTimeMajor), &shape));
     uint32_t auxInputSize = 0;
     NN_RET_CHECK(readAuxSequence(context, kBidirectionalRnnForward.auxInput, shape, &auxInputSize));
+    const bool parallel = parallelLinking(context, auxInputSize, kBidirectionalRnnForward.auxWeights);
+    const uint32_t bwInputSize = parallel ? auxInputSize : shape.size;
+    const uint32_t sharedAuxSize = parallel ? 0 : auxInputSize;
     uint32_t fwUnits = 0;
     uint32_t bwUnits = 0;
-    NN_RET_CHECK(prepareRnnCell(context, kBidirectionalRnnForward, shape.batch, shape.size, auxInputSize, &fwUnits));
-    NN_RET_CHECK(prepareRnnCell(context, kBidirectionalRnnBackward, shape.batch, shape.size, auxInputSize, &bwUnits));
-    return setBidirectionalOutputs(context, shape, context.scalar<bool>(kBidirectionalRnnMergeOutputs), fwUnits,
-                                   bwUnits);
+    NN_RET_CHECK(prepareRnnCell(context, kBidirectionalRnnForward, shape.batch, shape.size, sharedAuxSize, &fwUnits));
+    NN_RET_CHECK(prepareRnnCell(context, kBidirectionalRnnBackward, shape.batch, bwInputSize, sharedAuxSize, &bwUnits));
+    const bool merge = context.scalar<bool>(kBidirectionalRnnMergeOutputs);
+    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalRnnMergeOutputs, 2));
+    NN_RET_CHECK(setBidirectionalOutputs(context, shape, merge, fwUnits, bwUnits));
+    return setStateOutputs(context, merge ? 1 : 2, {{shape.batch, fwUnits}, {shape.batch, bwUnits}});
 }
 
 // ---- UNIDIRECTIONAL_SEQUENCE_LSTM (positions in kUnidirectionalLstmLayout)
 // Inputs as LSTM's 0-22 (input 0 a sequence), 23 bool time-major, 24-27 layer normalization
-// weights. Output: 0 [maxTime, batch, outputSize] (time-major) or [batch, maxTime, outputSize].
+// weights. Outputs: 0 [maxTime, batch, outputSize] (time-major) or [batch, maxTime,
+// outputSize]; optionally 1 the final output state [batch, outputSize] with 2 the final cell
+// state [batch, units] (output 1 needs output 2).
 
 bool validateUnidirectionalLstm(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {28}, 1));
+    NN_RET_CHECK(context.numInputs() == 28);
+    NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 3);
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
     NN_RET_CHECK(validateLstmCell(context, kUnidirectionalLstmLayout, type));
@@ -158,7 +192,7 @@ bool prepareUnidirectionalLstm(OperationContext& context) {
     LstmSizes sizes;
     NN_RET_CHECK(prepareLstmCell(context, kUnidirectionalLstmLayout, shape.batch, shape.size, 0, &sizes));
     context.output(0).dims = shape.dimsWith(sizes.outputSize);
-    return true;
+    return setStateOutputs(context, 1, {{shape.batch, sizes.outputSize}, {shape.batch, sizes.units}});
 }
 
 // ---- BIDIRECTIONAL_SEQUENCE_LSTM (positions in kBidirectionalLstmForward/Backward)
@@ -167,11 +201,13 @@ bool prepareUnidirectionalLstm(OperationContext& context) {
 // input sequence with its forward (40-43) and backward (44-47) input-to-gate weights (all or
 // none); 48 i32 activation; 49 cell clip; 50 projection clip; 51 bool merge outputs; 52 bool
 // time-major; 53-56 forward and 57-60 backward layer normalization weights.
-// Outputs: merged, 0 [.., fwOutputSize + bwOutputSize]; otherwise 0 forward and 1 backward.
+// Outputs: merged, 0 [.., fwOutputSize + bwOutputSize]; otherwise 0 forward and 1 backward;
+// then optionally the final forward output [batch, fwOutputSize] and cell [batch, fwUnits]
+// states and the backward ones. Parallel linking: 39 present, 40-47 omitted.
 
 bool validateBidirectionalLstm(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 61);
-    NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 2);
+    NN_RET_CHECK(context.numOutputs() >= 1 && context.numOutputs() <= 6);
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
     NN_RET_CHECK(validateLstmCell(context, kBidirectionalLstmForward, type));
@@ -179,7 +215,7 @@ bool validateBidirectionalLstm(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalLstmMergeOutputs, {OperandType::BOOL}));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalLstmTimeMajor, {OperandType::BOOL}));
-    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalLstmMergeOutputs));
+    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalLstmMergeOutputs, 4));
     return outputTypesAre(context, type);
 }
 
@@ -190,12 +226,20 @@ bool prepareBidirectionalLstm(OperationContext& context) {
     NN_RET_CHECK(readSequence(context, 0, context.scalar<bool>(kBidirectionalLstmTimeMajor), &shape));
     uint32_t auxInputSize = 0;
     NN_RET_CHECK(readAuxSequence(context, kBidirectionalLstmForward.auxInput, shape, &auxInputSize));
+    const bool parallel =
+            parallelLinking(context, auxInputSize, kBidirectionalLstmForward.auxInputToGate[kForgetGate]);
+    const uint32_t bwInputSize = parallel ? auxInputSize : shape.size;
+    const uint32_t sharedAuxSize = parallel ? 0 : auxInputSize;
     LstmSizes fw;
     LstmSizes bw;
-    NN_RET_CHECK(prepareLstmCell(context, kBidirectionalLstmForward, shape.batch, shape.size, auxInputSize, &fw));
-    NN_RET_CHECK(prepareLstmCell(context, kBidirectionalLstmBackward, shape.batch, shape.size, auxInputSize, &bw));
-    return setBidirectionalOutputs(context, shape, context.scalar<bool>(kBidirectionalLstmMergeOutputs),
-                                   fw.outputSize, bw.outputSize);
+    NN_RET_CHECK(prepareLstmCell(context, kBidirectionalLstmForward, shape.batch, shape.size, sharedAuxSize, &fw));
+    NN_RET_CHECK(prepareLstmCell(context, kBidirectionalLstmBackward, shape.batch, bwInputSize, sharedAuxSize, &bw));
+    const bool merge = context.scalar<bool>(kBidirectionalLstmMergeOutputs);
+    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalLstmMergeOutputs, 4));
+    NN_RET_CHECK(setBidirectionalOutputs(context, shape, merge, fw.outputSize, bw.outputSize));
+    return setStateOutputs(context, merge ? 1 : 2,
+                           {{shape.batch, fw.outputSize}, {shape.batch, fw.units}, {shape.batch, bw.outputSize},
+                            {shape.batch, bw.units}});
 }
 
 }  // namespace

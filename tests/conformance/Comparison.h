@@ -25,13 +25,21 @@ inline constexpr FloatTolerance kRelaxedFloatTolerance{5.0f * 0.0009765625f,
 
 // Tolerances in effect for one example.
 struct Tolerances {
-    FloatTolerance floats = kStrictFloatTolerance;
-    int quant8 = 1;   // uint8 / int8 outputs: 1, or 2 for "mobilenet" tests
+    FloatTolerance floats = kStrictFloatTolerance;  // float32 outputs (and float16 before V1_3)
+    FloatTolerance halfs = kStrictFloatTolerance;   // float16 outputs
+    int int32 = 0;    // int32 outputs: exact before V1_3, +-1 in V1_3
+    int quant8 = 1;   // uint8 / int8 outputs: 1, or 2 (V1_3: 3) for "mobilenet" tests
     int quant16 = 1;  // int16 / uint16 outputs
+    // V1_3 (Android 11 harness): compare only prod(golden dims) elements, fp16 differences in
+    // double precision.
+    bool android11 = false;
 };
 
 // Tracks the float tolerance of a variant across its examples: the loose one applies from the
 // first example that is relaxed or has a non-empty float16 input, and stays (as in the CTS).
+// V1_3 variants follow the Android 11 harness instead: loose when relaxed or when any
+// TENSOR_FLOAT16 operand exists in the model or its referenced subgraphs; float16 outputs always
+// loose; int32 +-1.
 class ToleranceTracker {
 public:
     explicit ToleranceTracker(const Variant& variant);

@@ -21,6 +21,7 @@ enum class ElementKind {
     Int32,        // int32_t
     UInt32,       // uint32_t
     Quant8Asymm,  // uint8_t
+    Quant8AsymmSigned,  // int8_t (V1_3)
     Quant8Symm,   // int8_t (per-channel and plain symmetric)
     Quant16Symm,  // int16_t
     Quant16Asymm, // uint16_t
@@ -30,7 +31,8 @@ enum class ElementKind {
 size_t elementSize(ElementKind kind);
 const char* elementKindName(ElementKind kind);
 
-enum class Lifetime { Input, Output, Constant, Temporary, NoValue };
+// Subgraph (V1_3): a SUBGRAPH operand whose value is a model of Variant::referenced.
+enum class Lifetime { Input, Output, Constant, Temporary, NoValue, Subgraph };
 
 struct ChannelQuant {
     uint32_t channelDim = 0;
@@ -48,6 +50,7 @@ struct Operand {
     std::optional<ChannelQuant> channelQuant;
     Lifetime lifetime = Lifetime::Temporary;
     std::vector<uint8_t> value;  // encoded constant (lifetime Constant only)
+    uint32_t subgraph = 0;       // index into Variant::referenced (lifetime Subgraph only)
 };
 
 struct Operation {
@@ -70,6 +73,15 @@ struct Example {
     std::optional<double> multinomialTolerance;
 };
 
+// A model referenced by IF/WHILE operations (V1_3 "referenced").
+struct Subgraph {
+    std::string name;
+    std::vector<Operand> operands;
+    std::vector<Operation> operations;
+    std::vector<uint32_t> inputs;
+    std::vector<uint32_t> outputs;
+};
+
 struct Variant {
     std::string id;  // "<version>/<spec>/<name>"
     std::string name;
@@ -82,6 +94,11 @@ struct Variant {
     bool relaxed = false;
     std::vector<bool> ignoredOutput;  // indexed by output position
     std::vector<Example> examples;
+    // V1_3 files (Android 11 harness): comparison rules of that harness, and the schema
+    // additions below.
+    bool android11 = false;
+    bool expectFailure = false;         // a validation test: some step must fail
+    std::vector<Subgraph> referenced;   // models of the SUBGRAPH operands
 };
 
 // A variant that could not be read: reported as a failure of that variant.
@@ -114,7 +131,7 @@ public:
 SpecFile loadSpecFile(const std::filesystem::path& path,
                       const std::function<bool(const std::string& id)>& keep);
 
-// Names of operations by OperationCode (0..94); nullptr outside that range.
+// Names of operations by OperationCode (0..105); nullptr outside that range.
 const char* operationName(int32_t code);
 
 }  // namespace nnemu::conformance

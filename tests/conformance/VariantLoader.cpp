@@ -16,8 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-// Operation names, indexed by OperationCode (feature level 29: 0..94).
-constexpr std::array<const char*, 95> kOperationNames = {
+// Operation names, indexed by OperationCode (feature level 29: 0..94, then 30 and later).
+constexpr std::array<const char*, 106> kOperationNames = {
         "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
         "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED",
         "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION",
@@ -36,7 +36,8 @@ constexpr std::array<const char*, 95> kOperationNames = {
         "REDUCE_PROD", "REDUCE_SUM", "ROI_ALIGN", "ROI_POOLING", "RSQRT", "SELECT", "SIN",
         "SLICE", "SPLIT", "SQRT", "TILE", "TOPK_V2", "TRANSPOSE_CONV_2D",
         "UNIDIRECTIONAL_SEQUENCE_LSTM", "UNIDIRECTIONAL_SEQUENCE_RNN",
-        "RESIZE_NEAREST_NEIGHBOR"};
+        "RESIZE_NEAREST_NEIGHBOR", "QUANTIZED_LSTM", "IF", "WHILE", "ELU", "HARD_SWISH",
+        "FILL", "RANK", "BATCH_MATMUL", "PACK", "MIRROR_PAD", "REVERSE"};
 
 struct OperandTypeInfo {
     const char* name;
@@ -45,7 +46,7 @@ struct OperandTypeInfo {
 };
 
 // OperandCode values as in <android/NeuralNetworks.h>.
-constexpr std::array<OperandTypeInfo, 14> kOperandTypes = {{
+constexpr std::array<OperandTypeInfo, 16> kOperandTypes = {{
         {"FLOAT32", 0, ElementKind::Float32},
         {"INT32", 1, ElementKind::Int32},
         {"UINT32", 2, ElementKind::UInt32},
@@ -60,6 +61,8 @@ constexpr std::array<OperandTypeInfo, 14> kOperandTypes = {{
         {"TENSOR_QUANT8_SYMM_PER_CHANNEL", 11, ElementKind::Quant8Symm},
         {"TENSOR_QUANT16_ASYMM", 12, ElementKind::Quant16Asymm},
         {"TENSOR_QUANT8_SYMM", 13, ElementKind::Quant8Symm},
+        {"TENSOR_QUANT8_ASYMM_SIGNED", 14, ElementKind::Quant8AsymmSigned},  // V1_3
+        {"SUBGRAPH", 15, ElementKind::UInt32},  // V1_3 (ANEURALNETWORKS_MODEL)
 }};
 
 // A conversion problem; the message says where.
@@ -173,6 +176,7 @@ std::vector<uint8_t> encode(ElementKind kind, const json& values, const std::str
                 append(bytes, static_cast<uint8_t>(integerValue(v, 0, 255, where)));
                 break;
             case ElementKind::Quant8Symm:
+            case ElementKind::Quant8AsymmSigned:
                 append(bytes, static_cast<int8_t>(integerValue(v, -128, 127, where)));
                 break;
             case ElementKind::Quant16Symm:
@@ -260,6 +264,8 @@ Operand convertOperand(const json& j, const std::string& where) {
         op.lifetime = Lifetime::Temporary;
     } else if (lifetime == "NO_VALUE") {
         op.lifetime = Lifetime::NoValue;
+    } else if (lifetime == "SUBGRAPH") {
+        op.lifetime = Lifetime::Subgraph;
     } else {
         bad(where + ": unknown lifetime " + lifetime);
     }
@@ -271,6 +277,13 @@ Operand convertOperand(const json& j, const std::string& where) {
                 " constant values for dims " + dimsText(op.dims));
         }
         op.value = encode(op.kind, values, where + ".value");
+    } else if (op.lifetime == Lifetime::Subgraph) {
+        if (op.typeCode != 15) bad(where + ": lifetime SUBGRAPH on a " + op.typeName + " operand");
+        const json& values = arrayMember(j, "value", where);
+        if (values.size() != 1) bad(where + ": a SUBGRAPH operand needs one value");
+        // The range is checked once the variant's referenced list is known.
+        op.subgraph = static_cast<uint32_t>(integerValue(
+                values[0], 0, std::numeric_limits<uint32_t>::max(), where + ".value"));
     }
     return op;
 }
@@ -314,41 +327,75 @@ std::vector<TensorData> convertTensors(const json& map, const Variant& variant,
     return result;
 }
 
-Variant convertVariant(const json& j, const std::string& id) {
+// The operands, operations, inputs and outputs of a model (the variant or a referenced one).
+template <typename Graph>
+void convertGraph(const json& j, const std::string& where, Graph* g) {
+    const json& operands = arrayMember(j, "operands", where);
+    g->operands.reserve(operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) {
+        g->operands.push_back(convertOperand(operands[i], where + " operand " + std::to_string(i)));
+    }
+    const size_t operandCount = g->operands.size();
+
+    const json& operations = arrayMember(j, "operations", where);
+    for (size_t i = 0; i < operations.size(); ++i) {
+        const std::string here = where + " operation " + std::to_string(i);
+        Operation op;
+        op.typeName = stringMember(operations[i], "type", here);
+        op.typeCode = -1;
+        for (size_t c = 0; c < kOperationNames.size(); ++c) {
+            if (op.typeName == kOperationNames[c]) op.typeCode = static_cast<int32_t>(c);
+        }
+        if (op.typeCode < 0) bad(here + ": unknown operation type " + op.typeName);
+        op.inputs = indexList(member(operations[i], "inputs", here), operandCount,
+                              here + ".inputs");
+        op.outputs = indexList(member(operations[i], "outputs", here), operandCount,
+                               here + ".outputs");
+        g->operations.push_back(std::move(op));
+    }
+    g->inputs = indexList(member(j, "inputs", where), operandCount, where + ".inputs");
+    g->outputs = indexList(member(j, "outputs", where), operandCount, where + ".outputs");
+}
+
+void checkSubgraphReferences(const std::vector<Operand>& operands, size_t count,
+                             const std::string& where) {
+    for (const Operand& op : operands) {
+        if (op.lifetime == Lifetime::Subgraph && op.subgraph >= count) {
+            bad(where + ": operand '" + op.name + "' references subgraph " +
+                std::to_string(op.subgraph) + " of " + std::to_string(count));
+        }
+    }
+}
+
+Variant convertVariant(const json& j, const std::string& id, bool android11) {
     Variant v;
     v.id = id;
+    v.android11 = android11;
     v.name = stringMember(j, "name", "variant");
     v.testName = j.contains("testName") && j["testName"].is_string()
                          ? j["testName"].get<std::string>()
                          : v.name;
     v.dynamicOutputShape = boolMember(j, "dynamicOutputShape", "variant", false);
     v.relaxed = boolMember(j, "relaxedFp32ToFp16", "variant", false);
-
-    const json& operands = arrayMember(j, "operands", "variant");
-    v.operands.reserve(operands.size());
-    for (size_t i = 0; i < operands.size(); ++i) {
-        v.operands.push_back(convertOperand(operands[i], "operand " + std::to_string(i)));
-    }
-    const size_t operandCount = v.operands.size();
-
-    const json& operations = arrayMember(j, "operations", "variant");
-    for (size_t i = 0; i < operations.size(); ++i) {
-        const std::string where = "operation " + std::to_string(i);
-        Operation op;
-        op.typeName = stringMember(operations[i], "type", where);
-        op.typeCode = -1;
-        for (size_t c = 0; c < kOperationNames.size(); ++c) {
-            if (op.typeName == kOperationNames[c]) op.typeCode = static_cast<int32_t>(c);
+    v.expectFailure = boolMember(j, "expectFailure", "variant", false);
+    convertGraph(j, "variant", &v);
+    if (auto it = j.find("referenced"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) bad("variant.referenced is not an array");
+        for (size_t k = 0; k < it->size(); ++k) {
+            const std::string where = "referenced " + std::to_string(k);
+            Subgraph g;
+            if (auto n = (*it)[k].find("name"); n != (*it)[k].end() && n->is_string()) {
+                g.name = n->get<std::string>();
+            }
+            convertGraph((*it)[k], where, &g);
+            v.referenced.push_back(std::move(g));
         }
-        if (op.typeCode < 0) bad(where + ": unknown operation type " + op.typeName);
-        op.inputs = indexList(member(operations[i], "inputs", where), operandCount,
-                              where + ".inputs");
-        op.outputs = indexList(member(operations[i], "outputs", where), operandCount,
-                               where + ".outputs");
-        v.operations.push_back(std::move(op));
     }
-    v.inputs = indexList(member(j, "inputs", "variant"), operandCount, "variant.inputs");
-    v.outputs = indexList(member(j, "outputs", "variant"), operandCount, "variant.outputs");
+    checkSubgraphReferences(v.operands, v.referenced.size(), "variant");
+    for (size_t k = 0; k < v.referenced.size(); ++k) {
+        checkSubgraphReferences(v.referenced[k].operands, v.referenced.size(),
+                                "referenced " + std::to_string(k));
+    }
 
     v.ignoredOutput.assign(v.outputs.size(), false);
     if (auto it = j.find("ignoredOutputs"); it != j.end() && !it->is_null()) {
@@ -388,6 +435,7 @@ size_t elementSize(ElementKind kind) {
         case ElementKind::Quant16Asymm:
             return 2;
         case ElementKind::Quant8Asymm:
+        case ElementKind::Quant8AsymmSigned:
         case ElementKind::Quant8Symm:
         case ElementKind::Bool8:
             return 1;
@@ -403,6 +451,7 @@ const char* elementKindName(ElementKind kind) {
         case ElementKind::UInt32: return "uint32";
         case ElementKind::Quant8Asymm: return "quant8_asymm";
         case ElementKind::Quant8Symm: return "quant8_symm";
+        case ElementKind::Quant8AsymmSigned: return "quant8_asymm_signed";
         case ElementKind::Quant16Symm: return "quant16_symm";
         case ElementKind::Quant16Asymm: return "quant16_asymm";
         case ElementKind::Bool8: return "bool8";
@@ -462,7 +511,7 @@ SpecFile loadSpecFile(const std::filesystem::path& path,
         SpecFile::Entry entry;
         entry.indexInFile = index;
         try {
-            entry.variant = convertVariant(*vj, id);
+            entry.variant = convertVariant(*vj, id, file.version.rfind("V1_3", 0) == 0);
         } catch (const BadData& e) {
             entry.broken = BrokenVariant{id, std::string("malformed variant: ") + e.what()};
         } catch (const json::exception& e) {

@@ -52,10 +52,94 @@ bool hasUnknownDims(const std::vector<uint32_t>& dims) {
     return false;
 }
 
-// Builds the model; returns a failure reason or nothing.
-std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* model) {
-    for (size_t i = 0; i < v.operands.size(); ++i) {
-        const Operand& op = v.operands[i];
+// Why a variant could not be run: a call of the model-building API failed (which a validation
+// variant expects), or the runner itself cannot express the variant.
+struct BuildProblem {
+    std::string reason;
+    bool apiCall = true;
+};
+
+class ModelBuilder {
+public:
+    explicit ModelBuilder(const Variant& v) : mVariant(v), mReferenced(v.referenced.size()) {}
+
+    // Builds the variant's model into `model` (the referenced subgraphs first, as needed).
+    std::optional<BuildProblem> buildMain(ANeuralNetworksModel* model) {
+        return build(mVariant.operands, mVariant.operations, mVariant.inputs, mVariant.outputs,
+                     mVariant.relaxed, model);
+    }
+
+private:
+    template <typename Graph>
+    std::optional<BuildProblem> buildGraph(const Graph& g, bool relaxed,
+                                           ANeuralNetworksModel* model) {
+        return build(g.operands, g.operations, g.inputs, g.outputs, relaxed, model);
+    }
+
+    std::optional<BuildProblem> build(const std::vector<Operand>& operands,
+                                      const std::vector<Operation>& operations,
+                                      const std::vector<uint32_t>& inputs,
+                                      const std::vector<uint32_t>& outputs, bool relaxed,
+                                      ANeuralNetworksModel* model);
+
+    // The finished model of referenced[k], built at its first use (depth-first).
+    std::optional<BuildProblem> referenced(uint32_t k, ANeuralNetworksModel** out);
+
+    const Variant& mVariant;
+    std::vector<ModelPtr> mReferenced;
+    std::set<uint32_t> mBuilding;  // guards against a subgraph that references itself
+};
+
+std::optional<BuildProblem> ModelBuilder::referenced(uint32_t k, ANeuralNetworksModel** out) {
+    if (mReferenced[k]) {
+        *out = mReferenced[k].get();
+        return std::nullopt;
+    }
+    if (!mBuilding.insert(k).second) {
+        return BuildProblem{"referenced subgraph " + std::to_string(k) + " references itself",
+                            false};
+    }
+    ANeuralNetworksModel* raw = nullptr;
+    const int rc = ANeuralNetworksModel_create(&raw);
+    if (rc != ANEURALNETWORKS_NO_ERROR) {
+        return BuildProblem{callFailed("ANeuralNetworksModel_create(referenced)", rc), false};
+    }
+    ModelPtr model(raw);
+    // AOSP relaxes the main model only.
+    if (auto problem = buildGraph(mVariant.referenced[k], false, model.get())) {
+        problem->reason = "referenced " + std::to_string(k) + ": " + problem->reason;
+        return problem;
+    }
+    mBuilding.erase(k);
+    mReferenced[k] = std::move(model);
+    *out = mReferenced[k].get();
+    return std::nullopt;
+}
+
+// Sets the value of a SUBGRAPH operand; returns a failure reason or nothing.
+std::optional<BuildProblem> setSubgraphValue([[maybe_unused]] ANeuralNetworksModel* model,
+                                             [[maybe_unused]] int32_t index,
+                                             [[maybe_unused]] ANeuralNetworksModel* value,
+                                             [[maybe_unused]] const std::string& what) {
+#if NNEMU_NNAPI_API_LEVEL >= 30
+    const int rc = ANeuralNetworksModel_setOperandValueFromModel(model, index, value);
+    if (rc != ANEURALNETWORKS_NO_ERROR) {
+        return BuildProblem{callFailed("ANeuralNetworksModel_setOperandValueFromModel" + what, rc)};
+    }
+    return std::nullopt;
+#else
+    return BuildProblem{"SUBGRAPH operands need feature level 30: run nnemu_conformance_next",
+                        false};
+#endif
+}
+
+std::optional<BuildProblem> ModelBuilder::build(const std::vector<Operand>& operands,
+                                                const std::vector<Operation>& operations,
+                                                const std::vector<uint32_t>& inputs,
+                                                const std::vector<uint32_t>& outputs,
+                                                bool relaxed, ANeuralNetworksModel* model) {
+    for (size_t i = 0; i < operands.size(); ++i) {
+        const Operand& op = operands[i];
         const auto index = static_cast<int32_t>(i);
         const std::string what = "(operand " + std::to_string(i) + " '" + op.name + "' " +
                                  op.typeName + " " + dimsToString(op.dims) + ")";
@@ -67,7 +151,7 @@ std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* mo
         type.zeroPoint = op.zeroPoint;
         int rc = ANeuralNetworksModel_addOperand(model, &type);
         if (rc != ANEURALNETWORKS_NO_ERROR) {
-            return callFailed("ANeuralNetworksModel_addOperand" + what, rc);
+            return BuildProblem{callFailed("ANeuralNetworksModel_addOperand" + what, rc)};
         }
         if (op.channelQuant) {
             ANeuralNetworksSymmPerChannelQuantParams params{};
@@ -76,8 +160,8 @@ std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* mo
             params.scales = op.channelQuant->scales.data();
             rc = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model, index, &params);
             if (rc != ANEURALNETWORKS_NO_ERROR) {
-                return callFailed("ANeuralNetworksModel_setOperandSymmPerChannelQuantParams" + what,
-                                  rc);
+                return BuildProblem{callFailed(
+                        "ANeuralNetworksModel_setOperandSymmPerChannelQuantParams" + what, rc)};
             }
         }
         if (op.lifetime == Lifetime::Constant) {
@@ -85,40 +169,50 @@ std::optional<std::string> buildModel(const Variant& v, ANeuralNetworksModel* mo
             rc = ANeuralNetworksModel_setOperandValue(
                     model, index, op.value.empty() ? nullptr : op.value.data(), op.value.size());
             if (rc != ANEURALNETWORKS_NO_ERROR) {
-                return callFailed("ANeuralNetworksModel_setOperandValue" + what, rc);
+                return BuildProblem{callFailed("ANeuralNetworksModel_setOperandValue" + what, rc)};
             }
         } else if (op.lifetime == Lifetime::NoValue) {
             rc = ANeuralNetworksModel_setOperandValue(model, index, nullptr, 0);
             if (rc != ANEURALNETWORKS_NO_ERROR) {
-                return callFailed("ANeuralNetworksModel_setOperandValue(NULL)" + what, rc);
+                return BuildProblem{
+                        callFailed("ANeuralNetworksModel_setOperandValue(NULL)" + what, rc)};
             }
+        } else if (op.lifetime == Lifetime::Subgraph) {
+            ANeuralNetworksModel* value = nullptr;
+            if (auto problem = referenced(op.subgraph, &value)) return problem;
+            if (auto problem = setSubgraphValue(model, index, value, what)) return problem;
         }
     }
-    for (size_t i = 0; i < v.operations.size(); ++i) {
-        const Operation& op = v.operations[i];
+    for (size_t i = 0; i < operations.size(); ++i) {
+        const Operation& op = operations[i];
         const int rc = ANeuralNetworksModel_addOperation(
                 model, op.typeCode, static_cast<uint32_t>(op.inputs.size()), listData(op.inputs),
                 static_cast<uint32_t>(op.outputs.size()), listData(op.outputs));
         if (rc != ANEURALNETWORKS_NO_ERROR) {
-            return callFailed("ANeuralNetworksModel_addOperation(operation " + std::to_string(i) +
-                                      " " + op.typeName + ")",
-                              rc);
+            return BuildProblem{callFailed("ANeuralNetworksModel_addOperation(operation " +
+                                                   std::to_string(i) + " " + op.typeName + ")",
+                                           rc)};
         }
     }
     int rc = ANeuralNetworksModel_identifyInputsAndOutputs(
-            model, static_cast<uint32_t>(v.inputs.size()), listData(v.inputs),
-            static_cast<uint32_t>(v.outputs.size()), listData(v.outputs));
+            model, static_cast<uint32_t>(inputs.size()), listData(inputs),
+            static_cast<uint32_t>(outputs.size()), listData(outputs));
     if (rc != ANEURALNETWORKS_NO_ERROR) {
-        return callFailed("ANeuralNetworksModel_identifyInputsAndOutputs", rc);
+        return BuildProblem{callFailed("ANeuralNetworksModel_identifyInputsAndOutputs", rc)};
     }
-    if (v.relaxed) {
+    if (relaxed) {
         rc = ANeuralNetworksModel_relaxComputationFloat32toFloat16(model, true);
         if (rc != ANEURALNETWORKS_NO_ERROR) {
-            return callFailed("ANeuralNetworksModel_relaxComputationFloat32toFloat16", rc);
+            return BuildProblem{
+                    callFailed("ANeuralNetworksModel_relaxComputationFloat32toFloat16", rc)};
         }
     }
     rc = ANeuralNetworksModel_finish(model);
-    if (rc != ANEURALNETWORKS_NO_ERROR) return callFailed("ANeuralNetworksModel_finish", rc);
+    if (rc != ANEURALNETWORKS_NO_ERROR) {
+        // AOSP asserts that finish succeeds once the building calls did, even for a
+        // validation test: not an expected failure.
+        return BuildProblem{callFailed("ANeuralNetworksModel_finish", rc), false};
+    }
     return std::nullopt;
 }
 
@@ -145,10 +239,13 @@ std::optional<std::string> outputDims(ANeuralNetworksExecution* execution, size_
 }
 
 // Executes one example and compares its results; returns a failure reason or nothing.
+// `computeResult` receives the result of the compute call; a validation variant (expectFailure)
+// stops there, with its failure reported through it and nothing compared.
 std::optional<std::string> runExample(const Variant& v, const Example& example,
                                       const Tolerances& tolerances,
                                       ANeuralNetworksCompilation* compilation,
-                                      ANeuralNetworksBurst* burst, ComputeMode mode) {
+                                      ANeuralNetworksBurst* burst, ComputeMode mode,
+                                      int* computeResult) {
     ANeuralNetworksExecution* rawExecution = nullptr;
     int rc = ANeuralNetworksExecution_create(compilation, &rawExecution);
     if (rc != ANEURALNETWORKS_NO_ERROR) return callFailed("ANeuralNetworksExecution_create", rc);
@@ -175,6 +272,7 @@ std::optional<std::string> runExample(const Variant& v, const Example& example,
                                                    data.bytes.data(), data.bytes.size());
         }
         if (rc != ANEURALNETWORKS_NO_ERROR) {
+            *computeResult = rc;
             return callFailed("ANeuralNetworksExecution_setInput(input " + std::to_string(p) + ")",
                               rc);
         }
@@ -189,6 +287,7 @@ std::optional<std::string> runExample(const Variant& v, const Example& example,
         rc = ANeuralNetworksExecution_setOutput(execution.get(), static_cast<int32_t>(p), nullptr,
                                                 buffers[p].data(), size);
         if (rc != ANEURALNETWORKS_NO_ERROR) {
+            *computeResult = rc;
             return callFailed("ANeuralNetworksExecution_setOutput(output " + std::to_string(p) +
                                       ")",
                               rc);
@@ -198,6 +297,7 @@ std::optional<std::string> runExample(const Variant& v, const Example& example,
     switch (mode) {
         case ComputeMode::Sync:
             rc = ANeuralNetworksExecution_compute(execution.get());
+            *computeResult = rc;
             if (rc != ANEURALNETWORKS_NO_ERROR) {
                 return callFailed("ANeuralNetworksExecution_compute", rc);
             }
@@ -205,22 +305,26 @@ std::optional<std::string> runExample(const Variant& v, const Example& example,
         case ComputeMode::Async: {
             ANeuralNetworksEvent* rawEvent = nullptr;
             rc = ANeuralNetworksExecution_startCompute(execution.get(), &rawEvent);
+            *computeResult = rc;
             if (rc != ANEURALNETWORKS_NO_ERROR) {
                 if (rawEvent) ANeuralNetworksEvent_free(rawEvent);
                 return callFailed("ANeuralNetworksExecution_startCompute", rc);
             }
             EventPtr event(rawEvent);
             rc = ANeuralNetworksEvent_wait(event.get());
+            *computeResult = rc;
             if (rc != ANEURALNETWORKS_NO_ERROR) return callFailed("ANeuralNetworksEvent_wait", rc);
             break;
         }
         case ComputeMode::Burst:
             rc = ANeuralNetworksExecution_burstCompute(execution.get(), burst);
+            *computeResult = rc;
             if (rc != ANEURALNETWORKS_NO_ERROR) {
                 return callFailed("ANeuralNetworksExecution_burstCompute", rc);
             }
             break;
     }
+    if (v.expectFailure) return std::nullopt;  // a validation test compares nothing
 
     // Compare every non-ignored output: shape first, then values. The first problem found
     // (in output order) is reported, with the total number of mismatching elements.
@@ -272,6 +376,27 @@ std::optional<std::string> runExample(const Variant& v, const Example& example,
     return std::nullopt;
 }
 
+// AOSP's isInfiniteLoopTimeoutTest: a WHILE that never ends; only an execution that stops with
+// a missed-deadline error once the loop timeout expires passes.
+bool isInfiniteLoopTest(const Variant& v) {
+    return v.testName.find("while_infinite_loop") != std::string::npos;
+}
+
+// The outcome of a validation variant's execution, or nothing to go on with the next example.
+std::optional<Outcome> validationVerdict(const Variant& v, const std::optional<std::string>& problem,
+                                         int computeResult) {
+    if (isInfiniteLoopTest(v)) {
+        if (computeResult == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT ||
+            computeResult == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT) {
+            return Outcome{Outcome::Status::Passed, "loop timed out as expected: " + *problem};
+        }
+        return failed("an endless WHILE must stop with a MISSED_DEADLINE error after the loop "
+                      "timeout; " + (problem ? *problem : std::string("the execution succeeded")));
+    }
+    if (problem) return Outcome{Outcome::Status::Passed, "failed as expected: " + *problem};
+    return std::nullopt;
+}
+
 }  // namespace
 
 const char* computeModeName(ComputeMode mode) {
@@ -289,7 +414,10 @@ std::string resultCodeText(int code) {
             "ANEURALNETWORKS_INCOMPLETE",       "ANEURALNETWORKS_UNEXPECTED_NULL",
             "ANEURALNETWORKS_BAD_DATA",         "ANEURALNETWORKS_OP_FAILED",
             "ANEURALNETWORKS_BAD_STATE",        "ANEURALNETWORKS_UNMAPPABLE",
-            "ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE", "ANEURALNETWORKS_UNAVAILABLE_DEVICE"};
+            "ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE", "ANEURALNETWORKS_UNAVAILABLE_DEVICE",
+            "ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT", "ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT",
+            "ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT",
+            "ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT", "ANEURALNETWORKS_DEAD_OBJECT"};
     const std::string number = "(" + std::to_string(code) + ")";
     if (code >= 0 && code < static_cast<int>(std::size(kNames))) {
         return std::string(kNames[code]) + " " + number;
@@ -302,11 +430,24 @@ VariantRunner::VariantRunner(std::vector<const ANeuralNetworksDevice*> devices,
     : mDevices(std::move(devices)), mCompileForDevices(compileForDevices) {}
 
 Outcome VariantRunner::run(const Variant& v, ComputeMode mode) const {
+    // A validation variant passes when a step fails; say which one.
+    const auto expectedFailure = [](const std::string& step) {
+        return Outcome{Outcome::Status::Passed, "failed as expected: " + step};
+    };
+#if NNEMU_NNAPI_API_LEVEL < 30
+    if (!v.referenced.empty()) {
+        return failed("IF/WHILE subgraphs need feature level 30: run nnemu_conformance_next");
+    }
+#endif
+    ModelBuilder builder(v);  // owns the referenced models; outlives the main model
     ANeuralNetworksModel* rawModel = nullptr;
     int rc = ANeuralNetworksModel_create(&rawModel);
     if (rc != ANEURALNETWORKS_NO_ERROR) return failed(callFailed("ANeuralNetworksModel_create", rc));
     ModelPtr model(rawModel);
-    if (auto problem = buildModel(v, model.get())) return failed(*problem);
+    if (auto problem = builder.buildMain(model.get())) {
+        if (v.expectFailure && problem->apiCall) return expectedFailure(problem->reason);
+        return failed(problem->reason);
+    }
 
     if (!mDevices.empty() && !v.operations.empty()) {
         std::unique_ptr<bool[]> supported(new bool[v.operations.size()]());
@@ -345,6 +486,9 @@ Outcome VariantRunner::run(const Variant& v, ComputeMode mode) const {
     CompilationPtr compilation(rawCompilation);
     rc = ANeuralNetworksCompilation_finish(compilation.get());
     if (rc != ANEURALNETWORKS_NO_ERROR) {
+        if (v.expectFailure && !isInfiniteLoopTest(v)) {
+            return expectedFailure(callFailed("ANeuralNetworksCompilation_finish", rc));
+        }
         return failed(callFailed("ANeuralNetworksCompilation_finish", rc));
     }
 
@@ -361,12 +505,22 @@ Outcome VariantRunner::run(const Variant& v, ComputeMode mode) const {
     ToleranceTracker tracker(v);
     for (size_t e = 0; e < v.examples.size(); ++e) {
         const Tolerances tolerances = tracker.next(v.examples[e]);
-        if (auto problem = runExample(v, v.examples[e], tolerances, compilation.get(),
-                                      burst.get(), mode)) {
+        int computeResult = ANEURALNETWORKS_NO_ERROR;
+        auto problem = runExample(v, v.examples[e], tolerances, compilation.get(), burst.get(),
+                                  mode, &computeResult);
+        if (v.expectFailure) {
+            if (auto verdict = validationVerdict(v, problem, computeResult)) return *verdict;
+            continue;
+        }
+        if (problem) {
             std::string prefix = std::string("[") + computeModeName(mode) + "] ";
             if (v.examples.size() > 1) prefix += "example " + std::to_string(e) + ": ";
             return failed(prefix + *problem);
         }
+    }
+    if (v.expectFailure) {
+        return failed("a validation test: model building, compilation or execution should fail, "
+                      "but every step succeeded");
     }
     return {Outcome::Status::Passed, {}};
 }

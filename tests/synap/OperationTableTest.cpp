@@ -57,8 +57,10 @@ std::map<int, std::vector<std::string>> readmeTable() {
 
 TEST(OperationTable, ListsEveryOperationWithItsReferenceKernelAndNpuClaim) {
     const auto rows = readmeTable();
-    ASSERT_EQ(rows.size(), static_cast<size_t>(kFeatureLevel29Operations)) << "README.md operation table";
-    for (int code = 0; code < kFeatureLevel29Operations; ++code) {
+    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations)) << "README.md operation table";
+    for (int code = 0; code < static_cast<int>(nnemu::hal::kNumberOfOperationTypes); ++code) {
+        // Operations of later feature levels have a row once they are implemented.
+        if (code >= kFeatureLevel29Operations && rows.count(code) == 0) continue;
         const auto type = static_cast<OperationType>(code);
         const std::string name = nnemu::hal::operationName(type);
         ASSERT_TRUE(rows.count(code)) << "README has no row for " << name;

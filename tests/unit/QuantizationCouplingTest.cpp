@@ -105,7 +105,8 @@ hal::OperandLifeTime lifetimeOf(Lifetime lifetime) {
         case Lifetime::Output: return hal::OperandLifeTime::MODEL_OUTPUT;
         case Lifetime::Constant: return hal::OperandLifeTime::CONSTANT_COPY;
         case Lifetime::NoValue: return hal::OperandLifeTime::NO_VALUE;
-        case Lifetime::Temporary: break;
+        case Lifetime::Temporary:
+        case Lifetime::Subgraph: break;  // the coupled variants have neither
     }
     return hal::OperandLifeTime::TEMPORARY_VARIABLE;
 }

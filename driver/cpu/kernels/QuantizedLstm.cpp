@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "FixedPoint16.h"
+#include "OperandData.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
@@ -37,15 +38,6 @@ constexpr uint32_t kPrevOutput = 14;
 constexpr int32_t kActivationZeroPoint = 128;
 constexpr int kGateIntegerBits = 3;
 constexpr int kCellIntegerBits = 4;
-
-// The operand's values as T, after checking its type and that it holds `count` of them.
-template <typename T>
-bool typedData(const OperandView& operand, OperandType type, size_t count, const T** data) {
-    NN_RET_CHECK(operand.type == type && !operand.omitted && operand.data != nullptr);
-    NN_RET_CHECK(operand.elements() == count && operand.length >= count * sizeof(T));
-    *data = operand.as<T>();
-    return true;
-}
 
 // sum over i of (activations[i] - 128) * (weights[i] - weightsZeroPoint).
 int64_t dot(const uint8_t* activations, const uint8_t* weights, size_t size, int32_t weightsZeroPoint) {

@@ -3,7 +3,10 @@
 // Sequences are put in time-major order, fed step by step to the cells shared with the
 // single-step kernels (RecurrentCell.h), and the outputs are put back in the input's order.
 // The backward direction of a bidirectional operation reads the steps from last to first and
-// writes each step's output at that step's position.
+// writes each step's output at that step's position; its final states are those after the
+// first step. Optional outputs after the sequences receive each direction's final states
+// (feature level 30), and under parallel linking (auxiliary input, no auxiliary weights) the
+// backward direction reads the auxiliary input in place of the input.
 #include <algorithm>
 #include <vector>
 
@@ -92,6 +95,25 @@ struct SequenceOutput {
     }
 };
 
+// The states a direction ends with: the output (hidden) state, and an LSTM's cell state.
+struct FinalStates {
+    std::vector<float> output;
+    std::vector<float> cell;
+};
+
+// Stores `states` into the outputs from `first` on, when the operation has those outputs.
+bool storeStates(OperationContext& context, uint32_t first, std::initializer_list<const std::vector<float>*> states) {
+    if (context.numOutputs() == first) return true;
+    NN_RET_CHECK(context.numOutputs() == first + states.size());
+    uint32_t i = first;
+    for (const std::vector<float>* state : states) NN_RET_CHECK(storeFloats(*state, context.output(i++)));
+    return true;
+}
+
+bool isAbsent(const OperandView& operand) {
+    return operand.omitted || operand.data == nullptr || operand.elements() == 0;
+}
+
 // Feeds the steps to `step(input, auxInput)`, which returns the step's [batch, features] output.
 template <typename Step>
 void runSteps(const Sequence& input, const Sequence& aux, bool backward, uint32_t features, uint32_t column,
@@ -104,7 +126,8 @@ void runSteps(const Sequence& input, const Sequence& aux, bool backward, uint32_
 
 // Runs the RNN cell at `layout` over the sequence; sets *features to its number of units.
 bool runRnn(const OperationContext& context, const hal::RnnLayout& layout, const Sequence& input,
-            const Sequence& aux, bool backward, SequenceOutput& out, uint32_t column, uint32_t* features) {
+            const Sequence& aux, bool backward, SequenceOutput& out, uint32_t column, uint32_t* features,
+            FinalStates* final) {
     RnnCell cell;
     NN_RET_CHECK(loadRnnCell(context, layout, &cell));
     NN_RET_CHECK(cell.inputSize == input.size && cell.auxInputSize == aux.size);
@@ -116,12 +139,14 @@ bool runRnn(const OperationContext& context, const hal::RnnLayout& layout, const
         return hidden.data();
     });
     *features = cell.units;
+    final->output = std::move(hidden);
     return true;
 }
 
 // Runs the LSTM cell at `layout` over the sequence; sets *features to its output size.
 bool runLstm(const OperationContext& context, const hal::LstmLayout& layout, const Sequence& input,
-             const Sequence& aux, bool backward, SequenceOutput& out, uint32_t column, uint32_t* features) {
+             const Sequence& aux, bool backward, SequenceOutput& out, uint32_t column, uint32_t* features,
+             FinalStates* final) {
     LstmCell cell;
     NN_RET_CHECK(loadLstmCell(context, layout, &cell));
     NN_RET_CHECK(cell.inputSize == input.size && cell.auxInputSize == aux.size);
@@ -134,30 +159,33 @@ bool runLstm(const OperationContext& context, const hal::LstmLayout& layout, con
         return outputState.data();
     });
     *features = cell.outputSize;
+    final->output = std::move(outputState);
+    final->cell = std::move(cellState);
     return true;
 }
 
-// Runs both directions (run(backward, out, column, &features)) into one merged output or
-// into one output each.
+// Runs both directions (run(backward, out, column, &features, &finalStates)) into one merged
+// output or into one output each; *fw and *bw receive their final states.
 template <typename Direction>
-bool runBothDirections(OperationContext& context, const Sequence& input, bool timeMajor, bool merge, Direction&& run) {
+bool runBothDirections(OperationContext& context, const Sequence& input, bool timeMajor, bool merge,
+                       FinalStates* fw, FinalStates* bw, Direction&& run) {
     uint32_t fwFeatures = 0;
     uint32_t bwFeatures = 0;
     if (merge) {
         SequenceOutput out;
         NN_RET_CHECK(out.init(input, context.output(0), timeMajor));
-        NN_RET_CHECK(run(false, out, 0, &fwFeatures));
-        NN_RET_CHECK(run(true, out, fwFeatures, &bwFeatures));
+        NN_RET_CHECK(run(false, out, 0, &fwFeatures, fw));
+        NN_RET_CHECK(run(true, out, fwFeatures, &bwFeatures, bw));
         NN_RET_CHECK(fwFeatures + bwFeatures == out.rowSize);
         return out.store(timeMajor, context.output(0));
     }
-    NN_RET_CHECK(context.numOutputs() == 2);
+    NN_RET_CHECK(context.numOutputs() >= 2);
     SequenceOutput fwOut;
     SequenceOutput bwOut;
     NN_RET_CHECK(fwOut.init(input, context.output(0), timeMajor));
     NN_RET_CHECK(bwOut.init(input, context.output(1), timeMajor));
-    NN_RET_CHECK(run(false, fwOut, 0, &fwFeatures));
-    NN_RET_CHECK(run(true, bwOut, 0, &bwFeatures));
+    NN_RET_CHECK(run(false, fwOut, 0, &fwFeatures, fw));
+    NN_RET_CHECK(run(true, bwOut, 0, &bwFeatures, bw));
     NN_RET_CHECK(fwFeatures == fwOut.rowSize && bwFeatures == bwOut.rowSize);
     return fwOut.store(timeMajor, context.output(0)) && bwOut.store(timeMajor, context.output(1));
 }
@@ -169,9 +197,10 @@ bool unidirectionalRnn(OperationContext& context) {
     SequenceOutput out;
     NN_RET_CHECK(out.init(input, context.output(0), timeMajor));
     uint32_t units = 0;
-    NN_RET_CHECK(runRnn(context, hal::kRnnLayout, input, Sequence{}, false, out, 0, &units));
+    FinalStates final;
+    NN_RET_CHECK(runRnn(context, hal::kRnnLayout, input, Sequence{}, false, out, 0, &units, &final));
     NN_RET_CHECK(units == out.rowSize);
-    return out.store(timeMajor, context.output(0));
+    return out.store(timeMajor, context.output(0)) && storeStates(context, 1, {&final.output});
 }
 
 bool bidirectionalRnn(OperationContext& context) {
@@ -180,12 +209,20 @@ bool bidirectionalRnn(OperationContext& context) {
     Sequence aux;
     NN_RET_CHECK(loadSequence(context.input(hal::kBidirectionalRnnForward.input), timeMajor, &input));
     NN_RET_CHECK(loadAuxSequence(context.input(hal::kBidirectionalRnnForward.auxInput), timeMajor, input, &aux));
-    return runBothDirections(context, input, timeMajor, context.scalar<bool>(hal::kBidirectionalRnnMergeOutputs),
-                             [&](bool backward, SequenceOutput& out, uint32_t column, uint32_t* features) {
-                                 const auto& layout =
-                                         backward ? hal::kBidirectionalRnnBackward : hal::kBidirectionalRnnForward;
-                                 return runRnn(context, layout, input, aux, backward, out, column, features);
-                             });
+    const bool parallel =
+            !aux.values.empty() && isAbsent(context.input(hal::kBidirectionalRnnForward.auxWeights));
+    const Sequence none;
+    const bool merge = context.scalar<bool>(hal::kBidirectionalRnnMergeOutputs);
+    FinalStates fw;
+    FinalStates bw;
+    NN_RET_CHECK(runBothDirections(
+            context, input, timeMajor, merge, &fw, &bw,
+            [&](bool backward, SequenceOutput& out, uint32_t column, uint32_t* features, FinalStates* final) {
+                const auto& layout = backward ? hal::kBidirectionalRnnBackward : hal::kBidirectionalRnnForward;
+                const Sequence& steps = backward && parallel ? aux : input;
+                return runRnn(context, layout, steps, parallel ? none : aux, backward, out, column, features, final);
+            }));
+    return storeStates(context, merge ? 1 : 2, {&fw.output, &bw.output});
 }
 
 bool unidirectionalLstm(OperationContext& context) {
@@ -195,9 +232,11 @@ bool unidirectionalLstm(OperationContext& context) {
     SequenceOutput out;
     NN_RET_CHECK(out.init(input, context.output(0), timeMajor));
     uint32_t outputSize = 0;
-    NN_RET_CHECK(runLstm(context, hal::kUnidirectionalLstmLayout, input, Sequence{}, false, out, 0, &outputSize));
+    FinalStates final;
+    NN_RET_CHECK(runLstm(context, hal::kUnidirectionalLstmLayout, input, Sequence{}, false, out, 0, &outputSize,
+                         &final));
     NN_RET_CHECK(outputSize == out.rowSize);
-    return out.store(timeMajor, context.output(0));
+    return out.store(timeMajor, context.output(0)) && storeStates(context, 1, {&final.output, &final.cell});
 }
 
 bool bidirectionalLstm(OperationContext& context) {
@@ -206,12 +245,20 @@ bool bidirectionalLstm(OperationContext& context) {
     Sequence aux;
     NN_RET_CHECK(loadSequence(context.input(hal::kBidirectionalLstmForward.input), timeMajor, &input));
     NN_RET_CHECK(loadAuxSequence(context.input(hal::kBidirectionalLstmForward.auxInput), timeMajor, input, &aux));
-    return runBothDirections(context, input, timeMajor, context.scalar<bool>(hal::kBidirectionalLstmMergeOutputs),
-                             [&](bool backward, SequenceOutput& out, uint32_t column, uint32_t* features) {
-                                 const auto& layout =
-                                         backward ? hal::kBidirectionalLstmBackward : hal::kBidirectionalLstmForward;
-                                 return runLstm(context, layout, input, aux, backward, out, column, features);
-                             });
+    const auto& fwAuxWeights = context.input(hal::kBidirectionalLstmForward.auxInputToGate[hal::kForgetGate]);
+    const bool parallel = !aux.values.empty() && isAbsent(fwAuxWeights);
+    const Sequence none;
+    const bool merge = context.scalar<bool>(hal::kBidirectionalLstmMergeOutputs);
+    FinalStates fw;
+    FinalStates bw;
+    NN_RET_CHECK(runBothDirections(
+            context, input, timeMajor, merge, &fw, &bw,
+            [&](bool backward, SequenceOutput& out, uint32_t column, uint32_t* features, FinalStates* final) {
+                const auto& layout = backward ? hal::kBidirectionalLstmBackward : hal::kBidirectionalLstmForward;
+                const Sequence& steps = backward && parallel ? aux : input;
+                return runLstm(context, layout, steps, parallel ? none : aux, backward, out, column, features, final);
+            }));
+    return storeStates(context, merge ? 1 : 2, {&fw.output, &fw.cell, &bw.output, &bw.cell});
 }
 
 }  // namespace

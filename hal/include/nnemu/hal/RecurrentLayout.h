@@ -58,6 +58,20 @@ constexpr LstmLayout kBidirectionalLstmBackward{
 constexpr uint32_t kBidirectionalLstmMergeOutputs = 51;
 constexpr uint32_t kBidirectionalLstmTimeMajor = 52;
 
+// QUANTIZED_LSTM: LSTM's operands 0-19, layer normalization weights 20-23, then its own
+// parameters: cell clip 24 and projection clip 25 (optional), the scales of the gates' matmul
+// results 26-29, the hidden state's zero point 30 and scale 31. It has no activation operand,
+// so the layout names none of the scalars.
+constexpr LstmLayout kQuantizedLstmLayout{
+        0, {1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, kNoOperand, 11}, {12, 13, 14, 15}, 16, 17, 18, 19,
+        kNoOperand, {kNoOperand, kNoOperand, kNoOperand, kNoOperand}, {20, 21, 22, 23},
+        kNoOperand, kNoOperand, kNoOperand};
+constexpr uint32_t kQuantizedLstmCellClip = 24;
+constexpr uint32_t kQuantizedLstmProjClip = 25;
+constexpr uint32_t kQuantizedLstmIntermediateScale = 26;  // one per gate, 26-29
+constexpr uint32_t kQuantizedLstmHiddenZeroPoint = 30;
+constexpr uint32_t kQuantizedLstmHiddenScale = 31;
+
 // Where one RNN cell (one direction) finds its inputs.
 struct RnnLayout {
     uint32_t input;

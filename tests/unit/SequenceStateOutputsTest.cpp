@@ -1,0 +1,282 @@
+// Feature level 30 forms of the sequence operations on the reference executor: the optional
+// final-state outputs equal the sequence's last step (exactly: the same float computation),
+// and parallel linking of a bidirectional LSTM equals two unidirectional runs, the backward
+// one over the reversed auxiliary input.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "SingleOperationModel.h"
+
+namespace nnemu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationType;
+using test::SingleOperationModel;
+
+constexpr auto F32 = OperandType::TENSOR_FLOAT32;
+constexpr uint32_t kTime = 3;
+constexpr uint32_t kBatch = 2;
+constexpr uint32_t kUnits = 4;
+constexpr int32_t kTanh = 4;
+
+std::vector<float> numbers(size_t count, uint32_t seed) {
+    std::vector<float> values(count);
+    uint32_t state = seed;
+    for (float& v : values) {
+        state = state * 1664525u + 1013904223u;
+        v = static_cast<float>(static_cast<int32_t>((state >> 8) % 201) - 100) / 100.0f;
+    }
+    return values;
+}
+
+// Rows [t] of a time-major [kTime, kBatch, features] sequence.
+std::vector<float> step(const std::vector<float>& sequence, uint32_t t, uint32_t features) {
+    const auto from = sequence.begin() + static_cast<ptrdiff_t>(t) * kBatch * features;
+    return {from, from + static_cast<ptrdiff_t>(kBatch) * features};
+}
+
+std::vector<float> reversedSteps(const std::vector<float>& sequence, uint32_t steps, uint32_t features) {
+    std::vector<float> reversed;
+    for (uint32_t i = steps; i-- > 0;) {
+        const auto from = sequence.begin() + static_cast<ptrdiff_t>(i) * kBatch * features;
+        reversed.insert(reversed.end(), from, from + static_cast<ptrdiff_t>(kBatch) * features);
+    }
+    return reversed;
+}
+
+std::vector<std::vector<float>> run(const SingleOperationModel& m, const std::vector<float>& input) {
+    std::vector<std::vector<uint8_t>> bytes;
+    EXPECT_EQ(m.run(test::bytesOf(input), &bytes), hal::ErrorStatus::NONE);
+    std::vector<std::vector<float>> outputs;
+    for (const auto& b : bytes) outputs.push_back(test::valuesOf<float>(b));
+    return outputs;
+}
+
+// The weights, biases and initial states of one LSTM direction (no CIFG, peephole,
+// projection or layer normalization) at `seed`.
+void addLstmWeights(SingleOperationModel& m, uint32_t inputSize, uint32_t seed) {
+    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits, inputSize}, numbers(kUnits * inputSize, seed + g));
+    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, seed + 10 + g));
+    for (int i = 0; i < 3; ++i) m.omitted(F32, {kUnits});
+    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits}, numbers(kUnits, seed + 20 + g));
+    m.omitted(F32, {kUnits, kUnits});
+    m.omitted(F32, {kUnits});
+}
+
+void addLstmStates(SingleOperationModel& m, const std::vector<float>& output, const std::vector<float>& cell) {
+    m.constant(F32, {kBatch, kUnits}, output);
+    m.constant(F32, {kBatch, kUnits}, cell);
+}
+
+void addLstmParameters(SingleOperationModel& m) {
+    m.scalar(OperandType::INT32, kTanh);
+    m.scalar(OperandType::FLOAT32, 0.0f);
+    m.scalar(OperandType::FLOAT32, 0.0f);
+}
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM, time-major, over `steps` steps, with final states when asked.
+SingleOperationModel unidirectionalLstm(uint32_t steps, uint32_t inputSize, uint32_t seed,
+                                        const std::vector<float>& outputState, const std::vector<float>& cellState,
+                                        bool stateOutputs) {
+    SingleOperationModel m(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM);
+    m.input(F32, {steps, kBatch, inputSize});
+    addLstmWeights(m, inputSize, seed);
+    addLstmStates(m, outputState, cellState);
+    addLstmParameters(m);
+    m.scalar(OperandType::BOOL, uint8_t{1});
+    for (int i = 0; i < 4; ++i) m.omitted(F32, {kUnits});
+    m.output(F32, {steps, kBatch, kUnits});
+    if (stateOutputs) {
+        m.output(F32, {kBatch, kUnits});
+        m.output(F32, {kBatch, kUnits});
+    }
+    return m;
+}
+
+TEST(SequenceStateOutputs, UnidirectionalLstmFinalStatesAreTheLastStepsStates) {
+    const std::vector<float> input = numbers(kTime * kBatch * 3, 7);
+    const std::vector<float> zeros(kBatch * kUnits, 0.0f);
+    const SingleOperationModel whole = unidirectionalLstm(kTime, 3, 100, zeros, zeros, true);
+    ASSERT_TRUE(whole.valid());
+    const auto out = run(whole, input);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[1], step(out[0], kTime - 1, kUnits));
+
+    // The first kTime - 1 steps, then the last one from their final states.
+    const std::vector<float> head(input.begin(), input.end() - kBatch * 3);
+    const auto first = run(unidirectionalLstm(kTime - 1, 3, 100, zeros, zeros, true), head);
+    ASSERT_EQ(first.size(), 3u);
+    const auto last = run(unidirectionalLstm(1, 3, 100, first[1], first[2], true), step(input, kTime - 1, 3));
+    ASSERT_EQ(last.size(), 3u);
+    EXPECT_EQ(last[0], out[1]);
+    EXPECT_EQ(last[2], out[2]);
+}
+
+TEST(SequenceStateOutputs, UnidirectionalLstmNeedsBothStateOutputs) {
+    const std::vector<float> zeros(kBatch * kUnits, 0.0f);
+    SingleOperationModel m = unidirectionalLstm(kTime, 3, 100, zeros, zeros, false);
+    m.output(F32, {kBatch, kUnits});  // output 1 without output 2
+    EXPECT_FALSE(m.valid());
+}
+
+SingleOperationModel unidirectionalRnn(bool stateOutput) {
+    SingleOperationModel m(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
+    m.input(F32, {kTime, kBatch, 3});
+    m.constant(F32, {kUnits, 3}, numbers(kUnits * 3, 1));
+    m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, 2));
+    m.constant(F32, {kUnits}, numbers(kUnits, 3));
+    m.constant(F32, {kBatch, kUnits}, numbers(kBatch * kUnits, 4));
+    m.scalar(OperandType::INT32, int32_t{1});
+    m.scalar(OperandType::INT32, int32_t{1});
+    m.output(F32, {kTime, kBatch, kUnits});
+    if (stateOutput) m.output(F32, {kBatch, kUnits});
+    return m;
+}
+
+TEST(SequenceStateOutputs, UnidirectionalRnnFinalHiddenStateIsTheLastStep) {
+    const SingleOperationModel m = unidirectionalRnn(true);
+    ASSERT_TRUE(m.valid());
+    const auto out = run(m, numbers(kTime * kBatch * 3, 9));
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[1], step(out[0], kTime - 1, kUnits));
+    EXPECT_EQ(run(unidirectionalRnn(false), numbers(kTime * kBatch * 3, 9)).at(0), out[0]);
+}
+
+// BIDIRECTIONAL_SEQUENCE_RNN, time-major, with final states; `auxSize` 0: no auxiliary input.
+SingleOperationModel bidirectionalRnn(bool merge, uint32_t auxSize, bool auxWeights) {
+    SingleOperationModel m(OperationType::BIDIRECTIONAL_SEQUENCE_RNN);
+    m.input(F32, {kTime, kBatch, 3});
+    for (uint32_t direction = 0; direction < 2; ++direction) {
+        const uint32_t inputSize = direction == 1 && auxSize > 0 && !auxWeights ? auxSize : 3;
+        m.constant(F32, {kUnits, inputSize}, numbers(kUnits * inputSize, 11 + direction));
+        m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, 13 + direction));
+        m.constant(F32, {kUnits}, numbers(kUnits, 15 + direction));
+        m.constant(F32, {kBatch, kUnits}, numbers(kBatch * kUnits, 17 + direction));
+    }
+    if (auxSize > 0) {
+        m.constant(F32, {kTime, kBatch, auxSize}, numbers(kTime * kBatch * auxSize, 19));
+    } else {
+        m.omitted(F32, {0, 0, 0});
+    }
+    for (uint32_t direction = 0; direction < 2; ++direction) {
+        if (auxWeights) {
+            m.constant(F32, {kUnits, auxSize}, numbers(kUnits * auxSize, 21 + direction));
+        } else {
+            m.omitted(F32, {kUnits, 1});
+        }
+    }
+    m.scalar(OperandType::INT32, int32_t{1});
+    m.scalar(OperandType::BOOL, uint8_t{1});
+    m.scalar(OperandType::BOOL, static_cast<uint8_t>(merge));
+    if (merge) {
+        m.output(F32, {kTime, kBatch, 2 * kUnits});
+    } else {
+        m.output(F32, {kTime, kBatch, kUnits});
+        m.output(F32, {kTime, kBatch, kUnits});
+    }
+    m.output(F32, {kBatch, kUnits});
+    m.output(F32, {kBatch, kUnits});
+    return m;
+}
+
+// Columns [column, column + kUnits) of each row of a [.., rows, rowSize] step.
+std::vector<float> columns(const std::vector<float>& rows, uint32_t rowSize, uint32_t column) {
+    std::vector<float> out;
+    for (size_t r = 0; r < rows.size() / rowSize; ++r) {
+        out.insert(out.end(), rows.begin() + r * rowSize + column, rows.begin() + r * rowSize + column + kUnits);
+    }
+    return out;
+}
+
+TEST(SequenceStateOutputs, BidirectionalRnnFinalStatesAreEachDirectionsLastStep) {
+    const std::vector<float> input = numbers(kTime * kBatch * 3, 23);
+    for (bool parallel : {false, true}) {
+        SCOPED_TRACE(parallel);
+        const SingleOperationModel separate = bidirectionalRnn(false, parallel ? 2 : 0, false);
+        ASSERT_TRUE(separate.valid());
+        const auto out = run(separate, input);
+        ASSERT_EQ(out.size(), 4u);
+        EXPECT_EQ(out[2], step(out[0], kTime - 1, kUnits));
+        EXPECT_EQ(out[3], step(out[1], 0, kUnits));  // backward ends at the first step
+
+        const auto merged = run(bidirectionalRnn(true, parallel ? 2 : 0, false), input);
+        ASSERT_EQ(merged.size(), 3u);
+        EXPECT_EQ(merged[1], out[2]);
+        EXPECT_EQ(merged[2], out[3]);
+        EXPECT_EQ(columns(step(merged[0], 0, 2 * kUnits), 2 * kUnits, kUnits), step(out[1], 0, kUnits));
+    }
+}
+
+// BIDIRECTIONAL_SEQUENCE_LSTM, time-major, separate outputs and final states, its backward
+// direction linked in parallel to an auxiliary input of size 2.
+SingleOperationModel parallelBidirectionalLstm(const std::vector<float>& aux) {
+    SingleOperationModel m(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM);
+    const std::vector<float> zeros(kBatch * kUnits, 0.0f);
+    m.input(F32, {kTime, kBatch, 3});
+    addLstmWeights(m, 3, 100);
+    addLstmWeights(m, 2, 200);
+    addLstmStates(m, zeros, zeros);
+    addLstmStates(m, zeros, zeros);
+    m.constant(F32, {kTime, kBatch, 2}, aux);
+    for (int i = 0; i < 8; ++i) m.omitted(F32, {kUnits, 2});
+    addLstmParameters(m);
+    m.scalar(OperandType::BOOL, uint8_t{0});  // merge outputs
+    m.scalar(OperandType::BOOL, uint8_t{1});  // time-major
+    for (int i = 0; i < 8; ++i) m.omitted(F32, {kUnits});
+    m.output(F32, {kTime, kBatch, kUnits});
+    m.output(F32, {kTime, kBatch, kUnits});
+    for (int i = 0; i < 4; ++i) m.output(F32, {kBatch, kUnits});
+    return m;
+}
+
+TEST(SequenceStateOutputs, ParallelLinkedBidirectionalLstmIsTwoUnidirectionalRuns) {
+    const std::vector<float> input = numbers(kTime * kBatch * 3, 31);
+    const std::vector<float> aux = numbers(kTime * kBatch * 2, 37);
+    const std::vector<float> zeros(kBatch * kUnits, 0.0f);
+    const SingleOperationModel bidirectional = parallelBidirectionalLstm(aux);
+    ASSERT_TRUE(bidirectional.valid());
+    const auto out = run(bidirectional, input);
+    ASSERT_EQ(out.size(), 6u);
+
+    const auto fw = run(unidirectionalLstm(kTime, 3, 100, zeros, zeros, true), input);
+    const auto bw = run(unidirectionalLstm(kTime, 2, 200, zeros, zeros, true), reversedSteps(aux, kTime, 2));
+    ASSERT_EQ(fw.size(), 3u);
+    ASSERT_EQ(bw.size(), 3u);
+    EXPECT_EQ(out[0], fw[0]);
+    EXPECT_EQ(out[1], reversedSteps(bw[0], kTime, kUnits));
+    EXPECT_EQ(out[2], fw[1]);
+    EXPECT_EQ(out[3], fw[2]);
+    EXPECT_EQ(out[4], bw[1]);
+    EXPECT_EQ(out[5], bw[2]);
+}
+
+TEST(SequenceStateOutputs, BidirectionalLstmStateOutputsAreAllOrNone) {
+    SingleOperationModel m = parallelBidirectionalLstm(numbers(kTime * kBatch * 2, 37));
+    m.model().outputIndexes.pop_back();
+    m.model().operations[0].outputs.pop_back();
+    m.model().operands.pop_back();
+    EXPECT_FALSE(m.valid());
+}
+
+TEST(SequenceStateOutputs, MalformedBidirectionalFormsAreRejected) {
+    // Merged outputs with one final state instead of two.
+    SingleOperationModel oneState = bidirectionalRnn(true, 0, false);
+    oneState.model().outputIndexes.pop_back();
+    oneState.model().operations[0].outputs.pop_back();
+    oneState.model().operands.pop_back();
+    EXPECT_FALSE(oneState.valid());
+
+    // Parallel linking with backward weights sized for the input, not the auxiliary input.
+    SingleOperationModel wrongSize = bidirectionalRnn(false, 2, false);
+    hal::Model& model = wrongSize.model();
+    model.operands[model.operations[0].inputs[5]].dimensions = {kUnits, 3};
+    model.operands[model.operations[0].inputs[5]].location.length = kUnits * 3 * sizeof(float);
+    ASSERT_TRUE(wrongSize.valid());  // shapes are checked against each other at prepare()
+    std::vector<std::vector<uint8_t>> out;
+    EXPECT_NE(wrongSize.run(test::bytesOf(numbers(kTime * kBatch * 3, 1)), &out), hal::ErrorStatus::NONE);
+}
+
+}  // namespace
+}  // namespace nnemu
