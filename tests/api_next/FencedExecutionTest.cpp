@@ -112,7 +112,8 @@ TEST(FencedExecutionTest, OutputsMustBeFullySpecified) {
               ANEURALNETWORKS_BAD_DATA);
     // Giving the output's shape at binding time makes it fully specified.
     ExecutionPtr typed = newExecution(compilation.get());
-    const ANeuralNetworksOperandType outputType = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
+    const std::vector<uint32_t> outputDims{2};  // outlives the type that points to it
+    const ANeuralNetworksOperandType outputType = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, outputDims);
     ASSERT_EQ(ANeuralNetworksExecution_setInput(typed.get(), 0, nullptr, buffers.input0, kTensorBytes), 0);
     ASSERT_EQ(ANeuralNetworksExecution_setInput(typed.get(), 1, nullptr, buffers.input1, kTensorBytes), 0);
     ASSERT_EQ(ANeuralNetworksExecution_setOutput(typed.get(), 0, &outputType, buffers.output, kTensorBytes), 0);
