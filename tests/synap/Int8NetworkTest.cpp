@@ -15,59 +15,13 @@
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Validation.h"
 
+#include "HalNetworkBuilder.h"
+
 namespace nnemu {
 namespace {
 
-using hal::OperandLifeTime;
 using hal::OperandType;
 using hal::OperationType;
-
-class NetworkBuilder {
-public:
-    uint32_t tensor(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f, int32_t zeroPoint = 0) {
-        hal::Operand operand;
-        operand.type = type;
-        operand.dimensions = std::move(dims);
-        operand.scale = scale;
-        operand.zeroPoint = zeroPoint;
-        model_.operands.push_back(std::move(operand));
-        return static_cast<uint32_t>(model_.operands.size() - 1);
-    }
-
-    template <typename T>
-    uint32_t constant(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values, float scale = 0.0f,
-                      int32_t zeroPoint = 0) {
-        const uint32_t index = tensor(type, std::move(dims), scale, zeroPoint);
-        const size_t offset = (model_.operandValues.size() + 7) / 8 * 8;
-        const size_t length = values.size() * sizeof(T);
-        model_.operandValues.resize(offset + length);
-        std::memcpy(model_.operandValues.data() + offset, values.data(), length);
-        auto& operand = model_.operands[index];
-        operand.lifetime = OperandLifeTime::CONSTANT_COPY;
-        operand.location = {0, static_cast<uint32_t>(offset), static_cast<uint32_t>(length)};
-        return index;
-    }
-
-    uint32_t scalar(int32_t value) { return constant(OperandType::INT32, {}, std::vector<int32_t>{value}); }
-
-    void operation(OperationType type, std::vector<uint32_t> inputs, uint32_t output) {
-        for (uint32_t input : inputs) ++model_.operands[input].numberOfConsumers;
-        model_.operations.push_back({type, std::move(inputs), {output}});
-    }
-
-    hal::Model finish(uint32_t input, uint32_t output) {
-        model_.operands[input].lifetime = OperandLifeTime::MODEL_INPUT;
-        model_.operands[output].lifetime = OperandLifeTime::MODEL_OUTPUT;
-        model_.inputIndexes = {input};
-        model_.outputIndexes = {output};
-        return model_;
-    }
-
-    hal::Operand& operand(uint32_t index) { return model_.operands[index]; }
-
-private:
-    hal::Model model_;
-};
 
 constexpr auto kInt8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 
@@ -96,7 +50,7 @@ constexpr int kLayers = 8;
 
 hal::Model int8Network(int layers) {
     std::mt19937 random(30);
-    NetworkBuilder b;
+    test::HalNetworkBuilder b;
     const uint32_t input = b.tensor(kInt8, {1, 10, 10, 3}, 0.05f, -10);
 
     const std::vector<float> channelScales = {0.010f, 0.012f, 0.008f, 0.015f, 0.011f, 0.009f, 0.013f, 0.010f};
