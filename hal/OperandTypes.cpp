@@ -13,7 +13,8 @@ constexpr std::array<const char*, kNumberOfOperandTypes> kOperandTypeNames = {
         "TENSOR_FLOAT32",   "TENSOR_INT32",  "TENSOR_QUANT8_ASYMM",
         "BOOL",             "TENSOR_QUANT16_SYMM", "TENSOR_FLOAT16",
         "TENSOR_BOOL8",     "FLOAT16",       "TENSOR_QUANT8_SYMM_PER_CHANNEL",
-        "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM", "TENSOR_QUANT8_ASYMM_SIGNED"};
+        "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM", "TENSOR_QUANT8_ASYMM_SIGNED",
+        "SUBGRAPH"};
 
 constexpr std::array<const char*, kNumberOfOperationTypes> kOperationNames = {
         "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
@@ -53,6 +54,7 @@ bool isScalarType(OperandType type) {
         case OperandType::BOOL:
         case OperandType::FLOAT16:
         case OperandType::OEM:
+        case OperandType::SUBGRAPH:  // no dimensions: a reference to a model
             return true;
         default:
             return false;
@@ -88,6 +90,7 @@ uint32_t elementSize(OperandType type) {
         case OperandType::FLOAT16:
             return 2;
         case OperandType::OEM:
+        case OperandType::SUBGRAPH:  // holds no data of its own
             return 0;
         default:
             return 1;
@@ -112,7 +115,7 @@ int64_t operationFeatureLevel(OperationType type) {
 
 int64_t operandTypeFeatureLevel(OperandType type) {
     const auto code = static_cast<int32_t>(type);
-    if (type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return 30;
+    if (type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED || type == OperandType::SUBGRAPH) return 30;
     // BOOL (6) up to TENSOR_QUANT8_SYMM (13) came with API 29.
     if (code >= static_cast<int32_t>(OperandType::BOOL) && code <= static_cast<int32_t>(OperandType::TENSOR_QUANT8_SYMM)) {
         return 29;

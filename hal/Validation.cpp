@@ -1,5 +1,7 @@
 #include "nnemu/hal/Validation.h"
 
+#include "nnemu/hal/ControlFlow.h"
+
 #include <set>
 
 namespace nnemu::hal {
@@ -112,11 +114,20 @@ uint8_t* constantData(const Model& model, const Operand& operand) {
     return nullptr;
 }
 
-bool validateModel(const Model& model, std::string* why) {
-    if (model.operations.empty()) return fail(why, "the model has no operation");
-    if (model.operands.empty()) return fail(why, "the model has no operand");
-    for (size_t i = 0; i < model.operands.size(); ++i) {
-        const Operand& operand = model.operands[i];
+namespace {
+
+// One graph of a model (the main one or a referenced subgraph): operands, inputs/outputs lists,
+// operations in topological order, every temporary and output written exactly once.
+struct GraphRef {
+    const std::vector<Operand>& operands;
+    const std::vector<Operation>& operations;
+    const std::vector<uint32_t>& inputIndexes;
+    const std::vector<uint32_t>& outputIndexes;
+};
+
+bool validateOperands(const Model& model, const GraphRef& graph, size_t subgraphLimit, std::string* why) {
+    for (size_t i = 0; i < graph.operands.size(); ++i) {
+        const Operand& operand = graph.operands[i];
         const std::string where = "operand " + std::to_string(i) + ": ";
         std::string reason;
         if (!validateOperandType(static_cast<int32_t>(operand.type), operand.dimensions, operand.scale,
@@ -135,6 +146,17 @@ bool validateModel(const Model& model, std::string* why) {
                 return fail(why, where + "per-channel parameters do not match the dimensions");
             }
         }
+        // A model value and only that: SUBGRAPH operands must point at an earlier subgraph (the
+        // main model at any), so references can never form a cycle.
+        const bool isModel = operand.type == OperandType::SUBGRAPH;
+        if (isModel != (operand.lifetime == OperandLifeTime::SUBGRAPH)) {
+            return fail(why, where + (isModel ? "a SUBGRAPH operand without a model value"
+                                              : "lifetime SUBGRAPH on an operand of another type"));
+        }
+        if (isModel && operand.location.offset >= subgraphLimit) {
+            return fail(why, where + "references subgraph " + std::to_string(operand.location.offset) +
+                                     " which is out of range or not an earlier subgraph");
+        }
         if (isConstant(operand.lifetime)) {
             if (isTensorType(operand.type) && operand.dimensions.empty()) {
                 return fail(why, where + "constant tensor of unknown rank");
@@ -149,32 +171,40 @@ bool validateModel(const Model& model, std::string* why) {
             if (constantData(model, operand) == nullptr) return fail(why, where + "constant location out of range");
         }
     }
+    return true;
+}
+
+bool validateGraph(const Model& model, const GraphRef& graph, size_t subgraphLimit, std::string* why) {
+    if (graph.operations.empty()) return fail(why, "the model has no operation");
+    if (graph.operands.empty()) return fail(why, "the model has no operand");
+    if (!validateOperands(model, graph, subgraphLimit, why)) return false;
     // Inputs and outputs: right lifetimes, listed once.
     std::set<uint32_t> seen;
-    for (uint32_t index : model.inputIndexes) {
-        if (index >= model.operands.size() || model.operands[index].lifetime != OperandLifeTime::MODEL_INPUT ||
+    for (uint32_t index : graph.inputIndexes) {
+        if (index >= graph.operands.size() || graph.operands[index].lifetime != OperandLifeTime::MODEL_INPUT ||
             !seen.insert(index).second) {
             return fail(why, "invalid or repeated model input " + std::to_string(index));
         }
     }
-    for (uint32_t index : model.outputIndexes) {
-        if (index >= model.operands.size() || model.operands[index].lifetime != OperandLifeTime::MODEL_OUTPUT ||
+    for (uint32_t index : graph.outputIndexes) {
+        if (index >= graph.operands.size() || graph.operands[index].lifetime != OperandLifeTime::MODEL_OUTPUT ||
             !seen.insert(index).second) {
             return fail(why, "invalid or repeated model output " + std::to_string(index));
         }
     }
     // Every operation valid; each temporary/output written exactly once, and only after all of
     // an operation's inputs are written (the operation order must be topological).
-    std::vector<bool> written(model.operands.size(), false);
-    for (size_t i = 0; i < model.operands.size(); ++i) {
-        const auto lifetime = model.operands[i].lifetime;
+    std::vector<bool> written(graph.operands.size(), false);
+    for (size_t i = 0; i < graph.operands.size(); ++i) {
+        const auto lifetime = graph.operands[i].lifetime;
         written[i] = lifetime != OperandLifeTime::TEMPORARY_VARIABLE && lifetime != OperandLifeTime::MODEL_OUTPUT;
     }
-    const ConstantLookup constantOf = [&](uint32_t index) { return constantData(model, model.operands[index]); };
-    for (size_t i = 0; i < model.operations.size(); ++i) {
-        const Operation& operation = model.operations[i];
+    const ConstantLookup constantOf = [&](uint32_t index) { return constantData(model, graph.operands[index]); };
+    for (size_t i = 0; i < graph.operations.size(); ++i) {
+        const Operation& operation = graph.operations[i];
         std::string reason;
-        if (!validateOperation(operation, model.operands, constantOf, &reason)) {
+        if (!validateOperation(operation, graph.operands, constantOf, &reason) ||
+            (isControlFlow(operation.type) && !validateControlFlow(model, graph.operands, operation, &reason))) {
             return fail(why, "operation " + std::to_string(i) + " (" + reason + ")");
         }
         for (uint32_t index : operation.inputs) {
@@ -184,7 +214,7 @@ bool validateModel(const Model& model, std::string* why) {
             }
         }
         for (uint32_t index : operation.outputs) {
-            const auto lifetime = model.operands[index].lifetime;
+            const auto lifetime = graph.operands[index].lifetime;
             if (lifetime != OperandLifeTime::TEMPORARY_VARIABLE && lifetime != OperandLifeTime::MODEL_OUTPUT) {
                 return fail(why, "operation " + std::to_string(i) + " writes operand " + std::to_string(index) +
                                          " which is not a temporary or a model output");
@@ -193,8 +223,24 @@ bool validateModel(const Model& model, std::string* why) {
             written[index] = true;
         }
     }
-    for (size_t i = 0; i < model.operands.size(); ++i) {
+    for (size_t i = 0; i < graph.operands.size(); ++i) {
         if (!written[i]) return fail(why, "operand " + std::to_string(i) + " is never written");
+    }
+    return true;
+}
+
+}  // namespace
+
+bool validateModel(const Model& model, std::string* why) {
+    const GraphRef main{model.operands, model.operations, model.inputIndexes, model.outputIndexes};
+    if (!validateGraph(model, main, model.referenced.size(), why)) return false;
+    for (size_t k = 0; k < model.referenced.size(); ++k) {
+        const Subgraph& subgraph = model.referenced[k];
+        const GraphRef graph{subgraph.operands, subgraph.operations, subgraph.inputIndexes, subgraph.outputIndexes};
+        std::string reason;
+        if (!validateGraph(model, graph, k, &reason)) {
+            return fail(why, "referenced subgraph " + std::to_string(k) + ": " + reason);
+        }
     }
     return true;
 }

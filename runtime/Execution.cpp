@@ -165,6 +165,21 @@ int Execution::setMeasureTiming(bool measure) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+// Feature level 30. Longer than the maximum is clamped silently (as Android does, with a log).
+int Execution::setLoopTimeout(uint64_t duration) {
+    if (state_ != State::PREPARATION) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_setLoopTimeout: the execution has already started";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    if (duration > hal::kLoopTimeoutMaximum) {
+        NN_LOG(WARNING) << "ANeuralNetworksExecution_setLoopTimeout: " << duration << " ns clamped to the maximum "
+                        << hal::kLoopTimeoutMaximum << " ns";
+        duration = hal::kLoopTimeoutMaximum;
+    }
+    loopTimeout_ = duration;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
 int Execution::start() {
     if (state_ != State::PREPARATION) {
         NN_LOG(ERROR) << "the execution has already started";
@@ -193,7 +208,7 @@ int Execution::start() {
 int Execution::run() {
     // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
     auto runPlan = [this](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
-        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_);
+        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_, loopTimeout_);
     };
     completion_ = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
     state_ = State::COMPLETED;

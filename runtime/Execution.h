@@ -23,6 +23,7 @@ public:
     int setOutputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
                             std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length);
     int setMeasureTiming(bool measure);
+    int setLoopTimeout(uint64_t duration);
 
     // Marks the execution started; BAD_STATE if it already was, else BAD_DATA if an argument is unset.
     int start();
@@ -45,6 +46,7 @@ private:
     std::vector<Argument> inputs_;
     std::vector<Argument> outputs_;
     bool measureTiming_ = false;
+    uint64_t loopTimeout_ = hal::kLoopTimeoutDefault;  // ns, per WHILE loop
     std::atomic<State> state_{State::PREPARATION};
     int completion_ = ANEURALNETWORKS_NO_ERROR;
     std::vector<hal::OutputShape> shapes_;

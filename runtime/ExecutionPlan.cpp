@@ -43,8 +43,9 @@ float performanceOf(const Device& device, const hal::Model& model, const hal::Op
 
 bool isConstantOrOmitted(OperandLifeTime lifetime) {
     return lifetime == OperandLifeTime::CONSTANT_COPY || lifetime == OperandLifeTime::CONSTANT_REFERENCE ||
-           lifetime == OperandLifeTime::NO_VALUE;
+           lifetime == OperandLifeTime::NO_VALUE || lifetime == OperandLifeTime::SUBGRAPH;
 }
+
 
 }  // namespace
 
@@ -54,8 +55,17 @@ int resultFromStatus(ErrorStatus status) {
         case ErrorStatus::INVALID_ARGUMENT: return ANEURALNETWORKS_BAD_DATA;
         case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE: return ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
         case ErrorStatus::DEVICE_UNAVAILABLE: return ANEURALNETWORKS_UNAVAILABLE_DEVICE;
+        case ErrorStatus::MISSED_DEADLINE_TRANSIENT: return ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT;
+        case ErrorStatus::MISSED_DEADLINE_PERSISTENT: return ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT;
+        case ErrorStatus::DEAD_OBJECT: return ANEURALNETWORKS_DEAD_OBJECT;
         default: return ANEURALNETWORKS_OP_FAILED;
     }
+}
+
+bool isMissedDeadline(int result) {
+    return result == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || result == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
 }
 
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
@@ -170,6 +180,7 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
         model.operandValues = main.operandValues;
         model.pools = main.pools;
         model.relaxComputationFloat32toFloat16 = main.relaxComputationFloat32toFloat16;
+        model.referenced = main.referenced;  // SUBGRAPH operands keep their indexes
         std::vector<int64_t> local(main.operands.size(), -1);
         auto use = [&](uint32_t index) -> uint32_t {
             if (local[index] >= 0) return static_cast<uint32_t>(local[index]);
@@ -248,7 +259,7 @@ static std::shared_ptr<hal::IPreparedModel> preparedOnCpu(PlanStep& step) {
 
 int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            bool measureTiming, std::vector<hal::OutputShape>* shapes,
-                           hal::Timing* timing) const {
+                           hal::Timing* timing, uint64_t loopTimeoutDuration) const {
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
@@ -271,14 +282,18 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     }
     Temporaries temporaries(main_.operands.size());
     for (const auto& step : steps_) {
-        int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing);
+        int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
+                             loopTimeoutDuration);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
         const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
-        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_ || nothingElseToTry) return status;
+        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || isMissedDeadline(status) || !allowFallback_ ||
+            nothingElseToTry) {
+            return status;
+        }
         NN_LOG(WARNING) << step->device->name << " failed to execute its step; falling back to nnapi-reference";
         *timing = {};
         bool wholeModelRan = false;
-        status = fallBack(*step, inputs, outputs, temporaries, shapes, &wholeModelRan);
+        status = fallBack(*step, inputs, outputs, temporaries, shapes, &wholeModelRan, loopTimeoutDuration);
         if (status != ANEURALNETWORKS_NO_ERROR || wholeModelRan) return status;
     }
     return ANEURALNETWORKS_NO_ERROR;
@@ -286,12 +301,15 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
 
 int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>& inputs,
                             const std::vector<Argument>& outputs, Temporaries& temporaries,
-                            std::vector<hal::OutputShape>* shapes, bool* wholeModelRan) const {
+                            std::vector<hal::OutputShape>* shapes, bool* wholeModelRan,
+                            uint64_t loopTimeoutDuration) const {
     hal::Timing ignored;
     if (!failed.device->isCpu) {
         if (auto prepared = preparedOnCpu(const_cast<PlanStep&>(failed))) {
-            const int status = runStep(failed, *prepared, inputs, outputs, temporaries, false, shapes, &ignored);
-            if (status == ANEURALNETWORKS_NO_ERROR || status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE) {
+            const int status = runStep(failed, *prepared, inputs, outputs, temporaries, false, shapes, &ignored,
+                                       loopTimeoutDuration);
+            if (status == ANEURALNETWORKS_NO_ERROR || status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE ||
+                isMissedDeadline(status)) {
                 return status;
             }
         }
@@ -307,7 +325,7 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     auto prepared = preparedOnCpu(whole);
     if (prepared == nullptr) return ANEURALNETWORKS_OP_FAILED;
     *wholeModelRan = true;
-    return runStep(whole, *prepared, inputs, outputs, temporaries, false, shapes, &ignored);
+    return runStep(whole, *prepared, inputs, outputs, temporaries, false, shapes, &ignored, loopTimeoutDuration);
 }
 
 // Buffers for the tensors `step` passes to or takes from other steps. Their shapes are fully
@@ -335,9 +353,11 @@ bool ExecutionPlan::allocateTemporaries(const PlanStep& step, Temporaries& tempo
 int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            Temporaries& temporaries, bool measureTiming,
-                           std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const {
+                           std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
+                           uint64_t loopTimeoutDuration) const {
     if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
+    request.loopTimeoutDuration = loopTimeoutDuration;
     auto bind = [&](uint32_t index) {
         hal::RequestArgument argument;
         const int32_t inputAt = inputPosition_[index];

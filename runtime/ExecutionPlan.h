@@ -50,8 +50,10 @@ public:
 
     // Runs the plan with the application's arguments; ANEURALNETWORKS_* code. `shapes` gets one
     // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE).
+    // `loopTimeoutDuration` bounds each WHILE loop (ns; feature level 30).
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
-                bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
+                bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
+                uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault) const;
 
     const hal::Model& model() const { return main_; }
     size_t stepCount() const { return steps_.size(); }
@@ -66,11 +68,11 @@ private:
     bool allocateTemporaries(const PlanStep& step, Temporaries& temporaries) const;
     int runStep(const PlanStep& step, hal::IPreparedModel& prepared, const std::vector<Argument>& inputs,
                 const std::vector<Argument>& outputs, Temporaries& temporaries, bool measureTiming,
-                std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
+                std::vector<hal::OutputShape>* shapes, hal::Timing* timing, uint64_t loopTimeoutDuration) const;
     // Partial fallback: the failed step again on nnapi-reference; then the whole model there.
     int fallBack(const PlanStep& failed, const std::vector<Argument>& inputs,
                  const std::vector<Argument>& outputs, Temporaries& temporaries,
-                 std::vector<hal::OutputShape>* shapes, bool* wholeModelRan) const;
+                 std::vector<hal::OutputShape>* shapes, bool* wholeModelRan, uint64_t loopTimeoutDuration) const;
 
     hal::Model main_;  // the plan's own copy: the application may free its model
     bool allowFallback_ = true;
@@ -82,5 +84,6 @@ private:
 };
 
 int resultFromStatus(hal::ErrorStatus status);
+bool isMissedDeadline(int result);
 
 }  // namespace nnemu::runtime

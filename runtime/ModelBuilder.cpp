@@ -74,6 +74,7 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
     operand.zeroPoint = type.zeroPoint;
     model_.operands.push_back(std::move(operand));
     referencedValues_.push_back(nullptr);
+    modelValues_.push_back(nullptr);
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -82,6 +83,10 @@ int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t leng
     if (int n = checkModifiable(function)) return n;
     if (int n = checkOperandIndex(index, function)) return n;
     hal::Operand& operand = model_.operands[index];
+    if (operand.type == hal::OperandType::SUBGRAPH) {
+        NN_LOG(ERROR) << function << ": operand " << index << " takes a model: use setOperandValueFromModel";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
     referencedValues_[index] = nullptr;
     if (buffer == nullptr) {  // an omitted optional operand
         operand.lifetime = OperandLifeTime::NO_VALUE;
@@ -133,7 +138,7 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
         return ANEURALNETWORKS_BAD_DATA;
     }
     hal::Operand& operand = model_.operands[index];
-    if (!hal::isFullySpecified(operand.type, operand.dimensions) ||
+    if (operand.type == hal::OperandType::SUBGRAPH || !hal::isFullySpecified(operand.type, operand.dimensions) ||
         hal::byteSize(operand.type, operand.dimensions) != length) {
         NN_LOG(ERROR) << function << ": operand " << index << " is not fully specified or has another length";
         return ANEURALNETWORKS_BAD_DATA;
@@ -154,10 +159,23 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
 int ModelBuilder::setOperandValueFromModel(int32_t index, const ModelBuilder& value) {
     const char* function = "ANeuralNetworksModel_setOperandValueFromModel";
     if (int n = checkModifiable(function)) return n;
+    if (!value.finished_ || value.invalid_) {
+        NN_LOG(ERROR) << function << ": the value model is " << (value.invalid_ ? "invalid" : "not finished");
+        return ANEURALNETWORKS_BAD_STATE;
+    }
     if (int n = checkOperandIndex(index, function)) return n;
-    (void)value;
-    NN_LOG(ERROR) << function << ": SUBGRAPH operands are not supported yet";
-    return ANEURALNETWORKS_BAD_DATA;
+    hal::Operand& operand = model_.operands[index];
+    if (operand.type != hal::OperandType::SUBGRAPH) {
+        NN_LOG(ERROR) << function << ": operand " << index << " is a " << hal::operandTypeName(operand.type)
+                      << ", not an ANEURALNETWORKS_MODEL";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    // Copied in at finish; until then the application keeps `value` alive.
+    referencedValues_[index] = nullptr;
+    modelValues_[index] = &value;
+    operand.lifetime = OperandLifeTime::SUBGRAPH;
+    operand.location = {};
+    return ANEURALNETWORKS_NO_ERROR;
 }
 
 int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
@@ -213,6 +231,17 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
                                 [this](uint32_t index) { return constantOf(index); }, &why)) {
         NN_LOG(ERROR) << function << ": " << why;
         return ANEURALNETWORKS_BAD_DATA;
+    }
+    // Some uses need a later level than the operation itself (new operand types or inputs).
+    if (!isOem && hal::findSignature(operation.type) != nullptr) {
+        const int64_t level = hal::operationUseFeatureLevel(hal::makeOperationContext(
+                operation, model_.operands, [this](uint32_t index) { return constantOf(index); }));
+        if (level > kRuntimeFeatureLevel) {
+            NN_LOG(ERROR) << function << ": this use of " << hal::operationName(operation.type)
+                          << " needs feature level " << level << "; this runtime implements "
+                          << kRuntimeFeatureLevel;
+            return ANEURALNETWORKS_BAD_DATA;
+        }
     }
     hasOem_ = hasOem_ || isOem;
     model_.operations.push_back(std::move(operation));
@@ -368,9 +397,70 @@ int ModelBuilder::copyReferencedValues() {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+// Appends `graph`, copied from a model whose copied values and pools now start at valueBase and
+// poolBase of this model, and whose SUBGRAPH operand k now refers to innerIndex[k].
+uint32_t ModelBuilder::appendSubgraph(hal::Subgraph graph, uint32_t valueBase, uint32_t poolBase,
+                                      const std::vector<uint32_t>& innerIndex, const ModelBuilder* source) {
+    for (hal::Operand& operand : graph.operands) {
+        if (operand.lifetime == OperandLifeTime::CONSTANT_COPY) operand.location.offset += valueBase;
+        if (operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE) operand.location.poolIndex += poolBase;
+        if (operand.lifetime == OperandLifeTime::SUBGRAPH) operand.location.offset = innerIndex[operand.location.offset];
+    }
+    model_.referenced.push_back(std::move(graph));
+    referencedSources_.push_back(source);
+    return static_cast<uint32_t>(model_.referenced.size() - 1);
+}
+
+// Copies `value` (finished, so its own references are already flattened into it) and what it
+// references, depth-first: a subgraph always follows the ones it refers to. A model referenced
+// several times, directly or through others, is copied once.
+uint32_t ModelBuilder::placeReferencedModel(const ModelBuilder& value, Placed& placed) {
+    if (auto it = placed.find(&value); it != placed.end()) return it->second;
+    const hal::Model& source = value.model_;
+    const auto valueBase = static_cast<uint32_t>(alignUp(model_.operandValues.size(), kConstantAlignment));
+    model_.operandValues.resize(valueBase);
+    model_.operandValues.insert(model_.operandValues.end(), source.operandValues.begin(), source.operandValues.end());
+    const auto poolBase = static_cast<uint32_t>(model_.pools.size());
+    model_.pools.insert(model_.pools.end(), source.pools.begin(), source.pools.end());
+    std::vector<uint32_t> innerIndex(source.referenced.size());
+    for (size_t k = 0; k < source.referenced.size(); ++k) {
+        const ModelBuilder* key = value.referencedSources_[k];
+        if (auto it = placed.find(key); it != placed.end()) {
+            innerIndex[k] = it->second;
+            continue;
+        }
+        innerIndex[k] = appendSubgraph(source.referenced[k], valueBase, poolBase, innerIndex, key);
+        placed[key] = innerIndex[k];
+    }
+    hal::Subgraph main{source.operands, source.operations, source.inputIndexes, source.outputIndexes};
+    const uint32_t at = appendSubgraph(std::move(main), valueBase, poolBase, innerIndex, &value);
+    placed[&value] = at;
+    return at;
+}
+
+int ModelBuilder::copyReferencedModels() {
+    Placed placed;
+    try {
+        for (size_t i = 0; i < modelValues_.size(); ++i) {
+            if (modelValues_[i] == nullptr) continue;
+            model_.operands[i].location = {0, placeReferencedModel(*modelValues_[i], placed), 0};
+            modelValues_[i] = nullptr;
+        }
+    } catch (const std::bad_alloc&) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the referenced models";
+        return ANEURALNETWORKS_OUT_OF_MEMORY;
+    }
+    if (model_.operandValues.size() > std::numeric_limits<uint32_t>::max()) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_finish: the referenced models' copied values pass 4 GiB";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
 int ModelBuilder::finish() {
     if (int n = checkModifiable("ANeuralNetworksModel_finish")) return n;
     if (int n = copyReferencedValues()) return n;
+    if (int n = copyReferencedModels()) return n;
     for (auto& operand : model_.operands) operand.numberOfConsumers = 0;
     for (const auto& operation : model_.operations) {
         for (uint32_t index : operation.inputs) model_.operands[index].numberOfConsumers++;

@@ -2,6 +2,7 @@
 // immutable, validated, topologically sorted hal::Model.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -45,11 +46,18 @@ private:
     int checkOperandIndex(int32_t index, const char* function) const;
     uint8_t* constantOf(uint32_t index) const;
     int copyReferencedValues();
+    int copyReferencedModels();
+    using Placed = std::map<const ModelBuilder*, uint32_t>;
+    uint32_t placeReferencedModel(const ModelBuilder& value, Placed& placed);
+    uint32_t appendSubgraph(hal::Subgraph graph, uint32_t valueBase, uint32_t poolBase,
+                            const std::vector<uint32_t>& innerIndex, const ModelBuilder* source);
     bool listsEveryInputAndOutput() const;
     bool sortOperations();
 
     hal::Model model_;
     std::vector<const void*> referencedValues_;  // per operand: app pointer kept until finish
+    std::vector<const ModelBuilder*> modelValues_;  // per operand: SUBGRAPH value until finish
+    std::vector<const ModelBuilder*> referencedSources_;  // per model_.referenced entry
     bool finished_ = false;
     bool invalid_ = false;
     bool hasOem_ = false;

@@ -456,6 +456,15 @@ void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
     delete owned;
 }
 
+int ANeuralNetworksExecution_setLoopTimeout(ANeuralNetworksExecution* handle, uint64_t duration) {
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    return execution(handle)->setLoopTimeout(duration);
+}
+
+uint64_t ANeuralNetworks_getDefaultLoopTimeout() { return nnemu::hal::kLoopTimeoutDefault; }
+
+uint64_t ANeuralNetworks_getMaximumLoopTimeout() { return nnemu::hal::kLoopTimeoutMaximum; }
+
 int ANeuralNetworksExecution_getOutputOperandRank(ANeuralNetworksExecution* handle, int32_t index,
                                                   uint32_t* rank) {
     if (handle == nullptr || rank == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;

@@ -1,6 +1,7 @@
 // The `nnapi-reference` device: every operation with a reference kernel, run in-process.
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/hal/ControlFlow.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/Validation.h"
@@ -9,6 +10,22 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::ErrorStatus;
+
+bool hasKernel(hal::OperationType type) {
+    return hal::findSignature(type) != nullptr && findKernel(type) != nullptr;
+}
+
+// IF and WHILE are interpreted by the executor: they run when every operation of every
+// referenced subgraph has a kernel.
+bool canRun(const hal::Model& model, hal::OperationType type) {
+    if (!hal::isControlFlow(type)) return hasKernel(type);
+    for (const auto& graph : model.referenced) {
+        for (const auto& operation : graph.operations) {
+            if (!hal::isControlFlow(operation.type) && !hasKernel(operation.type)) return false;
+        }
+    }
+    return true;
+}
 
 class ReferencePreparedModel final : public hal::IPreparedModel {
 public:
@@ -50,8 +67,7 @@ public:
         }
         std::vector<bool> supported;
         for (const auto& operation : model.operations) {
-            supported.push_back(hal::findSignature(operation.type) != nullptr &&
-                                findKernel(operation.type) != nullptr);
+            supported.push_back(canRun(model, operation.type));
         }
         return {ErrorStatus::NONE, supported};
     }
@@ -68,7 +84,7 @@ public:
             return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
         for (const auto& operation : model.operations) {
-            if (findKernel(operation.type) == nullptr) {
+            if (!canRun(model, operation.type)) {
                 NN_LOG(ERROR) << "nnapi-reference: no kernel for " << hal::operationName(operation.type);
                 return {ErrorStatus::INVALID_ARGUMENT, nullptr};
             }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "HalVariantRun.h"
 #include "SignedCoupling.h"
 #include "nnemu/hal/DeviceRegistry.h"
 
@@ -37,7 +38,7 @@ bool claimsEverything(hal::IDevice& device, const hal::Model& model) {
 }
 
 // Prepares (the JIT compiles at the first execution) and runs one request on the device.
-coupling::Executor executorOn(const std::shared_ptr<hal::IDevice>& device) {
+halvariant::Executor executorOn(const std::shared_ptr<hal::IDevice>& device) {
     return [device](const hal::Model& model, const hal::Request& request) {
         auto [status, prepared] = device->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, {}, {},
                                                        hal::CacheToken{});
@@ -61,9 +62,9 @@ TEST(SignedCouplingOnNpu, ClaimedSignedVariantsMatchTheConvertedGoldens) {
     std::map<std::string, size_t> claimed;
     std::vector<std::string> failures;
     for (const auto& v : variants) {
-        if (!claimsEverything(*device, coupling::buildModel(v))) continue;
+        if (!claimsEverything(*device, halvariant::buildModel(v))) continue;
         ++claimed[v.operations[0].typeName];
-        if (auto problem = coupling::runSignedVariant(v, executorOn(device))) failures.push_back(v.id + ": " + *problem);
+        if (auto problem = halvariant::runVariant(v, executorOn(device))) failures.push_back(v.id + ": " + *problem);
     }
     size_t total = 0;
     std::printf("signed variants synap-npu claims, per operation:\n");

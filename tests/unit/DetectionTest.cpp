@@ -7,11 +7,10 @@
 #include <cstring>
 #include <vector>
 
-#include "nnemu/cpu/Executor.h"
+#include "SingleOperation.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/OperandTypes.h"
-#include "nnemu/hal/Validation.h"
 
 namespace nnemu {
 namespace {
@@ -20,101 +19,47 @@ using hal::ErrorStatus;
 using hal::OperandType;
 using hal::OperationType;
 
-template <typename T>
-std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
-    std::vector<uint8_t> bytes(values.size() * sizeof(T));
-    if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
-
-// One operation whose tensors are model inputs and outputs (so prepare sees their data only
-// at execution) and whose scalars are constants, run on the reference executor.
+// One operation whose tensors are model inputs (so prepare sees their data only at execution)
+// and whose scalars are constants, run on the reference executor by runSingleOperation.
 class OneOperation {
 public:
-    explicit OneOperation(OperationType type) { operation_.type = type; }
+    explicit OneOperation(OperationType type) : operation_{type, {}, {}} {}
 
     template <typename T>
     OneOperation& input(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
                         float scale = 0.0f, int32_t zeroPoint = 0) {
-        operation_.inputs.push_back(addOperand(type, std::move(dims), scale, zeroPoint));
-        model_.inputIndexes.push_back(operation_.inputs.back());
-        inputData_.push_back(bytesOf(values));
+        operation_.inputs.push_back(testing::tensor(type, std::move(dims), values, true, scale, zeroPoint));
         return *this;
     }
 
     template <typename T>
     OneOperation& scalar(OperandType type, T value) {
-        const uint32_t index = addOperand(type, {}, 0.0f, 0);
-        hal::Operand& operand = model_.operands[index];
-        operand.lifetime = hal::OperandLifeTime::CONSTANT_COPY;
-        operand.location = {0, static_cast<uint32_t>(model_.operandValues.size()), sizeof(T)};
-        const auto bytes = bytesOf(std::vector<T>{value});
-        model_.operandValues.insert(model_.operandValues.end(), bytes.begin(), bytes.end());
-        operation_.inputs.push_back(index);
+        operation_.inputs.push_back(testing::scalar(type, value));
         return *this;
     }
 
+    // An output of unknown rank.
     OneOperation& output(OperandType type, float scale = 0.0f, int32_t zeroPoint = 0) {
-        operation_.outputs.push_back(addOperand(type, {}, scale, zeroPoint));
-        model_.operands.back().lifetime = hal::OperandLifeTime::MODEL_OUTPUT;
-        model_.outputIndexes.push_back(operation_.outputs.back());
+        operation_.outputs.push_back(testing::output(type, {}, 0, scale, zeroPoint));
         return *this;
     }
 
     // Validates the model, then runs it with every output given `outputBytes` bytes.
     ErrorStatus run(size_t outputBytes = 4096) {
-        model_.operations = {operation_};
-        std::string why;
-        if (!hal::validateModel(model_, &why)) return ErrorStatus::INVALID_ARGUMENT;
-        hal::Request request;
-        size_t total = 0;
-        for (const auto& data : inputData_) total += data.size();
-        total += outputBytes * model_.outputIndexes.size();
-        auto pool = std::make_shared<hal::HeapPool>(total);
-        uint32_t offset = 0;
-        for (const auto& data : inputData_) {
-            if (!data.empty()) std::memcpy(pool->data() + offset, data.data(), data.size());
-            request.inputs.push_back({false, {0, offset, static_cast<uint32_t>(data.size())}, {}});
-            offset += static_cast<uint32_t>(data.size());
-        }
-        for (size_t i = 0; i < model_.outputIndexes.size(); ++i) {
-            request.outputs.push_back({false, {0, offset, static_cast<uint32_t>(outputBytes)}, {}});
-            outputs_.push_back(pool->data() + offset);
-            offset += static_cast<uint32_t>(outputBytes);
-        }
-        request.pools.push_back(pool);
-        pool_ = pool;
-        auto [status, shapes] = cpu::executeModel(model_, request);
-        shapes_ = shapes;
-        return status;
+        for (auto& out : operation_.outputs) out.bytes.assign(outputBytes, 0);
+        result_ = operation_.run();
+        return result_.valid ? result_.status : ErrorStatus::INVALID_ARGUMENT;
     }
 
-    std::vector<uint32_t> dims(size_t output) const { return shapes_.at(output).dimensions; }
+    std::vector<uint32_t> dims(size_t output) const { return result_.dims.at(output); }
     template <typename T>
     T value(size_t output, size_t i) const {
-        T v;
-        std::memcpy(&v, outputs_.at(output) + i * sizeof(T), sizeof(T));
-        return v;
+        return result_.values<T>(output).at(i);
     }
 
 private:
-    uint32_t addOperand(OperandType type, std::vector<uint32_t> dims, float scale, int32_t zeroPoint) {
-        hal::Operand operand;
-        operand.type = type;
-        operand.dimensions = std::move(dims);
-        operand.scale = scale;
-        operand.zeroPoint = zeroPoint;
-        operand.lifetime = hal::OperandLifeTime::MODEL_INPUT;
-        model_.operands.push_back(operand);
-        return static_cast<uint32_t>(model_.operands.size() - 1);
-    }
-
-    hal::Model model_;
-    hal::Operation operation_;
-    std::vector<std::vector<uint8_t>> inputData_;
-    std::shared_ptr<hal::HeapPool> pool_;
-    std::vector<uint8_t*> outputs_;
-    std::vector<hal::OutputShape> shapes_;
+    testing::SingleOperation operation_;
+    testing::RunResult result_;
 };
 
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;

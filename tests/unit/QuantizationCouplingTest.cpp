@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "HalVariantRun.h"
 #include "SignedCoupling.h"
-#include "nnemu/cpu/Executor.h"
 
 namespace nnemu {
 namespace {
@@ -48,7 +48,7 @@ TEST(QuantizationCoupling, SignedVariantsMatchTheConvertedGoldens) {
     for (const auto& v : variants) {
         Tally& t = tally[v.operations[0].typeName];
         ++t.covered;
-        if (auto problem = coupling::runSignedVariant(v, cpu::executeModel)) {
+        if (auto problem = halvariant::runVariant(v)) {
             failures.push_back(v.id + ": " + *problem);
         } else {
             ++t.passed;

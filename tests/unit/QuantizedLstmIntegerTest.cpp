@@ -3,17 +3,20 @@
 // clips), and malformed operands rejected at validation or at prepare().
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
 
-#include "SingleOperationModel.h"
+#include "SingleOperation.h"
 
 namespace nnemu {
 namespace {
 
 using hal::OperandType;
-using test::SingleOperationModel;
+using testing::RunResult;
+using testing::SingleOperation;
+using testing::TestOperand;
 
 constexpr auto Q8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr auto Q8SYM = OperandType::TENSOR_QUANT8_SYMM;
@@ -115,17 +118,18 @@ Step makeStep(const Config& config, uint32_t seed) {
 }
 
 template <typename T>
-void addTensor(SingleOperationModel& m, OperandType type, std::vector<uint32_t> dims, const Tensor<T>& t) {
+void addTensor(SingleOperation& m, OperandType type, std::vector<uint32_t> dims, const Tensor<T>& t) {
     if (t.q.empty()) {
-        m.omitted(type, std::move(dims), type == I32 ? 0.0f : 1.0f);
+        m.inputs.push_back(testing::omitted(type, std::move(dims), type == I32 ? 0.0f : 1.0f));
     } else {
-        m.constant(type, std::move(dims), t.q, t.scale, t.zeroPoint);
+        m.inputs.push_back(testing::tensor(type, std::move(dims), t.q, false, t.scale, t.zeroPoint));
     }
 }
 
-SingleOperationModel buildModel(const Step& s) {
-    SingleOperationModel m(hal::OperationType::QUANTIZED_LSTM);
-    m.input(Q8S, {kBatch, kInputSize}, s.input.scale, s.input.zeroPoint);
+// The step's input is the model input, every other operand a constant or omitted.
+SingleOperation buildModel(const Step& s) {
+    SingleOperation m{hal::OperationType::QUANTIZED_LSTM, {}, {}};
+    m.inputs.push_back(testing::tensor(Q8S, {kBatch, kInputSize}, s.input.q, true, s.input.scale, s.input.zeroPoint));
     for (int g = 0; g < 4; ++g) addTensor(m, Q8SYM, {kUnits, kInputSize}, s.inputWeights[g]);
     for (int g = 0; g < 4; ++g) addTensor(m, Q8SYM, {kUnits, s.outputSize}, s.recurrentWeights[g]);
     for (int g : {kInput, kForget, kOutput}) addTensor(m, Q16SYM, {kUnits}, s.peephole[g]);
@@ -137,17 +141,17 @@ SingleOperationModel buildModel(const Step& s) {
     for (int g = 0; g < 4; ++g) addTensor(m, Q16SYM, {kUnits}, s.layerNorm[g]);
     for (float clip : {s.config.cellClip, s.config.projClip}) {
         if (clip < 0.0f) {
-            m.omitted(OperandType::FLOAT32);
+            m.inputs.push_back(testing::omitted(OperandType::FLOAT32));
         } else {
-            m.scalar(OperandType::FLOAT32, clip);
+            m.inputs.push_back(testing::scalar(OperandType::FLOAT32, clip));
         }
     }
-    for (int g = 0; g < 4; ++g) m.scalar(OperandType::FLOAT32, s.intermediateScale[g]);
-    m.scalar(OperandType::INT32, s.hiddenZeroPoint);
-    m.scalar(OperandType::FLOAT32, s.hiddenScale);
-    m.output(Q8S, {kBatch, s.outputSize}, s.outputState.scale, s.outputState.zeroPoint);
-    m.output(Q16SYM, {kBatch, kUnits}, s.cellState.scale);
-    m.output(Q8S, {kBatch, s.outputSize}, s.outputState.scale, s.outputState.zeroPoint);
+    for (int g = 0; g < 4; ++g) m.inputs.push_back(testing::scalar(OperandType::FLOAT32, s.intermediateScale[g]));
+    m.inputs.push_back(testing::scalar(OperandType::INT32, s.hiddenZeroPoint));
+    m.inputs.push_back(testing::scalar(OperandType::FLOAT32, s.hiddenScale));
+    const auto outputState = testing::sizedOutput(Q8S, {kBatch, s.outputSize}, s.outputState.scale,
+                                                  s.outputState.zeroPoint);
+    m.outputs = {outputState, testing::sizedOutput(Q16SYM, {kBatch, kUnits}, s.cellState.scale), outputState};
     return m;
 }
 
@@ -235,13 +239,12 @@ Reference floatStep(const Step& s) {
 // quantization steps, the cell state within four of its (2^-11) steps.
 void expectMatchesFloatCell(const Config& config, uint32_t seed) {
     const Step s = makeStep(config, seed);
-    const SingleOperationModel m = buildModel(s);
-    ASSERT_TRUE(m.valid());
-    std::vector<std::vector<uint8_t>> out;
-    ASSERT_EQ(m.run(test::bytesOf(s.input.q), &out), hal::ErrorStatus::NONE);
-    const auto outputState = test::valuesOf<int8_t>(out[0]);
-    const auto cellState = test::valuesOf<int16_t>(out[1]);
-    EXPECT_EQ(out[0], out[2]) << "output 2 repeats output 0";
+    const RunResult r = buildModel(s).run();
+    ASSERT_TRUE(r.valid) << r.why;
+    ASSERT_EQ(r.status, hal::ErrorStatus::NONE);
+    const auto outputState = r.values<int8_t>(0);
+    const auto cellState = r.values<int16_t>(1);
+    EXPECT_EQ(r.outputs[0], r.outputs[2]) << "output 2 repeats output 0";
     const Reference ref = floatStep(s);
     ASSERT_EQ(outputState.size(), ref.outputState.size());
     for (size_t i = 0; i < outputState.size(); ++i) {
@@ -277,51 +280,42 @@ TEST(QuantizedLstmInteger, ClipsBoundTheCellAndProjectedStates) {
 
 // ---- malformed operands
 
-bool accepted(const Config& config, const std::function<void(hal::Model&)>& mutate) {
-    SingleOperationModel m = buildModel(makeStep(config, 11));
-    mutate(m.model());
-    if (!m.valid()) return false;
-    std::vector<std::vector<uint8_t>> out;
-    return m.run(test::bytesOf(makeStep(config, 11).input.q), &out) == hal::ErrorStatus::NONE;
+// Valid and run without error once `mutate` altered the operands.
+bool accepted(const Config& config, const std::function<void(SingleOperation&)>& mutate) {
+    SingleOperation m = buildModel(makeStep(config, 11));
+    mutate(m);
+    const RunResult r = m.run();
+    return r.valid && r.status == hal::ErrorStatus::NONE;
 }
 
-hal::Operand& operandOf(hal::Model& model, uint32_t input) {
-    return model.operands[model.operations[0].inputs[input]];
-}
+TestOperand& operandOf(SingleOperation& m, uint32_t input) { return m.inputs[input]; }
 
-void omit(hal::Model& model, uint32_t input) {
-    hal::Operand& operand = operandOf(model, input);
-    operand.lifetime = hal::OperandLifeTime::NO_VALUE;
-    operand.location = {};
-}
+void omit(SingleOperation& m, uint32_t input) { operandOf(m, input).omitted = true; }
 
 TEST(QuantizedLstmInteger, RejectsMalformedOperands) {
     const Config full{.peephole = true, .projection = true, .layerNorm = true};
-    EXPECT_TRUE(accepted(full, [](hal::Model&) {}));
+    EXPECT_TRUE(accepted(full, [](SingleOperation&) {}));
     // A peephole, layer normalization or CIFG group only partly there.
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { omit(m, 10); }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { omit(m, 22); }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { omit(m, 5); }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { omit(m, 12); }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { omit(m, 10); }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { omit(m, 22); }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { omit(m, 5); }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { omit(m, 12); }));
     // A projection bias without projection weights.
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { omit(m, 16); }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { omit(m, 16); }));
     // Wrong types, shapes and quantizations.
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { operandOf(m, 2).type = OperandType::TENSOR_QUANT8_ASYMM; }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { operandOf(m, 6).dimensions = {kUnits, 3}; }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { operandOf(m, 19).scale = 1.0f / 3000; }));  // not 2^k
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { operandOf(m, 19).scale = 1.0f / 64; }));    // 2^-6: too coarse
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { m.operands[m.operations[0].outputs[0]].zeroPoint = 5; }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { m.operands[m.operations[0].outputs[1]].scale = 1.0f / 1024; }));
-    EXPECT_FALSE(accepted(full, [](hal::Model& m) { operandOf(m, 30).type = OperandType::FLOAT32; }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { operandOf(m, 2).type = OperandType::TENSOR_QUANT8_ASYMM; }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { operandOf(m, 6).dims = {kUnits, 3}; }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { operandOf(m, 19).scale = 1.0f / 3000; }));  // not 2^k
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { operandOf(m, 19).scale = 1.0f / 64; }));    // 2^-6: too coarse
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { m.outputs[0].zeroPoint = 5; }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { m.outputs[1].scale = 1.0f / 1024; }));
+    EXPECT_FALSE(accepted(full, [](SingleOperation& m) { operandOf(m, 30).type = OperandType::FLOAT32; }));
 }
 
 TEST(QuantizedLstmInteger, RejectsInvalidScalars) {
     const Config config{.layerNorm = true};
     auto withFloat = [](uint32_t input, float value) {
-        return [=](hal::Model& m) {
-            const auto& location = operandOf(m, input).location;
-            std::memcpy(m.operandValues.data() + location.offset, &value, sizeof value);
-        };
+        return [=](SingleOperation& m) { operandOf(m, input).bytes = testing::bytesOf(std::vector<float>{value}); };
     };
     EXPECT_FALSE(accepted(config, withFloat(24, -1.0f)));  // negative cell clip
     EXPECT_FALSE(accepted(config, withFloat(27, 0.0f)));   // forget gate intermediate scale

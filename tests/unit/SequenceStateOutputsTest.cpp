@@ -6,14 +6,18 @@
 
 #include <vector>
 
-#include "SingleOperationModel.h"
+#include "SingleOperation.h"
 
 namespace nnemu {
 namespace {
 
 using hal::OperandType;
 using hal::OperationType;
-using test::SingleOperationModel;
+using testing::omitted;
+using testing::scalar;
+using testing::SingleOperation;
+using testing::sizedOutput;
+using testing::tensor;
 
 constexpr auto F32 = OperandType::TENSOR_FLOAT32;
 constexpr uint32_t kTime = 3;
@@ -46,51 +50,61 @@ std::vector<float> reversedSteps(const std::vector<float>& sequence, uint32_t st
     return reversed;
 }
 
-std::vector<std::vector<float>> run(const SingleOperationModel& m, const std::vector<float>& input) {
-    std::vector<std::vector<uint8_t>> bytes;
-    EXPECT_EQ(m.run(test::bytesOf(input), &bytes), hal::ErrorStatus::NONE);
+// The model input, its value given to run().
+testing::TestOperand modelInput(std::vector<uint32_t> dims) { return tensor<float>(F32, std::move(dims), {}); }
+
+void constant(SingleOperation& m, std::vector<uint32_t> dims, const std::vector<float>& values) {
+    m.inputs.push_back(tensor(F32, std::move(dims), values, false));
+}
+
+// Each output's values, none when the run fails.
+std::vector<std::vector<float>> run(SingleOperation m, const std::vector<float>& input) {
+    m.inputs[0].bytes = testing::bytesOf(input);
+    const testing::RunResult r = m.run();
+    EXPECT_EQ(r.status, hal::ErrorStatus::NONE) << r.why;
     std::vector<std::vector<float>> outputs;
-    for (const auto& b : bytes) outputs.push_back(test::valuesOf<float>(b));
+    if (r.status != hal::ErrorStatus::NONE) return outputs;
+    for (size_t i = 0; i < r.outputs.size(); ++i) outputs.push_back(r.values<float>(i));
     return outputs;
 }
 
 // The weights, biases and initial states of one LSTM direction (no CIFG, peephole,
 // projection or layer normalization) at `seed`.
-void addLstmWeights(SingleOperationModel& m, uint32_t inputSize, uint32_t seed) {
-    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits, inputSize}, numbers(kUnits * inputSize, seed + g));
-    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, seed + 10 + g));
-    for (int i = 0; i < 3; ++i) m.omitted(F32, {kUnits});
-    for (uint32_t g = 0; g < 4; ++g) m.constant(F32, {kUnits}, numbers(kUnits, seed + 20 + g));
-    m.omitted(F32, {kUnits, kUnits});
-    m.omitted(F32, {kUnits});
+void addLstmWeights(SingleOperation& m, uint32_t inputSize, uint32_t seed) {
+    for (uint32_t g = 0; g < 4; ++g) constant(m, {kUnits, inputSize}, numbers(kUnits * inputSize, seed + g));
+    for (uint32_t g = 0; g < 4; ++g) constant(m, {kUnits, kUnits}, numbers(kUnits * kUnits, seed + 10 + g));
+    for (int i = 0; i < 3; ++i) m.inputs.push_back(omitted(F32, {kUnits}));
+    for (uint32_t g = 0; g < 4; ++g) constant(m, {kUnits}, numbers(kUnits, seed + 20 + g));
+    m.inputs.push_back(omitted(F32, {kUnits, kUnits}));
+    m.inputs.push_back(omitted(F32, {kUnits}));
 }
 
-void addLstmStates(SingleOperationModel& m, const std::vector<float>& output, const std::vector<float>& cell) {
-    m.constant(F32, {kBatch, kUnits}, output);
-    m.constant(F32, {kBatch, kUnits}, cell);
+void addLstmStates(SingleOperation& m, const std::vector<float>& output, const std::vector<float>& cell) {
+    constant(m, {kBatch, kUnits}, output);
+    constant(m, {kBatch, kUnits}, cell);
 }
 
-void addLstmParameters(SingleOperationModel& m) {
-    m.scalar(OperandType::INT32, kTanh);
-    m.scalar(OperandType::FLOAT32, 0.0f);
-    m.scalar(OperandType::FLOAT32, 0.0f);
+void addLstmParameters(SingleOperation& m) {
+    m.inputs.push_back(scalar(OperandType::INT32, kTanh));
+    m.inputs.push_back(scalar(OperandType::FLOAT32, 0.0f));
+    m.inputs.push_back(scalar(OperandType::FLOAT32, 0.0f));
 }
 
 // UNIDIRECTIONAL_SEQUENCE_LSTM, time-major, over `steps` steps, with final states when asked.
-SingleOperationModel unidirectionalLstm(uint32_t steps, uint32_t inputSize, uint32_t seed,
-                                        const std::vector<float>& outputState, const std::vector<float>& cellState,
-                                        bool stateOutputs) {
-    SingleOperationModel m(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM);
-    m.input(F32, {steps, kBatch, inputSize});
+SingleOperation unidirectionalLstm(uint32_t steps, uint32_t inputSize, uint32_t seed,
+                                   const std::vector<float>& outputState, const std::vector<float>& cellState,
+                                   bool stateOutputs) {
+    SingleOperation m{OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, {}, {}};
+    m.inputs.push_back(modelInput({steps, kBatch, inputSize}));
     addLstmWeights(m, inputSize, seed);
     addLstmStates(m, outputState, cellState);
     addLstmParameters(m);
-    m.scalar(OperandType::BOOL, uint8_t{1});
-    for (int i = 0; i < 4; ++i) m.omitted(F32, {kUnits});
-    m.output(F32, {steps, kBatch, kUnits});
+    m.inputs.push_back(scalar(OperandType::BOOL, uint8_t{1}));
+    for (int i = 0; i < 4; ++i) m.inputs.push_back(omitted(F32, {kUnits}));
+    m.outputs.push_back(sizedOutput(F32, {steps, kBatch, kUnits}));
     if (stateOutputs) {
-        m.output(F32, {kBatch, kUnits});
-        m.output(F32, {kBatch, kUnits});
+        m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
+        m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
     }
     return m;
 }
@@ -98,7 +112,7 @@ SingleOperationModel unidirectionalLstm(uint32_t steps, uint32_t inputSize, uint
 TEST(SequenceStateOutputs, UnidirectionalLstmFinalStatesAreTheLastStepsStates) {
     const std::vector<float> input = numbers(kTime * kBatch * 3, 7);
     const std::vector<float> zeros(kBatch * kUnits, 0.0f);
-    const SingleOperationModel whole = unidirectionalLstm(kTime, 3, 100, zeros, zeros, true);
+    const SingleOperation whole = unidirectionalLstm(kTime, 3, 100, zeros, zeros, true);
     ASSERT_TRUE(whole.valid());
     const auto out = run(whole, input);
     ASSERT_EQ(out.size(), 3u);
@@ -116,27 +130,27 @@ TEST(SequenceStateOutputs, UnidirectionalLstmFinalStatesAreTheLastStepsStates) {
 
 TEST(SequenceStateOutputs, UnidirectionalLstmNeedsBothStateOutputs) {
     const std::vector<float> zeros(kBatch * kUnits, 0.0f);
-    SingleOperationModel m = unidirectionalLstm(kTime, 3, 100, zeros, zeros, false);
-    m.output(F32, {kBatch, kUnits});  // output 1 without output 2
+    SingleOperation m = unidirectionalLstm(kTime, 3, 100, zeros, zeros, false);
+    m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));  // output 1 without output 2
     EXPECT_FALSE(m.valid());
 }
 
-SingleOperationModel unidirectionalRnn(bool stateOutput) {
-    SingleOperationModel m(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
-    m.input(F32, {kTime, kBatch, 3});
-    m.constant(F32, {kUnits, 3}, numbers(kUnits * 3, 1));
-    m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, 2));
-    m.constant(F32, {kUnits}, numbers(kUnits, 3));
-    m.constant(F32, {kBatch, kUnits}, numbers(kBatch * kUnits, 4));
-    m.scalar(OperandType::INT32, int32_t{1});
-    m.scalar(OperandType::INT32, int32_t{1});
-    m.output(F32, {kTime, kBatch, kUnits});
-    if (stateOutput) m.output(F32, {kBatch, kUnits});
+SingleOperation unidirectionalRnn(bool stateOutput) {
+    SingleOperation m{OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, {}, {}};
+    m.inputs.push_back(modelInput({kTime, kBatch, 3}));
+    constant(m, {kUnits, 3}, numbers(kUnits * 3, 1));
+    constant(m, {kUnits, kUnits}, numbers(kUnits * kUnits, 2));
+    constant(m, {kUnits}, numbers(kUnits, 3));
+    constant(m, {kBatch, kUnits}, numbers(kBatch * kUnits, 4));
+    m.inputs.push_back(scalar(OperandType::INT32, int32_t{1}));
+    m.inputs.push_back(scalar(OperandType::INT32, int32_t{1}));
+    m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, kUnits}));
+    if (stateOutput) m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
     return m;
 }
 
 TEST(SequenceStateOutputs, UnidirectionalRnnFinalHiddenStateIsTheLastStep) {
-    const SingleOperationModel m = unidirectionalRnn(true);
+    const SingleOperation m = unidirectionalRnn(true);
     ASSERT_TRUE(m.valid());
     const auto out = run(m, numbers(kTime * kBatch * 3, 9));
     ASSERT_EQ(out.size(), 2u);
@@ -145,39 +159,39 @@ TEST(SequenceStateOutputs, UnidirectionalRnnFinalHiddenStateIsTheLastStep) {
 }
 
 // BIDIRECTIONAL_SEQUENCE_RNN, time-major, with final states; `auxSize` 0: no auxiliary input.
-SingleOperationModel bidirectionalRnn(bool merge, uint32_t auxSize, bool auxWeights) {
-    SingleOperationModel m(OperationType::BIDIRECTIONAL_SEQUENCE_RNN);
-    m.input(F32, {kTime, kBatch, 3});
+SingleOperation bidirectionalRnn(bool merge, uint32_t auxSize, bool auxWeights) {
+    SingleOperation m{OperationType::BIDIRECTIONAL_SEQUENCE_RNN, {}, {}};
+    m.inputs.push_back(modelInput({kTime, kBatch, 3}));
     for (uint32_t direction = 0; direction < 2; ++direction) {
         const uint32_t inputSize = direction == 1 && auxSize > 0 && !auxWeights ? auxSize : 3;
-        m.constant(F32, {kUnits, inputSize}, numbers(kUnits * inputSize, 11 + direction));
-        m.constant(F32, {kUnits, kUnits}, numbers(kUnits * kUnits, 13 + direction));
-        m.constant(F32, {kUnits}, numbers(kUnits, 15 + direction));
-        m.constant(F32, {kBatch, kUnits}, numbers(kBatch * kUnits, 17 + direction));
+        constant(m, {kUnits, inputSize}, numbers(kUnits * inputSize, 11 + direction));
+        constant(m, {kUnits, kUnits}, numbers(kUnits * kUnits, 13 + direction));
+        constant(m, {kUnits}, numbers(kUnits, 15 + direction));
+        constant(m, {kBatch, kUnits}, numbers(kBatch * kUnits, 17 + direction));
     }
     if (auxSize > 0) {
-        m.constant(F32, {kTime, kBatch, auxSize}, numbers(kTime * kBatch * auxSize, 19));
+        constant(m, {kTime, kBatch, auxSize}, numbers(kTime * kBatch * auxSize, 19));
     } else {
-        m.omitted(F32, {0, 0, 0});
+        m.inputs.push_back(omitted(F32, {0, 0, 0}));
     }
     for (uint32_t direction = 0; direction < 2; ++direction) {
         if (auxWeights) {
-            m.constant(F32, {kUnits, auxSize}, numbers(kUnits * auxSize, 21 + direction));
+            constant(m, {kUnits, auxSize}, numbers(kUnits * auxSize, 21 + direction));
         } else {
-            m.omitted(F32, {kUnits, 1});
+            m.inputs.push_back(omitted(F32, {kUnits, 1}));
         }
     }
-    m.scalar(OperandType::INT32, int32_t{1});
-    m.scalar(OperandType::BOOL, uint8_t{1});
-    m.scalar(OperandType::BOOL, static_cast<uint8_t>(merge));
+    m.inputs.push_back(scalar(OperandType::INT32, int32_t{1}));
+    m.inputs.push_back(scalar(OperandType::BOOL, uint8_t{1}));
+    m.inputs.push_back(scalar(OperandType::BOOL, static_cast<uint8_t>(merge)));
     if (merge) {
-        m.output(F32, {kTime, kBatch, 2 * kUnits});
+        m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, 2 * kUnits}));
     } else {
-        m.output(F32, {kTime, kBatch, kUnits});
-        m.output(F32, {kTime, kBatch, kUnits});
+        m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, kUnits}));
+        m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, kUnits}));
     }
-    m.output(F32, {kBatch, kUnits});
-    m.output(F32, {kBatch, kUnits});
+    m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
+    m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
     return m;
 }
 
@@ -194,7 +208,7 @@ TEST(SequenceStateOutputs, BidirectionalRnnFinalStatesAreEachDirectionsLastStep)
     const std::vector<float> input = numbers(kTime * kBatch * 3, 23);
     for (bool parallel : {false, true}) {
         SCOPED_TRACE(parallel);
-        const SingleOperationModel separate = bidirectionalRnn(false, parallel ? 2 : 0, false);
+        const SingleOperation separate = bidirectionalRnn(false, parallel ? 2 : 0, false);
         ASSERT_TRUE(separate.valid());
         const auto out = run(separate, input);
         ASSERT_EQ(out.size(), 4u);
@@ -211,23 +225,23 @@ TEST(SequenceStateOutputs, BidirectionalRnnFinalStatesAreEachDirectionsLastStep)
 
 // BIDIRECTIONAL_SEQUENCE_LSTM, time-major, separate outputs and final states, its backward
 // direction linked in parallel to an auxiliary input of size 2.
-SingleOperationModel parallelBidirectionalLstm(const std::vector<float>& aux) {
-    SingleOperationModel m(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM);
+SingleOperation parallelBidirectionalLstm(const std::vector<float>& aux) {
+    SingleOperation m{OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, {}, {}};
     const std::vector<float> zeros(kBatch * kUnits, 0.0f);
-    m.input(F32, {kTime, kBatch, 3});
+    m.inputs.push_back(modelInput({kTime, kBatch, 3}));
     addLstmWeights(m, 3, 100);
     addLstmWeights(m, 2, 200);
     addLstmStates(m, zeros, zeros);
     addLstmStates(m, zeros, zeros);
-    m.constant(F32, {kTime, kBatch, 2}, aux);
-    for (int i = 0; i < 8; ++i) m.omitted(F32, {kUnits, 2});
+    constant(m, {kTime, kBatch, 2}, aux);
+    for (int i = 0; i < 8; ++i) m.inputs.push_back(omitted(F32, {kUnits, 2}));
     addLstmParameters(m);
-    m.scalar(OperandType::BOOL, uint8_t{0});  // merge outputs
-    m.scalar(OperandType::BOOL, uint8_t{1});  // time-major
-    for (int i = 0; i < 8; ++i) m.omitted(F32, {kUnits});
-    m.output(F32, {kTime, kBatch, kUnits});
-    m.output(F32, {kTime, kBatch, kUnits});
-    for (int i = 0; i < 4; ++i) m.output(F32, {kBatch, kUnits});
+    m.inputs.push_back(scalar(OperandType::BOOL, uint8_t{0}));  // merge outputs
+    m.inputs.push_back(scalar(OperandType::BOOL, uint8_t{1}));  // time-major
+    for (int i = 0; i < 8; ++i) m.inputs.push_back(omitted(F32, {kUnits}));
+    m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, kUnits}));
+    m.outputs.push_back(sizedOutput(F32, {kTime, kBatch, kUnits}));
+    for (int i = 0; i < 4; ++i) m.outputs.push_back(sizedOutput(F32, {kBatch, kUnits}));
     return m;
 }
 
@@ -235,7 +249,7 @@ TEST(SequenceStateOutputs, ParallelLinkedBidirectionalLstmIsTwoUnidirectionalRun
     const std::vector<float> input = numbers(kTime * kBatch * 3, 31);
     const std::vector<float> aux = numbers(kTime * kBatch * 2, 37);
     const std::vector<float> zeros(kBatch * kUnits, 0.0f);
-    const SingleOperationModel bidirectional = parallelBidirectionalLstm(aux);
+    const SingleOperation bidirectional = parallelBidirectionalLstm(aux);
     ASSERT_TRUE(bidirectional.valid());
     const auto out = run(bidirectional, input);
     ASSERT_EQ(out.size(), 6u);
@@ -253,29 +267,24 @@ TEST(SequenceStateOutputs, ParallelLinkedBidirectionalLstmIsTwoUnidirectionalRun
 }
 
 TEST(SequenceStateOutputs, BidirectionalLstmStateOutputsAreAllOrNone) {
-    SingleOperationModel m = parallelBidirectionalLstm(numbers(kTime * kBatch * 2, 37));
-    m.model().outputIndexes.pop_back();
-    m.model().operations[0].outputs.pop_back();
-    m.model().operands.pop_back();
+    SingleOperation m = parallelBidirectionalLstm(numbers(kTime * kBatch * 2, 37));
+    m.outputs.pop_back();
     EXPECT_FALSE(m.valid());
 }
 
 TEST(SequenceStateOutputs, MalformedBidirectionalFormsAreRejected) {
     // Merged outputs with one final state instead of two.
-    SingleOperationModel oneState = bidirectionalRnn(true, 0, false);
-    oneState.model().outputIndexes.pop_back();
-    oneState.model().operations[0].outputs.pop_back();
-    oneState.model().operands.pop_back();
+    SingleOperation oneState = bidirectionalRnn(true, 0, false);
+    oneState.outputs.pop_back();
     EXPECT_FALSE(oneState.valid());
 
     // Parallel linking with backward weights sized for the input, not the auxiliary input.
-    SingleOperationModel wrongSize = bidirectionalRnn(false, 2, false);
-    hal::Model& model = wrongSize.model();
-    model.operands[model.operations[0].inputs[5]].dimensions = {kUnits, 3};
-    model.operands[model.operations[0].inputs[5]].location.length = kUnits * 3 * sizeof(float);
+    SingleOperation wrongSize = bidirectionalRnn(false, 2, false);
+    wrongSize.inputs[5].dims = {kUnits, 3};
+    wrongSize.inputs[5].bytes.resize(kUnits * 3 * sizeof(float));
+    wrongSize.inputs[0].bytes = testing::bytesOf(numbers(kTime * kBatch * 3, 1));
     ASSERT_TRUE(wrongSize.valid());  // shapes are checked against each other at prepare()
-    std::vector<std::vector<uint8_t>> out;
-    EXPECT_NE(wrongSize.run(test::bytesOf(numbers(kTime * kBatch * 3, 1)), &out), hal::ErrorStatus::NONE);
+    EXPECT_NE(wrongSize.run().status, hal::ErrorStatus::NONE);
 }
 
 }  // namespace

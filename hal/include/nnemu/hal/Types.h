@@ -27,6 +27,7 @@ enum class OperandType : int32_t {
     TENSOR_QUANT16_ASYMM = 12,
     TENSOR_QUANT8_SYMM = 13,
     TENSOR_QUANT8_ASYMM_SIGNED = 14,  // feature level 30
+    SUBGRAPH = 15,                    // feature level 30: ANEURALNETWORKS_MODEL, a referenced model
     OEM = 10000,
     TENSOR_OEM_BYTE = 10001,
 };
@@ -61,7 +62,7 @@ enum class OperationType : int32_t {
     OEM_OPERATION = 10000,
 };
 
-constexpr int32_t kNumberOfOperandTypes = 15;    // codes 0..14
+constexpr int32_t kNumberOfOperandTypes = 16;    // codes 0..15
 constexpr int32_t kNumberOfOperationTypes = 106;  // codes 0..105
 
 enum class ErrorStatus : int32_t {
@@ -95,6 +96,7 @@ enum class OperandLifeTime : int32_t {
     CONSTANT_COPY = 3,
     CONSTANT_REFERENCE = 4,
     NO_VALUE = 5,
+    SUBGRAPH = 6,  // feature level 30: location.offset indexes Model::referenced
 };
 
 enum class ExecutionPreference : int32_t { LOW_POWER = 0, FAST_SINGLE_ANSWER = 1, SUSTAINED_SPEED = 2 };
@@ -155,6 +157,20 @@ struct Operation {
     std::vector<uint32_t> outputs;
 };
 
+// A model referenced by IF/WHILE (feature level 30). Its constants live in the enclosing
+// Model's operandValues and pools; its SUBGRAPH operands index the same Model::referenced.
+struct Subgraph {
+    std::vector<Operand> operands;
+    std::vector<Operation> operations;  // topologically sorted
+    std::vector<uint32_t> inputIndexes;
+    std::vector<uint32_t> outputIndexes;
+};
+
+// WHILE loop timeouts (nanoseconds): ANeuralNetworks_getDefaultLoopTimeout and
+// ANeuralNetworks_getMaximumLoopTimeout.
+constexpr uint64_t kLoopTimeoutDefault = 2'000'000'000;
+constexpr uint64_t kLoopTimeoutMaximum = 15'000'000'000;
+
 struct Model {
     std::vector<Operand> operands;
     std::vector<Operation> operations;  // topologically sorted
@@ -163,6 +179,7 @@ struct Model {
     std::vector<uint8_t> operandValues;  // CONSTANT_COPY data
     std::vector<std::shared_ptr<const MemoryPool>> pools;  // CONSTANT_REFERENCE data
     bool relaxComputationFloat32toFloat16 = false;
+    std::vector<Subgraph> referenced;  // IF/WHILE bodies (feature level 30)
 };
 
 struct RequestArgument {
@@ -175,6 +192,8 @@ struct Request {
     std::vector<RequestArgument> inputs;
     std::vector<RequestArgument> outputs;
     std::vector<std::shared_ptr<const MemoryPool>> pools;
+    // How long one WHILE loop may run before the execution fails (feature level 30), in ns.
+    uint64_t loopTimeoutDuration = kLoopTimeoutDefault;
 };
 
 struct OutputShape {
