@@ -82,7 +82,8 @@ int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Dev
     int status = plan->partition(devices, options);
     if (status == ANEURALNETWORKS_NO_ERROR) status = plan->prepareSteps(options);
     if (status != ANEURALNETWORKS_NO_ERROR && status != ANEURALNETWORKS_BAD_DATA &&
-        status != ANEURALNETWORKS_UNEXPECTED_NULL && options.allowFallback && !model.hasOemOperation() &&
+        status != ANEURALNETWORKS_UNEXPECTED_NULL && !isMissedDeadline(status) && options.allowFallback &&
+        !model.hasOemOperation() &&
         cpuDevice() != nullptr) {
         NN_LOG(INFO) << "compilation failed on the chosen devices; running the whole model on nnapi-reference";
         plan->makeSimple(cpuDevice());
@@ -235,10 +236,12 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
 int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
         auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
-                                                     options.caching, step->operationIndexes);
+                                                     options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
             NN_LOG(ERROR) << step->device->name << " failed to prepare its part of the model";
-            return ANEURALNETWORKS_OP_FAILED;
+            // The FL30 statuses reach the application as their own codes; the rest as before.
+            const int result = resultFromStatus(status);
+            return result >= ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT ? result : ANEURALNETWORKS_OP_FAILED;
         }
         step->prepared = std::move(prepared);
     }
@@ -259,7 +262,8 @@ static std::shared_ptr<hal::IPreparedModel> preparedOnCpu(PlanStep& step) {
 
 int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            bool measureTiming, std::vector<hal::OutputShape>* shapes,
-                           hal::Timing* timing, uint64_t loopTimeoutDuration) const {
+                           hal::Timing* timing, const hal::Deadline& deadline,
+                           uint64_t loopTimeoutDuration) const {
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
@@ -283,7 +287,7 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     Temporaries temporaries(main_.operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
-                             loopTimeoutDuration);
+                             deadline, loopTimeoutDuration);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
         const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
         if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || isMissedDeadline(status) || !allowFallback_ ||
@@ -306,8 +310,9 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     hal::Timing ignored;
     if (!failed.device->isCpu) {
         if (auto prepared = preparedOnCpu(const_cast<PlanStep&>(failed))) {
+            // Fallback only happens without a deadline (timeouts need a single-device compilation).
             const int status = runStep(failed, *prepared, inputs, outputs, temporaries, false, shapes, &ignored,
-                                       loopTimeoutDuration);
+                                       {}, loopTimeoutDuration);
             if (status == ANEURALNETWORKS_NO_ERROR || status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE ||
                 isMissedDeadline(status)) {
                 return status;
@@ -325,7 +330,7 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     auto prepared = preparedOnCpu(whole);
     if (prepared == nullptr) return ANEURALNETWORKS_OP_FAILED;
     *wholeModelRan = true;
-    return runStep(whole, *prepared, inputs, outputs, temporaries, false, shapes, &ignored, loopTimeoutDuration);
+    return runStep(whole, *prepared, inputs, outputs, temporaries, false, shapes, &ignored, {}, loopTimeoutDuration);
 }
 
 // Buffers for the tensors `step` passes to or takes from other steps. Their shapes are fully
@@ -354,7 +359,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            Temporaries& temporaries, bool measureTiming,
                            std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
-                           uint64_t loopTimeoutDuration) const {
+                           const hal::Deadline& deadline, uint64_t loopTimeoutDuration) const {
     if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
     request.loopTimeoutDuration = loopTimeoutDuration;
@@ -388,7 +393,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
     for (uint32_t index : step.inputs) request.inputs.push_back(bind(index));
     for (uint32_t index : step.outputs) request.outputs.push_back(bind(index));
     auto [status, stepShapes, stepTiming] =
-            prepared.executeSynchronously(request, measureTiming ? hal::MeasureTiming::YES : hal::MeasureTiming::NO);
+            prepared.execute(request, measureTiming ? hal::MeasureTiming::YES : hal::MeasureTiming::NO, deadline);
     if (status == ErrorStatus::NONE || status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
         for (size_t j = 0; j < step.outputs.size() && j < stepShapes.size(); ++j) {
             const int32_t outputAt = outputPosition_[step.outputs[j]];

@@ -40,6 +40,7 @@ struct CompileOptions {
     hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
     bool allowFallback = true;  // false for createForDevices
     CacheSettings caching;      // setCaching's directory and token
+    hal::PrepareQos qos;        // setPriority, and setTimeout's deadline
 };
 
 class ExecutionPlan {
@@ -49,11 +50,11 @@ public:
                       const CompileOptions& options, std::unique_ptr<ExecutionPlan>* plan);
 
     // Runs the plan with the application's arguments; ANEURALNETWORKS_* code. `shapes` gets one
-    // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE).
+    // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE). A missed `deadline` never falls back.
     // `loopTimeoutDuration` bounds each WHILE loop (ns; feature level 30).
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                 bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
-                uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault) const;
+                const hal::Deadline& deadline = {}, uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault) const;
 
     const hal::Model& model() const { return main_; }
     size_t stepCount() const { return steps_.size(); }
@@ -68,7 +69,8 @@ private:
     bool allocateTemporaries(const PlanStep& step, Temporaries& temporaries) const;
     int runStep(const PlanStep& step, hal::IPreparedModel& prepared, const std::vector<Argument>& inputs,
                 const std::vector<Argument>& outputs, Temporaries& temporaries, bool measureTiming,
-                std::vector<hal::OutputShape>* shapes, hal::Timing* timing, uint64_t loopTimeoutDuration) const;
+                std::vector<hal::OutputShape>* shapes, hal::Timing* timing, const hal::Deadline& deadline,
+                uint64_t loopTimeoutDuration) const;
     // Partial fallback: the failed step again on nnapi-reference; then the whole model there.
     int fallBack(const PlanStep& failed, const std::vector<Argument>& inputs,
                  const std::vector<Argument>& outputs, Temporaries& temporaries,

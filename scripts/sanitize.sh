@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The sanitizer part of the test command: builds the tests that need it with clang in build
 # directories of their own and runs them; any report fails.
-#  - build-asan (ASan + UBSan): the unit, API, cache and synap-npu (statistics included) tests;
-#  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, several processes
-#    on one device root (caches, statistics).
+#  - build-asan (ASan + UBSan): the unit, API (both libraries), cache and synap-npu (statistics
+#    included) tests;
+#  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
+#    several processes on one device root (caches, statistics).
 # Clang, because GCC's -fsanitize=null stops taking the address of an extern function for a
 # constant, which LayerKinds.cpp's table check needs.
 # usage: scripts/sanitize.sh [asan|tsan]...   (both when none is named)
@@ -28,22 +29,25 @@ run() {
 
 asan() {
   configure build-asan address,undefined
-  cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests nnemu_cache_tests nnemu_synap_tests
+  cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests nnemu_api_next_tests nnemu_cache_tests \
+      nnemu_synap_tests
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
   run build-asan/bin/nnemu_unit_tests
   run build-asan/bin/nnemu_api_tests
+  run build-asan/bin/nnemu_api_next_tests
   run build-asan/bin/nnemu_cache_tests
   run build-asan/bin/nnemu_synap_tests
 }
 
 tsan() {
   configure build-tsan thread
-  cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_cache_tests nnemu_synap_tests
+  cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests
   # No suppressions needed: Debian's XNNPACK and pthreadpool are not instrumented and the pool's
   # threads run only their code, so TSan records no access of those threads to report.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
   run build-tsan/bin/nnemu_api_tests --gtest_filter='*Concurrent*'
+  run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*'
   run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*'
   run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*'
 }

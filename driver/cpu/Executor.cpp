@@ -62,10 +62,11 @@ struct Value {
 
 class ModelRun {
 public:
-    ModelRun(const hal::Model& root, Graph graph, uint64_t loopTimeout)
-        : root_(root), graph_(graph), loopTimeout_(loopTimeout) {}
+    ModelRun(const hal::Model& root, Graph graph, uint64_t loopTimeout, const hal::Deadline& deadline)
+        : root_(root), graph_(graph), loopTimeout_(loopTimeout), deadline_(deadline) {}
 
     std::tuple<ErrorStatus, std::vector<hal::OutputShape>> run(const hal::Request& request) {
+        if (hal::deadlinePassed(deadline_)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}};
         if (!bindOperands() || !bindRequest(request)) return {ErrorStatus::INVALID_ARGUMENT, {}};
         const ErrorStatus status = runOperations();
         if (status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) return {status, outputShapes()};
@@ -108,6 +109,7 @@ private:
 
     ErrorStatus runOperations() {
         for (const auto& operation : graph_.operations) {
+            if (hal::deadlinePassed(deadline_)) return ErrorStatus::MISSED_DEADLINE_TRANSIENT;
             const ErrorStatus status = hal::isControlFlow(operation.type) ? runControlFlow(operation)
                                                                           : runOperation(operation);
             if (status != ErrorStatus::NONE) return status;
@@ -340,7 +342,7 @@ private:
 
     ErrorStatus runSubgraph(const hal::Subgraph& graph, const std::vector<Value>& inputs,
                             std::vector<Value>* outputs) const {
-        return ModelRun(root_, subgraph(graph), loopTimeout_).runNested(inputs, outputs);
+        return ModelRun(root_, subgraph(graph), loopTimeout_, deadline_).runNested(inputs, outputs);
     }
 
     static bool isTrue(const Value& condition) {
@@ -420,14 +422,16 @@ private:
     const hal::Model& root_;  // holds the constants and the referenced subgraphs
     Graph graph_;
     uint64_t loopTimeout_;
+    const hal::Deadline& deadline_;
     std::vector<RunOperand> operands_;
 };
 
 }  // namespace
 
 std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>> executeModel(const hal::Model& model,
-                                                                         const hal::Request& request) {
-    return ModelRun(model, mainGraph(model), request.loopTimeoutDuration).run(request);
+                                                                         const hal::Request& request,
+                                                                         const hal::Deadline& deadline) {
+    return ModelRun(model, mainGraph(model), request.loopTimeoutDuration, deadline).run(request);
 }
 
 }  // namespace nnemu::cpu
