@@ -115,7 +115,11 @@ std::optional<std::string> runExample(const Variant& v, const hal::Model& model,
 
 }  // namespace
 
-std::optional<std::string> runVariant(const Variant& v) { return runVariant(v, cpu::executeModel); }
+std::optional<std::string> runVariant(const Variant& v) {
+    return runVariant(v, [](const hal::Model& model, const hal::Request& request) {
+        return cpu::executeModel(model, request);
+    });
+}
 
 std::optional<std::string> runVariant(const Variant& v, const Executor& execute) {
     const hal::Model model = buildModel(v);
