@@ -27,9 +27,54 @@ int Compilation::setCaching(const char* cacheDir, const uint8_t* token) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+int Compilation::setPriority(int priority) {
+    if (finished_) return ANEURALNETWORKS_BAD_STATE;
+    switch (priority) {
+        case ANEURALNETWORKS_PRIORITY_LOW: options_.qos.priority = hal::Priority::LOW; break;
+        case ANEURALNETWORKS_PRIORITY_MEDIUM: options_.qos.priority = hal::Priority::MEDIUM; break;
+        case ANEURALNETWORKS_PRIORITY_HIGH: options_.qos.priority = hal::Priority::HIGH; break;
+        default:
+            NN_LOG(ERROR) << "ANeuralNetworksCompilation_setPriority: invalid priority " << priority;
+            return ANEURALNETWORKS_BAD_DATA;
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Compilation::setTimeout(uint64_t duration) {
+    if (finished_) return ANEURALNETWORKS_BAD_STATE;
+    if (!acceptsTimeouts()) {
+        NN_LOG(ERROR) << "ANeuralNetworksCompilation_setTimeout: the compilation was not made by "
+                         "createForDevices for exactly one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    timeout_ = duration;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+// Both devices of nnemu prefer 64-byte aligned buffers padded to 64 bytes, so every plan,
+// whatever its partitions, does too (nnapi-fl30plus.md §1.5).
+int Compilation::getPreferredMemory(bool isInput, bool alignment, uint32_t index, uint32_t* value) const {
+    constexpr uint32_t kPreferredAlignment = 64;
+    constexpr uint32_t kPreferredPadding = 64;
+    if (!finished_ || plan_ == nullptr) {
+        NN_LOG(ERROR) << "preferred memory alignment/padding: the compilation is not finished or failed";
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    const auto& indexes = isInput ? plan_->model().inputIndexes : plan_->model().outputIndexes;
+    if (index >= indexes.size()) {
+        NN_LOG(ERROR) << "preferred memory alignment/padding: " << (isInput ? "input" : "output") << " index "
+                      << index << " out of range";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    *value = alignment ? kPreferredAlignment : kPreferredPadding;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
 int Compilation::finish() {
     if (finished_) return ANEURALNETWORKS_BAD_STATE;
     finished_ = true;
+    // The timeout counts from this call (nnapi-fl30plus.md §3.4).
+    if (timeout_ != 0) options_.qos.deadline = hal::deadlineAfter(timeout_);
     if (preference_ < 0) {
         NN_LOG(ERROR) << "ANeuralNetworksCompilation_finish: invalid preference " << preference_;
         return ANEURALNETWORKS_OP_FAILED;

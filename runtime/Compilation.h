@@ -17,13 +17,19 @@ public:
 
     int setPreference(int32_t preference);
     int setCaching(const char* cacheDir, const uint8_t* token);
+    int setPriority(int priority);
+    int setTimeout(uint64_t duration);
     int finish();
+    // Feature level 5: preferred alignment/padding of an input's or output's buffer.
+    int getPreferredMemory(bool isInput, bool alignment, uint32_t index, uint32_t* value) const;
 
     bool isFinished() const { return finished_; }
     const ExecutionPlan* plan() const { return plan_.get(); }
     // After finish the plan's own copy, so the application may free the model.
     const hal::Model& model() const { return plan_ ? plan_->model() : model_->model(); }
     bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
+    // Timeouts, like timing, need a compilation made by createForDevices for exactly one device.
+    bool acceptsTimeouts() const { return canMeasureTiming(); }
 
 private:
     const ModelBuilder* model_;
@@ -31,6 +37,7 @@ private:
     bool explicitDevices_;
     CompileOptions options_;
     int32_t preference_ = 1;
+    uint64_t timeout_ = 0;  // ns; 0: none
     std::string cacheDir_;
     std::vector<uint8_t> token_;
     bool finished_ = false;

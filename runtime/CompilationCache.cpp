@@ -90,7 +90,7 @@ std::string cacheFileBaseName(const hal::CacheToken& token) {
 
 hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& model,
                                       hal::ExecutionPreference preference, const CacheSettings& settings,
-                                      const std::vector<uint32_t>& stepOperations) {
+                                      const std::vector<uint32_t>& stepOperations, const hal::PrepareQos& qos) {
     hal::IDevice& driver = *device.driver;
     const auto [modelCount, dataCount] = driver.getNumberOfCacheFilesNeeded();
     const bool deviceCaches = (modelCount > 0 || dataCount > 0) && modelCount <= hal::kMaxNumberOfCacheFiles &&
@@ -99,13 +99,13 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
     if (settings.token && deviceCaches) {
         token = deriveCacheToken(*settings.token, stepOperations, device.name, device.version, preference);
     }
-    if (!token) return driver.prepareModel(model, preference, {}, {}, hal::CacheToken{});
+    if (!token) return driver.prepareModelWithQos(model, preference, qos, {}, {}, hal::CacheToken{});
 
     const std::string base = settings.dir + cacheFileBaseName(*token);
     {
         CacheFiles existing;
         if (existing.open(base, modelCount, dataCount, false)) {
-            auto [status, prepared] = driver.prepareModelFromCache(existing.model, existing.data, *token);
+            auto [status, prepared] = driver.prepareModelFromCacheWithQos(qos, existing.model, existing.data, *token);
             if (status == hal::ErrorStatus::NONE && prepared != nullptr) {
                 NN_LOG(VERBOSE) << device.name << " prepared from its compilation cache " << base;
                 return {status, prepared};
@@ -117,7 +117,7 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
     if (!created.open(base, modelCount, dataCount, true)) {
         NN_LOG(VERBOSE) << "cannot create the compilation cache files " << base << "*; compiling without them";
     }
-    return driver.prepareModel(model, preference, created.model, created.data, *token);
+    return driver.prepareModelWithQos(model, preference, qos, created.model, created.data, *token);
 }
 
 }  // namespace nnemu::runtime

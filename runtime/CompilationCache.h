@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Device.h"
+#include "nnemu/hal/Device.h"
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::runtime {
@@ -34,6 +35,6 @@ std::string cacheFileBaseName(const hal::CacheToken& token);
 // caches (§6.5). `stepOperations` is empty for a plan of one step.
 hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& model,
                                       hal::ExecutionPreference preference, const CacheSettings& settings,
-                                      const std::vector<uint32_t>& stepOperations);
+                                      const std::vector<uint32_t>& stepOperations, const hal::PrepareQos& qos = {});
 
 }  // namespace nnemu::runtime

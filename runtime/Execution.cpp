@@ -1,6 +1,7 @@
 #include "Execution.h"
 
 #include "ArgumentChecks.h"
+#include "FeatureLevel.h"
 #include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
@@ -82,6 +83,7 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
         NN_LOG(ERROR) << what << " index " << index << " out of range";
         return ANEURALNETWORKS_BAD_DATA;
     }
+    anyBound_ = true;  // as in Android: from here on, even if the binding fails, padding is fixed
     const hal::Model& model = compilation_->model();
     const hal::Operand& operand =
             model.operands[isInput ? model.inputIndexes[index] : model.outputIndexes[index]];
@@ -108,11 +110,15 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     if (int n = checkData(isInput, argument)) return n;
     if (hasValue) {
         const uint64_t needed = hal::byteSize(operand.type, dims);
-        if (needed != 0 && needed != argument.length) {
+        // With padding enabled the length may exceed the raw size (never fall short of it).
+        const bool padded = padding_ && needed < argument.length;
+        if (needed != 0 && needed != argument.length && !padded) {
             NN_LOG(ERROR) << what << " " << index << ": length " << argument.length << " but the operand needs "
-                          << needed << " bytes";
+                          << needed << " bytes" << (padding_ ? "" : " (padding is not enabled)");
             return ANEURALNETWORKS_BAD_DATA;
         }
+        // The padded region was checked to lie in its memory; drivers get the raw length.
+        if (padded && needed != 0) argument.length = needed;
     }
     argument.dims = std::move(dims);
     arguments[index] = std::move(argument);
@@ -165,39 +171,98 @@ int Execution::setMeasureTiming(bool measure) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-int Execution::start() {
-    if (state_ != State::PREPARATION) {
-        NN_LOG(ERROR) << "the execution has already started";
+int Execution::setTimeout(uint64_t duration) {
+    if (!compilation_->acceptsTimeouts()) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_setTimeout: the compilation was not made by createForDevices "
+                         "for exactly one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    if (state_ != State::PREPARATION) return ANEURALNETWORKS_BAD_STATE;
+    timeout_ = duration;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setReusable(bool reusable) {
+    if (state_ != State::PREPARATION) return ANEURALNETWORKS_BAD_STATE;
+    reusable_ = reusable;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::enableInputAndOutputPadding(bool enable) {
+    if (state_ != State::PREPARATION || anyBound_) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_enableInputAndOutputPadding: inputs or outputs are already set";
         return ANEURALNETWORKS_BAD_STATE;
     }
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i].state == Argument::State::UNSET) {
-            NN_LOG(ERROR) << "input " << i << " was never set";
-            return ANEURALNETWORKS_BAD_DATA;
+    padding_ = enable;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::start() {
+    const State from = state_;
+    if (!canStartFrom(from)) {
+        NN_LOG(ERROR) << (from == State::COMPUTING ? "the execution is computing"
+                                                   : "the execution has already been computed and is not reusable");
+        return ANEURALNETWORKS_BAD_STATE;
+    }
+    // What can change between the computations of a reusable execution (a memory's mapping, a
+    // device memory's shape) is checked by every run of the plan.
+    for (const auto* arguments : {&inputs_, &outputs_}) {
+        for (size_t i = 0; i < arguments->size(); ++i) {
+            if ((*arguments)[i].state == Argument::State::UNSET) {
+                NN_LOG(ERROR) << (arguments == &inputs_ ? "input " : "output ") << i << " was never set";
+                return ANEURALNETWORKS_BAD_DATA;
+            }
         }
     }
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-        if (outputs_[i].state == Argument::State::UNSET) {
-            NN_LOG(ERROR) << "output " << i << " was never set";
-            return ANEURALNETWORKS_BAD_DATA;
-        }
-    }
-    State expected = State::PREPARATION;  // checked again: another thread may have started it meanwhile
+    State expected = from;  // checked again: another thread may have started it meanwhile
     if (!state_.compare_exchange_strong(expected, State::COMPUTING)) {
         NN_LOG(ERROR) << "the execution has already started";
         return ANEURALNETWORKS_BAD_STATE;
     }
+    // The timeout counts from the compute call (nnapi-fl30plus.md §3.4).
+    deadline_ = timeout_ != 0 ? hal::deadlineAfter(timeout_) : std::nullopt;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-int Execution::run() {
+int Execution::checkFenced(uint64_t duration) const {
+    if (!canStartFrom(state_)) return ANEURALNETWORKS_BAD_STATE;
+    if (duration > 0 && !compilation_->acceptsTimeouts()) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_startComputeWithDependencies: a duration needs a compilation "
+                         "made by createForDevices for exactly one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    const hal::Model& model = compilation_->model();
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].state == Argument::State::NO_VALUE) continue;
+        if (!hal::isFullySpecified(model.operands[model.outputIndexes[i]].type, outputs_[i].dims)) {
+            NN_LOG(ERROR) << "ANeuralNetworksExecution_startComputeWithDependencies: output " << i
+                          << " is not fully specified";
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::run(const hal::Deadline& afterFences) {
+    hal::Deadline deadline = deadline_;
+    if (afterFences && (!deadline || *afterFences < *deadline)) deadline = afterFences;
     // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
-    auto runPlan = [this](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
-        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_);
+    auto runPlan = [this, &deadline](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
+        return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_, deadline);
     };
-    completion_ = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
+    const int result = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
+    completion_ = result;
+    state_ = State::COMPLETED;  // a reusable execution may start again from here: read nothing after
+    return result;
+}
+
+int Execution::complete(int result) {
+    completion_ = result;
+    shapes_.clear();
+    for (const auto& output : outputs_) shapes_.push_back({output.dims, true});
+    timing_ = {};
     state_ = State::COMPLETED;
-    return completion_;
+    return result;
 }
 
 int Execution::checkOutputQuery(int32_t index) const {
@@ -225,6 +290,11 @@ int Execution::getOutputOperandDimensions(int32_t index, uint32_t* dimensions) c
 
 // Android checks the duration code before the state.
 int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
+    // From feature level 30 the fenced codes: the computation starts once its dependencies have
+    // signalled, so they equal the plain ones.
+    const bool fenced = kRuntimeFeatureLevel >= 30 && (durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE ||
+                                                       durationCode == ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER);
+    if (fenced) durationCode -= 2;
     if (durationCode != ANEURALNETWORKS_DURATION_ON_HARDWARE && durationCode != ANEURALNETWORKS_DURATION_IN_DRIVER) {
         NN_LOG(ERROR) << "ANeuralNetworksExecution_getDuration: unknown duration code " << durationCode;
         return ANEURALNETWORKS_BAD_DATA;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Compilation.h"
+#include "Event.h"
 
 namespace nnemu::runtime {
 
@@ -23,11 +24,22 @@ public:
     int setOutputFromMemory(int32_t index, const ANeuralNetworksOperandType* type,
                             std::shared_ptr<const hal::MemoryPool> memory, size_t offset, size_t length);
     int setMeasureTiming(bool measure);
+    // Feature levels 30 and 5 (nnapi-fl30plus.md §3.4, §3.8).
+    int setTimeout(uint64_t duration);
+    int setReusable(bool reusable);
+    int enableInputAndOutputPadding(bool enable);
 
-    // Marks the execution started; BAD_STATE if it already was, else BAD_DATA if an argument is unset.
+    // Marks the execution started (from preparation, or from completed when reusable); BAD_STATE
+    // if it cannot start, else BAD_DATA if an argument is unset or no longer valid.
     int start();
-    // Runs a started execution to completion and records its results.
-    int run();
+    // What startComputeWithDependencies checks beyond start(): BAD_STATE, then BAD_DATA for a
+    // `duration` without a single-device compilation or an output not fully specified.
+    int checkFenced(uint64_t duration) const;
+    // Runs a started execution to completion and records its results. `afterFences`: the deadline
+    // that startComputeWithDependencies' duration sets once the dependencies have signalled.
+    int run(const hal::Deadline& afterFences = {});
+    // Completes a started execution without running it (a dependency failed).
+    int complete(int result);
 
     int getOutputOperandRank(int32_t index, uint32_t* rank) const;
     int getOutputOperandDimensions(int32_t index, uint32_t* dimensions) const;
@@ -37,6 +49,7 @@ public:
 
 private:
     enum class State { PREPARATION, COMPUTING, COMPLETED };
+    bool canStartFrom(State state) const { return state == State::PREPARATION || (state == State::COMPLETED && reusable_); }
 
     int bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument);
     int checkOutputQuery(int32_t index) const;
@@ -45,14 +58,15 @@ private:
     std::vector<Argument> inputs_;
     std::vector<Argument> outputs_;
     bool measureTiming_ = false;
+    uint64_t timeout_ = 0;   // ns; 0: none
+    hal::Deadline deadline_;  // of the current computation, from timeout_
+    bool reusable_ = false;
+    bool padding_ = false;
+    bool anyBound_ = false;  // a set{Input,Output}* call reached a valid index: padding is fixed
     std::atomic<State> state_{State::PREPARATION};
     int completion_ = ANEURALNETWORKS_NO_ERROR;
     std::vector<hal::OutputShape> shapes_;
     hal::Timing timing_;
-};
-
-struct Event {
-    std::shared_future<int> result;
 };
 
 struct Burst {

@@ -54,8 +54,17 @@ int resultFromStatus(ErrorStatus status) {
         case ErrorStatus::INVALID_ARGUMENT: return ANEURALNETWORKS_BAD_DATA;
         case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE: return ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
         case ErrorStatus::DEVICE_UNAVAILABLE: return ANEURALNETWORKS_UNAVAILABLE_DEVICE;
+        case ErrorStatus::MISSED_DEADLINE_TRANSIENT: return ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT;
+        case ErrorStatus::MISSED_DEADLINE_PERSISTENT: return ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT;
+        case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT;
+        case ErrorStatus::DEAD_OBJECT: return ANEURALNETWORKS_DEAD_OBJECT;
         default: return ANEURALNETWORKS_OP_FAILED;
     }
+}
+
+bool isMissedDeadline(int result) {
+    return result == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || result == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
 }
 
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
@@ -72,7 +81,8 @@ int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Dev
     int status = plan->partition(devices, options);
     if (status == ANEURALNETWORKS_NO_ERROR) status = plan->prepareSteps(options);
     if (status != ANEURALNETWORKS_NO_ERROR && status != ANEURALNETWORKS_BAD_DATA &&
-        status != ANEURALNETWORKS_UNEXPECTED_NULL && options.allowFallback && !model.hasOemOperation() &&
+        status != ANEURALNETWORKS_UNEXPECTED_NULL && !isMissedDeadline(status) && options.allowFallback &&
+        !model.hasOemOperation() &&
         cpuDevice() != nullptr) {
         NN_LOG(INFO) << "compilation failed on the chosen devices; running the whole model on nnapi-reference";
         plan->makeSimple(cpuDevice());
@@ -224,10 +234,12 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
 int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
         auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
-                                                     options.caching, step->operationIndexes);
+                                                     options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
             NN_LOG(ERROR) << step->device->name << " failed to prepare its part of the model";
-            return ANEURALNETWORKS_OP_FAILED;
+            // The FL30 statuses reach the application as their own codes; the rest as before.
+            const int result = resultFromStatus(status);
+            return result >= ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT ? result : ANEURALNETWORKS_OP_FAILED;
         }
         step->prepared = std::move(prepared);
     }
@@ -248,7 +260,7 @@ static std::shared_ptr<hal::IPreparedModel> preparedOnCpu(PlanStep& step) {
 
 int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            bool measureTiming, std::vector<hal::OutputShape>* shapes,
-                           hal::Timing* timing) const {
+                           hal::Timing* timing, const hal::Deadline& deadline) const {
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
@@ -271,10 +283,14 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     }
     Temporaries temporaries(main_.operands.size());
     for (const auto& step : steps_) {
-        int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing);
+        int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
+                             deadline);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
         const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
-        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_ || nothingElseToTry) return status;
+        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || isMissedDeadline(status) || !allowFallback_ ||
+            nothingElseToTry) {
+            return status;
+        }
         NN_LOG(WARNING) << step->device->name << " failed to execute its step; falling back to nnapi-reference";
         *timing = {};
         bool wholeModelRan = false;
@@ -335,7 +351,8 @@ bool ExecutionPlan::allocateTemporaries(const PlanStep& step, Temporaries& tempo
 int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            Temporaries& temporaries, bool measureTiming,
-                           std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const {
+                           std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
+                           const hal::Deadline& deadline) const {
     if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
     auto bind = [&](uint32_t index) {
@@ -368,7 +385,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
     for (uint32_t index : step.inputs) request.inputs.push_back(bind(index));
     for (uint32_t index : step.outputs) request.outputs.push_back(bind(index));
     auto [status, stepShapes, stepTiming] =
-            prepared.executeSynchronously(request, measureTiming ? hal::MeasureTiming::YES : hal::MeasureTiming::NO);
+            prepared.execute(request, measureTiming ? hal::MeasureTiming::YES : hal::MeasureTiming::NO, deadline);
     if (status == ErrorStatus::NONE || status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
         for (size_t j = 0; j < step.outputs.size() && j < stepShapes.size(); ++j) {
             const int32_t outputAt = outputPosition_[step.outputs[j]];

@@ -40,6 +40,7 @@ struct CompileOptions {
     hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
     bool allowFallback = true;  // false for createForDevices
     CacheSettings caching;      // setCaching's directory and token
+    hal::PrepareQos qos;        // setPriority, and setTimeout's deadline
 };
 
 class ExecutionPlan {
@@ -49,9 +50,10 @@ public:
                       const CompileOptions& options, std::unique_ptr<ExecutionPlan>* plan);
 
     // Runs the plan with the application's arguments; ANEURALNETWORKS_* code. `shapes` gets one
-    // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE).
+    // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE). A missed `deadline` never falls back.
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
-                bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
+                bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
+                const hal::Deadline& deadline = {}) const;
 
     const hal::Model& model() const { return main_; }
     size_t stepCount() const { return steps_.size(); }
@@ -66,7 +68,7 @@ private:
     bool allocateTemporaries(const PlanStep& step, Temporaries& temporaries) const;
     int runStep(const PlanStep& step, hal::IPreparedModel& prepared, const std::vector<Argument>& inputs,
                 const std::vector<Argument>& outputs, Temporaries& temporaries, bool measureTiming,
-                std::vector<hal::OutputShape>* shapes, hal::Timing* timing) const;
+                std::vector<hal::OutputShape>* shapes, hal::Timing* timing, const hal::Deadline& deadline = {}) const;
     // Partial fallback: the failed step again on nnapi-reference; then the whole model there.
     int fallBack(const PlanStep& failed, const std::vector<Argument>& inputs,
                  const std::vector<Argument>& outputs, Temporaries& temporaries,
@@ -82,5 +84,6 @@ private:
 };
 
 int resultFromStatus(hal::ErrorStatus status);
+bool isMissedDeadline(int result);
 
 }  // namespace nnemu::runtime

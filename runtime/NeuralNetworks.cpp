@@ -11,6 +11,7 @@
 #include "ArgumentChecks.h"
 #include "Device.h"
 #include "Execution.h"
+#include "FeatureLevel.h"
 #include "Memory.h"
 #include "MemoryDesc.h"
 #include "nnemu/hal/Log.h"
@@ -134,7 +135,8 @@ int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice* device, i
     if (device == nullptr || featureLevel == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     const int64_t level = reinterpret_cast<const Device*>(device)->driver->getFeatureLevel();
     if (level < 0) return ANEURALNETWORKS_BAD_STATE;  // a driver that cannot answer
-    *featureLevel = level;
+    // Never above what the runtime implements (nnapi-fl30plus.md §3.7).
+    *featureLevel = std::min(level, kRuntimeFeatureLevel);
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -438,7 +440,7 @@ int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeu
     *event = nullptr;
     Execution* run = execution(handle);
     if (int n = run->start()) return n;
-    auto* created = new (std::nothrow) Event{std::async(std::launch::async, [run] { return run->run(); }).share()};
+    auto* created = new (std::nothrow) Event(std::async(std::launch::async, [run] { return run->run(); }).share());
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
@@ -446,15 +448,10 @@ int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeu
 
 int ANeuralNetworksEvent_wait(ANeuralNetworksEvent* event) {
     if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    return reinterpret_cast<Event*>(event)->result.get();
+    return reinterpret_cast<Event*>(event)->wait();
 }
 
-void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
-    if (event == nullptr) return;
-    auto* owned = reinterpret_cast<Event*>(event);
-    owned->result.wait();
-    delete owned;
-}
+void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) { delete reinterpret_cast<Event*>(event); }
 
 int ANeuralNetworksExecution_getOutputOperandRank(ANeuralNetworksExecution* handle, int32_t index,
                                                   uint32_t* rank) {

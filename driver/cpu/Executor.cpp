@@ -28,11 +28,14 @@ struct RunOperand {
 
 class ModelRun {
 public:
-    ModelRun(const hal::Model& model, const hal::Request& request) : model_(model), request_(request) {}
+    ModelRun(const hal::Model& model, const hal::Request& request, const hal::Deadline& deadline)
+        : model_(model), request_(request), deadline_(deadline) {}
 
     std::tuple<ErrorStatus, std::vector<hal::OutputShape>> run() {
+        if (hal::deadlinePassed(deadline_)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}};
         if (!bindOperands()) return {ErrorStatus::INVALID_ARGUMENT, {}};
         for (const auto& operation : model_.operations) {
+            if (hal::deadlinePassed(deadline_)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}};
             const ErrorStatus status = runOperation(operation);
             if (status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) return {status, outputShapes()};
             if (status != ErrorStatus::NONE) return {status, {}};
@@ -239,14 +242,16 @@ private:
 
     const hal::Model& model_;
     const hal::Request& request_;
+    const hal::Deadline& deadline_;
     std::vector<RunOperand> operands_;
 };
 
 }  // namespace
 
 std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>> executeModel(const hal::Model& model,
-                                                                         const hal::Request& request) {
-    return ModelRun(model, request).run();
+                                                                         const hal::Request& request,
+                                                                         const hal::Deadline& deadline) {
+    return ModelRun(model, request, deadline).run();
 }
 
 }  // namespace nnemu::cpu

@@ -15,8 +15,13 @@ public:
     explicit ReferencePreparedModel(hal::Model model) : model_(std::move(model)) {}
 
     std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeSynchronously(
-            const hal::Request& request, hal::MeasureTiming) override {
-        auto [status, shapes] = executeModel(model_, request);
+            const hal::Request& request, hal::MeasureTiming measure) override {
+        return execute(request, measure, std::nullopt);
+    }
+
+    std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> execute(
+            const hal::Request& request, hal::MeasureTiming, const hal::Deadline& deadline) override {
+        auto [status, shapes] = executeModel(model_, request, deadline);
         // Like the Android runtime's own CPU path, the reference device reports no timing.
         return {status, std::move(shapes), hal::Timing{}};
     }

@@ -367,13 +367,18 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool
     return true;
 }
 
-bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error) {
+bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error,
+                  const hal::Deadline& deadline) {
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
     for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
     for (size_t s = 0; s < stages_.size(); ++s) {
+        if (hal::deadlinePassed(deadline)) {
+            *error = "the NPU run missed its deadline";
+            return false;
+        }
         const Stage& stage = stages_[s];
         const auto start = Clock::now();
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Statistics.h"
+#include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
 
 struct xnn_runtime;
@@ -36,7 +37,9 @@ public:
     const std::vector<uint8_t>& programBytes() const { return bytes_; }
 
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
-    bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error);
+    // Stops between stages once `deadline` has passed (false, "missed its deadline").
+    bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error,
+             const hal::Deadline& deadline = std::nullopt);
 
     bool profiling() const { return profiling_; }
     // Per layer of the last run, in profiling mode: time, bytes read and written, unit.

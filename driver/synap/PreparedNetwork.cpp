@@ -228,7 +228,13 @@ std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<
 
 std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::executeSynchronously(
         const hal::Request& request, hal::MeasureTiming measure) {
+    return execute(request, measure, std::nullopt);
+}
+
+std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::execute(
+        const hal::Request& request, hal::MeasureTiming measure, const hal::Deadline& deadline) {
     const auto start = Clock::now();
+    if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}, {}};
     if (request.inputs.size() != model_.inputIndexes.size() || request.outputs.size() != model_.outputIndexes.size()) {
         return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
     }
@@ -250,6 +256,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     }
     std::lock_guard<std::mutex> lock(mutex_);
     if (!ensureCompiled(inputDims)) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
+    if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
     if (core_->inputCount() != inputs.size()) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (core_->inputBytes(i) > request.inputs[i].location.length) {
@@ -276,11 +283,12 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
     const auto deviceStart = Clock::now();
     std::string error;
-    const bool ran = core_->run(inputs, outputs, &error);
+    const bool ran = core_->run(inputs, outputs, &error, deadline);
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
     if (!ran) {
         NN_LOG(ERROR) << "synap-npu: " << error;
+        if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
     if (core_->profiling()) statistics_->recordProfile(core_->lastProfile());

@@ -36,6 +36,10 @@ public:
 
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeSynchronously(
             const hal::Request& request, hal::MeasureTiming measure) override;
+    // The deadline is checked before anything starts, after the first inference's JIT and
+    // between the core's stages.
+    std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> execute(
+            const hal::Request& request, hal::MeasureTiming measure, const hal::Deadline& deadline) override;
 
     JitCost jitCost() const { return jitCost_; }
     // The loaded program and its core; nullptr before the first inference.

@@ -1,7 +1,9 @@
 // The in-process driver interface, mirroring HAL 1.2's IDevice / IPreparedModel.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -11,6 +13,27 @@
 
 namespace nnemu::hal {
 
+// Feature level 30 quality of service. A deadline is an absolute time point (nullopt: none).
+// Missing one is MISSED_DEADLINE_PERSISTENT when it had passed before the device started the
+// work (the same request with the same timeout would miss again), MISSED_DEADLINE_TRANSIENT
+// when the device gave up midway (a less busy device may make it).
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+inline bool deadlinePassed(const Deadline& deadline) {
+    return deadline.has_value() && std::chrono::steady_clock::now() >= *deadline;
+}
+// `duration` ns after `from`; none when that lies beyond what the clock can represent.
+inline Deadline deadlineAfter(uint64_t duration,
+                              std::chrono::steady_clock::time_point from = std::chrono::steady_clock::now()) {
+    const auto room = std::chrono::steady_clock::time_point::max() - from;
+    if (duration > static_cast<uint64_t>(std::chrono::nanoseconds(room).count())) return std::nullopt;
+    return from + std::chrono::nanoseconds(duration);
+}
+enum class Priority : int32_t { LOW = 0, MEDIUM = 1, HIGH = 2 };
+struct PrepareQos {
+    Priority priority = Priority::MEDIUM;  // in-process devices serve one application: unused
+    Deadline deadline;
+};
+
 class IPreparedModel {
 public:
     virtual ~IPreparedModel() = default;
@@ -18,6 +41,13 @@ public:
     // OUTPUT_INSUFFICIENT_SIZE) and timing (only when measured and successful).
     virtual std::tuple<ErrorStatus, std::vector<OutputShape>, Timing> executeSynchronously(
             const Request& request, MeasureTiming measure) = 0;
+    // Feature level 30: the same under a deadline. Devices that can stop midway override it.
+    virtual std::tuple<ErrorStatus, std::vector<OutputShape>, Timing> execute(const Request& request,
+                                                                              MeasureTiming measure,
+                                                                              const Deadline& deadline) {
+        if (deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}, {}};
+        return executeSynchronously(request, measure);
+    }
 };
 
 using PrepareResult = std::pair<ErrorStatus, std::shared_ptr<IPreparedModel>>;
@@ -42,6 +72,18 @@ public:
                                                 const std::vector<int>& /*dataCache*/,
                                                 const CacheToken& /*token*/) {
         return {ErrorStatus::GENERAL_FAILURE, nullptr};
+    }
+    // Feature level 30: prepareModel / prepareModelFromCache with a priority and a deadline.
+    virtual PrepareResult prepareModelWithQos(const Model& model, ExecutionPreference preference,
+                                              const PrepareQos& qos, const std::vector<int>& modelCache,
+                                              const std::vector<int>& dataCache, const CacheToken& token) {
+        if (deadlinePassed(qos.deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, nullptr};
+        return prepareModel(model, preference, modelCache, dataCache, token);
+    }
+    virtual PrepareResult prepareModelFromCacheWithQos(const PrepareQos& qos, const std::vector<int>& modelCache,
+                                                       const std::vector<int>& dataCache, const CacheToken& token) {
+        if (deadlinePassed(qos.deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, nullptr};
+        return prepareModelFromCache(modelCache, dataCache, token);
     }
     virtual DeviceStatus getStatus() const { return DeviceStatus::AVAILABLE; }
 };
