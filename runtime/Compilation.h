@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "Diagnostics.h"
 #include "ExecutionPlan.h"
 
 namespace nnemu::runtime {
@@ -30,6 +31,10 @@ public:
     bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
     // Timeouts, like timing, need a compilation made by createForDevices for exactly one device.
     bool acceptsTimeouts() const { return canMeasureTiming(); }
+    // For the diagnostic reports (Diagnostics.h).
+    const std::vector<const Device*>& devices() const { return devices_; }
+    bool cachingEnabled() const { return !token_.empty(); }
+    int32_t sessionId() const { return sessionId_; }
 
 private:
     const ModelBuilder* model_;
@@ -42,6 +47,7 @@ private:
     std::vector<uint8_t> token_;
     bool finished_ = false;
     std::unique_ptr<ExecutionPlan> plan_;
+    const int32_t sessionId_ = diagnostics::nextSessionId();
 };
 
 }  // namespace nnemu::runtime

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "Device.h"
+#include "Diagnostics.h"
 
 using namespace nnemu::runtime;
 
@@ -129,10 +130,14 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksCompilation_createForDevices = ANeuralNetworksCompilation_createForDevices,
     .ANeuralNetworksCompilation_finish = ANeuralNetworksCompilation_finish,
     .ANeuralNetworksCompilation_free = ANeuralNetworksCompilation_free,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput = ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput = ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput = ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput = ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput,
+    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput =
+            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput,
+    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput =
+            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput,
+    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput =
+            ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput,
+    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput =
+            ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput,
     .ANeuralNetworksCompilation_setCaching = ANeuralNetworksCompilation_setCaching,
     .ANeuralNetworksCompilation_setPreference = ANeuralNetworksCompilation_setPreference,
     .ANeuralNetworksCompilation_setPriority = ANeuralNetworksCompilation_setPriority,
@@ -150,10 +155,12 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksExecution_burstCompute = ANeuralNetworksExecution_burstCompute,
     .ANeuralNetworksExecution_compute = ANeuralNetworksExecution_compute,
     .ANeuralNetworksExecution_create = ANeuralNetworksExecution_create,
-    .ANeuralNetworksExecution_enableInputAndOutputPadding = ANeuralNetworksExecution_enableInputAndOutputPadding,
+    .ANeuralNetworksExecution_enableInputAndOutputPadding =
+            ANeuralNetworksExecution_enableInputAndOutputPadding,
     .ANeuralNetworksExecution_free = ANeuralNetworksExecution_free,
     .ANeuralNetworksExecution_getDuration = ANeuralNetworksExecution_getDuration,
-    .ANeuralNetworksExecution_getOutputOperandDimensions = ANeuralNetworksExecution_getOutputOperandDimensions,
+    .ANeuralNetworksExecution_getOutputOperandDimensions =
+            ANeuralNetworksExecution_getOutputOperandDimensions,
     .ANeuralNetworksExecution_getOutputOperandRank = ANeuralNetworksExecution_getOutputOperandRank,
     .ANeuralNetworksExecution_setInput = ANeuralNetworksExecution_setInput,
     .ANeuralNetworksExecution_setInputFromMemory = ANeuralNetworksExecution_setInputFromMemory,
@@ -163,7 +170,8 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksExecution_setOutputFromMemory = ANeuralNetworksExecution_setOutputFromMemory,
     .ANeuralNetworksExecution_setReusable = ANeuralNetworksExecution_setReusable,
     .ANeuralNetworksExecution_setTimeout = ANeuralNetworksExecution_setTimeout,
-    .ANeuralNetworksExecution_startComputeWithDependencies = ANeuralNetworksExecution_startComputeWithDependencies,
+    .ANeuralNetworksExecution_startComputeWithDependencies =
+            ANeuralNetworksExecution_startComputeWithDependencies,
     .ANeuralNetworksMemoryDesc_addInputRole = ANeuralNetworksMemoryDesc_addInputRole,
     .ANeuralNetworksMemoryDesc_addOutputRole = ANeuralNetworksMemoryDesc_addOutputRole,
     .ANeuralNetworksMemoryDesc_create = ANeuralNetworksMemoryDesc_create,
@@ -182,11 +190,14 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksModel_free = ANeuralNetworksModel_free,
     .ANeuralNetworksModel_getExtensionOperandType = ANeuralNetworksModel_getExtensionOperandType,
     .ANeuralNetworksModel_getExtensionOperationType = ANeuralNetworksModel_getExtensionOperationType,
-    .ANeuralNetworksModel_getSupportedOperationsForDevices = ANeuralNetworksModel_getSupportedOperationsForDevices,
+    .ANeuralNetworksModel_getSupportedOperationsForDevices =
+            ANeuralNetworksModel_getSupportedOperationsForDevices,
     .ANeuralNetworksModel_identifyInputsAndOutputs = ANeuralNetworksModel_identifyInputsAndOutputs,
-    .ANeuralNetworksModel_relaxComputationFloat32toFloat16 = ANeuralNetworksModel_relaxComputationFloat32toFloat16,
+    .ANeuralNetworksModel_relaxComputationFloat32toFloat16 =
+            ANeuralNetworksModel_relaxComputationFloat32toFloat16,
     .ANeuralNetworksModel_setOperandExtensionData = ANeuralNetworksModel_setOperandExtensionData,
-    .ANeuralNetworksModel_setOperandSymmPerChannelQuantParams = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams,
+    .ANeuralNetworksModel_setOperandSymmPerChannelQuantParams =
+            ANeuralNetworksModel_setOperandSymmPerChannelQuantParams,
     .ANeuralNetworksModel_setOperandValue = ANeuralNetworksModel_setOperandValue,
     .ANeuralNetworksModel_setOperandValueFromMemory = ANeuralNetworksModel_setOperandValueFromMemory,
     .ANeuralNetworksModel_setOperandValueFromModel = ANeuralNetworksModel_setOperandValueFromModel,
@@ -196,39 +207,66 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworks_getMaximumLoopTimeout = nullptr,  // not on this branch yet (control flow, fl30-cf)
     .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
     .SL_ANeuralNetworksCompilation_setCachingFromFds = nullptr,
-    .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded = SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded,
+    .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =
+            SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded,
     .SL_ANeuralNetworksDevice_getPerformanceInfo = SL_ANeuralNetworksDevice_getPerformanceInfo,
-    .SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo = SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo,
+    .SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo =
+            SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo,
     .SL_ANeuralNetworksDevice_getVendorExtensionCount = SL_ANeuralNetworksDevice_getVendorExtensionCount,
     .SL_ANeuralNetworksDevice_getVendorExtensionName = SL_ANeuralNetworksDevice_getVendorExtensionName,
     .SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation =
             SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed = nullptr,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed = nullptr,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed = nullptr,
-    .SL_ANeuralNetworksDiagnostic_registerCallbacks = nullptr,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed,
+    .SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed =
+            SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed,
+    .SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed =
+            SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed,
+    .SL_ANeuralNetworksDiagnostic_registerCallbacks = SL_ANeuralNetworksDiagnostic_registerCallbacks,
 };
 
 }  // namespace
