@@ -30,7 +30,7 @@ public:
     int enableInputAndOutputPadding(bool enable);
 
     // Marks the execution started (from preparation, or from completed when reusable); BAD_STATE
-    // if it cannot start, else BAD_DATA if an argument is unset or no longer valid.
+    // if it cannot start, else BAD_DATA if an argument is unset.
     int start();
     // What startComputeWithDependencies checks beyond start(): BAD_STATE, then BAD_DATA for a
     // `duration` without a single-device compilation or an output not fully specified.
@@ -49,7 +49,9 @@ public:
 
 private:
     enum class State { PREPARATION, COMPUTING, COMPLETED };
-    bool canStartFrom(State state) const { return state == State::PREPARATION || (state == State::COMPLETED && reusable_); }
+    bool canStartFrom(State state) const {
+        return state == State::PREPARATION || (state == State::COMPLETED && reusable_);
+    }
 
     int bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument);
     int checkOutputQuery(int32_t index) const;
