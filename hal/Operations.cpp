@@ -26,6 +26,14 @@ const OperationSignature* findSignature(OperationType type) {
     return table()[code];
 }
 
+int64_t operationUseFeatureLevel(const OperationContext& context) {
+    const OperationSignature* signature = findSignature(context.type);
+    if (signature != nullptr && signature->featureLevel != nullptr) {
+        return std::max(signature->featureLevel(context), operationFeatureLevel(context.type));
+    }
+    return operationFeatureLevel(context.type);
+}
+
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].omitted && (i == 0 || !signature.allowOmittedOperand)) return false;

@@ -214,6 +214,17 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
         NN_LOG(ERROR) << function << ": " << why;
         return ANEURALNETWORKS_BAD_DATA;
     }
+    // Some uses need a later level than the operation itself (new operand types or inputs).
+    if (!isOem && hal::findSignature(operation.type) != nullptr) {
+        const int64_t level = hal::operationUseFeatureLevel(hal::makeOperationContext(
+                operation, model_.operands, [this](uint32_t index) { return constantOf(index); }));
+        if (level > kRuntimeFeatureLevel) {
+            NN_LOG(ERROR) << function << ": this use of " << hal::operationName(operation.type)
+                          << " needs feature level " << level << "; this runtime implements "
+                          << kRuntimeFeatureLevel;
+            return ANEURALNETWORKS_BAD_DATA;
+        }
+    }
     hasOem_ = hasOem_ || isOem;
     model_.operations.push_back(std::move(operation));
     return ANEURALNETWORKS_NO_ERROR;

@@ -135,6 +135,8 @@ xnn_status defineResizeBilinear(const XnnLayer& x) {
                                                 x.output(), XNN_FLAG_TENSORFLOW_LEGACY_MODE);
 }
 
+xnn_status defineHardSwish(const XnnLayer& x) { return xnn_define_hardswish(x.subgraph, x.input(0), x.output(), 0); }
+
 xnn_status defineConvert(const XnnLayer& x) { return xnn_define_convert(x.subgraph, x.input(0), x.output(), 0); }
 
 xnn_status definePrelu(const XnnLayer& x) { return xnn_define_prelu(x.subgraph, x.input(0), x.input(1), x.output(), 0); }
@@ -207,6 +209,7 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::ArgMin, "SH", nullptr, checkArgMinMax, runArgMin, nullptr},
         {LayerParams::Deconvolution2D, "NN", defineDeconvolution2D, checkDeconvolution2DShapes, nullptr,
          deconvolutionMultiplyAccumulates},
+        {LayerParams::HardSwish, "SH", defineHardSwish, checkSameShape, nullptr, nullptr},
 };
 
 constexpr bool oneEntryPerKindInSchemaOrder() {

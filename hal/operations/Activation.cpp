@@ -1,5 +1,6 @@
 // One-input, one-output element-wise operations: RELU, RELU1, RELU6, LOGISTIC, TANH, FLOOR and
 // the API 29 ABS, EXP, LOG, NEG, RSQRT, SIN, SQRT. The output has the input's shape.
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -77,6 +78,29 @@ bool validateNeg(const OperationContext& context) {
     return validateCommon(context, {kF32, kF16, kI32});
 }
 
+// ABS takes TENSOR_INT32 from feature level 30.
+bool validateAbs(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kI32});
+}
+
+// RSQRT takes the quant8 types from feature level 7; the output has its own quantization.
+bool validateRsqrt(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kQ8, kQ8S});
+}
+
+int64_t absFeatureLevel(const OperationContext& context) {
+    return context.inputType(0) == kI32 ? kFeatureLevel30 : kFeatureLevel29;
+}
+
+int64_t rsqrtFeatureLevel(const OperationContext& context) {
+    return isQuant8Asymm(context.inputType(0)) ? kFeatureLevel7 : kFeatureLevel29;
+}
+
+// The signed type came with feature level 30.
+int64_t signedFeatureLevel(const OperationContext& context) {
+    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
+
 bool prepareSameShape(OperationContext& context) {
     if (hasRankLimit(context.type)) NN_RET_CHECK(context.input(0).rank() <= 4);
     context.output(0).dims = context.input(0).dims;
@@ -85,16 +109,16 @@ bool prepareSameShape(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RELU, validateRelu, prepareSameShape, false, true);
-NN_REGISTER_SIGNATURE(RELU1, validateRelu, prepareSameShape, false, true);
-NN_REGISTER_SIGNATURE(RELU6, validateRelu, prepareSameShape, false, true);
-NN_REGISTER_SIGNATURE(LOGISTIC, validateLogistic, prepareSameShape, false, true);
-NN_REGISTER_SIGNATURE(TANH, validateTanh, prepareSameShape, false, true);
+NN_REGISTER_SIGNATURE(RELU, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
+NN_REGISTER_SIGNATURE(RELU1, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
+NN_REGISTER_SIGNATURE(RELU6, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
+NN_REGISTER_SIGNATURE(LOGISTIC, validateLogistic, prepareSameShape, false, true, signedFeatureLevel);
+NN_REGISTER_SIGNATURE(TANH, validateTanh, prepareSameShape, false, true, signedFeatureLevel);
 NN_REGISTER_SIGNATURE(FLOOR, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(ABS, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel);
 NN_REGISTER_SIGNATURE(EXP, validateFloatOnly, prepareSameShape, false, false);
 NN_REGISTER_SIGNATURE(LOG, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(RSQRT, validateFloatOnly, prepareSameShape, false, false);
+NN_REGISTER_SIGNATURE(RSQRT, validateRsqrt, prepareSameShape, false, false, rsqrtFeatureLevel);
 NN_REGISTER_SIGNATURE(SIN, validateFloatOnly, prepareSameShape, false, false);
 NN_REGISTER_SIGNATURE(SQRT, validateFloatOnly, prepareSameShape, false, false);
 NN_REGISTER_SIGNATURE(NEG, validateNeg, prepareSameShape, false, false);

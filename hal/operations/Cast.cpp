@@ -1,6 +1,8 @@
 // CAST: converts each element to the output's type; the output has the input's shape. Quant8
 // operands take part by their stored uint8 values (scale and zero point are ignored).
-// TENSOR_QUANT8_ASYMM_SIGNED only casts to itself (feature level 30's identity casts).
+// Feature level 30 adds identity casts (a copy) of BOOL8, QUANT16_ASYMM, QUANT16_SYMM,
+// QUANT8_ASYMM_SIGNED and QUANT8_SYMM, which cast to nothing else.
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -11,11 +13,24 @@ bool convertible(OperandType type) {
            type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM;
 }
 
+bool identityOnly(OperandType type) {
+    switch (type) {
+        case OperandType::TENSOR_BOOL8:
+        case OperandType::TENSOR_QUANT16_ASYMM:
+        case OperandType::TENSOR_QUANT16_SYMM:
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+        case OperandType::TENSOR_QUANT8_SYMM:
+            return true;
+        default:
+            return false;
+    }
+}
+
 bool validateCast(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     const OperandType in = context.inputType(0);
     const OperandType out = context.output(0).type;
-    if (in == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    if (identityOnly(in)) {
         NN_RET_CHECK(out == in);
     } else {
         NN_RET_CHECK(convertible(in) && convertible(out));
@@ -28,8 +43,12 @@ bool prepareCast(OperationContext& context) {
     return true;
 }
 
+int64_t castFeatureLevel(const OperationContext& context) {
+    return identityOnly(context.inputType(0)) ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
+
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CAST, validateCast, prepareCast, false, false);
+NN_REGISTER_SIGNATURE(CAST, validateCast, prepareCast, false, false, castFeatureLevel);
 
 }  // namespace nnemu::hal

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nnemu/hal/Broadcast.h"
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -16,9 +17,10 @@ bool typeAllowed(OperationType op, OperandType type) {
         case OperationType::MUL:
         case OperationType::SUB:
             return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
-                   isQuant8Asymm(type);
+                   type == OperandType::TENSOR_INT32 || isQuant8Asymm(type);
         case OperationType::DIV:
-            return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16;
+            return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 ||
+                   type == OperandType::TENSOR_INT32;
         default:
             return false;
     }
@@ -38,6 +40,7 @@ bool validateBinary(const OperationContext& context) {
     if (context.hasValue(2)) {
         const int32_t fuse = context.scalar<int32_t>(2);
         NN_RET_CHECK(fuse >= 0 && fuse <= 3);
+        NN_RET_CHECK(type != OperandType::TENSOR_INT32 || fuse == 0);  // no activation on integers
     }
     if (isQuant8Asymm(type) && context.type == OperationType::MUL) {
         // The requantization multiplier in1 * in2 / out must be below one.
@@ -53,17 +56,25 @@ bool prepareBinary(OperationContext& context) {
     NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
     const int32_t fuse = context.scalar<int32_t>(2);
     NN_RET_CHECK(fuse >= 0 && fuse <= 3);
+    NN_RET_CHECK(context.inputType(0) != OperandType::TENSOR_INT32 || fuse == 0);
     std::vector<uint32_t> out;
     NN_RET_CHECK(broadcastShape(a, b, &out));
     context.output(0).dims = std::move(out);
     return true;
 }
 
+// TENSOR_INT32 operands came with feature level 30 (as did the signed quantized type).
+int64_t binaryFeatureLevel(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    const bool later = type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
+
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true);
-NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true);
-NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true);
-NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true);
+NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
+NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
+NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
+NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
 
 }  // namespace nnemu::hal

@@ -1,4 +1,5 @@
 // Signatures of the table lookup operations: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, LSH_PROJECTION.
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::hal {
@@ -9,13 +10,20 @@ namespace {
 bool validateEmbeddingLookup(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_INT32}));
-    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                                          OperandType::TENSOR_QUANT8_ASYMM,
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.output(0).type == context.inputType(1));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 1));
     NN_RET_CHECK(context.input(1).dims.empty() || context.input(1).rank() >= 2);
     return true;
+}
+
+// FLOAT16 (and signed quantized) values came with feature level 30.
+int64_t embeddingLookupFeatureLevel(const OperationContext& context) {
+    const OperandType values = context.inputType(1);
+    const bool later = values == OperandType::TENSOR_FLOAT16 || values == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
 }
 
 bool prepareEmbeddingLookup(OperationContext& context) {
@@ -113,7 +121,8 @@ bool prepareLshProjection(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(EMBEDDING_LOOKUP, validateEmbeddingLookup, prepareEmbeddingLookup, false, false);
+NN_REGISTER_SIGNATURE(EMBEDDING_LOOKUP, validateEmbeddingLookup, prepareEmbeddingLookup, false, false,
+                      embeddingLookupFeatureLevel);
 NN_REGISTER_SIGNATURE(HASHTABLE_LOOKUP, validateHashtableLookup, prepareHashtableLookup, false, false);
 NN_REGISTER_SIGNATURE(LSH_PROJECTION, validateLshProjection, prepareLshProjection, true, false);
 

@@ -33,9 +33,11 @@ bool vectorLength(const OperandView& operand, uint32_t* length) {
 
 // ---- RESHAPE ----
 
+// RESHAPE also moves TENSOR_INT32 data, from feature level 6.
 bool validateReshape(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(validateData(context));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S, kI32}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
     NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
@@ -295,9 +297,14 @@ bool prepareSpaceToBatch(OperationContext& context) {
     return true;
 }
 
+int64_t reshapeFeatureLevel(const OperationContext& context) {
+    if (context.inputType(0) == kI32) return kFeatureLevel6;
+    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
+
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RESHAPE, validateReshape, prepareReshape, false, false);
+NN_REGISTER_SIGNATURE(RESHAPE, validateReshape, prepareReshape, false, false, reshapeFeatureLevel);
 NN_REGISTER_SIGNATURE(SQUEEZE, validateWithAxisList, prepareSqueeze, true, false);
 NN_REGISTER_SIGNATURE(EXPAND_DIMS, validateExpandDims, prepareExpandDims, false, false);
 NN_REGISTER_SIGNATURE(TRANSPOSE, validateWithAxisList, prepareTranspose, true, true);

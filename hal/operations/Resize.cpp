@@ -1,8 +1,10 @@
-// Signatures of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: in, width, height [, layout].
+// Signatures of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: in, width, height [, layout
+// [, align_corners [, half_pixel_centers]]] (the two BOOL flags from feature level 30).
 // Width and height are both INT32 output sizes, or both scale factors (FLOAT32 for F32/Q8
 // inputs, FLOAT16 for F16 inputs) applied to the input size. Q8 stands for Q8 and Q8S here.
 #include <cmath>
 
+#include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -21,24 +23,40 @@ bool validateResize(const OperationContext& context) {
             type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32, scaleType}));
     NN_RET_CHECK(context.inputType(2) == context.inputType(1));
-    if (context.numInputs() == 4) NN_RET_CHECK(inputTypeIs(context, 3, {OperandType::BOOL}));
+    for (uint32_t i = 3; i < context.numInputs(); ++i) NN_RET_CHECK(inputTypeIs(context, i, {OperandType::BOOL}));
+    // half_pixel_centers excludes align_corners.
+    if (context.numInputs() == 6 && context.hasValue(4) && context.hasValue(5)) {
+        NN_RET_CHECK(!(context.scalar<bool>(4) && context.scalar<bool>(5)));
+    }
     return true;
 }
 
 bool validateBilinear(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {3, 4}, 1));
+    NN_RET_CHECK(checkCounts(context, {3, 4, 5, 6}, 1));
     return validateResize(context);
 }
 
 bool validateNearest(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {4}, 1));
+    NN_RET_CHECK(checkCounts(context, {4, 5, 6}, 1));
     return validateResize(context);
+}
+
+// The flags (more than 4 inputs) and the signed type came with feature level 30; the layout
+// input, FLOAT16 and scale factors with 29.
+int64_t resizeFeatureLevel(const OperationContext& context) {
+    if (context.numInputs() > 4 || context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+        return kFeatureLevel30;
+    }
+    const bool api29 = context.numInputs() > 3 || context.inputType(0) == OperandType::TENSOR_FLOAT16 ||
+                       context.inputType(1) != OperandType::INT32;
+    return api29 ? kFeatureLevel29 : operationFeatureLevel(context.type);
 }
 
 bool prepareResize(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
+    if (context.numInputs() == 6) NN_RET_CHECK(!(context.scalar<bool>(4) && context.scalar<bool>(5)));
     const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 3));
     int64_t width = 0;
     int64_t height = 0;
@@ -65,7 +83,7 @@ bool prepareResize(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RESIZE_BILINEAR, validateBilinear, prepareResize, false, true);
-NN_REGISTER_SIGNATURE(RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true);
+NN_REGISTER_SIGNATURE(RESIZE_BILINEAR, validateBilinear, prepareResize, false, true, resizeFeatureLevel);
+NN_REGISTER_SIGNATURE(RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true, resizeFeatureLevel);
 
 }  // namespace nnemu::hal

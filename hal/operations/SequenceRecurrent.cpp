@@ -242,12 +242,39 @@ bool prepareBidirectionalLstm(OperationContext& context) {
                             {shape.batch, bw.units}});
 }
 
+// Feature level of one use (nnapi-fl30plus.md §2.3): final-state outputs and parallel linking
+// came with feature level 30.
+int64_t unidirectionalFeatureLevel(const OperationContext& context) {
+    return context.numOutputs() > 1 ? kFeatureLevel30 : kFeatureLevel29;
+}
+
+int64_t bidirectionalFeatureLevel(const OperationContext& context, uint32_t mergePosition, uint32_t auxInput,
+                                  uint32_t auxWeights) {
+    const bool merged = context.hasValue(mergePosition) && context.scalar<bool>(mergePosition);
+    const bool stateOutputs = context.numOutputs() > (merged ? 1u : 2u);
+    const bool parallel = present(context, auxInput) && context.input(auxWeights).omitted;
+    return stateOutputs || parallel ? kFeatureLevel30 : kFeatureLevel29;
+}
+
+int64_t bidirectionalRnnFeatureLevel(const OperationContext& context) {
+    return bidirectionalFeatureLevel(context, kBidirectionalRnnMergeOutputs, kBidirectionalRnnForward.auxInput,
+                                     kBidirectionalRnnForward.auxWeights);
+}
+
+int64_t bidirectionalLstmFeatureLevel(const OperationContext& context) {
+    return bidirectionalFeatureLevel(context, kBidirectionalLstmMergeOutputs, kBidirectionalLstmForward.auxInput,
+                                     kBidirectionalLstmForward.auxInputToGate[kForgetGate]);
+}
+
 }  // namespace
 
-NN_REGISTER_SIGNATURE(UNIDIRECTIONAL_SEQUENCE_RNN, validateUnidirectionalRnn, prepareUnidirectionalRnn, false, false);
-NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_RNN, validateBidirectionalRnn, prepareBidirectionalRnn, true, false);
+NN_REGISTER_SIGNATURE(UNIDIRECTIONAL_SEQUENCE_RNN, validateUnidirectionalRnn, prepareUnidirectionalRnn, false, false,
+                      unidirectionalFeatureLevel);
+NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_RNN, validateBidirectionalRnn, prepareBidirectionalRnn, true, false,
+                      bidirectionalRnnFeatureLevel);
 NN_REGISTER_SIGNATURE(UNIDIRECTIONAL_SEQUENCE_LSTM, validateUnidirectionalLstm, prepareUnidirectionalLstm, true,
-                      false);
-NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_LSTM, validateBidirectionalLstm, prepareBidirectionalLstm, true, false);
+                      false, unidirectionalFeatureLevel);
+NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_LSTM, validateBidirectionalLstm, prepareBidirectionalLstm, true, false,
+                      bidirectionalLstmFeatureLevel);
 
 }  // namespace nnemu::hal

@@ -66,13 +66,16 @@ bool unaryFloat16(OperationContext& context) {
     return true;
 }
 
-bool negInt32(OperationContext& context) {
+// NEG and ABS on int32.
+bool unaryInt32(OperationContext& context) {
     const int32_t* in = context.input(0).as<int32_t>();
     int32_t* out = context.output(0).as<int32_t>();
     const uint64_t n = context.output(0).elements();
+    const bool abs = context.type == OperationType::ABS;
     for (uint64_t i = 0; i < n; ++i) {
         // Two's complement negation without signed overflow (INT32_MIN stays INT32_MIN).
-        out[i] = static_cast<int32_t>(0u - static_cast<uint32_t>(in[i]));
+        const bool negate = !abs || in[i] < 0;
+        out[i] = negate ? static_cast<int32_t>(0u - static_cast<uint32_t>(in[i])) : in[i];
     }
     return true;
 }
@@ -113,6 +116,23 @@ bool sigmoidLikeQuant8(OperationContext& context) {
     return true;
 }
 
+// RSQRT on quant8 (feature level 7): in float, requantized with the output's own parameters; a
+// negative input (NaN) gives the output zero point.
+template <typename T>
+bool rsqrtQuant8(OperationContext& context) {
+    const hal::OperandView& input = context.input(0);
+    const hal::OperandView& output = context.output(0);
+    const T* in = input.as<T>();
+    T* out = context.output(0).as<T>();
+    const uint64_t n = output.elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        const double x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * static_cast<double>(input.scale);
+        const double y = 1.0 / std::sqrt(x);
+        out[i] = static_cast<T>(quantizeSaturated(y / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+    }
+    return true;
+}
+
 template <typename T>
 bool unaryQuant8(OperationContext& context) {
     switch (context.type) {
@@ -123,6 +143,8 @@ bool unaryQuant8(OperationContext& context) {
         case OperationType::LOGISTIC:
         case OperationType::TANH:
             return sigmoidLikeQuant8<T>(context);
+        case OperationType::RSQRT:
+            return rsqrtQuant8<T>(context);
         default:
             return false;
     }
@@ -135,7 +157,8 @@ bool unaryKernel(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16:
             return unaryFloat16(context);
         case OperandType::TENSOR_INT32:
-            return context.type == OperationType::NEG && negInt32(context);
+            return (context.type == OperationType::NEG || context.type == OperationType::ABS) &&
+                   unaryInt32(context);
         case OperandType::TENSOR_QUANT8_ASYMM:
             return unaryQuant8<uint8_t>(context);
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:

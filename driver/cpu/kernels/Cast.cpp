@@ -6,7 +6,7 @@
 // truncates toward zero (2.7 -> 2, -2.7 -> -2); a quant8 output first saturates to [0, 255]
 // (-1.0 -> 0, 256.0 -> 255). Where C++ leaves the result undefined, this kernel chooses:
 // float -> int32 saturates to the int32 range, and NaN becomes 0 for either integer type.
-// QUANT8_ASYMM_SIGNED only casts to itself: a copy.
+// Identity casts of the other types (BOOL8, QUANT16_*, QUANT8_ASYMM_SIGNED, QUANT8_SYMM): a copy.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -71,8 +71,9 @@ bool castKernel(hal::OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     if (input.dims != output.dims || !holdsElements(input) || !holdsElements(output)) return false;
-    if (input.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED && output.type == input.type) {
-        if (output.elements() > 0) std::memcpy(output.data, input.data, output.elements());
+    if (!castable(input.type) && output.type == input.type) {
+        const uint64_t bytes = output.elements() * hal::elementSize(output.type);
+        if (bytes > 0) std::memcpy(output.data, input.data, bytes);
         return true;
     }
     if (!castable(input.type) || !castable(output.type)) return false;

@@ -117,6 +117,38 @@ bool mulQuant8(OperationContext& context, int32_t fuse) {
     return true;
 }
 
+// NNAPI's integer arithmetic: ADD, SUB and MUL wrap around (two's complement); DIV is floor
+// division, and a division by zero (or INT32_MIN / -1) must not crash: it gives 0 (resp. wraps).
+int32_t applyInt32(OperationType op, int32_t a, int32_t b) {
+    const auto ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
+    switch (op) {
+        case OperationType::ADD:
+            return static_cast<int32_t>(ua + ub);
+        case OperationType::SUB:
+            return static_cast<int32_t>(ua - ub);
+        case OperationType::MUL:
+            return static_cast<int32_t>(ua * ub);
+        default:
+            break;
+    }
+    if (b == 0) return 0;
+    if (b == -1) return static_cast<int32_t>(0u - ua);
+    int32_t quotient = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) --quotient;  // round toward negative infinity
+    return quotient;
+}
+
+bool binaryInt32(OperationContext& context, int32_t fuse) {
+    if (fuse != 0) return false;
+    const int32_t* a = context.input(0).as<int32_t>();
+    const int32_t* b = context.input(1).as<int32_t>();
+    int32_t* out = context.output(0).as<int32_t>();
+    const OperationType op = context.type;
+    forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
+                     [&](uint64_t o, uint64_t i, uint64_t j) { out[o] = applyInt32(op, a[i], b[j]); });
+    return true;
+}
+
 template <typename T>
 bool binaryQuant8(OperationContext& context, int32_t fuse) {
     if (context.type == OperationType::ADD || context.type == OperationType::SUB) {
@@ -135,6 +167,8 @@ bool binaryKernel(OperationContext& context) {
             return binaryFloat32(context, fuse);
         case OperandType::TENSOR_FLOAT16:
             return binaryFloat16(context, fuse);
+        case OperandType::TENSOR_INT32:
+            return binaryInt32(context, fuse);
         case OperandType::TENSOR_QUANT8_ASYMM:
             return binaryQuant8<uint8_t>(context, fuse);
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:

@@ -23,9 +23,12 @@ inline void moveElement(uint8_t* dst, size_t to, const uint8_t* src, size_t from
     std::memcpy(dst + to * size, src + from * size, size);
 }
 
-// RESHAPE and SQUEEZE keep the element order.
+// RESHAPE and SQUEEZE keep the element order (RESHAPE also moves TENSOR_INT32).
 bool copyAll(OperationContext& context) {
-    if (!isDataType(context.inputType(0))) return false;
+    const OperandType type = context.inputType(0);
+    if (!isDataType(type) && !(context.type == hal::OperationType::RESHAPE && type == OperandType::TENSOR_INT32)) {
+        return false;
+    }
     const size_t bytes = context.input(0).elements() * hal::elementSize(context.inputType(0));
     if (bytes > 0) std::memcpy(context.output(0).data, context.input(0).data, bytes);
     return true;

@@ -1,6 +1,8 @@
-// Reference kernels of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR with the legacy TFLite
-// coordinate mapping NNAPI uses at API 29 (no align_corners, no half-pixel centres): with
-// scale = inputSize / outputSize, output pixel d samples input coordinate d * scale.
+// Reference kernels of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR with TFLite's coordinate
+// mapping. Feature level 30 adds two optional flags (inputs 4 and 5): align_corners maps the
+// corner pixels onto each other (scale (in - 1) / (out - 1)), half_pixel_centers samples at pixel
+// centres ((d + 0.5) * scale - 0.5 for bilinear). Without them (API 29) output pixel d samples
+// input coordinate d * in / out.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -17,28 +19,66 @@ using hal::Image4;
 using hal::OperandType;
 using hal::OperationContext;
 
+struct Sampling {
+    bool alignCorners = false;
+    bool halfPixelCenters = false;
+};
+
+Sampling samplingOf(const OperationContext& context) {
+    Sampling s;
+    s.alignCorners = context.numInputs() > 4 && context.scalar<bool>(4);
+    s.halfPixelCenters = context.numInputs() > 5 && context.scalar<bool>(5);
+    return s;
+}
+
+float axisScale(uint32_t in, uint32_t out, const Sampling& s) {
+    if (s.alignCorners && out > 1) return static_cast<float>(in - 1) / static_cast<float>(out - 1);
+    return static_cast<float>(in) / static_cast<float>(out);
+}
+
+// The two input rows (or columns) output coordinate d reads and the weight of the second.
+struct Taps {
+    uint32_t low = 0, high = 0;
+    float fraction = 0.0f;
+};
+
+Taps bilinearTaps(uint32_t d, float scale, uint32_t inSize, const Sampling& s) {
+    const float at = s.halfPixelCenters ? (static_cast<float>(d) + 0.5f) * scale - 0.5f
+                                        : static_cast<float>(d) * scale;
+    Taps t;
+    const float lowered = std::floor(at);
+    t.low = static_cast<uint32_t>(std::clamp(lowered, 0.0f, static_cast<float>(inSize - 1)));
+    t.high = static_cast<uint32_t>(std::clamp(std::ceil(at), 0.0f, static_cast<float>(inSize - 1)));
+    t.fraction = at - static_cast<float>(t.low);
+    return t;
+}
+
+uint32_t nearestIndex(uint32_t d, float scale, uint32_t inSize, const Sampling& s) {
+    const float offset = s.halfPixelCenters ? 0.5f : 0.0f;
+    const float at = (static_cast<float>(d) + offset) * scale;
+    // align_corners rounds half away from zero; otherwise the coordinate is floored.
+    const float index = s.alignCorners ? std::round(at) : std::floor(at);
+    return static_cast<uint32_t>(std::clamp(index, 0.0f, static_cast<float>(inSize - 1)));
+}
+
 // Bilinear interpolation over float values; `load(i)` reads input element i as float and
 // `store(i, v)` writes output element i.
 template <typename Load, typename Store>
-void bilinear(const Image4& in, const Image4& out, Load load, Store store) {
-    const float heightScale = static_cast<float>(in.height) / static_cast<float>(out.height);
-    const float widthScale = static_cast<float>(in.width) / static_cast<float>(out.width);
+void bilinear(const Image4& in, const Image4& out, const Sampling& s, Load load, Store store) {
+    const float heightScale = axisScale(in.height, out.height, s);
+    const float widthScale = axisScale(in.width, out.width, s);
     for (uint32_t b = 0; b < out.batches; ++b) {
         for (uint32_t y = 0; y < out.height; ++y) {
-            const float inY = static_cast<float>(y) * heightScale;
-            const auto y0 = static_cast<uint32_t>(std::floor(inY));
-            const uint32_t y1 = std::min(y0 + 1, in.height - 1);
-            const float dy = inY - static_cast<float>(y0);
+            const Taps ty = bilinearTaps(y, heightScale, in.height, s);
+            const float dy = ty.fraction;
             for (uint32_t x = 0; x < out.width; ++x) {
-                const float inX = static_cast<float>(x) * widthScale;
-                const auto x0 = static_cast<uint32_t>(std::floor(inX));
-                const uint32_t x1 = std::min(x0 + 1, in.width - 1);
-                const float dx = inX - static_cast<float>(x0);
+                const Taps tx = bilinearTaps(x, widthScale, in.width, s);
+                const float dx = tx.fraction;
                 for (uint32_t c = 0; c < out.channels; ++c) {
-                    const float value = load(in.at(b, y0, x0, c)) * (1 - dy) * (1 - dx) +
-                                        load(in.at(b, y1, x0, c)) * dy * (1 - dx) +
-                                        load(in.at(b, y0, x1, c)) * (1 - dy) * dx +
-                                        load(in.at(b, y1, x1, c)) * dy * dx;
+                    const float value = load(in.at(b, ty.low, tx.low, c)) * (1 - dy) * (1 - dx) +
+                                        load(in.at(b, ty.high, tx.low, c)) * dy * (1 - dx) +
+                                        load(in.at(b, ty.low, tx.high, c)) * (1 - dy) * dx +
+                                        load(in.at(b, ty.high, tx.high, c)) * dy * dx;
                     store(out.at(b, y, x, c), value);
                 }
             }
@@ -52,7 +92,7 @@ template <typename T>
 void bilinearQuant8(OperationContext& context, const Image4& in, const Image4& out) {
     const T* input = context.input(0).as<T>();
     T* output = context.output(0).as<T>();
-    bilinear(in, out, [&](size_t i) { return static_cast<float>(input[i]); },
+    bilinear(in, out, samplingOf(context), [&](size_t i) { return static_cast<float>(input[i]); },
              [&](size_t i, float v) {
                  output[i] = static_cast<T>(std::clamp(v, static_cast<float>(kQuantMin<T>),
                                                        static_cast<float>(kQuantMax<T>)));
@@ -69,14 +109,14 @@ bool resizeBilinear(OperationContext& context) {
         case OperandType::TENSOR_FLOAT32: {
             const float* input = context.input(0).as<float>();
             float* output = context.output(0).as<float>();
-            bilinear(in, out, [&](size_t i) { return input[i]; },
+            bilinear(in, out, samplingOf(context), [&](size_t i) { return input[i]; },
                      [&](size_t i, float v) { output[i] = v; });
             return true;
         }
         case OperandType::TENSOR_FLOAT16: {
             const uint16_t* input = context.input(0).as<uint16_t>();
             uint16_t* output = context.output(0).as<uint16_t>();
-            bilinear(in, out, [&](size_t i) { return hal::halfToFloat(input[i]); },
+            bilinear(in, out, samplingOf(context), [&](size_t i) { return hal::halfToFloat(input[i]); },
                      [&](size_t i, float v) { output[i] = hal::floatToHalf(v); });
             return true;
         }
@@ -101,16 +141,15 @@ bool resizeNearestNeighbor(OperationContext& context) {
     const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
     if (out.height == 0 || out.width == 0) return true;
     if ((in.height == 0 || in.width == 0) && out.batches * out.channels != 0) return false;
-    const float heightScale = static_cast<float>(in.height) / static_cast<float>(out.height);
-    const float widthScale = static_cast<float>(in.width) / static_cast<float>(out.width);
+    const Sampling s = samplingOf(context);
+    const float heightScale = axisScale(in.height, out.height, s);
+    const float widthScale = axisScale(in.width, out.width, s);
     const size_t size = hal::elementSize(type);
     for (uint32_t b = 0; b < out.batches; ++b) {
         for (uint32_t y = 0; y < out.height; ++y) {
-            const uint32_t inY = std::min(
-                    static_cast<uint32_t>(std::floor(static_cast<float>(y) * heightScale)), in.height - 1);
+            const uint32_t inY = nearestIndex(y, heightScale, in.height, s);
             for (uint32_t x = 0; x < out.width; ++x) {
-                const uint32_t inX = std::min(
-                        static_cast<uint32_t>(std::floor(static_cast<float>(x) * widthScale)), in.width - 1);
+                const uint32_t inX = nearestIndex(x, widthScale, in.width, s);
                 for (uint32_t c = 0; c < out.channels; ++c) {
                     std::memcpy(context.output(0).data + out.at(b, y, x, c) * size,
                                 context.input(0).data + in.at(b, inY, inX, c) * size, size);

@@ -1,4 +1,4 @@
-// RELU, RELU1, RELU6, LOGISTIC, TANH, SOFTMAX and PRELU.
+// RELU, RELU1, RELU6, LOGISTIC, TANH, SOFTMAX, PRELU and (float) HARD_SWISH.
 #include "../Lowering.h"
 
 namespace nnemu::synap {
@@ -47,6 +47,19 @@ bool lowerLogistic(const OperationContext&, ProgramBuilder& builder) {
     npu::LayerParamsUnion params;
     params.Set(npu::SigmoidT{});
     builder.addLayer("Sigmoid", std::move(params), {builder.input(0)}, {builder.output(0)});
+    return true;
+}
+
+// HARD_SWISH (feature level 30) on float32 only: XNNPACK's hardswish.
+bool supportsHardSwish(const OperationContext& context) {
+    return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
+           context.output(0).type == OperandType::TENSOR_FLOAT32;
+}
+
+bool lowerHardSwish(const OperationContext&, ProgramBuilder& builder) {
+    npu::LayerParamsUnion params;
+    params.Set(npu::HardSwishT{});
+    builder.addLayer("HardSwish", std::move(params), {builder.input(0)}, {builder.output(0)});
     return true;
 }
 
@@ -169,5 +182,6 @@ NPU_REGISTER_LOWERING(LOGISTIC, supportsLogistic, lowerLogistic);
 NPU_REGISTER_LOWERING(TANH, supportsTanh, lowerTanh);
 NPU_REGISTER_LOWERING(SOFTMAX, supportsSoftmax, lowerSoftmax);
 NPU_REGISTER_LOWERING(PRELU, supportsPrelu, lowerPrelu);
+NPU_REGISTER_LOWERING(HARD_SWISH, supportsHardSwish, lowerHardSwish);
 
 }  // namespace nnemu::synap

@@ -83,9 +83,15 @@ struct OperationSignature {
     bool (*prepare)(OperationContext& context);
     bool allowOmittedOperand = false;
     bool allowZeroSizedInput = false;
+    // Feature level of one (validated) use, for operations that gained operand types or inputs
+    // after they were introduced (nnapi-fl30plus.md §2.4); nullptr: operationFeatureLevel(type).
+    int64_t (*featureLevel)(const OperationContext& context) = nullptr;
 };
 
 void registerSignature(const OperationSignature& signature);
+// The feature level a validated use of an operation needs: the signature's featureLevel, else
+// the level that introduced the operation.
+int64_t operationUseFeatureLevel(const OperationContext& context);
 // nullptr when the operation has no registration yet.
 const OperationSignature* findSignature(OperationType type);
 // Whether the omitted ones among `inputs` may be left out: none unless the signature allows

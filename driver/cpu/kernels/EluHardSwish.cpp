@@ -1,0 +1,62 @@
+// Reference kernels of ELU and HARD_SWISH: evaluated in float; quantized HARD_SWISH dequantizes
+// the input and requantizes with the output's own scale and zero point.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "QuantValue.h"
+#include "nnemu/cpu/Kernels.h"
+
+namespace nnemu::cpu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationContext;
+
+// Applies f element by element to a FLOAT32 or FLOAT16 tensor.
+template <typename F>
+bool mapFloat(OperationContext& context, F f) {
+    const uint64_t n = context.output(0).elements();
+    NN_RET_CHECK(context.input(0).elements() == n);
+    if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
+        const float* in = context.input(0).as<float>();
+        float* out = context.output(0).as<float>();
+        for (uint64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+        return true;
+    }
+    if (context.inputType(0) == OperandType::TENSOR_FLOAT16) {
+        const uint16_t* in = context.input(0).as<uint16_t>();
+        uint16_t* out = context.output(0).as<uint16_t>();
+        for (uint64_t i = 0; i < n; ++i) out[i] = hal::floatToHalf(f(hal::halfToFloat(in[i])));
+        return true;
+    }
+    return false;
+}
+
+bool eluKernel(OperationContext& context) {
+    const float alpha = context.scalar<float>(1);
+    return mapFloat(context, [alpha](float x) {
+        return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x));
+    });
+}
+
+double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
+
+bool hardSwishKernel(OperationContext& context) {
+    if (!hal::isQuant8Asymm(context.inputType(0))) {
+        return mapFloat(context, [](float x) { return static_cast<float>(hardSwish(x)); });
+    }
+    const hal::OperandView& input = context.input(0);
+    hal::OperandView& output = context.output(0);
+    const uint64_t n = output.elements();
+    NN_RET_CHECK(input.elements() == n);
+    for (uint64_t i = 0; i < n; ++i) storeQuant8FromReal(hardSwish(quant8RealValue(input, i)), output, i);
+    return true;
+}
+
+}  // namespace
+
+NN_REGISTER_KERNEL(ELU, eluKernel);
+NN_REGISTER_KERNEL(HARD_SWISH, hardSwishKernel);
+
+}  // namespace nnemu::cpu

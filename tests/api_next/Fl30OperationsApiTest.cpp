@@ -1,0 +1,143 @@
+// The feature level 30 operations and operand uses through the C API of the level 30 library: they
+// are accepted and computed; the FL6/FL7 ones (BATCH_MATMUL, PACK, MIRROR_PAD, REVERSE, INT32
+// RESHAPE, quantized RSQRT) stay refused at addOperation.
+#include <android/NeuralNetworks.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "AddModel.h"
+
+namespace nnemu {
+namespace {
+
+using apitest::ModelPtr;
+
+class Fl30Operations : public ::testing::Test {
+protected:
+    void SetUp() override {
+        model_ = apitest::newModel();
+        ASSERT_NE(model_, nullptr);
+    }
+
+    uint32_t add(int32_t code, std::vector<uint32_t> dims, float scale = 0.0f, int32_t zeroPoint = 0) {
+        const ANeuralNetworksOperandType type{code, static_cast<uint32_t>(dims.size()), dims.empty() ? nullptr : dims.data(),
+                                              scale, zeroPoint};
+        EXPECT_EQ(ANeuralNetworksModel_addOperand(model_.get(), &type), ANEURALNETWORKS_NO_ERROR);
+        return next_++;
+    }
+    template <typename T>
+    uint32_t constant(int32_t code, std::vector<uint32_t> dims, const std::vector<T>& values) {
+        const uint32_t index = add(code, std::move(dims));
+        EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_.get(), index, values.data(), values.size() * sizeof(T)),
+                  ANEURALNETWORKS_NO_ERROR);
+        return index;
+    }
+    int operation(int32_t type, std::vector<uint32_t> in, uint32_t out) {
+        return ANeuralNetworksModel_addOperation(model_.get(), type, static_cast<uint32_t>(in.size()), in.data(), 1, &out);
+    }
+    // Finishes the model with `in` / `out` as its only input and output and runs it once.
+    template <typename In, typename Out>
+    void run(uint32_t in, uint32_t out, const std::vector<In>& input, std::vector<Out>* output) {
+        ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_.get(), 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksModel_finish(model_.get()), ANEURALNETWORKS_NO_ERROR);
+        auto compilation = apitest::compile(model_.get());
+        ASSERT_NE(compilation, nullptr);
+        auto execution = apitest::newExecution(compilation.get());
+        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size() * sizeof(In)),
+                  ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output->data(), output->size() * sizeof(Out)),
+                  ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_NO_ERROR);
+    }
+
+    ModelPtr model_;
+    uint32_t next_ = 0;
+};
+
+TEST_F(Fl30Operations, Int32FloorDivision) {
+    const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {4});
+    const uint32_t b = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {4}, {2, -2, 0, 3});
+    const uint32_t fuse = constant<int32_t>(ANEURALNETWORKS_INT32, {}, {0});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {4});
+    ASSERT_EQ(operation(ANEURALNETWORKS_DIV, {a, b, fuse}, out), ANEURALNETWORKS_NO_ERROR);
+    std::vector<int32_t> result(4, -1);
+    run(a, out, std::vector<int32_t>{-7, 7, 5, 9}, &result);
+    EXPECT_EQ(result, (std::vector<int32_t>{-4, -4, 0, 3}));
+}
+
+TEST_F(Fl30Operations, RankHasAScalarOutput) {
+    const uint32_t in = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 3});
+    const uint32_t out = add(ANEURALNETWORKS_INT32, {});
+    ASSERT_EQ(operation(ANEURALNETWORKS_RANK, {in}, out), ANEURALNETWORKS_NO_ERROR);
+    std::vector<int32_t> result(1, -1);
+    run(in, out, std::vector<float>(6, 1.0f), &result);
+    EXPECT_EQ(result[0], 2);
+}
+
+TEST_F(Fl30Operations, HardSwish) {
+    const uint32_t in = add(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
+    ASSERT_EQ(operation(ANEURALNETWORKS_HARD_SWISH, {in}, out), ANEURALNETWORKS_NO_ERROR);
+    std::vector<float> result(3, -1.0f);
+    run(in, out, std::vector<float>{-3.0f, 3.0f, 1.0f}, &result);
+    EXPECT_FLOAT_EQ(result[0], 0.0f);
+    EXPECT_FLOAT_EQ(result[1], 3.0f);
+    EXPECT_FLOAT_EQ(result[2], 4.0f / 6.0f);
+}
+
+// synap-npu claims float HARD_SWISH (XNNPACK's hardswish) and computes what the reference does.
+TEST_F(Fl30Operations, HardSwishOnTheNpu) {
+    const uint32_t in = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
+    ASSERT_EQ(operation(ANEURALNETWORKS_HARD_SWISH, {in}, out), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_.get(), 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model_.get()), ANEURALNETWORKS_NO_ERROR);
+    const ANeuralNetworksDevice* npu = apitest::findDevice("synap-npu");
+    ASSERT_NE(npu, nullptr);
+    bool supported = false;
+    ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model_.get(), &npu, 1, &supported),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_TRUE(supported);
+    const std::vector<float> input = {-5.0f, -3.0f, -2.5f, -1.0f, -0.125f, 0.0f, 0.5f, 2.75f, 3.0f, 7.0f};
+    auto runOn = [&](const ANeuralNetworksDevice* device) {
+        std::vector<float> result(input.size(), -100.0f);
+        auto compilation = apitest::compileFor(model_.get(), {device});
+        if (compilation == nullptr) return result;
+        auto execution = apitest::newExecution(compilation.get());
+        EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size() * sizeof(float)),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, result.data(), result.size() * sizeof(float)),
+                  ANEURALNETWORKS_NO_ERROR);
+        EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_NO_ERROR);
+        return result;
+    };
+    const std::vector<float> expected = runOn(apitest::referenceDevice());
+    const std::vector<float> actual = runOn(npu);
+    for (size_t i = 0; i < input.size(); ++i) {
+        const float x = input[i];
+        EXPECT_NEAR(expected[i], x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f, 1e-6f) << i;
+        EXPECT_NEAR(actual[i], expected[i], 1e-5f + 5.96e-7f * std::abs(expected[i])) << i;
+    }
+}
+
+TEST_F(Fl30Operations, LaterLevelsStayRefused) {
+    const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {2, 2});
+    const uint32_t axis = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {1}, {0});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2, 2});
+    EXPECT_EQ(operation(ANEURALNETWORKS_REVERSE, {ints, axis}, out), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_BATCH_MATMUL, {ints, ints}, out), ANEURALNETWORKS_BAD_DATA);
+    const uint32_t shape = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {2}, {2, 2});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, out), ANEURALNETWORKS_BAD_DATA);
+    const uint32_t q = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0);
+    const uint32_t qOut = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0);
+    EXPECT_EQ(operation(ANEURALNETWORKS_RSQRT, {q}, qOut), ANEURALNETWORKS_BAD_DATA);
+    // The model stays usable: an accepted operation after the refusals.
+    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {ints}, out), ANEURALNETWORKS_NO_ERROR);
+}
+
+}  // namespace
+}  // namespace nnemu

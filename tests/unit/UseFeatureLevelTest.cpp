@@ -1,0 +1,131 @@
+// Feature levels per use (nnapi-fl30plus.md §2.4): an operation's level can depend on its operands
+// (INT32 arithmetic, RESIZE flags, RESHAPE of int32, quantized RSQRT...). The signatures state it,
+// and the feature level 29 runtime refuses such uses at addOperation while keeping the FL29 ones.
+#include <android/NeuralNetworks.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "FeatureLevel.h"
+#include "SingleOperation.h"
+#include "nnemu/hal/OperandTypes.h"
+
+namespace nnemu {
+namespace {
+
+using hal::OperandType;
+using hal::OperationType;
+using testing::output;
+using testing::scalar;
+using testing::tensor;
+
+int64_t useLevel(OperationType type, const std::vector<testing::TestOperand>& inputs,
+                 const std::vector<testing::TestOperand>& outputs) {
+    const hal::Model model = testing::singleOperationModel(type, inputs, outputs);
+    const hal::OperationContext context = hal::makeOperationContext(
+            model.operations[0], model.operands, [&](uint32_t i) { return hal::constantData(model, model.operands[i]); });
+    return hal::operationUseFeatureLevel(context);
+}
+
+constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+
+TEST(UseFeatureLevel, DependsOnTheOperands) {
+    const auto f = tensor<float>(kF32, {1}, {1});
+    const auto i = tensor<int32_t>(kI32, {1}, {1});
+    const auto none = scalar(OperandType::INT32, 0);
+    EXPECT_EQ(useLevel(OperationType::ADD, {f, f, none}, {output(kF32, {1}, 4)}), 27);
+    EXPECT_EQ(useLevel(OperationType::ADD, {i, i, none}, {output(kI32, {1}, 4)}), hal::kFeatureLevel30);
+    EXPECT_EQ(useLevel(OperationType::DIV, {f, f, none}, {output(kF32, {1}, 4)}), 28);
+    EXPECT_EQ(useLevel(OperationType::DIV, {i, i, none}, {output(kI32, {1}, 4)}), hal::kFeatureLevel30);
+    EXPECT_EQ(useLevel(OperationType::ABS, {i}, {output(kI32, {1}, 4)}), hal::kFeatureLevel30);
+    EXPECT_EQ(useLevel(OperationType::ABS, {f}, {output(kF32, {1}, 4)}), 29);
+    const auto shape = tensor<int32_t>(kI32, {1}, {1}, false);
+    EXPECT_EQ(useLevel(OperationType::RESHAPE, {f, shape}, {output(kF32, {1}, 4)}), 27);
+    EXPECT_EQ(useLevel(OperationType::RESHAPE, {i, shape}, {output(kI32, {1}, 4)}), hal::kFeatureLevel6);
+    const auto q = tensor<uint8_t>(OperandType::TENSOR_QUANT8_ASYMM, {1}, {1}, true, 1.0f, 0);
+    EXPECT_EQ(useLevel(OperationType::RSQRT, {q}, {output(OperandType::TENSOR_QUANT8_ASYMM, {1}, 1, 1.0f, 0)}),
+              hal::kFeatureLevel7);
+    EXPECT_EQ(useLevel(OperationType::CAST, {i}, {output(kI32, {1}, 4)}), 29);
+    const auto q16 = tensor<int16_t>(OperandType::TENSOR_QUANT16_SYMM, {1}, {1}, true, 1.0f, 0);
+    EXPECT_EQ(useLevel(OperationType::CAST, {q16}, {output(OperandType::TENSOR_QUANT16_SYMM, {1}, 2, 1.0f, 0)}),
+              hal::kFeatureLevel30);
+    EXPECT_EQ(useLevel(OperationType::PACK, {scalar(OperandType::INT32, 0), f}, {output(kF32, {1, 1}, 4)}), hal::kFeatureLevel6);
+    const auto image = tensor<float>(kF32, {1, 1, 1, 1}, {1});
+    std::vector<testing::TestOperand> resize = {image, scalar(OperandType::INT32, 1), scalar(OperandType::INT32, 1),
+                                                scalar(OperandType::BOOL, uint8_t{0})};
+    EXPECT_EQ(useLevel(OperationType::RESIZE_BILINEAR, resize, {output(kF32, {1, 1, 1, 1}, 4)}), 29);
+    resize.push_back(scalar(OperandType::BOOL, uint8_t{0}));
+    EXPECT_EQ(useLevel(OperationType::RESIZE_BILINEAR, resize, {output(kF32, {1, 1, 1, 1}, 4)}), hal::kFeatureLevel30);
+}
+
+TEST(UseFeatureLevel, SequenceStateOutputs) {
+    const auto f = [](std::vector<uint32_t> dims) {
+        return tensor<float>(kF32, dims, std::vector<float>(hal::elementCount(dims), 0.0f));
+    };
+    const std::vector<testing::TestOperand> inputs = {f({2, 1, 3}), f({4, 3}), f({4, 4}), f({4}), f({1, 4}),
+                                                      scalar(OperandType::INT32, 1), scalar(OperandType::INT32, 1)};
+    EXPECT_EQ(useLevel(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, inputs, {output(kF32, {2, 1, 4}, 32)}), 29);
+    EXPECT_EQ(useLevel(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, inputs,
+                       {output(kF32, {2, 1, 4}, 32), output(kF32, {1, 4}, 16)}),
+              hal::kFeatureLevel30);
+}
+
+// Through the FL29 C API: the later uses are refused, the FL29 ones still accepted.
+class Fl29UseGate : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_EQ(ANeuralNetworksModel_create(&model_), ANEURALNETWORKS_NO_ERROR); }
+    void TearDown() override { ANeuralNetworksModel_free(model_); }
+
+    uint32_t add(int32_t code, std::vector<uint32_t> dims) {
+        const ANeuralNetworksOperandType type{code, static_cast<uint32_t>(dims.size()), dims.empty() ? nullptr : dims.data(),
+                                              0.0f, 0};
+        EXPECT_EQ(ANeuralNetworksModel_addOperand(model_, &type), ANEURALNETWORKS_NO_ERROR);
+        return next_++;
+    }
+    template <typename T>
+    uint32_t constant(int32_t code, T value) {
+        const uint32_t index = add(code, {});
+        EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_, index, &value, sizeof value), ANEURALNETWORKS_NO_ERROR);
+        return index;
+    }
+    int operation(int32_t type, std::vector<uint32_t> in, uint32_t out) {
+        return ANeuralNetworksModel_addOperation(model_, type, static_cast<uint32_t>(in.size()), in.data(), 1, &out);
+    }
+
+    ANeuralNetworksModel* model_ = nullptr;
+    uint32_t next_ = 0;
+};
+
+TEST_F(Fl29UseGate, RefusesInt32Arithmetic) {
+    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 29);
+    const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {2});
+    const uint32_t fuse = constant(ANEURALNETWORKS_INT32, int32_t{0});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2});
+    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {a, a, fuse}, out), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_DIV, {a, a, fuse}, out), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {a}, out), ANEURALNETWORKS_BAD_DATA);
+    const uint32_t f = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
+    const uint32_t fOut = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
+    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {f, f, fuse}, fOut), ANEURALNETWORKS_NO_ERROR);
+}
+
+TEST_F(Fl29UseGate, RefusesResizeFlagsAndInt32Reshape) {
+    const uint32_t image = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 2, 2, 1});
+    const uint32_t size = constant(ANEURALNETWORKS_INT32, int32_t{3});
+    const uint32_t flag = constant(ANEURALNETWORKS_BOOL, uint8_t{0});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 3, 3, 1});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag, flag}, out), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR, {image, size, size, flag, flag, flag}, out),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag}, out), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {4});
+    const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
+    const int32_t four = 4;
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t intsOut = add(ANEURALNETWORKS_TENSOR_INT32, {4});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_BAD_DATA);
+}
+
+}  // namespace
+}  // namespace nnemu
