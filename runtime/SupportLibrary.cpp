@@ -116,6 +116,12 @@ static int SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation
 
 }  // extern "C"
 
+// The loop timeouts come with control flow (branch fl30-cf). Until the library defines them, these
+// weak references are null, and so are their entries; once defined, the entries are the functions.
+#pragma weak ANeuralNetworksExecution_setLoopTimeout
+#pragma weak ANeuralNetworks_getDefaultLoopTimeout
+#pragma weak ANeuralNetworks_getMaximumLoopTimeout
+
 namespace {
 
 constexpr int64_t kFeatureLevel5 = 31;  // the FeatureLevelCode of feature level 5
@@ -164,7 +170,7 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksExecution_getOutputOperandRank = ANeuralNetworksExecution_getOutputOperandRank,
     .ANeuralNetworksExecution_setInput = ANeuralNetworksExecution_setInput,
     .ANeuralNetworksExecution_setInputFromMemory = ANeuralNetworksExecution_setInputFromMemory,
-    .ANeuralNetworksExecution_setLoopTimeout = nullptr,  // not on this branch yet (control flow, fl30-cf)
+    .ANeuralNetworksExecution_setLoopTimeout = ANeuralNetworksExecution_setLoopTimeout,  // weak: see above
     .ANeuralNetworksExecution_setMeasureTiming = ANeuralNetworksExecution_setMeasureTiming,
     .ANeuralNetworksExecution_setOutput = ANeuralNetworksExecution_setOutput,
     .ANeuralNetworksExecution_setOutputFromMemory = ANeuralNetworksExecution_setOutputFromMemory,
@@ -201,10 +207,10 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksModel_setOperandValue = ANeuralNetworksModel_setOperandValue,
     .ANeuralNetworksModel_setOperandValueFromMemory = ANeuralNetworksModel_setOperandValueFromMemory,
     .ANeuralNetworksModel_setOperandValueFromModel = ANeuralNetworksModel_setOperandValueFromModel,
-    .ANeuralNetworks_getDefaultLoopTimeout = nullptr,  // not on this branch yet (control flow, fl30-cf)
+    .ANeuralNetworks_getDefaultLoopTimeout = ANeuralNetworks_getDefaultLoopTimeout,  // weak: see above
     .ANeuralNetworks_getDevice = ANeuralNetworks_getDevice,
     .ANeuralNetworks_getDeviceCount = ANeuralNetworks_getDeviceCount,
-    .ANeuralNetworks_getMaximumLoopTimeout = nullptr,  // not on this branch yet (control flow, fl30-cf)
+    .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,  // weak: see above
     .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
     .SL_ANeuralNetworksCompilation_setCachingFromFds = nullptr,
     .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =
