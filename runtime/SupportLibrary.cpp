@@ -1,6 +1,6 @@
 // The NNAPI Support Library table (nnapi-fl30plus.md §4): ANeuralNetworks_getSLDriverImpl() hands
 // a loader such as TensorFlow Lite's --nnapi_support_library_path the library's own entry points,
-// plus the SL-only device queries. Compiled into libneuralnetworks_next.so only (CMakeLists.txt):
+// plus the SL-only device queries below and the diagnostics of Diagnostics.cpp. Compiled into libneuralnetworks_next.so only (CMakeLists.txt):
 // the table claims feature level 5, which libneuralnetworks.so does not implement yet.
 #include <android/NeuralNetworksSupportLibraryImpl.h>
 
