@@ -1,6 +1,6 @@
 // The NNAPI Support Library table (nnapi-fl30plus.md §4): ANeuralNetworks_getSLDriverImpl() hands
 // a loader such as TensorFlow Lite's --nnapi_support_library_path the library's own entry points,
-// plus the SL-only device queries below and the diagnostics of Diagnostics.cpp. Compiled into libneuralnetworks_next.so only (CMakeLists.txt):
+// plus the SL-only functions below and the diagnostics of Diagnostics.cpp. Compiled into libneuralnetworks_next.so only (CMakeLists.txt):
 // the table claims feature level 5, which libneuralnetworks.so does not implement yet.
 #include <android/NeuralNetworksSupportLibraryImpl.h>
 
@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "Compilation.h"
 #include "Device.h"
 #include "Diagnostics.h"
 
@@ -41,6 +42,23 @@ const char* internedName(const std::string& name) {
 }  // namespace
 
 extern "C" {
+
+static int SL_ANeuralNetworksCompilation_setCachingFromFds(ANeuralNetworksCompilation* handle,
+                                                          const int* modelCacheFds,
+                                                          const uint32_t numModelCacheFiles,
+                                                          const int* dataCacheFds,
+                                                          const uint32_t numDataCacheFiles, const uint8_t* token) {
+    if (handle == nullptr || token == nullptr || (numModelCacheFiles > 0 && modelCacheFds == nullptr) ||
+        (numDataCacheFiles > 0 && dataCacheFds == nullptr)) {
+        return ANEURALNETWORKS_UNEXPECTED_NULL;
+    }
+    if (numModelCacheFiles > nnemu::hal::kMaxNumberOfCacheFiles ||
+        numDataCacheFiles > nnemu::hal::kMaxNumberOfCacheFiles) {
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return reinterpret_cast<Compilation*>(handle)->setCachingFromFds(modelCacheFds, numModelCacheFiles, dataCacheFds,
+                                                                      numDataCacheFiles, token);
+}
 
 static int SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(const ANeuralNetworksDevice* handle,
                                                                 uint32_t* numModelCacheFiles,
@@ -212,7 +230,7 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworks_getDeviceCount = ANeuralNetworks_getDeviceCount,
     .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,  // weak: see above
     .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
-    .SL_ANeuralNetworksCompilation_setCachingFromFds = nullptr,
+    .SL_ANeuralNetworksCompilation_setCachingFromFds = SL_ANeuralNetworksCompilation_setCachingFromFds,
     .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =
             SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded,
     .SL_ANeuralNetworksDevice_getPerformanceInfo = SL_ANeuralNetworksDevice_getPerformanceInfo,
