@@ -418,7 +418,8 @@ typedef struct NnApiSLDriverImplFL8 {
             size_t length);
 } NnApiSLDriverImplFL8;
 
-/* The library's table, statically allocated: valid until the library is unloaded. */
+/* The library's table, statically allocated: valid until the library is unloaded. Exported by
+ * nnemu's libneuralnetworks_next.so; libneuralnetworks.so gains it when it reaches feature level 5. */
 NnApiSLDriverImpl* ANeuralNetworks_getSLDriverImpl(void);
 
 #ifdef __cplusplus
