@@ -2,7 +2,10 @@
 
 #include <android/NeuralNetworks.h>
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <tuple>
 
 #include "nnemu/hal/Log.h"
 
@@ -23,6 +26,28 @@ int Compilation::setCaching(const char* cacheDir, const uint8_t* token) {
     if (finished_) return ANEURALNETWORKS_BAD_STATE;
     cacheDir_ = cacheDir;
     if (cacheDir_.empty() || cacheDir_.back() != '/') cacheDir_ += '/';
+    token_.assign(token, token + ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN);
+    cacheFds_.reset();
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Compilation::setCachingFromFds(const int* modelFds, uint32_t modelCount, const int* dataFds,
+                                   uint32_t dataCount, const uint8_t* token) {
+    if (finished_) return ANEURALNETWORKS_BAD_STATE;
+    auto fds = std::make_shared<CacheFds>();
+    for (auto [source, count, target] : {std::tuple{modelFds, modelCount, &fds->model},
+                                         std::tuple{dataFds, dataCount, &fds->data}}) {
+        for (uint32_t i = 0; i < count; ++i) {
+            const int fd = fcntl(source[i], F_DUPFD_CLOEXEC, 0);
+            if (fd < 0) {
+                NN_LOG(ERROR) << "SL_ANeuralNetworksCompilation_setCachingFromFds: cannot dup fd " << source[i];
+                return ANEURALNETWORKS_BAD_DATA;
+            }
+            target->push_back(fd);
+        }
+    }
+    cacheDir_.clear();
+    cacheFds_ = std::move(fds);
     token_.assign(token, token + ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN);
     return ANEURALNETWORKS_NO_ERROR;
 }
@@ -83,6 +108,7 @@ int Compilation::finish() {
     options_.allowFallback = !explicitDevices_;
     if (!token_.empty()) {
         options_.caching.dir = cacheDir_;
+        options_.caching.fds = cacheFds_;
         options_.caching.token.emplace();
         std::copy(token_.begin(), token_.end(), options_.caching.token->begin());
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "Diagnostics.h"
 #include "ExecutionPlan.h"
 
 namespace nnemu::runtime {
@@ -17,6 +18,9 @@ public:
 
     int setPreference(int32_t preference);
     int setCaching(const char* cacheDir, const uint8_t* token);
+    // The Support Library's variant: the application's open files (dup'ed here) instead of a directory.
+    int setCachingFromFds(const int* modelFds, uint32_t modelCount, const int* dataFds, uint32_t dataCount,
+                          const uint8_t* token);
     int setPriority(int priority);
     int setTimeout(uint64_t duration);
     int finish();
@@ -30,6 +34,10 @@ public:
     bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
     // Timeouts, like timing, need a compilation made by createForDevices for exactly one device.
     bool acceptsTimeouts() const { return canMeasureTiming(); }
+    // For the diagnostic reports (Diagnostics.h).
+    const std::vector<const Device*>& devices() const { return devices_; }
+    bool cachingEnabled() const { return !token_.empty(); }
+    int32_t sessionId() const { return sessionId_; }
 
 private:
     const ModelBuilder* model_;
@@ -40,8 +48,10 @@ private:
     uint64_t timeout_ = 0;  // ns; 0: none
     std::string cacheDir_;
     std::vector<uint8_t> token_;
+    std::shared_ptr<const CacheFds> cacheFds_;
     bool finished_ = false;
     std::unique_ptr<ExecutionPlan> plan_;
+    const int32_t sessionId_ = diagnostics::nextSessionId();
 };
 
 }  // namespace nnemu::runtime

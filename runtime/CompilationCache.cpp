@@ -1,6 +1,7 @@
 #include "CompilationCache.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -52,7 +53,36 @@ private:
     }
 };
 
+bool allEmpty(const CacheFds& fds) {
+    for (const auto* list : {&fds.model, &fds.data}) {
+        for (int fd : *list) {
+            struct stat info {};
+            if (fstat(fd, &info) != 0 || info.st_size != 0) return false;
+        }
+    }
+    return true;
+}
+
+// The application's own files: prepared from them unless they are still empty, else compiled
+// with them for the driver to fill.
+hal::PrepareResult prepareWithCacheFds(const Device& device, const hal::Model& model,
+                                       hal::ExecutionPreference preference, const CacheFds& fds,
+                                       const hal::CacheToken& token, const hal::PrepareQos& qos) {
+    hal::IDevice& driver = *device.driver;
+    if (!allEmpty(fds)) {
+        auto [status, prepared] = driver.prepareModelFromCacheWithQos(qos, fds.model, fds.data, token);
+        if (status == hal::ErrorStatus::NONE && prepared != nullptr) return {status, prepared};
+        NN_LOG(VERBOSE) << device.name << " could not prepare from the given cache files; compiling the model";
+    }
+    return driver.prepareModelWithQos(model, preference, qos, fds.model, fds.data, token);
+}
+
 }  // namespace
+
+CacheFds::~CacheFds() {
+    for (int fd : model) ::close(fd);
+    for (int fd : data) ::close(fd);
+}
 
 std::optional<hal::CacheToken> deriveCacheToken(const hal::CacheToken& appToken,
                                                 const std::vector<uint32_t>& stepOperations,
@@ -99,7 +129,14 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
     if (settings.token && deviceCaches) {
         token = deriveCacheToken(*settings.token, stepOperations, device.name, device.version, preference);
     }
+    // Given files serve one prepared model of the counts this device needs.
+    if (token && settings.fds &&
+        (!stepOperations.empty() || settings.fds->model.size() != modelCount || settings.fds->data.size() != dataCount)) {
+        NN_LOG(VERBOSE) << device.name << ": the given cache files do not fit this compilation; compiling without them";
+        token.reset();
+    }
     if (!token) return driver.prepareModelWithQos(model, preference, qos, {}, {}, hal::CacheToken{});
+    if (settings.fds) return prepareWithCacheFds(device, model, preference, *settings.fds, *token, qos);
 
     const std::string base = settings.dir + cacheFileBaseName(*token);
     {

@@ -4,6 +4,7 @@
 // (created) files for the driver to fill.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +15,22 @@
 
 namespace nnemu::runtime {
 
-// What ANeuralNetworksCompilation_setCaching recorded; no token: caching off.
+// Cache files the application opened itself (SL_ANeuralNetworksCompilation_setCachingFromFds):
+// dups of its fds, closed with the last compilation that holds them.
+struct CacheFds {
+    std::vector<int> model;
+    std::vector<int> data;
+    CacheFds() = default;
+    CacheFds(const CacheFds&) = delete;
+    CacheFds& operator=(const CacheFds&) = delete;
+    ~CacheFds();
+};
+
+// What ANeuralNetworksCompilation_setCaching (a directory) or setCachingFromFds (fds) recorded;
+// no token: caching off.
 struct CacheSettings {
     std::string dir;  // ends with '/'
+    std::shared_ptr<const CacheFds> fds;  // set: these files, not the directory's
     std::optional<hal::CacheToken> token;
 };
 

@@ -88,9 +88,9 @@ int checkCompiled(const Compilation* source, const char* function) {
     return ANEURALNETWORKS_BAD_STATE;
 }
 
-int startedRun(Execution* run) {
+int startedRun(Execution* run, ANeuralNetworksDiagnosticExecutionMode mode) {
     if (int n = run->start()) return n;
-    return run->run();
+    return diagnostics::timedExecution(*run, mode, [run] { return run->run(); });
 }
 
 }  // namespace
@@ -384,7 +384,8 @@ int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation* handle, co
 
 int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation* handle) {
     if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    return compilation(handle)->finish();
+    Compilation* compiling = compilation(handle);
+    return diagnostics::timedCompilation(*compiling, [compiling] { return compiling->finish(); });
 }
 
 // ---- Execution -----------------------------------------------------------------------------
@@ -432,7 +433,7 @@ int ANeuralNetworksExecution_setOutputFromMemory(ANeuralNetworksExecution* handl
 
 int ANeuralNetworksExecution_compute(ANeuralNetworksExecution* handle) {
     if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    return startedRun(execution(handle));
+    return startedRun(execution(handle), ANNDIAG_EXECUTION_MODE_SYNC);
 }
 
 int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeuralNetworksEvent** event) {
@@ -440,7 +441,9 @@ int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeu
     *event = nullptr;
     Execution* run = execution(handle);
     if (int n = run->start()) return n;
-    auto* created = new (std::nothrow) Event(std::async(std::launch::async, [run] { return run->run(); }).share());
+    auto* created = new (std::nothrow) Event(std::async(std::launch::async, [run] {
+        return diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC, [run] { return run->run(); });
+    }).share());
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
@@ -513,7 +516,7 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* handle, ANeu
     std::unique_lock<std::mutex> lock(burst->busy, std::try_to_lock);
     if (!lock.owns_lock()) return ANEURALNETWORKS_BAD_STATE;
     // The burst reuses nothing yet: it is a synchronous compute serialized per burst.
-    return startedRun(run);
+    return startedRun(run, ANNDIAG_EXECUTION_MODE_BURST);
 }
 
 }  // extern "C"

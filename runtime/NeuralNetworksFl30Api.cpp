@@ -173,7 +173,9 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
     auto task = [run, waits = std::move(waits), duration, fence]() mutable {
         int result = waitForAll(waits);
         if (result == ANEURALNETWORKS_NO_ERROR) {
-            result = run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt);
+            result = diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC_WITH_DEPS, [&] {
+                return run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt);
+            });
         } else {
             run->complete(result);
         }

@@ -29,6 +29,12 @@ bool isFloatOrQuant8(hal::OperandType type) {
     return type == hal::OperandType::TENSOR_FLOAT32 || type == hal::OperandType::TENSOR_QUANT8_ASYMM;
 }
 
+bool isQuant8(hal::OperandType type) {
+    return type == hal::OperandType::TENSOR_QUANT8_ASYMM || type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+bool isFloatOrAnyQuant8(hal::OperandType type) { return type == hal::OperandType::TENSOR_FLOAT32 || isQuant8(type); }
+
 bool isNhwc(const hal::OperationContext& context, uint32_t layoutInput) {
     if (layoutInput >= context.numInputs()) return true;
     return context.hasValue(layoutInput) && !context.scalar<bool>(layoutInput);

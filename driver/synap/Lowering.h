@@ -30,7 +30,11 @@ struct LoweringRegistrar {
             ::nnemu::synap::LoweringRule{::nnemu::hal::OperationType::name, supports, lower})
 
 // Conditions many rules share.
-bool isFloatOrQuant8(hal::OperandType type);
+bool isFloatOrQuant8(hal::OperandType type);  // uint8 only: kinds whose core layers are uint8-only
+// Either 8-bit asymmetric type (uint8, or int8 from feature level 30): the core's XNNPACK has
+// both (qu8 and qs8) under the same rules, so a rule claims them alike.
+bool isQuant8(hal::OperandType type);
+bool isFloatOrAnyQuant8(hal::OperandType type);
 bool isNhwc(const hal::OperationContext& context, uint32_t layoutInput);  // absent or false
 bool fuseCodeValid(const hal::OperationContext& context, uint32_t input);
 // Real-valued output bounds of a fused activation, and its name in layer names ("Relu6").

@@ -34,7 +34,7 @@ void argMinMax(const NativeLayer& layer, const hal::AxisSplit& split, Value (*va
     }
 }
 
-// uint8 values order as their real values do (the scale is positive).
+// uint8 and int8 values order as their real values do (the scale is positive).
 template <bool kMaximum>
 bool run(const NativeLayer& layer) {
     const npu::Tensor& input = layer.inputTensor(0);
@@ -44,6 +44,7 @@ bool run(const NativeLayer& layer) {
         case npu::DataType::FLOAT32: argMinMax<kMaximum>(layer, split, same<float>); return true;
         case npu::DataType::FLOAT16: argMinMax<kMaximum>(layer, split, hal::halfToFloat); return true;
         case npu::DataType::QUINT8: argMinMax<kMaximum>(layer, split, same<uint8_t>); return true;
+        case npu::DataType::QINT8: argMinMax<kMaximum>(layer, split, same<int8_t>); return true;
         case npu::DataType::INT32:
         case npu::DataType::QINT32: argMinMax<kMaximum>(layer, split, same<int32_t>); return true;
         default: return false;
@@ -52,14 +53,14 @@ bool run(const NativeLayer& layer) {
 
 }  // namespace
 
-// A float, half, uint8 or int32 input, a non-empty axis, one int32 output element per index left.
+// A float, half, uint8, int8 or int32 input, a non-empty axis, one int32 output element per index left.
 bool checkArgMinMax(const npu::Program& program, const npu::Layer& layer) {
     const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
     const npu::Tensor& output = outputOf(program, layer);
     const auto type = input.type();
     if (layer.inputs()->size() != 1 || !isInt32(output.type())) return false;
     if (type != npu::DataType::FLOAT32 && type != npu::DataType::FLOAT16 && type != npu::DataType::QUINT8 &&
-        !isInt32(type)) {
+        type != npu::DataType::QINT8 && !isInt32(type)) {
         return false;
     }
     const auto* max = layer.params_as_ArgMax();

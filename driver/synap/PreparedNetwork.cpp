@@ -156,6 +156,7 @@ std::vector<const PreparedNetwork*>& registry() {
 hal::OperandType operandTypeOf(npu::DataType type) {
     switch (type) {
         case npu::DataType::QUINT8: return hal::OperandType::TENSOR_QUANT8_ASYMM;
+        case npu::DataType::QINT8: return hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
         case npu::DataType::QINT32:
         case npu::DataType::INT32: return hal::OperandType::TENSOR_INT32;
         case npu::DataType::FLOAT16: return hal::OperandType::TENSOR_FLOAT16;

@@ -10,6 +10,7 @@ namespace nnemu::synap {
 npu::DataType npuTypeOf(const hal::Operand& operand) {
     switch (operand.type) {
         case hal::OperandType::TENSOR_QUANT8_ASYMM: return npu::DataType::QUINT8;
+        case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return npu::DataType::QINT8;
         // With a scale: the bias of a quantized layer.
         case hal::OperandType::TENSOR_INT32: return operand.scale != 0.0f ? npu::DataType::QINT32 : npu::DataType::INT32;
         case hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return npu::DataType::QCINT8;

@@ -38,7 +38,8 @@ public:
         capabilities.relaxedFloat32toFloat16PerformanceScalar = fast;
         capabilities.relaxedFloat32toFloat16PerformanceTensor = fast;
         capabilities.operandPerformance = {{hal::OperandType::TENSOR_FLOAT32, fast},
-                                           {hal::OperandType::TENSOR_QUANT8_ASYMM, fast}};
+                                           {hal::OperandType::TENSOR_QUANT8_ASYMM, fast},
+                                           {hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, fast}};
         return capabilities;
     }
 

@@ -65,10 +65,10 @@ hal::Model buildModel(const Variant& v) {
 
 namespace {
 
-// One example on the reference executor; the first problem found, or nothing when it matches.
+// One example run by `execute`; the first problem found, or nothing when it matches.
 std::optional<std::string> runExample(const Variant& v, const hal::Model& model,
                                       const conformance::Example& example,
-                                      const conformance::Tolerances& tolerances) {
+                                      const conformance::Tolerances& tolerances, const Executor& execute) {
     size_t total = 0;
     for (const auto& input : example.inputs) total += input.bytes.size();
     for (const auto& golden : example.outputs) total += golden.bytes.size();
@@ -89,7 +89,7 @@ std::optional<std::string> runExample(const Variant& v, const hal::Model& model,
         request.outputs.push_back({false, {0, offset, length}, {}});
         offset += length;
     }
-    const auto [status, shapes] = cpu::executeModel(model, request);
+    const auto [status, shapes] = execute(model, request);
     if (status != hal::ErrorStatus::NONE) {
         return "execution failed, status " + std::to_string(static_cast<int>(status));
     }
@@ -116,12 +116,18 @@ std::optional<std::string> runExample(const Variant& v, const hal::Model& model,
 }  // namespace
 
 std::optional<std::string> runVariant(const Variant& v) {
+    return runVariant(v, [](const hal::Model& model, const hal::Request& request) {
+        return cpu::executeModel(model, request);
+    });
+}
+
+std::optional<std::string> runVariant(const Variant& v, const Executor& execute) {
     const hal::Model model = buildModel(v);
     std::string why;
     if (!hal::validateModel(model, &why)) return "model rejected: " + why;
     conformance::ToleranceTracker tracker(v);
     for (const auto& example : v.examples) {
-        if (auto problem = runExample(v, model, example, tracker.next(example))) return problem;
+        if (auto problem = runExample(v, model, example, tracker.next(example), execute)) return problem;
     }
     return std::nullopt;
 }

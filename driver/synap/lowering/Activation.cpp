@@ -8,14 +8,14 @@ using hal::OperandType;
 using hal::OperationContext;
 
 bool sameTypeUnary(const OperationContext& context) {
-    return context.numInputs() >= 1 && isFloatOrQuant8(context.inputType(0)) &&
+    return context.numInputs() >= 1 && isFloatOrAnyQuant8(context.inputType(0)) &&
            context.output(0).type == context.inputType(0);
 }
 
 // Clamps move values: a quantized output keeps the input's quantization (NNAPI requires it).
 bool supportsClamp(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
-    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
+    if (isQuant8(context.inputType(0))) {
         NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
                      context.input(0).zeroPoint == context.output(0).zeroPoint);
     }
@@ -34,13 +34,19 @@ bool lowerRelu(const OperationContext&, ProgramBuilder& builder) { return lowerC
 bool lowerRelu1(const OperationContext&, ProgramBuilder& builder) { return lowerClamp(builder, "Relu1", 2); }
 bool lowerRelu6(const OperationContext&, ProgramBuilder& builder) { return lowerClamp(builder, "Relu6", 3); }
 
-// Quantized LOGISTIC has the fixed output quantization 1/256, 0 that the core's sigmoid needs.
+// The fixed output quantization of quantized LOGISTIC and SOFTMAX (scale 1/256, the lowest
+// value real 0) and of TANH (scale 1/128, real 0 in the middle), per signedness.
+bool fixedOutputQuantization(const OperationContext& context, float scale, int32_t unsignedZeroPoint) {
+    const OperandType type = context.inputType(0);
+    if (!isQuant8(type)) return true;
+    const int32_t zeroPoint = type == OperandType::TENSOR_QUANT8_ASYMM ? unsignedZeroPoint : unsignedZeroPoint - 128;
+    return context.output(0).scale == scale && context.output(0).zeroPoint == zeroPoint;
+}
+
+// Quantized LOGISTIC has the fixed output quantization that the core's sigmoid needs.
 bool supportsLogistic(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
-    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 256 && context.output(0).zeroPoint == 0);
-    }
-    return true;
+    return fixedOutputQuantization(context, 1.0f / 256, 0);
 }
 
 bool lowerLogistic(const OperationContext&, ProgramBuilder& builder) {
@@ -74,10 +80,7 @@ uint32_t binary(ProgramBuilder& builder, const char* kind, uint32_t a, uint32_t 
 
 bool supportsTanh(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 1 && sameTypeUnary(context));
-    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 128 && context.output(0).zeroPoint == 128);
-    }
-    return true;
+    return fixedOutputQuantization(context, 1.0f / 128, 128);
 }
 
 // The core has no tanh: tanh(x) = 2·sigmoid(2x) − 1, in float.
@@ -111,10 +114,7 @@ bool supportsSoftmax(const OperationContext& context) {
         const auto axis = context.scalar<int32_t>(2);
         NN_RET_CHECK(axis == -1 || axis == static_cast<int32_t>(rank) - 1);
     }
-    if (context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM) {
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 256 && context.output(0).zeroPoint == 0);
-    }
-    return true;
+    return fixedOutputQuantization(context, 1.0f / 256, 0);
 }
 
 // The core's softmax is float-only: quantized inputs go through float and back.

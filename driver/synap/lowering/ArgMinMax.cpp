@@ -12,7 +12,7 @@ using hal::OperationContext;
 bool supportsArgMinMax(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(context.numInputs() == 2 && context.hasValue(1));
-    NN_RET_CHECK(isFloatOrQuant8(type) || type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_INT32);
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) || type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_INT32);
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
     return hal::rankAtMostOrUnknown(context.input(0), 4);
 }

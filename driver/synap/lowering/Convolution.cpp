@@ -17,7 +17,7 @@ bool isPerChannel(const OperationContext& context) {
 
 // Every per-channel (or the one per-tensor) requantization factor must be one the core computes.
 bool requantizationInRange(const OperationContext& context) {
-    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    if (!isQuant8(context.inputType(0))) return true;
     std::vector<float> filterScales{context.input(1).scale};
     if (isPerChannel(context)) filterScales = context.input(1).channelQuant->scales;
     for (float filterScale : filterScales) {
@@ -30,9 +30,9 @@ bool requantizationInRange(const OperationContext& context) {
 // per channel along the output channels (`channelDim`).
 bool operandsSupported(const OperationContext& context, uint32_t channelDim) {
     const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrQuant8(type));
+    NN_RET_CHECK(isFloatOrAnyQuant8(type));
     if (isPerChannel(context)) {
-        NN_RET_CHECK(type == OperandType::TENSOR_QUANT8_ASYMM && context.input(1).channelQuant != nullptr);
+        NN_RET_CHECK(isQuant8(type) && context.input(1).channelQuant != nullptr);
         NN_RET_CHECK(context.input(1).channelQuant->channelDim == channelDim);
     } else {
         NN_RET_CHECK(context.inputType(1) == type);
@@ -62,6 +62,60 @@ bool supportsDepthwise(const OperationContext& context) {
            windowSupported(context, WindowKind::DEPTHWISE);
 }
 
+// The program tensors of a convolution-like layer, as the core's kernels take them.
+struct LayerTensors {
+    uint32_t input, filter, bias, output;
+};
+
+// An intermediate for `tensor`'s values with the other signedness (zero point moved by 128).
+uint32_t flippedCopy(ProgramBuilder& builder, uint32_t tensor) {
+    const npu::TensorT& t = builder.tensor(tensor);
+    const bool toSigned = t.type == npu::DataType::QUINT8;
+    return builder.intermediate(toSigned ? npu::DataType::QINT8 : npu::DataType::QUINT8, std::vector<uint32_t>(t.dims),
+                                t.scale, t.zero_point + (toSigned ? -128 : 128));
+}
+
+// Per-channel kernels take int8 activations and per-channel int32 biases. The int8 kernels
+// ignore a per-tensor filter's zero point, so an int8 layer whose filter has one runs on the
+// uint8 kernels, which take it. Activations of the other type go through sign flips (exact).
+LayerTensors layerTensors(const OperationContext& context, ProgramBuilder& builder) {
+    LayerTensors t{builder.input(0), 0, builder.input(2), builder.output(0)};
+    const npu::DataType activations = builder.tensor(t.input).type;
+    npu::DataType coreType = activations;
+    const auto& filter = context.input(1);
+    if (isPerChannel(context)) {
+        coreType = npu::DataType::QINT8;
+        t.filter = builder.input(1);
+        std::vector<float> biasScales;
+        for (float filterScale : filter.channelQuant->scales) biasScales.push_back(context.input(0).scale * filterScale);
+        const auto& bias = context.input(2);
+        t.bias = builder.perChannelConstant(npu::DataType::QCINT32, bias.dims, bias.data, bias.length,
+                                            std::move(biasScales), 0);
+    } else if (activations == npu::DataType::QINT8 && filter.zeroPoint != 0) {
+        coreType = npu::DataType::QUINT8;
+        std::vector<uint8_t> flipped(filter.data, filter.data + filter.length);
+        for (uint8_t& value : flipped) value ^= 0x80;
+        t.filter = builder.constant(npu::DataType::QUINT8, filter.dims, flipped.data(), flipped.size(), filter.scale,
+                                    filter.zeroPoint + 128);
+    } else {
+        t.filter = builder.input(1);
+    }
+    if (coreType != activations) {
+        t.input = flippedCopy(builder, builder.input(0));
+        flipSign(builder, builder.input(0), t.input);
+        t.output = flippedCopy(builder, builder.output(0));
+    }
+    return t;
+}
+
+// Adds the layer on `t`, then the flip back into the operation's output where needed.
+void addConvolutionLayer(ProgramBuilder& builder, const std::string& name, npu::LayerParamsUnion params,
+                         const LayerTensors& t, int32_t fuseCode) {
+    auto& added = builder.addLayer(name, std::move(params), {t.input, t.filter, t.bias}, {t.output});
+    activationBounds(fuseCode, &added.output_min, &added.output_max);
+    if (t.output != builder.output(0)) flipSign(builder, t.output, builder.output(0));
+}
+
 bool lowerWindowed(const OperationContext& context, ProgramBuilder& builder, WindowKind kind) {
     const hal::WindowParams params = hal::readWindowParams(context, kind);
     const auto& in = context.input(0).dims;
@@ -88,24 +142,7 @@ bool lowerWindowed(const OperationContext& context, ProgramBuilder& builder, Win
     layer.Set(std::move(conv));
     const std::string layerName = std::string(kind == WindowKind::DEPTHWISE ? "DepthwiseConvolution" : "Convolution") +
                                   activationName(params.activation);
-    uint32_t input = builder.input(0), bias = builder.input(2), output = builder.output(0);
-    if (isPerChannel(context)) {
-        // The core's per-channel kernels take int8 activations and per-channel int32 biases.
-        const auto& in = builder.tensor(input);
-        const auto& out = builder.tensor(output);
-        const uint32_t signedInput = builder.intermediate(npu::DataType::QINT8, in.dims, in.scale, in.zero_point - 128);
-        flipSign(builder, input, signedInput);
-        input = signedInput;
-        std::vector<float> biasScales;
-        for (float filterScale : context.input(1).channelQuant->scales) biasScales.push_back(in.scale * filterScale);
-        const auto& biasOperand = context.input(2);
-        bias = builder.perChannelConstant(npu::DataType::QCINT32, biasOperand.dims, biasOperand.data,
-                                          biasOperand.length, std::move(biasScales), 0);
-        output = builder.intermediate(npu::DataType::QINT8, out.dims, out.scale, out.zero_point - 128);
-    }
-    auto& added = builder.addLayer(layerName, std::move(layer), {input, builder.input(1), bias}, {output});
-    activationBounds(params.activation, &added.output_min, &added.output_max);
-    if (output != builder.output(0)) flipSign(builder, output, builder.output(0));
+    addConvolutionLayer(builder, layerName, std::move(layer), layerTensors(context, builder), params.activation);
     return true;
 }
 
@@ -128,9 +165,8 @@ bool lowerFullyConnected(const OperationContext& context, ProgramBuilder& builde
     npu::LayerParamsUnion layer;
     layer.Set(npu::FullyConnectedT{});
     const auto fuse = context.scalar<int32_t>(3);
-    auto& added = builder.addLayer(std::string("FullyConnected") + activationName(fuse), std::move(layer),
-                                   {builder.input(0), builder.input(1), builder.input(2)}, {builder.output(0)});
-    activationBounds(fuse, &added.output_min, &added.output_max);
+    addConvolutionLayer(builder, std::string("FullyConnected") + activationName(fuse), std::move(layer),
+                        layerTensors(context, builder), fuse);
     return true;
 }
 

@@ -12,14 +12,14 @@ using hal::OperationContext;
 bool operandsSupported(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3 && fuseCodeValid(context, 2));
     const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
     return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
 }
 
-// The core's quantized add requantizes each input by in/out within [2^-10, 2^8).
+// The core's quantized add (uint8 or int8) requantizes each input by in/out within [2^-10, 2^8).
 bool supportsAddition(const OperationContext& context) {
     NN_RET_CHECK(operandsSupported(context));
-    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    if (!isQuant8(context.inputType(0))) return true;
     const double out = context.output(0).scale;
     return ratioWithin(context.input(0).scale, out, std::ldexp(1.0, -10), 256.0) &&
            ratioWithin(context.input(1).scale, out, std::ldexp(1.0, -10), 256.0);
@@ -28,7 +28,7 @@ bool supportsAddition(const OperationContext& context) {
 // The product scale in1·in2/out must lie within [2^-16, 2^8).
 bool supportsMultiplication(const OperationContext& context) {
     NN_RET_CHECK(operandsSupported(context));
-    if (context.inputType(0) != OperandType::TENSOR_QUANT8_ASYMM) return true;
+    if (!isQuant8(context.inputType(0))) return true;
     return ratioWithin(double{context.input(0).scale} * context.input(1).scale, context.output(0).scale,
                        std::ldexp(1.0, -16), 256.0);
 }

@@ -20,11 +20,11 @@ bool supportsPool(const OperationContext& context) {
         if (!context.hasValue(i)) return false;
     }
     const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrQuant8(type) && context.output(0).type == type);
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.output(0).type == type);
     const hal::WindowParams params = hal::readWindowParams(context, WindowKind::POOL);
     NN_RET_CHECK(hal::windowParamsValid(params, WindowKind::POOL) && !params.nchw);
     NN_RET_CHECK(params.filterW > 1 || params.filterH > 1);  // the core has no 1x1 pooling
-    if (type == OperandType::TENSOR_QUANT8_ASYMM) {      // pools move values: same quantization
+    if (isQuant8(type)) {  // pools move values: same quantization
         NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
                      context.input(0).zeroPoint == context.output(0).zeroPoint);
     }
@@ -102,7 +102,7 @@ bool lowerMaxPool(const OperationContext& context, ProgramBuilder& builder) {
 bool supportsMean(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3 && context.hasValue(1) && context.hasValue(2));
     const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrQuant8(type) && context.output(0).type == type);
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.output(0).type == type);
     NN_RET_CHECK(context.input(0).rank() == 4);
     const auto& axes = context.input(1);
     NN_RET_CHECK(axes.type == OperandType::TENSOR_INT32 && axes.elements() == 2);

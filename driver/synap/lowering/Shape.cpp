@@ -11,11 +11,11 @@ using hal::OperationContext;
 bool sameQuantization(const OperationContext& context) {
     const auto& in = context.input(0);
     const auto& out = context.output(0);
-    return in.type != OperandType::TENSOR_QUANT8_ASYMM || (in.scale == out.scale && in.zeroPoint == out.zeroPoint);
+    return !isQuant8(in.type) || (in.scale == out.scale && in.zeroPoint == out.zeroPoint);
 }
 
 bool supportsReshape(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrQuant8(context.inputType(0)));
+    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrAnyQuant8(context.inputType(0)));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
     return context.hasValue(1);  // the core's reshape is static
 }
@@ -33,7 +33,7 @@ bool supportsConcatenation(const OperationContext& context) {
     const uint32_t count = context.numInputs();
     NN_RET_CHECK(count >= 2 && context.hasValue(count - 1) && context.inputType(count - 1) == OperandType::INT32);
     const OperandType type = context.output(0).type;
-    NN_RET_CHECK(isFloatOrQuant8(type));
+    NN_RET_CHECK(isFloatOrAnyQuant8(type));
     const auto rank = static_cast<int32_t>(context.input(0).rank());
     NN_RET_CHECK(rank >= 1 && rank <= 4);
     const auto axis = context.scalar<int32_t>(count - 1);
@@ -60,7 +60,7 @@ bool lowerConcatenation(const OperationContext& context, ProgramBuilder& builder
 
 // PAD with the logical zero (the zero point when quantized), constant paddings.
 bool supportsPad(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrQuant8(context.inputType(0)));
+    NN_RET_CHECK(context.numInputs() == 2 && isFloatOrAnyQuant8(context.inputType(0)));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
     NN_RET_CHECK(context.hasValue(1) && context.inputType(1) == OperandType::TENSOR_INT32);
     const auto& paddings = context.input(1);
@@ -103,11 +103,11 @@ bool lowerResizeBilinear(const OperationContext& context, ProgramBuilder& builde
 
 bool supportsQuantize(const OperationContext& context) {
     return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
-           context.output(0).type == OperandType::TENSOR_QUANT8_ASYMM;
+           isQuant8(context.output(0).type);
 }
 
 bool supportsDequantize(const OperationContext& context) {
-    return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM &&
+    return context.numInputs() == 1 && isQuant8(context.inputType(0)) &&
            context.output(0).type == OperandType::TENSOR_FLOAT32;
 }
 
@@ -123,7 +123,7 @@ bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
 // A pure data move the core makes itself, so of every type NNAPI allows.
 bool supportsChannelShuffle(const OperationContext& context) {
     const OperandType type = context.inputType(0);
-    NN_RET_CHECK(context.numInputs() == 3 && (isFloatOrQuant8(type) || type == OperandType::TENSOR_FLOAT16));
+    NN_RET_CHECK(context.numInputs() == 3 && (isFloatOrAnyQuant8(type) || type == OperandType::TENSOR_FLOAT16));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
     NN_RET_CHECK(context.hasValue(1) && context.hasValue(2));
     return hal::rankAtMostOrUnknown(context.input(0), 4);
