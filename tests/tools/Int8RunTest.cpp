@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <memory>
 #include <numeric>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,35 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
         EXPECT_EQ(top, 286u);
         EXPECT_GE(scores[286], 152) << "0.6 x 256 = 153.6, less two steps";
     }
+}
+
+// label_image_next over the same TF2 model and the cat picture, whole on nnapi-reference: the
+// label oracle again, and the same first line as label_image on the feature level 29 library.
+TEST(Int8LabelImage, SharedTf2MobileNetOnTheNextRuntime) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const std::vector<std::string> args = {"-m", kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite", "-i",
+                                           kModelsDir + "/images/cat.bmp", "-l",
+                                           kModelsDir + "/labels/imagenet_labels.txt",
+                                           "--accelerator_name=nnapi-reference"};
+    setenv("NNEMU_LOG", "info", 1);
+    const ToolRun next = runTool(LABEL_IMAGE_NEXT_PATH, args, makeTempDir("root"));
+    const ToolRun current = runTool(LABEL_IMAGE_PATH, args, makeTempDir("root"));
+    unsetenv("NNEMU_LOG");
+    ASSERT_EQ(next.exitCode, 0) << next.err;
+    ASSERT_EQ(current.exitCode, 0) << current.err;
+    if (next.err.find(kSignedLine) == std::string::npos) {
+        GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    }
+    EXPECT_NE(next.err.find("68 of 68 node(s) delegated in 1 kernel(s)"), std::string::npos) << next.err;
+    // The first result line: score, class index, label.
+    const std::regex first(R"(INFO: ([0-9.]+): ([0-9]+) ([^\n]*)\n)");
+    std::smatch match, other;
+    ASSERT_TRUE(std::regex_search(next.err, match, first)) << next.err;
+    EXPECT_EQ(match[2].str() + " " + match[3].str(), "286 Egyptian cat");
+    EXPECT_GE(std::stof(match[1]), 0.6f - 2.0f / 255.0f);
+    ASSERT_TRUE(std::regex_search(current.err, other, first)) << current.err;
+    EXPECT_EQ(other[2].str(), "286");
+    EXPECT_NEAR(std::stof(match[1]), std::stof(other[1]), 1.5f / 255.0f);
 }
 
 // person_detect: int8 input and output. On the next runtime it goes whole to NNAPI and still
