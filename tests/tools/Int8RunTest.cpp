@@ -232,6 +232,31 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
     }
 }
 
+// The same model on synap-npu once it claims signed int8 (fl30-npu8): whole, same top class as
+// the CPU path and the oracle's threshold. XNNPACK's qs8 kernels round differently from the
+// reference ones, so the scores are not held to one step here.
+TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
+    std::string error;
+    model_ = tflite::Model::load(graph, &error);
+    ASSERT_NE(model_, nullptr) << error;
+    const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
+    const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
+    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    const Outcome npu = run(kBenchmarkNext, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"}, graph, input);
+    if (npu.log.find(kWhole) == std::string::npos) {
+        GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
+    }
+    ASSERT_EQ(npu.outputs.size(), 1u);
+    ASSERT_EQ(npu.outputs[0].size(), 1001u);
+    const tflite::Tensor& scores = model_->tensors()[model_->outputs()[0]];
+    EXPECT_EQ(ranking(scores, npu.outputs[0])[0], ranking(scores, cpu.outputs[0])[0]);
+    EXPECT_EQ(ranking(scores, npu.outputs[0])[0], 286u);
+    EXPECT_GE(npu.outputs[0][286], 152) << "0.6 x 256 = 153.6, less two steps";
+}
+
 // label_image_next over the same TF2 model and the cat picture, whole on nnapi-reference: the
 // label oracle again, and the same first line as label_image on the feature level 29 library.
 TEST(Int8LabelImage, SharedTf2MobileNetOnTheNextRuntime) {
