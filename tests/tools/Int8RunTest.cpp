@@ -207,8 +207,8 @@ TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
 }
 
 // The TF2 post-training-quantized MobileNet v2 of the shared corpus (int8 inside, uint8 edges):
-// whole on the next runtime, Egyptian cat (286) on top with a score of at least 0.6 less two
-// steps, as the libcoral oracle says (README of the corpus).
+// whole on the next runtime, Egyptian cat (286) on top (libcoral's oracle) with a score of at
+// least Arm NN's 153/256 less two steps (the corpus README's allowance around libcoral's 0.6).
 TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
@@ -228,7 +228,7 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
         ASSERT_EQ(scores.size(), 1001u);
         const size_t top = static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
         EXPECT_EQ(top, 286u);
-        EXPECT_GE(scores[286], 152) << "0.6 x 256 = 153.6, less two steps";
+        EXPECT_GE(scores[286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
     }
 }
 
@@ -254,7 +254,7 @@ TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     const tflite::Tensor& scores = model_->tensors()[model_->outputs()[0]];
     EXPECT_EQ(ranking(scores, npu.outputs[0])[0], ranking(scores, cpu.outputs[0])[0]);
     EXPECT_EQ(ranking(scores, npu.outputs[0])[0], 286u);
-    EXPECT_GE(npu.outputs[0][286], 152) << "0.6 x 256 = 153.6, less two steps";
+    EXPECT_GE(npu.outputs[0][286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
 }
 
 // label_image_next over the same TF2 model and the cat picture, whole on nnapi-reference: the
