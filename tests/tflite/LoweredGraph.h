@@ -50,8 +50,10 @@ struct LoweredGraph {
     bool cpuOnly(size_t node) const { return graph.cpuOnly.at(node); }
 };
 
-inline LoweredGraph lowerGraph(const GraphBuilder& builder) {
+// signedInt8: lower as for a feature level 30+ runtime (int8 kept signed).
+inline LoweredGraph lowerGraph(const GraphBuilder& builder, bool signedInt8 = false) {
     LoweredGraph lowered;
+    lowered.graph.signedInt8 = signedInt8;
     lowered.model = builder.build();
     if (lowered.model == nullptr) return lowered;
     lowered.ok = checkDataFlow(*lowered.model, &lowered.error) && lowerModel(*lowered.model, lowered.graph, &lowered.error);

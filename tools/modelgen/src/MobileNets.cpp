@@ -1,6 +1,7 @@
 // MobileNet v1 (depthwise separable convolutions) and v2 (inverted residuals with linear
 // bottlenecks) at any width multiplier and resolution, shaped like the published models:
-// uint8 and float ones end in AVERAGE_POOL_2D, int8 ones in MEAN with uint8 QUANTIZE edges.
+// uint8 and float ones end in AVERAGE_POOL_2D, int8 ones in MEAN with uint8 QUANTIZE edges, or
+// with int8 input and output when integer-only.
 #include <algorithm>
 #include <cstdio>
 
@@ -20,7 +21,8 @@ std::string formatAlpha(float alpha) {
     return s;
 }
 
-int32_t addClassifierHead(NetworkGraph& g, const std::string& scope, int32_t features, Flavor flavor) {
+int32_t addClassifierHead(NetworkGraph& g, const std::string& scope, int32_t features, Flavor flavor,
+                          bool integerOnly) {
     const std::vector<int32_t> shape = g.shapeOf(features);
     int32_t pooled;
     if (flavor == Flavor::INT8) {
@@ -34,15 +36,15 @@ int32_t addClassifierHead(NetworkGraph& g, const std::string& scope, int32_t fea
     g.tensors[logits].targetStddev = kLogitsStddev;
     const int32_t squeezed = g.reshape(scope + "/Logits/SpatialSqueeze", logits, {1, kClasses});
     int32_t output = g.softmax(scope + "/Predictions/Reshape_1", squeezed);
-    if (flavor == Flavor::INT8) output = g.quantizeTo(scope + "/Predictions/uint8", output, fb::TensorType_UINT8);
+    if (flavor == Flavor::INT8 && !integerOnly) output = g.quantizeTo(scope + "/Predictions/uint8", output, fb::TensorType_UINT8);
     g.outputs = {output};
     return output;
 }
 
-int32_t addInput(NetworkGraph& g, int32_t resolution, Flavor flavor) {
+int32_t addInput(NetworkGraph& g, int32_t resolution, Flavor flavor, bool integerOnly) {
     // [-1, 1) in uint8 steps: scale 1/128, zero point 128, as the published models read images.
     const int32_t input = g.addInput("input", {1, resolution, resolution, 3}, -1.0f, 127.0f / 128.0f);
-    if (flavor == Flavor::INT8) return g.quantizeFrom("input_int8", input, fb::TensorType_UINT8);
+    if (flavor == Flavor::INT8 && !integerOnly) return g.quantizeFrom("input_int8", input, fb::TensorType_UINT8);
     return input;
 }
 
@@ -57,10 +59,10 @@ uint64_t seedOf(const std::string& name) {
     return hash;
 }
 
-NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor) {
+NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor, bool integerOnly) {
     NetworkGraph g(seedOf("mobilenet_v1_" + formatAlpha(alpha) + "_" + std::to_string(resolution)));
     const auto width = [alpha](int32_t channels) { return std::max(8, static_cast<int32_t>(channels * alpha)); };
-    int32_t x = addInput(g, resolution, flavor);
+    int32_t x = addInput(g, resolution, flavor, integerOnly);
     x = g.conv2d("MobilenetV1/Conv2d_0", x, width(32), 3, 2, fb::ActivationFunctionType_RELU6);
     const struct {
         int32_t stride, channels;
@@ -72,18 +74,18 @@ NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor) {
         x = g.depthwiseConv2d(name + "_depthwise", x, 3, layer.stride, fb::ActivationFunctionType_RELU6);
         x = g.conv2d(name + "_pointwise", x, width(layer.channels), 1, 1, fb::ActivationFunctionType_RELU6);
     }
-    addClassifierHead(g, "MobilenetV1", x, flavor);
+    addClassifierHead(g, "MobilenetV1", x, flavor, integerOnly);
     return g;
 }
 
-NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor) {
+NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor, bool integerOnly) {
     NetworkGraph g(seedOf("mobilenet_v2_" + formatAlpha(alpha) + "_" + std::to_string(resolution)));
     // Channel counts rounded to multiples of 8, as the reference implementation does.
     const auto width = [alpha](int32_t channels) {
         const auto scaled = static_cast<int32_t>(channels * alpha);
         return std::max(8, (scaled + 4) / 8 * 8);
     };
-    int32_t x = addInput(g, resolution, flavor);
+    int32_t x = addInput(g, resolution, flavor, integerOnly);
     x = g.conv2d("MobilenetV2/Conv", x, width(32), 3, 2, fb::ActivationFunctionType_RELU6);
     int32_t channels = width(32);
     const struct {
@@ -109,7 +111,7 @@ NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor) {
         }
     }
     x = g.conv2d("MobilenetV2/Conv_1", x, alpha > 1.0f ? width(1280) : 1280, 1, 1, fb::ActivationFunctionType_RELU6);
-    addClassifierHead(g, "MobilenetV2", x, flavor);
+    addClassifierHead(g, "MobilenetV2", x, flavor, integerOnly);
     return g;
 }
 

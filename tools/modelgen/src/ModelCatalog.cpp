@@ -60,6 +60,21 @@ const std::vector<Entry>& entries() {
                                   }});
             }
         }
+        // Full-integer int8 (TF2 post-training quantization with int8 input and output): the
+        // same weights as the _int8 models, without the uint8 QUANTIZE edges.
+        for (const MobileNet& net : {mobilenets[2], mobilenets[3]}) {
+            const std::string name = "mobilenet_v" + std::to_string(net.version) + "_" + net.alphaText + "_" +
+                                     std::to_string(net.resolution) + "_full_int8";
+            const std::string summary = std::string("MobileNet v") + std::to_string(net.version) + " " +
+                                        net.alphaText + " " + std::to_string(net.resolution) + "x" +
+                                        std::to_string(net.resolution) +
+                                        ", 1001 classes, int8 per-channel with int8 input/output (full integer)";
+            const bool large = net.resolution > 128;
+            result.push_back({{name, summary, large}, Flavor::INT8, [net](Flavor f) {
+                                  return net.version == 1 ? buildMobileNetV1(net.alpha, net.resolution, f, true)
+                                                          : buildMobileNetV2(net.alpha, net.resolution, f, true);
+                              }});
+        }
         struct Dense {
             const char* base;
             const char* summary;

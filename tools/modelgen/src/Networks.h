@@ -9,8 +9,10 @@
 
 namespace nnemu::modelgen {
 
-NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor);
-NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor);
+// int8 flavor: integerOnly gives int8 input and output (TF2 full-integer quantization); else
+// uint8 QUANTIZE edges, as TF2 converters write by default for uint8 I/O.
+NetworkGraph buildMobileNetV1(float alpha, int32_t resolution, Flavor flavor, bool integerOnly = false);
+NetworkGraph buildMobileNetV2(float alpha, int32_t resolution, Flavor flavor, bool integerOnly = false);
 // The SSD-style detector, with TFLite_Detection_PostProcess or ending at its raw box encodings
 // and class scores; the segmenter, ending in ARG_MAX or at its logits (VisionModels.cpp).
 NetworkGraph buildSsdDetector(bool postProcess);

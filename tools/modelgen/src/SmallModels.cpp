@@ -121,6 +121,20 @@ void selectGreater(NetworkGraph& g, Flavor) {
 }
 void sequenceRnn(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceRnn("rnn", g.addInput("input", {1, 6, 4}), 8)}; }
 void sequenceLstm(NetworkGraph& g, Flavor) { g.outputs = {g.sequenceLstm("lstm", g.addInput("input", {1, 6, 4}), 8)}; }
+// A small classifier of the layers int8 vision models are made of: strided conv, depthwise,
+// a residual ADD, MAX_POOL, MEAN, FULLY_CONNECTED and SOFTMAX. Its int8 flavor has int8 input
+// and output (full-integer quantization).
+void convNet(NetworkGraph& g, Flavor) {
+    const int32_t stem = g.conv2d("stem", image(g, 16, 3), 8, 3, 2, kRelu6);
+    int32_t x = g.depthwiseConv2d("block/depthwise", stem, 3, 1, kRelu6);
+    x = g.conv2d("block/project", x, 8, 1, 1, kNone, 0.5f);
+    x = g.binary(fb::BuiltinOperator_ADD, "block/add", x, stem);
+    x = g.pool(fb::BuiltinOperator_MAX_POOL_2D, "pool", x, 2, 2, fb::Padding_VALID);
+    x = g.mean("mean", x, {1, 2}, false);
+    x = g.fullyConnected("logits", x, 10, kNone);
+    g.tensors[x].targetStddev = 2.0f;   // a few classes with visible scores
+    g.outputs = {g.softmax("probabilities", x)};
+}
 void cast(NetworkGraph& g, Flavor) { g.outputs = {g.cast("cast", g.addInput("input", {1, 16}), fb::TensorType_INT32)}; }
 
 const std::vector<SmallModel>& smallModels() {
@@ -166,6 +180,9 @@ const std::vector<SmallModel>& smallModels() {
             {{"pow", "POW with a constant exponent", true, false, false}, power},
             {{"select_greater", "GREATER -> SELECT (bool condition)", true, true, true}, selectGreater},
             {{"cast", "CAST float32 -> int32", true, false, false}, cast},
+            {{"conv_net", "classifier 16x16x3: conv, depthwise, residual ADD, MAX_POOL, MEAN, FULLY_CONNECTED, SOFTMAX",
+              true, true, true},
+             convNet},
             {{"sequence_rnn", "UNIDIRECTIONAL_SEQUENCE_RNN, 6 steps, 8 units, RELU6", true, false, false}, sequenceRnn},
             {{"sequence_lstm", "UNIDIRECTIONAL_SEQUENCE_LSTM, 6 steps, 8 units (no peephole)", true, false, false},
              sequenceLstm},

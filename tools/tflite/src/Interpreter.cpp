@@ -15,6 +15,7 @@
 #include "Lowering.h"
 #include "NnapiGraph.h"
 #include "Partitioning.h"
+#include "RuntimeLevel.h"
 #include "TensorBuffer.h"
 #include "nnemu/hal/Log.h"
 
@@ -57,6 +58,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     std::vector<int32_t> used;
     if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
     NnapiGraph& graph = *(interpreter->graph_ = std::make_unique<NnapiGraph>());
+    graph.signedInt8 = nnapiHasSignedInt8();
     if (!lowerModel(model, graph, error)) return nullptr;
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported.
@@ -128,7 +130,8 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     }
     NN_LOG(INFO) << "nnemu tflite: " << interpreter->delegatedNodeCount() << " of " << model.nodes().size()
                  << " node(s) delegated in " << interpreter->delegateKernelCount() << " kernel(s), "
-                 << interpreter->partitions_.size() << " partition(s)";
+                 << interpreter->partitions_.size() << " partition(s), int8 as "
+                 << (graph.signedInt8 ? "TENSOR_QUANT8_ASYMM_SIGNED" : "TENSOR_QUANT8_ASYMM + 128");
 
     // Tensor buffers: NNAPI layout inside, TFLite layout for the caller's inputs and outputs.
     interpreter->tensorData_.resize(model.tensors().size());
@@ -156,6 +159,8 @@ size_t Interpreter::delegatedNodeCount() const {
     return count;
 }
 
+bool Interpreter::signedInt8() const { return graph_->signedInt8; }
+
 size_t Interpreter::delegateKernelCount() const {
     size_t count = 0;
     for (const Partition& partition : partitions_) count += partition.delegated ? 1 : 0;
@@ -172,11 +177,13 @@ const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].d
 bool Interpreter::invoke(std::string* error) {
     std::string ignored;
     if (error == nullptr) error = &ignored;
-    // int8 travels through NNAPI as uint8 with the zero point moved by 128: flip the sign bit.
-    const auto convert = [](const TensorBuffer& from, TensorBuffer& to, ElementType type) {
+    // Below feature level 30, int8 travels through NNAPI as uint8 with the zero point moved by
+    // 128: flip the sign bit.
+    const bool shiftInt8 = !graph_->signedInt8;
+    const auto convert = [shiftInt8](const TensorBuffer& from, TensorBuffer& to, ElementType type) {
         const uint8_t* source = from.data();
         uint8_t* target = to.data();
-        if (type == ElementType::INT8) {
+        if (type == ElementType::INT8 && shiftInt8) {
             for (size_t i = 0; i < from.size(); ++i) target[i] = source[i] ^ 0x80u;
         } else if (from.size() != 0) {
             std::memcpy(target, source, from.size());

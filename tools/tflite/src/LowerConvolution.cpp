@@ -40,7 +40,7 @@ bool convOperands(NodeLowering& l, int32_t filterChannelDim, uint32_t* input, ui
         return l.fail(std::string("mixed float and quantized operands (hybrid quantization) are not supported by "
                                   "NNAPI: input ") + nnapiTypeName(inType) + ", filter " + nnapiTypeName(filterType));
     }
-    if (!floatInput && inType != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+    if (!floatInput && !isQuant8Asymm(inType)) {
         return l.fail(std::string("input type ") + nnapiTypeName(inType) + " is not supported");
     }
     *outChannels = static_cast<uint32_t>(filterTensor.shape[filterChannelDim]);

@@ -85,7 +85,7 @@ bool floatInput(NodeLowering& l, size_t i, uint32_t* operand) {
         *operand = input;
         return true;
     }
-    if (type != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
+    if (!isQuant8Asymm(type)) return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
     *operand = l.temporaryOfType(ANEURALNETWORKS_TENSOR_FLOAT32, l.operand(input).dims, 0.0f, 0);
     l.addOperation(ANEURALNETWORKS_DEQUANTIZE, {input}, {*operand});
     return true;

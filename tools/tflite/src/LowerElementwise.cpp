@@ -57,13 +57,13 @@ bool lowerClamp(NodeLowering& l, int32_t nnapiType, int32_t fuseCode) {
     if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
     const NnOperand& in = l.operand(input);
     const NnOperand& out = l.operand(output);
-    if (in.type != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM || (in.scale == out.scale && in.zeroPoint == out.zeroPoint)) {
+    if (!isQuant8Asymm(in.type) || (in.scale == out.scale && in.zeroPoint == out.zeroPoint)) {
         l.addOperation(nnapiType, {input}, {output});
         return true;
     }
     const float scale = in.scale;
     const int32_t zeroPoint = in.zeroPoint;
-    const uint32_t zero = l.quantizedConstant(static_cast<uint8_t>(zeroPoint), scale, zeroPoint);
+    const uint32_t zero = l.quantizedConstant(in.type, zeroPoint, scale, zeroPoint);
     l.addOperation(ANEURALNETWORKS_ADD, {input, zero, l.scalarInt32(fuseCode)}, {output});
     return true;
 }

@@ -27,7 +27,7 @@ bool lowerFullyConnected(NodeLowering& l) {
         return l.fail(std::string("mixed float and quantized operands (hybrid quantization) are not supported by "
                                   "NNAPI: input ") + nnapiTypeName(inType) + ", weights " + nnapiTypeName(weightsType));
     }
-    if (inType != ANEURALNETWORKS_TENSOR_FLOAT32 && inType != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+    if (inType != ANEURALNETWORKS_TENSOR_FLOAT32 && !isQuant8Asymm(inType)) {
         return l.fail(std::string("input type ") + nnapiTypeName(inType) + " is not supported");
     }
     const auto units = static_cast<uint32_t>(weightsTensor.shape[0]);

@@ -30,12 +30,14 @@ bool lowerTwoInputs(NodeLowering& l, int32_t nnapiType, std::initializer_list<in
 
 bool lowerMaximum(NodeLowering& l) {
     return lowerTwoInputs(l, ANEURALNETWORKS_MAXIMUM, {ANEURALNETWORKS_TENSOR_FLOAT32, ANEURALNETWORKS_TENSOR_INT32,
-                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM});
+                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM,
+                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
 bool lowerMinimum(NodeLowering& l) {
     return lowerTwoInputs(l, ANEURALNETWORKS_MINIMUM, {ANEURALNETWORKS_TENSOR_FLOAT32, ANEURALNETWORKS_TENSOR_INT32,
-                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM});
+                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM,
+                                                       ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
 bool lowerPow(NodeLowering& l) { return lowerTwoInputs(l, ANEURALNETWORKS_POW, {ANEURALNETWORKS_TENSOR_FLOAT32}); }

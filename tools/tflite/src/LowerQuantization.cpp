@@ -13,7 +13,7 @@ bool lowerQuantize(NodeLowering& l) {
     if (!l.expectCounts(1, 1, 1)) return false;
     uint32_t input, output;
     if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
-    if (l.operand(output).type != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+    if (!isQuant8Asymm(l.operand(output).type)) {
         return l.fail(std::string("output type ") + nnapiTypeName(l.operand(output).type) + " is not supported");
     }
     const int32_t inType = l.operand(input).type;
@@ -21,7 +21,7 @@ bool lowerQuantize(NodeLowering& l) {
         l.addOperation(ANEURALNETWORKS_QUANTIZE, {input}, {output});
         return true;
     }
-    if (inType != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+    if (!isQuant8Asymm(inType)) {
         return l.fail(std::string("input type ") + nnapiTypeName(inType) + " is not supported");
     }
     const uint32_t real = l.temporaryOfType(ANEURALNETWORKS_TENSOR_FLOAT32, l.operand(input).dims, 0.0f, 0);

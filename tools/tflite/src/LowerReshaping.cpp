@@ -15,7 +15,7 @@ namespace {
 bool valueType(NodeLowering& l, uint32_t input) {
     const int32_t type = l.operand(input).type;
     if (type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
-        type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+        isQuant8Asymm(type)) {
         return true;
     }
     return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
@@ -195,7 +195,8 @@ bool lowerDepthToSpace(NodeLowering& l) {
 }
 
 // PAD and PADV2: paddings [rank, 2] as a constant; PADV2's value is a scalar constant of the
-// input's type (quantized values travel as INT32, shifted like the tensor for int8).
+// input's type (quantized values travel as INT32, shifted like the tensor for int8 below
+// feature level 30).
 bool lowerPadCommon(NodeLowering& l, bool withValue) {
     if (!l.expectCounts(2, withValue ? 3 : 2, 1)) return false;
     uint32_t input, output;
@@ -226,7 +227,9 @@ bool lowerPadCommon(NodeLowering& l, bool withValue) {
             break;
         }
         case ElementType::UINT8: value = l.scalarInt32(valueTensor.data[0]); break;
-        case ElementType::INT8: value = l.scalarInt32(static_cast<int8_t>(valueTensor.data[0]) + 128); break;
+        case ElementType::INT8:
+            value = l.scalarInt32(static_cast<int8_t>(valueTensor.data[0]) + (l.signedInt8() ? 0 : 128));
+            break;
         default: return l.fail(std::string("pad value of type ") + elementTypeName(valueTensor.type) + " is not supported");
     }
     l.addOperation(ANEURALNETWORKS_PAD_V2, {input, paddingOperand, value}, {output});

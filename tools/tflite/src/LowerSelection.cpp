@@ -10,7 +10,7 @@ namespace {
 
 bool isValueType(int32_t type) {
     return type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
-           type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+           isQuant8Asymm(type);
 }
 
 bool valueInput(NodeLowering& l, size_t i, uint32_t* operand) {

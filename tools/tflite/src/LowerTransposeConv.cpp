@@ -27,7 +27,7 @@ bool lowerTransposeConv(NodeLowering& l) {
         return l.fail(std::string("mixed float and quantized operands are not supported by NNAPI: input ") +
                       nnapiTypeName(inType) + ", weights " + nnapiTypeName(filterType));
     }
-    if (inType != ANEURALNETWORKS_TENSOR_FLOAT32 && inType != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
+    if (inType != ANEURALNETWORKS_TENSOR_FLOAT32 && !isQuant8Asymm(inType)) {
         return l.fail(std::string("input type ") + nnapiTypeName(inType) + " is not supported");
     }
     if (static_cast<uint32_t>(weights.shape[3]) != l.operand(input).dims[3]) {

@@ -27,6 +27,7 @@ public:
     bool hasInput(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
     const Tensor& input(size_t i) const { return model_.tensors()[node_.inputs[i]]; }
     const Tensor& output(size_t i) const { return model_.tensors()[node_.outputs[i]]; }
+    bool signedInt8() const { return graph_.signedInt8; }
 
     // Records "operator X at node N: reason" and returns false.
     bool fail(const std::string& reason);
@@ -35,7 +36,8 @@ public:
 
     // Operands. Each returns false (after fail()) when the tensor cannot be represented.
     // A non-constant tensor's operand is shared by every node that uses it; int8 becomes
-    // TENSOR_QUANT8_ASYMM with zero point + 128.
+    // TENSOR_QUANT8_ASYMM_SIGNED when the graph is signedInt8, else TENSOR_QUANT8_ASYMM with
+    // zero point + 128.
     // rawIntegers: a uint8 tensor without quantization parameters is plain integers (CAST),
     // given scale 1 and zero point 0.
     bool activation(int32_t tensorIndex, uint32_t* operand, bool rawIntegers = false);
@@ -44,7 +46,7 @@ public:
     // An absent optional input (-1) becomes an omitted NNAPI operand of the given type.
     bool optionalInput(size_t i, int32_t omittedType, uint32_t* operand);
     uint32_t omitted(int32_t type);
-    // A constant tensor, converted (int8 per-tensor: +128) or, with perChannelDim >= 0 and
+    // A constant tensor, converted (int8 per-tensor without signedInt8: +128) or, with perChannelDim >= 0 and
     // per-channel parameters, as TENSOR_QUANT8_SYMM_PER_CHANNEL.
     bool constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand);
     // A bias for a quantized convolution or fully connected layer: INT32 with scale
@@ -56,8 +58,8 @@ public:
     uint32_t scalarBool(bool value);
     uint32_t vectorInt32(const std::vector<int32_t>& values);
     uint32_t tensorInt32(const std::vector<int32_t>& values, std::vector<uint32_t> dims);
-    // A one-element TENSOR_QUANT8_ASYMM constant holding `value`.
-    uint32_t quantizedConstant(uint8_t value, float scale, int32_t zeroPoint);
+    // A one-element constant of a TENSOR_QUANT8_ASYMM(_SIGNED) type holding `value`.
+    uint32_t quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint);
     uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
     uint32_t temporaryOfType(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint);
     // Valid until the next operand is added.
@@ -125,5 +127,7 @@ bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
 
 // The NNAPI operand type of a TFLite element type, for messages.
 const char* nnapiTypeName(int32_t type);
+// TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED: the types int8/uint8 activations take.
+bool isQuant8Asymm(int32_t type);
 
 }  // namespace nnemu::tflite

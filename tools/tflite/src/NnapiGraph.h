@@ -35,6 +35,9 @@ struct NnOperation {
 };
 
 struct NnapiGraph {
+    // int8 tensors become TENSOR_QUANT8_ASYMM_SIGNED (feature level 30+) instead of uint8
+    // shifted by 128. Set before lowering (Interpreter: from RuntimeLevel.h).
+    bool signedInt8 = false;
     std::vector<NnOperand> operands;
     std::vector<NnOperation> operations;
     std::vector<std::vector<uint32_t>> nodeOperations;   // per TFLite node: its operations

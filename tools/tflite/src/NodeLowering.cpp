@@ -1,6 +1,6 @@
 // NodeLowering: the operand factories the per-operator lowerings share. This is where TFLite
-// tensors become NNAPI operands: int8 shifts to uint8 (+128) until NNAPI has a signed type,
-// int8 per-channel weights become TENSOR_QUANT8_SYMM_PER_CHANNEL, scalars are kept as [1].
+// tensors become NNAPI operands: int8 is TENSOR_QUANT8_ASYMM_SIGNED on a feature level 30+
+// runtime and shifts to uint8 (+128) below it (graph.signedInt8), int8 per-channel weights become TENSOR_QUANT8_SYMM_PER_CHANNEL, scalars are kept as [1].
 #include <android/NeuralNetworks.h>
 
 #include <cstddef>
@@ -28,7 +28,7 @@ constexpr double kMaxAccumulatorRatio = 1073741824.0;   // 2^30
 constexpr int32_t kMaxBias = 1 << 30;
 
 bool isQuant8(int32_t type) {
-    return type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM || type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL;
+    return isQuant8Asymm(type) || type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
 
 std::vector<uint32_t> nnapiDims(const Tensor& tensor) {
@@ -57,6 +57,10 @@ std::vector<uint8_t> bytesOf(const T& value) {
 
 }  // namespace
 
+bool isQuant8Asymm(int32_t type) {
+    return type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM || type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
 const char* nnapiTypeName(int32_t type) {
     switch (type) {
         case ANEURALNETWORKS_FLOAT32: return "FLOAT32";
@@ -66,6 +70,7 @@ const char* nnapiTypeName(int32_t type) {
         case ANEURALNETWORKS_TENSOR_INT32: return "TENSOR_INT32";
         case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM: return "TENSOR_QUANT8_ASYMM";
         case ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL: return "TENSOR_QUANT8_SYMM_PER_CHANNEL";
+        case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED: return "TENSOR_QUANT8_ASYMM_SIGNED";
         case ANEURALNETWORKS_TENSOR_BOOL8: return "TENSOR_BOOL8";
         default: return "?";
     }
@@ -125,10 +130,12 @@ bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand, bool rawIn
             }
             if (!(tensor.scale > 0)) return fail(what + ": quantized tensor without a quantization scale");
             if (tensor.scale < kMinScale || tensor.scale > kMaxScale) return fail(what + ": quantization scale out of range");
-            const bool isSigned = tensor.type == ElementType::INT8;
-            const int32_t zeroPoint = tensor.zeroPoint + (isSigned ? 128 : 0);
-            if (zeroPoint < 0 || zeroPoint > 255) return fail(what + ": zero point out of range");
-            o.type = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+            const bool keepSigned = tensor.type == ElementType::INT8 && graph_.signedInt8;
+            const bool shifted = tensor.type == ElementType::INT8 && !graph_.signedInt8;
+            const int32_t zeroPoint = tensor.zeroPoint + (shifted ? 128 : 0);
+            const int32_t lowest = keepSigned ? -128 : 0;
+            if (zeroPoint < lowest || zeroPoint > lowest + 255) return fail(what + ": zero point out of range");
+            o.type = keepSigned ? ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED : ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
             o.scale = tensor.scale;
             o.zeroPoint = zeroPoint;
             break;
@@ -200,6 +207,12 @@ bool NodeLowering::constantTensor(int32_t tensorIndex, int32_t perChannelDim, ui
                 if (!(tensor.scale > 0)) return fail(what + ": quantized tensor without a quantization scale");
                 if (tensor.scale < kMinScale || tensor.scale > kMaxScale) return fail(what + ": quantization scale out of range");
                 if (tensor.zeroPoint < -128 || tensor.zeroPoint > 127) return fail(what + ": zero point out of range");
+                if (graph_.signedInt8) {
+                    o.type = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED;
+                    o.scale = tensor.scale;
+                    o.zeroPoint = tensor.zeroPoint;
+                    break;
+                }
                 // No signed 8-bit type before feature level 30: shift values and zero point by 128.
                 o.type = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
                 o.scale = tensor.scale;
@@ -354,14 +367,14 @@ uint32_t NodeLowering::tensorInt32(const std::vector<int32_t>& values, std::vect
     return addOperand(std::move(o));
 }
 
-uint32_t NodeLowering::quantizedConstant(uint8_t value, float scale, int32_t zeroPoint) {
+uint32_t NodeLowering::quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint) {
     NnOperand o;
-    o.type = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+    o.type = type;
     o.isConstant = true;
     o.dims = {1};
     o.scale = scale;
     o.zeroPoint = zeroPoint;
-    o.ownedValue = {value};
+    o.ownedValue = {static_cast<uint8_t>(value)};   // two's complement for the signed type
     return addOperand(std::move(o));
 }
 
@@ -435,7 +448,7 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
         default: break;
     }
     for (uint32_t out : outputs) {
-        if (graph_.operands[out].type != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) continue;
+        if (!isQuant8Asymm(graph_.operands[out].type)) continue;
         const double outScale = graph_.operands[out].scale;
         if (maxProduct > 0 && inputs.size() >= 2 && isQuant8(graph_.operands[inputs[0]].type) &&
             isQuant8(graph_.operands[inputs[1]].type)) {

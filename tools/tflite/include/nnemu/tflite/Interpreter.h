@@ -47,9 +47,12 @@ public:
     size_t delegatedNodeCount() const;
     size_t delegateKernelCount() const;
     std::vector<std::string> deviceNames() const { return deviceNames_; }   // NNAPI device names in order
+    // int8 tensors reach NNAPI as TENSOR_QUANT8_ASYMM_SIGNED (the runtime implements feature level
+    // 30 or later); false: as TENSOR_QUANT8_ASYMM shifted by 128.
+    bool signedInt8() const;
 
-    // Input/output buffers in the TFLite tensor's own type and layout (int8 stays int8: any +128 shift to
-    // TENSOR_QUANT8_ASYMM is internal).
+    // Input/output buffers in the TFLite tensor's own type and layout (int8 stays int8: on a runtime below
+    // feature level 30, the +128 shift to TENSOR_QUANT8_ASYMM is internal).
     size_t inputCount() const;
     size_t outputCount() const;
     const Tensor& inputTensor(size_t i) const;
@@ -75,7 +78,7 @@ private:
     // Per partition: one compiled NNAPI model (delegate kernel) or one per node (CPU).
     std::vector<std::vector<std::unique_ptr<CompiledPartition>>> compiled_;
     std::vector<std::string> deviceNames_;
-    std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted)
+    std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
     std::vector<TensorBuffer> inputData_, outputData_;   // the caller's side, TFLite layout
     std::vector<uint64_t> partitionTimesUs_;
     std::vector<uint64_t> nodeTimesUs_;

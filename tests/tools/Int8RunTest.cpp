@@ -1,0 +1,316 @@
+// int8 models end to end. benchmark_model_next runs over libneuralnetworks_next.so (feature level
+// 30): the loader keeps int8 signed, and a full-integer int8 MobileNet goes to NNAPI whole, as
+// one delegated partition, with the results of the loader's CPU path (nnapi-reference node by
+// node) within one step. benchmark_model over libneuralnetworks.so (level 29) still runs it,
+// shifted to uint8.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <numeric>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "ToolProcess.h"
+#include "ToolTestSupport.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::tooltest {
+namespace {
+
+#ifdef NNEMU_MODELGEN_PATH
+const std::string kModelgen = NNEMU_MODELGEN_PATH;
+#else
+const std::string kModelgen;
+#endif
+const std::string kBenchmark = BENCHMARK_MODEL_PATH;
+const std::string kBenchmarkNext = BENCHMARK_MODEL_NEXT_PATH;
+
+const char* const kSignedLine = "int8 as TENSOR_QUANT8_ASYMM_SIGNED";
+const char* const kShiftedLine = "int8 as TENSOR_QUANT8_ASYMM + 128";
+const char* const kWhole = "INFO: Explicitly applied NNAPI delegate, and the model graph will be completely executed by "
+                           "the delegate.\n";
+
+struct Outcome {
+    std::string log;
+    std::vector<std::vector<uint8_t>> outputs;   // raw bytes, in output order
+};
+
+// An 8-bit picture in the input's own quantization: smooth gradients and two rectangles.
+std::vector<uint8_t> testInput(const tflite::Tensor& input) {
+    const int32_t h = input.shape[1], w = input.shape[2], c = input.shape[3];
+    std::vector<uint8_t> bytes(static_cast<size_t>(h * w * c));
+    for (int32_t y = 0; y < h; ++y) {
+        for (int32_t x = 0; x < w; ++x) {
+            for (int32_t k = 0; k < c; ++k) {
+                int pixel = 40 + (3 * x + 2 * y + 50 * k) % 120;
+                if (x >= 8 && x < 28 && y >= 10 && y < 40) pixel = 230 - 20 * k;
+                const float real = (static_cast<float>(pixel) - 128.0f) / 128.0f;
+                const long q = std::lround(real / input.scale) + input.zeroPoint;
+                const long low = input.type == tflite::ElementType::INT8 ? -128 : 0;
+                bytes[static_cast<size_t>((y * w + x) * c + k)] = static_cast<uint8_t>(std::clamp(q, low, low + 255));
+            }
+        }
+    }
+    return bytes;
+}
+
+int elementValue(const tflite::Tensor& tensor, uint8_t byte) {
+    return tensor.type == tflite::ElementType::INT8 ? static_cast<int8_t>(byte) : byte;
+}
+
+// Class indexes by score, highest first (ties: lower index first).
+std::vector<size_t> ranking(const tflite::Tensor& tensor, const std::vector<uint8_t>& bytes) {
+    std::vector<size_t> order(bytes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return elementValue(tensor, bytes[a]) > elementValue(tensor, bytes[b]);
+    });
+    return order;
+}
+
+class Int8Run : public testing::Test {
+protected:
+    void SetUp() override {
+        if (kModelgen.empty()) GTEST_SKIP() << "nnemu_modelgen is not part of this build";
+        dir_ = makeTempDir("int8");
+    }
+
+    void generate(const std::string& name) {
+        path_ = dir_ + "/" + name + ".tflite";
+        const ToolRun run = runTool(kModelgen, {name, path_});
+        ASSERT_EQ(run.exitCode, 0) << run.err;
+        std::string error;
+        model_ = tflite::Model::load(path_, &error);
+        ASSERT_NE(model_, nullptr) << error;
+        writeBytes(dir_ + "/input.bin", testInput(model_->tensors()[model_->inputs()[0]]));
+    }
+
+    // One benchmark_model run with the test input and the given extra flags. NNEMU_LOG=info
+    // makes the loader say how it maps int8.
+    Outcome run(const std::string& tool, const std::vector<std::string>& flags, const std::string& graph = "",
+                const std::string& input = "") {
+        std::string outputList;
+        for (size_t o = 0; o < model_->outputs().size(); ++o) {
+            outputList += (o ? "," : "") + dir_ + "/out" + std::to_string(o) + ".bin";
+        }
+        std::vector<std::string> args = {"--graph=" + (graph.empty() ? path_ : graph),
+                                         "--input_file=" + (input.empty() ? dir_ + "/input.bin" : input),
+                                         "--output_file=" + outputList, "--num_runs=1", "--min_secs=0",
+                                         "--warmup_runs=1", "--warmup_min_secs=0"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        setenv("NNEMU_LOG", "info", 1);
+        const ToolRun result = runTool(tool, args, makeTempDir("root"));
+        unsetenv("NNEMU_LOG");
+        Outcome outcome;
+        outcome.log = result.err;
+        EXPECT_EQ(result.exitCode, 0) << result.err;
+        if (result.exitCode != 0) return outcome;
+        for (size_t o = 0; o < model_->outputs().size(); ++o) {
+            outcome.outputs.push_back(readBytes(dir_ + "/out" + std::to_string(o) + ".bin"));
+        }
+        return outcome;
+    }
+
+    // The next library reports feature level 30 only once it exports its level markers
+    // (ANeuralNetworks_getRuntimeFeatureLevel or ANeuralNetworksCompilation_setTimeout).
+    bool nextIsLevel30(const Outcome& outcome) { return outcome.log.find(kSignedLine) != std::string::npos; }
+
+    // Same top class (either of two within one step of each other), the top 3 of each among the
+    // top 5 of the other, every element within 1.
+    void expectClose(const Outcome& got, const Outcome& expected, const std::string& what) {
+        ASSERT_EQ(got.outputs.size(), expected.outputs.size()) << what;
+        for (size_t o = 0; o < got.outputs.size(); ++o) {
+            const tflite::Tensor& tensor = model_->tensors()[model_->outputs()[o]];
+            const std::vector<uint8_t>& a = got.outputs[o];
+            const std::vector<uint8_t>& b = expected.outputs[o];
+            ASSERT_EQ(a.size(), tensor.byteSize()) << what;
+            ASSERT_EQ(b.size(), tensor.byteSize()) << what;
+            int worst = 0;
+            for (size_t i = 0; i < a.size(); ++i) {
+                worst = std::max(worst, std::abs(elementValue(tensor, a[i]) - elementValue(tensor, b[i])));
+            }
+            EXPECT_LE(worst, 1) << what << ": output " << o;
+            const std::vector<size_t> ra = ranking(tensor, a), rb = ranking(tensor, b);
+            const auto score = [&](const std::vector<uint8_t>& bytes, size_t i) { return elementValue(tensor, bytes[i]); };
+            const bool nearTie = ra.size() > 1 && score(b, rb[0]) - score(b, rb[1]) <= 1 && score(b, ra[0]) >= score(b, rb[0]) - 1;
+            EXPECT_TRUE(ra[0] == rb[0] || nearTie) << what << ": top class " << ra[0] << " vs " << rb[0];
+            for (size_t k = 0; k < 3 && k < ra.size(); ++k) {
+                EXPECT_NE(std::find(rb.begin(), rb.begin() + std::min<size_t>(5, rb.size()), ra[k]),
+                          rb.begin() + std::min<size_t>(5, rb.size()))
+                    << what << ": class " << ra[k];
+            }
+        }
+    }
+
+    std::string dir_, path_;
+    std::unique_ptr<tflite::Model> model_;
+};
+
+const std::vector<std::string> kOnReference = {"--use_nnapi=true", "--nnapi_accelerator_name=nnapi-reference"};
+
+std::string replacingLine(size_t nodes) {
+    return "VERBOSE: Replacing " + std::to_string(nodes) + " out of " + std::to_string(nodes) +
+           " node(s) with delegate (TfLiteNnapiDelegate) node, yielding 1 partitions for the whole graph.\n";
+}
+
+TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheNextRuntime) {
+    generate("mobilenet_v1_0.25_128_full_int8");
+    ASSERT_EQ(model_->tensors()[model_->inputs()[0]].type, tflite::ElementType::INT8);
+    ASSERT_EQ(model_->tensors()[model_->outputs()[0]].type, tflite::ElementType::INT8);
+    const Outcome cpu = run(kBenchmarkNext, {});
+    if (!nextIsLevel30(cpu)) {
+        GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30 (it exports neither "
+                        "ANeuralNetworks_getRuntimeFeatureLevel nor ANeuralNetworksCompilation_setTimeout yet)";
+    }
+    const Outcome whole = run(kBenchmarkNext, kOnReference);
+    EXPECT_NE(whole.log.find(kSignedLine), std::string::npos) << whole.log;
+    EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
+    EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
+    expectClose(whole, cpu, "delegated vs CPU path, feature level 30");
+
+    // Feature level 29: the same model, shifted to uint8, on both paths.
+    const Outcome shiftedCpu = run(kBenchmark, {});
+    EXPECT_NE(shiftedCpu.log.find(kShiftedLine), std::string::npos) << shiftedCpu.log;
+    expectClose(shiftedCpu, cpu, "feature level 29 CPU path vs feature level 30 CPU path");
+    const Outcome shiftedWhole = run(kBenchmark, kOnReference);
+    EXPECT_NE(shiftedWhole.log.find(kWhole), std::string::npos) << shiftedWhole.log;
+    expectClose(shiftedWhole, cpu, "feature level 29 delegated vs feature level 30 CPU path");
+}
+
+TEST_F(Int8Run, Int8ConvNetIsWholeOnTheNextRuntime) {
+    generate("conv_net_int8");
+    const Outcome cpu = run(kBenchmarkNext, {});
+    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    const Outcome whole = run(kBenchmarkNext, kOnReference);
+    EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
+    EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
+    expectClose(whole, cpu, "delegated vs CPU path, feature level 30");
+    expectClose(run(kBenchmark, {}), cpu, "feature level 29 vs feature level 30");
+}
+
+// synap-npu takes signed int8 once it claims the qs8 operators (branch fl30-npu8); until then
+// the model is only partly delegated to it and this test says so.
+TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    generate("mobilenet_v1_0.25_128_full_int8");
+    const Outcome cpu = run(kBenchmarkNext, {});
+    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    const Outcome npu = run(kBenchmarkNext, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"});
+    if (npu.log.find(kWhole) == std::string::npos) {
+        GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
+    }
+    expectClose(npu, cpu, "synap-npu vs CPU path");
+}
+
+// The TF2 post-training-quantized MobileNet v2 of the shared corpus (int8 inside, uint8 edges):
+// whole on the next runtime, Egyptian cat (286) on top (libcoral's oracle) with a score of at
+// least Arm NN's 153/256 less two steps (the corpus README's allowance around libcoral's 0.6).
+TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
+    std::string error;
+    model_ = tflite::Model::load(graph, &error);
+    ASSERT_NE(model_, nullptr) << error;
+    const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
+    const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
+    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    const Outcome whole = run(kBenchmarkNext, kOnReference, graph, input);
+    EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
+    EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
+    expectClose(whole, cpu, "delegated vs CPU path");
+    for (const Outcome* outcome : {&cpu, &whole}) {
+        ASSERT_EQ(outcome->outputs.size(), 1u);
+        const std::vector<uint8_t>& scores = outcome->outputs[0];
+        ASSERT_EQ(scores.size(), 1001u);
+        const size_t top = static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+        EXPECT_EQ(top, 286u);
+        EXPECT_GE(scores[286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
+    }
+}
+
+// The same model on synap-npu once it claims signed int8 (fl30-npu8): whole, same top class as
+// the CPU path and the oracle's threshold. XNNPACK's qs8 kernels round differently from the
+// reference ones, so the scores are not held to one step here.
+TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
+    std::string error;
+    model_ = tflite::Model::load(graph, &error);
+    ASSERT_NE(model_, nullptr) << error;
+    const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
+    const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
+    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    const Outcome npu = run(kBenchmarkNext, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"}, graph, input);
+    if (npu.log.find(kWhole) == std::string::npos) {
+        GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
+    }
+    ASSERT_EQ(npu.outputs.size(), 1u);
+    ASSERT_EQ(npu.outputs[0].size(), 1001u);
+    const tflite::Tensor& scores = model_->tensors()[model_->outputs()[0]];
+    EXPECT_EQ(ranking(scores, npu.outputs[0])[0], ranking(scores, cpu.outputs[0])[0]);
+    EXPECT_EQ(ranking(scores, npu.outputs[0])[0], 286u);
+    EXPECT_GE(npu.outputs[0][286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
+}
+
+// label_image_next over the same TF2 model and the cat picture, whole on nnapi-reference: the
+// label oracle again, and the same first line as label_image on the feature level 29 library.
+TEST(Int8LabelImage, SharedTf2MobileNetOnTheNextRuntime) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const std::vector<std::string> args = {"-m", kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite", "-i",
+                                           kModelsDir + "/images/cat.bmp", "-l",
+                                           kModelsDir + "/labels/imagenet_labels.txt",
+                                           "--accelerator_name=nnapi-reference"};
+    setenv("NNEMU_LOG", "info", 1);
+    const ToolRun next = runTool(LABEL_IMAGE_NEXT_PATH, args, makeTempDir("root"));
+    const ToolRun current = runTool(LABEL_IMAGE_PATH, args, makeTempDir("root"));
+    unsetenv("NNEMU_LOG");
+    ASSERT_EQ(next.exitCode, 0) << next.err;
+    ASSERT_EQ(current.exitCode, 0) << current.err;
+    if (next.err.find(kSignedLine) == std::string::npos) {
+        GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+    }
+    EXPECT_NE(next.err.find("68 of 68 node(s) delegated in 1 kernel(s)"), std::string::npos) << next.err;
+    // The first result line: score, class index, label.
+    const std::regex first(R"(INFO: ([0-9.]+): ([0-9]+) ([^\n]*)\n)");
+    std::smatch match, other;
+    ASSERT_TRUE(std::regex_search(next.err, match, first)) << next.err;
+    EXPECT_EQ(match[2].str() + " " + match[3].str(), "286 Egyptian cat");
+    EXPECT_GE(std::stof(match[1]), 0.6f - 2.0f / 255.0f);
+    ASSERT_TRUE(std::regex_search(current.err, other, first)) << current.err;
+    EXPECT_EQ(other[2].str(), "286");
+    EXPECT_NEAR(std::stof(match[1]), std::stof(other[1]), 1.5f / 255.0f);
+}
+
+// person_detect: int8 input and output. On the next runtime it goes whole to NNAPI and still
+// tells a person from none (TFLM's test).
+TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheNextRuntime) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const std::string graph = kModelsDir + "/models/person_detect.tflite";
+    std::string error;
+    model_ = tflite::Model::load(graph, &error);
+    ASSERT_NE(model_, nullptr) << error;
+    for (const std::string image : {"person", "no_person"}) {
+        const std::string input = kModelsDir + "/inputs/" + image + "_96x96x1_i8.bin";
+        const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
+        if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+        const Outcome whole = run(kBenchmarkNext, kOnReference, graph, input);
+        EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
+        expectClose(whole, cpu, image + ": delegated vs CPU path");
+        ASSERT_EQ(whole.outputs.size(), 1u);
+        ASSERT_EQ(whole.outputs[0].size(), 2u);
+        const int noPerson = static_cast<int8_t>(whole.outputs[0][0]), person = static_cast<int8_t>(whole.outputs[0][1]);
+        if (image == "person") {
+            EXPECT_GT(person, noPerson);
+        } else {
+            EXPECT_GT(noPerson, person);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nnemu::tooltest
