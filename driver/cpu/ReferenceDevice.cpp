@@ -51,6 +51,9 @@ class ReferenceDevice final : public hal::IDevice {
 public:
     std::string getName() const override { return "nnapi-reference"; }
     std::string getVersionString() const override { return "nnemu-" NNEMU_VERSION; }
+    // Every operation through feature level 7 has a reference kernel; the runtime reports the
+    // smaller of this and its own level.
+    int64_t getFeatureLevel() const override { return hal::kFeatureLevel7; }
     hal::DeviceType getType() const override { return hal::DeviceType::CPU; }
 
     hal::Capabilities getCapabilities() const override {

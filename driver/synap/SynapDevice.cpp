@@ -22,6 +22,9 @@ using hal::ErrorStatus;
 class SynapDevice final : public hal::IDevice {
 public:
     std::string getName() const override { return "synap-npu"; }
+    // It answers getSupportedOperations for every operation code through feature level 7 (what it
+    // does not claim runs elsewhere); the runtime reports the smaller of this and its own level.
+    int64_t getFeatureLevel() const override { return hal::kFeatureLevel7; }
     // Changes with the compiler, so cached programs of another compiler never match.
     std::string getVersionString() const override {
         return "nnemu-" NNEMU_VERSION "-npu" + std::to_string(kCompilerVersion);

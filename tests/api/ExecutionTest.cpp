@@ -683,7 +683,7 @@ TEST_F(TimingTest, MeasuredRunReportsDurations) {
         EXPECT_EQ(duration, UINT64_MAX) << "duration code " << code;
     }
     uint64_t duration = 0;
-    EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), 2, &duration), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), 4, &duration), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), -1, &duration), ANEURALNETWORKS_BAD_DATA);
 }
 
@@ -712,11 +712,11 @@ TEST_F(TimingTest, GetDurationBeforeComputeIsBadState) {
 TEST_F(TimingTest, GetDurationChecksTheCodeBeforeTheState) {
     ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(timed_.get(), true), ANEURALNETWORKS_NO_ERROR);
     uint64_t duration = 0;
-    EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), 2, &duration), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), 4, &duration), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution(), -1, &duration), ANEURALNETWORKS_BAD_DATA);
     ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution(), 2, &duration), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution(), 4, &duration), ANEURALNETWORKS_BAD_DATA);
 }
 
 // Without setMeasureTiming(true): BAD_STATE and UINT64_MAX.

@@ -507,7 +507,7 @@ TEST_F(AddOperationTest, RejectsWrongOperandCounts) {
 }
 
 TEST_F(AddOperationTest, RejectsWrongOperandTypes) {
-    EXPECT_EQ(add(ANEURALNETWORKS_ADD, {4, 4, 2}, {4}), ANEURALNETWORKS_BAD_DATA);  // TENSOR_INT32 at API 29
+    EXPECT_EQ(add(ANEURALNETWORKS_ADD, {0, 4, 2}, {3}), ANEURALNETWORKS_BAD_DATA);  // mixed float / int32
     EXPECT_EQ(add(ANEURALNETWORKS_ADD, {0, 5, 2}, {3}), ANEURALNETWORKS_BAD_DATA);  // mixed float / quant8
     EXPECT_EQ(add(ANEURALNETWORKS_ADD, {0, 1, 0}, {3}), ANEURALNETWORKS_BAD_DATA);  // activation not INT32
     EXPECT_EQ(add(ANEURALNETWORKS_ADD, {0, 1, 2}, {5}), ANEURALNETWORKS_BAD_DATA);  // output type differs

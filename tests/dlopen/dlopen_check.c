@@ -1,6 +1,6 @@
 /* Loads libneuralnetworks.so the way TensorFlow Lite's NNAPI delegate does (dlopen by bare name)
  * and checks what it infers from the exports: all 23 mandatory feature-level-27 functions, the
- * level-28 and level-29 markers, and none of level 30's (nnemu implements level 29). */
+ * markers of levels 28, 29 and 30, and none of level 5's (nnemu's library implements level 30). */
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -15,11 +15,12 @@ static const char* const kMandatory[] = {
     "ANeuralNetworksExecution_setInputFromMemory", "ANeuralNetworksExecution_setOutput",
     "ANeuralNetworksExecution_setOutputFromMemory", "ANeuralNetworksExecution_startCompute",
     "ANeuralNetworksEvent_wait", "ANeuralNetworksEvent_free",
-    /* the delegate's feature-level markers for 28 and 29 */
+    /* the delegate's feature-level markers for 28, 29 and 30 */
     "ANeuralNetworksModel_relaxComputationFloat32toFloat16", "ANeuralNetworks_getDeviceCount",
+    "ANeuralNetworksCompilation_setTimeout",
 };
 static const char* const kAbsent[] = {
-    "ANeuralNetworksCompilation_setTimeout", "ANeuralNetworks_getRuntimeFeatureLevel",
+    "ANeuralNetworks_getRuntimeFeatureLevel",
     "ANeuralNetworksExecution_setReusable", "ANeuralNetworks_getSLDriverImpl",
 };
 

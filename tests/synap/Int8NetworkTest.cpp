@@ -1,7 +1,6 @@
 // A small TF2-style int8 network (TENSOR_QUANT8_ASYMM_SIGNED activations; per-channel, symmetric
 // per-tensor and zero-pointed per-tensor filters) runs whole on synap-npu and matches
-// nnapi-reference within one quantization step. Built as a HAL model: the FL29 C API still
-// refuses the signed type.
+// nnapi-reference within one quantization step. Built as a HAL model, below the runtime.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // The quantization coupling on synap-npu: the V1_0-V1_2 single-operation uint8 variants turned
 // into TENSOR_QUANT8_ASYMM_SIGNED (tests/conformance/SignedCoupling.h). Every one the device
-// claims is compiled and run on it through the HAL (the FL29 C API still refuses the signed
-// type) and must give the converted goldens; operations with a uint8 claim on the NPU must have
+// claims is compiled and run on it through the HAL, below the runtime,
+// and must give the converted goldens; operations with a uint8 claim on the NPU must have
 // signed claims too.
 #include <gtest/gtest.h>
 

@@ -96,9 +96,10 @@ TEST(SignedInt8Lowering, PadValueAndRequantizingReluStaySigned) {
 }
 
 TEST(SignedInt8Lowering, LevelComesFromTheLinkedLibrary) {
-    // This binary links libneuralnetworks.so, which stays at feature level 29 for now.
-    EXPECT_EQ(nnapiRuntimeFeatureLevel(), 29);
-    EXPECT_FALSE(nnapiHasSignedInt8());
+    // This binary links libneuralnetworks.so, feature level 30: it exports
+    // ANeuralNetworksCompilation_setTimeout but not ANeuralNetworks_getRuntimeFeatureLevel.
+    EXPECT_EQ(nnapiRuntimeFeatureLevel(), 30);
+    EXPECT_TRUE(nnapiHasSignedInt8());
 }
 
 }  // namespace

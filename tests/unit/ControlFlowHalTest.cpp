@@ -1,5 +1,5 @@
-// Control flow below the C API: the feature level 29 runtime refuses ANEURALNETWORKS_MODEL
-// operands, IF and WHILE; the HAL validation refuses malformed references to subgraphs (a
+// Control flow below the C API: the runtime (feature level 30) takes ANEURALNETWORKS_MODEL
+// operands but refuses IF and WHILE whose operands are not models; the HAL validation refuses malformed references to subgraphs (a
 // subgraph referring to itself or to a later one could make a driver recurse forever).
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
@@ -14,18 +14,18 @@ namespace {
 using hal::OperandLifeTime;
 using hal::OperandType;
 
-TEST(ControlFlowHal, Fl29RuntimeRefusesModelOperandsAndControlFlow) {
+TEST(ControlFlowHal, RuntimeTakesModelOperandsAndChecksControlFlowOperands) {
     EXPECT_EQ(hal::operandTypeFeatureLevel(OperandType::SUBGRAPH), 30);
     EXPECT_EQ(hal::elementSize(OperandType::SUBGRAPH), 0u);
     ANeuralNetworksModel* model = nullptr;
     ASSERT_EQ(ANeuralNetworksModel_create(&model), ANEURALNETWORKS_NO_ERROR);
     const ANeuralNetworksOperandType subgraph{ANEURALNETWORKS_MODEL, 0, nullptr, 0.0f, 0};
-    EXPECT_EQ(ANeuralNetworksModel_addOperand(model, &subgraph), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksModel_addOperand(model, &subgraph), ANEURALNETWORKS_NO_ERROR);
     const uint32_t dims[1] = {1};
     const ANeuralNetworksOperandType tensor{ANEURALNETWORKS_TENSOR_FLOAT32, 1, dims, 0.0f, 0};
     for (int i = 0; i < 4; ++i) ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &tensor), ANEURALNETWORKS_NO_ERROR);
-    const uint32_t inputs[3] = {0, 1, 2};
-    const uint32_t outputs[1] = {3};
+    const uint32_t inputs[3] = {1, 2, 3};  // tensors where IF and WHILE need models
+    const uint32_t outputs[1] = {4};
     EXPECT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_IF, 3, inputs, 1, outputs),
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_WHILE, 3, inputs, 1, outputs),

@@ -1,6 +1,6 @@
-// The runtime's feature-level gate (nnapi-fl30plus.md §2.4): the HAL knows
-// TENSOR_QUANT8_ASYMM_SIGNED, but a feature level 29 runtime refuses it at
-// ANeuralNetworksModel_addOperand, however well-formed the operand is.
+// The runtime's feature-level gate (nnapi-fl30plus.md §2.4): libneuralnetworks.so implements
+// feature level 30, so it takes TENSOR_QUANT8_ASYMM_SIGNED and the level-30 operations, and refuses
+// the operations of later levels at ANeuralNetworksModel_addOperation, however well-formed.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
@@ -10,8 +10,6 @@
 
 namespace nnemu {
 namespace {
-
-constexpr int32_t kSignedCode = 14;  // ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED (feature level 30)
 
 class FeatureLevelGate : public ::testing::Test {
 protected:
@@ -27,28 +25,23 @@ protected:
     ANeuralNetworksModel* model_ = nullptr;
 };
 
-TEST_F(FeatureLevelGate, RuntimeStaysAtFeatureLevel29) {
-    EXPECT_EQ(runtime::kRuntimeFeatureLevel, 29);
+TEST_F(FeatureLevelGate, RuntimeImplementsFeatureLevel30) {
+    EXPECT_EQ(runtime::kRuntimeFeatureLevel, 30);
+    EXPECT_EQ(ANeuralNetworks_getMaximumLoopTimeout(), 15'000'000'000u);
     EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED), 30);
     EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM), 27);
     EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_SYMM), 29);
 }
 
-TEST_F(FeatureLevelGate, HalAcceptsTheSignedType) {
-    std::string why;
-    EXPECT_TRUE(hal::validateOperandType(kSignedCode, {2, 3}, 0.5f, -128, &why)) << why;
-}
-
-TEST_F(FeatureLevelGate, AddOperandRefusesTheSignedType) {
-    EXPECT_EQ(addOperand(kSignedCode, 0.5f, -128), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(addOperand(kSignedCode, 0.25f, 0), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(addOperand(kSignedCode, 1.0f, 127), ANEURALNETWORKS_BAD_DATA);
-    const ANeuralNetworksOperandType scalar{kSignedCode, 0, nullptr, 0.5f, 0};
-    EXPECT_EQ(ANeuralNetworksModel_addOperand(model_, &scalar), ANEURALNETWORKS_BAD_DATA);
+TEST_F(FeatureLevelGate, AddOperandTakesTheSignedType) {
+    EXPECT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, -128), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 1.0f, 127), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, 128), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 0.0f, 0), ANEURALNETWORKS_BAD_DATA);
 }
 
 TEST_F(FeatureLevelGate, RefusalLeavesTheModelUsable) {
-    ASSERT_EQ(addOperand(kSignedCode, 0.5f, 0), ANEURALNETWORKS_BAD_DATA);
+    ASSERT_EQ(addOperand(16, 0.0f, 0), ANEURALNETWORKS_BAD_DATA);  // no such type at any level
     // The refused operand took no index: the next one is operand 0, still modifiable.
     ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 0.5f, 128), ANEURALNETWORKS_NO_ERROR);
     const uint8_t values[6] = {1, 2, 3, 4, 5, 6};
@@ -66,10 +59,11 @@ TEST_F(FeatureLevelGate, AddOperationRefusesLaterOperations) {
     ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, 0.0f, 0), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, 0.0f, 0), ANEURALNETWORKS_NO_ERROR);
     const uint32_t in[1] = {0}, out[1] = {1};
-    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_HARD_SWISH, 1, in, 1, out),
+    const uint32_t packIn[2] = {0, 0};
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_PACK, 2, packIn, 1, out),
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, 106, 1, in, 1, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_RELU, 1, in, 1, out),
+    EXPECT_EQ(ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_HARD_SWISH, 1, in, 1, out),
               ANEURALNETWORKS_NO_ERROR);
 }
 

@@ -1,6 +1,6 @@
 // The V1_3 conformance vectors of the feature level 30 operations and operation changes
-// (nnapi-fl30plus.md §2.1, §2.3), run on the reference executor directly: the FL29 runtime
-// refuses them, and the V1_3 runner checks them through the next library.
+// (nnapi-fl30plus.md §2.1, §2.3), run on the reference executor directly, below the runtime
+// (the V1_3 runner checks them through the C API).
 #include <gtest/gtest.h>
 
 #include <cstdio>

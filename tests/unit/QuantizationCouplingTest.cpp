@@ -2,7 +2,7 @@
 // every single-operation V1_0-V1_2 conformance variant that uses TENSOR_QUANT8_ASYMM is re-run
 // with those operands turned into TENSOR_QUANT8_ASYMM_SIGNED (zero point - 128, every value -
 // 128, goldens too) and must give the converted goldens within the usual tolerances. The model
-// goes straight to the reference executor: the FL29 runtime still refuses the signed type.
+// goes straight to the reference executor.
 #include <gtest/gtest.h>
 
 #include <cstdio>

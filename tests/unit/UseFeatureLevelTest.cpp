@@ -1,6 +1,6 @@
 // Feature levels per use (nnapi-fl30plus.md §2.4): an operation's level can depend on its operands
 // (INT32 arithmetic, RESIZE flags, RESHAPE of int32, quantized RSQRT...). The signatures state it,
-// and the feature level 29 runtime refuses such uses at addOperation while keeping the FL29 ones.
+// and the runtime (feature level 30) refuses the later uses at addOperation while keeping its own.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
@@ -71,8 +71,8 @@ TEST(UseFeatureLevel, SequenceStateOutputs) {
               hal::kFeatureLevel30);
 }
 
-// Through the FL29 C API: the later uses are refused, the FL29 ones still accepted.
-class Fl29UseGate : public ::testing::Test {
+// Through the C API of the feature level 30 runtime: later uses are refused, its own accepted.
+class Fl30UseGate : public ::testing::Test {
 protected:
     void SetUp() override { ASSERT_EQ(ANeuralNetworksModel_create(&model_), ANEURALNETWORKS_NO_ERROR); }
     void TearDown() override { ANeuralNetworksModel_free(model_); }
@@ -97,34 +97,32 @@ protected:
     uint32_t next_ = 0;
 };
 
-TEST_F(Fl29UseGate, RefusesInt32Arithmetic) {
-    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 29);
+TEST_F(Fl30UseGate, AcceptsItsOwnUses) {
+    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 30);
     const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {2});
     const uint32_t fuse = constant(ANEURALNETWORKS_INT32, int32_t{0});
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2});
-    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {a, a, fuse}, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_DIV, {a, a, fuse}, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {a}, out), ANEURALNETWORKS_BAD_DATA);
-    const uint32_t f = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
-    const uint32_t fOut = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
-    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {f, f, fuse}, fOut), ANEURALNETWORKS_NO_ERROR);
-}
-
-TEST_F(Fl29UseGate, RefusesResizeFlagsAndInt32Reshape) {
+    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {a, a, fuse}, out), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(operation(ANEURALNETWORKS_DIV, {a, a, fuse}, out), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {a}, out), ANEURALNETWORKS_NO_ERROR);
     const uint32_t image = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 2, 2, 1});
     const uint32_t size = constant(ANEURALNETWORKS_INT32, int32_t{3});
     const uint32_t flag = constant(ANEURALNETWORKS_BOOL, uint8_t{0});
-    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 3, 3, 1});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag, flag}, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR, {image, size, size, flag, flag, flag}, out),
-              ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag}, out), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t resized = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 3, 3, 1});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag, flag, flag}, resized),
+              ANEURALNETWORKS_NO_ERROR);
+}
+
+TEST_F(Fl30UseGate, RefusesLaterUses) {
     const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {4});
     const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
     const int32_t four = 4;
     ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
     const uint32_t intsOut = add(ANEURALNETWORKS_TENSOR_INT32, {4});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_BAD_DATA);  // FL6
+    const uint32_t floats = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+    const uint32_t floatsOut = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {floats, shape}, floatsOut), ANEURALNETWORKS_NO_ERROR);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@
  * minSdkVersion), as the NDK header does. Elsewhere an application may ask for a level by defining
  * __ANDROID_API__ or NNEMU_NNAPI_API_LEVEL; otherwise it sees what this build of libneuralnetworks
  * implements and exports. */
-#define NNEMU_NNAPI_IMPLEMENTED_API_LEVEL 29
+#define NNEMU_NNAPI_IMPLEMENTED_API_LEVEL 30
 #ifndef NNEMU_NNAPI_API_LEVEL
 #ifdef __ANDROID_API__
 #define NNEMU_NNAPI_API_LEVEL __ANDROID_API__

@@ -44,7 +44,8 @@ bool lowerPow(NodeLowering& l) { return lowerTwoInputs(l, ANEURALNETWORKS_POW, {
 
 bool lowerPrelu(NodeLowering& l) {
     if (l.expectCounts(2, 2, 1) && l.input(0).type == ElementType::INT8) l.keepOnCpu();   // delegate: float, uint8
-    return lowerTwoInputs(l, ANEURALNETWORKS_PRELU, {ANEURALNETWORKS_TENSOR_FLOAT32, ANEURALNETWORKS_TENSOR_QUANT8_ASYMM});
+    return lowerTwoInputs(l, ANEURALNETWORKS_PRELU, {ANEURALNETWORKS_TENSOR_FLOAT32, ANEURALNETWORKS_TENSOR_QUANT8_ASYMM,
+                                                     ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
 // TFLite's LOG_SOFTMAX has no parameters: beta 1 over the last axis.
