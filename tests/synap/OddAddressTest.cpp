@@ -6,22 +6,12 @@
 
 #include <cstdint>
 #include <cstring>
-#include <string>
+
+#include "NnapiDevices.h"
 
 namespace {
 
-ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (name != nullptr && wanted == name) return device;
-    }
-    return nullptr;
-}
+using nnemu::test::deviceNamed;
 
 TEST(OddAddresses, InputsAndOutputsAtOddAddressesWorkOnEveryDevice) {
     ANeuralNetworksModel* model = nullptr;
