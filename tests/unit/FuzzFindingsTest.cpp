@@ -1,6 +1,7 @@
 // What the C API fuzz target (tests/fuzz/nnapi_model_fuzz.cpp) found, as focused cases: an
 // omitted first input reached a kernel as a null buffer, and quantized kernels converted
-// infinite or NaN requantized values to integers when valid but extreme scales made them so.
+// infinite or NaN requantized values to integers when valid but extreme scales made them so, and
+// QUANTIZE converted a NaN input to an integer.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +84,39 @@ TEST(QuantizeSaturated, ClampsInfiniteAndHugeValuesAndSendsNanToTheZeroPoint) {
     EXPECT_EQ(quantizeSaturated(std::numeric_limits<double>::quiet_NaN(), 128, 0, 255), 128);
     EXPECT_EQ(quantizeSaturated(2.5, 10, 0, 255), 13);   // half away from zero
     EXPECT_EQ(quantizeSaturated(-2.5, 10, 0, 255), 7);
+}
+
+// QUANTIZE of NaN (a float input, any scale) on nnapi-reference: the zero point, not a conversion
+// of NaN to an integer.
+TEST(QuantizeNan, GivesTheZeroPoint) {
+    ANeuralNetworksModel* model = nullptr;
+    ASSERT_EQ(ANeuralNetworksModel_create(&model), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t dims[1] = {3};
+    const ANeuralNetworksOperandType in{ANEURALNETWORKS_TENSOR_FLOAT32, 1, dims, 0.0f, 0};
+    const ANeuralNetworksOperandType out{ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 1, dims, 0.5f, 100};
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &in), 0);
+    ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &out), 0);
+    const uint32_t input[1] = {0}, output[1] = {1};
+    ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_QUANTIZE, 1, input, 1, output), 0);
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, input, 1, output), 0);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
+    const ANeuralNetworksDevice* device = reference();
+    ANeuralNetworksCompilation* compilation = nullptr;
+    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, &device, 1, &compilation), 0);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
+    ANeuralNetworksExecution* execution = nullptr;
+    ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+    const float values[3] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(), 1.0f};
+    uint8_t quantized[3] = {0, 0, 0};
+    ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, values, sizeof values), 0);
+    ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution, 0, nullptr, quantized, sizeof quantized), 0);
+    EXPECT_EQ(ANeuralNetworksExecution_compute(execution), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(quantized[0], 100);
+    EXPECT_EQ(quantized[1], 100);
+    EXPECT_EQ(quantized[2], 102);
+    ANeuralNetworksExecution_free(execution);
+    ANeuralNetworksCompilation_free(compilation);
+    ANeuralNetworksModel_free(model);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "QuantValue.h"
+#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -69,11 +70,10 @@ bool dequantizeKernel(OperationContext& context) {
 }
 
 // q = zeroPoint + round(x / scale) (halves away from zero), saturated to T's range (T = uint8_t
-// for Q8, int8_t for Q8S).
+// for Q8, int8_t for Q8S); NaN gives the zero point. The quotient is a float, as NNAPI computes it.
 template <typename T>
 T quantizeValue(float x, float scale, int32_t zeroPoint) {
-    const float q = static_cast<float>(zeroPoint) + std::round(x / scale);
-    return static_cast<T>(std::clamp(q, static_cast<float>(kQuantMin<T>), static_cast<float>(kQuantMax<T>)));
+    return static_cast<T>(quantizeSaturated(static_cast<double>(x / scale), zeroPoint, kQuantMin<T>, kQuantMax<T>));
 }
 
 template <typename T>
