@@ -99,36 +99,20 @@ bool reluQuant8(OperationContext& context) {
     return true;
 }
 
-// LOGISTIC / TANH on quant8: evaluated in float from the dequantized input and requantized
-// with the fixed output quantization ((1/256, 0) or (1/128, 128), zero points 128 lower signed).
-template <typename T>
-bool sigmoidLikeQuant8(OperationContext& context) {
+// Quant8 through real values: the input dequantized to Real, f applied, the result requantized
+// with the output's quantization (half away from zero, saturated; NaN gives the zero point).
+template <typename T, typename Real, typename F>
+bool mapQuant8ThroughReal(OperationContext& context, F f) {
     const hal::OperandView& input = context.input(0);
     const hal::OperandView& output = context.output(0);
     const T* in = input.as<T>();
     T* out = context.output(0).as<T>();
     const uint64_t n = output.elements();
     for (uint64_t i = 0; i < n; ++i) {
-        const float x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * input.scale;
-        const float y = applyFloat(context.type, x);
-        out[i] = static_cast<T>(quantizeSaturated(y / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
-    }
-    return true;
-}
-
-// RSQRT on quant8 (feature level 7): in float, requantized with the output's own parameters; a
-// negative input (NaN) gives the output zero point.
-template <typename T>
-bool rsqrtQuant8(OperationContext& context) {
-    const hal::OperandView& input = context.input(0);
-    const hal::OperandView& output = context.output(0);
-    const T* in = input.as<T>();
-    T* out = context.output(0).as<T>();
-    const uint64_t n = output.elements();
-    for (uint64_t i = 0; i < n; ++i) {
-        const double x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * static_cast<double>(input.scale);
-        const double y = 1.0 / std::sqrt(x);
-        out[i] = static_cast<T>(quantizeSaturated(y / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+        const Real x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * static_cast<Real>(input.scale);
+        const Real y = f(x);
+        out[i] = static_cast<T>(quantizeSaturated(y / static_cast<Real>(output.scale), output.zeroPoint,
+                                                  kQuantMin<T>, kQuantMax<T>));
     }
     return true;
 }
@@ -141,10 +125,10 @@ bool unaryQuant8(OperationContext& context) {
         case OperationType::RELU6:
             return reluQuant8<T>(context);
         case OperationType::LOGISTIC:
-        case OperationType::TANH:
-            return sigmoidLikeQuant8<T>(context);
-        case OperationType::RSQRT:
-            return rsqrtQuant8<T>(context);
+        case OperationType::TANH:  // in float, into the fixed output quantization
+            return mapQuant8ThroughReal<T, float>(context, [&](float x) { return applyFloat(context.type, x); });
+        case OperationType::RSQRT:  // feature level 7: in double; a negative input (NaN) gives the zero point
+            return mapQuant8ThroughReal<T, double>(context, [](double x) { return 1.0 / std::sqrt(x); });
         default:
             return false;
     }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "nnemu/cpu/QuantMath.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::cpu {
@@ -31,11 +32,10 @@ inline double quant8RealValue(const hal::OperandView& v, uint64_t i) {
 }
 
 // Stores `real` into element i of a Q8 or Q8S operand: zeroPoint + round(real / scale) (half away
-// from zero), clamped to the type's range.
+// from zero), clamped to the type's range; NaN gives the zero point.
 inline void storeQuant8FromReal(double real, hal::OperandView& out, uint64_t i) {
-    const double q = std::clamp(std::round(real / out.scale) + out.zeroPoint,
-                                static_cast<double>(hal::quant8Min(out.type)),
-                                static_cast<double>(hal::quant8Max(out.type)));
+    const int32_t q =
+            quantizeSaturated(real / out.scale, out.zeroPoint, hal::quant8Min(out.type), hal::quant8Max(out.type));
     if (out.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
         out.as<int8_t>()[i] = static_cast<int8_t>(q);
     } else {
