@@ -301,8 +301,10 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     trace::Span run("npu run", "npu");
     const bool ran = core_->run(inputs, outputs, &error, deadline);
     run.arg("layers", core_->layerCount()).end();
+    trace::Span statistics("statistics", "npu");
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
+    statistics.end();
     if (!ran) {
         NN_LOG(ERROR) << "synap-npu: " << error;
         if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
