@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -97,10 +98,19 @@ void appendEscaped(std::string* out, std::string_view text) {
 
 // Microseconds with the nanoseconds kept, so children stay inside their parents after rounding.
 void appendMicros(std::string* out, int64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(ns / 1000),
-                  static_cast<long long>(ns % 1000));
-    out->append(text);
+    char text[24];
+    char* end = std::to_chars(text, text + sizeof text, ns / 1000).ptr;
+    const auto fraction = static_cast<int>(ns % 1000);
+    *end++ = '.';
+    *end++ = static_cast<char>('0' + fraction / 100);
+    *end++ = static_cast<char>('0' + fraction / 10 % 10);
+    *end++ = static_cast<char>('0' + fraction % 10);
+    out->append(text, end);
+}
+
+void appendInteger(std::string* out, int64_t value) {
+    char text[24];
+    out->append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 std::string processName() {
@@ -113,6 +123,7 @@ std::string processName() {
 std::string render(const std::vector<Event>& events, bool nameProcess) {
     const std::string pid = std::to_string(getpid());
     std::string out;
+    out.reserve(events.size() * 192);
     if (nameProcess) {
         out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + pid + ",\"args\":{\"name\":\"";
         appendEscaped(&out, processName());
@@ -128,7 +139,13 @@ std::string render(const std::vector<Event>& events, bool nameProcess) {
         appendMicros(&out, event.startNs);
         out += ",\"dur\":";
         appendMicros(&out, event.durationNs);
-        out += ",\"pid\":" + pid + ",\"tid\":" + std::to_string(event.tid) + ",\"args\":{" + event.args + "}}";
+        out += ",\"pid\":";
+        out += pid;
+        out += ",\"tid\":";
+        appendInteger(&out, event.tid);
+        out += ",\"args\":{";
+        out += event.args;
+        out += "}}";
     }
     return out;
 }
@@ -251,7 +268,7 @@ void detail::appendArg(std::string* args, const char* key, int64_t value) {
     args->push_back('"');
     args->append(key);
     args->append("\":");
-    args->append(std::to_string(value));
+    appendInteger(args, value);
 }
 
 void complete(std::string_view name, const char* category, Clock::time_point start, Clock::time_point end,
