@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "nnemu/base/Trace.h"
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::runtime {
@@ -97,6 +98,7 @@ int Compilation::getPreferredMemory(bool isInput, bool alignment, uint32_t index
 
 int Compilation::finish() {
     if (finished_) return ANEURALNETWORKS_BAD_STATE;
+    trace::Span span("compilation", "compilation");
     finished_ = true;
     // The timeout counts from this call (nnapi-fl30plus.md §3.4).
     if (timeout_ != 0) options_.qos.deadline = hal::deadlineAfter(timeout_);

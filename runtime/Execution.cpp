@@ -3,6 +3,7 @@
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
+#include "nnemu/base/Trace.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -213,6 +214,7 @@ int Execution::enableInputAndOutputPadding(bool enable) {
 }
 
 int Execution::start() {
+    trace::Span span("validate", "runtime");
     const State from = state_;
     if (!canStartFrom(from)) {
         NN_LOG(ERROR) << (from == State::COMPUTING ? "the execution is computing"
@@ -259,6 +261,12 @@ int Execution::checkFenced(uint64_t duration) const {
 }
 
 int Execution::run(const hal::Deadline& afterFences) {
+    static std::atomic<uint64_t> executions{0};  // numbers the trace's execution spans
+    trace::Span span("execution", "runtime");
+    if (span.active()) {
+        span.arg("execution", executions.fetch_add(1, std::memory_order_relaxed))
+                .arg("partitions", compilation_->plan()->stepCount());
+    }
     hal::Deadline deadline = deadline_;
     if (afterFences && (!deadline || *afterFences < *deadline)) deadline = afterFences;
     // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
@@ -267,6 +275,7 @@ int Execution::run(const hal::Deadline& afterFences) {
                                              loopTimeout_);
     };
     const int result = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
+    span.arg("result", result);
     completion_ = result;
     state_ = State::COMPLETED;  // a reusable execution may start again from here: read nothing after
     return result;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <new>
 
+#include "nnemu/base/Trace.h"
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 
@@ -46,6 +47,27 @@ bool isConstantOrOmitted(OperandLifeTime lifetime) {
            lifetime == OperandLifeTime::NO_VALUE || lifetime == OperandLifeTime::SUBGRAPH;
 }
 
+int checkMappings(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs, const hal::Model& main) {
+    trace::Span span("validate memories", "runtime");
+    // A memory that cannot be mapped, or whose file was truncated below its region, fails the
+    // run itself (OP_FAILED, as Android turns UNMAPPABLE into), rather than reaching a driver as
+    // an invalid argument (BAD_DATA); so does a model's constant memory.
+    for (const auto* arguments : {&inputs, &outputs}) {
+        for (const auto& argument : *arguments) {
+            if (argument.state == Argument::State::MEMORY && argument.memory->data() == nullptr) {
+                NN_LOG(ERROR) << "an execution argument's memory cannot be mapped or no longer holds its region";
+                return ANEURALNETWORKS_OP_FAILED;
+            }
+        }
+    }
+    for (const auto& pool : main.pools) {
+        if (pool->size() != 0 && pool->data() == nullptr) {
+            NN_LOG(ERROR) << "a memory holding model constants cannot be mapped or no longer holds its region";
+            return ANEURALNETWORKS_OP_FAILED;
+        }
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
 
 }  // namespace
 
@@ -119,6 +141,8 @@ void ExecutionPlan::logPartitionSummary(const std::vector<const Device*>& device
 }
 
 int ExecutionPlan::partition(const std::vector<const Device*>& devices, const CompileOptions& options) {
+    trace::Span span("partitioning", "compilation");
+    span.arg("devices", devices.size()).arg("operations", main_.operations.size());
     const hal::Model& main = main_;
     const size_t operationCount = main.operations.size();
     // Each device's answer for the whole model; errors or a wrong length mean "nothing".
@@ -235,6 +259,8 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
 
 int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
+        trace::Span span(step->device->name, "compilation");
+        span.arg("operations", step->model.operations.size()).arg("nnapi cache", options.caching.token ? 1 : 0);
         auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
                                                      options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
@@ -267,23 +293,7 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
-    // A memory that cannot be mapped, or whose file was truncated below its region, fails the
-    // run itself (OP_FAILED, as Android turns UNMAPPABLE into), rather than reaching a driver as
-    // an invalid argument (BAD_DATA); so does a model's constant memory.
-    for (const auto* arguments : {&inputs, &outputs}) {
-        for (const auto& argument : *arguments) {
-            if (argument.state == Argument::State::MEMORY && argument.memory->data() == nullptr) {
-                NN_LOG(ERROR) << "an execution argument's memory cannot be mapped or no longer holds its region";
-                return ANEURALNETWORKS_OP_FAILED;
-            }
-        }
-    }
-    for (const auto& pool : main_.pools) {
-        if (pool->size() != 0 && pool->data() == nullptr) {
-            NN_LOG(ERROR) << "a memory holding model constants cannot be mapped or no longer holds its region";
-            return ANEURALNETWORKS_OP_FAILED;
-        }
-    }
+    if (int n = checkMappings(inputs, outputs, main_)) return n;
     Temporaries temporaries(main_.operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
@@ -360,6 +370,12 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            Temporaries& temporaries, bool measureTiming,
                            std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
                            const hal::Deadline& deadline, uint64_t loopTimeoutDuration) const {
+    trace::Span span(step.device->name, "partition");
+    if (span.active()) {
+        span.arg("device", step.device->name).arg("operations", step.model.operations.size());
+        if (&prepared != step.prepared.get()) span.arg("fallback", "nnapi-reference");
+    }
+    trace::Span schedule("schedule", "runtime");  // buffers between partitions, the request
     if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
     request.loopTimeoutDuration = loopTimeoutDuration;
@@ -392,8 +408,10 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
     };
     for (uint32_t index : step.inputs) request.inputs.push_back(bind(index));
     for (uint32_t index : step.outputs) request.outputs.push_back(bind(index));
+    schedule.end();
     auto [status, stepShapes, stepTiming] =
             prepared.execute(request, measureTiming ? hal::MeasureTiming::YES : hal::MeasureTiming::NO, deadline);
+    span.arg("result", resultFromStatus(status));
     if (status == ErrorStatus::NONE || status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
         for (size_t j = 0; j < step.outputs.size() && j < stepShapes.size(); ++j) {
             const int32_t outputAt = outputPosition_[step.outputs[j]];

@@ -12,6 +12,7 @@
 
 #include "Compiler.h"
 #include "LayerKinds.h"
+#include "nnemu/base/Trace.h"
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::synap {
@@ -97,6 +98,15 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
 }
 
 using Clock = std::chrono::steady_clock;
+
+// A profiled layer on the trace's timeline, with the unit it ran on.
+void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start) {
+    if (!trace::enabled()) return;
+    trace::complete(layer.name.empty() ? std::string_view("layer") : std::string_view(layer.name), "npu layer", start,
+                    Clock::now(),
+                    trace::Args().add("unit", layer.opType).add("layer", index).add("bytes read", layer.bytesRead)
+                            .add("bytes written", layer.bytesWritten).take());
+}
 
 }  // namespace
 
@@ -373,7 +383,9 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
+    trace::Span copyIn("copy inputs", "npu");
     for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {
         if (hal::deadlinePassed(deadline)) {
             *error = "the NPU run missed its deadline";
@@ -392,8 +404,10 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         if (profiling_) {
             profile_[stage.firstLayer].timeUs = static_cast<uint32_t>(
                     std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
+            traceLayer(profile_[stage.firstLayer], stage.firstLayer, start);
         }
     }
+    trace::Span copyOut("copy outputs", "npu");
     for (size_t i = 0; i < outputs_.size(); ++i) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
     return true;
 }

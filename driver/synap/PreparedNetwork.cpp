@@ -9,6 +9,7 @@
 
 #include "Compiler.h"
 #include "NonFinite.h"
+#include "nnemu/base/Trace.h"
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
@@ -84,6 +85,8 @@ bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& i
 }
 
 bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& inputDims) {
+    trace::Span span("jit", "jit");
+    trace::Span lookup("synap cache lookup", "jit");
     auto start = Clock::now();
     std::string error;
     // The SyNAP cache (path and capacity read now, at each JIT): a verified program compiled
@@ -96,7 +99,10 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     std::vector<uint8_t> program;
     const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &program);
     jitCost_.cacheUs = microsSince(start);
+    lookup.arg("hit", cached ? 1 : 0).end();
+    span.arg("profiling", profiling ? 1 : 0);
     if (cached) {
+        trace::Span load("core load", "jit");
         start = Clock::now();
         core_ = NpuCore::load(std::move(program), &error, profiling);
         jitCost_.loadUs = microsSince(start);
@@ -107,6 +113,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         }
     }
     if (core_ == nullptr) {
+        trace::Span lowering("lowering", "jit");
         start = Clock::now();
         cache::cacheCounters().compiles++;
         if (!compileWithinMemory(model_, inputDims, &program, &error)) {
@@ -114,6 +121,8 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
             return false;
         }
         jitCost_.loweringUs = microsSince(start);
+        lowering.arg("program bytes", program.size()).end();
+        trace::Span load("core load", "jit");
         start = Clock::now();
         core_ = NpuCore::load(std::move(program), &error, profiling);
         if (core_ == nullptr) {
@@ -121,11 +130,14 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
             return false;
         }
         jitCost_.loadUs = microsSince(start);
+        load.arg("layers", core_->layerCount()).end();
+        trace::Span store("synap cache store", "jit");
         start = Clock::now();
         cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
         jitCost_.cacheUs += microsSince(start);
     }
     if (modelCacheFd_ >= 0) {
+        trace::Span write("nnapi cache write", "jit");
         start = Clock::now();
         // Saving is best effort: a failure leaves a file the next prepareModelFromCache refuses.
         if (cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes(), &error)) {
@@ -193,6 +205,8 @@ void PreparedNetwork::saveProgramTo(int modelCacheFd, const hal::CacheToken& tok
 }
 
 std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<uint8_t> program, std::string* error) {
+    trace::Span span("core load", "jit");
+    span.arg("from", "nnapi cache");
     auto core = NpuCore::load(std::move(program), error, props::SynapProperties::profile());
     if (core == nullptr) return nullptr;
     // The program's inputs and outputs stand in for the model the network was compiled from.
@@ -284,9 +298,13 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
     const auto deviceStart = Clock::now();
     std::string error;
+    trace::Span run("npu run", "npu");
     const bool ran = core_->run(inputs, outputs, &error, deadline);
+    run.arg("layers", core_->layerCount()).end();
+    trace::Span statistics("statistics", "npu");
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
+    statistics.end();
     if (!ran) {
         NN_LOG(ERROR) << "synap-npu: " << error;
         if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};

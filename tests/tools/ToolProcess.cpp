@@ -42,7 +42,8 @@ std::string makeTempDir(const std::string& name) {
     return path;
 }
 
-ToolRun runTool(const std::string& program, const std::vector<std::string>& args, const std::string& deviceRoot) {
+ToolRun runTool(const std::string& program, const std::vector<std::string>& args, const std::string& deviceRoot,
+                const std::vector<std::string>& environment) {
     const std::string dir = makeTempDir("run");
     const std::string outPath = dir + "/stdout", errPath = dir + "/stderr";
 
@@ -53,11 +54,21 @@ ToolRun runTool(const std::string& program, const std::vector<std::string>& args
     argv.push_back(nullptr);
 
     std::vector<std::string> envStorage;
+    auto changed = [&](const std::string& entry) {
+        for (const std::string& change : environment) {
+            if (entry.rfind(change.substr(0, change.find('=')) + "=", 0) == 0) return true;
+        }
+        return false;
+    };
     for (char** e = environ; *e != nullptr; ++e) {
         if (!deviceRoot.empty() && std::string(*e).rfind("NNEMU_ROOT=", 0) == 0) continue;
+        if (changed(*e)) continue;
         envStorage.emplace_back(*e);
     }
     if (!deviceRoot.empty()) envStorage.push_back("NNEMU_ROOT=" + deviceRoot);
+    for (const std::string& change : environment) {
+        if (change.find('=') != std::string::npos) envStorage.push_back(change);
+    }
     std::vector<char*> envp;
     for (std::string& entry : envStorage) envp.push_back(entry.data());
     envp.push_back(nullptr);

@@ -15,8 +15,10 @@ struct ToolRun {
     std::vector<std::string> errLines() const;
 };
 
-// Runs program with args; NNEMU_ROOT points at deviceRoot when it is not empty.
-ToolRun runTool(const std::string& program, const std::vector<std::string>& args, const std::string& deviceRoot = "");
+// Runs program with args; NNEMU_ROOT points at deviceRoot when it is not empty. `environment`
+// changes the inherited environment: "NAME=value" sets a variable, "NAME" removes it.
+ToolRun runTool(const std::string& program, const std::vector<std::string>& args, const std::string& deviceRoot = "",
+                const std::vector<std::string>& environment = {});
 
 // A fresh directory under the test temp dir.
 std::string makeTempDir(const std::string& name);

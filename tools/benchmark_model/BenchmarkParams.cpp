@@ -53,6 +53,7 @@ const std::vector<ParamSpec>& benchmarkParamSpecs() {
         // nnemu's additions, so that results can be checked.
         {"input_file", T::STRING, "", "nnemu: raw bytes for each model input, in the input tensor's type and layout, PATH[,PATH...] in input order (default: random data)"},
         {"output_file", T::STRING, "", "nnemu: write the raw bytes of each model output after the last run, PATH[,PATH...] in output order"},
+        {"nnemu_trace", T::STRING, "", "nnemu: write a Chrome/Perfetto trace of the NNAPI runtime and devices to this JSON file (as NNEMU_TRACE does)"},
     };
     return specs;
 }

@@ -102,6 +102,7 @@ void BenchmarkSession::logParams() const {
     logParam("profiling_output_csv_file", "CSV File to export profiling data to");
     logParam("input_file", "Input files");
     logParam("output_file", "Output files");
+    logParam("nnemu_trace", "nnemu trace file");
     logParam("num_threads", "#threads used for CPU inference");
     logParam("max_delegated_partitions", "Max number of delegated partitions");
     logParam("min_nodes_per_partition", "Min nodes per partition");

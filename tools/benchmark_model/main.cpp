@@ -35,6 +35,8 @@ int runTool(int argc, char** argv) {
         TOOL_LOG(ERROR) << "Benchmarking failed.";
         return EXIT_FAILURE;
     }
+    // The library reads NNEMU_TRACE at its first traced call, after this.
+    if (params.isSet("nnemu_trace")) setenv("NNEMU_TRACE", params.getString("nnemu_trace").c_str(), 1);
     SteadyBenchmarkClock clock;
     BenchmarkSession session(params, clock);
     if (!session.run()) {
