@@ -111,6 +111,24 @@ public:
         });
     }
 
+    // Applies what happened to the files since the last update (a reset written, a file deleted
+    // or garbled, a killed process's networks) and rewrites them only then.
+    void touch() {
+        std::lock_guard guard(mutex_);
+        update([](int) {}, false);
+    }
+
+    // The start-up check of a process that loads the driver: a reset written while no process
+    // ran shows as 0 before this process does anything. A root without the folder has nothing
+    // pending and is left untouched (nothing is created by merely loading the library).
+    static void touchAtStartUp() {
+        struct stat info {};
+        const std::string path = props::devicePath(kStatisticsDir);
+        if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
+        StatisticsFolder folder;  // not the networks' folder: it would pin the device root of now
+        folder.touch();
+    }
+
 private:
     StatisticsFolder()
         : root_(props::deviceRoot()), path_(props::devicePath(kStatisticsDir)), directory_(root_, path_) {}
@@ -126,25 +144,32 @@ private:
         if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
     }
 
+    // `always`: publish even when nothing but the change happened (a change always publishes).
     template <typename Change>
-    void update(Change&& change) {
+    void update(Change&& change, bool always = true) {
         if (released_) return;
         std::string error;
         const int dir = directory_.get(&error);
         if (dir < 0) return warnOnce("cannot open the statistics folder (" + error + "); statistics are off");
         makeYoctoLink();
         if (!state_.lock(dir, path_, &error)) return warnOnce(error);
-        load(dir);
-        noticeReset(dir);
-        pruneExitedProcesses(dir);
-        listOwnNetworks(dir);
+        bool dirty = !load(dir);
+        dirty |= always;
+        dirty |= noticeReset(dir);
+        dirty |= pruneExitedProcesses(dir);
+        dirty |= listOwnNetworks(dir);
+        dirty |= !allPublished(dir);
         change(dir);
-        publish(dir);
+        if (dirty) publish(dir);
         state_.unlock();
     }
 
-    void warnOnce(const std::string& message) {
-        if (warned_.insert(message).second) NN_LOG(WARNING) << "synap-npu: " << message;
+    // Once per process, whichever folder object (the start-up check's or the networks') meets it.
+    static void warnOnce(const std::string& message) {
+        static std::mutex mutex;
+        static std::set<std::string>* warned = new std::set<std::string>();  // used by exit handlers
+        std::lock_guard guard(mutex);
+        if (warned->insert(message).second) NN_LOG(WARNING) << "synap-npu: " << message;
     }
 
     void makeYoctoLink() {
@@ -156,7 +181,8 @@ private:
         if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
     }
 
-    void load(int dir) {
+    // False when the record was rebuilt or changed on loading.
+    bool load(int dir) {
         const std::string damage = state_.read(&record_);
         if (!damage.empty()) {
             struct stat info {};
@@ -167,7 +193,7 @@ private:
                                 << "; rebuilt it, the counters restart from 0";
             }
             initializeState(&record_);
-            return;
+            return false;
         }
         const std::string& boot = currentBootId();
         if (!boot.empty() && std::strncmp(record_.bootId, boot.c_str(), sizeof record_.bootId) != 0) {
@@ -176,20 +202,32 @@ private:
             std::memset(record_.bootId, 0, sizeof record_.bootId);
             std::memcpy(record_.bootId, boot.data(), boot.size());
             record_.lastPruneNs = 0;
+            return false;
         }
+        return true;
+    }
+
+    // Every visible file is there as a regular file (a deleted one is rewritten; anything planted
+    // is left to publish's refusal, which does not count as missing here).
+    static bool allPublished(int dir) {
+        struct stat info {};
+        for (const VisibleFile& file : kFiles) {
+            if (fstatat(dir, file.name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return false;
+        }
+        return true;
     }
 
     // A write to inference_count or inference_time by anyone else (any content, even the value
     // shown) clears both totals and every network's counters, as on the board. A deleted file is
     // not a write: it is rewritten.
-    void noticeReset(int dir) {
+    bool noticeReset(int dir) {
         bool reset = false;
         for (int file : {COUNT, TIME}) {
             struct stat info {};
             if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
             reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
         }
-        if (!reset) return;
+        if (!reset) return false;
         record_.totalCount = 0;
         record_.totalTimeUs = 0;
         for (StateSlot& slot : record_.slots) {
@@ -197,29 +235,39 @@ private:
             slot.timeUs = 0;
             slot.lastUs = 0;
         }
+        return true;
     }
 
     // Networks of processes that died without unloading them disappear.
-    void pruneExitedProcesses(int dir) {
+    bool pruneExitedProcesses(int dir) {
         const int64_t now = nowNs();
-        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return;
+        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return false;
         record_.lastPruneNs = now;
         const int32_t self = getpid();
+        bool pruned = false;
         for (StateSlot& slot : record_.slots) {
-            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) forget(dir, slot);
+            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) {
+                forget(dir, slot);
+                pruned = true;
+            }
         }
         removeSpares(dir, 0);
         Fd profiles(openProfiles(dir, false));
         if (profiles.get() >= 0) removeSpares(profiles.get(), 0);
+        return pruned;
     }
 
     // The record lists exactly this process's live networks: after a rebuild they come back
     // (counting from 0), and a release the record missed (an update skipped) is caught up.
-    void listOwnNetworks(int dir) {
+    bool listOwnNetworks(int dir) {
         const int32_t self = getpid();
+        bool changed = false;
         for (StateSlot& slot : record_.slots) {
             auto network = networks_.find(slot.nid);
-            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) forget(dir, slot);
+            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) {
+                forget(dir, slot);
+                changed = true;
+            }
         }
         for (const auto& [nid, network] : networks_) {
             if (network.owner != self || findSlot(self, nid) != nullptr) continue;
@@ -231,7 +279,9 @@ private:
             *slot = StateSlot{self, nid, record_.nextOrder++, 0, 0, 0, static_cast<int32_t>(network.iobufCount),
                               static_cast<int64_t>(network.iobufBytes),
                               network.profiling ? static_cast<int32_t>(network.layers) : 0, network.profiling ? 1u : 0u};
+            changed = true;
         }
+        return changed;
     }
 
     StateSlot* findSlot(int32_t pid, uint32_t nid) {
@@ -346,12 +396,15 @@ private:
     RootedDirectory directory_;
     StateFile state_;
     StateRecord record_{};
-    std::set<std::string> warned_;
     bool linkMade_ = false;
     bool released_ = false;
 };
 
+[[maybe_unused]] const bool kStartUpCheck = (StatisticsFolder::touchAtStartUp(), true);
+
 }  // namespace
+
+void touchStatistics() { StatisticsFolder::get().touch(); }
 
 std::string networkLine(uint64_t pid, uint32_t nid, uint64_t count, uint64_t timeUs, uint32_t lastUs,
                         int32_t iobufCount, int64_t iobufSize, int32_t layers) {

@@ -7,6 +7,7 @@
 #include "Lowering.h"
 #include "NonFinite.h"
 #include "PreparedNetwork.h"
+#include "Statistics.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/hal/DeviceRegistry.h"
@@ -49,6 +50,7 @@ public:
             NN_LOG(ERROR) << "synap-npu: invalid model: " << why;
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
+        touchStatistics();  // a compilation is a statistics touch: a pending reset shows now
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
         const bool disabled = props::SynapProperties::disable();
         const hal::ConstantLookup constantOf = [&](uint32_t index) {

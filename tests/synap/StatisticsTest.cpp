@@ -36,6 +36,38 @@ TEST_P(StatisticsReset, WritingEitherFileClearsBothTotals) {
 
 INSTANTIATE_TEST_SUITE_P(EitherFile, StatisticsReset, ::testing::Values("inference_count", "inference_time"));
 
+// The board's sequence: a reset reads 0 at once, as on sysfs. Any process that loads the library
+// applies it at start-up, here one that runs nothing on the NPU; a process that kept its network
+// loaded meanwhile counts from 0 too.
+TEST_F(Statistics, AResetReadsZeroOnceAnyProcessLoadsTheLibrary) {
+    Process held = spawn({NNEMU_NPU_CLIENT, "--runs", "3", "--hold"});
+    waitReady(held);
+    ASSERT_EQ(runClient(2), 0);
+    ASSERT_EQ(read("inference_count"), "5\n");
+    setprop("vendor.NNAPI_SYNAP_DISABLE", "1");
+    write("inference_count", "\n");
+    ASSERT_EQ(runClient(1), 0);  // on nnapi-reference
+    EXPECT_EQ(read("inference_count"), "0\n");
+    EXPECT_EQ(read("inference_time"), "0\n");
+    EXPECT_NE(read("networks").find(", inference_count: 0, inference_time: 0, inference_last: 0, "), std::string::npos)
+            << read("networks");
+    runMore(held, 2);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    EXPECT_NE(read("networks").find(", inference_count: 2, "), std::string::npos) << read("networks");
+    EXPECT_EQ(finish(held), 0);
+}
+
+// A deleted file is put back (not a reset) by the next process, whatever it runs.
+TEST_F(Statistics, ADeletedFileIsRewrittenAtStartUp) {
+    ASSERT_EQ(runClient(2), 0);
+    setprop("vendor.NNAPI_SYNAP_DISABLE", "1");
+    std::filesystem::remove(dir_ + "inference_count");
+    std::filesystem::remove(dir_ + "networks");
+    ASSERT_EQ(runClient(1), 0);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    EXPECT_TRUE(std::filesystem::exists(dir_ + "networks"));
+}
+
 TEST_F(Statistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "3", "--hold"});
     waitReady(client);
