@@ -1,4 +1,5 @@
 #include "Statistics.h"
+#include "SynapLog.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -22,7 +23,6 @@
 #include "StatisticsFiles.h"
 #include "StatisticsState.h"
 #include "nnemu/base/RootedFile.h"
-#include "nnemu/hal/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::synap {
@@ -169,7 +169,7 @@ private:
         static std::mutex mutex;
         static std::set<std::string>* warned = new std::set<std::string>();  // used by exit handlers
         std::lock_guard guard(mutex);
-        if (warned->insert(message).second) NN_LOG(WARNING) << "synap-npu: " << message;
+        if (warned->insert(message).second) SYNAP_LOG(WARNING) << message;
     }
 
     void makeYoctoLink() {
@@ -189,7 +189,7 @@ private:
             const bool fresh = damage == kStateMissing &&
                                fstatat(dir, kFiles[COUNT].name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
             if (!fresh) {
-                NN_LOG(WARNING) << "synap-npu: the statistics state " << path_ << "/.state was " << damage
+                SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
                                 << "; rebuilt it, the counters restart from 0";
             }
             initializeState(&record_);
