@@ -18,11 +18,13 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "StatisticsFiles.h"
 #include "StatisticsState.h"
 #include "nnemu/base/RootedFile.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::synap {
@@ -31,6 +33,7 @@ namespace {
 constexpr const char* kStatisticsDir = "/sys/class/misc/synap/device/misc/synap/statistics";
 constexpr const char* kYoctoLinkDir = "/sys/class/misc/synap";  // its `statistics` links to the folder
 constexpr const char* kYoctoLinkTarget = "device/misc/synap/statistics";
+constexpr const char* kYoctoStatisticsDir = "/sys/class/misc/synap/statistics";
 constexpr const char* kProfilesName = ".profiles";  // 0700, tables 0600: only the driver reads them
 constexpr size_t kPageSize = 4096;                  // `networks` is one sysfs page at most
 constexpr size_t kMaxProfileBytes = 1 << 20;
@@ -46,6 +49,19 @@ constexpr VisibleFile kFiles[4] = {
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
+}
+
+// The folder on this board (§3.1). A Yocto board's is a folder of its own, unless an Android
+// process made the name our link to the Android folder: then both are the same statistics.
+std::string statisticsDir() {
+    if (!props::isYocto()) return props::devicePath(kStatisticsDir);
+    char target[64] = {};
+    const std::string yocto = props::devicePath(kYoctoStatisticsDir);
+    const ssize_t length = readlink(yocto.c_str(), target, sizeof target - 1);
+    if (length > 0 && std::string_view(target, static_cast<size_t>(length)) == kYoctoLinkTarget) {
+        return props::devicePath(kStatisticsDir);
+    }
+    return yocto;
 }
 
 // A network this process has loaded.
@@ -123,7 +139,7 @@ public:
     // pending and is left untouched (nothing is created by merely loading the library).
     static void touchAtStartUp() {
         struct stat info {};
-        const std::string path = props::devicePath(kStatisticsDir);
+        const std::string path = statisticsDir();
         if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
         StatisticsFolder folder;  // not the networks' folder: it would pin the device root of now
         folder.touch();
@@ -131,7 +147,7 @@ public:
 
 private:
     StatisticsFolder()
-        : root_(props::deviceRoot()), path_(props::devicePath(kStatisticsDir)), directory_(root_, path_) {}
+        : root_(props::deviceRoot()), path_(statisticsDir()), directory_(root_, path_) {}
 
     void releaseOwnNetworks() {
         std::lock_guard guard(mutex_);
@@ -165,15 +181,20 @@ private:
     }
 
     // Once per process, whichever folder object (the start-up check's or the networks') meets it.
-    static void warnOnce(const std::string& message) {
+    // The log line names the caller, as the board's lines name their function.
+    static void warnOnce(const std::string& message, const char* function = __builtin_FUNCTION(),
+                         int line = __builtin_LINE()) {
         static std::mutex mutex;
         static std::set<std::string>* warned = new std::set<std::string>();  // used by exit handlers
         std::lock_guard guard(mutex);
-        if (warned->insert(message).second) SYNAP_LOG(WARNING) << message;
+        if (warned->insert(message).second && synapLogEnabled(LogLevel::WARNING)) {
+            SynapLogMessage(LogLevel::WARNING, function, line) << message;
+        }
     }
 
+    // The Android board's second path to the folder (a Yocto board has only that path).
     void makeYoctoLink() {
-        if (linkMade_) return;
+        if (linkMade_ || props::isYocto()) return;
         linkMade_ = true;
         std::string error;
         Fd parent(base::openInsideRoot(root_, props::devicePath(kYoctoLinkDir), O_RDONLY | O_DIRECTORY, 0, false, &error));
