@@ -23,6 +23,7 @@
 
 #include "StatisticsFiles.h"
 #include "StatisticsState.h"
+#include "StatisticsView.h"
 #include "nnemu/base/RootedFile.h"
 #include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
@@ -30,38 +31,11 @@
 namespace nnemu::synap {
 namespace {
 
-constexpr const char* kStatisticsDir = "/sys/class/misc/synap/device/misc/synap/statistics";
-constexpr const char* kYoctoLinkDir = "/sys/class/misc/synap";  // its `statistics` links to the folder
-constexpr const char* kYoctoLinkTarget = "device/misc/synap/statistics";
-constexpr const char* kYoctoStatisticsDir = "/sys/class/misc/synap/statistics";
-constexpr const char* kProfilesName = ".profiles";  // 0700, tables 0600: only the driver reads them
-constexpr size_t kPageSize = 4096;                  // `networks` is one sysfs page at most
-constexpr size_t kMaxProfileBytes = 1 << 20;
 constexpr int64_t kPruneIntervalNs = 100'000'000;
-enum FileIndex { COUNT, TIME, NETWORKS, PROFILE };
-struct VisibleFile {
-    const char* name;
-    mode_t mode;  // the kernel's: totals and networks 0644, network_profile read-only
-};
-constexpr VisibleFile kFiles[4] = {
-        {"inference_count", 0644}, {"inference_time", 0644}, {"networks", 0644}, {"network_profile", 0444}};
 
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
-}
-
-// The folder on this board (§3.1). A Yocto board's is a folder of its own, unless an Android
-// process made the name our link to the Android folder: then both are the same statistics.
-std::string statisticsDir() {
-    if (!props::isYocto()) return props::devicePath(kStatisticsDir);
-    char target[64] = {};
-    const std::string yocto = props::devicePath(kYoctoStatisticsDir);
-    const ssize_t length = readlink(yocto.c_str(), target, sizeof target - 1);
-    if (length > 0 && std::string_view(target, static_cast<size_t>(length)) == kYoctoLinkTarget) {
-        return props::devicePath(kStatisticsDir);
-    }
-    return yocto;
 }
 
 // A network this process has loaded.
@@ -248,15 +222,8 @@ private:
             if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
             reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
         }
-        if (!reset) return false;
-        record_.totalCount = 0;
-        record_.totalTimeUs = 0;
-        for (StateSlot& slot : record_.slots) {
-            slot.count = 0;
-            slot.timeUs = 0;
-            slot.lastUs = 0;
-        }
-        return true;
+        if (reset) resetCounters(&record_);
+        return reset;
     }
 
     // Networks of processes that died without unloading them disappear.
@@ -320,7 +287,6 @@ private:
         slot = StateSlot{};
     }
 
-    static std::string profileName(int32_t pid, uint32_t nid) { return std::to_string(pid) + "." + std::to_string(nid); }
 
     int openProfiles(int dir, bool create) {
         if (create) mkdirat(dir, kProfilesName, 0700);
@@ -332,47 +298,11 @@ private:
         return fd;
     }
 
-    std::string readProfile(int profiles, const StateSlot& slot) {
-        Fd fd(openat(profiles, profileName(slot.pid, slot.nid).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-        struct stat info {};
-        if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return "";
-        std::string table(std::min<size_t>(static_cast<size_t>(info.st_size), kMaxProfileBytes), '\0');
-        const ssize_t bytes = pread(fd.get(), table.data(), table.size(), 0);
-        table.resize(bytes > 0 ? static_cast<size_t>(bytes) : 0);
-        return table;
-    }
-
     void render(int dir, std::string texts[4]) {
-        char number[24];
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalCount);
-        texts[COUNT] = number;
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalTimeUs);
-        texts[TIME] = number;
-        std::vector<const StateSlot*> loaded;
-        for (const StateSlot& slot : record_.slots) {
-            if (slot.pid != 0) loaded.push_back(&slot);
-        }
-        auto processOrder = [&](int32_t pid) {
-            uint64_t first = UINT64_MAX;
-            for (const StateSlot* slot : loaded) {
-                if (slot->pid == pid) first = std::min(first, slot->order);
-            }
-            return first;
-        };
-        std::sort(loaded.begin(), loaded.end(), [&](const StateSlot* a, const StateSlot* b) {
-            const uint64_t pa = processOrder(a->pid), pb = processOrder(b->pid);
-            return pa != pb ? pa < pb : a->nid < b->nid;
-        });
-        const bool anyProfiling = std::any_of(loaded.begin(), loaded.end(), [](const StateSlot* s) { return s->profiling; });
+        const bool anyProfiling =
+                std::any_of(std::begin(record_.slots), std::end(record_.slots), [](const StateSlot& s) { return s.pid != 0 && s.profiling; });
         Fd profiles(anyProfiling ? openProfiles(dir, false) : -1);
-        for (const StateSlot* slot : loaded) {
-            const std::string line = networkLine(static_cast<uint64_t>(slot->pid), slot->nid, slot->count,
-                                                 slot->timeUs, slot->lastUs, slot->iobufCount, slot->iobufSize,
-                                                 slot->layers);
-            if (texts[NETWORKS].size() + line.size() <= kPageSize) texts[NETWORKS] += line;
-            texts[PROFILE] += line;
-            if (slot->profiling && profiles.get() >= 0) texts[PROFILE] += readProfile(profiles.get(), *slot);
-        }
+        renderStatistics(record_, profiles.get(), texts);
     }
 
     // Only a regular file (or nothing) is replaced; anything else planted under a visible name is
@@ -426,16 +356,6 @@ private:
 }  // namespace
 
 void touchStatistics() { StatisticsFolder::get().touch(); }
-
-std::string networkLine(uint64_t pid, uint32_t nid, uint64_t count, uint64_t timeUs, uint32_t lastUs,
-                        int32_t iobufCount, int64_t iobufSize, int32_t layers) {
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "pid: %" PRIu64 ", nid: %u, inference_count: %" PRIu64 ", inference_time: %" PRIu64
-                  ", inference_last: %u, iobuf_count: %d, iobuf_size: %" PRId64 ", layers: %d\n",
-                  pid, nid, count, timeUs, lastUs, iobufCount, iobufSize, layers);
-    return line;
-}
 
 std::string profileTable(const std::vector<LayerProfile>& layers) {
     std::string table = "| lyr |    cycle | time_us |  byte_rd |  byte_wr | ot | name\n";
