@@ -128,7 +128,7 @@ private:
         struct stat info {};
         if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
-        update([](int) {});
+        update([](int) {}, false);  // rewrites the files only if this process's networks were listed
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
         std::string error;
         if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
