@@ -330,6 +330,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "nnemu-sysfs: %s is already a FUSE mount (fusermount3 -u it first)\n", folder.c_str());
         return 1;
     }
+    // The view shows the four files even before any NPU work; a record to go with them keeps the
+    // driver from taking their presence for a lost record (and warning) on a fresh root.
+    StateFile state;
+    if (state.lock(gBacking, folder, &error)) {
+        StateRecord record{};
+        if (state.read(&record) == kStateMissing) {
+            initializeState(&record);
+            state.write(&record);
+        }
+        state.unlock();
+    }
     fuse_args args = FUSE_ARGS_INIT(0, nullptr);
     fuse_opt_add_arg(&args, argv[0]);
     fuse_opt_add_arg(&args, "-ofsname=nnemu-sysfs,subtype=nnemu-sysfs");
