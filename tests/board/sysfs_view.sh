@@ -4,9 +4,9 @@
 # driver works through the view exactly, and a reset made through the view reaches the plain
 # files after unmounting. Skips (exit 77) where FUSE cannot mount (no /dev/fuse, no privilege).
 # Every command runs under `timeout`, and the view is always unmounted.
-# usage: sysfs_view.sh NNEMU_SYSFS BENCHMARK_MODEL MODELGEN WORKDIR [android|yocto]
+# usage: sysfs_view.sh NNEMU_SYSFS BENCHMARK_MODEL MODELGEN NPU_CLIENT WORKDIR [android|yocto]
 set -eu
-sysfs=$1 benchmark=$2 modelgen=$3 work=$4 board=${5:-android}
+sysfs=$1 benchmark=$2 modelgen=$3 client=$4 work=$5 board=${6:-android}
 skip() { echo "SKIP: $*"; exit 77; }
 [ -c /dev/fuse ] || skip "no /dev/fuse here (a container or CI runner without FUSE)"
 command -v fusermount3 > /dev/null || skip "fusermount3 is not installed (package fuse3)"
@@ -22,8 +22,9 @@ else
   S=$NNEMU_ROOT/sys/class/misc/synap/device/misc/synap/statistics
 fi
 T="timeout 120"
-daemon=
+daemon= held=
 cleanup() {
+  if [ -n "$held" ]; then kill "$held" 2> /dev/null || true; fi
   if grep -q " $S fuse" /proc/mounts 2> /dev/null; then fusermount3 -u "$S" 2> /dev/null || fusermount3 -u -z "$S" || true; fi
   if [ -n "$daemon" ]; then kill "$daemon" 2> /dev/null || true; fi
 }
@@ -76,6 +77,42 @@ expect inference_count 0
 bench synap-npu 4
 expect inference_count 5
 ls -a "$S" | grep -q '^\.state$' || fail "the record is not visible through the view"
+
+# A live process's network: its line, zeroed by a reset, counting again, gone when it exits.
+readies() { grep -c READY "$work/client.out" || true; }
+await() {  # await N: the held client has printed READY N times
+  tries=0
+  until [ "$(readies)" -ge "$1" ]; do
+    kill -0 "$held" 2> /dev/null || fail "the held client died"
+    tries=$((tries + 1))
+    [ $tries -lt 1200 ] || fail "the held client is not ready after two minutes"
+    sleep 0.1
+  done
+}
+mkfifo "$work/control"
+$T "$client" --runs 3 --hold < "$work/control" > "$work/client.out" 2> "$work/client.err" &
+held=$!
+exec 3> "$work/control"
+await 1
+networks=$($T cat "$S/networks")
+case "$networks" in
+  "pid: "*", nid: 1, inference_count: 3, "*", iobuf_count: 2, iobuf_size: 1280, layers: 0") ;;
+  *) fail "networks reads '$networks'" ;;
+esac
+echo > "$S/inference_count"
+networks=$($T cat "$S/networks")
+case "$networks" in
+  *", inference_count: 0, inference_time: 0, inference_last: 0, "*) ;;
+  *) fail "after a reset networks reads '$networks'" ;;
+esac
+echo "run 2" >&3
+await 2
+expect inference_count 2
+case "$($T cat "$S/networks")" in *", inference_count: 2, "*) ;; *) fail "the network did not count 2" ;; esac
+exec 3>&-
+wait "$held" || fail "the held client failed: $(cat "$work/client.err")"
+held=
+[ -z "$($T cat "$S/networks")" ] || fail "an exited process's network is still listed"
 
 # A reset made through the view reaches the plain files after unmounting.
 echo > "$S/inference_count"
