@@ -9,6 +9,7 @@
 
 #include "PropertyFile.h"
 #include "nnemu/base/Log.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -126,7 +127,7 @@ private:
 }  // namespace
 
 std::optional<std::string> get(std::string_view name) {
-    if (!isValidName(name)) return std::nullopt;
+    if (!isValidName(name) || isYocto()) return std::nullopt;  // a Yocto board has no property service
     std::string value = PropertyStore::instance().lookup(name);
     if (value.empty()) return std::nullopt;
     return value;
@@ -168,6 +169,8 @@ bool getBool(std::string_view name, bool fallback) {
     return fallback;
 }
 
-std::map<std::string, std::string> all() { return PropertyStore::instance().snapshot(); }
+std::map<std::string, std::string> all() {
+    return isYocto() ? std::map<std::string, std::string>() : PropertyStore::instance().snapshot();
+}
 
 }  // namespace nnemu::props

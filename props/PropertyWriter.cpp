@@ -19,6 +19,7 @@
 #include "PropertyFile.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/RootedFile.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -207,6 +208,7 @@ bool replaceFile(const PropertyDirectory& directory, std::string_view text, std:
 bool set(std::string_view name, std::string_view value, std::string* error) {
     std::string why;
     if (!isValidName(name, &why) || !isValidValue(value, &why)) return fail(error, why);
+    if (isYocto()) return fail(error, std::string(kNoPropertyService));
 
     const std::string root = deviceRoot();
     const std::string path = devicePath(kLocalPropPath);

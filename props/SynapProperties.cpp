@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "nnemu/base/Log.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
@@ -42,7 +43,12 @@ std::optional<int64_t> parseCapacity(const std::string& text) {
 
 std::string SynapProperties::cachePath() {
     if (auto path = environment(kCachePathEnv)) return *path;
+    if (isYocto()) return yoctoCachePath(programName());
     return get(kCachePath, kDefaultCachePath);
+}
+
+std::string SynapProperties::yoctoCachePath(const std::string& program) {
+    return std::string(kYoctoCachePrefix) + program;
 }
 
 std::string SynapProperties::cacheFile() {
@@ -52,7 +58,7 @@ std::string SynapProperties::cacheFile() {
         std::filesystem::path absolute = std::filesystem::absolute(*path, ec);
         return ec ? *path : absolute.lexically_normal().string();
     }
-    return devicePath(get(kCachePath, kDefaultCachePath));
+    return devicePath(isYocto() ? yoctoCachePath(programName()) : get(kCachePath, kDefaultCachePath));
 }
 
 int64_t SynapProperties::cacheCapacity() {

@@ -7,6 +7,7 @@ packages=(
   libssl-dev libsqlite3-dev nlohmann-json3-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  libfuse3-dev fuse3
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -1,4 +1,5 @@
 #include "PreparedNetwork.h"
+#include "SynapLog.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,7 +16,6 @@
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/cache/ModelKey.h"
 #include "nnemu/cache/SharedSynapCache.h"
-#include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"
@@ -56,14 +56,14 @@ bool compileWithinMemory(const hal::Model& model, const std::vector<std::vector<
 bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims) {
     if (core_ != nullptr) {
         if (inputDims == frozenInputDims_) return true;
-        NN_LOG(ERROR) << "synap-npu: input shapes cannot change after the first inference";
+        SYNAP_LOG(ERROR) << "input shapes cannot change after the first inference";
         return false;
     }
     if (preloaded_ != nullptr) {
         // Rebuilt from an NNAPI model cache file: no JIT, and the program's shapes are frozen.
         for (size_t i = 0; i < inputDims.size(); ++i) {
             if (inputDims[i] != preloaded_->inputDims(i)) {
-                NN_LOG(ERROR) << "synap-npu: input " << i << " does not have the shape of the cached network";
+                SYNAP_LOG(ERROR) << "input " << i << " does not have the shape of the cached network";
                 return false;
             }
         }
@@ -78,7 +78,7 @@ bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& i
     statistics_ = std::make_unique<NetworkStatistics>(
             static_cast<uint32_t>(core_->inputCount() + core_->outputCount()), iobufBytes,
             static_cast<uint32_t>(core_->layerCount()), core_->profiling());
-    NN_LOG(INFO) << "synap-npu: compiled a network of " << core_->layerCount() << " layers (lowering "
+    SYNAP_LOG(INFO) << "compiled a network of " << core_->layerCount() << " layers (lowering "
                  << jitCost_.loweringUs << " us, core load " << jitCost_.loadUs << " us, caches "
                  << jitCost_.cacheUs << " us)";
     return true;
@@ -107,7 +107,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         core_ = NpuCore::load(std::move(program), &error, profiling);
         jitCost_.loadUs = microsSince(start);
         if (core_ != nullptr) {
-            NN_LOG(INFO) << "synap-npu: network " << key << " from the SyNAP cache";
+            SYNAP_LOG(INFO) << "network " << key << " from the SyNAP cache";
         } else {
             cache::dropCompiledProgram(synapCache, key, error);
         }
@@ -117,7 +117,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         cache::cacheCounters().compiles++;
         if (!compileWithinMemory(model_, inputDims, &program, &error)) {
-            NN_LOG(ERROR) << "synap-npu: compilation failed: " << error;
+            SYNAP_LOG(ERROR) << "compilation failed: " << error;
             return false;
         }
         jitCost_.loweringUs = microsSince(start);
@@ -126,7 +126,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         core_ = NpuCore::load(std::move(program), &error, profiling);
         if (core_ == nullptr) {
-            NN_LOG(ERROR) << "synap-npu: " << error;
+            SYNAP_LOG(ERROR) << error;
             return false;
         }
         jitCost_.loadUs = microsSince(start);
@@ -143,7 +143,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         if (cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes(), &error)) {
             cache::cacheCounters().modelCacheWrites++;
         } else {
-            NN_LOG(WARNING) << "synap-npu: cannot write the NNAPI model cache file: " << error;
+            SYNAP_LOG(WARNING) << "cannot write the NNAPI model cache file: " << error;
         }
         close(modelCacheFd_);
         modelCacheFd_ = -1;
@@ -201,7 +201,7 @@ void PreparedNetwork::saveProgramTo(int modelCacheFd, const hal::CacheToken& tok
     // The runtime closes its fds when prepareModel returns.
     modelCacheFd_ = fcntl(modelCacheFd, F_DUPFD_CLOEXEC, 0);
     cacheToken_ = token;
-    if (modelCacheFd_ < 0) NN_LOG(WARNING) << "synap-npu: cannot keep the NNAPI model cache file: " << strerror(errno);
+    if (modelCacheFd_ < 0) SYNAP_LOG(WARNING) << "cannot keep the NNAPI model cache file: " << strerror(errno);
 }
 
 std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<uint8_t> program, std::string* error) {
@@ -262,7 +262,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         const auto& dims = argument.dimensions.empty() ? operand.dimensions : argument.dimensions;
         const uint8_t* data = argumentData(request, argument);
         if (data == nullptr || hal::byteSize(operand.type, dims) != argument.location.length) {
-            NN_LOG(ERROR) << "synap-npu: input " << i << " is omitted or does not match its shape";
+            SYNAP_LOG(ERROR) << "input " << i << " is omitted or does not match its shape";
             return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
         }
         inputDims.push_back(dims);
@@ -275,7 +275,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (core_->inputCount() != inputs.size()) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (core_->inputBytes(i) > request.inputs[i].location.length) {
-            NN_LOG(ERROR) << "synap-npu: input " << i << " is smaller than the network's";
+            SYNAP_LOG(ERROR) << "input " << i << " is smaller than the network's";
             return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
         }
     }
@@ -291,7 +291,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         sufficient = sufficient && fits;
         outputs.push_back(argumentData(request, argument));
         if (outputs.back() == nullptr && fits) {
-            NN_LOG(ERROR) << "synap-npu: output " << i << " is omitted or lies outside its memory";
+            SYNAP_LOG(ERROR) << "output " << i << " is omitted or lies outside its memory";
             return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
         }
     }
@@ -306,7 +306,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     statistics_->recordInference(microsSince(deviceStart));
     statistics.end();
     if (!ran) {
-        NN_LOG(ERROR) << "synap-npu: " << error;
+        SYNAP_LOG(ERROR) << error;
         if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
@@ -324,10 +324,10 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
 std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::executeOnReferenceKernels(
         const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start) {
     if (model_.operations.empty()) {
-        NN_LOG(ERROR) << "synap-npu: a network loaded from the NNAPI model cache cannot take NaN or infinite inputs";
+        SYNAP_LOG(ERROR) << "a network loaded from the NNAPI model cache cannot take NaN or infinite inputs";
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
-    NN_LOG(VERBOSE) << "synap-npu: NaN or infinite inputs; running this inference on the reference kernels";
+    SYNAP_LOG(VERBOSE) << "NaN or infinite inputs; running this inference on the reference kernels";
     const auto deviceStart = Clock::now();
     auto [status, shapes] = cpu::executeModel(model_, request);
     statistics_->recordInference(microsSince(deviceStart));

@@ -1,4 +1,5 @@
 #include "Statistics.h"
+#include "SynapLog.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,31 +18,20 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "StatisticsFiles.h"
 #include "StatisticsState.h"
+#include "StatisticsView.h"
 #include "nnemu/base/RootedFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::synap {
 namespace {
 
-constexpr const char* kStatisticsDir = "/sys/class/misc/synap/device/misc/synap/statistics";
-constexpr const char* kYoctoLinkDir = "/sys/class/misc/synap";  // its `statistics` links to the folder
-constexpr const char* kYoctoLinkTarget = "device/misc/synap/statistics";
-constexpr const char* kProfilesName = ".profiles";  // 0700, tables 0600: only the driver reads them
-constexpr size_t kPageSize = 4096;                  // `networks` is one sysfs page at most
-constexpr size_t kMaxProfileBytes = 1 << 20;
 constexpr int64_t kPruneIntervalNs = 100'000'000;
-enum FileIndex { COUNT, TIME, NETWORKS, PROFILE };
-struct VisibleFile {
-    const char* name;
-    mode_t mode;  // the kernel's: totals and networks 0644, network_profile read-only
-};
-constexpr VisibleFile kFiles[4] = {
-        {"inference_count", 0644}, {"inference_time", 0644}, {"networks", 0644}, {"network_profile", 0444}};
 
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -111,44 +101,74 @@ public:
         });
     }
 
+    // Applies what happened to the files since the last update (a reset written, a file deleted
+    // or garbled, a killed process's networks) and rewrites them only then.
+    void touch() {
+        std::lock_guard guard(mutex_);
+        update([](int) {}, false);
+    }
+
+    // The start-up check of a process that loads the driver: a reset written while no process
+    // ran shows as 0 before this process does anything. A root without the folder has nothing
+    // pending and is left untouched (nothing is created by merely loading the library).
+    static void touchAtStartUp() {
+        struct stat info {};
+        const std::string path = statisticsDir();
+        if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
+        StatisticsFolder folder;  // not the networks' folder: it would pin the device root of now
+        folder.touch();
+    }
+
 private:
     StatisticsFolder()
-        : root_(props::deviceRoot()), path_(props::devicePath(kStatisticsDir)), directory_(root_, path_) {}
+        : root_(props::deviceRoot()), path_(statisticsDir()), directory_(root_, path_) {}
 
     void releaseOwnNetworks() {
         std::lock_guard guard(mutex_);
         struct stat info {};
         if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
-        update([](int) {});
+        update([](int) {}, false);  // rewrites the files only if this process's networks were listed
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
         std::string error;
         if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
     }
 
+    // `always`: publish even when nothing but the change happened (a change always publishes).
     template <typename Change>
-    void update(Change&& change) {
+    void update(Change&& change, bool always = true) {
         if (released_) return;
         std::string error;
         const int dir = directory_.get(&error);
         if (dir < 0) return warnOnce("cannot open the statistics folder (" + error + "); statistics are off");
         makeYoctoLink();
         if (!state_.lock(dir, path_, &error)) return warnOnce(error);
-        load(dir);
-        noticeReset(dir);
-        pruneExitedProcesses(dir);
-        listOwnNetworks(dir);
+        bool dirty = !load(dir);
+        dirty |= always;
+        dirty |= noticeReset(dir);
+        dirty |= pruneExitedProcesses(dir);
+        dirty |= listOwnNetworks(dir);
+        dirty |= !allPublished(dir);
         change(dir);
-        publish(dir);
+        if (dirty) publish(dir);
         state_.unlock();
     }
 
-    void warnOnce(const std::string& message) {
-        if (warned_.insert(message).second) NN_LOG(WARNING) << "synap-npu: " << message;
+    // Once per process, whichever folder object (the start-up check's or the networks') meets it.
+    // The log line names the caller, as the board's lines name their function.
+    static void warnOnce(const std::string& message, const char* function = __builtin_FUNCTION(),
+                         int line = __builtin_LINE()) {
+        static std::mutex mutex;
+        static std::set<std::string>* warned = new std::set<std::string>();  // used by exit handlers
+        std::lock_guard guard(mutex);
+        if (warned->insert(message).second && synapLogEnabled(LogLevel::WARNING)) {
+            SynapLogMessage(LogLevel::WARNING, function, line) << message;
+        }
     }
 
+    // The Android board's second path to the folder (a Yocto board has only that path).
     void makeYoctoLink() {
-        if (linkMade_) return;
+        if (linkMade_ || props::isYocto()) return;
         linkMade_ = true;
         std::string error;
         Fd parent(base::openInsideRoot(root_, props::devicePath(kYoctoLinkDir), O_RDONLY | O_DIRECTORY, 0, false, &error));
@@ -156,18 +176,19 @@ private:
         if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
     }
 
-    void load(int dir) {
+    // False when the record was rebuilt or changed on loading.
+    bool load(int dir) {
         const std::string damage = state_.read(&record_);
         if (!damage.empty()) {
             struct stat info {};
             const bool fresh = damage == kStateMissing &&
                                fstatat(dir, kFiles[COUNT].name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
             if (!fresh) {
-                NN_LOG(WARNING) << "synap-npu: the statistics state " << path_ << "/.state was " << damage
+                SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
                                 << "; rebuilt it, the counters restart from 0";
             }
             initializeState(&record_);
-            return;
+            return false;
         }
         const std::string& boot = currentBootId();
         if (!boot.empty() && std::strncmp(record_.bootId, boot.c_str(), sizeof record_.bootId) != 0) {
@@ -176,50 +197,65 @@ private:
             std::memset(record_.bootId, 0, sizeof record_.bootId);
             std::memcpy(record_.bootId, boot.data(), boot.size());
             record_.lastPruneNs = 0;
+            return false;
         }
+        return true;
+    }
+
+    // Every visible file is there as a regular file (a deleted one is rewritten; anything planted
+    // is left to publish's refusal, which does not count as missing here).
+    static bool allPublished(int dir) {
+        struct stat info {};
+        for (const VisibleFile& file : kFiles) {
+            if (fstatat(dir, file.name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return false;
+        }
+        return true;
     }
 
     // A write to inference_count or inference_time by anyone else (any content, even the value
     // shown) clears both totals and every network's counters, as on the board. A deleted file is
     // not a write: it is rewritten.
-    void noticeReset(int dir) {
+    bool noticeReset(int dir) {
         bool reset = false;
         for (int file : {COUNT, TIME}) {
             struct stat info {};
             if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
             reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
         }
-        if (!reset) return;
-        record_.totalCount = 0;
-        record_.totalTimeUs = 0;
-        for (StateSlot& slot : record_.slots) {
-            slot.count = 0;
-            slot.timeUs = 0;
-            slot.lastUs = 0;
-        }
+        if (reset) resetCounters(&record_);
+        return reset;
     }
 
     // Networks of processes that died without unloading them disappear.
-    void pruneExitedProcesses(int dir) {
+    bool pruneExitedProcesses(int dir) {
         const int64_t now = nowNs();
-        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return;
+        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return false;
         record_.lastPruneNs = now;
         const int32_t self = getpid();
+        bool pruned = false;
         for (StateSlot& slot : record_.slots) {
-            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) forget(dir, slot);
+            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) {
+                forget(dir, slot);
+                pruned = true;
+            }
         }
         removeSpares(dir, 0);
         Fd profiles(openProfiles(dir, false));
         if (profiles.get() >= 0) removeSpares(profiles.get(), 0);
+        return pruned;
     }
 
     // The record lists exactly this process's live networks: after a rebuild they come back
     // (counting from 0), and a release the record missed (an update skipped) is caught up.
-    void listOwnNetworks(int dir) {
+    bool listOwnNetworks(int dir) {
         const int32_t self = getpid();
+        bool changed = false;
         for (StateSlot& slot : record_.slots) {
             auto network = networks_.find(slot.nid);
-            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) forget(dir, slot);
+            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) {
+                forget(dir, slot);
+                changed = true;
+            }
         }
         for (const auto& [nid, network] : networks_) {
             if (network.owner != self || findSlot(self, nid) != nullptr) continue;
@@ -231,7 +267,9 @@ private:
             *slot = StateSlot{self, nid, record_.nextOrder++, 0, 0, 0, static_cast<int32_t>(network.iobufCount),
                               static_cast<int64_t>(network.iobufBytes),
                               network.profiling ? static_cast<int32_t>(network.layers) : 0, network.profiling ? 1u : 0u};
+            changed = true;
         }
+        return changed;
     }
 
     StateSlot* findSlot(int32_t pid, uint32_t nid) {
@@ -249,7 +287,6 @@ private:
         slot = StateSlot{};
     }
 
-    static std::string profileName(int32_t pid, uint32_t nid) { return std::to_string(pid) + "." + std::to_string(nid); }
 
     int openProfiles(int dir, bool create) {
         if (create) mkdirat(dir, kProfilesName, 0700);
@@ -261,47 +298,11 @@ private:
         return fd;
     }
 
-    std::string readProfile(int profiles, const StateSlot& slot) {
-        Fd fd(openat(profiles, profileName(slot.pid, slot.nid).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-        struct stat info {};
-        if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return "";
-        std::string table(std::min<size_t>(static_cast<size_t>(info.st_size), kMaxProfileBytes), '\0');
-        const ssize_t bytes = pread(fd.get(), table.data(), table.size(), 0);
-        table.resize(bytes > 0 ? static_cast<size_t>(bytes) : 0);
-        return table;
-    }
-
     void render(int dir, std::string texts[4]) {
-        char number[24];
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalCount);
-        texts[COUNT] = number;
-        std::snprintf(number, sizeof number, "%" PRIu64 "\n", record_.totalTimeUs);
-        texts[TIME] = number;
-        std::vector<const StateSlot*> loaded;
-        for (const StateSlot& slot : record_.slots) {
-            if (slot.pid != 0) loaded.push_back(&slot);
-        }
-        auto processOrder = [&](int32_t pid) {
-            uint64_t first = UINT64_MAX;
-            for (const StateSlot* slot : loaded) {
-                if (slot->pid == pid) first = std::min(first, slot->order);
-            }
-            return first;
-        };
-        std::sort(loaded.begin(), loaded.end(), [&](const StateSlot* a, const StateSlot* b) {
-            const uint64_t pa = processOrder(a->pid), pb = processOrder(b->pid);
-            return pa != pb ? pa < pb : a->nid < b->nid;
-        });
-        const bool anyProfiling = std::any_of(loaded.begin(), loaded.end(), [](const StateSlot* s) { return s->profiling; });
+        const bool anyProfiling =
+                std::any_of(std::begin(record_.slots), std::end(record_.slots), [](const StateSlot& s) { return s.pid != 0 && s.profiling; });
         Fd profiles(anyProfiling ? openProfiles(dir, false) : -1);
-        for (const StateSlot* slot : loaded) {
-            const std::string line = networkLine(static_cast<uint64_t>(slot->pid), slot->nid, slot->count,
-                                                 slot->timeUs, slot->lastUs, slot->iobufCount, slot->iobufSize,
-                                                 slot->layers);
-            if (texts[NETWORKS].size() + line.size() <= kPageSize) texts[NETWORKS] += line;
-            texts[PROFILE] += line;
-            if (slot->profiling && profiles.get() >= 0) texts[PROFILE] += readProfile(profiles.get(), *slot);
-        }
+        renderStatistics(record_, profiles.get(), texts);
     }
 
     // Only a regular file (or nothing) is replaced; anything else planted under a visible name is
@@ -346,22 +347,15 @@ private:
     RootedDirectory directory_;
     StateFile state_;
     StateRecord record_{};
-    std::set<std::string> warned_;
     bool linkMade_ = false;
     bool released_ = false;
 };
 
+[[maybe_unused]] const bool kStartUpCheck = (StatisticsFolder::touchAtStartUp(), true);
+
 }  // namespace
 
-std::string networkLine(uint64_t pid, uint32_t nid, uint64_t count, uint64_t timeUs, uint32_t lastUs,
-                        int32_t iobufCount, int64_t iobufSize, int32_t layers) {
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "pid: %" PRIu64 ", nid: %u, inference_count: %" PRIu64 ", inference_time: %" PRIu64
-                  ", inference_last: %u, iobuf_count: %d, iobuf_size: %" PRId64 ", layers: %d\n",
-                  pid, nid, count, timeUs, lastUs, iobufCount, iobufSize, layers);
-    return line;
-}
+void touchStatistics() { StatisticsFolder::get().touch(); }
 
 std::string profileTable(const std::vector<LayerProfile>& layers) {
     std::string table = "| lyr |    cycle | time_us |  byte_rd |  byte_wr | ot | name\n";

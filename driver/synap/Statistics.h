@@ -43,6 +43,10 @@ private:
     bool profiling_;
 };
 
+// Applies a reset written to inference_count or inference_time (or a file deleted or garbled)
+// since the last update: the files show 0 at once. Loading the library does the same at start-up.
+void touchStatistics();
+
 // Formats shared with tests.
 std::string networkLine(uint64_t pid, uint32_t nid, uint64_t count, uint64_t timeUs, uint32_t lastUs,
                         int32_t iobufCount, int64_t iobufSize, int32_t layers);

@@ -4,13 +4,14 @@
 #include <sys/stat.h>
 
 #include "Compiler.h"
+#include "SynapLog.h"
 #include "Lowering.h"
 #include "NonFinite.h"
 #include "PreparedNetwork.h"
+#include "Statistics.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/hal/DeviceRegistry.h"
-#include "nnemu/hal/Log.h"
 #include "nnemu/hal/Validation.h"
 #include "nnemu/props/SynapProperties.h"
 
@@ -46,9 +47,10 @@ public:
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
         std::string why;
         if (!hal::validateModel(model, &why)) {
-            NN_LOG(ERROR) << "synap-npu: invalid model: " << why;
+            SYNAP_LOG(ERROR) << "invalid model: " << why;
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
+        touchStatistics();  // a compilation is a statistics touch: a pending reset shows now
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
         const bool disabled = props::SynapProperties::disable();
         const hal::ConstantLookup constantOf = [&](uint32_t index) {
@@ -88,14 +90,14 @@ public:
             struct stat info {};
             const bool empty = fstat(modelCache[0], &info) == 0 && info.st_size == 0;
             if (empty) {
-                NN_LOG(INFO) << "synap-npu: the NNAPI model cache file holds no program yet";
+                SYNAP_LOG(INFO) << "the NNAPI model cache file holds no program yet";
             } else {
-                NN_LOG(WARNING) << "synap-npu: refusing the NNAPI model cache file: " << error;
+                SYNAP_LOG(WARNING) << "refusing the NNAPI model cache file: " << error;
             }
             return {ErrorStatus::GENERAL_FAILURE, nullptr};
         }
         cache::cacheCounters().modelCacheLoads++;
-        NN_LOG(INFO) << "synap-npu: network loaded from the NNAPI model cache";
+        SYNAP_LOG(INFO) << "network loaded from the NNAPI model cache";
         return {ErrorStatus::NONE, network};
     }
 
@@ -109,7 +111,7 @@ public:
         if (status != ErrorStatus::NONE) return {status, nullptr};
         for (size_t i = 0; i < supported.size(); ++i) {
             if (!supported[i]) {
-                NN_LOG(ERROR) << "synap-npu: cannot run " << hal::operationName(model.operations[i].type);
+                SYNAP_LOG(ERROR) << "cannot run " << hal::operationName(model.operations[i].type);
                 return {ErrorStatus::INVALID_ARGUMENT, nullptr};
             }
         }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "nnemu/cache/CacheCounters.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::cachetest {
@@ -25,12 +26,19 @@ void CacheTest::SetUp() {
     setenv("NNEMU_ROOT", root_.c_str(), 1);
     unsetenv("SYNAP_CACHE_PATH");
     unsetenv("SYNAP_CACHE_CAPACITY");
+    unsetenv("NNEMU_BOARD");
     cache::cacheCounters().reset();
+}
+
+std::string CacheTest::defaultCacheFile() const {
+    if (props::isYocto()) return root_ + "/tmp/synap-cache." + props::programName();
+    return root_ + "/data/vendor/synap/nnhal.cache";
 }
 
 void CacheTest::TearDown() {
     std::error_code ec;
     std::filesystem::remove_all(root_, ec);
+    unsetenv("NNEMU_BOARD");
 }
 
 void CacheTest::setProperty(const std::string& name, const std::string& value) {

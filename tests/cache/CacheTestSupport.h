@@ -13,15 +13,16 @@
 
 namespace nnemu::cachetest {
 
-// Every test case gets an empty device root ($NNEMU_ROOT) and no SYNAP_CACHE_* overrides, so
-// each starts with default properties and no cache.
+// Every test case gets an empty device root ($NNEMU_ROOT), the Android board and no SYNAP_CACHE_*
+// overrides, so each starts with default properties and no cache.
 class CacheTest : public ::testing::Test {
 protected:
     void SetUp() override;
     void TearDown() override;
     const std::string& root() const { return root_; }
-    // The SyNAP cache file the properties resolve to by default, inside the root.
-    std::string defaultCacheFile() const { return root_ + "/data/vendor/synap/nnhal.cache"; }
+    // The SyNAP cache file the properties resolve to by default, inside the root: the Android
+    // board's shared file, or on a Yocto board (NNEMU_BOARD=yocto) this program's own.
+    std::string defaultCacheFile() const;
     void setProperty(const std::string& name, const std::string& value);
 
 private:

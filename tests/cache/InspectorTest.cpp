@@ -70,6 +70,21 @@ TEST_F(InspectorTest, FollowsTheEnvironmentAndPathFlag) {
     EXPECT_FALSE(fs::exists(defaultCacheFile())) << "inspecting never creates a cache";
 }
 
+// A Yocto board keeps one cache per program: the inspector is told which.
+TEST_F(InspectorTest, OnAYoctoBoardNamesTheProgram) {
+    const std::string file = root() + "/tmp/synap-cache.benchmark_model";
+    populate(file);
+    setenv("NNEMU_BOARD", "yocto", 1);
+    const auto named = tool({"--program", "benchmark_model"});
+    ASSERT_EQ(named.exitCode, 0) << named.err;
+    EXPECT_NE(named.out.find("cache file:     " + file), std::string::npos) << named.out;
+    EXPECT_NE(named.out.find("entries:        3\n"), std::string::npos) << named.out;
+    const auto unnamed = tool({});
+    EXPECT_EQ(unnamed.exitCode, 2);
+    EXPECT_NE(unnamed.err.find("name it with --program NAME"), std::string::npos) << unnamed.err;
+    EXPECT_EQ(tool({"--program", "../x"}).exitCode, 2);
+}
+
 TEST_F(InspectorTest, VerifiesAndDropsDamage) {
     populate(defaultCacheFile());
     auto clean = tool({"--verify"});

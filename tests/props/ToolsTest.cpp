@@ -77,6 +77,22 @@ TEST_F(SetpropGetpropTest, SetpropThenGetpropInSeparateProcesses) {
     EXPECT_EQ(run(kGetprop, {"vendor.NNAPI_SYNAP_DISABLE"}).out, "0\n");
 }
 
+// A Yocto board has no Android property service: both tools refuse, and the files stay as they were.
+TEST_F(SetpropGetpropTest, BothRefuseOnAYoctoBoard) {
+    ASSERT_EQ(run(kSetprop, {"vendor.NNAPI_SYNAP_DISABLE", "1"}).exitStatus, 0);
+    const std::string before = device_.readFile(kLocalPropPath);
+    testing::ScopedEnvironment yocto("NNEMU_BOARD", "yocto");
+    const ToolRun set = run(kSetprop, {"vendor.NNAPI_SYNAP_DISABLE", "0"});
+    EXPECT_EQ(set.exitStatus, 1);
+    EXPECT_EQ(set.err, "setprop: failed to set property 'vendor.NNAPI_SYNAP_DISABLE' to '0': a Yocto board has no "
+                       "Android property service (NNEMU_BOARD=yocto)\n");
+    const ToolRun get = run(kGetprop, {"vendor.NNAPI_SYNAP_DISABLE"});
+    EXPECT_EQ(get.exitStatus, 1);
+    EXPECT_EQ(get.out, "");
+    EXPECT_EQ(get.err, "getprop: a Yocto board has no Android property service (NNEMU_BOARD=yocto)\n");
+    EXPECT_EQ(device_.readFile(kLocalPropPath), before);
+}
+
 TEST_F(SetpropGetpropTest, GetpropListsEveryPropertySortedInBrackets) {
     device_.writeFile(kBuildPropPath, "ro.board.platform=dolphin\nvendor.SYNAP_CACHE_CAPACITY=10000\n");
     ASSERT_EQ(run(kSetprop, {"vendor.npu.cache.model", "1"}).exitStatus, 0);

@@ -34,6 +34,11 @@ protected:
         std::filesystem::create_directories(scratch_);
         dir_ = root_ + "/sys/class/misc/synap/device/misc/synap/statistics/";
     }
+    // Makes the processes this test starts emulate a Yocto board (its own statistics path).
+    void useBoard(const std::string& board) {
+        board_ = board;
+        if (board == "yocto") dir_ = root_ + "/sys/class/misc/synap/statistics/";
+    }
     void TearDown() override { std::filesystem::remove_all(top_); }
 
     struct Process {
@@ -59,6 +64,7 @@ protected:
             close(in[1]);
             close(out[0]);
             setenv("NNEMU_ROOT", root_.c_str(), 1);
+            setenv("NNEMU_BOARD", board_.c_str(), 1);
             std::vector<char*> argv;
             for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
             argv.push_back(nullptr);
@@ -131,6 +137,7 @@ protected:
     std::string root_;
     std::string scratch_;
     std::string dir_;
+    std::string board_ = "android";
     int spawned_ = 0;
 };
 

@@ -8,35 +8,81 @@ namespace {
 using Statistics = synaptest::StatisticsFixture;
 using synaptest::kNetworkLine;
 
-TEST_F(Statistics, CountsAreExactWithThreeConcurrentProcesses) {
+// The same workloads on both boards (NNEMU_BOARD): the Android statistics folder, or the Yocto
+// one at /sys/class/misc/synap/statistics.
+class BoardStatistics : public Statistics, public ::testing::WithParamInterface<const char*> {
+protected:
+    void SetUp() override {
+        Statistics::SetUp();
+        useBoard(GetParam());
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Boards, BoardStatistics, ::testing::Values("android", "yocto"));
+
+TEST_P(BoardStatistics, CountsAreExactWithThreeConcurrentProcesses) {
     std::vector<Process> clients;
     for (int i = 0; i < 3; ++i) clients.push_back(spawn({NNEMU_NPU_CLIENT, "--runs", "25"}));
     for (auto& client : clients) EXPECT_EQ(finish(client), 0);
     EXPECT_EQ(read("inference_count"), "75\n");
     EXPECT_TRUE(std::regex_match(read("inference_time"), std::regex("[1-9][0-9]*\n")));
     EXPECT_EQ(read("networks"), "");  // every process has exited
-    // The Yocto path shows the same files.
-    std::ifstream yocto(root_ + "/sys/class/misc/synap/statistics/inference_count");
-    std::string count;
-    std::getline(yocto, count);
-    EXPECT_EQ(count, "75");
+    // The Yocto path shows the same files on both boards; a Yocto board has no Android path.
+    EXPECT_EQ(readPath(root_ + "/sys/class/misc/synap/statistics/inference_count"), "75\n");
+    EXPECT_EQ(std::filesystem::exists(root_ + "/sys/class/misc/synap/device"), board_ == "android");
 }
 
-class StatisticsReset : public Statistics, public ::testing::WithParamInterface<const char*> {};
+class StatisticsReset : public Statistics,
+                        public ::testing::WithParamInterface<std::tuple<const char*, const char*>> {};
 
 TEST_P(StatisticsReset, WritingEitherFileClearsBothTotals) {
+    useBoard(std::get<0>(GetParam()));
     ASSERT_EQ(runClient(5), 0);
     ASSERT_EQ(read("inference_count"), "5\n");
-    write(GetParam(), "\n");  // echo > file
+    write(std::get<1>(GetParam()), "\n");  // echo > file
     ASSERT_EQ(runClient(2), 0);
     EXPECT_EQ(read("inference_count"), "2\n");
     const auto time = std::stoull(read("inference_time"));
     EXPECT_GT(time, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EitherFile, StatisticsReset, ::testing::Values("inference_count", "inference_time"));
+INSTANTIATE_TEST_SUITE_P(EitherFile, StatisticsReset,
+                         ::testing::Combine(::testing::Values("android", "yocto"),
+                                            ::testing::Values("inference_count", "inference_time")));
 
-TEST_F(Statistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
+// The board's sequence: a reset reads 0 at once, as on sysfs. Any process that loads the library
+// applies it at start-up, here one that runs nothing on the NPU; a process that kept its network
+// loaded meanwhile counts from 0 too.
+TEST_P(BoardStatistics, AResetReadsZeroOnceAnyProcessLoadsTheLibrary) {
+    Process held = spawn({NNEMU_NPU_CLIENT, "--runs", "3", "--hold"});
+    waitReady(held);
+    ASSERT_EQ(runClient(2), 0);
+    ASSERT_EQ(read("inference_count"), "5\n");
+    write("inference_count", "\n");
+    Process cpu = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--device", "nnapi-reference"});
+    ASSERT_EQ(finish(cpu), 0);
+    EXPECT_EQ(read("inference_count"), "0\n");
+    EXPECT_EQ(read("inference_time"), "0\n");
+    EXPECT_NE(read("networks").find(", inference_count: 0, inference_time: 0, inference_last: 0, "), std::string::npos)
+            << read("networks");
+    runMore(held, 2);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    EXPECT_NE(read("networks").find(", inference_count: 2, "), std::string::npos) << read("networks");
+    EXPECT_EQ(finish(held), 0);
+}
+
+// A deleted file is put back (not a reset) by the next process, whatever it runs.
+TEST_P(BoardStatistics, ADeletedFileIsRewrittenAtStartUp) {
+    ASSERT_EQ(runClient(2), 0);
+    std::filesystem::remove(dir_ + "inference_count");
+    std::filesystem::remove(dir_ + "networks");
+    Process cpu = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--device", "nnapi-reference"});
+    ASSERT_EQ(finish(cpu), 0);
+    EXPECT_EQ(read("inference_count"), "2\n");
+    EXPECT_TRUE(std::filesystem::exists(dir_ + "networks"));
+}
+
+TEST_P(BoardStatistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "3", "--hold"});
     waitReady(client);
     const std::string networks = read("networks");
@@ -49,7 +95,7 @@ TEST_F(Statistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
     EXPECT_EQ(read("networks"), "");
 }
 
-TEST_F(Statistics, AKilledProcessDisappearsAtTheNextUpdate) {
+TEST_P(BoardStatistics, AKilledProcessDisappearsAtTheNextUpdate) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
     waitReady(client);
     ASSERT_NE(read("networks"), "");
@@ -59,6 +105,27 @@ TEST_F(Statistics, AKilledProcessDisappearsAtTheNextUpdate) {
     ASSERT_EQ(runClient(1), 0);
     EXPECT_EQ(read("networks"), "");
     EXPECT_EQ(read("inference_count"), "2\n");
+}
+
+// A Yocto board has no property service: a property set for the Android board changes nothing,
+// and setprop refuses.
+TEST_F(Statistics, AYoctoBoardReadsNoProperty) {
+    setprop("vendor.NNAPI_SYNAP_DISABLE", "1");
+    useBoard("yocto");
+    ASSERT_EQ(runClient(2), 0);
+    EXPECT_EQ(read("inference_count"), "2\n");  // the NPU ran
+    Process refused = spawn({NNEMU_SETPROP, "vendor.NNAPI_SYNAP_DISABLE", "0"});
+    EXPECT_EQ(finish(refused), 1);
+    EXPECT_NE(readPath(refused.errorsPath).find("no Android property service"), std::string::npos);
+}
+
+// An Android board's link at the Yocto path leads a Yocto process to the same statistics.
+TEST_F(Statistics, BothBoardsShareTheFolderAnAndroidProcessMadeFirst) {
+    ASSERT_EQ(runClient(2), 0);
+    useBoard("yocto");
+    ASSERT_EQ(runClient(3), 0);
+    EXPECT_EQ(read("inference_count"), "5\n");
+    EXPECT_EQ(readPath(root_ + "/sys/class/misc/synap/device/misc/synap/statistics/inference_count"), "5\n");
 }
 
 TEST_F(Statistics, DisablingTheNpuLeavesTheCountersAlone) {

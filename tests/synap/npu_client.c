@@ -1,5 +1,5 @@
 /* A separate NNAPI application for the statistics tests: builds a small convolution network,
- * compiles it for synap-npu, runs it --runs times, prints "READY", and with --hold reads commands
+ * compiles it (for the default devices, or only for --device NAME), runs it --runs times, prints "READY", and with --hold reads commands
  * on stdin: "run <n>" runs n more times and prints "READY" again; anything else, or the end of
  * input, frees everything and exits. */
 #include <android/NeuralNetworks.h>
@@ -28,10 +28,26 @@ static int run(ANeuralNetworksCompilation* compilation, int runs) {
     return 0;
 }
 
+static ANeuralNetworksDevice* find_device(const char* name) {
+    uint32_t count = 0;
+    ANeuralNetworks_getDeviceCount(&count);
+    for (uint32_t i = 0; i < count; ++i) {
+        ANeuralNetworksDevice* device = NULL;
+        const char* device_name = NULL;
+        if (ANeuralNetworks_getDevice(i, &device) == 0 && ANeuralNetworksDevice_getName(device, &device_name) == 0 &&
+            strcmp(device_name, name) == 0) {
+            return device;
+        }
+    }
+    return NULL;
+}
+
 int main(int argc, char** argv) {
     int runs = 1, hold = 0;
+    const char* device_name = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device_name = argv[++i];
         else if (strcmp(argv[i], "--hold") == 0) hold = 1;
         else return fail("argument parsing", -1);
     }
@@ -75,10 +91,14 @@ int main(int argc, char** argv) {
         return fail("building the model", status);
     }
     ANeuralNetworksCompilation* compilation = NULL;
-    if ((status = ANeuralNetworksCompilation_create(model, &compilation)) ||
-        (status = ANeuralNetworksCompilation_finish(compilation))) {
-        return fail("compiling", status);
+    if (device_name != NULL) {
+        const ANeuralNetworksDevice* devices[1] = {find_device(device_name)};
+        if (devices[0] == NULL) return fail("finding the device", -1);
+        status = ANeuralNetworksCompilation_createForDevices(model, devices, 1, &compilation);
+    } else {
+        status = ANeuralNetworksCompilation_create(model, &compilation);
     }
+    if (status || (status = ANeuralNetworksCompilation_finish(compilation))) return fail("compiling", status);
     if ((status = run(compilation, runs)) != 0) return fail("compute", status);
     printf("READY\n");
     fflush(stdout);

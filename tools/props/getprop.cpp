@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ToyboxCommandLine.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,10 @@ int main(int argc, char** argv) {
                                               "Gets an Android system property, or lists them all.", 0, 2};
     nnemu::tools::ToyboxArguments arguments = nnemu::tools::parseToyboxArguments(command, argc, argv);
     if (arguments.exitStatus) return *arguments.exitStatus;
+    if (nnemu::props::isYocto()) {
+        nnemu::tools::printToyboxError(command, std::string(nnemu::props::kNoPropertyService));
+        return 1;
+    }
 
     if (arguments.positional.empty()) {
         for (const auto& [name, value] : nnemu::props::all()) {

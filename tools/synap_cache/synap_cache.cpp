@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nnemu/cache/SynapCache.h"
+#include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"
 
@@ -20,9 +21,10 @@ namespace {
 using nnemu::cache::SynapCache;
 
 constexpr const char* kUsage =
-        "usage: synap_cache [--path FILE] [ACTION]...\n"
+        "usage: synap_cache [--path FILE | --program NAME] [ACTION]...\n"
         "Inspect the SyNAP compilation cache (default: the file vendor.SYNAP_CACHE_PATH or\n"
-        "$SYNAP_CACHE_PATH names, inside the device root $NNEMU_ROOT).\n"
+        "$SYNAP_CACHE_PATH names, inside the device root $NNEMU_ROOT; on a Yocto board,\n"
+        "NNEMU_BOARD=yocto, the cache of the program --program names).\n"
         "\n"
         "actions (run in order; default --stats):\n"
         "  --list       one line per entry: key, program size in bytes, hits, last use\n"
@@ -34,6 +36,7 @@ constexpr const char* kUsage =
         "               nothing that is not recognisably a SyNAP cache\n"
         "options:\n"
         "  --path FILE  use this cache database instead\n"
+        "  --program NAME  the Yocto per-program cache /tmp/synap-cache.NAME in the device root\n"
         "  --help       show this help\n";
 
 struct Action {
@@ -130,6 +133,11 @@ int main(int argc, char** argv) {
         } else if (arg == "--path") {
             if (i + 1 >= argc || argv[i + 1][0] == '\0') return usageError("--path needs a file");
             path = argv[++i];
+        } else if (arg == "--program") {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0' || std::string(argv[i + 1]).find('/') != std::string::npos) {
+                return usageError("--program needs a program name (no '/')");
+            }
+            path = nnemu::props::devicePath(nnemu::props::SynapProperties::yoctoCachePath(argv[++i]));
         } else if (arg == "--list" || arg == "--stats" || arg == "--verify" || arg == "--clear") {
             actions.push_back({arg});
         } else if (arg == "--evict") {
@@ -144,6 +152,9 @@ int main(int argc, char** argv) {
         }
     }
     if (actions.empty()) actions.push_back({"--stats"});
+    if (path.empty() && nnemu::props::isYocto() && std::getenv("SYNAP_CACHE_PATH") == nullptr) {
+        return usageError("a Yocto board keeps one cache per program: name it with --program NAME (or --path)");
+    }
     if (path.empty()) path = nnemu::props::SynapProperties::cacheFile();
 
     std::error_code ec;

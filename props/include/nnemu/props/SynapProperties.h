@@ -9,6 +9,11 @@
 //   3. the defaults below.
 // An environment value that is not usable (empty, not a non-negative integer) is ignored with a
 // warning. The other three properties have no environment override.
+//
+// On a Yocto board (Board.h) no property is read: the cache is the program's own,
+// /tmp/synap-cache.<program-name> inside the device root, unless SYNAP_CACHE_PATH says otherwise;
+// the capacity is SYNAP_CACHE_CAPACITY or the default; profiling, DISABLE and the NNAPI
+// compilation cache are off.
 #pragma once
 
 #include <array>
@@ -36,6 +41,7 @@ struct SynapProperties {
 
     static constexpr std::string_view kDefaultCachePath = "/data/vendor/synap/nnhal.cache";
     static constexpr int64_t kDefaultCacheCapacity = 10000;
+    static constexpr std::string_view kYoctoCachePrefix = "/tmp/synap-cache.";
 
     // The five properties, their defaults and what they do.
     static constexpr std::array<PropertyInfo, 5> kAll = {{
@@ -49,6 +55,8 @@ struct SynapProperties {
     // The cache path as configured: the environment's (a host path) or the property's (an Android
     // path inside the device root).
     static std::string cachePath();
+    // A Yocto board's cache of `program` (an Android-style path inside the device root).
+    static std::string yoctoCachePath(const std::string& program);
     // Where that cache lives on the host: the environment's path as given, or the property's
     // resolved with devicePath().
     static std::string cacheFile();
