@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <ctime>
@@ -55,6 +57,14 @@ pid_t spareOwner(std::string_view name) {
 
 }  // namespace
 
+pid_t processId() {
+    static std::atomic<pid_t> pid = [] {
+        pthread_atfork(nullptr, nullptr, [] { pid.store(getpid(), std::memory_order_relaxed); });
+        return getpid();
+    }();
+    return pid.load(std::memory_order_relaxed);
+}
+
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
@@ -88,7 +98,7 @@ int RootedDirectory::get(std::string* error) {
 }
 
 Replacement::Replacement(int dir, const std::string& name, bool keepSpare)
-    : dir_(dir), name_(name), temp_(spareName(name, getpid())), keepSpare_(keepSpare) {}
+    : dir_(dir), name_(name), temp_(spareName(name, processId())), keepSpare_(keepSpare) {}
 
 Replacement::~Replacement() {
     if (ready_ && !committed_ && !keepSpare_) unlinkat(dir_, temp_.c_str(), 0);

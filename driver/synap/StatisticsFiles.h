@@ -41,6 +41,9 @@ private:
     int fd_;
 };
 
+// getpid(), without a system call each time (updated in the child at fork).
+pid_t processId();
+
 FileIdentity identityOf(const struct stat& info);
 bool matches(const FileIdentity& identity, const struct stat& info);
 

@@ -1,5 +1,7 @@
 #include "StatisticsState.h"
 
+#include "StatisticsFiles.h"  // processId
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -137,7 +139,7 @@ bool StateFile::timedLock(const std::string& path, std::string* error) {
 
 bool StateFile::lock(int directory, const std::string& path, std::string* error) {
     for (int attempt = 0; attempt < 8; ++attempt) {
-        if (fd_ >= 0 && owner_ != getpid()) close();
+        if (fd_ >= 0 && owner_ != processId()) close();
         if (fd_ < 0 && !open(directory, path, error)) return false;
         if (!timedLock(path, error)) return false;
         // The name may have been deleted or replaced while we waited: the lock that counts is the
