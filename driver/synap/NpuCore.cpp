@@ -11,22 +11,13 @@
 #include <new>
 
 #include "Compiler.h"
+#include "CoreThreads.h"
 #include "LayerKinds.h"
 #include "nnemu/base/Trace.h"
 #include "nnemu/hal/Log.h"
 
 namespace nnemu::synap {
 namespace {
-
-// One thread pool for every network of the process; NNEMU_NPU_THREADS sets its size
-// (default: all cores).
-pthreadpool_t sharedThreadPool() {
-    static pthreadpool_t pool = [] {
-        const char* threads = std::getenv("NNEMU_NPU_THREADS");
-        return pthreadpool_create(threads != nullptr ? static_cast<size_t>(std::atoi(threads)) : 0);
-    }();
-    return pool;
-}
 
 bool initializeXnnpack() {
     static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
@@ -46,10 +37,6 @@ uint64_t multiplyAccumulates(const npu::Program& program) {
 // Waking pool threads costs more than a small network's whole inference (and much more on a
 // loaded machine): such networks run on the calling thread.
 constexpr uint64_t kParallelWorkThreshold = 1'000'000;
-
-pthreadpool_t threadPoolFor(const npu::Program& program) {
-    return multiplyAccumulates(program) < kParallelWorkThreshold ? nullptr : sharedThreadPool();
-}
 
 // Fused-activation bounds as the core takes them: infinite for float, clipped to the
 // representable range for quantized outputs.
@@ -110,8 +97,10 @@ void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start
 
 }  // namespace
 
-std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling) {
+std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling,
+                                       bool callingThreadOnly) {
     std::unique_ptr<NpuCore> core(new NpuCore());
+    core->parallel_ = !callingThreadOnly;
     core->bytes_ = std::move(program);
     core->profiling_ = profiling;
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
@@ -140,7 +129,9 @@ std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string
 
 NpuCore::~NpuCore() {
     for (const Stage& stage : stages_) {
-        if (stage.runtime != nullptr) xnn_delete_runtime(stage.runtime);
+        for (xnn_runtime* runtime : stage.runtimes) {
+            if (runtime != nullptr) xnn_delete_runtime(runtime);
+        }
     }
 }
 
@@ -256,14 +247,15 @@ bool NpuCore::buildStages(std::string* error) {
     for (size_t l = 0; l < layers->size(); ++l) {
         const bool native = layerKind(layers->Get(l)->params_type())->native();
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
-            stages_.push_back({l, l + 1, native, nullptr, {}, nullptr});
+            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr});
         } else {
             stages_.back().endLayer = l + 1;
         }
     }
     // Tensors read or written by more than one stage, or by a native layer, live in buffers.
     std::vector<int64_t> stageOf(tensors->size(), -1);
-    std::vector<bool> needsBuffer(tensors->size(), false);
+    std::vector<bool>& needsBuffer = needsBuffer_;
+    needsBuffer.assign(tensors->size(), false);
     for (size_t s = 0; s < stages_.size(); ++s) {
         for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
             const npu::Layer& layer = *layers->Get(l);
@@ -284,8 +276,11 @@ bool NpuCore::buildStages(std::string* error) {
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
+    parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {
-        if (!stage.native && !buildXnnpackStage(stage.firstLayer, stage.endLayer, needsBuffer, &stage.runtime, error)) {
+        if (!stage.native &&
+            !buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled], error)) {
             return false;
         }
         for (size_t l = stage.firstLayer; l < stage.endLayer && profiling_; ++l) {
@@ -309,8 +304,8 @@ bool NpuCore::buildStages(std::string* error) {
 }
 
 // One XNNPACK runtime for layers [first, end): tensors with buffers are its external values.
-bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool>& needsBuffer, xnn_runtime** built,
-                                std::string* error) {
+bool NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runtime** built, std::string* error) {
+    const std::vector<bool>& needsBuffer = needsBuffer_;
     const auto* tensors = program_->tensors();
     const auto* layers = program_->layers();
     std::vector<uint32_t> ids(tensors->size(), XNN_INVALID_VALUE_ID);
@@ -365,7 +360,7 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool
         }
     }
     xnn_runtime_t runtime = nullptr;
-    if (xnn_create_runtime_v2(subgraph, threadPoolFor(*program_), 0, &runtime) != xnn_status_success) {
+    if (xnn_create_runtime_v2(subgraph, pooled ? coreThreadPool() : nullptr, 0, &runtime) != xnn_status_success) {
         *error = "the NPU core could not build a runtime for the program";
         return false;
     }
@@ -377,12 +372,28 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, const std::vector<bool
     return true;
 }
 
+bool NpuCore::choosePool() {
+    const bool pooled = parallel_ && poolWorthUsingNow();
+    for (Stage& stage : stages_) {
+        if (stage.native || stage.runtimes[pooled] != nullptr) continue;
+        std::string ignored;  // the other runtime exists and serves instead
+        if (!buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled], &ignored)) {
+            if (stage.runtimes[pooled] != nullptr) xnn_delete_runtime(stage.runtimes[pooled]);
+            stage.runtimes[pooled] = nullptr;
+            return !pooled;
+        }
+    }
+    return pooled;
+}
+
 bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error,
                   const hal::Deadline& deadline) {
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
+    const bool pooled = choosePool();
+    const auto runStart = Clock::now();
     trace::Span copyIn("copy inputs", "npu");
     for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
     copyIn.end();
@@ -396,7 +407,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
         const bool ok = stage.native
                                 ? layerKind(first.params_type())->run({*program_, first, stage.inputs, stage.output})
-                                : xnn_invoke_runtime(stage.runtime) == xnn_status_success;
+                                : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");
             return false;
@@ -409,7 +420,18 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     }
     trace::Span copyOut("copy outputs", "npu");
     for (size_t i = 0; i < outputs_.size(); ++i) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+    noteRunTime(pooled, static_cast<uint64_t>(
+                                std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart).count()));
     return true;
+}
+
+// A pooled run far slower than this network's runs on the pool, or than its runs on one
+// thread, met a busy core.
+void NpuCore::noteRunTime(bool pooled, uint64_t us) {
+    fastestUs_[pooled] = std::min(fastestUs_[pooled], us);
+    if (!parallel_ || profiling_ || !pooled) return;
+    const bool slow = us > 3 * fastestUs_[1] || (fastestUs_[0] != UINT64_MAX && us > 2 * fastestUs_[0]);
+    pooledRunWas(slow);
 }
 
 }  // namespace nnemu::synap

@@ -22,7 +22,9 @@ class NpuCore {
 public:
     // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
     // runtime, packing its weights. nullptr and `error` when the program is corrupt or foreign.
-    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false);
+    // `callingThreadOnly` keeps it off the thread pool whatever CoreThreads.h says (benchmarks).
+    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false,
+                                         bool callingThreadOnly = false);
     ~NpuCore();
     NpuCore(const NpuCore&) = delete;
     NpuCore& operator=(const NpuCore&) = delete;
@@ -57,20 +59,25 @@ private:
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
     bool buildStages(std::string* error);
-    bool buildXnnpackStage(size_t firstLayer, size_t endLayer, const std::vector<bool>& needsBuffer,
-                           xnn_runtime** runtime, std::string* error);
+    bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
+                           std::string* error);
+    // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
+    // runtimes for that choice the first time it is made.
+    bool choosePool();
+    void noteRunTime(bool pooled, uint64_t us);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);
     // Where a tensor's values live between stages: a port's staging, an activation buffer, or a
     // constant's bytes.
     uint8_t* bufferOf(uint32_t tensor);
 
-    // A run of layers: one XNNPACK runtime, or one layer the core runs itself on its buffers.
+    // A run of layers: one XNNPACK runtime (per threading: on the calling thread, on the pool),
+    // or one layer the core runs itself on its buffers.
     struct Stage {
         size_t firstLayer;
         size_t endLayer;
         bool native;
-        xnn_runtime* runtime = nullptr;
+        xnn_runtime* runtimes[2] = {nullptr, nullptr};  // [pooled]
         std::vector<const uint8_t*> inputs;  // native only
         uint8_t* output = nullptr;
     };
@@ -84,6 +91,9 @@ private:
     std::vector<Port> outputs_;
     std::vector<std::vector<uint8_t>> activations_;  // per tensor crossing stages
     std::vector<Stage> stages_;
+    std::vector<bool> needsBuffer_;  // per tensor: crosses stages (an external value of its runtime)
+    bool parallel_ = false;          // large enough for the thread pool, and allowed on it
+    uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;
 };
 

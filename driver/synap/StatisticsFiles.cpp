@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <ctime>
@@ -55,6 +57,14 @@ pid_t spareOwner(std::string_view name) {
 
 }  // namespace
 
+pid_t processId() {
+    static std::atomic<pid_t> pid = [] {
+        pthread_atfork(nullptr, nullptr, [] { pid.store(getpid(), std::memory_order_relaxed); });
+        return getpid();
+    }();
+    return pid.load(std::memory_order_relaxed);
+}
+
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
@@ -72,19 +82,23 @@ bool matches(const FileIdentity& identity, const struct stat& info) {
 }
 
 int RootedDirectory::get(std::string* error) {
-    struct stat named {}, held {};
+    struct stat named {};
     if (fd_.get() >= 0 && fstatat(AT_FDCWD, path_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-        fstat(fd_.get(), &held) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
+        named.st_dev == device_ && named.st_ino == inode_) {
         return fd_.get();
     }
     fd_.reset();
     if (!base::makeDirectoriesInsideRoot(root_, path_, error)) return -1;
     fd_.reset(base::openInsideRoot(root_, path_, O_RDONLY | O_DIRECTORY, 0, false, error));
+    struct stat held {};
+    if (fd_.get() >= 0 && fstat(fd_.get(), &held) != 0) fd_.reset();
+    device_ = held.st_dev;
+    inode_ = held.st_ino;
     return fd_.get();
 }
 
 Replacement::Replacement(int dir, const std::string& name, bool keepSpare)
-    : dir_(dir), name_(name), temp_(spareName(name, getpid())), keepSpare_(keepSpare) {}
+    : dir_(dir), name_(name), temp_(spareName(name, processId())), keepSpare_(keepSpare) {}
 
 Replacement::~Replacement() {
     if (ready_ && !committed_ && !keepSpare_) unlinkat(dir_, temp_.c_str(), 0);
@@ -106,7 +120,7 @@ int Replacement::reuseSpare() {
     }
     if (fd.get() < 0 && errno == ENOENT) return -1;
     // A reader still holding the version it was, or another name for it, forbids rewriting it.
-    struct stat info {};
+    struct stat& info = spare_;
     if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink != 1 ||
         !takeLease(fd.get())) {
         unlinkat(dir_, temp_.c_str(), 0);
@@ -125,12 +139,13 @@ int Replacement::createSpare(mode_t mode) {
 }
 
 bool Replacement::prepare(const std::string& text, mode_t mode, bool backdate, FileIdentity* identity) {
-    Fd fd(keepSpare_ ? reuseSpare() : -1);
+    const int reused = keepSpare_ ? reuseSpare() : -1;
+    Fd fd(reused);
+    struct stat info = spare_;  // a reused spare's, checked under the lease; a new file's is read
     if (fd.get() < 0) fd.reset(createSpare(mode));
     if (fd.get() < 0) return false;
     ready_ = true;  // from here the name holds something of ours
-    struct stat info {};
-    if (fstat(fd.get(), &info) != 0 || !writeAllAt(fd.get(), text)) return false;
+    if ((fd.get() != reused && fstat(fd.get(), &info) != 0) || !writeAllAt(fd.get(), text)) return false;
     if (info.st_size > static_cast<off_t>(text.size()) && ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) {
         return false;
     }

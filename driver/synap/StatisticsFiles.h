@@ -41,6 +41,9 @@ private:
     int fd_;
 };
 
+// getpid(), without a system call each time (updated in the child at fork).
+pid_t processId();
+
 FileIdentity identityOf(const struct stat& info);
 bool matches(const FileIdentity& identity, const struct stat& info);
 
@@ -55,6 +58,8 @@ public:
 private:
     std::string root_, path_;
     Fd fd_;
+    dev_t device_ = 0;  // fd_'s directory, as opened
+    ino_t inode_ = 0;
 };
 
 // One rewrite of the file `name` in the directory `dir`.
@@ -81,6 +86,7 @@ private:
     int createSpare(mode_t mode);
 
     int dir_;
+    struct stat spare_ {};  // the reused spare's status, as reuseSpare checked it
     std::string name_, temp_;
     bool keepSpare_, ready_ = false, committed_ = false;
 };

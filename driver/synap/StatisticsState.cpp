@@ -1,5 +1,7 @@
 #include "StatisticsState.h"
 
+#include "StatisticsFiles.h"  // processId
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -108,6 +110,8 @@ bool StateFile::open(int directory, const std::string& path, std::string* error)
         close();
         return false;
     }
+    device_ = info.st_dev;
+    inode_ = info.st_ino;
     return true;
 }
 
@@ -135,14 +139,14 @@ bool StateFile::timedLock(const std::string& path, std::string* error) {
 
 bool StateFile::lock(int directory, const std::string& path, std::string* error) {
     for (int attempt = 0; attempt < 8; ++attempt) {
-        if (fd_ >= 0 && owner_ != getpid()) close();
+        if (fd_ >= 0 && owner_ != processId()) close();
         if (fd_ < 0 && !open(directory, path, error)) return false;
         if (!timedLock(path, error)) return false;
         // The name may have been deleted or replaced while we waited: the lock that counts is the
         // one on the file the name holds now.
-        struct stat named {}, held {};
-        if (fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd_, &held) == 0 &&
-            named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
+        struct stat named {};
+        if (fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
+            named.st_ino == inode_) {
             return true;
         }
         flock(fd_, LOCK_UN);
@@ -160,15 +164,17 @@ std::string StateFile::read(StateRecord* record) {
     std::memset(static_cast<void*>(record), 0, sizeof *record);
     struct stat info {};
     if (fstat(fd_, &info) != 0) return std::strerror(errno);
+    sizeRead_ = info.st_size;
     const ssize_t bytes = pread(fd_, record, sizeof *record, 0);
     return damage(*record, bytes, info.st_size);
 }
 
 bool StateFile::write(StateRecord* record) {
     record->checksum = stateChecksum(*record);
-    struct stat info {};
-    if (fstat(fd_, &info) == 0 && info.st_size > static_cast<off_t>(sizeof *record)) {
+    // The size read under this lock: only a writer ignoring the lock could have changed it since.
+    if (sizeRead_ > static_cast<off_t>(sizeof *record)) {
         if (ftruncate(fd_, sizeof *record) != 0) return false;
+        sizeRead_ = sizeof *record;
     }
     return pwrite(fd_, record, sizeof *record, 0) == static_cast<ssize_t>(sizeof *record);
 }

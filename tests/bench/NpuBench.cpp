@@ -1,11 +1,18 @@
 // Steady-state latency of generated MobileNets on synap-npu, as a ratio to the same NPU program run
 // directly on XNNPACK (NpuCore, no NNAPI runtime in between) and to nnapi-reference, plus the
 // first inference split into lowering, core load (XNNPACK runtime creation and weight packing)
-// and first run; and the statistics bookkeeping one NPU execution adds.
+// and first run; and the statistics bookkeeping one NPU execution adds. Threads/ compares the
+// core's default threading with one thread, inference by inference, idle and under load (a busy
+// loop on every core this process may use, in child processes the benchmark starts and stops).
 //
-//   build/bin/nnemu_bench_npu [--benchmark_filter=...]
+//   build/bin/nnemu_bench_npu [--benchmark_filter=...]   (leave NNEMU_NPU_THREADS unset for Threads/)
 #include <benchmark/benchmark.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -47,6 +54,7 @@ struct Network {
     std::unique_ptr<tflite::Interpreter> npu;
     std::unique_ptr<tflite::Interpreter> reference;
     std::unique_ptr<synap::NpuCore> direct;
+    std::unique_ptr<synap::NpuCore> oneThread;  // the same program, kept on the calling thread (Threads/)
     std::vector<std::vector<uint8_t>> inputs, outputs;
     synap::JitCost jit;
     uint64_t firstInferenceUs = 0, directLoadUs = 0, directFirstRunUs = 0;
@@ -113,6 +121,66 @@ void DirectXnnpack(benchmark::State& state, const char* name) {
     }
 }
 
+// A busy loop on every core this process may run on, as child processes, for the object's life.
+class BusyLoops {
+public:
+    BusyLoops() {
+        cpu_set_t cores;
+        CPU_ZERO(&cores);
+        const int count = sched_getaffinity(0, sizeof cores, &cores) == 0 ? CPU_COUNT(&cores) : 1;
+        for (int i = 0; i < count; ++i) {
+            const pid_t pid = fork();
+            if (pid == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the benchmark
+                volatile uint64_t spin = 0;
+                for (;;) spin = spin + 1;
+            }
+            if (pid > 0) children_.push_back(pid);
+        }
+    }
+    ~BusyLoops() {
+        for (pid_t pid : children_) kill(pid, SIGKILL);
+        for (pid_t pid : children_) waitpid(pid, nullptr, 0);
+    }
+
+private:
+    std::vector<pid_t> children_;
+};
+
+// A block of inferences on the default core then one on the one-thread core, alternately, so
+// both see the same load; the counters give each side's mean and their ratio. Blocks, not single
+// inferences: under load the scheduler's waits fall where the thread happens to give up the
+// core (the default core's /proc sampling is such a place), which single alternating inferences
+// would pin on one side.
+constexpr int kThreadsBlock = 16;
+
+void Threads(benchmark::State& state, const char* name, bool load) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::string error;
+    if (net->oneThread == nullptr) net->oneThread = synap::NpuCore::load(net->direct->programBytes(), &error, false, true);
+    if (net->oneThread == nullptr) return state.SkipWithError(error.c_str());
+    std::vector<const uint8_t*> in;
+    std::vector<uint8_t*> out;
+    for (auto& buffer : net->inputs) in.push_back(buffer.data());
+    for (auto& buffer : net->outputs) out.push_back(buffer.data());
+    std::unique_ptr<BusyLoops> loops(load ? new BusyLoops() : nullptr);
+    double defaultUs = 0, oneUs = 0;
+    for (auto _ : state) {
+        for (auto [core, total] : {std::pair{net->direct.get(), &defaultUs}, std::pair{net->oneThread.get(), &oneUs}}) {
+            const auto start = Clock::now();
+            for (int i = 0; i < kThreadsBlock; ++i) {
+                if (!core->run(in, out, &error)) return state.SkipWithError(error.c_str());
+            }
+            *total += static_cast<double>(microsSince(start));
+        }
+    }
+    const double n = static_cast<double>(state.iterations()) * kThreadsBlock;
+    state.counters["default_us"] = defaultUs / n;
+    state.counters["one_thread_us"] = oneUs / n;
+    state.counters["default_vs_one"] = oneUs > 0 ? defaultUs / oneUs : 0;
+}
+
 void Reference(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
@@ -156,6 +224,12 @@ void registerAll() {
                 ->Unit(benchmark::kMillisecond)->Iterations(2);
     }
     benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
+    for (const char* name : kNetworks) {
+        for (const bool load : {false, true}) {
+            const std::string label = std::string("Threads/") + (load ? "load/" : "idle/") + name;
+            benchmark::RegisterBenchmark(label.c_str(), Threads, name, load)->Unit(benchmark::kMicrosecond)->MinTime(3.0);
+        }
+    }
 }
 
 // Prints each network's ratios from this run's own measurements.
@@ -163,7 +237,12 @@ class RatioReporter : public benchmark::ConsoleReporter {
 public:
     void ReportRuns(const std::vector<Run>& runs) override {
         for (const auto& run : runs) {
-            if (!run.error_occurred) times_[run.run_name.function_name] = run.GetAdjustedRealTime() * unitToMicros(run.time_unit);
+            if (run.error_occurred) continue;
+            times_[run.run_name.function_name] = run.GetAdjustedRealTime() * unitToMicros(run.time_unit);
+            const auto defaultUs = run.counters.find("default_us"), oneUs = run.counters.find("one_thread_us");
+            if (defaultUs != run.counters.end() && oneUs != run.counters.end()) {
+                threadRatios_[run.run_name.function_name] = {defaultUs->second.value, oneUs->second.value};
+            }
         }
         ConsoleReporter::ReportRuns(runs);
     }
@@ -178,6 +257,10 @@ public:
                 std::printf("  %-30s synap-npu %9.1f us = %.3f x direct XNNPACK (%.1f us), %.4f x nnapi-reference (%.0f us)\n",
                             name, npu, npu / direct, direct, npu / reference, reference);
             }
+        }
+        for (const auto& [label, ratio] : threadRatios_) {
+            std::printf("  %-46s default %9.1f us = %.3f x one thread (%.1f us)\n", label.c_str(), ratio.first,
+                        ratio.second > 0 ? ratio.first / ratio.second : 0.0, ratio.second);
         }
         const double bookkeeping = times_["StatisticsBookkeeping"];
         const double small = times_["SynapNpu/mobilenet_v1_0.25_224_quant"];
@@ -197,6 +280,7 @@ private:
         }
     }
     std::map<std::string, double> times_;
+    std::map<std::string, std::pair<double, double>> threadRatios_;  // default, one thread (us)
 };
 
 }  // namespace

@@ -1,0 +1,173 @@
+#include "CoreThreads.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+namespace nnemu::synap {
+namespace {
+
+constexpr auto kSampleInterval = std::chrono::milliseconds(50);
+// Others may use this much of a core and the pool still pays: a pooled inference that meets a
+// busy core costs tens of single-threaded ones, so the pool needs the cores nearly idle.
+constexpr double kOthersAllowed = 0.25;
+constexpr auto kFirstBackoff = std::chrono::milliseconds(500);
+constexpr auto kLongestBackoff = std::chrono::seconds(8);
+
+// NNEMU_NPU_THREADS, or 0 when unset or not a positive number.
+size_t fixedThreads() {
+    static const size_t threads = [] {
+        const char* text = std::getenv("NNEMU_NPU_THREADS");
+        const long value = text != nullptr ? std::atol(text) : 0;
+        return value > 0 ? static_cast<size_t>(value) : size_t{0};
+    }();
+    return threads;
+}
+
+// The cores this process may run on.
+const cpu_set_t& allowedCores() {
+    static const cpu_set_t set = [] {
+        cpu_set_t cores;
+        CPU_ZERO(&cores);
+        if (sched_getaffinity(0, sizeof cores, &cores) != 0 || CPU_COUNT(&cores) == 0) {
+            for (long c = 0; c < std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)) && c < CPU_SETSIZE; ++c) CPU_SET(c, &cores);
+        }
+        return cores;
+    }();
+    return set;
+}
+
+size_t poolSize() { return fixedThreads() != 0 ? fixedThreads() : static_cast<size_t>(CPU_COUNT(&allowedCores())); }
+
+// Busy ticks (everything but idle and iowait) of the allowed cores since boot; -1 when unknown.
+long long busyTicks() {
+    FILE* file = std::fopen("/proc/stat", "re");
+    if (file == nullptr) return -1;
+    long long total = 0;
+    bool found = false;
+    char line[512];
+    while (std::fgets(line, sizeof line, file) != nullptr) {
+        int cpu = -1;
+        long long user, nice, system, idle, iowait, irq, softirq, steal;
+        if (std::strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') continue;
+        if (std::sscanf(line, "cpu%d %lld %lld %lld %lld %lld %lld %lld %lld", &cpu, &user, &nice, &system, &idle,
+                        &iowait, &irq, &softirq, &steal) != 9) {
+            continue;
+        }
+        if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowedCores())) continue;
+        total += user + nice + system + irq + softirq + steal;
+        found = true;
+    }
+    std::fclose(file);
+    return found ? total : -1;
+}
+
+// Runnable threads of the whole machine right now (/proc/loadavg), -1 when unknown.
+long runnableNow() {
+    FILE* file = std::fopen("/proc/loadavg", "re");
+    if (file == nullptr) return -1;
+    double one, five, fifteen;
+    long running = -1, total = 0;
+    if (std::fscanf(file, "%lf %lf %lf %ld/%ld", &one, &five, &fifteen, &running, &total) != 5) running = -1;
+    std::fclose(file);
+    return running;
+}
+
+double processCpuSeconds() {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The decision of the last sample, and what it was taken from.
+class FreeCoreProbe {
+public:
+    bool worthUsingPool() {
+        std::unique_lock lock(mutex_, std::try_to_lock);  // another inference is sampling: take its answer
+        if (!lock.owns_lock()) return usePool_.load(std::memory_order_relaxed);
+        const auto now = std::chrono::steady_clock::now();
+        if (now < backoffUntil_) return false;
+        if (sampled_ && now - sampleTime_ < kSampleInterval) return usePool_.load(std::memory_order_relaxed);
+        const double cores = static_cast<double>(poolSize());
+        const long long ticks = busyTicks();
+        const double own = processCpuSeconds();
+        double free = 0;
+        if (sampled_ && ticks >= 0 && busyTicks_ >= 0) {
+            const double wall = std::chrono::duration<double>(now - sampleTime_).count();
+            free = freeCores(cores, static_cast<double>(ticks - busyTicks_), static_cast<double>(sysconf(_SC_CLK_TCK)),
+                             own - ownCpu_, wall);
+        } else {
+            // No interval yet: what runs right now, less this thread.
+            const long runnable = runnableNow();
+            free = runnable < 0 ? 0 : cores - static_cast<double>(std::max(0L, runnable - 1));
+        }
+        sampled_ = true;
+        sampleTime_ = now;
+        busyTicks_ = ticks;
+        ownCpu_ = own;
+        const bool use = free >= cores - kOthersAllowed;
+        usePool_.store(use, std::memory_order_relaxed);
+        return use;
+    }
+
+    void pooledRunWas(bool slow) {
+        std::lock_guard lock(mutex_);
+        if (!slow) {
+            backoff_ = kFirstBackoff;
+            return;
+        }
+        backoffUntil_ = std::chrono::steady_clock::now() + backoff_;
+        backoff_ = std::min<std::chrono::steady_clock::duration>(backoff_ * 2, kLongestBackoff);
+        usePool_.store(false, std::memory_order_relaxed);
+    }
+
+private:
+    std::mutex mutex_;
+    std::atomic<bool> usePool_{false};
+    bool sampled_ = false;
+    std::chrono::steady_clock::time_point sampleTime_;
+    long long busyTicks_ = -1;
+    double ownCpu_ = 0;
+    // After a pooled inference that stalled (the samples missed a busy core), no pool for a while.
+    std::chrono::steady_clock::time_point backoffUntil_;
+    std::chrono::steady_clock::duration backoff_ = kFirstBackoff;
+};
+
+FreeCoreProbe& probe() {
+    static FreeCoreProbe* probe = new FreeCoreProbe();  // never destroyed: inferences may run during exit
+    return *probe;
+}
+
+}  // namespace
+
+double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, double ownCpuSecondsDelta,
+                 double wallSecondsDelta) {
+    if (wallSecondsDelta <= 0 || ticksPerSecond <= 0) return 0;
+    const double others = std::max(0.0, busyTicksDelta / ticksPerSecond - ownCpuSecondsDelta) / wallSecondsDelta;
+    return std::max(0.0, cores - others);
+}
+
+pthreadpool_t coreThreadPool() {
+    static const pthreadpool_t pool = poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr;
+    return pool;
+}
+
+bool poolWorthUsingNow() {
+    if (coreThreadPool() == nullptr) return false;
+    if (fixedThreads() != 0) return true;
+    return probe().worthUsingPool();
+}
+
+void pooledRunWas(bool slow) {
+    if (fixedThreads() == 0) probe().pooledRunWas(slow);
+}
+
+}  // namespace nnemu::synap

@@ -1,0 +1,35 @@
+// Which threads run the NPU core's XNNPACK stages. One pool serves every network of the
+// process. NNEMU_NPU_THREADS=N fixes its size (1: everything on the calling thread). By default
+// the pool has one thread per core this process may run on, and each inference first asks
+// whether those cores are free right now: a pool whose workers must wait for a busy core stalls
+// at every layer's barrier (measured: 75x slower than one thread on a loaded 2-core machine), so
+// on a busy machine inferences run on the calling thread alone.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+
+namespace nnemu::synap {
+
+// The process's pool; nullptr when it would have one thread.
+pthreadpool_t coreThreadPool();
+
+// Whether an inference started now should use the pool: always when NNEMU_NPU_THREADS fixes
+// the size, otherwise only when the cores the pool's threads need were free over the last few
+// tens of milliseconds (other processes used less than a quarter core, from /proc/stat,
+// re-sampled at most every 50 ms: a few microseconds per inference on average) and no pooled
+// inference stalled recently.
+bool poolWorthUsingNow();
+
+// After an inference on the pool: `slow` when it took much longer than this network's runs
+// usually take (a worker waited for a core), which keeps the pool off for a while (0.5 s,
+// doubling while it keeps happening, at most 8 s).
+void pooledRunWas(bool slow);
+
+// The CPU time of other processes, in cores, over [previous, current] samples: what remains
+// free of `cores` for this process. Exposed for tests.
+double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, double ownCpuSecondsDelta,
+                 double wallSecondsDelta);
+
+}  // namespace nnemu::synap
