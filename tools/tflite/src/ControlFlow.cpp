@@ -38,9 +38,15 @@ ANeuralNetworksModel* ReferencedModels::get(int32_t index, std::string* error) {
         return nullptr;
     }
     if (state_[s] == State::NOT_BUILT) {
+        if (depth_ >= kMaxNesting) {
+            *error = "control flow nested more than " + std::to_string(kMaxNesting) + " subgraphs deep";
+            return nullptr;
+        }
         state_[s] = State::BUILDING;
         std::string message;
+        ++depth_;
         const bool built = build(s, &message);
+        --depth_;
         state_[s] = built ? State::BUILT : State::NOT_BUILT;
         if (!built) {
             const std::string& name = model_.subgraphs()[s].name;

@@ -18,12 +18,16 @@ namespace nnemu::tflite {
 
 class ReferencedModels {
 public:
+    // Far beyond real models; keeps a crafted chain of subgraphs from exhausting the stack.
+    static constexpr size_t kMaxNesting = 32;
+
     ReferencedModels(const Model& model, bool signedInt8);
     ~ReferencedModels();   // frees the models, referring ones before those they refer to
 
     // The finished model of subgraph `index`, built on first use; nullptr with a reason for an
     // index out of range, a subgraph reached again while it is being built (a recursion cycle;
-    // the main graph counts as being built) or one that cannot be lowered or that NNAPI refuses.
+    // the main graph counts as being built), nesting deeper than kMaxNesting, or one that cannot
+    // be lowered or that NNAPI refuses.
     ANeuralNetworksModel* get(int32_t index, std::string* error);
 
     ReferencedModels(const ReferencedModels&) = delete;
@@ -39,6 +43,7 @@ private:
 
     const Model& model_;
     bool signedInt8_;
+    size_t depth_ = 0;                               // subgraphs being built, nested
     std::vector<State> state_;                       // per subgraph
     std::vector<ANeuralNetworksModel*> models_;      // per subgraph, once built
     std::vector<ANeuralNetworksModel*> created_;     // in creation order
