@@ -101,18 +101,19 @@ bool lowerWhile(NodeLowering& l) {
     if (!l.expectCounts(count, count, count)) return false;
     const Subgraph* cond = subgraphAt(l, options->cond_subgraph_index());
     const Subgraph* body = subgraphAt(l, options->body_subgraph_index());
+    // The body's own shapes first: a value whose shape changes is the typical inexpressible loop.
+    for (size_t i = 0; body != nullptr && body->inputs.size() == count && i < body->outputs.size() && i < count; ++i) {
+        const Tensor& in = body->tensors[body->inputs[i]];
+        const Tensor& out = body->tensors[body->outputs[i]];
+        if (nnapiShape(in) != nnapiShape(out)) {
+            return l.fail("loop variable " + std::to_string(i) + " changes shape from " + shapeText(in.shape) +
+                          " to " + shapeText(out.shape) + " in the body; NNAPI's WHILE needs fixed shapes");
+        }
+    }
     if (cond != nullptr && body != nullptr) {
         if (!checkSignature(l, "cond", *cond, 0, false) || !checkSignature(l, "body", *body, 0, true)) return false;
         if (cond->outputs.size() != 1 || !isBoolScalar(cond->tensors[cond->outputs[0]])) {
             return l.fail("cond subgraph must have exactly one output, a bool of one element");
-        }
-        for (size_t i = 0; i < count; ++i) {
-            const Tensor& in = body->tensors[body->inputs[i]];
-            const Tensor& out = body->tensors[body->outputs[i]];
-            if (nnapiShape(in) != nnapiShape(out)) {
-                return l.fail("loop variable " + std::to_string(i) + " changes shape from " + shapeText(in.shape) +
-                              " to " + shapeText(out.shape) + " in the body; NNAPI's WHILE needs fixed shapes");
-            }
         }
     }
     uint32_t condModel, bodyModel;
