@@ -171,6 +171,14 @@ TEST(ControlFlowLoader, RefusesALoopValueThatChangesShape) {
     EXPECT_NE(error.find("loop variable 2 changes shape from [1,16,16,3] to [1,8,8,3]"), std::string::npos) << error;
 }
 
+TEST(ControlFlowLoader, RefusesALoopValueThatChangesQuantization) {
+    std::vector<GraphSpec> graphs = modelgen::controlFlowGraphs("while_conv_int8");
+    graphs[2].tensors[static_cast<size_t>(graphs[2].outputs[2])].scales[0] *= 2.0f;
+    const std::string error = refusal(graphs);
+    EXPECT_NE(error.find("operator WHILE at node 0: loop variable 2 changes quantization"), std::string::npos)
+            << error;
+}
+
 TEST(ControlFlowLoader, RefusesANonBoolCondition) {
     std::vector<GraphSpec> graphs = modelgen::controlFlowGraphs("if_conv_float");
     graphs[0].ops[2].inputs[0] = graphs[0].ops[0].outputs[0];   // the float mean instead of the bool

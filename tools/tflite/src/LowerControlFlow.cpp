@@ -109,6 +109,11 @@ bool lowerWhile(NodeLowering& l) {
             return l.fail("loop variable " + std::to_string(i) + " changes shape from " + shapeText(in.shape) +
                           " to " + shapeText(out.shape) + " in the body; NNAPI's WHILE needs fixed shapes");
         }
+        const std::string why = mismatch(out, in);
+        if (!why.empty()) {
+            return l.fail("loop variable " + std::to_string(i) + " changes " + why +
+                          " in the body; NNAPI's WHILE feeds each output back unchanged");
+        }
     }
     if (cond != nullptr && body != nullptr) {
         if (!checkSignature(l, "cond", *cond, 0, false) || !checkSignature(l, "body", *body, 0, true)) return false;
