@@ -18,7 +18,10 @@ constexpr size_t kMaxInvokeBytes = size_t{256} << 10;  // tensors of models we a
 
 size_t totalTensorBytes(const nnemu::tflite::Model& model) {
     size_t total = 0;
-    for (const nnemu::tflite::Tensor& tensor : model.tensors()) total += tensor.byteSize();
+    // Every subgraph: the bodies of WHILE and IF run inside the main graph's execution.
+    for (const nnemu::tflite::Subgraph& subgraph : model.subgraphs()) {
+        for (const nnemu::tflite::Tensor& tensor : subgraph.tensors) total += tensor.byteSize();
+    }
     return total;
 }
 

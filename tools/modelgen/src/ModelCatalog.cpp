@@ -5,6 +5,7 @@
 
 #include "Calibration.h"
 #include "Networks.h"
+#include "nnemu/modelgen/GraphSpec.h"
 
 namespace nnemu::modelgen {
 namespace {
@@ -119,18 +120,36 @@ const std::vector<Entry>& entries() {
     return list;
 }
 
+// Models with subgraphs (ControlFlowModels.cpp): written from their GraphSpec descriptions.
+const std::vector<ModelInfo>& controlFlowInfos() {
+    static const std::vector<ModelInfo> list = {
+            {"while_conv_float", "WHILE loop (counter, 3 iterations): x = relu6(x + conv3x3(x)), then a global max pool; float32", false},
+            {"while_conv_int8", "while_conv with int8 activations and per-channel weights (one loop quantization)", false},
+            {"if_conv_float", "IF on mean(image) > 0: relu(conv3x3(x)) or x * gain, then a global max pool; float32", false},
+            {"if_conv_int8", "if_conv with int8 activations and per-channel weights", false},
+    };
+    return list;
+}
+
 }  // namespace
 
 const std::vector<ModelInfo>& modelCatalog() {
     static const std::vector<ModelInfo> infos = [] {
         std::vector<ModelInfo> list;
         for (const Entry& entry : entries()) list.push_back(entry.info);
+        for (const ModelInfo& info : controlFlowInfos()) list.push_back(info);
         return list;
     }();
     return infos;
 }
 
 bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
+    for (const ModelInfo& info : controlFlowInfos()) {
+        if (info.name == name) {
+            *bytes = writeGraphs(controlFlowGraphs(name), "nnemu_modelgen " + name);
+            return true;
+        }
+    }
     for (const Entry& entry : entries()) {
         if (entry.info.name != name) continue;
         NetworkGraph graph = entry.build(entry.flavor);

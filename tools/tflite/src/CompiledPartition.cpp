@@ -23,14 +23,38 @@ const char* resultCodeName(int code) {
     }
 }
 
-namespace {
-
-// NNAPI refuses a null operand list even with a count of 0, and an empty vector's data() may be
-// null: an empty list is passed as a pointer to nothing.
 const uint32_t* listData(const std::vector<uint32_t>& list) {
     static constexpr uint32_t kNone = 0;
     return list.empty() ? &kNone : list.data();
 }
+
+int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id) {
+    ANeuralNetworksOperandType type{};
+    type.type = operand.type;
+    type.dimensionCount = static_cast<uint32_t>(operand.dims.size());
+    type.dimensions = operand.dims.empty() ? nullptr : operand.dims.data();
+    type.scale = operand.scale;
+    type.zeroPoint = operand.zeroPoint;
+    int status = ANeuralNetworksModel_addOperand(model, &type);
+    if (status != ANEURALNETWORKS_NO_ERROR) return status;
+    const auto index = static_cast<int32_t>(id);
+    if (operand.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+        ANeuralNetworksSymmPerChannelQuantParams params{operand.channelDim,
+                                                        static_cast<uint32_t>(operand.channelScales.size()),
+                                                        operand.channelScales.data()};
+        status = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model, index, &params);
+        if (status != ANEURALNETWORKS_NO_ERROR) return status;
+    }
+    if (operand.type == ANEURALNETWORKS_MODEL) {
+        return ANeuralNetworksModel_setOperandValueFromModel(model, index, operand.reference);
+    }
+    if (operand.isConstant) {
+        return ANeuralNetworksModel_setOperandValue(model, index, operand.valueData(), operand.valueLength());
+    }
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+namespace {
 
 std::string nodeName(const Model& model, uint32_t node) {
     return "operator " + model.nodes()[node].opName + " at node " + std::to_string(node);
@@ -77,27 +101,11 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
     const auto addOperand = [&](uint32_t index) -> int {
         if (local.count(index) != 0) return ANEURALNETWORKS_NO_ERROR;
         const NnOperand& operand = graph.operands[index];
-        ANeuralNetworksOperandType type{};
-        type.type = operand.type;
-        type.dimensionCount = static_cast<uint32_t>(operand.dims.size());
-        type.dimensions = operand.dims.empty() ? nullptr : operand.dims.data();
-        type.scale = operand.scale;
-        type.zeroPoint = operand.zeroPoint;
         const auto id = static_cast<uint32_t>(local.size());
-        int status = ANeuralNetworksModel_addOperand(result->model_, &type);
+        const int status = addNnapiOperand(result->model_, operand, id);
         if (status != ANEURALNETWORKS_NO_ERROR) return status;
         local[index] = id;
-        if (operand.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-            ANeuralNetworksSymmPerChannelQuantParams params{operand.channelDim,
-                                                            static_cast<uint32_t>(operand.channelScales.size()),
-                                                            operand.channelScales.data()};
-            status = ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(result->model_, static_cast<int32_t>(id), &params);
-            if (status != ANEURALNETWORKS_NO_ERROR) return status;
-        }
-        if (operand.isConstant) {
-            return ANeuralNetworksModel_setOperandValue(result->model_, static_cast<int32_t>(id), operand.valueData(),
-                                                        operand.valueLength());
-        }
+        if (operand.isConstant) return ANEURALNETWORKS_NO_ERROR;
         if (produced.count(index) == 0) {
             modelInputs.push_back(id);
             result->inputTensors_.push_back(operand.tensor);

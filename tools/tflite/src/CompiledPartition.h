@@ -72,4 +72,12 @@ private:
 
 const char* resultCodeName(int code);
 
+// Adds `operand` to `model` as operand `id` (the next index): its type, per-channel parameters,
+// and its value when constant (data, or the referenced model of an ANEURALNETWORKS_MODEL).
+int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id);
+
+// NNAPI refuses a null operand list even with a count of 0, and an empty vector's data() may be
+// null: an empty list is passed as a pointer to nothing.
+const uint32_t* listData(const std::vector<uint32_t>& list);
+
 }  // namespace nnemu::tflite

@@ -12,13 +12,13 @@ constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 30;
 }  // namespace
 
 // Nodes in execution order: each reads what exists when it runs; each tensor has one writer.
-bool checkDataFlow(const Model& model, std::string* error) {
-    const std::vector<Tensor>& tensors = model.tensors();
+bool checkDataFlow(const Subgraph& graph, std::string* error) {
+    const std::vector<Tensor>& tensors = graph.tensors;
     std::vector<int64_t> producer(tensors.size(), -1);
     std::vector<bool> isInput(tensors.size(), false);
-    for (int32_t t : model.inputs()) isInput[t] = true;
+    for (int32_t t : graph.inputs) isInput[t] = true;
     const auto tensorName = [&](int32_t t) { return "tensor " + std::to_string(t) + " (" + tensors[t].name + ")"; };
-    for (const Node& node : model.nodes()) {
+    for (const Node& node : graph.nodes) {
         const std::string where = "operator " + node.opName + " at node " + std::to_string(node.index);
         for (int32_t t : node.inputs) {
             // A variable (state) tensor nobody writes holds its initial value: zeros.
@@ -38,7 +38,7 @@ bool checkDataFlow(const Model& model, std::string* error) {
             producer[t] = node.index;
         }
     }
-    for (int32_t t : model.outputs()) {
+    for (int32_t t : graph.outputs) {
         if (producer[t] < 0 && !isInput[t] && !tensors[t].isConstant) {
             *error = "subgraph output " + tensorName(t) + " is never computed";
             return false;
@@ -47,21 +47,21 @@ bool checkDataFlow(const Model& model, std::string* error) {
     return true;
 }
 
-bool tensorsInUse(const Model& model, std::vector<int32_t>* used, std::string* error) {
-    std::set<int32_t> inUse(model.inputs().begin(), model.inputs().end());
-    inUse.insert(model.outputs().begin(), model.outputs().end());
-    for (const Node& node : model.nodes()) {
+bool tensorsInUse(const Subgraph& graph, std::vector<int32_t>* used, std::string* error) {
+    std::set<int32_t> inUse(graph.inputs.begin(), graph.inputs.end());
+    inUse.insert(graph.outputs.begin(), graph.outputs.end());
+    for (const Node& node : graph.nodes) {
         for (int32_t t : node.inputs) {
-            if (t >= 0 && !model.tensors()[t].isConstant) inUse.insert(t);
+            if (t >= 0 && !graph.tensors[t].isConstant) inUse.insert(t);
         }
         inUse.insert(node.outputs.begin(), node.outputs.end());
     }
     uint64_t total = 0;
     for (int32_t t : inUse) {
-        const Tensor& tensor = model.tensors()[t];
+        const Tensor& tensor = graph.tensors[t];
         total += std::max(tensor.byteSize(), tensor.dataSize);
         if (total > kMaxTensorBytes) {
-            *error = "the model's tensors need more than " + std::to_string(kMaxTensorBytes >> 20) + " MB";
+            *error = "the graph's tensors need more than " + std::to_string(kMaxTensorBytes >> 20) + " MB";
             return false;
         }
     }

@@ -16,8 +16,12 @@ namespace nnemu::tflite {
 
 class NodeLowering {
 public:
-    NodeLowering(const Model& model, const Node& node, NnapiGraph& graph, std::string* error)
-        : model_(model), node_(node), graph_(graph), error_(error) {}
+    // node belongs to subgraph (model.subgraphs()[i] for some i), whose tensors it names.
+    NodeLowering(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
+                 std::string* error)
+        : model_(model), subgraph_(subgraph), node_(node), graph_(graph), error_(error) {}
+
+    const Model& model() const { return model_; }
 
     const Node& node() const { return node_; }
     const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
@@ -25,8 +29,8 @@ public:
     size_t outputCount() const { return node_.outputs.size(); }
     // The i-th input/output tensor (present: index != -1).
     bool hasInput(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
-    const Tensor& input(size_t i) const { return model_.tensors()[node_.inputs[i]]; }
-    const Tensor& output(size_t i) const { return model_.tensors()[node_.outputs[i]]; }
+    const Tensor& input(size_t i) const { return subgraph_.tensors[node_.inputs[i]]; }
+    const Tensor& output(size_t i) const { return subgraph_.tensors[node_.outputs[i]]; }
     bool signedInt8() const { return graph_.signedInt8; }
 
     // Records "operator X at node N: reason" and returns false.
@@ -62,6 +66,10 @@ public:
     uint32_t quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint);
     uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
     uint32_t temporaryOfType(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint);
+    // An ANEURALNETWORKS_MODEL operand referring to subgraph `index` (IF, WHILE); `role` names it
+    // in messages ("body", "then", ...). Fails for an index out of range, a subgraph that refers
+    // back to itself, or one NNAPI refuses.
+    bool referencedModel(int32_t index, const char* role, uint32_t* operand);
     // Valid until the next operand is added.
     const NnOperand& operand(uint32_t index) const { return graph_.operands[index]; }
 
@@ -83,6 +91,7 @@ private:
     bool requantizable(int32_t type, const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs);
 
     const Model& model_;
+    const Subgraph& subgraph_;
     const Node& node_;
     NnapiGraph& graph_;
     std::string* error_;
@@ -120,10 +129,14 @@ void addMathLowerings(LoweringTable& table);
 void addTransposeConvLowerings(LoweringTable& table);
 void addSequenceLowerings(LoweringTable& table);
 void addDetectionLowerings(LoweringTable& table);
+void addControlFlowLowerings(LoweringTable& table);
 
-// Lowers every node of a (data-flow checked) model into graph; false with "operator X at node
-// N: reason" when a node has no NNAPI form.
+// Lowers every node of a (data-flow checked) model's main graph into graph; false with
+// "operator X at node N: reason" when a node has no NNAPI form. The subgraphs its IF and WHILE
+// nodes run are lowered and built as NNAPI models on the way (graph.ownedReferences).
 bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
+// The same for subgraph `index`; graph.references must be set.
+bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error);
 
 // The NNAPI operand type of a TFLite element type, for messages.
 const char* nnapiTypeName(int32_t type);

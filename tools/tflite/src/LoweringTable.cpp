@@ -1,4 +1,5 @@
 // The table of lowerings (every operator family adds its own) and the lowering of a whole model.
+#include "ControlFlow.h"
 #include "Lowering.h"
 
 namespace nnemu::tflite {
@@ -38,18 +39,28 @@ const LoweringTable& LoweringTable::get() {
         addTransposeConvLowerings(t);
         addSequenceLowerings(t);
         addDetectionLowerings(t);
+        addControlFlowLowerings(t);
         return t;
     }();
     return table;
 }
 
 bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
-    graph.tensorOperand.assign(model.tensors().size(), -1);
-    graph.nodeOperations.assign(model.nodes().size(), {});
-    graph.cpuOnly.assign(model.nodes().size(), false);
+    if (graph.references == nullptr) {
+        graph.ownedReferences = std::make_shared<ReferencedModels>(model, graph.signedInt8);
+        graph.references = graph.ownedReferences.get();
+    }
+    return lowerSubgraph(model, 0, graph, error);
+}
+
+bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error) {
+    const Subgraph& subgraph = model.subgraphs()[index];
+    graph.tensorOperand.assign(subgraph.tensors.size(), -1);
+    graph.nodeOperations.assign(subgraph.nodes.size(), {});
+    graph.cpuOnly.assign(subgraph.nodes.size(), false);
     const LoweringTable& lowerings = LoweringTable::get();
-    for (const Node& node : model.nodes()) {
-        NodeLowering lowering(model, node, graph, error);
+    for (const Node& node : subgraph.nodes) {
+        NodeLowering lowering(model, subgraph, node, graph, error);
         const LoweringFunction lower = lowerings.find(node);
         if (lower == nullptr) {
             return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
@@ -59,7 +70,7 @@ bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
         if (!lower(lowering) || lowering.rejected()) return false;
         if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
     }
-    graph.tensorReaders.assign(model.tensors().size(), {});
+    graph.tensorReaders.assign(subgraph.tensors.size(), {});
     for (const NnOperation& operation : graph.operations) {
         for (uint32_t operand : operation.inputs) {
             const int32_t tensor = graph.operands[operand].tensor;

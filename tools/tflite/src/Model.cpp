@@ -49,106 +49,22 @@ bool fail(std::string* error, const std::string& message) {
     return false;
 }
 
-}  // namespace
-
-const char* elementTypeName(ElementType type) {
-    switch (type) {
-        case ElementType::FLOAT32: return "FLOAT32";
-        case ElementType::UINT8: return "UINT8";
-        case ElementType::INT8: return "INT8";
-        case ElementType::INT16: return "INT16";
-        case ElementType::INT32: return "INT32";
-        case ElementType::INT64: return "INT64";
-        case ElementType::BOOL: return "BOOL";
-        case ElementType::OTHER: break;
-    }
-    return "OTHER";
-}
-
-size_t elementSize(ElementType type) {
-    switch (type) {
-        case ElementType::FLOAT32:
-        case ElementType::INT32: return 4;
-        case ElementType::UINT8:
-        case ElementType::INT8:
-        case ElementType::BOOL: return 1;
-        case ElementType::INT16: return 2;
-        case ElementType::INT64: return 8;
-        case ElementType::OTHER: break;
-    }
-    return 0;
-}
-
-size_t Tensor::byteSize() const {
-    size_t count = 1;
-    for (int32_t dim : shape) count *= static_cast<size_t>(dim);  // dims are checked at load
-    return count * elementSize(type);
-}
-
-std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    if (!file) {
-        fail(error, "cannot open model file " + path);
-        return nullptr;
-    }
-    const std::streamoff size = file.tellg();
-    if (size < 0 || static_cast<uint64_t>(size) > kMaxFileBytes) {
-        fail(error, "cannot read model file " + path + " (too large or not a regular file)");
-        return nullptr;
-    }
-    std::vector<uint8_t> bytes(static_cast<size_t>(size));
-    file.seekg(0);
-    if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
-        fail(error, "cannot read model file " + path);
-        return nullptr;
-    }
-    std::string message;
-    std::unique_ptr<Model> model = fromBuffer(std::move(bytes), &message);
-    if (model == nullptr) fail(error, path + ": " + message);
-    return model;
-}
-
-std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string* error) {
-    std::unique_ptr<Model> model(new Model());
-    model->bytes_ = std::move(bytes);
-    if (!model->parse(error)) return nullptr;
-    return model;
-}
-
-bool Model::parse(std::string* error) {
-    if (bytes_.size() < 8) return fail(error, "not a TFLite model: file too small");
-    if (bytes_.size() > kMaxFileBytes) return fail(error, "not a TFLite model: file over 2 GB");
-    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
-        return fail(error, "not a TFLite model: missing the \"TFL3\" file identifier");
-    }
-    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
-    if (!fb::VerifyModelBuffer(verifier)) {
-        return fail(error, "malformed TFLite model: the flatbuffers verifier rejected the file");
-    }
-    const fb::Model* root = fb::GetModel(bytes_.data());
-    version_ = root->version();
-    if (version_ != kSchemaVersion) {
-        return fail(error, "unsupported TFLite schema version " + std::to_string(version_) +
-                                   " (expected " + std::to_string(kSchemaVersion) + ")");
-    }
-    if (root->description() != nullptr) description_ = root->description()->str();
-    if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
-        return fail(error, "malformed TFLite model: no subgraph");
-    }
-    const fb::SubGraph* subgraph = root->subgraphs()->Get(0);
-    const auto* buffers = root->buffers();
+// One subgraph's tensors, operators, inputs and outputs, every index checked.
+bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph& out, std::string* error) {
+    if (subgraph.name() != nullptr) out.name = subgraph.name()->str();
+    const auto* buffers = root.buffers();
     const uint32_t bufferCount = buffers != nullptr ? buffers->size() : 0;
 
     // Tensors.
-    const auto* tensors = subgraph->tensors();
+    const auto* tensors = subgraph.tensors();
     const uint32_t tensorCount = tensors != nullptr ? tensors->size() : 0;
     if (tensorCount > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
         return fail(error, "malformed TFLite model: too many tensors");
     }
-    tensors_.resize(tensorCount);
+    out.tensors.resize(tensorCount);
     for (uint32_t t = 0; t < tensorCount; ++t) {
         const fb::Tensor* source = tensors->Get(t);
-        Tensor& tensor = tensors_[t];
+        Tensor& tensor = out.tensors[t];
         const std::string where = "tensor " + std::to_string(t);
         if (source->name() != nullptr) tensor.name = source->name()->str();
         tensor.type = elementTypeOf(source->type());
@@ -244,16 +160,16 @@ bool Model::parse(std::string* error) {
     }
 
     // Nodes.
-    const auto* opcodes = root->operator_codes();
+    const auto* opcodes = root.operator_codes();
     const uint32_t opcodeCount = opcodes != nullptr ? opcodes->size() : 0;
     const auto tensorIndexValid = [&](int32_t index, bool allowAbsent) {
         return (allowAbsent && index == -1) || (index >= 0 && static_cast<uint32_t>(index) < tensorCount);
     };
-    if (const auto* operators = subgraph->operators()) {
-        nodes_.resize(operators->size());
+    if (const auto* operators = subgraph.operators()) {
+        out.nodes.resize(operators->size());
         for (uint32_t n = 0; n < operators->size(); ++n) {
             const fb::Operator* source = operators->Get(n);
-            Node& node = nodes_[n];
+            Node& node = out.nodes[n];
             node.index = n;
             node.options = source;
             const std::string where = "node " + std::to_string(n);
@@ -304,8 +220,105 @@ bool Model::parse(std::string* error) {
         }
         return true;
     };
-    if (!readIndexes(subgraph->inputs(), "input", &inputs_)) return false;
-    if (!readIndexes(subgraph->outputs(), "output", &outputs_)) return false;
+    if (!readIndexes(subgraph.inputs(), "input", &out.inputs)) return false;
+    if (!readIndexes(subgraph.outputs(), "output", &out.outputs)) return false;
+    return true;
+}
+
+}  // namespace
+
+const char* elementTypeName(ElementType type) {
+    switch (type) {
+        case ElementType::FLOAT32: return "FLOAT32";
+        case ElementType::UINT8: return "UINT8";
+        case ElementType::INT8: return "INT8";
+        case ElementType::INT16: return "INT16";
+        case ElementType::INT32: return "INT32";
+        case ElementType::INT64: return "INT64";
+        case ElementType::BOOL: return "BOOL";
+        case ElementType::OTHER: break;
+    }
+    return "OTHER";
+}
+
+size_t elementSize(ElementType type) {
+    switch (type) {
+        case ElementType::FLOAT32:
+        case ElementType::INT32: return 4;
+        case ElementType::UINT8:
+        case ElementType::INT8:
+        case ElementType::BOOL: return 1;
+        case ElementType::INT16: return 2;
+        case ElementType::INT64: return 8;
+        case ElementType::OTHER: break;
+    }
+    return 0;
+}
+
+size_t Tensor::byteSize() const {
+    size_t count = 1;
+    for (int32_t dim : shape) count *= static_cast<size_t>(dim);  // dims are checked at load
+    return count * elementSize(type);
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) {
+        fail(error, "cannot open model file " + path);
+        return nullptr;
+    }
+    const std::streamoff size = file.tellg();
+    if (size < 0 || static_cast<uint64_t>(size) > kMaxFileBytes) {
+        fail(error, "cannot read model file " + path + " (too large or not a regular file)");
+        return nullptr;
+    }
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    file.seekg(0);
+    if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
+        fail(error, "cannot read model file " + path);
+        return nullptr;
+    }
+    std::string message;
+    std::unique_ptr<Model> model = fromBuffer(std::move(bytes), &message);
+    if (model == nullptr) fail(error, path + ": " + message);
+    return model;
+}
+
+std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string* error) {
+    std::unique_ptr<Model> model(new Model());
+    model->bytes_ = std::move(bytes);
+    if (!model->parse(error)) return nullptr;
+    return model;
+}
+
+bool Model::parse(std::string* error) {
+    if (bytes_.size() < 8) return fail(error, "not a TFLite model: file too small");
+    if (bytes_.size() > kMaxFileBytes) return fail(error, "not a TFLite model: file over 2 GB");
+    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
+        return fail(error, "not a TFLite model: missing the \"TFL3\" file identifier");
+    }
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
+    if (!fb::VerifyModelBuffer(verifier)) {
+        return fail(error, "malformed TFLite model: the flatbuffers verifier rejected the file");
+    }
+    const fb::Model* root = fb::GetModel(bytes_.data());
+    version_ = root->version();
+    if (version_ != kSchemaVersion) {
+        return fail(error, "unsupported TFLite schema version " + std::to_string(version_) +
+                                   " (expected " + std::to_string(kSchemaVersion) + ")");
+    }
+    if (root->description() != nullptr) description_ = root->description()->str();
+    if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
+        return fail(error, "malformed TFLite model: no subgraph");
+    }
+    subgraphs_.resize(root->subgraphs()->size());
+    for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
+        std::string message;
+        if (!parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], &message)) {
+            // The main graph's messages stay as they were; other subgraphs say which they are.
+            return fail(error, s == 0 ? message : "subgraph " + std::to_string(s) + ": " + message);
+        }
+    }
     return true;
 }
 

@@ -6,9 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+struct ANeuralNetworksModel;
+
 namespace nnemu::tflite {
+
+class ReferencedModels;
 
 struct NnOperand {
     int32_t type = 0;                  // ANEURALNETWORKS_* operand type
@@ -23,6 +28,8 @@ struct NnOperand {
     const uint8_t* value = nullptr;
     size_t valueSize = 0;
     int32_t tensor = -1;               // the TFLite tensor an activation operand carries
+    // ANEURALNETWORKS_MODEL: the finished model of a subgraph (owned by ReferencedModels).
+    ANeuralNetworksModel* reference = nullptr;
 
     const uint8_t* valueData() const { return ownedValue.empty() ? value : ownedValue.data(); }
     size_t valueLength() const { return ownedValue.empty() ? valueSize : ownedValue.size(); }
@@ -46,6 +53,10 @@ struct NnapiGraph {
     std::vector<bool> cpuOnly;
     std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
     std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
+    // The NNAPI models of the subgraphs IF and WHILE run, shared by the main graph and every
+    // subgraph lowered for it; the main graph owns them (lowerModel creates them).
+    ReferencedModels* references = nullptr;
+    std::shared_ptr<ReferencedModels> ownedReferences;
 };
 
 }  // namespace nnemu::tflite

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ControlFlow.h"
 #include "Lowering.h"
 
 namespace nnemu::tflite {
@@ -108,7 +109,7 @@ bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand, bool rawIn
         *operand = static_cast<uint32_t>(graph_.tensorOperand[tensorIndex]);
         return true;
     }
-    const Tensor& tensor = model_.tensors()[tensorIndex];
+    const Tensor& tensor = subgraph_.tensors[tensorIndex];
     const std::string what = "tensor " + std::to_string(tensorIndex) + " (" + tensor.name + ")";
     NnOperand o;
     o.tensor = tensorIndex;
@@ -157,7 +158,7 @@ bool NodeLowering::activation(int32_t tensorIndex, uint32_t* operand, bool rawIn
 }
 
 bool NodeLowering::constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand) {
-    const Tensor& tensor = model_.tensors()[tensorIndex];
+    const Tensor& tensor = subgraph_.tensors[tensorIndex];
     const std::string what = "constant tensor " + std::to_string(tensorIndex) + " (" + tensor.name + ")";
     NnOperand o;
     o.isConstant = true;
@@ -252,7 +253,7 @@ bool NodeLowering::constantTensor(int32_t tensorIndex, int32_t perChannelDim, ui
 bool NodeLowering::inputOperand(size_t i, uint32_t* operand) {
     if (!hasInput(i)) return fail("required input " + std::to_string(i) + " is absent");
     const int32_t tensorIndex = node_.inputs[i];
-    if (model_.tensors()[tensorIndex].isConstant) return constantTensor(tensorIndex, -1, operand);
+    if (subgraph_.tensors[tensorIndex].isConstant) return constantTensor(tensorIndex, -1, operand);
     return activation(tensorIndex, operand);
 }
 
@@ -273,7 +274,7 @@ uint32_t NodeLowering::omitted(int32_t type) {
 
 bool NodeLowering::outputOperand(size_t i, uint32_t* operand) {
     const int32_t tensorIndex = node_.outputs[i];
-    if (model_.tensors()[tensorIndex].isConstant) {
+    if (subgraph_.tensors[tensorIndex].isConstant) {
         return fail("output tensor " + std::to_string(tensorIndex) + " is a constant");
     }
     return activation(tensorIndex, operand);
@@ -390,6 +391,19 @@ uint32_t NodeLowering::temporaryOfType(int32_t type, const std::vector<uint32_t>
     o.scale = scale;
     o.zeroPoint = zeroPoint;
     return addOperand(std::move(o));
+}
+
+bool NodeLowering::referencedModel(int32_t index, const char* role, uint32_t* operand) {
+    if (graph_.references == nullptr) return fail("control flow outside a lowered model");
+    std::string message;
+    ANeuralNetworksModel* model = graph_.references->get(index, &message);
+    if (model == nullptr) return fail(std::string(role) + ": " + message);
+    NnOperand o;
+    o.type = ANEURALNETWORKS_MODEL;
+    o.isConstant = true;
+    o.reference = model;
+    *operand = addOperand(std::move(o));
+    return true;
 }
 
 bool NodeLowering::constantInts(size_t inputIndex, std::vector<int32_t>* values) {

@@ -1,5 +1,6 @@
-// A verified .tflite file: the tensors and operators of its first subgraph, read through
-// nnemu's own flatbuffers schema (binary-compatible with TensorFlow Lite's format).
+// A verified .tflite file: the tensors and operators of every subgraph (the first is the main
+// graph; the others are bodies of control flow such as WHILE and IF), read through nnemu's own
+// flatbuffers schema (binary-compatible with TensorFlow Lite's format).
 #pragma once
 
 #include <cstddef>
@@ -34,7 +35,7 @@ struct Tensor {
 };
 
 struct Node {
-    uint32_t index = 0;            // position in subgraph 0's operator list
+    uint32_t index = 0;            // position in its subgraph's operator list
     std::string opName;            // TFLite builtin name, e.g. "CONV_2D", or the custom code
     std::vector<int32_t> inputs, outputs;   // tensor indexes (-1 = optional input absent)
 
@@ -43,16 +44,27 @@ struct Node {
     const void* options = nullptr; // the operator's flatbuffer table (tflite::Operator*)
 };
 
+// One subgraph: its tensors, its operators in execution order, and its inputs and outputs.
+struct Subgraph {
+    std::string name;
+    std::vector<Tensor> tensors;
+    std::vector<Node> nodes;
+    std::vector<int32_t> inputs, outputs;   // tensor indexes
+};
+
 class Model {
 public:
     // Reads and verifies (flatbuffers verifier) the file; nullptr and a clear message on any problem.
     static std::unique_ptr<Model> load(const std::string& path, std::string* error);
     static std::unique_ptr<Model> fromBuffer(std::vector<uint8_t> bytes, std::string* error);
 
-    const std::vector<Tensor>& tensors() const { return tensors_; }
-    const std::vector<Node>& nodes() const { return nodes_; }
-    const std::vector<int32_t>& inputs() const { return inputs_; }    // subgraph inputs, tensor indexes
-    const std::vector<int32_t>& outputs() const { return outputs_; }
+    // The main graph (subgraph 0).
+    const std::vector<Tensor>& tensors() const { return subgraphs_[0].tensors; }
+    const std::vector<Node>& nodes() const { return subgraphs_[0].nodes; }
+    const std::vector<int32_t>& inputs() const { return subgraphs_[0].inputs; }    // tensor indexes
+    const std::vector<int32_t>& outputs() const { return subgraphs_[0].outputs; }
+    // Every subgraph, the main graph first (never empty once loaded).
+    const std::vector<Subgraph>& subgraphs() const { return subgraphs_; }
     size_t fileSize() const { return bytes_.size(); }
     const std::string& description() const { return description_; }
     uint32_t version() const { return version_; }
@@ -65,9 +77,7 @@ private:
     bool parse(std::string* error);
 
     std::vector<uint8_t> bytes_;
-    std::vector<Tensor> tensors_;
-    std::vector<Node> nodes_;
-    std::vector<int32_t> inputs_, outputs_;
+    std::vector<Subgraph> subgraphs_;
     std::string description_;
     uint32_t version_ = 0;
 };
