@@ -124,6 +124,9 @@ void addDetectionLowerings(LoweringTable& table);
 // Lowers every node of a (data-flow checked) model into graph; false with "operator X at node
 // N: reason" when a node has no NNAPI form.
 bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
+// Lowers every node that has an NNAPI form and leaves the others without operations (false in
+// the result, the reason in `reasons`): for delegates that keep those nodes on their host.
+std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons);
 
 // The NNAPI operand type of a TFLite element type, for messages.
 const char* nnapiTypeName(int32_t type);

@@ -43,22 +43,29 @@ const LoweringTable& LoweringTable::get() {
     return table;
 }
 
-bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+namespace {
+
+// Lowers one node; false leaves `error` set. A node that fails may have added operations.
+bool lowerNode(const Model& model, const Node& node, NnapiGraph& graph, std::string* error) {
+    NodeLowering lowering(model, node, graph, error);
+    const LoweringFunction lower = LoweringTable::get().find(node);
+    if (lower == nullptr) {
+        return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
+                                     ? "unsupported custom operator (no NNAPI mapping)"
+                                     : "unsupported operator (no NNAPI mapping)");
+    }
+    if (!lower(lowering) || lowering.rejected()) return false;
+    if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
+    return true;
+}
+
+void startGraph(const Model& model, NnapiGraph& graph) {
     graph.tensorOperand.assign(model.tensors().size(), -1);
     graph.nodeOperations.assign(model.nodes().size(), {});
     graph.cpuOnly.assign(model.nodes().size(), false);
-    const LoweringTable& lowerings = LoweringTable::get();
-    for (const Node& node : model.nodes()) {
-        NodeLowering lowering(model, node, graph, error);
-        const LoweringFunction lower = lowerings.find(node);
-        if (lower == nullptr) {
-            return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
-                                         ? "unsupported custom operator (no NNAPI mapping)"
-                                         : "unsupported operator (no NNAPI mapping)");
-        }
-        if (!lower(lowering) || lowering.rejected()) return false;
-        if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
-    }
+}
+
+void findReaders(const Model& model, NnapiGraph& graph) {
     graph.tensorReaders.assign(model.tensors().size(), {});
     for (const NnOperation& operation : graph.operations) {
         for (uint32_t operand : operation.inputs) {
@@ -66,7 +73,36 @@ bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
             if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
         }
     }
+}
+
+}  // namespace
+
+bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+    startGraph(model, graph);
+    for (const Node& node : model.nodes()) {
+        if (!lowerNode(model, node, graph, error)) return false;
+    }
+    findReaders(model, graph);
     return true;
+}
+
+std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons) {
+    startGraph(model, graph);
+    std::vector<bool> lowered(model.nodes().size(), false);
+    if (reasons != nullptr) reasons->assign(model.nodes().size(), {});
+    for (const Node& node : model.nodes()) {
+        const size_t operationsBefore = graph.operations.size();
+        std::string why;
+        lowered[node.index] = lowerNode(model, node, graph, &why);
+        if (!lowered[node.index]) {
+            // Its operands stay (unused); its operations go.
+            graph.operations.resize(operationsBefore);
+            graph.nodeOperations[node.index].clear();
+            if (reasons != nullptr) (*reasons)[node.index] = why;
+        }
+    }
+    findReaders(model, graph);
+    return lowered;
 }
 
 }  // namespace nnemu::tflite
