@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 
 #include "Compiler.h"
-#include "Lowering.h"
-#include "NonFinite.h"
 #include "PreparedNetwork.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
@@ -13,6 +11,7 @@
 #include "nnemu/hal/Log.h"
 #include "nnemu/hal/Validation.h"
 #include "nnemu/props/SynapProperties.h"
+#include "nnemu/synap/DirectAccess.h"
 
 namespace nnemu::synap {
 namespace {
@@ -45,21 +44,13 @@ public:
 
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
         std::string why;
-        if (!hal::validateModel(model, &why)) {
+        std::vector<bool> supported = claimOperations(model, &why);
+        if (supported.empty()) {
             NN_LOG(ERROR) << "synap-npu: invalid model: " << why;
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
-        const bool disabled = props::SynapProperties::disable();
-        const hal::ConstantLookup constantOf = [&](uint32_t index) {
-            return hal::constantData(model, model.operands[index]);
-        };
-        std::vector<bool> supported;
-        for (const auto& operation : model.operations) {
-            const LoweringRule* rule = findLowering(operation.type);
-            supported.push_back(!disabled && rule != nullptr && !readsNonFiniteConstant(model, operation) &&
-                                rule->supports(hal::makeOperationContext(operation, model.operands, constantOf)));
-        }
+        if (props::SynapProperties::disable()) supported.assign(supported.size(), false);
         return {ErrorStatus::NONE, supported};
     }
 
