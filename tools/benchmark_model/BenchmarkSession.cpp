@@ -248,11 +248,9 @@ bool BenchmarkSession::loadExternalDelegate() {
     const std::string& path = params_.getString("external_delegate_path");
     tflite::ExternalDelegate::Options options;
     std::string error;
-    if (!tflite::ExternalDelegate::parseOptions(params_.getString("external_delegate_options"), &options, &error)) {
-        TOOL_LOG(ERROR) << error;
-        return false;
+    if (tflite::ExternalDelegate::parseOptions(params_.getString("external_delegate_options"), &options, &error)) {
+        external_ = tflite::ExternalDelegate::load(path, options, &error);
     }
-    external_ = tflite::ExternalDelegate::load(path, options, &error);
     if (external_ == nullptr) {
         TOOL_LOG(ERROR) << error;
         TOOL_LOG(WARNING) << "EXTERNAL delegate not created: the graph runs on the CPU path.";
