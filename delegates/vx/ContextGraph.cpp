@@ -166,6 +166,19 @@ flatbuffers::Offset<fb::QuantizationParameters> quantization(flatbuffers::FlatBu
     return fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &scales, &zeros);
 }
 
+// A node touching a tensor type the model cannot express (strings, float16, ...) stays with the host.
+bool knownTensorTypes(const TfLiteContext* context, const TfLiteNode& node) {
+    for (const TfLiteIntArray* list : {node.inputs, node.outputs}) {
+        for (int i = 0; list != nullptr && i < list->size; ++i) {
+            const int t = list->data[i];
+            if (t < 0) continue;  // an omitted optional input
+            fb::TensorType type;
+            if (static_cast<size_t>(t) >= context->tensors_size || !tensorType(context->tensors[t].type, &type)) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error) {
@@ -209,7 +222,7 @@ std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* e
         graph->builtinCodes[i] = registration->builtin_code;
         fb::BuiltinOptions type;
         Options table;
-        if (registration->builtin_code == fb::BuiltinOperator_CUSTOM ||
+        if (registration->builtin_code == fb::BuiltinOperator_CUSTOM || !knownTensorTypes(context, *node) ||
             !options(b, registration->builtin_code, node->builtin_data, &type, &table)) {
             continue;
         }

@@ -75,6 +75,10 @@ struct ExternalDelegate::Host {
     std::vector<TfLiteDelegateParams> preview;
     std::vector<IntArray> previewArrays;
     std::string* error = nullptr;
+    // Where apply() wants the results of the delegate's ReplaceNodeSubsetsWithDelegateKernels.
+    std::vector<std::vector<uint32_t>>* kernelsOut = nullptr;
+    size_t* partitionsOut = nullptr;
+    std::string* kernelName = nullptr;
 
     void buildTensors(const Model& model);
     void buildNodes(const Model& model);
@@ -92,11 +96,6 @@ ExternalDelegate::Host* hostOf(const TfLiteContext* context) {
     return static_cast<ExternalDelegate::Host*>(context->impl_);
 }
 
-// The kernels the current apply() produced (set while the delegate's Prepare runs).
-thread_local std::vector<std::vector<uint32_t>>* gKernelsOut = nullptr;
-thread_local size_t* gPartitionsOut = nullptr;
-thread_local std::string* gKernelName = nullptr;
-
 TfLiteStatus getExecutionPlan(TfLiteContext* context, TfLiteIntArray** plan) {
     *plan = hostOf(context)->plan.get();
     return kTfLiteOk;
@@ -113,8 +112,9 @@ TfLiteStatus getNodeAndRegistration(TfLiteContext* context, int index, TfLiteNod
 
 TfLiteStatus replaceNodeSubsets(TfLiteContext* context, TfLiteRegistration registration,
                                 const TfLiteIntArray* nodesToReplace, TfLiteDelegate*) {
-    if (gKernelName != nullptr && registration.custom_name != nullptr) *gKernelName = registration.custom_name;
-    return hostOf(context)->replace(registration, nodesToReplace, gKernelsOut, gPartitionsOut);
+    ExternalDelegate::Host* host = hostOf(context);
+    if (host->kernelName != nullptr && registration.custom_name != nullptr) *host->kernelName = registration.custom_name;
+    return host->replace(registration, nodesToReplace, host->kernelsOut, host->partitionsOut);
 }
 
 TfLiteStatus resizeTensor(TfLiteContext* context, TfLiteTensor* tensor, TfLiteIntArray* newSize) {
@@ -395,14 +395,11 @@ bool ExternalDelegate::apply(const Model& model, std::string* error) {
     context.AcquireSubgraphContext = acquireSubgraph;
     context.ReleaseSubgraphContext = releaseSubgraph;
 
-    gKernelsOut = &kernels_;
-    gPartitionsOut = &partitionCount_;
-    gKernelName = &kernelName_;
+    host.kernelsOut = &kernels_;
+    host.partitionsOut = &partitionCount_;
+    host.kernelName = &kernelName_;
     const TfLiteStatus status = host.delegate->Prepare != nullptr ? host.delegate->Prepare(&context, host.delegate)
                                                                    : kTfLiteError;
-    gKernelsOut = nullptr;
-    gPartitionsOut = nullptr;
-    gKernelName = nullptr;
     if (status != kTfLiteOk) {
         if (error->empty()) *error = "the external delegate's Prepare failed";
         releaseKernels();

@@ -9,6 +9,7 @@
 // the structs) are not declared and never touched.
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
