@@ -128,6 +128,44 @@ bool options(flatbuffers::FlatBufferBuilder& b, int32_t code, const void* data, 
             *table = fb::CreateReducerOptions(b, p->keep_dims).Union();
             return true;
         }
+        case fb::BuiltinOperator_SPLIT: {
+            const auto* p = static_cast<const TfLiteSplitParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_SplitOptions;
+            *table = fb::CreateSplitOptions(b, p->num_splits).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_SQUEEZE: {
+            const auto* p = static_cast<const TfLiteSqueezeParams*>(data);
+            if (p == nullptr || p->num_squeeze_dims < 0 || p->num_squeeze_dims > NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS) {
+                return false;
+            }
+            const std::vector<int32_t> dims(p->squeeze_dims, p->squeeze_dims + p->num_squeeze_dims);
+            *type = fb::BuiltinOptions_SqueezeOptions;
+            *table = fb::CreateSqueezeOptionsDirect(b, &dims).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_RESIZE_BILINEAR: {
+            const auto* p = static_cast<const TfLiteResizeBilinearParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_ResizeBilinearOptions;
+            *table = fb::CreateResizeBilinearOptions(b, p->align_corners, p->half_pixel_centers).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR: {
+            const auto* p = static_cast<const TfLiteResizeNearestNeighborParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_ResizeNearestNeighborOptions;
+            *table = fb::CreateResizeNearestNeighborOptions(b, p->align_corners, p->half_pixel_centers).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_GATHER: {
+            const auto* p = static_cast<const TfLiteGatherParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_GatherOptions;
+            *table = fb::CreateGatherOptions(b, p->axis, p->batch_dims).Union();
+            return true;
+        }
         // Operators without options.
         case fb::BuiltinOperator_QUANTIZE:
         case fb::BuiltinOperator_DEQUANTIZE:

@@ -95,6 +95,46 @@ void* elementwiseData(const fb::Operator& op, fb::BuiltinOperator code) {
     return data;
 }
 
+void* shapeData(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_SPLIT: {
+            auto* data = allocate<TfLiteSplitParams>();
+            data->num_splits = op.builtin_options_as_SplitOptions() ? op.builtin_options_as_SplitOptions()->num_splits() : 0;
+            return data;
+        }
+        case fb::BuiltinOperator_SQUEEZE: {
+            auto* data = allocate<TfLiteSqueezeParams>();
+            const fb::SqueezeOptions* o = op.builtin_options_as_SqueezeOptions();
+            if (o != nullptr && o->squeeze_dims() != nullptr &&
+                o->squeeze_dims()->size() <= NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS) {
+                data->num_squeeze_dims = static_cast<int>(o->squeeze_dims()->size());
+                for (int i = 0; i < data->num_squeeze_dims; ++i) data->squeeze_dims[i] = o->squeeze_dims()->Get(i);
+            }
+            return data;
+        }
+        case fb::BuiltinOperator_RESIZE_BILINEAR: {
+            auto* data = allocate<TfLiteResizeBilinearParams>();
+            if (const fb::ResizeBilinearOptions* o = op.builtin_options_as_ResizeBilinearOptions()) {
+                *data = {o->align_corners(), o->half_pixel_centers()};
+            }
+            return data;
+        }
+        case fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR: {
+            auto* data = allocate<TfLiteResizeNearestNeighborParams>();
+            if (const fb::ResizeNearestNeighborOptions* o = op.builtin_options_as_ResizeNearestNeighborOptions()) {
+                *data = {o->align_corners(), o->half_pixel_centers()};
+            }
+            return data;
+        }
+        case fb::BuiltinOperator_GATHER: {
+            auto* data = allocate<TfLiteGatherParams>();
+            if (const fb::GatherOptions* o = op.builtin_options_as_GatherOptions()) *data = {o->axis(), o->batch_dims()};
+            return data;
+        }
+        default: return nullptr;
+    }
+}
+
 void* convert(const Node& node) {
     const auto& op = *static_cast<const fb::Operator*>(node.options);
     const auto code = static_cast<fb::BuiltinOperator>(node.builtinCode);
@@ -125,7 +165,7 @@ void* convert(const Node& node) {
             data->keep_dims = op.builtin_options_as_ReducerOptions() && op.builtin_options_as_ReducerOptions()->keep_dims();
             return data;
         }
-        default: return nullptr;
+        default: return shapeData(op, code);
     }
 }
 

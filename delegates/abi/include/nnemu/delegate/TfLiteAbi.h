@@ -303,6 +303,35 @@ typedef struct TfLiteReducerParams {
     bool keep_dims;
 } TfLiteReducerParams;
 
+typedef struct TfLiteSplitParams {
+    int num_splits;
+} TfLiteSplitParams;
+
+#define NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS 8
+typedef struct TfLiteSqueezeParams {
+    int squeeze_dims[NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS];
+    int num_squeeze_dims;
+} TfLiteSqueezeParams;
+
+typedef struct TfLiteResizeBilinearParams {
+    bool align_corners;
+    bool half_pixel_centers;
+} TfLiteResizeBilinearParams;
+
+typedef struct TfLiteResizeNearestNeighborParams {
+    bool align_corners;
+    bool half_pixel_centers;
+} TfLiteResizeNearestNeighborParams;
+
+typedef struct TfLiteGatherParams {
+    int axis;
+    int batch_dims;
+} TfLiteGatherParams;
+
+typedef struct TfLiteArgMaxParams {
+    TfLiteType output_type;
+} TfLiteArgMaxParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -378,4 +407,7 @@ static_assert(offsetof(TfLitePoolParams, filter_height) == 16 && offsetof(TfLite
 static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8);
 static_assert(offsetof(TfLiteReshapeParams, num_dimensions) == 32);
 static_assert(offsetof(TfLiteConcatenationParams, activation) == 4);
+static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32);
+static_assert(offsetof(TfLiteResizeBilinearParams, half_pixel_centers) == 1);
+static_assert(offsetof(TfLiteGatherParams, batch_dims) == 4);
 #endif
