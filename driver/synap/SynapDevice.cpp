@@ -5,8 +5,6 @@
 
 #include "Compiler.h"
 #include "SynapLog.h"
-#include "Lowering.h"
-#include "NonFinite.h"
 #include "PreparedNetwork.h"
 #include "Statistics.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -14,6 +12,7 @@
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Validation.h"
 #include "nnemu/props/SynapProperties.h"
+#include "nnemu/synap/DirectAccess.h"
 
 namespace nnemu::synap {
 namespace {
@@ -46,22 +45,14 @@ public:
 
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
         std::string why;
-        if (!hal::validateModel(model, &why)) {
+        std::vector<bool> supported = claimOperations(model, &why);
+        if (supported.empty()) {
             SYNAP_LOG(ERROR) << "invalid model: " << why;
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
         touchStatistics();  // a compilation is a statistics touch: a pending reset shows now
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
-        const bool disabled = props::SynapProperties::disable();
-        const hal::ConstantLookup constantOf = [&](uint32_t index) {
-            return hal::constantData(model, model.operands[index]);
-        };
-        std::vector<bool> supported;
-        for (const auto& operation : model.operations) {
-            const LoweringRule* rule = findLowering(operation.type);
-            supported.push_back(!disabled && rule != nullptr && !readsNonFiniteConstant(model, operation) &&
-                                rule->supports(hal::makeOperationContext(operation, model.operands, constantOf)));
-        }
+        if (props::SynapProperties::disable()) supported.assign(supported.size(), false);
         return {ErrorStatus::NONE, supported};
     }
 

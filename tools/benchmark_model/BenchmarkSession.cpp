@@ -201,9 +201,7 @@ bool BenchmarkSession::init() {
     if (!params_.getString("nnapi_support_library_path").empty()) {
         TOOL_LOG(WARNING) << "NNAPI support libraries are not supported by nnemu; --nnapi_support_library_path is ignored.";
     }
-    if (!params_.getString("external_delegate_path").empty()) {
-        TOOL_LOG(WARNING) << "External delegates are not supported by nnemu; --external_delegate_path is ignored.";
-    }
+    if (!params_.getString("external_delegate_path").empty() && !loadExternalDelegate()) return false;
     if (params_.getBool("use_xnnpack")) {
         TOOL_LOG(WARNING) << "The XNNPACK delegate is not available in nnemu; CPU nodes run on nnapi-reference.";
     }
@@ -211,24 +209,62 @@ bool BenchmarkSession::init() {
     // Applying the delegate and allocating tensors both happen in Interpreter::create.
     const int64_t startKb = readPeakResidentKb();
     const int64_t startUs = clock_.nowUs();
-    interpreter_ = tflite::Interpreter::create(*model_, delegateOptions(), &error);
+    tflite::DelegateOptions options = delegateOptions();
+    if (external_ != nullptr) {
+        if (external_->apply(*model_, &error)) {
+            options.externalKernels = external_->kernels();
+            options.runExternalKernel = [this](size_t kernel, std::string* why) { return external_->invokeKernel(kernel, why); };
+        } else {
+            // TFLite restores the plan it had before the delegate: the graph runs on the CPU path.
+            TOOL_LOG(ERROR) << error;
+            TOOL_LOG(WARNING) << "Restored original execution plan after delegate application failure.";
+            external_.reset();
+            error.clear();
+        }
+    }
+    interpreter_ = tflite::Interpreter::create(*model_, options, &error);
+    if (interpreter_ && external_ != nullptr) external_->bind(*interpreter_);
     const int64_t elapsedUs = clock_.nowUs() - startUs;
     if (!interpreter_) {
         TOOL_LOG(ERROR) << error;
-        if (useNnapi) {
-            TOOL_LOG(ERROR) << "Failed to apply " << kDelegateName << " delegate.";
+        if (useNnapi || external_ != nullptr) {
+            TOOL_LOG(ERROR) << "Failed to apply " << delegateName() << " delegate.";
         } else {
             TOOL_LOG(ERROR) << "Failed to initialize the interpreter";
         }
         return false;
     }
     if (profiling_) {
-        const std::string event = useNnapi ? "ModifyGraphWithDelegate" : "AllocateTensors";
+        const std::string event = useNnapi || external_ != nullptr ? "ModifyGraphWithDelegate" : "AllocateTensors";
         const int64_t grownKb = startKb >= 0 ? readPeakResidentKb() - startKb : 0;
         initProfile_.addNodeStats(event + "/0", event, 0, elapsedUs, grownKb * 1000);
         initProfile_.addRunTotal(elapsedUs);
     }
-    return useNnapi ? reportDelegation() : true;
+    return useNnapi || external_ != nullptr ? reportDelegation() : true;
+}
+
+// The plugin and its options; a plugin that cannot be loaded or refuses its options leaves the
+// graph to the CPU path, with the reason.
+bool BenchmarkSession::loadExternalDelegate() {
+    const std::string& path = params_.getString("external_delegate_path");
+    tflite::ExternalDelegate::Options options;
+    std::string error;
+    if (tflite::ExternalDelegate::parseOptions(params_.getString("external_delegate_options"), &options, &error)) {
+        external_ = tflite::ExternalDelegate::load(path, options, &error);
+    }
+    if (external_ == nullptr) {
+        TOOL_LOG(ERROR) << error;
+        TOOL_LOG(WARNING) << "EXTERNAL delegate not created: the graph runs on the CPU path.";
+        return true;
+    }
+    TOOL_LOG(INFO) << "EXTERNAL delegate created.";
+    return true;
+}
+
+const char* BenchmarkSession::delegateName() const { return external_ != nullptr ? "EXTERNAL" : kDelegateName; }
+
+std::string BenchmarkSession::delegateKernelName() const {
+    return external_ != nullptr ? external_->kernelName() : kDelegateKernelName;
 }
 
 bool BenchmarkSession::reportDelegation() {
@@ -237,7 +273,7 @@ bool BenchmarkSession::reportDelegation() {
     const size_t partitions = interpreter_->partitions().size();
     if (delegatedNodes > 0) {
         TOOL_LOG(VERBOSE) << "Replacing " << delegatedNodes << " out of " << model_->nodes().size()
-                          << " node(s) with delegate (" << kDelegateKernelName << ") node, yielding " << partitions
+                          << " node(s) with delegate (" << delegateKernelName() << ") node, yielding " << partitions
                           << " partitions for the whole graph.";
     }
     const bool fullyDelegated = kernels == 1 && partitions == 1;
@@ -246,14 +282,14 @@ bool BenchmarkSession::reportDelegation() {
         return false;
     }
     if (fullyDelegated) {
-        TOOL_LOG(INFO) << "Explicitly applied " << kDelegateName
+        TOOL_LOG(INFO) << "Explicitly applied " << delegateName()
                        << " delegate, and the model graph will be completely executed by the delegate.";
     } else if (kernels > 0) {
-        TOOL_LOG(INFO) << "Explicitly applied " << kDelegateName
+        TOOL_LOG(INFO) << "Explicitly applied " << delegateName()
                        << " delegate, and the model graph will be partially executed by the delegate w/ " << kernels
                        << " delegate kernels.";
     } else {
-        TOOL_LOG(INFO) << "Though " << kDelegateName
+        TOOL_LOG(INFO) << "Though " << delegateName()
                        << " delegate is explicitly applied, the model graph will not be executed by the delegate.";
     }
     return true;
@@ -337,7 +373,7 @@ void BenchmarkSession::recordRunProfile() {
     int64_t totalUs = 0;
     for (size_t i = 0; i < partitions.size() && i < times.size(); ++i) {
         const tflite::Partition& partition = partitions[i];
-        std::string type = kDelegateKernelName;
+        std::string type = delegateKernelName();
         if (!partition.delegated) {
             // CPU nodes show their op name; a CPU partition of several nodes is timed as one.
             type.clear();

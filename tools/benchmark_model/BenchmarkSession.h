@@ -14,6 +14,7 @@
 #include "BenchmarkParams.h"
 #include "OpProfileTable.h"
 #include "RunStatistic.h"
+#include "nnemu/tflite/ExternalDelegate.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
 
@@ -33,6 +34,9 @@ private:
     bool init();
     tflite::DelegateOptions delegateOptions() const;
     bool reportDelegation();
+    bool loadExternalDelegate();
+    const char* delegateName() const;
+    std::string delegateKernelName() const;
     bool prepareInputs();
     void resetInputs();
     void recordRunProfile();
@@ -44,6 +48,8 @@ private:
     BenchmarkParams params_;
     BenchmarkClock& clock_;
     std::unique_ptr<tflite::Model> model_;
+    // --external_delegate_path: the plugin, kept while the interpreter runs its kernels.
+    std::unique_ptr<tflite::ExternalDelegate> external_;
     std::unique_ptr<tflite::Interpreter> interpreter_;
     std::vector<std::vector<uint8_t>> inputData_;
     RunStatistic warmupUs_;

@@ -10,7 +10,7 @@
 namespace nnemu::labelimage {
 namespace {
 
-enum LongOnly { kAcceleratorName = 1000, kUseNnapi };
+enum LongOnly { kAcceleratorName = 1000, kUseNnapi, kExternalDelegatePath, kExternalDelegateOptions };
 
 bool toInt(const char* text, int* value) {
     if (text == nullptr || *text == '\0') return false;
@@ -72,6 +72,8 @@ LabelImageParse parseLabelImageFlags(const std::vector<std::string>& args, Label
         {"accelerator_name", required_argument, nullptr, kAcceleratorName},
         {"nnapi_accelerator_name", required_argument, nullptr, kAcceleratorName},
         {"use_nnapi", required_argument, nullptr, kUseNnapi},
+        {"external_delegate_path", required_argument, nullptr, kExternalDelegatePath},
+        {"external_delegate_options", required_argument, nullptr, kExternalDelegateOptions},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -121,6 +123,8 @@ LabelImageParse parseLabelImageFlags(const std::vector<std::string>& args, Label
                 settings->accelerated = true;
                 break;
             case kUseNnapi: if (!toFlag(optarg, &settings->accelerated)) bad("--use_nnapi", optarg); break;
+            case kExternalDelegatePath: settings->externalDelegatePath = optarg; break;
+            case kExternalDelegateOptions: settings->externalDelegateOptions = optarg; break;
             case 'h': return LabelImageParse::HELP;
             case ':':
                 errors->push_back("option " + std::string(argv[static_cast<size_t>(optind) - 1]) + " needs a value");
@@ -144,6 +148,8 @@ std::string labelImageUsage() {
     return "label_image\n"
            "\t--accelerated, -a: [0|1] use Android NNAPI or not\n"
            "\t--accelerator_name: NNAPI device to use, e.g. synap-npu or nnapi-reference (implies -a 1)\n"
+           "\t--external_delegate_path: a TFLite external delegate plugin, e.g. libvx_delegate.so\n"
+           "\t--external_delegate_options: its options, key:value;key:value\n"
            "\t--allow_fp16, -f: [0|1], allow running fp32 models with fp16 or not (not used by nnemu)\n"
            "\t--count, -c: loop interpreter->Invoke() for certain times\n"
            "\t--input_mean, -b: input mean\n"

@@ -13,6 +13,8 @@ struct LabelImageSettings {
     std::string labelsPath = "./labels.txt";
     bool accelerated = false;        // -a: run through the NNAPI delegate
     std::string acceleratorName;     // implies -a 1
+    std::string externalDelegatePath;      // a TFLite external delegate plugin (libvx_delegate.so)
+    std::string externalDelegateOptions;   // "k:v;k:v"
     int loopCount = 1;               // -c: timed invocations
     int warmupRuns = 2;              // -w
     float inputMean = 127.5f;        // -b: float models get (x - mean) / std

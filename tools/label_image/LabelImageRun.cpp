@@ -12,6 +12,7 @@
 #include "ModelInput.h"
 #include "ToolLog.h"
 #include "TopResults.h"
+#include "nnemu/tflite/ExternalDelegate.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
 
@@ -61,6 +62,35 @@ void printProfile(const tflite::Model& model, const tflite::Interpreter& interpr
     }
 }
 
+// --external_delegate_path: loads the plugin and applies it; nullptr (the graph on the CPU path,
+// with the reason printed) when it cannot be loaded, refuses its options or fails to apply.
+std::unique_ptr<tflite::ExternalDelegate> applyExternalDelegate(const LabelImageSettings& settings,
+                                                                const tflite::Model& model,
+                                                                tflite::DelegateOptions* options) {
+    if (settings.externalDelegatePath.empty()) return nullptr;
+    std::string error;
+    tflite::ExternalDelegate::Options pluginOptions;
+    std::unique_ptr<tflite::ExternalDelegate> external;
+    if (tflite::ExternalDelegate::parseOptions(settings.externalDelegateOptions, &pluginOptions, &error)) {
+        external = tflite::ExternalDelegate::load(settings.externalDelegatePath, pluginOptions, &error);
+    }
+    if (external == nullptr) {
+        TOOL_LOG(ERROR) << error;
+        TOOL_LOG(WARNING) << "EXTERNAL delegate not created: the graph runs on the CPU path.";
+        return nullptr;
+    }
+    TOOL_LOG(INFO) << "EXTERNAL delegate created.";
+    if (!external->apply(model, &error)) {
+        TOOL_LOG(ERROR) << error;
+        TOOL_LOG(WARNING) << "Restored original execution plan after delegate application failure.";
+        return nullptr;
+    }
+    tflite::ExternalDelegate* plugin = external.get();
+    options->externalKernels = external->kernels();
+    options->runExternalKernel = [plugin](size_t kernel, std::string* why) { return plugin->invokeKernel(kernel, why); };
+    return external;
+}
+
 }  // namespace
 
 bool runLabelImage(const LabelImageSettings& settings) {
@@ -79,7 +109,17 @@ bool runLabelImage(const LabelImageSettings& settings) {
     options.acceleratorName = settings.acceleratorName;
     options.numThreads = settings.numberOfThreads;
     options.maxDelegatedPartitions = 3;   // the NNAPI delegate's default for applications
+    std::unique_ptr<tflite::ExternalDelegate> external = applyExternalDelegate(settings, *model, &options);
     std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, options, &error);
+    if (interpreter && external) {
+        external->bind(*interpreter);
+        if (external->kernels().size() > 0) {
+            TOOL_LOG(VERBOSE) << "Replacing " << interpreter->delegatedNodeCount() << " out of " << model->nodes().size()
+                              << " node(s) with delegate (" << external->kernelName() << ") node, yielding "
+                              << external->partitionCount() << " partitions for the whole graph.";
+        }
+        TOOL_LOG(INFO) << "Applied EXTERNAL delegate.";
+    }
     if (!interpreter) {
         TOOL_LOG(ERROR) << error;
         return fail(settings.accelerated ? "Failed to apply NNAPI delegate." : "Failed to allocate tensors!");

@@ -61,9 +61,17 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     graph.signedInt8 = nnapiHasSignedInt8();
     if (!lowerModel(model, graph, error)) return nullptr;
 
-    // Which nodes the accelerator takes: all NNAPI operations of a node must be supported.
+    // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
+    // external delegate takes the place of the accelerator.
     std::vector<bool> supported(model.nodes().size(), false);
-    if (!targets.accelerators.empty() && !model.nodes().empty()) {
+    const bool external = !options.externalKernels.empty();
+    for (const std::vector<uint32_t>& kernel : options.externalKernels) {
+        for (uint32_t n : kernel) {
+            if (n < supported.size()) supported[n] = true;
+        }
+    }
+    interpreter->runExternalKernel_ = options.runExternalKernel;
+    if (!external && !targets.accelerators.empty() && !model.nodes().empty()) {
         std::vector<uint32_t> all(model.nodes().size());
         for (uint32_t n = 0; n < all.size(); ++n) all[n] = n;
         std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
@@ -84,8 +92,11 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         for (size_t n = 0; n < supported.size(); ++n) supported[n] = supported[n] && !graph.cpuOnly[n];
     }
     std::vector<NodeSubset> subsets = partitionNodes(model, supported);
-    const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
-    if (limited != supported) subsets = partitionNodes(model, limited);
+    if (!external) {
+        const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
+        if (limited != supported) subsets = partitionNodes(model, limited);
+    }
+    int32_t nextExternal = 0;
 
     // Compile: a delegate kernel per delegated subset, one model per node elsewhere.
     CompileTarget cpuTarget;
@@ -96,6 +107,18 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         partition.nodes = subset.nodes;
         partition.delegated = subset.delegated;
         partition.kernelIndex = subset.delegated ? nextKernel++ : subset.nodes.front();
+        if (external && subset.delegated) {
+            // The host made the same subsets from the same claim (partitionNodes).
+            if (static_cast<size_t>(nextExternal) >= options.externalKernels.size() ||
+                options.externalKernels[nextExternal] != subset.nodes) {
+                *error = "the external delegate's node subsets do not match the graph's partitioning";
+                return nullptr;
+            }
+            partition.externalKernel = nextExternal++;
+            interpreter->partitions_.push_back(std::move(partition));
+            interpreter->compiled_.emplace_back();
+            continue;
+        }
         std::vector<std::vector<uint32_t>> units;
         if (subset.delegated) {
             units.push_back(subset.nodes);
@@ -174,6 +197,12 @@ const Tensor& Interpreter::outputTensor(size_t i) const { return model_.tensors(
 uint8_t* Interpreter::inputData(size_t i) { return inputData_[i].data(); }
 const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].data(); }
 
+uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
+    if (t < 0 || static_cast<size_t>(t) >= tensorData_.size()) return nullptr;
+    if (bytes != nullptr) *bytes = tensorData_[t].size();
+    return tensorData_[t].data();
+}
+
 bool Interpreter::invoke(std::string* error) {
     std::string ignored;
     if (error == nullptr) error = &ignored;
@@ -199,6 +228,12 @@ bool Interpreter::invoke(std::string* error) {
     };
     for (size_t p = 0; p < partitions_.size(); ++p) {
         const auto start = std::chrono::steady_clock::now();
+        if (partitions_[p].externalKernel >= 0) {
+            if (!runExternalKernel_ || !runExternalKernel_(static_cast<size_t>(partitions_[p].externalKernel), error)) {
+                *error = "delegate kernel " + std::to_string(partitions_[p].kernelIndex) + ": " + *error;
+                return false;
+            }
+        }
         for (const std::unique_ptr<CompiledPartition>& part : compiled_[p]) {
             const auto unitStart = std::chrono::steady_clock::now();
             if (!part->run(tensorData_, error)) {

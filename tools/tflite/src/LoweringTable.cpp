@@ -45,31 +45,35 @@ const LoweringTable& LoweringTable::get() {
     return table;
 }
 
-bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+namespace {
+
+// Lowers one node of `subgraph`; false leaves `error` set. A node that fails may have added
+// operations.
+bool lowerNode(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
+               std::string* error) {
+    NodeLowering lowering(model, subgraph, node, graph, error);
+    const LoweringFunction lower = LoweringTable::get().find(node);
+    if (lower == nullptr) {
+        return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
+                                     ? "unsupported custom operator (no NNAPI mapping)"
+                                     : "unsupported operator (no NNAPI mapping)");
+    }
+    if (!lower(lowering) || lowering.rejected()) return false;
+    if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
+    return true;
+}
+
+void startGraph(const Model& model, const Subgraph& subgraph, NnapiGraph& graph) {
     if (graph.references == nullptr) {
         graph.ownedReferences = std::make_shared<ReferencedModels>(model, graph.signedInt8);
         graph.references = graph.ownedReferences.get();
     }
-    return lowerSubgraph(model, 0, graph, error);
-}
-
-bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error) {
-    const Subgraph& subgraph = model.subgraphs()[index];
     graph.tensorOperand.assign(subgraph.tensors.size(), -1);
     graph.nodeOperations.assign(subgraph.nodes.size(), {});
     graph.cpuOnly.assign(subgraph.nodes.size(), false);
-    const LoweringTable& lowerings = LoweringTable::get();
-    for (const Node& node : subgraph.nodes) {
-        NodeLowering lowering(model, subgraph, node, graph, error);
-        const LoweringFunction lower = lowerings.find(node);
-        if (lower == nullptr) {
-            return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
-                                         ? "unsupported custom operator (no NNAPI mapping)"
-                                         : "unsupported operator (no NNAPI mapping)");
-        }
-        if (!lower(lowering) || lowering.rejected()) return false;
-        if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
-    }
+}
+
+void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
     graph.tensorReaders.assign(subgraph.tensors.size(), {});
     for (const NnOperation& operation : graph.operations) {
         for (uint32_t operand : operation.inputs) {
@@ -77,7 +81,42 @@ bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::s
             if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
         }
     }
+}
+
+}  // namespace
+
+bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+    return lowerSubgraph(model, 0, graph, error);
+}
+
+bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error) {
+    const Subgraph& subgraph = model.subgraphs()[index];
+    startGraph(model, subgraph, graph);
+    for (const Node& node : subgraph.nodes) {
+        if (!lowerNode(model, subgraph, node, graph, error)) return false;
+    }
+    findReaders(subgraph, graph);
     return true;
+}
+
+std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons) {
+    const Subgraph& subgraph = model.subgraphs()[0];
+    startGraph(model, subgraph, graph);
+    std::vector<bool> lowered(subgraph.nodes.size(), false);
+    if (reasons != nullptr) reasons->assign(subgraph.nodes.size(), {});
+    for (const Node& node : subgraph.nodes) {
+        const size_t operationsBefore = graph.operations.size();
+        std::string why;
+        lowered[node.index] = lowerNode(model, subgraph, node, graph, &why);
+        if (!lowered[node.index]) {
+            // Its operands stay (unused); its operations go.
+            graph.operations.resize(operationsBefore);
+            graph.nodeOperations[node.index].clear();
+            if (reasons != nullptr) (*reasons)[node.index] = why;
+        }
+    }
+    findReaders(subgraph, graph);
+    return lowered;
 }
 
 }  // namespace nnemu::tflite

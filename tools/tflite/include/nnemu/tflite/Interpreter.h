@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ struct DelegateOptions {
     int maxDelegatedPartitions = 0;       // <= 0: no limit (benchmark_model); apps default to 3
     std::string cacheDir, cacheToken;     // both non-empty => ANeuralNetworksCompilation_setCaching
     int numThreads = -1;
+    // An external delegate (ExternalDelegate.h) replaced these node subsets: each runs through
+    // runExternalKernel(k) instead of NNAPI, the other nodes run on nnapi-reference.
+    std::vector<std::vector<uint32_t>> externalKernels;
+    std::function<bool(size_t kernel, std::string* error)> runExternalKernel;
 };
 
 struct Partition {
@@ -28,6 +33,7 @@ struct Partition {
     bool delegated = false;               // true: an NNAPI delegate kernel on the accelerator; false: CPU node(s)
     uint32_t kernelIndex = 0;             // delegate kernels get indexes after the last original node (TFLite style);
                                           // a CPU partition carries its first node's index
+    int32_t externalKernel = -1;          // >= 0: run by that external delegate kernel
 };
 
 class CompiledPartition;  // internal: one NNAPI model + compilation
@@ -60,6 +66,10 @@ public:
     uint8_t* inputData(size_t i);
     const uint8_t* outputData(size_t i) const;
 
+    // The buffer of TFLite tensor t as the partitions use it (external delegate kernels read and
+    // write it); nullptr for a tensor no node uses.
+    uint8_t* tensorData(int32_t t, size_t* bytes);
+
     bool invoke(std::string* error);        // runs every partition in order
     const std::vector<uint64_t>& lastPartitionTimesUs() const { return partitionTimesUs_; }  // per partition, last invoke
     // Per TFLite node, last invoke: each CPU node's own time (CPU partitions run node by node, as
@@ -82,6 +92,7 @@ private:
     std::vector<TensorBuffer> inputData_, outputData_;   // the caller's side, TFLite layout
     std::vector<uint64_t> partitionTimesUs_;
     std::vector<uint64_t> nodeTimesUs_;
+    std::function<bool(size_t kernel, std::string* error)> runExternalKernel_;
 };
 
 }  // namespace nnemu::tflite

@@ -1,0 +1,413 @@
+// TensorFlow Lite's external-delegate C ABI, declared by nnemu from the documented layouts of
+// tensorflow/lite/core/c/common.h and builtin_op_data.h (TensorFlow Lite 2.15 and later, LP64).
+// Only what a delegate plugin and its host exchange is declared; every offset either side
+// relies on is checked below, so a layout change fails the build instead of a run.
+//
+// The layouts hold for TFLite 2.15+: TfLiteRegistration gained `async_kernel` (2.13) and
+// `inplace_operator` (2.14), and ReplaceNodeSubsetsWithDelegateKernels takes it by value, so a
+// host older than 2.14 passes a shorter struct. Fields appended by later versions (at the ends of
+// the structs) are not declared and never touched.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum TfLiteStatus {
+    kTfLiteOk = 0,
+    kTfLiteError = 1,
+    kTfLiteDelegateError = 2,
+    kTfLiteApplicationError = 3,
+} TfLiteStatus;
+
+typedef enum TfLiteType {
+    kTfLiteNoType = 0,
+    kTfLiteFloat32 = 1,
+    kTfLiteInt32 = 2,
+    kTfLiteUInt8 = 3,
+    kTfLiteInt64 = 4,
+    kTfLiteString = 5,
+    kTfLiteBool = 6,
+    kTfLiteInt16 = 7,
+    kTfLiteComplex64 = 8,
+    kTfLiteInt8 = 9,
+    kTfLiteFloat16 = 10,
+} TfLiteType;
+
+// A size followed by that many elements (flexible array member).
+typedef struct TfLiteIntArray {
+    int size;
+    int data[];
+} TfLiteIntArray;
+
+typedef struct TfLiteFloatArray {
+    int size;
+    float data[];
+} TfLiteFloatArray;
+
+typedef struct TfLiteQuantizationParams {
+    float scale;
+    int32_t zero_point;
+} TfLiteQuantizationParams;
+
+typedef enum TfLiteQuantizationType {
+    kTfLiteNoQuantization = 0,
+    kTfLiteAffineQuantization = 1,
+} TfLiteQuantizationType;
+
+typedef struct TfLiteQuantization {
+    TfLiteQuantizationType type;
+    void* params;  // TfLiteAffineQuantization* when type is kTfLiteAffineQuantization
+} TfLiteQuantization;
+
+typedef struct TfLiteAffineQuantization {
+    TfLiteFloatArray* scale;
+    TfLiteIntArray* zero_point;
+    int32_t quantized_dimension;
+} TfLiteAffineQuantization;
+
+typedef enum TfLiteAllocationType {
+    kTfLiteMemNone = 0,
+    kTfLiteMmapRo = 1,  // constant data of the model file
+    kTfLiteArenaRw = 2,
+    kTfLiteArenaRwPersistent = 3,
+    kTfLiteDynamic = 4,
+    kTfLitePersistentRo = 5,
+    kTfLiteCustom = 6,
+} TfLiteAllocationType;
+
+typedef int TfLiteBufferHandle;
+struct TfLiteDelegate;
+struct TfLiteContext;
+
+typedef union TfLitePtrUnion {
+    int32_t* i32;
+    int64_t* i64;
+    float* f;
+    uint8_t* uint8;
+    int8_t* int8;
+    char* raw;
+    const char* raw_const;
+    void* data;
+} TfLitePtrUnion;
+
+typedef struct TfLiteTensor {
+    TfLiteType type;
+    TfLitePtrUnion data;
+    TfLiteIntArray* dims;
+    TfLiteQuantizationParams params;
+    TfLiteAllocationType allocation_type;
+    size_t bytes;
+    const void* allocation;
+    const char* name;
+    struct TfLiteDelegate* delegate;
+    TfLiteBufferHandle buffer_handle;
+    bool data_is_stale;
+    bool is_variable;
+    TfLiteQuantization quantization;
+    void* sparsity;  // TfLiteSparsity*
+    const TfLiteIntArray* dims_signature;
+} TfLiteTensor;
+
+typedef struct TfLiteNode {
+    TfLiteIntArray* inputs;
+    TfLiteIntArray* outputs;
+    TfLiteIntArray* intermediates;
+    TfLiteIntArray* temporaries;
+    void* user_data;  // a delegate kernel's: what its init returned
+    void* builtin_data;
+    const void* custom_initial_data;
+    int custom_initial_data_size;
+    struct TfLiteDelegate* delegate;
+    bool might_have_side_effect;
+} TfLiteNode;
+
+typedef struct TfLiteRegistration {
+    void* (*init)(struct TfLiteContext* context, const char* buffer, size_t length);
+    void (*free)(struct TfLiteContext* context, void* buffer);
+    TfLiteStatus (*prepare)(struct TfLiteContext* context, TfLiteNode* node);
+    TfLiteStatus (*invoke)(struct TfLiteContext* context, TfLiteNode* node);
+    const char* (*profiling_string)(const struct TfLiteContext* context, const TfLiteNode* node);
+    int32_t builtin_code;
+    const char* custom_name;
+    int version;
+    void* registration_external;                                             // TfLiteOperator*
+    void* (*async_kernel)(struct TfLiteContext* context, TfLiteNode* node);  // TfLiteAsyncKernel*
+    uint64_t inplace_operator;
+} TfLiteRegistration;
+
+// What a delegate kernel's init receives (as `buffer`, length 0) for one partition.
+typedef struct TfLiteDelegateParams {
+    struct TfLiteDelegate* delegate;
+    TfLiteIntArray* nodes_to_replace;
+    TfLiteIntArray* input_tensors;
+    TfLiteIntArray* output_tensors;
+} TfLiteDelegateParams;
+
+typedef struct TfLiteContext {
+    size_t tensors_size;
+    TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext* context, TfLiteIntArray** execution_plan);
+    TfLiteTensor* tensors;
+    void* impl_;
+    TfLiteStatus (*ResizeTensor)(struct TfLiteContext* context, TfLiteTensor* tensor, TfLiteIntArray* new_size);
+    void (*ReportError)(struct TfLiteContext* context, const char* msg, ...);
+    TfLiteStatus (*AddTensors)(struct TfLiteContext* context, int tensors_to_add, int* first_new_tensor_index);
+    TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext* context, int node_index, TfLiteNode** node,
+                                           TfLiteRegistration** registration);
+    TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext* context,
+                                                          TfLiteRegistration registration,
+                                                          const TfLiteIntArray* nodes_to_replace,
+                                                          struct TfLiteDelegate* delegate);
+    int recommended_num_threads;
+    void* (*GetExternalContext)(struct TfLiteContext* context, int type);
+    void (*SetExternalContext)(struct TfLiteContext* context, int type, void* external_context);
+    bool allow_fp32_relax_to_fp16;
+    void* profiler;
+    void* (*AllocatePersistentBuffer)(struct TfLiteContext* context, size_t bytes);
+    TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext* context, size_t bytes, void** ptr);
+    TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext* context, size_t bytes, int* buffer_idx);
+    void* (*GetScratchBuffer)(struct TfLiteContext* context, int buffer_idx);
+    TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext* context, TfLiteTensor* tensor, int dims,
+                                         const int* shape);
+    TfLiteStatus (*PreviewDelegatePartitioning)(struct TfLiteContext* context, const TfLiteIntArray* nodes_to_replace,
+                                                TfLiteDelegateParams** partition_params_array, int* num_partitions);
+    TfLiteTensor* (*GetTensor)(const struct TfLiteContext* context, int tensor_idx);
+    void* (*GetEvalTensor)(const struct TfLiteContext* context, int tensor_idx);
+    TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext* context, const char* name, const char** ptr,
+                                     size_t* bytes);
+    TfLiteStatus (*AcquireSubgraphContext)(struct TfLiteContext* context, int subgraph_index,
+                                           struct TfLiteContext** acquired_context);
+    TfLiteStatus (*ReleaseSubgraphContext)(struct TfLiteContext* context, int subgraph_index);
+} TfLiteContext;
+
+typedef enum TfLiteDelegateFlags {
+    kTfLiteDelegateFlagsNone = 0,
+    kTfLiteDelegateFlagsAllowDynamicTensors = 1,
+    kTfLiteDelegateFlagsRequirePropagatedShapes = 2,
+    kTfLiteDelegateFlagsPerOperatorProfiling = 4,
+} TfLiteDelegateFlags;
+
+typedef struct TfLiteDelegate {
+    void* data_;
+    TfLiteStatus (*Prepare)(TfLiteContext* context, struct TfLiteDelegate* delegate);
+    TfLiteStatus (*CopyFromBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                         TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
+    TfLiteStatus (*CopyToBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate,
+                                       TfLiteBufferHandle buffer_handle, TfLiteTensor* tensor);
+    void (*FreeBufferHandle)(TfLiteContext* context, struct TfLiteDelegate* delegate, TfLiteBufferHandle* handle);
+    int64_t flags;
+    void* opaque_delegate_builder;  // TfLiteOpaqueDelegateBuilder*; null for a plain delegate
+} TfLiteDelegate;
+
+// builtin_data of the operators the vx delegate reads (builtin_op_data.h).
+typedef enum TfLitePadding {
+    kTfLitePaddingUnknown = 0,
+    kTfLitePaddingSame = 1,
+    kTfLitePaddingValid = 2,
+} TfLitePadding;
+
+typedef enum TfLiteFusedActivation {
+    kTfLiteActNone = 0,
+    kTfLiteActRelu = 1,
+    kTfLiteActReluN1To1 = 2,
+    kTfLiteActRelu6 = 3,
+    kTfLiteActTanh = 4,
+    kTfLiteActSignBit = 5,
+    kTfLiteActSigmoid = 6,
+} TfLiteFusedActivation;
+
+typedef struct TfLitePaddingValues {
+    int width;
+    int height;
+    int width_offset;
+    int height_offset;
+} TfLitePaddingValues;
+
+typedef struct TfLiteConvParams {
+    TfLitePadding padding;
+    int stride_width;
+    int stride_height;
+    int dilation_width_factor;
+    int dilation_height_factor;
+    TfLiteFusedActivation activation;
+} TfLiteConvParams;
+
+typedef struct TfLiteDepthwiseConvParams {
+    TfLitePadding padding;
+    int stride_width;
+    int stride_height;
+    int depth_multiplier;
+    TfLiteFusedActivation activation;
+    int dilation_width_factor;
+    int dilation_height_factor;
+} TfLiteDepthwiseConvParams;
+
+typedef struct TfLitePoolParams {
+    TfLitePadding padding;
+    int stride_width;
+    int stride_height;
+    int filter_width;
+    int filter_height;
+    TfLiteFusedActivation activation;
+    struct {
+        TfLitePaddingValues padding;
+    } computed;
+} TfLitePoolParams;
+
+typedef enum TfLiteFullyConnectedWeightsFormat {
+    kTfLiteFullyConnectedWeightsFormatDefault = 0,
+    kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8 = 1,
+} TfLiteFullyConnectedWeightsFormat;
+
+typedef struct TfLiteFullyConnectedParams {
+    TfLiteFusedActivation activation;
+    TfLiteFullyConnectedWeightsFormat weights_format;
+    bool keep_num_dims;
+    bool asymmetric_quantize_inputs;
+} TfLiteFullyConnectedParams;
+
+typedef struct TfLiteSoftmaxParams {
+    float beta;
+} TfLiteSoftmaxParams;
+
+#define NNEMU_TFLITE_RESHAPE_MAX_DIMENSIONS 8
+typedef struct TfLiteReshapeParams {
+    int shape[NNEMU_TFLITE_RESHAPE_MAX_DIMENSIONS];
+    int num_dimensions;
+} TfLiteReshapeParams;
+
+typedef struct TfLiteAddParams {
+    TfLiteFusedActivation activation;
+    bool pot_scale_int16;
+} TfLiteAddParams;
+
+typedef struct TfLiteMulParams {
+    TfLiteFusedActivation activation;
+} TfLiteMulParams;
+
+typedef struct TfLiteSubParams {
+    TfLiteFusedActivation activation;
+    bool pot_scale_int16;
+} TfLiteSubParams;
+
+typedef struct TfLiteConcatenationParams {
+    int axis;
+    TfLiteFusedActivation activation;
+} TfLiteConcatenationParams;
+
+typedef struct TfLiteReducerParams {
+    bool keep_dims;
+} TfLiteReducerParams;
+
+typedef struct TfLiteSplitParams {
+    int num_splits;
+} TfLiteSplitParams;
+
+#define NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS 8
+typedef struct TfLiteSqueezeParams {
+    int squeeze_dims[NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS];
+    int num_squeeze_dims;
+} TfLiteSqueezeParams;
+
+typedef struct TfLiteResizeBilinearParams {
+    bool align_corners;
+    bool half_pixel_centers;
+} TfLiteResizeBilinearParams;
+
+typedef struct TfLiteResizeNearestNeighborParams {
+    bool align_corners;
+    bool half_pixel_centers;
+} TfLiteResizeNearestNeighborParams;
+
+typedef struct TfLiteGatherParams {
+    int axis;
+    int batch_dims;
+} TfLiteGatherParams;
+
+typedef struct TfLiteArgMaxParams {
+    TfLiteType output_type;
+} TfLiteArgMaxParams;
+
+// The plugin entry points TFLite's external delegate loader looks up with dlsym.
+typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
+                                                      void (*report_error)(const char*));
+typedef void (*TfLitePluginDestroyDelegate)(TfLiteDelegate* delegate);
+
+#ifdef __cplusplus
+}  // extern "C"
+
+// The LP64 layout both sides rely on.
+static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8 && sizeof(int) == 4, "LP64 only");
+static_assert(sizeof(TfLiteIntArray) == 4 && offsetof(TfLiteIntArray, data) == 4);
+static_assert(sizeof(TfLiteFloatArray) == 4 && offsetof(TfLiteFloatArray, data) == 4);
+static_assert(sizeof(TfLiteQuantizationParams) == 8);
+static_assert(sizeof(TfLiteQuantization) == 16 && offsetof(TfLiteQuantization, params) == 8);
+static_assert(offsetof(TfLiteAffineQuantization, zero_point) == 8 &&
+              offsetof(TfLiteAffineQuantization, quantized_dimension) == 16);
+static_assert(sizeof(TfLitePtrUnion) == 8);
+static_assert(offsetof(TfLiteTensor, type) == 0 && offsetof(TfLiteTensor, data) == 8 &&
+              offsetof(TfLiteTensor, dims) == 16 && offsetof(TfLiteTensor, params) == 24 &&
+              offsetof(TfLiteTensor, allocation_type) == 32 && offsetof(TfLiteTensor, bytes) == 40 &&
+              offsetof(TfLiteTensor, allocation) == 48 && offsetof(TfLiteTensor, name) == 56 &&
+              offsetof(TfLiteTensor, delegate) == 64 && offsetof(TfLiteTensor, buffer_handle) == 72 &&
+              offsetof(TfLiteTensor, data_is_stale) == 76 && offsetof(TfLiteTensor, is_variable) == 77 &&
+              offsetof(TfLiteTensor, quantization) == 80 && offsetof(TfLiteTensor, sparsity) == 96 &&
+              offsetof(TfLiteTensor, dims_signature) == 104);
+// The host's tensors array is indexed with this stride.
+static_assert(sizeof(TfLiteTensor) == 112);
+static_assert(offsetof(TfLiteNode, inputs) == 0 && offsetof(TfLiteNode, outputs) == 8 &&
+              offsetof(TfLiteNode, intermediates) == 16 && offsetof(TfLiteNode, temporaries) == 24 &&
+              offsetof(TfLiteNode, user_data) == 32 && offsetof(TfLiteNode, builtin_data) == 40 &&
+              offsetof(TfLiteNode, custom_initial_data) == 48 &&
+              offsetof(TfLiteNode, custom_initial_data_size) == 56 && offsetof(TfLiteNode, delegate) == 64 &&
+              offsetof(TfLiteNode, might_have_side_effect) == 72);
+static_assert(offsetof(TfLiteRegistration, init) == 0 && offsetof(TfLiteRegistration, free) == 8 &&
+              offsetof(TfLiteRegistration, prepare) == 16 && offsetof(TfLiteRegistration, invoke) == 24 &&
+              offsetof(TfLiteRegistration, profiling_string) == 32 &&
+              offsetof(TfLiteRegistration, builtin_code) == 40 && offsetof(TfLiteRegistration, custom_name) == 48 &&
+              offsetof(TfLiteRegistration, version) == 56 &&
+              offsetof(TfLiteRegistration, registration_external) == 64 &&
+              offsetof(TfLiteRegistration, async_kernel) == 72 &&
+              offsetof(TfLiteRegistration, inplace_operator) == 80);
+// Passed by value to ReplaceNodeSubsetsWithDelegateKernels: its size is part of the call ABI.
+static_assert(sizeof(TfLiteRegistration) == 88);
+static_assert(sizeof(TfLiteDelegateParams) == 32 && offsetof(TfLiteDelegateParams, nodes_to_replace) == 8 &&
+              offsetof(TfLiteDelegateParams, input_tensors) == 16 &&
+              offsetof(TfLiteDelegateParams, output_tensors) == 24);
+static_assert(offsetof(TfLiteContext, tensors_size) == 0 && offsetof(TfLiteContext, GetExecutionPlan) == 8 &&
+              offsetof(TfLiteContext, tensors) == 16 && offsetof(TfLiteContext, impl_) == 24 &&
+              offsetof(TfLiteContext, ResizeTensor) == 32 && offsetof(TfLiteContext, ReportError) == 40 &&
+              offsetof(TfLiteContext, AddTensors) == 48 && offsetof(TfLiteContext, GetNodeAndRegistration) == 56 &&
+              offsetof(TfLiteContext, ReplaceNodeSubsetsWithDelegateKernels) == 64 &&
+              offsetof(TfLiteContext, recommended_num_threads) == 72 &&
+              offsetof(TfLiteContext, GetExternalContext) == 80 && offsetof(TfLiteContext, SetExternalContext) == 88 &&
+              offsetof(TfLiteContext, allow_fp32_relax_to_fp16) == 96 && offsetof(TfLiteContext, profiler) == 104 &&
+              offsetof(TfLiteContext, AllocatePersistentBuffer) == 112 &&
+              offsetof(TfLiteContext, AllocateBufferForEval) == 120 &&
+              offsetof(TfLiteContext, RequestScratchBufferInArena) == 128 &&
+              offsetof(TfLiteContext, GetScratchBuffer) == 136 && offsetof(TfLiteContext, ResizeTensorExplicit) == 144 &&
+              offsetof(TfLiteContext, PreviewDelegatePartitioning) == 152 &&
+              offsetof(TfLiteContext, GetTensor) == 160 && offsetof(TfLiteContext, GetEvalTensor) == 168 &&
+              offsetof(TfLiteContext, GetModelMetadata) == 176 &&
+              offsetof(TfLiteContext, AcquireSubgraphContext) == 184 &&
+              offsetof(TfLiteContext, ReleaseSubgraphContext) == 192 && sizeof(TfLiteContext) == 200);
+static_assert(offsetof(TfLiteDelegate, data_) == 0 && offsetof(TfLiteDelegate, Prepare) == 8 &&
+              offsetof(TfLiteDelegate, CopyFromBufferHandle) == 16 &&
+              offsetof(TfLiteDelegate, CopyToBufferHandle) == 24 && offsetof(TfLiteDelegate, FreeBufferHandle) == 32 &&
+              offsetof(TfLiteDelegate, flags) == 40 && offsetof(TfLiteDelegate, opaque_delegate_builder) == 48 &&
+              sizeof(TfLiteDelegate) == 56);
+static_assert(offsetof(TfLiteConvParams, activation) == 20);
+static_assert(offsetof(TfLiteDepthwiseConvParams, activation) == 16 &&
+              offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24);
+static_assert(offsetof(TfLitePoolParams, filter_height) == 16 && offsetof(TfLitePoolParams, activation) == 20);
+static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8);
+static_assert(offsetof(TfLiteReshapeParams, num_dimensions) == 32);
+static_assert(offsetof(TfLiteConcatenationParams, activation) == 4);
+static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32);
+static_assert(offsetof(TfLiteResizeBilinearParams, half_pixel_centers) == 1);
+static_assert(offsetof(TfLiteGatherParams, batch_dims) == 4);
+#endif

@@ -1,0 +1,241 @@
+// libvx_delegate.so: a TensorFlow Lite external delegate on nnemu's emulated NPU, like the
+// board's timvx delegate. Prepare claims what synap-npu runs (the loader's TFLite-to-NNAPI
+// mapping, then the driver's own claim), each delegated partition becomes a network of the same
+// driver, compiled at its first invoke (synap-behaviors.md §2.1, §6.1).
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "ContextGraph.h"
+#include "HalPartition.h"
+#include "Lowering.h"
+#include "VxOptions.h"
+#include "nnemu/delegate/TfLiteAbi.h"
+#include "nnemu/synap/DirectAccess.h"
+
+namespace nnemu::vx {
+namespace {
+
+constexpr int32_t kBuiltinDelegate = 51;  // kTfLiteBuiltinDelegate: the code of delegate kernels
+constexpr const char* kKernelName = "Vx Delegate";
+
+// One Prepare's view of the host graph, shared by the kernels it created.
+struct PreparedGraph {
+    std::unique_ptr<ContextGraph> context;
+    tflite::NnapiGraph graph;
+};
+
+struct Delegate {
+    TfLiteDelegate abi{};
+    VxOptions options;
+    std::shared_ptr<PreparedGraph> current;   // the graph of the Prepare in progress
+};
+
+struct Kernel {
+    std::shared_ptr<PreparedGraph> graph;
+    HalPartition partition;
+    std::shared_ptr<hal::IPreparedModel> network;
+    const VxOptions* options = nullptr;
+};
+
+// A host tensor's memory, lent to one execution.
+class BorrowedPool final : public hal::MemoryPool {
+public:
+    BorrowedPool(void* data, size_t size) : data_(static_cast<uint8_t*>(data)), size_(size) {}
+    uint8_t* data() const override { return data_; }
+    size_t size() const override { return size_; }
+
+private:
+    uint8_t* data_;
+    size_t size_;
+};
+
+Delegate* delegateOf(TfLiteDelegate* abi) { return static_cast<Delegate*>(abi->data_); }
+
+std::set<int32_t> arraySet(const TfLiteIntArray* array) {
+    std::set<int32_t> values;
+    for (int i = 0; array != nullptr && i < array->size; ++i) values.insert(array->data[i]);
+    return values;
+}
+
+void* kernelInit(TfLiteContext* context, const char* buffer, size_t) {
+    const auto* params = reinterpret_cast<const TfLiteDelegateParams*>(buffer);
+    Delegate* delegate = delegateOf(params->delegate);
+    if (delegate->options.errorDuringInit || delegate->current == nullptr) return nullptr;
+    auto kernel = std::make_unique<Kernel>();
+    kernel->graph = delegate->current;
+    kernel->options = &delegate->options;
+    const ContextGraph& graph = *kernel->graph->context;
+    std::vector<uint32_t> nodes;
+    for (int i = 0; i < params->nodes_to_replace->size; ++i) {
+        const int planNode = params->nodes_to_replace->data[i];
+        for (size_t n = 0; n < graph.planNodes.size(); ++n) {
+            if (graph.planNodes[n] == planNode) nodes.push_back(static_cast<uint32_t>(n));
+        }
+    }
+    std::string error;
+    if (nodes.size() != static_cast<size_t>(params->nodes_to_replace->size) ||
+        !buildHalPartition(kernel->graph->graph, nodes, arraySet(params->output_tensors), &kernel->partition, &error)) {
+        context->ReportError(context, "Vx delegate: cannot build the partition: %s",
+                             error.empty() ? "unknown node" : error.c_str());
+        return nullptr;
+    }
+    // Compilation waits for the first invoke (synap-behaviors.md §2.1).
+    kernel->network = synap::prepareNetwork(kernel->partition.model, &error);
+    if (kernel->network == nullptr) {
+        context->ReportError(context, "Vx delegate: %s", error.c_str());
+        return nullptr;
+    }
+    return kernel.release();
+}
+
+void kernelFree(TfLiteContext*, void* buffer) { delete static_cast<Kernel*>(buffer); }
+
+TfLiteStatus kernelPrepare(TfLiteContext* context, TfLiteNode* node) {
+    auto* kernel = static_cast<Kernel*>(node->user_data);
+    if (kernel == nullptr) {
+        context->ReportError(context, "Vx delegate: the kernel was not initialised");
+        return kTfLiteError;
+    }
+    return kernel->options->errorDuringPrepare ? kTfLiteError : kTfLiteOk;
+}
+
+// Binds the host tensors as one pool each.
+bool bindArgument(TfLiteContext* context, int32_t tensorIndex, hal::Request& request,
+                  std::vector<hal::RequestArgument>& arguments) {
+    if (tensorIndex < 0 || static_cast<size_t>(tensorIndex) >= context->tensors_size) return false;
+    TfLiteTensor& tensor = context->tensors[tensorIndex];
+    if (tensor.data.data == nullptr) return false;
+    hal::RequestArgument argument;
+    argument.location = {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(tensor.bytes)};
+    request.pools.push_back(std::make_shared<BorrowedPool>(tensor.data.data, tensor.bytes));
+    arguments.push_back(std::move(argument));
+    return true;
+}
+
+TfLiteStatus kernelInvoke(TfLiteContext* context, TfLiteNode* node) {
+    auto* kernel = static_cast<Kernel*>(node->user_data);
+    if (kernel == nullptr || kernel->options->errorDuringInvoke) return kTfLiteError;
+    hal::Request request;
+    for (int32_t t : kernel->partition.inputTensors) {
+        if (!bindArgument(context, t, request, request.inputs)) return kTfLiteError;
+    }
+    for (int32_t t : kernel->partition.outputTensors) {
+        if (!bindArgument(context, t, request, request.outputs)) return kTfLiteError;
+    }
+    const auto [status, shapes, timing] = kernel->network->execute(request, hal::MeasureTiming::NO, {});
+    if (status != hal::ErrorStatus::NONE) {
+        context->ReportError(context, "Vx delegate: the NPU execution failed (status %d)", static_cast<int>(status));
+        return kTfLiteError;
+    }
+    return kTfLiteOk;
+}
+
+// Per plan position: synap-npu runs every NNAPI operation of the node.
+std::vector<bool> claimNodes(const PreparedGraph& prepared, const VxOptions& options) {
+    const ContextGraph& context = *prepared.context;
+    std::vector<bool> claimed(context.builtinCodes.size(), false);
+    std::vector<uint32_t> lowered;
+    for (uint32_t n = 0; n < context.planNodes.size(); ++n) {
+        if (!prepared.graph.nodeOperations[n].empty() && !prepared.graph.cpuOnly[n]) lowered.push_back(n);
+    }
+    std::set<int32_t> everyTensor;
+    for (const tflite::NnOperand& operand : prepared.graph.operands) {
+        if (operand.tensor >= 0) everyTensor.insert(operand.tensor);
+    }
+    HalPartition whole;
+    std::string error;
+    if (lowered.empty() || !buildHalPartition(prepared.graph, lowered, everyTensor, &whole, &error)) return claimed;
+    const std::vector<bool> supported = synap::claimOperations(whole.model, &error);
+    if (supported.empty()) return claimed;
+    std::vector<bool> nodeOk(context.planNodes.size(), true);
+    for (size_t op = 0; op < supported.size(); ++op) {
+        if (!supported[op]) nodeOk[whole.operationNodes[op]] = false;
+    }
+    for (size_t i = 0; i < claimed.size(); ++i) {
+        const int n = context.modelNodeOfPlan[i];
+        claimed[i] = n >= 0 && !prepared.graph.nodeOperations[n].empty() && !prepared.graph.cpuOnly[n] && nodeOk[n] &&
+                     (options.allowedBuiltinCode == 0 || context.builtinCodes[i] == options.allowedBuiltinCode);
+    }
+    return claimed;
+}
+
+TfLiteStatus delegatePrepare(TfLiteContext* context, TfLiteDelegate* abi) {
+    Delegate* delegate = delegateOf(abi);
+    auto prepared = std::make_shared<PreparedGraph>();
+    std::string error;
+    prepared->context = readContext(context, &error);
+    if (prepared->context == nullptr) {
+        context->ReportError(context, "Vx delegate: %s", error.c_str());
+        return kTfLiteDelegateError;
+    }
+    prepared->graph.signedInt8 = true;  // the driver takes TENSOR_QUANT8_ASYMM_SIGNED
+    tflite::lowerMappableNodes(*prepared->context->model, prepared->graph, nullptr);
+    const std::vector<bool> claimed = claimNodes(*prepared, delegate->options);
+
+    TfLiteIntArray* plan = nullptr;
+    context->GetExecutionPlan(context, &plan);
+    std::vector<int> replace;
+    for (size_t i = 0; i < claimed.size(); ++i) {
+        if (claimed[i]) {
+            replace.push_back(plan->data[i]);
+        } else {
+            std::fprintf(stderr, "WARNING: Fallback unsupported op %d to TfLite\n", prepared->context->builtinCodes[i]);
+        }
+    }
+    auto* nodes = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + sizeof(int) * replace.size()));
+    nodes->size = static_cast<int>(replace.size());
+    if (!replace.empty()) std::memcpy(nodes->data, replace.data(), sizeof(int) * replace.size());
+
+    TfLiteRegistration registration{};
+    registration.init = kernelInit;
+    registration.free = kernelFree;
+    registration.prepare = kernelPrepare;
+    registration.invoke = kernelInvoke;
+    registration.builtin_code = kBuiltinDelegate;
+    registration.custom_name = kKernelName;
+    registration.version = 1;
+    delegate->current = prepared;
+    const TfLiteStatus status = context->ReplaceNodeSubsetsWithDelegateKernels(context, registration, nodes, abi);
+    delegate->current.reset();
+    std::free(nodes);
+    return status;
+}
+
+}  // namespace
+}  // namespace nnemu::vx
+
+extern "C" {
+
+__attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_delegate(
+        char** keys, char** values, size_t count, void (*reportError)(const char*)) {
+    using namespace nnemu::vx;
+    auto delegate = std::make_unique<Delegate>();
+    std::string error;
+    if (!parseVxOptions(keys, values, count, &delegate->options, &error)) {
+        if (reportError != nullptr) {
+            reportError(error.c_str());
+        } else {
+            std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+        }
+        return nullptr;
+    }
+    logVxOptions(delegate->options);
+    if (delegate->options.allowedCacheMode) {
+        std::fprintf(stderr,
+                     "WARNING: Vx delegate: the compiled-graph cache (allowed_cache_mode) is not emulated yet; "
+                     "the graph compiles at its first invoke through the SyNAP cache.\n");
+    }
+    delegate->abi.data_ = delegate.get();
+    delegate->abi.Prepare = delegatePrepare;
+    delegate->abi.flags = kTfLiteDelegateFlagsAllowDynamicTensors | kTfLiteDelegateFlagsRequirePropagatedShapes;
+    return &delegate.release()->abi;
+}
+
+__attribute__((visibility("default"))) void tflite_plugin_destroy_delegate(TfLiteDelegate* abi) {
+    if (abi != nullptr) delete static_cast<nnemu::vx::Delegate*>(abi->data_);
+}
+
+}  // extern "C"

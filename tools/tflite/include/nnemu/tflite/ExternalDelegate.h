@@ -1,0 +1,58 @@
+// Hosting a TensorFlow Lite external delegate plugin (tflite_plugin_create_delegate /
+// tflite_plugin_destroy_delegate, the C ABI of nnemu/delegate/TfLiteAbi.h) over a loaded Model,
+// as TFLite's interpreter hosts one: a TfLiteContext over the model's tensors and nodes, the
+// delegate's Prepare, then its kernels for the node subsets it replaced. The Interpreter runs
+// the kernels in place of those subsets and everything else on its own path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::tflite {
+
+class Interpreter;
+
+class ExternalDelegate {
+public:
+    using Options = std::vector<std::pair<std::string, std::string>>;
+    // "k1:v1;k2:v2" (benchmark_model's --external_delegate_options); false on an entry without ':'.
+    static bool parseOptions(const std::string& text, Options* options, std::string* error);
+    // dlopen + tflite_plugin_create_delegate. nullptr with a message when the library or its entry
+    // points are missing or the plugin refuses to create a delegate (bad options).
+    static std::unique_ptr<ExternalDelegate> load(const std::string& path, const Options& options, std::string* error);
+    ~ExternalDelegate();
+
+    // Runs the delegate's Prepare over the model. false: the delegate failed (the model then runs
+    // without it). Afterwards kernels() lists the replaced node subsets, in execution order.
+    bool apply(const Model& model, std::string* error);
+    const std::vector<std::vector<uint32_t>>& kernels() const { return kernels_; }
+    // The delegate kernel's registration name (e.g. "Vx Delegate"); "" before apply.
+    const std::string& kernelName() const { return kernelName_; }
+    // Node subsets in execution order (delegated or not), after apply.
+    size_t partitionCount() const { return partitionCount_; }
+
+    // Points the context's tensors at the interpreter's buffers (after Interpreter::create).
+    void bind(Interpreter& interpreter);
+    bool invokeKernel(size_t kernel, std::string* error);
+
+    ExternalDelegate(const ExternalDelegate&) = delete;
+    ExternalDelegate& operator=(const ExternalDelegate&) = delete;
+
+    struct Host;  // internal: the TfLiteContext and everything it points to
+
+private:
+    ExternalDelegate() = default;
+    void releaseKernels();
+
+    std::unique_ptr<Host> host_;
+    std::vector<std::vector<uint32_t>> kernels_;
+    std::string kernelName_;
+    size_t partitionCount_ = 0;
+};
+
+}  // namespace nnemu::tflite
