@@ -173,4 +173,15 @@ bool ReferencedModels::finish(uint32_t index, const NnapiGraph& graph, const std
     return true;
 }
 
+// Here, not beside lowerSubgraph: the main graph's lowering is what needs the NNAPI models of its
+// subgraphs, and a library that only maps nodes (libvx_delegate.so) must not link them.
+bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+    if (graph.references == nullptr) {
+        auto references = std::make_shared<ReferencedModels>(model, graph.signedInt8);
+        graph.references = references.get();
+        graph.ownedReferences = std::move(references);
+    }
+    return lowerSubgraph(model, 0, graph, error);
+}
+
 }  // namespace nnemu::tflite

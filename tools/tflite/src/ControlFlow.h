@@ -16,19 +16,19 @@
 
 namespace nnemu::tflite {
 
-class ReferencedModels {
+class ReferencedModels final : public SubgraphModels {
 public:
     // Far beyond real models; keeps a crafted chain of subgraphs from exhausting the stack.
     static constexpr size_t kMaxNesting = 32;
 
     ReferencedModels(const Model& model, bool signedInt8);
-    ~ReferencedModels();   // frees the models, referring ones before those they refer to
+    ~ReferencedModels() override;   // frees the models, referring ones before those they refer to
 
     // The finished model of subgraph `index`, built on first use; nullptr with a reason for an
     // index out of range, a subgraph reached again while it is being built (a recursion cycle;
     // the main graph counts as being built), nesting deeper than kMaxNesting, or one that cannot
     // be lowered or that NNAPI refuses.
-    ANeuralNetworksModel* get(int32_t index, std::string* error);
+    ANeuralNetworksModel* get(int32_t index, std::string* error) override;
 
     ReferencedModels(const ReferencedModels&) = delete;
     ReferencedModels& operator=(const ReferencedModels&) = delete;

@@ -135,7 +135,7 @@ void addControlFlowLowerings(LoweringTable& table);
 // "operator X at node N: reason" when a node has no NNAPI form. The subgraphs its IF and WHILE
 // nodes run are lowered and built as NNAPI models on the way (graph.ownedReferences).
 bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
-// The same for subgraph `index` (graph.references set, or made as for lowerModel).
+// The same for subgraph `index`; IF and WHILE need graph.references set.
 bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error);
 // Lowers every node that has an NNAPI form and leaves the others without operations (false in
 // the result, the reason in `reasons`): for delegates that keep those nodes on their host.

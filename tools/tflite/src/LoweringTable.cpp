@@ -1,5 +1,4 @@
 // The table of lowerings (every operator family adds its own) and the lowering of a whole model.
-#include "ControlFlow.h"
 #include "Lowering.h"
 
 namespace nnemu::tflite {
@@ -63,11 +62,7 @@ bool lowerNode(const Model& model, const Subgraph& subgraph, const Node& node, N
     return true;
 }
 
-void startGraph(const Model& model, const Subgraph& subgraph, NnapiGraph& graph) {
-    if (graph.references == nullptr) {
-        graph.ownedReferences = std::make_shared<ReferencedModels>(model, graph.signedInt8);
-        graph.references = graph.ownedReferences.get();
-    }
+void startGraph(const Subgraph& subgraph, NnapiGraph& graph) {
     graph.tensorOperand.assign(subgraph.tensors.size(), -1);
     graph.nodeOperations.assign(subgraph.nodes.size(), {});
     graph.cpuOnly.assign(subgraph.nodes.size(), false);
@@ -85,13 +80,9 @@ void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
 
 }  // namespace
 
-bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
-    return lowerSubgraph(model, 0, graph, error);
-}
-
 bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error) {
     const Subgraph& subgraph = model.subgraphs()[index];
-    startGraph(model, subgraph, graph);
+    startGraph(subgraph, graph);
     for (const Node& node : subgraph.nodes) {
         if (!lowerNode(model, subgraph, node, graph, error)) return false;
     }
@@ -101,7 +92,7 @@ bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::s
 
 std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons) {
     const Subgraph& subgraph = model.subgraphs()[0];
-    startGraph(model, subgraph, graph);
+    startGraph(subgraph, graph);
     std::vector<bool> lowered(subgraph.nodes.size(), false);
     if (reasons != nullptr) reasons->assign(subgraph.nodes.size(), {});
     for (const Node& node : subgraph.nodes) {

@@ -7,13 +7,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct ANeuralNetworksModel;
 
 namespace nnemu::tflite {
 
-class ReferencedModels;
+// The finished NNAPI model of a subgraph, by TFLite subgraph index (ControlFlow.h implements
+// it). An interface, so that lowering links no NNAPI function.
+class SubgraphModels {
+public:
+    virtual ~SubgraphModels() = default;
+    // nullptr with a reason when the subgraph cannot be built.
+    virtual ANeuralNetworksModel* get(int32_t index, std::string* error) = 0;
+};
 
 struct NnOperand {
     int32_t type = 0;                  // ANEURALNETWORKS_* operand type
@@ -54,9 +62,10 @@ struct NnapiGraph {
     std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
     std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
     // The NNAPI models of the subgraphs IF and WHILE run, shared by the main graph and every
-    // subgraph lowered for it; the main graph owns them (lowerModel creates them).
-    ReferencedModels* references = nullptr;
-    std::shared_ptr<ReferencedModels> ownedReferences;
+    // subgraph lowered for it; the main graph owns them (lowerModel creates them). Null where
+    // control flow is not lowered (libvx_delegate.so, which builds no NNAPI model).
+    SubgraphModels* references = nullptr;
+    std::shared_ptr<SubgraphModels> ownedReferences;
 };
 
 }  // namespace nnemu::tflite
