@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
 

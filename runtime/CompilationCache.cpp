@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
 namespace {

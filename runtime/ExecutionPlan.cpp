@@ -6,7 +6,7 @@
 #include <limits>
 #include <new>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 
 namespace nnemu::runtime {

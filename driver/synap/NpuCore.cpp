@@ -12,7 +12,7 @@
 
 #include "Compiler.h"
 #include "LayerKinds.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::synap {
 namespace {

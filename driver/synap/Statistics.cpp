@@ -22,7 +22,7 @@
 #include "StatisticsFiles.h"
 #include "StatisticsState.h"
 #include "nnemu/base/RootedFile.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::synap {
