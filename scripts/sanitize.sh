@@ -17,13 +17,19 @@ configure() {  # build directory, sanitizers
       -DNNEMU_SANITIZE="$2" >/dev/null
 }
 
-# Runs one gtest binary (with its arguments) under a device root of its own.
+# Runs one gtest binary (with its arguments) under a device root of its own, inside its build
+# directory (as CTest does: see tests/TestEnvironment.cmake.in), with none of the caller's
+# NNEMU_*/SYNAP_* settings and HOME/TMPDIR in the build tree.
 run() {
-  local root status=0
-  root="$(mktemp -d)"
+  local scratch status=0
+  scratch="$(mktemp -d "$PWD/${1%%/*}/test-run.XXXXXX")"
+  mkdir -p "$scratch/root" "$scratch/home" "$scratch/tmp"
   echo "== $*"
-  NNEMU_ROOT="$root" "$@" --gtest_brief=1 || status=$?
-  rm -rf "$root"
+  env $(env | sed -n 's/^\(\(NNEMU\|SYNAP\)_[A-Za-z0-9_]*\)=.*/-u \1/p') \
+      HOME="$scratch/home" TMPDIR="$scratch/tmp" XDG_STATE_HOME="$scratch/home/.local/state" \
+      NNEMU_ROOT="$scratch/root" "$@" --gtest_brief=1 || status=$?
+  chmod -R u+rwx "$scratch"
+  rm -rf "$scratch"
   return "$status"
 }
 
