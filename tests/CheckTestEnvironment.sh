@@ -5,7 +5,7 @@
 build=$1 status=0
 leaked=$(env | grep -E '^(NNEMU|SYNAP)_' | grep -v '^NNEMU_TEST_SCRATCH=')
 [ -z "$leaked" ] || { echo "the caller's settings reach the tests: $leaked"; status=1; }
-for name in HOME TMPDIR XDG_STATE_HOME; do
+for name in HOME TMPDIR TEST_TMPDIR XDG_STATE_HOME; do
   eval "value=\${$name:-}"
   case "$value" in
     "$build"/*) ;;
