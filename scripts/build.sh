@@ -11,8 +11,10 @@ configure() {
   local args=()
   # NNEMU_TEST_DATA=<dir> names the test data folder (../shared by default).
   [ -z "${NNEMU_TEST_DATA:-}" ] || args+=("-DNNEMU_SHARED_DIR=$NNEMU_TEST_DATA")
-  if [ -f build/CMakeCache.txt ] && [ ${#args[@]} -eq 0 ]; then
-    return 0  # the build re-runs CMake itself when a CMakeLists.txt changed
+  if [ -f build/CMakeCache.txt ]; then
+    # The build re-runs CMake itself when a CMakeLists.txt changed; the build type stays.
+    [ ${#args[@]} -eq 0 ] || cmake -S . -B build "${args[@]}" >/dev/null
+    return 0
   fi
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${args[@]}" >/dev/null
 }
