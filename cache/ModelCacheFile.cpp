@@ -73,7 +73,7 @@ bool isRegularFile(int fd, struct stat* info, std::string* error) {
 
 }  // namespace
 
-bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                          const std::vector<uint8_t>& payload, std::string* error) {
     struct stat info {};
     if (!isRegularFile(fd, &info, error)) return false;
@@ -97,7 +97,7 @@ bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producer
     return true;
 }
 
-bool readModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error) {
     struct stat info {};
     if (!isRegularFile(fd, &info, error)) return false;

@@ -10,7 +10,7 @@
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/base/RootedFile.h"
 #include "nnemu/cache/SynapCache.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::cache {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -162,7 +162,7 @@ bool readValues(const OperandView& operand, std::vector<float>* values) {
         float& v = (*values)[i];
         switch (operand.type) {
             case OperandType::TENSOR_FLOAT32: v = load<float>(data, i); break;
-            case OperandType::TENSOR_FLOAT16: v = halfToFloat(load<uint16_t>(data, i)); break;
+            case OperandType::TENSOR_FLOAT16: v = base::halfToFloat(load<uint16_t>(data, i)); break;
             case OperandType::TENSOR_INT32: v = static_cast<float>(load<int32_t>(data, i)); break;
             case OperandType::TENSOR_QUANT8_ASYMM: v = (data[i] - zeroPoint) * operand.scale; break;
             case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: v = (load<int8_t>(data, i) - zeroPoint) * operand.scale; break;
@@ -177,7 +177,7 @@ bool readValues(const OperandView& operand, std::vector<float>* values) {
 void writeValue(OperandView& operand, size_t i, float value) {
     switch (operand.type) {
         case OperandType::TENSOR_FLOAT32: store(operand.data, i, value); break;
-        case OperandType::TENSOR_FLOAT16: store(operand.data, i, floatToHalf(value)); break;
+        case OperandType::TENSOR_FLOAT16: store(operand.data, i, base::floatToHalf(value)); break;
         case OperandType::TENSOR_QUANT8_ASYMM: operand.data[i] = quantize<uint8_t>(value, operand, 0.0f, 255.0f); break;
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: store(operand.data, i, quantize<int8_t>(value, operand, -128.0f, 127.0f)); break;
         case OperandType::TENSOR_QUANT16_ASYMM: store(operand.data, i, quantize<uint16_t>(value, operand, 0.0f, 65535.0f)); break;

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
-#include "nnemu/hal/Log.h"
 
 namespace nnemu::runtime {
 

@@ -6,8 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
 namespace {
@@ -28,9 +29,14 @@ public:
                 const std::string name = base + kind + std::to_string(i);
                 const int fd = ::open(name.c_str(), flags, 0600);
                 if (fd < 0) {
+                    // Said at the default log level: a missing or unwritable cache directory
+                    // otherwise only shows as every run paying the full compile.
                     if (create && errno == ELOOP) {
                         NN_LOG(WARNING) << "compilation cache file " << name
                                         << " is a symbolic link; not following it, compiling without the cache";
+                    } else if (create) {
+                        NN_LOG(WARNING) << "cannot create the compilation cache file " << name << ": "
+                                        << std::strerror(errno) << "; compiling without the cache";
                     }
                     closeAll();
                     return false;
@@ -151,9 +157,7 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
         }
     }
     CacheFiles created;
-    if (!created.open(base, modelCount, dataCount, true)) {
-        NN_LOG(VERBOSE) << "cannot create the compilation cache files " << base << "*; compiling without them";
-    }
+    created.open(base, modelCount, dataCount, true);  // warns when it cannot
     return driver.prepareModelWithQos(model, preference, qos, created.model, created.data, *token);
 }
 

@@ -3,8 +3,8 @@
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
-#include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <new>
 
+#include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
-#include "nnemu/hal/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 
 namespace nnemu::runtime {

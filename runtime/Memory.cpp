@@ -9,7 +9,7 @@
 #include <limits>
 #include <new>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
 namespace {

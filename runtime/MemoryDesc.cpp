@@ -8,7 +8,7 @@
 #include <new>
 
 #include "Compilation.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 
 namespace nnemu::runtime {

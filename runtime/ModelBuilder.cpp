@@ -9,7 +9,7 @@
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
 

@@ -14,7 +14,7 @@
 #include "FeatureLevel.h"
 #include "Memory.h"
 #include "MemoryDesc.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 using namespace nnemu::runtime;
 

@@ -11,7 +11,7 @@
 #include "Device.h"
 #include "Execution.h"
 #include "FeatureLevel.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 using namespace nnemu::runtime;
 

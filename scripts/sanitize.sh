@@ -10,6 +10,7 @@
 # usage: scripts/sanitize.sh [asan|tsan]...   (both when none is named)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phases.sh
 jobs="$(nproc)"
 
 configure() {  # build directory, sanitizers
@@ -17,20 +18,23 @@ configure() {  # build directory, sanitizers
       -DNNEMU_SANITIZE="$2" >/dev/null
 }
 
-# Runs one gtest binary (with its arguments) under a device root of its own.
+# Runs one gtest binary (with its arguments) under a device root of its own, inside its build
+# directory (as CTest does: see tests/TestEnvironment.cmake.in), with none of the caller's
+# NNEMU_*/SYNAP_* settings and HOME/TMPDIR in the build tree.
 run() {
-  local root status=0
-  root="$(mktemp -d)"
+  local scratch status=0
+  scratch="$(mktemp -d "$PWD/${1%%/*}/test-run.XXXXXX")"
+  mkdir -p "$scratch/root" "$scratch/home" "$scratch/tmp"
   echo "== $*"
-  NNEMU_ROOT="$root" "$@" --gtest_brief=1 || status=$?
-  rm -rf "$root"
+  env $(env | sed -n 's/^\(\(NNEMU\|SYNAP\)_[A-Za-z0-9_]*\)=.*/-u \1/p') \
+      HOME="$scratch/home" TMPDIR="$scratch/tmp" XDG_STATE_HOME="$scratch/home/.local/state" \
+      NNEMU_ROOT="$scratch/root" "$@" --gtest_brief=1 || status=$?
+  chmod -R u+rwx "$scratch"
+  rm -rf "$scratch"
   return "$status"
 }
 
-asan() {
-  configure build-asan address,undefined
-  cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests nnemu_api_next_tests nnemu_cache_tests \
-      nnemu_synap_tests
+asan_tests() {
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
   run build-asan/bin/nnemu_unit_tests
@@ -40,9 +44,14 @@ asan() {
   run build-asan/bin/nnemu_synap_tests
 }
 
-tsan() {
-  configure build-tsan thread
-  cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests
+asan() {
+  phase "configuring build-asan" configure build-asan address,undefined
+  phase "building build-asan" cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests \
+      nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests
+  phase "running build-asan tests" asan_tests
+}
+
+tsan_tests() {
   # No suppressions needed: Debian's XNNPACK and pthreadpool are not instrumented and the pool's
   # threads run only their code, so TSan records no access of those threads to report.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
@@ -50,6 +59,13 @@ tsan() {
   run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*'
   run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*'
   run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*'
+}
+
+tsan() {
+  phase "configuring build-tsan" configure build-tsan thread
+  phase "building build-tsan" cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests \
+      nnemu_cache_tests nnemu_synap_tests
+  phase "running build-tsan tests" tsan_tests
 }
 
 steps=("$@")

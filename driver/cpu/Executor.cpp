@@ -8,7 +8,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ControlFlow.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/Validation.h"
 

@@ -3,7 +3,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ControlFlow.h"
 #include "nnemu/hal/DeviceRegistry.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/Validation.h"
 
 namespace nnemu::cpu {

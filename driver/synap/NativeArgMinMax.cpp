@@ -2,7 +2,7 @@
 // along an axis, the first one on ties, as INT32.
 #include "NativeLayers.h"
 #include "nnemu/hal/Axis.h"
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 
 namespace nnemu::synap {
 namespace {
@@ -42,7 +42,7 @@ bool run(const NativeLayer& layer) {
     const hal::AxisSplit split = hal::splitAtAxis(dimsOf(input), axis);
     switch (input.type()) {
         case npu::DataType::FLOAT32: argMinMax<kMaximum>(layer, split, same<float>); return true;
-        case npu::DataType::FLOAT16: argMinMax<kMaximum>(layer, split, hal::halfToFloat); return true;
+        case npu::DataType::FLOAT16: argMinMax<kMaximum>(layer, split, base::halfToFloat); return true;
         case npu::DataType::QUINT8: argMinMax<kMaximum>(layer, split, same<uint8_t>); return true;
         case npu::DataType::QINT8: argMinMax<kMaximum>(layer, split, same<int8_t>); return true;
         case npu::DataType::INT32:

@@ -13,8 +13,8 @@
 #include "Compiler.h"
 #include "CoreThreads.h"
 #include "LayerKinds.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
-#include "nnemu/hal/Log.h"
 
 namespace nnemu::synap {
 namespace {

@@ -14,8 +14,9 @@
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
-#include "nnemu/cache/ModelKey.h"
+#include "ModelKey.h"
 #include "nnemu/cache/SharedSynapCache.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"
@@ -94,7 +95,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
     const std::string key =
-            synapCache.capacity > 0 ? cache::compiledNetworkKey(model_, inputDims, kCompilerVersion) : "";
+            synapCache.capacity > 0 ? compiledNetworkKey(model_, inputDims, kCompilerVersion) : "";
     const bool profiling = props::SynapProperties::profile();
     std::vector<uint8_t> program;
     const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &program);

@@ -25,6 +25,7 @@
 #include "StatisticsState.h"
 #include "StatisticsView.h"
 #include "nnemu/base/RootedFile.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 

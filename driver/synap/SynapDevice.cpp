@@ -10,6 +10,7 @@
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/hal/DeviceRegistry.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/Validation.h"
 #include "nnemu/props/SynapProperties.h"
 #include "nnemu/synap/DirectAccess.h"

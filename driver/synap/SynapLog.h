@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::synap {
 

@@ -27,7 +27,7 @@ protected:
         close(fd_);
         CacheTest::TearDown();
     }
-    bool readBack(std::string* error, const hal::CacheToken* token = nullptr, uint32_t version = 3) {
+    bool readBack(std::string* error, const CacheToken* token = nullptr, uint32_t version = 3) {
         std::vector<uint8_t> payload;
         const bool ok = readModelCacheFile(fd_, token ? *token : token_, version, &payload, error);
         if (ok) {
@@ -38,7 +38,7 @@ protected:
 
     std::string path_;
     int fd_ = -1;
-    hal::CacheToken token_{};
+    CacheToken token_{};
     std::vector<uint8_t> payload_;
 };
 
@@ -54,7 +54,7 @@ TEST_F(ModelCacheFileTest, ReadsBackWhatWasWritten) {
 TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
     std::string error;
     ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
-    hal::CacheToken other = token_;
+    CacheToken other = token_;
     other[31] ^= 1;
     EXPECT_FALSE(readBack(&error, &other));
     EXPECT_NE(error.find("token"), std::string::npos) << error;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 
 #include "NnapiDevices.h"
 
@@ -64,7 +64,7 @@ inline std::vector<uint8_t> randomData(const TestOperand& operand, std::mt19937&
             const float value = static_cast<float>(step(random)) / 8.0f;
             std::memcpy(&bytes[i * 4], &value, 4);
         } else if (operand.type == ANEURALNETWORKS_TENSOR_FLOAT16) {
-            const uint16_t half = hal::floatToHalf(static_cast<float>(step(random)) / 8.0f);
+            const uint16_t half = base::floatToHalf(static_cast<float>(step(random)) / 8.0f);
             std::memcpy(&bytes[i * 2], &half, 2);
         } else if (operand.type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) {
             bytes[i] = static_cast<uint8_t>(byte(random));

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "nnemu/cpu/QuantMath.h"
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
 
@@ -15,27 +15,27 @@ using hal::OperandType;
 
 TEST(Half, ExactValuesRoundTrip) {
     for (float value : {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f}) {
-        EXPECT_EQ(hal::halfToFloat(hal::floatToHalf(value)), value) << value;
+        EXPECT_EQ(base::halfToFloat(base::floatToHalf(value)), value) << value;
     }
 }
 
 TEST(Half, RoundsToNearestEven) {
     // 5.9 is not representable: the nearest halves are 5.8984375 and 5.90234375.
-    EXPECT_EQ(hal::halfToFloat(hal::floatToHalf(5.900000095367432f)), 5.8984375f);
+    EXPECT_EQ(base::halfToFloat(base::floatToHalf(5.900000095367432f)), 5.8984375f);
     // 1 + 2^-11 lies exactly between 1 and 1 + 2^-10: ties go to the even mantissa (1.0).
-    EXPECT_EQ(hal::halfToFloat(hal::floatToHalf(1.0f + 0.00048828125f)), 1.0f);
-    EXPECT_EQ(hal::halfToFloat(hal::floatToHalf(1.0f + 3 * 0.00048828125f)), 1.001953125f);
-    EXPECT_TRUE(std::isinf(hal::halfToFloat(hal::floatToHalf(70000.0f))));
-    EXPECT_TRUE(std::isnan(hal::halfToFloat(hal::floatToHalf(std::numeric_limits<float>::quiet_NaN()))));
-    EXPECT_EQ(hal::halfToFloat(hal::floatToHalf(1e-9f)), 0.0f);
+    EXPECT_EQ(base::halfToFloat(base::floatToHalf(1.0f + 0.00048828125f)), 1.0f);
+    EXPECT_EQ(base::halfToFloat(base::floatToHalf(1.0f + 3 * 0.00048828125f)), 1.001953125f);
+    EXPECT_TRUE(std::isinf(base::halfToFloat(base::floatToHalf(70000.0f))));
+    EXPECT_TRUE(std::isnan(base::halfToFloat(base::floatToHalf(std::numeric_limits<float>::quiet_NaN()))));
+    EXPECT_EQ(base::halfToFloat(base::floatToHalf(1e-9f)), 0.0f);
 }
 
 TEST(Half, EveryHalfSurvivesTheTripThroughFloat) {
     for (uint32_t bits = 0; bits < 0x10000; ++bits) {
         const auto half = static_cast<uint16_t>(bits);
-        const float value = hal::halfToFloat(half);
+        const float value = base::halfToFloat(half);
         if (std::isnan(value)) continue;
-        EXPECT_EQ(hal::floatToHalf(value), half) << bits;
+        EXPECT_EQ(base::floatToHalf(value), half) << bits;
     }
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nnemu/cpu/Executor.h"
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Types.h"
 #include "nnemu/hal/Validation.h"
@@ -35,7 +35,7 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
 
 inline std::vector<uint8_t> halfBytes(const std::vector<float>& values) {
     std::vector<uint16_t> halves;
-    for (float v : values) halves.push_back(hal::floatToHalf(v));
+    for (float v : values) halves.push_back(base::floatToHalf(v));
     return bytesOf(halves);
 }
 
@@ -83,7 +83,7 @@ struct RunResult {
     }
     std::vector<float> halfValues(size_t i = 0) const {
         std::vector<float> v;
-        for (uint16_t h : values<uint16_t>(i)) v.push_back(hal::halfToFloat(h));
+        for (uint16_t h : values<uint16_t>(i)) v.push_back(base::halfToFloat(h));
         return v;
     }
 };

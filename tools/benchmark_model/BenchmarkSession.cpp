@@ -189,7 +189,7 @@ bool BenchmarkSession::init() {
         }
         TOOL_LOG(INFO) << "Created TensorFlow Lite delegate for NNAPI.";
         TOOL_LOG(INFO) << kDelegateName << " delegate created.";
-        // nnemu's library is feature level 29: the optional diagnostic symbol is absent, as on the board.
+        // libneuralnetworks.so has no SL-only diagnostic hook (only a Support Library does), as on the board.
         TOOL_LOG(WARNING) << "NNAPI SL driver did not implement SL_ANeuralNetworksDiagnostic_registerCallbacks!";
     } else if (!accelerator.empty()) {
         TOOL_LOG(WARNING) << "`--use_nnapi=true` must be set for the provided NNAPI accelerator (" << accelerator

@@ -61,7 +61,7 @@ bool unaryFloat16(OperationContext& context) {
     uint16_t* out = context.output(0).as<uint16_t>();
     const uint64_t n = context.output(0).elements();
     for (uint64_t i = 0; i < n; ++i) {
-        out[i] = hal::floatToHalf(applyFloat(context.type, hal::halfToFloat(in[i])));
+        out[i] = base::floatToHalf(applyFloat(context.type, base::halfToFloat(in[i])));
     }
     return true;
 }

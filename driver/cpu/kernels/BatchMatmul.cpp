@@ -72,9 +72,9 @@ bool batchMatmulKernel(OperationContext& context) {
                             [&](uint64_t i, float v) { out.as<float>()[i] = v; });
             return true;
         case OperandType::TENSOR_FLOAT16:
-            multiply<float>(s, [&](uint64_t i) { return hal::halfToFloat(x.as<uint16_t>()[i]); },
-                            [&](uint64_t i) { return hal::halfToFloat(y.as<uint16_t>()[i]); },
-                            [&](uint64_t i, float v) { out.as<uint16_t>()[i] = hal::floatToHalf(v); });
+            multiply<float>(s, [&](uint64_t i) { return base::halfToFloat(x.as<uint16_t>()[i]); },
+                            [&](uint64_t i) { return base::halfToFloat(y.as<uint16_t>()[i]); },
+                            [&](uint64_t i, float v) { out.as<uint16_t>()[i] = base::floatToHalf(v); });
             return true;
         case OperandType::TENSOR_INT32:
             // Wrapping two's complement arithmetic, like the integer matmul of TFLite.

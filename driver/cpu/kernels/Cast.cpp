@@ -26,7 +26,7 @@ using hal::OperandView;
 double readElement(const OperandView& v, uint64_t i) {
     switch (v.type) {
         case OperandType::TENSOR_FLOAT16:
-            return hal::halfToFloat(v.as<uint16_t>()[i]);
+            return base::halfToFloat(v.as<uint16_t>()[i]);
         case OperandType::TENSOR_FLOAT32:
             return v.as<float>()[i];
         case OperandType::TENSOR_INT32:
@@ -47,7 +47,7 @@ double truncateInto(double value, double low, double high) {
 void writeElement(OperandView& v, uint64_t i, double value) {
     switch (v.type) {
         case OperandType::TENSOR_FLOAT16:
-            v.as<uint16_t>()[i] = hal::floatToHalf(static_cast<float>(value));
+            v.as<uint16_t>()[i] = base::floatToHalf(static_cast<float>(value));
             break;
         case OperandType::TENSOR_FLOAT32:
             v.as<float>()[i] = static_cast<float>(value);

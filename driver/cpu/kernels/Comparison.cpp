@@ -54,7 +54,7 @@ bool comparisonKernel(OperationContext& context) {
             return compareWith(context, [](const OperandView& v, uint64_t i) { return v.as<float>()[i]; });
         case OperandType::TENSOR_FLOAT16:
             return compareWith(context, [](const OperandView& v, uint64_t i) {
-                return hal::halfToFloat(v.as<uint16_t>()[i]);
+                return base::halfToFloat(v.as<uint16_t>()[i]);
             });
         case OperandType::TENSOR_INT32:
             return compareWith(context, [](const OperandView& v, uint64_t i) { return v.as<int32_t>()[i]; });

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "nnemu/cpu/QuantMath.h"
-#include "nnemu/hal/Half.h"
+#include "nnemu/base/Half.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::cpu::convpool {
@@ -18,14 +18,14 @@ inline std::vector<float> halfToFloatVector(const hal::OperandView& operand) {
     const size_t count = static_cast<size_t>(operand.elements());
     std::vector<float> values(count);
     const uint16_t* half = operand.as<uint16_t>();
-    for (size_t i = 0; i < count; ++i) values[i] = hal::halfToFloat(half[i]);
+    for (size_t i = 0; i < count; ++i) values[i] = base::halfToFloat(half[i]);
     return values;
 }
 
 // Stores float results into a TENSOR_FLOAT16 operand.
 inline void storeAsHalf(const std::vector<float>& values, hal::OperandView& operand) {
     uint16_t* half = operand.as<uint16_t>();
-    for (size_t i = 0; i < values.size(); ++i) half[i] = hal::floatToHalf(values[i]);
+    for (size_t i = 0; i < values.size(); ++i) half[i] = base::floatToHalf(values[i]);
 }
 
 inline float clampFloat(float value, float low, float high) { return activationClamp(value, low, high); }

@@ -51,8 +51,8 @@ bool binaryFloat16(OperationContext& context, int32_t fuse) {
     const OperationType op = context.type;
     forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                      [&](uint64_t o, uint64_t i, uint64_t j) {
-                         const float r = applyFloat(op, hal::halfToFloat(a[i]), hal::halfToFloat(b[j]));
-                         out[o] = hal::floatToHalf(activationClamp(r, low, high));
+                         const float r = applyFloat(op, base::halfToFloat(a[i]), base::halfToFloat(b[j]));
+                         out[o] = base::floatToHalf(activationClamp(r, low, high));
                      });
     return true;
 }

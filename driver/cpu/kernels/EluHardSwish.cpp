@@ -27,7 +27,7 @@ bool mapFloat(OperationContext& context, F f) {
     if (context.inputType(0) == OperandType::TENSOR_FLOAT16) {
         const uint16_t* in = context.input(0).as<uint16_t>();
         uint16_t* out = context.output(0).as<uint16_t>();
-        for (uint64_t i = 0; i < n; ++i) out[i] = hal::floatToHalf(f(hal::halfToFloat(in[i])));
+        for (uint64_t i = 0; i < n; ++i) out[i] = base::floatToHalf(f(base::halfToFloat(in[i])));
         return true;
     }
     return false;

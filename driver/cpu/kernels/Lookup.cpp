@@ -212,7 +212,7 @@ uint64_t fingerprint64(const uint8_t* s, size_t len) {
 // ---- LSH_PROJECTION
 
 float tensorFloat(const OperandView& operand, size_t i) {
-    if (operand.type == OperandType::TENSOR_FLOAT16) return hal::halfToFloat(operand.as<uint16_t>()[i]);
+    if (operand.type == OperandType::TENSOR_FLOAT16) return base::halfToFloat(operand.as<uint16_t>()[i]);
     return operand.as<float>()[i];
 }
 

@@ -37,7 +37,7 @@ std::vector<float> toFloat(const hal::OperandView& operand) {
     if (operand.type == OperandType::TENSOR_FLOAT32) {
         std::copy(operand.as<float>(), operand.as<float>() + n, values.begin());
     } else {
-        for (uint64_t i = 0; i < n; ++i) values[i] = hal::halfToFloat(operand.as<uint16_t>()[i]);
+        for (uint64_t i = 0; i < n; ++i) values[i] = base::halfToFloat(operand.as<uint16_t>()[i]);
     }
     return values;
 }
@@ -46,7 +46,7 @@ void fromFloat(const std::vector<float>& values, hal::OperandView& operand) {
     if (operand.type == OperandType::TENSOR_FLOAT32) {
         std::copy(values.begin(), values.end(), operand.as<float>());
     } else {
-        for (size_t i = 0; i < values.size(); ++i) operand.as<uint16_t>()[i] = hal::floatToHalf(values[i]);
+        for (size_t i = 0; i < values.size(); ++i) operand.as<uint16_t>()[i] = base::floatToHalf(values[i]);
     }
 }
 

@@ -17,7 +17,7 @@ void storeFloat(hal::OperandView& output, uint64_t i, float value) {
     if (output.type == OperandType::TENSOR_FLOAT32) {
         output.as<float>()[i] = value;
     } else {
-        output.as<uint16_t>()[i] = hal::floatToHalf(value);
+        output.as<uint16_t>()[i] = base::floatToHalf(value);
     }
 }
 
@@ -89,7 +89,7 @@ bool quantizeInto(const hal::OperandView& input, hal::OperandView& output) {
         case OperandType::TENSOR_FLOAT16: {
             const uint16_t* in = input.as<uint16_t>();
             for (uint64_t i = 0; i < n; ++i) {
-                out[i] = quantizeValue<T>(hal::halfToFloat(in[i]), output.scale, output.zeroPoint);
+                out[i] = quantizeValue<T>(base::halfToFloat(in[i]), output.scale, output.zeroPoint);
             }
             return true;
         }

@@ -30,7 +30,7 @@ bool loadFloats(const OperandView& operand, std::vector<float>* values) {
     if (operand.type == OperandType::TENSOR_FLOAT16) {
         NN_RET_CHECK(operand.length >= count * sizeof(uint16_t));
         const uint16_t* data = operand.as<uint16_t>();
-        for (size_t i = 0; i < count; ++i) (*values)[i] = hal::halfToFloat(data[i]);
+        for (size_t i = 0; i < count; ++i) (*values)[i] = base::halfToFloat(data[i]);
     } else {
         NN_RET_CHECK(operand.length >= count * sizeof(float));
         const float* data = operand.as<float>();
@@ -51,7 +51,7 @@ bool storeFloats(const std::vector<float>& values, OperandView& operand) {
     if (operand.type == OperandType::TENSOR_FLOAT16) {
         NN_RET_CHECK(operand.length >= count * sizeof(uint16_t));
         uint16_t* data = operand.as<uint16_t>();
-        for (size_t i = 0; i < count; ++i) data[i] = hal::floatToHalf(values[i]);
+        for (size_t i = 0; i < count; ++i) data[i] = base::floatToHalf(values[i]);
     } else {
         NN_RET_CHECK(operand.type == OperandType::TENSOR_FLOAT32);
         NN_RET_CHECK(operand.length >= count * sizeof(float));

@@ -83,8 +83,8 @@ bool reduceFloat(OperationContext& context, float init, Fold fold, Finish finish
         const uint16_t* in = input.as<uint16_t>();
         uint16_t* out = output.as<uint16_t>();
         return reduce<float>(
-                context, init, [&](size_t i) { return hal::halfToFloat(in[i]); }, fold,
-                [&](size_t o, float acc, uint64_t count) { out[o] = hal::floatToHalf(finish(acc, count)); });
+                context, init, [&](size_t i) { return base::halfToFloat(in[i]); }, fold,
+                [&](size_t o, float acc, uint64_t count) { out[o] = base::floatToHalf(finish(acc, count)); });
     }
     return false;
 }

@@ -116,8 +116,8 @@ bool resizeBilinear(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16: {
             const uint16_t* input = context.input(0).as<uint16_t>();
             uint16_t* output = context.output(0).as<uint16_t>();
-            bilinear(in, out, samplingOf(context), [&](size_t i) { return hal::halfToFloat(input[i]); },
-                     [&](size_t i, float v) { output[i] = hal::floatToHalf(v); });
+            bilinear(in, out, samplingOf(context), [&](size_t i) { return base::halfToFloat(input[i]); },
+                     [&](size_t i, float v) { output[i] = base::floatToHalf(v); });
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:

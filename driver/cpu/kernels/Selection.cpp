@@ -64,7 +64,7 @@ bool maxMinKernel(OperationContext& context) {
         case OperandType::TENSOR_INT32:
             return maxMinTyped<int32_t, int32_t>(context, identity<int32_t>);
         case OperandType::TENSOR_FLOAT16:
-            return maxMinTyped<uint16_t, float>(context, hal::halfToFloat);
+            return maxMinTyped<uint16_t, float>(context, base::halfToFloat);
         case OperandType::TENSOR_QUANT8_ASYMM:
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
             return maxMinQuant8(context);

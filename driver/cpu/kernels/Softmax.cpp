@@ -73,10 +73,10 @@ bool softmaxKernel(OperationContext& context) {
         case OperandType::TENSOR_FLOAT16: {
             std::vector<float> in(n), out(n);
             const uint16_t* src = input.as<uint16_t>();
-            for (uint64_t i = 0; i < n; ++i) in[i] = hal::halfToFloat(src[i]);
+            for (uint64_t i = 0; i < n; ++i) in[i] = base::halfToFloat(src[i]);
             softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
             uint16_t* dst = output.as<uint16_t>();
-            for (uint64_t i = 0; i < n; ++i) dst[i] = hal::floatToHalf(out[i]);
+            for (uint64_t i = 0; i < n; ++i) dst[i] = base::floatToHalf(out[i]);
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:

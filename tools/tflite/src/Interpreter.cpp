@@ -17,7 +17,7 @@
 #include "Partitioning.h"
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::tflite {
 namespace {

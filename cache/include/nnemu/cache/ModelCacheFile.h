@@ -14,25 +14,27 @@
 //       88     -  payload
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "nnemu/hal/Types.h"
 
 namespace nnemu::cache {
 
 inline constexpr size_t kModelCacheHeaderSize = 88;
 
+// The runtime's compilation cache token (ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN bytes).
+using CacheToken = std::array<uint8_t, 32>;
+
 // Replaces the file's content: truncate, write from offset 0 (whatever the fd's position), and
 // sync. False and `error` on failure (the file may then be torn; its checksum tells). Anything
 // but a regular file (a FIFO, a device) is refused untouched, here and in readModelCacheFile.
-bool writeModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                          const std::vector<uint8_t>& payload, std::string* error);
 
 // Reads and verifies the file from offset 0; false and `error` when it is not a complete,
 // unmodified file for this token and producer version.
-bool readModelCacheFile(int fd, const hal::CacheToken& token, uint32_t producerVersion,
+bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error);
 
 }  // namespace nnemu::cache

@@ -1,5 +1,5 @@
 // The SyNAP compilation cache: a SQLite database of compiled NPU programs (synap-behaviors.md
-// §2.2). Lookup keys (md5 of what a program was compiled from, see ModelKey.h) are entries; an
+// §2.2). Lookup keys (md5 of what a program was compiled from, see driver/synap/ModelKey.h) are entries; an
 // entry names its program by the md5 of the program's bytes, which doubles as its checksum, and
 // carries a seal (md5 of key, program and compiler version) that binds the program to its key; a
 // program is stored as content-defined chunks named by their md5, so identical programs, and

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "nnemu/hal/Half.h"
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Half.h"
+#include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Types.h"
 
@@ -62,7 +62,7 @@ struct OperationContext {
         if (v.type == OperandType::FLOAT16) {
             uint16_t h;
             std::memcpy(&h, v.data, sizeof h);
-            return static_cast<T>(halfToFloat(h));
+            return static_cast<T>(base::halfToFloat(h));
         }
         if (v.type == OperandType::BOOL) return static_cast<T>(v.data[0] != 0);
         T value;

@@ -14,7 +14,7 @@ namespace nnemu::cpu {
 inline double orderedValue(const hal::OperandView& operand, uint64_t i) {
     switch (operand.type) {
         case hal::OperandType::TENSOR_FLOAT32: return operand.as<float>()[i];
-        case hal::OperandType::TENSOR_FLOAT16: return hal::halfToFloat(operand.as<uint16_t>()[i]);
+        case hal::OperandType::TENSOR_FLOAT16: return base::halfToFloat(operand.as<uint16_t>()[i]);
         case hal::OperandType::TENSOR_INT32: return operand.as<int32_t>()[i];
         case hal::OperandType::TENSOR_QUANT8_ASYMM: return operand.as<uint8_t>()[i];
         case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return operand.as<int8_t>()[i];
@@ -44,7 +44,7 @@ inline std::vector<float> readFloats(const hal::OperandView& operand) {
 inline void writeFloats(const std::vector<float>& values, hal::OperandView& operand) {
     for (size_t i = 0; i < values.size(); ++i) {
         if (operand.type == hal::OperandType::TENSOR_FLOAT16) {
-            operand.as<uint16_t>()[i] = hal::floatToHalf(values[i]);
+            operand.as<uint16_t>()[i] = base::floatToHalf(values[i]);
         } else {
             operand.as<float>()[i] = values[i];
         }

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace nnemu::hal {
+namespace nnemu::base {
 
 inline float halfToFloat(uint16_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -56,4 +56,4 @@ inline uint16_t floatToHalf(float f) {
     return sign | static_cast<uint16_t>(result);
 }
 
-}  // namespace nnemu::hal
+}  // namespace nnemu::base

@@ -11,10 +11,10 @@
 
 #include "nnemu/hal/Types.h"
 
-namespace nnemu::cache {
+namespace nnemu::synap {
 
 // 32 hexadecimal digits; empty when the digest is unavailable.
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                                uint32_t compilerVersion);
 
-}  // namespace nnemu::cache
+}  // namespace nnemu::synap

@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "nnemu/cache/ModelKey.h"
+#include "ModelKey.h"
 
-namespace nnemu::cache {
+namespace nnemu::synap {
 namespace {
 
 // relu(input + constant): the constant as an operand value.
@@ -65,4 +65,4 @@ TEST(ModelKeyTest, IgnoresWhereConstantsLive) {
 }
 
 }  // namespace
-}  // namespace nnemu::cache
+}  // namespace nnemu::synap

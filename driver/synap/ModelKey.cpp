@@ -1,17 +1,17 @@
-#include "nnemu/cache/ModelKey.h"
+#include "ModelKey.h"
 
 #include <bit>
 
 #include "nnemu/cache/Digest.h"
 #include "nnemu/hal/Validation.h"
 
-namespace nnemu::cache {
+namespace nnemu::synap {
 namespace {
 
 // Every field goes in with its length first, so no two different models serialize alike.
 class CanonicalWriter {
 public:
-    explicit CanonicalWriter(Digest& digest) : digest_(digest) {}
+    explicit CanonicalWriter(cache::Digest& digest) : digest_(digest) {}
     void u32(uint32_t value) { digest_.updateValue(value); }
     void i32(int32_t value) { digest_.updateValue(value); }
     void f32(float value) { digest_.updateValue(std::bit_cast<uint32_t>(value)); }
@@ -26,7 +26,7 @@ public:
     void u64(uint64_t value) { digest_.updateValue(value); }
 
 private:
-    Digest& digest_;
+    cache::Digest& digest_;
 };
 
 bool isConstant(hal::OperandLifeTime lifetime) {
@@ -38,7 +38,7 @@ bool isConstant(hal::OperandLifeTime lifetime) {
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                                uint32_t compilerVersion) {
     static constexpr char kFormat[] = "nnemu compiled network key 1";
-    Digest digest(DigestAlgorithm::MD5);
+    cache::Digest digest(cache::DigestAlgorithm::MD5);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
     out.u32(compilerVersion);
@@ -70,7 +70,7 @@ std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::v
     out.u32s(model.outputIndexes);
     out.u64(inputDims.size());
     for (const auto& dims : inputDims) out.u32s(dims);
-    return toHex(digest.finish());
+    return cache::toHex(digest.finish());
 }
 
-}  // namespace nnemu::cache
+}  // namespace nnemu::synap

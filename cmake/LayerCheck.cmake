@@ -1,0 +1,33 @@
+# Layering rule checked at configure time: the lower layers (props, cache) depend on nnemu_base
+# and outside libraries only, never on the HAL or anything above it. Walks the link lists of
+# the project's own targets, so an indirect dependency fails too.
+function(nnemu_collect_links target out)
+  set(seen ${${out}})
+  foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+    get_target_property(links ${target} ${property})
+    if(NOT links)
+      continue()
+    endif()
+    foreach(link IN LISTS links)
+      if(TARGET ${link} AND link MATCHES "^nnemu_" AND NOT link IN_LIST seen)
+        list(APPEND seen ${link})
+        nnemu_collect_links(${link} seen)
+      endif()
+    endforeach()
+  endforeach()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(nnemu_check_layering)
+  set(forbidden nnemu_hal nnemu_cpu nnemu_synap nnemu_runtime nnemu_runtime_next)
+  foreach(target nnemu_props nnemu_cache)
+    set(reached "")
+    nnemu_collect_links(${target} reached)
+    foreach(link IN LISTS reached)
+      if(link IN_LIST forbidden)
+        message(FATAL_ERROR "${target} links ${link}: props/ and cache/ may use nnemu_base only "
+                            "(move what they need into base/)")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
