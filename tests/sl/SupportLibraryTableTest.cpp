@@ -1,5 +1,6 @@
 // The table itself: its layout (nnapi-fl30plus.md §4.2), its level, and that each entry is the
 // library's exported function of the same name.
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <set>
@@ -155,9 +156,10 @@ void* entryAt(const NnApiSLDriverImplFL5& table, const Entry& entry) {
 
 using TableTest = SupportLibraryTest;
 
-TEST_F(TableTest, TheLevelIsFeatureLevel5) {
-    // The minimum TensorFlow Lite accepts; FL6/FL7 operations are not all in the runtime yet.
-    EXPECT_EQ(sl().base.implFeatureLevel, 31);
+TEST_F(TableTest, TheLevelIsTheRuntimeLevelUpToFeatureLevel7) {
+    // An FL5-shaped table at the runtime's level, never 1000008: TensorFlow Lite rejects that.
+    const int64_t runtimeLevel = sl().ANeuralNetworks_getRuntimeFeatureLevel();
+    EXPECT_EQ(sl().base.implFeatureLevel, std::min<int64_t>(runtimeLevel, 1000007));
 }
 
 TEST_F(TableTest, TheTableIsStatic) {

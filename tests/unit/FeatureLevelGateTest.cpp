@@ -25,8 +25,8 @@ protected:
     ANeuralNetworksModel* model_ = nullptr;
 };
 
-TEST_F(FeatureLevelGate, RuntimeImplementsFeatureLevel30) {
-    EXPECT_EQ(runtime::kRuntimeFeatureLevel, 30);
+TEST_F(FeatureLevelGate, RuntimeImplementsFeatureLevel5) {
+    EXPECT_EQ(runtime::kRuntimeFeatureLevel, 31);
     EXPECT_EQ(ANeuralNetworks_getMaximumLoopTimeout(), 15'000'000'000u);
     EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED), 30);
     EXPECT_EQ(hal::operandTypeFeatureLevel(hal::OperandType::TENSOR_QUANT8_ASYMM), 27);

@@ -98,7 +98,7 @@ protected:
 };
 
 TEST_F(Fl30UseGate, AcceptsItsOwnUses) {
-    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 30);
+    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 31);
     const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {2});
     const uint32_t fuse = constant(ANEURALNETWORKS_INT32, int32_t{0});
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2});
