@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 47 functions of feature levels 27 to 29 (43 + 4 platform), 19 of level 30, 7 of level 5, the SL entry. */
+/* 47 functions of feature levels 27 to 29 (43 + 4 platform), 19 of level 30, 7 of level 5, 2 of level 8,
+ * the SL entry. */
 static const char* const kExpected[] = {
     /* feature level 27 */
     "ANeuralNetworksMemory_createFromFd", "ANeuralNetworksMemory_free", "ANeuralNetworksModel_create",
@@ -51,6 +52,8 @@ static const char* const kExpected[] = {
     "ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput",
     "ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput",
     "ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput", "ANeuralNetworksExecution_setReusable",
+    /* feature level 8 */
+    "ANeuralNetworksCompilation_addExtensionAttribute", "ANeuralNetworksExecution_addExtensionAttribute",
     /* the Support Library entry point (its SL_* functions are reached through the table only) */
     "ANeuralNetworks_getSLDriverImpl",
 };
