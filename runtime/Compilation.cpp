@@ -53,6 +53,16 @@ int Compilation::setCachingFromFds(const int* modelFds, uint32_t modelCount, con
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+int Compilation::addExtensionAttribute(const char* extension, uint16_t code, const void* data, size_t length) {
+    const char* function = "ANeuralNetworksCompilation_addExtensionAttribute";
+    if (finished_) return ANEURALNETWORKS_BAD_STATE;
+    if (!canMeasureTiming()) {
+        NN_LOG(ERROR) << function << ": only for a compilation made by createForDevices for one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return attributes_.add(function, extension, code, data, length);
+}
+
 int Compilation::setPriority(int priority) {
     if (finished_) return ANEURALNETWORKS_BAD_STATE;
     switch (priority) {

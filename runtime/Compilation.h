@@ -7,6 +7,7 @@
 
 #include "Diagnostics.h"
 #include "ExecutionPlan.h"
+#include "ExtensionAttributes.h"
 
 namespace nnemu::runtime {
 
@@ -22,6 +23,9 @@ public:
     int setCachingFromFds(const int* modelFds, uint32_t modelCount, const int* dataFds, uint32_t dataCount,
                           const uint8_t* token);
     int setPriority(int priority);
+    // Feature level 8 (ExtensionAttributes.h).
+    int addExtensionAttribute(const char* extension, uint16_t code, const void* data, size_t length);
+    const ExtensionAttributes& extensionAttributes() const { return attributes_; }
     int setTimeout(uint64_t duration);
     int finish();
     // Feature level 5: preferred alignment/padding of an input's or output's buffer.
@@ -50,6 +54,7 @@ private:
     std::vector<uint8_t> token_;
     std::shared_ptr<const CacheFds> cacheFds_;
     bool finished_ = false;
+    ExtensionAttributes attributes_;
     std::unique_ptr<ExecutionPlan> plan_;
     const int32_t sessionId_ = diagnostics::nextSessionId();
 };

@@ -1,5 +1,9 @@
 #include "Device.h"
 
+#include <algorithm>
+
+#include "FeatureLevel.h"
+#include "ModelFeatureLevel.h"
 #include "nnemu/hal/DeviceRegistry.h"
 
 namespace nnemu::runtime {
@@ -33,6 +37,21 @@ const Device* cpuDevice() {
         if (device.name == "nnapi-reference") return &device;
     }
     return nullptr;
+}
+
+int64_t featureLevelOf(const Device& device) {
+    const int64_t level = device.driver->getFeatureLevel();
+    return level < 0 ? -1 : std::min(level, kRuntimeFeatureLevel);
+}
+
+std::vector<bool> supportedOperations(const Device& device, const hal::Model& model) {
+    auto [status, flags] = device.driver->getSupportedOperations(model);
+    if (status != hal::ErrorStatus::NONE || flags.size() != model.operations.size()) {
+        return std::vector<bool>(model.operations.size(), false);
+    }
+    const std::vector<bool> within = operationsWithinLevel(model, featureLevelOf(device));
+    for (size_t i = 0; i < flags.size(); ++i) flags[i] = flags[i] && within[i];
+    return flags;
 }
 
 }  // namespace nnemu::runtime

@@ -198,6 +198,16 @@ int Execution::setTimeout(uint64_t duration) {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+int Execution::addExtensionAttribute(const char* extension, uint16_t code, const void* data, size_t length) {
+    const char* function = "ANeuralNetworksExecution_addExtensionAttribute";
+    if (state_ != State::PREPARATION) return ANEURALNETWORKS_BAD_STATE;
+    if (!compilation_->canMeasureTiming()) {
+        NN_LOG(ERROR) << function << ": only for a compilation made by createForDevices for one device";
+        return ANEURALNETWORKS_BAD_DATA;
+    }
+    return attributes_.add(function, extension, code, data, length);
+}
+
 int Execution::setReusable(bool reusable) {
     if (state_ != State::PREPARATION) return ANEURALNETWORKS_BAD_STATE;
     reusable_ = reusable;

@@ -28,6 +28,8 @@ public:
     int setLoopTimeout(uint64_t duration);
     int setTimeout(uint64_t duration);
     int setReusable(bool reusable);
+    // Feature level 8 (ExtensionAttributes.h): BAD_STATE once a computation started.
+    int addExtensionAttribute(const char* extension, uint16_t code, const void* data, size_t length);
     int enableInputAndOutputPadding(bool enable);
 
     // Marks the execution started (from preparation, or from completed when reusable); BAD_STATE
@@ -65,6 +67,7 @@ private:
     uint64_t timeout_ = 0;   // ns; 0: none
     hal::Deadline deadline_;  // of the current computation, from timeout_
     bool reusable_ = false;
+    ExtensionAttributes attributes_;
     bool padding_ = false;
     bool anyBound_ = false;  // a set{Input,Output}* call reached a valid index: padding is fixed
     std::atomic<State> state_{State::PREPARATION};

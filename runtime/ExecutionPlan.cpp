@@ -147,11 +147,7 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
     const size_t operationCount = main.operations.size();
     // Each device's answer for the whole model; errors or a wrong length mean "nothing".
     std::vector<std::vector<bool>> supported;
-    for (const Device* device : devices) {
-        auto [status, flags] = device->driver->getSupportedOperations(main);
-        if (status != ErrorStatus::NONE || flags.size() != operationCount) flags.assign(operationCount, false);
-        supported.push_back(std::move(flags));
-    }
+    for (const Device* device : devices) supported.push_back(supportedOperations(*device, main));
     std::vector<size_t> chosen(operationCount);
     for (size_t op = 0; op < operationCount; ++op) {
         float best = std::numeric_limits<float>::infinity();

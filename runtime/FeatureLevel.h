@@ -1,6 +1,6 @@
 // The feature level this runtime implements (nnapi-fl30plus.md §2.4): a model may only use what
-// that level defines. The build chooses it per library (runtime/CMakeLists.txt):
-// libneuralnetworks.so gets the level it exports, libneuralnetworks_next.so the next one.
+// that level defines. The build sets it (runtime/CMakeLists.txt) to the level libneuralnetworks.so
+// implements and exports.
 #pragma once
 
 #include <cstdint>

@@ -4,11 +4,13 @@
 
 #include <cstring>
 #include <limits>
+#include <string>
 #include <new>
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
+#include "ModelFeatureLevel.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -60,12 +62,6 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
         return ANEURALNETWORKS_BAD_DATA;
     }
     const auto halType = static_cast<hal::OperandType>(type.type);
-    if (hal::operandTypeFeatureLevel(halType) > kRuntimeFeatureLevel) {
-        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << hal::operandTypeName(halType)
-                      << " needs feature level " << hal::operandTypeFeatureLevel(halType)
-                      << "; this runtime implements " << kRuntimeFeatureLevel;
-        return ANEURALNETWORKS_BAD_DATA;
-    }
     if (model_.operands.size() >= std::numeric_limits<uint32_t>::max() - 1) return ANEURALNETWORKS_BAD_DATA;
     hal::Operand operand;
     operand.type = halType;
@@ -216,12 +212,6 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
         NN_LOG(ERROR) << function << ": invalid operation type " << type;
         return ANEURALNETWORKS_BAD_DATA;
     }
-    if (!isOem && hal::operationFeatureLevel(static_cast<hal::OperationType>(type)) > kRuntimeFeatureLevel) {
-        NN_LOG(ERROR) << function << ": " << hal::operationName(static_cast<hal::OperationType>(type))
-                      << " needs feature level " << hal::operationFeatureLevel(static_cast<hal::OperationType>(type))
-                      << "; this runtime implements " << kRuntimeFeatureLevel;
-        return ANEURALNETWORKS_BAD_DATA;
-    }
     hal::Operation operation;
     operation.type = static_cast<hal::OperationType>(type);
     operation.inputs.assign(inputs, inputs + inputCount);
@@ -231,17 +221,6 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
                                 [this](uint32_t index) { return constantOf(index); }, &why)) {
         NN_LOG(ERROR) << function << ": " << why;
         return ANEURALNETWORKS_BAD_DATA;
-    }
-    // Some uses need a later level than the operation itself (new operand types or inputs).
-    if (!isOem && hal::findSignature(operation.type) != nullptr) {
-        const int64_t level = hal::operationUseFeatureLevel(hal::makeOperationContext(
-                operation, model_.operands, [this](uint32_t index) { return constantOf(index); }));
-        if (level > kRuntimeFeatureLevel) {
-            NN_LOG(ERROR) << function << ": this use of " << hal::operationName(operation.type)
-                          << " needs feature level " << level << "; this runtime implements "
-                          << kRuntimeFeatureLevel;
-            return ANEURALNETWORKS_BAD_DATA;
-        }
     }
     hasOem_ = hasOem_ || isOem;
     model_.operations.push_back(std::move(operation));
@@ -470,7 +449,13 @@ int ModelBuilder::finish() {
         why = "an operand marked as a model input or output by an earlier declaration is no longer listed";
     } else if (!sortOperations()) {
         why = "the operations form a cycle or read an operand nobody writes";
-    } else if (hal::validateModel(model_, &why)) {
+    } else if (!hal::validateModel(model_, &why)) {
+        // why says it
+    } else if (const int64_t level = modelMinimumLevel(model_); level > runtimeLevel_) {
+        // A model needing a later feature level than the runtime's is invalid (nnapi-fl30plus.md §2.4).
+        why = "it needs feature level " + std::to_string(level) + "; this runtime implements " +
+              std::to_string(runtimeLevel_);
+    } else {
         finished_ = true;
         return ANEURALNETWORKS_NO_ERROR;
     }

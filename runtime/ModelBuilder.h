@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "FeatureLevel.h"
 #include "nnemu/hal/Types.h"
 
 struct ANeuralNetworksOperandType;
@@ -40,6 +41,8 @@ public:
     // Index of each sorted operation in the order the application added them.
     const std::vector<uint32_t>& sortedToAdded() const { return sortedToAdded_; }
     bool hasOemOperation() const { return hasOem_; }
+    // The level finish() holds the model to: the runtime's, lower only in unit tests of the rule.
+    void setRuntimeLevelForTesting(int64_t level) { runtimeLevel_ = level; }
 
 private:
     int checkModifiable(const char* function) const;
@@ -59,6 +62,7 @@ private:
     std::vector<const ModelBuilder*> modelValues_;  // per operand: SUBGRAPH value until finish
     std::vector<const ModelBuilder*> referencedSources_;  // per model_.referenced entry
     bool finished_ = false;
+    int64_t runtimeLevel_ = kRuntimeFeatureLevel;
     bool invalid_ = false;
     bool hasOem_ = false;
     std::vector<uint32_t> sortedToAdded_;

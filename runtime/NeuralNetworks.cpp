@@ -133,10 +133,10 @@ int ANeuralNetworksDevice_getVersion(const ANeuralNetworksDevice* device, const 
 
 int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice* device, int64_t* featureLevel) {
     if (device == nullptr || featureLevel == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    const int64_t level = reinterpret_cast<const Device*>(device)->driver->getFeatureLevel();
-    if (level < 0) return ANEURALNETWORKS_BAD_STATE;  // a driver that cannot answer
     // Never above what the runtime implements (nnapi-fl30plus.md §3.7).
-    *featureLevel = std::min(level, kRuntimeFeatureLevel);
+    const int64_t level = featureLevelOf(*reinterpret_cast<const Device*>(device));
+    if (level < 0) return ANEURALNETWORKS_BAD_STATE;  // a driver that cannot answer
+    *featureLevel = level;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -145,7 +145,10 @@ int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice* devic
     if (device == nullptr || extensionName == nullptr || isExtensionSupported == nullptr) {
         return ANEURALNETWORKS_UNEXPECTED_NULL;
     }
-    *isExtensionSupported = false;  // no device of nnemu has extensions
+    *isExtensionSupported = false;
+    for (const auto& extension : reinterpret_cast<const Device*>(device)->driver->getSupportedExtensions()) {
+        if (extension.name == extensionName) *isExtensionSupported = true;
+    }
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -167,8 +170,7 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksM
     const auto& order = builder->sortedToAdded();
     for (size_t i = 0; i < operations.size(); ++i) supportedOps[i] = false;
     for (const Device* device : chosen) {
-        auto [status, flags] = device->driver->getSupportedOperations(builder->model());
-        if (status != nnemu::hal::ErrorStatus::NONE || flags.size() != operations.size()) continue;
+        const std::vector<bool> flags = supportedOperations(*device, builder->model());
         for (size_t i = 0; i < flags.size(); ++i) supportedOps[order[i]] = supportedOps[order[i]] || flags[i];
     }
     return ANEURALNETWORKS_NO_ERROR;

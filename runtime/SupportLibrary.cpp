@@ -1,9 +1,9 @@
 // The NNAPI Support Library table (nnapi-fl30plus.md §4): ANeuralNetworks_getSLDriverImpl() hands
 // a loader such as TensorFlow Lite's --nnapi_support_library_path the library's own entry points,
-// plus the SL-only functions below and the diagnostics of Diagnostics.cpp. Compiled into libneuralnetworks_next.so only (CMakeLists.txt):
-// the table claims feature level 5, which libneuralnetworks.so does not implement yet.
+// plus the SL-only functions below and the diagnostics of Diagnostics.cpp.
 #include <android/NeuralNetworksSupportLibraryImpl.h>
 
+#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -12,6 +12,7 @@
 #include "Compilation.h"
 #include "Device.h"
 #include "Diagnostics.h"
+#include "FeatureLevel.h"
 
 using namespace nnemu::runtime;
 
@@ -134,21 +135,18 @@ static int SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation
 
 }  // extern "C"
 
-// The loop timeouts come with control flow (branch fl30-cf). Until the library defines them, these
-// weak references are null, and so are their entries; once defined, the entries are the functions.
-#pragma weak ANeuralNetworksExecution_setLoopTimeout
-#pragma weak ANeuralNetworks_getDefaultLoopTimeout
-#pragma weak ANeuralNetworks_getMaximumLoopTimeout
-
 namespace {
 
-constexpr int64_t kFeatureLevel5 = 31;  // the FeatureLevelCode of feature level 5
+// The FL5-shaped table of the runtime's level, but never above feature level 7: current TensorFlow
+// Lite accepts only 31, 1000006 and 1000007 and rejects an FL8 table (nnapi-fl30plus.md §4.4).
+constexpr int64_t kTableFeatureLevel = std::min(kRuntimeFeatureLevel, nnemu::hal::kFeatureLevel7);
+static_assert(kTableFeatureLevel >= nnemu::hal::kFeatureLevel5, "the table needs feature level 5");
 
 // Constant-initialised: the loader may call ANeuralNetworks_getSLDriverImpl before, or without,
 // any of the library's static constructors having run. Designated initialisers keep the order
 // of the header's fields checked by the compiler.
 constinit NnApiSLDriverImplFL5 slTable = {
-    .base = {.implFeatureLevel = kFeatureLevel5},
+    .base = {.implFeatureLevel = kTableFeatureLevel},
     .ANeuralNetworksBurst_create = ANeuralNetworksBurst_create,
     .ANeuralNetworksBurst_free = ANeuralNetworksBurst_free,
     .ANeuralNetworksCompilation_createForDevices = ANeuralNetworksCompilation_createForDevices,
@@ -188,7 +186,7 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksExecution_getOutputOperandRank = ANeuralNetworksExecution_getOutputOperandRank,
     .ANeuralNetworksExecution_setInput = ANeuralNetworksExecution_setInput,
     .ANeuralNetworksExecution_setInputFromMemory = ANeuralNetworksExecution_setInputFromMemory,
-    .ANeuralNetworksExecution_setLoopTimeout = ANeuralNetworksExecution_setLoopTimeout,  // weak: see above
+    .ANeuralNetworksExecution_setLoopTimeout = ANeuralNetworksExecution_setLoopTimeout,
     .ANeuralNetworksExecution_setMeasureTiming = ANeuralNetworksExecution_setMeasureTiming,
     .ANeuralNetworksExecution_setOutput = ANeuralNetworksExecution_setOutput,
     .ANeuralNetworksExecution_setOutputFromMemory = ANeuralNetworksExecution_setOutputFromMemory,
@@ -225,10 +223,10 @@ constinit NnApiSLDriverImplFL5 slTable = {
     .ANeuralNetworksModel_setOperandValue = ANeuralNetworksModel_setOperandValue,
     .ANeuralNetworksModel_setOperandValueFromMemory = ANeuralNetworksModel_setOperandValueFromMemory,
     .ANeuralNetworksModel_setOperandValueFromModel = ANeuralNetworksModel_setOperandValueFromModel,
-    .ANeuralNetworks_getDefaultLoopTimeout = ANeuralNetworks_getDefaultLoopTimeout,  // weak: see above
+    .ANeuralNetworks_getDefaultLoopTimeout = ANeuralNetworks_getDefaultLoopTimeout,
     .ANeuralNetworks_getDevice = ANeuralNetworks_getDevice,
     .ANeuralNetworks_getDeviceCount = ANeuralNetworks_getDeviceCount,
-    .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,  // weak: see above
+    .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,
     .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
     .SL_ANeuralNetworksCompilation_setCachingFromFds = SL_ANeuralNetworksCompilation_setCachingFromFds,
     .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =

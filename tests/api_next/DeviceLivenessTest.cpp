@@ -13,7 +13,7 @@ TEST(DeviceLivenessTest, WaitReturnsAtOnceForLiveDevices) {
 
 TEST(DeviceLivenessTest, DeviceFeatureLevelsNeverExceedTheRuntimes) {
     const int64_t runtimeLevel = ANeuralNetworks_getRuntimeFeatureLevel();
-    EXPECT_GE(runtimeLevel, 31);  // the next library: feature level 5
+    EXPECT_EQ(runtimeLevel, ANEURALNETWORKS_FEATURE_LEVEL_8);
     for (const ANeuralNetworksDevice* device : allDeviceHandles()) {
         int64_t level = 0;
         ASSERT_EQ(ANeuralNetworksDevice_getFeatureLevel(device, &level), ANEURALNETWORKS_NO_ERROR);

@@ -1,6 +1,5 @@
-// The feature level 30 operations and operand uses through the C API of the level 30 library: they
-// are accepted and computed; the FL6/FL7 ones (BATCH_MATMUL, PACK, MIRROR_PAD, REVERSE, INT32
-// RESHAPE, quantized RSQRT) stay refused at addOperation.
+// The feature level 30 operations and operand uses through the C API: they are accepted and
+// computed (the FL6/FL7 ones: Fl67OperationsApiTest.cpp).
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
@@ -122,21 +121,6 @@ TEST_F(Fl30Operations, HardSwishOnTheNpu) {
         EXPECT_NEAR(expected[i], x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f, 1e-6f) << i;
         EXPECT_NEAR(actual[i], expected[i], 1e-5f + 5.96e-7f * std::abs(expected[i])) << i;
     }
-}
-
-TEST_F(Fl30Operations, LaterLevelsStayRefused) {
-    const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {2, 2});
-    const uint32_t axis = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {1}, {0});
-    const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2, 2});
-    EXPECT_EQ(operation(ANEURALNETWORKS_REVERSE, {ints, axis}, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_BATCH_MATMUL, {ints, ints}, out), ANEURALNETWORKS_BAD_DATA);
-    const uint32_t shape = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {2}, {2, 2});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, out), ANEURALNETWORKS_BAD_DATA);
-    const uint32_t q = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0);
-    const uint32_t qOut = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0);
-    EXPECT_EQ(operation(ANEURALNETWORKS_RSQRT, {q}, qOut), ANEURALNETWORKS_BAD_DATA);
-    // The model stays usable: an accepted operation after the refusals.
-    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {ints}, out), ANEURALNETWORKS_NO_ERROR);
 }
 
 }  // namespace

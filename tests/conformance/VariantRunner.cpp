@@ -128,7 +128,7 @@ std::optional<BuildProblem> setSubgraphValue([[maybe_unused]] ANeuralNetworksMod
     }
     return std::nullopt;
 #else
-    return BuildProblem{"SUBGRAPH operands need feature level 30: run nnemu_conformance_next",
+    return BuildProblem{"SUBGRAPH operands need feature level 30: use a library at feature level 30 or later",
                         false};
 #endif
 }
@@ -436,7 +436,7 @@ Outcome VariantRunner::run(const Variant& v, ComputeMode mode) const {
     };
 #if NNEMU_NNAPI_API_LEVEL < 30
     if (!v.referenced.empty()) {
-        return failed("IF/WHILE subgraphs need feature level 30: run nnemu_conformance_next");
+        return failed("IF/WHILE subgraphs need feature level 30: use a library at feature level 30 or later");
     }
 #endif
     ModelBuilder builder(v);  // owns the referenced models; outlives the main model

@@ -107,6 +107,34 @@ TEST(BenchmarkModelRun, NnapiDelegateLines) {
                 });
 }
 
+// TensorFlow Lite's support-library route (nnapi-fl30plus.md §4.5): libneuralnetworks.so named by
+// --nnapi_support_library_path is loaded and checked like TFLite does, and the model then runs
+// fully delegated on the devices other than nnapi-reference (disable_nnapi_cpu, the default).
+TEST(BenchmarkModelRun, SupportLibraryPathRunsFullyDelegated) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
+    const ToolRun run = benchmark({"--graph=" + model("hello_world_float.tflite"), "--use_nnapi=true",
+                                   "--nnapi_support_library_path=" + std::string(NNEMU_LIBRARY_PATH)});
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_NE(run.err.find("INFO: Loaded NNAPI support library from path: " + std::string(NNEMU_LIBRARY_PATH) +
+                           " (feature level 1000007)"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("Replacing 3 out of 3 node(s) with delegate"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("the model graph will be completely executed by the delegate"), std::string::npos) << run.err;
+}
+
+TEST(BenchmarkModelRun, SupportLibraryThatDoesNotLoadLeavesTheModelOnTheCpu) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const ToolRun run = benchmark({"--graph=" + model("hello_world_float.tflite"), "--use_nnapi=true",
+                                   "--nnapi_support_library_path=/nonexistent/libnothing.so"});
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_NE(run.err.find("ERROR: Couldn't load NNAPI support library from path: /nonexistent/libnothing.so"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("with delegate"), std::string::npos) << run.err;
+}
+
 TEST(BenchmarkModelRun, VerboseLogsEveryParameter) {
     SKIP_WITHOUT_SHARED_MODELS();
     const ToolRun run = benchmark({"--graph=" + model("hello_world_float.tflite"), "--verbose=true"});

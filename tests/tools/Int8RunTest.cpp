@@ -1,8 +1,7 @@
-// int8 models end to end. benchmark_model_next runs over libneuralnetworks_next.so (feature level
-// 30): the loader keeps int8 signed, and a full-integer int8 MobileNet goes to NNAPI whole, as
+// int8 models end to end. benchmark_model runs over libneuralnetworks.so (feature level 30 and
+// later): the loader keeps int8 signed, and a full-integer int8 MobileNet goes to NNAPI whole, as
 // one delegated partition, with the results of the loader's CPU path (nnapi-reference node by
-// node) within one step. benchmark_model over libneuralnetworks.so (level 29) still runs it,
-// shifted to uint8.
+// node) within one step.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,7 +26,6 @@ const std::string kModelgen = NNEMU_MODELGEN_PATH;
 const std::string kModelgen;
 #endif
 const std::string kBenchmark = BENCHMARK_MODEL_PATH;
-const std::string kBenchmarkNext = BENCHMARK_MODEL_NEXT_PATH;
 
 const char* const kSignedLine = "int8 as TENSOR_QUANT8_ASYMM_SIGNED";
 
@@ -115,9 +113,9 @@ protected:
         return outcome;
     }
 
-    // The next library reports feature level 30 only once it exports its level markers
-    // (ANeuralNetworks_getRuntimeFeatureLevel or ANeuralNetworksCompilation_setTimeout).
-    bool nextIsLevel30(const Outcome& outcome) { return outcome.log.find(kSignedLine) != std::string::npos; }
+    // The loader keeps int8 signed when the library reports feature level 30 or later (it exports
+    // ANeuralNetworks_getRuntimeFeatureLevel).
+    bool signedInt8Kept(const Outcome& outcome) { return outcome.log.find(kSignedLine) != std::string::npos; }
 
     // Same top class (either of two within one step of each other), the top 3 of each among the
     // top 5 of the other, every element within 1.
@@ -157,16 +155,16 @@ std::string replacingLine(size_t nodes) {
            " node(s) with delegate (TfLiteNnapiDelegate) node, yielding 1 partitions for the whole graph.\n";
 }
 
-TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheNextRuntime) {
+TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheShippedLibrary) {
     generate("mobilenet_v1_0.25_128_full_int8");
     ASSERT_EQ(model_->tensors()[model_->inputs()[0]].type, tflite::ElementType::INT8);
     ASSERT_EQ(model_->tensors()[model_->outputs()[0]].type, tflite::ElementType::INT8);
-    const Outcome cpu = run(kBenchmarkNext, {});
-    if (!nextIsLevel30(cpu)) {
-        GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30 (it exports neither "
+    const Outcome cpu = run(kBenchmark, {});
+    if (!signedInt8Kept(cpu)) {
+        GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30 (it exports neither "
                         "ANeuralNetworks_getRuntimeFeatureLevel nor ANeuralNetworksCompilation_setTimeout yet)";
     }
-    const Outcome whole = run(kBenchmarkNext, kOnReference);
+    const Outcome whole = run(kBenchmark, kOnReference);
     EXPECT_NE(whole.log.find(kSignedLine), std::string::npos) << whole.log;
     EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
     EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
@@ -176,18 +174,18 @@ TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheNextRuntime) {
     const Outcome installed = run(kBenchmark, kOnReference);
     EXPECT_NE(installed.log.find(kSignedLine), std::string::npos) << installed.log;
     EXPECT_NE(installed.log.find(kWhole), std::string::npos) << installed.log;
-    expectClose(installed, cpu, "benchmark_model vs benchmark_model_next");
+    expectClose(installed, cpu, "benchmark_model, second run");
 }
 
-TEST_F(Int8Run, Int8ConvNetIsWholeOnTheNextRuntime) {
+TEST_F(Int8Run, Int8ConvNetIsWholeOnTheShippedLibrary) {
     generate("conv_net_int8");
-    const Outcome cpu = run(kBenchmarkNext, {});
-    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
-    const Outcome whole = run(kBenchmarkNext, kOnReference);
+    const Outcome cpu = run(kBenchmark, {});
+    if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
+    const Outcome whole = run(kBenchmark, kOnReference);
     EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
     EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
     expectClose(whole, cpu, "delegated vs CPU path, feature level 30");
-    expectClose(run(kBenchmark, {}), cpu, "benchmark_model vs benchmark_model_next");
+    expectClose(run(kBenchmark, {}), cpu, "benchmark_model, second run");
 }
 
 // synap-npu takes signed int8 once it claims the qs8 operators (branch fl30-npu8); until then
@@ -195,9 +193,9 @@ TEST_F(Int8Run, Int8ConvNetIsWholeOnTheNextRuntime) {
 TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
     generate("mobilenet_v1_0.25_128_full_int8");
-    const Outcome cpu = run(kBenchmarkNext, {});
-    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
-    const Outcome npu = run(kBenchmarkNext, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"});
+    const Outcome cpu = run(kBenchmark, {});
+    if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
+    const Outcome npu = run(kBenchmark, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"});
     if (npu.log.find(kWhole) == std::string::npos) {
         GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
     }
@@ -205,18 +203,18 @@ TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
 }
 
 // The TF2 post-training-quantized MobileNet v2 of the shared corpus (int8 inside, uint8 edges):
-// whole on the next runtime, Egyptian cat (286) on top (libcoral's oracle) with a score of at
+// whole on libneuralnetworks.so, Egyptian cat (286) on top (libcoral's oracle) with a score of at
 // least Arm NN's 153/256 less two steps (the corpus README's allowance around libcoral's 0.6).
-TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheNextRuntime) {
+TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
     std::string error;
     model_ = tflite::Model::load(graph, &error);
     ASSERT_NE(model_, nullptr) << error;
     const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
-    const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
-    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
-    const Outcome whole = run(kBenchmarkNext, kOnReference, graph, input);
+    const Outcome cpu = run(kBenchmark, {}, graph, input);
+    if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
+    const Outcome whole = run(kBenchmark, kOnReference, graph, input);
     EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
     EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
     expectClose(whole, cpu, "delegated vs CPU path");
@@ -241,9 +239,9 @@ TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     model_ = tflite::Model::load(graph, &error);
     ASSERT_NE(model_, nullptr) << error;
     const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
-    const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
-    if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
-    const Outcome npu = run(kBenchmarkNext, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"}, graph, input);
+    const Outcome cpu = run(kBenchmark, {}, graph, input);
+    if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
+    const Outcome npu = run(kBenchmark, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"}, graph, input);
     if (npu.log.find(kWhole) == std::string::npos) {
         GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
     }
@@ -255,22 +253,22 @@ TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     EXPECT_GE(npu.outputs[0][286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
 }
 
-// label_image_next over the same TF2 model and the cat picture, whole on nnapi-reference: the
+// label_image over the same TF2 model and the cat picture, whole on nnapi-reference: the
 // label oracle again, and the same first line as the installed label_image.
-TEST(Int8LabelImage, SharedTf2MobileNetOnTheNextRuntime) {
+TEST(Int8LabelImage, SharedTf2MobileNetOnTheShippedLibrary) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::vector<std::string> args = {"-m", kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite", "-i",
                                            kModelsDir + "/images/cat.bmp", "-l",
                                            kModelsDir + "/labels/imagenet_labels.txt",
                                            "--accelerator_name=nnapi-reference"};
     setenv("NNEMU_LOG", "info", 1);
-    const ToolRun next = runTool(LABEL_IMAGE_NEXT_PATH, args, makeTempDir("root"));
+    const ToolRun next = runTool(LABEL_IMAGE_PATH, args, makeTempDir("root"));
     const ToolRun current = runTool(LABEL_IMAGE_PATH, args, makeTempDir("root"));
     unsetenv("NNEMU_LOG");
     ASSERT_EQ(next.exitCode, 0) << next.err;
     ASSERT_EQ(current.exitCode, 0) << current.err;
     if (next.err.find(kSignedLine) == std::string::npos) {
-        GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
+        GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
     }
     EXPECT_NE(next.err.find("68 of 68 node(s) delegated in 1 kernel(s)"), std::string::npos) << next.err;
     // The first result line: score, class index, label.
@@ -284,9 +282,9 @@ TEST(Int8LabelImage, SharedTf2MobileNetOnTheNextRuntime) {
     EXPECT_NEAR(std::stof(match[1]), std::stof(other[1]), 1.5f / 255.0f);
 }
 
-// person_detect: int8 input and output. On the next runtime it goes whole to NNAPI and still
+// person_detect: int8 input and output. Through libneuralnetworks.so it goes whole to NNAPI and still
 // tells a person from none (TFLM's test).
-TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheNextRuntime) {
+TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheShippedLibrary) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string graph = kModelsDir + "/models/person_detect.tflite";
     std::string error;
@@ -294,9 +292,9 @@ TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheNextRuntime) {
     ASSERT_NE(model_, nullptr) << error;
     for (const std::string image : {"person", "no_person"}) {
         const std::string input = kModelsDir + "/inputs/" + image + "_96x96x1_i8.bin";
-        const Outcome cpu = run(kBenchmarkNext, {}, graph, input);
-        if (!nextIsLevel30(cpu)) GTEST_SKIP() << "libneuralnetworks_next.so does not report feature level 30";
-        const Outcome whole = run(kBenchmarkNext, kOnReference, graph, input);
+        const Outcome cpu = run(kBenchmark, {}, graph, input);
+        if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
+        const Outcome whole = run(kBenchmark, kOnReference, graph, input);
         EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
         expectClose(whole, cpu, image + ": delegated vs CPU path");
         ASSERT_EQ(whole.outputs.size(), 1u);

@@ -179,5 +179,67 @@ TEST(Devices, AcceleratorsComeBeforeTheReferenceDevice) {
     EXPECT_STREQ(name, "nnapi-reference");
 }
 
+// nnapi-fl30plus.md §2.4: an operation is offered only to devices whose feature level covers its
+// minimum. The fake accelerator keeps IDevice's default level (29) and claims every ADD, but an
+// ADD of TENSOR_INT32 needs feature level 30.
+TEST(DeviceFeatureLevel, LaterOperationsAreNotOfferedToAnOlderDevice) {
+    ANeuralNetworksDevice* fake = deviceNamed("fake-accelerator");
+    ASSERT_NE(fake, nullptr);
+    int64_t level = 0;
+    ASSERT_EQ(ANeuralNetworksDevice_getFeatureLevel(fake, &level), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(level, 29);
+    for (const int32_t code : {ANEURALNETWORKS_TENSOR_FLOAT32, ANEURALNETWORKS_TENSOR_INT32}) {
+        SCOPED_TRACE(code);
+        gFakeExecutions = 0;
+        ANeuralNetworksModel* model = nullptr;
+        ASSERT_EQ(ANeuralNetworksModel_create(&model), 0);
+        const uint32_t dims[1] = {2};
+        const ANeuralNetworksOperandType tensor{code, 1, dims, 0.0f, 0};
+        const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, nullptr, 0.0f, 0};
+        for (int i = 0; i < 4; ++i) ASSERT_EQ(ANeuralNetworksModel_addOperand(model, i == 2 ? &scalar : &tensor), 0);
+        const int32_t none = 0;
+        ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model, 2, &none, sizeof none), 0);
+        const uint32_t in[3] = {0, 1, 2}, out[1] = {3};
+        ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_ADD, 3, in, 1, out), 0);
+        ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 2, in, 1, out), 0);
+        ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
+        const bool isFloat = code == ANEURALNETWORKS_TENSOR_FLOAT32;
+
+        const ANeuralNetworksDevice* only[1] = {fake};
+        bool supported = !isFloat;
+        ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model, only, 1, &supported), 0);
+        EXPECT_EQ(supported, isFloat);
+        ANeuralNetworksCompilation* compilation = nullptr;
+        ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, only, 1, &compilation), 0);
+        EXPECT_EQ(ANeuralNetworksCompilation_finish(compilation),
+                  isFloat ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_BAD_DATA);
+        ANeuralNetworksCompilation_free(compilation);
+
+        // Over every device the INT32 ADD goes to nnapi-reference, the float one to the accelerator.
+        ASSERT_EQ(ANeuralNetworksCompilation_create(model, &compilation), 0);
+        ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
+        ANeuralNetworksExecution* execution = nullptr;
+        ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+        int32_t ints[2] = {3, -4}, intOut[2] = {};
+        float floats[2] = {1.5f, 2.0f}, floatOut[2] = {};
+        void* data = isFloat ? static_cast<void*>(floats) : static_cast<void*>(ints);
+        void* result = isFloat ? static_cast<void*>(floatOut) : static_cast<void*>(intOut);
+        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, data, 8), 0);
+        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 1, nullptr, data, 8), 0);
+        ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution, 0, nullptr, result, 8), 0);
+        ASSERT_EQ(ANeuralNetworksExecution_compute(execution), ANEURALNETWORKS_NO_ERROR);
+        if (isFloat) {
+            EXPECT_FLOAT_EQ(floatOut[1], 4.0f);
+        } else {
+            EXPECT_EQ(intOut[0], 6);
+            EXPECT_EQ(intOut[1], -8);
+        }
+        EXPECT_EQ(gFakeExecutions, isFloat ? 1 : 0);
+        ANeuralNetworksExecution_free(execution);
+        ANeuralNetworksCompilation_free(compilation);
+        ANeuralNetworksModel_free(model);
+    }
+}
+
 }  // namespace
 }  // namespace nnemu

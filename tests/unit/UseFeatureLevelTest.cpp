@@ -1,12 +1,13 @@
 // Feature levels per use (nnapi-fl30plus.md §2.4): an operation's level can depend on its operands
 // (INT32 arithmetic, RESIZE flags, RESHAPE of int32, quantized RSQRT...). The signatures state it,
-// and the runtime (feature level 30) refuses the later uses at addOperation while keeping its own.
+// and a runtime refuses a model with a later use than its level at Model_finish.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "FeatureLevel.h"
+#include "ModelBuilder.h"
 #include "SingleOperation.h"
 #include "nnemu/hal/OperandTypes.h"
 
@@ -71,10 +72,14 @@ TEST(UseFeatureLevel, SequenceStateOutputs) {
               hal::kFeatureLevel30);
 }
 
-// Through the C API of the feature level 30 runtime: later uses are refused, its own accepted.
+// Through the C API with the runtime held at feature level 30 (ModelBuilder's test hook): its own
+// uses finish, a later use (INT32 RESHAPE, FL6) makes the model BAD_DATA at finish.
 class Fl30UseGate : public ::testing::Test {
 protected:
-    void SetUp() override { ASSERT_EQ(ANeuralNetworksModel_create(&model_), ANEURALNETWORKS_NO_ERROR); }
+    void SetUp() override {
+        ASSERT_EQ(ANeuralNetworksModel_create(&model_), ANEURALNETWORKS_NO_ERROR);
+        reinterpret_cast<runtime::ModelBuilder*>(model_)->setRuntimeLevelForTesting(30);
+    }
     void TearDown() override { ANeuralNetworksModel_free(model_); }
 
     uint32_t add(int32_t code, std::vector<uint32_t> dims) {
@@ -92,37 +97,43 @@ protected:
     int operation(int32_t type, std::vector<uint32_t> in, uint32_t out) {
         return ANeuralNetworksModel_addOperation(model_, type, static_cast<uint32_t>(in.size()), in.data(), 1, &out);
     }
+    int finish(uint32_t in, uint32_t out) {
+        EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_, 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
+        return ANeuralNetworksModel_finish(model_);
+    }
 
     ANeuralNetworksModel* model_ = nullptr;
     uint32_t next_ = 0;
 };
 
 TEST_F(Fl30UseGate, AcceptsItsOwnUses) {
-    ASSERT_EQ(runtime::kRuntimeFeatureLevel, 30);
     const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {2});
     const uint32_t fuse = constant(ANEURALNETWORKS_INT32, int32_t{0});
-    const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {2});
-    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {a, a, fuse}, out), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(operation(ANEURALNETWORKS_DIV, {a, a, fuse}, out), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(operation(ANEURALNETWORKS_ABS, {a}, out), ANEURALNETWORKS_NO_ERROR);
-    const uint32_t image = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 2, 2, 1});
-    const uint32_t size = constant(ANEURALNETWORKS_INT32, int32_t{3});
-    const uint32_t flag = constant(ANEURALNETWORKS_BOOL, uint8_t{0});
-    const uint32_t resized = add(ANEURALNETWORKS_TENSOR_FLOAT32, {1, 3, 3, 1});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESIZE_BILINEAR, {image, size, size, flag, flag, flag}, resized),
-              ANEURALNETWORKS_NO_ERROR);
+    const uint32_t sum = add(ANEURALNETWORKS_TENSOR_INT32, {2});
+    const uint32_t quotient = add(ANEURALNETWORKS_TENSOR_INT32, {2});
+    EXPECT_EQ(operation(ANEURALNETWORKS_ADD, {a, a, fuse}, sum), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(operation(ANEURALNETWORKS_DIV, {sum, a, fuse}, quotient), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(finish(a, quotient), ANEURALNETWORKS_NO_ERROR);
 }
 
-TEST_F(Fl30UseGate, RefusesLaterUses) {
+TEST_F(Fl30UseGate, RefusesLaterUsesAtFinish) {
     const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {4});
     const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
     const int32_t four = 4;
     ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
     const uint32_t intsOut = add(ANEURALNETWORKS_TENSOR_INT32, {4});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_BAD_DATA);  // FL6
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(finish(ints, intsOut), ANEURALNETWORKS_BAD_DATA);  // FL6
+}
+
+TEST_F(Fl30UseGate, AFloatReshapeFinishes) {
     const uint32_t floats = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+    const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
+    const int32_t four = 4;
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
     const uint32_t floatsOut = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
     EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {floats, shape}, floatsOut), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(finish(floats, floatsOut), ANEURALNETWORKS_NO_ERROR);
 }
 
 }  // namespace

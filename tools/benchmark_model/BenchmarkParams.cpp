@@ -45,7 +45,7 @@ const std::vector<ParamSpec>& benchmarkParamSpecs() {
         {"nnapi_allow_fp16", T::BOOL, "false", "allow fp32 computation to be run in fp16 (accepted, not used by nnemu)"},
         {"nnapi_allow_dynamic_dimensions", T::BOOL, "false", "allow dynamic dimensions in NNAPI (accepted, not used by nnemu)"},
         {"nnapi_use_burst_mode", T::BOOL, "false", "use burst computation in NNAPI (accepted, not used by nnemu)"},
-        {"nnapi_support_library_path", T::STRING, "", "path to an NNAPI support library (not supported by nnemu)"},
+        {"nnapi_support_library_path", T::STRING, "", "path to an NNAPI support library: the libneuralnetworks.so benchmark_model is linked with"},
         // Other delegates of the board's build.
         {"external_delegate_path", T::STRING, "", "path to an external delegate library (not supported by nnemu)"},
         {"external_delegate_options", T::STRING, "", "external delegate options, k1:v1;k2:v2 (not supported by nnemu)"},

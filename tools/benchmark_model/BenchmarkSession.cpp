@@ -10,6 +10,7 @@
 
 #include "MemoryFootprint.h"
 #include "NnapiDeviceList.h"
+#include "SupportLibrary.h"
 #include "TensorFiles.h"
 #include "ToolLog.h"
 
@@ -145,7 +146,7 @@ bool BenchmarkSession::validateParams() {
 
 tflite::DelegateOptions BenchmarkSession::delegateOptions() const {
     tflite::DelegateOptions options;
-    options.useNnapi = params_.getBool("use_nnapi");
+    options.useNnapi = params_.getBool("use_nnapi") && !supportLibraryFailed_;
     options.acceleratorName = params_.getString("nnapi_accelerator_name");
     options.disableNnapiCpu = params_.getBool("disable_nnapi_cpu");
     options.maxDelegatedPartitions = params_.getInt("max_delegated_partitions");
@@ -198,8 +199,18 @@ bool BenchmarkSession::init() {
         TOOL_LOG(WARNING) << "`--use_nnapi=true` must be set for the provided NNAPI execution preference ("
                           << preference << ") to be used.";
     }
-    if (!params_.getString("nnapi_support_library_path").empty()) {
-        TOOL_LOG(WARNING) << "NNAPI support libraries are not supported by nnemu; --nnapi_support_library_path is ignored.";
+    const std::string& supportLibrary = params_.getString("nnapi_support_library_path");
+    if (useNnapi && !supportLibrary.empty()) {
+        // As TensorFlow Lite does: a library that does not load leaves the model without the delegate.
+        int64_t level = 0;
+        std::string why;
+        if (checkSupportLibrary(supportLibrary, &level, &why)) {
+            TOOL_LOG(INFO) << "Loaded NNAPI support library from path: " << supportLibrary << " (feature level "
+                           << level << ")";
+        } else {
+            TOOL_LOG(ERROR) << "Couldn't load NNAPI support library from path: " << supportLibrary << " (" << why << ")";
+            supportLibraryFailed_ = true;
+        }
     }
     if (!params_.getString("external_delegate_path").empty() && !loadExternalDelegate()) return false;
     if (params_.getBool("use_xnnpack")) {

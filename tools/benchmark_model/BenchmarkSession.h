@@ -57,6 +57,7 @@ private:
     OpProfileTable initProfile_;
     OpProfileTable runProfile_;
     bool profiling_ = false;
+    bool supportLibraryFailed_ = false;  // --nnapi_support_library_path did not load: no delegate
 };
 
 }  // namespace nnemu::benchmark

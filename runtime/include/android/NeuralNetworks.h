@@ -27,7 +27,7 @@
  * minSdkVersion), as the NDK header does. Elsewhere an application may ask for a level by defining
  * __ANDROID_API__ or NNEMU_NNAPI_API_LEVEL; otherwise it sees what this build of libneuralnetworks
  * implements and exports. */
-#define NNEMU_NNAPI_IMPLEMENTED_API_LEVEL 30
+#define NNEMU_NNAPI_IMPLEMENTED_API_LEVEL 33
 #ifndef NNEMU_NNAPI_API_LEVEL
 #ifdef __ANDROID_API__
 #define NNEMU_NNAPI_API_LEVEL __ANDROID_API__
@@ -37,6 +37,11 @@
 #endif
 #ifndef __NNAPI_FL5_MIN_ANDROID_API__
 #define __NNAPI_FL5_MIN_ANDROID_API__ 31
+#endif
+/* Feature level 8 has no API level of its own; nnemu declares its functions from API 33 (Android 13,
+ * whose runtime was the first at feature level 8). */
+#ifndef __NNAPI_FL8_MIN_ANDROID_API__
+#define __NNAPI_FL8_MIN_ANDROID_API__ 33
 #endif
 
 /* Opaque; only meaningful on Android (see <android/hardware_buffer.h>). */
@@ -258,6 +263,18 @@ typedef enum {
     ANEURALNETWORKS_PRIORITY_HIGH = 110,
     ANEURALNETWORKS_PRIORITY_DEFAULT = ANEURALNETWORKS_PRIORITY_MEDIUM
 } PriorityCode;
+
+/* ---- NNAPI feature levels (ANeuralNetworks_getRuntimeFeatureLevel), feature level 5 ---- */
+typedef enum {
+    ANEURALNETWORKS_FEATURE_LEVEL_1 = 27,
+    ANEURALNETWORKS_FEATURE_LEVEL_2 = 28,
+    ANEURALNETWORKS_FEATURE_LEVEL_3 = 29,
+    ANEURALNETWORKS_FEATURE_LEVEL_4 = 30,
+    ANEURALNETWORKS_FEATURE_LEVEL_5 = 31,
+    ANEURALNETWORKS_FEATURE_LEVEL_6 = 1000006,
+    ANEURALNETWORKS_FEATURE_LEVEL_7 = 1000007,
+    ANEURALNETWORKS_FEATURE_LEVEL_8 = 1000008
+} FeatureLevelCode;
 
 /* ---- Opaque handles ---- */
 typedef struct ANeuralNetworksMemory ANeuralNetworksMemory;

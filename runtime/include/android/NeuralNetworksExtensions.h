@@ -1,5 +1,5 @@
 /*
- * nnemu: NNAPI vendor-extension entry points (feature level 29), source-
+ * nnemu: NNAPI vendor-extension entry points (feature levels 29 and 8), source-
  * compatible with the Android platform header <android/NeuralNetworksExtensions.h>.
  */
 
@@ -33,6 +33,21 @@ int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel* model,
 int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* model, int32_t index,
                                                  const void* data, size_t length)
         __NNAPI_INTRODUCED_IN(29);
+
+#if NNEMU_NNAPI_API_LEVEL >= __NNAPI_FL8_MIN_ANDROID_API__
+/* Feature level 8: vendor hints (extension, attribute code, opaque payload) for the one device of a
+ * createForDevices compilation, and for the executions of such a compilation. */
+int ANeuralNetworksCompilation_addExtensionAttribute(ANeuralNetworksCompilation* compilation,
+                                                     const char* extensionName,
+                                                     uint16_t attributeCodeWithinExtension,
+                                                     const void* data, size_t length)
+        __NNAPI_INTRODUCED_IN(__NNAPI_FL8_MIN_ANDROID_API__);
+int ANeuralNetworksExecution_addExtensionAttribute(ANeuralNetworksExecution* execution,
+                                                   const char* extensionName,
+                                                   uint16_t attributeCodeWithinExtension,
+                                                   const void* data, size_t length)
+        __NNAPI_INTRODUCED_IN(__NNAPI_FL8_MIN_ANDROID_API__);
+#endif /* NNEMU_NNAPI_API_LEVEL >= __NNAPI_FL8_MIN_ANDROID_API__ */
 
 #ifdef __cplusplus
 }

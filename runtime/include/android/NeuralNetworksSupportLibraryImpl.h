@@ -419,7 +419,7 @@ typedef struct NnApiSLDriverImplFL8 {
 } NnApiSLDriverImplFL8;
 
 /* The library's table, statically allocated: valid until the library is unloaded. Exported by
- * nnemu's libneuralnetworks_next.so; libneuralnetworks.so gains it when it reaches feature level 5. */
+ * nnemu's libneuralnetworks.so (an FL5-shaped table at feature level 7, see the README). */
 NnApiSLDriverImpl* ANeuralNetworks_getSLDriverImpl(void);
 
 #ifdef __cplusplus
