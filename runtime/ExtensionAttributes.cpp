@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "nnemu/hal/Log.h"
+#include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
 namespace {
