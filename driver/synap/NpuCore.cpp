@@ -150,10 +150,9 @@ bool NpuCore::preparePorts(std::string* error) {
     if (inputCount > tensors->size() || outputCount > tensors->size() - inputCount) {
         return fail("more network inputs and outputs than tensors");
     }
-    inputs_.resize(inputCount);
-    outputs_.resize(outputCount);
-    constants_.assign(tensors->size(), nullptr);
-    activations_.resize(tensors->size());
+    // The whole program is checked before any buffer is sized by a tensor: a malformed program
+    // must not make the core touch gigabytes first.
+    std::vector<bool> claimed(size_t{inputCount} + outputCount, false);
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         if (tensor.dims() == nullptr || tensor.dims()->size() > XNN_MAX_TENSOR_DIMS) return fail("tensor dimensions");
@@ -168,19 +167,29 @@ bool NpuCore::preparePorts(std::string* error) {
             return fail("tensor " + std::to_string(t) + " names no network input or output it can be");
         }
         if (input < 0 && output < 0) continue;
+        const size_t id = input >= 0 ? static_cast<size_t>(input) : inputCount + static_cast<size_t>(output);
+        if (claimed[id]) return fail("two tensors for one network input or output");
+        claimed[id] = true;
+    }
+    for (bool port : claimed) {
+        if (!port) return fail("a network input or output has no tensor");
+    }
+    if (!checkLayers(fail)) return false;
+    inputs_.resize(inputCount);
+    outputs_.resize(outputCount);
+    constants_.assign(tensors->size(), nullptr);
+    activations_.resize(tensors->size());
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        const int32_t input = tensor.input_index(), output = tensor.output_index();
+        if (input < 0 && output < 0) continue;
         Port& port = input >= 0 ? inputs_[input] : outputs_[output];
-        if (!port.staging.empty()) return fail("two tensors for one network input or output");
         port.externalId = input >= 0 ? static_cast<uint32_t>(input) : inputCount + static_cast<uint32_t>(output);
         port.dims.assign(tensor.dims()->begin(), tensor.dims()->end());
         port.bytes = byteSize(tensor);
         port.staging.assign(port.bytes + XNN_EXTRA_BYTES, 0);
     }
-    for (const auto* ports : {&inputs_, &outputs_}) {
-        for (const auto& port : *ports) {
-            if (port.staging.empty()) return fail("a network input or output has no tensor");
-        }
-    }
-    return checkLayers(fail);
+    return true;
 }
 
 // Every layer is of a known kind, fits its tensors, reads what is there when it runs (a network
