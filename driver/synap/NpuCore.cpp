@@ -98,6 +98,16 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
 
 using Clock = std::chrono::steady_clock;
 
+// A stored 8-bit tensor's zero point in its type's range: XNNPACK refuses others, and the layers
+// the core runs itself compute with it in 32 bits.
+bool zeroPointFits(const npu::Tensor& tensor) {
+    switch (tensor.type()) {
+        case npu::DataType::QUINT8: return tensor.zero_point() >= 0 && tensor.zero_point() <= 255;
+        case npu::DataType::QINT8: return tensor.zero_point() >= -128 && tensor.zero_point() <= 127;
+        default: return true;
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling) {
@@ -160,6 +170,7 @@ bool NpuCore::preparePorts(std::string* error) {
         if (tensor.data() != nullptr && tensor.data()->size() > 0 && tensor.data()->size() != byteSize(tensor)) {
             return fail("constant tensor " + std::to_string(t) + " has the wrong size");
         }
+        if (!zeroPointFits(tensor)) return fail("tensor " + std::to_string(t) + " has a zero point outside its type");
         const int32_t input = tensor.input_index(), output = tensor.output_index();
         const bool inputFits = input == -1 || (input >= 0 && static_cast<uint32_t>(input) < inputCount);
         const bool outputFits = output == -1 || (output >= 0 && static_cast<uint32_t>(output) < outputCount);
@@ -382,7 +393,10 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
-    for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+        if (inputs_[i].bytes > 0) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    }
     for (size_t s = 0; s < stages_.size(); ++s) {
         if (hal::deadlinePassed(deadline)) {
             *error = "the NPU run missed its deadline";
@@ -403,7 +417,9 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
                     std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
         }
     }
-    for (size_t i = 0; i < outputs_.size(); ++i) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+    }
     return true;
 }
 
