@@ -1,5 +1,6 @@
 #include "LayerShapes.h"
 
+#include "Lowering.h"
 #include "NativeLayers.h"
 #include "nnemu/hal/Broadcast.h"
 
@@ -32,13 +33,30 @@ uint64_t windowOutput(uint64_t in, uint64_t before, uint64_t after, uint64_t ker
     return padded < effective ? 0 : (padded - effective) / stride + 1;
 }
 
+// A quantized layer's requantization factors (one per channel for per-channel filters) are ones
+// XNNPACK takes: it asserts on a factor below 2^-32 rather than refusing it.
+bool requantizationFits(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor& input = inputOf(program, layer, 0);
+    if (input.type() == npu::DataType::FLOAT32) return true;
+    const npu::Tensor& filter = inputOf(program, layer, 1);
+    const float outputScale = outputOf(program, layer).scale();
+    if (filter.type() == npu::DataType::QCINT8 && filter.channel_scales() != nullptr) {
+        for (float scale : *filter.channel_scales()) {
+            if (!requantizationFactorSupported(input.scale(), scale, outputScale)) return false;
+        }
+        return true;
+    }
+    return requantizationFactorSupported(input.scale(), filter.scale(), outputScale);
+}
+
 // Static weights the core packs: elements as wide as the input's, 32-bit biases, both constant.
 bool weightsFit(const npu::Program& program, const npu::Layer& layer, const Dims& filterDims, uint32_t outChannels) {
     const npu::Tensor& input = inputOf(program, layer, 0);
     const npu::Tensor& filter = inputOf(program, layer, 1);
     const npu::Tensor& bias = inputOf(program, layer, 2);
     return isConstant(filter) && isConstant(bias) && elementBytes(filter.type()) == elementBytes(input.type()) &&
-           elementBytes(bias.type()) == 4 && dimsOf(filter) == filterDims && dimsOf(bias) == Dims{outChannels};
+           elementBytes(bias.type()) == 4 && dimsOf(filter) == filterDims && dimsOf(bias) == Dims{outChannels} &&
+           requantizationFits(program, layer);
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ bool ratioWithin(double numerator, double denominator, double low, double high) 
 
 bool requantizationFactorSupported(float inputScale, float filterScale, float outputScale) {
     const float coreFactor = inputScale * filterScale / outputScale;
-    return coreFactor < 256.0f &&
+    return coreFactor < 256.0f && coreFactor >= 0x1p-32f &&
            ratioWithin(double{inputScale} * filterScale, outputScale, std::ldexp(1.0, -32), 256.0);
 }
 

@@ -43,7 +43,8 @@ const char* activationName(int32_t fuseCode);
 // Quantization ratio `numerator / denominator` inside [low, high): where the core is exact.
 bool ratioWithin(double numerator, double denominator, double low, double high);
 // A quantized convolution's requantization factor input·filter/output where the core computes
-// it: XNNPACK refuses a layer whose factor, computed in float, reaches 256.
+// it: XNNPACK refuses a layer whose factor, computed in float, reaches 256, and asserts on one
+// below 2^-32 (the NPU core's load checks stored programs with it too).
 bool requantizationFactorSupported(float inputScale, float filterScale, float outputScale);
 
 // For layers the core only has in float: a Convert layer making a float copy of `tensor`

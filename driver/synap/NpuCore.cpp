@@ -95,6 +95,16 @@ void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start
                             .add("bytes written", layer.bytesWritten).take());
 }
 
+// A stored 8-bit tensor's zero point in its type's range: XNNPACK refuses others, and the layers
+// the core runs itself compute with it in 32 bits.
+bool zeroPointFits(const npu::Tensor& tensor) {
+    switch (tensor.type()) {
+        case npu::DataType::QUINT8: return tensor.zero_point() >= 0 && tensor.zero_point() <= 255;
+        case npu::DataType::QINT8: return tensor.zero_point() >= -128 && tensor.zero_point() <= 127;
+        default: return true;
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling,
@@ -151,10 +161,9 @@ bool NpuCore::preparePorts(std::string* error) {
     if (inputCount > tensors->size() || outputCount > tensors->size() - inputCount) {
         return fail("more network inputs and outputs than tensors");
     }
-    inputs_.resize(inputCount);
-    outputs_.resize(outputCount);
-    constants_.assign(tensors->size(), nullptr);
-    activations_.resize(tensors->size());
+    // The whole program is checked before any buffer is sized by a tensor: a malformed program
+    // must not make the core touch gigabytes first.
+    std::vector<bool> claimed(size_t{inputCount} + outputCount, false);
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         if (tensor.dims() == nullptr || tensor.dims()->size() > XNN_MAX_TENSOR_DIMS) return fail("tensor dimensions");
@@ -162,6 +171,7 @@ bool NpuCore::preparePorts(std::string* error) {
         if (tensor.data() != nullptr && tensor.data()->size() > 0 && tensor.data()->size() != byteSize(tensor)) {
             return fail("constant tensor " + std::to_string(t) + " has the wrong size");
         }
+        if (!zeroPointFits(tensor)) return fail("tensor " + std::to_string(t) + " has a zero point outside its type");
         const int32_t input = tensor.input_index(), output = tensor.output_index();
         const bool inputFits = input == -1 || (input >= 0 && static_cast<uint32_t>(input) < inputCount);
         const bool outputFits = output == -1 || (output >= 0 && static_cast<uint32_t>(output) < outputCount);
@@ -169,19 +179,29 @@ bool NpuCore::preparePorts(std::string* error) {
             return fail("tensor " + std::to_string(t) + " names no network input or output it can be");
         }
         if (input < 0 && output < 0) continue;
+        const size_t id = input >= 0 ? static_cast<size_t>(input) : inputCount + static_cast<size_t>(output);
+        if (claimed[id]) return fail("two tensors for one network input or output");
+        claimed[id] = true;
+    }
+    for (bool port : claimed) {
+        if (!port) return fail("a network input or output has no tensor");
+    }
+    if (!checkLayers(fail)) return false;
+    inputs_.resize(inputCount);
+    outputs_.resize(outputCount);
+    constants_.assign(tensors->size(), nullptr);
+    activations_.resize(tensors->size());
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        const int32_t input = tensor.input_index(), output = tensor.output_index();
+        if (input < 0 && output < 0) continue;
         Port& port = input >= 0 ? inputs_[input] : outputs_[output];
-        if (!port.staging.empty()) return fail("two tensors for one network input or output");
         port.externalId = input >= 0 ? static_cast<uint32_t>(input) : inputCount + static_cast<uint32_t>(output);
         port.dims.assign(tensor.dims()->begin(), tensor.dims()->end());
         port.bytes = byteSize(tensor);
         port.staging.assign(port.bytes + XNN_EXTRA_BYTES, 0);
     }
-    for (const auto* ports : {&inputs_, &outputs_}) {
-        for (const auto& port : *ports) {
-            if (port.staging.empty()) return fail("a network input or output has no tensor");
-        }
-    }
-    return checkLayers(fail);
+    return true;
 }
 
 // Every layer is of a known kind, fits its tensors, reads what is there when it runs (a network
@@ -395,7 +415,10 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     const bool pooled = choosePool();
     const auto runStart = Clock::now();
     trace::Span copyIn("copy inputs", "npu");
-    for (size_t i = 0; i < inputs_.size(); ++i) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+        if (inputs_[i].bytes > 0) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+    }
     copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {
         if (hal::deadlinePassed(deadline)) {
@@ -419,7 +442,9 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         }
     }
     trace::Span copyOut("copy outputs", "npu");
-    for (size_t i = 0; i < outputs_.size(); ++i) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+    }
     noteRunTime(pooled, static_cast<uint64_t>(
                                 std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart).count()));
     return true;

@@ -1,7 +1,9 @@
 // libFuzzer target for what synap-npu checks before it trusts a stored NPU program. The first
 // byte picks the path the rest of the bytes take:
 //   mode 0, 1  an NPU program: NpuCore::load (flatbuffers verifier, version, the core's checks,
-//              XNNPACK's) and, when its buffers are small, one run on the core
+//              XNNPACK's) and, when its buffers are small, one run on the core; mode 1 first
+//              stamps the current compiler version on it, so that inputs from an older compiler
+//              (seeds, regressions) still reach the checks behind the version check
 //   mode 2     an NNAPI model cache file: readModelCacheFile (for a fixed token or, bit 3, the
 //              one the file names), then PreparedNetwork's rebuild from the program; or (bit 2)
 //              a sealed file with one byte changed, cut or added, which must be refused
@@ -88,6 +90,16 @@ void loadAndRun(std::vector<uint8_t> program, bool profiling) {
         out.push_back(outputs.back().data());
     }
     core->run(in, out, &error);
+}
+
+// Mode 1: a verifying program's compiler version, if it has one, becomes the current one.
+void stampCurrentVersion(std::vector<uint8_t>& bytes) {
+    flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+    if (!nnemu::npu::VerifyProgramBuffer(verifier)) return;
+    auto* table = flatbuffers::GetMutableRoot<flatbuffers::Table>(bytes.data());
+    if (uint8_t* field = table->GetAddressOf(nnemu::npu::Program::VT_COMPILER_VERSION)) {
+        flatbuffers::WriteScalar<uint32_t>(field, nnemu::synap::kCompilerVersion);
+    }
 }
 
 const nnemu::hal::CacheToken kToken = [] {
@@ -262,7 +274,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     --size;
     switch (mode) {
         case 0:
-        case 1: loadAndRun(std::vector<uint8_t>(data, data + size), flag); break;
+        case 1: {
+            std::vector<uint8_t> program(data, data + size);
+            if (mode == 1) stampCurrentVersion(program);
+            loadAndRun(std::move(program), flag);
+            break;
+        }
         case 2: modelCacheFile(data, size, flag, ownToken); break;
         case 3: synapCacheRoundTrip(data, size); break;
     }
