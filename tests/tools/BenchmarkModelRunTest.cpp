@@ -122,6 +122,9 @@ TEST(BenchmarkModelRun, SupportLibraryPathRunsFullyDelegated) {
         << run.err;
     EXPECT_NE(run.err.find("Replacing 3 out of 3 node(s) with delegate"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("the model graph will be completely executed by the delegate"), std::string::npos) << run.err;
+    // The table has the diagnostic hook the plain library's exports lack.
+    EXPECT_EQ(run.err.find("did not implement SL_ANeuralNetworksDiagnostic_registerCallbacks"), std::string::npos)
+        << run.err;
 }
 
 TEST(BenchmarkModelRun, SupportLibraryThatDoesNotLoadLeavesTheModelOnTheCpu) {

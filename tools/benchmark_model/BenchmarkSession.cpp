@@ -190,8 +190,6 @@ bool BenchmarkSession::init() {
         }
         TOOL_LOG(INFO) << "Created TensorFlow Lite delegate for NNAPI.";
         TOOL_LOG(INFO) << kDelegateName << " delegate created.";
-        // libneuralnetworks.so has no SL-only diagnostic hook (only a Support Library does), as on the board.
-        TOOL_LOG(WARNING) << "NNAPI SL driver did not implement SL_ANeuralNetworksDiagnostic_registerCallbacks!";
     } else if (!accelerator.empty()) {
         TOOL_LOG(WARNING) << "`--use_nnapi=true` must be set for the provided NNAPI accelerator (" << accelerator
                           << ") to be used.";
@@ -211,6 +209,11 @@ bool BenchmarkSession::init() {
             TOOL_LOG(ERROR) << "Couldn't load NNAPI support library from path: " << supportLibrary << " (" << why << ")";
             supportLibraryFailed_ = true;
         }
+    }
+    if (useNnapi && supportLibrary.empty()) {
+        // TFLite looks the SL-only diagnostic hook up among libneuralnetworks.so's exports, which
+        // never have it (only a Support Library's table does), as on the board.
+        TOOL_LOG(WARNING) << "NNAPI SL driver did not implement SL_ANeuralNetworksDiagnostic_registerCallbacks!";
     }
     if (!params_.getString("external_delegate_path").empty() && !loadExternalDelegate()) return false;
     if (params_.getBool("use_xnnpack")) {
