@@ -142,154 +142,121 @@ namespace {
 constexpr int64_t kTableFeatureLevel = std::min(kRuntimeFeatureLevel, nnemu::hal::kFeatureLevel7);
 static_assert(kTableFeatureLevel >= nnemu::hal::kFeatureLevel5, "the table needs feature level 5");
 
+// One table entry: the field and the function of the same name.
+#define NNEMU_SL_ENTRY(name) .name = name
+
 // Constant-initialised: the loader may call ANeuralNetworks_getSLDriverImpl before, or without,
 // any of the library's static constructors having run. Designated initialisers keep the order
 // of the header's fields checked by the compiler.
 constinit NnApiSLDriverImplFL5 slTable = {
     .base = {.implFeatureLevel = kTableFeatureLevel},
-    .ANeuralNetworksBurst_create = ANeuralNetworksBurst_create,
-    .ANeuralNetworksBurst_free = ANeuralNetworksBurst_free,
-    .ANeuralNetworksCompilation_createForDevices = ANeuralNetworksCompilation_createForDevices,
-    .ANeuralNetworksCompilation_finish = ANeuralNetworksCompilation_finish,
-    .ANeuralNetworksCompilation_free = ANeuralNetworksCompilation_free,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput =
-            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput =
-            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput =
-            ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput =
-            ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput,
-    .ANeuralNetworksCompilation_setCaching = ANeuralNetworksCompilation_setCaching,
-    .ANeuralNetworksCompilation_setPreference = ANeuralNetworksCompilation_setPreference,
-    .ANeuralNetworksCompilation_setPriority = ANeuralNetworksCompilation_setPriority,
-    .ANeuralNetworksCompilation_setTimeout = ANeuralNetworksCompilation_setTimeout,
-    .ANeuralNetworksDevice_getExtensionSupport = ANeuralNetworksDevice_getExtensionSupport,
-    .ANeuralNetworksDevice_getFeatureLevel = ANeuralNetworksDevice_getFeatureLevel,
-    .ANeuralNetworksDevice_getName = ANeuralNetworksDevice_getName,
-    .ANeuralNetworksDevice_getType = ANeuralNetworksDevice_getType,
-    .ANeuralNetworksDevice_getVersion = ANeuralNetworksDevice_getVersion,
-    .ANeuralNetworksDevice_wait = ANeuralNetworksDevice_wait,
-    .ANeuralNetworksEvent_createFromSyncFenceFd = ANeuralNetworksEvent_createFromSyncFenceFd,
-    .ANeuralNetworksEvent_free = ANeuralNetworksEvent_free,
-    .ANeuralNetworksEvent_getSyncFenceFd = ANeuralNetworksEvent_getSyncFenceFd,
-    .ANeuralNetworksEvent_wait = ANeuralNetworksEvent_wait,
-    .ANeuralNetworksExecution_burstCompute = ANeuralNetworksExecution_burstCompute,
-    .ANeuralNetworksExecution_compute = ANeuralNetworksExecution_compute,
-    .ANeuralNetworksExecution_create = ANeuralNetworksExecution_create,
-    .ANeuralNetworksExecution_enableInputAndOutputPadding =
-            ANeuralNetworksExecution_enableInputAndOutputPadding,
-    .ANeuralNetworksExecution_free = ANeuralNetworksExecution_free,
-    .ANeuralNetworksExecution_getDuration = ANeuralNetworksExecution_getDuration,
-    .ANeuralNetworksExecution_getOutputOperandDimensions =
-            ANeuralNetworksExecution_getOutputOperandDimensions,
-    .ANeuralNetworksExecution_getOutputOperandRank = ANeuralNetworksExecution_getOutputOperandRank,
-    .ANeuralNetworksExecution_setInput = ANeuralNetworksExecution_setInput,
-    .ANeuralNetworksExecution_setInputFromMemory = ANeuralNetworksExecution_setInputFromMemory,
-    .ANeuralNetworksExecution_setLoopTimeout = ANeuralNetworksExecution_setLoopTimeout,
-    .ANeuralNetworksExecution_setMeasureTiming = ANeuralNetworksExecution_setMeasureTiming,
-    .ANeuralNetworksExecution_setOutput = ANeuralNetworksExecution_setOutput,
-    .ANeuralNetworksExecution_setOutputFromMemory = ANeuralNetworksExecution_setOutputFromMemory,
-    .ANeuralNetworksExecution_setReusable = ANeuralNetworksExecution_setReusable,
-    .ANeuralNetworksExecution_setTimeout = ANeuralNetworksExecution_setTimeout,
-    .ANeuralNetworksExecution_startComputeWithDependencies =
-            ANeuralNetworksExecution_startComputeWithDependencies,
-    .ANeuralNetworksMemoryDesc_addInputRole = ANeuralNetworksMemoryDesc_addInputRole,
-    .ANeuralNetworksMemoryDesc_addOutputRole = ANeuralNetworksMemoryDesc_addOutputRole,
-    .ANeuralNetworksMemoryDesc_create = ANeuralNetworksMemoryDesc_create,
-    .ANeuralNetworksMemoryDesc_finish = ANeuralNetworksMemoryDesc_finish,
-    .ANeuralNetworksMemoryDesc_free = ANeuralNetworksMemoryDesc_free,
-    .ANeuralNetworksMemoryDesc_setDimensions = ANeuralNetworksMemoryDesc_setDimensions,
-    .ANeuralNetworksMemory_copy = ANeuralNetworksMemory_copy,
-    .ANeuralNetworksMemory_createFromAHardwareBuffer = ANeuralNetworksMemory_createFromAHardwareBuffer,
-    .ANeuralNetworksMemory_createFromDesc = ANeuralNetworksMemory_createFromDesc,
-    .ANeuralNetworksMemory_createFromFd = ANeuralNetworksMemory_createFromFd,
-    .ANeuralNetworksMemory_free = ANeuralNetworksMemory_free,
-    .ANeuralNetworksModel_addOperand = ANeuralNetworksModel_addOperand,
-    .ANeuralNetworksModel_addOperation = ANeuralNetworksModel_addOperation,
-    .ANeuralNetworksModel_create = ANeuralNetworksModel_create,
-    .ANeuralNetworksModel_finish = ANeuralNetworksModel_finish,
-    .ANeuralNetworksModel_free = ANeuralNetworksModel_free,
-    .ANeuralNetworksModel_getExtensionOperandType = ANeuralNetworksModel_getExtensionOperandType,
-    .ANeuralNetworksModel_getExtensionOperationType = ANeuralNetworksModel_getExtensionOperationType,
-    .ANeuralNetworksModel_getSupportedOperationsForDevices =
-            ANeuralNetworksModel_getSupportedOperationsForDevices,
-    .ANeuralNetworksModel_identifyInputsAndOutputs = ANeuralNetworksModel_identifyInputsAndOutputs,
-    .ANeuralNetworksModel_relaxComputationFloat32toFloat16 =
-            ANeuralNetworksModel_relaxComputationFloat32toFloat16,
-    .ANeuralNetworksModel_setOperandExtensionData = ANeuralNetworksModel_setOperandExtensionData,
-    .ANeuralNetworksModel_setOperandSymmPerChannelQuantParams =
-            ANeuralNetworksModel_setOperandSymmPerChannelQuantParams,
-    .ANeuralNetworksModel_setOperandValue = ANeuralNetworksModel_setOperandValue,
-    .ANeuralNetworksModel_setOperandValueFromMemory = ANeuralNetworksModel_setOperandValueFromMemory,
-    .ANeuralNetworksModel_setOperandValueFromModel = ANeuralNetworksModel_setOperandValueFromModel,
-    .ANeuralNetworks_getDefaultLoopTimeout = ANeuralNetworks_getDefaultLoopTimeout,
-    .ANeuralNetworks_getDevice = ANeuralNetworks_getDevice,
-    .ANeuralNetworks_getDeviceCount = ANeuralNetworks_getDeviceCount,
-    .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,
-    .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
-    .SL_ANeuralNetworksCompilation_setCachingFromFds = SL_ANeuralNetworksCompilation_setCachingFromFds,
-    .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =
-            SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded,
-    .SL_ANeuralNetworksDevice_getPerformanceInfo = SL_ANeuralNetworksDevice_getPerformanceInfo,
-    .SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo =
-            SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo,
-    .SL_ANeuralNetworksDevice_getVendorExtensionCount = SL_ANeuralNetworksDevice_getVendorExtensionCount,
-    .SL_ANeuralNetworksDevice_getVendorExtensionName = SL_ANeuralNetworksDevice_getVendorExtensionName,
-    .SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation =
-            SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed,
-    .SL_ANeuralNetworksDiagnostic_registerCallbacks = SL_ANeuralNetworksDiagnostic_registerCallbacks,
+    NNEMU_SL_ENTRY(ANeuralNetworksBurst_create),
+    NNEMU_SL_ENTRY(ANeuralNetworksBurst_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_createForDevices),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_finish),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_setCaching),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_setPreference),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_setPriority),
+    NNEMU_SL_ENTRY(ANeuralNetworksCompilation_setTimeout),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_getExtensionSupport),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_getFeatureLevel),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_getName),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_getType),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_getVersion),
+    NNEMU_SL_ENTRY(ANeuralNetworksDevice_wait),
+    NNEMU_SL_ENTRY(ANeuralNetworksEvent_createFromSyncFenceFd),
+    NNEMU_SL_ENTRY(ANeuralNetworksEvent_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksEvent_getSyncFenceFd),
+    NNEMU_SL_ENTRY(ANeuralNetworksEvent_wait),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_burstCompute),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_compute),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_create),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_enableInputAndOutputPadding),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_getDuration),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_getOutputOperandDimensions),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_getOutputOperandRank),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setInput),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setInputFromMemory),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setLoopTimeout),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setMeasureTiming),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setOutput),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setOutputFromMemory),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setReusable),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_setTimeout),
+    NNEMU_SL_ENTRY(ANeuralNetworksExecution_startComputeWithDependencies),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_addInputRole),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_addOutputRole),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_create),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_finish),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemoryDesc_setDimensions),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemory_copy),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemory_createFromAHardwareBuffer),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemory_createFromDesc),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemory_createFromFd),
+    NNEMU_SL_ENTRY(ANeuralNetworksMemory_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_addOperand),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_addOperation),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_create),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_finish),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_free),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_getExtensionOperandType),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_getExtensionOperationType),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_getSupportedOperationsForDevices),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_identifyInputsAndOutputs),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_relaxComputationFloat32toFloat16),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_setOperandExtensionData),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_setOperandValue),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_setOperandValueFromMemory),
+    NNEMU_SL_ENTRY(ANeuralNetworksModel_setOperandValueFromModel),
+    NNEMU_SL_ENTRY(ANeuralNetworks_getDefaultLoopTimeout),
+    NNEMU_SL_ENTRY(ANeuralNetworks_getDevice),
+    NNEMU_SL_ENTRY(ANeuralNetworks_getDeviceCount),
+    NNEMU_SL_ENTRY(ANeuralNetworks_getMaximumLoopTimeout),
+    NNEMU_SL_ENTRY(ANeuralNetworks_getRuntimeFeatureLevel),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksCompilation_setCachingFromFds),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_getPerformanceInfo),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_getVendorExtensionCount),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_getVendorExtensionName),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed),
+    NNEMU_SL_ENTRY(SL_ANeuralNetworksDiagnostic_registerCallbacks),
 };
+
+#undef NNEMU_SL_ENTRY
 
 }  // namespace
 
