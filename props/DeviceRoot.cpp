@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,29 @@ std::string withoutTrailingSlashes(std::string path) {
     return path;
 }
 
+// A relative $NNEMU_ROOT names a folder below the current directory. Every file under the root
+// is opened by a walk from an absolute root (base/RootedFile.h), so it is made absolute here, once
+// per value: a later chdir does not move the root.
+std::string absoluteRoot(const std::string& root) {
+    if (root.front() == '/') return root;
+    static std::mutex mutex;
+    static std::string relative, absolute;
+    std::lock_guard lock(mutex);
+    if (root != relative) {
+        std::error_code ec;
+        const std::filesystem::path resolved = std::filesystem::absolute(root, ec);
+        if (ec) return root;  // no current directory: left relative, and refused where used
+        relative = root;
+        absolute = resolved.lexically_normal().string();
+    }
+    return absolute;
+}
+
 }  // namespace
 
 std::string deviceRoot() {
     std::string root = environment("NNEMU_ROOT");
-    if (!root.empty()) return withoutTrailingSlashes(root);
+    if (!root.empty()) return withoutTrailingSlashes(absoluteRoot(root));
     // The XDG base directory spec says to ignore a relative XDG_STATE_HOME.
     std::string state = environment("XDG_STATE_HOME");
     if (state.empty() || state.front() != '/') state = homeDirectory() + "/.local/state";

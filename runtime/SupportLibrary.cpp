@@ -142,154 +142,18 @@ namespace {
 constexpr int64_t kTableFeatureLevel = std::min(kRuntimeFeatureLevel, nnemu::hal::kFeatureLevel7);
 static_assert(kTableFeatureLevel >= nnemu::hal::kFeatureLevel5, "the table needs feature level 5");
 
+// One table entry: the field and the function of the same name.
+#define NNEMU_SL_ENTRY(name) .name = name
+
 // Constant-initialised: the loader may call ANeuralNetworks_getSLDriverImpl before, or without,
 // any of the library's static constructors having run. Designated initialisers keep the order
 // of the header's fields checked by the compiler.
 constinit NnApiSLDriverImplFL5 slTable = {
     .base = {.implFeatureLevel = kTableFeatureLevel},
-    .ANeuralNetworksBurst_create = ANeuralNetworksBurst_create,
-    .ANeuralNetworksBurst_free = ANeuralNetworksBurst_free,
-    .ANeuralNetworksCompilation_createForDevices = ANeuralNetworksCompilation_createForDevices,
-    .ANeuralNetworksCompilation_finish = ANeuralNetworksCompilation_finish,
-    .ANeuralNetworksCompilation_free = ANeuralNetworksCompilation_free,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput =
-            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput =
-            ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput =
-            ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput,
-    .ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput =
-            ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput,
-    .ANeuralNetworksCompilation_setCaching = ANeuralNetworksCompilation_setCaching,
-    .ANeuralNetworksCompilation_setPreference = ANeuralNetworksCompilation_setPreference,
-    .ANeuralNetworksCompilation_setPriority = ANeuralNetworksCompilation_setPriority,
-    .ANeuralNetworksCompilation_setTimeout = ANeuralNetworksCompilation_setTimeout,
-    .ANeuralNetworksDevice_getExtensionSupport = ANeuralNetworksDevice_getExtensionSupport,
-    .ANeuralNetworksDevice_getFeatureLevel = ANeuralNetworksDevice_getFeatureLevel,
-    .ANeuralNetworksDevice_getName = ANeuralNetworksDevice_getName,
-    .ANeuralNetworksDevice_getType = ANeuralNetworksDevice_getType,
-    .ANeuralNetworksDevice_getVersion = ANeuralNetworksDevice_getVersion,
-    .ANeuralNetworksDevice_wait = ANeuralNetworksDevice_wait,
-    .ANeuralNetworksEvent_createFromSyncFenceFd = ANeuralNetworksEvent_createFromSyncFenceFd,
-    .ANeuralNetworksEvent_free = ANeuralNetworksEvent_free,
-    .ANeuralNetworksEvent_getSyncFenceFd = ANeuralNetworksEvent_getSyncFenceFd,
-    .ANeuralNetworksEvent_wait = ANeuralNetworksEvent_wait,
-    .ANeuralNetworksExecution_burstCompute = ANeuralNetworksExecution_burstCompute,
-    .ANeuralNetworksExecution_compute = ANeuralNetworksExecution_compute,
-    .ANeuralNetworksExecution_create = ANeuralNetworksExecution_create,
-    .ANeuralNetworksExecution_enableInputAndOutputPadding =
-            ANeuralNetworksExecution_enableInputAndOutputPadding,
-    .ANeuralNetworksExecution_free = ANeuralNetworksExecution_free,
-    .ANeuralNetworksExecution_getDuration = ANeuralNetworksExecution_getDuration,
-    .ANeuralNetworksExecution_getOutputOperandDimensions =
-            ANeuralNetworksExecution_getOutputOperandDimensions,
-    .ANeuralNetworksExecution_getOutputOperandRank = ANeuralNetworksExecution_getOutputOperandRank,
-    .ANeuralNetworksExecution_setInput = ANeuralNetworksExecution_setInput,
-    .ANeuralNetworksExecution_setInputFromMemory = ANeuralNetworksExecution_setInputFromMemory,
-    .ANeuralNetworksExecution_setLoopTimeout = ANeuralNetworksExecution_setLoopTimeout,
-    .ANeuralNetworksExecution_setMeasureTiming = ANeuralNetworksExecution_setMeasureTiming,
-    .ANeuralNetworksExecution_setOutput = ANeuralNetworksExecution_setOutput,
-    .ANeuralNetworksExecution_setOutputFromMemory = ANeuralNetworksExecution_setOutputFromMemory,
-    .ANeuralNetworksExecution_setReusable = ANeuralNetworksExecution_setReusable,
-    .ANeuralNetworksExecution_setTimeout = ANeuralNetworksExecution_setTimeout,
-    .ANeuralNetworksExecution_startComputeWithDependencies =
-            ANeuralNetworksExecution_startComputeWithDependencies,
-    .ANeuralNetworksMemoryDesc_addInputRole = ANeuralNetworksMemoryDesc_addInputRole,
-    .ANeuralNetworksMemoryDesc_addOutputRole = ANeuralNetworksMemoryDesc_addOutputRole,
-    .ANeuralNetworksMemoryDesc_create = ANeuralNetworksMemoryDesc_create,
-    .ANeuralNetworksMemoryDesc_finish = ANeuralNetworksMemoryDesc_finish,
-    .ANeuralNetworksMemoryDesc_free = ANeuralNetworksMemoryDesc_free,
-    .ANeuralNetworksMemoryDesc_setDimensions = ANeuralNetworksMemoryDesc_setDimensions,
-    .ANeuralNetworksMemory_copy = ANeuralNetworksMemory_copy,
-    .ANeuralNetworksMemory_createFromAHardwareBuffer = ANeuralNetworksMemory_createFromAHardwareBuffer,
-    .ANeuralNetworksMemory_createFromDesc = ANeuralNetworksMemory_createFromDesc,
-    .ANeuralNetworksMemory_createFromFd = ANeuralNetworksMemory_createFromFd,
-    .ANeuralNetworksMemory_free = ANeuralNetworksMemory_free,
-    .ANeuralNetworksModel_addOperand = ANeuralNetworksModel_addOperand,
-    .ANeuralNetworksModel_addOperation = ANeuralNetworksModel_addOperation,
-    .ANeuralNetworksModel_create = ANeuralNetworksModel_create,
-    .ANeuralNetworksModel_finish = ANeuralNetworksModel_finish,
-    .ANeuralNetworksModel_free = ANeuralNetworksModel_free,
-    .ANeuralNetworksModel_getExtensionOperandType = ANeuralNetworksModel_getExtensionOperandType,
-    .ANeuralNetworksModel_getExtensionOperationType = ANeuralNetworksModel_getExtensionOperationType,
-    .ANeuralNetworksModel_getSupportedOperationsForDevices =
-            ANeuralNetworksModel_getSupportedOperationsForDevices,
-    .ANeuralNetworksModel_identifyInputsAndOutputs = ANeuralNetworksModel_identifyInputsAndOutputs,
-    .ANeuralNetworksModel_relaxComputationFloat32toFloat16 =
-            ANeuralNetworksModel_relaxComputationFloat32toFloat16,
-    .ANeuralNetworksModel_setOperandExtensionData = ANeuralNetworksModel_setOperandExtensionData,
-    .ANeuralNetworksModel_setOperandSymmPerChannelQuantParams =
-            ANeuralNetworksModel_setOperandSymmPerChannelQuantParams,
-    .ANeuralNetworksModel_setOperandValue = ANeuralNetworksModel_setOperandValue,
-    .ANeuralNetworksModel_setOperandValueFromMemory = ANeuralNetworksModel_setOperandValueFromMemory,
-    .ANeuralNetworksModel_setOperandValueFromModel = ANeuralNetworksModel_setOperandValueFromModel,
-    .ANeuralNetworks_getDefaultLoopTimeout = ANeuralNetworks_getDefaultLoopTimeout,
-    .ANeuralNetworks_getDevice = ANeuralNetworks_getDevice,
-    .ANeuralNetworks_getDeviceCount = ANeuralNetworks_getDeviceCount,
-    .ANeuralNetworks_getMaximumLoopTimeout = ANeuralNetworks_getMaximumLoopTimeout,
-    .ANeuralNetworks_getRuntimeFeatureLevel = ANeuralNetworks_getRuntimeFeatureLevel,
-    .SL_ANeuralNetworksCompilation_setCachingFromFds = SL_ANeuralNetworksCompilation_setCachingFromFds,
-    .SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded =
-            SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded,
-    .SL_ANeuralNetworksDevice_getPerformanceInfo = SL_ANeuralNetworksDevice_getPerformanceInfo,
-    .SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo =
-            SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo,
-    .SL_ANeuralNetworksDevice_getVendorExtensionCount = SL_ANeuralNetworksDevice_getVendorExtensionCount,
-    .SL_ANeuralNetworksDevice_getVendorExtensionName = SL_ANeuralNetworksDevice_getVendorExtensionName,
-    .SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation =
-            SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getSessionId,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getNnApiVersion,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getModelArchHash,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getDeviceIds,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getErrorCode,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getInputDataClass,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getOutputDataClass,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_getCompilationTimeNanos,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_isCachingEnabled,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_isControlFlowUsed,
-    .SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed =
-            SL_ANeuralNetworksDiagnosticCompilationInfo_areDynamicTensorsUsed,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getSessionId,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getNnApiVersion,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getModelArchHash,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getDeviceIds,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getExecutionMode,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getInputDataClass,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getOutputDataClass,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getErrorCode,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getRuntimeExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getDriverExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_getHardwareExecutionTimeNanos,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_isCachingEnabled,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_isControlFlowUsed,
-    .SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed =
-            SL_ANeuralNetworksDiagnosticExecutionInfo_areDynamicTensorsUsed,
-    .SL_ANeuralNetworksDiagnostic_registerCallbacks = SL_ANeuralNetworksDiagnostic_registerCallbacks,
+#include "SupportLibraryEntries.inc"
 };
+
+#undef NNEMU_SL_ENTRY
 
 }  // namespace
 

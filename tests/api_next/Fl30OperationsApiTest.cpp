@@ -8,54 +8,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "AddModel.h"
+#include "OperationModelTest.h"
 
 namespace nnemu {
 namespace {
 
-using apitest::ModelPtr;
-
-class Fl30Operations : public ::testing::Test {
-protected:
-    void SetUp() override {
-        model_ = apitest::newModel();
-        ASSERT_NE(model_, nullptr);
-    }
-
-    uint32_t add(int32_t code, std::vector<uint32_t> dims, float scale = 0.0f, int32_t zeroPoint = 0) {
-        const ANeuralNetworksOperandType type{code, static_cast<uint32_t>(dims.size()), dims.empty() ? nullptr : dims.data(),
-                                              scale, zeroPoint};
-        EXPECT_EQ(ANeuralNetworksModel_addOperand(model_.get(), &type), ANEURALNETWORKS_NO_ERROR);
-        return next_++;
-    }
-    template <typename T>
-    uint32_t constant(int32_t code, std::vector<uint32_t> dims, const std::vector<T>& values) {
-        const uint32_t index = add(code, std::move(dims));
-        EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_.get(), index, values.data(), values.size() * sizeof(T)),
-                  ANEURALNETWORKS_NO_ERROR);
-        return index;
-    }
-    int operation(int32_t type, std::vector<uint32_t> in, uint32_t out) {
-        return ANeuralNetworksModel_addOperation(model_.get(), type, static_cast<uint32_t>(in.size()), in.data(), 1, &out);
-    }
-    // Finishes the model with `in` / `out` as its only input and output and runs it once.
-    template <typename In, typename Out>
-    void run(uint32_t in, uint32_t out, const std::vector<In>& input, std::vector<Out>* output) {
-        ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_.get(), 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
-        ASSERT_EQ(ANeuralNetworksModel_finish(model_.get()), ANEURALNETWORKS_NO_ERROR);
-        auto compilation = apitest::compile(model_.get());
-        ASSERT_NE(compilation, nullptr);
-        auto execution = apitest::newExecution(compilation.get());
-        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size() * sizeof(In)),
-                  ANEURALNETWORKS_NO_ERROR);
-        ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output->data(), output->size() * sizeof(Out)),
-                  ANEURALNETWORKS_NO_ERROR);
-        ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_NO_ERROR);
-    }
-
-    ModelPtr model_;
-    uint32_t next_ = 0;
-};
+class Fl30Operations : public apitest::OperationModelTest {};
 
 TEST_F(Fl30Operations, Int32FloorDivision) {
     const uint32_t a = add(ANEURALNETWORKS_TENSOR_INT32, {4});
@@ -64,7 +22,7 @@ TEST_F(Fl30Operations, Int32FloorDivision) {
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_INT32, {4});
     ASSERT_EQ(operation(ANEURALNETWORKS_DIV, {a, b, fuse}, out), ANEURALNETWORKS_NO_ERROR);
     std::vector<int32_t> result(4, -1);
-    run(a, out, std::vector<int32_t>{-7, 7, 5, 9}, &result);
+    runOne(a, out, std::vector<int32_t>{-7, 7, 5, 9}, &result);
     EXPECT_EQ(result, (std::vector<int32_t>{-4, -4, 0, 3}));
 }
 
@@ -73,7 +31,7 @@ TEST_F(Fl30Operations, RankHasAScalarOutput) {
     const uint32_t out = add(ANEURALNETWORKS_INT32, {});
     ASSERT_EQ(operation(ANEURALNETWORKS_RANK, {in}, out), ANEURALNETWORKS_NO_ERROR);
     std::vector<int32_t> result(1, -1);
-    run(in, out, std::vector<float>(6, 1.0f), &result);
+    runOne(in, out, std::vector<float>(6, 1.0f), &result);
     EXPECT_EQ(result[0], 2);
 }
 
@@ -82,7 +40,7 @@ TEST_F(Fl30Operations, HardSwish) {
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
     ASSERT_EQ(operation(ANEURALNETWORKS_HARD_SWISH, {in}, out), ANEURALNETWORKS_NO_ERROR);
     std::vector<float> result(3, -1.0f);
-    run(in, out, std::vector<float>{-3.0f, 3.0f, 1.0f}, &result);
+    runOne(in, out, std::vector<float>{-3.0f, 3.0f, 1.0f}, &result);
     EXPECT_FLOAT_EQ(result[0], 0.0f);
     EXPECT_FLOAT_EQ(result[1], 3.0f);
     EXPECT_FLOAT_EQ(result[2], 4.0f / 6.0f);

@@ -7,29 +7,9 @@
 # usage: reset_sequence.sh SETPROP BENCHMARK_MODEL MODELGEN WORKDIR [android|yocto]
 set -eu
 setprop=$1 benchmark=$2 modelgen=$3 work=$4 board=${5:-android}
-rm -rf "$work"
-mkdir -p "$work/root"
-export NNEMU_ROOT="$work/root"
-unset SYNAP_CACHE_PATH SYNAP_CACHE_CAPACITY SYNAP_NB_LOG_LEVEL NNEMU_LOG
-if [ "$board" = yocto ]; then
-  export NNEMU_BOARD=yocto
-  S=$NNEMU_ROOT/sys/class/misc/synap/statistics
-else
-  unset NNEMU_BOARD
-  S=$NNEMU_ROOT/sys/class/misc/synap/device/misc/synap/statistics
-fi
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect() {  # expect FILE TEXT: the file holds exactly TEXT and a newline
-  printf '%s\n' "$2" > "$work/expected"
-  cmp -s "$S/$1" "$work/expected" || fail "$1 holds '$(cat "$S/$1")', expected '$2'"
-}
+. "$(dirname "$0")/board_env.sh"
 disable() {  # Yocto has no property service: the NPU is left out by naming the CPU device instead
   if [ "$board" = android ]; then "$setprop" vendor.NNAPI_SYNAP_DISABLE "$1"; fi
-}
-bench() {  # bench DEVICE RUNS
-  "$benchmark" --graph="$work/model.tflite" --use_nnapi=true --nnapi_accelerator_name="$1" \
-      --num_runs="$2" --warmup_runs=1 --min_secs=0 --warmup_min_secs=0 > "$work/bench.log" 2>&1 ||
-    { cat "$work/bench.log" >&2; fail "benchmark_model on $1"; }
 }
 "$modelgen" conv_quant "$work/model.tflite" > /dev/null
 

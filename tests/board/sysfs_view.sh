@@ -10,18 +10,8 @@ sysfs=$1 benchmark=$2 modelgen=$3 client=$4 work=$5 board=${6:-android}
 skip() { echo "SKIP: $*"; exit 77; }
 [ -c /dev/fuse ] || skip "no /dev/fuse here (a container or CI runner without FUSE)"
 command -v fusermount3 > /dev/null || skip "fusermount3 is not installed (package fuse3)"
-rm -rf "$work"
-mkdir -p "$work/root"
-export NNEMU_ROOT="$work/root"
-unset SYNAP_CACHE_PATH SYNAP_CACHE_CAPACITY SYNAP_NB_LOG_LEVEL NNEMU_LOG
-if [ "$board" = yocto ]; then
-  export NNEMU_BOARD=yocto
-  S=$NNEMU_ROOT/sys/class/misc/synap/statistics
-else
-  unset NNEMU_BOARD
-  S=$NNEMU_ROOT/sys/class/misc/synap/device/misc/synap/statistics
-fi
 T="timeout 120"
+. "$(dirname "$0")/board_env.sh"
 daemon= held=
 cleanup() {
   if [ -n "$held" ]; then kill "$held" 2> /dev/null || true; fi
@@ -29,17 +19,6 @@ cleanup() {
   if [ -n "$daemon" ]; then kill "$daemon" 2> /dev/null || true; fi
 }
 trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect() {  # expect FILE TEXT: the file reads exactly TEXT and a newline
-  printf '%s\n' "$2" > "$work/expected"
-  $T cat "$S/$1" > "$work/actual" || fail "cannot read $1"
-  cmp -s "$work/actual" "$work/expected" || fail "$1 reads '$(cat "$work/actual")', expected '$2'"
-}
-bench() {  # bench DEVICE RUNS
-  $T "$benchmark" --graph="$work/model.tflite" --use_nnapi=true --nnapi_accelerator_name="$1" \
-      --num_runs="$2" --warmup_runs=1 --min_secs=0 --warmup_min_secs=0 > "$work/bench.log" 2>&1 ||
-    { cat "$work/bench.log" >&2; fail "benchmark_model on $1"; }
-}
 $T "$modelgen" conv_quant "$work/model.tflite" > /dev/null
 bench synap-npu 3  # 4 NPU executions, published as plain files
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../synap/NnapiDevices.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
@@ -46,18 +47,7 @@ void CacheTest::setProperty(const std::string& name, const std::string& value) {
     ASSERT_TRUE(props::set(name, value, &error)) << error;
 }
 
-ANeuralNetworksDevice* deviceNamed(const std::string& name) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* deviceName = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &deviceName);
-        if (name == deviceName) return device;
-    }
-    return nullptr;
-}
+ANeuralNetworksDevice* deviceNamed(const std::string& name) { return test::deviceNamed(name); }
 
 namespace {
 

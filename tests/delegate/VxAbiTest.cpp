@@ -6,11 +6,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "StatisticsFiles.h"
 #include "TemporaryDeviceRoot.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 
@@ -130,19 +129,6 @@ protected:
         return create_(keys.data(), values.data(), options.size(), [](const char* message) { reported_ += message; });
     }
 
-    static std::string readCount(const std::string& root) {
-        for (const char* path : {"/sys/class/misc/synap/device/misc/synap/statistics/inference_count",
-                                 "/sys/class/misc/synap/statistics/inference_count"}) {
-            std::ifstream file(root + path);
-            if (file) {
-                std::stringstream text;
-                text << file.rdbuf();
-                return text.str();
-            }
-        }
-        return "";
-    }
-
     nnemu::props::testing::TemporaryDeviceRoot root_;
     void* library_ = nullptr;
     TfLitePluginCreateDelegate create_ = nullptr;
@@ -173,7 +159,7 @@ TEST_F(VxAbi, DelegatesTheAddAndRunsItOnTheNpu) {
         ASSERT_EQ(host.kernel.invoke(&host.context, &host.kernelNode), kTfLiteOk);
         EXPECT_EQ(host.data[2], (std::vector<uint8_t>{13, 4, 100, 8}));
         // Counted in the same statistics files as the NNAPI path.
-        EXPECT_EQ(readCount(root_.root()), "2\n");
+        EXPECT_EQ(nnemu::props::testing::readInferenceCount(root_.root()), "2\n");
     }
     destroy_(delegate);
 }

@@ -1,4 +1,5 @@
 // Where the device root is, and how Android paths resolve inside it.
+#include <filesystem>
 #include <string>
 
 #include "TemporaryDeviceRoot.h"
@@ -8,6 +9,22 @@ namespace nnemu::props {
 namespace {
 
 using testing::ScopedEnvironment;
+using testing::TemporaryDeviceRoot;
+
+// Changes the current directory for the lifetime of the object, then changes it back.
+class ScopedDirectory {
+public:
+    explicit ScopedDirectory(const std::filesystem::path& to) : previous_(std::filesystem::current_path()) {
+        std::filesystem::current_path(to);
+    }
+    ~ScopedDirectory() {
+        std::error_code ignored;
+        std::filesystem::current_path(previous_, ignored);
+    }
+
+private:
+    std::filesystem::path previous_;
+};
 
 TEST(DeviceRoot, NnemuRootWins) {
     ScopedEnvironment root("NNEMU_ROOT", "/srv/board/");
@@ -56,6 +73,26 @@ TEST(DevicePath, DotDotNeverLeavesTheRoot) {
     EXPECT_EQ(devicePath("/../../etc/passwd"), "/srv/board/etc/passwd");
     EXPECT_EQ(devicePath("/data/../../etc"), "/srv/board/etc");
     EXPECT_EQ(devicePath("/data/x/../y"), "/srv/board/data/y");
+}
+
+// A relative NNEMU_ROOT names a folder below the current directory; property files there are read
+// and written (RootedFile walks need an absolute root), and a later chdir does not move the root.
+TEST(DeviceRoot, RelativeRootIsResolvedOnceAgainstTheCurrentDirectory) {
+    TemporaryDeviceRoot device;
+    device.writeFile(kLocalPropPath, "vendor.relative=yes\n");
+    const std::filesystem::path absolute = device.root();
+    ScopedDirectory here(absolute.parent_path());
+    ScopedEnvironment root("NNEMU_ROOT", (absolute.filename().string() + "/").c_str());
+    EXPECT_EQ(deviceRoot().front(), '/');
+    EXPECT_TRUE(std::filesystem::equivalent(deviceRoot(), absolute)) << deviceRoot();
+    EXPECT_EQ(get("vendor.relative", "unset"), "yes");
+    std::string error;
+    EXPECT_TRUE(set("vendor.written", "1", &error)) << error;
+    EXPECT_NE(device.readFile(kLocalPropPath).find("vendor.written=1"), std::string::npos);
+
+    ScopedDirectory elsewhere("/");
+    EXPECT_TRUE(std::filesystem::equivalent(deviceRoot(), absolute)) << deviceRoot();
+    EXPECT_EQ(get("vendor.written", "unset"), "1");
 }
 
 }  // namespace

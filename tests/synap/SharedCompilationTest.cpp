@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "NnapiDevices.h"
 #include "nnemu/cache/CacheCounters.h"
 
 namespace nnemu {
@@ -22,19 +23,6 @@ constexpr uint32_t kChannels = 8;
 constexpr uint32_t kWide = 16;  // channels between the convolutions
 constexpr int kThreads = 4;
 constexpr int kRunsPerThread = 3;
-
-const ANeuralNetworksDevice* device(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* candidate = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &candidate);
-        ANeuralNetworksDevice_getName(candidate, &name);
-        if (wanted == name) return candidate;
-    }
-    return nullptr;
-}
 
 // conv 3x3 (8 -> 16, relu) [-> RESIZE_NEAREST_NEIGHBOR to the same size, which only
 // nnapi-reference runs] -> conv 3x3 (16 -> 8), float: enough multiply-accumulates for the NPU
@@ -73,7 +61,7 @@ protected:
 
     ANeuralNetworksCompilation* compile(const std::vector<std::string>& devices) {
         std::vector<const ANeuralNetworksDevice*> handles;
-        for (const auto& name : devices) handles.push_back(device(name));
+        for (const auto& name : devices) handles.push_back(test::deviceNamed(name));
         ANeuralNetworksCompilation* compilation = nullptr;
         EXPECT_EQ(devices.empty() ? ANeuralNetworksCompilation_create(model_, &compilation)
                                   : ANeuralNetworksCompilation_createForDevices(

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ControlFlowReference.h"
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/GraphSpec.h"
 #include "nnemu/modelgen/ModelCatalog.h"
@@ -17,19 +18,6 @@ using modelgen::GraphSpec;
 
 std::unique_ptr<Model> fromGraphs(const std::vector<GraphSpec>& graphs, std::string* error) {
     return Model::fromBuffer(modelgen::writeGraphs(graphs, "test"), error);
-}
-
-std::vector<RunMode> modesWithNpu(const Model& model) {
-    std::vector<RunMode> modes = runModes();
-    std::unique_ptr<Interpreter> probe = makeInterpreter(model, DelegateOptions{});
-    const std::vector<std::string> devices = probe != nullptr ? probe->deviceNames() : std::vector<std::string>{};
-    if (std::find(devices.begin(), devices.end(), "synap-npu") != devices.end()) {
-        DelegateOptions npu;
-        npu.useNnapi = true;
-        npu.acceleratorName = "synap-npu";
-        modes.push_back({"synap_npu", npu});
-    }
-    return modes;
 }
 
 class ControlFlowModel : public testing::TestWithParam<std::string> {};
@@ -57,7 +45,7 @@ TEST_P(ControlFlowModel, MatchesThePlainComputationOnEveryPath) {
                 isWhile ? expectedWhile(*model, real, size, c) : expectedIf(*model, real, size, c, &tookThen);
         branches.push_back(tookThen);
         std::vector<uint8_t> first;
-        for (const RunMode& mode : modesWithNpu(*model)) {
+        for (const RunMode& mode : runModesWithNpu(*model)) {
             std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
             ASSERT_NE(interpreter, nullptr) << mode.name;
             std::memcpy(interpreter->inputData(0), image.data(), image.size());

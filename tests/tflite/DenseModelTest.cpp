@@ -6,34 +6,12 @@
 #include <cstring>
 
 #include "DenseReference.h"
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 
 namespace nnemu::tflite::test {
 namespace {
-
-std::unique_ptr<Model> generated(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    std::unique_ptr<Model> model = Model::fromBuffer(std::move(bytes), &error);
-    EXPECT_NE(model, nullptr) << error;
-    return model;
-}
-
-// The run modes, plus the delegate on synap-npu when the runtime lists it.
-std::vector<RunMode> devicesUnderTest(const Model& model) {
-    std::vector<RunMode> modes = runModes();
-    std::unique_ptr<Interpreter> probe = makeInterpreter(model, DelegateOptions{});
-    const std::vector<std::string> devices = probe != nullptr ? probe->deviceNames() : std::vector<std::string>{};
-    if (std::find(devices.begin(), devices.end(), "synap-npu") != devices.end()) {
-        DelegateOptions npu;
-        npu.useNnapi = true;
-        npu.acceleratorName = "synap-npu";
-        modes.push_back({"synap_npu", npu});
-    }
-    return modes;
-}
 
 struct RunResult {
     std::vector<std::vector<float>> outputs;   // real values
@@ -59,8 +37,8 @@ RunResult run(const Model& model, const DelegateOptions& options) {
 class DenseModel : public testing::TestWithParam<std::string> {};   // the flavor: quant or float
 
 TEST_P(DenseModel, DetectorMatchesIndependentPostProcessing) {
-    std::unique_ptr<Model> full = generated("ssd_detector_" + GetParam());
-    std::unique_ptr<Model> raw = generated("ssd_detector_raw_" + GetParam());
+    std::unique_ptr<Model> full = generatedModel("ssd_detector_" + GetParam());
+    std::unique_ptr<Model> raw = generatedModel("ssd_detector_raw_" + GetParam());
     ASSERT_TRUE(full != nullptr && raw != nullptr);
     const std::vector<float> anchors = constantValues(*full, "anchors");
     ASSERT_EQ(anchors.size(), 240u * 4);
@@ -69,7 +47,7 @@ TEST_P(DenseModel, DetectorMatchesIndependentPostProcessing) {
     const float scoreStep = quantized ? raw->tensors()[raw->outputs()[1]].scale : 0.0f;
     std::vector<std::vector<float>> cpuRaw;
     std::vector<Detection> cpuDetections;
-    for (const RunMode& mode : devicesUnderTest(*full)) {
+    for (const RunMode& mode : runModesWithNpu(*full)) {
         const RunResult before = run(*raw, mode.options);
         const RunResult after = run(*full, mode.options);
         ASSERT_EQ(before.outputs.size(), 2u) << mode.name;
@@ -102,12 +80,12 @@ TEST_P(DenseModel, DetectorMatchesIndependentPostProcessing) {
 }
 
 TEST_P(DenseModel, SegmenterMatchesIndependentArgMax) {
-    std::unique_ptr<Model> full = generated("segmenter_" + GetParam());
-    std::unique_ptr<Model> logitsModel = generated("segmenter_logits_" + GetParam());
+    std::unique_ptr<Model> full = generatedModel("segmenter_" + GetParam());
+    std::unique_ptr<Model> logitsModel = generatedModel("segmenter_logits_" + GetParam());
     ASSERT_TRUE(full != nullptr && logitsModel != nullptr);
     const float step = GetParam() == "quant" ? logitsModel->tensors()[logitsModel->outputs()[0]].scale : 0.0f;
     std::vector<float> cpuLabels, cpuLogits;
-    for (const RunMode& mode : devicesUnderTest(*full)) {
+    for (const RunMode& mode : runModesWithNpu(*full)) {
         const RunResult logits = run(*logitsModel, mode.options);
         const RunResult labels = run(*full, mode.options);
         ASSERT_EQ(logits.outputs.size(), 1u) << mode.name;

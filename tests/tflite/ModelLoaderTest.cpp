@@ -2,19 +2,13 @@
 // (truncated, random bytes, bad offsets, bad indexes) rejected with a message, never a crash.
 #include <cstring>
 
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite::test {
 namespace {
-
-std::vector<uint8_t> generated(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    return bytes;
-}
 
 // Loads and, when that works, creates an interpreter and runs it: must never crash.
 void loadAndMaybeRun(std::vector<uint8_t> bytes) {
@@ -224,7 +218,7 @@ TEST(ModelLoader, RejectsMissingAndForeignFiles) {
 }
 
 TEST(ModelLoader, RejectsEveryTruncation) {
-    const std::vector<uint8_t> bytes = generated("split_float");
+    const std::vector<uint8_t> bytes = generatedBytes("split_float");
     ASSERT_FALSE(bytes.empty());
     for (size_t length = 0; length < bytes.size(); ++length) {
         const std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length));
@@ -253,7 +247,7 @@ TEST(ModelLoader, RejectsRandomBytes) {
 }
 
 TEST(ModelLoader, RejectsBadRootOffsets) {
-    std::vector<uint8_t> bytes = generated("add_quant");
+    std::vector<uint8_t> bytes = generatedBytes("add_quant");
     ASSERT_GT(bytes.size(), 16u);
     for (uint32_t offset : {0u, 4u, 7u, static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(bytes.size() - 2),
                             0x7fffffffu, 0xfffffff0u}) {
@@ -269,7 +263,7 @@ TEST(ModelLoader, SurvivesEveryByteCorruption) {
     // Every byte of small models replaced by a few values: rejected or run, never a crash.
     // (Light models only: a corrupted model that still loads is also run.)
     for (const char* name : {"split_quant", "add_int8", "fully_connected_int8", "pad_float"}) {
-        const std::vector<uint8_t> bytes = generated(name);
+        const std::vector<uint8_t> bytes = generatedBytes(name);
         for (size_t i = 0; i < bytes.size(); ++i) {
             for (uint8_t value : {uint8_t{0x00}, uint8_t{0x7f}, uint8_t{0xff}, static_cast<uint8_t>(bytes[i] ^ 0x01)}) {
                 if (bytes[i] == value) continue;

@@ -3,18 +3,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 
 namespace nnemu::tflite::test {
 namespace {
-
-std::vector<uint8_t> generate(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    return bytes;
-}
 
 // Fills every input with a deterministic pattern over its whole range.
 void fillInputs(Interpreter& interpreter) {
@@ -48,7 +42,7 @@ std::string flavorName(const std::string& base, const std::string& suffix) {
 class ModelgenRoundTrip : public testing::TestWithParam<std::string> {};
 
 TEST_P(ModelgenRoundTrip, LoadsAndRunsOnBothPaths) {
-    const std::vector<uint8_t> bytes = generate(GetParam());
+    const std::vector<uint8_t> bytes = generatedBytes(GetParam());
     ASSERT_FALSE(bytes.empty());
     std::string error;
     std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
@@ -82,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Catalog, ModelgenRoundTrip, testing::ValuesIn(catalogNa
 
 TEST(Modelgen, IsDeterministic) {
     for (const char* name : {"conv_int8", "mobilenet_v1_0.25_128_quant", "mixed_resize_nearest"}) {
-        EXPECT_EQ(generate(name), generate(name)) << name;
+        EXPECT_EQ(generatedBytes(name), generatedBytes(name)) << name;
     }
 }
 
@@ -112,7 +106,7 @@ class QuantizedFlavor : public testing::TestWithParam<std::string> {};
 // returns output 0 dequantized.
 std::vector<float> runDequantized(const std::string& name) {
     std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(generate(name), &error);
+    std::unique_ptr<Model> model = Model::fromBuffer(generatedBytes(name), &error);
     EXPECT_NE(model, nullptr) << error;
     if (model == nullptr) return {};
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
@@ -176,7 +170,7 @@ INSTANTIATE_TEST_SUITE_P(SmallModels, QuantizedFlavor,
 TEST(Modelgen, MobileNetScoresAreNotSaturated) {
     for (const char* name : {"mobilenet_v1_0.25_128_quant", "mobilenet_v1_0.25_128_int8"}) {
         std::string error;
-        std::unique_ptr<Model> model = Model::fromBuffer(generate(name), &error);
+        std::unique_ptr<Model> model = Model::fromBuffer(generatedBytes(name), &error);
         ASSERT_NE(model, nullptr) << error;
         std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
         ASSERT_NE(interpreter, nullptr);

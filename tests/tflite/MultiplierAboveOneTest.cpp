@@ -7,20 +7,12 @@
 #include <cstring>
 #include <set>
 
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 
 namespace nnemu::tflite::test {
 namespace {
-
-std::unique_ptr<Model> generated(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    std::unique_ptr<Model> model = Model::fromBuffer(std::move(bytes), &error);
-    EXPECT_NE(model, nullptr) << error;
-    return model;
-}
 
 int32_t quantValue(const Tensor& tensor, size_t i) {
     return tensor.type == ElementType::INT8 ? static_cast<int8_t>(tensor.data[i]) : tensor.data[i];
@@ -114,7 +106,7 @@ size_t topClass(const std::vector<int32_t>& scores) {
 class MultiplierAboveOne : public testing::TestWithParam<std::string> {};
 
 TEST_P(MultiplierAboveOne, LayersRequantizeByMoreThanOne) {
-    std::unique_ptr<Model> model = generated(GetParam());
+    std::unique_ptr<Model> model = generatedModel(GetParam());
     ASSERT_NE(model, nullptr);
     ASSERT_EQ(model->nodes().size(), 4u);
     // stem and project scale down as usual; expand (CONV_2D) and scores (FULLY_CONNECTED) up.
@@ -132,7 +124,7 @@ TEST_P(MultiplierAboveOne, LayersRequantizeByMoreThanOne) {
 }
 
 TEST_P(MultiplierAboveOne, EveryPathGivesTheIndependentTopClass) {
-    std::unique_ptr<Model> model = generated(GetParam());
+    std::unique_ptr<Model> model = generatedModel(GetParam());
     ASSERT_NE(model, nullptr);
     const std::vector<RunMode> modes = runModes();   // the CPU path and the delegate on nnapi-reference
     DelegateOptions npu;

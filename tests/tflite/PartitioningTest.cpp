@@ -2,21 +2,13 @@
 // limit, device selection, and the synap-npu accelerator when it is listed.
 #include <cstring>
 
+#include "GeneratedModels.h"
 #include "Partitioning.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 
 namespace nnemu::tflite::test {
 namespace {
-
-std::unique_ptr<Model> generatedModel(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    std::unique_ptr<Model> model = Model::fromBuffer(std::move(bytes), &error);
-    EXPECT_NE(model, nullptr) << error;
-    return model;
-}
 
 DelegateOptions accelerator(const std::string& name) {
     DelegateOptions options;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "DenseReference.h"
+#include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 
@@ -11,15 +12,6 @@ namespace nnemu::tflite::test {
 namespace {
 
 constexpr size_t kSteps = 6, kInputs = 4, kUnits = 8;
-
-std::unique_ptr<Model> generated(const std::string& name) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
-    std::unique_ptr<Model> model = Model::fromBuffer(std::move(bytes), &error);
-    EXPECT_NE(model, nullptr) << error;
-    return model;
-}
 
 std::vector<float> sequenceInput() {
     std::vector<float> x(kSteps * kInputs);
@@ -55,7 +47,7 @@ void expectOutputs(const Model& model, const std::vector<float>& expected) {
 }
 
 TEST(SequenceModel, RnnMatchesStepByStep) {
-    std::unique_ptr<Model> model = generated("sequence_rnn_float");
+    std::unique_ptr<Model> model = generatedModel("sequence_rnn_float");
     ASSERT_NE(model, nullptr);
     const std::vector<float> w = constantValues(*model, "rnn/input_weights");
     const std::vector<float> r = constantValues(*model, "rnn/recurrent_weights");
@@ -78,7 +70,7 @@ TEST(SequenceModel, RnnMatchesStepByStep) {
 }
 
 TEST(SequenceModel, LstmMatchesStepByStep) {
-    std::unique_ptr<Model> model = generated("sequence_lstm_float");
+    std::unique_ptr<Model> model = generatedModel("sequence_lstm_float");
     ASSERT_NE(model, nullptr);
     const char* gates[] = {"input", "forget", "cell", "output"};
     std::vector<float> w[4], r[4], b[4];

@@ -9,18 +9,13 @@
 #include <vector>
 
 #include "../tflite/ControlFlowReference.h"
+#include "GeneratedModelTest.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
 
 namespace nnemu::tooltest {
 namespace {
-
-#ifdef NNEMU_MODELGEN_PATH
-const std::string kModelgen = NNEMU_MODELGEN_PATH;
-#else
-const std::string kModelgen;
-#endif
 
 const char* const kDevices[] = {"synap-npu", "nnapi-reference"};
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../tflite/DenseReference.h"
+#include "GeneratedModelTest.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
@@ -17,25 +18,9 @@
 namespace nnemu::tooltest {
 namespace {
 
-#ifdef NNEMU_MODELGEN_PATH
-const std::string kModelgen = NNEMU_MODELGEN_PATH;
-#else
-const std::string kModelgen;
-#endif
-
-class GeneratedModelRun : public testing::Test {
+class GeneratedModelRun : public GeneratedModelTest {
 protected:
-    void SetUp() override {
-        if (kModelgen.empty()) GTEST_SKIP() << "nnemu_modelgen is not part of this build";
-        dir_ = makeTempDir("generated");
-    }
-
-    std::string generate(const std::string& name) {
-        const std::string path = dir_ + "/" + name + ".tflite";
-        const ToolRun run = runTool(kModelgen, {name, path});
-        EXPECT_EQ(run.exitCode, 0) << run.err;
-        return path;
-    }
+    GeneratedModelRun() : GeneratedModelTest("generated") {}
 
     // benchmark_model on the device with the test picture as input; the outputs as real values
     // (empty when the run failed) and what the tool printed.
@@ -66,7 +51,6 @@ protected:
         return outputs;
     }
 
-    std::string dir_;
 };
 
 const char* const kDevices[] = {"synap-npu", "nnapi-reference"};

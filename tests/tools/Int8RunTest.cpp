@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "GeneratedModelTest.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
@@ -20,11 +21,6 @@
 namespace nnemu::tooltest {
 namespace {
 
-#ifdef NNEMU_MODELGEN_PATH
-const std::string kModelgen = NNEMU_MODELGEN_PATH;
-#else
-const std::string kModelgen;
-#endif
 const std::string kBenchmark = BENCHMARK_MODEL_PATH;
 
 const char* const kSignedLine = "int8 as TENSOR_QUANT8_ASYMM_SIGNED";

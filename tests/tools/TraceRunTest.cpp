@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../base/TraceCheck.h"
+#include "GeneratedModelTest.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 
@@ -24,18 +25,14 @@ using trace::testing::nestingViolation;
 using trace::testing::readTrace;
 using trace::testing::Trace;
 
-#ifdef NNEMU_MODELGEN_PATH
-const std::string kModelgen = NNEMU_MODELGEN_PATH;
-#else
-const std::string kModelgen;
-#endif
-
-class TraceRun : public testing::Test {
+class TraceRun : public GeneratedModelTest {
 protected:
+    TraceRun() : GeneratedModelTest("trace") {}
+
     void SetUp() override {
-        if (kModelgen.empty()) GTEST_SKIP() << "nnemu_modelgen is not part of this build";
+        GeneratedModelTest::SetUp();
+        if (IsSkipped()) return;
         if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
-        dir_ = makeTempDir("trace");
         root_ = makeTempDir("root");
     }
 
@@ -43,13 +40,6 @@ protected:
         std::error_code ignored;
         if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
         if (!root_.empty()) std::filesystem::remove_all(root_, ignored);
-    }
-
-    std::string generate(const std::string& name) {
-        const std::string path = dir_ + "/" + name + ".tflite";
-        const ToolRun run = runTool(kModelgen, {name, path});
-        EXPECT_EQ(run.exitCode, 0) << run.err;
-        return path;
     }
 
     // Two timed runs after one warm-up, through NNAPI; the CPU device is allowed, so a model the
@@ -64,7 +54,6 @@ protected:
         return run;
     }
 
-    std::string dir_;
     std::string root_;
 };
 

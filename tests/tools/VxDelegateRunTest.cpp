@@ -5,51 +5,24 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "GeneratedModelTest.h"
+#include "StatisticsFiles.h"
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 
 namespace nnemu::tooltest {
 namespace {
 
-#ifdef NNEMU_MODELGEN_PATH
-const std::string kModelgen = NNEMU_MODELGEN_PATH;
-#else
-const std::string kModelgen;
-#endif
-
 const std::string kVxFlag = "--external_delegate_path=libvx_delegate.so";
 
-std::string inferenceCount(const std::string& root) {
-    for (const char* path : {"/sys/class/misc/synap/device/misc/synap/statistics/inference_count",
-                             "/sys/class/misc/synap/statistics/inference_count"}) {
-        std::ifstream file(root + path);
-        if (file) {
-            std::stringstream text;
-            text << file.rdbuf();
-            return text.str();
-        }
-    }
-    return "";
-}
+using props::testing::readInferenceCount;
 
-class VxDelegateRun : public testing::Test {
+class VxDelegateRun : public GeneratedModelTest {
 protected:
-    void SetUp() override {
-        if (kModelgen.empty()) GTEST_SKIP() << "nnemu_modelgen is not part of this build";
-        dir_ = makeTempDir("vx");
-    }
-
-    std::string generate(const std::string& name) {
-        const std::string path = dir_ + "/" + name + ".tflite";
-        const ToolRun run = runTool(kModelgen, {name, path});
-        EXPECT_EQ(run.exitCode, 0) << run.err;
-        return path;
-    }
+    VxDelegateRun() : GeneratedModelTest("vx") {}
 
     // benchmark_model with fixed random inputs, two regular runs; the output bytes ("" on failure).
     std::string runOnce(const std::string& graph, std::vector<std::string> flags, const std::string& root,
@@ -64,7 +37,6 @@ protected:
         return std::string(bytes.begin(), bytes.end());
     }
 
-    std::string dir_;
 };
 
 TEST_F(VxDelegateRun, BoardCommandVerbatim) {
@@ -89,7 +61,7 @@ TEST_F(VxDelegateRun, BoardCommandVerbatim) {
               std::string::npos)
             << run.err;
     EXPECT_EQ(run.err.find("Fallback unsupported op"), std::string::npos) << run.err;
-    const std::string count = inferenceCount(root);
+    const std::string count = readInferenceCount(root);
     ASSERT_FALSE(count.empty());
     EXPECT_GE(std::stoll(count), 51);  // at least one warm-up and 50 regular runs
 }
@@ -113,7 +85,7 @@ TEST_F(VxDelegateRun, SameOutputsAsTheNnapiPathWithAndWithoutNnapiDisabled) {
             ASSERT_FALSE(vx.empty()) << name << "\n" << run.err;
             EXPECT_NE(run.err.find("(Vx Delegate) node, yielding 1 partitions"), std::string::npos) << run.err;
             EXPECT_EQ(vx, nnapi) << name << (disabled ? " with vendor.NNAPI_SYNAP_DISABLE=1" : "");
-            EXPECT_EQ(inferenceCount(root), "3\n") << name;  // one warm-up and two runs on the NPU
+            EXPECT_EQ(readInferenceCount(root), "3\n") << name;  // one warm-up and two runs on the NPU
         }
     }
 }
@@ -132,7 +104,7 @@ TEST_F(VxDelegateRun, BadOptionsLeaveTheGraphOnTheCpuPath) {
         EXPECT_NE(run.err.find("WARNING: EXTERNAL delegate not created: the graph runs on the CPU path.\n"),
                   std::string::npos)
                 << run.err;
-        EXPECT_EQ(inferenceCount(root), "") << options;
+        EXPECT_EQ(readInferenceCount(root), "") << options;
     }
     // An unknown key is only a warning; the delegate still runs the graph.
     const std::string out = runOnce(graph, {kVxFlag, "--external_delegate_options=no_such_key:1"}, makeTempDir("root"), &run);

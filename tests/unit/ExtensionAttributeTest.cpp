@@ -7,10 +7,13 @@
 
 #include <string>
 
+#include "../synap/NnapiDevices.h"
 #include "nnemu/hal/DeviceRegistry.h"
 
 namespace nnemu {
 namespace {
+
+using test::deviceNamed;
 
 constexpr char kExtension[] = "com.example.nnemu_test_hints";
 
@@ -32,19 +35,6 @@ public:
 };
 
 const hal::DeviceRegistrar kHinted(20, [] { return std::make_shared<HintedDevice>(); });
-
-const ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (wanted == name) return device;
-    }
-    return nullptr;
-}
 
 // out = x + x over [2] floats: nnapi-reference runs it.
 class ExtensionAttributes : public ::testing::Test {

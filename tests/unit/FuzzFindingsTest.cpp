@@ -10,22 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "../synap/NnapiDevices.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace {
 
-const ANeuralNetworksDevice* reference() {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (std::string(name) == "nnapi-reference") return device;
-    }
-    return nullptr;
-}
+const ANeuralNetworksDevice* reference() { return nnemu::test::deviceNamed("nnapi-reference"); }
 
 // SQUEEZE may leave out its axes, never its data.
 TEST(OmittedFirstInput, IsRefusedWhenTheModelIsBuilt) {

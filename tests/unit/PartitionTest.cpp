@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "../synap/NnapiDevices.h"
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Validation.h"
@@ -57,20 +58,9 @@ public:
     }
 };
 
-const hal::DeviceRegistrar kFake(10, [] { return std::make_shared<FakeAccelerator>(); });
+using test::deviceNamed;
 
-ANeuralNetworksDevice* deviceNamed(const char* wanted) {
-    uint32_t count = 0;
-    ANeuralNetworks_getDeviceCount(&count);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        const char* name = nullptr;
-        ANeuralNetworks_getDevice(i, &device);
-        ANeuralNetworksDevice_getName(device, &name);
-        if (std::string(name) == wanted) return device;
-    }
-    return nullptr;
-}
+const hal::DeviceRegistrar kFake(10, [] { return std::make_shared<FakeAccelerator>(); });
 
 // out = ((x + y) * y) + x over [4] floats: ADD, MUL, ADD — the MUL only nnapi-reference runs.
 class MixedModel : public ::testing::Test {

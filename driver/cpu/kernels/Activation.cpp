@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/cpu/QuantMath.h"
@@ -46,24 +47,6 @@ float applyFloat(OperationType op, float x) {
         default:
             return x;
     }
-}
-
-bool unaryFloat32(OperationContext& context) {
-    const float* in = context.input(0).as<float>();
-    float* out = context.output(0).as<float>();
-    const uint64_t n = context.output(0).elements();
-    for (uint64_t i = 0; i < n; ++i) out[i] = applyFloat(context.type, in[i]);
-    return true;
-}
-
-bool unaryFloat16(OperationContext& context) {
-    const uint16_t* in = context.input(0).as<uint16_t>();
-    uint16_t* out = context.output(0).as<uint16_t>();
-    const uint64_t n = context.output(0).elements();
-    for (uint64_t i = 0; i < n; ++i) {
-        out[i] = base::floatToHalf(applyFloat(context.type, base::halfToFloat(in[i])));
-    }
-    return true;
 }
 
 // NEG and ABS on int32.
@@ -137,9 +120,8 @@ bool unaryQuant8(OperationContext& context) {
 bool unaryKernel(OperationContext& context) {
     switch (context.inputType(0)) {
         case OperandType::TENSOR_FLOAT32:
-            return unaryFloat32(context);
         case OperandType::TENSOR_FLOAT16:
-            return unaryFloat16(context);
+            return mapFloat(context, [&](float x) { return applyFloat(context.type, x); });
         case OperandType::TENSOR_INT32:
             return (context.type == OperationType::NEG || context.type == OperationType::ABS) &&
                    unaryInt32(context);

@@ -4,34 +4,14 @@
 #include <cmath>
 #include <cstdint>
 
+#include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
 using hal::OperationContext;
-
-// Applies f element by element to a FLOAT32 or FLOAT16 tensor.
-template <typename F>
-bool mapFloat(OperationContext& context, F f) {
-    const uint64_t n = context.output(0).elements();
-    NN_RET_CHECK(context.input(0).elements() == n);
-    if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
-        const float* in = context.input(0).as<float>();
-        float* out = context.output(0).as<float>();
-        for (uint64_t i = 0; i < n; ++i) out[i] = f(in[i]);
-        return true;
-    }
-    if (context.inputType(0) == OperandType::TENSOR_FLOAT16) {
-        const uint16_t* in = context.input(0).as<uint16_t>();
-        uint16_t* out = context.output(0).as<uint16_t>();
-        for (uint64_t i = 0; i < n; ++i) out[i] = base::floatToHalf(f(base::halfToFloat(in[i])));
-        return true;
-    }
-    return false;
-}
 
 bool eluKernel(OperationContext& context) {
     const float alpha = context.scalar<float>(1);

@@ -20,8 +20,8 @@ namespace nnemu::props {
 inline constexpr std::size_t kMaxNameLength = 256;
 inline constexpr std::size_t kMaxValueLength = 91;
 
-// Where the emulated board keeps its file system: $NNEMU_ROOT if set, otherwise
-// ${XDG_STATE_HOME:-$HOME/.local/state}/nnemu.
+// Where the emulated board keeps its file system: $NNEMU_ROOT if set (a relative one against the
+// current directory when first seen), otherwise ${XDG_STATE_HOME:-$HOME/.local/state}/nnemu.
 std::string deviceRoot();
 
 // The host path of an Android absolute path (e.g. "/data/vendor/synap/nnhal.cache") inside the
