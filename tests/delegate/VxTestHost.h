@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,16 +29,35 @@ inline TfLiteIntArray* intArray(std::vector<int> values) {
 
 inline void reportError(TfLiteContext*, const char* format, ...) { ADD_FAILURE() << "ReportError: " << format; }
 
-// A graph of two nodes over uint8 [1,2,2,1] tensors with scale 1, zero point 0:
-// node 0 ADD(t0, t1) -> t2, node 1 a custom operator t2 -> t3 (which nothing can delegate).
-struct MiniHost {
+inline size_t elementSize(TfLiteType type) {
+    return type == kTfLiteUInt8 || type == kTfLiteInt8 || type == kTfLiteBool ? 1 : type == kTfLiteInt64 ? 8 : 4;
+}
+
+struct TensorSpec {
+    TfLiteType type = kTfLiteFloat32;
+    std::vector<int> dims;
+    std::vector<uint8_t> constant;  // a read-only (mmapped) tensor when not empty
+    float scale = 0.0f;
+    int32_t zeroPoint = 0;
+};
+
+struct NodeSpec {
+    int32_t builtinCode;
+    const void* builtinData;
+    std::vector<int> inputs;
+    std::vector<int> outputs;
+    const char* customName = nullptr;
+};
+
+// A graph of the given tensors and nodes, planned in order. The delegate may replace one
+// connected subset: its kernel is then initialised and prepared at once, as TFLite does.
+struct Host {
     TfLiteContext context{};
-    std::vector<TfLiteTensor> tensors = std::vector<TfLiteTensor>(4);
-    std::vector<std::vector<uint8_t>> data = std::vector<std::vector<uint8_t>>(4, std::vector<uint8_t>(4));
+    std::vector<TfLiteTensor> tensors;
+    std::vector<std::vector<uint8_t>> data;
     std::vector<TfLiteIntArray*> arrays;
-    TfLiteNode nodes[2]{};
-    TfLiteRegistration registrations[2]{};
-    TfLiteAddParams addParams{kTfLiteActNone, false};
+    std::vector<TfLiteNode> nodes;
+    std::vector<TfLiteRegistration> registrations;
     TfLiteIntArray* plan = nullptr;
 
     // What the delegate asked for.
@@ -47,28 +67,34 @@ struct MiniHost {
     TfLiteDelegateParams params{};
     TfLiteStatus kernelPrepare = kTfLiteError;
 
-    MiniHost() {
-        for (int t = 0; t < 4; ++t) {
+    Host(const std::vector<TensorSpec>& tensorSpecs, const std::vector<NodeSpec>& nodeSpecs)
+        : tensors(tensorSpecs.size()), data(tensorSpecs.size()), nodes(nodeSpecs.size()),
+          registrations(nodeSpecs.size()) {
+        for (size_t t = 0; t < tensors.size(); ++t) {
+            const TensorSpec& spec = tensorSpecs[t];
+            size_t count = 1;
+            for (int d : spec.dims) count *= static_cast<size_t>(d);
+            data[t] = spec.constant.empty() ? std::vector<uint8_t>(count * elementSize(spec.type)) : spec.constant;
             TfLiteTensor& tensor = tensors[t];
-            tensor.type = kTfLiteUInt8;
-            tensor.dims = keep(intArray({1, 2, 2, 1}));
-            tensor.params = {1.0f, 0};
-            tensor.allocation_type = kTfLiteArenaRw;
-            tensor.bytes = 4;
+            tensor.type = spec.type;
+            tensor.dims = keep(intArray(spec.dims));
+            tensor.params = {spec.scale, spec.zeroPoint};
+            tensor.allocation_type = spec.constant.empty() ? kTfLiteArenaRw : kTfLiteMmapRo;
+            tensor.bytes = data[t].size();
             tensor.data.data = data[t].data();
             tensor.buffer_handle = -1;
         }
-        nodes[0].inputs = keep(intArray({0, 1}));
-        nodes[0].outputs = keep(intArray({2}));
-        nodes[0].builtin_data = &addParams;
-        registrations[0].builtin_code = 0;  // ADD
-        registrations[0].version = 1;
-        nodes[1].inputs = keep(intArray({2}));
-        nodes[1].outputs = keep(intArray({3}));
-        registrations[1].builtin_code = 32;  // CUSTOM
-        registrations[1].custom_name = "MyCustomOp";
-        plan = keep(intArray({0, 1}));
-
+        std::vector<int> order;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            nodes[n].inputs = keep(intArray(nodeSpecs[n].inputs));
+            nodes[n].outputs = keep(intArray(nodeSpecs[n].outputs));
+            nodes[n].builtin_data = const_cast<void*>(nodeSpecs[n].builtinData);
+            registrations[n].builtin_code = nodeSpecs[n].builtinCode;
+            registrations[n].custom_name = nodeSpecs[n].customName;
+            registrations[n].version = 1;
+            order.push_back(static_cast<int>(n));
+        }
+        plan = keep(intArray(order));
         context.tensors_size = tensors.size();
         context.tensors = tensors.data();
         context.impl_ = this;
@@ -77,36 +103,72 @@ struct MiniHost {
             return kTfLiteOk;
         };
         context.GetNodeAndRegistration = [](TfLiteContext* c, int index, TfLiteNode** node, TfLiteRegistration** r) {
-            if (index < 0 || index > 1) return kTfLiteError;
-            *node = &self(c)->nodes[index];
-            *r = &self(c)->registrations[index];
+            Host* host = self(c);
+            if (index < 0 || static_cast<size_t>(index) >= host->nodes.size()) return kTfLiteError;
+            *node = &host->nodes[index];
+            *r = &host->registrations[index];
             return kTfLiteOk;
         };
         context.ReplaceNodeSubsetsWithDelegateKernels = [](TfLiteContext* c, TfLiteRegistration registration,
                                                            const TfLiteIntArray* list, TfLiteDelegate* delegate) {
-            MiniHost* host = self(c);
-            host->replaced.assign(list->data, list->data + list->size);
-            host->kernel = registration;
-            if (host->replaced != std::vector<int>{0}) return kTfLiteOk;  // the test then fails on `replaced`
-            host->params = {delegate, host->keep(intArray({0})), host->keep(intArray({0, 1})), host->keep(intArray({2}))};
-            host->kernelNode.inputs = host->params.input_tensors;
-            host->kernelNode.outputs = host->params.output_tensors;
-            host->kernelNode.delegate = delegate;
-            host->kernelNode.user_data = registration.init(c, reinterpret_cast<const char*>(&host->params), 0);
-            host->kernelPrepare = registration.prepare(c, &host->kernelNode);
+            self(c)->replace(registration, std::vector<int>(list->data, list->data + list->size), delegate);
             return kTfLiteOk;
         };
         context.ReportError = reportError;
     }
-    ~MiniHost() {
+    ~Host() {
         if (kernel.free != nullptr && kernelNode.user_data != nullptr) kernel.free(&context, kernelNode.user_data);
         for (TfLiteIntArray* array : arrays) std::free(array);
     }
+    Host(const Host&) = delete;
+    Host& operator=(const Host&) = delete;
+
     TfLiteIntArray* keep(TfLiteIntArray* array) {
         arrays.push_back(array);
         return array;
     }
-    static MiniHost* self(TfLiteContext* c) { return static_cast<MiniHost*>(c->impl_); }
+    static Host* self(TfLiteContext* c) { return static_cast<Host*>(c->impl_); }
+
+    // The replaced nodes' inputs from outside them, and their outputs read outside them or by nobody.
+    void replace(const TfLiteRegistration& registration, std::vector<int> list, TfLiteDelegate* delegate) {
+        replaced = std::move(list);
+        kernel = registration;
+        if (replaced.empty()) return;
+        std::vector<int> produced, inputs, outputs;
+        for (int n : replaced) produced.insert(produced.end(), nodes[n].outputs->data, nodes[n].outputs->data + nodes[n].outputs->size);
+        const auto isIn = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+        for (int n : replaced) {
+            for (int i = 0; i < nodes[n].inputs->size; ++i) {
+                const int t = nodes[n].inputs->data[i];
+                if (t >= 0 && !isIn(produced, t) && !isIn(inputs, t)) inputs.push_back(t);
+            }
+        }
+        for (int t : produced) {
+            bool readInside = false, readOutside = false;
+            for (size_t n = 0; n < nodes.size(); ++n) {
+                for (int i = 0; i < nodes[n].inputs->size; ++i) {
+                    if (nodes[n].inputs->data[i] != t) continue;
+                    (isIn(replaced, static_cast<int>(n)) ? readInside : readOutside) = true;
+                }
+            }
+            if (readOutside || !readInside) outputs.push_back(t);
+        }
+        params = {delegate, keep(intArray(replaced)), keep(intArray(inputs)), keep(intArray(outputs))};
+        kernelNode.inputs = params.input_tensors;
+        kernelNode.outputs = params.output_tensors;
+        kernelNode.delegate = delegate;
+        kernelNode.user_data = registration.init(&context, reinterpret_cast<const char*>(&params), 0);
+        kernelPrepare = registration.prepare(&context, &kernelNode);
+    }
+};
+
+// Two nodes over uint8 [1,2,2,1] tensors with scale 1, zero point 0: node 0 ADD(t0, t1) -> t2,
+// node 1 a custom operator t2 -> t3 (which nothing can delegate).
+struct MiniHost : Host {
+    TfLiteAddParams addParams{kTfLiteActNone, false};
+    MiniHost()
+        : Host(std::vector<TensorSpec>(4, TensorSpec{kTfLiteUInt8, {1, 2, 2, 1}, {}, 1.0f, 0}),
+               {NodeSpec{0, &addParams, {0, 1}, {2}}, NodeSpec{32, nullptr, {2}, {3}, "MyCustomOp"}}) {}
 };
 
 class VxAbi : public testing::Test {
