@@ -54,6 +54,18 @@ protected:
         destroy_(delegate);
         return result;
     }
+    // The single node stays with the host, with the board's warning.
+    void expectFallback(Host& host, int builtinCode) {
+        TfLiteDelegate* delegate = create({});
+        ASSERT_NE(delegate, nullptr);
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(delegate->Prepare(&host.context, delegate), kTfLiteOk);
+        const std::string log = testing::internal::GetCapturedStderr();
+        EXPECT_TRUE(host.replaced.empty());
+        const std::string warning = "WARNING: Fallback unsupported op " + std::to_string(builtinCode) + " to TfLite\n";
+        EXPECT_NE(log.find(warning), std::string::npos) << log;
+        destroy_(delegate);
+    }
     std::vector<float> runFloat(Host& host, const std::vector<std::vector<float>>& inputs, int output) {
         const std::vector<uint8_t> out = run(host, inputs, output);
         std::vector<float> values(out.size() / sizeof(float));
@@ -138,14 +150,7 @@ TEST_F(VxBuiltinData, ResizeBilinearFlags) {
     // align_corners is read: the NPU has no such resize, so the node stays with the host.
     params.align_corners = true;
     Host aligned(tensors, {NodeSpec{23, &params, {0, 1}, {2}}});
-    TfLiteDelegate* delegate = create({});
-    ASSERT_NE(delegate, nullptr);
-    testing::internal::CaptureStderr();
-    EXPECT_EQ(delegate->Prepare(&aligned.context, delegate), kTfLiteOk);
-    const std::string log = testing::internal::GetCapturedStderr();
-    EXPECT_TRUE(aligned.replaced.empty());
-    EXPECT_NE(log.find("WARNING: Fallback unsupported op 23 to TfLite\n"), std::string::npos) << log;
-    destroy_(delegate);
+    expectFallback(aligned, 23);
 }
 
 TEST_F(VxBuiltinData, PadAndMeanKeepDims) {
@@ -182,14 +187,7 @@ TEST_F(VxBuiltinData, UnknownPaddingFallsBackToTheHost) {
     TfLiteConvParams params{kTfLitePaddingUnknown, 1, 1, 1, 1, kTfLiteActNone};
     Host host({f32({1, 2, 2, 1}), f32({1, 1, 1, 1}, {1}), f32({1}, {0}), f32({1, 2, 2, 1})},
               {NodeSpec{3, &params, {0, 1, 2}, {3}}});
-    TfLiteDelegate* delegate = create({});
-    ASSERT_NE(delegate, nullptr);
-    testing::internal::CaptureStderr();
-    EXPECT_EQ(delegate->Prepare(&host.context, delegate), kTfLiteOk);
-    const std::string log = testing::internal::GetCapturedStderr();
-    EXPECT_TRUE(host.replaced.empty());
-    EXPECT_NE(log.find("WARNING: Fallback unsupported op 3 to TfLite\n"), std::string::npos) << log;
-    destroy_(delegate);
+    expectFallback(host, 3);
 }
 
 }  // namespace
