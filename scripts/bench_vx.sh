@@ -23,8 +23,9 @@ run() {
 }
 models=""
 for name in mobilenet_v1_1.0_224_quant mobilenet_v1_1.0_224_int8 mobilenet_v1_0.25_224_quant mobilenet_v2_1.0_224_quant; do
-    "$build/bin/nnemu_modelgen" "$name" "$work/$name.tflite" >/dev/null
-    models="$models $work/$name.tflite"
+    # "gen-": the shared corpus has a mobilenet_v2_1.0_224_quant too.
+    "$build/bin/nnemu_modelgen" "$name" "$work/gen-$name.tflite" >/dev/null
+    models="$models $work/gen-$name.tflite"
 done
 for file in "$shared"/models/models/*.tflite; do
     [ -f "$file" ] && models="$models $file"
