@@ -69,11 +69,18 @@ TEST_F(VxAbi, TestHooksFailTheirStage) {
 
 TEST_F(VxAbi, BadValuesAreRefusedWithAMessageAndUnknownKeysIgnored) {
     EXPECT_EQ(create({{"allowed_cache_mode", "maybe"}}), nullptr);
-    EXPECT_NE(reported_.find("allowed_cache_mode"), std::string::npos) << reported_;
+    EXPECT_EQ(reported_, "Vx delegate: bad value 'maybe' for option allowed_cache_mode (expected 0, 1, true or false)");
     EXPECT_EQ(create({{"device_id", "-1"}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '-1' for option device_id (expected a non-negative integer)");
     EXPECT_EQ(create({{"allowed_builtin_code", "3x"}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '3x' for option allowed_builtin_code (expected a non-negative integer)");
+    EXPECT_EQ(create({{"error_during_invoke", ""}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '' for option error_during_invoke (expected 0, 1, true or false)");
+    testing::internal::CaptureStderr();
     TfLiteDelegate* delegate = create({{"no_such_option", "1"}, {"device_id", "0"}});
+    const std::string log = testing::internal::GetCapturedStderr();
     ASSERT_NE(delegate, nullptr);
+    EXPECT_NE(log.find("WARNING: Vx delegate: unknown option 'no_such_option' ignored.\n"), std::string::npos) << log;
     destroy_(delegate);
 }
 
