@@ -97,6 +97,11 @@ bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersi
     return true;
 }
 
+bool hasModelCacheMagic(int fd) {
+    uint8_t magic[sizeof kMagic];
+    return readAll(fd, magic, sizeof magic, 0) && std::memcmp(magic, kMagic, sizeof kMagic) == 0;
+}
+
 bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error) {
     struct stat info {};

@@ -35,6 +35,114 @@ bool activation(TfLiteFusedActivation value, fb::ActivationFunctionType* out) {
     return true;
 }
 
+// Operators the mapping lowers whose options carry nothing or are not read: builtin_data is
+// ignored (TFLite gives them none, or an unused struct).
+bool withoutOptions(fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_QUANTIZE: case fb::BuiltinOperator_DEQUANTIZE: case fb::BuiltinOperator_RELU:
+        case fb::BuiltinOperator_RELU6: case fb::BuiltinOperator_RELU_N1_TO_1: case fb::BuiltinOperator_LOGISTIC:
+        case fb::BuiltinOperator_TANH: case fb::BuiltinOperator_PAD: case fb::BuiltinOperator_PADV2:
+        case fb::BuiltinOperator_HARD_SWISH: case fb::BuiltinOperator_ABS: case fb::BuiltinOperator_EXP:
+        case fb::BuiltinOperator_FLOOR: case fb::BuiltinOperator_LOG: case fb::BuiltinOperator_NEG:
+        case fb::BuiltinOperator_RSQRT: case fb::BuiltinOperator_SIN: case fb::BuiltinOperator_SQRT:
+        case fb::BuiltinOperator_POW: case fb::BuiltinOperator_MAXIMUM: case fb::BuiltinOperator_MINIMUM:
+        case fb::BuiltinOperator_PRELU: case fb::BuiltinOperator_EQUAL: case fb::BuiltinOperator_NOT_EQUAL:
+        case fb::BuiltinOperator_GREATER: case fb::BuiltinOperator_GREATER_EQUAL: case fb::BuiltinOperator_LESS:
+        case fb::BuiltinOperator_LESS_EQUAL: case fb::BuiltinOperator_LOGICAL_AND: case fb::BuiltinOperator_LOGICAL_OR:
+        case fb::BuiltinOperator_LOGICAL_NOT: case fb::BuiltinOperator_SELECT: case fb::BuiltinOperator_SELECT_V2:
+        case fb::BuiltinOperator_SLICE: case fb::BuiltinOperator_TILE: case fb::BuiltinOperator_TRANSPOSE:
+        case fb::BuiltinOperator_EXPAND_DIMS: case fb::BuiltinOperator_LOG_SOFTMAX: case fb::BuiltinOperator_TOPK_V2:
+        case fb::BuiltinOperator_CAST: return true;
+        default: return false;
+    }
+}
+
+// The options of the operators the first switch leaves out (see options()).
+bool moreOptions(flatbuffers::FlatBufferBuilder& b, int32_t code, const void* data, fb::BuiltinOptions* type,
+                 Options* table) {
+    fb::ActivationFunctionType act = fb::ActivationFunctionType_NONE;
+    fb::TensorType tensor = fb::TensorType_INT32;
+    switch (static_cast<fb::BuiltinOperator>(code)) {
+        case fb::BuiltinOperator_L2_POOL_2D: {
+            const auto* p = static_cast<const TfLitePoolParams*>(data);
+            if (p == nullptr || !knownPadding(p->padding) || !activation(p->activation, &act)) return false;
+            *type = fb::BuiltinOptions_Pool2DOptions;
+            *table = fb::CreatePool2DOptions(b, padding(p->padding), p->stride_width, p->stride_height,
+                                             p->filter_width, p->filter_height, act).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_TRANSPOSE_CONV: {
+            const auto* p = static_cast<const TfLiteTransposeConvParams*>(data);
+            if (p == nullptr || !knownPadding(p->padding) || !activation(p->activation, &act)) return false;
+            *type = fb::BuiltinOptions_TransposeConvOptions;
+            *table = fb::CreateTransposeConvOptions(b, padding(p->padding), p->stride_width, p->stride_height, act)
+                             .Union();
+            return true;
+        }
+        case fb::BuiltinOperator_DIV: {
+            const auto* p = static_cast<const TfLiteDivParams*>(data);
+            if (p == nullptr || !activation(p->activation, &act)) return false;
+            *type = fb::BuiltinOptions_DivOptions;
+            *table = fb::CreateDivOptions(b, act).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_L2_NORMALIZATION: {
+            const auto* p = static_cast<const TfLiteL2NormParams*>(data);
+            if (p == nullptr || !activation(p->activation, &act)) return false;
+            *type = fb::BuiltinOptions_L2NormOptions;
+            *table = fb::CreateL2NormOptions(b, act).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_LOCAL_RESPONSE_NORMALIZATION: {
+            const auto* p = static_cast<const TfLiteLocalResponseNormParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_LocalResponseNormalizationOptions;
+            *table = fb::CreateLocalResponseNormalizationOptions(b, p->radius, p->bias, p->alpha, p->beta).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_SUM:
+        case fb::BuiltinOperator_REDUCE_MAX:
+        case fb::BuiltinOperator_REDUCE_MIN:
+        case fb::BuiltinOperator_REDUCE_PROD: {
+            const auto* p = static_cast<const TfLiteReducerParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_ReducerOptions;
+            *table = fb::CreateReducerOptions(b, p->keep_dims).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_ARG_MAX:
+        case fb::BuiltinOperator_ARG_MIN: {
+            // Same layout for both.
+            const auto* p = static_cast<const TfLiteArgMaxParams*>(data);
+            if (p == nullptr || !tensorType(p->output_type, &tensor)) return false;
+            *type = code == fb::BuiltinOperator_ARG_MAX ? fb::BuiltinOptions_ArgMaxOptions : fb::BuiltinOptions_ArgMinOptions;
+            *table = code == fb::BuiltinOperator_ARG_MAX ? fb::CreateArgMaxOptions(b, tensor).Union()
+                                                         : fb::CreateArgMinOptions(b, tensor).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_STRIDED_SLICE: {
+            const auto* p = static_cast<const TfLiteStridedSliceParams*>(data);
+            if (p == nullptr) return false;
+            *type = fb::BuiltinOptions_StridedSliceOptions;
+            *table = fb::CreateStridedSliceOptions(b, p->begin_mask, p->end_mask, p->ellipsis_mask, p->new_axis_mask,
+                                                   p->shrink_axis_mask, p->offset).Union();
+            return true;
+        }
+        case fb::BuiltinOperator_DEPTH_TO_SPACE:
+        case fb::BuiltinOperator_SPACE_TO_DEPTH: {
+            // Same layout for both.
+            const auto* p = static_cast<const TfLiteDepthToSpaceParams*>(data);
+            if (p == nullptr || p->block_size <= 0) return false;
+            const bool toSpace = code == fb::BuiltinOperator_DEPTH_TO_SPACE;
+            *type = toSpace ? fb::BuiltinOptions_DepthToSpaceOptions : fb::BuiltinOptions_SpaceToDepthOptions;
+            *table = toSpace ? fb::CreateDepthToSpaceOptions(b, p->block_size).Union()
+                             : fb::CreateSpaceToDepthOptions(b, p->block_size).Union();
+            return true;
+        }
+        default: return withoutOptions(static_cast<fb::BuiltinOperator>(code));
+    }
+}
+
 // The options of one node; false when its builtin_data cannot be expressed (the node falls back).
 bool options(flatbuffers::FlatBufferBuilder& b, int32_t code, const void* data, fb::BuiltinOptions* type,
              Options* table) {
@@ -166,16 +274,7 @@ bool options(flatbuffers::FlatBufferBuilder& b, int32_t code, const void* data, 
             *table = fb::CreateGatherOptions(b, p->axis, p->batch_dims).Union();
             return true;
         }
-        // Operators without options.
-        case fb::BuiltinOperator_QUANTIZE:
-        case fb::BuiltinOperator_DEQUANTIZE:
-        case fb::BuiltinOperator_RELU:
-        case fb::BuiltinOperator_RELU6:
-        case fb::BuiltinOperator_LOGISTIC:
-        case fb::BuiltinOperator_TANH:
-        case fb::BuiltinOperator_PAD:
-        case fb::BuiltinOperator_HARD_SWISH: return true;
-        default: return false;
+        default: return moreOptions(b, code, data, type, table);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ContextGraph.h"
+#include "GraphCache.h"
 #include "HalPartition.h"
 #include "Lowering.h"
 #include "VxOptions.h"
@@ -25,6 +26,7 @@ constexpr const char* kKernelName = "Vx Delegate";
 struct PreparedGraph {
     std::unique_ptr<ContextGraph> context;
     tflite::NnapiGraph graph;
+    int kernelsMade = 0;
 };
 
 struct Delegate {
@@ -38,6 +40,8 @@ struct Kernel {
     HalPartition partition;
     std::shared_ptr<hal::IPreparedModel> network;
     const VxOptions* options = nullptr;
+    bool saveToCache = false;  // write the program to cache_file_path after the first invoke
+    GraphKey cacheKey{};
 };
 
 // A host tensor's memory, lent to one execution.
@@ -58,6 +62,52 @@ std::set<int32_t> arraySet(const TfLiteIntArray* array) {
     std::set<int32_t> values;
     for (int i = 0; array != nullptr && i < array->size; ++i) values.insert(array->data[i]);
     return values;
+}
+
+// allowed_cache_mode (synap-behaviors.md §6.1): the file holds the program of one partition, the
+// first; a usable one replaces compilation, otherwise the program is saved after the first invoke.
+void useGraphCache(Kernel& kernel, int partitionIndex) {
+    const std::string& path = kernel.options->cacheFilePath;
+    if (path.empty()) return;  // said once, at creation
+    if (partitionIndex > 0) {
+        std::fprintf(stderr,
+                     "WARNING: Vx delegate: cache_file_path holds one compiled graph; delegated partition %d "
+                     "compiles without it.\n",
+                     partitionIndex + 1);
+        return;
+    }
+    kernel.cacheKey = synap::networkKey(kernel.partition.model);
+    if (kernel.cacheKey == GraphKey{}) return;  // no digest, no key to trust
+    CachedGraph cached = loadCachedGraph(path, kernel.cacheKey, synap::networkCompilerVersion());
+    if (!cached.message.empty()) std::fprintf(stderr, "WARNING: Vx delegate: %s\n", cached.message.c_str());
+    if (!cached.program.empty()) {
+        std::string error;
+        kernel.network = synap::networkFromProgram(std::move(cached.program), &error);
+        if (kernel.network != nullptr) {
+            std::fprintf(stderr, "INFO: Vx delegate: compiled graph loaded from %s; compilation skipped.\n",
+                         path.c_str());
+            return;
+        }
+        std::fprintf(stderr, "WARNING: Vx delegate: %s\n",
+                     ("cache_file_path " + path + ": its program does not load (" + error +
+                      "); the graph compiles and its program replaces the file.").c_str());
+    }
+    kernel.saveToCache = cached.mayReplace;
+}
+
+// After the first invoke compiled the graph.
+void saveGraphCache(Kernel& kernel) {
+    kernel.saveToCache = false;
+    const std::vector<uint8_t> program = synap::compiledProgram(*kernel.network);
+    std::string error;
+    const std::string& path = kernel.options->cacheFilePath;
+    if (!program.empty() &&
+        saveCachedGraph(path, kernel.cacheKey, synap::networkCompilerVersion(), program, &error)) {
+        std::fprintf(stderr, "INFO: Vx delegate: compiled graph saved to %s.\n", path.c_str());
+    } else {
+        std::fprintf(stderr, "WARNING: Vx delegate: cannot save the compiled graph to %s: %s\n", path.c_str(),
+                     program.empty() ? "no program" : error.c_str());
+    }
 }
 
 void* kernelInit(TfLiteContext* context, const char* buffer, size_t) {
@@ -82,8 +132,10 @@ void* kernelInit(TfLiteContext* context, const char* buffer, size_t) {
                              error.empty() ? "unknown node" : error.c_str());
         return nullptr;
     }
+    if (kernel->options->allowedCacheMode) useGraphCache(*kernel, kernel->graph->kernelsMade);
+    kernel->graph->kernelsMade++;
     // Compilation waits for the first invoke (synap-behaviors.md §2.1).
-    kernel->network = synap::prepareNetwork(kernel->partition.model, &error);
+    if (kernel->network == nullptr) kernel->network = synap::prepareNetwork(kernel->partition.model, &error);
     if (kernel->network == nullptr) {
         context->ReportError(context, "Vx delegate: %s", error.c_str());
         return nullptr;
@@ -130,6 +182,7 @@ TfLiteStatus kernelInvoke(TfLiteContext* context, TfLiteNode* node) {
         context->ReportError(context, "Vx delegate: the NPU execution failed (status %d)", static_cast<int>(status));
         return kTfLiteError;
     }
+    if (kernel->saveToCache) saveGraphCache(*kernel);
     return kTfLiteOk;
 }
 
@@ -223,10 +276,9 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
         return nullptr;
     }
     logVxOptions(delegate->options);
-    if (delegate->options.allowedCacheMode) {
-        std::fprintf(stderr,
-                     "WARNING: Vx delegate: the compiled-graph cache (allowed_cache_mode) is not emulated yet; "
-                     "the graph compiles at its first invoke through the SyNAP cache.\n");
+    if (delegate->options.allowedCacheMode && delegate->options.cacheFilePath.empty()) {
+        std::fprintf(stderr, "WARNING: Vx delegate: allowed_cache_mode is set but cache_file_path is empty: "
+                             "no compiled graph is saved or loaded.\n");
     }
     delegate->abi.data_ = delegate.get();
     delegate->abi.Prepare = delegatePrepare;

@@ -1,7 +1,12 @@
 // The claim and preparation the synap-npu device and the vx delegate share.
 #include "nnemu/synap/DirectAccess.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "Compiler.h"
 #include "Lowering.h"
+#include "ModelKey.h"
 #include "NonFinite.h"
 #include "PreparedNetwork.h"
 #include "nnemu/hal/Validation.h"
@@ -32,6 +37,27 @@ std::shared_ptr<hal::IPreparedModel> prepareNetwork(hal::Model model, std::strin
         }
     }
     return std::make_shared<PreparedNetwork>(std::move(model));
+}
+
+std::array<uint8_t, 32> networkKey(const hal::Model& model) {
+    std::vector<std::vector<uint32_t>> inputDims;
+    for (uint32_t index : model.inputIndexes) inputDims.push_back(model.operands[index].dimensions);
+    const std::string hex = compiledNetworkKey(model, inputDims, kCompilerVersion);
+    std::array<uint8_t, 32> key{};
+    std::memcpy(key.data(), hex.data(), std::min(hex.size(), key.size()));
+    return key;
+}
+
+uint32_t networkCompilerVersion() { return kCompilerVersion; }
+
+std::vector<uint8_t> compiledProgram(const hal::IPreparedModel& network) {
+    const auto* prepared = dynamic_cast<const PreparedNetwork*>(&network);
+    if (prepared == nullptr || prepared->core() == nullptr) return {};
+    return prepared->core()->programBytes();
+}
+
+std::shared_ptr<hal::IPreparedModel> networkFromProgram(std::vector<uint8_t> program, std::string* why) {
+    return PreparedNetwork::fromCachedProgram(std::move(program), why);
 }
 
 }  // namespace nnemu::synap

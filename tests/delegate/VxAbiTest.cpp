@@ -1,140 +1,12 @@
 // libvx_delegate.so as TensorFlow Lite loads it: dlopen, tflite_plugin_create_delegate with
 // options, the delegate's Prepare over a TfLiteContext, then its kernel's init, prepare and
 // invoke. The host here is a few callbacks over hand-made tensors and nodes: the ABI only.
-#include <dlfcn.h>
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <string>
-#include <vector>
-
-#include "StatisticsFiles.h"
-#include "TemporaryDeviceRoot.h"
-#include "nnemu/delegate/TfLiteAbi.h"
+#include "VxTestHost.h"
 
 namespace {
 
-TfLiteIntArray* intArray(std::vector<int> values) {
-    auto* array = static_cast<TfLiteIntArray*>(std::malloc(sizeof(TfLiteIntArray) + sizeof(int) * values.size()));
-    array->size = static_cast<int>(values.size());
-    for (size_t i = 0; i < values.size(); ++i) array->data[i] = values[i];
-    return array;
-}
-
-void reportError(TfLiteContext*, const char* format, ...) { ADD_FAILURE() << "ReportError: " << format; }
-
-// A graph of two nodes over uint8 [1,2,2,1] tensors with scale 1, zero point 0:
-// node 0 ADD(t0, t1) -> t2, node 1 a custom operator t2 -> t3 (which nothing can delegate).
-struct MiniHost {
-    TfLiteContext context{};
-    std::vector<TfLiteTensor> tensors = std::vector<TfLiteTensor>(4);
-    std::vector<std::vector<uint8_t>> data = std::vector<std::vector<uint8_t>>(4, std::vector<uint8_t>(4));
-    std::vector<TfLiteIntArray*> arrays;
-    TfLiteNode nodes[2]{};
-    TfLiteRegistration registrations[2]{};
-    TfLiteAddParams addParams{kTfLiteActNone, false};
-    TfLiteIntArray* plan = nullptr;
-
-    // What the delegate asked for.
-    std::vector<int> replaced;
-    TfLiteRegistration kernel{};
-    TfLiteNode kernelNode{};
-    TfLiteDelegateParams params{};
-    TfLiteStatus kernelPrepare = kTfLiteError;
-
-    MiniHost() {
-        for (int t = 0; t < 4; ++t) {
-            TfLiteTensor& tensor = tensors[t];
-            tensor.type = kTfLiteUInt8;
-            tensor.dims = keep(intArray({1, 2, 2, 1}));
-            tensor.params = {1.0f, 0};
-            tensor.allocation_type = kTfLiteArenaRw;
-            tensor.bytes = 4;
-            tensor.data.data = data[t].data();
-            tensor.buffer_handle = -1;
-        }
-        nodes[0].inputs = keep(intArray({0, 1}));
-        nodes[0].outputs = keep(intArray({2}));
-        nodes[0].builtin_data = &addParams;
-        registrations[0].builtin_code = 0;  // ADD
-        registrations[0].version = 1;
-        nodes[1].inputs = keep(intArray({2}));
-        nodes[1].outputs = keep(intArray({3}));
-        registrations[1].builtin_code = 32;  // CUSTOM
-        registrations[1].custom_name = "MyCustomOp";
-        plan = keep(intArray({0, 1}));
-
-        context.tensors_size = tensors.size();
-        context.tensors = tensors.data();
-        context.impl_ = this;
-        context.GetExecutionPlan = [](TfLiteContext* c, TfLiteIntArray** out) {
-            *out = self(c)->plan;
-            return kTfLiteOk;
-        };
-        context.GetNodeAndRegistration = [](TfLiteContext* c, int index, TfLiteNode** node, TfLiteRegistration** r) {
-            if (index < 0 || index > 1) return kTfLiteError;
-            *node = &self(c)->nodes[index];
-            *r = &self(c)->registrations[index];
-            return kTfLiteOk;
-        };
-        context.ReplaceNodeSubsetsWithDelegateKernels = [](TfLiteContext* c, TfLiteRegistration registration,
-                                                           const TfLiteIntArray* list, TfLiteDelegate* delegate) {
-            MiniHost* host = self(c);
-            host->replaced.assign(list->data, list->data + list->size);
-            host->kernel = registration;
-            if (host->replaced != std::vector<int>{0}) return kTfLiteOk;  // the test then fails on `replaced`
-            host->params = {delegate, host->keep(intArray({0})), host->keep(intArray({0, 1})), host->keep(intArray({2}))};
-            host->kernelNode.inputs = host->params.input_tensors;
-            host->kernelNode.outputs = host->params.output_tensors;
-            host->kernelNode.delegate = delegate;
-            host->kernelNode.user_data = registration.init(c, reinterpret_cast<const char*>(&host->params), 0);
-            host->kernelPrepare = registration.prepare(c, &host->kernelNode);
-            return kTfLiteOk;
-        };
-        context.ReportError = reportError;
-    }
-    ~MiniHost() {
-        if (kernel.free != nullptr && kernelNode.user_data != nullptr) kernel.free(&context, kernelNode.user_data);
-        for (TfLiteIntArray* array : arrays) std::free(array);
-    }
-    TfLiteIntArray* keep(TfLiteIntArray* array) {
-        arrays.push_back(array);
-        return array;
-    }
-    static MiniHost* self(TfLiteContext* c) { return static_cast<MiniHost*>(c->impl_); }
-};
-
-class VxAbi : public testing::Test {
-protected:
-    void SetUp() override {
-        library_ = dlopen(VX_DELEGATE_PATH, RTLD_NOW | RTLD_LOCAL);
-        ASSERT_NE(library_, nullptr) << dlerror();
-        create_ = reinterpret_cast<TfLitePluginCreateDelegate>(dlsym(library_, "tflite_plugin_create_delegate"));
-        destroy_ = reinterpret_cast<TfLitePluginDestroyDelegate>(dlsym(library_, "tflite_plugin_destroy_delegate"));
-        ASSERT_NE(create_, nullptr);
-        ASSERT_NE(destroy_, nullptr);
-    }
-    void TearDown() override {
-        if (library_ != nullptr) dlclose(library_);
-    }
-
-    TfLiteDelegate* create(std::vector<std::pair<std::string, std::string>> options) {
-        std::vector<char*> keys, values;
-        for (auto& [key, value] : options) {
-            keys.push_back(key.data());
-            values.push_back(value.data());
-        }
-        reported_.clear();
-        return create_(keys.data(), values.data(), options.size(), [](const char* message) { reported_ += message; });
-    }
-
-    nnemu::props::testing::TemporaryDeviceRoot root_;
-    void* library_ = nullptr;
-    TfLitePluginCreateDelegate create_ = nullptr;
-    TfLitePluginDestroyDelegate destroy_ = nullptr;
-    static inline std::string reported_;
-};
+using vxtest::MiniHost;
+using vxtest::VxAbi;
 
 TEST_F(VxAbi, DelegatesTheAddAndRunsItOnTheNpu) {
     TfLiteDelegate* delegate = create({});
@@ -159,7 +31,7 @@ TEST_F(VxAbi, DelegatesTheAddAndRunsItOnTheNpu) {
         ASSERT_EQ(host.kernel.invoke(&host.context, &host.kernelNode), kTfLiteOk);
         EXPECT_EQ(host.data[2], (std::vector<uint8_t>{13, 4, 100, 8}));
         // Counted in the same statistics files as the NNAPI path.
-        EXPECT_EQ(nnemu::props::testing::readInferenceCount(root_.root()), "2\n");
+        EXPECT_EQ(readCount(root_.root()), "2\n");
     }
     destroy_(delegate);
 }
@@ -197,11 +69,18 @@ TEST_F(VxAbi, TestHooksFailTheirStage) {
 
 TEST_F(VxAbi, BadValuesAreRefusedWithAMessageAndUnknownKeysIgnored) {
     EXPECT_EQ(create({{"allowed_cache_mode", "maybe"}}), nullptr);
-    EXPECT_NE(reported_.find("allowed_cache_mode"), std::string::npos) << reported_;
+    EXPECT_EQ(reported_, "Vx delegate: bad value 'maybe' for option allowed_cache_mode (expected 0, 1, true or false)");
     EXPECT_EQ(create({{"device_id", "-1"}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '-1' for option device_id (expected a non-negative integer)");
     EXPECT_EQ(create({{"allowed_builtin_code", "3x"}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '3x' for option allowed_builtin_code (expected a non-negative integer)");
+    EXPECT_EQ(create({{"error_during_invoke", ""}}), nullptr);
+    EXPECT_EQ(reported_, "Vx delegate: bad value '' for option error_during_invoke (expected 0, 1, true or false)");
+    testing::internal::CaptureStderr();
     TfLiteDelegate* delegate = create({{"no_such_option", "1"}, {"device_id", "0"}});
+    const std::string log = testing::internal::GetCapturedStderr();
     ASSERT_NE(delegate, nullptr);
+    EXPECT_NE(log.find("WARNING: Vx delegate: unknown option 'no_such_option' ignored.\n"), std::string::npos) << log;
     destroy_(delegate);
 }
 

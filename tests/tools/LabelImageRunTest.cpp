@@ -1,5 +1,6 @@
 // label_image end to end: every classification oracle of the shared models README (label and
-// score threshold) on the CPU path and on each NNAPI device, plus clean failures.
+// score threshold) on the CPU path, on each NNAPI device and through libvx_delegate.so (the
+// board's vx path: fully delegated), plus clean failures.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -60,7 +61,8 @@ class LabelImageOnDevice : public testing::TestWithParam<std::string> {};
 TEST_P(LabelImageOnDevice, ClassificationOracles) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string& device = GetParam();
-    if (!device.empty() && !hasNnapiDevice(device)) {
+    const bool vx = device == "vx";
+    if (!device.empty() && !vx && !hasNnapiDevice(device)) {
         GTEST_SKIP() << "NNAPI device " << device << " is not listed (devices: " << joinedNnapiDevices() << ")";
     }
     for (const Oracle& oracle : kOracles) {
@@ -69,13 +71,22 @@ TEST_P(LabelImageOnDevice, ClassificationOracles) {
                                          "-i", kModelsDir + "/images/" + oracle.image + ".bmp",
                                          "-l", kModelsDir + "/labels/imagenet_labels.txt",
                                          "-w", "0", "-c", "1"};
-        if (!device.empty()) args.push_back("--accelerator_name=" + device);
+        if (vx) {
+            args.push_back("--external_delegate_path=libvx_delegate.so");
+        } else if (!device.empty()) {
+            args.push_back("--accelerator_name=" + device);
+        }
         const ToolRun run = runTool(kLabelImage, args, makeTempDir("root"));
         ASSERT_EQ(run.exitCode, 0) << run.err;
         EXPECT_NE(run.err.find("INFO: Loaded model "), std::string::npos);
         EXPECT_NE(run.err.find("INFO: invoked\n"), std::string::npos);
         EXPECT_TRUE(std::regex_search(run.err, std::regex("INFO: average time: [0-9.e+-]+ ms\n"))) << run.err;
-        if (!device.empty()) {
+        if (vx) {
+            EXPECT_TRUE(std::regex_search(run.err, std::regex("VERBOSE: Replacing ([0-9]+) out of \\1 node\\(s\\) with "
+                                                              "delegate \\(Vx Delegate\\) node, yielding 1 partitions")))
+                    << run.err;
+            EXPECT_NE(run.err.find("INFO: Applied EXTERNAL delegate.\n"), std::string::npos);
+        } else if (!device.empty()) {
             EXPECT_NE(run.err.find("INFO: Applied NNAPI delegate.\n"), std::string::npos);
         }
         const std::vector<Result> results = parseResults(run.err);
@@ -92,7 +103,7 @@ TEST_P(LabelImageOnDevice, ClassificationOracles) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, LabelImageOnDevice, testing::Values("", "nnapi-reference", "synap-npu"),
+INSTANTIATE_TEST_SUITE_P(Devices, LabelImageOnDevice, testing::Values("", "nnapi-reference", "synap-npu", "vx"),
                          [](const testing::TestParamInfo<std::string>& info) {
                              return info.param.empty() ? std::string("cpu")
                                                        : std::regex_replace(info.param, std::regex("-"), "_");

@@ -44,8 +44,8 @@ TEST_F(VxDelegateRun, BoardCommandVerbatim) {
     const std::string root = makeTempDir("root");
     const ToolRun run = runTool(BENCHMARK_MODEL_PATH, {"--graph=" + graph, kVxFlag}, root);
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    const std::string lines =
-            "INFO: External delegate path: [libvx_delegate.so]\n";
+    // Found by name through the tool's library path; the line shows where (synap-behaviors.md §6.1).
+    const std::string lines = "INFO: External delegate path: [" + std::string(VX_DELEGATE_PATH) + "]\n";
     EXPECT_NE(run.err.find(lines), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("INFO: Vx delegate: allowed_cache_mode set to 0.\n"
                            "INFO: Vx delegate: device num set to 0.\n"
@@ -64,6 +64,28 @@ TEST_F(VxDelegateRun, BoardCommandVerbatim) {
     const std::string count = readInferenceCount(root);
     ASSERT_FALSE(count.empty());
     EXPECT_GE(std::stoll(count), 51);  // at least one warm-up and 50 regular runs
+}
+
+// The board's command verbatim (no other flag) on every shared model, with
+// vendor.NNAPI_SYNAP_DISABLE=1: each runs on the NPU through the delegate and counts there.
+TEST_F(VxDelegateRun, BoardCommandOnTheSharedModelsWithNnapiDisabled) {
+    const std::string models = std::string(NNEMU_SHARED_DIR) + "/models/models";
+    if (!std::filesystem::is_directory(models)) GTEST_SKIP() << "no shared models in " << models;
+    size_t tried = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(models)) {
+        if (entry.path().extension() != ".tflite") continue;
+        ++tried;
+        const std::string root = makeTempDir("root");
+        ASSERT_EQ(runTool(SETPROP_PATH, {"vendor.NNAPI_SYNAP_DISABLE", "1"}, root).exitCode, 0);
+        const ToolRun run = runTool(BENCHMARK_MODEL_PATH, {"--graph=" + entry.path().string(), kVxFlag}, root);
+        ASSERT_EQ(run.exitCode, 0) << entry.path() << "\n" << run.err;
+        EXPECT_NE(run.err.find("INFO: EXTERNAL delegate created.\n"), std::string::npos) << run.err;
+        EXPECT_NE(run.err.find("with delegate (Vx Delegate) node"), std::string::npos) << run.err;
+        const std::string count = readInferenceCount(root);
+        ASSERT_FALSE(count.empty()) << entry.path();
+        EXPECT_GE(std::stoll(count), 2) << entry.path();  // the warm-up and at least one regular run
+    }
+    EXPECT_GE(tried, 1u);
 }
 
 TEST_F(VxDelegateRun, SameOutputsAsTheNnapiPathWithAndWithoutNnapiDisabled) {
@@ -95,12 +117,24 @@ TEST_F(VxDelegateRun, BadOptionsLeaveTheGraphOnTheCpuPath) {
     ToolRun run;
     const std::string cpu = runOnce(graph, {}, makeTempDir("root"), &run);
     ASSERT_FALSE(cpu.empty()) << run.err;
-    for (const std::string options : {"allowed_cache_mode:maybe", "device_id:-3", "device_id"}) {
+    const std::string refused = "ERROR: the external delegate libvx_delegate.so refused its options and created no "
+                                "delegate\n";
+    const std::pair<std::string, std::string> cases[] = {
+            {"allowed_cache_mode:maybe",
+             "ERROR: Vx delegate: bad value 'maybe' for option allowed_cache_mode (expected 0, 1, true or false)\n" +
+                     refused},
+            {"device_id:-3",
+             "ERROR: Vx delegate: bad value '-3' for option device_id (expected a non-negative integer)\n" + refused},
+            {"allowed_builtin_code:3x",
+             "ERROR: Vx delegate: bad value '3x' for option allowed_builtin_code (expected a non-negative integer)\n" +
+                     refused},
+            {"device_id", "ERROR: malformed external delegate option 'device_id' (expected key:value)\n"}};
+    for (const auto& [options, message] : cases) {
         const std::string root = makeTempDir("root");
         const std::string out = runOnce(graph, {kVxFlag, "--external_delegate_options=" + options}, root, &run);
         ASSERT_FALSE(out.empty()) << options << "\n" << run.err;
         EXPECT_EQ(out, cpu) << options;
-        EXPECT_NE(run.err.find("ERROR: "), std::string::npos) << run.err;
+        EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
         EXPECT_NE(run.err.find("WARNING: EXTERNAL delegate not created: the graph runs on the CPU path.\n"),
                   std::string::npos)
                 << run.err;
@@ -111,6 +145,23 @@ TEST_F(VxDelegateRun, BadOptionsLeaveTheGraphOnTheCpuPath) {
     ASSERT_FALSE(out.empty()) << run.err;
     EXPECT_NE(run.err.find("WARNING: Vx delegate: unknown option 'no_such_key' ignored.\n"), std::string::npos);
     EXPECT_NE(run.err.find("(Vx Delegate) node, yielding 1 partitions"), std::string::npos) << run.err;
+}
+
+// allowed_cache_mode under the tool: the first run saves the compiled graph, the second loads it
+// and gives the same outputs.
+TEST_F(VxDelegateRun, CacheFileSavedThenLoaded) {
+    const std::string graph = generate("mobilenet_v1_0.25_128_quant");
+    const std::string cache = dir_ + "/m.nbg";
+    const std::string options = "--external_delegate_options=allowed_cache_mode:1;cache_file_path:" + cache;
+    ToolRun run;
+    const std::string first = runOnce(graph, {kVxFlag, options}, makeTempDir("root"), &run);
+    ASSERT_FALSE(first.empty()) << run.err;
+    EXPECT_NE(run.err.find("INFO: Vx delegate: compiled graph saved to " + cache + ".\n"), std::string::npos) << run.err;
+    const std::string second = runOnce(graph, {kVxFlag, options}, makeTempDir("root"), &run);
+    EXPECT_EQ(second, first);
+    EXPECT_NE(run.err.find("INFO: Vx delegate: compiled graph loaded from " + cache + "; compilation skipped.\n"),
+              std::string::npos)
+            << run.err;
 }
 
 TEST_F(VxDelegateRun, FailingKernelPrepareRestoresTheCpuPlan) {

@@ -122,7 +122,13 @@ void BenchmarkSession::logParams() const {
         logParam("nnapi_use_burst_mode", "Use burst computation in NNAPI");
         logParam("nnapi_support_library_path", "NNAPI support library path");
     }
-    logParam("external_delegate_path", "External delegate path");
+    // The board's tool shows the path the loader resolved (synap-behaviors.md §6.1).
+    if (params_.isSet("external_delegate_path")) {
+        TOOL_LOG(INFO) << "External delegate path: ["
+                       << tflite::ExternalDelegate::resolvePath(params_.getString("external_delegate_path")) << "]";
+    } else {
+        logParam("external_delegate_path", "External delegate path");
+    }
     logParam("external_delegate_options", "External delegate options");
     logParam("use_xnnpack", "Use xnnpack");
 }

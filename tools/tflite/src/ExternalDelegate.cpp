@@ -2,11 +2,13 @@
 #include "nnemu/tflite/ExternalDelegate.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "BuiltinData.h"
@@ -334,6 +336,18 @@ bool ExternalDelegate::parseOptions(const std::string& text, Options* options, s
         start = end + 1;
     }
     return true;
+}
+
+std::string ExternalDelegate::resolvePath(const std::string& path) {
+    void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (library == nullptr) return path;
+    const link_map* map = nullptr;
+    std::string resolved = path;
+    if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && *map->l_name) {
+        resolved = std::filesystem::absolute(map->l_name).lexically_normal().string();
+    }
+    dlclose(library);
+    return resolved;
 }
 
 std::unique_ptr<ExternalDelegate> ExternalDelegate::load(const std::string& path, const Options& options,

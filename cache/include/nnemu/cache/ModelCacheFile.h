@@ -37,4 +37,7 @@ bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersi
 bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error);
 
+// Whether the file starts with this format's magic, i.e. was written here (whatever its state).
+bool hasModelCacheMagic(int fd);
+
 }  // namespace nnemu::cache

@@ -332,6 +332,51 @@ typedef struct TfLiteArgMaxParams {
     TfLiteType output_type;
 } TfLiteArgMaxParams;
 
+typedef struct TfLiteArgMinParams {
+    TfLiteType output_type;
+} TfLiteArgMinParams;
+
+typedef struct TfLiteDivParams {
+    TfLiteFusedActivation activation;
+} TfLiteDivParams;
+
+typedef struct TfLiteL2NormParams {
+    TfLiteFusedActivation activation;
+} TfLiteL2NormParams;
+
+typedef struct TfLiteLocalResponseNormParams {
+    int radius;
+    float bias;
+    float alpha;
+    float beta;
+} TfLiteLocalResponseNormParams;
+
+// `offset` since TensorFlow Lite 2.13; the hosts this ABI targets (2.15+) all have it.
+typedef struct TfLiteStridedSliceParams {
+    int begin_mask;
+    int end_mask;
+    int ellipsis_mask;
+    int new_axis_mask;
+    int shrink_axis_mask;
+    bool offset;
+} TfLiteStridedSliceParams;
+
+typedef struct TfLiteDepthToSpaceParams {
+    int block_size;
+} TfLiteDepthToSpaceParams;
+
+typedef struct TfLiteSpaceToDepthParams {
+    int block_size;
+} TfLiteSpaceToDepthParams;
+
+// `activation` since TensorFlow Lite 2.12.
+typedef struct TfLiteTransposeConvParams {
+    TfLitePadding padding;
+    int stride_width;
+    int stride_height;
+    TfLiteFusedActivation activation;
+} TfLiteTransposeConvParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -410,4 +455,15 @@ static_assert(offsetof(TfLiteConcatenationParams, activation) == 4);
 static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32);
 static_assert(offsetof(TfLiteResizeBilinearParams, half_pixel_centers) == 1);
 static_assert(offsetof(TfLiteGatherParams, batch_dims) == 4);
+static_assert(sizeof(TfLiteArgMaxParams) == 4 && sizeof(TfLiteArgMinParams) == 4 && sizeof(TfLiteDivParams) == 4 &&
+              sizeof(TfLiteL2NormParams) == 4);
+static_assert(offsetof(TfLiteLocalResponseNormParams, bias) == 4 && offsetof(TfLiteLocalResponseNormParams, beta) == 12 &&
+              sizeof(TfLiteLocalResponseNormParams) == 16);
+static_assert(offsetof(TfLiteStridedSliceParams, shrink_axis_mask) == 16 &&
+              offsetof(TfLiteStridedSliceParams, offset) == 20 && sizeof(TfLiteStridedSliceParams) == 24);
+static_assert(sizeof(TfLiteDepthToSpaceParams) == 4 && sizeof(TfLiteSpaceToDepthParams) == 4);
+static_assert(offsetof(TfLiteTransposeConvParams, stride_height) == 8 &&
+              offsetof(TfLiteTransposeConvParams, activation) == 12 && sizeof(TfLiteTransposeConvParams) == 16);
+static_assert(sizeof(TfLiteAddParams) == 8 && sizeof(TfLiteSubParams) == 8 && sizeof(TfLiteMulParams) == 4 &&
+              sizeof(TfLiteSoftmaxParams) == 4 && sizeof(TfLiteReducerParams) == 1 && sizeof(TfLiteSplitParams) == 4);
 #endif

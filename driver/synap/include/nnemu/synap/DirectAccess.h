@@ -3,6 +3,8 @@
 // the NNAPI device, so it does not apply here.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,5 +19,16 @@ std::vector<bool> claimOperations(const hal::Model& model, std::string* why);
 // A network of a model whose operations are all claimed; compiled at its first execution.
 // nullptr (with `why`) otherwise.
 std::shared_ptr<hal::IPreparedModel> prepareNetwork(hal::Model model, std::string* why);
+
+// For a compiled-graph cache outside the driver (the vx delegate's cache_file_path): the key of
+// `model` compiled for its declared input shapes by this compiler (32 bytes: the SyNAP cache's
+// key in hexadecimal), and the compiler's version.
+std::array<uint8_t, 32> networkKey(const hal::Model& model);
+uint32_t networkCompilerVersion();
+// The NPU program of a network made here; empty before its first execution compiled it.
+std::vector<uint8_t> compiledProgram(const hal::IPreparedModel& network);
+// A network loaded from such a program (its inputs and outputs are the program's); nullptr
+// (with `why`) when the program does not load.
+std::shared_ptr<hal::IPreparedModel> networkFromProgram(std::vector<uint8_t> program, std::string* why);
 
 }  // namespace nnemu::synap

@@ -24,6 +24,10 @@ public:
     static bool parseOptions(const std::string& text, Options* options, std::string* error);
     // dlopen + tflite_plugin_create_delegate. nullptr with a message when the library or its entry
     // points are missing or the plugin refuses to create a delegate (bad options).
+    // Where the dynamic loader finds `path` (a bare name goes through its search path), as an
+    // absolute path: what the board's tool logs as "External delegate path". `path` itself when
+    // it does not load.
+    static std::string resolvePath(const std::string& path);
     static std::unique_ptr<ExternalDelegate> load(const std::string& path, const Options& options, std::string* error);
     ~ExternalDelegate();
 
