@@ -11,6 +11,7 @@
 #include "nnemu/base/RootedFile.h"
 #include "nnemu/cache/SynapCache.h"
 #include "nnemu/base/Log.h"
+#include "nnemu/base/Trace.h"
 
 namespace nnemu::cache {
 namespace {
@@ -110,17 +111,26 @@ void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapC
 }  // namespace
 
 bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
-                         std::vector<uint8_t>* program) {
+                         ProgramImage* program) {
     if (location.capacity <= 0 || key.empty()) return false;
+    trace::Span opening("cache open", "cache");
     auto cache = registry().get(location);
+    opening.end();
     if (cache == nullptr) return false;
     cacheCounters().synapLookups++;
-    std::string problem;
-    const SynapCache::Status status = cache->find(key, compilerVersion, program, &problem);
+    std::string problem, fileProblem;
+    const SynapCache::Status status = cache->findImage(key, compilerVersion, program, &problem, &fileProblem);
+    if (!fileProblem.empty()) {
+        cacheCounters().programFileRefusals++;
+        NN_LOG(WARNING) << "synap-npu: refused " << fileProblem << "; removed it, the program comes from "
+                        << location.file;
+    }
     switch (status) {
         case SynapCache::Status::OK:
             cacheCounters().synapHits++;
-            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes)";
+            if (program->mapped()) cacheCounters().synapMapped++;
+            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes"
+                         << (program->mapped() ? ", mapped" : "") << ")";
             return true;
         case SynapCache::Status::NOT_FOUND: return false;
         case SynapCache::Status::DAMAGED:
@@ -133,7 +143,7 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
 }
 
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
-                          const std::vector<uint8_t>& program, uint32_t compilerVersion) {
+                          std::span<const uint8_t> program, uint32_t compilerVersion) {
     if (location.capacity <= 0 || key.empty()) return;
     auto cache = registry().get(location);
     if (cache == nullptr) return;

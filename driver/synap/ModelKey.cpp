@@ -37,8 +37,10 @@ bool isConstant(hal::OperandLifeTime lifetime) {
 
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                                uint32_t compilerVersion) {
-    static constexpr char kFormat[] = "nnemu compiled network key 1";
-    cache::Digest digest(cache::DigestAlgorithm::MD5);
+    static constexpr char kFormat[] = "nnemu compiled network key 2";
+    // SHA-256 runs about 2.5 times faster than md5 on CPUs with SHA extensions, and the key
+    // hashes every weight at each first inference; 128 of its bits make the key.
+    cache::Digest digest(cache::DigestAlgorithm::SHA256);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
     out.u32(compilerVersion);
@@ -70,7 +72,9 @@ std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::v
     out.u32s(model.outputIndexes);
     out.u64(inputDims.size());
     for (const auto& dims : inputDims) out.u32s(dims);
-    return cache::toHex(digest.finish());
+    std::vector<uint8_t> sum = digest.finish();
+    if (sum.size() > 16) sum.resize(16);
+    return cache::toHex(sum);
 }
 
 }  // namespace nnemu::synap
