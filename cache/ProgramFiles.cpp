@@ -110,7 +110,7 @@ void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t>
     std::memcpy(trailer.sha256, sum.data(), sum.size());
     const std::string temp = "." + name + "." + std::to_string(getpid()) + ".tmp";
     unlinkat(dir, temp.c_str(), 0);
-    const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return;
     const bool written =
             writeAll(fd, bytes) && writeAll(fd, {reinterpret_cast<const uint8_t*>(&trailer), sizeof trailer});

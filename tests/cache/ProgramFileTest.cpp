@@ -68,10 +68,9 @@ protected:
     std::vector<uint8_t> program_ = programOf(3);
 };
 
-TEST_F(ProgramFileTest, AStoreWritesAReadOnlyFileThatAHitMaps) {
+TEST_F(ProgramFileTest, AStoreWritesAPrivateFileThatAHitMaps) {
     ASSERT_TRUE(fs::is_regular_file(programFile()));
-    EXPECT_EQ(fs::status(programFile()).permissions() & fs::perms::all,
-              fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    EXPECT_EQ(fs::status(programFile()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
     expectFound(true);
     EXPECT_EQ(cache_->totals().hits, 1u);
 }
@@ -94,7 +93,6 @@ TEST_F(ProgramFileTest, AFileWithoutItsTrailerIsRefused) {
 
 TEST_F(ProgramFileTest, AFlippedByteIsRefused) {
     for (size_t offset : {size_t{0}, program_.size() / 2, program_.size() + 20, program_.size() + 60}) {
-        fs::permissions(programFile(), fs::perms::owner_write, fs::perm_options::add);
         {
             std::fstream file(programFile(), std::ios::in | std::ios::out | std::ios::binary);
             file.seekg(static_cast<std::streamoff>(offset));
