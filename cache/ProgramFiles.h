@@ -1,6 +1,7 @@
 // The SyNAP cache's program files: each stored program also lives, whole, in a file next to the
-// database named after its md5 ("<database name>.<md5>.npu", mode 0600 like the database: weights are private), which a hit maps instead
-// of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
+// database named after its md5 ("<database name>.<md5>.npu", mode 0600 like the database: the
+// weights are private), written by the first hit (a store stays as cheap as before) and mapped by
+// the later ones instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
 // once mapped); a trailer follows: magic, the program's size, its md5 (as the database names it)
 // and its SHA-256 (checked at each mapping: 2.5 times faster than md5 with SHA extensions).
 // The database stays the source of truth: a program file is used only when the database names

@@ -222,11 +222,18 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
     if (status != Status::OK) return status;
     if (directory_ >= 0) {
         std::lock_guard<std::mutex> lock(mutex_);
+        trace::Span span("program file write", "cache");
         const std::string programMd5 = toHex(md5(bytes.data(), bytes.size()));
         writeProgramFile(directory_, programFileName(name_, programMd5), bytes, programMd5);
     }
     *program = ProgramImage(std::move(bytes));
     return Status::OK;
+}
+
+void SynapCache::checkpoint() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    db_->clearError();
 }
 
 bool SynapCache::removeEntry(const std::string& key) {
@@ -353,12 +360,8 @@ SynapCache::Status SynapCache::store(const std::string& key, std::span<const uin
     if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
         return failure();
     }
-    if (directory_ >= 0) writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
-    // Folds the new program into the database file now: otherwise every process that opens the
-    // cache first reads the whole write-ahead log back (megabytes per stored program) before its
-    // first lookup. Best effort: readers in other processes may make it partial.
-    db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
-    db_->clearError();
+    // The program's file is written by the first hit, not here: a cold first inference costs
+    // what it did before the files existed.
     return Status::OK;
 }
 

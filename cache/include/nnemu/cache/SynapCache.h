@@ -93,16 +93,19 @@ public:
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                 std::string* problem = nullptr);
     // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
-    // checked against the entry's md5 and size. A refused program file is removed, named in
-    // `fileProblem`, and the program comes from the database (which rewrites the file).
+    // checked against the entry's md5 and size. Without a usable file (none yet, or one refused:
+    // removed and named in `fileProblem`) the program comes from the database, and the file is
+    // written for the next hit.
     Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
                      std::string* problem = nullptr, std::string* fileProblem = nullptr);
     // Stores `program` under `key` (replacing what the key had), then evicts the least recently
     // used entries beyond `capacity`. Rows already stored for the same program are reused only
     // if they describe these bytes exactly (chunk contents compared); others are rewritten.
-    // The program is also written to its file next to the database.
     Status store(const std::string& key, std::span<const uint8_t> program, uint32_t compilerVersion,
                  int64_t capacity);
+    // Copies the write-ahead log into the database file and truncates it (best effort: readers
+    // in other processes may keep it partial).
+    void checkpoint();
     // Removes one entry (e.g. when the NPU core rejected its program).
     Status drop(const std::string& key);
 
