@@ -17,4 +17,11 @@ namespace nnemu::synap {
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                                uint32_t compilerVersion);
 
+// The same in two steps: the model's part (every weight: the expensive one), which a prepared
+// model computes once when it is prepared, then the key for the input shapes of the first
+// inference. An empty digest (unavailable) gives an empty key.
+std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion);
+std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
+                               const std::vector<std::vector<uint32_t>>& inputDims);
+
 }  // namespace nnemu::synap

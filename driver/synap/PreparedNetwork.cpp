@@ -95,8 +95,8 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
     trace::Span hashing("synap cache key", "jit");
-    const std::string key =
-            synapCache.capacity > 0 ? compiledNetworkKey(model_, inputDims, kCompilerVersion) : "";
+    if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(model_, kCompilerVersion);
+    const std::string key = synapCache.capacity > 0 ? compiledNetworkKey(modelDigest_, inputDims) : "";
     hashing.end();
     const bool profiling = props::SynapProperties::profile();
     cache::ProgramImage cachedProgram;
@@ -189,6 +189,12 @@ std::vector<const PreparedNetwork*> livePreparedNetworks() {
 }
 
 PreparedNetwork::PreparedNetwork(hal::Model model) : model_(std::move(model)) {
+    // The SyNAP cache key's expensive part (hashing every weight) belongs to preparing the
+    // model, not to its first inference; a model rebuilt from a cached program needs none.
+    if (!model_.operations.empty() && props::SynapProperties::cacheCapacity() > 0) {
+        trace::Span hashing("synap cache model digest", "compilation");
+        modelDigest_ = modelDigest(model_, kCompilerVersion);
+    }
     std::lock_guard<std::mutex> lock(registryMutex());
     registry().push_back(this);
 }
