@@ -8,6 +8,12 @@
 // its md5, after checking that it is a regular file (never followed through a symbolic link)
 // whose size, trailer and SHA-256 agree with it. Anything else is refused and removed; the
 // program then comes from the database and the file is written again.
+//
+// A file is never modified in place once linked (a new version is a new file under a private
+// name, linked over nothing), and eviction or clearing only unlinks it, which leaves running
+// processes their mapping. What a mapping cannot survive is someone else truncating the file
+// while a process runs from it (the kernel then raises SIGBUS): the files are private (0600) in
+// the driver's own directory, so only the same user bypassing the cache can do that.
 #pragma once
 
 #include <cstdint>
