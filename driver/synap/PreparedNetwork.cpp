@@ -94,7 +94,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     // from the same content and shapes replaces the compiler.
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
-    trace::Span hashing("synap cache key", "jit");
+    trace::Span hashing("synap cache key", "cache");
     if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(model_, kCompilerVersion);
     const std::string key = synapCache.capacity > 0 ? compiledNetworkKey(modelDigest_, inputDims) : "";
     hashing.end();
