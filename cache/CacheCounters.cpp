@@ -3,7 +3,7 @@
 namespace nnemu::cache {
 
 void CacheCounters::reset() {
-    for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &modelCacheWrites,
+    for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &synapMapped, &programFileRefusals, &modelCacheWrites,
                           &modelCacheLoads, &modelCacheRejects}) {
         counter->store(0);
     }

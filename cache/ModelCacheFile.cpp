@@ -74,7 +74,7 @@ bool isRegularFile(int fd, struct stat* info, std::string* error) {
 }  // namespace
 
 bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                         const std::vector<uint8_t>& payload, std::string* error) {
+                         std::span<const uint8_t> payload, std::string* error) {
     struct stat info {};
     if (!isRegularFile(fd, &info, error)) return false;
     uint8_t header[kModelCacheHeaderSize] = {};

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -11,6 +13,7 @@
 #include "nnemu/base/RootedFile.h"
 #include "nnemu/cache/SynapCache.h"
 #include "nnemu/base/Log.h"
+#include "nnemu/base/Trace.h"
 
 namespace nnemu::cache {
 namespace {
@@ -59,6 +62,9 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
     return cache;
 }
 
+class Registry;
+Registry& registry();
+
 class Registry {
 public:
     // The cache for `location`, opened at the first call; null once disabled.
@@ -83,6 +89,21 @@ public:
         if (found == caches_.end() || found->second.cache == nullptr) return;
         found->second.cache = nullptr;
         warnDisabled(file, why);
+    }
+
+    // Folds what this process stored into the database files at exit, so that the next process
+    // to open a cache does not first read megabytes of write-ahead log back (the store itself
+    // stays as fast as before; the exit pays). Only this process's own connections.
+    void checkpointAtExit() {
+        static const bool registered = std::atexit([] { registry().checkpointAll(); }) == 0;
+        (void)registered;
+    }
+    void checkpointAll() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (owner_ != getpid()) return;
+        for (auto& [file, open] : caches_) {
+            if (open.cache != nullptr) open.cache->checkpoint();
+        }
     }
 
 private:
@@ -110,17 +131,26 @@ void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapC
 }  // namespace
 
 bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
-                         std::vector<uint8_t>* program) {
+                         ProgramImage* program) {
     if (location.capacity <= 0 || key.empty()) return false;
+    trace::Span opening("cache open", "cache");
     auto cache = registry().get(location);
+    opening.end();
     if (cache == nullptr) return false;
     cacheCounters().synapLookups++;
-    std::string problem;
-    const SynapCache::Status status = cache->find(key, compilerVersion, program, &problem);
+    std::string problem, fileProblem;
+    const SynapCache::Status status = cache->findImage(key, compilerVersion, program, &problem, &fileProblem);
+    if (!fileProblem.empty()) {
+        cacheCounters().programFileRefusals++;
+        NN_LOG(WARNING) << "synap-npu: refused " << fileProblem << "; removed it, the program comes from "
+                        << location.file;
+    }
     switch (status) {
         case SynapCache::Status::OK:
             cacheCounters().synapHits++;
-            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes)";
+            if (program->mapped()) cacheCounters().synapMapped++;
+            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes"
+                         << (program->mapped() ? ", mapped" : "") << ")";
             return true;
         case SynapCache::Status::NOT_FOUND: return false;
         case SynapCache::Status::DAMAGED:
@@ -133,13 +163,14 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
 }
 
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
-                          const std::vector<uint8_t>& program, uint32_t compilerVersion) {
+                          std::span<const uint8_t> program, uint32_t compilerVersion) {
     if (location.capacity <= 0 || key.empty()) return;
     auto cache = registry().get(location);
     if (cache == nullptr) return;
     const SynapCache::Status status = cache->store(key, program, compilerVersion, location.capacity);
     if (status == SynapCache::Status::OK) {
         cacheCounters().synapStores++;
+        registry().checkpointAtExit();
         NN_LOG(INFO) << "synap-npu: stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
     } else {
         handleFailure(location, *cache, status, "store");

@@ -1,14 +1,18 @@
 #include "nnemu/cache/SynapCache.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <set>
 #include <tuple>
 
+#include "ProgramFiles.h"
 #include "SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
 #include "nnemu/cache/Digest.h"
+#include "nnemu/base/Trace.h"
 
 namespace nnemu::cache {
 namespace {
@@ -62,7 +66,9 @@ const char* toString(SynapCache::Status status) {
 }
 
 SynapCache::SynapCache() : db_(std::make_unique<SqliteDatabase>()) {}
-SynapCache::~SynapCache() = default;
+SynapCache::~SynapCache() {
+    if (directory_ >= 0) close(directory_);
+}
 
 std::string SynapCache::error() const { return db_->error().message; }
 
@@ -135,13 +141,13 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
             damage = "its program has lost chunks";
         } else if (size < 0 || size > kMaxProgramSize) {
             damage = "its program has an implausible size";
-        } else if (!assemble(programMd5, program, &complete)) {
+        } else if (trace::Span span("sqlite read", "cache"); !assemble(programMd5, program, &complete)) {
             return failure();
         } else if (!complete) {
             damage = "its program has lost chunks";
         } else if (program->size() != static_cast<uint64_t>(size)) {
             damage = "its program is " + std::to_string(program->size()) + " bytes, not " + std::to_string(size);
-        } else if (toHex(md5(program->data(), program->size())) != programMd5) {
+        } else if (trace::Span span("program md5", "cache"); toHex(md5(program->data(), program->size())) != programMd5) {
             damage = "its program fails its checksum";
         }
         read.commit();
@@ -159,8 +165,14 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
         if (!dropped || !write.commit()) return failure();
         return Status::DAMAGED;
     }
-    // A hit counts and becomes the most recent use. Losing this update to a busy database only
-    // makes the LRU order slightly stale, so it does not fail the lookup.
+    countHit(key);
+    if (!db_->error().ok() && !db_->error().transient()) return failure();
+    return Status::OK;
+}
+
+// A hit counts and becomes the most recent use. Losing this update to a busy database only
+// makes the LRU order slightly stale, so it does not fail the lookup.
+void SynapCache::countHit(const std::string& key) {
     SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
     if (write.active()) {
         auto touch = db_->prepare(std::string("UPDATE entries SET hits = hits + 1, last_use = ") + kNextUse +
@@ -168,8 +180,60 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
         touch.bind(1, nowUs()).bind(2, key);
         if (touch.run()) write.commit();
     }
-    if (!db_->error().ok() && !db_->error().transient()) return failure();
+}
+
+bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size) {
+    SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
+    if (!read.active()) return false;
+    auto entry = db_->prepare(
+            "SELECT e.program, e.seal, p.size, p.compiler_version FROM entries e JOIN programs p ON p.md5 = e.program "
+            "WHERE e.key = ?1");
+    entry.bind(1, key);
+    if (!entry.step()) return false;
+    *programMd5 = entry.text(0);
+    *size = entry.integer(2);
+    const int64_t version = entry.integer(3);
+    return entry.text(1) == entrySeal(key, *programMd5, version) && version == compilerVersion && *size > 0 &&
+           *size <= kMaxProgramSize;
+}
+
+SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
+                                         std::string* problem, std::string* fileProblem) {
+    std::string programMd5, why;
+    int64_t size = 0;
+    if (directory_ >= 0) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        db_->clearError();
+        if (soundEntry(key, compilerVersion, &programMd5, &size)) {
+            const std::string name = programFileName(name_, programMd5);
+            trace::Span mapping("map program file", "cache");
+            const ProgramFileStatus status = mapProgramFile(directory_, name, size, programMd5, program, &why);
+            mapping.end();
+            if (status == ProgramFileStatus::MAPPED) {
+                trace::Span hit("count hit", "cache");
+                countHit(key);
+                return Status::OK;
+            }
+            if (status == ProgramFileStatus::REFUSED && fileProblem != nullptr) *fileProblem = why;
+        }
+    }
+    std::vector<uint8_t> bytes;
+    const Status status = find(key, compilerVersion, &bytes, problem);
+    if (status != Status::OK) return status;
+    if (directory_ >= 0) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        trace::Span span("program file write", "cache");
+        const std::string programMd5 = toHex(md5(bytes.data(), bytes.size()));
+        writeProgramFile(directory_, programFileName(name_, programMd5), bytes, programMd5);
+    }
+    *program = ProgramImage(std::move(bytes));
     return Status::OK;
+}
+
+void SynapCache::checkpoint() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    db_->clearError();
 }
 
 bool SynapCache::removeEntry(const std::string& key) {
@@ -203,6 +267,7 @@ bool SynapCache::collectProgram(const std::string& program) {
     auto removeProgram = db_->prepare("DELETE FROM programs WHERE md5 = ?1");
     auto removeList = db_->prepare("DELETE FROM program_chunks WHERE program = ?1");
     if (!removeProgram.bind(1, program).run() || !removeList.bind(1, program).run()) return false;
+    if (directory_ >= 0) removeProgramFiles(directory_, name_, program);
     auto removeChunk = db_->prepare(
             "DELETE FROM chunks WHERE md5 = ?1 AND NOT EXISTS (SELECT 1 FROM program_chunks WHERE chunk = ?1)");
     for (const auto& chunk : chunks) {
@@ -261,7 +326,7 @@ bool SynapCache::evictBeyond(uint64_t count, uint64_t* evicted) {
     return true;
 }
 
-SynapCache::Status SynapCache::store(const std::string& key, const std::vector<uint8_t>& program,
+SynapCache::Status SynapCache::store(const std::string& key, std::span<const uint8_t> program,
                                      uint32_t compilerVersion, int64_t capacity) {
     if (capacity <= 0) return Status::OK;
     // Hashing and chunking happen before the write lock is taken.
@@ -295,12 +360,14 @@ SynapCache::Status SynapCache::store(const std::string& key, const std::vector<u
     if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
         return failure();
     }
+    // The program's file is written by the first hit, not here: a cold first inference costs
+    // what it did before the files existed.
     return Status::OK;
 }
 
 // Makes the program's rows describe exactly `program`: rows that disagree (damage) are replaced,
 // and every chunk is checked or written by storeChunks.
-bool SynapCache::storeProgram(const std::string& programMd5, const std::vector<uint8_t>& program,
+bool SynapCache::storeProgram(const std::string& programMd5, std::span<const uint8_t> program,
                               const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
                               uint32_t compilerVersion) {
     bool intact = false;
@@ -352,7 +419,7 @@ bool SynapCache::storeProgram(const std::string& programMd5, const std::vector<u
 
 // A chunk already stored under a name is reused only if it holds these very bytes; otherwise
 // (damage) it is rewritten, which repairs every program sharing it.
-bool SynapCache::storeChunks(const std::vector<uint8_t>& program, const std::vector<Chunk>& chunks,
+bool SynapCache::storeChunks(std::span<const uint8_t> program, const std::vector<Chunk>& chunks,
                              const std::vector<std::string>& chunkMd5s) {
     auto stored = db_->prepare("SELECT size, data FROM chunks WHERE md5 = ?1");
     auto write = db_->prepare("INSERT OR REPLACE INTO chunks(md5, size, data) VALUES(?1, ?2, ?3)");
@@ -521,6 +588,7 @@ bool SynapCache::clear() {
             return false;
         }
     }
+    if (directory_ >= 0) removeProgramFiles(directory_, name_);
     // Give the space back; another process reading at this moment only makes this a no-op.
     db_->execute("VACUUM");
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -1,6 +1,9 @@
 // Opening, creating, upgrading and removing the SyNAP cache file (see CacheFile.h for the file
 // system side): nothing is written before the header says the file is ours.
+#include <fcntl.h>
+
 #include "CacheFile.h"
+#include "ProgramFiles.h"
 #include "SqliteDatabase.h"
 #include "nnemu/cache/SynapCache.h"
 
@@ -11,7 +14,7 @@ constexpr int kBusyTimeoutMs = 10000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS entries(
-  key TEXT PRIMARY KEY,           -- md5 of what the program was compiled from
+  key TEXT PRIMARY KEY,           -- digest of what the program was compiled from (ModelKey.h)
   program TEXT NOT NULL,          -- md5 of the program bytes (programs.md5)
   seal TEXT NOT NULL,             -- md5 of key, program and compiler version (see entrySeal)
   created INTEGER NOT NULL,       -- microseconds since the epoch
@@ -103,6 +106,9 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         return nullptr;
     }
     if (!cache->checkSchema(error)) return nullptr;
+    // The program files live beside the database, reached through the same checked directory.
+    cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
+    cache->name_ = directory.name();
     return cache;
 }
 
@@ -152,7 +158,9 @@ bool SynapCache::upgrade(std::string* error) {
 
 bool SynapCache::removeFile(const std::string& file, const std::string& root, std::string* error) {
     CacheDirectory directory;
-    return directory.open(root, file, error) && removeCacheFile(directory, error);
+    if (!directory.open(root, file, error) || !removeCacheFile(directory, error)) return false;
+    removeProgramFiles(directory.fd(), directory.name());
+    return true;
 }
 
 }  // namespace nnemu::cache

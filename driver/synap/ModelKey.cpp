@@ -35,10 +35,10 @@ bool isConstant(hal::OperandLifeTime lifetime) {
 
 }  // namespace
 
-std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
-                               uint32_t compilerVersion) {
-    static constexpr char kFormat[] = "nnemu compiled network key 1";
-    cache::Digest digest(cache::DigestAlgorithm::MD5);
+std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
+    static constexpr char kFormat[] = "nnemu compiled network key 2";
+    // SHA-256 runs about 2.5 times faster than md5 on CPUs with SHA extensions.
+    cache::Digest digest(cache::DigestAlgorithm::SHA256);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
     out.u32(compilerVersion);
@@ -68,9 +68,25 @@ std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::v
     }
     out.u32s(model.inputIndexes);
     out.u32s(model.outputIndexes);
+    return digest.finish();
+}
+
+std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
+                               const std::vector<std::vector<uint32_t>>& inputDims) {
+    if (modelDigest.empty()) return "";
+    cache::Digest digest(cache::DigestAlgorithm::SHA256);
+    CanonicalWriter out(digest);
+    out.bytes(modelDigest.data(), modelDigest.size());
     out.u64(inputDims.size());
     for (const auto& dims : inputDims) out.u32s(dims);
-    return cache::toHex(digest.finish());
+    std::vector<uint8_t> sum = digest.finish();
+    if (sum.size() > 16) sum.resize(16);  // 128 bits make the key
+    return cache::toHex(sum);
+}
+
+std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
+                               uint32_t compilerVersion) {
+    return compiledNetworkKey(modelDigest(model, compilerVersion), inputDims);
 }
 
 }  // namespace nnemu::synap

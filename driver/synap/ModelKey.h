@@ -1,4 +1,4 @@
-// The SyNAP cache's key for a compiled network: md5 over a canonical serialization of what the
+// The SyNAP cache's key for a compiled network: SHA-256 (its first 128 bits) over a canonical serialization of what the
 // program is compiled from (operands with their constant bytes, operations, inputs and outputs),
 // the input shapes of the first inference and the compiler version. Where a constant lives
 // (operand values or a memory pool, at which offset) does not matter, so the same network built
@@ -16,5 +16,12 @@ namespace nnemu::synap {
 // 32 hexadecimal digits; empty when the digest is unavailable.
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                                uint32_t compilerVersion);
+
+// The same in two steps: the model's part (every weight: the expensive one), which a prepared
+// model computes once when it is prepared, then the key for the input shapes of the first
+// inference. An empty digest (unavailable) gives an empty key.
+std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion);
+std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
+                               const std::vector<std::vector<uint32_t>>& inputDims);
 
 }  // namespace nnemu::synap

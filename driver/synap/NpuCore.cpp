@@ -107,7 +107,7 @@ bool zeroPointFits(const npu::Tensor& tensor) {
 
 }  // namespace
 
-std::unique_ptr<NpuCore> NpuCore::load(std::vector<uint8_t> program, std::string* error, bool profiling,
+std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string* error, bool profiling,
                                        bool callingThreadOnly) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->parallel_ = !callingThreadOnly;

@@ -13,6 +13,7 @@
 #include "Statistics.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
+#include "nnemu/cache/ProgramImage.h"
 
 struct xnn_runtime;
 
@@ -23,8 +24,14 @@ public:
     // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
     // runtime, packing its weights. nullptr and `error` when the program is corrupt or foreign.
     // `callingThreadOnly` keeps it off the thread pool whatever CoreThreads.h says (benchmarks).
-    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false,
+    // A mapped program (from the SyNAP cache's program file) stays mapped: layers read its
+    // weights where they lie.
+    static std::unique_ptr<NpuCore> load(cache::ProgramImage program, std::string* error, bool profiling = false,
                                          bool callingThreadOnly = false);
+    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false,
+                                         bool callingThreadOnly = false) {
+        return load(cache::ProgramImage(std::move(program)), error, profiling, callingThreadOnly);
+    }
     ~NpuCore();
     NpuCore(const NpuCore&) = delete;
     NpuCore& operator=(const NpuCore&) = delete;
@@ -36,7 +43,8 @@ public:
     size_t inputBytes(size_t i) const { return inputs_[i].bytes; }
     size_t outputBytes(size_t i) const { return outputs_[i].bytes; }
     size_t layerCount() const;
-    const std::vector<uint8_t>& programBytes() const { return bytes_; }
+    std::span<const uint8_t> programBytes() const { return bytes_.bytes(); }
+    bool programMapped() const { return bytes_.mapped(); }
 
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
     // Stops between stages once `deadline` has passed (false, "missed its deadline").
@@ -82,7 +90,7 @@ private:
         uint8_t* output = nullptr;
     };
 
-    std::vector<uint8_t> bytes_;
+    cache::ProgramImage bytes_;
     const npu::Program* program_ = nullptr;
     bool profiling_ = false;
     std::vector<std::vector<uint8_t>> alignedConstants_;

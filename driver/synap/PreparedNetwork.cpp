@@ -94,19 +94,22 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     // from the same content and shapes replaces the compiler.
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
-    const std::string key =
-            synapCache.capacity > 0 ? compiledNetworkKey(model_, inputDims, kCompilerVersion) : "";
+    trace::Span hashing("synap cache key", "cache");
+    if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(model_, kCompilerVersion);
+    const std::string key = synapCache.capacity > 0 ? compiledNetworkKey(modelDigest_, inputDims) : "";
+    hashing.end();
     const bool profiling = props::SynapProperties::profile();
-    std::vector<uint8_t> program;
-    const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &program);
+    cache::ProgramImage cachedProgram;
+    const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &cachedProgram);
     jitCost_.cacheUs = microsSince(start);
     lookup.arg("hit", cached ? 1 : 0).end();
     span.arg("profiling", profiling ? 1 : 0);
     if (cached) {
         trace::Span load("core load", "jit");
         start = Clock::now();
-        core_ = NpuCore::load(std::move(program), &error, profiling);
+        core_ = NpuCore::load(std::move(cachedProgram), &error, profiling);
         jitCost_.loadUs = microsSince(start);
+        load.arg("mapped", core_ != nullptr && core_->programMapped() ? 1 : 0).end();
         if (core_ != nullptr) {
             SYNAP_LOG(INFO) << "network " << key << " from the SyNAP cache";
         } else {
@@ -114,6 +117,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         }
     }
     if (core_ == nullptr) {
+        std::vector<uint8_t> program;
         trace::Span lowering("lowering", "jit");
         start = Clock::now();
         cache::cacheCounters().compiles++;
@@ -185,6 +189,12 @@ std::vector<const PreparedNetwork*> livePreparedNetworks() {
 }
 
 PreparedNetwork::PreparedNetwork(hal::Model model) : model_(std::move(model)) {
+    // The SyNAP cache key's expensive part (hashing every weight) belongs to preparing the
+    // model, not to its first inference; a model rebuilt from a cached program needs none.
+    if (!model_.operations.empty() && props::SynapProperties::cacheCapacity() > 0) {
+        trace::Span hashing("synap cache model digest", "compilation");
+        modelDigest_ = modelDigest(model_, kCompilerVersion);
+    }
     std::lock_guard<std::mutex> lock(registryMutex());
     registry().push_back(this);
 }

@@ -56,6 +56,7 @@ private:
             const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
     hal::Model model_;
+    std::vector<uint8_t> modelDigest_;  // the SyNAP cache key's model part (ModelKey.h), once known
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant
     std::unique_ptr<NpuCore> core_;
     std::unique_ptr<NetworkStatistics> statistics_;  // the network as the statistics files list it

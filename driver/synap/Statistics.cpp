@@ -83,7 +83,7 @@ public:
         update([&](int) {
             record_.totalCount++;
             record_.totalTimeUs += timeUs;
-            if (StateSlot* slot = findSlot(getpid(), nid)) {
+            if (StateSlot* slot = findSlot(processId(), nid)) {
                 slot->count++;
                 slot->timeUs += timeUs;
                 slot->lastUs = static_cast<uint32_t>(std::min<uint64_t>(timeUs, UINT32_MAX));
@@ -95,7 +95,7 @@ public:
         std::lock_guard guard(mutex_);
         update([&](int dir) {
             Fd profiles(openProfiles(dir, true));
-            Replacement file(profiles.get(), profileName(getpid(), nid), false);
+            Replacement file(profiles.get(), profileName(processId(), nid), false);
             if (profiles.get() >= 0 && !(file.prepare(table, 0600, false, nullptr) && file.commit())) {
                 warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(errno));
             }
@@ -128,11 +128,11 @@ private:
         std::lock_guard guard(mutex_);
         struct stat info {};
         if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
-        std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == getpid(); });
+        std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == processId(); });
         update([](int) {}, false);  // rewrites the files only if this process's networks were listed
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
         std::string error;
-        if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, getpid());
+        if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, processId());
     }
 
     // `always`: publish even when nothing but the change happened (a change always publishes).
@@ -144,12 +144,13 @@ private:
         if (dir < 0) return warnOnce("cannot open the statistics folder (" + error + "); statistics are off");
         makeYoctoLink();
         if (!state_.lock(dir, path_, &error)) return warnOnce(error);
+        look(dir);
         bool dirty = !load(dir);
         dirty |= always;
-        dirty |= noticeReset(dir);
+        dirty |= noticeReset();
         dirty |= pruneExitedProcesses(dir);
         dirty |= listOwnNetworks(dir);
-        dirty |= !allPublished(dir);
+        dirty |= !allPublished();
         change(dir);
         if (dirty) publish(dir);
         state_.unlock();
@@ -205,22 +206,28 @@ private:
 
     // Every visible file is there as a regular file (a deleted one is rewritten; anything planted
     // is left to publish's refusal, which does not count as missing here).
-    static bool allPublished(int dir) {
-        struct stat info {};
-        for (const VisibleFile& file : kFiles) {
-            if (fstatat(dir, file.name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) return false;
+    bool allPublished() const {
+        return std::none_of(std::begin(seen_), std::end(seen_), [](const Seen& file) { return file.missing; });
+    }
+
+    // One look at each visible file per update, under the lock: what the reset check, the
+    // rewrite check and publish's refusal of planted files all read.
+    void look(int dir) {
+        for (int file = 0; file < 4; ++file) {
+            Seen& seen = seen_[file];
+            seen.present = fstatat(dir, kFiles[file].name, &seen.info, AT_SYMLINK_NOFOLLOW) == 0;
+            seen.missing = !seen.present && errno == ENOENT;
         }
-        return true;
     }
 
     // A write to inference_count or inference_time by anyone else (any content, even the value
     // shown) clears both totals and every network's counters, as on the board. A deleted file is
     // not a write: it is rewritten.
-    bool noticeReset(int dir) {
+    bool noticeReset() {
         bool reset = false;
         for (int file : {COUNT, TIME}) {
-            struct stat info {};
-            if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
+            const struct stat& info = seen_[file].info;
+            if (!seen_[file].present || !S_ISREG(info.st_mode)) continue;
             reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
         }
         if (reset) resetCounters(&record_);
@@ -232,7 +239,7 @@ private:
         const int64_t now = nowNs();
         if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return false;
         record_.lastPruneNs = now;
-        const int32_t self = getpid();
+        const int32_t self = processId();
         bool pruned = false;
         for (StateSlot& slot : record_.slots) {
             if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) {
@@ -249,7 +256,7 @@ private:
     // The record lists exactly this process's live networks: after a rebuild they come back
     // (counting from 0), and a release the record missed (an update skipped) is caught up.
     bool listOwnNetworks(int dir) {
-        const int32_t self = getpid();
+        const int32_t self = processId();
         bool changed = false;
         for (StateSlot& slot : record_.slots) {
             auto network = networks_.find(slot.nid);
@@ -308,9 +315,8 @@ private:
 
     // Only a regular file (or nothing) is replaced; anything else planted under a visible name is
     // refused and left alone.
-    bool replaceable(int dir, int file) {
-        struct stat info {};
-        if (fstatat(dir, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(info.st_mode)) return true;
+    bool replaceable(int file) {
+        if (!seen_[file].present || S_ISREG(seen_[file].info.st_mode)) return true;
         warnOnce(path_ + "/" + kFiles[file].name + " is a symbolic link or not a regular file; refusing to follow "
                  "or replace it (the other statistics go on)");
         return false;
@@ -323,7 +329,7 @@ private:
         render(dir, texts);
         std::vector<std::unique_ptr<Replacement>> files;
         for (int file = 0; file < 4; ++file) {
-            if (!replaceable(dir, file)) continue;
+            if (!replaceable(file)) continue;
             auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name, true);
             FileIdentity identity{};
             if (!replacement->prepare(texts[file], kFiles[file].mode, file <= TIME, &identity)) {
@@ -348,6 +354,11 @@ private:
     RootedDirectory directory_;
     StateFile state_;
     StateRecord record_{};
+    struct Seen {
+        bool present = false;  // `info` holds the file's status
+        bool missing = false;  // nothing has the name
+        struct stat info {};
+    } seen_[4];
     bool linkMade_ = false;
     bool released_ = false;
 };
@@ -374,7 +385,7 @@ std::string profileTable(const std::vector<LayerProfile>& layers) {
 }
 
 NetworkStatistics::NetworkStatistics(uint32_t iobufCount, uint64_t iobufBytes, uint32_t layers, bool profiling)
-    : nid_(StatisticsFolder::get().add({getpid(), iobufCount, iobufBytes, layers, profiling})), profiling_(profiling) {}
+    : nid_(StatisticsFolder::get().add({processId(), iobufCount, iobufBytes, layers, profiling})), profiling_(profiling) {}
 
 NetworkStatistics::~NetworkStatistics() { StatisticsFolder::get().remove(nid_); }
 

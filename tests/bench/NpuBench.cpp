@@ -83,7 +83,8 @@ Network* network(const std::string& name) {
     created->jit = prepared.back()->jitCost();
     const synap::NpuCore& core = *prepared.back()->core();
     const auto loadStart = Clock::now();
-    created->direct = synap::NpuCore::load(core.programBytes(), &error);
+    const auto program = core.programBytes();
+    created->direct = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()), &error);
     created->directLoadUs = microsSince(loadStart);
     if (created->direct == nullptr) return nullptr;
     for (size_t i = 0; i < core.inputCount(); ++i) created->inputs.emplace_back(core.inputBytes(i), 1);
@@ -158,7 +159,10 @@ void Threads(benchmark::State& state, const char* name, bool load) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
-    if (net->oneThread == nullptr) net->oneThread = synap::NpuCore::load(net->direct->programBytes(), &error, false, true);
+    if (net->oneThread == nullptr) {
+        const auto bytes = net->direct->programBytes();
+        net->oneThread = synap::NpuCore::load(std::vector<uint8_t>(bytes.begin(), bytes.end()), &error, false, true);
+    }
     if (net->oneThread == nullptr) return state.SkipWithError(error.c_str());
     std::vector<const uint8_t*> in;
     std::vector<uint8_t*> out;

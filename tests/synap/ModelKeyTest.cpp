@@ -35,7 +35,7 @@ hal::Model addModel(float constant) {
     return model;
 }
 
-TEST(ModelKeyTest, IsMd5HexAndStable) {
+TEST(ModelKeyTest, Is128BitHexAndStable) {
     const std::string key = compiledNetworkKey(addModel(1.0f), {{1, 2}}, 1);
     EXPECT_EQ(key.size(), 32u);
     EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <span>
 #include <vector>
 
 namespace nnemu::cache {
@@ -30,7 +31,11 @@ using CacheToken = std::array<uint8_t, 32>;
 // sync. False and `error` on failure (the file may then be torn; its checksum tells). Anything
 // but a regular file (a FIFO, a device) is refused untouched, here and in readModelCacheFile.
 bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                         const std::vector<uint8_t>& payload, std::string* error);
+                         std::span<const uint8_t> payload, std::string* error);
+inline bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
+                                const std::vector<uint8_t>& payload, std::string* error) {
+    return writeModelCacheFile(fd, token, producerVersion, std::span<const uint8_t>(payload), error);
+}
 
 // Reads and verifies the file from offset 0; false and `error` when it is not a complete,
 // unmodified file for this token and producer version.

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <span>
 #include <vector>
+
+#include "nnemu/cache/ProgramImage.h"
 
 namespace nnemu::cache {
 
@@ -20,11 +23,12 @@ struct SynapCacheLocation {
     std::string boardRoot;
 };
 
-// True and `program` when `key` has a verified program.
+// True and `program` when `key` has a verified program: mapped from its program file when that
+// file checks out (a refused one is removed with a warning), read from the database otherwise.
 bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
-                         std::vector<uint8_t>* program);
+                         ProgramImage* program);
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
-                          const std::vector<uint8_t>& program, uint32_t compilerVersion);
+                          std::span<const uint8_t> program, uint32_t compilerVersion);
 // Drops an entry whose program passed the checksum but that the NPU core refused.
 void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why);
 

@@ -19,7 +19,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <span>
 #include <vector>
+
+#include "nnemu/cache/ProgramImage.h"
 
 namespace nnemu::cache {
 
@@ -89,11 +92,20 @@ public:
     // fails its own md5 (so no later store can reuse it).
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                 std::string* problem = nullptr);
+    // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
+    // checked against the entry's md5 and size. Without a usable file (none yet, or one refused:
+    // removed and named in `fileProblem`) the program comes from the database, and the file is
+    // written for the next hit.
+    Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
+                     std::string* problem = nullptr, std::string* fileProblem = nullptr);
     // Stores `program` under `key` (replacing what the key had), then evicts the least recently
     // used entries beyond `capacity`. Rows already stored for the same program are reused only
     // if they describe these bytes exactly (chunk contents compared); others are rewritten.
-    Status store(const std::string& key, const std::vector<uint8_t>& program, uint32_t compilerVersion,
+    Status store(const std::string& key, std::span<const uint8_t> program, uint32_t compilerVersion,
                  int64_t capacity);
+    // Copies the write-ahead log into the database file and truncates it (best effort: readers
+    // in other processes may keep it partial).
+    void checkpoint();
     // Removes one entry (e.g. when the NPU core rejected its program).
     Status drop(const std::string& key);
 
@@ -123,16 +135,22 @@ private:
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
-    bool storeProgram(const std::string& programMd5, const std::vector<uint8_t>& program,
+    // The md5 and size of the program a sound entry of `key` names; false when the entry is
+    // missing or anything about it needs find's full check.
+    bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
+    void countHit(const std::string& key);
+    bool storeProgram(const std::string& programMd5, std::span<const uint8_t> program,
                       const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
                       uint32_t compilerVersion);
-    bool storeChunks(const std::vector<uint8_t>& program, const std::vector<Chunk>& chunks,
+    bool storeChunks(std::span<const uint8_t> program, const std::vector<Chunk>& chunks,
                      const std::vector<std::string>& chunkMd5s);
     std::vector<std::string> entriesNotMatchingTheirKey();
 
     std::mutex mutex_;  // one connection per cache; calls from several threads take turns
     std::unique_ptr<SqliteDatabase> db_;
     std::string file_;
+    int directory_ = -1;  // the database's directory, for its program files
+    std::string name_;    // the database's file name
 };
 
 const char* toString(SynapCache::Status status);

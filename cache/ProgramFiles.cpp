@@ -1,0 +1,144 @@
+#include "ProgramFiles.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "nnemu/cache/Digest.h"
+
+namespace nnemu::cache {
+namespace {
+
+constexpr const char* kSuffix = ".npu";
+constexpr char kMagic[8] = {'N', 'N', 'E', 'M', 'U', 'P', 'F', '1'};
+
+struct Trailer {
+    char magic[8];
+    uint64_t size;
+    char md5[32];  // hexadecimal, as the database names the program
+    uint8_t sha256[32];
+};
+static_assert(sizeof(Trailer) == 80);
+
+std::vector<uint8_t> sha256(std::span<const uint8_t> bytes) {
+    Digest digest(DigestAlgorithm::SHA256);
+    digest.update(bytes.data(), bytes.size());
+    return digest.finish();
+}
+
+// Whether the trailer of a mapped file describes exactly its program and the database's md5.
+std::string checkTrailer(const ProgramImage& image, const std::string& programMd5) {
+    Trailer trailer {};
+    if (image.tail().size() != sizeof trailer) return "has no trailer";
+    std::memcpy(&trailer, image.tail().data(), sizeof trailer);
+    if (std::memcmp(trailer.magic, kMagic, sizeof kMagic) != 0) return "is not a program file";
+    if (trailer.size != image.size() || programMd5.size() != sizeof trailer.md5 ||
+        std::memcmp(trailer.md5, programMd5.data(), sizeof trailer.md5) != 0) {
+        return "holds another program";
+    }
+    const std::vector<uint8_t> sum = sha256(image.bytes());
+    if (sum.size() != sizeof trailer.sha256 || std::memcmp(sum.data(), trailer.sha256, sum.size()) != 0) {
+        return "fails its checksum";
+    }
+    return {};
+}
+
+bool writeAll(int fd, std::span<const uint8_t> bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+ProgramFileStatus refuse(int dir, const std::string& name, const std::string& reason, std::string* why) {
+    *why = "the program file " + name + " " + reason;
+    unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
+    return ProgramFileStatus::REFUSED;
+}
+
+}  // namespace
+
+std::string programFileName(const std::string& databaseName, const std::string& programMd5) {
+    return databaseName + "." + programMd5 + kSuffix;
+}
+
+ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
+                                 ProgramImage* image, std::string* why) {
+    const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return ProgramFileStatus::MISSING;
+        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link", why);
+        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno), why);
+    }
+    struct stat info {};
+    std::string error;
+    const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
+    const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+    const bool sized = regular && info.st_size == fileSize && size > 0;
+    const bool mapped =
+            sized && ProgramImage::map(fd, static_cast<size_t>(fileSize), static_cast<size_t>(size), image, &error);
+    close(fd);
+    if (!regular) return refuse(dir, name, "is not a regular file", why);
+    if (!sized) {
+        return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), why);
+    }
+    if (!mapped) return refuse(dir, name, error, why);
+    if (const std::string damage = checkTrailer(*image, programMd5); !damage.empty()) {
+        *image = ProgramImage();
+        return refuse(dir, name, damage, why);
+    }
+    return ProgramFileStatus::MAPPED;
+}
+
+void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5) {
+    Trailer trailer {};
+    const std::vector<uint8_t> sum = sha256(bytes);
+    if (sum.size() != sizeof trailer.sha256 || programMd5.size() != sizeof trailer.md5) return;
+    std::memcpy(trailer.magic, kMagic, sizeof kMagic);
+    trailer.size = bytes.size();
+    std::memcpy(trailer.md5, programMd5.data(), sizeof trailer.md5);
+    std::memcpy(trailer.sha256, sum.data(), sum.size());
+    const std::string temp = "." + name + "." + std::to_string(getpid()) + ".tmp";
+    unlinkat(dir, temp.c_str(), 0);
+    const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    const bool written =
+            writeAll(fd, bytes) && writeAll(fd, {reinterpret_cast<const uint8_t*>(&trailer), sizeof trailer});
+    close(fd);
+    // linkat refuses an existing name: another process's copy of the same bytes stays.
+    if (written) linkat(dir, temp.c_str(), dir, name.c_str(), 0);
+    unlinkat(dir, temp.c_str(), 0);
+}
+
+void removeProgramFiles(int dir, const std::string& databaseName, const std::string& programMd5) {
+    if (!programMd5.empty()) {
+        unlinkat(dir, programFileName(databaseName, programMd5).c_str(), 0);
+        return;
+    }
+    const int listFd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* list = listFd >= 0 ? fdopendir(listFd) : nullptr;
+    if (list == nullptr) {
+        if (listFd >= 0) close(listFd);
+        return;
+    }
+    const std::string prefix = databaseName + ".";
+    while (const dirent* entry = readdir(list)) {
+        const std::string name = entry->d_name;
+        if (name.size() == prefix.size() + 32 + std::strlen(kSuffix) && name.starts_with(prefix) && name.ends_with(kSuffix)) {
+            unlinkat(dir, name.c_str(), 0);
+        }
+    }
+    closedir(list);
+}
+
+}  // namespace nnemu::cache

@@ -1,0 +1,42 @@
+// The SyNAP cache's program files: each stored program also lives, whole, in a file next to the
+// database named after its md5 ("<database name>.<md5>.npu", mode 0600 like the database: the
+// weights are private), written by the first hit (a store stays as cheap as before) and mapped by
+// the later ones instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
+// once mapped); a trailer follows: magic, the program's size, its md5 (as the database names it)
+// and its SHA-256 (checked at each mapping: 2.5 times faster than md5 with SHA extensions).
+// The database stays the source of truth: a program file is used only when the database names
+// its md5, after checking that it is a regular file (never followed through a symbolic link)
+// whose size, trailer and SHA-256 agree with it. Anything else is refused and removed; the
+// program then comes from the database and the file is written again.
+//
+// A file is never modified in place once linked (a new version is a new file under a private
+// name, linked over nothing), and eviction or clearing only unlinks it, which leaves running
+// processes their mapping. What a mapping cannot survive is someone else truncating the file
+// while a process runs from it (the kernel then raises SIGBUS): the files are private (0600) in
+// the driver's own directory, so only the same user bypassing the cache can do that.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "nnemu/cache/ProgramImage.h"
+
+namespace nnemu::cache {
+
+std::string programFileName(const std::string& databaseName, const std::string& programMd5);
+
+enum class ProgramFileStatus { MAPPED, MISSING, REFUSED };
+
+// Maps the program file `name` of directory `dir` if it holds exactly the program: `size` bytes
+// with md5 `programMd5`. REFUSED says why in `why` (the file has been removed).
+ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
+                                 ProgramImage* image, std::string* why);
+
+// Best effort: written under a private name, then linked into place unless the name exists.
+void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5);
+
+// Removes the program files of the database `databaseName` (every one when `programMd5` is empty).
+void removeProgramFiles(int dir, const std::string& databaseName, const std::string& programMd5 = {});
+
+}  // namespace nnemu::cache

@@ -1,0 +1,57 @@
+#include "nnemu/cache/ProgramImage.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace nnemu::cache {
+
+ProgramImage::~ProgramImage() { release(); }
+
+ProgramImage::ProgramImage(ProgramImage&& other) noexcept { *this = std::move(other); }
+
+ProgramImage& ProgramImage::operator=(ProgramImage&& other) noexcept {
+    if (this != &other) {
+        release();
+        owned_ = std::move(other.owned_);
+        mapping_ = std::exchange(other.mapping_, nullptr);
+        mappedSize_ = std::exchange(other.mappedSize_, 0);
+        programSize_ = std::exchange(other.programSize_, 0);
+    }
+    return *this;
+}
+
+void ProgramImage::release() {
+    if (mapping_ != nullptr) munmap(mapping_, mappedSize_);
+    mapping_ = nullptr;
+    mappedSize_ = 0;
+    programSize_ = 0;
+    owned_.clear();
+}
+
+std::span<const uint8_t> ProgramImage::tail() const {
+    if (mapping_ == nullptr) return {};
+    return {static_cast<const uint8_t*>(mapping_) + programSize_, mappedSize_ - programSize_};
+}
+
+bool ProgramImage::map(int fd, size_t fileSize, size_t programSize, ProgramImage* image, std::string* error) {
+    if (programSize == 0 || programSize > fileSize) {
+        *error = "the program file is empty";
+        return false;
+    }
+    void* mapping = mmap(nullptr, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (mapping == MAP_FAILED) {
+        *error = std::string("cannot map the program file: ") + std::strerror(errno);
+        return false;
+    }
+    ProgramImage mapped;
+    mapped.mapping_ = mapping;
+    mapped.mappedSize_ = fileSize;
+    mapped.programSize_ = programSize;
+    *image = std::move(mapped);
+    return true;
+}
+
+}  // namespace nnemu::cache

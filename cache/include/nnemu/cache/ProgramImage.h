@@ -1,0 +1,45 @@
+// The bytes of an NPU program as the core reads them: owned (just compiled, or read from the
+// SQLite cache) or a private mapping of a SyNAP cache program file, so that processes running
+// the same cached network share its weights in the page cache instead of holding a copy each.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nnemu::cache {
+
+class ProgramImage {
+public:
+    ProgramImage() = default;
+    explicit ProgramImage(std::vector<uint8_t> bytes) : owned_(std::move(bytes)) {}
+    ~ProgramImage();
+    ProgramImage(ProgramImage&& other) noexcept;
+    ProgramImage& operator=(ProgramImage&& other) noexcept;
+    ProgramImage(const ProgramImage&) = delete;
+    ProgramImage& operator=(const ProgramImage&) = delete;
+
+    // Maps the first `fileSize` bytes of the regular file `fd` (copy-on-write: a stray write stays
+    // private), of which the first `programSize` are the program. The caller checks the file's
+    // size first and the contents after (checksum, verifier).
+    static bool map(int fd, size_t fileSize, size_t programSize, ProgramImage* image, std::string* error);
+    // The mapped bytes past the program (the program file's trailer).
+    std::span<const uint8_t> tail() const;
+
+    const uint8_t* data() const { return mapping_ != nullptr ? static_cast<const uint8_t*>(mapping_) : owned_.data(); }
+    size_t size() const { return mapping_ != nullptr ? programSize_ : owned_.size(); }
+    std::span<const uint8_t> bytes() const { return {data(), size()}; }
+    bool mapped() const { return mapping_ != nullptr; }
+
+private:
+    void release();
+
+    std::vector<uint8_t> owned_;
+    void* mapping_ = nullptr;
+    size_t mappedSize_ = 0;
+    size_t programSize_ = 0;
+};
+
+}  // namespace nnemu::cache

@@ -1,0 +1,186 @@
+// The SyNAP cache's program files (cache/ProgramFiles.h): a hit maps the program's file next to
+// the database; a truncated, altered, foreign or planted file is refused with a warning, removed,
+// and the program comes from the database (which writes the file again), never a crash or a
+// wrong program. Through the cache's API and end to end through synap-npu.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "CacheTestSupport.h"
+#include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/Digest.h"
+#include "nnemu/cache/SynapCache.h"
+
+namespace nnemu::cachetest {
+namespace {
+
+namespace fs = std::filesystem;
+using cache::cacheCounters;
+using cache::SynapCache;
+
+constexpr uint32_t kVersion = 7;
+
+std::vector<uint8_t> programOf(uint8_t seed, size_t size = 40000) {
+    std::vector<uint8_t> bytes(size);
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(seed + i * 31 + (i >> 9));
+    return bytes;
+}
+
+class ProgramFileTest : public CacheTest {
+protected:
+    void SetUp() override {
+        CacheTest::SetUp();
+        file_ = root() + "/data/vendor/synap/nnhal.cache";
+        fs::create_directories(fs::path(file_).parent_path());
+        std::string error;
+        cache_ = SynapCache::open(file_, true, &error, root());
+        ASSERT_NE(cache_, nullptr) << error;
+        ASSERT_EQ(cache_->store("key", program_, kVersion, 10), SynapCache::Status::OK);
+        ASSERT_FALSE(fs::exists(programFile())) << "the first hit writes the file, not the store";
+        expectFound(false);
+    }
+    std::string programFile() const {
+        return file_ + "." + cache::toHex(cache::md5(program_.data(), program_.size())) + ".npu";
+    }
+    // A lookup that must return the stored program; `mapped` and `problem` say how.
+    void expectFound(bool mapped, const std::string& problem = "") {
+        cache::ProgramImage image;
+        std::string damage, fileProblem;
+        ASSERT_EQ(cache_->findImage("key", kVersion, &image, &damage, &fileProblem), SynapCache::Status::OK) << damage;
+        EXPECT_EQ(image.mapped(), mapped);
+        ASSERT_EQ(image.size(), program_.size());
+        EXPECT_TRUE(std::equal(program_.begin(), program_.end(), image.data()));
+        if (problem.empty()) {
+            EXPECT_EQ(fileProblem, "");
+        } else {
+            EXPECT_NE(fileProblem.find(problem), std::string::npos) << fileProblem;
+        }
+    }
+    // The refused file is gone and written again from the database: the next hit maps it.
+    void expectRefusedThenRewritten(const std::string& problem) {
+        expectFound(false, problem);
+        ASSERT_TRUE(fs::is_regular_file(fs::symlink_status(programFile())));
+        expectFound(true);
+    }
+
+    std::string file_;
+    std::unique_ptr<SynapCache> cache_;
+    std::vector<uint8_t> program_ = programOf(3);
+};
+
+TEST_F(ProgramFileTest, TheFirstHitWritesAPrivateFileThatTheNextMaps) {
+    ASSERT_TRUE(fs::is_regular_file(programFile()));
+    EXPECT_EQ(fs::status(programFile()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    expectFound(true);
+    EXPECT_EQ(cache_->totals().hits, 2u);
+}
+
+TEST_F(ProgramFileTest, AMissingFileIsWrittenAgainFromTheDatabase) {
+    fs::remove(programFile());
+    expectFound(false);
+    expectFound(true);
+}
+
+TEST_F(ProgramFileTest, ATruncatedFileIsRefused) {
+    fs::resize_file(programFile(), program_.size() / 2);
+    expectRefusedThenRewritten("bytes, not");
+}
+
+TEST_F(ProgramFileTest, AFileWithoutItsTrailerIsRefused) {
+    fs::resize_file(programFile(), program_.size());
+    expectRefusedThenRewritten("bytes, not");
+}
+
+TEST_F(ProgramFileTest, AFlippedByteIsRefused) {
+    for (size_t offset : {size_t{0}, program_.size() / 2, program_.size() + 20, program_.size() + 60}) {
+        {
+            std::fstream file(programFile(), std::ios::in | std::ios::out | std::ios::binary);
+            file.seekg(static_cast<std::streamoff>(offset));
+            const char byte = static_cast<char>(file.get() ^ 0x10);
+            file.seekp(static_cast<std::streamoff>(offset));
+            file.put(byte);
+        }
+        SCOPED_TRACE(offset);
+        expectFound(false, programFile().substr(programFile().rfind('/') + 1));
+        expectFound(true);
+    }
+}
+
+TEST_F(ProgramFileTest, AnotherProgramsFileUnderThisNameIsRefused) {
+    const std::vector<uint8_t> other = programOf(9, program_.size());
+    ASSERT_EQ(cache_->store("other", other, kVersion, 10), SynapCache::Status::OK);
+    cache::ProgramImage image;
+    ASSERT_EQ(cache_->findImage("other", kVersion, &image), SynapCache::Status::OK);
+    const std::string otherFile = file_ + "." + cache::toHex(cache::md5(other.data(), other.size())) + ".npu";
+    fs::remove(programFile());
+    fs::copy_file(otherFile, programFile());
+    expectRefusedThenRewritten("holds another program");
+}
+
+TEST_F(ProgramFileTest, ASymbolicLinkIsRefusedAndItsTargetLeftAlone) {
+    const std::string outside = root() + "/outside.npu";
+    fs::copy_file(programFile(), outside);  // even a link to the right bytes
+    fs::remove(programFile());
+    fs::create_symlink(outside, programFile());
+    expectRefusedThenRewritten("symbolic link");
+    EXPECT_TRUE(fs::is_regular_file(outside));
+    EXPECT_EQ(fs::file_size(outside), program_.size() + 80);
+}
+
+TEST_F(ProgramFileTest, ADirectoryInItsPlaceIsRefusedAndTheDatabaseServes) {
+    fs::remove(programFile());
+    fs::create_directory(programFile());
+    expectFound(false, "not a regular file");
+    expectFound(false, "not a regular file");
+    EXPECT_TRUE(fs::is_directory(programFile()));
+}
+
+TEST_F(ProgramFileTest, EvictionAndClearRemoveTheFiles) {
+    ASSERT_TRUE(fs::exists(programFile()));
+    EXPECT_EQ(cache_->evictTo(0), 1u);
+    EXPECT_FALSE(fs::exists(programFile()));
+    ASSERT_EQ(cache_->store("key", program_, kVersion, 10), SynapCache::Status::OK);
+    expectFound(false);
+    ASSERT_TRUE(fs::exists(programFile()));
+    EXPECT_TRUE(cache_->clear());
+    EXPECT_FALSE(fs::exists(programFile()));
+}
+
+// End to end: synap-npu maps the program on a hit, and a damaged file costs a warning and the
+// database's copy, with the same results.
+TEST_F(CacheTest, SynapNpuMapsTheCachedProgramAndRefusesADamagedFile) {
+    ConvNetwork network({8, 16, {1, 2}});
+    ASSERT_TRUE(network.valid());
+    auto run = [&] {
+        ANeuralNetworksCompilation* compilation = network.compile();
+        EXPECT_NE(compilation, nullptr);
+        auto output = compilation ? network.run(compilation) : std::vector<float>{};
+        ANeuralNetworksCompilation_free(compilation);
+        return output;
+    };
+    const auto first = run();
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(run(), first);  // the first hit, from the database, writes the program's file
+    EXPECT_EQ(cacheCounters().synapMapped, 0u);
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(fs::path(defaultCacheFile()).parent_path())) {
+        if (entry.path().extension() == ".npu") files.push_back(entry.path());
+    }
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(run(), first);
+    EXPECT_EQ(cacheCounters().synapMapped, 1u);
+
+    fs::resize_file(files[0], fs::file_size(files[0]) - 1);
+    EXPECT_EQ(run(), first);
+    EXPECT_EQ(cacheCounters().programFileRefusals, 1u);
+    EXPECT_EQ(cacheCounters().synapHits, 3u);
+    EXPECT_EQ(cacheCounters().synapMapped, 1u);
+    EXPECT_EQ(run(), first);
+    EXPECT_EQ(cacheCounters().synapMapped, 2u);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+}
+
+}  // namespace
+}  // namespace nnemu::cachetest
