@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "Compiler.h"
 #include "Lowering.h"
@@ -53,7 +54,8 @@ uint32_t networkCompilerVersion() { return kCompilerVersion; }
 std::vector<uint8_t> compiledProgram(const hal::IPreparedModel& network) {
     const auto* prepared = dynamic_cast<const PreparedNetwork*>(&network);
     if (prepared == nullptr || prepared->core() == nullptr) return {};
-    return prepared->core()->programBytes();
+    const std::span<const uint8_t> bytes = prepared->core()->programBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 std::shared_ptr<hal::IPreparedModel> networkFromProgram(std::vector<uint8_t> program, std::string* why) {
