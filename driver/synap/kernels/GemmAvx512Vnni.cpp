@@ -1,0 +1,124 @@
+// The quantized GEMM on AVX-512 VNNI: vpdpbusd multiplies 4 unsigned activation bytes by 4
+// signed weight bytes per channel lane; 16 channels per vector, tiles of up to 4 rows x 64
+// channels; integer requantization in vectors, bit-exact with QuantMath.h. Compiled with
+// AVX-512 flags: only called when the CPU has them.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "GemmArgs.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+constexpr int kRows = 4;
+constexpr int kBlocks = 4;
+
+struct Requant {
+    __m512i col, bias, multiplier, left, right;
+};
+
+Requant requantOf(const GemmArgs& a, size_t block) {
+    const size_t c = block * kGemmBlock;
+    return {_mm512_loadu_si512(a.colTerms + c), _mm512_loadu_si512(a.bias + c), _mm512_loadu_si512(a.multipliers + c),
+            _mm512_loadu_si512(a.leftShifts + c), _mm512_loadu_si512(a.rightShifts + c)};
+}
+
+// a + b, saturating at the int32 bounds.
+__m512i saturatingAdd(__m512i a, __m512i b) {
+    const __m512i sum = _mm512_add_epi32(a, b);
+    const __mmask16 overflow =
+            _mm512_movepi32_mask(_mm512_and_si512(_mm512_xor_si512(a, sum), _mm512_xor_si512(b, sum)));
+    const __m512i bound = _mm512_xor_si512(_mm512_srai_epi32(a, 31), _mm512_set1_epi32(INT32_MAX));
+    return _mm512_mask_mov_epi32(sum, overflow, bound);
+}
+
+// (x * m * 2 + 2^31) >> 32 rounded as the reference rounds: for m >= 0 that is floor((x*m + 2^30) / 2^31).
+__m512i roundingDoublingHighMul(__m512i x, __m512i m) {
+    const __m512i half = _mm512_set1_epi64(int64_t{1} << 30);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), half);
+    const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32)), half);
+    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(_mm512_srli_epi64(odd, 31), 32));
+}
+
+// x / 2^e rounding half away from zero, per lane.
+__m512i roundingDivide(__m512i x, __m512i e) {
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, e), one);
+    const __m512i remainder = _mm512_and_si512(x, mask);
+    const __m512i threshold = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(x, 31));
+    const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+    return _mm512_mask_add_epi32(_mm512_srav_epi32(x, e), up, _mm512_srav_epi32(x, e), one);
+}
+
+__m512i requantize(const GemmArgs& a, const Requant& q, __m512i acc, int32_t rowTerm) {
+    acc = _mm512_add_epi32(_mm512_add_epi32(acc, q.col), _mm512_set1_epi32(rowTerm));
+    __m512i x = saturatingAdd(acc, q.bias);
+    // A left shift (multipliers above 1) saturates where it overflows.
+    const __m512i shifted = _mm512_sllv_epi32(x, q.left);
+    const __mmask16 overflow = _mm512_cmpneq_epi32_mask(_mm512_srav_epi32(shifted, q.left), x);
+    const __m512i bound = _mm512_xor_si512(_mm512_srai_epi32(x, 31), _mm512_set1_epi32(INT32_MAX));
+    x = _mm512_mask_mov_epi32(shifted, overflow, bound);
+    x = roundingDivide(roundingDoublingHighMul(x, q.multiplier), q.right);
+    x = _mm512_max_epi32(x, _mm512_set1_epi32(a.low - a.outputZeroPoint));
+    x = _mm512_min_epi32(x, _mm512_set1_epi32(a.high - a.outputZeroPoint));
+    return _mm512_add_epi32(x, _mm512_set1_epi32(a.outputZeroPoint));
+}
+
+template <int R, int B>
+void tile(const GemmArgs& a, size_t row, size_t block) {
+    __m512i acc[R][B];
+    for (int i = 0; i < R; ++i) {
+        for (int j = 0; j < B; ++j) acc[i][j] = _mm512_setzero_si512();
+    }
+    const uint8_t* rows = a.rows + row * a.rowStride;
+    const int8_t* weights = a.weights + block * a.depthGroups * 64;
+    for (size_t g = 0; g < a.depthGroups; ++g) {
+        __m512i w[B];
+        for (int j = 0; j < B; ++j) w[j] = _mm512_loadu_si512(weights + (j * a.depthGroups + g) * 64);
+        for (int i = 0; i < R; ++i) {
+            int32_t group;
+            std::memcpy(&group, rows + i * a.rowStride + g * 4, 4);
+            const __m512i x = _mm512_set1_epi32(group);
+            for (int j = 0; j < B; ++j) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], x, w[j]);
+        }
+    }
+    for (int j = 0; j < B; ++j) {
+        const size_t first = (block + j) * kGemmBlock;
+        const size_t count = a.channels - first < kGemmBlock ? a.channels - first : kGemmBlock;
+        const __mmask16 store = static_cast<__mmask16>((1u << count) - 1);
+        const Requant q = requantOf(a, block + j);
+        for (int i = 0; i < R; ++i) {
+            const __m512i value = requantize(a, q, acc[i][j], a.rowTerms[row + i]);
+            _mm512_mask_cvtepi32_storeu_epi8(a.output + (row + i) * a.channels + first, store, value);
+        }
+    }
+}
+
+template <int R>
+void rowTile(const GemmArgs& a, size_t row) {
+    const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
+    size_t block = 0;
+    for (; block + kBlocks <= blocks; block += kBlocks) tile<R, kBlocks>(a, row, block);
+    switch (blocks - block) {
+        case 3: tile<R, 3>(a, row, block); break;
+        case 2: tile<R, 2>(a, row, block); break;
+        case 1: tile<R, 1>(a, row, block); break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+void gemmAvx512Vnni(const GemmArgs& a) {
+    size_t row = 0;
+    for (; row + kRows <= a.rowCount; row += kRows) rowTile<kRows>(a, row);
+    switch (a.rowCount - row) {
+        case 3: rowTile<3>(a, row); break;
+        case 2: rowTile<2>(a, row); break;
+        case 1: rowTile<1>(a, row); break;
+        default: break;
+    }
+}
+
+}  // namespace nnemu::synap::kernels

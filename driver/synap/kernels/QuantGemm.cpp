@@ -1,0 +1,124 @@
+// Packing and running the quantized GEMM. Every kernel computes dot(u8 row, s8 weights): uint8
+// weights are stored flipped to int8 (w - 128) and int8 activations are flipped to uint8
+// (a + 128); the sums those flips and the zero points add are folded into a per-row and a
+// per-channel term:
+//   uint8: sum (a - za)(w - zw) = dot(a, w - 128) + (128 - zw) sum(a) - za sum(w) + K za zw
+//   int8:  sum (a - za) w       = dot(a + 128, w) - (128 + za) sum(w)
+#include "QuantGemm.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "GemmArgs.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
+constexpr uint32_t kVersion = 1;
+// Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
+constexpr uint32_t kMaxDepth = 33025;
+
+struct Header {
+    uint32_t magic, version, depth, depthGroups, channels, paddedChannels;
+    int32_t signedValues, rowFactor, outputZeroPoint, low, high, reserved;
+};
+constexpr size_t kArrays = 5;  // colTerms, bias, multipliers, leftShifts, rightShifts
+
+size_t weightsOffset(size_t paddedChannels) {
+    const size_t end = sizeof(Header) + kArrays * paddedChannels * sizeof(int32_t);
+    return (end + 63) / 64 * 64;
+}
+
+size_t packedSize(const Header& h) {
+    return weightsOffset(h.paddedChannels) + size_t{h.paddedChannels} * h.depthGroups * 4;
+}
+
+void (*kernelOf(Isa isa))(const GemmArgs&) {
+    switch (isa) {
+        case Isa::Avx512Vnni: return gemmAvx512Vnni;
+        case Isa::Avx2: return gemmAvx2;
+        default: return gemmPortable;
+    }
+}
+
+}  // namespace
+
+bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
+    if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
+    if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
+    if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
+    Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
+             static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
+             s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 0};
+    packed->assign(packedSize(h), 0);
+    std::memcpy(packed->data(), &h, sizeof(h));
+    std::vector<int32_t> arrays(kArrays * h.paddedChannels, 0);
+    int32_t* colTerms = arrays.data();
+    int32_t* bias = colTerms + h.paddedChannels;
+    int32_t* multipliers = bias + h.paddedChannels;
+    int32_t* leftShifts = multipliers + h.paddedChannels;
+    int32_t* rightShifts = leftShifts + h.paddedChannels;
+    auto* weights = reinterpret_cast<int8_t*>(packed->data() + weightsOffset(h.paddedChannels));
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        const float product = s.inputScale * filterScale;  // in float, as the reference derives it
+        const double real = static_cast<double>(product) / static_cast<double>(s.outputScale);
+        if (!(real >= 0.0) || !std::isfinite(real)) return false;
+        int shift = 0;
+        cpu::quantizeMultiplier(real, &multipliers[c], &shift);
+        leftShifts[c] = std::clamp(shift, 0, 31);
+        rightShifts[c] = std::clamp(-shift, 0, 31);
+        bias[c] = s.bias[c];
+        int64_t weightSum = 0;
+        for (uint32_t k = 0; k < s.depth; ++k) {
+            const uint8_t byte = s.weights[size_t{c} * s.depth + k];
+            const int8_t value = static_cast<int8_t>(s.signedValues ? byte : byte ^ 0x80);
+            weightSum += s.signedValues ? value : byte;
+            weights[(c / kGemmBlock) * h.depthGroups * 64 + k / 4 * 64 + (c % kGemmBlock) * 4 + k % 4] = value;
+        }
+        const int64_t term = s.signedValues ? -(128 + int64_t{s.inputZeroPoint}) * weightSum
+                                            : -int64_t{s.inputZeroPoint} * weightSum +
+                                                      int64_t{s.depth} * s.inputZeroPoint * s.filterZeroPoint;
+        colTerms[c] = static_cast<int32_t>(static_cast<uint32_t>(term));  // modulo 2^32, like the sums
+    }
+    std::memcpy(packed->data() + sizeof(Header), arrays.data(), arrays.size() * sizeof(int32_t));
+    return true;
+}
+
+bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                  QuantGemmScratch* scratch) {
+    Header h;
+    if (packed.size() < sizeof(Header)) return false;
+    std::memcpy(&h, packed.data(), sizeof(h));
+    if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
+    const size_t stride = size_t{h.depthGroups} * 4;
+    // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
+    const bool direct = !h.signedValues && stride == h.depth;
+    if (!direct) scratch->rows.resize(rows * stride);
+    scratch->rowTerms.assign(rows, 0);
+    for (size_t r = 0; r < rows; ++r) {
+        const uint8_t* in = input + r * h.depth;
+        if (!direct) {
+            uint8_t* row = scratch->rows.data() + r * stride;
+            for (size_t k = 0; k < h.depth; ++k) row[k] = h.signedValues ? in[k] ^ 0x80 : in[k];
+            std::memset(row + h.depth, 0, stride - h.depth);
+        }
+        if (h.rowFactor != 0) {
+            uint32_t sum = 0;
+            for (size_t k = 0; k < h.depth; ++k) sum += in[k];
+            scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
+        }
+    }
+    const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
+    const size_t n = h.paddedChannels;
+    const GemmArgs args{direct ? input : scratch->rows.data(), stride, rows, scratch->rowTerms.data(),
+                        reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n)), h.depthGroups, h.channels,
+                        arrays, arrays + n, arrays + 2 * n, arrays + 3 * n, arrays + 4 * n, h.outputZeroPoint, h.low,
+                        h.high, output};
+    kernelOf(isa)(args);
+    return true;
+}
+
+}  // namespace nnemu::synap::kernels

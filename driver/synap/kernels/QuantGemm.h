@@ -1,0 +1,44 @@
+// The NPU core's own quantized GEMM (1x1 stride-1 convolutions and fully connected layers),
+// uint8 and int8 with per-tensor or per-channel weights, bit-exact with the reference kernels'
+// requantization (driver/cpu/kernels/ConvPoolUtils.h Requantizer). The weights are packed once
+// into a byte buffer in the layout the kernels read; running takes that buffer alone.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "Isa.h"
+
+namespace nnemu::synap::kernels {
+
+struct QuantGemmSpec {
+    uint32_t depth = 0;     // input channels (K)
+    uint32_t channels = 0;  // output channels (N)
+    // int8 activations and weights (weights' zero point 0); otherwise uint8 activations and
+    // weights with `filterZeroPoint`.
+    bool signedValues = false;
+    int32_t inputZeroPoint = 0, filterZeroPoint = 0, outputZeroPoint = 0;
+    float inputScale = 0, outputScale = 0;
+    std::span<const float> filterScales;  // one (per tensor) or `channels`
+    int32_t low = 0, high = 0;             // output clamp, quantized (fused activation applied)
+    const uint8_t* weights = nullptr;      // [channels][depth], int8 as their bytes
+    const int32_t* bias = nullptr;         // [channels]
+};
+
+// The packed weights and requantization constants; false when the spec is outside what the
+// kernels compute exactly (a depth whose accumulator could leave 32 bits, a bad scale).
+bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
+
+// Working memory of one layer's runs.
+struct QuantGemmScratch {
+    std::vector<uint8_t> rows;
+    std::vector<int32_t> rowTerms;
+};
+
+// output[rows][channels] from input[rows][depth] with the kernel of `isa` (which the CPU must
+// support). false when `packed` is not a packed GEMM.
+bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                  QuantGemmScratch* scratch);
+
+}  // namespace nnemu::synap::kernels
