@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "LayerKinds.h"
 #include "Statistics.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
@@ -80,6 +81,7 @@ private:
         xnn_runtime* runtimes[2] = {nullptr, nullptr};  // [pooled]
         std::vector<const uint8_t*> inputs;  // native only
         uint8_t* output = nullptr;
+        std::shared_ptr<LayerState> state;  // native layers on the core's own kernels
     };
 
     std::vector<uint8_t> bytes_;

@@ -1,0 +1,16 @@
+// Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
+// ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
+// xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons).
+#pragma once
+
+#include <memory>
+
+#include "LayerKinds.h"
+
+namespace nnemu::synap {
+
+// 1x1 stride-1 unpadded convolutions and fully connected layers on 8-bit values.
+std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer);
+bool runOwnGemm(const NativeLayer& layer);
+
+}  // namespace nnemu::synap
