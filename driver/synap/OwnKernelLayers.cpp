@@ -12,12 +12,10 @@
 namespace nnemu::synap {
 namespace {
 
+// Read at every load, so that one process can build both cores (benchmarks).
 bool ownKernelsEnabled() {
-    static const bool enabled = [] {
-        const char* choice = std::getenv("NNEMU_NPU_KERNELS");
-        return choice == nullptr || std::string_view(choice) != "xnnpack";
-    }();
-    return enabled;
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    return choice == nullptr || std::string_view(choice) != "xnnpack";
 }
 
 struct GemmState : LayerState {
