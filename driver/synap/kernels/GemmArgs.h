@@ -32,6 +32,24 @@ struct GemmArgs {
     int32_t low;   // clamp bounds of the output values, zero point included
     int32_t high;
     uint8_t* output;  // row-major [rowCount][channels]; int8 values as their bytes
+    // When no step of the requantization can saturate (no left shift, the bias plus any
+    // accumulator fits in int32), per channel bias + colTerm, and per 16-channel block a
+    // FastRequantBlock; nullptr otherwise.
+    const int32_t* biasAndColTerms = nullptr;
+    const struct FastRequantBlock* fastBlocks = nullptr;
+};
+
+// The requantization folded into one 64-bit product and one rounding shift, per channel lane
+// ([0] the even channels of the block, [1] the odd): with t = x * multiplier, the reference's
+// rounding doubling high multiply then rounding right shift by R is
+//   (t + (t < -2^30 ? negative : positive)) >> (31 + R)
+// where positive = 2^30 + 2^31 * 2^(R-1) and negative = 2^30 + 2^31 * (2^(R-1) - 1) (both
+// 2^30 for R = 0): the two floors of the reference combine into one.
+struct FastRequantBlock {
+    int64_t multiplier[2][8];
+    int64_t positive[2][8];
+    int64_t negative[2][8];
+    int64_t shift[2][8];
 };
 
 void gemmPortable(const GemmArgs& args);

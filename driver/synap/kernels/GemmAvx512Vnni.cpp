@@ -65,6 +65,41 @@ __m512i requantize(const GemmArgs& a, const Requant& q, __m512i acc, int32_t row
     return _mm512_add_epi32(x, _mm512_set1_epi32(a.outputZeroPoint));
 }
 
+// The folded requantization (GemmArgs.h) where nothing saturates: one 64-bit product and one
+// rounding shift per lane, even and odd channels in turn.
+struct FastRequant {
+    __m512i biasAndCol, multiplier[2], positive[2], negative[2], shift[2];
+};
+
+FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
+    const FastRequantBlock& f = a.fastBlocks[block];
+    FastRequant q;
+    q.biasAndCol = _mm512_loadu_si512(a.biasAndColTerms + block * kGemmBlock);
+    for (int p = 0; p < 2; ++p) {
+        q.multiplier[p] = _mm512_loadu_si512(f.multiplier[p]);
+        q.positive[p] = _mm512_loadu_si512(f.positive[p]);
+        q.negative[p] = _mm512_loadu_si512(f.negative[p]);
+        q.shift[p] = _mm512_loadu_si512(f.shift[p]);
+    }
+    return q;
+}
+
+__m512i requantizeFast(const GemmArgs& a, const FastRequant& q, __m512i acc, int32_t rowTerm) {
+    const __m512i x = _mm512_add_epi32(_mm512_add_epi32(acc, q.biasAndCol), _mm512_set1_epi32(rowTerm));
+    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+    __m512i z[2];
+    for (int p = 0; p < 2; ++p) {
+        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
+        const __mmask8 negative = _mm512_cmplt_epi64_mask(t, threshold);
+        const __m512i nudge = _mm512_mask_blend_epi64(negative, q.positive[p], q.negative[p]);
+        z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
+    }
+    __m512i y = _mm512_mask_blend_epi32(0xAAAA, z[0], _mm512_slli_epi64(z[1], 32));
+    y = _mm512_max_epi32(y, _mm512_set1_epi32(a.low - a.outputZeroPoint));
+    y = _mm512_min_epi32(y, _mm512_set1_epi32(a.high - a.outputZeroPoint));
+    return _mm512_add_epi32(y, _mm512_set1_epi32(a.outputZeroPoint));
+}
+
 template <int R, int B>
 void tile(const GemmArgs& a, size_t row, size_t block) {
     __m512i acc[R][B];
@@ -87,10 +122,19 @@ void tile(const GemmArgs& a, size_t row, size_t block) {
         const size_t first = (block + j) * kGemmBlock;
         const size_t count = a.channels - first < kGemmBlock ? a.channels - first : kGemmBlock;
         const __mmask16 store = static_cast<__mmask16>((1u << count) - 1);
+        uint8_t* out = a.output + row * a.channels + first;
+        if (a.fastBlocks != nullptr) {
+            const FastRequant q = fastRequantOf(a, block + j);
+            for (int i = 0; i < R; ++i) {
+                const __m512i value = requantizeFast(a, q, acc[i][j], a.rowTerms[row + i]);
+                _mm512_mask_cvtepi32_storeu_epi8(out + i * a.channels, store, value);
+            }
+            continue;
+        }
         const Requant q = requantOf(a, block + j);
         for (int i = 0; i < R; ++i) {
-            const __m512i value = requantize(a, q, acc[i][j], a.rowTerms[row + i]);
-            _mm512_mask_cvtepi32_storeu_epi8(a.output + (row + i) * a.channels + first, store, value);
+            _mm512_mask_cvtepi32_storeu_epi8(out + i * a.channels, store,
+                                             requantize(a, q, acc[i][j], a.rowTerms[row + i]));
         }
     }
 }

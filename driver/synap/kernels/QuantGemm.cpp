@@ -16,23 +16,46 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 // Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
 constexpr uint32_t kMaxDepth = 33025;
 
 struct Header {
     uint32_t magic, version, depth, depthGroups, channels, paddedChannels;
-    int32_t signedValues, rowFactor, outputZeroPoint, low, high, reserved;
+    int32_t signedValues, rowFactor, outputZeroPoint, low, high, fast;
 };
-constexpr size_t kArrays = 5;  // colTerms, bias, multipliers, leftShifts, rightShifts
+// Per channel: colTerms, bias, multipliers, leftShifts, rightShifts, biasAndColTerms.
+constexpr size_t kArrays = 6;
+
+size_t alignUp(size_t offset) { return (offset + 63) / 64 * 64; }
+
+// Header, the per-channel arrays, the FastRequantBlocks, the weights; 64-byte aligned parts.
+size_t fastBlocksOffset(size_t paddedChannels) {
+    return alignUp(sizeof(Header) + kArrays * paddedChannels * sizeof(int32_t));
+}
 
 size_t weightsOffset(size_t paddedChannels) {
-    const size_t end = sizeof(Header) + kArrays * paddedChannels * sizeof(int32_t);
-    return (end + 63) / 64 * 64;
+    return fastBlocksOffset(paddedChannels) + paddedChannels / kGemmBlock * sizeof(FastRequantBlock);
 }
 
 size_t packedSize(const Header& h) {
     return weightsOffset(h.paddedChannels) + size_t{h.paddedChannels} * h.depthGroups * 4;
+}
+
+// The constants of the folded requantization (GemmArgs.h) for channel c.
+void setFastRequant(FastRequantBlock* blocks, uint32_t c, int32_t multiplier, int32_t rightShift) {
+    FastRequantBlock& block = blocks[c / kGemmBlock];
+    const uint32_t parity = c % 2, lane = c % kGemmBlock / 2;
+    const int64_t half = rightShift > 0 ? int64_t{1} << (rightShift - 1) : 0;
+    block.multiplier[parity][lane] = multiplier;
+    block.positive[parity][lane] = (int64_t{1} << 30) + (half << 31);
+    block.negative[parity][lane] = (int64_t{1} << 30) + ((rightShift > 0 ? half - 1 : 0) << 31);
+    block.shift[parity][lane] = 31 + rightShift;
+}
+
+// The largest |a - zero point| of an 8-bit activation.
+int64_t largestActivation(bool isSigned, int32_t zeroPoint) {
+    return isSigned ? std::max(zeroPoint + 128, 127 - zeroPoint) : std::max(zeroPoint, 255 - zeroPoint);
 }
 
 void (*kernelOf(Isa isa))(const GemmArgs&) {
@@ -51,7 +74,7 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
     Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
-             s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 0};
+             s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
     std::memcpy(packed->data(), &h, sizeof(h));
     std::vector<int32_t> arrays(kArrays * h.paddedChannels, 0);
@@ -60,6 +83,8 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     int32_t* multipliers = bias + h.paddedChannels;
     int32_t* leftShifts = multipliers + h.paddedChannels;
     int32_t* rightShifts = leftShifts + h.paddedChannels;
+    int32_t* biasAndColTerms = rightShifts + h.paddedChannels;
+    std::vector<FastRequantBlock> fastBlocks(h.paddedChannels / kGemmBlock, FastRequantBlock{});
     auto* weights = reinterpret_cast<int8_t*>(packed->data() + weightsOffset(h.paddedChannels));
     for (uint32_t c = 0; c < s.channels; ++c) {
         const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
@@ -71,19 +96,27 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
         leftShifts[c] = std::clamp(shift, 0, 31);
         rightShifts[c] = std::clamp(-shift, 0, 31);
         bias[c] = s.bias[c];
-        int64_t weightSum = 0;
+        int64_t weightSum = 0, largestWeight = 0;
         for (uint32_t k = 0; k < s.depth; ++k) {
             const uint8_t byte = s.weights[size_t{c} * s.depth + k];
             const int8_t value = static_cast<int8_t>(s.signedValues ? byte : byte ^ 0x80);
             weightSum += s.signedValues ? value : byte;
+            largestWeight = std::max<int64_t>(largestWeight, std::abs(s.signedValues ? value : byte - s.filterZeroPoint));
             weights[(c / kGemmBlock) * h.depthGroups * 64 + k / 4 * 64 + (c % kGemmBlock) * 4 + k % 4] = value;
         }
         const int64_t term = s.signedValues ? -(128 + int64_t{s.inputZeroPoint}) * weightSum
                                             : -int64_t{s.inputZeroPoint} * weightSum +
                                                       int64_t{s.depth} * s.inputZeroPoint * s.filterZeroPoint;
         colTerms[c] = static_cast<int32_t>(static_cast<uint32_t>(term));  // modulo 2^32, like the sums
+        biasAndColTerms[c] = static_cast<int32_t>(static_cast<uint32_t>(colTerms[c]) + static_cast<uint32_t>(bias[c]));
+        setFastRequant(fastBlocks.data(), c, multipliers[c], rightShifts[c]);
+        const int64_t largestSum = int64_t{s.depth} * largestActivation(s.signedValues, s.inputZeroPoint) * largestWeight;
+        if (leftShifts[c] != 0 || largestSum + std::abs(int64_t{bias[c]}) > INT32_MAX) h.fast = 0;
     }
+    std::memcpy(packed->data(), &h, sizeof(h));
     std::memcpy(packed->data() + sizeof(Header), arrays.data(), arrays.size() * sizeof(int32_t));
+    std::memcpy(packed->data() + fastBlocksOffset(h.paddedChannels), fastBlocks.data(),
+                fastBlocks.size() * sizeof(FastRequantBlock));
     return true;
 }
 
@@ -116,7 +149,9 @@ bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input
     const GemmArgs args{direct ? input : scratch->rows.data(), stride, rows, scratch->rowTerms.data(),
                         reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n)), h.depthGroups, h.channels,
                         arrays, arrays + n, arrays + 2 * n, arrays + 3 * n, arrays + 4 * n, h.outputZeroPoint, h.low,
-                        h.high, output};
+                        h.high, output, h.fast ? arrays + 5 * n : nullptr,
+                        h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n))
+                               : nullptr};
     kernelOf(isa)(args);
     return true;
 }
