@@ -43,6 +43,7 @@ struct NativeLayer {
     std::span<const uint8_t* const> inputs;  // one per layer input
     uint8_t* output;
     LayerState* state = nullptr;  // from the kind's ownKernel, if it made one
+    pthreadpool_t pool = nullptr;  // the core's pool when this inference runs on it
 
     const npu::Tensor& inputTensor(uint32_t i) const { return *program.tensors()->Get(layer.inputs()->Get(i)); }
     const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }

@@ -433,7 +433,8 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
         const bool ok = stage.native
                                 ? layerKind(first.params_type())->run(
-                                          {*program_, first, stage.inputs, stage.output, stage.state.get()})
+                                          {*program_, first, stage.inputs, stage.output, stage.state.get(),
+                                           pooled ? coreThreadPool() : nullptr})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");

@@ -100,11 +100,24 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
     return state;
 }
 
+// Rows per slice on the pool: a multiple of the kernels' 4-row tiles, large enough that handing
+// out slices costs little.
+constexpr size_t kRowsPerSlice = 64;
+
 bool runOwnGemm(const NativeLayer& layer) {
     auto* state = static_cast<GemmState*>(layer.state);
-    if (state == nullptr) return false;
-    return kernels::runQuantGemm(state->isa, state->packed, layer.inputs[0], state->rows, layer.output,
-                                 &state->scratch);
+    kernels::QuantGemmJob job;
+    if (state == nullptr || !kernels::prepareQuantGemm(state->isa, state->packed, layer.inputs[0], state->rows,
+                                                       layer.output, &state->scratch, &job)) {
+        return false;
+    }
+    if (layer.pool == nullptr || state->rows < 2 * kRowsPerSlice) {
+        kernels::runQuantGemmRows(job, 0, state->rows);
+        return true;
+    }
+    const auto slice = [&job](size_t i) { kernels::runQuantGemmRows(job, i * kRowsPerSlice, (i + 1) * kRowsPerSlice); };
+    pthreadpool_parallelize_1d(layer.pool, slice, (state->rows + kRowsPerSlice - 1) / kRowsPerSlice);
+    return true;
 }
 
 }  // namespace nnemu::synap

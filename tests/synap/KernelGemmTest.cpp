@@ -128,6 +128,14 @@ TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
             ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
             ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": rows " << c.rows << " depth "
                                      << c.depth << " channels " << c.channels << " output scale " << c.outputScale;
+            // The same in two slices of rows, as the core's thread pool runs it.
+            std::fill(out.begin(), out.end(), 0xCD);
+            QuantGemmJob job;
+            ASSERT_TRUE(prepareQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+            const size_t split = c.rows / 2;
+            runQuantGemmRows(job, split, c.rows + 3);
+            runQuantGemmRows(job, 0, split);
+            ASSERT_EQ(out, expected) << isaName(isa) << " in slices, iteration " << iteration;
         }
     }
 }

@@ -120,8 +120,8 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     return true;
 }
 
-bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
-                  QuantGemmScratch* scratch) {
+bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                      QuantGemmScratch* scratch, QuantGemmJob* job) {
     Header h;
     if (packed.size() < sizeof(Header)) return false;
     std::memcpy(&h, packed.data(), sizeof(h));
@@ -146,13 +146,32 @@ bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
-    const GemmArgs args{direct ? input : scratch->rows.data(), stride, rows, scratch->rowTerms.data(),
+    GemmArgs args{direct ? input : scratch->rows.data(), stride, rows, scratch->rowTerms.data(),
                         reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n)), h.depthGroups, h.channels,
                         arrays, arrays + n, arrays + 2 * n, arrays + 3 * n, arrays + 4 * n, h.outputZeroPoint, h.low,
                         h.high, output, h.fast ? arrays + 5 * n : nullptr,
                         h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n))
                                : nullptr};
-    kernelOf(isa)(args);
+    *job = {args, kernelOf(isa)};
+    return true;
+}
+
+void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
+    GemmArgs slice = job.args;
+    end = std::min(end, slice.rowCount);
+    if (begin >= end) return;
+    slice.rows += begin * slice.rowStride;
+    slice.rowTerms += begin;
+    slice.output += begin * slice.channels;
+    slice.rowCount = end - begin;
+    job.kernel(slice);
+}
+
+bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                  QuantGemmScratch* scratch) {
+    QuantGemmJob job;
+    if (!prepareQuantGemm(isa, packed, input, rows, output, scratch, &job)) return false;
+    runQuantGemmRows(job, 0, rows);
     return true;
 }
 

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "GemmArgs.h"
 #include "Isa.h"
 
 namespace nnemu::synap::kernels {
@@ -36,8 +37,19 @@ struct QuantGemmScratch {
     std::vector<int32_t> rowTerms;
 };
 
+// One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.
+struct QuantGemmJob {
+    GemmArgs args{};
+    void (*kernel)(const GemmArgs&) = nullptr;
+};
+
 // output[rows][channels] from input[rows][depth] with the kernel of `isa` (which the CPU must
-// support). false when `packed` is not a packed GEMM.
+// support): prepares the job (in `scratch`), then runs rows [begin, end) of it. false when
+// `packed` is not a packed GEMM.
+bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                      QuantGemmScratch* scratch, QuantGemmJob* job);
+void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end);
+// Both, all rows, on the calling thread.
 bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
                   QuantGemmScratch* scratch);
 
