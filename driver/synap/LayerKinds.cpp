@@ -196,7 +196,7 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::Reshape, "TP", defineReshape, checkReshapeShapes, nullptr, nullptr},
         {LayerParams::ConstantPad, "TP", defineConstantPad, checkConstantPadShapes, nullptr, nullptr},
         {LayerParams::ResizeBilinear, "TP", defineResizeBilinear, checkResizeBilinearShapes, nullptr, nullptr},
-        {LayerParams::Convert, "SH", defineConvert, checkConvertShapes, nullptr, nullptr},
+        {LayerParams::Convert, "SH", defineConvert, checkConvertShapes, runFlipSign, nullptr, ownSignFlip},
         {LayerParams::Concatenation, "TP", nullptr, checkConcatenation, runConcatenation, nullptr},
         {LayerParams::FlipSign, "SH", nullptr, checkFlipSign, runFlipSign, nullptr},
         {LayerParams::Prelu, "SH", definePrelu, checkPreluShapes, nullptr, nullptr},

@@ -12,5 +12,8 @@ namespace nnemu::synap {
 // 1x1 stride-1 unpadded convolutions and fully connected layers on 8-bit values.
 std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer);
 bool runOwnGemm(const NativeLayer& layer);
+// Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
+// 128): runFlipSign computes them exactly, in vectors.
+std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);
 
 }  // namespace nnemu::synap
