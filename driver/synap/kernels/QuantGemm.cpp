@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "GemmArgs.h"
+#include "Requant.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap::kernels {
@@ -24,8 +25,7 @@ struct Header {
     uint32_t magic, version, depth, depthGroups, channels, paddedChannels;
     int32_t signedValues, rowFactor, outputZeroPoint, low, high, fast;
 };
-// Per channel: colTerms, bias, multipliers, leftShifts, rightShifts, biasAndColTerms.
-constexpr size_t kArrays = 6;
+constexpr size_t kArrays = RequantTable::kArrays;
 
 size_t alignUp(size_t offset) { return (offset + 63) / 64 * 64; }
 
@@ -40,22 +40,6 @@ size_t weightsOffset(size_t paddedChannels) {
 
 size_t packedSize(const Header& h) {
     return weightsOffset(h.paddedChannels) + size_t{h.paddedChannels} * h.depthGroups * 4;
-}
-
-// The constants of the folded requantization (GemmArgs.h) for channel c.
-void setFastRequant(FastRequantBlock* blocks, uint32_t c, int32_t multiplier, int32_t rightShift) {
-    FastRequantBlock& block = blocks[c / kGemmBlock];
-    const uint32_t parity = c % 2, lane = c % kGemmBlock / 2;
-    const int64_t half = rightShift > 0 ? int64_t{1} << (rightShift - 1) : 0;
-    block.multiplier[parity][lane] = multiplier;
-    block.positive[parity][lane] = (int64_t{1} << 30) + (half << 31);
-    block.negative[parity][lane] = (int64_t{1} << 30) + ((rightShift > 0 ? half - 1 : 0) << 31);
-    block.shift[parity][lane] = 31 + rightShift;
-}
-
-// The largest |a - zero point| of an 8-bit activation.
-int64_t largestActivation(bool isSigned, int32_t zeroPoint) {
-    return isSigned ? std::max(zeroPoint + 128, 127 - zeroPoint) : std::max(zeroPoint, 255 - zeroPoint);
 }
 
 void (*kernelOf(Isa isa))(const GemmArgs&) {
@@ -76,26 +60,9 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
              s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
-    std::memcpy(packed->data(), &h, sizeof(h));
-    std::vector<int32_t> arrays(kArrays * h.paddedChannels, 0);
-    int32_t* colTerms = arrays.data();
-    int32_t* bias = colTerms + h.paddedChannels;
-    int32_t* multipliers = bias + h.paddedChannels;
-    int32_t* leftShifts = multipliers + h.paddedChannels;
-    int32_t* rightShifts = leftShifts + h.paddedChannels;
-    int32_t* biasAndColTerms = rightShifts + h.paddedChannels;
-    std::vector<FastRequantBlock> fastBlocks(h.paddedChannels / kGemmBlock, FastRequantBlock{});
+    RequantTable table(s.channels);
     auto* weights = reinterpret_cast<int8_t*>(packed->data() + weightsOffset(h.paddedChannels));
     for (uint32_t c = 0; c < s.channels; ++c) {
-        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
-        const float product = s.inputScale * filterScale;  // in float, as the reference derives it
-        const double real = static_cast<double>(product) / static_cast<double>(s.outputScale);
-        if (!(real >= 0.0) || !std::isfinite(real)) return false;
-        int shift = 0;
-        cpu::quantizeMultiplier(real, &multipliers[c], &shift);
-        leftShifts[c] = std::clamp(shift, 0, 31);
-        rightShifts[c] = std::clamp(-shift, 0, 31);
-        bias[c] = s.bias[c];
         int64_t weightSum = 0, largestWeight = 0;
         for (uint32_t k = 0; k < s.depth; ++k) {
             const uint8_t byte = s.weights[size_t{c} * s.depth + k];
@@ -107,16 +74,15 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
         const int64_t term = s.signedValues ? -(128 + int64_t{s.inputZeroPoint}) * weightSum
                                             : -int64_t{s.inputZeroPoint} * weightSum +
                                                       int64_t{s.depth} * s.inputZeroPoint * s.filterZeroPoint;
-        colTerms[c] = static_cast<int32_t>(static_cast<uint32_t>(term));  // modulo 2^32, like the sums
-        biasAndColTerms[c] = static_cast<int32_t>(static_cast<uint32_t>(colTerms[c]) + static_cast<uint32_t>(bias[c]));
-        setFastRequant(fastBlocks.data(), c, multipliers[c], rightShifts[c]);
         const int64_t largestSum = int64_t{s.depth} * largestActivation(s.signedValues, s.inputZeroPoint) * largestWeight;
-        if (leftShifts[c] != 0 || largestSum + std::abs(int64_t{bias[c]}) > INT32_MAX) h.fast = 0;
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        if (!table.set(c, s.inputScale, filterScale, s.outputScale, s.bias[c], term, largestSum)) return false;
     }
+    h.fast = table.fast;
     std::memcpy(packed->data(), &h, sizeof(h));
-    std::memcpy(packed->data() + sizeof(Header), arrays.data(), arrays.size() * sizeof(int32_t));
-    std::memcpy(packed->data() + fastBlocksOffset(h.paddedChannels), fastBlocks.data(),
-                fastBlocks.size() * sizeof(FastRequantBlock));
+    std::memcpy(packed->data() + sizeof(Header), table.arrays.data(), table.arrays.size() * sizeof(int32_t));
+    std::memcpy(packed->data() + fastBlocksOffset(h.paddedChannels), table.fastBlocks.data(),
+                table.fastBlocks.size() * sizeof(FastRequantBlock));
     return true;
 }
 
@@ -146,12 +112,20 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
-    GemmArgs args{direct ? input : scratch->rows.data(), stride, rows, scratch->rowTerms.data(),
-                        reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n)), h.depthGroups, h.channels,
-                        arrays, arrays + n, arrays + 2 * n, arrays + 3 * n, arrays + 4 * n, h.outputZeroPoint, h.low,
-                        h.high, output, h.fast ? arrays + 5 * n : nullptr,
-                        h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n))
-                               : nullptr};
+    GemmArgs args{};
+    args.rows = direct ? input : scratch->rows.data();
+    args.rowStride = stride;
+    args.rowCount = rows;
+    args.rowTerms = scratch->rowTerms.data();
+    args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
+    args.depthGroups = h.depthGroups;
+    args.channels = h.channels;
+    args.outputZeroPoint = h.outputZeroPoint;
+    args.low = h.low;
+    args.high = h.high;
+    args.output = output;
+    RequantTable::point(&args, arrays, n,
+                        h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
     *job = {args, kernelOf(isa)};
     return true;
 }
