@@ -181,9 +181,10 @@ uint64_t deconvolutionMultiplyAccumulates(const npu::Program& program, const npu
 
 // In the order of the LayerParams union.
 constexpr LayerKind kLayerKinds[] = {
-        {LayerParams::Conv2D, "NN", defineConv2D, checkConv2DShapes, runOwnGemm, filterMultiplyAccumulates, ownGemm},
-        {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, runOwnGemm,
-         filterMultiplyAccumulates, ownGemm},
+        {LayerParams::Conv2D, "NN", defineConv2D, checkConv2DShapes, runOwnLayer, filterMultiplyAccumulates,
+         ownConvolution},
+        {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, runOwnLayer,
+         filterMultiplyAccumulates, ownConvolution},
         {LayerParams::Add, "SH", defineAdd, checkBroadcastShapes, nullptr, nullptr},
         {LayerParams::Multiply, "SH", defineMultiply, checkBroadcastShapes, nullptr, nullptr},
         {LayerParams::Subtract, "SH", defineSubtract, checkBroadcastShapes, nullptr, nullptr},

@@ -9,9 +9,10 @@
 
 namespace nnemu::synap {
 
-// 1x1 stride-1 unpadded convolutions and fully connected layers on 8-bit values.
-std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer);
-bool runOwnGemm(const NativeLayer& layer);
+// On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM), 3x3
+// depthwise convolutions of stride 1 or 2 (Conv2D and FullyConnected kinds).
+std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
+bool runOwnLayer(const NativeLayer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);
