@@ -13,11 +13,15 @@
 namespace nnemu::synap {
 namespace {
 
-// Read at every load, so that one process can build both cores (benchmarks).
-bool ownKernelsEnabled() {
+// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise kernel too: it
+// measures slower than XNNPACK's on AVX-512 machines, so it is not the default), otherwise the
+// default set. Read at every load, so that one process can build several cores (benchmarks).
+std::string_view kernelChoice() {
     const char* choice = std::getenv("NNEMU_NPU_KERNELS");
-    return choice == nullptr || std::string_view(choice) != "xnnpack";
+    return choice == nullptr ? std::string_view() : std::string_view(choice);
 }
+
+bool ownKernelsEnabled() { return kernelChoice() != "xnnpack"; }
 
 // A layer on an own kernel: its packed weights and how it runs.
 struct OwnLayer : LayerState {
@@ -200,7 +204,8 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
 
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer) {
     if (!ownKernelsEnabled()) return nullptr;
-    return isPointwise(layer) ? ownGemm(program, layer) : ownDepthwise(program, layer);
+    if (isPointwise(layer)) return ownGemm(program, layer);
+    return kernelChoice() == "all" ? ownDepthwise(program, layer) : nullptr;
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

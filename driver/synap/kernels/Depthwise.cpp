@@ -16,7 +16,9 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     }
     packed->spec = s;
     packed->weights.assign(packed->requant.padded * 9, 0);
-    packed->zeroRow.assign(packed->requant.padded, static_cast<uint8_t>(s.inputZeroPoint));
+    // A whole input row of zero points: stands for the rows above and below the input.
+    packed->zeroRow.assign(std::max<size_t>(packed->requant.padded, size_t{s.inWidth} * s.channels + kGemmBlock),
+                           static_cast<uint8_t>(s.inputZeroPoint));
     for (uint32_t c = 0; c < s.channels; ++c) {
         int64_t sum = 0, largest = 0;
         for (uint32_t t = 0; t < 9; ++t) {

@@ -13,7 +13,7 @@ struct DepthwiseArgs {
     uint32_t inHeight, inWidth, outHeight, outWidth;
     uint32_t stride, padTop, padLeft;
     bool signedInput;
-    const uint8_t* zeroRow;  // padded channels
+    const uint8_t* zeroRow;  // a whole input row (and at least 16 channels) of the input zero point
     // [channels / 16][9 taps][16 lanes]: weight - filter zero point, in each int32 lane's low 16 bits.
     const int32_t* weights;
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
