@@ -89,6 +89,21 @@ void quantizedBounds(const npu::Layer& layer, const npu::Tensor& output, int32_t
     *high = std::isfinite(layer.output_max()) ? std::min(qmin + 255, quantize(layer.output_max())) : qmin + 255;
 }
 
+// What the kernels' specs share, from the operands (which must outlive the spec).
+void fillSpec(const Operands& o, kernels::QuantLayerSpec* spec) {
+    spec->signedValues = o.isSigned;
+    spec->inputZeroPoint = o.input->zero_point();
+    spec->filterZeroPoint = o.filter->type() == npu::DataType::QUINT8 ? o.filter->zero_point() : 0;
+    spec->outputZeroPoint = o.output->zero_point();
+    spec->inputScale = o.input->scale();
+    spec->outputScale = o.output->scale();
+    spec->filterScales = o.filterScales;
+    spec->low = o.low;
+    spec->high = o.high;
+    spec->weights = o.filter->data()->data();
+    spec->bias = o.bias32.data();
+}
+
 bool readOperands(const npu::Program& program, const npu::Layer& layer, uint32_t channels, uint32_t channelDim,
                   Operands* o) {
     if (layer.inputs()->size() != 3) return false;
@@ -141,17 +156,7 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
     kernels::QuantGemmSpec spec;
     spec.depth = depth;
     spec.channels = channels;
-    spec.signedValues = o.isSigned;
-    spec.inputZeroPoint = o.input->zero_point();
-    spec.filterZeroPoint = o.filter->type() == npu::DataType::QUINT8 ? o.filter->zero_point() : 0;
-    spec.outputZeroPoint = o.output->zero_point();
-    spec.inputScale = o.input->scale();
-    spec.outputScale = o.output->scale();
-    spec.filterScales = o.filterScales;
-    spec.low = o.low;
-    spec.high = o.high;
-    spec.weights = o.filter->data()->data();
-    spec.bias = o.bias32.data();
+    fillSpec(o, &spec);
     auto state = std::make_unique<GemmLayer>();
     if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
     state->rows = elementCount(*o.input) / depth;
@@ -183,17 +188,7 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     spec.stride = p->stride_height();
     spec.padTop = p->padding()->top();
     spec.padLeft = p->padding()->left();
-    spec.signedValues = o.isSigned;
-    spec.inputZeroPoint = o.input->zero_point();
-    spec.filterZeroPoint = o.filter->type() == npu::DataType::QUINT8 ? o.filter->zero_point() : 0;
-    spec.outputZeroPoint = o.output->zero_point();
-    spec.inputScale = o.input->scale();
-    spec.outputScale = o.output->scale();
-    spec.filterScales = o.filterScales;
-    spec.low = o.low;
-    spec.high = o.high;
-    spec.weights = o.filter->data()->data();
-    spec.bias = o.bias32.data();
+    fillSpec(o, &spec);
     auto state = std::make_unique<DepthwiseLayer>(channels);
     if (!kernels::packDepthwise(spec, &state->packed)) return nullptr;
     state->isa = kernels::bestIsa();

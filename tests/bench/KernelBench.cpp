@@ -1,14 +1,17 @@
 // The NPU core's own kernels (driver/synap/kernels) against the XNNPACK core they replace for
 // some layers (NNEMU_NPU_KERNELS=xnnpack), on the same NPU program, one thread, in the same run:
 // each Compare/ benchmark alternates blocks of inferences on both cores and reports each
-// side's mean and the speedup. Networks: generated MobileNets (int8 per-channel, uint8, float)
+// side's mean and the speedup; each Layers/ benchmark runs both in profiling mode (every layer its
+// own stage) and sums each layer's best time over the runs, which a busy machine disturbs less. Networks: generated MobileNets (int8 per-channel, uint8, float)
 // and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -40,6 +43,7 @@ struct Network {
     std::unique_ptr<tflite::Model> model;
     std::unique_ptr<tflite::Interpreter> npu;
     std::vector<Side> own, xnnpack;
+    std::vector<Side> ownProfiled, xnnpackProfiled;
 };
 
 bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
@@ -52,9 +56,10 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
     return modelgen::generateModel(name, bytes, error);
 }
 
-bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, Side* side, std::string* error) {
+bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
+              std::string* error) {
     if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
-    side->core = synap::NpuCore::load(program, error, false, true);
+    side->core = synap::NpuCore::load(program, error, profiling, true);
     if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
     if (side->core == nullptr) return false;
     for (size_t i = 0; i < side->core->inputCount(); ++i) side->inputs.emplace_back(side->core->inputBytes(i), 1);
@@ -85,10 +90,13 @@ Network* network(const std::string& name) {
     for (size_t i = before; i < prepared.size(); ++i) {
         if (prepared[i]->core() == nullptr) continue;
         const std::vector<uint8_t>& program = prepared[i]->core()->programBytes();
-        created->own.emplace_back();
-        created->xnnpack.emplace_back();
-        if (!loadSide(program, false, &created->own.back(), &error) ||
-            !loadSide(program, true, &created->xnnpack.back(), &error)) {
+        for (auto* sides : {&created->own, &created->xnnpack, &created->ownProfiled, &created->xnnpackProfiled}) {
+            sides->emplace_back();
+        }
+        if (!loadSide(program, false, false, &created->own.back(), &error) ||
+            !loadSide(program, true, false, &created->xnnpack.back(), &error) ||
+            !loadSide(program, false, true, &created->ownProfiled.back(), &error) ||
+            !loadSide(program, true, true, &created->xnnpackProfiled.back(), &error)) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
             return nullptr;
         }
@@ -123,6 +131,38 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
+bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+    *us = 0;
+    for (Side& side : sides) {
+        std::vector<uint32_t> best;
+        for (int r = 0; r < runs; ++r) {
+            if (!side.core->run(side.in, side.out, error)) return false;
+            const auto& profile = side.core->lastProfile();
+            best.resize(profile.size(), UINT32_MAX);
+            for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
+        }
+        for (uint32_t t : best) *us += t;
+    }
+    return true;
+}
+
+void Layers(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::string error;
+    double ownUs = 0, xnnpackUs = 0;
+    for (auto _ : state) {
+        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+            return state.SkipWithError(error.c_str());
+        }
+    }
+    state.counters["own_us"] = ownUs;
+    state.counters["xnnpack_us"] = xnnpackUs;
+    state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
+}
+
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
@@ -136,6 +176,9 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark((std::string("Compare/") + name).c_str(), nnemu::Compare, name)
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(3.0);
+        benchmark::RegisterBenchmark((std::string("Layers/") + name).c_str(), nnemu::Layers, name)
+                ->Unit(benchmark::kMillisecond)
+                ->Iterations(1);
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

@@ -1,114 +1,54 @@
 // Property tests of the NPU core's own quantized GEMM (driver/synap/kernels): random 1x1
 // convolutions (uint8, int8 per tensor, int8 per channel; zero points, activations, multipliers
-// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs.
+// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs, whole
+// and in row slices.
 #include <gtest/gtest.h>
 
-#include <random>
-
+#include "KernelTestSupport.h"
 #include "kernels/QuantGemm.h"
-#include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 namespace {
 
-using hal::OperandType;
 using hal::OperandView;
 
-enum class Family { Uint8, Int8, Int8PerChannel };
-
 struct Case {
-    Family family;
     uint32_t rows, depth, channels;
-    int32_t inputZero, filterZero, outputZero, activation;
-    float inputScale, outputScale;
-    std::vector<float> filterScales;
+    RandomQuant quant;
     std::vector<uint8_t> input, weights;
-    std::vector<int32_t> bias;
+
+    Case(std::mt19937& rng, Family family, uint32_t rowCount, uint32_t depthCount, uint32_t channelCount)
+        : rows(rowCount), depth(depthCount), channels(channelCount), quant(rng, family, channels, 0, -2.0f, 4.5f),
+          input(randomBytes(rng, size_t{rows} * depth)), weights(randomBytes(rng, size_t{channels} * depth)) {}
 };
 
 Case randomCase(std::mt19937& rng, Family family) {
-    auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    auto real = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); };
-    Case c;
-    c.family = family;
-    c.rows = static_cast<uint32_t>(uniform(1, 37));
-    c.depth = static_cast<uint32_t>(uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 300));
-    c.channels = static_cast<uint32_t>(uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 150));
-    const bool isSigned = family != Family::Uint8;
-    c.inputZero = isSigned ? uniform(-128, 127) : uniform(0, 255);
-    c.filterZero = isSigned ? 0 : uniform(0, 255);
-    c.outputZero = isSigned ? uniform(-128, 127) : uniform(0, 255);
-    c.activation = uniform(0, 3);
-    c.inputScale = real(0.001f, 0.1f);
-    c.filterScales.resize(family == Family::Int8PerChannel ? c.channels : 1);
-    for (float& s : c.filterScales) s = real(0.0005f, 0.05f);
-    // Output scales both far below and above the products: multipliers from ~1e-5 to ~100.
-    const float product = c.inputScale * c.filterScales[0];
-    c.outputScale = product * std::pow(10.0f, real(-2.0f, 4.5f));
-    c.input.resize(size_t{c.rows} * c.depth);
-    c.weights.resize(size_t{c.channels} * c.depth);
-    for (uint8_t& v : c.input) v = static_cast<uint8_t>(uniform(0, 255));
-    for (uint8_t& v : c.weights) v = static_cast<uint8_t>(uniform(0, 255));
-    c.bias.resize(c.channels);
-    const int biasRange = uniform(0, 4) == 0 ? 2'000'000'000 : 20000;
-    for (int32_t& b : c.bias) b = uniform(-biasRange, biasRange);
-    return c;
-}
-
-template <typename T>
-OperandView scalar(OperandType type, T* value) {
-    OperandView v;
-    v.type = type;
-    v.data = reinterpret_cast<uint8_t*>(value);
-    v.length = sizeof(T);
-    return v;
+    auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    const uint32_t rows = uniform(1, 37);
+    const uint32_t depth = uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 300);
+    const uint32_t channels = uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 150);
+    return Case(rng, family, rows, depth, channels);
 }
 
 // The reference CONV_2D on [1, rows, 1, depth] with a [channels, 1, 1, depth] filter.
 std::vector<uint8_t> reference(Case& c) {
-    const OperandType type = c.family == Family::Uint8 ? OperandType::TENSOR_QUANT8_ASYMM
-                                                       : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     hal::OperationContext context;
     context.type = hal::OperationType::CONV_2D;
-    OperandView input{type, {1, c.rows, 1, c.depth}, c.inputScale, c.inputZero, nullptr, c.input.data(),
-                      c.input.size()};
-    OperandView filter{type, {c.channels, 1, 1, c.depth}, c.filterScales[0], c.filterZero, nullptr, c.weights.data(),
-                       c.weights.size()};
-    hal::SymmPerChannelQuantParams channelQuant{c.filterScales, 0};
-    if (c.family == Family::Int8PerChannel) {
-        filter.type = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-        filter.scale = 0.0f;
-        filter.channelQuant = &channelQuant;
-    }
-    OperandView bias{OperandType::TENSOR_INT32, {c.channels}, 0.0f, 0, nullptr,
-                     reinterpret_cast<uint8_t*>(c.bias.data()), c.bias.size() * 4};
     int32_t padding = 2, stride = 1;
-    context.inputs = {input, filter, bias, scalar(OperandType::INT32, &padding), scalar(OperandType::INT32, &stride),
-                      scalar(OperandType::INT32, &stride), scalar(OperandType::INT32, &c.activation)};
+    context.inputs = {c.quant.input({1, c.rows, 1, c.depth}, c.input), c.quant.filter({c.channels, 1, 1, c.depth}, c.weights),
+                      c.quant.biasView(), int32Scalar(&padding), int32Scalar(&stride), int32Scalar(&stride),
+                      int32Scalar(&c.quant.activation)};
     std::vector<uint8_t> out(size_t{c.rows} * c.channels);
-    context.outputs = {OperandView{type, {1, c.rows, 1, c.channels}, c.outputScale, c.outputZero, nullptr, out.data(),
-                                   out.size()}};
-    const cpu::Kernel kernel = cpu::findKernel(hal::OperationType::CONV_2D);
-    EXPECT_TRUE(kernel != nullptr && kernel(context));
+    context.outputs = {c.quant.output({1, c.rows, 1, c.channels}, out)};
+    EXPECT_TRUE(runReference(context));
     return out;
 }
 
 std::vector<uint8_t> packed(const Case& c) {
     QuantGemmSpec spec;
+    c.quant.fill(&spec, c.weights);
     spec.depth = c.depth;
     spec.channels = c.channels;
-    spec.signedValues = c.family != Family::Uint8;
-    spec.inputZeroPoint = c.inputZero;
-    spec.filterZeroPoint = c.filterZero;
-    spec.outputZeroPoint = c.outputZero;
-    spec.inputScale = c.inputScale;
-    spec.outputScale = c.outputScale;
-    spec.filterScales = c.filterScales;
-    const int32_t qmin = spec.signedValues ? -128 : 0;
-    cpu::quantizedActivationRange(c.activation, c.outputScale, c.outputZero, qmin, qmin + 255, &spec.low, &spec.high);
-    spec.weights = c.weights.data();
-    spec.bias = c.bias.data();
     std::vector<uint8_t> bytes;
     EXPECT_TRUE(packQuantGemm(spec, &bytes));
     return bytes;
@@ -127,7 +67,8 @@ TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
             QuantGemmScratch scratch;
             ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
             ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": rows " << c.rows << " depth "
-                                     << c.depth << " channels " << c.channels << " output scale " << c.outputScale;
+                                     << c.depth << " channels " << c.channels << " output scale "
+                                     << c.quant.outputScale;
             // The same in two slices of rows, as the core's thread pool runs it.
             std::fill(out.begin(), out.end(), 0xCD);
             QuantGemmJob job;

@@ -12,16 +12,9 @@
 
 namespace nnemu::synap::kernels {
 
-struct DepthwiseSpec {
+struct DepthwiseSpec : QuantLayerSpec {  // weights [3][3][channels]
     uint32_t batches = 0, inHeight = 0, inWidth = 0, channels = 0, outHeight = 0, outWidth = 0;
     uint32_t stride = 1, padTop = 0, padLeft = 0;
-    bool signedValues = false;
-    int32_t inputZeroPoint = 0, filterZeroPoint = 0, outputZeroPoint = 0;
-    float inputScale = 0, outputScale = 0;
-    std::span<const float> filterScales;  // one or `channels`
-    int32_t low = 0, high = 0;
-    const uint8_t* weights = nullptr;  // [3][3][channels]
-    const int32_t* bias = nullptr;
 };
 
 // Weights widened and laid out per 16-channel block, requantization constants, geometry.

@@ -10,21 +10,13 @@
 
 #include "GemmArgs.h"
 #include "Isa.h"
+#include "Requant.h"
 
 namespace nnemu::synap::kernels {
 
-struct QuantGemmSpec {
+struct QuantGemmSpec : QuantLayerSpec {
     uint32_t depth = 0;     // input channels (K)
-    uint32_t channels = 0;  // output channels (N)
-    // int8 activations and weights (weights' zero point 0); otherwise uint8 activations and
-    // weights with `filterZeroPoint`.
-    bool signedValues = false;
-    int32_t inputZeroPoint = 0, filterZeroPoint = 0, outputZeroPoint = 0;
-    float inputScale = 0, outputScale = 0;
-    std::span<const float> filterScales;  // one (per tensor) or `channels`
-    int32_t low = 0, high = 0;             // output clamp, quantized (fused activation applied)
-    const uint8_t* weights = nullptr;      // [channels][depth], int8 as their bytes
-    const int32_t* bias = nullptr;         // [channels]
+    uint32_t channels = 0;  // output channels (N); weights are [channels][depth]
 };
 
 // The packed weights and requantization constants; false when the spec is outside what the

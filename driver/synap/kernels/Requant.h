@@ -3,11 +3,25 @@
 // filter scales, over the output scale in double, quantizeMultiplier).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "GemmArgs.h"
 
 namespace nnemu::synap::kernels {
+
+// What every own kernel's layer has: 8-bit values, their quantization and the constant weights.
+struct QuantLayerSpec {
+    // int8 activations and weights (weights' zero point 0); otherwise uint8 activations and
+    // weights with `filterZeroPoint`.
+    bool signedValues = false;
+    int32_t inputZeroPoint = 0, filterZeroPoint = 0, outputZeroPoint = 0;
+    float inputScale = 0, outputScale = 0;
+    std::span<const float> filterScales;  // one (per tensor) or one per output channel
+    int32_t low = 0, high = 0;             // output clamp, quantized (fused activation applied)
+    const uint8_t* weights = nullptr;      // int8 as their bytes
+    const int32_t* bias = nullptr;         // one per output channel
+};
 
 struct RequantTable {
     // Per channel, padded with zeros to a multiple of 16.
