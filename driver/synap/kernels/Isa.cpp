@@ -13,6 +13,7 @@ const std::vector<Isa>& supportedIsas() {
         if (!cpuinfo_initialize()) return found;
         if (cpuinfo_has_x86_avx2()) found.push_back(Isa::Avx2);
         if (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
+            cpuinfo_has_x86_avx512dq() &&
             cpuinfo_has_x86_avx512vnni()) {
             found.push_back(Isa::Avx512Vnni);
         }
