@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "LayerKinds.h"
 #include "Statistics.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
@@ -18,6 +17,8 @@
 struct xnn_runtime;
 
 namespace nnemu::synap {
+
+struct LayerState;  // LayerKinds.h
 
 class NpuCore {
 public:
