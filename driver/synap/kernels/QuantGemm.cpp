@@ -95,20 +95,26 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     const size_t stride = size_t{h.depthGroups} * 4;
     // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
     const bool direct = !h.signedValues && stride == h.depth;
-    if (!direct) scratch->rows.resize(rows * stride);
+    if (!direct) {
+        scratch->rows.resize(rows * stride);
+        const uint8_t flip = h.signedValues ? 0x80 : 0;
+        if (stride == h.depth) {  // rows already padded: one pass over them all
+            const uint8_t* __restrict in = input;
+            uint8_t* __restrict out = scratch->rows.data();
+            for (size_t i = 0; i < rows * stride; ++i) out[i] = in[i] ^ flip;
+        } else {
+            for (size_t r = 0; r < rows; ++r) {
+                uint8_t* row = scratch->rows.data() + r * stride;
+                for (size_t k = 0; k < h.depth; ++k) row[k] = input[r * h.depth + k] ^ flip;
+                std::memset(row + h.depth, 0, stride - h.depth);
+            }
+        }
+    }
     scratch->rowTerms.assign(rows, 0);
-    for (size_t r = 0; r < rows; ++r) {
-        const uint8_t* in = input + r * h.depth;
-        if (!direct) {
-            uint8_t* row = scratch->rows.data() + r * stride;
-            for (size_t k = 0; k < h.depth; ++k) row[k] = h.signedValues ? in[k] ^ 0x80 : in[k];
-            std::memset(row + h.depth, 0, stride - h.depth);
-        }
-        if (h.rowFactor != 0) {
-            uint32_t sum = 0;
-            for (size_t k = 0; k < h.depth; ++k) sum += in[k];
-            scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
-        }
+    for (size_t r = 0; r < rows && h.rowFactor != 0; ++r) {
+        uint32_t sum = 0;
+        for (size_t k = 0; k < h.depth; ++k) sum += input[r * h.depth + k];
+        scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
