@@ -35,6 +35,10 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
             return false;
         }
     }
+    // What runs needs the geometry and quantization alone: drop the caller's buffers.
+    packed->spec.weights = nullptr;
+    packed->spec.bias = nullptr;
+    packed->spec.filterScales = {};
     return true;
 }
 

@@ -20,7 +20,7 @@ struct DepthwiseSpec : QuantLayerSpec {  // weights [3][3][channels]
 // Weights widened and laid out per 16-channel block, requantization constants, geometry.
 struct PackedDepthwise {
     explicit PackedDepthwise(uint32_t channels) : requant(channels) {}
-    DepthwiseSpec spec;
+    DepthwiseSpec spec;  // without weights, bias and filter scales once packed
     RequantTable requant;
     std::vector<int32_t> weights;
     std::vector<uint8_t> zeroRow;
