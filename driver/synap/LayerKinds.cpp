@@ -6,6 +6,7 @@
 
 #include "LayerShapes.h"
 #include "NativeLayers.h"
+#include "OwnKernelLayers.h"
 
 namespace nnemu::synap {
 
@@ -180,9 +181,10 @@ uint64_t deconvolutionMultiplyAccumulates(const npu::Program& program, const npu
 
 // In the order of the LayerParams union.
 constexpr LayerKind kLayerKinds[] = {
-        {LayerParams::Conv2D, "NN", defineConv2D, checkConv2DShapes, nullptr, filterMultiplyAccumulates},
-        {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, nullptr,
-         filterMultiplyAccumulates},
+        {LayerParams::Conv2D, "NN", defineConv2D, checkConv2DShapes, runOwnLayer, filterMultiplyAccumulates,
+         ownConvolution},
+        {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, runOwnLayer,
+         filterMultiplyAccumulates, ownConvolution},
         {LayerParams::Add, "SH", defineAdd, checkBroadcastShapes, nullptr, nullptr},
         {LayerParams::Multiply, "SH", defineMultiply, checkBroadcastShapes, nullptr, nullptr},
         {LayerParams::Subtract, "SH", defineSubtract, checkBroadcastShapes, nullptr, nullptr},
@@ -195,7 +197,7 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::Reshape, "TP", defineReshape, checkReshapeShapes, nullptr, nullptr},
         {LayerParams::ConstantPad, "TP", defineConstantPad, checkConstantPadShapes, nullptr, nullptr},
         {LayerParams::ResizeBilinear, "TP", defineResizeBilinear, checkResizeBilinearShapes, nullptr, nullptr},
-        {LayerParams::Convert, "SH", defineConvert, checkConvertShapes, nullptr, nullptr},
+        {LayerParams::Convert, "SH", defineConvert, checkConvertShapes, runFlipSign, nullptr, ownSignFlip},
         {LayerParams::Concatenation, "TP", nullptr, checkConcatenation, runConcatenation, nullptr},
         {LayerParams::FlipSign, "SH", nullptr, checkFlipSign, runFlipSign, nullptr},
         {LayerParams::Prelu, "SH", definePrelu, checkPreluShapes, nullptr, nullptr},
@@ -219,7 +221,10 @@ constexpr bool oneEntryPerKindInSchemaOrder() {
         if (kind.params != static_cast<LayerParams>(i + 1)) return false;
         const bool xnnpack = kind.define != nullptr;
         const bool native = kind.run != nullptr;
-        if (kind.check == nullptr || xnnpack == native) return false;
+        const bool own = kind.ownKernel != nullptr;  // an XNNPACK kind the core may also run itself
+        if (kind.check == nullptr || !(xnnpack || native) || (xnnpack && native != own) || (!xnnpack && own)) {
+            return false;
+        }
     }
     return true;
 }

@@ -7,6 +7,7 @@
 #include <xnnpack.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -30,12 +31,19 @@ struct XnnLayer {
     const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }
 };
 
+// What the core keeps for one layer it runs itself between inferences (packed weights, scratch).
+struct LayerState {
+    virtual ~LayerState() = default;
+};
+
 // A layer the core runs itself, with the buffers of its tensors.
 struct NativeLayer {
     const npu::Program& program;
     const npu::Layer& layer;
     std::span<const uint8_t* const> inputs;  // one per layer input
     uint8_t* output;
+    LayerState* state = nullptr;  // from the kind's ownKernel, if it made one
+    pthreadpool_t pool = nullptr;  // the core's pool when this inference runs on it
 
     const npu::Tensor& inputTensor(uint32_t i) const { return *program.tensors()->Get(layer.inputs()->Get(i)); }
     const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }
@@ -50,10 +58,13 @@ struct LayerKind {
     // Every kind: checks the layer's tensors when the program is loaded, so that its computation
     // stays within their buffers.
     bool (*check)(const npu::Program& program, const npu::Layer& layer);
-    // Native kinds: computes the output at every inference.
+    // Native kinds, and layers ownKernel took: computes the output at every inference.
     bool (*run)(const NativeLayer& layer);
     // Multiply-accumulates of one inference; nullptr where negligible.
     uint64_t (*multiplyAccumulates)(const npu::Program& program, const npu::Layer& layer);
+    // XNNPACK kinds the core's own kernels (kernels/) also compute: the layer's state for them
+    // when they take this layer (weights packed), nullptr to leave it to XNNPACK.
+    std::unique_ptr<LayerState> (*ownKernel)(const npu::Program& program, const npu::Layer& layer) = nullptr;
 
     bool native() const { return define == nullptr; }
 };

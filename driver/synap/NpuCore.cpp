@@ -265,9 +265,12 @@ bool NpuCore::buildStages(std::string* error) {
     const auto* layers = program_->layers();
     const auto* tensors = program_->tensors();
     for (size_t l = 0; l < layers->size(); ++l) {
-        const bool native = layerKind(layers->Get(l)->params_type())->native();
+        const LayerKind& kind = *layerKind(layers->Get(l)->params_type());
+        std::shared_ptr<LayerState> state;
+        if (kind.ownKernel != nullptr) state = kind.ownKernel(*program_, *layers->Get(l));
+        const bool native = kind.native() || state != nullptr;
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
-            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr});
+            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state)});
         } else {
             stages_.back().endLayer = l + 1;
         }
@@ -429,7 +432,9 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const auto start = Clock::now();
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
         const bool ok = stage.native
-                                ? layerKind(first.params_type())->run({*program_, first, stage.inputs, stage.output})
+                                ? layerKind(first.params_type())->run(
+                                          {*program_, first, stage.inputs, stage.output, stage.state.get(),
+                                           pooled ? coreThreadPool() : nullptr})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");

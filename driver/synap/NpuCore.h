@@ -19,6 +19,8 @@ struct xnn_runtime;
 
 namespace nnemu::synap {
 
+struct LayerState;  // LayerKinds.h
+
 class NpuCore {
 public:
     // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
@@ -88,6 +90,7 @@ private:
         xnn_runtime* runtimes[2] = {nullptr, nullptr};  // [pooled]
         std::vector<const uint8_t*> inputs;  // native only
         uint8_t* output = nullptr;
+        std::shared_ptr<LayerState> state;  // native layers on the core's own kernels
     };
 
     cache::ProgramImage bytes_;

@@ -1,0 +1,224 @@
+#include "OwnKernelLayers.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "NativeLayers.h"
+#include "kernels/Depthwise.h"
+#include "kernels/QuantGemm.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::synap {
+namespace {
+
+// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise kernel too: it
+// measures slower than XNNPACK's on AVX-512 machines, so it is not the default), otherwise the
+// default set. Read at every load, so that one process can build several cores (benchmarks).
+std::string_view kernelChoice() {
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    return choice == nullptr ? std::string_view() : std::string_view(choice);
+}
+
+bool ownKernelsEnabled() { return kernelChoice() != "xnnpack"; }
+
+// A layer on an own kernel: its packed weights and how it runs.
+struct OwnLayer : LayerState {
+    virtual bool run(const NativeLayer& layer) = 0;
+};
+
+// Output rows per slice on the pool: large enough that handing out slices costs little.
+template <typename RunRows>
+void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRows& runRows) {
+    if (pool == nullptr || rows < 2 * rowsPerSlice) return runRows(0, rows);
+    const auto slice = [&](size_t i) { runRows(i * rowsPerSlice, (i + 1) * rowsPerSlice); };
+    pthreadpool_parallelize_1d(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
+}
+
+struct GemmLayer : OwnLayer {
+    std::vector<uint8_t> packed;
+    size_t rows = 0;
+    kernels::Isa isa = kernels::Isa::Portable;
+    kernels::QuantGemmScratch scratch;
+
+    bool run(const NativeLayer& layer) override {
+        kernels::QuantGemmJob job;
+        if (!kernels::prepareQuantGemm(isa, packed, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
+        inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });
+        return true;
+    }
+};
+
+struct DepthwiseLayer : OwnLayer {
+    explicit DepthwiseLayer(uint32_t channels) : packed(channels) {}
+    kernels::PackedDepthwise packed;
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        const size_t rows = size_t{packed.spec.batches} * packed.spec.outHeight;
+        inSlices(layer.pool, rows, 4, [&](size_t begin, size_t end) {
+            kernels::runDepthwise(isa, packed, layer.inputs[0], layer.output, begin, end);
+        });
+        return true;
+    }
+};
+
+bool hasData(const npu::Tensor& tensor) {
+    return tensor.data() != nullptr && tensor.data()->size() == byteSize(tensor) && byteSize(tensor) > 0;
+}
+
+// The 8-bit operands the own kernels take: uint8 activations and weights, or int8 activations
+// with int8 weights of zero point 0 or per-channel weights along `channelDim`; constant weights
+// and int32 bias. Fills what the kernels' specs share.
+struct Operands {
+    const npu::Tensor *input, *filter, *bias, *output;
+    bool isSigned;
+    std::vector<float> filterScales;
+    std::vector<int32_t> bias32;  // the program's bytes need not be aligned
+    int32_t low, high;
+};
+
+// The layer's clamp in its output's quantized values, as the reference derives it from the
+// fused activation (the program keeps the activation's real bounds).
+void quantizedBounds(const npu::Layer& layer, const npu::Tensor& output, int32_t qmin, int32_t* low, int32_t* high) {
+    auto quantize = [&](float bound) {
+        return cpu::quantizeSaturated(bound / output.scale(), output.zero_point(), qmin, qmin + 255);
+    };
+    *low = std::isfinite(layer.output_min()) ? std::max(qmin, quantize(layer.output_min())) : qmin;
+    *high = std::isfinite(layer.output_max()) ? std::min(qmin + 255, quantize(layer.output_max())) : qmin + 255;
+}
+
+// What the kernels' specs share, from the operands (which must outlive the spec).
+void fillSpec(const Operands& o, kernels::QuantLayerSpec* spec) {
+    spec->signedValues = o.isSigned;
+    spec->inputZeroPoint = o.input->zero_point();
+    spec->filterZeroPoint = o.filter->type() == npu::DataType::QUINT8 ? o.filter->zero_point() : 0;
+    spec->outputZeroPoint = o.output->zero_point();
+    spec->inputScale = o.input->scale();
+    spec->outputScale = o.output->scale();
+    spec->filterScales = o.filterScales;
+    spec->low = o.low;
+    spec->high = o.high;
+    spec->weights = o.filter->data()->data();
+    spec->bias = o.bias32.data();
+}
+
+bool readOperands(const npu::Program& program, const npu::Layer& layer, uint32_t channels, uint32_t channelDim,
+                  Operands* o) {
+    if (layer.inputs()->size() != 3) return false;
+    o->input = &tensorAt(program, layer.inputs()->Get(0));
+    o->filter = &tensorAt(program, layer.inputs()->Get(1));
+    o->bias = &tensorAt(program, layer.inputs()->Get(2));
+    o->output = &outputOf(program, layer);
+    o->isSigned = o->input->type() == npu::DataType::QINT8;
+    const bool perChannel = o->filter->type() == npu::DataType::QCINT8;
+    if (!o->isSigned && (o->input->type() != npu::DataType::QUINT8 || o->filter->type() != npu::DataType::QUINT8)) {
+        return false;
+    }
+    if (o->isSigned && !perChannel && (o->filter->type() != npu::DataType::QINT8 || o->filter->zero_point() != 0)) {
+        return false;
+    }
+    if (o->bias->type() != (perChannel ? npu::DataType::QCINT32 : npu::DataType::QINT32)) return false;
+    if (o->output->type() != o->input->type() || !hasData(*o->filter) || !hasData(*o->bias)) return false;
+    if (o->bias->dims()->size() != 1 || o->bias->dims()->Get(0) != channels) return false;
+    o->filterScales.assign(1, o->filter->scale());
+    if (perChannel) {
+        const auto* scales = o->filter->channel_scales();
+        if (scales == nullptr || scales->size() != channels || o->filter->channel_dim() != channelDim) return false;
+        o->filterScales.assign(scales->begin(), scales->end());
+    }
+    o->bias32.resize(channels);
+    std::memcpy(o->bias32.data(), o->bias->data()->data(), channels * sizeof(int32_t));
+    quantizedBounds(layer, *o->output, o->isSigned ? -128 : 0, &o->low, &o->high);
+    return true;
+}
+
+// A 1x1 stride-1 convolution without padding is a GEMM over the pixels (dilation is moot).
+bool isPointwise(const npu::Layer& layer) {
+    if (layer.params_type() == npu::LayerParams::FullyConnected) return true;
+    const auto* p = layer.params_as_Conv2D();
+    if (p == nullptr || p->depthwise() || p->padding() == nullptr) return false;
+    const auto* pad = p->padding();
+    return p->kernel_height() == 1 && p->kernel_width() == 1 && p->stride_height() == 1 && p->stride_width() == 1 &&
+           pad->top() == 0 && pad->bottom() == 0 && pad->left() == 0 && pad->right() == 0;
+}
+
+std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
+    // The shapes passed the kind's check: filter [N, (1, 1,) K], bias [N], rows of K inputs.
+    const auto* filterDims = tensorAt(program, layer.inputs()->Get(1)).dims();
+    if (filterDims->size() == 0) return nullptr;
+    const uint32_t channels = filterDims->Get(0), depth = filterDims->Get(filterDims->size() - 1);
+    Operands o;
+    if (!readOperands(program, layer, channels, 0, &o) || depth == 0 || elementCount(*o.input) % depth != 0) {
+        return nullptr;
+    }
+    kernels::QuantGemmSpec spec;
+    spec.depth = depth;
+    spec.channels = channels;
+    fillSpec(o, &spec);
+    auto state = std::make_unique<GemmLayer>();
+    if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
+    state->rows = elementCount(*o.input) / depth;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+// 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel.
+std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer) {
+    const auto* p = layer.params_as_Conv2D();
+    if (p == nullptr || !p->depthwise() || p->padding() == nullptr || p->kernel_height() != 3 ||
+        p->kernel_width() != 3 || p->stride_height() != p->stride_width() || p->stride_height() > 2 ||
+        p->dilation_height() != 1 || p->dilation_width() != 1 || p->depth_multiplier() != 1) {
+        return nullptr;
+    }
+    // The kind's check holds: input [B, H, W, C], filter [1, 3, 3, C], output [B, OH, OW, C].
+    const uint32_t channels = p->input_channels();
+    Operands o;
+    if (!readOperands(program, layer, channels, 3, &o)) return nullptr;
+    const auto* in = o.input->dims();
+    const auto* out = o.output->dims();
+    kernels::DepthwiseSpec spec;
+    spec.batches = in->Get(0);
+    spec.inHeight = in->Get(1);
+    spec.inWidth = in->Get(2);
+    spec.channels = channels;
+    spec.outHeight = out->Get(1);
+    spec.outWidth = out->Get(2);
+    spec.stride = p->stride_height();
+    spec.padTop = p->padding()->top();
+    spec.padLeft = p->padding()->left();
+    fillSpec(o, &spec);
+    auto state = std::make_unique<DepthwiseLayer>(channels);
+    if (!kernels::packDepthwise(spec, &state->packed)) return nullptr;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+}  // namespace
+
+std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer) {
+    if (!ownKernelsEnabled()) return nullptr;
+    if (isPointwise(layer)) return ownGemm(program, layer);
+    return kernelChoice() == "all" ? ownDepthwise(program, layer) : nullptr;
+}
+
+bool runOwnLayer(const NativeLayer& layer) {
+    auto* state = static_cast<OwnLayer*>(layer.state);
+    return state != nullptr && state->run(layer);
+}
+
+std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer) {
+    if (!ownKernelsEnabled() || layer.inputs()->size() != 1) return nullptr;
+    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
+    const npu::Tensor& output = outputOf(program, layer);
+    const bool toSigned = input.type() == npu::DataType::QUINT8 && output.type() == npu::DataType::QINT8;
+    const bool toUnsigned = input.type() == npu::DataType::QINT8 && output.type() == npu::DataType::QUINT8;
+    if (!(toSigned || toUnsigned) || input.scale() != output.scale() ||
+        output.zero_point() != input.zero_point() + (toSigned ? -128 : 128)) {
+        return nullptr;
+    }
+    return std::make_unique<LayerState>();
+}
+
+}  // namespace nnemu::synap

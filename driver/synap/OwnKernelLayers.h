@@ -1,0 +1,21 @@
+// Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
+// ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
+// xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons); =all adds the
+// 3x3 depthwise kernel (slower than XNNPACK's here, so off by default).
+#pragma once
+
+#include <memory>
+
+#include "LayerKinds.h"
+
+namespace nnemu::synap {
+
+// On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM); with
+// NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and FullyConnected kinds).
+std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
+bool runOwnLayer(const NativeLayer& layer);
+// Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
+// 128): runFlipSign computes them exactly, in vectors.
+std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);
+
+}  // namespace nnemu::synap

@@ -1,0 +1,77 @@
+// Packing and running the 3x3 depthwise convolution: weights minus their zero point as 16-bit
+// lanes; the accumulator sum (x - zx)(w - zw) is dot(x, w - zw) plus the column term -zx sum(w - zw).
+#include "Depthwise.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace nnemu::synap::kernels {
+
+bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
+    if (s.channels == 0 || s.weights == nullptr || s.bias == nullptr || !(s.outputScale > 0.0f) || s.low > s.high) {
+        return false;
+    }
+    if ((s.filterScales.size() != 1 && s.filterScales.size() != s.channels) || (s.stride != 1 && s.stride != 2)) {
+        return false;
+    }
+    packed->spec = s;
+    packed->weights.assign(packed->requant.padded * 9, 0);
+    // A whole input row of zero points: stands for the rows above and below the input.
+    packed->zeroRow.assign(std::max<size_t>(packed->requant.padded, size_t{s.inWidth} * s.channels + kGemmBlock),
+                           static_cast<uint8_t>(s.inputZeroPoint));
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        int64_t sum = 0, largest = 0;
+        for (uint32_t t = 0; t < 9; ++t) {
+            const uint8_t byte = s.weights[size_t{t} * s.channels + c];
+            const int32_t w = (s.signedValues ? static_cast<int8_t>(byte) : byte) - s.filterZeroPoint;
+            sum += w;
+            largest = std::max<int64_t>(largest, std::abs(w));
+            packed->weights[(c / kGemmBlock * 9 + t) * kGemmBlock + c % kGemmBlock] = static_cast<uint16_t>(w);
+        }
+        const int64_t largestSum = 9 * largest * largestActivation(s.signedValues, s.inputZeroPoint);
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        if (!packed->requant.set(c, s.inputScale, filterScale, s.outputScale, s.bias[c], -s.inputZeroPoint * sum,
+                                 largestSum)) {
+            return false;
+        }
+    }
+    // What runs needs the geometry and quantization alone: drop the caller's buffers.
+    packed->spec.weights = nullptr;
+    packed->spec.bias = nullptr;
+    packed->spec.filterScales = {};
+    return true;
+}
+
+void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                  size_t rowEnd) {
+    const DepthwiseSpec& s = p.spec;
+    DepthwiseArgs args{};
+    args.requant.channels = s.channels;
+    args.requant.outputZeroPoint = s.outputZeroPoint;
+    args.requant.low = s.low;
+    args.requant.high = s.high;
+    args.requant.output = output;
+    RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
+                        p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
+    args.input = input;
+    args.inHeight = s.inHeight;
+    args.inWidth = s.inWidth;
+    args.outHeight = s.outHeight;
+    args.outWidth = s.outWidth;
+    args.stride = s.stride;
+    args.padTop = s.padTop;
+    args.padLeft = s.padLeft;
+    args.signedInput = s.signedValues;
+    args.zeroRow = p.zeroRow.data();
+    args.weights = p.weights.data();
+    args.rowBegin = rowBegin;
+    args.rowEnd = std::min<size_t>(rowEnd, size_t{s.batches} * s.outHeight);
+    if (args.rowBegin >= args.rowEnd) return;
+    if (isa == Isa::Avx512Vnni) {
+        depthwiseAvx512Vnni(args);
+    } else {
+        depthwisePortable(args);
+    }
+}
+
+}  // namespace nnemu::synap::kernels

@@ -1,0 +1,35 @@
+// The NPU core's own 3x3 depthwise convolution (stride 1 or 2, depth multiplier 1, NHWC),
+// uint8 and int8, per-tensor or per-channel weights, bit-exact with the reference kernel.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "DepthwiseArgs.h"
+#include "Isa.h"
+#include "Requant.h"
+
+namespace nnemu::synap::kernels {
+
+struct DepthwiseSpec : QuantLayerSpec {  // weights [3][3][channels]
+    uint32_t batches = 0, inHeight = 0, inWidth = 0, channels = 0, outHeight = 0, outWidth = 0;
+    uint32_t stride = 1, padTop = 0, padLeft = 0;
+};
+
+// Weights widened and laid out per 16-channel block, requantization constants, geometry.
+struct PackedDepthwise {
+    explicit PackedDepthwise(uint32_t channels) : requant(channels) {}
+    DepthwiseSpec spec;  // without weights, bias and filter scales once packed
+    RequantTable requant;
+    std::vector<int32_t> weights;
+    std::vector<uint8_t> zeroRow;
+};
+
+// false when the spec is outside what the kernels compute exactly.
+bool packDepthwise(const DepthwiseSpec& spec, PackedDepthwise* packed);
+// Output rows [rowBegin, rowEnd) of batches * outHeight.
+void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                  size_t rowEnd);
+
+}  // namespace nnemu::synap::kernels

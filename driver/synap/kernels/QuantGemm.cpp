@@ -1,0 +1,158 @@
+// Packing and running the quantized GEMM. Every kernel computes dot(u8 row, s8 weights): uint8
+// weights are stored flipped to int8 (w - 128) and int8 activations are flipped to uint8
+// (a + 128); the sums those flips and the zero points add are folded into a per-row and a
+// per-channel term:
+//   uint8: sum (a - za)(w - zw) = dot(a, w - 128) + (128 - zw) sum(a) - za sum(w) + K za zw
+//   int8:  sum (a - za) w       = dot(a + 128, w) - (128 + za) sum(w)
+#include "QuantGemm.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "GemmArgs.h"
+#include "Requant.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
+constexpr uint32_t kVersion = 2;
+// Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
+constexpr uint32_t kMaxDepth = 33025;
+
+struct Header {
+    uint32_t magic, version, depth, depthGroups, channels, paddedChannels;
+    int32_t signedValues, rowFactor, outputZeroPoint, low, high, fast;
+};
+constexpr size_t kArrays = RequantTable::kArrays;
+
+size_t alignUp(size_t offset) { return (offset + 63) / 64 * 64; }
+
+// Header, the per-channel arrays, the FastRequantBlocks, the weights; 64-byte aligned parts.
+size_t fastBlocksOffset(size_t paddedChannels) {
+    return alignUp(sizeof(Header) + kArrays * paddedChannels * sizeof(int32_t));
+}
+
+size_t weightsOffset(size_t paddedChannels) {
+    return fastBlocksOffset(paddedChannels) + paddedChannels / kGemmBlock * sizeof(FastRequantBlock);
+}
+
+size_t packedSize(const Header& h) {
+    return weightsOffset(h.paddedChannels) + size_t{h.paddedChannels} * h.depthGroups * 4;
+}
+
+void (*kernelOf(Isa isa))(const GemmArgs&) {
+    switch (isa) {
+        case Isa::Avx512Vnni: return gemmAvx512Vnni;
+        case Isa::Avx2: return gemmAvx2;
+        default: return gemmPortable;
+    }
+}
+
+}  // namespace
+
+bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
+    if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
+    if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
+    if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
+    Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
+             static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
+             s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
+    packed->assign(packedSize(h), 0);
+    RequantTable table(s.channels);
+    auto* weights = reinterpret_cast<int8_t*>(packed->data() + weightsOffset(h.paddedChannels));
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        int64_t weightSum = 0, largestWeight = 0;
+        for (uint32_t k = 0; k < s.depth; ++k) {
+            const uint8_t byte = s.weights[size_t{c} * s.depth + k];
+            const int8_t value = static_cast<int8_t>(s.signedValues ? byte : byte ^ 0x80);
+            weightSum += s.signedValues ? value : byte;
+            largestWeight = std::max<int64_t>(largestWeight, std::abs(s.signedValues ? value : byte - s.filterZeroPoint));
+            weights[(c / kGemmBlock) * h.depthGroups * 64 + k / 4 * 64 + (c % kGemmBlock) * 4 + k % 4] = value;
+        }
+        const int64_t term = s.signedValues ? -(128 + int64_t{s.inputZeroPoint}) * weightSum
+                                            : -int64_t{s.inputZeroPoint} * weightSum +
+                                                      int64_t{s.depth} * s.inputZeroPoint * s.filterZeroPoint;
+        const int64_t largestSum = int64_t{s.depth} * largestActivation(s.signedValues, s.inputZeroPoint) * largestWeight;
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        if (!table.set(c, s.inputScale, filterScale, s.outputScale, s.bias[c], term, largestSum)) return false;
+    }
+    h.fast = table.fast;
+    std::memcpy(packed->data(), &h, sizeof(h));
+    std::memcpy(packed->data() + sizeof(Header), table.arrays.data(), table.arrays.size() * sizeof(int32_t));
+    std::memcpy(packed->data() + fastBlocksOffset(h.paddedChannels), table.fastBlocks.data(),
+                table.fastBlocks.size() * sizeof(FastRequantBlock));
+    return true;
+}
+
+bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                      QuantGemmScratch* scratch, QuantGemmJob* job) {
+    Header h;
+    if (packed.size() < sizeof(Header)) return false;
+    std::memcpy(&h, packed.data(), sizeof(h));
+    if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
+    const size_t stride = size_t{h.depthGroups} * 4;
+    // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
+    const bool direct = !h.signedValues && stride == h.depth;
+    if (!direct) {
+        scratch->rows.resize(rows * stride);
+        const uint8_t flip = h.signedValues ? 0x80 : 0;
+        if (stride == h.depth) {  // rows already padded: one pass over them all
+            const uint8_t* __restrict in = input;
+            uint8_t* __restrict out = scratch->rows.data();
+            for (size_t i = 0; i < rows * stride; ++i) out[i] = in[i] ^ flip;
+        } else {
+            for (size_t r = 0; r < rows; ++r) {
+                uint8_t* row = scratch->rows.data() + r * stride;
+                for (size_t k = 0; k < h.depth; ++k) row[k] = input[r * h.depth + k] ^ flip;
+                std::memset(row + h.depth, 0, stride - h.depth);
+            }
+        }
+    }
+    scratch->rowTerms.assign(rows, 0);
+    for (size_t r = 0; r < rows && h.rowFactor != 0; ++r) {
+        uint32_t sum = 0;
+        for (size_t k = 0; k < h.depth; ++k) sum += input[r * h.depth + k];
+        scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
+    }
+    const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
+    const size_t n = h.paddedChannels;
+    GemmArgs args{};
+    args.rows = direct ? input : scratch->rows.data();
+    args.rowStride = stride;
+    args.rowCount = rows;
+    args.rowTerms = scratch->rowTerms.data();
+    args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
+    args.depthGroups = h.depthGroups;
+    args.channels = h.channels;
+    args.outputZeroPoint = h.outputZeroPoint;
+    args.low = h.low;
+    args.high = h.high;
+    args.output = output;
+    RequantTable::point(&args, arrays, n,
+                        h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
+    *job = {args, kernelOf(isa)};
+    return true;
+}
+
+void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
+    GemmArgs slice = job.args;
+    end = std::min(end, slice.rowCount);
+    if (begin >= end) return;
+    slice.rows += begin * slice.rowStride;
+    slice.rowTerms += begin;
+    slice.output += begin * slice.channels;
+    slice.rowCount = end - begin;
+    job.kernel(slice);
+}
+
+bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                  QuantGemmScratch* scratch) {
+    QuantGemmJob job;
+    if (!prepareQuantGemm(isa, packed, input, rows, output, scratch, &job)) return false;
+    runQuantGemmRows(job, 0, rows);
+    return true;
+}
+
+}  // namespace nnemu::synap::kernels

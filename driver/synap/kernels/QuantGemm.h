@@ -1,0 +1,48 @@
+// The NPU core's own quantized GEMM (1x1 stride-1 convolutions and fully connected layers),
+// uint8 and int8 with per-tensor or per-channel weights, bit-exact with the reference kernels'
+// requantization (driver/cpu/kernels/ConvPoolUtils.h Requantizer). The weights are packed once
+// into a byte buffer in the layout the kernels read; running takes that buffer alone.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "GemmArgs.h"
+#include "Isa.h"
+#include "Requant.h"
+
+namespace nnemu::synap::kernels {
+
+struct QuantGemmSpec : QuantLayerSpec {
+    uint32_t depth = 0;     // input channels (K)
+    uint32_t channels = 0;  // output channels (N); weights are [channels][depth]
+};
+
+// The packed weights and requantization constants; false when the spec is outside what the
+// kernels compute exactly (a depth whose accumulator could leave 32 bits, a bad scale).
+bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
+
+// Working memory of one layer's runs.
+struct QuantGemmScratch {
+    std::vector<uint8_t> rows;
+    std::vector<int32_t> rowTerms;
+};
+
+// One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.
+struct QuantGemmJob {
+    GemmArgs args{};
+    void (*kernel)(const GemmArgs&) = nullptr;
+};
+
+// output[rows][channels] from input[rows][depth] with the kernel of `isa` (which the CPU must
+// support): prepares the job (in `scratch`), then runs rows [begin, end) of it. false when
+// `packed` is not a packed GEMM.
+bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                      QuantGemmScratch* scratch, QuantGemmJob* job);
+void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end);
+// Both, all rows, on the calling thread.
+bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
+                  QuantGemmScratch* scratch);
+
+}  // namespace nnemu::synap::kernels

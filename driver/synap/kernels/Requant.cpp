@@ -1,0 +1,61 @@
+#include "Requant.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+// The constants of the folded requantization (GemmArgs.h) for channel c.
+void setFastRequant(FastRequantBlock* blocks, uint32_t c, int32_t multiplier, int32_t rightShift) {
+    FastRequantBlock& block = blocks[c / kGemmBlock];
+    const uint32_t parity = c % 2, lane = c % kGemmBlock / 2;
+    const int64_t half = rightShift > 0 ? int64_t{1} << (rightShift - 1) : 0;
+    block.multiplier[parity][lane] = multiplier;
+    block.positive[parity][lane] = (int64_t{1} << 30) + (half << 31);
+    block.negative[parity][lane] = (int64_t{1} << 30) + ((rightShift > 0 ? half - 1 : 0) << 31);
+    block.shift[parity][lane] = 31 + rightShift;
+}
+
+}  // namespace
+
+RequantTable::RequantTable(uint32_t channels)
+    : padded((channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
+      arrays(kArrays * padded, 0),
+      fastBlocks(padded / kGemmBlock, FastRequantBlock{}) {}
+
+bool RequantTable::set(uint32_t c, float inputScale, float filterScale, float outputScale, int32_t bias,
+                       int64_t colTerm, int64_t largestSum) {
+    const float product = inputScale * filterScale;  // in float, as the reference derives it
+    const double real = static_cast<double>(product) / static_cast<double>(outputScale);
+    if (!(real >= 0.0) || !std::isfinite(real)) return false;
+    int32_t* column = arrays.data() + c;
+    int shift = 0;
+    cpu::quantizeMultiplier(real, &column[2 * padded], &shift);
+    column[3 * padded] = std::clamp(shift, 0, 31);
+    column[4 * padded] = std::clamp(-shift, 0, 31);
+    column[0] = static_cast<int32_t>(static_cast<uint32_t>(colTerm));
+    column[padded] = bias;
+    column[5 * padded] = static_cast<int32_t>(static_cast<uint32_t>(column[0]) + static_cast<uint32_t>(bias));
+    setFastRequant(fastBlocks.data(), c, column[2 * padded], column[4 * padded]);
+    if (column[3 * padded] != 0 || largestSum + std::abs(int64_t{bias}) > INT32_MAX) fast = false;
+    return true;
+}
+
+void RequantTable::point(GemmArgs* args, const int32_t* arrays, size_t padded, const FastRequantBlock* blocks) {
+    args->colTerms = arrays;
+    args->bias = arrays + padded;
+    args->multipliers = arrays + 2 * padded;
+    args->leftShifts = arrays + 3 * padded;
+    args->rightShifts = arrays + 4 * padded;
+    args->biasAndColTerms = blocks != nullptr ? arrays + 5 * padded : nullptr;
+    args->fastBlocks = blocks;
+}
+
+int64_t largestActivation(bool isSigned, int32_t zeroPoint) {
+    return isSigned ? std::max(zeroPoint + 128, 127 - zeroPoint) : std::max(zeroPoint, 255 - zeroPoint);
+}
+
+}  // namespace nnemu::synap::kernels

@@ -1,0 +1,83 @@
+// Property tests of the NPU core's own 3x3 depthwise kernel (driver/synap/kernels): random
+// shapes, strides 1 and 2, paddings, zero points, activations, multipliers below and above 1,
+// uint8 / int8 / int8 per channel, against the reference DEPTHWISE_CONV_2D on every ISA.
+#include <gtest/gtest.h>
+
+#include "KernelTestSupport.h"
+#include "kernels/Depthwise.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+struct Case {
+    uint32_t batches, height, width, channels, stride, pad[4];  // left, right, top, bottom
+    RandomQuant quant;
+    std::vector<uint8_t> input, weights;
+
+    uint32_t outHeight() const { return (height + pad[2] + pad[3] - 3) / stride + 1; }
+    uint32_t outWidth() const { return (width + pad[0] + pad[1] - 3) / stride + 1; }
+};
+
+Case randomCase(std::mt19937& rng, Family family) {
+    auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    const uint32_t batches = uniform(1, 2), stride = uniform(1, 2);
+    const uint32_t pad[4] = {uniform(0, 1), uniform(0, 1), uniform(0, 1), uniform(0, 1)};
+    const uint32_t height = uniform(3, 13), width = uniform(3, 13), channels = uniform(1, 40);
+    RandomQuant quant(rng, family, channels, 3, -1.5f, 3.5f);
+    std::vector<uint8_t> input = randomBytes(rng, size_t{batches} * height * width * channels);
+    std::vector<uint8_t> weights = randomBytes(rng, size_t{9} * channels);
+    return {batches, height, width, channels, stride, {pad[0], pad[1], pad[2], pad[3]}, std::move(quant),
+            std::move(input), std::move(weights)};
+}
+
+std::vector<uint8_t> reference(Case& c) {
+    int32_t pads[4] = {int32_t(c.pad[0]), int32_t(c.pad[1]), int32_t(c.pad[2]), int32_t(c.pad[3])};
+    int32_t stride = static_cast<int32_t>(c.stride), multiplier = 1;
+    hal::OperationContext context;
+    context.type = hal::OperationType::DEPTHWISE_CONV_2D;
+    context.inputs = {c.quant.input({c.batches, c.height, c.width, c.channels}, c.input),
+                      c.quant.filter({1, 3, 3, c.channels}, c.weights), c.quant.biasView(), int32Scalar(&pads[0]),
+                      int32Scalar(&pads[1]), int32Scalar(&pads[2]), int32Scalar(&pads[3]), int32Scalar(&stride),
+                      int32Scalar(&stride), int32Scalar(&multiplier), int32Scalar(&c.quant.activation)};
+    std::vector<uint8_t> out(size_t{c.batches} * c.outHeight() * c.outWidth() * c.channels);
+    context.outputs = {c.quant.output({c.batches, c.outHeight(), c.outWidth(), c.channels}, out)};
+    EXPECT_TRUE(runReference(context));
+    return out;
+}
+
+class KernelDepthwise : public ::testing::TestWithParam<Family> {};
+
+TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
+    std::mt19937 rng(4321 + static_cast<int>(GetParam()));
+    for (int iteration = 0; iteration < 150; ++iteration) {
+        Case c = randomCase(rng, GetParam());
+        const std::vector<uint8_t> expected = reference(c);
+        DepthwiseSpec spec;
+        c.quant.fill(&spec, c.weights);
+        spec.batches = c.batches;
+        spec.inHeight = c.height;
+        spec.inWidth = c.width;
+        spec.channels = c.channels;
+        spec.outHeight = c.outHeight();
+        spec.outWidth = c.outWidth();
+        spec.stride = c.stride;
+        spec.padTop = c.pad[2];
+        spec.padLeft = c.pad[0];
+        PackedDepthwise packed(c.channels);
+        ASSERT_TRUE(packDepthwise(spec, &packed));
+        const size_t rows = size_t{c.batches} * c.outHeight();
+        for (Isa isa : supportedIsas()) {
+            std::vector<uint8_t> out(expected.size(), 0xCD);
+            runDepthwise(isa, packed, c.input.data(), out.data(), rows / 2, rows + 1);
+            runDepthwise(isa, packed, c.input.data(), out.data(), 0, rows / 2);
+            ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": " << c.height << "x" << c.width
+                                     << "x" << c.channels << " stride " << c.stride;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, KernelDepthwise,
+                         ::testing::Values(Family::Uint8, Family::Int8, Family::Int8PerChannel));
+
+}  // namespace
+}  // namespace nnemu::synap::kernels

@@ -1,0 +1,113 @@
+// Property tests of the NPU core's own quantized GEMM (driver/synap/kernels): random 1x1
+// convolutions (uint8, int8 per tensor, int8 per channel; zero points, activations, multipliers
+// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs, whole
+// and in row slices.
+#include <gtest/gtest.h>
+
+#include "KernelTestSupport.h"
+#include "kernels/QuantGemm.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+using hal::OperandView;
+
+struct Case {
+    uint32_t rows, depth, channels;
+    RandomQuant quant;
+    std::vector<uint8_t> input, weights;
+
+    Case(std::mt19937& rng, Family family, uint32_t rowCount, uint32_t depthCount, uint32_t channelCount)
+        : rows(rowCount), depth(depthCount), channels(channelCount), quant(rng, family, channels, 0, -2.0f, 4.5f),
+          input(randomBytes(rng, size_t{rows} * depth)), weights(randomBytes(rng, size_t{channels} * depth)) {}
+};
+
+Case randomCase(std::mt19937& rng, Family family) {
+    auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    const uint32_t rows = uniform(1, 37);
+    const uint32_t depth = uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 300);
+    const uint32_t channels = uniform(1, 3) == 1 ? uniform(1, 9) : uniform(1, 150);
+    return Case(rng, family, rows, depth, channels);
+}
+
+// The reference CONV_2D on [1, rows, 1, depth] with a [channels, 1, 1, depth] filter.
+std::vector<uint8_t> reference(Case& c) {
+    hal::OperationContext context;
+    context.type = hal::OperationType::CONV_2D;
+    int32_t padding = 2, stride = 1;
+    context.inputs = {c.quant.input({1, c.rows, 1, c.depth}, c.input), c.quant.filter({c.channels, 1, 1, c.depth}, c.weights),
+                      c.quant.biasView(), int32Scalar(&padding), int32Scalar(&stride), int32Scalar(&stride),
+                      int32Scalar(&c.quant.activation)};
+    std::vector<uint8_t> out(size_t{c.rows} * c.channels);
+    context.outputs = {c.quant.output({1, c.rows, 1, c.channels}, out)};
+    EXPECT_TRUE(runReference(context));
+    return out;
+}
+
+std::vector<uint8_t> packed(const Case& c) {
+    QuantGemmSpec spec;
+    c.quant.fill(&spec, c.weights);
+    spec.depth = c.depth;
+    spec.channels = c.channels;
+    std::vector<uint8_t> bytes;
+    EXPECT_TRUE(packQuantGemm(spec, &bytes));
+    return bytes;
+}
+
+class KernelGemm : public ::testing::TestWithParam<Family> {};
+
+TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
+    std::mt19937 rng(1234 + static_cast<int>(GetParam()));
+    for (int iteration = 0; iteration < 150; ++iteration) {
+        Case c = randomCase(rng, GetParam());
+        const std::vector<uint8_t> expected = reference(c);
+        const std::vector<uint8_t> bytes = packed(c);
+        for (Isa isa : supportedIsas()) {
+            std::vector<uint8_t> out(expected.size(), 0xCD);
+            QuantGemmScratch scratch;
+            ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
+            ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": rows " << c.rows << " depth "
+                                     << c.depth << " channels " << c.channels << " output scale "
+                                     << c.quant.outputScale;
+            // The same in two slices of rows, as the core's thread pool runs it.
+            std::fill(out.begin(), out.end(), 0xCD);
+            QuantGemmJob job;
+            ASSERT_TRUE(prepareQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+            const size_t split = c.rows / 2;
+            runQuantGemmRows(job, split, c.rows + 3);
+            runQuantGemmRows(job, 0, split);
+            ASSERT_EQ(out, expected) << isaName(isa) << " in slices, iteration " << iteration;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, KernelGemm,
+                         ::testing::Values(Family::Uint8, Family::Int8, Family::Int8PerChannel));
+
+TEST(KernelGemmPacking, RejectsWhatTheKernelsCannotComputeExactly) {
+    std::vector<uint8_t> weights(4, 1), bytes;
+    std::vector<int32_t> bias(1, 0);
+    std::vector<float> scales{0.5f};
+    QuantGemmSpec spec;
+    spec.depth = 4;
+    spec.channels = 1;
+    spec.inputScale = 1.0f;
+    spec.outputScale = 0.0f;
+    spec.filterScales = scales;
+    spec.weights = weights.data();
+    spec.bias = bias.data();
+    EXPECT_FALSE(packQuantGemm(spec, &bytes));  // no output scale
+    spec.outputScale = 1.0f;
+    spec.signedValues = true;
+    spec.filterZeroPoint = 3;
+    EXPECT_FALSE(packQuantGemm(spec, &bytes));  // int8 weights take no zero point
+    spec.filterZeroPoint = 0;
+    ASSERT_TRUE(packQuantGemm(spec, &bytes));
+    bytes.pop_back();
+    std::vector<uint8_t> in(4), out(1);
+    QuantGemmScratch scratch;
+    EXPECT_FALSE(runQuantGemm(Isa::Portable, bytes, in.data(), 1, out.data(), &scratch));
+}
+
+}  // namespace
+}  // namespace nnemu::synap::kernels
