@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "NpuCore.h"
@@ -89,7 +90,8 @@ Network* network(const std::string& name) {
     const auto prepared = synap::livePreparedNetworks();
     for (size_t i = before; i < prepared.size(); ++i) {
         if (prepared[i]->core() == nullptr) continue;
-        const std::vector<uint8_t>& program = prepared[i]->core()->programBytes();
+        const std::span<const uint8_t> bytes = prepared[i]->core()->programBytes();
+        const std::vector<uint8_t> program(bytes.begin(), bytes.end());
         for (auto* sides : {&created->own, &created->xnnpack, &created->ownProfiled, &created->xnnpackProfiled}) {
             sides->emplace_back();
         }
