@@ -105,5 +105,7 @@ void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
 void addGatherKernels(CpuKernelTable& table);
 void addBinaryKernels(CpuKernelTable& table);
+void addReduceKernels(CpuKernelTable& table);
+void addShapeKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -131,6 +131,8 @@ const CpuKernelTable& CpuKernelTable::get() {
         addCastKernels(t);
         addGatherKernels(t);
         addBinaryKernels(t);
+        addReduceKernels(t);
+        addShapeKernels(t);
         return t;
     }();
     return table;
