@@ -107,5 +107,6 @@ void addGatherKernels(CpuKernelTable& table);
 void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);
+void addStridedSliceKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -133,6 +133,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addBinaryKernels(t);
         addReduceKernels(t);
         addShapeKernels(t);
+        addStridedSliceKernels(t);
         return t;
     }();
     return table;
