@@ -192,7 +192,7 @@ TEST_P(SharedModelOracle, ModelInvokingErrorIsRejectedCleanly) {
 TEST_P(SharedModelOracle, TflmInt16IntegrationModelsAreRejected) {
     const std::string root = modelsDir() + "/tflm_integration_tests/seanet";
     size_t checked = 0;
-    for (const char* op : {"add", "conv"}) {
+    for (const char* op : {"conv"}) {   // the int16 ADDs run on the tools' CPU kernel (TflmGoldenTest)
         for (const auto& entry : std::filesystem::directory_iterator(root + "/" + op)) {
             if (entry.path().extension() != ".tflite") continue;
             std::unique_ptr<Model> model = loadModel(entry.path().string());
@@ -207,7 +207,7 @@ TEST_P(SharedModelOracle, TflmInt16IntegrationModelsAreRejected) {
             ++checked;
         }
     }
-    EXPECT_GE(checked, 30u);
+    EXPECT_GE(checked, 20u);
 }
 
 // Cross-check against an independent engine (Arm NN CpuRef, expected/armnn_cpuref): same top

@@ -108,5 +108,6 @@ void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
+void addAddKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -134,6 +134,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addReduceKernels(t);
         addShapeKernels(t);
         addStridedSliceKernels(t);
+        addAddKernels(t);
         return t;
     }();
     return table;
