@@ -20,21 +20,33 @@ std::vector<int16_t> readCsv(const std::string& path) {
     return values;
 }
 
-TEST(TflmGolden, Int16AddModelsMatchExactly) {
-    NNEMU_REQUIRE_SHARED_MODELS();
-    const std::string root = modelsDir() + "/tflm_integration_tests/seanet/add/";
+// Runs <op>0.tflite, <op>1.tflite, ... with their input CSVs; returns how many were checked.
+size_t checkGoldenModels(const std::string& op, size_t inputs) {
+    const std::string root = modelsDir() + "/tflm_integration_tests/seanet/" + op + "/";
     size_t checked = 0;
-    for (int i = 0; std::filesystem::exists(root + "add" + std::to_string(i) + ".tflite"); ++i) {
-        const std::string stem = root + "add" + std::to_string(i);
+    for (int i = 0; std::filesystem::exists(root + op + std::to_string(i) + ".tflite"); ++i) {
+        const std::string stem = root + op + std::to_string(i);
         SCOPED_TRACE(stem);
         std::unique_ptr<Model> model = loadModel(stem + ".tflite");
-        ASSERT_NE(model, nullptr);
-        const std::vector<int16_t> a = readCsv(stem + "_input0_int16.csv"), b = readCsv(stem + "_input1_int16.csv");
-        const std::vector<int16_t> golden = readCsv(stem + "_golden_int16.csv");
-        expectOutputs(*model, {GraphBuilder::bytes(a), GraphBuilder::bytes(b)}, {GraphBuilder::bytes(golden)});
+        if (model == nullptr) return checked;
+        std::vector<std::vector<uint8_t>> data;
+        for (size_t k = 0; k < inputs; ++k) {
+            data.push_back(GraphBuilder::bytes(readCsv(stem + "_input" + std::to_string(k) + "_int16.csv")));
+        }
+        expectOutputs(*model, data, {GraphBuilder::bytes(readCsv(stem + "_golden_int16.csv"))});
         ++checked;
     }
-    EXPECT_GE(checked, 17u);
+    return checked;
+}
+
+TEST(TflmGolden, Int16AddModelsMatchExactly) {
+    NNEMU_REQUIRE_SHARED_MODELS();
+    EXPECT_GE(checkGoldenModels("add", 2), 17u);
+}
+
+TEST(TflmGolden, Int16ConvModelsMatchExactly) {
+    NNEMU_REQUIRE_SHARED_MODELS();
+    EXPECT_GE(checkGoldenModels("conv", 1), 22u);
 }
 
 }  // namespace

@@ -109,5 +109,6 @@ void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
 void addAddKernels(CpuKernelTable& table);
+void addConvKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

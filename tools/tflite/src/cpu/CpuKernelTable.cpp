@@ -135,6 +135,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addShapeKernels(t);
         addStridedSliceKernels(t);
         addAddKernels(t);
+        addConvKernels(t);
         return t;
     }();
     return table;
