@@ -31,10 +31,13 @@ TEST(Lowering, RefusesFusedTanh) {
     g.outputs = {out};
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
-    EXPECT_EQ(createError(*model), "operator ADD at node 0: fused activation TANH is not supported by NNAPI");
+    // The CPU kernel (tools/tflite/src/cpu/Add.cpp) takes quantized ADDs only, so both refuse.
+    EXPECT_EQ(createError(*model), "operator ADD at node 0: fused activation TANH is not supported by NNAPI "
+                                   "(CPU kernel: input of type FLOAT32 is not supported)");
 }
 
-TEST(Lowering, RefusesScalesTooFarApart) {
+// NNAPI's fixed point cannot take these scales; TFLite can: the node runs on the tools' CPU kernel.
+TEST(Lowering, ScalesTooFarApartRunOnTheCpuKernel) {
     GraphBuilder g;
     const int32_t a = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {1e-11f}, {0});
     const int32_t out = g.tensor({1, 4}, fb::TensorType_UINT8, {}, {10.0f}, {0});
@@ -43,7 +46,17 @@ TEST(Lowering, RefusesScalesTooFarApart) {
     g.outputs = {out};
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
-    EXPECT_NE(createError(*model).find("operator ADD at node 0: quantization scales too far apart"), std::string::npos);
+    DelegateOptions options;
+    options.useNnapi = true;
+    options.acceleratorName = "nnapi-reference";
+    options.disableNnapiCpu = false;
+    std::string error;
+    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, options, &error);
+    ASSERT_NE(interpreter, nullptr) << error;
+    EXPECT_EQ(interpreter->delegatedNodeCount(), 0u);
+    for (size_t i = 0; i < 4; ++i) interpreter->inputData(0)[i] = static_cast<uint8_t>(50 * i);
+    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(interpreter->outputData(0)[i], 0) << i;   // 1e-9 at scale 10
 }
 
 // FULLY_CONNECTED [1,4] x [2,4] with uint8 scales in 0.5, weights 0.25 and the given output scale.
@@ -124,10 +137,12 @@ TEST(Lowering, RefusesHybridAndPerChannelFullyConnected) {
     }
 }
 
-TEST(Lowering, RefusesAlignCorners) {
+// align_corners runs on the tools' CPU kernel (tests/tflite/ResizeKernelTest.cpp); when that kernel
+// refuses the node too, both reasons are given.
+TEST(Lowering, RefusesAlignCornersWhenTheCpuKernelDoesToo) {
     GraphBuilder g;
     const int32_t in = g.tensor({1, 2, 2, 1}, fb::TensorType_FLOAT32);
-    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 4}));
+    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 5}));
     const int32_t out = g.tensor({1, 4, 4, 1}, fb::TensorType_FLOAT32);
     g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {in, size}, {out}, fb::BuiltinOptions_ResizeBilinearOptions,
          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateResizeBilinearOptions(b, true).Union(); });
@@ -136,7 +151,8 @@ TEST(Lowering, RefusesAlignCorners) {
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(createError(*model),
-              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29");
+              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29 "
+              "(CPU kernel: the size input does not match the output shape)");
 }
 
 // FULLY_CONNECTED with keep_num_dims: NNAPI's [batch, units] output reshaped to TFLite's.
