@@ -26,8 +26,10 @@ using nnemu::fuzz::FuzzModelReader;
 
 constexpr uint64_t kMaxRunBytes = uint64_t{256} << 10;  // inputs and outputs of a model we run
 // Estimated multiply-adds of a model we run (workOf): larger models are validated and compiled,
-// not run (running them held the campaigns at a few hundred executions a second).
+// not run (running them held the campaigns at a few hundred executions a second). A replay under
+// the sanitizers can lift it: NNEMU_FUZZ_MAX_RUN_WORK=<count>.
 constexpr uint64_t kMaxRunWork = uint64_t{1} << 21;
+uint64_t maxRunWork = kMaxRunWork;
 constexpr uint64_t kMaxUnknownOutputBytes = 64 << 10;   // buffer for an output of unknown size
 constexpr uint32_t kMaxRank = 8;
 constexpr size_t kMaxValueBytes = size_t{1} << 20;      // larger values are passed as null
@@ -321,7 +323,7 @@ void execute(Builder& builder, uint8_t flags) {
         const bool known = !operand.dims.empty() && bytes != 0;
         total += known ? std::min<uint64_t>(bytes, kMaxRunBytes + 1) : kMaxUnknownOutputBytes;
     }
-    if (total > kMaxRunBytes || modelWork(builder, inputDims) > kMaxRunWork) return;
+    if (total > kMaxRunBytes || modelWork(builder, inputDims) > maxRunWork) return;
     for (size_t i = 0; i < builder.inputs.size(); ++i) {
         const OperandInfo& operand = builder.operands[builder.inputs[i]];
         const ANeuralNetworksOperandType type{operand.type, static_cast<uint32_t>(inputDims[i].size()),
@@ -369,6 +371,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     // A device root of its own: nothing the runtime or drivers write lands in the user's.
     char pattern[] = "/tmp/nnapi-model-fuzz-XXXXXX";
     if (const char* root = mkdtemp(pattern)) setenv("NNEMU_ROOT", root, 1);
+    if (const char* work = getenv("NNEMU_FUZZ_MAX_RUN_WORK")) maxRunWork = std::strtoull(work, nullptr, 10);
     return 0;
 }
 
