@@ -28,7 +28,7 @@ constexpr uint64_t kMaxRunBytes = uint64_t{256} << 10;  // inputs and outputs of
 // Estimated multiply-adds of a model we run (workOf): larger models are validated and compiled,
 // not run (running them held the campaigns at a few hundred executions a second). A replay under
 // the sanitizers can lift it: NNEMU_FUZZ_MAX_RUN_WORK=<count>.
-constexpr uint64_t kMaxRunWork = uint64_t{1} << 21;
+constexpr uint64_t kMaxRunWork = uint64_t{1} << 22;
 uint64_t maxRunWork = kMaxRunWork;
 constexpr uint64_t kMaxUnknownOutputBytes = 64 << 10;   // buffer for an output of unknown size
 constexpr uint32_t kMaxRank = 8;
