@@ -231,6 +231,9 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
                                            uint32_t outputCount, const uint32_t* outputs) {
     const char* function = "ANeuralNetworksModel_identifyInputsAndOutputs";
     if (int n = checkModifiable(function)) return n;
+    // A refused call leaves the model as it was, including an earlier declaration: the lifetimes
+    // it changed are put back (not a copy of every operand: a model may be declared many times).
+    std::vector<std::pair<uint32_t, OperandLifeTime>> changed;
     auto mark = [&](uint32_t count, const uint32_t* indexes, OperandLifeTime lifetime,
                     std::vector<uint32_t>* list) {
         std::vector<uint32_t> chosen;
@@ -250,17 +253,18 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
             }
             chosen.push_back(index);
         }
-        for (uint32_t index : chosen) model_.operands[index].lifetime = lifetime;
+        for (uint32_t index : chosen) {
+            changed.emplace_back(index, model_.operands[index].lifetime);
+            model_.operands[index].lifetime = lifetime;
+        }
         *list = std::move(chosen);
         return true;
     };
-    // A refused call leaves the model as it was, including an earlier declaration.
-    const auto savedOperands = model_.operands;
     const auto savedInputs = model_.inputIndexes;
     const auto savedOutputs = model_.outputIndexes;
     if (!mark(inputCount, inputs, OperandLifeTime::MODEL_INPUT, &model_.inputIndexes) ||
         !mark(outputCount, outputs, OperandLifeTime::MODEL_OUTPUT, &model_.outputIndexes)) {
-        model_.operands = savedOperands;
+        for (const auto& [index, lifetime] : changed) model_.operands[index].lifetime = lifetime;
         model_.inputIndexes = savedInputs;
         model_.outputIndexes = savedOutputs;
         return ANEURALNETWORKS_BAD_DATA;

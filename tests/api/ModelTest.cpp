@@ -592,6 +592,15 @@ TEST_F(IdentifyTest, RefusedSecondDeclarationKeepsTheFirst) {
     EXPECT_EQ(runTwoInputs(model(), {1, 2}, {3, 4}), (std::vector<float>{4, 6}));
 }
 
+// A declaration refused at its outputs leaves its inputs as they were (not inputs).
+TEST_F(IdentifyTest, RefusedAtOutputsReleasesItsInputs) {
+    EXPECT_EQ(identify({kInput0, kInput1}, {kOutput, 9}), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(identify({kInput1, kInput0}, {kInput0}), ANEURALNETWORKS_BAD_DATA);
+    ASSERT_EQ(identify({kInput0, kInput1}, {kOutput}), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model()), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(runTwoInputs(model(), {1, 2}, {3, 4}), (std::vector<float>{4, 6}));
+}
+
 // A second declaration that drops operands the first one declared leaves an inconsistent model,
 // whatever the second call answers.
 TEST_F(IdentifyTest, DeclarationDroppingEarlierOperandsFailsFinish) {

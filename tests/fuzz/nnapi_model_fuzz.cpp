@@ -1,13 +1,15 @@
 // libFuzzer target for model validation through the C API: the bytes (NnapiModelFormat.h) are a
 // stream of ANeuralNetworksModel calls, made as an application would make them, whatever they
-// say. A model that finishes is asked what each device supports, and, when the flags say so and
-// its tensors are small, compiled for nnapi-reference and run on inputs taken from the rest of
-// the bytes. Nothing may crash, hang, leak or read outside a buffer; refusals are expected.
+// say. A model that finishes is asked what each device supports, and, when the flags say so,
+// compiled for nnapi-reference and, when it is small (bytes and estimated work), run on inputs
+// taken from the rest of the bytes. Nothing may crash, hang, leak or read outside a buffer;
+// refusals are expected.
 // The same function backs nnapi_model_fuzz_replay (FuzzReplay.cpp).
 #include <android/NeuralNetworks.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -23,6 +25,11 @@ namespace {
 using nnemu::fuzz::FuzzModelReader;
 
 constexpr uint64_t kMaxRunBytes = uint64_t{256} << 10;  // inputs and outputs of a model we run
+// Estimated multiply-adds of a model we run (workOf): larger models are validated and compiled,
+// not run (running them held the campaigns at a few hundred executions a second). A replay under
+// the sanitizers can lift it: NNEMU_FUZZ_MAX_RUN_WORK=<count>.
+constexpr uint64_t kMaxRunWork = uint64_t{1} << 22;
+uint64_t maxRunWork = kMaxRunWork;
 constexpr uint64_t kMaxUnknownOutputBytes = 64 << 10;   // buffer for an output of unknown size
 constexpr uint32_t kMaxRank = 8;
 constexpr size_t kMaxValueBytes = size_t{1} << 20;      // larger values are passed as null
@@ -64,6 +71,33 @@ uint64_t bytesOf(int32_t type, const std::vector<uint32_t>& dims) {
     return bytes;
 }
 
+// What the harness passed to addOperation, for the calls that succeeded.
+struct OperationInfo {
+    int32_t type;
+    std::vector<uint32_t> inputs, outputs;
+};
+
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+    return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max() : a + b;
+}
+
+uint64_t saturatingMultiply(uint64_t a, uint64_t b) {
+    return b != 0 && a > std::numeric_limits<uint64_t>::max() / b ? std::numeric_limits<uint64_t>::max() : a * b;
+}
+
+bool isScalar(int32_t type) {
+    return type == ANEURALNETWORKS_FLOAT32 || type == ANEURALNETWORKS_INT32 || type == ANEURALNETWORKS_UINT32 ||
+           type == ANEURALNETWORKS_BOOL || type == ANEURALNETWORKS_FLOAT16;
+}
+
+// Elements of `dims`, 0 when a dimension (or the rank) is unknown.
+uint64_t elementsOf(int32_t type, const std::vector<uint32_t>& dims) {
+    if (dims.empty()) return isScalar(type) ? 1 : 0;
+    uint64_t elements = 1;
+    for (uint32_t d : dims) elements = saturatingMultiply(elements, d);
+    return elements;
+}
+
 struct Handles {
     ANeuralNetworksModel* model = nullptr;
     ANeuralNetworksCompilation* compilation = nullptr;
@@ -84,6 +118,7 @@ struct Builder {
     FuzzModelReader& in;
     Handles& handles;
     std::vector<OperandInfo> operands;
+    std::vector<OperationInfo> operations;
     std::vector<uint32_t> inputs, outputs;  // of the last identify call that succeeded
     std::deque<std::vector<uint8_t>> values;  // kept until finish: large values are referenced
     uint32_t operationCount = 0;
@@ -149,7 +184,10 @@ struct Builder {
         const std::vector<uint32_t> outs = indexes(in.byte() % 8);
         const int added = ANeuralNetworksModel_addOperation(handles.model, type, static_cast<uint32_t>(ins.size()),
                                                             ins.data(), static_cast<uint32_t>(outs.size()), outs.data());
-        if (added == ANEURALNETWORKS_NO_ERROR) ++operationCount;
+        if (added == ANEURALNETWORKS_NO_ERROR) {
+            ++operationCount;
+            operations.push_back({type, ins, outs});
+        }
     }
 
     void identify() {
@@ -207,6 +245,56 @@ const ANeuralNetworksDevice* deviceNamed(const std::string& wanted) {
     return nullptr;
 }
 
+// Elements of each operand in a run: the declared dims, the dims chosen for the model's inputs,
+// and for an operand of unknown size the largest known one (shape inference mostly keeps or
+// combines sizes).
+std::vector<uint64_t> runElements(const Builder& builder, const std::vector<std::vector<uint32_t>>& inputDims) {
+    std::vector<uint64_t> elements;
+    for (const OperandInfo& operand : builder.operands) elements.push_back(elementsOf(operand.type, operand.dims));
+    for (size_t i = 0; i < builder.inputs.size(); ++i) {
+        elements[builder.inputs[i]] = elementsOf(builder.operands[builder.inputs[i]].type, inputDims[i]);
+    }
+    uint64_t largest = 1;
+    for (uint64_t count : elements) largest = std::max(largest, count);
+    for (uint64_t& count : elements) count = count != 0 ? count : largest;
+    return elements;
+}
+
+// Multiply-adds of one operation, roughly: a convolution or fully connected layer does, for each
+// output (each input for a transposed one), one filter slice's worth; anything else a few per
+// element it reads or writes.
+uint64_t workOf(const OperationInfo& operation, const Builder& builder, const std::vector<uint64_t>& elements) {
+    uint64_t in = 0, out = 0, first = 0;
+    for (uint32_t index : operation.inputs) in = saturatingAdd(in, elements[index]);
+    for (uint32_t index : operation.outputs) out = std::max(out, elements[index]);
+    if (!operation.inputs.empty()) first = elements[operation.inputs[0]];
+    // Filter elements per output (per input) channel; the channel is filter dim `channelDim`.
+    auto slice = [&](size_t channelDim) -> uint64_t {
+        if (operation.inputs.size() < 2) return 1;
+        const uint32_t filter = operation.inputs[1];
+        const std::vector<uint32_t>& dims = builder.operands[filter].dims;
+        const uint32_t channels = dims.empty() ? 1 : std::max<uint32_t>(channelDim == 0 ? dims.front() : dims.back(), 1);
+        return std::max<uint64_t>(1, elements[filter] / channels);
+    };
+    switch (operation.type) {
+        case ANEURALNETWORKS_CONV_2D:
+        case ANEURALNETWORKS_GROUPED_CONV_2D:
+        case ANEURALNETWORKS_FULLY_CONNECTED: return saturatingMultiply(out, slice(0));
+        case ANEURALNETWORKS_DEPTHWISE_CONV_2D: return saturatingMultiply(out, slice(1));
+        case ANEURALNETWORKS_TRANSPOSE_CONV_2D: return saturatingMultiply(first, slice(1));
+        default: return saturatingAdd(in, out);
+    }
+}
+
+uint64_t modelWork(const Builder& builder, const std::vector<std::vector<uint32_t>>& inputDims) {
+    const std::vector<uint64_t> elements = runElements(builder, inputDims);
+    uint64_t work = 0;
+    for (const OperationInfo& operation : builder.operations) {
+        work = saturatingAdd(work, workOf(operation, builder, elements));
+    }
+    return work;
+}
+
 // Fills `buffer` from the input's remaining bytes, repeated (a fixed pattern when none are left).
 void fill(std::vector<uint8_t>& buffer, const uint8_t* data, size_t size) {
     for (size_t i = 0; i < buffer.size(); ++i) {
@@ -235,7 +323,7 @@ void execute(Builder& builder, uint8_t flags) {
         const bool known = !operand.dims.empty() && bytes != 0;
         total += known ? std::min<uint64_t>(bytes, kMaxRunBytes + 1) : kMaxUnknownOutputBytes;
     }
-    if (total > kMaxRunBytes) return;
+    if (total > kMaxRunBytes || modelWork(builder, inputDims) > maxRunWork) return;
     for (size_t i = 0; i < builder.inputs.size(); ++i) {
         const OperandInfo& operand = builder.operands[builder.inputs[i]];
         const ANeuralNetworksOperandType type{operand.type, static_cast<uint32_t>(inputDims[i].size()),
@@ -283,6 +371,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     // A device root of its own: nothing the runtime or drivers write lands in the user's.
     char pattern[] = "/tmp/nnapi-model-fuzz-XXXXXX";
     if (const char* root = mkdtemp(pattern)) setenv("NNEMU_ROOT", root, 1);
+    if (const char* work = getenv("NNEMU_FUZZ_MAX_RUN_WORK")) maxRunWork = std::strtoull(work, nullptr, 10);
     return 0;
 }
 
@@ -293,7 +382,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t flags = in.byte();
     Handles handles;
     if (ANeuralNetworksModel_create(&handles.model) != ANEURALNETWORKS_NO_ERROR) return 0;
-    Builder builder{in, handles, {}, {}, {}, {}, 0, false};
+    Builder builder{in, handles, {}, {}, {}, {}, {}, 0, false};
     builder.build();
     if (!builder.finished) return 0;
     // What each device would take: synap-npu's lowering rules judge the model too.
