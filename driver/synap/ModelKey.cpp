@@ -37,8 +37,7 @@ bool isConstant(hal::OperandLifeTime lifetime) {
 
 std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
     static constexpr char kFormat[] = "nnemu compiled network key 2";
-    // SHA-256 runs about 2.5 times faster than md5 on CPUs with SHA extensions.
-    cache::Digest digest(cache::DigestAlgorithm::SHA256);
+    cache::Digest digest(cache::DigestAlgorithm::MD5);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
     out.u32(compilerVersion);
@@ -74,14 +73,12 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
 std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
                                const std::vector<std::vector<uint32_t>>& inputDims) {
     if (modelDigest.empty()) return "";
-    cache::Digest digest(cache::DigestAlgorithm::SHA256);
+    cache::Digest digest(cache::DigestAlgorithm::MD5);
     CanonicalWriter out(digest);
     out.bytes(modelDigest.data(), modelDigest.size());
     out.u64(inputDims.size());
     for (const auto& dims : inputDims) out.u32s(dims);
-    std::vector<uint8_t> sum = digest.finish();
-    if (sum.size() > 16) sum.resize(16);  // 128 bits make the key
-    return cache::toHex(sum);
+    return cache::toHex(digest.finish());
 }
 
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,

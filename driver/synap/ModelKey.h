@@ -1,4 +1,4 @@
-// The SyNAP cache's key for a compiled network: SHA-256 (its first 128 bits) over a canonical serialization of what the
+// The SyNAP cache's key for a compiled network: md5 over a canonical serialization of what the
 // program is compiled from (operands with their constant bytes, operations, inputs and outputs),
 // the input shapes of the first inference and the compiler version. Where a constant lives
 // (operand values or a memory pool, at which offset) does not matter, so the same network built
