@@ -131,6 +131,18 @@ const std::vector<ModelInfo>& controlFlowInfos() {
     return list;
 }
 
+// Models with nodes NNAPI cannot express at feature level 29 (CpuPathModels.cpp): the tools run
+// those nodes on their CPU kernels.
+const std::vector<ModelInfo>& cpuPathInfos() {
+    static const std::vector<ModelInfo> list = {
+            {"deeplab_segmenter_float", "DeepLab-style segmenter 16x16: conv, RESIZE_BILINEAR (align_corners) to the input size, ARG_MAX to int64; float32", false},
+            {"deeplab_segmenter_quant", "deeplab_segmenter with uint8 per-tensor activations and weights", false},
+            {"pose_keypoints_float", "MoveNet-style pose head: heatmaps, ARG_MAX (int64), CAST, FLOOR_DIV/FLOOR_MOD, GATHER_ND; float32", false},
+            {"extreme_scales_quant", "uint8 conv, MUL by a gain of scale 1e-14 and ADD (scales NNAPI refuses, TFLite runs), conv", false},
+    };
+    return list;
+}
+
 }  // namespace
 
 const std::vector<ModelInfo>& modelCatalog() {
@@ -138,6 +150,7 @@ const std::vector<ModelInfo>& modelCatalog() {
         std::vector<ModelInfo> list;
         for (const Entry& entry : entries()) list.push_back(entry.info);
         for (const ModelInfo& info : controlFlowInfos()) list.push_back(info);
+        for (const ModelInfo& info : cpuPathInfos()) list.push_back(info);
         return list;
     }();
     return infos;
@@ -147,6 +160,12 @@ bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::st
     for (const ModelInfo& info : controlFlowInfos()) {
         if (info.name == name) {
             *bytes = writeGraphs(controlFlowGraphs(name), "nnemu_modelgen " + name);
+            return true;
+        }
+    }
+    for (const ModelInfo& info : cpuPathInfos()) {
+        if (info.name == name) {
+            *bytes = writeGraphs(cpuPathGraphs(name), "nnemu_modelgen " + name);
             return true;
         }
     }
