@@ -7,7 +7,7 @@
 //       (int64) -> CAST int32 -> FLOOR_DIV / FLOOR_MOD by 8 (row, column) -> CAST float ->
 //       CONCATENATION with the batch and keypoint columns -> CAST int32 -> GATHER_ND (scores [4]);
 //       row and column / 8 -> coordinates [4,2]. Outputs: scores, coordinates, heatmaps.
-//   extreme_scales_quant: uint8 image [1,8,8,4] -> conv 1x1 -> h [1,8,8,8] -> MUL by a gain of
+//   extreme_scales_quant: uint8 image [1,8,8,3] -> conv 1x1 -> h [1,8,8,8] -> MUL by a gain of
 //       scale 1e-14 (a degenerate range, as converters give tensors that stay near 0) -> tiny;
 //       ADD(h, tiny) -> conv 8x8 VALID -> RESHAPE -> scores [1,6]. Outputs: scores, h, tiny.
 // Weights come from fixed seeds; quantized models are uint8 per tensor (TF1 style).
@@ -176,7 +176,7 @@ std::vector<GraphSpec> poseKeypoints() {
 std::vector<GraphSpec> extremeScales() {
     Builder b{true, {}};
     b.g.name = "main";
-    const int32_t image = b.activation("image", {1, 8, 8, 4}, -2.0f, 2.0f);
+    const int32_t image = b.activation("image", {1, 8, 8, 3}, -2.0f, 2.0f);
     const int32_t h = b.conv("expand", image, b.activation("h", {1, 8, 8, 8}, -4.0f, 4.0f), 1, 1, fb::Padding_SAME,
                              fb::ActivationFunctionType_NONE, 0xe7a30001, 0.8f);
     // The gain: real values near 1e-12, scale 1e-14 (below what NNAPI accepts; TFLite takes it).
