@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ExecutionUnit.h"
 #include "NnapiGraph.h"
 #include "TensorBuffer.h"
 #include "nnemu/tflite/Model.h"
@@ -50,15 +51,16 @@ struct CompileTarget {
     std::string cacheDir;
 };
 
-class CompiledPartition {
+class CompiledPartition : public ExecutionUnit {
 public:
     static std::unique_ptr<CompiledPartition> compile(std::unique_ptr<PartitionModel> model, const CompileTarget& target,
                                                       std::string* error);
-    ~CompiledPartition();
+    ~CompiledPartition() override;
 
     const PartitionModel& model() const { return *model_; }
     // buffers[t]: the interpreter's NNAPI-layout buffer of TFLite tensor t.
-    bool run(std::vector<TensorBuffer>& buffers, std::string* error);
+    bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
+    uint32_t firstNode() const override { return model_->nodes().front(); }
 
     CompiledPartition(const CompiledPartition&) = delete;
     CompiledPartition& operator=(const CompiledPartition&) = delete;

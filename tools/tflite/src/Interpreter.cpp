@@ -2,10 +2,12 @@
 // accelerator takes (getSupportedOperationsForDevices), partitions like TFLite's delegate and
 // compiles each partition. CPU partitions run node by node on nnapi-reference, the stand-in for
 // TFLite's own CPU kernels, so each CPU node is timed on its own as TFLite's profiler shows it.
+// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead.
 #include "nnemu/tflite/Interpreter.h"
 
 #include <android/NeuralNetworks.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -17,6 +19,7 @@
 #include "Partitioning.h"
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
+#include "cpu/CpuKernelUnit.h"
 #include "nnemu/base/Log.h"
 
 namespace nnemu::tflite {
@@ -59,6 +62,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
     NnapiGraph& graph = *(interpreter->graph_ = std::make_unique<NnapiGraph>());
     graph.signedInt8 = nnapiHasSignedInt8();
+    graph.allowCpuKernels = true;
     if (!lowerModel(model, graph, error)) return nullptr;
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
@@ -71,9 +75,11 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         }
     }
     interpreter->runExternalKernel_ = options.runExternalKernel;
-    if (!external && !targets.accelerators.empty() && !model.nodes().empty()) {
-        std::vector<uint32_t> all(model.nodes().size());
-        for (uint32_t n = 0; n < all.size(); ++n) all[n] = n;
+    std::vector<uint32_t> all;   // the nodes with NNAPI operations
+    for (uint32_t n = 0; n < model.nodes().size(); ++n) {
+        if (!graph.cpuKernel[n]) all.push_back(n);
+    }
+    if (!external && !targets.accelerators.empty() && !all.empty()) {
         std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
         if (whole == nullptr) return nullptr;
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
@@ -134,8 +140,15 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
                 target.cacheToken = partitionToken(options.cacheToken, partition.kernelIndex, subset.nodes);
             }
         }
-        std::vector<std::unique_ptr<CompiledPartition>> compiled;
+        std::vector<std::unique_ptr<ExecutionUnit>> compiled;
         for (const std::vector<uint32_t>& unit : units) {
+            if (graph.cpuKernel[unit.front()]) {
+                std::unique_ptr<CpuKernelUnit> part =
+                        CpuKernelUnit::create(model.subgraphs()[0], model.nodes()[unit.front()], !graph.signedInt8, error);
+                if (part == nullptr) return nullptr;
+                compiled.push_back(std::move(part));
+                continue;
+            }
             std::unique_ptr<PartitionModel> partitionModel = PartitionModel::build(model, graph, unit, error);
             if (partitionModel == nullptr) return nullptr;
             std::string message;
@@ -153,7 +166,8 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     }
     NN_LOG(INFO) << "nnemu tflite: " << interpreter->delegatedNodeCount() << " of " << model.nodes().size()
                  << " node(s) delegated in " << interpreter->delegateKernelCount() << " kernel(s), "
-                 << interpreter->partitions_.size() << " partition(s), int8 as "
+                 << interpreter->partitions_.size() << " partition(s), "
+                 << std::count(graph.cpuKernel.begin(), graph.cpuKernel.end(), true) << " on the tools' CPU kernels, int8 as "
                  << (graph.signedInt8 ? "TENSOR_QUANT8_ASYMM_SIGNED" : "TENSOR_QUANT8_ASYMM + 128");
 
     // Tensor buffers: NNAPI layout inside, TFLite layout for the caller's inputs and outputs.
@@ -234,18 +248,17 @@ bool Interpreter::invoke(std::string* error) {
                 return false;
             }
         }
-        for (const std::unique_ptr<CompiledPartition>& part : compiled_[p]) {
+        for (const std::unique_ptr<ExecutionUnit>& part : compiled_[p]) {
             const auto unitStart = std::chrono::steady_clock::now();
             if (!part->run(tensorData_, error)) {
                 const Partition& partition = partitions_[p];
                 *error = (partition.delegated ? "delegate kernel " + std::to_string(partition.kernelIndex)
-                                              : "operator " + model_.nodes()[part->model().nodes().front()].opName +
-                                                        " at node " +
-                                                        std::to_string(part->model().nodes().front())) +
+                                              : "operator " + model_.nodes()[part->firstNode()].opName +
+                                                        " at node " + std::to_string(part->firstNode())) +
                          ": " + *error;
                 return false;
             }
-            if (!partitions_[p].delegated) nodeTimesUs_[part->model().nodes().front()] = microsecondsSince(unitStart);
+            if (!partitions_[p].delegated) nodeTimesUs_[part->firstNode()] = microsecondsSince(unitStart);
         }
         partitionTimesUs_[p] = microsecondsSince(start);
     }

@@ -1,5 +1,6 @@
 // The table of lowerings (every operator family adds its own) and the lowering of a whole model.
 #include "Lowering.h"
+#include "cpu/CpuKernel.h"
 
 namespace nnemu::tflite {
 
@@ -69,6 +70,7 @@ void startGraph(const Subgraph& subgraph, NnapiGraph& graph) {
     graph.tensorOperand.assign(subgraph.tensors.size(), -1);
     graph.nodeOperations.assign(subgraph.nodes.size(), {});
     graph.cpuOnly.assign(subgraph.nodes.size(), false);
+    graph.cpuKernel.assign(subgraph.nodes.size(), false);
 }
 
 void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
@@ -79,6 +81,32 @@ void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
             if (tensor >= 0) graph.tensorReaders[tensor].push_back(operation.node);
         }
     }
+    // CPU-kernel nodes read tensors too: a partition must hand them what they need.
+    for (const Node& node : subgraph.nodes) {
+        if (!graph.cpuKernel[node.index]) continue;
+        for (int32_t tensor : node.inputs) {
+            if (tensor >= 0) graph.tensorReaders[tensor].push_back(node.index);
+        }
+    }
+}
+
+// A node that has no NNAPI form runs on the tools' CPU kernel when it has one that accepts it;
+// its operations (if any were added) go. Otherwise the lowering's reason, and the kernel's.
+bool lowerOrKeepForCpuKernel(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
+                             std::string* error) {
+    const size_t operationsBefore = graph.operations.size();
+    if (lowerNode(model, subgraph, node, graph, error)) return true;
+    if (!graph.allowCpuKernels) return false;
+    std::string why;
+    if (prepareCpuKernel(subgraph, node, &why) == nullptr) {
+        if (CpuKernelTable::get().find(node) != nullptr) *error += " (CPU kernel: " + why + ")";
+        return false;
+    }
+    graph.operations.resize(operationsBefore);
+    graph.nodeOperations[node.index].clear();
+    graph.cpuKernel[node.index] = true;
+    graph.cpuOnly[node.index] = true;
+    return true;
 }
 
 }  // namespace
@@ -87,7 +115,7 @@ bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::s
     const Subgraph& subgraph = model.subgraphs()[index];
     startGraph(subgraph, graph);
     for (const Node& node : subgraph.nodes) {
-        if (!lowerNode(model, subgraph, node, graph, error)) return false;
+        if (!lowerOrKeepForCpuKernel(model, subgraph, node, graph, error)) return false;
     }
     findReaders(subgraph, graph);
     return true;

@@ -59,6 +59,10 @@ struct NnapiGraph {
     // Per TFLite node: TFLite's NNAPI delegate would leave it to TFLite's CPU kernels (custom
     // operators, forms it does not map), so it never joins a delegated partition.
     std::vector<bool> cpuOnly;
+    // Main graph of the interpreter only: a node NNAPI cannot express runs on the tools' own CPU
+    // kernel (src/cpu) when it has one; such nodes have no operations, cpuOnly and cpuKernel set.
+    bool allowCpuKernels = false;
+    std::vector<bool> cpuKernel;
     std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
     std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
     // The NNAPI models of the subgraphs IF and WHILE run, shared by the main graph and every

@@ -36,13 +36,14 @@ struct Partition {
     int32_t externalKernel = -1;          // >= 0: run by that external delegate kernel
 };
 
-class CompiledPartition;  // internal: one NNAPI model + compilation
+class ExecutionUnit;      // internal: one NNAPI model + compilation, or a node on a CPU kernel
 struct NnapiGraph;        // internal: the model lowered to NNAPI operands and operations
 class TensorBuffer;       // internal: a lazily zero-filled byte buffer
 
 class Interpreter {
 public:
-    // Maps the model to NNAPI (unsupported operator/option -> nullptr with "operator X at node N: reason"),
+    // Maps the model to NNAPI; a node NNAPI cannot express runs on the tools' CPU kernel when there is one
+    // (otherwise nullptr with "operator X at node N: reason"),
     // asks the chosen device(s) which operations they support (getSupportedOperationsForDevices), splits the
     // graph into partitions like the NNAPI delegate, compiles each partition as its own NNAPI model
     // (delegated: createForDevices(accelerator); CPU: createForDevices(nnapi-reference)), allocates tensors.
@@ -85,8 +86,9 @@ private:
     const Model& model_;
     std::unique_ptr<NnapiGraph> graph_;
     std::vector<Partition> partitions_;
-    // Per partition: one compiled NNAPI model (delegate kernel) or one per node (CPU).
-    std::vector<std::vector<std::unique_ptr<CompiledPartition>>> compiled_;
+    // Per partition: one compiled NNAPI model (delegate kernel) or one unit per node (CPU: an
+    // NNAPI model on nnapi-reference, or the tools' own CPU kernel).
+    std::vector<std::vector<std::unique_ptr<ExecutionUnit>>> compiled_;
     std::vector<std::string> deviceNames_;
     std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
     std::vector<TensorBuffer> inputData_, outputData_;   // the caller's side, TFLite layout

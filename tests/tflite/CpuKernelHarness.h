@@ -1,0 +1,73 @@
+// Runs a one-graph model built in a test through the interpreter in each mode (TFLite's CPU
+// path, the delegate on nnapi-reference, synap-npu when listed) and compares the outputs with
+// the test's own computation: for the tools' CPU kernels (tools/tflite/src/cpu).
+#pragma once
+
+#include <random>
+
+#include "GraphBuilder.h"
+#include "TestSupport.h"
+
+namespace nnemu::tflite::test {
+
+template <typename T>
+std::vector<T> valuesOf(const uint8_t* data, size_t count) {
+    std::vector<T> values(count);
+    if (count != 0) std::memcpy(values.data(), data, count * sizeof(T));
+    return values;
+}
+
+inline std::vector<RunMode> kernelRunModes() {
+    std::vector<RunMode> modes = runModes();
+    DelegateOptions npu;
+    npu.useNnapi = true;
+    npu.acceleratorName = "synap-npu";
+    modes.push_back({"synap_npu", npu});
+    return modes;
+}
+
+// Runs `model` in every mode with `inputs` (bytes per model input, TFLite layout) and checks each
+// output against `expected` (bytes per output). Modes whose accelerator is not listed are skipped.
+inline void expectOutputs(const Model& model, const std::vector<std::vector<uint8_t>>& inputs,
+                          const std::vector<std::vector<uint8_t>>& expected, bool expectCpuKernel = true) {
+    for (const RunMode& mode : kernelRunModes()) {
+        SCOPED_TRACE(mode.name);
+        std::string error;
+        std::unique_ptr<Interpreter> interpreter = Interpreter::create(model, mode.options, &error);
+        if (interpreter == nullptr && error.find("synap-npu") != std::string::npos) continue;   // not listed
+        ASSERT_NE(interpreter, nullptr) << error;
+        if (expectCpuKernel && mode.options.useNnapi) {
+            EXPECT_LT(interpreter->delegatedNodeCount(), model.nodes().size());
+        }
+        ASSERT_EQ(interpreter->inputCount(), inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
+            if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
+        }
+        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_EQ(interpreter->outputCount(), expected.size());
+        for (size_t o = 0; o < expected.size(); ++o) {
+            ASSERT_EQ(interpreter->outputTensor(o).byteSize(), expected[o].size());
+            const std::vector<uint8_t> got(interpreter->outputData(o), interpreter->outputData(o) + expected[o].size());
+            EXPECT_EQ(got, expected[o]) << "output " << o;
+        }
+    }
+}
+
+// Interpreter::create's error for a model (empty when it succeeds).
+inline std::string createError(const Model& model) {
+    std::string error;
+    std::unique_ptr<Interpreter> interpreter = Interpreter::create(model, DelegateOptions{}, &error);
+    return interpreter == nullptr ? error : std::string();
+}
+
+template <typename T>
+std::vector<T> randomValues(size_t count, double low, double high, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(low, high);
+    std::vector<T> values(count);
+    for (T& v : values) v = static_cast<T>(dist(rng));
+    return values;
+}
+
+}  // namespace nnemu::tflite::test

@@ -1,0 +1,72 @@
+// ARG_MAX and ARG_MIN: the index of the largest (smallest) value along one axis, the first one
+// on ties, as int32 or int64 (the output tensor's type). Stored values are compared: the
+// quantization scale is positive, so it keeps their order.
+#include "CpuKernel.h"
+
+namespace nnemu::tflite {
+namespace {
+
+// The axis when known, and the output shape it gives.
+bool argShape(const CpuKernelCall& call, bool* known, size_t* axis) {
+    if (!call.expectCounts(2, 2, 1)) return false;
+    const CpuOperand& input = call.in(0);
+    if (!call.expectType(input, {ElementType::FLOAT32, ElementType::UINT8, ElementType::INT8, ElementType::INT32,
+                                 ElementType::INT16, ElementType::INT64, ElementType::BOOL},
+                         "input")) {
+        return false;
+    }
+    if (!call.expectType(call.out(0), {ElementType::INT32, ElementType::INT64}, "output")) return false;
+    if (input.rank() == 0) return call.fail("input must have rank 1 or more");
+    std::vector<int64_t> axes;
+    if (!call.ints(1, &axes, known)) return false;
+    if (!*known) return true;
+    if (axes.size() != 1) return call.fail("the axis must be a single value");
+    if (!normalizeAxis(call, axes[0], input.rank(), axis)) return false;
+    std::vector<int32_t> shape = input.shape();
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(*axis));
+    return call.expectOutputShape(0, shape);
+}
+
+bool prepareArg(const CpuKernelCall& call) {
+    bool known = false;
+    size_t axis = 0;
+    return argShape(call, &known, &axis);
+}
+
+template <bool kMax>
+bool runArg(const CpuKernelCall& call) {
+    bool known = false;
+    size_t axis = 0;
+    if (!argShape(call, &known, &axis)) return false;
+    const CpuOperand& input = call.in(0);
+    const std::vector<int32_t>& shape = input.shape();
+    size_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
+    const auto length = static_cast<size_t>(shape[axis]);
+    for (size_t o = 0; o < outer; ++o) {
+        for (size_t i = 0; i < inner; ++i) {
+            const size_t base = o * length * inner + i;
+            size_t best = 0;
+            double bestValue = length > 0 ? numberAt(input, base) : 0.0;
+            for (size_t k = 1; k < length; ++k) {
+                const double value = numberAt(input, base + k * inner);
+                if (kMax ? value > bestValue : value < bestValue) {
+                    best = k;
+                    bestValue = value;
+                }
+            }
+            setIndex(call.out(0), o * inner + i, static_cast<int64_t>(best));
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void addArgMinMaxKernels(CpuKernelTable& table) {
+    table.add(fb::BuiltinOperator_ARG_MAX, {prepareArg, runArg<true>});
+    table.add(fb::BuiltinOperator_ARG_MIN, {prepareArg, runArg<false>});
+}
+
+}  // namespace nnemu::tflite

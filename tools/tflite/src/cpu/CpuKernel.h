@@ -1,0 +1,105 @@
+// The tools' own CPU kernels: TFLite builtins (or forms of them) NNAPI cannot express at the
+// runtime's feature level run here, between delegated partitions, the way TFLite's interpreter
+// runs its builtin kernels. One entry per builtin code, each family in its own file, listed in
+// CpuKernelTable.cpp. Kernels see TFLite's layout and values (int8 is true int8 here).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "nnemu/tflite/Model.h"
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::tflite {
+
+// One input or output of a node. Element access goes through memcpy: constants live in the
+// model file, with no alignment guarantee.
+struct CpuOperand {
+    const Tensor* tensor = nullptr;   // nullptr: an absent optional input
+    const uint8_t* data = nullptr;    // inputs: during prepare, constants only
+    uint8_t* out = nullptr;           // outputs, while running
+
+    bool present() const { return tensor != nullptr; }
+    bool known() const { return data != nullptr; }
+    ElementType type() const { return tensor->type; }
+    const std::vector<int32_t>& shape() const { return tensor->shape; }
+    size_t rank() const { return tensor->shape.size(); }
+    size_t count() const;
+    template <typename T>
+    T at(size_t i) const {
+        T value;
+        std::memcpy(&value, data + i * sizeof(T), sizeof(T));
+        return value;
+    }
+    template <typename T>
+    void set(size_t i, T value) const {
+        std::memcpy(out + i * sizeof(T), &value, sizeof(T));
+    }
+};
+
+// What a kernel gets: the node, its options, its operands. prepare() and run() share it.
+class CpuKernelCall {
+public:
+    CpuKernelCall(const Node& node, std::string* why) : node_(node), why_(why) {}
+
+    const Node& node() const { return node_; }
+    const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
+    std::vector<CpuOperand> inputs, outputs;
+    const CpuOperand& in(size_t i) const { return inputs[i]; }
+    const CpuOperand& out(size_t i) const { return outputs[i]; }
+
+    // Records the reason and returns false.
+    bool fail(const std::string& reason) const;
+    // Input/output counts; the first minInputs inputs must be present.
+    bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs) const;
+    // Input i's type is one of `types`.
+    bool expectType(const CpuOperand& operand, std::initializer_list<ElementType> types, const char* what) const;
+    // The output tensor declares `shape` (or as many values, in another shape).
+    bool expectOutputShape(size_t i, const std::vector<int32_t>& shape) const;
+    // An int32 or int64 input's values; false (after fail) for another type. Unknown data
+    // (non-constant during prepare) gives known == false and true.
+    bool ints(size_t i, std::vector<int64_t>* values, bool* known) const;
+
+private:
+    const Node& node_;
+    std::string* why_;
+};
+
+struct CpuKernel {
+    // Checks types and options, and, as far as the known data allows, that each output's declared
+    // shape is the computed one. Must reject malformed nodes cleanly.
+    bool (*prepare)(const CpuKernelCall& call) = nullptr;
+    // Computes the outputs; checks again what depends on non-constant inputs.
+    bool (*run)(const CpuKernelCall& call) = nullptr;
+};
+
+class CpuKernelTable {
+public:
+    void add(fb::BuiltinOperator code, CpuKernel kernel);
+    const CpuKernel* find(const Node& node) const;   // nullptr: no CPU kernel
+    static const CpuKernelTable& get();
+    std::vector<std::string> names() const;           // the covered builtins
+
+private:
+    std::vector<CpuKernel> kernels_;
+};
+
+// The kernel for `node` if it has one and its prepare() accepts the node (its constant data
+// bound); otherwise nullptr and the reason.
+const CpuKernel* prepareCpuKernel(const Subgraph& subgraph, const Node& node, std::string* why);
+
+size_t elementCount(const std::vector<int32_t>& shape);
+// Element i as a double (stored value, not dequantized): exact for every type but large int64.
+double numberAt(const CpuOperand& operand, size_t i);
+// Stores an integer-valued result in an INT32 or INT64 output.
+void setIndex(const CpuOperand& operand, size_t i, int64_t value);
+// A normalized axis in [0, rank); false (after fail) when out of range.
+bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t* normalized);
+std::string shapeText(const std::vector<int32_t>& shape);
+
+void addArgMinMaxKernels(CpuKernelTable& table);
+
+}  // namespace nnemu::tflite

@@ -1,0 +1,30 @@
+// A node the tools' CPU kernel runs inside the interpreter: binds the node's tensors to the
+// interpreter's buffers and gives the kernel TFLite's values (int8 unshifted below FL30).
+#pragma once
+
+#include <memory>
+
+#include "../ExecutionUnit.h"
+#include "CpuKernel.h"
+
+namespace nnemu::tflite {
+
+class CpuKernelUnit : public ExecutionUnit {
+public:
+    // shiftedInt8: int8 buffers hold value + 128 (uint8 NNAPI form, runtime below FL30).
+    static std::unique_ptr<CpuKernelUnit> create(const Subgraph& subgraph, const Node& node, bool shiftedInt8,
+                                                 std::string* error);
+    bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
+    uint32_t firstNode() const override { return node_.index; }
+
+private:
+    CpuKernelUnit(const Subgraph& subgraph, const Node& node) : subgraph_(subgraph), node_(node) {}
+
+    const Subgraph& subgraph_;
+    const Node& node_;
+    const CpuKernel* kernel_ = nullptr;
+    bool shiftedInt8_ = false;
+    std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
+};
+
+}  // namespace nnemu::tflite
