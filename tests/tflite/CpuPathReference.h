@@ -10,37 +10,30 @@
 #include <string>
 #include <vector>
 
+#include "DenseReference.h"
 #include "nnemu/tflite/Model.h"
 
 namespace nnemu::tflite::test {
 
-// Real values of float32, uint8 (dequantized), int32 and int64 tensors.
+// Real values of float32, uint8 (dequantized), int32 (times its scale when it has one: a
+// quantized bias) and int64 tensors.
 inline std::vector<double> numbersOf(const Tensor& t, const uint8_t* data) {
-    const size_t count = t.byteSize() / elementSize(t.type);
+    if (t.type != ElementType::INT32 && t.type != ElementType::INT64) {
+        const std::vector<float> real = realValues(t, data);
+        return {real.begin(), real.end()};
+    }
+    const size_t size = elementSize(t.type), count = t.byteSize() / size;
     std::vector<double> values(count);
     for (size_t i = 0; i < count; ++i) {
-        switch (t.type) {
-            case ElementType::FLOAT32: {
-                float v;
-                std::memcpy(&v, data + 4 * i, 4);
-                values[i] = v;
-                break;
-            }
-            case ElementType::UINT8: values[i] = t.scale * (static_cast<double>(data[i]) - t.zeroPoint); break;
-            case ElementType::INT32: {
-                int32_t v;
-                std::memcpy(&v, data + 4 * i, 4);
-                values[i] = t.scale > 0 ? t.scale * v : v;   // a quantized bias has a scale
-                break;
-            }
-            case ElementType::INT64: {
-                int64_t v;
-                std::memcpy(&v, data + 8 * i, 8);
-                values[i] = static_cast<double>(v);
-                break;
-            }
-            default: values[i] = NAN; break;
+        int64_t v = 0;
+        if (size == 4) {
+            int32_t v32;
+            std::memcpy(&v32, data + 4 * i, 4);
+            v = v32;
+        } else {
+            std::memcpy(&v, data + 8 * i, 8);
         }
+        values[i] = t.scale > 0 && size == 4 ? t.scale * static_cast<double>(v) : static_cast<double>(v);
     }
     return values;
 }
