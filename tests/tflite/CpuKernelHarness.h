@@ -27,9 +27,27 @@ inline std::vector<RunMode> kernelRunModes() {
 }
 
 // Runs `model` in every mode with `inputs` (bytes per model input, TFLite layout) and checks each
-// output against `expected` (bytes per output). Modes whose accelerator is not listed are skipped.
+// output against `expected` (bytes per output): exactly, or float32 within `tolerance` and
+// 8-bit values within 1 when tolerance > 0. Modes whose accelerator is not listed are skipped.
+// expectCpuKernel: some node must stay off the delegate (it runs on the tools' CPU kernel).
+inline void compareOutput(const Tensor& tensor, const uint8_t* got, const std::vector<uint8_t>& want, float tolerance) {
+    if (tolerance <= 0) {
+        EXPECT_EQ(std::vector<uint8_t>(got, got + want.size()), want);
+    } else if (tensor.type == ElementType::FLOAT32) {
+        const std::vector<float> a = valuesOf<float>(got, want.size() / 4), b = valuesOf<float>(want.data(), want.size() / 4);
+        for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tolerance) << "element " << i;
+    } else {
+        for (size_t i = 0; i < want.size(); ++i) {
+            const int a = tensor.type == ElementType::INT8 ? static_cast<int8_t>(got[i]) : got[i];
+            const int b = tensor.type == ElementType::INT8 ? static_cast<int8_t>(want[i]) : want[i];
+            EXPECT_NEAR(a, b, 1) << "element " << i;
+        }
+    }
+}
+
 inline void expectOutputs(const Model& model, const std::vector<std::vector<uint8_t>>& inputs,
-                          const std::vector<std::vector<uint8_t>>& expected, bool expectCpuKernel = true) {
+                          const std::vector<std::vector<uint8_t>>& expected, bool expectCpuKernel = true,
+                          float tolerance = 0) {
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
         std::string error;
@@ -48,8 +66,8 @@ inline void expectOutputs(const Model& model, const std::vector<std::vector<uint
         ASSERT_EQ(interpreter->outputCount(), expected.size());
         for (size_t o = 0; o < expected.size(); ++o) {
             ASSERT_EQ(interpreter->outputTensor(o).byteSize(), expected[o].size());
-            const std::vector<uint8_t> got(interpreter->outputData(o), interpreter->outputData(o) + expected[o].size());
-            EXPECT_EQ(got, expected[o]) << "output " << o;
+            SCOPED_TRACE("output " + std::to_string(o));
+            compareOutput(interpreter->outputTensor(o), interpreter->outputData(o), expected[o], tolerance);
         }
     }
 }

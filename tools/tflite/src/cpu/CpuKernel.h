@@ -101,5 +101,8 @@ bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t*
 std::string shapeText(const std::vector<int32_t>& shape);
 
 void addArgMinMaxKernels(CpuKernelTable& table);
+void addResizeKernels(CpuKernelTable& table);
+void addCastKernels(CpuKernelTable& table);
+void addGatherKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

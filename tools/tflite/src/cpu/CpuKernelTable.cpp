@@ -127,6 +127,9 @@ const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
         addArgMinMaxKernels(t);
+        addResizeKernels(t);
+        addCastKernels(t);
+        addGatherKernels(t);
         return t;
     }();
     return table;
