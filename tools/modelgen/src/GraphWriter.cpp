@@ -26,7 +26,7 @@ flatbuffers::Offset<void> optionsOf(flatbuffers::FlatBufferBuilder& b, const OpS
             return fb::CreateReducerOptions(b, op.keepDims).Union();
         case fb::BuiltinOperator_MAX_POOL_2D:
             *type = fb::BuiltinOptions_Pool2DOptions;
-            return fb::CreatePool2DOptions(b, fb::Padding_VALID, 1, 1, op.dims.at(1), op.dims.at(0)).Union();
+            return fb::CreatePool2DOptions(b, fb::Padding_VALID, op.stride, op.stride, op.dims.at(1), op.dims.at(0)).Union();
         case fb::BuiltinOperator_RESHAPE:
             *type = fb::BuiltinOptions_ReshapeOptions;
             return fb::CreateReshapeOptionsDirect(b, &op.dims).Union();

@@ -27,13 +27,13 @@ struct OpSpec {
     std::vector<int32_t> inputs, outputs;
     tflite::fb::ActivationFunctionType activation = tflite::fb::ActivationFunctionType_NONE;
     tflite::fb::Padding padding = tflite::fb::Padding_SAME;   // CONV_2D
-    int32_t stride = 1;                                        // CONV_2D (both directions)
+    int32_t stride = 1;                                        // CONV_2D, MAX_POOL_2D (both directions)
     bool keepDims = false;                                     // MEAN
     bool alignCorners = false;                                 // RESIZE_BILINEAR
     int32_t axis = 0;                                          // CONCATENATION
     tflite::fb::TensorType inType = tflite::fb::TensorType_FLOAT32;   // CAST
     tflite::fb::TensorType outType = tflite::fb::TensorType_INT32;    // ARG_MAX, CAST
-    std::vector<int32_t> dims;   // MAX_POOL_2D: filter {height, width} (VALID, stride 1); RESHAPE: new shape
+    std::vector<int32_t> dims;   // MAX_POOL_2D: filter {height, width} (VALID); RESHAPE: new shape
     int32_t subgraphA = -1, subgraphB = -1;   // WHILE: cond, body; IF: then, else
     std::string customName;                   // CUSTOM: the operator's name (no options)
 };
