@@ -104,5 +104,6 @@ void addArgMinMaxKernels(CpuKernelTable& table);
 void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
 void addGatherKernels(CpuKernelTable& table);
+void addBinaryKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -130,6 +130,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addResizeKernels(t);
         addCastKernels(t);
         addGatherKernels(t);
+        addBinaryKernels(t);
         return t;
     }();
     return table;
