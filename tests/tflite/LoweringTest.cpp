@@ -124,10 +124,12 @@ TEST(Lowering, RefusesHybridAndPerChannelFullyConnected) {
     }
 }
 
-TEST(Lowering, RefusesAlignCorners) {
+// align_corners runs on the tools' CPU kernel (tests/tflite/ResizeKernelTest.cpp); when that kernel
+// refuses the node too, both reasons are given.
+TEST(Lowering, RefusesAlignCornersWhenTheCpuKernelDoesToo) {
     GraphBuilder g;
     const int32_t in = g.tensor({1, 2, 2, 1}, fb::TensorType_FLOAT32);
-    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 4}));
+    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 5}));
     const int32_t out = g.tensor({1, 4, 4, 1}, fb::TensorType_FLOAT32);
     g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {in, size}, {out}, fb::BuiltinOptions_ResizeBilinearOptions,
          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateResizeBilinearOptions(b, true).Union(); });
@@ -136,7 +138,8 @@ TEST(Lowering, RefusesAlignCorners) {
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(createError(*model),
-              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29");
+              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29 "
+              "(CPU kernel: the size input does not match the output shape)");
 }
 
 // FULLY_CONNECTED with keep_num_dims: NNAPI's [batch, units] output reshaped to TFLite's.

@@ -44,6 +44,27 @@ std::vector<uint8_t> partitionToken(const std::string& token, uint32_t kernelInd
     return result;
 }
 
+// A node whose NNAPI form the runtime refuses (a type or parameter its feature level lacks, e.g.
+// a quantized REDUCE_SUM) runs on the tools' CPU kernel when it has one that accepts it.
+void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
+    for (const Node& node : model.nodes()) {
+        if (graph.cpuKernel[node.index] || CpuKernelTable::get().find(node) == nullptr) continue;
+        std::string why;
+        if (PartitionModel::build(model, graph, {node.index}, &why) != nullptr) continue;
+        if (prepareCpuKernel(model.subgraphs()[0], node, &why) == nullptr) continue;
+        NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
+                     << " runs on the tools' CPU kernel (NNAPI refused it)";
+        graph.nodeOperations[node.index].clear();
+        graph.cpuKernel[node.index] = true;
+        graph.cpuOnly[node.index] = true;
+        for (int32_t t : node.inputs) {
+            if (t < 0) continue;
+            std::vector<uint32_t>& readers = graph.tensorReaders[t];
+            if (std::find(readers.begin(), readers.end(), node.index) == readers.end()) readers.push_back(node.index);
+        }
+    }
+}
+
 }  // namespace
 
 Interpreter::Interpreter(const Model& model) : model_(model) {}
@@ -64,6 +85,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
     if (!lowerModel(model, graph, error)) return nullptr;
+    keepRefusedNodesOnCpuKernels(model, graph);
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
     // external delegate takes the place of the accelerator.

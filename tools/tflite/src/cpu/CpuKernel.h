@@ -105,5 +105,8 @@ void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
 void addGatherKernels(CpuKernelTable& table);
 void addBinaryKernels(CpuKernelTable& table);
+void addReduceKernels(CpuKernelTable& table);
+void addShapeKernels(CpuKernelTable& table);
+void addStridedSliceKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

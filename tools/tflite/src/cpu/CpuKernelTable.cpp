@@ -131,6 +131,9 @@ const CpuKernelTable& CpuKernelTable::get() {
         addCastKernels(t);
         addGatherKernels(t);
         addBinaryKernels(t);
+        addReduceKernels(t);
+        addShapeKernels(t);
+        addStridedSliceKernels(t);
         return t;
     }();
     return table;
