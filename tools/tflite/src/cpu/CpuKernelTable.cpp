@@ -126,6 +126,7 @@ std::vector<std::string> CpuKernelTable::names() const {
 const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
+        addQuantizedArithmeticKernels(t);
         addArgMinMaxKernels(t);
         addResizeKernels(t);
         addCastKernels(t);
