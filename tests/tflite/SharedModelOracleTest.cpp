@@ -190,27 +190,6 @@ TEST_P(SharedModelOracle, ModelInvokingErrorIsRejectedCleanly) {
     EXPECT_NE(error.find("Node number 0 (fake-op-double) failed to prepare."), std::string::npos) << error;
 }
 
-TEST_P(SharedModelOracle, TflmInt16IntegrationModelsAreRejected) {
-    const std::string root = modelsDir() + "/tflm_integration_tests/seanet";
-    size_t checked = 0;
-    for (const char* op : {"add", "conv"}) {
-        for (const auto& entry : std::filesystem::directory_iterator(root + "/" + op)) {
-            if (entry.path().extension() != ".tflite") continue;
-            std::unique_ptr<Model> model = loadModel(entry.path().string());
-            ASSERT_NE(model, nullptr) << entry.path();
-            std::string error;
-            EXPECT_EQ(Interpreter::create(*model, GetParam().options, &error), nullptr) << entry.path();
-            EXPECT_NE(error.find("int16 activations are not supported by NNAPI"), std::string::npos)
-                    << entry.path() << ": " << error;
-            EXPECT_NE(error.find(std::string(op) == "add" ? "operator ADD at node 0" : "operator CONV_2D at node 0"),
-                      std::string::npos)
-                    << error;
-            ++checked;
-        }
-    }
-    EXPECT_GE(checked, 30u);
-}
-
 // Cross-check against an independent engine (Arm NN CpuRef, expected/armnn_cpuref): same top
 // class and scores close. Not TFLite-exact kernels on either side, so a few LSB apart at the
 // peak, but a wrong layout, shift or quantization would be far off.

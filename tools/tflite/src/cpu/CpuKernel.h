@@ -100,8 +100,8 @@ void setIndex(const CpuOperand& operand, size_t i, int64_t value);
 bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t* normalized);
 std::string shapeText(const std::vector<int32_t>& shape);
 
-// ADD and MUL (QuantizedArithmetic.cpp, added by the s5-tfmodels helper for extreme scales).
-void addQuantizedArithmeticKernels(CpuKernelTable& table);
+// MUL (Mul.cpp, added by the s5-tfmodels helper for scales NNAPI refuses).
+void addMulKernels(CpuKernelTable& table);
 void addArgMinMaxKernels(CpuKernelTable& table);
 void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
@@ -110,5 +110,7 @@ void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
+void addAddKernels(CpuKernelTable& table);
+void addConvKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -126,7 +126,7 @@ std::vector<std::string> CpuKernelTable::names() const {
 const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
-        addQuantizedArithmeticKernels(t);
+        addMulKernels(t);
         addArgMinMaxKernels(t);
         addResizeKernels(t);
         addCastKernels(t);
@@ -135,6 +135,8 @@ const CpuKernelTable& CpuKernelTable::get() {
         addReduceKernels(t);
         addShapeKernels(t);
         addStridedSliceKernels(t);
+        addAddKernels(t);
+        addConvKernels(t);
         return t;
     }();
     return table;

@@ -1,0 +1,132 @@
+// CONV_2D with int16 activations and int8 weights (TFLite's 16x8 quantization), which NNAPI has
+// no type for: an int64 accumulator plus the int64 (or int32) bias, requantized per output
+// channel with TFLite's 64-bit multiply (multiplier rounded to 16 bits, one rounding shift).
+// NHWC input, OHWI filter, grouped when the filter has fewer input channels than the input.
+#include <algorithm>
+#include <limits>
+
+#include "CpuKernel.h"
+#include "nnemu/cpu/QuantMath.h"
+
+namespace nnemu::tflite {
+namespace {
+
+struct ConvGeometry {
+    int32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
+};
+
+int32_t outputSize(bool same, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
+    const int32_t effective = (filter - 1) * dilation + 1;
+    return same ? (in + stride - 1) / stride : (in - effective + stride) / stride;
+}
+
+int32_t padBefore(int32_t in, int32_t out, int32_t filter, int32_t stride, int32_t dilation) {
+    const int32_t total = (out - 1) * stride + (filter - 1) * dilation + 1 - in;
+    return std::max(total, 0) / 2;
+}
+
+bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
+    if (!call.expectCounts(2, 3, 1)) return false;
+    const CpuOperand &in = call.in(0), &filter = call.in(1);
+    if (in.type() != ElementType::INT16 || filter.type() != ElementType::INT8 || call.out(0).type() != ElementType::INT16) {
+        return call.fail("only int16 activations with int8 weights run on the CPU kernel");
+    }
+    if (in.rank() != 4 || filter.rank() != 4) return call.fail("input and filter must have rank 4");
+    if (in.tensor->zeroPoint != 0 || call.out(0).tensor->zeroPoint != 0) return call.fail("int16 zero points must be 0");
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
+    if (w[3] <= 0 || x[3] % w[3] != 0 || w[0] % (x[3] / w[3]) != 0) return call.fail("filter channels do not divide the input's");
+    if (filter.tensor->isPerChannel() && filter.tensor->channelScales.size() != static_cast<size_t>(w[0])) {
+        return call.fail("one filter scale per output channel expected");
+    }
+    if (!(in.tensor->scale > 0 && filter.tensor->scale > 0 && call.out(0).tensor->scale > 0)) {
+        return call.fail("quantized tensors need positive scales");
+    }
+    if (call.inputs.size() == 3 && call.in(2).present()) {
+        if (!call.expectType(call.in(2), {ElementType::INT64, ElementType::INT32}, "bias")) return false;
+        if (call.in(2).count() != static_cast<size_t>(w[0])) return call.fail("bias must have one value per output channel");
+    }
+    const fb::Conv2DOptions* o = call.op().builtin_options_as_Conv2DOptions();
+    if (o == nullptr) return call.fail("missing Conv2DOptions");
+    if (o->fused_activation_function() > fb::ActivationFunctionType_RELU6) return call.fail("fused activation is not supported");
+    *g = {o->stride_h(), o->stride_w(), o->dilation_h_factor(), o->dilation_w_factor(), 0, 0};
+    if (g->strideH < 1 || g->strideW < 1 || g->dilationH < 1 || g->dilationW < 1) return call.fail("strides and dilations must be positive");
+    const bool same = o->padding() == fb::Padding_SAME;
+    const int32_t outH = outputSize(same, x[1], w[1], g->strideH, g->dilationH);
+    const int32_t outW = outputSize(same, x[2], w[2], g->strideW, g->dilationW);
+    if (outH <= 0 || outW <= 0) return call.fail("the filter is larger than the input");
+    if (same) {
+        g->padTop = padBefore(x[1], outH, w[1], g->strideH, g->dilationH);
+        g->padLeft = padBefore(x[2], outW, w[2], g->strideW, g->dilationW);
+    }
+    return call.expectOutputShape(0, {x[0], outH, outW, w[0]});
+}
+
+bool prepareConv(const CpuKernelCall& call) {
+    ConvGeometry g;
+    return convGeometry(call, &g);
+}
+
+// TFLite's 64-bit requantization: the Q31 multiplier rounded to Q15, then one rounding shift.
+int32_t requantize64(int64_t acc, int32_t multiplier, int shift) {
+    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const int total = 15 - shift;
+    const int64_t rounded = acc * reduced + (int64_t{1} << (total - 1));
+    return static_cast<int32_t>(rounded >> total);
+}
+
+bool runConv(const CpuKernelCall& call) {
+    ConvGeometry g;
+    if (!convGeometry(call, &g)) return false;
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
+    const int32_t groupIn = w[3], groupOut = w[0] / (x[3] / w[3]);
+    std::vector<int32_t> multipliers(static_cast<size_t>(w[0]));
+    std::vector<int> shifts(multipliers.size());
+    for (size_t c = 0; c < multipliers.size(); ++c) {
+        const double filterScale = filter.tensor->isPerChannel() ? filter.tensor->channelScales[c] : filter.tensor->scale;
+        const double real = static_cast<double>(in.tensor->scale) * filterScale / out.tensor->scale;
+        cpu::quantizeMultiplier(real, &multipliers[c], &shifts[c]);
+        if (shifts[c] < -31 || shifts[c] > 7) return call.fail("requantization multiplier out of range");
+    }
+    const fb::Conv2DOptions* o = call.op().builtin_options_as_Conv2DOptions();
+    int32_t low, high;
+    cpu::quantizedActivationRange(static_cast<int32_t>(o->fused_activation_function()), out.tensor->scale, 0,
+                                  std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max(), &low, &high);
+    const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
+    size_t index = 0;
+    for (int32_t b = 0; b < y[0]; ++b) {
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                for (int32_t oc = 0; oc < y[3]; ++oc, ++index) {
+                    int64_t acc = 0;
+                    const int32_t firstIn = (oc / groupOut) * groupIn;
+                    for (int32_t ky = 0; ky < w[1]; ++ky) {
+                        const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+                        if (iy < 0 || iy >= x[1]) continue;
+                        for (int32_t kx = 0; kx < w[2]; ++kx) {
+                            const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                            if (ix < 0 || ix >= x[2]) continue;
+                            const size_t inBase = ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * x[3] + firstIn;
+                            const size_t wBase = ((static_cast<size_t>(oc) * w[1] + ky) * w[2] + kx) * w[3];
+                            for (int32_t ic = 0; ic < groupIn; ++ic) {
+                                acc += int64_t{in.at<int16_t>(inBase + ic)} * filter.at<int8_t>(wBase + ic);
+                            }
+                        }
+                    }
+                    if (hasBias) {
+                        acc += call.in(2).type() == ElementType::INT64 ? call.in(2).at<int64_t>(oc) : call.in(2).at<int32_t>(oc);
+                    }
+                    const int32_t result = requantize64(acc, multipliers[oc], shifts[oc]);
+                    out.set<int16_t>(index, static_cast<int16_t>(std::clamp(result, low, high)));
+                }
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void addConvKernels(CpuKernelTable& table) { table.add(fb::BuiltinOperator_CONV_2D, {prepareConv, runConv}); }
+
+}  // namespace nnemu::tflite
