@@ -19,21 +19,17 @@ fb::ActivationFunctionType activationOf(const CpuKernelCall& call) {
 }
 
 bool prepareMul(const CpuKernelCall& call) {
-    if (!call.expectCounts(2, 2, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8}, "input")) return false;
-    if (call.in(1).type() != call.in(0).type() || call.out(0).type() != call.in(0).type()) {
-        return call.fail("inputs and output must have the same type");
+    if (!call.expectCounts(2, 2, 1) || !call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8}, "input")) {
+        return false;
     }
-    if (activationOf(call) > fb::ActivationFunctionType_RELU6) return call.fail("unsupported fused activation");
     for (const CpuOperand* operand : {&call.in(0), &call.in(1), &call.out(0)}) {
+        if (operand->type() != call.in(0).type()) return call.fail("inputs and output must have the same type");
         const float scale = operand->tensor->scale;
         if (!(scale > 0) || scale > std::numeric_limits<float>::max()) return call.fail("quantized tensor without a valid scale");
     }
+    if (activationOf(call) > fb::ActivationFunctionType_RELU6) return call.fail("unsupported fused activation");
     std::vector<int32_t> shape;
-    if (!broadcastShape(call.in(0).shape(), call.in(1).shape(), &shape)) {
-        return call.fail("shapes " + shapeText(call.in(0).shape()) + " and " + shapeText(call.in(1).shape()) +
-                         " do not broadcast");
-    }
+    if (!broadcastShape(call.in(0).shape(), call.in(1).shape(), &shape)) return call.fail("shapes do not broadcast");
     return call.expectOutputShape(0, shape);
 }
 
