@@ -81,3 +81,23 @@ TEST(BinaryKernel, SquaredDifferenceFloatAndInt8) {
 
 }  // namespace
 }  // namespace nnemu::tflite::test
+
+namespace nnemu::tflite::test {
+namespace {
+
+// Scales NNAPI refuses (1e-13, 1e11) but TFLite takes: MUL runs on the tools' CPU kernel.
+TEST(ArithmeticKernel, MulWithExtremeButLegalScales) {
+    std::unique_ptr<Model> model = binaryModel(fb::BuiltinOperator_MUL, fb::TensorType_UINT8, {2, 3}, {3}, {2, 3},
+                                               {1e-13f, 1e11f, 0.05f}, {10, 3, 7});
+    ASSERT_NE(model, nullptr);
+    const std::vector<uint8_t> a = randomValues<uint8_t>(6, 0, 40, 61), b = randomValues<uint8_t>(3, 0, 40, 62);
+    std::vector<uint8_t> want;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double real = (a[i] - 10) * 1e-13 * ((b[i % 3] - 3) * 1e11);
+        want.push_back(static_cast<uint8_t>(std::clamp(std::lround(real / 0.05) + 7, 0L, 255L)));
+    }
+    expectOutputs(*model, {a, b}, {want}, true, 1);
+}
+
+}  // namespace
+}  // namespace nnemu::tflite::test

@@ -110,7 +110,7 @@ void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
-void addAddKernels(CpuKernelTable& table);
+void addArithmeticKernels(CpuKernelTable& table);
 void addConvKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -135,7 +135,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addReduceKernels(t);
         addShapeKernels(t);
         addStridedSliceKernels(t);
-        addAddKernels(t);
+        addArithmeticKernels(t);
         addConvKernels(t);
         return t;
     }();
