@@ -100,8 +100,6 @@ void setIndex(const CpuOperand& operand, size_t i, int64_t value);
 bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t* normalized);
 std::string shapeText(const std::vector<int32_t>& shape);
 
-// MUL (Mul.cpp, added by the s5-tfmodels helper for scales NNAPI refuses).
-void addMulKernels(CpuKernelTable& table);
 void addArgMinMaxKernels(CpuKernelTable& table);
 void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);

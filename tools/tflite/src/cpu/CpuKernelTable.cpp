@@ -126,7 +126,6 @@ std::vector<std::string> CpuKernelTable::names() const {
 const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
-        addMulKernels(t);
         addArgMinMaxKernels(t);
         addResizeKernels(t);
         addCastKernels(t);
