@@ -251,7 +251,9 @@ TEST(DetectionLowering, UnknownCustomOperatorIsNamed) {
     g.inputs = {in};
     g.outputs = {out};
     const LoweredGraph l = lowerGraph(g);
-    EXPECT_EQ(l.error, "operator MyCustomOp at node 0: unsupported custom operator (no NNAPI mapping)");
+    // TFLite's message for an unresolved custom operator, then the node that failed.
+    EXPECT_EQ(l.error, "Encountered unresolved custom op: MyCustomOp.\nSee instructions: "
+                       "https://www.tensorflow.org/lite/guide/ops_custom \nNode number 0 (MyCustomOp) failed to prepare.");
 }
 
 }  // namespace

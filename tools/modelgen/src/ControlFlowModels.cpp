@@ -8,8 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "Random.h"
-#include "nnemu/modelgen/GraphSpec.h"
+#include "SpecValues.h"
 
 namespace nnemu::modelgen {
 namespace {
@@ -19,13 +18,6 @@ namespace fb = tflite::fb;
 constexpr int32_t kSize = 16;
 constexpr int32_t kChannels = 3;
 constexpr int32_t kIterations = 3;
-
-template <typename T>
-std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
-    std::vector<uint8_t> bytes(values.size() * sizeof(T));
-    if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
 
 // The values of one flavour: float, or int8 with the given range for activations.
 struct Flavour {
@@ -57,19 +49,6 @@ struct Flavour {
         return t;
     }
 };
-
-TensorSpec intTensor(const std::string& name, std::vector<int32_t> shape, std::vector<int32_t> values = {}) {
-    TensorSpec t = tensorSpec(name, std::move(shape), fb::TensorType_INT32);
-    t.data = bytesOf(values);
-    return t;
-}
-
-std::vector<float> randomValues(uint64_t seed, size_t count, float low, float high) {
-    DeterministicRandom random(seed);
-    std::vector<float> values(count);
-    for (float& v : values) v = random.uniform(low, high);
-    return values;
-}
 
 // CONV_2D 3x3, stride 1, SAME, kChannels -> kChannels; returns the output tensor. int8: weights
 // symmetric per output channel, bias int32 at input x weight scale.

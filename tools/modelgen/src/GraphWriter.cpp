@@ -14,7 +14,7 @@ flatbuffers::Offset<void> optionsOf(flatbuffers::FlatBufferBuilder& b, const OpS
     switch (op.code) {
         case fb::BuiltinOperator_CONV_2D:
             *type = fb::BuiltinOptions_Conv2DOptions;
-            return fb::CreateConv2DOptions(b, op.padding, 1, 1, op.activation).Union();
+            return fb::CreateConv2DOptions(b, op.padding, op.stride, op.stride, op.activation).Union();
         case fb::BuiltinOperator_ADD:
             *type = fb::BuiltinOptions_AddOptions;
             return fb::CreateAddOptions(b, op.activation).Union();
@@ -26,7 +26,7 @@ flatbuffers::Offset<void> optionsOf(flatbuffers::FlatBufferBuilder& b, const OpS
             return fb::CreateReducerOptions(b, op.keepDims).Union();
         case fb::BuiltinOperator_MAX_POOL_2D:
             *type = fb::BuiltinOptions_Pool2DOptions;
-            return fb::CreatePool2DOptions(b, fb::Padding_VALID, 1, 1, op.dims.at(1), op.dims.at(0)).Union();
+            return fb::CreatePool2DOptions(b, fb::Padding_VALID, op.stride, op.stride, op.dims.at(1), op.dims.at(0)).Union();
         case fb::BuiltinOperator_RESHAPE:
             *type = fb::BuiltinOptions_ReshapeOptions;
             return fb::CreateReshapeOptionsDirect(b, &op.dims).Union();
@@ -39,6 +39,18 @@ flatbuffers::Offset<void> optionsOf(flatbuffers::FlatBufferBuilder& b, const OpS
         case fb::BuiltinOperator_WHILE:
             *type = fb::BuiltinOptions_WhileOptions;
             return fb::CreateWhileOptions(b, op.subgraphA, op.subgraphB).Union();
+        case fb::BuiltinOperator_RESIZE_BILINEAR:
+            *type = fb::BuiltinOptions_ResizeBilinearOptions;
+            return fb::CreateResizeBilinearOptions(b, op.alignCorners).Union();
+        case fb::BuiltinOperator_ARG_MAX:
+            *type = fb::BuiltinOptions_ArgMaxOptions;
+            return fb::CreateArgMaxOptions(b, op.outType).Union();
+        case fb::BuiltinOperator_CAST:
+            *type = fb::BuiltinOptions_CastOptions;
+            return fb::CreateCastOptions(b, op.inType, op.outType).Union();
+        case fb::BuiltinOperator_CONCATENATION:
+            *type = fb::BuiltinOptions_ConcatenationOptions;
+            return fb::CreateConcatenationOptions(b, op.axis, op.activation).Union();
         case fb::BuiltinOperator_IF:
             *type = fb::BuiltinOptions_IfOptions;
             return fb::CreateIfOptions(b, op.subgraphA, op.subgraphB).Union();
@@ -54,7 +66,7 @@ std::vector<uint8_t> writeGraphs(const std::vector<GraphSpec>& graphs, const std
     flatbuffers::FlatBufferBuilder b;
     std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b)};
     std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-    std::map<int32_t, uint32_t> codeIndex;
+    std::map<std::string, uint32_t> codeIndex;   // builtin code or custom name
     std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs;
     for (const GraphSpec& graph : graphs) {
         std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
@@ -75,14 +87,16 @@ std::vector<uint8_t> writeGraphs(const std::vector<GraphSpec>& graphs, const std
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const OpSpec& op : graph.ops) {
             const auto code = static_cast<int32_t>(op.code);
-            if (codeIndex.count(code) == 0) {
-                codeIndex[code] = static_cast<uint32_t>(codes.size());
-                codes.push_back(fb::CreateOperatorCodeDirect(b, static_cast<int8_t>(std::min(code, 127)), nullptr, 1,
-                                                             op.code));
+            const std::string key = op.customName.empty() ? std::to_string(code) : op.customName;
+            if (codeIndex.count(key) == 0) {
+                codeIndex[key] = static_cast<uint32_t>(codes.size());
+                codes.push_back(fb::CreateOperatorCodeDirect(b, static_cast<int8_t>(std::min(code, 127)),
+                                                             op.customName.empty() ? nullptr : op.customName.c_str(),
+                                                             1, op.code));
             }
             fb::BuiltinOptions type;
             const flatbuffers::Offset<void> options = optionsOf(b, op, &type);
-            ops.push_back(fb::CreateOperatorDirect(b, codeIndex[code], &op.inputs, &op.outputs, type, options));
+            ops.push_back(fb::CreateOperatorDirect(b, codeIndex[key], &op.inputs, &op.outputs, type, options));
         }
         subgraphs.push_back(
                 fb::CreateSubGraphDirect(b, &tensors, &graph.inputs, &graph.outputs, &ops, graph.name.c_str()));

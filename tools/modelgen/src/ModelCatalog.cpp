@@ -120,13 +120,24 @@ const std::vector<Entry>& entries() {
     return list;
 }
 
-// Models with subgraphs (ControlFlowModels.cpp): written from their GraphSpec descriptions.
-const std::vector<ModelInfo>& controlFlowInfos() {
-    static const std::vector<ModelInfo> list = {
-            {"while_conv_float", "WHILE loop (counter, 3 iterations): x = relu6(x + conv3x3(x)), then a global max pool; float32", false},
-            {"while_conv_int8", "while_conv with int8 activations and per-channel weights (one loop quantization)", false},
-            {"if_conv_float", "IF on mean(image) > 0: relu(conv3x3(x)) or x * gain, then a global max pool; float32", false},
-            {"if_conv_int8", "if_conv with int8 activations and per-channel weights", false},
+// Models written from their GraphSpec descriptions: with subgraphs (ControlFlowModels.cpp), and
+// with nodes NNAPI cannot express at feature level 29, which the tools run on their CPU kernels
+// (CpuPathModels.cpp).
+struct SpecModel {
+    ModelInfo info;
+    std::vector<GraphSpec> (*graphs)(const std::string& name);
+};
+
+const std::vector<SpecModel>& specModels() {
+    static const std::vector<SpecModel> list = {
+            {{"while_conv_float", "WHILE loop (counter, 3 iterations): x = relu6(x + conv3x3(x)), then a global max pool; float32", false}, controlFlowGraphs},
+            {{"while_conv_int8", "while_conv with int8 activations and per-channel weights (one loop quantization)", false}, controlFlowGraphs},
+            {{"if_conv_float", "IF on mean(image) > 0: relu(conv3x3(x)) or x * gain, then a global max pool; float32", false}, controlFlowGraphs},
+            {{"if_conv_int8", "if_conv with int8 activations and per-channel weights", false}, controlFlowGraphs},
+            {{"deeplab_segmenter_float", "DeepLab-style segmenter 16x16: conv, RESIZE_BILINEAR (align_corners) to the input size, ARG_MAX to int64; float32", false}, cpuPathGraphs},
+            {{"deeplab_segmenter_quant", "deeplab_segmenter with uint8 per-tensor activations and weights", false}, cpuPathGraphs},
+            {{"pose_keypoints_float", "MoveNet-style pose head: heatmaps, ARG_MAX (int64), CAST, FLOOR_DIV/FLOOR_MOD, GATHER_ND; float32", false}, cpuPathGraphs},
+            {{"extreme_scales_quant", "uint8 max pool, MUL by a gain of scale 1e-14 and ADD (scales NNAPI refuses, TFLite runs), max pool", false}, cpuPathGraphs},
     };
     return list;
 }
@@ -137,16 +148,16 @@ const std::vector<ModelInfo>& modelCatalog() {
     static const std::vector<ModelInfo> infos = [] {
         std::vector<ModelInfo> list;
         for (const Entry& entry : entries()) list.push_back(entry.info);
-        for (const ModelInfo& info : controlFlowInfos()) list.push_back(info);
+        for (const SpecModel& model : specModels()) list.push_back(model.info);
         return list;
     }();
     return infos;
 }
 
 bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
-    for (const ModelInfo& info : controlFlowInfos()) {
-        if (info.name == name) {
-            *bytes = writeGraphs(controlFlowGraphs(name), "nnemu_modelgen " + name);
+    for (const SpecModel& model : specModels()) {
+        if (model.info.name == name) {
+            *bytes = writeGraphs(model.graphs(name), "nnemu_modelgen " + name);
             return true;
         }
     }

@@ -53,11 +53,14 @@ bool lowerNode(const Model& model, const Subgraph& subgraph, const Node& node, N
                std::string* error) {
     NodeLowering lowering(model, subgraph, node, graph, error);
     const LoweringFunction lower = LoweringTable::get().find(node);
-    if (lower == nullptr) {
-        return lowering.fail(node.builtinCode == fb::BuiltinOperator_CUSTOM
-                                     ? "unsupported custom operator (no NNAPI mapping)"
-                                     : "unsupported operator (no NNAPI mapping)");
+    if (lower == nullptr && node.builtinCode == fb::BuiltinOperator_CUSTOM) {
+        // TFLite's words for a custom operator no kernel is registered for.
+        *error = "Encountered unresolved custom op: " + node.opName +
+                 ".\nSee instructions: https://www.tensorflow.org/lite/guide/ops_custom \nNode number " +
+                 std::to_string(node.index) + " (" + node.opName + ") failed to prepare.";
+        return false;
     }
+    if (lower == nullptr) return lowering.fail("unsupported operator (no NNAPI mapping)");
     if (!lower(lowering) || lowering.rejected()) return false;
     if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
     return true;

@@ -26,10 +26,16 @@ struct OpSpec {
     tflite::fb::BuiltinOperator code = tflite::fb::BuiltinOperator_ADD;
     std::vector<int32_t> inputs, outputs;
     tflite::fb::ActivationFunctionType activation = tflite::fb::ActivationFunctionType_NONE;
-    tflite::fb::Padding padding = tflite::fb::Padding_SAME;   // CONV_2D, stride 1
+    tflite::fb::Padding padding = tflite::fb::Padding_SAME;   // CONV_2D
+    int32_t stride = 1;                                        // CONV_2D, MAX_POOL_2D (both directions)
     bool keepDims = false;                                     // MEAN
-    std::vector<int32_t> dims;   // MAX_POOL_2D: filter {height, width} (VALID, stride 1); RESHAPE: new shape
+    bool alignCorners = false;                                 // RESIZE_BILINEAR
+    int32_t axis = 0;                                          // CONCATENATION
+    tflite::fb::TensorType inType = tflite::fb::TensorType_FLOAT32;   // CAST
+    tflite::fb::TensorType outType = tflite::fb::TensorType_INT32;    // ARG_MAX, CAST
+    std::vector<int32_t> dims;   // MAX_POOL_2D: filter {height, width} (VALID); RESHAPE: new shape
     int32_t subgraphA = -1, subgraphB = -1;   // WHILE: cond, body; IF: then, else
+    std::string customName;                   // CUSTOM: the operator's name (no options)
 };
 
 struct GraphSpec {
@@ -78,5 +84,10 @@ std::vector<uint8_t> writeGraphs(const std::vector<GraphSpec>& graphs, const std
 // The control-flow models of the catalog, as descriptions: "while_conv_float",
 // "while_conv_int8", "if_conv_float", "if_conv_int8". Empty for an unknown name.
 std::vector<GraphSpec> controlFlowGraphs(const std::string& name);
+
+// The models whose nodes TFLite's NNAPI delegate partly leaves to the CPU (CpuPathModels.cpp):
+// "deeplab_segmenter_float", "deeplab_segmenter_quant", "pose_keypoints_float",
+// "extreme_scales_quant". Empty for an unknown name.
+std::vector<GraphSpec> cpuPathGraphs(const std::string& name);
 
 }  // namespace nnemu::modelgen
