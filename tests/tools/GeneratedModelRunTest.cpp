@@ -106,6 +106,23 @@ TEST_F(GeneratedModelRun, CpuOperationInTheMiddle) {
     EXPECT_NE(strict.err.find("ERROR: Disallowed CPU fallback detected.\n"), std::string::npos) << strict.err;
 }
 
+TEST_F(GeneratedModelRun, WithoutADelegateEveryNodeIsItsOwnProfileRow) {
+    const std::string graph = generate("mixed_resize_nearest");
+    const ToolRun run = runTool(BENCHMARK_MODEL_PATH,
+                                {"--graph=" + graph, "--enable_op_profiling=true", "--num_runs=3", "--min_secs=0",
+                                 "--warmup_min_secs=0"},
+                                makeTempDir("root"));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    // Run order: nodes 0, 1 and 2, each by its op name and index, none joined with another.
+    const std::string rows = run.err.substr(run.err.find("Operator-wise Profiling Info for Regular Benchmark Runs:"));
+    const std::string field = "\t *[0-9]+\\.[0-9]{3}\t *[0-9]+\\.[0-9]{3}\t *[0-9]+\\.[0-9]{3}%\t *[0-9]+\\.[0-9]{3}%\t +0\\.000\t +1\t";
+    EXPECT_TRUE(std::regex_search(rows, std::regex("\\[Name\\]\n\t *[A-Z_0-9]+" + field + "\\[[^\n]*\\]:0\n"
+                                                   "\t *RESIZE_NEAREST_NEIGHBOR" + field + "\\[[^\n]*\\]:1\n"
+                                                   "\t *[A-Z_0-9]+" + field + "\\[[^\n]*\\]:2\n")))
+        << rows;
+    EXPECT_FALSE(std::regex_search(rows, std::regex("[A-Z_]\\+[A-Z_]"))) << rows;   // no joined op names
+}
+
 TEST_F(GeneratedModelRun, LabelImageOnGeneratedClassifiers) {
     SKIP_WITHOUT_SHARED_MODELS();   // for a picture and the labels
     for (const std::string name : {"mobilenet_v1_0.25_128_quant", "mobilenet_v1_0.25_128_float"}) {

@@ -390,21 +390,27 @@ std::string BenchmarkSession::partitionName(const tflite::Partition& partition) 
 void BenchmarkSession::recordRunProfile() {
     const auto& partitions = interpreter_->partitions();
     const auto& times = interpreter_->lastPartitionTimesUs();
+    const auto& nodeTimes = interpreter_->lastNodeTimesUs();
     int64_t totalUs = 0;
+    int64_t runOrder = 0;
+    const auto addRow = [&](const tflite::Partition& rowPartition, const std::string& type, uint64_t elapsed) {
+        const int64_t elapsedUs = static_cast<int64_t>(elapsed);
+        runProfile_.addNodeStats(partitionName(rowPartition), type, runOrder++, elapsedUs, 0);
+        totalUs += elapsedUs;
+    };
     for (size_t i = 0; i < partitions.size() && i < times.size(); ++i) {
         const tflite::Partition& partition = partitions[i];
-        std::string type = delegateKernelName();
-        if (!partition.delegated) {
-            // CPU nodes show their op name; a CPU partition of several nodes is timed as one.
-            type.clear();
-            for (uint32_t index : partition.nodes) {
-                const std::string& op = model_->nodes()[index].opName;
-                if (type.find(op) == std::string::npos) type += (type.empty() ? "" : "+") + op;
-            }
+        if (partition.delegated) {
+            addRow(partition, delegateKernelName(), times[i]);
+            continue;
         }
-        const int64_t elapsedUs = static_cast<int64_t>(times[i]);
-        runProfile_.addNodeStats(partitionName(partition), type, static_cast<int64_t>(i), elapsedUs, 0);
-        totalUs += elapsedUs;
+        // CPU nodes run one by one, each timed and shown under its op name as TFLite's profiler does.
+        for (uint32_t index : partition.nodes) {
+            tflite::Partition node;
+            node.nodes = {index};
+            node.kernelIndex = index;
+            addRow(node, model_->nodes()[index].opName, index < nodeTimes.size() ? nodeTimes[index] : 0);
+        }
     }
     runProfile_.addRunTotal(totalUs);
 }
