@@ -95,5 +95,21 @@ TEST(ResizeKernel, NearestAlignmentOptions) {
     }
 }
 
+// An empty image (a fuzzer found it) has no pixels to interpolate: refused when the model is
+// prepared, instead of reading before the start of the input.
+TEST(ResizeKernel, EmptyImageIsRefused) {
+    GB g;
+    const int32_t in = g.tensor({1, 0, 4, 2}, fb::TensorType_FLOAT32);
+    const int32_t out = g.tensor({1, 5, 7, 2}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {in}, {out}, fb::BuiltinOptions_ResizeBilinearOptions,
+         [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateResizeBilinearOptions(b, true, false).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    std::unique_ptr<Model> model = g.build();
+    ASSERT_NE(model, nullptr);
+    const std::string error = createError(*model);
+    EXPECT_NE(error.find("CPU kernel: input and output height and width must be positive"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace nnemu::tflite::test

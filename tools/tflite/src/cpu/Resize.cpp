@@ -35,6 +35,10 @@ bool prepareResize(const CpuKernelCall& call) {
     if (call.out(0).type() != input.type()) return call.fail("output type differs from the input's");
     if (input.rank() != 4 || call.out(0).rank() != 4) return call.fail("input and output must have rank 4");
     const std::vector<int32_t>& out = call.out(0).shape();
+    // Every output pixel reads input pixels: an empty image has none to read.
+    if (input.shape()[1] <= 0 || input.shape()[2] <= 0 || out[1] <= 0 || out[2] <= 0) {
+        return call.fail("input and output height and width must be positive");
+    }
     if (call.inputs.size() > 1 && call.in(1).present()) {
         std::vector<int64_t> size;
         bool known = false;
