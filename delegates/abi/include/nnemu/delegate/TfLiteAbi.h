@@ -3,10 +3,12 @@
 // Only what a delegate plugin and its host exchange is declared; every offset either side
 // relies on is checked below, so a layout change fails the build instead of a run.
 //
-// The layouts hold for TFLite 2.15+: TfLiteRegistration gained `async_kernel` (2.13) and
-// `inplace_operator` (2.14), and ReplaceNodeSubsetsWithDelegateKernels takes it by value, so a
-// host older than 2.14 passes a shorter struct. Fields appended by later versions (at the ends of
-// the structs) are not declared and never touched.
+// The layouts are TFLite 2.15's: TfLiteRegistration has `async_kernel` (2.13) and
+// `inplace_operator` (2.14), and the plugin passes it by value to
+// ReplaceNodeSubsetsWithDelegateKernels. Fields appended by later versions (at the ends of the
+// structs) are not declared and never touched. Per-channel scales are read only when their count
+// matches the quantized dimension (vx/ContextGraph.cpp), so a TfLiteFloatArray laid out otherwise
+// keeps those nodes on the host rather than being misread.
 #pragma once
 
 #include <stdbool.h>
