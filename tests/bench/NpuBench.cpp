@@ -95,14 +95,17 @@ Network* network(const std::string& name) {
     });
 }
 
-void SynapNpu(benchmark::State& state, const char* name) {
+// Inferences through one of the network's interpreters.
+void Invokes(benchmark::State& state, const char* name, std::unique_ptr<tflite::Interpreter> Network::*interpreter) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     for (auto _ : state) {
-        if (!net->npu->invoke(&error)) return state.SkipWithError(error.c_str());
+        if (!(net->*interpreter)->invoke(&error)) return state.SkipWithError(error.c_str());
     }
 }
+
+void SynapNpu(benchmark::State& state, const char* name) { Invokes(state, name, &Network::npu); }
 
 void DirectXnnpack(benchmark::State& state, const char* name) {
     Network* net = network(name);
@@ -176,14 +179,7 @@ void Threads(benchmark::State& state, const char* name, bool load) {
     state.counters["default_vs_one"] = oneUs > 0 ? defaultUs / oneUs : 0;
 }
 
-void Reference(benchmark::State& state, const char* name) {
-    Network* net = network(name);
-    if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
-    for (auto _ : state) {
-        if (!net->reference->invoke(&error)) return state.SkipWithError(error.c_str());
-    }
-}
+void Reference(benchmark::State& state, const char* name) { Invokes(state, name, &Network::reference); }
 
 // Reports, as counters, where the first synap-npu inference of the network went.
 void FirstInference(benchmark::State& state, const char* name) {
