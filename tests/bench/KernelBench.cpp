@@ -15,11 +15,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
 
+#include "BenchNetworks.h"
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
 #include "nnemu/modelgen/ModelCatalog.h"
@@ -33,9 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Side {
     std::unique_ptr<synap::NpuCore> core;
-    std::vector<std::vector<uint8_t>> inputs, outputs;
-    std::vector<const uint8_t*> in;
-    std::vector<uint8_t*> out;
+    bench::CoreBuffers buffers;
 };
 
 // One network's NPU programs (one per synap-npu partition), each loaded into two one-thread
@@ -63,49 +61,42 @@ bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profil
     side->core = synap::NpuCore::load(program, error, profiling, true);
     if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
     if (side->core == nullptr) return false;
-    for (size_t i = 0; i < side->core->inputCount(); ++i) side->inputs.emplace_back(side->core->inputBytes(i), 1);
-    for (size_t i = 0; i < side->core->outputCount(); ++i) side->outputs.emplace_back(side->core->outputBytes(i), 0);
-    for (auto& buffer : side->inputs) side->in.push_back(buffer.data());
-    for (auto& buffer : side->outputs) side->out.push_back(buffer.data());
-    return side->core->run(side->in, side->out, error);
+    side->buffers = bench::CoreBuffers(*side->core);
+    return side->core->run(side->buffers.in, side->buffers.out, error);
 }
 
-Network* network(const std::string& name) {
-    static std::map<std::string, std::unique_ptr<Network>> networks;
-    auto& slot = networks[name];
-    if (slot) return slot.get();
-    auto created = std::make_unique<Network>();
+bool setUp(const std::string& name, Network& created, std::string* error) {
     std::vector<uint8_t> bytes;
-    std::string error;
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "synap-npu";
     const size_t before = synap::livePreparedNetworks().size();
-    if (!modelBytes(name, &bytes, &error) || !(created->model = tflite::Model::fromBuffer(std::move(bytes), &error)) ||
-        !(created->npu = tflite::Interpreter::create(*created->model, options, &error)) ||
-        !created->npu->invoke(&error)) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
-        return nullptr;
+    if (!modelBytes(name, &bytes, error) || !(created.model = tflite::Model::fromBuffer(std::move(bytes), error)) ||
+        !(created.npu = tflite::Interpreter::create(*created.model, options, error)) || !created.npu->invoke(error)) {
+        return false;
     }
     const auto prepared = synap::livePreparedNetworks();
     for (size_t i = before; i < prepared.size(); ++i) {
         if (prepared[i]->core() == nullptr) continue;
         const std::span<const uint8_t> bytes = prepared[i]->core()->programBytes();
         const std::vector<uint8_t> program(bytes.begin(), bytes.end());
-        for (auto* sides : {&created->own, &created->xnnpack, &created->ownProfiled, &created->xnnpackProfiled}) {
+        for (auto* sides : {&created.own, &created.xnnpack, &created.ownProfiled, &created.xnnpackProfiled}) {
             sides->emplace_back();
         }
-        if (!loadSide(program, false, false, &created->own.back(), &error) ||
-            !loadSide(program, true, false, &created->xnnpack.back(), &error) ||
-            !loadSide(program, false, true, &created->ownProfiled.back(), &error) ||
-            !loadSide(program, true, true, &created->xnnpackProfiled.back(), &error)) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
-            return nullptr;
+        if (!loadSide(program, false, false, &created.own.back(), error) ||
+            !loadSide(program, true, false, &created.xnnpack.back(), error) ||
+            !loadSide(program, false, true, &created.ownProfiled.back(), error) ||
+            !loadSide(program, true, true, &created.xnnpackProfiled.back(), error)) {
+            return false;
         }
     }
-    if (created->own.empty()) return nullptr;
-    slot = std::move(created);
-    return slot.get();
+    return !created.own.empty();
+}
+
+Network* network(const std::string& name) {
+    return bench::networkOnce<Network>(name, [&](Network& created, std::string* error) {
+        return setUp(name, created, error);
+    });
 }
 
 constexpr int kBlock = 8;
@@ -121,7 +112,7 @@ void Compare(benchmark::State& state, const char* name) {
             const auto start = Clock::now();
             for (int i = 0; i < kBlock; ++i) {
                 for (Side& side : *sides) {
-                    if (!side.core->run(side.in, side.out, &error)) return state.SkipWithError(error.c_str());
+                    if (!side.core->run(side.buffers.in, side.buffers.out, &error)) return state.SkipWithError(error.c_str());
                 }
             }
             *total += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -139,7 +130,7 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
     for (Side& side : sides) {
         std::vector<uint32_t> best;
         for (int r = 0; r < runs; ++r) {
-            if (!side.core->run(side.in, side.out, error)) return false;
+            if (!side.core->run(side.buffers.in, side.buffers.out, error)) return false;
             const auto& profile = side.core->lastProfile();
             best.resize(profile.size(), UINT32_MAX);
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
