@@ -133,8 +133,9 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; with
+// NNEMU_BENCH_LAYER_DUMP set, each layer's quickest time on stderr too.
+bool bestLayerSum(std::vector<Side>& sides, int runs, const char* label, double* us, std::string* error) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
@@ -145,6 +146,11 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
+        if (std::getenv("NNEMU_BENCH_LAYER_DUMP") == nullptr) continue;
+        const auto& profile = side.core->lastProfile();
+        for (size_t i = 0; i < best.size(); ++i) {
+            std::fprintf(stderr, "%s %3zu %-4s %6u us  %s\n", label, i, profile[i].opType, best[i], profile[i].name.c_str());
+        }
     }
     return true;
 }
@@ -155,8 +161,8 @@ void Layers(benchmark::State& state, const char* name) {
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, "own", &ownUs, &error) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, "xnnpack", &xnnpackUs, &error)) {
             return state.SkipWithError(error.c_str());
         }
     }

@@ -1,0 +1,183 @@
+// The general convolution as im2col + quantized GEMM. int8 layers run on the GEMM's uint8 path:
+// activations and weights both flipped (+128), the input zero point with them and the filter
+// zero point 128, so that sum (a - za) w is unchanged and the GEMM needs no per-row term; the
+// kernels store the requantized values as bytes, whatever their sign. Padding positions hold the
+// (flipped) input zero point, so they add nothing, and so do the depth's padding bytes (weight =
+// filter zero point).
+#include "QuantConv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace nnemu::synap::kernels {
+namespace {
+
+// Bytes the word writes may pass a slice's rows by.
+constexpr size_t kSlack = 16;
+// Pixels per GEMM call: enough that preparing the GEMM costs little, few enough to stay in L1.
+constexpr size_t kPixelsPerChunk = 128;
+
+uint64_t repeated(uint8_t byte) { return 0x0101010101010101ull * byte; }
+
+// Writes dst[0, n) 8 bytes at a time and up to 7 bytes past dst + n: every write of a row goes
+// in ascending order, so a later write replaces what an earlier one spilled.
+inline void fillWords(uint8_t* dst, size_t n, uint64_t word) {
+    for (size_t i = 0; i < n; i += 8) std::memcpy(dst + i, &word, 8);
+}
+
+// dst[0, n) = src[0, n) ^ flip, reading up to 7 bytes past src + n where the input has them.
+inline void copyFlipped(uint8_t* dst, const uint8_t* src, size_t n, uint64_t flip, const uint8_t* lastWord) {
+    if (src + (n - 1) / 8 * 8 <= lastWord) {
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t word;
+            std::memcpy(&word, src + i, 8);
+            word ^= flip;
+            std::memcpy(dst + i, &word, 8);
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i] ^ static_cast<uint8_t>(flip);
+}
+
+// The GEMM row of output pixel ox of the row whose window rows start at `lines` (nullptr
+// where a window row is padding): the window's input values in (ky, kx, c) order, then the
+// depth's padding.
+void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const uint8_t* lastWord, size_t ox,
+                 uint8_t* dst) {
+    const QuantConvSpec& g = p.geometry;
+    const size_t cin = g.inChannels, segment = size_t{g.kernelWidth} * cin;
+    const uint64_t fill = repeated(p.fill), flip = repeated(p.flip);
+    const int64_t x0 = static_cast<int64_t>(ox * g.strideWidth) - g.padLeft;
+    const bool inside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.kernelWidth <= g.inWidth;
+    uint8_t* out = dst;
+    for (size_t ky = 0; ky < g.kernelHeight; ++ky, out += segment) {
+        if (lines[ky] == nullptr) {
+            fillWords(out, segment, fill);
+        } else if (inside) {
+            copyFlipped(out, lines[ky] + static_cast<size_t>(x0) * cin, segment, flip, lastWord);
+        } else {
+            for (size_t kx = 0; kx < g.kernelWidth; ++kx) {
+                const int64_t x = x0 + static_cast<int64_t>(kx * g.dilationWidth);
+                if (x < 0 || x >= g.inWidth) {
+                    fillWords(out + kx * cin, cin, fill);
+                } else {
+                    copyFlipped(out + kx * cin, lines[ky] + static_cast<size_t>(x) * cin, cin, flip, lastWord);
+                }
+            }
+        }
+    }
+    const size_t window = g.kernelHeight * segment;
+    if (p.depth > window) fillWords(dst + window, p.depth - window, fill);
+}
+
+using Bytes16 = uint8_t __attribute__((vector_size(16)));
+
+// Pixels [begin, end) whose window is inside the input and whose window rows are at most 16
+// bytes that can be read as 16: one 16-byte copy per window row.
+void unfoldInterior(const PackedQuantConv& p, const uint8_t* const* lines, size_t begin, size_t end, uint8_t* dst) {
+    const QuantConvSpec& g = p.geometry;
+    const size_t segment = size_t{g.kernelWidth} * g.inChannels, window = g.kernelHeight * segment;
+    Bytes16 flip, fill;
+    std::memset(&flip, p.flip, 16);
+    std::memset(&fill, p.fill, 16);
+    for (size_t ox = begin; ox < end; ++ox, dst += p.depth) {
+        const size_t offset = (ox * g.strideWidth - g.padLeft) * g.inChannels;
+        for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
+            Bytes16 bytes;
+            std::memcpy(&bytes, lines[ky] + offset, 16);
+            bytes ^= flip;
+            std::memcpy(dst + ky * segment, &bytes, 16);
+        }
+        std::memcpy(dst + window, &fill, 16);
+    }
+}
+
+constexpr size_t kMaxWindowRows = 16;
+
+// The GEMM rows of output row `row` (of batches * outHeight).
+void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* inputEnd, size_t row, uint8_t* dst) {
+    const QuantConvSpec& g = p.geometry;
+    const size_t b = row / g.outHeight, oy = row % g.outHeight, cin = g.inChannels;
+    const uint8_t* lines[kMaxWindowRows];
+    std::vector<const uint8_t*> manyLines(g.kernelHeight > kMaxWindowRows ? g.kernelHeight : 0);
+    const uint8_t** line = manyLines.empty() ? lines : manyLines.data();
+    bool allLines = true;
+    for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
+        const int64_t y = static_cast<int64_t>(oy * g.strideHeight + ky * g.dilationHeight) - g.padTop;
+        const bool inside = y >= 0 && y < g.inHeight;
+        line[ky] = inside ? input + ((b * g.inHeight + static_cast<size_t>(y)) * g.inWidth) * cin : nullptr;
+        allLines = allLines && inside;
+    }
+    // The interior: pixels whose window starts at or after column 0, ends inside the row and
+    // whose last 16-byte read stays inside the input.
+    size_t begin = g.outWidth, end = g.outWidth;
+    const size_t segment = size_t{g.kernelWidth} * cin;
+    if (allLines && g.dilationWidth == 1 && segment <= 16 && g.kernelWidth <= g.inWidth) {
+        begin = std::min<size_t>(g.outWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth);
+        const size_t lastStart = g.inWidth - g.kernelWidth;  // the last column a window may start at
+        const size_t lastRow = static_cast<size_t>(inputEnd - line[g.kernelHeight - 1]);  // bytes readable
+        const size_t readable = lastRow < 16 ? 0 : (lastRow - 16) / cin + 1;  // window starts that can read 16
+        const size_t limit = std::min(lastStart + 1, readable) + g.padLeft;   // x0 + padLeft < limit
+        end = std::clamp<size_t>((limit + g.strideWidth - 1) / g.strideWidth, begin, g.outWidth);
+    }
+    for (size_t ox = 0; ox < begin; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+    unfoldInterior(p, line, begin, end, dst + begin * p.depth);
+    for (size_t ox = end; ox < g.outWidth; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+}
+
+}  // namespace
+
+bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
+    const uint64_t window = uint64_t{s.kernelHeight} * s.kernelWidth * s.inChannels;
+    if (window == 0 || window > UINT32_MAX - 3 || s.channels == 0 || s.outWidth == 0 || s.weights == nullptr ||
+        s.strideHeight == 0 || s.strideWidth == 0 || s.dilationHeight == 0 || s.dilationWidth == 0) {
+        return false;
+    }
+    if (s.signedValues && s.filterZeroPoint != 0) return false;
+    const uint8_t flip = s.signedValues ? 0x80 : 0;
+    QuantGemmSpec gemm;
+    static_cast<QuantLayerSpec&>(gemm) = s;
+    gemm.signedValues = false;
+    gemm.inputZeroPoint = s.inputZeroPoint + flip;
+    gemm.filterZeroPoint = s.filterZeroPoint + flip;
+    gemm.depth = static_cast<uint32_t>((window + 3) / 4 * 4);
+    gemm.channels = s.channels;
+    std::vector<uint8_t> weights(size_t{gemm.channels} * gemm.depth, static_cast<uint8_t>(gemm.filterZeroPoint));
+    for (size_t c = 0; c < s.channels; ++c) {
+        for (size_t k = 0; k < window; ++k) weights[c * gemm.depth + k] = s.weights[c * window + k] ^ flip;
+    }
+    gemm.weights = weights.data();
+    if (!packQuantGemm(gemm, &packed->gemm)) return false;
+    packed->geometry = s;
+    packed->geometry.weights = nullptr;
+    packed->geometry.bias = nullptr;
+    packed->geometry.filterScales = {};
+    packed->depth = gemm.depth;
+    packed->flip = flip;
+    packed->fill = static_cast<uint8_t>(gemm.inputZeroPoint);
+    return true;
+}
+
+bool runQuantConvRows(Isa isa, const PackedQuantConv& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                      size_t rowEnd, QuantConvScratch* scratch) {
+    const QuantConvSpec& g = p.geometry;
+    const size_t width = g.outWidth;
+    const uint8_t* inputEnd = input + size_t{g.batches} * g.inHeight * g.inWidth * g.inChannels;
+    const size_t rowsPerChunk = std::max<size_t>(1, kPixelsPerChunk / width);
+    scratch->rows.resize(rowsPerChunk * width * p.depth + kSlack);
+    rowEnd = std::min(rowEnd, size_t{g.batches} * g.outHeight);
+    for (size_t row = rowBegin; row < rowEnd; row += rowsPerChunk) {
+        const size_t rows = std::min(rowsPerChunk, rowEnd - row);
+        for (size_t r = 0; r < rows; ++r) unfoldRow(p, input, inputEnd, row + r, scratch->rows.data() + r * width * p.depth);
+        QuantGemmJob job;
+        if (!prepareQuantGemm(isa, p.gemm, scratch->rows.data(), rows * width, output + row * width * g.channels,
+                              &scratch->gemm, &job)) {
+            return false;
+        }
+        runQuantGemmRows(job, 0, rows * width);
+    }
+    return true;
+}
+
+}  // namespace nnemu::synap::kernels
