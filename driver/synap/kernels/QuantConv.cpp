@@ -1,9 +1,11 @@
-// The general convolution as im2col + quantized GEMM. int8 layers run on the GEMM's uint8 path:
-// activations and weights both flipped (+128), the input zero point with them and the filter
-// zero point 128, so that sum (a - za) w is unchanged and the GEMM needs no per-row term; the
-// kernels store the requantized values as bytes, whatever their sign. Padding positions hold the
-// (flipped) input zero point, so they add nothing, and so do the depth's padding bytes (weight =
-// filter zero point).
+// The general convolution as im2col + quantized GEMM, always on the GEMM's uint8 path. int8
+// activations are flipped (+128) with their zero point. Weights are stored recentred, as
+// (w - zw) + 128 with filter zero point 128, wherever w - zw fits in int8 (always for int8
+// weights, whose zw is 0): sum (a - za)(w - zw) is unchanged and the GEMM needs no per-row term
+// (sum of the row's activations); other uint8 weights keep their zero point and the row terms.
+// The kernels store the requantized values as bytes, whatever their sign. Padding positions
+// hold the (flipped) input zero point, so they add nothing, and so do the depth's padding bytes
+// (weight = the GEMM's filter zero point).
 #include "QuantConv.h"
 
 #include <algorithm>
@@ -136,16 +138,23 @@ bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
     }
     if (s.signedValues && s.filterZeroPoint != 0) return false;
     const uint8_t flip = s.signedValues ? 0x80 : 0;
+    const uint8_t* end = s.weights + size_t{s.channels} * window;
+    const bool recentred = s.signedValues || std::all_of(s.weights, end, [&](uint8_t w) {
+        return w - s.filterZeroPoint >= -128 && w - s.filterZeroPoint <= 127;
+    });
     QuantGemmSpec gemm;
     static_cast<QuantLayerSpec&>(gemm) = s;
     gemm.signedValues = false;
     gemm.inputZeroPoint = s.inputZeroPoint + flip;
-    gemm.filterZeroPoint = s.filterZeroPoint + flip;
+    gemm.filterZeroPoint = recentred ? 128 : s.filterZeroPoint;
     gemm.depth = static_cast<uint32_t>((window + 3) / 4 * 4);
     gemm.channels = s.channels;
     std::vector<uint8_t> weights(size_t{gemm.channels} * gemm.depth, static_cast<uint8_t>(gemm.filterZeroPoint));
     for (size_t c = 0; c < s.channels; ++c) {
-        for (size_t k = 0; k < window; ++k) weights[c * gemm.depth + k] = s.weights[c * window + k] ^ flip;
+        for (size_t k = 0; k < window; ++k) {
+            const uint8_t w = s.weights[c * window + k];
+            weights[c * gemm.depth + k] = !recentred ? w : s.signedValues ? w ^ 0x80 : w - s.filterZeroPoint + 128;
+        }
     }
     gemm.weights = weights.data();
     if (!packQuantGemm(gemm, &packed->gemm)) return false;
