@@ -217,9 +217,10 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     return state;
 }
 
-// A convolution with few input channels (the first layer of image networks): im2col + GEMM,
-// which measures faster than XNNPACK's there (BENCHMARKS.md). Any kernel size, stride, dilation.
-constexpr uint32_t kMaxUnfoldedInputChannels = 8;
+// A convolution with few input channels (the first layer of image networks, small detectors):
+// im2col + GEMM, measured as fast as XNNPACK's or faster from 3 to 64 input channels
+// (BENCHMARKS.md). Any kernel size, stride, dilation.
+constexpr uint32_t kMaxUnfoldedInputChannels = 64;
 
 std::unique_ptr<LayerState> ownUnfoldedConvolution(const npu::Program& program, const npu::Layer& layer) {
     const auto* p = layer.params_as_Conv2D();

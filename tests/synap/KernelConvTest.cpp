@@ -29,7 +29,7 @@ Case randomCase(std::mt19937& rng, Family family) {
         const uint32_t dilation[2] = {uniform(1, 3) == 1 ? uniform(1, 3) : 1, uniform(1, 3) == 1 ? uniform(1, 3) : 1};
         const uint32_t pad[4] = {uniform(0, 3), uniform(0, 3), uniform(0, 3), uniform(0, 3)};
         const uint32_t batches = uniform(1, 2), height = uniform(1, 24), width = uniform(1, 24);
-        const uint32_t inChannels = uniform(1, 4) == 1 ? uniform(9, 20) : uniform(1, 8), channels = uniform(1, 70);
+        const uint32_t inChannels = uniform(1, 4) == 1 ? uniform(9, 64) : uniform(1, 8), channels = uniform(1, 70);
         if (height + pad[2] + pad[3] < (kernel[0] - 1) * dilation[0] + 1 ||
             width + pad[0] + pad[1] < (kernel[1] - 1) * dilation[1] + 1) {
             continue;

@@ -75,8 +75,8 @@ void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const ui
 
 using Bytes16 = uint8_t __attribute__((vector_size(16)));
 
-// Pixels [begin, end) whose window is inside the input and whose window rows are at most 16
-// bytes that can be read as 16: one 16-byte copy per window row.
+// Pixels [begin, end) whose window is inside the input, its rows readable in whole 16-byte
+// pieces: 16-byte copies (a window row of the MobileNets' first layer is one).
 void unfoldInterior(const PackedQuantConv& p, const uint8_t* const* lines, size_t begin, size_t end, uint8_t* dst) {
     const QuantConvSpec& g = p.geometry;
     const size_t segment = size_t{g.kernelWidth} * g.inChannels, window = g.kernelHeight * segment;
@@ -86,10 +86,12 @@ void unfoldInterior(const PackedQuantConv& p, const uint8_t* const* lines, size_
     for (size_t ox = begin; ox < end; ++ox, dst += p.depth) {
         const size_t offset = (ox * g.strideWidth - g.padLeft) * g.inChannels;
         for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
-            Bytes16 bytes;
-            std::memcpy(&bytes, lines[ky] + offset, 16);
-            bytes ^= flip;
-            std::memcpy(dst + ky * segment, &bytes, 16);
+            for (size_t i = 0; i < segment; i += 16) {
+                Bytes16 bytes;
+                std::memcpy(&bytes, lines[ky] + offset + i, 16);
+                bytes ^= flip;
+                std::memcpy(dst + ky * segment + i, &bytes, 16);
+            }
         }
         std::memcpy(dst + window, &fill, 16);
     }
@@ -112,14 +114,15 @@ void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* in
         allLines = allLines && inside;
     }
     // The interior: pixels whose window starts at or after column 0, ends inside the row and
-    // whose last 16-byte read stays inside the input.
+    // whose last 16-byte piece stays inside the input.
     size_t begin = g.outWidth, end = g.outWidth;
     const size_t segment = size_t{g.kernelWidth} * cin;
-    if (allLines && g.dilationWidth == 1 && segment <= 16 && g.kernelWidth <= g.inWidth) {
+    const size_t pieces = (segment + 15) / 16 * 16;
+    if (allLines && g.dilationWidth == 1 && g.kernelWidth <= g.inWidth) {
         begin = std::min<size_t>(g.outWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth);
         const size_t lastStart = g.inWidth - g.kernelWidth;  // the last column a window may start at
         const size_t lastRow = static_cast<size_t>(inputEnd - line[g.kernelHeight - 1]);  // bytes readable
-        const size_t readable = lastRow < 16 ? 0 : (lastRow - 16) / cin + 1;  // window starts that can read 16
+        const size_t readable = lastRow < pieces ? 0 : (lastRow - pieces) / cin + 1;  // starts that can read them
         const size_t limit = std::min(lastStart + 1, readable) + g.padLeft;   // x0 + padLeft < limit
         end = std::clamp<size_t>((limit + g.strideWidth - 1) / g.strideWidth, begin, g.outWidth);
     }
