@@ -76,17 +76,20 @@ void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const ui
 using Bytes16 = uint8_t __attribute__((vector_size(16)));
 
 // Pixels [begin, end) whose window is inside the input, its rows readable in whole 16-byte
-// pieces: 16-byte copies (a window row of the MobileNets' first layer is one).
+// pieces: 16-byte copies.
+// `Pieces`: 16-byte pieces per window row, 0 for any number (1 for the MobileNets' first layer).
+template <size_t Pieces>
 void unfoldInterior(const PackedQuantConv& p, const uint8_t* const* lines, size_t begin, size_t end, uint8_t* dst) {
     const QuantConvSpec& g = p.geometry;
     const size_t segment = size_t{g.kernelWidth} * g.inChannels, window = g.kernelHeight * segment;
+    const size_t pieces = Pieces != 0 ? Pieces : (segment + 15) / 16;
     Bytes16 flip, fill;
     std::memset(&flip, p.flip, 16);
     std::memset(&fill, p.fill, 16);
     for (size_t ox = begin; ox < end; ++ox, dst += p.depth) {
         const size_t offset = (ox * g.strideWidth - g.padLeft) * g.inChannels;
         for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
-            for (size_t i = 0; i < segment; i += 16) {
+            for (size_t i = 0; i < pieces * 16; i += 16) {
                 Bytes16 bytes;
                 std::memcpy(&bytes, lines[ky] + offset + i, 16);
                 bytes ^= flip;
@@ -127,7 +130,11 @@ void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* in
         end = std::clamp<size_t>((limit + g.strideWidth - 1) / g.strideWidth, begin, g.outWidth);
     }
     for (size_t ox = 0; ox < begin; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
-    unfoldInterior(p, line, begin, end, dst + begin * p.depth);
+    if (segment <= 16) {
+        unfoldInterior<1>(p, line, begin, end, dst + begin * p.depth);
+    } else {
+        unfoldInterior<0>(p, line, begin, end, dst + begin * p.depth);
+    }
     for (size_t ox = end; ox < g.outWidth; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
 }
 
