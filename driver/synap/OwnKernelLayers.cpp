@@ -67,18 +67,20 @@ struct DepthwiseLayer : OwnLayer {
 };
 
 struct ConvLayer : OwnLayer {
-    static constexpr size_t kRowsPerSlice = 2;
     kernels::PackedQuantConv packed;
     kernels::Isa isa = kernels::Isa::Portable;
     std::vector<kernels::QuantConvScratch> scratch;  // one per slice
 
     bool run(const NativeLayer& layer) override {
         const size_t rows = size_t{packed.geometry.batches} * packed.geometry.outHeight;
-        scratch.resize((rows + kRowsPerSlice - 1) / kRowsPerSlice);
+        // A few slices per thread (each has its working memory), of at least 2 output rows.
+        const size_t slices = 4 * (layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool));
+        const size_t rowsPerSlice = std::max<size_t>(2, (rows + slices - 1) / slices);
+        scratch.resize((rows + rowsPerSlice - 1) / rowsPerSlice);
         std::atomic<bool> ok = true;
-        inSlices(layer.pool, rows, kRowsPerSlice, [&](size_t begin, size_t end) {
+        inSlices(layer.pool, rows, rowsPerSlice, [&](size_t begin, size_t end) {
             if (!kernels::runQuantConvRows(isa, packed, layer.inputs[0], layer.output, begin, end,
-                                           &scratch[begin / kRowsPerSlice])) {
+                                           &scratch[begin / rowsPerSlice])) {
                 ok = false;
             }
         });

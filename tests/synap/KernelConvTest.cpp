@@ -121,22 +121,33 @@ TEST_P(KernelConv, MatchesTheReferenceOnEveryIsa) {
 
 INSTANTIATE_TEST_SUITE_P(Families, KernelConv, ::testing::Values(Family::Uint8, Family::Int8, Family::Int8PerChannel));
 
-// The MobileNet first layer's shape (3x3 stride 2, SAME, 3 input channels), where the interior
-// copies run over whole rows.
-TEST(KernelConvShapes, MobileNetFirstLayer) {
+// Fixed shapes, whole: the MobileNet first layer's (3x3 stride 2, SAME, 3 input channels), where
+// the interior copies run over whole rows, and rows wider than one unfolding chunk.
+void checkShape(Case c, std::mt19937& rng) {
+    c.input = randomBytes(rng, size_t{c.batches} * c.height * c.width * c.inChannels);
+    c.weights = randomBytes(rng, size_t{c.channels} * c.kernel[0] * c.kernel[1] * c.inChannels);
+    const std::vector<uint8_t> expected = reference(c);
+    const PackedQuantConv p = packed(c);
+    for (Isa isa : supportedIsas()) {
+        std::vector<uint8_t> out(expected.size(), 0xCD);
+        QuantConvScratch scratch;
+        ASSERT_TRUE(runQuantConvRows(isa, p, c.input.data(), out.data(), 0, c.batches * c.outHeight(), &scratch));
+        ASSERT_EQ(out, expected) << isaName(isa) << ": " << c.height << "x" << c.width << "x" << c.inChannels;
+    }
+}
+
+TEST(KernelConvShapes, MobileNetFirstLayerAndWideRows) {
     std::mt19937 rng(97);
     for (Family family : {Family::Uint8, Family::Int8, Family::Int8PerChannel}) {
-        Case c{1, 32, 32, 3, 32, {3, 3}, {2, 2}, {1, 1}, {0, 1, 0, 1}, RandomQuant(rng, family, 32, 0, -2.0f, 3.5f), {}, {}};
-        c.input = randomBytes(rng, size_t{32} * 32 * 3);
-        c.weights = randomBytes(rng, size_t{32} * 27);
-        const std::vector<uint8_t> expected = reference(c);
-        const PackedQuantConv p = packed(c);
-        for (Isa isa : supportedIsas()) {
-            std::vector<uint8_t> out(expected.size(), 0xCD);
-            QuantConvScratch scratch;
-            ASSERT_TRUE(runQuantConvRows(isa, p, c.input.data(), out.data(), 0, c.outHeight(), &scratch));
-            ASSERT_EQ(out, expected) << isaName(isa);
-        }
+        checkShape({1, 32, 32, 3, 32, {3, 3}, {2, 2}, {1, 1}, {0, 1, 0, 1}, RandomQuant(rng, family, 32, 0, -2.0f, 3.5f),
+                    {}, {}},
+                   rng);
+        checkShape({2, 3, 300, 3, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, RandomQuant(rng, family, 16, 0, -2.0f, 3.5f),
+                    {}, {}},
+                   rng);
+        checkShape({1, 4, 261, 20, 24, {2, 3}, {1, 2}, {1, 1}, {0, 2, 0, 0}, RandomQuant(rng, family, 24, 0, -2.0f, 3.5f),
+                    {}, {}},
+                   rng);
     }
 }
 

@@ -102,8 +102,9 @@ void unfoldInterior(const PackedQuantConv& p, const uint8_t* const* lines, size_
 
 constexpr size_t kMaxWindowRows = 16;
 
-// The GEMM rows of output row `row` (of batches * outHeight).
-void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* inputEnd, size_t row, uint8_t* dst) {
+// The GEMM rows of pixels [xBegin, xEnd) of output row `row` (of batches * outHeight).
+void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* inputEnd, size_t row, size_t xBegin,
+               size_t xEnd, uint8_t* dst) {
     const QuantConvSpec& g = p.geometry;
     const size_t b = row / g.outHeight, oy = row % g.outHeight, cin = g.inChannels;
     const uint8_t* lines[kMaxWindowRows];
@@ -129,13 +130,16 @@ void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* in
         const size_t limit = std::min(lastStart + 1, readable) + g.padLeft;   // x0 + padLeft < limit
         end = std::clamp<size_t>((limit + g.strideWidth - 1) / g.strideWidth, begin, g.outWidth);
     }
-    for (size_t ox = 0; ox < begin; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+    begin = std::clamp(begin, xBegin, xEnd);
+    end = std::clamp(end, begin, xEnd);
+    dst -= xBegin * p.depth;  // indexed by ox from here
+    for (size_t ox = xBegin; ox < begin; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
     if (segment <= 16) {
         unfoldInterior<1>(p, line, begin, end, dst + begin * p.depth);
     } else {
         unfoldInterior<0>(p, line, begin, end, dst + begin * p.depth);
     }
-    for (size_t ox = end; ox < g.outWidth; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+    for (size_t ox = end; ox < xEnd; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
 }
 
 }  // namespace
@@ -183,18 +187,25 @@ bool runQuantConvRows(Isa isa, const PackedQuantConv& p, const uint8_t* input, u
     const QuantConvSpec& g = p.geometry;
     const size_t width = g.outWidth;
     const uint8_t* inputEnd = input + size_t{g.batches} * g.inHeight * g.inWidth * g.inChannels;
+    // A chunk is several whole output rows (contiguous in the output) or part of one wide row.
     const size_t rowsPerChunk = std::max<size_t>(1, kPixelsPerChunk / width);
-    scratch->rows.resize(rowsPerChunk * width * p.depth + kSlack);
+    const size_t span = std::min(width, kPixelsPerChunk);
+    scratch->rows.resize(rowsPerChunk * span * p.depth + kSlack);
     rowEnd = std::min(rowEnd, size_t{g.batches} * g.outHeight);
     for (size_t row = rowBegin; row < rowEnd; row += rowsPerChunk) {
         const size_t rows = std::min(rowsPerChunk, rowEnd - row);
-        for (size_t r = 0; r < rows; ++r) unfoldRow(p, input, inputEnd, row + r, scratch->rows.data() + r * width * p.depth);
-        QuantGemmJob job;
-        if (!prepareQuantGemm(isa, p.gemm, scratch->rows.data(), rows * width, output + row * width * g.channels,
-                              &scratch->gemm, &job)) {
-            return false;
+        for (size_t x = 0; x < width; x += span) {
+            const size_t xEnd = std::min(width, x + span), pixels = rows * (xEnd - x);
+            for (size_t r = 0; r < rows; ++r) {
+                unfoldRow(p, input, inputEnd, row + r, x, xEnd, scratch->rows.data() + r * (xEnd - x) * p.depth);
+            }
+            QuantGemmJob job;
+            if (!prepareQuantGemm(isa, p.gemm, scratch->rows.data(), pixels, output + (row * width + x) * g.channels,
+                                  &scratch->gemm, &job)) {
+                return false;
+            }
+            runQuantGemmRows(job, 0, pixels);
         }
-        runQuantGemmRows(job, 0, rows * width);
     }
     return true;
 }
