@@ -29,8 +29,8 @@ inline void fillWords(uint8_t* dst, size_t n, uint64_t word) {
 }
 
 // dst[0, n) = src[0, n) ^ flip, reading up to 7 bytes past src + n where the input has them.
-inline void copyFlipped(uint8_t* dst, const uint8_t* src, size_t n, uint64_t flip, const uint8_t* lastWord) {
-    if (src + (n - 1) / 8 * 8 <= lastWord) {
+inline void copyFlipped(uint8_t* dst, const uint8_t* src, size_t n, uint64_t flip, const uint8_t* inputEnd) {
+    if (static_cast<size_t>(inputEnd - src) >= (n + 7) / 8 * 8) {
         for (size_t i = 0; i < n; i += 8) {
             uint64_t word;
             std::memcpy(&word, src + i, 8);
@@ -45,7 +45,7 @@ inline void copyFlipped(uint8_t* dst, const uint8_t* src, size_t n, uint64_t fli
 // The GEMM row of output pixel ox of the row whose window rows start at `lines` (nullptr
 // where a window row is padding): the window's input values in (ky, kx, c) order, then the
 // depth's padding.
-void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const uint8_t* lastWord, size_t ox,
+void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const uint8_t* inputEnd, size_t ox,
                  uint8_t* dst) {
     const QuantConvSpec& g = p.geometry;
     const size_t cin = g.inChannels, segment = size_t{g.kernelWidth} * cin;
@@ -57,14 +57,14 @@ void unfoldPixel(const PackedQuantConv& p, const uint8_t* const* lines, const ui
         if (lines[ky] == nullptr) {
             fillWords(out, segment, fill);
         } else if (inside) {
-            copyFlipped(out, lines[ky] + static_cast<size_t>(x0) * cin, segment, flip, lastWord);
+            copyFlipped(out, lines[ky] + static_cast<size_t>(x0) * cin, segment, flip, inputEnd);
         } else {
             for (size_t kx = 0; kx < g.kernelWidth; ++kx) {
                 const int64_t x = x0 + static_cast<int64_t>(kx * g.dilationWidth);
                 if (x < 0 || x >= g.inWidth) {
                     fillWords(out + kx * cin, cin, fill);
                 } else {
-                    copyFlipped(out + kx * cin, lines[ky] + static_cast<size_t>(x) * cin, cin, flip, lastWord);
+                    copyFlipped(out + kx * cin, lines[ky] + static_cast<size_t>(x) * cin, cin, flip, inputEnd);
                 }
             }
         }
@@ -133,13 +133,13 @@ void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* in
     begin = std::clamp(begin, xBegin, xEnd);
     end = std::clamp(end, begin, xEnd);
     dst -= xBegin * p.depth;  // indexed by ox from here
-    for (size_t ox = xBegin; ox < begin; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+    for (size_t ox = xBegin; ox < begin; ++ox) unfoldPixel(p, line, inputEnd, ox, dst + ox * p.depth);
     if (segment <= 16) {
         unfoldInterior<1>(p, line, begin, end, dst + begin * p.depth);
     } else {
         unfoldInterior<0>(p, line, begin, end, dst + begin * p.depth);
     }
-    for (size_t ox = end; ox < xEnd; ++ox) unfoldPixel(p, line, inputEnd - 8, ox, dst + ox * p.depth);
+    for (size_t ox = end; ox < xEnd; ++ox) unfoldPixel(p, line, inputEnd, ox, dst + ox * p.depth);
 }
 
 }  // namespace
