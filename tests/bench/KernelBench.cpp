@@ -124,8 +124,9 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; with
+// NNEMU_BENCH_LAYER_DUMP set, each layer's quickest time on stderr too.
+bool bestLayerSum(std::vector<Side>& sides, int runs, const char* label, double* us, std::string* error) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
@@ -136,6 +137,11 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
+        if (std::getenv("NNEMU_BENCH_LAYER_DUMP") == nullptr) continue;
+        const auto& profile = side.core->lastProfile();
+        for (size_t i = 0; i < best.size(); ++i) {
+            std::fprintf(stderr, "%s %3zu %-4s %6u us  %s\n", label, i, profile[i].opType, best[i], profile[i].name.c_str());
+        }
     }
     return true;
 }
@@ -146,8 +152,8 @@ void Layers(benchmark::State& state, const char* name) {
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, "own", &ownUs, &error) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, "xnnpack", &xnnpackUs, &error)) {
             return state.SkipWithError(error.c_str());
         }
     }
@@ -159,7 +165,9 @@ void Layers(benchmark::State& state, const char* name) {
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
-        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float"};
+        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
+        // Full 3x3 convolutions with 8 to 64 input channels (the own unfolded convolution's range).
+        "conv_quant", "ssd_detector_raw_quant", "segmenter_logits_quant"};
 
 }  // namespace
 }  // namespace nnemu
