@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
@@ -59,9 +60,13 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
 
 bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
               std::string* error) {
+    // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    const std::string saved = choice != nullptr ? choice : "";
     if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
     side->core = synap::NpuCore::load(program, error, profiling, true);
-    if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
+    if (xnnpackOnly && choice != nullptr) setenv("NNEMU_NPU_KERNELS", saved.c_str(), 1);
+    if (xnnpackOnly && choice == nullptr) unsetenv("NNEMU_NPU_KERNELS");
     if (side->core == nullptr) return false;
     for (size_t i = 0; i < side->core->inputCount(); ++i) side->inputs.emplace_back(side->core->inputBytes(i), 1);
     for (size_t i = 0; i < side->core->outputCount(); ++i) side->outputs.emplace_back(side->core->outputBytes(i), 0);
@@ -133,8 +138,10 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
+// row (name, type, best µs) into `rows` if given.
+bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error,
+                  std::vector<std::pair<std::string, uint32_t>>* rows = nullptr) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
@@ -145,8 +152,22 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
+        const auto& profile = side.core->lastProfile();
+        for (size_t i = 0; rows != nullptr && i < profile.size(); ++i) {
+            rows->emplace_back(profile[i].name + " " + profile[i].opType, best[i]);
+        }
     }
     return true;
+}
+
+// NNEMU_BENCH_LAYER_ROWS=1: every layer's best time on both cores, side by side, on stderr.
+void printLayerRows(const char* name, const std::vector<std::pair<std::string, uint32_t>>& own,
+                    const std::vector<std::pair<std::string, uint32_t>>& xnnpack) {
+    if (std::getenv("NNEMU_BENCH_LAYER_ROWS") == nullptr) return;
+    for (size_t i = 0; i < own.size() && i < xnnpack.size(); ++i) {
+        std::fprintf(stderr, "%s\t%s\t%u\t%s\t%u\n", name, own[i].first.c_str(), own[i].second,
+                     xnnpack[i].first.c_str(), xnnpack[i].second);
+    }
 }
 
 void Layers(benchmark::State& state, const char* name) {
@@ -154,12 +175,14 @@ void Layers(benchmark::State& state, const char* name) {
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
+    std::vector<std::pair<std::string, uint32_t>> ownRows, xnnpackRows;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error, &ownRows) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error, &xnnpackRows)) {
             return state.SkipWithError(error.c_str());
         }
     }
+    printLayerRows(name, ownRows, xnnpackRows);
     state.counters["own_us"] = ownUs;
     state.counters["xnnpack_us"] = xnnpackUs;
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;

@@ -6,6 +6,70 @@
 #include <cstdlib>
 
 namespace nnemu::synap::kernels {
+namespace {
+
+// The weight (minus its zero point) of tap t, channel c.
+int32_t weightOf(const DepthwiseSpec& s, uint32_t t, uint32_t c) {
+    const uint8_t byte = s.weights[size_t{t} * s.channels + c];
+    return (s.signedValues ? static_cast<int8_t>(byte) : byte) - s.filterZeroPoint;
+}
+
+// Signed bytes whose sum is each weight: 1 set for int8 weights, up to 3 for uint8 ones.
+uint32_t weightSetsOf(const DepthwiseSpec& s) {
+    uint32_t sets = 1;
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        for (uint32_t t = 0; t < 9; ++t) {
+            const int32_t w = weightOf(s, t, c);
+            sets = std::max(sets, w >= -128 && w <= 127 ? 1u : (w >= -256 && w <= 254 ? 2u : 3u));
+        }
+    }
+    return sets;
+}
+
+// The VNNI kernel's folded layout (DepthwiseArgs.h), when no step of the requantization can
+// saturate and |accumulator + bias| < 2^30 leaves room for the output zero point in the nudges.
+void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
+    if (!p->requant.fast) return;
+    const size_t padded = p->requant.padded;
+    p->weightSets = weightSetsOf(s);
+    p->quadWeights.assign(padded / kGemmBlock * p->weightSets * 3 * 64, 0);
+    p->initial.assign(padded, 0);
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        int64_t sum = 0, largest = 0;
+        for (uint32_t t = 0; t < 9; ++t) {
+            int32_t rest = weightOf(s, t, c);
+            sum += rest;
+            largest = std::max<int64_t>(largest, std::abs(rest));
+            for (uint32_t set = 0; set < p->weightSets; ++set) {
+                const int32_t part = std::clamp(rest, -128, 127);
+                rest -= part;
+                const size_t block = c / kGemmBlock, kx = t % 3, ky = t / 3;
+                p->quadWeights[((block * p->weightSets + set) * 3 + kx) * 64 + c % kGemmBlock * 4 + ky] =
+                        static_cast<int8_t>(part);
+            }
+        }
+        // Unsigned activations enter as they are; int8 ones as x + 128.
+        const int64_t shift = s.signedValues ? 128 : 0;
+        const int64_t constant = int64_t{s.bias[c]} - (s.inputZeroPoint + shift) * sum;
+        if (9 * largest * largestActivation(s.signedValues, s.inputZeroPoint) + std::abs(int64_t{s.bias[c]}) >=
+            (int64_t{1} << 30)) {
+            return;
+        }
+        p->initial[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(constant)));
+    }
+    p->folded = p->requant.fastBlocks;
+    for (FastRequantBlock& block : p->folded) {
+        for (int parity = 0; parity < 2; ++parity) {
+            for (int lane = 0; lane < 8; ++lane) {
+                const int64_t zero = int64_t{s.outputZeroPoint} << block.shift[parity][lane];
+                block.positive[parity][lane] += zero;
+                block.negative[parity][lane] += zero;
+            }
+        }
+    }
+}
+
+}  // namespace
 
 bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     if (s.channels == 0 || s.weights == nullptr || s.bias == nullptr || !(s.outputScale > 0.0f) || s.low > s.high) {
@@ -35,6 +99,7 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
             return false;
         }
     }
+    packFolded(s, packed);
     // What runs needs the geometry and quantization alone: drop the caller's buffers.
     packed->spec.weights = nullptr;
     packed->spec.bias = nullptr;
@@ -64,6 +129,12 @@ void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8
     args.signedInput = s.signedValues;
     args.zeroRow = p.zeroRow.data();
     args.weights = p.weights.data();
+    if (!p.folded.empty()) {
+        args.quadWeights = p.quadWeights.data();
+        args.weightSets = p.weightSets;
+        args.initial = p.initial.data();
+        args.folded = p.folded.data();
+    }
     args.rowBegin = rowBegin;
     args.rowEnd = std::min<size_t>(rowEnd, size_t{s.batches} * s.outHeight);
     if (args.rowBegin >= args.rowEnd) return;

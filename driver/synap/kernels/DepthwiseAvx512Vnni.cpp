@@ -50,8 +50,114 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
     }
 }
 
-template <bool kSigned, bool kFast>
+// The folded kernel (DepthwiseArgs.h): per input column one "quad" vector holding, for each of
+// 16 channels, the bytes of input rows 0, 1, 2 (and a 0), so that vpdpbusd against a column of
+// weights sums 3 taps at once; each quad serves the outputs of up to 3 columns (stride 1).
+struct Folded {
+    __m512i initial, multiplier[2], positive[2], negative[2], shift[2];
+};
+
+Folded foldedOf(const DepthwiseArgs& a, size_t block) {
+    const FastRequantBlock& f = a.folded[block];
+    Folded q;
+    q.initial = _mm512_loadu_si512(a.initial + block * kGemmBlock);
+    for (int p = 0; p < 2; ++p) {
+        q.multiplier[p] = _mm512_loadu_si512(f.multiplier[p]);
+        q.positive[p] = _mm512_loadu_si512(f.positive[p]);
+        q.negative[p] = _mm512_loadu_si512(f.negative[p]);
+        q.shift[p] = _mm512_loadu_si512(f.shift[p]);
+    }
+    return q;
+}
+
+// The output values (zero point included, not clamped) of 16 accumulators.
+__m512i requantizeFolded(const Folded& q, __m512i x) {
+    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+    __m512i z[2];
+    for (int p = 0; p < 2; ++p) {
+        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
+        const __mmask8 negative = _mm512_cmplt_epi64_mask(t, threshold);
+        const __m512i nudge = _mm512_mask_blend_epi64(negative, q.positive[p], q.negative[p]);
+        z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
+    }
+    // The odd channels' low halves into the odd lanes.
+    return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
+}
+
+template <bool kSigned>
+__m512i quadOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, __mmask16 lanes) {
+    const __m512i a = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row0));
+    const __m512i b = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row1)), 8);
+    const __m512i c = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row2)), 16);
+    const __m512i quad = _mm512_ternarylogic_epi32(a, b, c, 0xFE);  // a | b | c
+    return kSigned ? _mm512_xor_si512(quad, _mm512_set1_epi32(0x808080)) : quad;
+}
+
+template <bool kSigned, int kSets, int kStride>
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+    const GemmArgs& q = a.requant;
+    const size_t channels = q.channels, first = block * kGemmBlock;
+    const size_t count = channels - first < kGemmBlock ? channels - first : kGemmBlock;
+    const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1);
+    __m512i w[kSets][3];
+    for (int s = 0; s < kSets; ++s) {
+        for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * kSets + s) * 3 + kx) * 64);
+    }
+    const Folded f = foldedOf(a, block);
+    const __m512i low = _mm512_set1_epi32(q.low), high = _mm512_set1_epi32(q.high);
+    const int64_t width = a.inWidth;
+    const __m512i pad = quadOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first, lanes);
+    const auto column = [&](int64_t ix) {
+        if (ix < 0 || ix >= width) return pad;
+        const size_t at = static_cast<size_t>(ix) * channels + first;
+        return quadOf<kSigned>(rows[0] + at, rows[1] + at, rows[2] + at, lanes);
+    };
+    int64_t left = -static_cast<int64_t>(a.padLeft);
+    __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
+    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
+        __m512i acc = f.initial;
+        for (int s = 0; s < kSets; ++s) {
+            acc = _mm512_dpbusd_epi32(acc, q0, w[s][0]);
+            acc = _mm512_dpbusd_epi32(acc, q1, w[s][1]);
+            acc = _mm512_dpbusd_epi32(acc, q2, w[s][2]);
+        }
+        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(requantizeFolded(f, acc), low), high);
+        _mm512_mask_cvtepi32_storeu_epi8(out, lanes, y);
+        left += kStride;
+        if (kStride == 1) {
+            q0 = q1;
+            q1 = q2;
+            q2 = column(left + 2);
+        } else {
+            q0 = q2;
+            q1 = column(left + 1);
+            q2 = column(left + 2);
+        }
+    }
+}
+
+template <bool kSigned, int kSets>
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+    a.stride == 1 ? foldedBlockRow<kSigned, kSets, 1>(a, rows, outRow, block)
+                  : foldedBlockRow<kSigned, kSets, 2>(a, rows, outRow, block);
+}
+
+using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
+
+BlockRow blockRowOf(const DepthwiseArgs& a) {
+    if (a.folded != nullptr) {
+        if (a.signedInput) return foldedBlockRow<true, 1>;
+        return a.weightSets == 1 ? foldedBlockRow<false, 1>
+                                 : (a.weightSets == 2 ? foldedBlockRow<false, 2> : foldedBlockRow<false, 3>);
+    }
+    const bool fast = a.requant.fastBlocks != nullptr;
+    if (a.signedInput) return fast ? blockRow<true, true> : blockRow<true, false>;
+    return fast ? blockRow<false, true> : blockRow<false, false>;
+}
+
 void rows(const DepthwiseArgs& a) {
+    const BlockRow blockRowFn = blockRowOf(a);
     const size_t blocks = (a.requant.channels + kGemmBlock - 1) / kGemmBlock;
     for (size_t row = a.rowBegin; row < a.rowEnd; ++row) {
         const size_t batch = row / a.outHeight, y = row % a.outHeight;
@@ -62,19 +168,12 @@ void rows(const DepthwiseArgs& a) {
                                     ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * a.requant.channels
                                     : a.zeroRow;
         }
-        for (size_t block = 0; block < blocks; ++block) blockRow<kSigned, kFast>(a, inputRows, row, block);
+        for (size_t block = 0; block < blocks; ++block) blockRowFn(a, inputRows, row, block);
     }
 }
 
 }  // namespace
 
-void depthwiseAvx512Vnni(const DepthwiseArgs& a) {
-    const bool fast = a.requant.fastBlocks != nullptr;
-    if (a.signedInput) {
-        fast ? rows<true, true>(a) : rows<true, false>(a);
-    } else {
-        fast ? rows<false, true>(a) : rows<false, false>(a);
-    }
-}
+void depthwiseAvx512Vnni(const DepthwiseArgs& a) { rows(a); }
 
 }  // namespace nnemu::synap::kernels
