@@ -26,6 +26,15 @@ uint32_t weightSetsOf(const DepthwiseSpec& s) {
     return sets;
 }
 
+// Where channel c's constants sit in the folded layout: in each whole group of 64 channels the
+// kernel's byte unpacks leave channel 64g + 16k + 4j + l in lane 4k + l of vector j, so slot
+// 64g + 16j + 4k + l; the channels after the last whole group keep their order.
+size_t slotOf(size_t c, size_t channels) {
+    if (c >= channels / kDepthwiseGroup * kDepthwiseGroup) return c;
+    const size_t group = c / kDepthwiseGroup, k = c % 64 / 16, j = c % 16 / 4, l = c % 4;
+    return group * kDepthwiseGroup + 16 * j + 4 * k + l;
+}
+
 // The VNNI kernel's folded layout (DepthwiseArgs.h), when no step of the requantization can
 // saturate and |accumulator + bias| < 2^30 leaves room for the output zero point in the nudges.
 void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
@@ -34,7 +43,9 @@ void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
     p->weightSets = weightSetsOf(s);
     p->quadWeights.assign(padded / kGemmBlock * p->weightSets * 3 * 64, 0);
     p->initial.assign(padded, 0);
+    RequantTable slotted(s.channels);  // the multipliers and shifts, in slot order
     for (uint32_t c = 0; c < s.channels; ++c) {
+        const size_t slot = slotOf(c, s.channels), block = slot / kGemmBlock;
         int64_t sum = 0, largest = 0;
         for (uint32_t t = 0; t < 9; ++t) {
             int32_t rest = weightOf(s, t, c);
@@ -43,21 +54,21 @@ void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
             for (uint32_t set = 0; set < p->weightSets; ++set) {
                 const int32_t part = std::clamp(rest, -128, 127);
                 rest -= part;
-                const size_t block = c / kGemmBlock, kx = t % 3, ky = t / 3;
-                p->quadWeights[((block * p->weightSets + set) * 3 + kx) * 64 + c % kGemmBlock * 4 + ky] =
+                p->quadWeights[((block * p->weightSets + set) * 3 + t % 3) * 64 + slot % kGemmBlock * 4 + t / 3] =
                         static_cast<int8_t>(part);
             }
         }
-        // Unsigned activations enter as they are; int8 ones as x + 128.
-        const int64_t shift = s.signedValues ? 128 : 0;
-        const int64_t constant = int64_t{s.bias[c]} - (s.inputZeroPoint + shift) * sum;
         if (9 * largest * largestActivation(s.signedValues, s.inputZeroPoint) + std::abs(int64_t{s.bias[c]}) >=
             (int64_t{1} << 30)) {
             return;
         }
-        p->initial[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(constant)));
+        // Unsigned activations enter as they are; int8 ones as x + 128.
+        const int64_t constant = int64_t{s.bias[c]} - (s.inputZeroPoint + (s.signedValues ? 128 : 0)) * sum;
+        p->initial[slot] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(constant)));
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        if (!slotted.set(static_cast<uint32_t>(slot), s.inputScale, filterScale, s.outputScale, 0, 0, 0)) return;
     }
-    p->folded = p->requant.fastBlocks;
+    p->folded = slotted.fastBlocks;
     for (FastRequantBlock& block : p->folded) {
         for (int parity = 0; parity < 2; ++parity) {
             for (int lane = 0; lane < 8; ++lane) {

@@ -5,6 +5,9 @@
 
 namespace nnemu::synap::kernels {
 
+// Channels the folded kernel takes at once: 64-byte loads of each input row.
+constexpr size_t kDepthwiseGroup = 64;
+
 // NHWC, depth multiplier 1, 3x3 filter, dilation 1. Taps outside the input read `zeroRow` (the
 // input zero point in every channel), which adds nothing once the column term is added.
 struct DepthwiseArgs {
@@ -17,11 +20,12 @@ struct DepthwiseArgs {
     // [channels / 16][9 taps][16 lanes]: weight - filter zero point, in each int32 lane's low 16 bits.
     const int32_t* weights;
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
-    // The VNNI kernel's layout where the folded requantization applies (else nullptr): per
-    // 16-channel block, `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed
-    // weights whose sum is w - filter zero point; per channel the accumulator's start (bias and
-    // every constant term); per block the folded requantization with the output zero point in
-    // its nudges. Activations enter vpdpbusd unsigned (int8 ones with their sign bit flipped).
+    // The VNNI kernel's layout where the folded requantization applies (else nullptr), in slot
+    // order (Depthwise.cpp slotOf: permuted within whole groups of 64 channels). Per 16 slots:
+    // `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed weights whose sum is
+    // w - filter zero point, the accumulators' start (bias and every constant term), the folded
+    // requantization with the output zero point in its nudges. Activations enter vpdpbusd
+    // unsigned (int8 ones with their sign bit flipped).
     const int8_t* quadWeights = nullptr;
     uint32_t weightSets = 1;
     const int32_t* initial = nullptr;

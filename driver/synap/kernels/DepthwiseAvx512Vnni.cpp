@@ -143,13 +143,95 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
                   : foldedBlockRow<kSigned, kSets, 2>(a, rows, outRow, block);
 }
 
+// One column's quads of 64 channels: 3 rows' bytes, the channels of each 128-bit lane spread
+// over the 4 vectors by the unpacks (Depthwise.cpp slotOf).
+struct Quads {
+    __m512i v[4];
+};
+
+template <bool kSigned>
+Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2) {
+    const __m512i flip = _mm512_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
+    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(row0), flip);
+    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(row1), flip);
+    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(row2), flip);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i low01 = _mm512_unpacklo_epi8(r0, r1), high01 = _mm512_unpackhi_epi8(r0, r1);
+    const __m512i low2 = _mm512_unpacklo_epi8(r2, zero), high2 = _mm512_unpackhi_epi8(r2, zero);
+    return {{_mm512_unpacklo_epi16(low01, low2), _mm512_unpackhi_epi16(low01, low2),
+             _mm512_unpacklo_epi16(high01, high2), _mm512_unpackhi_epi16(high01, high2)}};
+}
+
+// Output columns per tile of a 64-channel group: the tile's quads are built once into a buffer,
+// then each 16-slot block runs over them with its constants in registers.
+constexpr size_t kTile = 16;
+
+template <bool kSigned, int kSets, int kStride>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t group) {
+    const GemmArgs& q = a.requant;
+    const size_t channels = q.channels, first = group * kDepthwiseGroup, block = group * 4;
+    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+    const int64_t width = a.inWidth;
+    alignas(64) __m512i quads[(kTile - 1) * kStride + 3][4];
+    alignas(64) __m512i staged[kTile][4];
+    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
+        const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
+        const int64_t left = static_cast<int64_t>(x0 * kStride) - a.padLeft;
+        for (size_t c = 0; c < columns; ++c) {
+            const int64_t ix = left + static_cast<int64_t>(c);
+            const bool inside = ix >= 0 && ix < width;
+            const size_t at = inside ? static_cast<size_t>(ix) * channels + first : 0;
+            const Quads built = inside ? quadsOf<kSigned>(rows[0] + at, rows[1] + at, rows[2] + at)
+                                       : quadsOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first);
+            for (int j = 0; j < 4; ++j) quads[c][j] = built.v[j];
+        }
+        for (int j = 0; j < 4; ++j) {
+            const Folded f = foldedOf(a, block + j);
+            __m512i w[kSets][3];
+            for (int s = 0; s < kSets; ++s) {
+                for (int kx = 0; kx < 3; ++kx) {
+                    w[s][kx] = _mm512_loadu_si512(a.quadWeights + (((block + j) * kSets + s) * 3 + kx) * 64);
+                }
+            }
+            for (size_t i = 0; i < n; ++i) {
+                __m512i acc = f.initial;
+                for (int s = 0; s < kSets; ++s) {
+                    for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
+                }
+                staged[i][j] = requantizeFolded(f, acc);
+            }
+        }
+        // The packs undo the unpacks' channel order; saturating is exact inside the clamp.
+        for (size_t i = 0; i < n; ++i) {
+            const __m512i words01 = _mm512_packs_epi32(staged[i][0], staged[i][1]);
+            const __m512i words23 = _mm512_packs_epi32(staged[i][2], staged[i][3]);
+            const __m512i bytes = kSigned
+                                          ? _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(words01, words23), low), high)
+                                          : _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(words01, words23), low), high);
+            _mm512_storeu_si512(out + (x0 + i) * channels, bytes);
+        }
+    }
+}
+
 using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
+
+// Whole groups of 64 channels, then the remaining 16-channel blocks.
+template <bool kSigned, int kSets>
+void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t) {
+    const size_t groups = a.requant.channels / kDepthwiseGroup;
+    const size_t blocks = (a.requant.channels + kGemmBlock - 1) / kGemmBlock;
+    for (size_t g = 0; g < groups; ++g) {
+        a.stride == 1 ? foldedGroupRow<kSigned, kSets, 1>(a, rows, outRow, g)
+                      : foldedGroupRow<kSigned, kSets, 2>(a, rows, outRow, g);
+    }
+    for (size_t block = groups * 4; block < blocks; ++block) foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+}
 
 BlockRow blockRowOf(const DepthwiseArgs& a) {
     if (a.folded != nullptr) {
-        if (a.signedInput) return foldedBlockRow<true, 1>;
-        return a.weightSets == 1 ? foldedBlockRow<false, 1>
-                                 : (a.weightSets == 2 ? foldedBlockRow<false, 2> : foldedBlockRow<false, 3>);
+        if (a.signedInput) return foldedRow<true, 1>;
+        return a.weightSets == 1 ? foldedRow<false, 1> : (a.weightSets == 2 ? foldedRow<false, 2> : foldedRow<false, 3>);
     }
     const bool fast = a.requant.fastBlocks != nullptr;
     if (a.signedInput) return fast ? blockRow<true, true> : blockRow<true, false>;
@@ -167,6 +249,10 @@ void rows(const DepthwiseArgs& a) {
             inputRows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
                                     ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * a.requant.channels
                                     : a.zeroRow;
+        }
+        if (a.folded != nullptr) {
+            blockRowFn(a, inputRows, row, 0);
+            continue;
         }
         for (size_t block = 0; block < blocks; ++block) blockRowFn(a, inputRows, row, block);
     }
