@@ -26,13 +26,16 @@ uint32_t weightSetsOf(const DepthwiseSpec& s) {
     return sets;
 }
 
-// Where channel c's constants sit in the folded layout: in each whole group of 64 channels the
-// kernel's byte unpacks leave channel 64g + 16k + 4j + l in lane 4k + l of vector j, so slot
-// 64g + 16j + 4k + l; the channels after the last whole group keep their order.
+// Where channel c's constants sit in the folded layout: the kernel's byte unpacks leave, in
+// each whole group of 64 channels, channel 16k + 4j + l (of the group) in lane 4k + l of vector
+// j, so slot 16j + 4k + l; in a group of 32 after them, in lane 4m + l of vector v where
+// j = 2v + m / 2, k = m % 2. The channels after the groups keep their order.
 size_t slotOf(size_t c, size_t channels) {
-    if (c >= channels / kDepthwiseGroup * kDepthwiseGroup) return c;
-    const size_t group = c / kDepthwiseGroup, k = c % 64 / 16, j = c % 16 / 4, l = c % 4;
-    return group * kDepthwiseGroup + 16 * j + 4 * k + l;
+    const size_t whole = channels / 64 * 64, half = channels - whole >= 32 ? whole + 32 : whole;
+    if (c >= half) return c;
+    const size_t first = c < whole ? c / 64 * 64 : whole, i = c - first, k = i / 16, j = i % 16 / 4, l = i % 4;
+    if (c < whole) return first + 16 * j + 4 * k + l;
+    return first + 16 * (j / 2) + 4 * (2 * (j % 2) + k) + l;
 }
 
 // The VNNI kernel's folded layout (DepthwiseArgs.h), when no step of the requantization can

@@ -5,9 +5,6 @@
 
 namespace nnemu::synap::kernels {
 
-// Channels the folded kernel takes at once: 64-byte loads of each input row.
-constexpr size_t kDepthwiseGroup = 64;
-
 // NHWC, depth multiplier 1, 3x3 filter, dilation 1. Taps outside the input read `zeroRow` (the
 // input zero point in every channel), which adds nothing once the column term is added.
 struct DepthwiseArgs {
@@ -21,7 +18,7 @@ struct DepthwiseArgs {
     const int32_t* weights;
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
     // The VNNI kernel's layout where the folded requantization applies (else nullptr), in slot
-    // order (Depthwise.cpp slotOf: permuted within whole groups of 64 channels). Per 16 slots:
+    // order (Depthwise.cpp slotOf: permuted within groups of 64 and 32 channels). Per 16 slots:
     // `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed weights whose sum is
     // w - filter zero point, the accumulators' start (bias and every constant term), the folded
     // requantization with the output zero point in its nudges. Activations enter vpdpbusd

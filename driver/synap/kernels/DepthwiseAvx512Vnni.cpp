@@ -143,37 +143,70 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
                   : foldedBlockRow<kSigned, kSets, 2>(a, rows, outRow, block);
 }
 
-// One column's quads of 64 channels: 3 rows' bytes, the channels of each 128-bit lane spread
-// over the 4 vectors by the unpacks (Depthwise.cpp slotOf).
+// One column's quads of a group of 64 (or 32) channels: 3 rows' bytes, the channels of each
+// 128-bit lane spread over the vectors by the unpacks (Depthwise.cpp slotOf).
 struct Quads {
     __m512i v[4];
 };
 
-template <bool kSigned>
+template <bool kSigned, size_t kWidth>
 Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2) {
-    const __m512i flip = _mm512_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
-    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(row0), flip);
-    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(row1), flip);
-    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(row2), flip);
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i low01 = _mm512_unpacklo_epi8(r0, r1), high01 = _mm512_unpackhi_epi8(r0, r1);
-    const __m512i low2 = _mm512_unpacklo_epi8(r2, zero), high2 = _mm512_unpackhi_epi8(r2, zero);
-    return {{_mm512_unpacklo_epi16(low01, low2), _mm512_unpackhi_epi16(low01, low2),
-             _mm512_unpacklo_epi16(high01, high2), _mm512_unpackhi_epi16(high01, high2)}};
+    if constexpr (kWidth == 64) {
+        const __m512i flip = _mm512_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
+        const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(row0), flip);
+        const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(row1), flip);
+        const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(row2), flip);
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i low01 = _mm512_unpacklo_epi8(r0, r1), high01 = _mm512_unpackhi_epi8(r0, r1);
+        const __m512i low2 = _mm512_unpacklo_epi8(r2, zero), high2 = _mm512_unpackhi_epi8(r2, zero);
+        return {{_mm512_unpacklo_epi16(low01, low2), _mm512_unpackhi_epi16(low01, low2),
+                 _mm512_unpacklo_epi16(high01, high2), _mm512_unpackhi_epi16(high01, high2)}};
+    } else {
+        const __m256i flip = _mm256_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
+        const __m256i r0 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row0)), flip);
+        const __m256i r1 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row1)), flip);
+        const __m256i r2 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row2)), flip);
+        const __m256i zero = _mm256_setzero_si256();
+        const __m256i low01 = _mm256_unpacklo_epi8(r0, r1), high01 = _mm256_unpackhi_epi8(r0, r1);
+        const __m256i low2 = _mm256_unpacklo_epi8(r2, zero), high2 = _mm256_unpackhi_epi8(r2, zero);
+        const auto join = [](__m256i a, __m256i b) { return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1); };
+        return {{join(_mm256_unpacklo_epi16(low01, low2), _mm256_unpackhi_epi16(low01, low2)),
+                 join(_mm256_unpacklo_epi16(high01, high2), _mm256_unpackhi_epi16(high01, high2))}};
+    }
 }
 
-// Output columns per tile of a 64-channel group: the tile's quads are built once into a buffer,
-// then each 16-slot block runs over them with its constants in registers.
+// Clamps the output values of a group's vectors (int32, slot order) and stores them in
+// channel order: the packs undo the unpacks (for 32 channels with one dword permutation);
+// saturating is exact inside the clamp.
+template <bool kSigned, size_t kWidth>
+void storeGroup(const GemmArgs& q, const __m512i* y, uint8_t* out) {
+    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+    const auto bytesOf = [&](__m512i a, __m512i b) {
+        return kSigned ? _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(a, b), low), high)
+                       : _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(a, b), low), high);
+    };
+    if constexpr (kWidth == 64) {
+        _mm512_storeu_si512(out, bytesOf(_mm512_packs_epi32(y[0], y[1]), _mm512_packs_epi32(y[2], y[3])));
+    } else {
+        const __m512i words = _mm512_packs_epi32(y[0], y[1]);
+        const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m512i bytes = _mm512_permutexvar_epi32(order, bytesOf(words, words));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(bytes));
+    }
+}
+
+// Output columns per tile of a group: the tile's quads are built once into a buffer, then each
+// 16-slot block runs over them with its constants in registers.
 constexpr size_t kTile = 16;
 
-template <bool kSigned, int kSets, int kStride>
-void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t group) {
+template <bool kSigned, int kSets, int kStride, size_t kWidth>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
+    constexpr int kVectors = static_cast<int>(kWidth / kGemmBlock);
     const GemmArgs& q = a.requant;
-    const size_t channels = q.channels, first = group * kDepthwiseGroup, block = group * 4;
-    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+    const size_t channels = q.channels, block = first / kGemmBlock;
     const int64_t width = a.inWidth;
-    alignas(64) __m512i quads[(kTile - 1) * kStride + 3][4];
-    alignas(64) __m512i staged[kTile][4];
+    alignas(64) __m512i quads[(kTile - 1) * kStride + 3][kVectors];
+    alignas(64) __m512i staged[kTile][kVectors];
     uint8_t* out = q.output + outRow * a.outWidth * channels + first;
     for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
         const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
@@ -182,11 +215,11 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             const int64_t ix = left + static_cast<int64_t>(c);
             const bool inside = ix >= 0 && ix < width;
             const size_t at = inside ? static_cast<size_t>(ix) * channels + first : 0;
-            const Quads built = inside ? quadsOf<kSigned>(rows[0] + at, rows[1] + at, rows[2] + at)
-                                       : quadsOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first);
-            for (int j = 0; j < 4; ++j) quads[c][j] = built.v[j];
+            const Quads built = inside ? quadsOf<kSigned, kWidth>(rows[0] + at, rows[1] + at, rows[2] + at)
+                                       : quadsOf<kSigned, kWidth>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first);
+            for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
-        for (int j = 0; j < 4; ++j) {
+        for (int j = 0; j < kVectors; ++j) {
             const Folded f = foldedOf(a, block + j);
             __m512i w[kSets][3];
             for (int s = 0; s < kSets; ++s) {
@@ -202,30 +235,29 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
                 staged[i][j] = requantizeFolded(f, acc);
             }
         }
-        // The packs undo the unpacks' channel order; saturating is exact inside the clamp.
-        for (size_t i = 0; i < n; ++i) {
-            const __m512i words01 = _mm512_packs_epi32(staged[i][0], staged[i][1]);
-            const __m512i words23 = _mm512_packs_epi32(staged[i][2], staged[i][3]);
-            const __m512i bytes = kSigned
-                                          ? _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(words01, words23), low), high)
-                                          : _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(words01, words23), low), high);
-            _mm512_storeu_si512(out + (x0 + i) * channels, bytes);
-        }
+        for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
     }
+}
+
+template <bool kSigned, int kSets, size_t kWidth>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
+    a.stride == 1 ? foldedGroupRow<kSigned, kSets, 1, kWidth>(a, rows, outRow, first)
+                  : foldedGroupRow<kSigned, kSets, 2, kWidth>(a, rows, outRow, first);
 }
 
 using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
 
-// Whole groups of 64 channels, then the remaining 16-channel blocks.
+// Whole groups of 64 channels, one of 32 if that many remain, then 16-channel blocks.
 template <bool kSigned, int kSets>
 void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t) {
-    const size_t groups = a.requant.channels / kDepthwiseGroup;
-    const size_t blocks = (a.requant.channels + kGemmBlock - 1) / kGemmBlock;
-    for (size_t g = 0; g < groups; ++g) {
-        a.stride == 1 ? foldedGroupRow<kSigned, kSets, 1>(a, rows, outRow, g)
-                      : foldedGroupRow<kSigned, kSets, 2>(a, rows, outRow, g);
+    const size_t channels = a.requant.channels, blocks = (channels + kGemmBlock - 1) / kGemmBlock;
+    size_t first = 0;
+    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kSets, 64>(a, rows, outRow, first);
+    if (first + 32 <= channels) {
+        foldedGroupRow<kSigned, kSets, 32>(a, rows, outRow, first);
+        first += 32;
     }
-    for (size_t block = groups * 4; block < blocks; ++block) foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+    for (size_t block = first / kGemmBlock; block < blocks; ++block) foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
 }
 
 BlockRow blockRowOf(const DepthwiseArgs& a) {
