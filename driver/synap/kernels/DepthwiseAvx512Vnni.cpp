@@ -53,35 +53,10 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
 // The folded kernel (DepthwiseArgs.h): per input column one "quad" vector holding, for each of
 // 16 channels, the bytes of input rows 0, 1, 2 (and a 0), so that vpdpbusd against a column of
 // weights sums 3 taps at once; each quad serves the outputs of up to 3 columns (stride 1).
-struct Folded {
-    __m512i initial, multiplier[2], positive[2], negative[2], shift[2];
-};
-
-Folded foldedOf(const DepthwiseArgs& a, size_t block) {
-    const FastRequantBlock& f = a.folded[block];
-    Folded q;
-    q.initial = _mm512_loadu_si512(a.initial + block * kGemmBlock);
-    for (int p = 0; p < 2; ++p) {
-        q.multiplier[p] = _mm512_loadu_si512(f.multiplier[p]);
-        q.positive[p] = _mm512_loadu_si512(f.positive[p]);
-        q.negative[p] = _mm512_loadu_si512(f.negative[p]);
-        q.shift[p] = _mm512_loadu_si512(f.shift[p]);
-    }
-    return q;
-}
-
-// The output values (zero point included, not clamped) of 16 accumulators.
-__m512i requantizeFolded(const Folded& q, __m512i x) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
-    __m512i z[2];
-    for (int p = 0; p < 2; ++p) {
-        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
-        const __mmask8 negative = _mm512_cmplt_epi64_mask(t, threshold);
-        const __m512i nudge = _mm512_mask_blend_epi64(negative, q.positive[p], q.negative[p]);
-        z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
-    }
-    // The odd channels' low halves into the odd lanes.
-    return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
+// The folded requantization of a block: its accumulators' start as `biasAndCol`, the output
+// zero point in the nudges (scaleFast then gives the output values, not clamped).
+FastRequant foldedOf(const DepthwiseArgs& a, size_t block) {
+    return fastRequantOf(a.folded[block], a.initial + block * kGemmBlock);
 }
 
 template <bool kSigned>
@@ -103,7 +78,7 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     for (int s = 0; s < kSets; ++s) {
         for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * kSets + s) * 3 + kx) * 64);
     }
-    const Folded f = foldedOf(a, block);
+    const FastRequant f = foldedOf(a, block);
     const __m512i low = _mm512_set1_epi32(q.low), high = _mm512_set1_epi32(q.high);
     const int64_t width = a.inWidth;
     const __m512i pad = quadOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first, lanes);
@@ -116,13 +91,13 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
     uint8_t* out = q.output + outRow * a.outWidth * channels + first;
     for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
-        __m512i acc = f.initial;
+        __m512i acc = f.biasAndCol;
         for (int s = 0; s < kSets; ++s) {
             acc = _mm512_dpbusd_epi32(acc, q0, w[s][0]);
             acc = _mm512_dpbusd_epi32(acc, q1, w[s][1]);
             acc = _mm512_dpbusd_epi32(acc, q2, w[s][2]);
         }
-        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(requantizeFolded(f, acc), low), high);
+        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast(f, acc), low), high);
         _mm512_mask_cvtepi32_storeu_epi8(out, lanes, y);
         left += kStride;
         if (kStride == 1) {
@@ -220,7 +195,7 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
         for (int j = 0; j < kVectors; ++j) {
-            const Folded f = foldedOf(a, block + j);
+            const FastRequant f = foldedOf(a, block + j);
             __m512i w[kSets][3];
             for (int s = 0; s < kSets; ++s) {
                 for (int kx = 0; kx < 3; ++kx) {
@@ -228,11 +203,11 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
                 }
             }
             for (size_t i = 0; i < n; ++i) {
-                __m512i acc = f.initial;
+                __m512i acc = f.biasAndCol;
                 for (int s = 0; s < kSets; ++s) {
                     for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
                 }
-                staged[i][j] = requantizeFolded(f, acc);
+                staged[i][j] = scaleFast(f, acc);
             }
         }
         for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
