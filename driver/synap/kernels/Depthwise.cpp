@@ -1,5 +1,7 @@
 // Packing and running the 3x3 depthwise convolution: weights minus their zero point as 16-bit
 // lanes; the accumulator sum (x - zx)(w - zw) is dot(x, w - zw) plus the column term -zx sum(w - zw).
+// Where the requantization cannot saturate, also the VNNI kernel's folded layout (bytes of the
+// three rows' taps per 32-bit lane, the constant terms and output zero point folded in).
 #include "Depthwise.h"
 
 #include <algorithm>

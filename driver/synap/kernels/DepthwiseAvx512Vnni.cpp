@@ -1,6 +1,8 @@
-// The 3x3 depthwise convolution on AVX-512 VNNI: 16 channels per vector, each tap's bytes
-// widened to 32-bit lanes and vpdpwssd against the 16-bit weights; the GEMM's requantization.
-// One 16-channel block at a time along a whole output row, its weights and constants in registers.
+// The 3x3 depthwise convolution on AVX-512 VNNI. Where the requantization cannot saturate (real
+// networks), the folded kernel: vpdpbusd sums a column's 3 taps per channel, the folded
+// requantization (GemmArgs.h) with bias and output zero point folded in. Otherwise 16 channels
+// per vector, each tap's bytes widened to 32-bit lanes and vpdpwssd against 16-bit weights, the
+// GEMM's saturating requantization. One block or group of channels at a time along an output row.
 #include <immintrin.h>
 
 #include "Avx512Requant.h"
