@@ -48,6 +48,7 @@ void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
     p->weightSets = weightSetsOf(s);
     p->quadWeights.assign(padded / kGemmBlock * p->weightSets * 3 * 64, 0);
     p->initial.assign(padded, 0);
+    p->blockSets.assign(padded / kGemmBlock, 1);
     RequantTable slotted(s.channels);  // the multipliers and shifts, in slot order
     for (uint32_t c = 0; c < s.channels; ++c) {
         const size_t slot = slotOf(c, s.channels), block = slot / kGemmBlock;
@@ -59,6 +60,7 @@ void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
             for (uint32_t set = 0; set < p->weightSets; ++set) {
                 const int32_t part = std::clamp(rest, -128, 127);
                 rest -= part;
+                if (part != 0) p->blockSets[block] = std::max<uint8_t>(p->blockSets[block], set + 1);
                 p->quadWeights[((block * p->weightSets + set) * 3 + t % 3) * 64 + slot % kGemmBlock * 4 + t / 3] =
                         static_cast<int8_t>(part);
             }
@@ -148,6 +150,7 @@ void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8
     if (!p.folded.empty()) {
         args.quadWeights = p.quadWeights.data();
         args.weightSets = p.weightSets;
+        args.blockSets = p.blockSets.data();
         args.initial = p.initial.data();
         args.folded = p.folded.data();
     }

@@ -27,6 +27,7 @@ struct PackedDepthwise {
     // DepthwiseArgs' folded layout; `folded` empty where it does not apply.
     std::vector<int8_t> quadWeights;
     uint32_t weightSets = 1;
+    std::vector<uint8_t> blockSets;
     std::vector<int32_t> initial;
     std::vector<FastRequantBlock> folded;
 };

@@ -25,6 +25,7 @@ struct DepthwiseArgs {
     // unsigned (int8 ones with their sign bit flipped).
     const int8_t* quadWeights = nullptr;
     uint32_t weightSets = 1;
+    const uint8_t* blockSets = nullptr;  // per 16 slots, the sets its weights need (the rest are 0)
     const int32_t* initial = nullptr;
     const FastRequantBlock* folded = nullptr;
 };

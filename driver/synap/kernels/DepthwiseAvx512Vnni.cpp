@@ -78,7 +78,9 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1);
     __m512i w[kSets][3];
     for (int s = 0; s < kSets; ++s) {
-        for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * kSets + s) * 3 + kx) * 64);
+        for (int kx = 0; kx < 3; ++kx) {
+            w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * a.weightSets + s) * 3 + kx) * 64);
+        }
     }
     const FastRequant f = foldedOf(a, block);
     const __m512i low = _mm512_set1_epi32(q.low), high = _mm512_set1_epi32(q.high);
@@ -176,6 +178,25 @@ void storeGroup(const GemmArgs& q, const __m512i* y, uint8_t* out) {
 // 16-slot block runs over them with its constants in registers.
 constexpr size_t kTile = 16;
 
+// Block b (vector j of its group) over a tile's n output columns: its weights and constants in
+// registers, the quads from the tile's buffer.
+template <int kSets, int kStride, int kVectors>
+void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quads)[kVectors],
+                   __m512i (*staged)[kVectors], size_t n) {
+    const FastRequant f = foldedOf(a, b);
+    __m512i w[kSets][3];
+    for (int s = 0; s < kSets; ++s) {
+        for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((b * a.weightSets + s) * 3 + kx) * 64);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        __m512i acc = f.biasAndCol;
+        for (int s = 0; s < kSets; ++s) {
+            for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
+        }
+        staged[i][j] = scaleFast(f, acc);
+    }
+}
+
 template <bool kSigned, int kSets, int kStride, size_t kWidth>
 void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
     constexpr int kVectors = static_cast<int>(kWidth / kGemmBlock);
@@ -197,20 +218,9 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
         for (int j = 0; j < kVectors; ++j) {
-            const FastRequant f = foldedOf(a, block + j);
-            __m512i w[kSets][3];
-            for (int s = 0; s < kSets; ++s) {
-                for (int kx = 0; kx < 3; ++kx) {
-                    w[s][kx] = _mm512_loadu_si512(a.quadWeights + (((block + j) * kSets + s) * 3 + kx) * 64);
-                }
-            }
-            for (size_t i = 0; i < n; ++i) {
-                __m512i acc = f.biasAndCol;
-                for (int s = 0; s < kSets; ++s) {
-                    for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
-                }
-                staged[i][j] = scaleFast(f, acc);
-            }
+            const size_t b = block + j;
+            kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<1, kStride, kVectors>(a, b, j, quads, staged, n)
+                                              : blockOverTile<kSets, kStride, kVectors>(a, b, j, quads, staged, n);
         }
         for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
     }
@@ -234,7 +244,10 @@ void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outR
         foldedGroupRow<kSigned, kSets, 32>(a, rows, outRow, first);
         first += 32;
     }
-    for (size_t block = first / kGemmBlock; block < blocks; ++block) foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+    for (size_t block = first / kGemmBlock; block < blocks; ++block) {
+        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, 1>(a, rows, outRow, block)
+                                              : foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+    }
 }
 
 BlockRow blockRowOf(const DepthwiseArgs& a) {
