@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "BenchNetworks.h"
 #include "NpuCore.h"
@@ -57,9 +58,13 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
 
 bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
               std::string* error) {
+    // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    const std::string saved = choice != nullptr ? choice : "";
     if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
     side->core = synap::NpuCore::load(program, error, profiling, true);
-    if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
+    if (xnnpackOnly && choice != nullptr) setenv("NNEMU_NPU_KERNELS", saved.c_str(), 1);
+    if (xnnpackOnly && choice == nullptr) unsetenv("NNEMU_NPU_KERNELS");
     if (side->core == nullptr) return false;
     side->buffers = bench::CoreBuffers(*side->core);
     return side->core->run(side->buffers.in, side->buffers.out, error);
@@ -124,9 +129,10 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences; with
-// NNEMU_BENCH_LAYER_DUMP set, each layer's quickest time on stderr too.
-bool bestLayerSum(std::vector<Side>& sides, int runs, const char* label, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
+// row (name, type, best µs) into `rows` if given.
+bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error,
+                  std::vector<std::pair<std::string, uint32_t>>* rows = nullptr) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
@@ -137,13 +143,22 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, const char* label, double*
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
-        if (std::getenv("NNEMU_BENCH_LAYER_DUMP") == nullptr) continue;
         const auto& profile = side.core->lastProfile();
-        for (size_t i = 0; i < best.size(); ++i) {
-            std::fprintf(stderr, "%s %3zu %-4s %6u us  %s\n", label, i, profile[i].opType, best[i], profile[i].name.c_str());
+        for (size_t i = 0; rows != nullptr && i < profile.size(); ++i) {
+            rows->emplace_back(profile[i].name + " " + profile[i].opType, best[i]);
         }
     }
     return true;
+}
+
+// NNEMU_BENCH_LAYER_ROWS=1: every layer's best time on both cores, side by side, on stderr.
+void printLayerRows(const char* name, const std::vector<std::pair<std::string, uint32_t>>& own,
+                    const std::vector<std::pair<std::string, uint32_t>>& xnnpack) {
+    if (std::getenv("NNEMU_BENCH_LAYER_ROWS") == nullptr) return;
+    for (size_t i = 0; i < own.size() && i < xnnpack.size(); ++i) {
+        std::fprintf(stderr, "%s\t%s\t%u\t%s\t%u\n", name, own[i].first.c_str(), own[i].second,
+                     xnnpack[i].first.c_str(), xnnpack[i].second);
+    }
 }
 
 void Layers(benchmark::State& state, const char* name) {
@@ -151,12 +166,14 @@ void Layers(benchmark::State& state, const char* name) {
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
+    std::vector<std::pair<std::string, uint32_t>> ownRows, xnnpackRows;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, "own", &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, "xnnpack", &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error, &ownRows) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error, &xnnpackRows)) {
             return state.SkipWithError(error.c_str());
         }
     }
+    printLayerRows(name, ownRows, xnnpackRows);
     state.counters["own_us"] = ownUs;
     state.counters["xnnpack_us"] = xnnpackUs;
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
