@@ -133,8 +133,10 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
+// name and time appended to `rows`.
+bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error,
+                  std::vector<std::pair<std::string, uint32_t>>* rows) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
@@ -145,6 +147,7 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
+        for (size_t i = 0; i < best.size(); ++i) rows->emplace_back(side.core->lastProfile()[i].name, best[i]);
     }
     return true;
 }
@@ -154,10 +157,18 @@ void Layers(benchmark::State& state, const char* name) {
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
+    std::vector<std::pair<std::string, uint32_t>> ownRows, xnnpackRows;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error, &ownRows) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error, &xnnpackRows)) {
             return state.SkipWithError(error.c_str());
+        }
+    }
+    // NNEMU_BENCH_LAYERS=1: every layer's best time on both cores, on stderr.
+    if (const char* dump = getenv("NNEMU_BENCH_LAYERS"); dump != nullptr && *dump == '1') {
+        for (size_t i = 0; i < ownRows.size(); ++i) {
+            const uint32_t other = i < xnnpackRows.size() ? xnnpackRows[i].second : 0;
+            std::fprintf(stderr, "%-48s own %6u us  xnnpack %6u us\n", ownRows[i].first.c_str(), ownRows[i].second, other);
         }
     }
     state.counters["own_us"] = ownUs;

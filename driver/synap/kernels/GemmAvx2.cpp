@@ -86,6 +86,7 @@ void tile(const GemmArgs& a, size_t row, size_t block) {
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
     const __m256i lowBytes = _mm256_set1_epi16(0x00FF);
+    const __m256i flip = _mm256_set1_epi8(a.signedValues ? static_cast<char>(0x80) : 0);
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
     for (size_t g = 0; g < a.depthGroups; ++g) {
         __m256i wEven[2], wOdd[2];
@@ -97,7 +98,7 @@ void tile(const GemmArgs& a, size_t row, size_t block) {
         for (int i = 0; i < R; ++i) {
             int32_t group;
             std::memcpy(&group, a.rows + (row + i) * a.rowStride + g * 4, 4);
-            const __m256i x = _mm256_set1_epi32(group);
+            const __m256i x = _mm256_xor_si256(_mm256_set1_epi32(group), flip);
             const __m256i xEven = _mm256_and_si256(x, lowBytes);
             const __m256i xOdd = _mm256_srli_epi16(x, 8);
             for (int j = 0; j < 2; ++j) acc[i][j] = dotBytes(acc[i][j], xEven, xOdd, wEven[j], wOdd[j]);
@@ -109,8 +110,8 @@ void tile(const GemmArgs& a, size_t row, size_t block) {
         const size_t count = a.channels - first < 8 ? a.channels - first : 8;
         const Requant q = requantOf(a, first);
         for (int i = 0; i < R; ++i) {
-            storeBytes(requantize(a, q, acc[i][j], a.rowTerms[row + i]), a.output + (row + i) * a.channels + first,
-                       count);
+            const int32_t rowTerm = a.rowTerms != nullptr ? a.rowTerms[row + i] : 0;
+            storeBytes(requantize(a, q, acc[i][j], rowTerm), a.output + (row + i) * a.channels + first, count);
         }
     }
 }

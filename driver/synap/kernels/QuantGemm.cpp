@@ -93,28 +93,26 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     std::memcpy(&h, packed.data(), sizeof(h));
     if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
     const size_t stride = size_t{h.depthGroups} * 4;
-    // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
-    const bool direct = !h.signedValues && stride == h.depth;
+    // Rows of a depth that fills its 4-byte groups are read where they are (the kernels flip
+    // int8 ones); others are copied, padded with zeros.
+    const bool direct = stride == h.depth;
     if (!direct) {
         scratch->rows.resize(rows * stride);
-        const uint8_t flip = h.signedValues ? 0x80 : 0;
-        if (stride == h.depth) {  // rows already padded: one pass over them all
-            const uint8_t* __restrict in = input;
-            uint8_t* __restrict out = scratch->rows.data();
-            for (size_t i = 0; i < rows * stride; ++i) out[i] = in[i] ^ flip;
-        } else {
-            for (size_t r = 0; r < rows; ++r) {
-                uint8_t* row = scratch->rows.data() + r * stride;
-                for (size_t k = 0; k < h.depth; ++k) row[k] = input[r * h.depth + k] ^ flip;
-                std::memset(row + h.depth, 0, stride - h.depth);
-            }
+        for (size_t r = 0; r < rows; ++r) {
+            uint8_t* row = scratch->rows.data() + r * stride;
+            std::memcpy(row, input + r * h.depth, h.depth);
+            std::memset(row + h.depth, 0, stride - h.depth);
         }
     }
-    scratch->rowTerms.assign(rows, 0);
-    for (size_t r = 0; r < rows && h.rowFactor != 0; ++r) {
-        uint32_t sum = 0;
-        for (size_t k = 0; k < h.depth; ++k) sum += input[r * h.depth + k];
-        scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
+    // uint8: the per-row term (int8 has none).
+    if (h.rowFactor != 0) {
+        scratch->rowTerms.resize(rows);
+        for (size_t r = 0; r < rows; ++r) {
+            const uint8_t* row = input + r * h.depth;
+            uint32_t sum = 0;
+            for (size_t k = 0; k < h.depth; ++k) sum += row[k];
+            scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
+        }
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
@@ -122,7 +120,8 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     args.rows = direct ? input : scratch->rows.data();
     args.rowStride = stride;
     args.rowCount = rows;
-    args.rowTerms = scratch->rowTerms.data();
+    args.rowTerms = h.rowFactor != 0 ? scratch->rowTerms.data() : nullptr;
+    args.signedValues = h.signedValues != 0;
     args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
     args.depthGroups = h.depthGroups;
     args.channels = h.channels;
@@ -141,7 +140,7 @@ void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
     end = std::min(end, slice.rowCount);
     if (begin >= end) return;
     slice.rows += begin * slice.rowStride;
-    slice.rowTerms += begin;
+    if (slice.rowTerms != nullptr) slice.rowTerms += begin;
     slice.output += begin * slice.channels;
     slice.rowCount = end - begin;
     job.kernel(slice);
