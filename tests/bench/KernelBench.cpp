@@ -178,8 +178,8 @@ void Layers(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// The own GEMM alone on one int8 per-channel 1x1 layer shape of MobileNet v2 (rows x depth x
-// channels), with the best ISA: the quickest of `kRepeats` runs per iteration (robust to load).
+// The own GEMM alone on one 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per
+// channel, or uint8 when the fourth argument is 0), with the best ISA: the quickest of `kRepeats` runs per iteration (robust to load).
 void Gemm(benchmark::State& state) {
     const size_t rows = state.range(0), depth = state.range(1), channels = state.range(2);
     std::vector<uint8_t> weights(depth * channels), input(rows * depth), output(rows * channels);
@@ -194,14 +194,16 @@ void Gemm(benchmark::State& state) {
         scales[c] = 0.002f + 0.00001f * static_cast<float>(next() % 1000);
     }
     synap::kernels::QuantGemmSpec spec;
-    spec.signedValues = true;
-    spec.inputZeroPoint = -3;
+    spec.signedValues = state.range(3) != 0;
+    spec.filterZeroPoint = spec.signedValues ? 0 : 131;
+    if (!spec.signedValues) scales.resize(1);
+    spec.inputZeroPoint = spec.signedValues ? -3 : 125;
     spec.outputZeroPoint = 5;
     spec.inputScale = 0.02f;
     spec.outputScale = 0.05f;
     spec.filterScales = scales;
-    spec.low = -128;
-    spec.high = 127;
+    spec.low = spec.signedValues ? -128 : 0;
+    spec.high = spec.low + 255;
     spec.weights = weights.data();
     spec.bias = bias.data();
     spec.depth = static_cast<uint32_t>(depth);
@@ -242,7 +244,9 @@ int main(int argc, char** argv) {
     for (auto shape : std::initializer_list<std::array<int64_t, 3>>{{12544, 32, 16}, {12544, 16, 96}, {3136, 24, 144},
                                                                    {3136, 144, 24}, {196, 64, 384}, {196, 384, 64},
                                                                    {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
-        benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2]})->Iterations(5);
+        for (int64_t isSigned : {1, 0}) {
+            benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2], isSigned})->Iterations(5);
+        }
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

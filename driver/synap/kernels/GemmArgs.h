@@ -20,7 +20,7 @@ struct GemmArgs {
     const uint8_t* rows;
     size_t rowStride;
     size_t rowCount;
-    const int32_t* rowTerms;  // nullptr: all zero
+    const int32_t* rowTerms;  // nullptr: rowFactor * the sum of the row's bytes, computed by the kernel
     const int8_t* weights;
     size_t depthGroups;
     size_t channels;
@@ -40,6 +40,7 @@ struct GemmArgs {
     const int32_t* biasAndColTerms = nullptr;
     const struct FastRequantBlock* fastBlocks = nullptr;
     bool signedValues = false;  // int8 rows, flipped by the kernel (not by the caller), int8 outputs
+    int32_t rowFactor = 0;
 };
 
 // The requantization folded into one 64-bit product and one rounding shift, per channel lane

@@ -134,14 +134,14 @@ void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t s
 
 // One function per shape: its registers are its own.
 template <int R, int B, bool Flip>
-[[gnu::noinline]] void fastTile(const GemmArgs& a, const Narrow& n, size_t row, size_t block) {
+[[gnu::noinline]] void fastTile(const GemmArgs& a, const Narrow& n, const int32_t* rowTerms, size_t row, size_t block) {
     __m512i acc[R][B];
     #pragma GCC unroll 16
     for (int j = 0; j < B; ++j) {
         const __m512i start = _mm512_loadu_si512(a.biasAndColTerms + (block + j) * kGemmBlock);
         #pragma GCC unroll 16
         for (int i = 0; i < R; ++i) {
-            acc[i][j] = a.rowTerms == nullptr ? start : _mm512_add_epi32(start, _mm512_set1_epi32(a.rowTerms[row + i]));
+            acc[i][j] = rowTerms == nullptr ? start : _mm512_add_epi32(start, _mm512_set1_epi32(rowTerms[i]));
         }
     }
     accumulate<R, B, Flip>(a, row, block, acc);
@@ -158,7 +158,7 @@ template <int R, int B, bool Flip>
 
 // Where a step may saturate: the reference's steps one by one, per vector.
 template <int R, int B, bool Flip>
-[[gnu::noinline]] void exactTile(const GemmArgs& a, const Narrow&, size_t row, size_t block) {
+[[gnu::noinline]] void exactTile(const GemmArgs& a, const Narrow&, const int32_t* rowTerms, size_t row, size_t block) {
     __m512i acc[R][B];
     #pragma GCC unroll 16
     for (int i = 0; i < R; ++i) {
@@ -174,7 +174,7 @@ template <int R, int B, bool Flip>
         const Requant q = requantOf(a, block + j);
         #pragma GCC unroll 16
         for (int i = 0; i < R; ++i) {
-            const int32_t rowTerm = a.rowTerms == nullptr ? 0 : a.rowTerms[row + i];
+            const int32_t rowTerm = rowTerms == nullptr ? 0 : rowTerms[i];
             _mm512_mask_cvtepi32_storeu_epi8(a.output + (row + i) * a.channels + first, store,
                                              requantize(a, q, acc[i][j], rowTerm));
         }
@@ -182,23 +182,44 @@ template <int R, int B, bool Flip>
 }
 
 template <bool Fast, int R, int B, bool Flip>
-void tile(const GemmArgs& a, const Narrow& n, size_t row, size_t block) {
+void tile(const GemmArgs& a, const Narrow& n, const int32_t* rowTerms, size_t row, size_t block) {
     if constexpr (Fast) {
-        fastTile<R, B, Flip>(a, n, row, block);
+        fastTile<R, B, Flip>(a, n, rowTerms, row, block);
     } else {
-        exactTile<R, B, Flip>(a, n, row, block);
+        exactTile<R, B, Flip>(a, n, rowTerms, row, block);
     }
+}
+
+// The row terms (GemmArgs.h) of R rows; nullptr when they are all zero.
+template <int R>
+const int32_t* rowTermsOf(const GemmArgs& a, size_t row, int32_t (&terms)[R]) {
+    if (a.rowTerms != nullptr) return a.rowTerms + row;
+    if (a.rowFactor == 0) return nullptr;
+    const size_t depth = a.depthGroups * 4;
+    for (int i = 0; i < R; ++i) {
+        const uint8_t* bytes = a.rows + (row + i) * a.rowStride;
+        __m512i sums = _mm512_setzero_si512();
+        for (size_t k = 0; k < depth; k += 64) {
+            const __m512i chunk = _mm512_maskz_loadu_epi8(prefix(depth - k), bytes + k);
+            sums = _mm512_add_epi64(sums, _mm512_sad_epu8(chunk, _mm512_setzero_si512()));
+        }
+        terms[i] = static_cast<int32_t>(static_cast<uint32_t>(_mm512_reduce_add_epi64(sums)) *
+                                        static_cast<uint32_t>(a.rowFactor));
+    }
+    return terms;
 }
 
 template <bool Fast, int R, bool Flip>
 void rowTile(const GemmArgs& a, const Narrow& n, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
+    int32_t terms[R];
+    const int32_t* rowTerms = rowTermsOf<R>(a, row, terms);
     size_t block = 0;
-    for (; block + kBlocks <= blocks; block += kBlocks) tile<Fast, R, kBlocks, Flip>(a, n, row, block);
+    for (; block + kBlocks <= blocks; block += kBlocks) tile<Fast, R, kBlocks, Flip>(a, n, rowTerms, row, block);
     switch (blocks - block) {
-        case 3: tile<Fast, R, 3, Flip>(a, n, row, block); break;
-        case 2: tile<Fast, R, 2, Flip>(a, n, row, block); break;
-        case 1: tile<Fast, R, 1, Flip>(a, n, row, block); break;
+        case 3: tile<Fast, R, 3, Flip>(a, n, rowTerms, row, block); break;
+        case 2: tile<Fast, R, 2, Flip>(a, n, rowTerms, row, block); break;
+        case 1: tile<Fast, R, 1, Flip>(a, n, rowTerms, row, block); break;
         default: break;
     }
 }

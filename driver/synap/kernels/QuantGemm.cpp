@@ -104,23 +104,14 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
             std::memset(row + h.depth, 0, stride - h.depth);
         }
     }
-    // uint8: the per-row term (int8 has none).
-    if (h.rowFactor != 0) {
-        scratch->rowTerms.resize(rows);
-        for (size_t r = 0; r < rows; ++r) {
-            const uint8_t* row = input + r * h.depth;
-            uint32_t sum = 0;
-            for (size_t k = 0; k < h.depth; ++k) sum += row[k];
-            scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
-        }
-    }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
     GemmArgs args{};
     args.rows = direct ? input : scratch->rows.data();
     args.rowStride = stride;
     args.rowCount = rows;
-    args.rowTerms = h.rowFactor != 0 ? scratch->rowTerms.data() : nullptr;
+    args.rowTerms = nullptr;  // the kernels sum the rows (uint8; int8 has no row term)
+    args.rowFactor = h.rowFactor;
     args.signedValues = h.signedValues != 0;
     args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
     args.depthGroups = h.depthGroups;
