@@ -22,16 +22,21 @@ namespace {
 constexpr int kRows = 4;  // measured: 6 rows x 4 blocks (30 of the 32 registers) is slower
 constexpr int kBlocks = 4;
 
-// acc[i][j] += dot(row `row` + i, channel block `block` + j), int8 rows flipped to unsigned.
-// A function of its own, every loop over rows and blocks unrolled: GCC keeps the accumulators
-// in registers only then (in the tile's function it copies them around every vpdpbusd).
+// sums[i][j] = start[j] + rowTerms[i] + dot(row `row` + i, channel block `block` + j), int8 rows
+// flipped to unsigned; a null start or rowTerms counts as zeros. A function of its own, every
+// loop over rows and blocks unrolled: GCC keeps the accumulators in registers only then (in the
+// tile's function it copies them around every vpdpbusd).
 template <int R, int B, bool Flip>
-[[gnu::noinline]] void accumulate(const GemmArgs& a, size_t row, size_t block, __m512i (&sums)[R][B]) {
+[[gnu::noinline]] void accumulate(const GemmArgs& a, size_t row, size_t block, const int32_t* start,
+                                  const int32_t* rowTerms, __m512i (&sums)[R][B]) {
     __m512i acc[R][B];
     #pragma GCC unroll 16
-    for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < B; ++j) {
+        const __m512i first = start == nullptr ? _mm512_setzero_si512() : _mm512_loadu_si512(start + j * kGemmBlock);
         #pragma GCC unroll 16
-        for (int j = 0; j < B; ++j) acc[i][j] = sums[i][j];
+        for (int i = 0; i < R; ++i) {
+            acc[i][j] = rowTerms == nullptr ? first : _mm512_add_epi32(first, _mm512_set1_epi32(rowTerms[i]));
+        }
     }
     const uint8_t* rows = a.rows + row * a.rowStride;
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
@@ -136,15 +141,7 @@ void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t s
 template <int R, int B, bool Flip>
 [[gnu::noinline]] void fastTile(const GemmArgs& a, const Narrow& n, const int32_t* rowTerms, size_t row, size_t block) {
     __m512i acc[R][B];
-    #pragma GCC unroll 16
-    for (int j = 0; j < B; ++j) {
-        const __m512i start = _mm512_loadu_si512(a.biasAndColTerms + (block + j) * kGemmBlock);
-        #pragma GCC unroll 16
-        for (int i = 0; i < R; ++i) {
-            acc[i][j] = rowTerms == nullptr ? start : _mm512_add_epi32(start, _mm512_set1_epi32(rowTerms[i]));
-        }
-    }
-    accumulate<R, B, Flip>(a, row, block, acc);
+    accumulate<R, B, Flip>(a, row, block, a.biasAndColTerms + block * kGemmBlock, rowTerms, acc);
     #pragma GCC unroll 16
     for (int j = 0; j < B; ++j) {
         const FastRequantBlock& f = a.fastBlocks[block + j];
@@ -160,12 +157,7 @@ template <int R, int B, bool Flip>
 template <int R, int B, bool Flip>
 [[gnu::noinline]] void exactTile(const GemmArgs& a, const Narrow&, const int32_t* rowTerms, size_t row, size_t block) {
     __m512i acc[R][B];
-    #pragma GCC unroll 16
-    for (int i = 0; i < R; ++i) {
-        #pragma GCC unroll 16
-        for (int j = 0; j < B; ++j) acc[i][j] = _mm512_setzero_si512();
-    }
-    accumulate<R, B, Flip>(a, row, block, acc);
+    accumulate<R, B, Flip>(a, row, block, nullptr, nullptr, acc);
     #pragma GCC unroll 16
     for (int j = 0; j < B; ++j) {
         const size_t first = (block + j) * kGemmBlock;
