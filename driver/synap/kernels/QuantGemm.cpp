@@ -17,7 +17,6 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
-constexpr uint32_t kVersion = 2;
 // Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
 constexpr uint32_t kMaxDepth = 33025;
 
@@ -56,7 +55,7 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
     if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
     if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
-    Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
+    Header h{kMagic, kQuantGemmPackVersion, s.depth, (s.depth + 3) / 4, s.channels,
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
              s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
@@ -91,7 +90,7 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     Header h;
     if (packed.size() < sizeof(Header)) return false;
     std::memcpy(&h, packed.data(), sizeof(h));
-    if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
+    if (h.magic != kMagic || h.version != kQuantGemmPackVersion || packed.size() != packedSize(h)) return false;
     const size_t stride = size_t{h.depthGroups} * 4;
     // Rows of a depth that fills its 4-byte groups are read where they are (the kernels flip
     // int8 ones); others are copied, padded with zeros.
