@@ -30,7 +30,7 @@ bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
 // Working memory of one layer's runs.
 struct QuantGemmScratch {
     std::vector<uint8_t> rows;
-    std::vector<int32_t> rowTerms;
+    std::vector<int32_t> rowTerms;  // unused: the kernels sum the rows themselves
 };
 
 // One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.
