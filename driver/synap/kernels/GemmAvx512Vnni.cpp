@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "GemmArgs.h"
-// Its per-vector fast requantization is replaced here by scaled() and storeRow().
+// Its per-vector fast requantization is replaced here by scaled() and storeTile().
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "Avx512Requant.h"
 
@@ -131,9 +131,10 @@ void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t s
         }
     }
     for (; i < R; ++i) {
-        const __m512i bytes = narrow(n, y[i][0], B > 1 ? y[i][B > 1 ? 1 : 0] : zero, B > 2 ? y[i][B > 2 ? 2 : 0] : zero,
-                                     B > 3 ? y[i][B - 1] : zero);
-        _mm512_mask_storeu_epi8(out + i * stride, prefix(count), bytes);
+        __m512i v[4] = {zero, zero, zero, zero};
+        #pragma GCC unroll 16
+        for (int j = 0; j < B; ++j) v[j] = y[i][j];
+        _mm512_mask_storeu_epi8(out + i * stride, prefix(count), narrow(n, v[0], v[1], v[2], v[3]));
     }
 }
 
