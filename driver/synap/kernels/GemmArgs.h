@@ -39,7 +39,7 @@ struct GemmArgs {
     // FastRequantBlock; nullptr otherwise.
     const int32_t* biasAndColTerms = nullptr;
     const struct FastRequantBlock* fastBlocks = nullptr;
-    bool signedValues = false;  // int8 rows, flipped by the kernel (not by the caller), int8 outputs
+    bool signedValues = false;  // int8 rows, flipped by the kernel (not by the caller)
     int32_t rowFactor = 0;
 };
 

@@ -79,12 +79,13 @@ __m512i scaled(const FastRequantBlock& f, __m512i x) {
 }
 
 // Narrowing of scaled values: + zero point and the clamp, with saturating packs to 16 then 8
-// bits (exact: the clamp bounds lie inside every saturation bound). uint8 values travel as
-// value - 128 and flip back at the end.
+// bits (exact: the clamp bounds lie inside every saturation bound). uint8 values (a clamp
+// reaching above 127) travel as value - 128 and flip back at the end; a clamp inside [0, 127]
+// gives the same bytes either way.
 struct Narrow {
     __m512i zeroPoint16, low8, high8, flip8, order;
     explicit Narrow(const GemmArgs& a) {
-        const int32_t offset = a.signedValues ? 0 : 128;
+        const int32_t offset = a.high > 127 ? 128 : 0;
         zeroPoint16 = _mm512_set1_epi16(static_cast<int16_t>(a.outputZeroPoint - offset));
         low8 = _mm512_set1_epi8(static_cast<char>(a.low - offset));
         high8 = _mm512_set1_epi8(static_cast<char>(a.high - offset));
