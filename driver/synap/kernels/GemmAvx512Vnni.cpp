@@ -209,31 +209,43 @@ void rowTile(const GemmArgs& a, const Narrow& n, size_t row) {
     int32_t terms[R];
     const int32_t* rowTerms = rowTermsOf<R>(a, row, terms);
     size_t block = 0;
-    for (; block + kBlocks <= blocks; block += kBlocks) tile<Fast, R, kBlocks, Flip>(a, n, rowTerms, row, block);
-    switch (blocks - block) {
-        case 3: tile<Fast, R, 3, Flip>(a, n, rowTerms, row, block); break;
-        case 2: tile<Fast, R, 2, Flip>(a, n, rowTerms, row, block); break;
-        case 1: tile<Fast, R, 1, Flip>(a, n, rowTerms, row, block); break;
-        default: break;
+    if constexpr (R <= kRows) {
+        for (; block + kBlocks <= blocks; block += kBlocks) tile<Fast, R, kBlocks, Flip>(a, n, rowTerms, row, block);
+        if (blocks - block == 3) return tile<Fast, R, 3, Flip>(a, n, rowTerms, row, block);
     }
+    for (; block + 2 <= blocks; block += 2) tile<Fast, R, 2, Flip>(a, n, rowTerms, row, block);
+    if (block < blocks) tile<Fast, R, 1, Flip>(a, n, rowTerms, row, block);
 }
 
-// Row tiles of at most kRows rows, as even as possible (7 x 7 = 49 rows: 10 x 4 + 3 x 3, not 12 x 4 + 1).
-template <bool Fast, bool Flip>
-void run(const GemmArgs& a) {
-    const Narrow n(a);
-    const size_t tiles = (a.rowCount + kRows - 1) / kRows;
+// Row tiles of at most MaxRows rows, as even as possible (7 x 7 = 49 rows: 10 x 4 + 3 x 3, not
+// 12 x 4 + 1).
+template <bool Fast, bool Flip, int MaxRows>
+void rows(const GemmArgs& a, const Narrow& n) {
+    const size_t tiles = (a.rowCount + MaxRows - 1) / MaxRows;
     size_t row = 0;
     for (size_t t = 0; t < tiles; ++t) {
-        const size_t rows = (a.rowCount - row + (tiles - t) - 1) / (tiles - t);
-        switch (rows) {
+        const size_t count = (a.rowCount - row + (tiles - t) - 1) / (tiles - t);
+        switch (count) {
+            case 8: if constexpr (MaxRows == 8) rowTile<Fast, 8, Flip>(a, n, row); break;
+            case 7: if constexpr (MaxRows == 8) rowTile<Fast, 7, Flip>(a, n, row); break;
+            case 6: if constexpr (MaxRows == 8) rowTile<Fast, 6, Flip>(a, n, row); break;
+            case 5: if constexpr (MaxRows == 8) rowTile<Fast, 5, Flip>(a, n, row); break;
             case 4: rowTile<Fast, 4, Flip>(a, n, row); break;
             case 3: rowTile<Fast, 3, Flip>(a, n, row); break;
             case 2: rowTile<Fast, 2, Flip>(a, n, row); break;
             default: rowTile<Fast, 1, Flip>(a, n, row); break;
         }
-        row += rows;
+        row += count;
     }
+}
+
+// Layers of one or two channel blocks take 8-row tiles (at most 16 accumulators and 2 weight
+// vectors), the others 4-row tiles.
+template <bool Fast, bool Flip>
+void run(const GemmArgs& a) {
+    const Narrow n(a);
+    if ((a.channels + kGemmBlock - 1) / kGemmBlock <= 2) return rows<Fast, Flip, 8>(a, n);
+    rows<Fast, Flip, kRows>(a, n);
 }
 
 }  // namespace
