@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "BenchNetworks.h"
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
+#include "kernels/QuantGemm.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
@@ -179,6 +181,51 @@ void Layers(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
+// The own GEMM alone on one 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per
+// channel, or uint8 when the fourth argument is 0), with the best ISA: the quickest of `kRepeats` runs per iteration (robust to load).
+void Gemm(benchmark::State& state) {
+    const size_t rows = state.range(0), depth = state.range(1), channels = state.range(2);
+    std::vector<uint8_t> weights(depth * channels), input(rows * depth), output(rows * channels);
+    std::vector<int32_t> bias(channels);
+    std::vector<float> scales(channels);
+    uint32_t seed = 1;
+    const auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+    for (uint8_t& w : weights) w = static_cast<uint8_t>(next() >> 24);
+    for (uint8_t& x : input) x = static_cast<uint8_t>(next() >> 24);
+    for (size_t c = 0; c < channels; ++c) {
+        bias[c] = static_cast<int32_t>(next() % 20000) - 10000;
+        scales[c] = 0.002f + 0.00001f * static_cast<float>(next() % 1000);
+    }
+    synap::kernels::QuantGemmSpec spec;
+    spec.signedValues = state.range(3) != 0;
+    spec.filterZeroPoint = spec.signedValues ? 0 : 131;
+    if (!spec.signedValues) scales.resize(1);
+    spec.inputZeroPoint = spec.signedValues ? -3 : 125;
+    spec.outputZeroPoint = 5;
+    spec.inputScale = 0.02f;
+    spec.outputScale = 0.05f;
+    spec.filterScales = scales;
+    spec.low = spec.signedValues ? -128 : 0;
+    spec.high = spec.low + 255;
+    spec.weights = weights.data();
+    spec.bias = bias.data();
+    spec.depth = static_cast<uint32_t>(depth);
+    spec.channels = static_cast<uint32_t>(channels);
+    std::vector<uint8_t> packed;
+    if (!synap::kernels::packQuantGemm(spec, &packed)) return state.SkipWithError("cannot pack");
+    synap::kernels::QuantGemmScratch scratch;
+    const synap::kernels::Isa isa = synap::kernels::bestIsa();
+    double best = 1e30;
+    for (auto _ : state) {
+        for (int r = 0; r < 20; ++r) {
+            const auto start = Clock::now();
+            synap::kernels::runQuantGemm(isa, packed, input.data(), rows, output.data(), &scratch);
+            best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        }
+    }
+    state.counters["best_us"] = best;
+}
+
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
@@ -197,6 +244,14 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark((std::string("Layers/") + name).c_str(), nnemu::Layers, name)
                 ->Unit(benchmark::kMillisecond)
                 ->Iterations(1);
+    }
+    // MobileNet v2 224's 1x1 shapes: expansion, projection, 7x7 and the classifier.
+    for (auto shape : std::initializer_list<std::array<int64_t, 3>>{{12544, 32, 16}, {12544, 16, 96}, {3136, 24, 144},
+                                                                   {3136, 144, 24}, {196, 64, 384}, {196, 384, 64},
+                                                                   {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
+        for (int64_t isSigned : {1, 0}) {
+            benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2], isSigned})->Iterations(5);
+        }
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

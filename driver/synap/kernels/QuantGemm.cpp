@@ -17,7 +17,6 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
-constexpr uint32_t kVersion = 2;
 // Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
 constexpr uint32_t kMaxDepth = 33025;
 
@@ -56,7 +55,7 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
     if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
     if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
-    Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
+    Header h{kMagic, kQuantGemmPackVersion, s.depth, (s.depth + 3) / 4, s.channels,
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
              s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
@@ -91,30 +90,18 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     Header h;
     if (packed.size() < sizeof(Header)) return false;
     std::memcpy(&h, packed.data(), sizeof(h));
-    if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
+    if (h.magic != kMagic || h.version != kQuantGemmPackVersion || packed.size() != packedSize(h)) return false;
     const size_t stride = size_t{h.depthGroups} * 4;
-    // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
-    const bool direct = !h.signedValues && stride == h.depth;
+    // Rows of a depth that fills its 4-byte groups are read where they are (the kernels flip
+    // int8 ones); others are copied, padded with zeros.
+    const bool direct = stride == h.depth;
     if (!direct) {
         scratch->rows.resize(rows * stride);
-        const uint8_t flip = h.signedValues ? 0x80 : 0;
-        if (stride == h.depth) {  // rows already padded: one pass over them all
-            const uint8_t* __restrict in = input;
-            uint8_t* __restrict out = scratch->rows.data();
-            for (size_t i = 0; i < rows * stride; ++i) out[i] = in[i] ^ flip;
-        } else {
-            for (size_t r = 0; r < rows; ++r) {
-                uint8_t* row = scratch->rows.data() + r * stride;
-                for (size_t k = 0; k < h.depth; ++k) row[k] = input[r * h.depth + k] ^ flip;
-                std::memset(row + h.depth, 0, stride - h.depth);
-            }
+        for (size_t r = 0; r < rows; ++r) {
+            uint8_t* row = scratch->rows.data() + r * stride;
+            std::memcpy(row, input + r * h.depth, h.depth);
+            std::memset(row + h.depth, 0, stride - h.depth);
         }
-    }
-    scratch->rowTerms.assign(rows, 0);
-    for (size_t r = 0; r < rows && h.rowFactor != 0; ++r) {
-        uint32_t sum = 0;
-        for (size_t k = 0; k < h.depth; ++k) sum += input[r * h.depth + k];
-        scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
@@ -122,7 +109,9 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     args.rows = direct ? input : scratch->rows.data();
     args.rowStride = stride;
     args.rowCount = rows;
-    args.rowTerms = scratch->rowTerms.data();
+    args.rowTerms = nullptr;  // the kernels sum the rows (uint8; int8 has no row term)
+    args.rowFactor = h.rowFactor;
+    args.signedValues = h.signedValues != 0;
     args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
     args.depthGroups = h.depthGroups;
     args.channels = h.channels;
@@ -141,7 +130,7 @@ void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
     end = std::min(end, slice.rowCount);
     if (begin >= end) return;
     slice.rows += begin * slice.rowStride;
-    slice.rowTerms += begin;
+    if (slice.rowTerms != nullptr) slice.rowTerms += begin;
     slice.output += begin * slice.channels;
     slice.rowCount = end - begin;
     job.kernel(slice);

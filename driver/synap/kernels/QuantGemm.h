@@ -19,6 +19,10 @@ struct QuantGemmSpec : QuantLayerSpec {
     uint32_t channels = 0;  // output channels (N); weights are [channels][depth]
 };
 
+// The version of the packed layout packQuantGemm writes (the same for every ISA) and
+// prepareQuantGemm accepts: packed bytes stored elsewhere (NPU programs) are tagged with it.
+constexpr uint32_t kQuantGemmPackVersion = 2;
+
 // The packed weights and requantization constants; false when the spec is outside what the
 // kernels compute exactly (a depth whose accumulator could leave 32 bits, a bad scale).
 bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
@@ -26,7 +30,7 @@ bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
 // Working memory of one layer's runs.
 struct QuantGemmScratch {
     std::vector<uint8_t> rows;
-    std::vector<int32_t> rowTerms;
+    std::vector<int32_t> rowTerms;  // unused: the kernels sum the rows themselves
 };
 
 // One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.
