@@ -7,14 +7,15 @@
 
 #include "NativeLayers.h"
 #include "kernels/Depthwise.h"
+#include "kernels/QuantAdd.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap {
 namespace {
 
-// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise kernel too: it
-// measures slower than XNNPACK's on AVX-512 machines, so it is not the default), otherwise the
+// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise and ADD kernels
+// too: they measure slower than XNNPACK's on AVX-512 machines, so they are not the default), otherwise the
 // default set. Read at every load, so that one process can build several cores (benchmarks).
 std::string_view kernelChoice() {
     const char* choice = std::getenv("NNEMU_NPU_KERNELS");
@@ -61,6 +62,17 @@ struct DepthwiseLayer : OwnLayer {
             kernels::runDepthwise(isa, packed, layer.inputs[0], layer.output, begin, end);
         });
         return true;
+    }
+};
+
+struct AddLayer : OwnLayer {
+    kernels::QuantAddParams params{};
+    std::vector<uint32_t> dims[3];  // inputs, output
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        return kernels::runQuantAdd(isa, params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2],
+                                    layer.output);
     }
 };
 
@@ -201,6 +213,34 @@ std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const np
     if (!ownKernelsEnabled()) return nullptr;
     if (isPointwise(layer)) return ownGemm(program, layer);
     return kernelChoice() == "all" ? ownDepthwise(program, layer) : nullptr;
+}
+
+// 8-bit ADD and SUB, any broadcast the kind's check let through. Exact, but about 4x slower than
+// XNNPACK's (not exact) add on AVX-512 (BENCHMARKS.md): only with NNEMU_NPU_KERNELS=all.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
+    if (kernelChoice() != "all" || layer.inputs()->size() != 2) return nullptr;
+    const npu::Tensor* tensors[] = {&tensorAt(program, layer.inputs()->Get(0)), &tensorAt(program, layer.inputs()->Get(1)),
+                                    &outputOf(program, layer)};
+    const npu::DataType type = tensors[2]->type();
+    if ((type != npu::DataType::QUINT8 && type != npu::DataType::QINT8) || tensors[0]->type() != type ||
+        tensors[1]->type() != type) {
+        return nullptr;
+    }
+    kernels::QuantAddSpec spec;
+    spec.signedValues = type == npu::DataType::QINT8;
+    spec.subtract = layer.params_type() == npu::LayerParams::Subtract;
+    for (int i = 0; i < 2; ++i) {
+        spec.zeroPoints[i] = tensors[i]->zero_point();
+        spec.scales[i] = tensors[i]->scale();
+    }
+    spec.outputZeroPoint = tensors[2]->zero_point();
+    spec.outputScale = tensors[2]->scale();
+    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    auto state = std::make_unique<AddLayer>();
+    if (!kernels::prepareQuantAdd(spec, &state->params)) return nullptr;
+    for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
+    state->isa = kernels::bestIsa();
+    return state;
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

@@ -13,6 +13,8 @@ namespace nnemu::synap {
 // On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM); with
 // NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and FullyConnected kinds).
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
+// 8-bit ADD and SUB (Add and Subtract kinds), with any broadcast.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
