@@ -21,6 +21,14 @@ const npu::LayerT* flipFromInt8(const npu::ProgramT& program, uint32_t tensor) {
     return nullptr;
 }
 
+// Kinds whose 8-bit layers compute the same real values, so the same bits moved by 128, on the
+// other signedness (the core's XNNPACK has both qu8 and qs8 forms of them).
+bool movesAlong(npu::LayerParams kind) {
+    using npu::LayerParams;
+    return kind == LayerParams::Add || kind == LayerParams::Subtract || kind == LayerParams::MaxPool2D ||
+           kind == LayerParams::GlobalAveragePool2D;
+}
+
 bool readByAny(const npu::ProgramT& program, uint32_t tensor) {
     return std::any_of(program.layers.begin(), program.layers.end(), [&](const auto& layer) {
         return std::find(layer->inputs.begin(), layer->inputs.end(), tensor) != layer->inputs.end();
@@ -28,6 +36,7 @@ bool readByAny(const npu::ProgramT& program, uint32_t tensor) {
 }
 
 // Rewrites the layer at `index` onto int8 tensors if every input is a flip of one; true if done.
+// (Its parameters hold real values only: the activation bounds.)
 bool moveToInt8(npu::ProgramT& program, size_t index) {
     npu::LayerT& layer = *program.layers[index];
     if (layer.outputs.size() != 1 || program.tensors[layer.outputs[0]]->type != npu::DataType::QUINT8) return false;
@@ -62,8 +71,7 @@ bool moveToInt8(npu::ProgramT& program, size_t index) {
 void moveFlippedAddsToInt8(npu::ProgramT& program) {
     bool moved = false;
     for (size_t i = 0; i < program.layers.size(); ++i) {
-        const auto type = program.layers[i]->params.type;
-        if (type == npu::LayerParams::Add || type == npu::LayerParams::Subtract) moved |= moveToInt8(program, i);
+        if (movesAlong(program.layers[i]->params.type)) moved |= moveToInt8(program, i);
     }
     if (!moved) return;
     // Flips whose result nothing reads any more (not ports) go, last first.
