@@ -22,11 +22,11 @@ const npu::LayerT* flipFromInt8(const npu::ProgramT& program, uint32_t tensor) {
 }
 
 // Kinds whose 8-bit layers compute the same real values, so the same bits moved by 128, on the
-// other signedness (the core's XNNPACK has both qu8 and qs8 forms of them).
+// other signedness, in the reference's arithmetic too. (Not the averages: the reference rounds
+// the raw quantized sums, which the move changes: MEAN and AVERAGE_POOL_2D stay where they are.)
 bool movesAlong(npu::LayerParams kind) {
     using npu::LayerParams;
-    return kind == LayerParams::Add || kind == LayerParams::Subtract || kind == LayerParams::MaxPool2D ||
-           kind == LayerParams::GlobalAveragePool2D;
+    return kind == LayerParams::Add || kind == LayerParams::Subtract || kind == LayerParams::MaxPool2D;
 }
 
 bool readByAny(const npu::ProgramT& program, uint32_t tensor) {
