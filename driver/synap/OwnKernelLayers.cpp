@@ -15,8 +15,8 @@
 namespace nnemu::synap {
 namespace {
 
-// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise and ADD kernels
-// too: they measure slower than XNNPACK's on AVX-512 machines, so they are not the default), otherwise the
+// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise, ADD and pooling
+// kernels too: they measure slower than XNNPACK's on AVX-512 machines, so they are not the default), otherwise the
 // default set. Read at every load, so that one process can build several cores (benchmarks).
 std::string_view kernelChoice() {
     const char* choice = std::getenv("NNEMU_NPU_KERNELS");
@@ -267,11 +267,12 @@ std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer
     return state;
 }
 
-// 8-bit pools whose input and output share their quantization (the lowering's), NHWC; the kind's
-// check holds (input [B, H, W, C], output [B, OH, OW, C] or [B, 1, 1, C]).
+// 8-bit pools, NHWC; the kind's check holds (input [B, H, W, C], output [B, OH, OW, C] or
+// [B, 1, 1, C]). Exact, but slower than XNNPACK's on MobileNets' final pools (BENCHMARKS.md): only
+// with NNEMU_NPU_KERNELS=all.
 bool poolOperands(const npu::Program& program, const npu::Layer& layer, const npu::Tensor** input,
                   const npu::Tensor** output, bool* isSigned) {
-    if (!ownKernelsEnabled() || layer.inputs()->size() != 1) return false;
+    if (kernelChoice() != "all" || layer.inputs()->size() != 1) return false;
     *input = &tensorAt(program, layer.inputs()->Get(0));
     *output = &outputOf(program, layer);
     const npu::DataType type = (*output)->type();

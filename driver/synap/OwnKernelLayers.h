@@ -1,7 +1,8 @@
 // Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
 // ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
 // xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons); =all adds the
-// 3x3 depthwise kernel (slower than XNNPACK's here, so off by default).
+// 3x3 depthwise, ADD/SUB and pooling kernels (exact, but slower than XNNPACK's here, so off by
+// default).
 #pragma once
 
 #include <memory>

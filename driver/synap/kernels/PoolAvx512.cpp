@@ -3,6 +3,6 @@
 
 namespace nnemu::synap::kernels {
 
-const PoolLoops kPoolLoopsAvx512 = {maxRows, sumPixels};
+const PoolLoops kPoolLoopsAvx512 = {maxRows, sumPixels, averages};
 
 }  // namespace nnemu::synap::kernels

@@ -3,6 +3,6 @@
 
 namespace nnemu::synap::kernels {
 
-const PoolLoops kPoolLoopsPortable = {maxRows, sumPixels};
+const PoolLoops kPoolLoopsPortable = {maxRows, sumPixels, averages};
 
 }  // namespace nnemu::synap::kernels

@@ -43,6 +43,7 @@ void runGlobalAverage(Isa isa, const GlobalAverageSpec& spec, const uint8_t* inp
 struct PoolLoops {
     void (*maxRows)(const MaxPoolSpec&, const uint8_t*, uint8_t*, size_t, size_t);
     void (*sumPixels)(bool isSigned, const uint8_t* input, size_t pixels, size_t channels, int32_t* sums);
+    void (*averages)(const GlobalAverageSpec& spec, const int32_t* sums, uint8_t* output);
 };
 extern const PoolLoops kPoolLoopsPortable, kPoolLoopsAvx2, kPoolLoopsAvx512;
 
