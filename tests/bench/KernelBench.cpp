@@ -3,7 +3,8 @@
 // each Compare/ benchmark alternates blocks of inferences on both cores and reports each
 // side's mean and the speedup; each Layers/ benchmark runs both in profiling mode (every layer its
 // own stage) and sums each layer's best time over the runs, which a busy machine disturbs less. Networks: generated MobileNets (int8 per-channel, uint8, float)
-// and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
+// and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets; a small classifier with
+// residual ADD, MAX_POOL and MEAN (conv_net).
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -59,9 +60,13 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
 
 bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
               std::string* error) {
+    // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
+    const char* choice = getenv("NNEMU_NPU_KERNELS");
+    const std::string saved = choice == nullptr ? "" : choice;
     if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
     side->core = synap::NpuCore::load(program, error, profiling, true);
-    if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
+    if (xnnpackOnly && choice == nullptr) unsetenv("NNEMU_NPU_KERNELS");
+    if (xnnpackOnly && choice != nullptr) setenv("NNEMU_NPU_KERNELS", saved.c_str(), 1);
     if (side->core == nullptr) return false;
     for (size_t i = 0; i < side->core->inputCount(); ++i) side->inputs.emplace_back(side->core->inputBytes(i), 1);
     for (size_t i = 0; i < side->core->outputCount(); ++i) side->outputs.emplace_back(side->core->outputBytes(i), 0);
@@ -168,7 +173,8 @@ void Layers(benchmark::State& state, const char* name) {
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
-        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float"};
+        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
+        "conv_net_quant",             "conv_net_int8"};
 
 }  // namespace
 }  // namespace nnemu
