@@ -3,8 +3,7 @@
 // each Compare/ benchmark alternates blocks of inferences on both cores and reports each
 // side's mean and the speedup; each Layers/ benchmark runs both in profiling mode (every layer its
 // own stage) and sums each layer's best time over the runs, which a busy machine disturbs less. Networks: generated MobileNets (int8 per-channel, uint8, float)
-// and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets; a small classifier with
-// residual ADD, MAX_POOL and MEAN (conv_net).
+// and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -173,8 +172,7 @@ void Layers(benchmark::State& state, const char* name) {
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
-        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
-        "conv_net_quant",             "conv_net_int8"};
+        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float"};
 
 }  // namespace
 }  // namespace nnemu
