@@ -280,6 +280,14 @@ bool poolOperands(const npu::Program& program, const npu::Layer& layer, const np
     return (type == npu::DataType::QUINT8 || *isSigned) && (*input)->type() == type;
 }
 
+template <typename Layer, typename Spec>
+std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
+    auto state = std::make_unique<Layer>();
+    state->spec = spec;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
 std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer) {
     const npu::Tensor *input, *output;
     kernels::MaxPoolSpec spec;
@@ -304,10 +312,7 @@ std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::L
     spec.padLeft = p->padding()->left();
     spec.zeroPoint = output->zero_point();
     quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
-    auto state = std::make_unique<MaxPoolLayer>();
-    state->spec = spec;
-    state->isa = kernels::bestIsa();
-    return state;
+    return poolLayer<MaxPoolLayer>(spec);
 }
 
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer) {
@@ -322,18 +327,16 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
                                                                   : AverageRounding::MeanRequantize;
     const auto* in = input->dims();
     spec.batches = in->Get(0);
-    spec.pixels = in->Get(1) * in->Get(2);
+    const uint64_t pixels = uint64_t{in->Get(1)} * in->Get(2);
+    if (pixels == 0 || pixels > (1u << 23)) return nullptr;  // sums stay within 32 bits
+    spec.pixels = static_cast<uint32_t>(pixels);
     spec.channels = in->Get(3);
-    if (spec.pixels == 0 || spec.pixels > (1u << 23)) return nullptr;  // sums stay within 32 bits
     spec.inputScale = input->scale();
     spec.outputScale = output->scale();
     spec.inputZeroPoint = input->zero_point();
     spec.outputZeroPoint = output->zero_point();
     quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
-    auto state = std::make_unique<GlobalAverageLayer>();
-    state->spec = spec;
-    state->isa = kernels::bestIsa();
-    return state;
+    return poolLayer<GlobalAverageLayer>(spec);
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

@@ -135,6 +135,14 @@ TEST(KernelAdd, RefusesShapesThatDoNotBroadcast) {
     EXPECT_FALSE(runQuantAdd(Isa::Portable, p, c.dims[0], a.data(), c.dims[1], b.data(), c.dims[2], out.data()));
 }
 
+TEST(KernelAdd, EmptyOutputsTouchNothing) {
+    AddCase c{false, false, {{0, 3}, {1, 3}, {0, 3}}, {0.1f, 0.1f, 0.1f}, {0, 0, 0}, 0, {}};
+    const QuantAddParams p = params(c);
+    for (Isa isa : supportedIsas()) {
+        EXPECT_TRUE(runQuantAdd(isa, p, c.dims[0], nullptr, c.dims[1], nullptr, c.dims[2], nullptr)) << isaName(isa);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, KernelAdd, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Int8" : "Uint8"; });
 

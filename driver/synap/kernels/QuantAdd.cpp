@@ -125,6 +125,7 @@ bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32
                  uint8_t* out) {
     Walk walk;
     if (!planWalk(aDims, bDims, outDims, &walk)) return false;
+    if (std::find(outDims.begin(), outDims.end(), 0u) != outDims.end()) return true;  // nothing to compute
     // walk.sizes[0] is the innermost run; the others are walked as an odometer.
     const size_t inner = walk.sizes[0], outer = walk.sizes.size();
     std::vector<size_t> index(outer, 0);
