@@ -1,7 +1,8 @@
 // Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
 // ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
 // xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons); =all adds the
-// 3x3 depthwise kernel (slower than XNNPACK's here, so off by default).
+// 3x3 depthwise, ADD/SUB and pooling kernels (exact, but slower than XNNPACK's here, so off by
+// default).
 #pragma once
 
 #include <memory>
@@ -15,6 +16,11 @@ namespace nnemu::synap {
 // with NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and
 // FullyConnected kinds).
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
+// 8-bit ADD and SUB (Add and Subtract kinds), with any broadcast.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);
+// 8-bit max pools, and global average pools (AVERAGE_POOL_2D over the whole image, MEAN).
+std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
+std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "Compiler.h"
+#include "SignedAdds.h"
 #include "nnemu/hal/Validation.h"
 
 namespace nnemu::synap {
@@ -141,6 +142,7 @@ void eliminateSignFlipPairs(npu::ProgramT& program) {
 }  // namespace
 
 std::vector<uint8_t> ProgramBuilder::finish() {
+    moveFlippedAddsToInt8(program_);
     eliminateSignFlipPairs(program_);
     flatbuffers::FlatBufferBuilder fbb(1 << 16);
     fbb.Finish(npu::Program::Pack(fbb, &program_), npu::ProgramIdentifier());
