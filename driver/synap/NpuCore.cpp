@@ -314,13 +314,17 @@ bool NpuCore::buildStages(std::string* error) {
             profile_.push_back(std::move(entry));
         }
     }
+    auto stored = [&](uint32_t t) { return tensors->Get(t)->data() != nullptr && tensors->Get(t)->data()->size() > 0; };
     for (uint32_t t = 0; t < tensors->size(); ++t) {
-        if (needsBuffer[t]) bufferOf(t);
+        if (needsBuffer[t] && !stored(t)) bufferOf(t);
     }
     for (Stage& stage : stages_) {
         if (!stage.native) continue;
         const npu::Layer& layer = *layers->Get(stage.firstLayer);
-        for (uint32_t t : *layer.inputs()) stage.inputs.push_back(bufferOf(t));
+        // Own kernels read their weights packed (or from the program, unaligned): no aligned copy.
+        for (uint32_t t : *layer.inputs()) {
+            stage.inputs.push_back(stage.state != nullptr && stored(t) ? tensors->Get(t)->data()->data() : bufferOf(t));
+        }
         stage.output = bufferOf(layer.outputs()->Get(0));
     }
     return true;

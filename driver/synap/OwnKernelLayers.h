@@ -14,6 +14,10 @@ namespace nnemu::synap {
 // NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and FullyConnected kinds).
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
+// At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
+// for the program to store (ownConvolution then uses them in place); false when no own kernel
+// with packed weights takes the layer.
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);

@@ -17,7 +17,7 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = kQuantGemmLayoutVersion;
 // Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
 constexpr uint32_t kMaxDepth = 33025;
 
@@ -133,6 +133,37 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     RequantTable::point(&args, arrays, n,
                         h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
     *job = {args, kernelOf(isa)};
+    return true;
+}
+
+bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues) {
+    Header h;
+    if (packed.size() < sizeof(Header) || reinterpret_cast<uintptr_t>(packed.data()) % alignof(FastRequantBlock) != 0) {
+        return false;
+    }
+    std::memcpy(&h, packed.data(), sizeof(h));
+    const int32_t qmin = signedValues ? -128 : 0;
+    const bool header = h.magic == kMagic && h.version == kVersion && h.depth == depth && depth > 0 &&
+                        depth <= kMaxDepth && h.depthGroups == (depth + 3) / 4 && h.channels == channels &&
+                        channels > 0 && h.paddedChannels == (channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock &&
+                        h.signedValues == int32_t{signedValues} && (h.fast == 0 || h.fast == 1) &&
+                        (signedValues ? h.rowFactor == 0 : h.rowFactor >= -127 && h.rowFactor <= 128) &&
+                        h.outputZeroPoint >= qmin && h.outputZeroPoint <= qmin + 255 && qmin <= h.low &&
+                        h.low <= h.high && h.high <= qmin + 255;
+    if (!header || packed.size() != packedSize(h)) return false;
+    const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
+    const size_t n = h.paddedChannels;
+    for (size_t c = 0; c < n; ++c) {
+        const int32_t multiplier = arrays[2 * n + c], left = arrays[3 * n + c], right = arrays[4 * n + c];
+        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
+    }
+    const auto* blocks = reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n));
+    for (size_t b = 0; b < n / kGemmBlock && h.fast; ++b) {
+        for (size_t i = 0; i < 16; ++i) {
+            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
+            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
+        }
+    }
     return true;
 }
 
