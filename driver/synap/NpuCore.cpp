@@ -256,8 +256,58 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
     if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
+    if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
     if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
     return activations_[index].data();
+}
+
+// The activations that cross stages share one arena: a tensor's bytes go to another once no
+// later stage reads it (a stage's inputs and output never share). Largest first, each at the
+// lowest offset free over its stages.
+void NpuCore::planActivations() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+            used.push_back(layer.outputs()->Get(0));
+            for (uint32_t t : used) {
+                if (first[t] < 0) first[t] = static_cast<int64_t>(s);
+                last[t] = static_cast<int64_t>(s);
+            }
+        }
+    }
+    std::vector<uint32_t> planned;
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        const bool stored = tensor.data() != nullptr && tensor.data()->size() > 0;
+        if (needsBuffer_[t] && first[t] >= 0 && !stored && tensor.input_index() < 0 && tensor.output_index() < 0) {
+            planned.push_back(t);
+        }
+    }
+    auto bytesOf = [&](uint32_t t) { return (byteSize(*tensors->Get(t)) + XNN_EXTRA_BYTES + 63) / 64 * 64; };
+    std::stable_sort(planned.begin(), planned.end(), [&](uint32_t a, uint32_t b) { return bytesOf(a) > bytesOf(b); });
+    arenaOffsets_.assign(tensors->size(), SIZE_MAX);
+    size_t total = 0;
+    for (size_t i = 0; i < planned.size(); ++i) {
+        const uint32_t t = planned[i];
+        std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of placed tensors alive with t
+        for (size_t j = 0; j < i; ++j) {
+            const uint32_t u = planned[j];
+            if (first[u] <= last[t] && first[t] <= last[u]) taken.push_back({arenaOffsets_[u], arenaOffsets_[u] + bytesOf(u)});
+        }
+        std::sort(taken.begin(), taken.end());
+        size_t offset = 0;
+        for (const auto& [begin, end] : taken) {
+            if (offset + bytesOf(t) <= begin) break;
+            offset = std::max(offset, end);
+        }
+        arenaOffsets_[t] = offset;
+        total = std::max(total, offset + bytesOf(t));
+    }
+    arena_.assign(total, 0);
 }
 
 // Cuts the layers into stages and gives a buffer to every tensor that crosses one.
@@ -299,6 +349,7 @@ bool NpuCore::buildStages(std::string* error) {
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
+    planActivations();
     parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {
