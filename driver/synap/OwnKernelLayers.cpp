@@ -43,9 +43,10 @@ struct GemmLayer : OwnLayer {
     std::span<const uint8_t> weights;  // `packed`, or the program's packed weights where they lie
     size_t rows = 0;
     kernels::Isa isa = kernels::Isa::Portable;
-    kernels::QuantGemmScratch scratch;
 
     bool run(const NativeLayer& layer) override {
+        // One scratch per calling thread, not per layer: layers run one after another.
+        thread_local kernels::QuantGemmScratch scratch;
         kernels::QuantGemmJob job;
         if (!kernels::prepareQuantGemm(isa, weights, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
         inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });

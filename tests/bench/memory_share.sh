@@ -4,12 +4,12 @@
 # without weights). Each process is a benchmark_model on synap-npu, sampled from
 # /proc/<pid>/smaps_rollup once it runs steadily; prints per process Rss, Pss and private (clean
 # + dirty) in kB, the sums, and with DETAIL=1 the largest private mappings of one process. Usage:
-#   tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (build/bin must hold benchmark_model)
+#   tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (benchmark_model from $BIN or build/bin)
 set -eu
 model=$1
 count=${2:-4}
 baseline=${3:-}
-bin=$(dirname "$0")/../../build/bin
+bin=${BIN:-$(dirname "$0")/../../build/bin}
 work=$(mktemp -d)
 pids=""
 cleanup() {
@@ -64,4 +64,3 @@ stopAll
 i=0
 while [ "$i" -lt "$count" ]; do start "$model"; i=$((i + 1)); done
 sleep "$settle"; sample all
-ls -l "$work/root" 2>/dev/null | head -0
