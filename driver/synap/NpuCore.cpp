@@ -261,24 +261,28 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     return activations_[index].data();
 }
 
+// Every tensor each stage reads or writes, stage by stage (with repeats).
+void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const {
+    const auto* layers = program_->layers();
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            for (uint32_t t : *layer.inputs()) visit(s, t);
+            visit(s, layer.outputs()->Get(0));
+        }
+    }
+}
+
 // The activations that cross stages share one arena: a tensor's bytes go to another once no
 // later stage reads it (a stage's inputs and output never share). Largest first, each at the
 // lowest offset free over its stages.
 void NpuCore::planActivations() {
-    const auto* layers = program_->layers();
     const auto* tensors = program_->tensors();
     std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
-    for (size_t s = 0; s < stages_.size(); ++s) {
-        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
-            const npu::Layer& layer = *layers->Get(l);
-            std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
-            used.push_back(layer.outputs()->Get(0));
-            for (uint32_t t : used) {
-                if (first[t] < 0) first[t] = static_cast<int64_t>(s);
-                last[t] = static_cast<int64_t>(s);
-            }
-        }
-    }
+    forEachStageTensor([&](size_t s, uint32_t t) {
+        if (first[t] < 0) first[t] = static_cast<int64_t>(s);
+        last[t] = static_cast<int64_t>(s);
+    });
     std::vector<uint32_t> planned;
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
@@ -329,18 +333,11 @@ bool NpuCore::buildStages(std::string* error) {
     std::vector<int64_t> stageOf(tensors->size(), -1);
     std::vector<bool>& needsBuffer = needsBuffer_;
     needsBuffer.assign(tensors->size(), false);
-    for (size_t s = 0; s < stages_.size(); ++s) {
-        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
-            const npu::Layer& layer = *layers->Get(l);
-            std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
-            used.push_back(layer.outputs()->Get(0));
-            for (uint32_t t : used) {
-                if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
-                if (stages_[s].native) needsBuffer[t] = true;
-                stageOf[t] = static_cast<int64_t>(s);
-            }
-        }
-    }
+    forEachStageTensor([&](size_t s, uint32_t t) {
+        if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
+        if (stages_[s].native) needsBuffer[t] = true;
+        stageOf[t] = static_cast<int64_t>(s);
+    });
     // A layer output nothing reads still needs somewhere to go (XNNPACK gives it no memory).
     std::vector<bool> read(tensors->size(), false);
     for (const npu::Layer* layer : *layers) {

@@ -69,6 +69,7 @@ private:
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
     bool buildStages(std::string* error);
+    void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
                            std::string* error);
