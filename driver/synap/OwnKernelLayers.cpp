@@ -7,11 +7,13 @@
 #include <string_view>
 
 #include "NativeLayers.h"
+#include "SynapLog.h"
 #include "kernels/Depthwise.h"
 #include "kernels/QuantConv.h"
 #include "kernels/QuantAdd.h"
 #include "kernels/QuantPool.h"
 #include "kernels/QuantGemm.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap {
@@ -41,14 +43,16 @@ void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRow
 }
 
 struct GemmLayer : OwnLayer {
-    std::vector<uint8_t> packed;
+    std::vector<uint8_t> packed;      // packed at load, or empty:
+    std::span<const uint8_t> weights;  // `packed`, or the program's packed weights where they lie
     size_t rows = 0;
     kernels::Isa isa = kernels::Isa::Portable;
-    kernels::QuantGemmScratch scratch;
 
     bool run(const NativeLayer& layer) override {
+        // One scratch per calling thread, not per layer: layers run one after another.
+        thread_local kernels::QuantGemmScratch scratch;
         kernels::QuantGemmJob job;
-        if (!kernels::prepareQuantGemm(isa, packed, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
+        if (!kernels::prepareQuantGemm(isa, weights, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
         inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });
         return true;
     }
@@ -204,23 +208,58 @@ bool isPointwise(const npu::Layer& layer) {
            pad->top() == 0 && pad->bottom() == 0 && pad->left() == 0 && pad->right() == 0;
 }
 
-std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
+// The GEMM spec of a pointwise layer the own kernel takes (false otherwise); `o` backs it.
+bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantGemmSpec* spec) {
     // The shapes passed the kind's check: filter [N, (1, 1,) K], bias [N], rows of K inputs.
     const auto* filterDims = tensorAt(program, layer.inputs()->Get(1)).dims();
-    if (filterDims->size() == 0) return nullptr;
+    if (filterDims->size() == 0) return false;
     const uint32_t channels = filterDims->Get(0), depth = filterDims->Get(filterDims->size() - 1);
-    Operands o;
-    if (!readOperands(program, layer, channels, 0, &o) || depth == 0 || elementCount(*o.input) % depth != 0) {
-        return nullptr;
+    if (!readOperands(program, layer, channels, 0, o) || depth == 0 || elementCount(*o->input) % depth != 0) {
+        return false;
     }
+    spec->depth = depth;
+    spec->channels = channels;
+    fillSpec(*o, spec);
+    return true;
+}
+
+// The program's packed weights for `layer` if they are the running kernel's: same layout, packed
+// for this ISA, and sound (the program may come from a file); empty otherwise.
+std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const npu::Layer& layer,
+                                           const kernels::QuantGemmSpec& spec, kernels::Isa isa) {
+    if (program.packed_weights() == nullptr) return {};
+    for (const npu::PackedWeights* entry : *program.packed_weights()) {
+        if (entry->layer() >= program.layers()->size() || program.layers()->Get(entry->layer()) != &layer) continue;
+        if (entry->kernel() != npu::PackedKernel::QUANT_GEMM || entry->data() == nullptr ||
+            entry->layout_version() != kernels::kQuantGemmLayoutVersion || entry->isa() != static_cast<uint32_t>(isa)) {
+            return {};
+        }
+        const std::span<const uint8_t> bytes(entry->data()->data(), entry->data()->size());
+        if (!kernels::checkPackedQuantGemm(bytes, spec.depth, spec.channels, spec.signedValues)) {
+            SYNAP_LOG(WARNING) << "the program's packed weights of layer " << entry->layer()
+                            << " are damaged; packing them again";
+            return {};
+        }
+        return bytes;
+    }
+    return {};
+}
+
+std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
+    Operands o;
     kernels::QuantGemmSpec spec;
-    spec.depth = depth;
-    spec.channels = channels;
-    fillSpec(o, &spec);
+    if (!gemmSpec(program, layer, &o, &spec)) return nullptr;
     auto state = std::make_unique<GemmLayer>();
-    if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
-    state->rows = elementCount(*o.input) / depth;
     state->isa = kernels::bestIsa();
+    state->weights = storedGemmWeights(program, layer, spec, state->isa);
+    if (!state->weights.empty()) {
+        ++cache::cacheCounters().weightsInPlace;
+    } else {
+        if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
+        ++cache::cacheCounters().weightPackings;
+        state->weights = state->packed;
+    }
+    state->rows = elementCount(*o.input) / spec.depth;
     return state;
 }
 
@@ -405,6 +444,21 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
     spec.outputZeroPoint = output->zero_point();
     quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
     return poolLayer<GlobalAverageLayer>(spec);
+}
+
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed) {
+    const npu::Layer& layer = *program.layers()->Get(layerIndex);
+    Operands o;
+    kernels::QuantGemmSpec spec;
+    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec) ||
+        !kernels::packQuantGemm(spec, &packed->data)) {
+        return false;
+    }
+    packed->layer = layerIndex;
+    packed->kernel = npu::PackedKernel::QUANT_GEMM;
+    packed->layout_version = kernels::kQuantGemmLayoutVersion;
+    packed->isa = static_cast<uint32_t>(kernels::bestIsa());
+    return true;
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

@@ -22,6 +22,10 @@ std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer
 std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
+// At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
+// for the program to store (ownConvolution then uses them in place); false when no own kernel
+// with packed weights takes the layer.
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);

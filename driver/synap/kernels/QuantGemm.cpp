@@ -55,7 +55,7 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
     if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
     if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
-    Header h{kMagic, kQuantGemmPackVersion, s.depth, (s.depth + 3) / 4, s.channels,
+    Header h{kMagic, kQuantGemmLayoutVersion, s.depth, (s.depth + 3) / 4, s.channels,
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
              s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
@@ -90,7 +90,7 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     Header h;
     if (packed.size() < sizeof(Header)) return false;
     std::memcpy(&h, packed.data(), sizeof(h));
-    if (h.magic != kMagic || h.version != kQuantGemmPackVersion || packed.size() != packedSize(h)) return false;
+    if (h.magic != kMagic || h.version != kQuantGemmLayoutVersion || packed.size() != packedSize(h)) return false;
     const size_t stride = size_t{h.depthGroups} * 4;
     // Rows of a depth that fills its 4-byte groups are read where they are (the kernels flip
     // int8 ones); others are copied, padded with zeros.
@@ -122,6 +122,37 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     RequantTable::point(&args, arrays, n,
                         h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
     *job = {args, kernelOf(isa)};
+    return true;
+}
+
+bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues) {
+    Header h;
+    if (packed.size() < sizeof(Header) || reinterpret_cast<uintptr_t>(packed.data()) % alignof(FastRequantBlock) != 0) {
+        return false;
+    }
+    std::memcpy(&h, packed.data(), sizeof(h));
+    const int32_t qmin = signedValues ? -128 : 0;
+    const bool header = h.magic == kMagic && h.version == kQuantGemmLayoutVersion && h.depth == depth && depth > 0 &&
+                        depth <= kMaxDepth && h.depthGroups == (depth + 3) / 4 && h.channels == channels &&
+                        channels > 0 && h.paddedChannels == (channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock &&
+                        h.signedValues == int32_t{signedValues} && (h.fast == 0 || h.fast == 1) &&
+                        (signedValues ? h.rowFactor == 0 : h.rowFactor >= -127 && h.rowFactor <= 128) &&
+                        h.outputZeroPoint >= qmin && h.outputZeroPoint <= qmin + 255 && qmin <= h.low &&
+                        h.low <= h.high && h.high <= qmin + 255;
+    if (!header || packed.size() != packedSize(h)) return false;
+    const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
+    const size_t n = h.paddedChannels;
+    for (size_t c = 0; c < n; ++c) {
+        const int32_t multiplier = arrays[2 * n + c], left = arrays[3 * n + c], right = arrays[4 * n + c];
+        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
+    }
+    const auto* blocks = reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n));
+    for (size_t b = 0; b < n / kGemmBlock && h.fast; ++b) {
+        for (size_t i = 0; i < 16; ++i) {
+            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
+            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
+        }
+    }
     return true;
 }
 
