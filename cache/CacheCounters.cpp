@@ -4,7 +4,7 @@ namespace nnemu::cache {
 
 void CacheCounters::reset() {
     for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &synapMapped, &programFileRefusals, &modelCacheWrites,
-                          &modelCacheLoads, &modelCacheRejects}) {
+                          &modelCacheLoads, &modelCacheRejects, &weightPackings, &weightsInPlace}) {
         counter->store(0);
     }
 }

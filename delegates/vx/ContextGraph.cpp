@@ -303,6 +303,18 @@ flatbuffers::Offset<fb::QuantizationParameters> quantization(flatbuffers::FlatBu
     return fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &scales, &zeros);
 }
 
+// Per-channel scales are read only when there is one, or one per entry of the quantized
+// dimension: anything else (say, a host whose TfLiteFloatArray is laid out otherwise) would be
+// misread, so the tensor's nodes stay with the host.
+bool readableQuantization(const TfLiteTensor& tensor) {
+    if (tensor.quantization.type != kTfLiteAffineQuantization || tensor.quantization.params == nullptr) return true;
+    const auto* affine = static_cast<const TfLiteAffineQuantization*>(tensor.quantization.params);
+    const int count = affine->scale != nullptr ? affine->scale->size : 0;
+    if (count == 0 || count == 1) return true;
+    const int axis = affine->quantized_dimension;
+    return count > 1 && tensor.dims != nullptr && axis >= 0 && axis < tensor.dims->size && tensor.dims->data[axis] == count;
+}
+
 // A node touching a tensor type the model cannot express (strings, float16, ...) stays with the host.
 bool knownTensorTypes(const TfLiteContext* context, const TfLiteNode& node) {
     for (const TfLiteIntArray* list : {node.inputs, node.outputs}) {
@@ -310,7 +322,10 @@ bool knownTensorTypes(const TfLiteContext* context, const TfLiteNode& node) {
             const int t = list->data[i];
             if (t < 0) continue;  // an omitted optional input
             fb::TensorType type;
-            if (static_cast<size_t>(t) >= context->tensors_size || !tensorType(context->tensors[t].type, &type)) return false;
+            if (static_cast<size_t>(t) >= context->tensors_size || !tensorType(context->tensors[t].type, &type) ||
+                !readableQuantization(context->tensors[t])) {
+                return false;
+            }
         }
     }
     return true;
@@ -332,7 +347,8 @@ std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* e
     for (size_t t = 0; t < context->tensors_size; ++t) {
         const TfLiteTensor& tensor = context->tensors[t];
         fb::TensorType type = fb::TensorType_FLOAT32;
-        const bool known = tensorType(tensor.type, &type);   // other types: a placeholder no claimed node reads
+        // Otherwise a placeholder no claimed node reads.
+        const bool known = tensorType(tensor.type, &type) && readableQuantization(tensor);
         uint32_t buffer = 0;
         if (known && tensor.allocation_type == kTfLiteMmapRo && tensor.data.raw_const != nullptr && tensor.bytes > 0) {
             b.ForceVectorAlignment(tensor.bytes, sizeof(uint8_t), 16);

@@ -32,6 +32,7 @@ struct PreparedGraph {
 struct Delegate {
     TfLiteDelegate abi{};
     VxOptions options;
+    bool takesNothing = false;  // refused options, for a host that cannot take a null delegate
     std::shared_ptr<PreparedGraph> current;   // the graph of the Prepare in progress
 };
 
@@ -217,6 +218,7 @@ std::vector<bool> claimNodes(const PreparedGraph& prepared, const VxOptions& opt
 
 TfLiteStatus delegatePrepare(TfLiteContext* context, TfLiteDelegate* abi) {
     Delegate* delegate = delegateOf(abi);
+    if (delegate->takesNothing) return kTfLiteOk;
     auto prepared = std::make_shared<PreparedGraph>();
     std::string error;
     prepared->context = readContext(context, &error);
@@ -270,13 +272,17 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
     if (!parseVxOptions(keys, values, count, &delegate->options, &error)) {
         if (reportError != nullptr) {
             reportError(error.c_str());
-        } else {
-            std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+            return nullptr;
         }
-        return nullptr;
+        // TFLite's own loader (TfLiteExternalDelegateCreate) passes no report_error and never
+        // checks for a null delegate: it would apply its wrapper uninitialised. Such a host gets
+        // a delegate that takes no node, so the graph runs on its CPU path.
+        std::fprintf(stderr, "ERROR: %s; the delegate takes no node.\n", error.c_str());
+        delegate->takesNothing = true;
+    } else {
+        logVxOptions(delegate->options);
     }
-    logVxOptions(delegate->options);
-    if (delegate->options.allowedCacheMode && delegate->options.cacheFilePath.empty()) {
+    if (!delegate->takesNothing && delegate->options.allowedCacheMode && delegate->options.cacheFilePath.empty()) {
         std::fprintf(stderr, "WARNING: Vx delegate: allowed_cache_mode is set but cache_file_path is empty: "
                              "no compiled graph is saved or loaded.\n");
     }

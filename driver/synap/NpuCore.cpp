@@ -256,8 +256,62 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
     if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
+    if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
     if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
     return activations_[index].data();
+}
+
+// Every tensor each stage reads or writes, stage by stage (with repeats).
+void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const {
+    const auto* layers = program_->layers();
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            for (uint32_t t : *layer.inputs()) visit(s, t);
+            visit(s, layer.outputs()->Get(0));
+        }
+    }
+}
+
+// The activations that cross stages share one arena: a tensor's bytes go to another once no
+// later stage reads it (a stage's inputs and output never share). Largest first, each at the
+// lowest offset free over its stages.
+void NpuCore::planActivations() {
+    const auto* tensors = program_->tensors();
+    std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
+    forEachStageTensor([&](size_t s, uint32_t t) {
+        if (first[t] < 0) first[t] = static_cast<int64_t>(s);
+        last[t] = static_cast<int64_t>(s);
+    });
+    std::vector<uint32_t> planned;
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        const npu::Tensor& tensor = *tensors->Get(t);
+        const bool stored = tensor.data() != nullptr && tensor.data()->size() > 0;
+        if (needsBuffer_[t] && first[t] >= 0 && !stored && tensor.input_index() < 0 && tensor.output_index() < 0) {
+            planned.push_back(t);
+        }
+    }
+    auto bytesOf = [&](uint32_t t) { return (byteSize(*tensors->Get(t)) + XNN_EXTRA_BYTES + 63) / 64 * 64; };
+    std::stable_sort(planned.begin(), planned.end(), [&](uint32_t a, uint32_t b) { return bytesOf(a) > bytesOf(b); });
+    arenaOffsets_.assign(tensors->size(), SIZE_MAX);
+    size_t total = 0;
+    for (size_t i = 0; i < planned.size(); ++i) {
+        const uint32_t t = planned[i];
+        std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of placed tensors alive with t
+        for (size_t j = 0; j < i; ++j) {
+            const uint32_t u = planned[j];
+            if (first[u] <= last[t] && first[t] <= last[u]) taken.push_back({arenaOffsets_[u], arenaOffsets_[u] + bytesOf(u)});
+        }
+        std::sort(taken.begin(), taken.end());
+        size_t offset = 0;
+        for (const auto& [begin, end] : taken) {
+            if (offset + bytesOf(t) <= begin) break;
+            offset = std::max(offset, end);
+        }
+        arenaOffsets_[t] = offset;
+        total = std::max(total, offset + bytesOf(t));
+    }
+    arena_.assign(total, 0);
 }
 
 // Cuts the layers into stages and gives a buffer to every tensor that crosses one.
@@ -279,18 +333,11 @@ bool NpuCore::buildStages(std::string* error) {
     std::vector<int64_t> stageOf(tensors->size(), -1);
     std::vector<bool>& needsBuffer = needsBuffer_;
     needsBuffer.assign(tensors->size(), false);
-    for (size_t s = 0; s < stages_.size(); ++s) {
-        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
-            const npu::Layer& layer = *layers->Get(l);
-            std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
-            used.push_back(layer.outputs()->Get(0));
-            for (uint32_t t : used) {
-                if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
-                if (stages_[s].native) needsBuffer[t] = true;
-                stageOf[t] = static_cast<int64_t>(s);
-            }
-        }
-    }
+    forEachStageTensor([&](size_t s, uint32_t t) {
+        if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
+        if (stages_[s].native) needsBuffer[t] = true;
+        stageOf[t] = static_cast<int64_t>(s);
+    });
     // A layer output nothing reads still needs somewhere to go (XNNPACK gives it no memory).
     std::vector<bool> read(tensors->size(), false);
     for (const npu::Layer* layer : *layers) {
@@ -299,6 +346,7 @@ bool NpuCore::buildStages(std::string* error) {
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
+    planActivations();
     parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {
@@ -314,13 +362,17 @@ bool NpuCore::buildStages(std::string* error) {
             profile_.push_back(std::move(entry));
         }
     }
+    auto stored = [&](uint32_t t) { return tensors->Get(t)->data() != nullptr && tensors->Get(t)->data()->size() > 0; };
     for (uint32_t t = 0; t < tensors->size(); ++t) {
-        if (needsBuffer[t]) bufferOf(t);
+        if (needsBuffer[t] && !stored(t)) bufferOf(t);
     }
     for (Stage& stage : stages_) {
         if (!stage.native) continue;
         const npu::Layer& layer = *layers->Get(stage.firstLayer);
-        for (uint32_t t : *layer.inputs()) stage.inputs.push_back(bufferOf(t));
+        // Own kernels read their weights packed (or from the program, unaligned): no aligned copy.
+        for (uint32_t t : *layer.inputs()) {
+            stage.inputs.push_back(stage.state != nullptr && stored(t) ? tensors->Get(t)->data()->data() : bufferOf(t));
+        }
         stage.output = bufferOf(layer.outputs()->Get(0));
     }
     return true;

@@ -69,6 +69,8 @@ private:
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
     bool buildStages(std::string* error);
+    void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
+    void planActivations();
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
                            std::string* error);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
@@ -100,7 +102,9 @@ private:
     std::vector<const void*> constants_;  // per tensor, once aligned
     std::vector<Port> inputs_;
     std::vector<Port> outputs_;
-    std::vector<std::vector<uint8_t>> activations_;  // per tensor crossing stages
+    std::vector<std::vector<uint8_t>> activations_;  // per tensor crossing stages, unless in the arena:
+    std::vector<uint8_t> arena_;                     // activations crossing stages, by lifetime
+    std::vector<size_t> arenaOffsets_;               // per tensor: offset in arena_ or SIZE_MAX
     std::vector<Stage> stages_;
     std::vector<bool> needsBuffer_;  // per tensor: crosses stages (an external value of its runtime)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it

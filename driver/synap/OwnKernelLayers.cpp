@@ -1,21 +1,27 @@
 #include "OwnKernelLayers.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
 #include "NativeLayers.h"
+#include "SynapLog.h"
 #include "kernels/Depthwise.h"
+#include "kernels/QuantConv.h"
+#include "kernels/QuantAdd.h"
+#include "kernels/QuantPool.h"
 #include "kernels/QuantGemm.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap {
 namespace {
 
-// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (the depthwise kernel too: it
-// measures slower than XNNPACK's on AVX-512 machines, so it is not the default), otherwise the
-// default set. Read at every load, so that one process can build several cores (benchmarks).
+// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (every own kernel wherever it
+// computes exactly, even where it measures slower than XNNPACK), otherwise the default set.
+// Read at every load, so that one process can build several cores (benchmarks).
 std::string_view kernelChoice() {
     const char* choice = std::getenv("NNEMU_NPU_KERNELS");
     return choice == nullptr ? std::string_view() : std::string_view(choice);
@@ -37,14 +43,16 @@ void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRow
 }
 
 struct GemmLayer : OwnLayer {
-    std::vector<uint8_t> packed;
+    std::vector<uint8_t> packed;      // packed at load, or empty:
+    std::span<const uint8_t> weights;  // `packed`, or the program's packed weights where they lie
     size_t rows = 0;
     kernels::Isa isa = kernels::Isa::Portable;
-    kernels::QuantGemmScratch scratch;
 
     bool run(const NativeLayer& layer) override {
+        // One scratch per calling thread, not per layer: layers run one after another.
+        thread_local kernels::QuantGemmScratch scratch;
         kernels::QuantGemmJob job;
-        if (!kernels::prepareQuantGemm(isa, packed, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
+        if (!kernels::prepareQuantGemm(isa, weights, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
         inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });
         return true;
     }
@@ -60,6 +68,62 @@ struct DepthwiseLayer : OwnLayer {
         inSlices(layer.pool, rows, 4, [&](size_t begin, size_t end) {
             kernels::runDepthwise(isa, packed, layer.inputs[0], layer.output, begin, end);
         });
+        return true;
+    }
+};
+
+struct ConvLayer : OwnLayer {
+    kernels::PackedQuantConv packed;
+    kernels::Isa isa = kernels::Isa::Portable;
+    std::vector<kernels::QuantConvScratch> scratch;  // one per slice
+
+    bool run(const NativeLayer& layer) override {
+        const size_t rows = size_t{packed.geometry.batches} * packed.geometry.outHeight;
+        // A few slices per thread (each has its working memory), of at least 2 output rows.
+        const size_t slices = 4 * (layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool));
+        const size_t rowsPerSlice = std::max<size_t>(2, (rows + slices - 1) / slices);
+        scratch.resize((rows + rowsPerSlice - 1) / rowsPerSlice);
+        std::atomic<bool> ok = true;
+        inSlices(layer.pool, rows, rowsPerSlice, [&](size_t begin, size_t end) {
+            if (!kernels::runQuantConvRows(isa, packed, layer.inputs[0], layer.output, begin, end,
+                                           &scratch[begin / rowsPerSlice])) {
+                ok = false;
+            }
+        });
+        return ok;
+    }
+};
+
+struct AddLayer : OwnLayer {
+    kernels::QuantAddParams params{};
+    std::vector<uint32_t> dims[3];  // inputs, output
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        return kernels::runQuantAdd(isa, params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2],
+                                    layer.output);
+    }
+};
+
+struct MaxPoolLayer : OwnLayer {
+    kernels::MaxPoolSpec spec;
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        inSlices(layer.pool, size_t{spec.batches} * spec.outHeight, 4, [&](size_t begin, size_t end) {
+            kernels::runMaxPoolRows(isa, spec, layer.inputs[0], layer.output, begin, end);
+        });
+        return true;
+    }
+};
+
+struct GlobalAverageLayer : OwnLayer {
+    kernels::GlobalAverageSpec spec;
+    kernels::Isa isa = kernels::Isa::Portable;
+    std::vector<int32_t> sums;
+
+    bool run(const NativeLayer& layer) override {
+        kernels::runGlobalAverage(isa, spec, layer.inputs[0], layer.output, &sums);
         return true;
     }
 };
@@ -144,28 +208,67 @@ bool isPointwise(const npu::Layer& layer) {
            pad->top() == 0 && pad->bottom() == 0 && pad->left() == 0 && pad->right() == 0;
 }
 
-std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
+// The GEMM spec of a pointwise layer the own kernel takes (false otherwise); `o` backs it.
+bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantGemmSpec* spec) {
     // The shapes passed the kind's check: filter [N, (1, 1,) K], bias [N], rows of K inputs.
     const auto* filterDims = tensorAt(program, layer.inputs()->Get(1)).dims();
-    if (filterDims->size() == 0) return nullptr;
+    if (filterDims->size() == 0) return false;
     const uint32_t channels = filterDims->Get(0), depth = filterDims->Get(filterDims->size() - 1);
-    Operands o;
-    if (!readOperands(program, layer, channels, 0, &o) || depth == 0 || elementCount(*o.input) % depth != 0) {
-        return nullptr;
+    if (!readOperands(program, layer, channels, 0, o) || depth == 0 || elementCount(*o->input) % depth != 0) {
+        return false;
     }
+    spec->depth = depth;
+    spec->channels = channels;
+    fillSpec(*o, spec);
+    return true;
+}
+
+// The program's packed weights for `layer` if they are the running kernel's: same layout, packed
+// for this ISA, and sound (the program may come from a file); empty otherwise.
+std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const npu::Layer& layer,
+                                           const kernels::QuantGemmSpec& spec, kernels::Isa isa) {
+    if (program.packed_weights() == nullptr) return {};
+    for (const npu::PackedWeights* entry : *program.packed_weights()) {
+        if (entry->layer() >= program.layers()->size() || program.layers()->Get(entry->layer()) != &layer) continue;
+        if (entry->kernel() != npu::PackedKernel::QUANT_GEMM || entry->data() == nullptr ||
+            entry->layout_version() != kernels::kQuantGemmLayoutVersion || entry->isa() != static_cast<uint32_t>(isa)) {
+            return {};
+        }
+        const std::span<const uint8_t> bytes(entry->data()->data(), entry->data()->size());
+        if (!kernels::checkPackedQuantGemm(bytes, spec.depth, spec.channels, spec.signedValues)) {
+            SYNAP_LOG(WARNING) << "the program's packed weights of layer " << entry->layer()
+                            << " are damaged; packing them again";
+            return {};
+        }
+        return bytes;
+    }
+    return {};
+}
+
+std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
+    Operands o;
     kernels::QuantGemmSpec spec;
-    spec.depth = depth;
-    spec.channels = channels;
-    fillSpec(o, &spec);
+    if (!gemmSpec(program, layer, &o, &spec)) return nullptr;
     auto state = std::make_unique<GemmLayer>();
-    if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
-    state->rows = elementCount(*o.input) / depth;
     state->isa = kernels::bestIsa();
+    state->weights = storedGemmWeights(program, layer, spec, state->isa);
+    if (!state->weights.empty()) {
+        ++cache::cacheCounters().weightsInPlace;
+    } else {
+        if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
+        ++cache::cacheCounters().weightPackings;
+        state->weights = state->packed;
+    }
+    state->rows = elementCount(*o.input) / spec.depth;
     return state;
 }
 
-// 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel.
+// 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel. By default
+// only on AVX-512 VNNI with the folded requantization (Depthwise.h), where it measures faster
+// than XNNPACK's; elsewhere (portable loop, saturating requantization) it is slower.
 std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer) {
+    const bool everywhere = kernelChoice() == "all";
+    if (!everywhere && kernels::bestIsa() != kernels::Isa::Avx512Vnni) return nullptr;
     const auto* p = layer.params_as_Conv2D();
     if (p == nullptr || !p->depthwise() || p->padding() == nullptr || p->kernel_height() != 3 ||
         p->kernel_width() != 3 || p->stride_height() != p->stride_width() || p->stride_height() > 2 ||
@@ -190,7 +293,46 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     spec.padLeft = p->padding()->left();
     fillSpec(o, &spec);
     auto state = std::make_unique<DepthwiseLayer>(channels);
-    if (!kernels::packDepthwise(spec, &state->packed)) return nullptr;
+    if (!kernels::packDepthwise(spec, &state->packed) || (!everywhere && state->packed.folded.empty())) return nullptr;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+// A convolution with few input channels (the first layer of image networks, small detectors):
+// im2col + GEMM, measured as fast as XNNPACK's or faster from 3 to 64 input channels
+// (BENCHMARKS.md). Any kernel size, stride, dilation.
+constexpr uint32_t kMaxUnfoldedInputChannels = 64;
+
+std::unique_ptr<LayerState> ownUnfoldedConvolution(const npu::Program& program, const npu::Layer& layer) {
+    const auto* p = layer.params_as_Conv2D();
+    if (p == nullptr || p->depthwise() || p->padding() == nullptr || p->input_channels() > kMaxUnfoldedInputChannels) {
+        return nullptr;
+    }
+    // The kind's check holds: input [B, H, W, C], filter [N, KH, KW, C], output [B, OH, OW, N].
+    const uint32_t channels = p->output_channels();
+    Operands o;
+    if (!readOperands(program, layer, channels, 0, &o)) return nullptr;
+    const auto* in = o.input->dims();
+    const auto* out = o.output->dims();
+    kernels::QuantConvSpec spec;
+    spec.batches = in->Get(0);
+    spec.inHeight = in->Get(1);
+    spec.inWidth = in->Get(2);
+    spec.inChannels = in->Get(3);
+    spec.outHeight = out->Get(1);
+    spec.outWidth = out->Get(2);
+    spec.channels = channels;
+    spec.kernelHeight = p->kernel_height();
+    spec.kernelWidth = p->kernel_width();
+    spec.strideHeight = p->stride_height();
+    spec.strideWidth = p->stride_width();
+    spec.dilationHeight = p->dilation_height();
+    spec.dilationWidth = p->dilation_width();
+    spec.padTop = p->padding()->top();
+    spec.padLeft = p->padding()->left();
+    fillSpec(o, &spec);
+    auto state = std::make_unique<ConvLayer>();
+    if (!kernels::packQuantConv(spec, &state->packed)) return nullptr;
     state->isa = kernels::bestIsa();
     return state;
 }
@@ -200,7 +342,123 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer) {
     if (!ownKernelsEnabled()) return nullptr;
     if (isPointwise(layer)) return ownGemm(program, layer);
-    return kernelChoice() == "all" ? ownDepthwise(program, layer) : nullptr;
+    if (auto unfolded = ownUnfoldedConvolution(program, layer)) return unfolded;
+    return ownDepthwise(program, layer);
+}
+
+// 8-bit ADD and SUB, any broadcast the kind's check let through. Exact, but about 4x slower than
+// XNNPACK's (not exact) add on AVX-512 (BENCHMARKS.md): only with NNEMU_NPU_KERNELS=all.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
+    if (kernelChoice() != "all" || layer.inputs()->size() != 2) return nullptr;
+    const npu::Tensor* tensors[] = {&tensorAt(program, layer.inputs()->Get(0)), &tensorAt(program, layer.inputs()->Get(1)),
+                                    &outputOf(program, layer)};
+    const npu::DataType type = tensors[2]->type();
+    if ((type != npu::DataType::QUINT8 && type != npu::DataType::QINT8) || tensors[0]->type() != type ||
+        tensors[1]->type() != type) {
+        return nullptr;
+    }
+    kernels::QuantAddSpec spec;
+    spec.signedValues = type == npu::DataType::QINT8;
+    spec.subtract = layer.params_type() == npu::LayerParams::Subtract;
+    for (int i = 0; i < 2; ++i) {
+        spec.zeroPoints[i] = tensors[i]->zero_point();
+        spec.scales[i] = tensors[i]->scale();
+    }
+    spec.outputZeroPoint = tensors[2]->zero_point();
+    spec.outputScale = tensors[2]->scale();
+    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    auto state = std::make_unique<AddLayer>();
+    if (!kernels::prepareQuantAdd(spec, &state->params)) return nullptr;
+    for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+// 8-bit pools, NHWC; the kind's check holds (input [B, H, W, C], output [B, OH, OW, C] or
+// [B, 1, 1, C]). Exact, but slower than XNNPACK's on MobileNets' final pools (BENCHMARKS.md): only
+// with NNEMU_NPU_KERNELS=all.
+bool poolOperands(const npu::Program& program, const npu::Layer& layer, const npu::Tensor** input,
+                  const npu::Tensor** output, bool* isSigned) {
+    if (kernelChoice() != "all" || layer.inputs()->size() != 1) return false;
+    *input = &tensorAt(program, layer.inputs()->Get(0));
+    *output = &outputOf(program, layer);
+    const npu::DataType type = (*output)->type();
+    *isSigned = type == npu::DataType::QINT8;
+    return (type == npu::DataType::QUINT8 || *isSigned) && (*input)->type() == type;
+}
+
+template <typename Layer, typename Spec>
+std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
+    auto state = std::make_unique<Layer>();
+    state->spec = spec;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor *input, *output;
+    kernels::MaxPoolSpec spec;
+    const auto* p = layer.params_as_MaxPool2D();
+    if (p == nullptr || p->padding() == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues) ||
+        input->scale() != output->scale() || input->zero_point() != output->zero_point()) {
+        return nullptr;
+    }
+    const auto* in = input->dims();
+    const auto* out = output->dims();
+    spec.batches = in->Get(0);
+    spec.inHeight = in->Get(1);
+    spec.inWidth = in->Get(2);
+    spec.channels = in->Get(3);
+    spec.outHeight = out->Get(1);
+    spec.outWidth = out->Get(2);
+    spec.poolHeight = p->pool_height();
+    spec.poolWidth = p->pool_width();
+    spec.strideHeight = p->stride_height();
+    spec.strideWidth = p->stride_width();
+    spec.padTop = p->padding()->top();
+    spec.padLeft = p->padding()->left();
+    spec.zeroPoint = output->zero_point();
+    quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    return poolLayer<MaxPoolLayer>(spec);
+}
+
+std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor *input, *output;
+    kernels::GlobalAverageSpec spec;
+    const auto* p = layer.params_as_GlobalAveragePool2D();
+    if (p == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues)) return nullptr;
+    const bool same = input->scale() == output->scale() && input->zero_point() == output->zero_point();
+    if (!p->mean() && !same) return nullptr;
+    using kernels::AverageRounding;
+    spec.rounding = !p->mean() ? AverageRounding::HalfAway : same ? AverageRounding::MeanTruncate
+                                                                  : AverageRounding::MeanRequantize;
+    const auto* in = input->dims();
+    spec.batches = in->Get(0);
+    const uint64_t pixels = uint64_t{in->Get(1)} * in->Get(2);
+    if (pixels == 0 || pixels > (1u << 23)) return nullptr;  // sums stay within 32 bits
+    spec.pixels = static_cast<uint32_t>(pixels);
+    spec.channels = in->Get(3);
+    spec.inputScale = input->scale();
+    spec.outputScale = output->scale();
+    spec.inputZeroPoint = input->zero_point();
+    spec.outputZeroPoint = output->zero_point();
+    quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    return poolLayer<GlobalAverageLayer>(spec);
+}
+
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed) {
+    const npu::Layer& layer = *program.layers()->Get(layerIndex);
+    Operands o;
+    kernels::QuantGemmSpec spec;
+    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec) ||
+        !kernels::packQuantGemm(spec, &packed->data)) {
+        return false;
+    }
+    packed->layer = layerIndex;
+    packed->kernel = npu::PackedKernel::QUANT_GEMM;
+    packed->layout_version = kernels::kQuantGemmLayoutVersion;
+    packed->isa = static_cast<uint32_t>(kernels::bestIsa());
+    return true;
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

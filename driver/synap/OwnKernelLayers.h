@@ -1,7 +1,8 @@
 // Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
 // ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
 // xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons); =all adds the
-// 3x3 depthwise kernel (slower than XNNPACK's here, so off by default).
+// 3x3 depthwise, ADD/SUB and pooling kernels (exact, but slower than XNNPACK's here, so off by
+// default).
 #pragma once
 
 #include <memory>
@@ -10,10 +11,21 @@
 
 namespace nnemu::synap {
 
-// On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM); with
-// NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and FullyConnected kinds).
+// On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM); other
+// convolutions with at most 64 input channels (im2col + GEMM: the first layer of image networks);
+// with NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and
+// FullyConnected kinds).
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
+// 8-bit ADD and SUB (Add and Subtract kinds), with any broadcast.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);
+// 8-bit max pools, and global average pools (AVERAGE_POOL_2D over the whole image, MEAN).
+std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
+std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
+// At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
+// for the program to store (ownConvolution then uses them in place); false when no own kernel
+// with packed weights takes the layer.
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);

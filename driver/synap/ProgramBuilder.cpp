@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "Compiler.h"
+#include "OwnKernelLayers.h"
+#include "SignedAdds.h"
 #include "nnemu/hal/Validation.h"
 
 namespace nnemu::synap {
@@ -141,9 +143,21 @@ void eliminateSignFlipPairs(npu::ProgramT& program) {
 }  // namespace
 
 std::vector<uint8_t> ProgramBuilder::finish() {
+    moveFlippedAddsToInt8(program_);
     eliminateSignFlipPairs(program_);
     flatbuffers::FlatBufferBuilder fbb(1 << 16);
     fbb.Finish(npu::Program::Pack(fbb, &program_), npu::ProgramIdentifier());
+    // The own kernels' weights, packed from the serialized layers, go into the program too.
+    const npu::Program& serialized = *npu::GetProgram(fbb.GetBufferPointer());
+    for (uint32_t l = 0; l < serialized.layers()->size(); ++l) {
+        auto packed = std::make_unique<npu::PackedWeightsT>();
+        if (packOwnWeights(serialized, l, packed.get())) program_.packed_weights.push_back(std::move(packed));
+    }
+    if (!program_.packed_weights.empty()) {
+        flatbuffers::FlatBufferBuilder withWeights(fbb.GetSize() * 2);
+        withWeights.Finish(npu::Program::Pack(withWeights, &program_), npu::ProgramIdentifier());
+        return {withWeights.GetBufferPointer(), withWeights.GetBufferPointer() + withWeights.GetSize()};
+    }
     return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 

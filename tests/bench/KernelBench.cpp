@@ -10,18 +10,21 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
+#include "BenchNetworks.h"
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
+#include "kernels/QuantGemm.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
@@ -33,9 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Side {
     std::unique_ptr<synap::NpuCore> core;
-    std::vector<std::vector<uint8_t>> inputs, outputs;
-    std::vector<const uint8_t*> in;
-    std::vector<uint8_t*> out;
+    bench::CoreBuffers buffers;
 };
 
 // One network's NPU programs (one per synap-npu partition), each loaded into two one-thread
@@ -59,53 +60,50 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
 
 bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
               std::string* error) {
+    // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    const std::string saved = choice != nullptr ? choice : "";
     if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
     side->core = synap::NpuCore::load(program, error, profiling, true);
-    if (xnnpackOnly) unsetenv("NNEMU_NPU_KERNELS");
+    if (xnnpackOnly && choice != nullptr) setenv("NNEMU_NPU_KERNELS", saved.c_str(), 1);
+    if (xnnpackOnly && choice == nullptr) unsetenv("NNEMU_NPU_KERNELS");
     if (side->core == nullptr) return false;
-    for (size_t i = 0; i < side->core->inputCount(); ++i) side->inputs.emplace_back(side->core->inputBytes(i), 1);
-    for (size_t i = 0; i < side->core->outputCount(); ++i) side->outputs.emplace_back(side->core->outputBytes(i), 0);
-    for (auto& buffer : side->inputs) side->in.push_back(buffer.data());
-    for (auto& buffer : side->outputs) side->out.push_back(buffer.data());
-    return side->core->run(side->in, side->out, error);
+    side->buffers = bench::CoreBuffers(*side->core);
+    return side->core->run(side->buffers.in, side->buffers.out, error);
 }
 
-Network* network(const std::string& name) {
-    static std::map<std::string, std::unique_ptr<Network>> networks;
-    auto& slot = networks[name];
-    if (slot) return slot.get();
-    auto created = std::make_unique<Network>();
+bool setUp(const std::string& name, Network& created, std::string* error) {
     std::vector<uint8_t> bytes;
-    std::string error;
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "synap-npu";
     const size_t before = synap::livePreparedNetworks().size();
-    if (!modelBytes(name, &bytes, &error) || !(created->model = tflite::Model::fromBuffer(std::move(bytes), &error)) ||
-        !(created->npu = tflite::Interpreter::create(*created->model, options, &error)) ||
-        !created->npu->invoke(&error)) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
-        return nullptr;
+    if (!modelBytes(name, &bytes, error) || !(created.model = tflite::Model::fromBuffer(std::move(bytes), error)) ||
+        !(created.npu = tflite::Interpreter::create(*created.model, options, error)) || !created.npu->invoke(error)) {
+        return false;
     }
     const auto prepared = synap::livePreparedNetworks();
     for (size_t i = before; i < prepared.size(); ++i) {
         if (prepared[i]->core() == nullptr) continue;
         const std::span<const uint8_t> bytes = prepared[i]->core()->programBytes();
         const std::vector<uint8_t> program(bytes.begin(), bytes.end());
-        for (auto* sides : {&created->own, &created->xnnpack, &created->ownProfiled, &created->xnnpackProfiled}) {
+        for (auto* sides : {&created.own, &created.xnnpack, &created.ownProfiled, &created.xnnpackProfiled}) {
             sides->emplace_back();
         }
-        if (!loadSide(program, false, false, &created->own.back(), &error) ||
-            !loadSide(program, true, false, &created->xnnpack.back(), &error) ||
-            !loadSide(program, false, true, &created->ownProfiled.back(), &error) ||
-            !loadSide(program, true, true, &created->xnnpackProfiled.back(), &error)) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
-            return nullptr;
+        if (!loadSide(program, false, false, &created.own.back(), error) ||
+            !loadSide(program, true, false, &created.xnnpack.back(), error) ||
+            !loadSide(program, false, true, &created.ownProfiled.back(), error) ||
+            !loadSide(program, true, true, &created.xnnpackProfiled.back(), error)) {
+            return false;
         }
     }
-    if (created->own.empty()) return nullptr;
-    slot = std::move(created);
-    return slot.get();
+    return !created.own.empty();
+}
+
+Network* network(const std::string& name) {
+    return bench::networkOnce<Network>(name, [&](Network& created, std::string* error) {
+        return setUp(name, created, error);
+    });
 }
 
 constexpr int kBlock = 8;
@@ -121,7 +119,7 @@ void Compare(benchmark::State& state, const char* name) {
             const auto start = Clock::now();
             for (int i = 0; i < kBlock; ++i) {
                 for (Side& side : *sides) {
-                    if (!side.core->run(side.in, side.out, &error)) return state.SkipWithError(error.c_str());
+                    if (!side.core->run(side.buffers.in, side.buffers.out, &error)) return state.SkipWithError(error.c_str());
                 }
             }
             *total += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -133,20 +131,36 @@ void Compare(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// Sum over the layers of each layer's quickest time in `runs` profiled inferences.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error) {
+// Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
+// row (name, type, best µs) into `rows` if given.
+bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error,
+                  std::vector<std::pair<std::string, uint32_t>>* rows = nullptr) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
         for (int r = 0; r < runs; ++r) {
-            if (!side.core->run(side.in, side.out, error)) return false;
+            if (!side.core->run(side.buffers.in, side.buffers.out, error)) return false;
             const auto& profile = side.core->lastProfile();
             best.resize(profile.size(), UINT32_MAX);
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
         }
         for (uint32_t t : best) *us += t;
+        const auto& profile = side.core->lastProfile();
+        for (size_t i = 0; rows != nullptr && i < profile.size(); ++i) {
+            rows->emplace_back(profile[i].name + " " + profile[i].opType, best[i]);
+        }
     }
     return true;
+}
+
+// NNEMU_BENCH_LAYER_ROWS=1: every layer's best time on both cores, side by side, on stderr.
+void printLayerRows(const char* name, const std::vector<std::pair<std::string, uint32_t>>& own,
+                    const std::vector<std::pair<std::string, uint32_t>>& xnnpack) {
+    if (std::getenv("NNEMU_BENCH_LAYER_ROWS") == nullptr) return;
+    for (size_t i = 0; i < own.size() && i < xnnpack.size(); ++i) {
+        std::fprintf(stderr, "%s\t%s\t%u\t%s\t%u\n", name, own[i].first.c_str(), own[i].second,
+                     xnnpack[i].first.c_str(), xnnpack[i].second);
+    }
 }
 
 void Layers(benchmark::State& state, const char* name) {
@@ -154,21 +168,70 @@ void Layers(benchmark::State& state, const char* name) {
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     double ownUs = 0, xnnpackUs = 0;
+    std::vector<std::pair<std::string, uint32_t>> ownRows, xnnpackRows;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error)) {
+        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error, &ownRows) ||
+            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error, &xnnpackRows)) {
             return state.SkipWithError(error.c_str());
         }
     }
+    printLayerRows(name, ownRows, xnnpackRows);
     state.counters["own_us"] = ownUs;
     state.counters["xnnpack_us"] = xnnpackUs;
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
+// The own GEMM alone on one 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per
+// channel, or uint8 when the fourth argument is 0), with the best ISA: the quickest of `kRepeats` runs per iteration (robust to load).
+void Gemm(benchmark::State& state) {
+    const size_t rows = state.range(0), depth = state.range(1), channels = state.range(2);
+    std::vector<uint8_t> weights(depth * channels), input(rows * depth), output(rows * channels);
+    std::vector<int32_t> bias(channels);
+    std::vector<float> scales(channels);
+    uint32_t seed = 1;
+    const auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+    for (uint8_t& w : weights) w = static_cast<uint8_t>(next() >> 24);
+    for (uint8_t& x : input) x = static_cast<uint8_t>(next() >> 24);
+    for (size_t c = 0; c < channels; ++c) {
+        bias[c] = static_cast<int32_t>(next() % 20000) - 10000;
+        scales[c] = 0.002f + 0.00001f * static_cast<float>(next() % 1000);
+    }
+    synap::kernels::QuantGemmSpec spec;
+    spec.signedValues = state.range(3) != 0;
+    spec.filterZeroPoint = spec.signedValues ? 0 : 131;
+    if (!spec.signedValues) scales.resize(1);
+    spec.inputZeroPoint = spec.signedValues ? -3 : 125;
+    spec.outputZeroPoint = 5;
+    spec.inputScale = 0.02f;
+    spec.outputScale = 0.05f;
+    spec.filterScales = scales;
+    spec.low = spec.signedValues ? -128 : 0;
+    spec.high = spec.low + 255;
+    spec.weights = weights.data();
+    spec.bias = bias.data();
+    spec.depth = static_cast<uint32_t>(depth);
+    spec.channels = static_cast<uint32_t>(channels);
+    std::vector<uint8_t> packed;
+    if (!synap::kernels::packQuantGemm(spec, &packed)) return state.SkipWithError("cannot pack");
+    synap::kernels::QuantGemmScratch scratch;
+    const synap::kernels::Isa isa = synap::kernels::bestIsa();
+    double best = 1e30;
+    for (auto _ : state) {
+        for (int r = 0; r < 20; ++r) {
+            const auto start = Clock::now();
+            synap::kernels::runQuantGemm(isa, packed, input.data(), rows, output.data(), &scratch);
+            best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        }
+    }
+    state.counters["best_us"] = best;
+}
+
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
-        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float"};
+        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
+        // Full 3x3 convolutions with 8 to 64 input channels (the own unfolded convolution's range).
+        "conv_quant", "ssd_detector_raw_quant", "segmenter_logits_quant"};
 
 }  // namespace
 }  // namespace nnemu
@@ -181,6 +244,14 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark((std::string("Layers/") + name).c_str(), nnemu::Layers, name)
                 ->Unit(benchmark::kMillisecond)
                 ->Iterations(1);
+    }
+    // MobileNet v2 224's 1x1 shapes: expansion, projection, 7x7 and the classifier.
+    for (auto shape : std::initializer_list<std::array<int64_t, 3>>{{12544, 32, 16}, {12544, 16, 96}, {3136, 24, 144},
+                                                                   {3136, 144, 24}, {196, 64, 384}, {196, 384, 64},
+                                                                   {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
+        for (int64_t isSigned : {1, 0}) {
+            benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2], isSigned})->Iterations(5);
+        }
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

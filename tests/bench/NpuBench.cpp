@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "BenchNetworks.h"
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
 #include "Statistics.h"
@@ -55,67 +56,62 @@ struct Network {
     std::unique_ptr<tflite::Interpreter> reference;
     std::unique_ptr<synap::NpuCore> direct;
     std::unique_ptr<synap::NpuCore> oneThread;  // the same program, kept on the calling thread (Threads/)
-    std::vector<std::vector<uint8_t>> inputs, outputs;
+    bench::CoreBuffers buffers;
     synap::JitCost jit;
     uint64_t firstInferenceUs = 0, directLoadUs = 0, directFirstRunUs = 0;
 };
 
-Network* network(const std::string& name) {
-    static std::map<std::string, std::unique_ptr<Network>> networks;
-    auto& slot = networks[name];
-    if (slot) return slot.get();
-    auto created = std::make_unique<Network>();
+bool setUp(const std::string& name, Network& created, std::string* error) {
     std::vector<uint8_t> bytes;
-    std::string error;
-    if (!modelgen::generateModel(name, &bytes, &error) ||
-        !(created->model = tflite::Model::fromBuffer(std::move(bytes), &error))) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
-        return nullptr;
+    if (!modelgen::generateModel(name, &bytes, error) ||
+        !(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) {
+        return false;
     }
-    created->npu = interpreterOn(*created->model, "synap-npu");
-    created->reference = interpreterOn(*created->model, "nnapi-reference");
-    if (!created->npu || !created->reference || created->npu->partitions().size() != 1) return nullptr;
+    created.npu = interpreterOn(*created.model, "synap-npu");
+    created.reference = interpreterOn(*created.model, "nnapi-reference");
+    if (!created.npu || !created.reference || created.npu->partitions().size() != 1) return false;
     const auto start = Clock::now();
-    if (!created->npu->invoke(&error)) return nullptr;
-    created->firstInferenceUs = microsSince(start);
+    if (!created.npu->invoke(error)) return false;
+    created.firstInferenceUs = microsSince(start);
     const auto prepared = synap::livePreparedNetworks();  // the one just compiled is the newest
-    if (prepared.empty() || prepared.back()->core() == nullptr) return nullptr;
-    created->jit = prepared.back()->jitCost();
+    if (prepared.empty() || prepared.back()->core() == nullptr) return false;
+    created.jit = prepared.back()->jitCost();
     const synap::NpuCore& core = *prepared.back()->core();
     const auto loadStart = Clock::now();
     const auto program = core.programBytes();
-    created->direct = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()), &error);
-    created->directLoadUs = microsSince(loadStart);
-    if (created->direct == nullptr) return nullptr;
-    for (size_t i = 0; i < core.inputCount(); ++i) created->inputs.emplace_back(core.inputBytes(i), 1);
-    for (size_t i = 0; i < core.outputCount(); ++i) created->outputs.emplace_back(core.outputBytes(i), 0);
-    std::vector<const uint8_t*> in;
-    std::vector<uint8_t*> out;
-    for (auto& buffer : created->inputs) in.push_back(buffer.data());
-    for (auto& buffer : created->outputs) out.push_back(buffer.data());
+    created.direct = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()), error);
+    created.directLoadUs = microsSince(loadStart);
+    if (created.direct == nullptr) return false;
+    created.buffers = bench::CoreBuffers(core);
     const auto runStart = Clock::now();
-    if (!created->direct->run(in, out, &error)) return nullptr;
-    created->directFirstRunUs = microsSince(runStart);
-    slot = std::move(created);
-    return slot.get();
+    if (!created.direct->run(created.buffers.in, created.buffers.out, error)) return false;
+    created.directFirstRunUs = microsSince(runStart);
+    return true;
 }
 
-void SynapNpu(benchmark::State& state, const char* name) {
+Network* network(const std::string& name) {
+    return bench::networkOnce<Network>(name, [&](Network& created, std::string* error) {
+        return setUp(name, created, error);
+    });
+}
+
+// Inferences through one of the network's interpreters.
+void Invokes(benchmark::State& state, const char* name, std::unique_ptr<tflite::Interpreter> Network::*interpreter) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     std::string error;
     for (auto _ : state) {
-        if (!net->npu->invoke(&error)) return state.SkipWithError(error.c_str());
+        if (!(net->*interpreter)->invoke(&error)) return state.SkipWithError(error.c_str());
     }
 }
+
+void SynapNpu(benchmark::State& state, const char* name) { Invokes(state, name, &Network::npu); }
 
 void DirectXnnpack(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::vector<const uint8_t*> in;
-    std::vector<uint8_t*> out;
-    for (auto& buffer : net->inputs) in.push_back(buffer.data());
-    for (auto& buffer : net->outputs) out.push_back(buffer.data());
+    const auto& in = net->buffers.in;
+    const auto& out = net->buffers.out;
     std::string error;
     for (auto _ : state) {
         if (!net->direct->run(in, out, &error)) return state.SkipWithError(error.c_str());
@@ -164,10 +160,8 @@ void Threads(benchmark::State& state, const char* name, bool load) {
         net->oneThread = synap::NpuCore::load(std::vector<uint8_t>(bytes.begin(), bytes.end()), &error, false, true);
     }
     if (net->oneThread == nullptr) return state.SkipWithError(error.c_str());
-    std::vector<const uint8_t*> in;
-    std::vector<uint8_t*> out;
-    for (auto& buffer : net->inputs) in.push_back(buffer.data());
-    for (auto& buffer : net->outputs) out.push_back(buffer.data());
+    const auto& in = net->buffers.in;
+    const auto& out = net->buffers.out;
     std::unique_ptr<BusyLoops> loops(load ? new BusyLoops() : nullptr);
     double defaultUs = 0, oneUs = 0;
     for (auto _ : state) {
@@ -185,14 +179,7 @@ void Threads(benchmark::State& state, const char* name, bool load) {
     state.counters["default_vs_one"] = oneUs > 0 ? defaultUs / oneUs : 0;
 }
 
-void Reference(benchmark::State& state, const char* name) {
-    Network* net = network(name);
-    if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
-    for (auto _ : state) {
-        if (!net->reference->invoke(&error)) return state.SkipWithError(error.c_str());
-    }
-}
+void Reference(benchmark::State& state, const char* name) { Invokes(state, name, &Network::reference); }
 
 // Reports, as counters, where the first synap-npu inference of the network went.
 void FirstInference(benchmark::State& state, const char* name) {

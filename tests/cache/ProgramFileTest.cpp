@@ -182,5 +182,88 @@ TEST_F(CacheTest, SynapNpuMapsTheCachedProgramAndRefusesADamagedFile) {
     EXPECT_EQ(cacheCounters().compiles, 1u);
 }
 
+// A uint8 1x1 convolution 16 -> 32 channels on 8x8: a layer of the core's own GEMM, whose
+// weights the program stores packed. The model references `weights_` (kept alive).
+class PointwiseNetwork {
+public:
+    PointwiseNetwork() : weights_(32 * 16), bias_(32) {
+        for (size_t i = 0; i < weights_.size(); ++i) weights_[i] = static_cast<uint8_t>(i * 29 + 3);
+        for (size_t i = 0; i < bias_.size(); ++i) bias_[i] = static_cast<int32_t>(i * 41) - 600;
+        ANeuralNetworksModel_create(&model_);
+        const uint32_t in[4] = {1, 8, 8, 16}, filter[4] = {32, 1, 1, 16}, biasDims[1] = {32}, out[4] = {1, 8, 8, 32};
+        const ANeuralNetworksOperandType types[] = {
+                {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 4, in, 0.05f, 120},
+                {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 4, filter, 0.02f, 130},
+                {ANEURALNETWORKS_TENSOR_INT32, 1, biasDims, 0.05f * 0.02f, 0},
+                {ANEURALNETWORKS_INT32, 0, nullptr, 0, 0},
+                {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, 4, out, 0.1f, 100}};
+        for (const auto& type : types) ANeuralNetworksModel_addOperand(model_, &type);
+        for (int i = 0; i < 3; ++i) ANeuralNetworksModel_addOperand(model_, &types[3]);  // 5, 6, 7: stride, act
+        const int32_t valid = ANEURALNETWORKS_PADDING_VALID, one = 1, none = ANEURALNETWORKS_FUSED_NONE;
+        ANeuralNetworksModel_setOperandValue(model_, 1, weights_.data(), weights_.size());
+        ANeuralNetworksModel_setOperandValue(model_, 2, bias_.data(), bias_.size() * sizeof(int32_t));
+        ANeuralNetworksModel_setOperandValue(model_, 3, &valid, sizeof valid);
+        ANeuralNetworksModel_setOperandValue(model_, 5, &one, sizeof one);
+        ANeuralNetworksModel_setOperandValue(model_, 6, &one, sizeof one);
+        ANeuralNetworksModel_setOperandValue(model_, 7, &none, sizeof none);
+        const uint32_t inputs[] = {0, 1, 2, 3, 5, 6, 7}, outputs[] = {4}, modelIn[] = {0};
+        ANeuralNetworksModel_addOperation(model_, ANEURALNETWORKS_CONV_2D, 7, inputs, 1, outputs);
+        ANeuralNetworksModel_identifyInputsAndOutputs(model_, 1, modelIn, 1, outputs);
+        valid_ = ANeuralNetworksModel_finish(model_) == ANEURALNETWORKS_NO_ERROR;
+    }
+    ~PointwiseNetwork() { ANeuralNetworksModel_free(model_); }
+
+    // One compilation for synap-npu and one inference; empty on failure.
+    std::vector<uint8_t> run() const {
+        const ANeuralNetworksDevice* device = deviceNamed("synap-npu");
+        ANeuralNetworksCompilation* compilation = nullptr;
+        ANeuralNetworksExecution* execution = nullptr;
+        std::vector<uint8_t> in(8 * 8 * 16), out(8 * 8 * 32);
+        for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 7 + 1);
+        bool ok = valid_ && device != nullptr &&
+                  ANeuralNetworksCompilation_createForDevices(model_, &device, 1, &compilation) == 0 &&
+                  ANeuralNetworksCompilation_finish(compilation) == 0 &&
+                  ANeuralNetworksExecution_create(compilation, &execution) == 0 &&
+                  ANeuralNetworksExecution_setInput(execution, 0, nullptr, in.data(), in.size()) == 0 &&
+                  ANeuralNetworksExecution_setOutput(execution, 0, nullptr, out.data(), out.size()) == 0 &&
+                  ANeuralNetworksExecution_compute(execution) == 0;
+        ANeuralNetworksExecution_free(execution);
+        ANeuralNetworksCompilation_free(compilation);
+        return ok ? out : std::vector<uint8_t>{};
+    }
+
+private:
+    std::vector<uint8_t> weights_;
+    std::vector<int32_t> bias_;
+    ANeuralNetworksModel* model_ = nullptr;
+    bool valid_ = false;
+};
+
+// Compiled once: the weights are packed at compilation and the core runs on them from the
+// program; a hit maps the program's file and packs nothing; a damaged file is still refused.
+TEST_F(CacheTest, SynapNpuRunsOnTheMappedProgramsPackedWeights) {
+    const char* kernels = std::getenv("NNEMU_NPU_KERNELS");
+    if (kernels != nullptr && std::string(kernels) == "xnnpack") GTEST_SKIP() << "own kernels are off";
+    PointwiseNetwork network;
+    const auto first = network.run();
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(cacheCounters().weightPackings, 0u);
+    EXPECT_EQ(cacheCounters().weightsInPlace, 1u);
+    EXPECT_EQ(network.run(), first);  // the first hit writes the program's file
+    EXPECT_EQ(network.run(), first);
+    EXPECT_EQ(cacheCounters().synapMapped, 1u);
+    EXPECT_EQ(cacheCounters().weightPackings, 0u);
+    EXPECT_EQ(cacheCounters().weightsInPlace, 3u);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+
+    for (const auto& entry : fs::directory_iterator(fs::path(defaultCacheFile()).parent_path())) {
+        if (entry.path().extension() == ".npu") fs::resize_file(entry.path(), fs::file_size(entry.path()) / 2);
+    }
+    EXPECT_EQ(network.run(), first);
+    EXPECT_EQ(cacheCounters().programFileRefusals, 1u);
+    EXPECT_EQ(cacheCounters().synapMapped, 1u);
+    EXPECT_EQ(cacheCounters().weightPackings, 0u);
+}
+
 }  // namespace
 }  // namespace nnemu::cachetest

@@ -84,4 +84,51 @@ TEST_F(VxAbi, BadValuesAreRefusedWithAMessageAndUnknownKeysIgnored) {
     destroy_(delegate);
 }
 
+// Per-channel scales that do not match the quantized dimension are not read (a host laying out
+// TfLiteFloatArray otherwise shows as such a count): the node stays with the host.
+TEST_F(VxAbi, ScalesThatDoNotMatchTheQuantizedDimensionKeepTheNodeOnTheHost) {
+    TfLiteDelegate* delegate = create({});
+    ASSERT_NE(delegate, nullptr);
+    for (const int count : {1, 3}) {
+        auto* scales = static_cast<TfLiteFloatArray*>(std::malloc(sizeof(TfLiteFloatArray) + 3 * sizeof(float)));
+        scales->size = count;
+        std::fill(scales->data, scales->data + 3, 1.0f);
+        TfLiteAffineQuantization affine{scales, nullptr, 3};  // dims [1,2,2,1]: one channel
+        MiniHost host;
+        host.tensors[0].quantization = {kTfLiteAffineQuantization, &affine};
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(delegate->Prepare(&host.context, delegate), kTfLiteOk);
+        const std::string log = testing::internal::GetCapturedStderr();
+        std::free(scales);
+        if (count == 1) {
+            EXPECT_EQ(host.replaced, std::vector<int>{0});
+        } else {
+            EXPECT_TRUE(host.replaced.empty());
+            EXPECT_NE(log.find("WARNING: Fallback unsupported op 0 to TfLite\n"), std::string::npos) << log;
+        }
+    }
+    destroy_(delegate);
+}
+
+// TFLite's own loader passes no report_error and applies whatever it gets without a null check:
+// bad values then give a delegate that takes no node, and the graph stays on the host's CPU.
+TEST_F(VxAbi, WithoutReportErrorBadValuesGiveADelegateThatTakesNothing) {
+    char key[] = "allowed_cache_mode", value[] = "maybe";
+    char* keys[] = {key};
+    char* values[] = {value};
+    testing::internal::CaptureStderr();
+    TfLiteDelegate* delegate = create_(keys, values, 1, nullptr);
+    std::string log = testing::internal::GetCapturedStderr();
+    ASSERT_NE(delegate, nullptr);
+    EXPECT_EQ(log, "ERROR: Vx delegate: bad value 'maybe' for option allowed_cache_mode (expected 0, 1, true or "
+                   "false); the delegate takes no node.\n");
+    MiniHost host;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(delegate->Prepare(&host.context, delegate), kTfLiteOk);
+    log = testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(host.replaced.empty());
+    EXPECT_EQ(log, "");
+    destroy_(delegate);
+}
+
 }  // namespace

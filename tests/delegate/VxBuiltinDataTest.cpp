@@ -77,7 +77,8 @@ protected:
 using F = std::vector<float>;
 
 TEST_F(VxBuiltinData, Conv2DStrideAndActivation) {
-    TfLiteConvParams params{kTfLitePaddingValid, 2, 2, 1, 1, kTfLiteActNone};
+    TfLiteConvParams params{.padding = kTfLitePaddingValid, .stride_width = 2, .stride_height = 2,
+                            .activation = kTfLiteActNone, .dilation_width_factor = 1, .dilation_height_factor = 1};
     Host host({f32({1, 3, 3, 1}), f32({1, 2, 2, 1}, {1, 1, 1, 1}), f32({1}, {0.5f}), f32({1, 1, 1, 1})},
               {NodeSpec{3, &params, {0, 1, 2}, {3}}});
     EXPECT_EQ(runFloat(host, {{1, 2, 3, 4, 5, 6, 7, 8, 9}}, 3), (F{12.5f}));
@@ -85,6 +86,21 @@ TEST_F(VxBuiltinData, Conv2DStrideAndActivation) {
     Host relu6({f32({1, 3, 3, 1}), f32({1, 2, 2, 1}, {1, 1, 1, 1}), f32({1}, {0.5f}), f32({1, 1, 1, 1})},
                {NodeSpec{3, &params, {0, 1, 2}, {3}}});
     EXPECT_EQ(runFloat(relu6, {{1, 2, 3, 4, 5, 6, 7, 8, 9}}, 3), (F{6}));
+}
+
+// TFLite's own order, written as the host's memory (padding, strides, activation, dilations):
+// a header that swapped the activation and the dilations would read a width dilation of 3 here.
+TEST_F(VxBuiltinData, Conv2DParamsAreReadInTfLitesFieldOrder) {
+    const int32_t raw[6] = {kTfLitePaddingValid, 1, 1, kTfLiteActRelu6, 1, 1};
+    static_assert(sizeof raw == sizeof(TfLiteConvParams));
+    TfLiteConvParams params;
+    std::memcpy(&params, raw, sizeof raw);
+    Host host({f32({1, 3, 3, 1}), f32({1, 2, 2, 1}, {1, 1, 1, 1}), f32({1}, {0.5f}), f32({1, 2, 2, 1})},
+              {NodeSpec{3, &params, {0, 1, 2}, {3}}});
+    EXPECT_EQ(runFloat(host, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}, 3), (F{2.5f, 1.5f, 1.5f, 2.5f}));
+    Host relu6({f32({1, 3, 3, 1}), f32({1, 2, 2, 1}, {1, 1, 1, 1}), f32({1}, {0.5f}), f32({1, 2, 2, 1})},
+               {NodeSpec{3, &params, {0, 1, 2}, {3}}});
+    EXPECT_EQ(runFloat(relu6, {{1, 2, 3, 4, 5, 6, 7, 8, 9}}, 3), (F{6, 6, 6, 6}));
 }
 
 TEST_F(VxBuiltinData, DepthwiseConv2DDepthMultiplier) {
@@ -184,7 +200,8 @@ TEST_F(VxBuiltinData, OperatorsWithoutParams) {
 
 // Params the mapping cannot express keep the node with the host, with the board's warning.
 TEST_F(VxBuiltinData, UnknownPaddingFallsBackToTheHost) {
-    TfLiteConvParams params{kTfLitePaddingUnknown, 1, 1, 1, 1, kTfLiteActNone};
+    TfLiteConvParams params{.padding = kTfLitePaddingUnknown, .stride_width = 1, .stride_height = 1,
+                            .activation = kTfLiteActNone, .dilation_width_factor = 1, .dilation_height_factor = 1};
     Host host({f32({1, 2, 2, 1}), f32({1, 1, 1, 1}, {1}), f32({1}, {0}), f32({1, 2, 2, 1})},
               {NodeSpec{3, &params, {0, 1, 2}, {3}}});
     expectFallback(host, 3);

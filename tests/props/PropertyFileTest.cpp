@@ -1,10 +1,13 @@
 // The property file format: comments, blank lines, whitespace, malformed lines, and the order in
 // which build.prop and local.prop apply.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "FilePermissionsApply.h"
 #include "PropertyFile.h"
 #include "TemporaryDeviceRoot.h"
 #include "nnemu/props/Properties.h"
@@ -109,6 +112,16 @@ TEST_F(PropsTest, AnUnreadableFileCountsAsEmpty) {
     device_.writeFile(kBuildPropPath, "vendor.a=1\n");
     std::filesystem::create_directories(device_.hostPath(kLocalPropPath));  // a directory, not a file
     EXPECT_EQ(get("vendor.a"), "1");
+}
+
+TEST_F(PropsTest, AFileWithoutReadPermissionCountsAsEmpty) {
+    device_.writeFile(kBuildPropPath, "vendor.a=1\n");
+    device_.writeFile(kLocalPropPath, "vendor.a=2\nvendor.b=3\n");
+    ASSERT_EQ(::chmod(device_.hostPath(kLocalPropPath).c_str(), 0), 0);
+    testing::FilePermissionsApply asAnyone;  // CI runs as root
+    ASSERT_TRUE(asAnyone.active());
+    EXPECT_EQ(get("vendor.a"), "1");
+    EXPECT_EQ(get("vendor.b"), std::nullopt);
 }
 
 }  // namespace

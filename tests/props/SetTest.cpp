@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "FilePermissionsApply.h"
 #include "TemporaryDeviceRoot.h"
 #include "nnemu/props/Properties.h"
 
@@ -113,20 +114,26 @@ TEST_F(PropsTest, ARootThatIsAFileFailsClearly) {
 }
 
 TEST_F(PropsTest, AReadOnlyRootFailsClearly) {
-    if (::geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not stop root";
     ASSERT_EQ(::chmod(device_.root().c_str(), 0555), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    {
+        testing::FilePermissionsApply asAnyone;  // CI runs as root
+        ASSERT_TRUE(asAnyone.active());
+        EXPECT_FALSE(set("vendor.a", "1", &error));
+    }
     EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
     EXPECT_EQ(get("vendor.a"), std::nullopt);
 }
 
 TEST_F(PropsTest, AReadOnlyPropertyDirectoryFailsClearly) {
-    if (::geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not stop root";
     ASSERT_TRUE(set("vendor.a", "1"));
     ASSERT_EQ(::chmod((device_.root() + "/data/property").c_str(), 0555), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "2", &error));
+    {
+        testing::FilePermissionsApply asAnyone;
+        ASSERT_TRUE(asAnyone.active());
+        EXPECT_FALSE(set("vendor.a", "2", &error));
+    }
     EXPECT_FALSE(error.empty());
     EXPECT_EQ(get("vendor.a"), "1");
 }

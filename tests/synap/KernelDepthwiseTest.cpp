@@ -3,6 +3,8 @@
 // uint8 / int8 / int8 per channel, against the reference DEPTHWISE_CONV_2D on every ISA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "KernelTestSupport.h"
 #include "kernels/Depthwise.h"
 
@@ -21,8 +23,8 @@ struct Case {
 Case randomCase(std::mt19937& rng, Family family) {
     auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
     const uint32_t batches = uniform(1, 2), stride = uniform(1, 2);
-    const uint32_t pad[4] = {uniform(0, 1), uniform(0, 1), uniform(0, 1), uniform(0, 1)};
-    const uint32_t height = uniform(3, 13), width = uniform(3, 13), channels = uniform(1, 40);
+    const uint32_t pad[4] = {uniform(0, 2), uniform(0, 2), uniform(0, 2), uniform(0, 2)};
+    const uint32_t height = uniform(3, 13), width = uniform(3, 13), channels = uniform(1, 150);
     RandomQuant quant(rng, family, channels, 3, -1.5f, 3.5f);
     std::vector<uint8_t> input = randomBytes(rng, size_t{batches} * height * width * channels);
     std::vector<uint8_t> weights = randomBytes(rng, size_t{9} * channels);
@@ -45,12 +47,29 @@ std::vector<uint8_t> reference(Case& c) {
     return out;
 }
 
+// uint8 weights the VNNI kernel splits into 1, 2 or 3 signed sets: all within 127 of the filter
+// zero point (maybe but one), spread over 0..255, or a zero point 0 with a weight 255.
+void spreadWeights(std::mt19937& rng, int iteration, Case* c) {
+    if (c->quant.family != Family::Uint8 || iteration % 3 == 0) return;
+    if (iteration % 3 == 1) {
+        std::uniform_int_distribution<int> near(-127, 127);
+        for (uint8_t& w : c->weights) w = static_cast<uint8_t>(std::clamp(c->quant.filterZero + near(rng), 0, 255));
+        // Sometimes one weight far off: that block needs 2 sets, the others 1.
+        if (iteration % 2 == 1) c->weights[rng() % c->weights.size()] = c->quant.filterZero >= 128 ? 0 : 255;
+    } else {
+        c->quant.filterZero = 0;
+        c->weights[rng() % c->weights.size()] = 255;
+    }
+}
+
 class KernelDepthwise : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
     std::mt19937 rng(4321 + static_cast<int>(GetParam()));
+    int folded = 0, sets[4] = {}, mixed = 0;
     for (int iteration = 0; iteration < 150; ++iteration) {
         Case c = randomCase(rng, GetParam());
+        spreadWeights(rng, iteration, &c);
         const std::vector<uint8_t> expected = reference(c);
         DepthwiseSpec spec;
         c.quant.fill(&spec, c.weights);
@@ -65,6 +84,12 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         spec.padLeft = c.pad[0];
         PackedDepthwise packed(c.channels);
         ASSERT_TRUE(packDepthwise(spec, &packed));
+        if (!packed.folded.empty()) {
+            ++folded;
+            ++sets[packed.weightSets];
+            const auto& blocks = packed.blockSets;
+            mixed += packed.weightSets > 1 && std::find(blocks.begin(), blocks.end(), 1) != blocks.end();
+        }
         const size_t rows = size_t{c.batches} * c.outHeight();
         for (Isa isa : supportedIsas()) {
             std::vector<uint8_t> out(expected.size(), 0xCD);
@@ -73,6 +98,15 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
             ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": " << c.height << "x" << c.width
                                      << "x" << c.channels << " stride " << c.stride;
         }
+    }
+    // Both requantizations and, for uint8, every weight split ran.
+    EXPECT_GT(folded, 30);
+    EXPECT_LT(folded, 120);
+    if (GetParam() == Family::Uint8) {
+        EXPECT_GT(sets[1], 5);
+        EXPECT_GT(sets[2], 5);
+        EXPECT_GT(sets[3], 5);
+        EXPECT_GT(mixed, 3);  // blocks with 1 set next to blocks with more
     }
 }
 

@@ -54,29 +54,51 @@ std::vector<uint8_t> packed(const Case& c) {
     return bytes;
 }
 
+// The kernel of every ISA on `c`, whole and in two slices of rows, against the reference.
+void expectMatches(Case& c, const std::string& label) {
+    const std::vector<uint8_t> expected = reference(c);
+    const std::vector<uint8_t> bytes = packed(c);
+    for (Isa isa : supportedIsas()) {
+        std::vector<uint8_t> out(expected.size(), 0xCD);
+        QuantGemmScratch scratch;
+        ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
+        ASSERT_EQ(out, expected) << isaName(isa) << " " << label << ": rows " << c.rows << " depth " << c.depth
+                                 << " channels " << c.channels << " output scale " << c.quant.outputScale;
+        // The same in two slices of rows, as the core's thread pool runs it.
+        std::fill(out.begin(), out.end(), 0xCD);
+        QuantGemmJob job;
+        ASSERT_TRUE(prepareQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+        const size_t split = c.rows / 2;
+        runQuantGemmRows(job, split, c.rows + 3);
+        runQuantGemmRows(job, 0, split);
+        ASSERT_EQ(out, expected) << isaName(isa) << " in slices, " << label;
+    }
+}
+
 class KernelGemm : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
     std::mt19937 rng(1234 + static_cast<int>(GetParam()));
     for (int iteration = 0; iteration < 150; ++iteration) {
         Case c = randomCase(rng, GetParam());
-        const std::vector<uint8_t> expected = reference(c);
-        const std::vector<uint8_t> bytes = packed(c);
-        for (Isa isa : supportedIsas()) {
-            std::vector<uint8_t> out(expected.size(), 0xCD);
-            QuantGemmScratch scratch;
-            ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
-            ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": rows " << c.rows << " depth "
-                                     << c.depth << " channels " << c.channels << " output scale "
-                                     << c.quant.outputScale;
-            // The same in two slices of rows, as the core's thread pool runs it.
-            std::fill(out.begin(), out.end(), 0xCD);
-            QuantGemmJob job;
-            ASSERT_TRUE(prepareQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
-            const size_t split = c.rows / 2;
-            runQuantGemmRows(job, split, c.rows + 3);
-            runQuantGemmRows(job, 0, split);
-            ASSERT_EQ(out, expected) << isaName(isa) << " in slices, iteration " << iteration;
+        expectMatches(c, "iteration " + std::to_string(iteration));
+        if (HasFatalFailure()) return;
+    }
+}
+
+// Shapes like MobileNets' 1x1 layers (depths that fill 4-byte groups: rows read in place; 1, 2
+// and 4+ blocks of channels, partial blocks; row counts that are no multiple of the tile) and
+// the first convolution's 27-deep rows, with output scales from saturating to fine.
+TEST_P(KernelGemm, MatchesTheReferenceOnNetworkShapes) {
+    std::mt19937 rng(99 + static_cast<int>(GetParam()));
+    const uint32_t shapes[][3] = {{130, 16, 96}, {67, 24, 144}, {61, 144, 24}, {49, 320, 40}, {23, 32, 16},
+                                  {9, 64, 16},   {1, 1280, 70}, {50, 27, 32},  {14, 8, 200},  {3, 4, 33}};
+    for (const auto& shape : shapes) {
+        for (float exponent : {-0.5f, 0.1f, 1.0f, 3.0f}) {
+            Case c(rng, GetParam(), shape[0], shape[1], shape[2]);
+            c.quant.outputScale = c.quant.inputScale * c.quant.filterScales[0] * std::pow(10.0f, exponent);
+            expectMatches(c, "output scale exponent " + std::to_string(exponent));
+            if (HasFatalFailure()) return;
         }
     }
 }

@@ -73,13 +73,17 @@ protected:
         dir_ = makeTempDir("int8");
     }
 
+    void load(const std::string& path) {
+        std::string error;
+        model_ = tflite::Model::load(path, &error);
+        ASSERT_NE(model_, nullptr) << error;
+    }
+
     void generate(const std::string& name) {
         path_ = dir_ + "/" + name + ".tflite";
         const ToolRun run = runTool(kModelgen, {name, path_});
         ASSERT_EQ(run.exitCode, 0) << run.err;
-        std::string error;
-        model_ = tflite::Model::load(path_, &error);
-        ASSERT_NE(model_, nullptr) << error;
+        ASSERT_NO_FATAL_FAILURE(load(path_));
         writeBytes(dir_ + "/input.bin", testInput(model_->tensors()[model_->inputs()[0]]));
     }
 
@@ -152,7 +156,7 @@ std::string replacingLine(size_t nodes) {
 }
 
 TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheShippedLibrary) {
-    generate("mobilenet_v1_0.25_128_full_int8");
+    ASSERT_NO_FATAL_FAILURE(generate("mobilenet_v1_0.25_128_full_int8"));
     ASSERT_EQ(model_->tensors()[model_->inputs()[0]].type, tflite::ElementType::INT8);
     ASSERT_EQ(model_->tensors()[model_->outputs()[0]].type, tflite::ElementType::INT8);
     const Outcome cpu = run(kBenchmark, {});
@@ -174,7 +178,7 @@ TEST_F(Int8Run, FullInt8MobileNetIsWholeOnTheShippedLibrary) {
 }
 
 TEST_F(Int8Run, Int8ConvNetIsWholeOnTheShippedLibrary) {
-    generate("conv_net_int8");
+    ASSERT_NO_FATAL_FAILURE(generate("conv_net_int8"));
     const Outcome cpu = run(kBenchmark, {});
     if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
     const Outcome whole = run(kBenchmark, kOnReference);
@@ -188,7 +192,7 @@ TEST_F(Int8Run, Int8ConvNetIsWholeOnTheShippedLibrary) {
 // the model is only partly delegated to it and this test says so.
 TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
-    generate("mobilenet_v1_0.25_128_full_int8");
+    ASSERT_NO_FATAL_FAILURE(generate("mobilenet_v1_0.25_128_full_int8"));
     const Outcome cpu = run(kBenchmark, {});
     if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
     const Outcome npu = run(kBenchmark, {"--use_nnapi=true", "--nnapi_accelerator_name=synap-npu"});
@@ -204,9 +208,7 @@ TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
 TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
-    std::string error;
-    model_ = tflite::Model::load(graph, &error);
-    ASSERT_NE(model_, nullptr) << error;
+    ASSERT_NO_FATAL_FAILURE(load(graph));
     const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
     const Outcome cpu = run(kBenchmark, {}, graph, input);
     if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
@@ -231,9 +233,7 @@ TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     SKIP_WITHOUT_SHARED_MODELS();
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
     const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
-    std::string error;
-    model_ = tflite::Model::load(graph, &error);
-    ASSERT_NE(model_, nullptr) << error;
+    ASSERT_NO_FATAL_FAILURE(load(graph));
     const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
     const Outcome cpu = run(kBenchmark, {}, graph, input);
     if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
@@ -283,9 +283,7 @@ TEST(Int8LabelImage, SharedTf2MobileNetOnTheShippedLibrary) {
 TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheShippedLibrary) {
     SKIP_WITHOUT_SHARED_MODELS();
     const std::string graph = kModelsDir + "/models/person_detect.tflite";
-    std::string error;
-    model_ = tflite::Model::load(graph, &error);
-    ASSERT_NE(model_, nullptr) << error;
+    ASSERT_NO_FATAL_FAILURE(load(graph));
     for (const std::string image : {"person", "no_person"}) {
         const std::string input = kModelsDir + "/inputs/" + image + "_96x96x1_i8.bin";
         const Outcome cpu = run(kBenchmark, {}, graph, input);

@@ -17,6 +17,24 @@ namespace {
 
 const ANeuralNetworksDevice* reference() { return nnemu::test::deviceNamed("nnapi-reference"); }
 
+// The model, its one input and output identified, finished and compiled for nnapi-reference,
+// with an execution of it.
+void executeOnReference(ANeuralNetworksModel* model, const uint32_t* input, const uint32_t* output,
+                        ANeuralNetworksCompilation** compilation, ANeuralNetworksExecution** execution) {
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, input, 1, output), 0);
+    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
+    const ANeuralNetworksDevice* device = reference();
+    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, &device, 1, compilation), 0);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(*compilation), 0);
+    ASSERT_EQ(ANeuralNetworksExecution_create(*compilation, execution), 0);
+}
+
+void freeAll(ANeuralNetworksModel* model, ANeuralNetworksCompilation* compilation, ANeuralNetworksExecution* execution) {
+    ANeuralNetworksExecution_free(execution);
+    ANeuralNetworksCompilation_free(compilation);
+    ANeuralNetworksModel_free(model);
+}
+
 // SQUEEZE may leave out its axes, never its data.
 TEST(OmittedFirstInput, IsRefusedWhenTheModelIsBuilt) {
     ANeuralNetworksModel* model = nullptr;
@@ -49,21 +67,14 @@ TEST(OmittedFirstInput, BoundWithoutAValueFailsTheExecution) {
     ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model, 1, &axis, sizeof axis), 0);
     const uint32_t inputs[2] = {0, 1}, outputs[1] = {2};
     ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_SQUEEZE, 2, inputs, 1, outputs), 0);
-    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, inputs, 1, outputs), 0);
-    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
-    const ANeuralNetworksDevice* device = reference();
     ANeuralNetworksCompilation* compilation = nullptr;
-    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, &device, 1, &compilation), 0);
-    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
     ANeuralNetworksExecution* execution = nullptr;
-    ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+    ASSERT_NO_FATAL_FAILURE(executeOnReference(model, inputs, outputs, &compilation, &execution));
     float output[4] = {};
     ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, nullptr, 0), 0);
     ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution, 0, nullptr, output, sizeof output), 0);
     EXPECT_NE(ANeuralNetworksExecution_compute(execution), ANEURALNETWORKS_NO_ERROR);
-    ANeuralNetworksExecution_free(execution);
-    ANeuralNetworksCompilation_free(compilation);
-    ANeuralNetworksModel_free(model);
+    freeAll(model, compilation, execution);
 }
 
 TEST(QuantizeSaturated, ClampsInfiniteAndHugeValuesAndSendsNanToTheZeroPoint) {
@@ -88,14 +99,9 @@ TEST(QuantizeNan, GivesTheZeroPoint) {
     ASSERT_EQ(ANeuralNetworksModel_addOperand(model, &out), 0);
     const uint32_t input[1] = {0}, output[1] = {1};
     ASSERT_EQ(ANeuralNetworksModel_addOperation(model, ANEURALNETWORKS_QUANTIZE, 1, input, 1, output), 0);
-    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model, 1, input, 1, output), 0);
-    ASSERT_EQ(ANeuralNetworksModel_finish(model), 0);
-    const ANeuralNetworksDevice* device = reference();
     ANeuralNetworksCompilation* compilation = nullptr;
-    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model, &device, 1, &compilation), 0);
-    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation), 0);
     ANeuralNetworksExecution* execution = nullptr;
-    ASSERT_EQ(ANeuralNetworksExecution_create(compilation, &execution), 0);
+    ASSERT_NO_FATAL_FAILURE(executeOnReference(model, input, output, &compilation, &execution));
     const float values[3] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(), 1.0f};
     uint8_t quantized[3] = {0, 0, 0};
     ASSERT_EQ(ANeuralNetworksExecution_setInput(execution, 0, nullptr, values, sizeof values), 0);
@@ -104,9 +110,7 @@ TEST(QuantizeNan, GivesTheZeroPoint) {
     EXPECT_EQ(quantized[0], 100);
     EXPECT_EQ(quantized[1], 100);
     EXPECT_EQ(quantized[2], 102);
-    ANeuralNetworksExecution_free(execution);
-    ANeuralNetworksCompilation_free(compilation);
-    ANeuralNetworksModel_free(model);
+    freeAll(model, compilation, execution);
 }
 
 }  // namespace

@@ -67,10 +67,10 @@ struct FastRequant {
     __m512i biasAndCol, multiplier[2], positive[2], negative[2], shift[2];
 };
 
-FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
-    const FastRequantBlock& f = a.fastBlocks[block];
+// `biasAndCol`: the block's 16 per-channel terms.
+FastRequant fastRequantOf(const FastRequantBlock& f, const int32_t* biasAndCol) {
     FastRequant q;
-    q.biasAndCol = _mm512_loadu_si512(a.biasAndColTerms + block * kGemmBlock);
+    q.biasAndCol = _mm512_loadu_si512(biasAndCol);
     for (int p = 0; p < 2; ++p) {
         q.multiplier[p] = _mm512_loadu_si512(f.multiplier[p]);
         q.positive[p] = _mm512_loadu_si512(f.positive[p]);
@@ -80,8 +80,12 @@ FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
     return q;
 }
 
-__m512i requantizeFast(const GemmArgs& a, const FastRequant& q, __m512i acc, int32_t rowTerm) {
-    const __m512i x = _mm512_add_epi32(_mm512_add_epi32(acc, q.biasAndCol), _mm512_set1_epi32(rowTerm));
+FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
+    return fastRequantOf(a.fastBlocks[block], a.biasAndColTerms + block * kGemmBlock);
+}
+
+// The folded product and shift of 16 values, neither clamped nor offset.
+__m512i scaleFast(const FastRequant& q, __m512i x) {
     const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
     __m512i z[2];
     for (int p = 0; p < 2; ++p) {
@@ -90,7 +94,12 @@ __m512i requantizeFast(const GemmArgs& a, const FastRequant& q, __m512i acc, int
         const __m512i nudge = _mm512_mask_blend_epi64(negative, q.positive[p], q.negative[p]);
         z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
     }
-    __m512i y = _mm512_mask_blend_epi32(0xAAAA, z[0], _mm512_slli_epi64(z[1], 32));
+    return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);  // odd channels' low halves up
+}
+
+__m512i requantizeFast(const GemmArgs& a, const FastRequant& q, __m512i acc, int32_t rowTerm) {
+    const __m512i x = _mm512_add_epi32(_mm512_add_epi32(acc, q.biasAndCol), _mm512_set1_epi32(rowTerm));
+    __m512i y = scaleFast(q, x);
     y = _mm512_max_epi32(y, _mm512_set1_epi32(a.low - a.outputZeroPoint));
     y = _mm512_min_epi32(y, _mm512_set1_epi32(a.high - a.outputZeroPoint));
     return _mm512_add_epi32(y, _mm512_set1_epi32(a.outputZeroPoint));

@@ -1,11 +1,93 @@
 // Packing and running the 3x3 depthwise convolution: weights minus their zero point as 16-bit
 // lanes; the accumulator sum (x - zx)(w - zw) is dot(x, w - zw) plus the column term -zx sum(w - zw).
+// Where the requantization cannot saturate, also the VNNI kernel's folded layout (bytes of the
+// three rows' taps per 32-bit lane, the constant terms and output zero point folded in).
 #include "Depthwise.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 namespace nnemu::synap::kernels {
+namespace {
+
+// The weight (minus its zero point) of tap t, channel c.
+int32_t weightOf(const DepthwiseSpec& s, uint32_t t, uint32_t c) {
+    const uint8_t byte = s.weights[size_t{t} * s.channels + c];
+    return (s.signedValues ? static_cast<int8_t>(byte) : byte) - s.filterZeroPoint;
+}
+
+// Signed bytes whose sum is each weight: 1 set for int8 weights, up to 3 for uint8 ones.
+uint32_t weightSetsOf(const DepthwiseSpec& s) {
+    uint32_t sets = 1;
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        for (uint32_t t = 0; t < 9; ++t) {
+            const int32_t w = weightOf(s, t, c);
+            sets = std::max(sets, w >= -128 && w <= 127 ? 1u : (w >= -256 && w <= 254 ? 2u : 3u));
+        }
+    }
+    return sets;
+}
+
+// Where channel c's constants sit in the folded layout: the kernel's byte unpacks leave, in
+// each whole group of 64 channels, channel 16k + 4j + l (of the group) in lane 4k + l of vector
+// j, so slot 16j + 4k + l; in a group of 32 after them, in lane 4m + l of vector v where
+// j = 2v + m / 2, k = m % 2. The channels after the groups keep their order.
+size_t slotOf(size_t c, size_t channels) {
+    const size_t whole = channels / 64 * 64, half = channels - whole >= 32 ? whole + 32 : whole;
+    if (c >= half) return c;
+    const size_t first = c < whole ? c / 64 * 64 : whole, i = c - first, k = i / 16, j = i % 16 / 4, l = i % 4;
+    if (c < whole) return first + 16 * j + 4 * k + l;
+    return first + 16 * (j / 2) + 4 * (2 * (j % 2) + k) + l;
+}
+
+// The VNNI kernel's folded layout (DepthwiseArgs.h), when no step of the requantization can
+// saturate and |accumulator + bias| < 2^30 leaves room for the output zero point in the nudges.
+void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
+    if (!p->requant.fast) return;
+    const size_t padded = p->requant.padded;
+    p->weightSets = weightSetsOf(s);
+    p->quadWeights.assign(padded / kGemmBlock * p->weightSets * 3 * 64, 0);
+    p->initial.assign(padded, 0);
+    p->blockSets.assign(padded / kGemmBlock, 1);
+    RequantTable slotted(s.channels);  // the multipliers and shifts, in slot order
+    for (uint32_t c = 0; c < s.channels; ++c) {
+        const size_t slot = slotOf(c, s.channels), block = slot / kGemmBlock;
+        int64_t sum = 0, largest = 0;
+        for (uint32_t t = 0; t < 9; ++t) {
+            int32_t rest = weightOf(s, t, c);
+            sum += rest;
+            largest = std::max<int64_t>(largest, std::abs(rest));
+            for (uint32_t set = 0; set < p->weightSets; ++set) {
+                const int32_t part = std::clamp(rest, -128, 127);
+                rest -= part;
+                if (part != 0) p->blockSets[block] = std::max<uint8_t>(p->blockSets[block], set + 1);
+                p->quadWeights[((block * p->weightSets + set) * 3 + t % 3) * 64 + slot % kGemmBlock * 4 + t / 3] =
+                        static_cast<int8_t>(part);
+            }
+        }
+        if (9 * largest * largestActivation(s.signedValues, s.inputZeroPoint) + std::abs(int64_t{s.bias[c]}) >=
+            (int64_t{1} << 30)) {
+            return;
+        }
+        // Unsigned activations enter as they are; int8 ones as x + 128.
+        const int64_t constant = int64_t{s.bias[c]} - (s.inputZeroPoint + (s.signedValues ? 128 : 0)) * sum;
+        p->initial[slot] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(constant)));
+        const float filterScale = s.filterScales[s.filterScales.size() == 1 ? 0 : c];
+        if (!slotted.set(static_cast<uint32_t>(slot), s.inputScale, filterScale, s.outputScale, 0, 0, 0)) return;
+    }
+    p->folded = slotted.fastBlocks;
+    for (FastRequantBlock& block : p->folded) {
+        for (int parity = 0; parity < 2; ++parity) {
+            for (int lane = 0; lane < 8; ++lane) {
+                const int64_t zero = int64_t{s.outputZeroPoint} << block.shift[parity][lane];
+                block.positive[parity][lane] += zero;
+                block.negative[parity][lane] += zero;
+            }
+        }
+    }
+}
+
+}  // namespace
 
 bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     if (s.channels == 0 || s.weights == nullptr || s.bias == nullptr || !(s.outputScale > 0.0f) || s.low > s.high) {
@@ -35,6 +117,7 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
             return false;
         }
     }
+    packFolded(s, packed);
     // What runs needs the geometry and quantization alone: drop the caller's buffers.
     packed->spec.weights = nullptr;
     packed->spec.bias = nullptr;
@@ -64,6 +147,13 @@ void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8
     args.signedInput = s.signedValues;
     args.zeroRow = p.zeroRow.data();
     args.weights = p.weights.data();
+    if (!p.folded.empty()) {
+        args.quadWeights = p.quadWeights.data();
+        args.weightSets = p.weightSets;
+        args.blockSets = p.blockSets.data();
+        args.initial = p.initial.data();
+        args.folded = p.folded.data();
+    }
     args.rowBegin = rowBegin;
     args.rowEnd = std::min<size_t>(rowEnd, size_t{s.batches} * s.outHeight);
     if (args.rowBegin >= args.rowEnd) return;

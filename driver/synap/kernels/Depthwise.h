@@ -24,6 +24,12 @@ struct PackedDepthwise {
     RequantTable requant;
     std::vector<int32_t> weights;
     std::vector<uint8_t> zeroRow;
+    // DepthwiseArgs' folded layout; `folded` empty where it does not apply.
+    std::vector<int8_t> quadWeights;
+    uint32_t weightSets = 1;
+    std::vector<uint8_t> blockSets;
+    std::vector<int32_t> initial;
+    std::vector<FastRequantBlock> folded;
 };
 
 // false when the spec is outside what the kernels compute exactly.

@@ -17,6 +17,17 @@ struct DepthwiseArgs {
     // [channels / 16][9 taps][16 lanes]: weight - filter zero point, in each int32 lane's low 16 bits.
     const int32_t* weights;
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
+    // The VNNI kernel's layout where the folded requantization applies (else nullptr), in slot
+    // order (Depthwise.cpp slotOf: permuted within groups of 64 and 32 channels). Per 16 slots:
+    // `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed weights whose sum is
+    // w - filter zero point, the accumulators' start (bias and every constant term), the folded
+    // requantization with the output zero point in its nudges. Activations enter vpdpbusd
+    // unsigned (int8 ones with their sign bit flipped).
+    const int8_t* quadWeights = nullptr;
+    uint32_t weightSets = 1;
+    const uint8_t* blockSets = nullptr;  // per 16 slots, the sets its weights need (the rest are 0)
+    const int32_t* initial = nullptr;
+    const FastRequantBlock* folded = nullptr;
 };
 
 void depthwisePortable(const DepthwiseArgs& args);

@@ -1,6 +1,8 @@
-// The 3x3 depthwise convolution on AVX-512 VNNI: 16 channels per vector, each tap's bytes
-// widened to 32-bit lanes and vpdpwssd against the 16-bit weights; the GEMM's requantization.
-// One 16-channel block at a time along a whole output row, its weights and constants in registers.
+// The 3x3 depthwise convolution on AVX-512 VNNI. Where the requantization cannot saturate (real
+// networks), the folded kernel: vpdpbusd sums a column's 3 taps per channel, the folded
+// requantization (GemmArgs.h) with bias and output zero point folded in. Otherwise 16 channels
+// per vector, each tap's bytes widened to 32-bit lanes and vpdpwssd against 16-bit weights, the
+// GEMM's saturating requantization. One block or group of channels at a time along an output row.
 #include <immintrin.h>
 
 #include "Avx512Requant.h"
@@ -50,8 +52,216 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
     }
 }
 
-template <bool kSigned, bool kFast>
+// The folded kernel (DepthwiseArgs.h): per input column one "quad" vector holding, for each of
+// 16 channels, the bytes of input rows 0, 1, 2 (and a 0), so that vpdpbusd against a column of
+// weights sums 3 taps at once; each quad serves the outputs of up to 3 columns (stride 1).
+// The folded requantization of a block: its accumulators' start as `biasAndCol`, the output
+// zero point in the nudges (scaleFast then gives the output values, not clamped).
+FastRequant foldedOf(const DepthwiseArgs& a, size_t block) {
+    return fastRequantOf(a.folded[block], a.initial + block * kGemmBlock);
+}
+
+template <bool kSigned>
+__m512i quadOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, __mmask16 lanes) {
+    const __m512i a = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row0));
+    const __m512i b = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row1)), 8);
+    const __m512i c = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row2)), 16);
+    const __m512i quad = _mm512_ternarylogic_epi32(a, b, c, 0xFE);  // a | b | c
+    return kSigned ? _mm512_xor_si512(quad, _mm512_set1_epi32(0x808080)) : quad;
+}
+
+template <bool kSigned, int kSets, int kStride>
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+    const GemmArgs& q = a.requant;
+    const size_t channels = q.channels, first = block * kGemmBlock;
+    const size_t count = channels - first < kGemmBlock ? channels - first : kGemmBlock;
+    const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1);
+    __m512i w[kSets][3];
+    for (int s = 0; s < kSets; ++s) {
+        for (int kx = 0; kx < 3; ++kx) {
+            w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * a.weightSets + s) * 3 + kx) * 64);
+        }
+    }
+    const FastRequant f = foldedOf(a, block);
+    const __m512i low = _mm512_set1_epi32(q.low), high = _mm512_set1_epi32(q.high);
+    const int64_t width = a.inWidth;
+    const __m512i pad = quadOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first, lanes);
+    const auto column = [&](int64_t ix) {
+        if (ix < 0 || ix >= width) return pad;
+        const size_t at = static_cast<size_t>(ix) * channels + first;
+        return quadOf<kSigned>(rows[0] + at, rows[1] + at, rows[2] + at, lanes);
+    };
+    int64_t left = -static_cast<int64_t>(a.padLeft);
+    __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
+    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
+        __m512i acc = f.biasAndCol;
+        for (int s = 0; s < kSets; ++s) {
+            acc = _mm512_dpbusd_epi32(acc, q0, w[s][0]);
+            acc = _mm512_dpbusd_epi32(acc, q1, w[s][1]);
+            acc = _mm512_dpbusd_epi32(acc, q2, w[s][2]);
+        }
+        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast(f, acc), low), high);
+        _mm512_mask_cvtepi32_storeu_epi8(out, lanes, y);
+        left += kStride;
+        if (kStride == 1) {
+            q0 = q1;
+            q1 = q2;
+            q2 = column(left + 2);
+        } else {
+            q0 = q2;
+            q1 = column(left + 1);
+            q2 = column(left + 2);
+        }
+    }
+}
+
+template <bool kSigned, int kSets>
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+    a.stride == 1 ? foldedBlockRow<kSigned, kSets, 1>(a, rows, outRow, block)
+                  : foldedBlockRow<kSigned, kSets, 2>(a, rows, outRow, block);
+}
+
+// One column's quads of a group of 64 (or 32) channels: 3 rows' bytes, the channels of each
+// 128-bit lane spread over the vectors by the unpacks (Depthwise.cpp slotOf).
+struct Quads {
+    __m512i v[4];
+};
+
+template <bool kSigned, size_t kWidth>
+Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2) {
+    if constexpr (kWidth == 64) {
+        const __m512i flip = _mm512_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
+        const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(row0), flip);
+        const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(row1), flip);
+        const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(row2), flip);
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i low01 = _mm512_unpacklo_epi8(r0, r1), high01 = _mm512_unpackhi_epi8(r0, r1);
+        const __m512i low2 = _mm512_unpacklo_epi8(r2, zero), high2 = _mm512_unpackhi_epi8(r2, zero);
+        return {{_mm512_unpacklo_epi16(low01, low2), _mm512_unpackhi_epi16(low01, low2),
+                 _mm512_unpacklo_epi16(high01, high2), _mm512_unpackhi_epi16(high01, high2)}};
+    } else {
+        const __m256i flip = _mm256_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
+        const __m256i r0 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row0)), flip);
+        const __m256i r1 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row1)), flip);
+        const __m256i r2 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row2)), flip);
+        const __m256i zero = _mm256_setzero_si256();
+        const __m256i low01 = _mm256_unpacklo_epi8(r0, r1), high01 = _mm256_unpackhi_epi8(r0, r1);
+        const __m256i low2 = _mm256_unpacklo_epi8(r2, zero), high2 = _mm256_unpackhi_epi8(r2, zero);
+        const auto join = [](__m256i a, __m256i b) { return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1); };
+        return {{join(_mm256_unpacklo_epi16(low01, low2), _mm256_unpackhi_epi16(low01, low2)),
+                 join(_mm256_unpacklo_epi16(high01, high2), _mm256_unpackhi_epi16(high01, high2))}};
+    }
+}
+
+// Clamps the output values of a group's vectors (int32, slot order) and stores them in
+// channel order: the packs undo the unpacks (for 32 channels with one dword permutation);
+// saturating is exact inside the clamp.
+template <bool kSigned, size_t kWidth>
+void storeGroup(const GemmArgs& q, const __m512i* y, uint8_t* out) {
+    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+    const auto bytesOf = [&](__m512i a, __m512i b) {
+        return kSigned ? _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(a, b), low), high)
+                       : _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(a, b), low), high);
+    };
+    if constexpr (kWidth == 64) {
+        _mm512_storeu_si512(out, bytesOf(_mm512_packs_epi32(y[0], y[1]), _mm512_packs_epi32(y[2], y[3])));
+    } else {
+        const __m512i words = _mm512_packs_epi32(y[0], y[1]);
+        const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m512i bytes = _mm512_permutexvar_epi32(order, bytesOf(words, words));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(bytes));
+    }
+}
+
+// Output columns per tile of a group: the tile's quads are built once into a buffer, then each
+// 16-slot block runs over them with its constants in registers.
+constexpr size_t kTile = 16;
+
+// Block b (vector j of its group) over a tile's n output columns: its weights and constants in
+// registers, the quads from the tile's buffer.
+template <int kSets, int kStride, int kVectors>
+void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quads)[kVectors],
+                   __m512i (*staged)[kVectors], size_t n) {
+    const FastRequant f = foldedOf(a, b);
+    __m512i w[kSets][3];
+    for (int s = 0; s < kSets; ++s) {
+        for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((b * a.weightSets + s) * 3 + kx) * 64);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        __m512i acc = f.biasAndCol;
+        for (int s = 0; s < kSets; ++s) {
+            for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
+        }
+        staged[i][j] = scaleFast(f, acc);
+    }
+}
+
+template <bool kSigned, int kSets, int kStride, size_t kWidth>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
+    constexpr int kVectors = static_cast<int>(kWidth / kGemmBlock);
+    const GemmArgs& q = a.requant;
+    const size_t channels = q.channels, block = first / kGemmBlock;
+    const int64_t width = a.inWidth;
+    alignas(64) __m512i quads[(kTile - 1) * kStride + 3][kVectors];
+    alignas(64) __m512i staged[kTile][kVectors];
+    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
+        const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
+        const int64_t left = static_cast<int64_t>(x0 * kStride) - a.padLeft;
+        for (size_t c = 0; c < columns; ++c) {
+            const int64_t ix = left + static_cast<int64_t>(c);
+            const bool inside = ix >= 0 && ix < width;
+            const size_t at = inside ? static_cast<size_t>(ix) * channels + first : 0;
+            const Quads built = inside ? quadsOf<kSigned, kWidth>(rows[0] + at, rows[1] + at, rows[2] + at)
+                                       : quadsOf<kSigned, kWidth>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first);
+            for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
+        }
+        for (int j = 0; j < kVectors; ++j) {
+            const size_t b = block + j;
+            kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<1, kStride, kVectors>(a, b, j, quads, staged, n)
+                                              : blockOverTile<kSets, kStride, kVectors>(a, b, j, quads, staged, n);
+        }
+        for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
+    }
+}
+
+template <bool kSigned, int kSets, size_t kWidth>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
+    a.stride == 1 ? foldedGroupRow<kSigned, kSets, 1, kWidth>(a, rows, outRow, first)
+                  : foldedGroupRow<kSigned, kSets, 2, kWidth>(a, rows, outRow, first);
+}
+
+using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
+
+// Whole groups of 64 channels, one of 32 if that many remain, then 16-channel blocks.
+template <bool kSigned, int kSets>
+void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t) {
+    const size_t channels = a.requant.channels, blocks = (channels + kGemmBlock - 1) / kGemmBlock;
+    size_t first = 0;
+    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kSets, 64>(a, rows, outRow, first);
+    if (first + 32 <= channels) {
+        foldedGroupRow<kSigned, kSets, 32>(a, rows, outRow, first);
+        first += 32;
+    }
+    for (size_t block = first / kGemmBlock; block < blocks; ++block) {
+        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, 1>(a, rows, outRow, block)
+                                              : foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+    }
+}
+
+BlockRow blockRowOf(const DepthwiseArgs& a) {
+    if (a.folded != nullptr) {
+        if (a.signedInput) return foldedRow<true, 1>;
+        return a.weightSets == 1 ? foldedRow<false, 1> : (a.weightSets == 2 ? foldedRow<false, 2> : foldedRow<false, 3>);
+    }
+    const bool fast = a.requant.fastBlocks != nullptr;
+    if (a.signedInput) return fast ? blockRow<true, true> : blockRow<true, false>;
+    return fast ? blockRow<false, true> : blockRow<false, false>;
+}
+
 void rows(const DepthwiseArgs& a) {
+    const BlockRow blockRowFn = blockRowOf(a);
     const size_t blocks = (a.requant.channels + kGemmBlock - 1) / kGemmBlock;
     for (size_t row = a.rowBegin; row < a.rowEnd; ++row) {
         const size_t batch = row / a.outHeight, y = row % a.outHeight;
@@ -62,19 +272,16 @@ void rows(const DepthwiseArgs& a) {
                                     ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * a.requant.channels
                                     : a.zeroRow;
         }
-        for (size_t block = 0; block < blocks; ++block) blockRow<kSigned, kFast>(a, inputRows, row, block);
+        if (a.folded != nullptr) {
+            blockRowFn(a, inputRows, row, 0);
+            continue;
+        }
+        for (size_t block = 0; block < blocks; ++block) blockRowFn(a, inputRows, row, block);
     }
 }
 
 }  // namespace
 
-void depthwiseAvx512Vnni(const DepthwiseArgs& a) {
-    const bool fast = a.requant.fastBlocks != nullptr;
-    if (a.signedInput) {
-        fast ? rows<true, true>(a) : rows<true, false>(a);
-    } else {
-        fast ? rows<false, true>(a) : rows<false, false>(a);
-    }
-}
+void depthwiseAvx512Vnni(const DepthwiseArgs& a) { rows(a); }
 
 }  // namespace nnemu::synap::kernels

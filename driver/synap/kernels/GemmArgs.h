@@ -12,13 +12,15 @@ namespace nnemu::synap::kernels {
 constexpr size_t kGemmBlock = 16;
 
 // output[r][c] = requantize(dot(rows[r], weights[c]) + rowTerms[r] + colTerms[c], c) for
-// r < rowCount, c < channels. `rows` hold unsigned bytes padded with zeros to 4 * depthGroups;
-// `weights` are signed bytes laid out [channels / 16][depthGroups][16 channels][4 depth].
+// r < rowCount, c < channels. `rows` hold unsigned bytes (int8 ones when signedValues: the
+// kernels read them flipped, a ^ 0x80 = a + 128) of 4 * depthGroups bytes, those past the
+// depth any value (their weights are zero); `weights` are signed bytes laid out
+// [channels / 16][depthGroups][16 channels][4 depth].
 struct GemmArgs {
     const uint8_t* rows;
     size_t rowStride;
     size_t rowCount;
-    const int32_t* rowTerms;
+    const int32_t* rowTerms;  // nullptr: rowFactor * the sum of the row's bytes, computed by the kernel
     const int8_t* weights;
     size_t depthGroups;
     size_t channels;
@@ -37,6 +39,8 @@ struct GemmArgs {
     // FastRequantBlock; nullptr otherwise.
     const int32_t* biasAndColTerms = nullptr;
     const struct FastRequantBlock* fastBlocks = nullptr;
+    bool signedValues = false;  // int8 rows, flipped by the kernel (not by the caller)
+    int32_t rowFactor = 0;
 };
 
 // The requantization folded into one 64-bit product and one rounding shift, per channel lane

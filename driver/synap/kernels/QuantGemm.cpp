@@ -17,7 +17,6 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d454751;  // "QGEM"
-constexpr uint32_t kVersion = 2;
 // Beyond this depth a 255 x 255 product sum may leave int32 (the reference would overflow).
 constexpr uint32_t kMaxDepth = 33025;
 
@@ -56,7 +55,7 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     if (s.depth == 0 || s.depth > kMaxDepth || s.channels == 0 || s.weights == nullptr || s.bias == nullptr) return false;
     if (s.filterScales.size() != 1 && s.filterScales.size() != s.channels) return false;
     if (!(s.outputScale > 0.0f) || s.low > s.high || (s.signedValues && s.filterZeroPoint != 0)) return false;
-    Header h{kMagic, kVersion, s.depth, (s.depth + 3) / 4, s.channels,
+    Header h{kMagic, kQuantGemmLayoutVersion, s.depth, (s.depth + 3) / 4, s.channels,
              static_cast<uint32_t>((s.channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock),
              s.signedValues, s.signedValues ? 0 : 128 - s.filterZeroPoint, s.outputZeroPoint, s.low, s.high, 1};
     packed->assign(packedSize(h), 0);
@@ -91,30 +90,18 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     Header h;
     if (packed.size() < sizeof(Header)) return false;
     std::memcpy(&h, packed.data(), sizeof(h));
-    if (h.magic != kMagic || h.version != kVersion || packed.size() != packedSize(h)) return false;
+    if (h.magic != kMagic || h.version != kQuantGemmLayoutVersion || packed.size() != packedSize(h)) return false;
     const size_t stride = size_t{h.depthGroups} * 4;
-    // Unsigned rows of a depth that fills its 4-byte groups are read where they are.
-    const bool direct = !h.signedValues && stride == h.depth;
+    // Rows of a depth that fills its 4-byte groups are read where they are (the kernels flip
+    // int8 ones); others are copied, padded with zeros.
+    const bool direct = stride == h.depth;
     if (!direct) {
         scratch->rows.resize(rows * stride);
-        const uint8_t flip = h.signedValues ? 0x80 : 0;
-        if (stride == h.depth) {  // rows already padded: one pass over them all
-            const uint8_t* __restrict in = input;
-            uint8_t* __restrict out = scratch->rows.data();
-            for (size_t i = 0; i < rows * stride; ++i) out[i] = in[i] ^ flip;
-        } else {
-            for (size_t r = 0; r < rows; ++r) {
-                uint8_t* row = scratch->rows.data() + r * stride;
-                for (size_t k = 0; k < h.depth; ++k) row[k] = input[r * h.depth + k] ^ flip;
-                std::memset(row + h.depth, 0, stride - h.depth);
-            }
+        for (size_t r = 0; r < rows; ++r) {
+            uint8_t* row = scratch->rows.data() + r * stride;
+            std::memcpy(row, input + r * h.depth, h.depth);
+            std::memset(row + h.depth, 0, stride - h.depth);
         }
-    }
-    scratch->rowTerms.assign(rows, 0);
-    for (size_t r = 0; r < rows && h.rowFactor != 0; ++r) {
-        uint32_t sum = 0;
-        for (size_t k = 0; k < h.depth; ++k) sum += input[r * h.depth + k];
-        scratch->rowTerms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(h.rowFactor));
     }
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
@@ -122,7 +109,9 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     args.rows = direct ? input : scratch->rows.data();
     args.rowStride = stride;
     args.rowCount = rows;
-    args.rowTerms = scratch->rowTerms.data();
+    args.rowTerms = nullptr;  // the kernels sum the rows (uint8; int8 has no row term)
+    args.rowFactor = h.rowFactor;
+    args.signedValues = h.signedValues != 0;
     args.weights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(n));
     args.depthGroups = h.depthGroups;
     args.channels = h.channels;
@@ -136,12 +125,43 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     return true;
 }
 
+bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues) {
+    Header h;
+    if (packed.size() < sizeof(Header) || reinterpret_cast<uintptr_t>(packed.data()) % alignof(FastRequantBlock) != 0) {
+        return false;
+    }
+    std::memcpy(&h, packed.data(), sizeof(h));
+    const int32_t qmin = signedValues ? -128 : 0;
+    const bool header = h.magic == kMagic && h.version == kQuantGemmLayoutVersion && h.depth == depth && depth > 0 &&
+                        depth <= kMaxDepth && h.depthGroups == (depth + 3) / 4 && h.channels == channels &&
+                        channels > 0 && h.paddedChannels == (channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock &&
+                        h.signedValues == int32_t{signedValues} && (h.fast == 0 || h.fast == 1) &&
+                        (signedValues ? h.rowFactor == 0 : h.rowFactor >= -127 && h.rowFactor <= 128) &&
+                        h.outputZeroPoint >= qmin && h.outputZeroPoint <= qmin + 255 && qmin <= h.low &&
+                        h.low <= h.high && h.high <= qmin + 255;
+    if (!header || packed.size() != packedSize(h)) return false;
+    const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
+    const size_t n = h.paddedChannels;
+    for (size_t c = 0; c < n; ++c) {
+        const int32_t multiplier = arrays[2 * n + c], left = arrays[3 * n + c], right = arrays[4 * n + c];
+        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
+    }
+    const auto* blocks = reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n));
+    for (size_t b = 0; b < n / kGemmBlock && h.fast; ++b) {
+        for (size_t i = 0; i < 16; ++i) {
+            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
+            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
+        }
+    }
+    return true;
+}
+
 void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
     GemmArgs slice = job.args;
     end = std::min(end, slice.rowCount);
     if (begin >= end) return;
     slice.rows += begin * slice.rowStride;
-    slice.rowTerms += begin;
+    if (slice.rowTerms != nullptr) slice.rowTerms += begin;
     slice.output += begin * slice.channels;
     slice.rowCount = end - begin;
     job.kernel(slice);

@@ -19,14 +19,22 @@ struct QuantGemmSpec : QuantLayerSpec {
     uint32_t channels = 0;  // output channels (N); weights are [channels][depth]
 };
 
+// The packed layout's version: programs store packed weights tagged with it (and the ISA), and a
+// core packs again when its kernels read another layout. Bump it with any change of the layout.
+constexpr uint32_t kQuantGemmLayoutVersion = 2;
+
 // The packed weights and requantization constants; false when the spec is outside what the
 // kernels compute exactly (a depth whose accumulator could leave 32 bits, a bad scale).
 bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
 
+// Whether `packed` (from a program file: untrusted) is a packed GEMM of this layout version for
+// `depth` x `channels` weights of this signedness, whose sizes and shifts the kernels can take.
+bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues);
+
 // Working memory of one layer's runs.
 struct QuantGemmScratch {
     std::vector<uint8_t> rows;
-    std::vector<int32_t> rowTerms;
+    std::vector<int32_t> rowTerms;  // unused: the kernels sum the rows themselves
 };
 
 // One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.

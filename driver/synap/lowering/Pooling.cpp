@@ -120,7 +120,9 @@ bool lowerMean(const OperationContext& context, ProgramBuilder& builder) {
             keepDims ? builder.output(0)
                      : builder.intermediate(out.type, {in[0], 1, 1, in[3]}, out.scale, out.zero_point);
     npu::LayerParamsUnion layer;
-    layer.Set(npu::GlobalAveragePool2DT{});
+    npu::GlobalAveragePool2DT params;
+    params.mean = true;
+    layer.Set(params);
     builder.addLayer("Mean", std::move(layer), {builder.input(0)}, {pooled});
     if (!keepDims) {
         npu::LayerParamsUnion reshape;

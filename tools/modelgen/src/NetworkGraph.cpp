@@ -11,6 +11,15 @@ int32_t outputSize(int32_t in, int32_t kernel, int32_t stride, fb::Padding paddi
     return padding == fb::Padding_SAME ? (in + stride - 1) / stride : (in - kernel + stride) / stride;
 }
 
+NetTensor weightsTensor(const std::string& name, std::vector<int32_t> shape, int32_t quantAxis) {
+    NetTensor tensor;
+    tensor.name = name;
+    tensor.shape = std::move(shape);
+    tensor.role = TensorRole::WEIGHTS;
+    tensor.quantAxis = quantAxis;
+    return tensor;
+}
+
 }  // namespace
 
 int32_t NetworkGraph::addTensor(NetTensor tensor) {
@@ -40,11 +49,7 @@ int32_t NetworkGraph::addActivation(const std::string& name, std::vector<int32_t
 
 int32_t NetworkGraph::addWeights(const std::string& name, std::vector<int32_t> shape, int32_t fanIn, float gain,
                                  int32_t quantAxis) {
-    NetTensor tensor;
-    tensor.name = name;
-    tensor.shape = std::move(shape);
-    tensor.role = TensorRole::WEIGHTS;
-    tensor.quantAxis = quantAxis;
+    NetTensor tensor = weightsTensor(name, std::move(shape), quantAxis);
     size_t count = 1;
     for (int32_t d : tensor.shape) count *= static_cast<size_t>(d);
     const float stddev = gain * std::sqrt(2.0f / static_cast<float>(fanIn));
@@ -76,11 +81,7 @@ int32_t NetworkGraph::addIndexes(const std::string& name, std::vector<int32_t> v
 
 int32_t NetworkGraph::addConstant(const std::string& name, std::vector<int32_t> shape, std::vector<float> values,
                                   int32_t quantAxis) {
-    NetTensor tensor;
-    tensor.name = name;
-    tensor.shape = std::move(shape);
-    tensor.role = TensorRole::WEIGHTS;
-    tensor.quantAxis = quantAxis;
+    NetTensor tensor = weightsTensor(name, std::move(shape), quantAxis);
     tensor.values = std::move(values);
     return addTensor(std::move(tensor));
 }

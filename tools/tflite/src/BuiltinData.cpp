@@ -28,8 +28,12 @@ void* convData(const fb::Operator& op) {
     const fb::Conv2DOptions* o = op.builtin_options_as_Conv2DOptions();
     if (o == nullptr) return nullptr;
     auto* data = allocate<TfLiteConvParams>();
-    *data = {padding(o->padding()), o->stride_w(), o->stride_h(), o->dilation_w_factor(), o->dilation_h_factor(),
-             activation(o->fused_activation_function())};
+    data->padding = padding(o->padding());
+    data->stride_width = o->stride_w();
+    data->stride_height = o->stride_h();
+    data->activation = activation(o->fused_activation_function());
+    data->dilation_width_factor = o->dilation_w_factor();
+    data->dilation_height_factor = o->dilation_h_factor();
     return data;
 }
 

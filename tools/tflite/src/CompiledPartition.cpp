@@ -1,6 +1,8 @@
 // Building, compiling and running one partition through the public NNAPI C API.
 #include "CompiledPartition.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -28,7 +30,7 @@ const uint32_t* listData(const std::vector<uint32_t>& list) {
     return list.empty() ? &kNone : list.data();
 }
 
-int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id) {
+int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id, const ConstantFile* file) {
     ANeuralNetworksOperandType type{};
     type.type = operand.type;
     type.dimensionCount = static_cast<uint32_t>(operand.dims.size());
@@ -48,8 +50,17 @@ int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint3
     if (operand.type == ANEURALNETWORKS_MODEL) {
         return ANeuralNetworksModel_setOperandValueFromModel(model, index, operand.reference);
     }
+    const uint8_t* data = operand.valueData();
+    const size_t length = operand.valueLength();
+    const bool inFile = file != nullptr && file->memory != nullptr && data >= file->bytes.data() &&
+                        length <= file->bytes.size() &&
+                        static_cast<size_t>(data - file->bytes.data()) <= file->bytes.size() - length;
+    if (operand.isConstant && inFile && length > ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
+        return ANeuralNetworksModel_setOperandValueFromMemory(
+                model, index, file->memory, static_cast<size_t>(data - file->bytes.data()), length);
+    }
     if (operand.isConstant) {
-        return ANeuralNetworksModel_setOperandValue(model, index, operand.valueData(), operand.valueLength());
+        return ANeuralNetworksModel_setOperandValue(model, index, data, length);
     }
     return ANEURALNETWORKS_NO_ERROR;
 }
@@ -73,6 +84,12 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
     if (ANeuralNetworksModel_create(&result->model_) != ANEURALNETWORKS_NO_ERROR) {
         *error = "ANeuralNetworksModel_create failed";
         return nullptr;
+    }
+    // Without the file's memory (a model from a buffer, or the runtime refused it) values are copied.
+    if (model.fileDescriptor() >= 0 &&
+        ANeuralNetworksMemory_createFromFd(model.bytes().size(), PROT_READ, model.fileDescriptor(), 0,
+                                           &result->file_.memory) == ANEURALNETWORKS_NO_ERROR) {
+        result->file_.bytes = model.bytes();
     }
     const std::set<uint32_t> inPartition(nodes.begin(), nodes.end());
     std::vector<uint32_t> operations;
@@ -102,7 +119,7 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
         if (local.count(index) != 0) return ANEURALNETWORKS_NO_ERROR;
         const NnOperand& operand = graph.operands[index];
         const auto id = static_cast<uint32_t>(local.size());
-        const int status = addNnapiOperand(result->model_, operand, id);
+        const int status = addNnapiOperand(result->model_, operand, id, &result->file_);
         if (status != ANEURALNETWORKS_NO_ERROR) return status;
         local[index] = id;
         if (operand.isConstant) return ANEURALNETWORKS_NO_ERROR;
@@ -162,6 +179,7 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
 
 PartitionModel::~PartitionModel() {
     if (model_ != nullptr) ANeuralNetworksModel_free(model_);
+    if (file_.memory != nullptr) ANeuralNetworksMemory_free(file_.memory);
 }
 
 std::unique_ptr<CompiledPartition> CompiledPartition::compile(std::unique_ptr<PartitionModel> model,

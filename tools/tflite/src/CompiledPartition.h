@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,13 @@ namespace nnemu::tflite {
 
 // The NNAPI model of some TFLite nodes: which TFLite tensors go in and out, and which node each
 // NNAPI operation comes from (in the model's operation order).
+// The mapped model file as an NNAPI memory: constants that lie in it are handed to NNAPI as
+// regions of it, which the runtime references instead of copying (processes share the pages).
+struct ConstantFile {
+    ANeuralNetworksMemory* memory = nullptr;
+    std::span<const uint8_t> bytes;  // the Model's view of the file
+};
+
 class PartitionModel {
 public:
     // Adds the nodes' operations and operands through the public API. On failure names the node
@@ -39,6 +47,7 @@ private:
     PartitionModel() = default;
 
     ANeuralNetworksModel* model_ = nullptr;
+    ConstantFile file_;  // its memory freed after the model
     std::vector<int32_t> inputTensors_, outputTensors_;
     std::vector<uint32_t> operationNodes_;
     std::vector<uint32_t> nodes_;
@@ -76,7 +85,8 @@ const char* resultCodeName(int code);
 
 // Adds `operand` to `model` as operand `id` (the next index): its type, per-channel parameters,
 // and its value when constant (data, or the referenced model of an ANEURALNETWORKS_MODEL).
-int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id);
+int addNnapiOperand(ANeuralNetworksModel* model, const NnOperand& operand, uint32_t id,
+                    const ConstantFile* file = nullptr);
 
 // NNAPI refuses a null operand list even with a count of 0, and an empty vector's data() may be
 // null: an empty list is passed as a pointer to nothing.

@@ -3,9 +3,13 @@
 // everything downstream can trust the Model.
 #include "nnemu/tflite/Model.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 
 #include "nnemu/tflite/tflite_generated.h"
@@ -262,33 +266,47 @@ size_t Tensor::byteSize() const {
 }
 
 std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    if (!file) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         fail(error, "cannot open model file " + path);
         return nullptr;
     }
-    const std::streamoff size = file.tellg();
-    if (size < 0 || static_cast<uint64_t>(size) > kMaxFileBytes) {
+    std::unique_ptr<Model> model(new Model());
+    model->fd_ = fd;
+    struct stat info {};
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) > kMaxFileBytes) {
         fail(error, "cannot read model file " + path + " (too large or not a regular file)");
         return nullptr;
     }
-    std::vector<uint8_t> bytes(static_cast<size_t>(size));
-    file.seekg(0);
-    if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
-        fail(error, "cannot read model file " + path);
-        return nullptr;
+    const auto size = static_cast<size_t>(info.st_size);
+    if (size > 0) {
+        void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapping == MAP_FAILED) {
+            fail(error, "cannot read model file " + path);
+            return nullptr;
+        }
+        model->mapping_ = mapping;
+        model->bytes_ = {static_cast<const uint8_t*>(mapping), size};
     }
     std::string message;
-    std::unique_ptr<Model> model = fromBuffer(std::move(bytes), &message);
-    if (model == nullptr) fail(error, path + ": " + message);
+    if (!model->parse(&message)) {
+        fail(error, path + ": " + message);
+        return nullptr;
+    }
     return model;
 }
 
 std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string* error) {
     std::unique_ptr<Model> model(new Model());
-    model->bytes_ = std::move(bytes);
+    model->owned_ = std::move(bytes);
+    model->bytes_ = model->owned_;
     if (!model->parse(error)) return nullptr;
     return model;
+}
+
+Model::~Model() {
+    if (mapping_ != nullptr) munmap(mapping_, bytes_.size());
+    if (fd_ >= 0) close(fd_);
 }
 
 bool Model::parse(std::string* error) {

@@ -56,6 +56,16 @@ std::vector<uint8_t> bytesOf(const T& value) {
     return bytes;
 }
 
+// A constant operand owning its bytes (none: NNAPI's "no value" operand).
+NnOperand constantOf(int32_t type, std::vector<uint8_t> bytes, std::vector<uint32_t> dims = {}) {
+    NnOperand o;
+    o.type = type;
+    o.isConstant = true;
+    o.dims = std::move(dims);
+    o.ownedValue = std::move(bytes);
+    return o;
+}
+
 }  // namespace
 
 bool isQuant8Asymm(int32_t type) {
@@ -265,12 +275,7 @@ bool NodeLowering::optionalInput(size_t i, int32_t omittedType, uint32_t* operan
     return inputOperand(i, operand);
 }
 
-uint32_t NodeLowering::omitted(int32_t type) {
-    NnOperand o;
-    o.type = type;
-    o.isConstant = true;   // without a value: NNAPI's "no value" operand
-    return addOperand(std::move(o));
-}
+uint32_t NodeLowering::omitted(int32_t type) { return addOperand(constantOf(type, {})); }
 
 bool NodeLowering::outputOperand(size_t i, uint32_t* operand) {
     const int32_t tensorIndex = node_.outputs[i];
@@ -331,27 +336,15 @@ bool NodeLowering::bias(size_t inputIndex, uint32_t inputOperand, uint32_t filte
 }
 
 uint32_t NodeLowering::scalarInt32(int32_t value) {
-    NnOperand o;
-    o.type = ANEURALNETWORKS_INT32;
-    o.isConstant = true;
-    o.ownedValue = bytesOf(value);
-    return addOperand(std::move(o));
+    return addOperand(constantOf(ANEURALNETWORKS_INT32, bytesOf(value)));
 }
 
 uint32_t NodeLowering::scalarFloat32(float value) {
-    NnOperand o;
-    o.type = ANEURALNETWORKS_FLOAT32;
-    o.isConstant = true;
-    o.ownedValue = bytesOf(value);
-    return addOperand(std::move(o));
+    return addOperand(constantOf(ANEURALNETWORKS_FLOAT32, bytesOf(value)));
 }
 
 uint32_t NodeLowering::scalarBool(bool value) {
-    NnOperand o;
-    o.type = ANEURALNETWORKS_BOOL;
-    o.isConstant = true;
-    o.ownedValue = {static_cast<uint8_t>(value ? 1 : 0)};
-    return addOperand(std::move(o));
+    return addOperand(constantOf(ANEURALNETWORKS_BOOL, {static_cast<uint8_t>(value ? 1 : 0)}));
 }
 
 uint32_t NodeLowering::vectorInt32(const std::vector<int32_t>& values) {
@@ -359,23 +352,16 @@ uint32_t NodeLowering::vectorInt32(const std::vector<int32_t>& values) {
 }
 
 uint32_t NodeLowering::tensorInt32(const std::vector<int32_t>& values, std::vector<uint32_t> dims) {
-    NnOperand o;
-    o.type = ANEURALNETWORKS_TENSOR_INT32;
-    o.isConstant = true;
-    o.dims = std::move(dims);
-    o.ownedValue.resize(values.size() * 4);
-    if (!values.empty()) std::memcpy(o.ownedValue.data(), values.data(), o.ownedValue.size());
-    return addOperand(std::move(o));
+    std::vector<uint8_t> bytes(values.size() * 4);
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return addOperand(constantOf(ANEURALNETWORKS_TENSOR_INT32, std::move(bytes), std::move(dims)));
 }
 
 uint32_t NodeLowering::quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint) {
-    NnOperand o;
-    o.type = type;
-    o.isConstant = true;
-    o.dims = {1};
+    // Two's complement for the signed type.
+    NnOperand o = constantOf(type, {static_cast<uint8_t>(value)}, {1});
     o.scale = scale;
     o.zeroPoint = zeroPoint;
-    o.ownedValue = {static_cast<uint8_t>(value)};   // two's complement for the signed type
     return addOperand(std::move(o));
 }
 

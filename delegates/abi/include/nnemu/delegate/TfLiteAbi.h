@@ -3,10 +3,12 @@
 // Only what a delegate plugin and its host exchange is declared; every offset either side
 // relies on is checked below, so a layout change fails the build instead of a run.
 //
-// The layouts hold for TFLite 2.15+: TfLiteRegistration gained `async_kernel` (2.13) and
-// `inplace_operator` (2.14), and ReplaceNodeSubsetsWithDelegateKernels takes it by value, so a
-// host older than 2.14 passes a shorter struct. Fields appended by later versions (at the ends of
-// the structs) are not declared and never touched.
+// The layouts are TFLite 2.15's: TfLiteRegistration has `async_kernel` (2.13) and
+// `inplace_operator` (2.14), and the plugin passes it by value to
+// ReplaceNodeSubsetsWithDelegateKernels. Fields appended by later versions (at the ends of the
+// structs) are not declared and never touched. Per-channel scales are read only when their count
+// matches the quantized dimension (vx/ContextGraph.cpp), so a TfLiteFloatArray laid out otherwise
+// keeps those nodes on the host rather than being misread.
 #pragma once
 
 #include <stdbool.h>
@@ -227,13 +229,14 @@ typedef struct TfLitePaddingValues {
     int height_offset;
 } TfLitePaddingValues;
 
+// The activation comes before the dilations (the version-1 fields first).
 typedef struct TfLiteConvParams {
     TfLitePadding padding;
     int stride_width;
     int stride_height;
+    TfLiteFusedActivation activation;
     int dilation_width_factor;
     int dilation_height_factor;
-    TfLiteFusedActivation activation;
 } TfLiteConvParams;
 
 typedef struct TfLiteDepthwiseConvParams {
@@ -387,11 +390,14 @@ typedef void (*TfLitePluginDestroyDelegate)(TfLiteDelegate* delegate);
 
 // The LP64 layout both sides rely on.
 static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8 && sizeof(int) == 4, "LP64 only");
-static_assert(sizeof(TfLiteIntArray) == 4 && offsetof(TfLiteIntArray, data) == 4);
-static_assert(sizeof(TfLiteFloatArray) == 4 && offsetof(TfLiteFloatArray, data) == 4);
-static_assert(sizeof(TfLiteQuantizationParams) == 8);
-static_assert(sizeof(TfLiteQuantization) == 16 && offsetof(TfLiteQuantization, params) == 8);
-static_assert(offsetof(TfLiteAffineQuantization, zero_point) == 8 &&
+static_assert(sizeof(TfLiteIntArray) == 4 && offsetof(TfLiteIntArray, size) == 0 && offsetof(TfLiteIntArray, data) == 4);
+static_assert(sizeof(TfLiteFloatArray) == 4 && offsetof(TfLiteFloatArray, size) == 0 &&
+              offsetof(TfLiteFloatArray, data) == 4);
+static_assert(sizeof(TfLiteQuantizationParams) == 8 && offsetof(TfLiteQuantizationParams, scale) == 0 &&
+              offsetof(TfLiteQuantizationParams, zero_point) == 4);
+static_assert(sizeof(TfLiteQuantization) == 16 && offsetof(TfLiteQuantization, type) == 0 &&
+              offsetof(TfLiteQuantization, params) == 8);
+static_assert(offsetof(TfLiteAffineQuantization, scale) == 0 && offsetof(TfLiteAffineQuantization, zero_point) == 8 &&
               offsetof(TfLiteAffineQuantization, quantized_dimension) == 16);
 static_assert(sizeof(TfLitePtrUnion) == 8);
 static_assert(offsetof(TfLiteTensor, type) == 0 && offsetof(TfLiteTensor, data) == 8 &&
@@ -420,7 +426,8 @@ static_assert(offsetof(TfLiteRegistration, init) == 0 && offsetof(TfLiteRegistra
               offsetof(TfLiteRegistration, inplace_operator) == 80);
 // Passed by value to ReplaceNodeSubsetsWithDelegateKernels: its size is part of the call ABI.
 static_assert(sizeof(TfLiteRegistration) == 88);
-static_assert(sizeof(TfLiteDelegateParams) == 32 && offsetof(TfLiteDelegateParams, nodes_to_replace) == 8 &&
+static_assert(sizeof(TfLiteDelegateParams) == 32 && offsetof(TfLiteDelegateParams, delegate) == 0 &&
+              offsetof(TfLiteDelegateParams, nodes_to_replace) == 8 &&
               offsetof(TfLiteDelegateParams, input_tensors) == 16 &&
               offsetof(TfLiteDelegateParams, output_tensors) == 24);
 static_assert(offsetof(TfLiteContext, tensors_size) == 0 && offsetof(TfLiteContext, GetExecutionPlan) == 8 &&
@@ -445,25 +452,70 @@ static_assert(offsetof(TfLiteDelegate, data_) == 0 && offsetof(TfLiteDelegate, P
               offsetof(TfLiteDelegate, CopyToBufferHandle) == 24 && offsetof(TfLiteDelegate, FreeBufferHandle) == 32 &&
               offsetof(TfLiteDelegate, flags) == 40 && offsetof(TfLiteDelegate, opaque_delegate_builder) == 48 &&
               sizeof(TfLiteDelegate) == 56);
-static_assert(offsetof(TfLiteConvParams, activation) == 20);
-static_assert(offsetof(TfLiteDepthwiseConvParams, activation) == 16 &&
-              offsetof(TfLiteDepthwiseConvParams, dilation_height_factor) == 24);
-static_assert(offsetof(TfLitePoolParams, filter_height) == 16 && offsetof(TfLitePoolParams, activation) == 20);
-static_assert(offsetof(TfLiteFullyConnectedParams, keep_num_dims) == 8);
-static_assert(offsetof(TfLiteReshapeParams, num_dimensions) == 32);
-static_assert(offsetof(TfLiteConcatenationParams, activation) == 4);
-static_assert(offsetof(TfLiteSqueezeParams, num_squeeze_dims) == 32);
-static_assert(offsetof(TfLiteResizeBilinearParams, half_pixel_centers) == 1);
-static_assert(offsetof(TfLiteGatherParams, batch_dims) == 4);
-static_assert(sizeof(TfLiteArgMaxParams) == 4 && sizeof(TfLiteArgMinParams) == 4 && sizeof(TfLiteDivParams) == 4 &&
-              sizeof(TfLiteL2NormParams) == 4);
-static_assert(offsetof(TfLiteLocalResponseNormParams, bias) == 4 && offsetof(TfLiteLocalResponseNormParams, beta) == 12 &&
-              sizeof(TfLiteLocalResponseNormParams) == 16);
-static_assert(offsetof(TfLiteStridedSliceParams, shrink_axis_mask) == 16 &&
-              offsetof(TfLiteStridedSliceParams, offset) == 20 && sizeof(TfLiteStridedSliceParams) == 24);
-static_assert(sizeof(TfLiteDepthToSpaceParams) == 4 && sizeof(TfLiteSpaceToDepthParams) == 4);
-static_assert(offsetof(TfLiteTransposeConvParams, stride_height) == 8 &&
-              offsetof(TfLiteTransposeConvParams, activation) == 12 && sizeof(TfLiteTransposeConvParams) == 16);
-static_assert(sizeof(TfLiteAddParams) == 8 && sizeof(TfLiteSubParams) == 8 && sizeof(TfLiteMulParams) == 4 &&
-              sizeof(TfLiteSoftmaxParams) == 4 && sizeof(TfLiteReducerParams) == 1 && sizeof(TfLiteSplitParams) == 4);
+// builtin_data: every field either side reads or writes, at TFLite's offsets.
+#define NNEMU_TFLITE_AT(type, field, offset) (offsetof(type, field) == (offset))
+static_assert(NNEMU_TFLITE_AT(TfLiteConvParams, padding, 0) && NNEMU_TFLITE_AT(TfLiteConvParams, stride_width, 4) &&
+              NNEMU_TFLITE_AT(TfLiteConvParams, stride_height, 8) && NNEMU_TFLITE_AT(TfLiteConvParams, activation, 12) &&
+              NNEMU_TFLITE_AT(TfLiteConvParams, dilation_width_factor, 16) &&
+              NNEMU_TFLITE_AT(TfLiteConvParams, dilation_height_factor, 20) && sizeof(TfLiteConvParams) == 24);
+static_assert(NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, padding, 0) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, stride_width, 4) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, stride_height, 8) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, depth_multiplier, 12) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, activation, 16) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, dilation_width_factor, 20) &&
+              NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, dilation_height_factor, 24) &&
+              sizeof(TfLiteDepthwiseConvParams) == 28);
+static_assert(NNEMU_TFLITE_AT(TfLitePoolParams, padding, 0) && NNEMU_TFLITE_AT(TfLitePoolParams, stride_width, 4) &&
+              NNEMU_TFLITE_AT(TfLitePoolParams, stride_height, 8) && NNEMU_TFLITE_AT(TfLitePoolParams, filter_width, 12) &&
+              NNEMU_TFLITE_AT(TfLitePoolParams, filter_height, 16) && NNEMU_TFLITE_AT(TfLitePoolParams, activation, 20) &&
+              NNEMU_TFLITE_AT(TfLitePoolParams, computed, 24) && sizeof(TfLitePoolParams) == 40);
+static_assert(NNEMU_TFLITE_AT(TfLiteFullyConnectedParams, activation, 0) &&
+              NNEMU_TFLITE_AT(TfLiteFullyConnectedParams, weights_format, 4) &&
+              NNEMU_TFLITE_AT(TfLiteFullyConnectedParams, keep_num_dims, 8) &&
+              NNEMU_TFLITE_AT(TfLiteFullyConnectedParams, asymmetric_quantize_inputs, 9) &&
+              sizeof(TfLiteFullyConnectedParams) == 12);
+static_assert(NNEMU_TFLITE_AT(TfLiteSoftmaxParams, beta, 0) && sizeof(TfLiteSoftmaxParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteReshapeParams, shape, 0) && NNEMU_TFLITE_AT(TfLiteReshapeParams, num_dimensions, 32) &&
+              sizeof(TfLiteReshapeParams) == 36);
+static_assert(NNEMU_TFLITE_AT(TfLiteAddParams, activation, 0) && NNEMU_TFLITE_AT(TfLiteAddParams, pot_scale_int16, 4) &&
+              sizeof(TfLiteAddParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteSubParams, activation, 0) && NNEMU_TFLITE_AT(TfLiteSubParams, pot_scale_int16, 4) &&
+              sizeof(TfLiteSubParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteMulParams, activation, 0) && sizeof(TfLiteMulParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteConcatenationParams, axis, 0) &&
+              NNEMU_TFLITE_AT(TfLiteConcatenationParams, activation, 4) && sizeof(TfLiteConcatenationParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteReducerParams, keep_dims, 0) && sizeof(TfLiteReducerParams) == 1);
+static_assert(NNEMU_TFLITE_AT(TfLiteSplitParams, num_splits, 0) && sizeof(TfLiteSplitParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteSqueezeParams, squeeze_dims, 0) &&
+              NNEMU_TFLITE_AT(TfLiteSqueezeParams, num_squeeze_dims, 32) && sizeof(TfLiteSqueezeParams) == 36);
+static_assert(NNEMU_TFLITE_AT(TfLiteResizeBilinearParams, align_corners, 0) &&
+              NNEMU_TFLITE_AT(TfLiteResizeBilinearParams, half_pixel_centers, 1) &&
+              sizeof(TfLiteResizeBilinearParams) == 2);
+static_assert(NNEMU_TFLITE_AT(TfLiteResizeNearestNeighborParams, align_corners, 0) &&
+              NNEMU_TFLITE_AT(TfLiteResizeNearestNeighborParams, half_pixel_centers, 1) &&
+              sizeof(TfLiteResizeNearestNeighborParams) == 2);
+static_assert(NNEMU_TFLITE_AT(TfLiteGatherParams, axis, 0) && NNEMU_TFLITE_AT(TfLiteGatherParams, batch_dims, 4) &&
+              sizeof(TfLiteGatherParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteArgMaxParams, output_type, 0) && sizeof(TfLiteArgMaxParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteArgMinParams, output_type, 0) && sizeof(TfLiteArgMinParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteDivParams, activation, 0) && sizeof(TfLiteDivParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteL2NormParams, activation, 0) && sizeof(TfLiteL2NormParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteLocalResponseNormParams, radius, 0) &&
+              NNEMU_TFLITE_AT(TfLiteLocalResponseNormParams, bias, 4) &&
+              NNEMU_TFLITE_AT(TfLiteLocalResponseNormParams, alpha, 8) &&
+              NNEMU_TFLITE_AT(TfLiteLocalResponseNormParams, beta, 12) && sizeof(TfLiteLocalResponseNormParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteStridedSliceParams, begin_mask, 0) &&
+              NNEMU_TFLITE_AT(TfLiteStridedSliceParams, end_mask, 4) &&
+              NNEMU_TFLITE_AT(TfLiteStridedSliceParams, ellipsis_mask, 8) &&
+              NNEMU_TFLITE_AT(TfLiteStridedSliceParams, new_axis_mask, 12) &&
+              NNEMU_TFLITE_AT(TfLiteStridedSliceParams, shrink_axis_mask, 16) &&
+              NNEMU_TFLITE_AT(TfLiteStridedSliceParams, offset, 20) && sizeof(TfLiteStridedSliceParams) == 24);
+static_assert(NNEMU_TFLITE_AT(TfLiteDepthToSpaceParams, block_size, 0) && sizeof(TfLiteDepthToSpaceParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteSpaceToDepthParams, block_size, 0) && sizeof(TfLiteSpaceToDepthParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteTransposeConvParams, padding, 0) &&
+              NNEMU_TFLITE_AT(TfLiteTransposeConvParams, stride_width, 4) &&
+              NNEMU_TFLITE_AT(TfLiteTransposeConvParams, stride_height, 8) &&
+              NNEMU_TFLITE_AT(TfLiteTransposeConvParams, activation, 12) && sizeof(TfLiteTransposeConvParams) == 16);
+#undef NNEMU_TFLITE_AT
 #endif

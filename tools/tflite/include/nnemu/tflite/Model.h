@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,9 @@ struct Subgraph {
 
 class Model {
 public:
-    // Reads and verifies (flatbuffers verifier) the file; nullptr and a clear message on any problem.
+    // Maps (read-only: processes loading the same file share its pages) and verifies
+    // (flatbuffers verifier) the file; nullptr and a clear message on any problem. Like TFLite's
+    // mapped models, the file must not be changed while the Model lives.
     static std::unique_ptr<Model> load(const std::string& path, std::string* error);
     static std::unique_ptr<Model> fromBuffer(std::vector<uint8_t> bytes, std::string* error);
 
@@ -66,6 +69,12 @@ public:
     // Every subgraph, the main graph first (never empty once loaded).
     const std::vector<Subgraph>& subgraphs() const { return subgraphs_; }
     size_t fileSize() const { return bytes_.size(); }
+    // The whole file as loaded; constants' data lie in it.
+    std::span<const uint8_t> bytes() const { return bytes_; }
+    // The file's descriptor when load() mapped it (open as long as the Model), otherwise -1:
+    // partitions hand large constants to NNAPI as regions of it instead of copies.
+    int fileDescriptor() const { return fd_; }
+    ~Model();
     const std::string& description() const { return description_; }
     uint32_t version() const { return version_; }
 
@@ -76,7 +85,10 @@ private:
     Model() = default;
     bool parse(std::string* error);
 
-    std::vector<uint8_t> bytes_;
+    std::vector<uint8_t> owned_;     // fromBuffer's bytes
+    void* mapping_ = nullptr;        // or load()'s mapping of the file
+    int fd_ = -1;
+    std::span<const uint8_t> bytes_;
     std::vector<Subgraph> subgraphs_;
     std::string description_;
     uint32_t version_ = 0;

@@ -1,0 +1,8 @@
+// The pools' loops for this file's instruction set (see CMakeLists.txt).
+#include "PoolLoops.h"
+
+namespace nnemu::synap::kernels {
+
+const PoolLoops kPoolLoopsPortable = {maxRows, sumPixels, averages};
+
+}  // namespace nnemu::synap::kernels

@@ -1,0 +1,63 @@
+// The NPU core's own quantized ADD / SUB (uint8 or int8, broadcasting), bit-exact with the
+// reference kernel's arithmetic (driver/cpu/kernels/Elementwise.cpp: both inputs rescaled to twice
+// the larger input scale with 20 bits of headroom, summed, rescaled to the output).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "Isa.h"
+
+namespace nnemu::synap::kernels {
+
+struct QuantAddSpec {
+    bool signedValues = false;
+    bool subtract = false;  // input 0 minus input 1
+    int32_t zeroPoints[2] = {0, 0};
+    float scales[2] = {0, 0};
+    int32_t outputZeroPoint = 0;
+    float outputScale = 0;
+    int32_t low = 0, high = 0;  // output clamp, quantized (fused activation applied)
+};
+
+// One input's rescaling: x = ((q - zeroPoint) << 20) * multiplier(q31) >> rightShift, rounded as
+// the reference rounds; `term` holds it for all 256 byte values.
+struct AddInput {
+    int32_t zeroPoint, multiplierHigh, multiplierLow, rightShift;
+    int32_t term[256];  // by byte value (int8 as its byte)
+};
+
+// Everything a kernel reads, derived from the spec once.
+struct QuantAddParams {
+    bool signedValues;
+    AddInput inputs[2];
+    int32_t outputMultiplier, outputRightShift, outputZeroPoint, low, high;
+};
+
+// false where the kernels do not reproduce the reference (an output multiplier of 1 or more, a
+// scale that is not positive and finite).
+bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params);
+
+// out[i] for i < count from a[i * aStep] and b[i * bStep] (steps 0 or 1: a broadcast value or a
+// row), with the kernel of `isa` (which the CPU must support).
+void runQuantAddRow(Isa isa, const QuantAddParams& params, const uint8_t* a, size_t aStep, const uint8_t* b,
+                    size_t bStep, uint8_t* out, size_t count);
+
+// The whole broadcast (numpy rules, ranks up to 4, dims right-aligned): false if the dims do not
+// broadcast to `outDims`.
+bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32_t>& aDims, const uint8_t* a,
+                 const std::vector<uint32_t>& bDims, const uint8_t* b, const std::vector<uint32_t>& outDims,
+                 uint8_t* out);
+
+// The ISA kernels (AddPortable.cpp, AddAvx2.cpp, AddAvx512.cpp).
+void addRowPortable(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
+                    uint8_t* out, size_t count);
+void addRowAvx2(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
+                uint8_t* out, size_t count);
+void addRowAvx512(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
+                  uint8_t* out, size_t count);
+// The reference's output step for one sum (shared by the vector kernels' tails).
+uint8_t addOutput(const QuantAddParams& p, int32_t sum);
+
+}  // namespace nnemu::synap::kernels

@@ -1,0 +1,51 @@
+// What the NPU benchmarks share: their networks, set up once per process by name, and the
+// input/output buffers of a core loaded from an NPU program.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "NpuCore.h"
+
+namespace nnemu::bench {
+
+// The network called `name`, built by `build(Network&, std::string* error)` at the first call;
+// nullptr (with the error on stderr) when it cannot be, and it is tried again at the next call.
+template <typename Network, typename Build>
+Network* networkOnce(const std::string& name, Build build) {
+    static std::map<std::string, std::unique_ptr<Network>> networks;
+    auto& slot = networks[name];
+    if (slot) return slot.get();
+    auto created = std::make_unique<Network>();
+    std::string error;
+    if (!build(*created, &error)) {
+        if (!error.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+        return nullptr;
+    }
+    slot = std::move(created);
+    return slot.get();
+}
+
+// One buffer per input (filled with 1) and output (0) of `core`, and the pointers run() takes.
+struct CoreBuffers {
+    std::vector<std::vector<uint8_t>> inputs, outputs;
+    std::vector<const uint8_t*> in;
+    std::vector<uint8_t*> out;
+
+    CoreBuffers() = default;
+    CoreBuffers(CoreBuffers&&) = default;  // moving keeps the buffers, so the pointers stay valid
+    CoreBuffers& operator=(CoreBuffers&&) = default;
+    CoreBuffers(const CoreBuffers&) = delete;
+    explicit CoreBuffers(const synap::NpuCore& core) {
+        for (size_t i = 0; i < core.inputCount(); ++i) inputs.emplace_back(core.inputBytes(i), 1);
+        for (size_t i = 0; i < core.outputCount(); ++i) outputs.emplace_back(core.outputBytes(i), 0);
+        for (auto& buffer : inputs) in.push_back(buffer.data());
+        for (auto& buffer : outputs) out.push_back(buffer.data());
+    }
+};
+
+}  // namespace nnemu::bench

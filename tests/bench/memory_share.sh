@@ -1,0 +1,66 @@
+#!/bin/sh
+# Memory of N processes running the same network from a warm SyNAP cache, against one process
+# and against one process running a tiny network (what the binary, libraries and runtime cost
+# without weights). Each process is a benchmark_model on synap-npu, sampled from
+# /proc/<pid>/smaps_rollup once it runs steadily; prints per process Rss, Pss and private (clean
+# + dirty) in kB, the sums, and with DETAIL=1 the largest private mappings of one process. Usage:
+#   tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (benchmark_model from $BIN or build/bin)
+set -eu
+model=$1
+count=${2:-4}
+baseline=${3:-}
+bin=${BIN:-$(dirname "$0")/../../build/bin}
+work=$(mktemp -d)
+pids=""
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+export NNEMU_ROOT="$work/root" NNEMU_NPU_THREADS="${NNEMU_NPU_THREADS:-1}"
+settle=${SETTLE:-6}
+start() {  # MODEL: a process running it until killed, one inference every 20 ms
+    "$bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu \
+        --num_runs=1000000 --min_secs=0 --max_secs=600 --run_delay=0.02 >/dev/null 2>&1 &
+    pids="$pids $!"
+}
+once() {
+    "$bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu \
+        --num_runs=1 --min_secs=0 --warmup_runs=0 >/dev/null 2>&1
+}
+field() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$2/smaps_rollup"; }
+sample() {  # LABEL: one line per running process and the sums
+    rss=0 pss=0 priv=0
+    for p in $pids; do
+        r=$(field Rss "$p") s=$(field Pss "$p")
+        v=$(($(field Private_Clean "$p") + $(field Private_Dirty "$p")))
+        echo "$1 pid=$p rss_kb=$r pss_kb=$s private_kb=$v anon_kb=$(field Anonymous "$p")"
+        rss=$((rss + r)) pss=$((pss + s)) priv=$((priv + v))
+    done
+    echo "$1 sum rss_kb=$rss pss_kb=$pss private_kb=$priv"
+}
+detail() {  # the largest private mappings of process $1
+    awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]") }
+         /^Private_(Clean|Dirty):/ { private[name] += $2 }
+         END { for (n in private) if (private[n] >= 256) print private[n] " kB " n }' "/proc/$1/smaps" | sort -rn
+}
+stopAll() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    pids=""
+}
+if [ -n "$baseline" ]; then
+    once "$baseline" && once "$baseline"
+    start "$baseline"; sleep "$settle"; sample baseline
+    [ "${DETAIL:-0}" = 1 ] && detail "${pids# }"
+    stopAll
+fi
+once "$model"   # cold: compiles and stores
+once "$model"   # first hit (writes the program file if the store did not)
+start "$model"; sleep "$settle"; sample one
+[ "${DETAIL:-0}" = 1 ] && detail "${pids# }"
+stopAll
+i=0
+while [ "$i" -lt "$count" ]; do start "$model"; i=$((i + 1)); done
+sleep "$settle"; sample all

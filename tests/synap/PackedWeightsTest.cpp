@@ -1,0 +1,194 @@
+// Weights packed into the NPU program at compilation (schema PackedWeights): a core loading the
+// program, owned or mapped from a file, runs the own GEMM on them in place (no packing); weights
+// of another layout version or instruction set, or damaged ones, are packed again from the
+// layer's tensors, with the same result.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "Compiler.h"
+#include "HalNetworkBuilder.h"
+#include "NpuCore.h"
+#include "kernels/Isa.h"
+#include "kernels/QuantGemm.h"
+#include "nnemu/cache/CacheCounters.h"
+
+namespace nnemu {
+namespace {
+
+using cache::cacheCounters;
+using hal::OperandType;
+
+// uint8 1x1 convolution [1, 6, 6, 24] -> [1, 6, 6, 40], then a fully connected layer to 10:
+// two layers on the own GEMM.
+hal::Model pointwiseNetwork() {
+    test::HalNetworkBuilder b;
+    const uint32_t input = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 6, 6, 24}, 0.05f, 120);
+    std::vector<uint8_t> filter(40 * 24), weights(10 * 6 * 6 * 40);
+    for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<uint8_t>(i * 37 + 11);
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<uint8_t>(i * 53 + 7);
+    std::vector<int32_t> bias(40), fcBias(10);
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 97) - 1500;
+    for (size_t i = 0; i < fcBias.size(); ++i) fcBias[i] = static_cast<int32_t>(i * 31) - 100;
+    const uint32_t f = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {40, 1, 1, 24}, filter, 0.02f, 130);
+    const uint32_t bb = b.constant(OperandType::TENSOR_INT32, {40}, bias, 0.05f * 0.02f);
+    const uint32_t hidden = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 6, 6, 40}, 0.1f, 100);
+    b.operation(hal::OperationType::CONV_2D, {input, f, bb, b.scalar(2), b.scalar(1), b.scalar(1), b.scalar(0)},
+                hidden);
+    const uint32_t w = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {10, 6 * 6 * 40}, weights, 0.01f, 128);
+    const uint32_t wb = b.constant(OperandType::TENSOR_INT32, {10}, fcBias, 0.1f * 0.01f);
+    const uint32_t output = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 10}, 0.5f, 128);
+    b.operation(hal::OperationType::FULLY_CONNECTED, {hidden, w, wb, b.scalar(0)}, output);
+    return b.finish(input, output);
+}
+
+std::vector<uint8_t> compiled() {
+    std::vector<uint8_t> program;
+    std::string error;
+    EXPECT_TRUE(synap::compileProgram(pointwiseNetwork(), {{1, 6, 6, 24}}, &program, &error)) << error;
+    return program;
+}
+
+// The program with its packed weights changed by `edit`.
+std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(npu::PackedWeightsT&)) {
+    std::unique_ptr<npu::ProgramT> unpacked(npu::GetProgram(program.data())->UnPack());
+    for (auto& packed : unpacked->packed_weights) edit(*packed);
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
+    return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+// One inference of the core on a fixed input.
+std::vector<uint8_t> run(synap::NpuCore& core) {
+    std::vector<uint8_t> input(core.inputBytes(0)), output(core.outputBytes(0));
+    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 13 + 5);
+    std::string error;
+    EXPECT_TRUE(core.run({input.data()}, {output.data()}, &error)) << error;
+    return output;
+}
+
+struct Loaded {
+    std::vector<uint8_t> output;
+    uint64_t packings = 0, inPlace = 0;
+};
+
+Loaded load(cache::ProgramImage program) {
+    cacheCounters().reset();
+    std::string error;
+    auto core = synap::NpuCore::load(std::move(program), &error);
+    EXPECT_NE(core, nullptr) << error;
+    if (core == nullptr) return {};
+    return {run(*core), cacheCounters().weightPackings.load(), cacheCounters().weightsInPlace.load()};
+}
+
+class PackedWeightsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+        if (choice != nullptr && std::string(choice) == "xnnpack") GTEST_SKIP() << "own kernels are off";
+        program_ = compiled();
+        ASSERT_FALSE(program_.empty());
+    }
+    std::vector<uint8_t> program_;
+};
+
+TEST_F(PackedWeightsTest, TheProgramStoresTheGemmWeightsPackedAndAligned) {
+    const npu::Program* program = npu::GetProgram(program_.data());
+    ASSERT_NE(program->packed_weights(), nullptr);
+    ASSERT_EQ(program->packed_weights()->size(), 2u);
+    for (const npu::PackedWeights* packed : *program->packed_weights()) {
+        EXPECT_EQ(packed->kernel(), npu::PackedKernel::QUANT_GEMM);
+        EXPECT_EQ(packed->layout_version(), synap::kernels::kQuantGemmLayoutVersion);
+        EXPECT_EQ(packed->isa(), static_cast<uint32_t>(synap::kernels::bestIsa()));
+        EXPECT_EQ((packed->data()->data() - program_.data()) % 64, 0) << "layer " << packed->layer();
+    }
+}
+
+TEST_F(PackedWeightsTest, ACoreRunsOnTheStoredWeightsWithoutPacking) {
+    const Loaded owned = load(cache::ProgramImage(program_));
+    EXPECT_EQ(owned.inPlace, 2u);
+    EXPECT_EQ(owned.packings, 0u);
+    // The same program without stored weights packs both layers and computes the same bytes.
+    const Loaded packing = load(cache::ProgramImage(edited(program_, [](npu::PackedWeightsT& p) { p.layer = 99; })));
+    EXPECT_EQ(packing.inPlace, 0u);
+    EXPECT_EQ(packing.packings, 2u);
+    EXPECT_EQ(packing.output, owned.output);
+}
+
+TEST_F(PackedWeightsTest, AMappedProgramIsUsedWhereItLies) {
+    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_packed_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "program.npu";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program_.data()),
+                                                static_cast<std::streamsize>(program_.size()));
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    cache::ProgramImage image;
+    std::string error;
+    ASSERT_TRUE(cache::ProgramImage::map(fd, program_.size(), program_.size(), &image, &error)) << error;
+    close(fd);
+    ASSERT_TRUE(image.mapped());
+    const Loaded mapped = load(std::move(image));
+    std::filesystem::remove_all(dir);
+    EXPECT_EQ(mapped.inPlace, 2u);
+    EXPECT_EQ(mapped.packings, 0u);
+    EXPECT_EQ(mapped.output, load(cache::ProgramImage(program_)).output);
+}
+
+TEST_F(PackedWeightsTest, AnotherLayoutOrInstructionSetIsPackedAgain) {
+    const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
+    const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
+    const auto otherLayout = [](npu::PackedWeightsT& p) { ++p.layout_version; };
+    for (const auto edit : {+otherIsa, +otherLayout}) {
+        const Loaded loaded = load(cache::ProgramImage(edited(program_, edit)));
+        EXPECT_EQ(loaded.inPlace, 0u);
+        EXPECT_EQ(loaded.packings, 2u);
+        EXPECT_EQ(loaded.output, expected);
+    }
+}
+
+TEST_F(PackedWeightsTest, DamagedWeightsArePackedAgainNeverRead) {
+    const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
+    const auto truncated = [](npu::PackedWeightsT& p) { p.data.pop_back(); };
+    const auto deeper = [](npu::PackedWeightsT& p) { p.data[8] += 4; };       // the header's depth
+    const auto shifted = [](npu::PackedWeightsT& p) {                           // a right shift of 200
+        const size_t padded = p.data[20] | p.data[21] << 8;                   // paddedChannels
+        p.data[48 + 4 * (4 * padded)] = 200;                                   // rightShifts[0]
+    };
+    const auto empty = [](npu::PackedWeightsT& p) { p.data.clear(); };
+    for (const auto edit : {+truncated, +deeper, +shifted, +empty}) {
+        const Loaded loaded = load(cache::ProgramImage(edited(program_, edit)));
+        EXPECT_EQ(loaded.inPlace, 0u);
+        EXPECT_EQ(loaded.packings, 2u);
+        EXPECT_EQ(loaded.output, expected);
+    }
+}
+
+TEST_F(PackedWeightsTest, CheckOfPackedGemmWeights) {
+    std::vector<uint8_t> weights(16 * 8, 3);
+    std::vector<int32_t> bias(16, 0);
+    std::vector<float> scales{0.5f};
+    synap::kernels::QuantGemmSpec spec;
+    spec.depth = 8;
+    spec.channels = 16;
+    spec.inputScale = 0.5f;
+    spec.outputScale = 1.0f;
+    spec.filterScales = scales;
+    spec.high = 255;
+    spec.weights = weights.data();
+    spec.bias = bias.data();
+    std::vector<uint8_t> packed;
+    ASSERT_TRUE(synap::kernels::packQuantGemm(spec, &packed));
+    EXPECT_TRUE(synap::kernels::checkPackedQuantGemm(packed, 8, 16, false));
+    EXPECT_FALSE(synap::kernels::checkPackedQuantGemm(packed, 8, 16, true));
+    EXPECT_FALSE(synap::kernels::checkPackedQuantGemm(packed, 12, 16, false));
+    EXPECT_FALSE(synap::kernels::checkPackedQuantGemm(packed, 8, 17, false));
+    EXPECT_FALSE(synap::kernels::checkPackedQuantGemm(std::span(packed).first(packed.size() - 1), 8, 16, false));
+}
+
+}  // namespace
+}  // namespace nnemu
