@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates the seed corpus of tflite_loader_fuzz from nnemu_modelgen's small models.
-# usage: tests/fuzz/make_corpus.sh [path/to/nnemu_modelgen]
+# Regenerates the seed corpus of tflite_loader_fuzz from nnemu_modelgen's small models and the
+# one-operator models the loader's tests build (CPU kernels, lowering rules).
+# usage: tests/fuzz/make_corpus.sh [path/to/nnemu_modelgen [path/to/nnemu_tflite_tests]]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 modelgen="${1:-$here/../../build/bin/nnemu_modelgen}"
+tests="${2:-$(dirname "$modelgen")/nnemu_tflite_tests}"
 corpus="$here/corpus/tflite"
 rm -rf "$corpus"
 mkdir -p "$corpus"
@@ -13,4 +15,5 @@ mkdir -p "$corpus"
 while read -r name; do
   "$modelgen" "$name" "$corpus/$name.tflite" >/dev/null
 done
+NNEMU_TEST_MODEL_DUMP_DIR="$corpus" "$tests" --gtest_filter='*Kernel*:OpLowering*:SignedInt8*' >/dev/null
 du -sh "$corpus"

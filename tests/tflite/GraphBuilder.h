@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -83,12 +85,29 @@ public:
 
     std::unique_ptr<Model> build() const {
         std::string error;
-        std::unique_ptr<Model> model = Model::fromBuffer(buildBytes(), &error);
+        const std::vector<uint8_t> bytes = buildBytes();
+        dumpForFuzzCorpus(bytes);
+        std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
         EXPECT_NE(model, nullptr) << error;
         return model;
     }
 
 private:
+    // NNEMU_TEST_MODEL_DUMP_DIR=<dir>: every model a test builds is also written there, named
+    // after the test, as seeds for tflite_loader_fuzz (tests/fuzz/make_corpus.sh).
+    static void dumpForFuzzCorpus(const std::vector<uint8_t>& bytes) {
+        const char* dir = std::getenv("NNEMU_TEST_MODEL_DUMP_DIR");
+        const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        if (dir == nullptr || *dir == '\0' || test == nullptr) return;
+        static int counter = 0;
+        std::string name = std::string(test->test_suite_name()) + "." + test->name() + "." + std::to_string(counter++);
+        for (char& c : name) {
+            if (c == '/') c = '_';
+        }
+        std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
+                .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+
     struct TensorSpec {
         std::vector<int32_t> shape;
         fb::TensorType type;

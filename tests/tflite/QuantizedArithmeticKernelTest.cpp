@@ -67,5 +67,32 @@ TEST(QuantizedArithmeticKernel, AddOfATinyScaleTermKeepsTheOtherInput) {
     check<int8_t>(fb::BuiltinOperator_ADD, fb::TensorType_INT8, {0.05f, -10}, {1e-13f, 0}, {0.04f, 5}, true, 14);
 }
 
+// Zero points the 8-bit type cannot hold (a malformed model; NNAPI refuses them too) and int16
+// zero points other than 0 are refused at prepare: the fixed-point steps would leave int32.
+TEST(QuantizedArithmeticKernel, ZeroPointsOutsideTheTypeAreRefused) {
+    struct Case {
+        fb::TensorType type;
+        int64_t zeroPoint;
+        const char* message;
+    };
+    for (const Case& c : {Case{fb::TensorType_UINT8, 131325, "zero point outside the type's range"},
+                          Case{fb::TensorType_INT8, -129, "zero point outside the type's range"},
+                          Case{fb::TensorType_INT16, 3, "int16 zero points must be 0"}}) {
+        for (fb::BuiltinOperator code : {fb::BuiltinOperator_ADD, fb::BuiltinOperator_MUL}) {
+            GB g;
+            const int32_t a = g.tensor({4}, c.type, {}, {0.5f}, {c.zeroPoint});
+            const int32_t b = g.tensor({4}, c.type, {}, {0.5f}, {0});
+            const int32_t out = g.tensor({4}, c.type, {}, {1.0f}, {0});
+            g.op(code, {a, b}, {out});
+            g.inputs = {a, b};
+            g.outputs = {out};
+            std::unique_ptr<Model> model = g.build();
+            ASSERT_NE(model, nullptr);
+            const std::string error = createError(*model);
+            EXPECT_NE(error.find(c.message), std::string::npos) << error;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace nnemu::tflite::test

@@ -30,6 +30,16 @@ void activationRange(const CpuKernelCall& call, bool isAdd, int32_t* low, int32_
                                   std::numeric_limits<T>::max(), low, high);
 }
 
+// The kernels' fixed-point steps stay inside int32 only for zero points the type can hold
+// (int16 ones must be 0, as TFLite's 16-bit kernels require).
+bool zeroPointFits(ElementType type, int32_t zeroPoint) {
+    switch (type) {
+        case ElementType::INT16: return zeroPoint == 0;
+        case ElementType::INT8: return zeroPoint >= -128 && zeroPoint <= 127;
+        default: return zeroPoint >= 0 && zeroPoint <= 255;
+    }
+}
+
 bool prepareArithmetic(const CpuKernelCall& call, bool isAdd) {
     if (!call.expectCounts(2, 2, 1)) return false;
     if (!call.expectType(call.in(0), {ElementType::INT16, ElementType::INT8, ElementType::UINT8}, "input")) return false;
@@ -39,6 +49,10 @@ bool prepareArithmetic(const CpuKernelCall& call, bool isAdd) {
     for (const CpuOperand* operand : {&call.in(0), &call.in(1), &call.out(0)}) {
         if (!(operand->tensor->scale > 0) || operand->tensor->isPerChannel()) {
             return call.fail("quantized tensors need one positive scale");
+        }
+        if (!zeroPointFits(call.in(0).type(), operand->tensor->zeroPoint)) {
+            return call.fail(call.in(0).type() == ElementType::INT16 ? "int16 zero points must be 0"
+                                                                     : "zero point outside the type's range");
         }
     }
     if (fusedActivation(call, isAdd) > static_cast<int32_t>(fb::ActivationFunctionType_RELU6)) {
