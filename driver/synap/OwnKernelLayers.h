@@ -26,6 +26,8 @@ bool runOwnLayer(const NativeLayer& layer);
 // for the program to store (ownConvolution then uses them in place); false when no own kernel
 // with packed weights takes the layer.
 bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed);
+// Whether this core runs `layer` on the program's packed weights of it, in place.
+bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);

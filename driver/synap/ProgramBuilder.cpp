@@ -4,6 +4,7 @@
 
 #include "Compiler.h"
 #include "OwnKernelLayers.h"
+#include "PackedFilters.h"
 #include "SignedAdds.h"
 #include "nnemu/hal/Validation.h"
 
@@ -154,6 +155,7 @@ std::vector<uint8_t> ProgramBuilder::finish() {
         if (packOwnWeights(serialized, l, packed.get())) program_.packed_weights.push_back(std::move(packed));
     }
     if (!program_.packed_weights.empty()) {
+        dropPackedFilters(&program_);  // the packed bytes stand for them
         flatbuffers::FlatBufferBuilder withWeights(fbb.GetSize() * 2);
         withWeights.Finish(npu::Program::Pack(withWeights, &program_), npu::ProgramIdentifier());
         return {withWeights.GetBufferPointer(), withWeights.GetBufferPointer() + withWeights.GetSize()};

@@ -125,6 +125,28 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     return true;
 }
 
+bool unpackQuantGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weights) {
+    Header h;
+    if (packed.size() < sizeof(Header)) return false;
+    std::memcpy(&h, packed.data(), sizeof(h));
+    if (h.magic != kMagic || h.version != kQuantGemmLayoutVersion || h.depth == 0 || h.depth > kMaxDepth ||
+        h.depthGroups != (h.depth + 3) / 4 ||
+        h.channels > h.paddedChannels || h.paddedChannels % kGemmBlock != 0 || packed.size() != packedSize(h)) {
+        return false;
+    }
+    const auto* packedWeights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(h.paddedChannels));
+    weights->resize(size_t{h.channels} * h.depth);
+    for (uint32_t c = 0; c < h.channels; ++c) {
+        const int8_t* block = packedWeights + size_t{c / kGemmBlock} * h.depthGroups * 64 + (c % kGemmBlock) * 4;
+        uint8_t* row = weights->data() + size_t{c} * h.depth;
+        for (uint32_t k = 0; k < h.depth; ++k) {
+            const auto value = static_cast<uint8_t>(block[k / 4 * 64 + k % 4]);
+            row[k] = h.signedValues ? value : value ^ 0x80;  // uint8 weights are stored flipped
+        }
+    }
+    return true;
+}
+
 bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues) {
     Header h;
     if (packed.size() < sizeof(Header) || reinterpret_cast<uintptr_t>(packed.data()) % alignof(FastRequantBlock) != 0) {
