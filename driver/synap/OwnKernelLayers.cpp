@@ -449,14 +449,15 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
     return poolLayer<GlobalAverageLayer>(spec);
 }
 
-bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed) {
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                    npu::PackedWeightsT* packed) {
     const npu::Layer& layer = *program.layers()->Get(layerIndex);
     Operands o;
     kernels::QuantGemmSpec spec;
-    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec) ||
-        !kernels::packQuantGemm(spec, &packed->data)) {
-        return false;
-    }
+    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec)) return false;
+    if (spec.weights == nullptr) spec.weights = filter.data();  // the filter held outside the program
+    const bool sized = spec.weights != filter.data() || filter.size() == size_t{spec.channels} * spec.depth;
+    if (!sized || !kernels::packQuantGemm(spec, &packed->data)) return false;
     packed->layer = layerIndex;
     packed->kernel = npu::PackedKernel::QUANT_GEMM;
     packed->layout_version = kernels::kQuantGemmLayoutVersion;
