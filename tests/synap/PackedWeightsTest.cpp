@@ -188,6 +188,23 @@ TEST_F(PackedWeightsTest, AMappedProgramIsUsedWhereItLies) {
     EXPECT_EQ(mapped.output, load(cache::ProgramImage(program_)).output);
 }
 
+TEST_F(PackedWeightsTest, AnyOtherTensorMarkedPackedIsRefused) {
+    const size_t tensors = npu::GetProgram(program_.data())->tensors()->size();
+    for (uint32_t t = 0; t < tensors; ++t) {
+        std::unique_ptr<npu::ProgramT> program(npu::GetProgram(program_.data())->UnPack());
+        if (program->tensors[t]->packed) continue;  // the two filters
+        program->tensors[t]->packed = true;
+        program->tensors[t]->data.clear();
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(npu::Program::Pack(fbb, program.get()), npu::ProgramIdentifier());
+        std::string error;
+        EXPECT_EQ(synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
+                                       &error),
+                  nullptr)
+                << "tensor " << t;
+    }
+}
+
 TEST_F(PackedWeightsTest, AnotherLayoutOrInstructionSetIsPackedAgain) {
     const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
     const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
