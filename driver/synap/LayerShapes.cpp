@@ -13,7 +13,7 @@ const npu::Tensor& inputOf(const npu::Program& program, const npu::Layer& layer,
     return tensorAt(program, layer.inputs()->Get(i));
 }
 
-bool isConstant(const npu::Tensor& tensor) { return tensor.data() != nullptr && tensor.data()->size() > 0; }
+bool isConstant(const npu::Tensor& tensor) { return isStored(tensor); }
 
 // `count` inputs, each of the output's type.
 bool sameTypeInputs(const npu::Program& program, const npu::Layer& layer, uint32_t count) {

@@ -35,6 +35,10 @@ inline const npu::Tensor& tensorAt(const npu::Program& program, uint32_t index) 
 inline const npu::Tensor& outputOf(const npu::Program& program, const npu::Layer& layer) {
     return tensorAt(program, layer.outputs()->Get(0));
 }
+// Constant: bytes in the program, or a filter the program holds packed (PackedFilters.h).
+inline bool isStored(const npu::Tensor& tensor) {
+    return (tensor.data() != nullptr && tensor.data()->size() > 0) || tensor.packed();
+}
 inline std::vector<uint32_t> dimsOf(const npu::Tensor& tensor) { return {tensor.dims()->begin(), tensor.dims()->end()}; }
 
 }  // namespace nnemu::synap

@@ -13,6 +13,8 @@
 #include "Compiler.h"
 #include "CoreThreads.h"
 #include "LayerKinds.h"
+#include "NativeLayers.h"
+#include "PackedFilters.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
 
@@ -128,8 +130,9 @@ std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string*
         *error = "the NPU core (XNNPACK) could not be initialized";
         return nullptr;
     }
+    if (!checkPackedFilters(*core->program_, error)) return nullptr;
     try {
-        if (!core->preparePorts(error) || !core->buildStages(error)) return nullptr;
+        if (!core->preparePorts(error) || !core->unpackFiltersIfNeeded(error) || !core->buildStages(error)) return nullptr;
     } catch (const std::bad_alloc&) {
         *error = "the NPU core ran out of memory for the program's buffers";
         return nullptr;
@@ -213,7 +216,7 @@ bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) c
     std::vector<bool> ready(tensors->size());
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
-        ready[t] = tensor.input_index() >= 0 || (tensor.data() != nullptr && tensor.data()->size() > 0);
+        ready[t] = tensor.input_index() >= 0 || isStored(tensor);
     }
     for (uint32_t l = 0; l < layers->size(); ++l) {
         const std::string name = "layer " + std::to_string(l);
@@ -235,6 +238,17 @@ bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) c
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         if (tensors->Get(t)->output_index() >= 0 && !ready[t]) return fail("a network output is never written");
     }
+    return true;
+}
+
+// A core that does not run every packed layer on its packed weights (another ISA or layout, the
+// XNNPACK core) takes the program with its filters unpacked: the same structure, checked above.
+bool NpuCore::unpackFiltersIfNeeded(std::string* error) {
+    if (packedFiltersRunInPlace(*program_)) return true;
+    std::vector<uint8_t> bytes;
+    if (!unpackFilters(*program_, &bytes, error)) return false;
+    bytes_ = cache::ProgramImage(std::move(bytes));
+    program_ = npu::GetProgram(bytes_.data());
     return true;
 }
 
@@ -286,7 +300,7 @@ void NpuCore::planActivations() {
     std::vector<uint32_t> planned;
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
-        const bool stored = tensor.data() != nullptr && tensor.data()->size() > 0;
+        const bool stored = isStored(tensor);
         if (needsBuffer_[t] && first[t] >= 0 && !stored && tensor.input_index() < 0 && tensor.output_index() < 0) {
             planned.push_back(t);
         }
@@ -314,6 +328,14 @@ void NpuCore::planActivations() {
     arena_.assign(total, 0);
 }
 
+bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
+    for (uint32_t t : *layer.inputs()) {
+        const npu::Tensor& tensor = tensorAt(*program_, t);
+        if (tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0)) return true;
+    }
+    return false;
+}
+
 // Cuts the layers into stages and gives a buffer to every tensor that crosses one.
 bool NpuCore::buildStages(std::string* error) {
     const auto* layers = program_->layers();
@@ -323,6 +345,10 @@ bool NpuCore::buildStages(std::string* error) {
         std::shared_ptr<LayerState> state;
         if (kind.ownKernel != nullptr) state = kind.ownKernel(*program_, *layers->Get(l));
         const bool native = kind.native() || state != nullptr;
+        if (state == nullptr && readsPackedFilter(*layers->Get(l))) {
+            *error = "the NPU program's layer " + std::to_string(l) + " has packed weights this core cannot run";
+            return false;
+        }
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
             stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state)});
         } else {
@@ -362,7 +388,7 @@ bool NpuCore::buildStages(std::string* error) {
             profile_.push_back(std::move(entry));
         }
     }
-    auto stored = [&](uint32_t t) { return tensors->Get(t)->data() != nullptr && tensors->Get(t)->data()->size() > 0; };
+    auto stored = [&](uint32_t t) { return isStored(*tensors->Get(t)); };
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         if (needsBuffer[t] && !stored(t)) bufferOf(t);
     }
@@ -371,7 +397,8 @@ bool NpuCore::buildStages(std::string* error) {
         const npu::Layer& layer = *layers->Get(stage.firstLayer);
         // Own kernels read their weights packed (or from the program, unaligned): no aligned copy.
         for (uint32_t t : *layer.inputs()) {
-            stage.inputs.push_back(stage.state != nullptr && stored(t) ? tensors->Get(t)->data()->data() : bufferOf(t));
+            const auto* data = tensors->Get(t)->data();  // none for a filter held packed
+            stage.inputs.push_back(stage.state != nullptr && stored(t) ? (data != nullptr ? data->data() : nullptr) : bufferOf(t));
         }
         stage.output = bufferOf(layer.outputs()->Get(0));
     }

@@ -68,6 +68,8 @@ private:
     NpuCore() = default;
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
+    bool unpackFiltersIfNeeded(std::string* error);
+    bool readsPackedFilter(const npu::Layer& layer) const;
     bool buildStages(std::string* error);
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();

@@ -128,7 +128,9 @@ struct GlobalAverageLayer : OwnLayer {
     }
 };
 
+// Bytes of the tensor's size, or a filter held packed (used in place, PackedFilters.h).
 bool hasData(const npu::Tensor& tensor) {
+    if (tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0)) return byteSize(tensor) > 0;
     return tensor.data() != nullptr && tensor.data()->size() == byteSize(tensor) && byteSize(tensor) > 0;
 }
 
@@ -164,7 +166,7 @@ void fillSpec(const Operands& o, kernels::QuantLayerSpec* spec) {
     spec->filterScales = o.filterScales;
     spec->low = o.low;
     spec->high = o.high;
-    spec->weights = o.filter->data()->data();
+    spec->weights = o.filter->data() != nullptr && o.filter->data()->size() > 0 ? o.filter->data()->data() : nullptr;
     spec->bias = o.bias32.data();
 }
 
@@ -255,7 +257,8 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
     if (!state->weights.empty()) {
         ++cache::cacheCounters().weightsInPlace;
     } else {
-        if (!kernels::packQuantGemm(spec, &state->packed)) return nullptr;
+        // (A filter held packed has no bytes to pack from: the core unpacked it unless it runs here.)
+        if (spec.weights == nullptr || !kernels::packQuantGemm(spec, &state->packed)) return nullptr;
         ++cache::cacheCounters().weightPackings;
         state->weights = state->packed;
     }
@@ -446,19 +449,27 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
     return poolLayer<GlobalAverageLayer>(spec);
 }
 
-bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed) {
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                    npu::PackedWeightsT* packed) {
     const npu::Layer& layer = *program.layers()->Get(layerIndex);
     Operands o;
     kernels::QuantGemmSpec spec;
-    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec) ||
-        !kernels::packQuantGemm(spec, &packed->data)) {
-        return false;
-    }
+    if (!ownKernelsEnabled() || !isPointwise(layer) || !gemmSpec(program, layer, &o, &spec)) return false;
+    if (spec.weights == nullptr) spec.weights = filter.data();  // the filter held outside the program
+    const bool sized = spec.weights != filter.data() || filter.size() == size_t{spec.channels} * spec.depth;
+    if (!sized || !kernels::packQuantGemm(spec, &packed->data)) return false;
     packed->layer = layerIndex;
     packed->kernel = npu::PackedKernel::QUANT_GEMM;
     packed->layout_version = kernels::kQuantGemmLayoutVersion;
     packed->isa = static_cast<uint32_t>(kernels::bestIsa());
     return true;
+}
+
+bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer) {
+    Operands o;
+    kernels::QuantGemmSpec spec;
+    return ownKernelsEnabled() && isPointwise(layer) && gemmSpec(program, layer, &o, &spec) &&
+           !storedGemmWeights(program, layer, spec, kernels::bestIsa()).empty();
 }
 
 bool runOwnLayer(const NativeLayer& layer) {

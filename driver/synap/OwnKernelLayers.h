@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "LayerKinds.h"
 
@@ -24,8 +25,12 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
 bool runOwnLayer(const NativeLayer& layer);
 // At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
 // for the program to store (ownConvolution then uses them in place); false when no own kernel
-// with packed weights takes the layer.
-bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, npu::PackedWeightsT* packed);
+// with packed weights takes the layer. `filter` holds the layer's filter where the program marks
+// it packed without bytes (the compiler's skeleton, ProgramBuilder.cpp).
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                    npu::PackedWeightsT* packed);
+// Whether this core runs `layer` on the program's packed weights of it, in place.
+bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
 // 128): runFlipSign computes them exactly, in vectors.
 std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);

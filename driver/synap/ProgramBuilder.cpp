@@ -4,6 +4,7 @@
 
 #include "Compiler.h"
 #include "OwnKernelLayers.h"
+#include "PackedFilters.h"
 #include "SignedAdds.h"
 #include "nnemu/hal/Validation.h"
 
@@ -145,19 +146,37 @@ void eliminateSignFlipPairs(npu::ProgramT& program) {
 std::vector<uint8_t> ProgramBuilder::finish() {
     moveFlippedAddsToInt8(program_);
     eliminateSignFlipPairs(program_);
-    flatbuffers::FlatBufferBuilder fbb(1 << 16);
-    fbb.Finish(npu::Program::Pack(fbb, &program_), npu::ProgramIdentifier());
-    // The own kernels' weights, packed from the serialized layers, go into the program too.
-    const npu::Program& serialized = *npu::GetProgram(fbb.GetBufferPointer());
+    // The own kernels pack from a skeleton of the program: its filters (the bulk of the weights)
+    // moved out and marked packed, read from here; the whole program is serialized once.
+    std::vector<std::vector<uint8_t>> filters(program_.tensors.size());
+    for (const auto& layer : program_.layers) {
+        if (layer->inputs.size() < 2) continue;
+        npu::TensorT& filter = *program_.tensors[layer->inputs[1]];
+        if (filter.packed || filter.data.empty()) continue;
+        filters[layer->inputs[1]].swap(filter.data);
+        filter.packed = true;
+    }
+    flatbuffers::FlatBufferBuilder skeleton(1 << 16);
+    skeleton.Finish(npu::Program::Pack(skeleton, &program_), npu::ProgramIdentifier());
+    const npu::Program& serialized = *npu::GetProgram(skeleton.GetBufferPointer());
     for (uint32_t l = 0; l < serialized.layers()->size(); ++l) {
+        const auto& inputs = program_.layers[l]->inputs;
         auto packed = std::make_unique<npu::PackedWeightsT>();
-        if (packOwnWeights(serialized, l, packed.get())) program_.packed_weights.push_back(std::move(packed));
+        if (packOwnWeights(serialized, l, inputs.size() < 2 ? std::span<const uint8_t>() : filters[inputs[1]], packed.get())) {
+            program_.packed_weights.push_back(std::move(packed));
+        }
     }
-    if (!program_.packed_weights.empty()) {
-        flatbuffers::FlatBufferBuilder withWeights(fbb.GetSize() * 2);
-        withWeights.Finish(npu::Program::Pack(withWeights, &program_), npu::ProgramIdentifier());
-        return {withWeights.GetBufferPointer(), withWeights.GetBufferPointer() + withWeights.GetSize()};
+    size_t bytes = skeleton.GetSize();
+    for (size_t t = 0; t < filters.size(); ++t) {
+        if (filters[t].empty()) continue;
+        program_.tensors[t]->data.swap(filters[t]);
+        program_.tensors[t]->packed = false;
+        bytes += program_.tensors[t]->data.size();
     }
+    dropPackedFilters(&program_);  // the packed bytes stand for them
+    for (const auto& packed : program_.packed_weights) bytes += packed->data.size() + 64;
+    flatbuffers::FlatBufferBuilder fbb(bytes + (1 << 16));
+    fbb.Finish(npu::Program::Pack(fbb, &program_), npu::ProgramIdentifier());
     return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 

@@ -1,7 +1,8 @@
 // Weights packed into the NPU program at compilation (schema PackedWeights): a core loading the
-// program, owned or mapped from a file, runs the own GEMM on them in place (no packing); weights
-// of another layout version or instruction set, or damaged ones, are packed again from the
-// layer's tensors, with the same result.
+// program, owned or mapped from a file, runs the own GEMM on them in place (no packing); the
+// program keeps no raw filter of those layers. Weights of another layout version or instruction
+// set are unpacked into the filter and packed again, with the same result; damaged ones are
+// never read: packed again where they unpack, the program refused where they do not.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "Compiler.h"
 #include "HalNetworkBuilder.h"
 #include "NpuCore.h"
+#include "PackedFilters.h"
 #include "kernels/Isa.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -62,6 +64,14 @@ std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(np
     return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+// The program with its filters unpacked from the packed weights (what another core loads).
+std::vector<uint8_t> withFilters(const std::vector<uint8_t>& program) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    EXPECT_TRUE(synap::unpackFilters(*npu::GetProgram(program.data()), &bytes, &error)) << error;
+    return bytes;
+}
+
 // One inference of the core on a fixed input.
 std::vector<uint8_t> run(synap::NpuCore& core) {
     std::vector<uint8_t> input(core.inputBytes(0)), output(core.outputBytes(0));
@@ -105,15 +115,54 @@ TEST_F(PackedWeightsTest, TheProgramStoresTheGemmWeightsPackedAndAligned) {
         EXPECT_EQ(packed->layout_version(), synap::kernels::kQuantGemmLayoutVersion);
         EXPECT_EQ(packed->isa(), static_cast<uint32_t>(synap::kernels::bestIsa()));
         EXPECT_EQ((packed->data()->data() - program_.data()) % 64, 0) << "layer " << packed->layer();
+        // The filter is not stored a second time.
+        const npu::Tensor& filter = *program->tensors()->Get(program->layers()->Get(packed->layer())->inputs()->Get(1));
+        EXPECT_TRUE(filter.packed());
+        EXPECT_TRUE(filter.data() == nullptr || filter.data()->size() == 0);
     }
+}
+
+TEST_F(PackedWeightsTest, TheUnpackedFiltersAreTheModelsFilters) {
+    const std::vector<uint8_t> bytes = withFilters(program_);
+    const npu::Program* program = npu::GetProgram(bytes.data());
+    EXPECT_EQ(program->packed_weights() == nullptr ? 0u : program->packed_weights()->size(), 0u);
+    std::vector<std::vector<uint8_t>> filters;
+    for (const npu::Layer* layer : *program->layers()) {
+        const npu::Tensor& filter = *program->tensors()->Get(layer->inputs()->Get(1));
+        EXPECT_FALSE(filter.packed());
+        ASSERT_NE(filter.data(), nullptr);
+        filters.emplace_back(filter.data()->begin(), filter.data()->end());
+    }
+    ASSERT_EQ(filters.size(), 2u);
+    for (size_t i = 0; i < filters[0].size(); ++i) ASSERT_EQ(filters[0][i], static_cast<uint8_t>(i * 37 + 11)) << i;
+    for (size_t i = 0; i < filters[1].size(); ++i) ASSERT_EQ(filters[1][i], static_cast<uint8_t>(i * 53 + 7)) << i;
+}
+
+TEST_F(PackedWeightsTest, TheXnnpackCoreRunsOnTheUnpackedFilters) {
+    const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
+    setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load
+    const Loaded xnnpack = load(cache::ProgramImage(program_));
+    unsetenv("NNEMU_NPU_KERNELS");
+    EXPECT_EQ(xnnpack.inPlace, 0u);
+    EXPECT_EQ(xnnpack.packings, 0u);
+    EXPECT_EQ(xnnpack.output, expected);
+}
+
+TEST_F(PackedWeightsTest, AFilterHeldPackedForNoLayerIsRefused) {
+    std::string error;
+    auto core = synap::NpuCore::load(cache::ProgramImage(edited(program_, [](npu::PackedWeightsT& p) { p.layer = 99; })),
+                                     &error);
+    EXPECT_EQ(core, nullptr);
+    EXPECT_NE(error.find("packed"), std::string::npos) << error;
 }
 
 TEST_F(PackedWeightsTest, ACoreRunsOnTheStoredWeightsWithoutPacking) {
     const Loaded owned = load(cache::ProgramImage(program_));
     EXPECT_EQ(owned.inPlace, 2u);
     EXPECT_EQ(owned.packings, 0u);
-    // The same program without stored weights packs both layers and computes the same bytes.
-    const Loaded packing = load(cache::ProgramImage(edited(program_, [](npu::PackedWeightsT& p) { p.layer = 99; })));
+    // The same program with the raw filters and no packed weights packs both layers and computes
+    // the same bytes.
+    const Loaded packing = load(cache::ProgramImage(withFilters(program_)));
     EXPECT_EQ(packing.inPlace, 0u);
     EXPECT_EQ(packing.packings, 2u);
     EXPECT_EQ(packing.output, owned.output);
@@ -139,6 +188,23 @@ TEST_F(PackedWeightsTest, AMappedProgramIsUsedWhereItLies) {
     EXPECT_EQ(mapped.output, load(cache::ProgramImage(program_)).output);
 }
 
+TEST_F(PackedWeightsTest, AnyOtherTensorMarkedPackedIsRefused) {
+    const size_t tensors = npu::GetProgram(program_.data())->tensors()->size();
+    for (uint32_t t = 0; t < tensors; ++t) {
+        std::unique_ptr<npu::ProgramT> program(npu::GetProgram(program_.data())->UnPack());
+        if (program->tensors[t]->packed) continue;  // the two filters
+        program->tensors[t]->packed = true;
+        program->tensors[t]->data.clear();
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(npu::Program::Pack(fbb, program.get()), npu::ProgramIdentifier());
+        std::string error;
+        EXPECT_EQ(synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
+                                       &error),
+                  nullptr)
+                << "tensor " << t;
+    }
+}
+
 TEST_F(PackedWeightsTest, AnotherLayoutOrInstructionSetIsPackedAgain) {
     const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
     const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
@@ -153,19 +219,42 @@ TEST_F(PackedWeightsTest, AnotherLayoutOrInstructionSetIsPackedAgain) {
 
 TEST_F(PackedWeightsTest, DamagedWeightsArePackedAgainNeverRead) {
     const std::vector<uint8_t> expected = load(cache::ProgramImage(program_)).output;
+    const std::vector<uint8_t> kept = withFilters(program_);
     const auto truncated = [](npu::PackedWeightsT& p) { p.data.pop_back(); };
     const auto deeper = [](npu::PackedWeightsT& p) { p.data[8] += 4; };       // the header's depth
+    const auto empty = [](npu::PackedWeightsT& p) { p.data.clear(); };
+    // Without the filter (the program as compiled), weights that do not unpack refuse the program.
+    for (const auto edit : {+truncated, +deeper, +empty}) {
+        std::string error;
+        EXPECT_EQ(synap::NpuCore::load(cache::ProgramImage(edited(program_, edit)), &error), nullptr);
+        EXPECT_NE(error.find("packed"), std::string::npos) << error;
+    }
+    // With it (a program of an older compiler keeping both), they are packed again from it.
     const auto shifted = [](npu::PackedWeightsT& p) {                           // a right shift of 200
         const size_t padded = p.data[20] | p.data[21] << 8;                   // paddedChannels
         p.data[48 + 4 * (4 * padded)] = 200;                                   // rightShifts[0]
     };
-    const auto empty = [](npu::PackedWeightsT& p) { p.data.clear(); };
+    // Rebuilt on the unpacked program: the filters kept, the packed weights back as compiled.
+    const auto withBoth = [&](void (*edit)(npu::PackedWeightsT&)) {
+        std::unique_ptr<npu::ProgramT> both(npu::GetProgram(kept.data())->UnPack());
+        std::unique_ptr<npu::ProgramT> original(npu::GetProgram(program_.data())->UnPack());
+        both->packed_weights = std::move(original->packed_weights);
+        for (auto& packed : both->packed_weights) edit(*packed);
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(npu::Program::Pack(fbb, both.get()), npu::ProgramIdentifier());
+        return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    };
     for (const auto edit : {+truncated, +deeper, +shifted, +empty}) {
-        const Loaded loaded = load(cache::ProgramImage(edited(program_, edit)));
+        const Loaded loaded = load(cache::ProgramImage(withBoth(edit)));
         EXPECT_EQ(loaded.inPlace, 0u);
         EXPECT_EQ(loaded.packings, 2u);
         EXPECT_EQ(loaded.output, expected);
     }
+    // Requantization damaged, weights intact: unpacked and packed again, never run as they are.
+    const Loaded repacked = load(cache::ProgramImage(edited(program_, shifted)));
+    EXPECT_EQ(repacked.inPlace, 0u);
+    EXPECT_EQ(repacked.packings, 2u);
+    EXPECT_EQ(repacked.output, expected);
 }
 
 TEST_F(PackedWeightsTest, CheckOfPackedGemmWeights) {

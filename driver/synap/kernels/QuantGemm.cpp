@@ -61,15 +61,21 @@ bool packQuantGemm(const QuantGemmSpec& s, std::vector<uint8_t>* packed) {
     packed->assign(packedSize(h), 0);
     RequantTable table(s.channels);
     auto* weights = reinterpret_cast<int8_t*>(packed->data() + weightsOffset(h.paddedChannels));
+    const uint8_t flip = s.signedValues ? 0 : 0x80;  // uint8 weights are stored as w - 128
+    const uint32_t depth = s.depth, groups = h.depthGroups;   // (locals: the stores below may alias s)
+    const int32_t filterZeroPoint = s.signedValues ? 0 : s.filterZeroPoint;
     for (uint32_t c = 0; c < s.channels; ++c) {
-        int64_t weightSum = 0, largestWeight = 0;
-        for (uint32_t k = 0; k < s.depth; ++k) {
-            const uint8_t byte = s.weights[size_t{c} * s.depth + k];
-            const int8_t value = static_cast<int8_t>(s.signedValues ? byte : byte ^ 0x80);
-            weightSum += s.signedValues ? value : byte;
-            largestWeight = std::max<int64_t>(largestWeight, std::abs(s.signedValues ? value : byte - s.filterZeroPoint));
-            weights[(c / kGemmBlock) * h.depthGroups * 64 + k / 4 * 64 + (c % kGemmBlock) * 4 + k % 4] = value;
+        const uint8_t* row = s.weights + size_t{c} * depth;
+        int32_t sum = 0, largest = 0;  // depth <= kMaxDepth: 32 bits hold them
+        for (uint32_t k = 0; k < depth; ++k) {
+            const int32_t value = s.signedValues ? int32_t{static_cast<int8_t>(row[k])} : int32_t{row[k]};
+            sum += value;
+            largest = std::max(largest, std::abs(value - filterZeroPoint));
         }
+        const int64_t weightSum = sum, largestWeight = largest;
+        // Groups of 4 depths, 64 bytes apart: 4 bytes of each of the block's 16 channels.
+        int8_t* column = weights + size_t{c / kGemmBlock} * groups * 64 + (c % kGemmBlock) * 4;
+        for (uint32_t k = 0; k < depth; ++k) column[k / 4 * 64 + k % 4] = static_cast<int8_t>(row[k] ^ flip);
         const int64_t term = s.signedValues ? -(128 + int64_t{s.inputZeroPoint}) * weightSum
                                             : -int64_t{s.inputZeroPoint} * weightSum +
                                                       int64_t{s.depth} * s.inputZeroPoint * s.filterZeroPoint;
@@ -122,6 +128,28 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     RequantTable::point(&args, arrays, n,
                         h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
     *job = {args, kernelOf(isa)};
+    return true;
+}
+
+bool unpackQuantGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weights) {
+    Header h;
+    if (packed.size() < sizeof(Header)) return false;
+    std::memcpy(&h, packed.data(), sizeof(h));
+    if (h.magic != kMagic || h.version != kQuantGemmLayoutVersion || h.depth == 0 || h.depth > kMaxDepth ||
+        h.depthGroups != (h.depth + 3) / 4 ||
+        h.channels > h.paddedChannels || h.paddedChannels % kGemmBlock != 0 || packed.size() != packedSize(h)) {
+        return false;
+    }
+    const auto* packedWeights = reinterpret_cast<const int8_t*>(packed.data() + weightsOffset(h.paddedChannels));
+    weights->resize(size_t{h.channels} * h.depth);
+    for (uint32_t c = 0; c < h.channels; ++c) {
+        const int8_t* block = packedWeights + size_t{c / kGemmBlock} * h.depthGroups * 64 + (c % kGemmBlock) * 4;
+        uint8_t* row = weights->data() + size_t{c} * h.depth;
+        for (uint32_t k = 0; k < h.depth; ++k) {
+            const auto value = static_cast<uint8_t>(block[k / 4 * 64 + k % 4]);
+            row[k] = h.signedValues ? value : value ^ 0x80;  // uint8 weights are stored flipped
+        }
+    }
     return true;
 }
 

@@ -31,6 +31,10 @@ bool packQuantGemm(const QuantGemmSpec& spec, std::vector<uint8_t>* packed);
 // `depth` x `channels` weights of this signedness, whose sizes and shifts the kernels can take.
 bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint32_t channels, bool signedValues);
 
+// The [channels][depth] weights packQuantGemm packed into `packed`, exactly as they were (the
+// program may drop a filter it stores packed); false when `packed` is not a packed GEMM.
+bool unpackQuantGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weights);
+
 // Working memory of one layer's runs.
 struct QuantGemmScratch {
     std::vector<uint8_t> rows;

@@ -1,0 +1,106 @@
+#include "PackedFilters.h"
+
+#include "LayerKinds.h"
+#include "NativeLayers.h"
+#include "OwnKernelLayers.h"
+#include "kernels/QuantGemm.h"
+
+namespace nnemu::synap {
+namespace {
+
+bool dropped(const npu::Tensor& tensor) {
+    return tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0);
+}
+
+// The packed weights the program stores for layer `l`, or nullptr.
+const npu::PackedWeights* packedWeightsOf(const npu::Program& program, uint32_t l) {
+    if (program.packed_weights() == nullptr) return nullptr;
+    for (const npu::PackedWeights* entry : *program.packed_weights()) {
+        if (entry->layer() == l) return entry;
+    }
+    return nullptr;
+}
+
+// Per tensor: the one layer reading it, UINT32_MAX if none, UINT32_MAX - 1 if several.
+std::vector<uint32_t> soleReaders(const npu::Program& program) {
+    std::vector<uint32_t> reader(program.tensors()->size(), UINT32_MAX);
+    for (uint32_t l = 0; l < program.layers()->size(); ++l) {
+        const auto* inputs = program.layers()->Get(l)->inputs();
+        if (inputs == nullptr) continue;
+        for (uint32_t t : *inputs) {
+            if (t < reader.size()) reader[t] = reader[t] == UINT32_MAX ? l : UINT32_MAX - 1;
+        }
+    }
+    return reader;
+}
+
+}  // namespace
+
+void dropPackedFilters(npu::ProgramT* program) {
+    std::vector<uint32_t> readers(program->tensors.size(), 0);
+    for (const auto& layer : program->layers) {
+        for (uint32_t t : layer->inputs) ++readers[t];
+    }
+    for (const auto& entry : program->packed_weights) {
+        const auto& inputs = program->layers[entry->layer]->inputs;
+        if (inputs.size() < 2 || readers[inputs[1]] != 1) continue;
+        npu::TensorT& filter = *program->tensors[inputs[1]];
+        if (filter.input_index >= 0 || filter.output_index >= 0 || filter.data.empty()) continue;
+        std::vector<uint8_t>().swap(filter.data);
+        filter.packed = true;
+    }
+}
+
+bool checkPackedFilters(const npu::Program& program, std::string* error) {
+    if (program.tensors() == nullptr || program.layers() == nullptr) return true;  // refused later
+    std::vector<uint32_t> reader;
+    for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
+        const npu::Tensor& tensor = *program.tensors()->Get(t);
+        if (!dropped(tensor)) continue;
+        if (reader.empty()) reader = soleReaders(program);
+        const uint32_t l = reader[t];
+        const npu::Layer* layer = l < program.layers()->size() ? program.layers()->Get(l) : nullptr;
+        const npu::PackedWeights* entry = layer != nullptr ? packedWeightsOf(program, l) : nullptr;
+        if (entry == nullptr || entry->data() == nullptr || layer->inputs()->size() < 2 || layer->inputs()->Get(1) != t ||
+            tensor.input_index() >= 0 || tensor.output_index() >= 0) {
+            *error = "the NPU program is malformed: tensor " + std::to_string(t) + " is held packed for no layer";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool packedFiltersRunInPlace(const npu::Program& program) {
+    std::vector<uint32_t> reader;
+    for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
+        if (!dropped(*program.tensors()->Get(t))) continue;
+        if (reader.empty()) reader = soleReaders(program);
+        if (!packedWeightsRunInPlace(program, *program.layers()->Get(reader[t]))) return false;
+    }
+    return true;
+}
+
+bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std::string* error) {
+    const std::vector<uint32_t> reader = soleReaders(program);
+    std::unique_ptr<npu::ProgramT> unpacked(program.UnPack());
+    for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
+        const npu::Tensor& tensor = *program.tensors()->Get(t);
+        if (!dropped(tensor)) continue;
+        const npu::PackedWeights* entry = packedWeightsOf(program, reader[t]);  // checkPackedFilters passed
+        npu::TensorT& filter = *unpacked->tensors[t];
+        const std::span<const uint8_t> packed(entry->data()->data(), entry->data()->size());
+        if (entry->kernel() != npu::PackedKernel::QUANT_GEMM || !kernels::unpackQuantGemm(packed, &filter.data) ||
+            filter.data.size() != byteSize(tensor)) {
+            *error = "the NPU program is malformed: the packed filter of tensor " + std::to_string(t) + " does not unpack";
+            return false;
+        }
+        filter.packed = false;
+    }
+    unpacked->packed_weights.clear();
+    flatbuffers::FlatBufferBuilder fbb(program.tensors()->size() * 64 + (1 << 20));
+    fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
+    bytes->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    return true;
+}
+
+}  // namespace nnemu::synap

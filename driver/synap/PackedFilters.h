@@ -1,0 +1,28 @@
+// Filters the program holds only packed (Tensor.packed): once a layer's weights are stored packed
+// for the own GEMM, the compiler drops its raw filter (the program would otherwise carry the
+// weights twice), and a core that needs the filter itself (another ISA or layout, the XNNPACK
+// core) unpacks it from the packed bytes, exactly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "npu_program_generated.h"
+
+namespace nnemu::synap {
+
+// At compilation, after packing: drops the filters of the packed layers that nothing else reads.
+void dropPackedFilters(npu::ProgramT* program);
+
+// At load (the program may come from a file): every packed filter is read by one layer only, as
+// its filter, and that layer has packed weights; false with `error` otherwise.
+bool checkPackedFilters(const npu::Program& program, std::string* error);
+
+// Whether this core runs every layer with a packed filter on the packed bytes in place.
+bool packedFiltersRunInPlace(const npu::Program& program);
+
+// `program` with every packed filter unpacked into its tensor and no packed weights; false with
+// `error` when a filter does not unpack to its tensor's size.
+bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std::string* error);
+
+}  // namespace nnemu::synap
