@@ -199,7 +199,7 @@ bool NpuCore::preparePorts(std::string* error) {
         port.externalId = input >= 0 ? static_cast<uint32_t>(input) : inputCount + static_cast<uint32_t>(output);
         port.dims.assign(tensor.dims()->begin(), tensor.dims()->end());
         port.bytes = byteSize(tensor);
-        port.staging.assign(port.bytes + XNN_EXTRA_BYTES, 0);
+        port.tensor = t;
     }
     return true;
 }
@@ -253,8 +253,7 @@ const void* NpuCore::constantData(uint32_t index) {
 
 uint8_t* NpuCore::bufferOf(uint32_t index) {
     const npu::Tensor& tensor = *program_->tensors()->Get(index);
-    if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
-    if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
+    if (tensor.input_index() >= 0 || tensor.output_index() >= 0) return arena_.data() + arenaOffsets_[index];
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
     if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
     if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
@@ -273,9 +272,10 @@ void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t
     }
 }
 
-// The activations that cross stages share one arena: a tensor's bytes go to another once no
-// later stage reads it (a stage's inputs and output never share). Largest first, each at the
-// lowest offset free over its stages.
+// The activations that cross stages and the network's inputs and outputs share one arena: a
+// tensor's bytes go to another once no later stage reads it (a stage's inputs and output never
+// share). Inputs live from before the first stage, outputs until after the last. Largest
+// first, each at the lowest offset free over its stages.
 void NpuCore::planActivations() {
     const auto* tensors = program_->tensors();
     std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
@@ -287,7 +287,11 @@ void NpuCore::planActivations() {
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         const bool stored = tensor.data() != nullptr && tensor.data()->size() > 0;
-        if (needsBuffer_[t] && first[t] >= 0 && !stored && tensor.input_index() < 0 && tensor.output_index() < 0) {
+        if (tensor.input_index() >= 0 || tensor.output_index() >= 0) {
+            first[t] = tensor.input_index() >= 0 ? 0 : std::max<int64_t>(first[t], 0);
+            last[t] = tensor.input_index() >= 0 ? std::max<int64_t>(last[t], 0) : static_cast<int64_t>(stages_.size());
+            planned.push_back(t);
+        } else if (needsBuffer_[t] && first[t] >= 0 && !stored) {
             planned.push_back(t);
         }
     }
@@ -472,7 +476,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
     for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i].bytes > 0) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+        if (inputs_[i].bytes > 0) std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
     }
     copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {
@@ -500,7 +504,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     }
     trace::Span copyOut("copy outputs", "npu");
     for (size_t i = 0; i < outputs_.size(); ++i) {
-        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], bufferOf(outputs_[i].tensor), outputs_[i].bytes);
     }
     noteRunTime(pooled, static_cast<uint64_t>(
                                 std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart).count()));

@@ -62,7 +62,7 @@ private:
         std::vector<uint32_t> dims;
         size_t bytes = 0;
         uint32_t externalId = 0;
-        std::vector<uint8_t> staging;  // padded: XNNPACK may read past the end of its inputs
+        uint32_t tensor = 0;  // its values: in the arena, padded (XNNPACK may read past the end)
     };
 
     NpuCore() = default;
@@ -79,8 +79,8 @@ private:
     void noteRunTime(bool pooled, uint64_t us);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);
-    // Where a tensor's values live between stages: a port's staging, an activation buffer, or a
-    // constant's bytes.
+    // Where a tensor's values live between stages: the arena (ports and activations), an own
+    // buffer, or a constant's bytes.
     uint8_t* bufferOf(uint32_t tensor);
 
     // A run of layers: one XNNPACK runtime (per threading: on the calling thread, on the pool),
