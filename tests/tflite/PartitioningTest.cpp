@@ -18,6 +18,13 @@ DelegateOptions accelerator(const std::string& name) {
     return options;
 }
 
+// nnapi-reference as the accelerator: every node it supports in one delegate kernel.
+DelegateOptions wholeOnReference() {
+    DelegateOptions options = accelerator("nnapi-reference");
+    options.disableNnapiCpu = false;
+    return options;
+}
+
 void fillInputs(Interpreter& interpreter) {
     for (size_t i = 0; i < interpreter.inputCount(); ++i) {
         for (size_t k = 0; k < interpreter.inputTensor(i).byteSize(); ++k) {
@@ -82,9 +89,7 @@ TEST(Partitioning, LimitKeepsTheLargestDelegatedSubsets) {
 TEST(Partitioning, MixedModelOnNnapiReferenceIsOnePartition) {
     std::unique_ptr<Model> model = generatedModel("mixed_resize_nearest");
     ASSERT_NE(model, nullptr);
-    DelegateOptions options = accelerator("nnapi-reference");
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, options);
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, wholeOnReference());
     ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->partitions().size(), 1u);
     EXPECT_TRUE(interpreter->partitions()[0].delegated);
@@ -104,9 +109,7 @@ TEST(Partitioning, MixedModelOnNnapiReferenceIsOnePartition) {
 TEST(Partitioning, DelegatedInternalTensorsHaveNoBuffer) {
     std::unique_ptr<Model> model = generatedModel("mixed_resize_nearest");
     ASSERT_NE(model, nullptr);
-    DelegateOptions options = accelerator("nnapi-reference");
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> delegated = makeInterpreter(*model, options);
+    std::unique_ptr<Interpreter> delegated = makeInterpreter(*model, wholeOnReference());
     std::unique_ptr<Interpreter> cpu = makeInterpreter(*model, DelegateOptions{});
     ASSERT_NE(delegated, nullptr);
     ASSERT_NE(cpu, nullptr);
