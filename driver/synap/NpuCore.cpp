@@ -272,24 +272,30 @@ void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t
     }
 }
 
-// The activations that cross stages and the network's inputs and outputs share one arena: a
-// tensor's bytes go to another once no later stage reads it (a stage's inputs and output never
-// share). Inputs live from before the first stage, outputs until after the last. Largest
-// first, each at the lowest offset free over its stages.
+// The activations with buffers and the network's inputs and outputs share one arena: a
+// tensor's bytes go to another once no later layer reads it (a layer's inputs and output never
+// share; layers run in order, XNNPACK's too). Inputs live from before the first layer, outputs
+// until after the last. Largest first, each at the lowest offset free over its layers.
 void NpuCore::planActivations() {
     const auto* tensors = program_->tensors();
+    const auto* layers = program_->layers();
     std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
-    forEachStageTensor([&](size_t s, uint32_t t) {
-        if (first[t] < 0) first[t] = static_cast<int64_t>(s);
-        last[t] = static_cast<int64_t>(s);
-    });
+    for (uint32_t l = 0; l < layers->size(); ++l) {
+        const npu::Layer& layer = *layers->Get(l);
+        std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+        used.push_back(layer.outputs()->Get(0));
+        for (uint32_t t : used) {
+            if (first[t] < 0) first[t] = l;
+            last[t] = l;
+        }
+    }
     std::vector<uint32_t> planned;
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         const bool stored = tensor.data() != nullptr && tensor.data()->size() > 0;
         if (tensor.input_index() >= 0 || tensor.output_index() >= 0) {
             first[t] = tensor.input_index() >= 0 ? 0 : std::max<int64_t>(first[t], 0);
-            last[t] = tensor.input_index() >= 0 ? std::max<int64_t>(last[t], 0) : static_cast<int64_t>(stages_.size());
+            last[t] = tensor.input_index() >= 0 ? std::max<int64_t>(last[t], 0) : static_cast<int64_t>(layers->size());
             planned.push_back(t);
         } else if (needsBuffer_[t] && first[t] >= 0 && !stored) {
             planned.push_back(t);
@@ -316,6 +322,26 @@ void NpuCore::planActivations() {
         total = std::max(total, offset + bytesOf(t));
     }
     arena_.assign(total, 0);
+}
+
+// The values inside an XNNPACK stage live in the arena too (as its external values), not in a
+// workspace of each runtime, except where XNNPACK fuses two layers over an internal value: a
+// constant pad into its reader, a clamp into its producer.
+void NpuCore::keepStageValuesInArena() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<bool> fused(tensors->size(), false);
+    for (const npu::Layer* layer : *layers) {
+        if (layer->params_type() == npu::LayerParams::ConstantPad) fused[layer->outputs()->Get(0)] = true;
+        if (layer->params_type() == npu::LayerParams::Clamp) fused[layer->inputs()->Get(0)] = true;
+    }
+    for (const Stage& stage : stages_) {
+        if (stage.native) continue;
+        for (size_t l = stage.firstLayer; l < stage.endLayer; ++l) {
+            const uint32_t t = layers->Get(l)->outputs()->Get(0);
+            if (!fused[t]) needsBuffer_[t] = true;
+        }
+    }
 }
 
 // Cuts the layers into stages and gives a buffer to every tensor that crosses one.
@@ -350,6 +376,7 @@ bool NpuCore::buildStages(std::string* error) {
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
+    keepStageValuesInArena();
     planActivations();
     parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     const bool pooled = parallel_ && poolWorthUsingNow();

@@ -69,6 +69,7 @@ private:
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
     bool buildStages(std::string* error);
+    void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
@@ -106,7 +107,7 @@ private:
     std::vector<uint8_t> arena_;                     // activations crossing stages, by lifetime
     std::vector<size_t> arenaOffsets_;               // per tensor: offset in arena_ or SIZE_MAX
     std::vector<Stage> stages_;
-    std::vector<bool> needsBuffer_;  // per tensor: crosses stages (an external value of its runtime)
+    std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;
