@@ -202,7 +202,7 @@ bool NpuCore::preparePorts(std::string* error) {
         port.externalId = input >= 0 ? static_cast<uint32_t>(input) : inputCount + static_cast<uint32_t>(output);
         port.dims.assign(tensor.dims()->begin(), tensor.dims()->end());
         port.bytes = byteSize(tensor);
-        port.staging.assign(port.bytes + XNN_EXTRA_BYTES, 0);
+        port.tensor = t;
     }
     return true;
 }
@@ -267,8 +267,7 @@ const void* NpuCore::constantData(uint32_t index) {
 
 uint8_t* NpuCore::bufferOf(uint32_t index) {
     const npu::Tensor& tensor = *program_->tensors()->Get(index);
-    if (tensor.input_index() >= 0) return inputs_[tensor.input_index()].staging.data();
-    if (tensor.output_index() >= 0) return outputs_[tensor.output_index()].staging.data();
+    if (tensor.input_index() >= 0 || tensor.output_index() >= 0) return arena_.data() + arenaOffsets_[index];
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
     if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
     if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
@@ -287,21 +286,32 @@ void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t
     }
 }
 
-// The activations that cross stages share one arena: a tensor's bytes go to another once no
-// later stage reads it (a stage's inputs and output never share). Largest first, each at the
-// lowest offset free over its stages.
+// The activations with buffers and the network's inputs and outputs share one arena: a
+// tensor's bytes go to another once no later layer reads it (a layer's inputs and output never
+// share; layers run in order, XNNPACK's too). Inputs live from before the first layer, outputs
+// until after the last. Largest first, each at the lowest offset free over its layers.
 void NpuCore::planActivations() {
     const auto* tensors = program_->tensors();
+    const auto* layers = program_->layers();
     std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
-    forEachStageTensor([&](size_t s, uint32_t t) {
-        if (first[t] < 0) first[t] = static_cast<int64_t>(s);
-        last[t] = static_cast<int64_t>(s);
-    });
+    for (uint32_t l = 0; l < layers->size(); ++l) {
+        const npu::Layer& layer = *layers->Get(l);
+        std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
+        used.push_back(layer.outputs()->Get(0));
+        for (uint32_t t : used) {
+            if (first[t] < 0) first[t] = l;
+            last[t] = l;
+        }
+    }
     std::vector<uint32_t> planned;
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         const bool stored = isStored(tensor);
-        if (needsBuffer_[t] && first[t] >= 0 && !stored && tensor.input_index() < 0 && tensor.output_index() < 0) {
+        if (tensor.input_index() >= 0 || tensor.output_index() >= 0) {
+            first[t] = tensor.input_index() >= 0 ? 0 : std::max<int64_t>(first[t], 0);
+            last[t] = tensor.input_index() >= 0 ? std::max<int64_t>(last[t], 0) : static_cast<int64_t>(layers->size());
+            planned.push_back(t);
+        } else if (needsBuffer_[t] && first[t] >= 0 && !stored) {
             planned.push_back(t);
         }
     }
@@ -334,6 +344,26 @@ bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
         if (tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0)) return true;
     }
     return false;
+}
+
+// The values inside an XNNPACK stage live in the arena too (as its external values), not in a
+// workspace of each runtime, except where XNNPACK fuses two layers over an internal value: a
+// constant pad into its reader, a clamp into its producer.
+void NpuCore::keepStageValuesInArena() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<bool> fused(tensors->size(), false);
+    for (const npu::Layer* layer : *layers) {
+        if (layer->params_type() == npu::LayerParams::ConstantPad) fused[layer->outputs()->Get(0)] = true;
+        if (layer->params_type() == npu::LayerParams::Clamp) fused[layer->inputs()->Get(0)] = true;
+    }
+    for (const Stage& stage : stages_) {
+        if (stage.native) continue;
+        for (size_t l = stage.firstLayer; l < stage.endLayer; ++l) {
+            const uint32_t t = layers->Get(l)->outputs()->Get(0);
+            if (!fused[t]) needsBuffer_[t] = true;
+        }
+    }
 }
 
 // Cuts the layers into stages and gives a buffer to every tensor that crosses one.
@@ -372,6 +402,7 @@ bool NpuCore::buildStages(std::string* error) {
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
     }
+    keepStageValuesInArena();
     planActivations();
     parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     const bool pooled = parallel_ && poolWorthUsingNow();
@@ -499,7 +530,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
     for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i].bytes > 0) std::memcpy(inputs_[i].staging.data(), inputs[i], inputs_[i].bytes);
+        if (inputs_[i].bytes > 0) std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
     }
     copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {
@@ -527,7 +558,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     }
     trace::Span copyOut("copy outputs", "npu");
     for (size_t i = 0; i < outputs_.size(); ++i) {
-        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], outputs_[i].staging.data(), outputs_[i].bytes);
+        if (outputs_[i].bytes > 0) std::memcpy(outputs[i], bufferOf(outputs_[i].tensor), outputs_[i].bytes);
     }
     noteRunTime(pooled, static_cast<uint64_t>(
                                 std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart).count()));

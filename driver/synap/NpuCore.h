@@ -62,7 +62,7 @@ private:
         std::vector<uint32_t> dims;
         size_t bytes = 0;
         uint32_t externalId = 0;
-        std::vector<uint8_t> staging;  // padded: XNNPACK may read past the end of its inputs
+        uint32_t tensor = 0;  // its values: in the arena, padded (XNNPACK may read past the end)
     };
 
     NpuCore() = default;
@@ -71,6 +71,7 @@ private:
     bool unpackFiltersIfNeeded(std::string* error);
     bool readsPackedFilter(const npu::Layer& layer) const;
     bool buildStages(std::string* error);
+    void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
@@ -81,8 +82,8 @@ private:
     void noteRunTime(bool pooled, uint64_t us);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);
-    // Where a tensor's values live between stages: a port's staging, an activation buffer, or a
-    // constant's bytes.
+    // Where a tensor's values live between stages: the arena (ports and activations), an own
+    // buffer, or a constant's bytes.
     uint8_t* bufferOf(uint32_t tensor);
 
     // A run of layers: one XNNPACK runtime (per threading: on the calling thread, on the pool),
@@ -108,7 +109,7 @@ private:
     std::vector<uint8_t> arena_;                     // activations crossing stages, by lifetime
     std::vector<size_t> arenaOffsets_;               // per tensor: offset in arena_ or SIZE_MAX
     std::vector<Stage> stages_;
-    std::vector<bool> needsBuffer_;  // per tensor: crosses stages (an external value of its runtime)
+    std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;

@@ -298,6 +298,7 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     auto state = std::make_unique<DepthwiseLayer>(channels);
     if (!kernels::packDepthwise(spec, &state->packed) || (!everywhere && state->packed.folded.empty())) return nullptr;
     state->isa = kernels::bestIsa();
+    kernels::keepDepthwiseFor(state->isa, &state->packed);
     return state;
 }
 

@@ -98,6 +98,12 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
             ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": " << c.height << "x" << c.width
                                      << "x" << c.channels << " stride " << c.stride;
         }
+        // What the core keeps for its one isa (keepDepthwiseFor) computes the same.
+        const Isa best = supportedIsas().back();
+        keepDepthwiseFor(best, &packed);
+        std::vector<uint8_t> kept(expected.size(), 0xCD);
+        runDepthwise(best, packed, c.input.data(), kept.data(), 0, rows);
+        ASSERT_EQ(kept, expected) << "kept for " << isaName(best) << ", iteration " << iteration;
     }
     // Both requantizations and, for uint8, every weight split ran.
     EXPECT_GT(folded, 30);

@@ -1,5 +1,6 @@
 // Partitioning as TFLite's NNAPI delegate does it: subsets, kernel indexes, the partition
 // limit, device selection, and the synap-npu accelerator when it is listed.
+#include <algorithm>
 #include <cstring>
 
 #include "GeneratedModels.h"
@@ -14,6 +15,13 @@ DelegateOptions accelerator(const std::string& name) {
     DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = name;
+    return options;
+}
+
+// nnapi-reference as the accelerator: every node it supports in one delegate kernel.
+DelegateOptions wholeOnReference() {
+    DelegateOptions options = accelerator("nnapi-reference");
+    options.disableNnapiCpu = false;
     return options;
 }
 
@@ -81,9 +89,7 @@ TEST(Partitioning, LimitKeepsTheLargestDelegatedSubsets) {
 TEST(Partitioning, MixedModelOnNnapiReferenceIsOnePartition) {
     std::unique_ptr<Model> model = generatedModel("mixed_resize_nearest");
     ASSERT_NE(model, nullptr);
-    DelegateOptions options = accelerator("nnapi-reference");
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, options);
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, wholeOnReference());
     ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->partitions().size(), 1u);
     EXPECT_TRUE(interpreter->partitions()[0].delegated);
@@ -95,6 +101,49 @@ TEST(Partitioning, MixedModelOnNnapiReferenceIsOnePartition) {
     std::string error;
     ASSERT_TRUE(interpreter->invoke(&error)) << error;
     ASSERT_EQ(interpreter->lastPartitionTimesUs().size(), 1u);
+}
+
+// Like TFLite, the interpreter allocates only what the host touches: the tensors inside a
+// delegate kernel get no buffer, those between CPU nodes do, and an input that needs no
+// conversion is the partitions' own buffer. The outputs stay those of the CPU path.
+TEST(Partitioning, DelegatedInternalTensorsHaveNoBuffer) {
+    std::unique_ptr<Model> model = generatedModel("mixed_resize_nearest");
+    ASSERT_NE(model, nullptr);
+    std::unique_ptr<Interpreter> delegated = makeInterpreter(*model, wholeOnReference());
+    std::unique_ptr<Interpreter> cpu = makeInterpreter(*model, DelegateOptions{});
+    ASSERT_NE(delegated, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_EQ(delegated->delegateKernelCount(), 1u);
+    size_t internal = 0;
+    for (const Node& node : model->nodes()) {
+        for (int32_t t : node.outputs) {
+            if (std::find(model->outputs().begin(), model->outputs().end(), t) != model->outputs().end()) continue;
+            ++internal;
+            EXPECT_EQ(delegated->tensorData(t, nullptr), nullptr) << "tensor " << t;
+            EXPECT_NE(cpu->tensorData(t, nullptr), nullptr) << "tensor " << t;
+        }
+    }
+    EXPECT_GT(internal, 0u);
+    for (size_t i = 0; i < delegated->inputCount(); ++i) {
+        const int32_t t = model->inputs()[i];
+        ASSERT_NE(delegated->tensorData(t, nullptr), nullptr);
+        if (model->tensors()[t].type != ElementType::INT8 || delegated->signedInt8()) {
+            EXPECT_EQ(delegated->inputData(i), delegated->tensorData(t, nullptr));
+        }
+    }
+    for (int32_t t : model->outputs()) EXPECT_NE(delegated->tensorData(t, nullptr), nullptr);
+    fillInputs(*delegated);
+    fillInputs(*cpu);
+    std::string error;
+    for (int round = 0; round < 2; ++round) {   // the second run reads what the caller wrote again
+        ASSERT_TRUE(delegated->invoke(&error)) << error;
+        ASSERT_TRUE(cpu->invoke(&error)) << error;
+        for (size_t o = 0; o < cpu->outputCount(); ++o) {
+            const size_t bytes = cpu->outputTensor(o).byteSize();
+            ASSERT_GT(bytes, 0u);
+            EXPECT_EQ(std::memcmp(cpu->outputData(o), delegated->outputData(o), bytes), 0) << "output " << o;
+        }
+    }
 }
 
 TEST(Partitioning, CpuPathIsOneCpuPartitionWithNodeOrder) {

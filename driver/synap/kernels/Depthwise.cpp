@@ -125,6 +125,12 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     return true;
 }
 
+void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
+    if (isa != Isa::Avx512Vnni || packed->folded.empty()) return;
+    std::vector<int32_t>().swap(packed->weights);
+    std::vector<FastRequantBlock>().swap(packed->requant.fastBlocks);
+}
+
 void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
                   size_t rowEnd) {
     const DepthwiseSpec& s = p.spec;

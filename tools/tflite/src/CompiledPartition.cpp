@@ -211,6 +211,14 @@ CompiledPartition::~CompiledPartition() {
     if (compilation_ != nullptr) ANeuralNetworksCompilation_free(compilation_);
 }
 
+void CompiledPartition::markTensors(std::vector<bool>* touched) const {
+    for (const std::vector<int32_t>* tensors : {&model_->inputTensors(), &model_->outputTensors()}) {
+        for (int32_t t : *tensors) {
+            if (t >= 0 && static_cast<size_t>(t) < touched->size()) (*touched)[t] = true;
+        }
+    }
+}
+
 bool CompiledPartition::run(std::vector<TensorBuffer>& buffers, std::string* error) {
     ANeuralNetworksExecution* execution = nullptr;
     int status = ANeuralNetworksExecution_create(compilation_, &execution);

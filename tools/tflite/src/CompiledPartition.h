@@ -70,6 +70,8 @@ public:
     // buffers[t]: the interpreter's NNAPI-layout buffer of TFLite tensor t.
     bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
     uint32_t firstNode() const override { return model_->nodes().front(); }
+    // Its boundary only: the tensors inside live in the device's memory.
+    void markTensors(std::vector<bool>* touched) const override;
 
     CompiledPartition(const CompiledPartition&) = delete;
     CompiledPartition& operator=(const CompiledPartition&) = delete;

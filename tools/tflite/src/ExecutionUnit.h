@@ -16,6 +16,8 @@ public:
     // buffers[t]: the interpreter's buffer of TFLite tensor t (int8 shifted by 128 below FL30).
     virtual bool run(std::vector<TensorBuffer>& buffers, std::string* error) = 0;
     virtual uint32_t firstNode() const = 0;
+    // Sets (*touched)[t] for every tensor run() reads or writes through `buffers`.
+    virtual void markTensors(std::vector<bool>* touched) const = 0;
 };
 
 }  // namespace nnemu::tflite

@@ -193,13 +193,21 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
                  << (graph.signedInt8 ? "TENSOR_QUANT8_ASYMM_SIGNED" : "TENSOR_QUANT8_ASYMM + 128");
 
     // Tensor buffers: NNAPI layout inside, TFLite layout for the caller's inputs and outputs.
+    // Only what the host touches: a tensor inside a delegate kernel lives in the device's memory.
+    const std::vector<bool> touched = interpreter->hostTensors();
     interpreter->tensorData_.resize(model.tensors().size());
     for (int32_t t : used) {
+        if (!touched[t]) continue;
         const Tensor& tensor = model.tensors()[t];
         interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
         if (tensor.isConstant) std::memcpy(interpreter->tensorData_[t].data(), tensor.data, tensor.dataSize);
     }
-    for (int32_t t : model.inputs()) interpreter->inputData_.emplace_back(interpreter->tensorData_[t].size());
+    // An input NNAPI takes as it is needs no second buffer: the caller writes the partitions' own.
+    for (int32_t t : model.inputs()) {
+        const Tensor& tensor = model.tensors()[t];
+        const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
+        interpreter->inputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
+    }
     for (int32_t t : model.outputs()) {
         const Tensor& tensor = model.tensors()[t];
         interpreter->outputData_.emplace_back(interpreter->tensorData_[t].size());
@@ -208,6 +216,28 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     interpreter->partitionTimesUs_.assign(interpreter->partitions_.size(), 0);
     interpreter->nodeTimesUs_.assign(model.nodes().size(), 0);
     return interpreter;
+}
+
+// The model's inputs and outputs, every compiled unit's tensors and, for an external delegate's
+// kernel (which may read any of its tensors), every tensor of its nodes.
+std::vector<bool> Interpreter::hostTensors() const {
+    std::vector<bool> touched(model_.tensors().size(), false);
+    const auto mark = [&](const std::vector<int32_t>& tensors) {
+        for (int32_t t : tensors) {
+            if (t >= 0 && static_cast<size_t>(t) < touched.size()) touched[t] = true;
+        }
+    };
+    mark(model_.inputs());
+    mark(model_.outputs());
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+        for (const std::unique_ptr<ExecutionUnit>& unit : compiled_[p]) unit->markTensors(&touched);
+        if (partitions_[p].externalKernel < 0) continue;
+        for (uint32_t n : partitions_[p].nodes) {
+            mark(model_.nodes()[n].inputs);
+            mark(model_.nodes()[n].outputs);
+        }
+    }
+    return touched;
 }
 
 size_t Interpreter::delegatedNodeCount() const {
@@ -230,7 +260,9 @@ size_t Interpreter::inputCount() const { return model_.inputs().size(); }
 size_t Interpreter::outputCount() const { return model_.outputs().size(); }
 const Tensor& Interpreter::inputTensor(size_t i) const { return model_.tensors()[model_.inputs()[i]]; }
 const Tensor& Interpreter::outputTensor(size_t i) const { return model_.tensors()[model_.outputs()[i]]; }
-uint8_t* Interpreter::inputData(size_t i) { return inputData_[i].data(); }
+uint8_t* Interpreter::inputData(size_t i) {
+    return inputData_[i].data() != nullptr ? inputData_[i].data() : tensorData_[model_.inputs()[i]].data();
+}
 const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].data(); }
 
 uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
@@ -256,7 +288,9 @@ bool Interpreter::invoke(std::string* error) {
     };
     for (size_t i = 0; i < model_.inputs().size(); ++i) {
         const int32_t t = model_.inputs()[i];
-        if (!model_.tensors()[t].isConstant) convert(inputData_[i], tensorData_[t], model_.tensors()[t].type);
+        if (!model_.tensors()[t].isConstant && inputData_[i].data() != nullptr) {
+            convert(inputData_[i], tensorData_[t], model_.tensors()[t].type);
+        }
     }
     const auto microsecondsSince = [](std::chrono::steady_clock::time_point start) {
         return static_cast<uint64_t>(

@@ -23,6 +23,14 @@ std::unique_ptr<CpuKernelUnit> CpuKernelUnit::create(const Subgraph& subgraph, c
     return unit;
 }
 
+void CpuKernelUnit::markTensors(std::vector<bool>* touched) const {
+    for (const std::vector<int32_t>* tensors : {&node_.inputs, &node_.outputs}) {
+        for (int32_t t : *tensors) {
+            if (t >= 0 && static_cast<size_t>(t) < touched->size()) (*touched)[t] = true;
+        }
+    }
+}
+
 bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) {
     std::string why;
     CpuKernelCall call(node_, &why);

@@ -16,6 +16,7 @@ public:
                                                  std::string* error);
     bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
     uint32_t firstNode() const override { return node_.index; }
+    void markTensors(std::vector<bool>* touched) const override;
 
 private:
     CpuKernelUnit(const Subgraph& subgraph, const Node& node) : subgraph_(subgraph), node_(node) {}

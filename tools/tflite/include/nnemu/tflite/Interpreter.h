@@ -68,7 +68,8 @@ public:
     const uint8_t* outputData(size_t i) const;
 
     // The buffer of TFLite tensor t as the partitions use it (external delegate kernels read and
-    // write it); nullptr for a tensor no node uses.
+    // write it); nullptr for a tensor no node uses and for one inside an NNAPI delegate kernel
+    // (it lives in the device's memory, as TFLite allocates only what the host touches).
     uint8_t* tensorData(int32_t t, size_t* bytes);
 
     bool invoke(std::string* error);        // runs every partition in order
@@ -82,6 +83,7 @@ public:
 
 private:
     explicit Interpreter(const Model& model);
+    std::vector<bool> hostTensors() const;   // per TFLite tensor: read or written outside a device
 
     const Model& model_;
     std::unique_ptr<NnapiGraph> graph_;
@@ -91,7 +93,8 @@ private:
     std::vector<std::vector<std::unique_ptr<ExecutionUnit>>> compiled_;
     std::vector<std::string> deviceNames_;
     std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
-    std::vector<TensorBuffer> inputData_, outputData_;   // the caller's side, TFLite layout
+    // The caller's side, TFLite layout (an input that needs no conversion has none: tensorData_ is it).
+    std::vector<TensorBuffer> inputData_, outputData_;
     std::vector<uint64_t> partitionTimesUs_;
     std::vector<uint64_t> nodeTimesUs_;
     std::function<bool(size_t kernel, std::string* error)> runExternalKernel_;
