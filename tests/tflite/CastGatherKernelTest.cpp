@@ -34,6 +34,15 @@ TEST(CastKernel, BetweenTypes) {
     checkCast<int32_t, int8_t>(fb::TensorType_INT32, fb::TensorType_INT8, {-1, 5, 127}, {-1, 5, 127});
 }
 
+// Floats no int64 can hold (and NaN) become INT64_MIN, as x86's truncating conversion gives
+// TFLite's static_cast there; within range, truncation toward zero.
+TEST(CastKernel, FloatsOutOfTheIntegerRange) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const int64_t indefinite = std::numeric_limits<int64_t>::min();
+    checkCast<float, int64_t>(fb::TensorType_FLOAT32, fb::TensorType_INT64, {3e19f, -3e19f, nan, 1e10f, -7.5f},
+                              {indefinite, indefinite, indefinite, 10000000000, -7});
+}
+
 // params [3,4,2] float, indices [..., depth].
 TEST(GatherNdKernel, SlicesAndElements) {
     const std::vector<float> params = randomValues<float>(24, -9, 9, 11);

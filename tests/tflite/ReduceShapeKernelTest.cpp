@@ -49,6 +49,30 @@ TEST(SumKernel, QuantizedAndIntegerSums) {
     expectOutputs(*ints, {GB::bytes(y)}, {GB::bytes(sums)});
 }
 
+// Integer sums wrap around like TFLite's integer accumulators (two's complement), int64 exactly:
+// no conversion through a double that could not hold them.
+TEST(SumKernel, IntegerSumsWrapAround) {
+    std::vector<int32_t> y(24, 0);
+    std::vector<int64_t> z(24, 0);
+    for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            y[(i * 3 + j) * 4] = INT32_MAX;      // 3 x INT32_MAX wraps to INT32_MAX - 2
+            y[(i * 3 + j) * 4 + 1] = 1 << 30;    // 3 x 2^30 wraps to -2^30
+            z[(i * 3 + j) * 4] = INT64_MAX;      // wraps to INT64_MAX - 2
+            z[(i * 3 + j) * 4 + 1] = (int64_t{1} << 53) + 1;   // exact: a double would lose the +1s
+        }
+    }
+    const std::vector<int32_t> want32 = {INT32_MAX - 2, -(1 << 30), 0, 0, INT32_MAX - 2, -(1 << 30), 0, 0};
+    const int64_t big = 3 * ((int64_t{1} << 53) + 1);
+    const std::vector<int64_t> want64 = {INT64_MAX - 2, big, 0, 0, INT64_MAX - 2, big, 0, 0};
+    std::unique_ptr<Model> ints = sumModel<int32_t>(fb::TensorType_INT32, false, {}, {});
+    ASSERT_NE(ints, nullptr);
+    expectOutputs(*ints, {GB::bytes(y)}, {GB::bytes(want32)});
+    std::unique_ptr<Model> longs = sumModel<int64_t>(fb::TensorType_INT64, false, {}, {});
+    ASSERT_NE(longs, nullptr);
+    expectOutputs(*longs, {GB::bytes(z)}, {GB::bytes(want64)});
+}
+
 TEST(ShapeKernel, Int32AndInt64) {
     for (fb::TensorType type : {fb::TensorType_INT32, fb::TensorType_INT64}) {
         GB g;

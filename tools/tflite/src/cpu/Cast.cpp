@@ -1,6 +1,6 @@
 // CAST among float32, int16, int32, int64, uint8, int8 and bool with TFLite's semantics: a C++
-// conversion of the stored value (quantization is ignored), to bool as "not zero", from bool
-// as 0 or 1. NNAPI at feature level 29 has no int64, bool or int8 form of it.
+// conversion of the stored value (quantization is ignored; floats out of an integer's range as
+// x86 truncates them), to bool as "not zero", from bool as 0 or 1. NNAPI at feature level 29 has no int64, bool or int8 form of it.
 #include "CpuKernel.h"
 
 namespace nnemu::tflite {
@@ -35,8 +35,10 @@ void convert(const CpuOperand& in, const CpuOperand& out) {
             }
         } else if constexpr (std::is_same_v<To, Bool>) {
             out.set<uint8_t>(i, in.at<From>(i) != From{} ? 1 : 0);
+        } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+            out.set<To>(i, truncateLikeX86<To>(in.at<From>(i)));
         } else {
-            out.set<To>(i, static_cast<To>(in.at<From>(i)));
+            out.set<To>(i, static_cast<To>(in.at<From>(i)));  // integers: modulo 2^bits
         }
     }
 }

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nnemu/tflite/Model.h"
@@ -94,6 +96,19 @@ const CpuKernel* prepareCpuKernel(const Subgraph& subgraph, const Node& node, st
 size_t elementCount(const std::vector<int32_t>& shape);
 // Element i as a double (stored value, not dequantized): exact for every type but large int64.
 double numberAt(const CpuOperand& operand, size_t i);
+// A float truncated to the integer type T as TFLite's kernels do it on x86 (cvttss2si): NaN and
+// values out of range give the "integer indefinite" (INT64_MIN for int64, INT32_MIN otherwise),
+// narrower types keep the low bits of the 32-bit result. Defined for every input, unlike a cast.
+template <typename T>
+T truncateLikeX86(double value) {
+    if constexpr (std::is_same_v<T, int64_t>) {
+        const bool fits = value >= -0x1p63 && value < 0x1p63;
+        return fits ? static_cast<int64_t>(value) : std::numeric_limits<int64_t>::min();
+    } else {
+        const bool fits = value >= -0x1p31 && value < 0x1p31;
+        return static_cast<T>(fits ? static_cast<int32_t>(value) : std::numeric_limits<int32_t>::min());
+    }
+}
 // Stores an integer-valued result in an INT32 or INT64 output.
 void setIndex(const CpuOperand& operand, size_t i, int64_t value);
 // A normalized axis in [0, rank); false (after fail) when out of range.
