@@ -1,0 +1,162 @@
+// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB, max and global average pools
+// (exact, slower than XNNPACK's: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
+#include "OwnKernelLayers.h"
+#include "OwnLayerSupport.h"
+#include "kernels/Isa.h"
+#include "kernels/QuantAdd.h"
+#include "kernels/QuantPool.h"
+
+namespace nnemu::synap {
+namespace {
+
+using namespace own;
+
+struct AddLayer : OwnLayer {
+    kernels::QuantAddParams params{};
+    std::vector<uint32_t> dims[3];  // inputs, output
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        return kernels::runQuantAdd(isa, params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2],
+                                    layer.output);
+    }
+};
+
+struct MaxPoolLayer : OwnLayer {
+    kernels::MaxPoolSpec spec;
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        inSlices(layer.pool, size_t{spec.batches} * spec.outHeight, 4, [&](size_t begin, size_t end) {
+            kernels::runMaxPoolRows(isa, spec, layer.inputs[0], layer.output, begin, end);
+        });
+        return true;
+    }
+};
+
+struct GlobalAverageLayer : OwnLayer {
+    kernels::GlobalAverageSpec spec;
+    kernels::Isa isa = kernels::Isa::Portable;
+    std::vector<int32_t> sums;
+
+    bool run(const NativeLayer& layer) override {
+        kernels::runGlobalAverage(isa, spec, layer.inputs[0], layer.output, &sums);
+        return true;
+    }
+};
+
+// 8-bit pools, NHWC; the kind's check holds (input [B, H, W, C], output [B, OH, OW, C] or
+// [B, 1, 1, C]). Exact, but slower than XNNPACK's on MobileNets' final pools (BENCHMARKS.md): only
+// with NNEMU_NPU_KERNELS=all.
+bool poolOperands(const npu::Program& program, const npu::Layer& layer, const npu::Tensor** input,
+                  const npu::Tensor** output, bool* isSigned) {
+    if (kernelChoice() != "all" || layer.inputs()->size() != 1) return false;
+    *input = &tensorAt(program, layer.inputs()->Get(0));
+    *output = &outputOf(program, layer);
+    const npu::DataType type = (*output)->type();
+    *isSigned = type == npu::DataType::QINT8;
+    return (type == npu::DataType::QUINT8 || *isSigned) && (*input)->type() == type;
+}
+
+template <typename Layer, typename Spec>
+std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
+    auto state = std::make_unique<Layer>();
+    state->spec = spec;
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+}  // namespace
+
+// 8-bit ADD and SUB, any broadcast the kind's check let through. Exact, but about 4x slower than
+// XNNPACK's (not exact) add on AVX-512 (BENCHMARKS.md): only with NNEMU_NPU_KERNELS=all.
+std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
+    if (kernelChoice() != "all" || layer.inputs()->size() != 2) return nullptr;
+    const npu::Tensor* tensors[] = {&tensorAt(program, layer.inputs()->Get(0)), &tensorAt(program, layer.inputs()->Get(1)),
+                                    &outputOf(program, layer)};
+    const npu::DataType type = tensors[2]->type();
+    if ((type != npu::DataType::QUINT8 && type != npu::DataType::QINT8) || tensors[0]->type() != type ||
+        tensors[1]->type() != type) {
+        return nullptr;
+    }
+    kernels::QuantAddSpec spec;
+    spec.signedValues = type == npu::DataType::QINT8;
+    spec.subtract = layer.params_type() == npu::LayerParams::Subtract;
+    for (int i = 0; i < 2; ++i) {
+        spec.zeroPoints[i] = tensors[i]->zero_point();
+        spec.scales[i] = tensors[i]->scale();
+    }
+    spec.outputZeroPoint = tensors[2]->zero_point();
+    spec.outputScale = tensors[2]->scale();
+    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    auto state = std::make_unique<AddLayer>();
+    if (!kernels::prepareQuantAdd(spec, &state->params)) return nullptr;
+    for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
+    state->isa = kernels::bestIsa();
+    return state;
+}
+
+std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor *input, *output;
+    kernels::MaxPoolSpec spec;
+    const auto* p = layer.params_as_MaxPool2D();
+    if (p == nullptr || p->padding() == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues) ||
+        input->scale() != output->scale() || input->zero_point() != output->zero_point()) {
+        return nullptr;
+    }
+    const auto* in = input->dims();
+    const auto* out = output->dims();
+    spec.batches = in->Get(0);
+    spec.inHeight = in->Get(1);
+    spec.inWidth = in->Get(2);
+    spec.channels = in->Get(3);
+    spec.outHeight = out->Get(1);
+    spec.outWidth = out->Get(2);
+    spec.poolHeight = p->pool_height();
+    spec.poolWidth = p->pool_width();
+    spec.strideHeight = p->stride_height();
+    spec.strideWidth = p->stride_width();
+    spec.padTop = p->padding()->top();
+    spec.padLeft = p->padding()->left();
+    spec.zeroPoint = output->zero_point();
+    quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    return poolLayer<MaxPoolLayer>(spec);
+}
+
+std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor *input, *output;
+    kernels::GlobalAverageSpec spec;
+    const auto* p = layer.params_as_GlobalAveragePool2D();
+    if (p == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues)) return nullptr;
+    const bool same = input->scale() == output->scale() && input->zero_point() == output->zero_point();
+    if (!p->mean() && !same) return nullptr;
+    using kernels::AverageRounding;
+    spec.rounding = !p->mean() ? AverageRounding::HalfAway : same ? AverageRounding::MeanTruncate
+                                                                  : AverageRounding::MeanRequantize;
+    const auto* in = input->dims();
+    spec.batches = in->Get(0);
+    const uint64_t pixels = uint64_t{in->Get(1)} * in->Get(2);
+    if (pixels == 0 || pixels > (1u << 23)) return nullptr;  // sums stay within 32 bits
+    spec.pixels = static_cast<uint32_t>(pixels);
+    spec.channels = in->Get(3);
+    spec.inputScale = input->scale();
+    spec.outputScale = output->scale();
+    spec.inputZeroPoint = input->zero_point();
+    spec.outputZeroPoint = output->zero_point();
+    quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    return poolLayer<GlobalAverageLayer>(spec);
+}
+std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer) {
+    if (!ownKernelsEnabled() || layer.inputs()->size() != 1) return nullptr;
+    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
+    const npu::Tensor& output = outputOf(program, layer);
+    const bool toSigned = input.type() == npu::DataType::QUINT8 && output.type() == npu::DataType::QINT8;
+    const bool toUnsigned = input.type() == npu::DataType::QINT8 && output.type() == npu::DataType::QUINT8;
+    if (!(toSigned || toUnsigned) || input.scale() != output.scale() ||
+        output.zero_point() != input.zero_point() + (toSigned ? -128 : 128)) {
+        return nullptr;
+    }
+    return std::make_unique<LayerState>();
+}
+
+}  // namespace nnemu::synap
