@@ -97,14 +97,19 @@ inline FoldedRequant foldedRequantOf(const FastRequantBlock& f, const int32_t* i
     return q;
 }
 
-// The output values of 8 accumulators (before the initial terms), not clamped.
+// The output values of 8 accumulators (before the initial terms), not clamped. kClampsBelowZero:
+// the caller clamps every value <= the output zero point to it (ReLU's lower bound), so the
+// negative nudge is not needed: with the positive one, t < 0 still gives a value <= 0.
+template <bool kClampsBelowZero = false>
 inline __m256i scaleFolded(const FoldedRequant& q, __m256i acc) {
     const __m256i x = _mm256_add_epi32(acc, q.initial);
     const __m256i threshold = _mm256_set1_epi64x(-(int64_t{1} << 30));
     __m256i z[2];
     for (int p = 0; p < 2; ++p) {
         const __m256i t = _mm256_mul_epi32(p == 0 ? x : _mm256_srli_epi64(x, 32), q.multiplier[p]);
-        const __m256i nudge = _mm256_blendv_epi8(q.positive[p], q.negative[p], _mm256_cmpgt_epi64(threshold, t));
+        const __m256i nudge = kClampsBelowZero
+                                      ? q.positive[p]
+                                      : _mm256_blendv_epi8(q.positive[p], q.negative[p], _mm256_cmpgt_epi64(threshold, t));
         z[p] = _mm256_srlv_epi64(_mm256_add_epi64(t, nudge), q.shift[p]);
     }
     return _mm256_add_epi32(_mm256_blend_epi32(z[0], _mm256_slli_epi64(z[1], 32), 0xAA), q.post);

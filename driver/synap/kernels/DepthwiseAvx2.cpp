@@ -16,34 +16,34 @@ struct Column {
     __m256i pair[2], third[2];
 };
 
-template <bool kSigned>
-Column columnOf(__m128i r0, __m128i r1, __m128i r2) {
-    const auto widen16 = [](__m128i v) { return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v); };
-    const auto widen32 = [](__m128i v) { return kSigned ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v); };
-    return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))},
-            {widen32(r2), widen32(_mm_srli_si128(r2, 8))}};
-}
-
-// 16 bytes at p, or the first `count` of them (the rest 0) at the channels' end.
-template <bool kFull>
-__m128i load16(const uint8_t* p, size_t count) {
-    if constexpr (kFull) {
-        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+// 16 channels of rows 0, 1 and 2 of one input column (kFull: 16 readable bytes at each).
+template <bool kSigned, bool kFull>
+Column columnOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, size_t count) {
+    if constexpr (!kFull) {
+        alignas(16) uint8_t bytes[3][16] = {};
+        std::memcpy(bytes[0], row0, count);
+        std::memcpy(bytes[1], row1, count);
+        std::memcpy(bytes[2], row2, count);
+        return columnOf<kSigned, true>(bytes[0], bytes[1], bytes[2], 16);
     } else {
-        alignas(16) uint8_t bytes[16] = {};
-        std::memcpy(bytes, p, count);
-        return _mm_load_si128(reinterpret_cast<const __m128i*>(bytes));
+        const auto widen16 = [](__m128i v) { return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v); };
+        const auto widen32 = [](const uint8_t* p) {
+            const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+            return kSigned ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
+        };
+        const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row0));
+        const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1));
+        return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))}, {widen32(row2), widen32(row2 + 8)}};
     }
 }
 
 // Clamps 16 output values (two vectors of 8, zero point included) and stores their bytes; the
 // saturating packs are exact inside the clamp.
 template <bool kSigned, bool kFull>
-void store16(const GemmArgs& q, const __m256i y[2], uint8_t* out, size_t count) {
+void store16(const __m256i y[2], __m128i low, __m128i high, uint8_t* out, size_t count) {
     const __m256i words = _mm256_packs_epi32(y[0], y[1]);  // lanes: 0-3 8-11 | 4-7 12-15
     const __m256i bytes = kSigned ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
     __m128i v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
-    const __m128i low = _mm_set1_epi8(static_cast<char>(q.low)), high = _mm_set1_epi8(static_cast<char>(q.high));
     v = kSigned ? _mm_min_epi8(_mm_max_epi8(v, low), high) : _mm_min_epu8(_mm_max_epu8(v, low), high);
     if constexpr (kFull) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
@@ -54,7 +54,11 @@ void store16(const GemmArgs& q, const __m256i y[2], uint8_t* out, size_t count) 
     }
 }
 
-template <bool kSigned, bool kFolded, bool kFull, int kStride>
+// Saturating: GemmArgs' requantization; Folded: the folded one; FoldedAboveZero: the folded one
+// where the clamp's lower bound is at least the output zero point.
+enum class Mode { Saturating, Folded, FoldedAboveZero };
+
+template <bool kSigned, Mode kMode, bool kFull, int kStride>
 void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
     const GemmArgs& q = a.requant;
     const size_t channels = q.channels, first = block * kGemmBlock;
@@ -72,25 +76,23 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
     Requant slow[2];
     for (int h = 0; h < 2; ++h) {
         const size_t c = first + 8 * static_cast<size_t>(h);
-        if constexpr (kFolded) {
-            folded[h] = foldedRequantOf(a.avx2Folded[block], a.avx2Initial + c, a.avx2Post + c, h);
-        } else {
+        if constexpr (kMode == Mode::Saturating) {
             slow[h] = requantOf(q, c);
+        } else {
+            folded[h] = foldedRequantOf(a.avx2Folded[block], a.avx2Initial + c, a.avx2Post + c, h);
         }
     }
-    const int64_t width = a.inWidth;
+    const __m128i low = _mm_set1_epi8(static_cast<char>(q.low)), high = _mm_set1_epi8(static_cast<char>(q.high));
+    const int64_t width = a.inWidth, left = -static_cast<int64_t>(a.padLeft);
     const uint8_t* zero = a.zeroRow + first;
-    const Column pad = columnOf<kSigned>(load16<true>(zero, 16), load16<true>(zero, 16), load16<true>(zero, 16));
-    const auto column = [&](int64_t ix) {
+    const Column pad = columnOf<kSigned, true>(zero, zero, zero, 16);
+    const auto column = [&](int64_t ix) __attribute__((always_inline)) {
         if (ix < 0 || ix >= width) return pad;
         const size_t at = static_cast<size_t>(ix) * channels + first;
-        return columnOf<kSigned>(load16<kFull>(rows[0] + at, count), load16<kFull>(rows[1] + at, count),
-                                 load16<kFull>(rows[2] + at, count));
+        return columnOf<kSigned, kFull>(rows[0] + at, rows[1] + at, rows[2] + at, count);
     };
-    int64_t left = -static_cast<int64_t>(a.padLeft);
-    Column c0 = column(left), c1 = column(left + 1), c2 = column(left + 2);
     uint8_t* out = q.output + outRow * a.outWidth * channels + first;
-    for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
+    const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x) __attribute__((always_inline)) {
         __m256i y[2];
         for (int h = 0; h < 2; ++h) {
             __m256i acc = _mm256_add_epi32(_mm256_madd_epi16(c0.pair[h], w[h][0][0]), _mm256_madd_epi16(c0.third[h], w[h][0][1]));
@@ -98,34 +100,47 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
                                                          _mm256_madd_epi16(c1.third[h], w[h][1][1])));
             acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(c2.pair[h], w[h][2][0]),
                                                          _mm256_madd_epi16(c2.third[h], w[h][2][1])));
-            y[h] = kFolded ? scaleFolded(folded[h], acc) : requantize(q, slow[h], acc, 0);
+            if constexpr (kMode == Mode::Saturating) {
+                y[h] = requantize(q, slow[h], acc, 0);
+            } else {
+                y[h] = scaleFolded<kMode == Mode::FoldedAboveZero>(folded[h], acc);
+            }
         }
-        store16<kSigned, kFull>(q, y, out, count);
-        left += kStride;
-        if constexpr (kStride == 1) {
-            c0 = c1;
-            c1 = c2;
-            c2 = column(left + 2);
-        } else {
-            c0 = c2;
-            c1 = column(left + 1);
-            c2 = column(left + 2);
-        }
+        store16<kSigned, kFull>(y, low, high, out + x * channels, count);
+    };
+    // Three column slots; output x reads slots b, b + 1, b + 2 (mod 3), then the columns the
+    // next output needs replace the ones it does not. The unrolled loop keeps the slots in registers.
+    Column s[3] = {column(left), column(left + 1), column(left + 2)};
+    const auto step = [&](int b, size_t x) __attribute__((always_inline)) {
+        emit(s[b], s[(b + 1) % 3], s[(b + 2) % 3], x);
+        const int64_t ix = left + static_cast<int64_t>(x) * kStride;
+        s[b] = column(ix + 3);
+        if (kStride == 2) s[(b + 1) % 3] = column(ix + 4);
+    };
+    constexpr int kSecond = kStride == 1 ? 1 : 2, kThird = kStride == 1 ? 2 : 1;
+    const size_t n = a.outWidth;
+    size_t x = 0;
+    for (; x + 3 <= n; x += 3) {
+        step(0, x);
+        step(kSecond, x + 1);
+        step(kThird, x + 2);
     }
+    if (x < n) step(0, x);
+    if (x + 1 < n) step(kSecond, x + 1);
 }
 
 using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
 
-template <bool kSigned, bool kFolded, bool kFull>
+template <bool kSigned, Mode kMode, bool kFull>
 BlockRow blockRowOf(int stride) {
-    return stride == 1 ? blockRow<kSigned, kFolded, kFull, 1> : blockRow<kSigned, kFolded, kFull, 2>;
+    return stride == 1 ? blockRow<kSigned, kMode, kFull, 1> : blockRow<kSigned, kMode, kFull, 2>;
 }
 
-template <bool kSigned, bool kFolded>
+template <bool kSigned, Mode kMode>
 void rows(const DepthwiseArgs& a) {
     const size_t channels = a.requant.channels, whole = channels / kGemmBlock;
-    const BlockRow full = blockRowOf<kSigned, kFolded, true>(static_cast<int>(a.stride));
-    const BlockRow tail = blockRowOf<kSigned, kFolded, false>(static_cast<int>(a.stride));
+    const BlockRow full = blockRowOf<kSigned, kMode, true>(static_cast<int>(a.stride));
+    const BlockRow tail = blockRowOf<kSigned, kMode, false>(static_cast<int>(a.stride));
     for (size_t row = a.rowBegin; row < a.rowEnd; ++row) {
         const size_t batch = row / a.outHeight, y = row % a.outHeight;
         const uint8_t* inputRows[3];  // above or below the input: the zero-point row
@@ -140,15 +155,15 @@ void rows(const DepthwiseArgs& a) {
     }
 }
 
+template <bool kSigned>
+void rowsOf(const DepthwiseArgs& a) {
+    if (a.avx2Folded == nullptr) return rows<kSigned, Mode::Saturating>(a);
+    if (a.requant.low >= a.requant.outputZeroPoint) return rows<kSigned, Mode::FoldedAboveZero>(a);
+    rows<kSigned, Mode::Folded>(a);
+}
+
 }  // namespace
 
-void depthwiseAvx2(const DepthwiseArgs& a) {
-    const bool folded = a.avx2Folded != nullptr;
-    if (a.signedInput) {
-        folded ? rows<true, true>(a) : rows<true, false>(a);
-    } else {
-        folded ? rows<false, true>(a) : rows<false, false>(a);
-    }
-}
+void depthwiseAvx2(const DepthwiseArgs& a) { a.signedInput ? rowsOf<true>(a) : rowsOf<false>(a); }
 
 }  // namespace nnemu::synap::kernels
