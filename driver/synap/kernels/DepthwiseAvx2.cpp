@@ -58,8 +58,21 @@ void store16(const __m256i y[2], __m128i low, __m128i high, uint8_t* out, size_t
 // where the clamp's lower bound is at least the output zero point.
 enum class Mode { Saturating, Folded, FoldedAboveZero };
 
+// The input rows of output row `row` (batch * outHeight + y); above or below the input, the
+// zero-point row.
+void inputRowsOf(const DepthwiseArgs& a, size_t row, const uint8_t* rows[3]) {
+    const size_t batch = row / a.outHeight, y = row % a.outHeight;
+    for (int ky = 0; ky < 3; ++ky) {
+        const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + ky;
+        rows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
+                           ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * a.requant.channels
+                           : a.zeroRow;
+    }
+}
+
+// One 16-channel block over output rows [rowBegin, rowEnd): its weights and constants loaded once.
 template <bool kSigned, Mode kMode, bool kFull, int kStride>
-void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t rowEnd) {
     const GemmArgs& q = a.requant;
     const size_t channels = q.channels, first = block * kGemmBlock;
     const size_t count = channels - first < kGemmBlock ? channels - first : kGemmBlock;
@@ -86,12 +99,13 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
     const int64_t width = a.inWidth, left = -static_cast<int64_t>(a.padLeft);
     const uint8_t* zero = a.zeroRow + first;
     const Column pad = columnOf<kSigned, true>(zero, zero, zero, 16);
+    const uint8_t* rows[3];
+    uint8_t* out = nullptr;
     const auto column = [&](int64_t ix) __attribute__((always_inline)) {
         if (ix < 0 || ix >= width) return pad;
         const size_t at = static_cast<size_t>(ix) * channels + first;
         return columnOf<kSigned, kFull>(rows[0] + at, rows[1] + at, rows[2] + at, count);
     };
-    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
     const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x) __attribute__((always_inline)) {
         __m256i y[2];
         for (int h = 0; h < 2; ++h) {
@@ -108,50 +122,50 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
         }
         store16<kSigned, kFull>(y, low, high, out + x * channels, count);
     };
-    // Three column slots; output x reads slots b, b + 1, b + 2 (mod 3), then the columns the
-    // next output needs replace the ones it does not. The unrolled loop keeps the slots in registers.
-    Column s[3] = {column(left), column(left + 1), column(left + 2)};
-    const auto step = [&](int b, size_t x) __attribute__((always_inline)) {
-        emit(s[b], s[(b + 1) % 3], s[(b + 2) % 3], x);
-        const int64_t ix = left + static_cast<int64_t>(x) * kStride;
-        s[b] = column(ix + 3);
-        if (kStride == 2) s[(b + 1) % 3] = column(ix + 4);
-    };
-    constexpr int kSecond = kStride == 1 ? 1 : 2, kThird = kStride == 1 ? 2 : 1;
-    const size_t n = a.outWidth;
-    size_t x = 0;
-    for (; x + 3 <= n; x += 3) {
-        step(0, x);
-        step(kSecond, x + 1);
-        step(kThird, x + 2);
+    for (size_t row = rowBegin; row < rowEnd; ++row) {
+        inputRowsOf(a, row, rows);
+        out = q.output + row * a.outWidth * channels + first;
+        // Three column slots; output x reads slots b, b + 1, b + 2 (mod 3), then the columns the
+        // next output needs replace the ones it does not. The unrolled loop keeps the slots in registers.
+        Column s[3] = {column(left), column(left + 1), column(left + 2)};
+        const auto step = [&](int b, size_t x) __attribute__((always_inline)) {
+            emit(s[b], s[(b + 1) % 3], s[(b + 2) % 3], x);
+            const int64_t ix = left + static_cast<int64_t>(x) * kStride;
+            s[b] = column(ix + 3);
+            if (kStride == 2) s[(b + 1) % 3] = column(ix + 4);
+        };
+        constexpr int kSecond = kStride == 1 ? 1 : 2, kThird = kStride == 1 ? 2 : 1;
+        const size_t n = a.outWidth;
+        size_t x = 0;
+        for (; x + 3 <= n; x += 3) {
+            step(0, x);
+            step(kSecond, x + 1);
+            step(kThird, x + 2);
+        }
+        if (x < n) step(0, x);
+        if (x + 1 < n) step(kSecond, x + 1);
     }
-    if (x < n) step(0, x);
-    if (x + 1 < n) step(kSecond, x + 1);
 }
 
-using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
+using BlockRows = void (*)(const DepthwiseArgs&, size_t, size_t, size_t);
 
 template <bool kSigned, Mode kMode, bool kFull>
-BlockRow blockRowOf(int stride) {
-    return stride == 1 ? blockRow<kSigned, kMode, kFull, 1> : blockRow<kSigned, kMode, kFull, 2>;
+BlockRows blockRowsOf(int stride) {
+    return stride == 1 ? blockRows<kSigned, kMode, kFull, 1> : blockRows<kSigned, kMode, kFull, 2>;
 }
 
+// Chunks of output rows of at least 64 outputs, each block over a chunk: few setups per output
+// on small layers, a chunk's input still in the caches on large ones.
 template <bool kSigned, Mode kMode>
 void rows(const DepthwiseArgs& a) {
     const size_t channels = a.requant.channels, whole = channels / kGemmBlock;
-    const BlockRow full = blockRowOf<kSigned, kMode, true>(static_cast<int>(a.stride));
-    const BlockRow tail = blockRowOf<kSigned, kMode, false>(static_cast<int>(a.stride));
-    for (size_t row = a.rowBegin; row < a.rowEnd; ++row) {
-        const size_t batch = row / a.outHeight, y = row % a.outHeight;
-        const uint8_t* inputRows[3];  // above or below the input: the zero-point row
-        for (int ky = 0; ky < 3; ++ky) {
-            const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + ky;
-            inputRows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
-                                    ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * channels
-                                    : a.zeroRow;
-        }
-        for (size_t block = 0; block < whole; ++block) full(a, inputRows, row, block);
-        if (whole * kGemmBlock < channels) tail(a, inputRows, row, whole);
+    const BlockRows full = blockRowsOf<kSigned, kMode, true>(static_cast<int>(a.stride));
+    const BlockRows tail = blockRowsOf<kSigned, kMode, false>(static_cast<int>(a.stride));
+    const size_t chunk = (64 + a.outWidth - 1) / a.outWidth;
+    for (size_t begin = a.rowBegin; begin < a.rowEnd; begin += chunk) {
+        const size_t end = a.rowEnd - begin < chunk ? a.rowEnd : begin + chunk;
+        for (size_t block = 0; block < whole; ++block) full(a, block, begin, end);
+        if (whole * kGemmBlock < channels) tail(a, whole, begin, end);
     }
 }
 
