@@ -107,9 +107,9 @@ inline __m256i scaleFolded(const FoldedRequant& q, __m256i acc) {
     __m256i z[2];
     for (int p = 0; p < 2; ++p) {
         const __m256i t = _mm256_mul_epi32(p == 0 ? x : _mm256_srli_epi64(x, 32), q.multiplier[p]);
-        const __m256i nudge = kClampsBelowZero
-                                      ? q.positive[p]
-                                      : _mm256_blendv_epi8(q.positive[p], q.negative[p], _mm256_cmpgt_epi64(threshold, t));
+        const __m256i nudge =
+                kClampsBelowZero ? q.positive[p]
+                                 : _mm256_blendv_epi8(q.positive[p], q.negative[p], _mm256_cmpgt_epi64(threshold, t));
         z[p] = _mm256_srlv_epi64(_mm256_add_epi64(t, nudge), q.shift[p]);
     }
     return _mm256_add_epi32(_mm256_blend_epi32(z[0], _mm256_slli_epi64(z[1], 32), 0xAA), q.post);

@@ -108,15 +108,16 @@ DepthwiseAvx2Layout packDepthwiseAvx2(const PackedDepthwise& p) {
     layout.initial.assign(p.requant.arrays.begin() + 5 * padded, p.requant.arrays.begin() + 6 * padded);
     layout.post.assign(padded, 0);
     constexpr uint64_t kSign = uint64_t{1} << 63;
+    const auto plusSign = [](int64_t& nudge) { nudge = static_cast<int64_t>(static_cast<uint64_t>(nudge) + kSign); };
     for (size_t b = 0; b < layout.folded.size(); ++b) {
         FastRequantBlock& block = layout.folded[b];
         for (int parity = 0; parity < 2; ++parity) {
             for (int lane = 0; lane < 8; ++lane) {
-                block.positive[parity][lane] = static_cast<int64_t>(static_cast<uint64_t>(block.positive[parity][lane]) + kSign);
-                block.negative[parity][lane] = static_cast<int64_t>(static_cast<uint64_t>(block.negative[parity][lane]) + kSign);
-                const uint64_t offset = kSign >> block.shift[parity][lane];
-                layout.post[b * kGemmBlock + 2 * lane + parity] =
-                        static_cast<int32_t>(static_cast<uint32_t>(p.spec.outputZeroPoint) - static_cast<uint32_t>(offset));
+                plusSign(block.positive[parity][lane]);
+                plusSign(block.negative[parity][lane]);
+                const auto offset = static_cast<uint32_t>(kSign >> block.shift[parity][lane]);
+                const auto zero = static_cast<uint32_t>(p.spec.outputZeroPoint);
+                layout.post[b * kGemmBlock + 2 * lane + parity] = static_cast<int32_t>(zero - offset);
             }
         }
     }

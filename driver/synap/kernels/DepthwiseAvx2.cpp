@@ -33,7 +33,8 @@ Column columnOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, s
         };
         const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row0));
         const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1));
-        return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))}, {widen32(row2), widen32(row2 + 8)}};
+        return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))},
+                {widen32(row2), widen32(row2 + 8)}};
     }
 }
 
@@ -81,7 +82,8 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
     for (int h = 0; h < 2; ++h) {
         for (int kx = 0; kx < 3; ++kx) {
             for (int k = 0; k < 2; ++k) {
-                w[h][kx][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights + ((h * 3 + kx) * 2 + k) * 16));
+                const int16_t* at = weights + ((h * 3 + kx) * 2 + k) * 16;
+                w[h][kx][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
             }
         }
     }
@@ -106,14 +108,15 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
         const size_t at = static_cast<size_t>(ix) * channels + first;
         return columnOf<kSigned, kFull>(rows[0] + at, rows[1] + at, rows[2] + at, count);
     };
-    const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x) __attribute__((always_inline)) {
+    const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x)
+                              __attribute__((always_inline)) {
         __m256i y[2];
         for (int h = 0; h < 2; ++h) {
-            __m256i acc = _mm256_add_epi32(_mm256_madd_epi16(c0.pair[h], w[h][0][0]), _mm256_madd_epi16(c0.third[h], w[h][0][1]));
-            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(c1.pair[h], w[h][1][0]),
-                                                         _mm256_madd_epi16(c1.third[h], w[h][1][1])));
-            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(c2.pair[h], w[h][2][0]),
-                                                         _mm256_madd_epi16(c2.third[h], w[h][2][1])));
+            const auto taps = [&](const Column& c, int kx) {
+                return _mm256_add_epi32(_mm256_madd_epi16(c.pair[h], w[h][kx][0]),
+                                        _mm256_madd_epi16(c.third[h], w[h][kx][1]));
+            };
+            const __m256i acc = _mm256_add_epi32(_mm256_add_epi32(taps(c0, 0), taps(c1, 1)), taps(c2, 2));
             if constexpr (kMode == Mode::Saturating) {
                 y[h] = requantize(q, slow[h], acc, 0);
             } else {
