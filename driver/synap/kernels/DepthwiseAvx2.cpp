@@ -157,14 +157,14 @@ BlockRows blockRowsOf(int stride) {
     return stride == 1 ? blockRows<kSigned, kMode, kFull, 1> : blockRows<kSigned, kMode, kFull, 2>;
 }
 
-// Chunks of output rows of at least 64 outputs, each block over a chunk: few setups per output
+// Chunks of output rows of at least 256 outputs, each block over a chunk: few setups per output
 // on small layers, a chunk's input still in the caches on large ones.
 template <bool kSigned, Mode kMode>
 void rows(const DepthwiseArgs& a) {
     const size_t channels = a.requant.channels, whole = channels / kGemmBlock;
     const BlockRows full = blockRowsOf<kSigned, kMode, true>(static_cast<int>(a.stride));
     const BlockRows tail = blockRowsOf<kSigned, kMode, false>(static_cast<int>(a.stride));
-    const size_t chunk = (64 + a.outWidth - 1) / a.outWidth;
+    const size_t chunk = (256 + a.outWidth - 1) / a.outWidth;
     for (size_t begin = a.rowBegin; begin < a.rowEnd; begin += chunk) {
         const size_t end = a.rowEnd - begin < chunk ? a.rowEnd : begin + chunk;
         for (size_t block = 0; block < whole; ++block) full(a, block, begin, end);
