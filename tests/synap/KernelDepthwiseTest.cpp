@@ -67,7 +67,7 @@ class KernelDepthwise : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
     std::mt19937 rng(4321 + static_cast<int>(GetParam()));
-    int folded = 0, sets[4] = {}, mixed = 0, avx2Folded = 0;
+    int folded = 0, sets[4] = {}, mixed = 0, avx2Folded = 0, avx2AboveZero = 0;
     for (int iteration = 0; iteration < 150; ++iteration) {
         Case c = randomCase(rng, GetParam());
         spreadWeights(rng, iteration, &c);
@@ -86,6 +86,7 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         PackedDepthwise packed(c.channels);
         ASSERT_TRUE(packDepthwise(spec, &packed));
         avx2Folded += !packed.avx2.folded.empty();
+        avx2AboveZero += !packed.avx2.folded.empty() && spec.low >= spec.outputZeroPoint;
         if (!packed.folded.empty()) {
             ++folded;
             ++sets[packed.weightSets];
@@ -109,9 +110,12 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
             ASSERT_EQ(out, expected) << "kept for " << isaName(isa) << ", iteration " << iteration;
         }
     }
-    // The AVX2 kernel's folded and saturating requantizations both ran.
+    // The AVX2 kernel's folded and saturating requantizations both ran, the folded one also
+    // with a clamp at or above the output zero point (ReLU: no negative nudge) and without.
     EXPECT_GT(avx2Folded, 30);
     EXPECT_LT(avx2Folded, 120);
+    EXPECT_GT(avx2AboveZero, 10);
+    EXPECT_LT(avx2AboveZero, avx2Folded - 10);
     // Both requantizations and, for uint8, every weight split ran.
     EXPECT_GT(folded, 30);
     EXPECT_LT(folded, 120);
