@@ -136,11 +136,12 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
 }
 
 // 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel. By default
-// only on AVX-512 VNNI with the folded requantization (Depthwise.h), where it measures faster
-// than XNNPACK's; elsewhere (portable loop, saturating requantization) it is slower.
+// only on AVX-512 VNNI or AVX2 with the folded requantization (Depthwise.h), where it measures
+// faster than XNNPACK's; elsewhere (portable loop, saturating requantization) it is slower.
 std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer) {
     const bool everywhere = kernelChoice() == "all";
-    if (!everywhere && kernels::bestIsa() != kernels::Isa::Avx512Vnni) return nullptr;
+    const kernels::Isa isa = kernels::bestIsa();
+    if (!everywhere && isa != kernels::Isa::Avx512Vnni && isa != kernels::Isa::Avx2) return nullptr;
     const auto* p = layer.params_as_Conv2D();
     if (p == nullptr || !p->depthwise() || p->padding() == nullptr || p->kernel_height() != 3 ||
         p->kernel_width() != 3 || p->stride_height() != p->stride_width() || p->stride_height() > 2 ||
@@ -165,8 +166,10 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     spec.padLeft = p->padding()->left();
     fillSpec(o, &spec);
     auto state = std::make_unique<DepthwiseLayer>(channels);
-    if (!kernels::packDepthwise(spec, &state->packed) || (!everywhere && state->packed.folded.empty())) return nullptr;
-    state->isa = kernels::bestIsa();
+    if (!kernels::packDepthwise(spec, &state->packed)) return nullptr;
+    const bool folded = isa == kernels::Isa::Avx2 ? !state->packed.avx2.folded.empty() : !state->packed.folded.empty();
+    if (!everywhere && !folded) return nullptr;
+    state->isa = isa;
     kernels::keepDepthwiseFor(state->isa, &state->packed);
     return state;
 }
