@@ -3,7 +3,7 @@
 // weights are private), written by the first hit (a store stays as cheap as before) and mapped by
 // the later ones instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
 // once mapped); a trailer follows: magic, the program's size, its md5 (as the database names it)
-// and its lane CRC-32Cs (Crc32c.h, checked at each mapping: ~10 times faster than SHA-256 with
+// and its lane CRC-32Cs (Crc32c.h, checked at each mapping: ~15 times faster than SHA-256 with
 // the SHA extensions, which version 1 used).
 // The database stays the source of truth: a program file is used only when the database names
 // its md5, after checking that it is a regular file (never followed through a symbolic link)
