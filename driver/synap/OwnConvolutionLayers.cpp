@@ -31,6 +31,12 @@ struct GemmLayer : OwnLayer {
         inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });
         return true;
     }
+
+    bool runGemmRows(const uint8_t* input, size_t count, uint8_t* output) override {
+        if (count == 0) return true;
+        thread_local kernels::QuantGemmScratch scratch;
+        return kernels::runQuantGemm(isa, weights, input, count, output, &scratch);
+    }
 };
 
 struct DepthwiseLayer : OwnLayer {
@@ -44,6 +50,12 @@ struct DepthwiseLayer : OwnLayer {
             kernels::runDepthwise(isa, packed, layer.inputs[0], layer.output, begin, end);
         });
         return true;
+    }
+
+    const kernels::DepthwiseSpec* depthwiseSpec() const override { return &packed.spec; }
+    void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t begin,
+                          size_t end) override {
+        kernels::runDepthwiseBand(isa, packed, band, bandFirstRow, output, begin, end);
     }
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "NativeLayers.h"
+#include "kernels/Depthwise.h"
 #include "kernels/Requant.h"
 
 namespace nnemu::synap::own {
@@ -22,6 +23,12 @@ bool ownKernelsEnabled();
 // A layer on an own kernel: its packed weights and how it runs.
 struct OwnLayer : LayerState {
     virtual bool run(const NativeLayer& layer) = 0;
+    // Pairs run in row bands (BandedLayers.h): a GEMM's output rows for `rows` rows of input on
+    // the calling thread (0 rows: whether the layer runs on the GEMM); a 3x3 depthwise's
+    // geometry, and its output rows from an input band.
+    virtual bool runGemmRows(const uint8_t*, size_t /*rows*/, uint8_t*) { return false; }
+    virtual const kernels::DepthwiseSpec* depthwiseSpec() const { return nullptr; }
+    virtual void runDepthwiseBand(const uint8_t*, size_t /*bandFirstRow*/, uint8_t*, size_t, size_t) {}
 };
 
 // Output rows per slice on the pool: large enough that handing out slices costs little.

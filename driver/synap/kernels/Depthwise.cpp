@@ -178,6 +178,11 @@ void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
 
 void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
                   size_t rowEnd) {
+    runDepthwiseBand(isa, p, input, 0, output, rowBegin, rowEnd);
+}
+
+void runDepthwiseBand(Isa isa, const PackedDepthwise& p, const uint8_t* input, size_t bandFirstRow, uint8_t* output,
+                      size_t rowBegin, size_t rowEnd) {
     const DepthwiseSpec& s = p.spec;
     DepthwiseArgs args{};
     args.requant.channels = s.channels;
@@ -188,6 +193,7 @@ void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8
     RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
                         p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
     args.input = input;
+    args.inRowFirst = bandFirstRow;
     args.inHeight = s.inHeight;
     args.inWidth = s.inWidth;
     args.outHeight = s.outHeight;

@@ -56,5 +56,9 @@ void keepDepthwiseFor(Isa isa, PackedDepthwise* packed);
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,
                   size_t rowEnd);
+// The same from a band of the input: `band` holds input rows (batch * inHeight + y) from
+// `bandFirstRow` on, every row the output rows read inside the image (the kernels read none outside).
+void runDepthwiseBand(Isa isa, const PackedDepthwise& packed, const uint8_t* band, size_t bandFirstRow,
+                      uint8_t* output, size_t rowBegin, size_t rowEnd);
 
 }  // namespace nnemu::synap::kernels

@@ -1,0 +1,129 @@
+#include "BandedLayers.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "OwnLayerSupport.h"
+
+namespace nnemu::synap {
+namespace {
+
+using namespace own;
+
+bool bandsEnabled() {
+    const char* choice = std::getenv("NNEMU_NPU_BANDS");
+    return choice == nullptr || std::string_view(choice) != "0";
+}
+
+// New GEMM output a band computes, at most about: its rows stay in the L2 cache until the
+// depthwise reads them.
+constexpr size_t kBandBytes = 64 * 1024;
+// The kernels may read (and the GEMM write) a little past a band's last row.
+constexpr size_t kBandSlack = 256;
+
+struct BandedPair : OwnLayer {
+    std::shared_ptr<LayerState> gemmState, depthwiseState;  // keep the layers' states alive
+    OwnLayer* gemm = nullptr;
+    OwnLayer* depthwise = nullptr;
+    kernels::DepthwiseSpec spec;  // the depthwise's geometry
+    size_t depth = 0;             // the GEMM's input channels
+    size_t rowBytes = 0;          // one row of the value between them
+    size_t bandRows = 1;          // depthwise output rows per band
+
+    // Input rows [first, end) of the image (batch * inHeight + y) that output rows [begin, end)
+    // of one batch read inside it.
+    void inputRowsOf(size_t begin, size_t end, size_t* first, size_t* last) const {
+        const size_t batch = begin / spec.outHeight, y0 = begin % spec.outHeight, y1 = end - batch * spec.outHeight;
+        const int64_t low = static_cast<int64_t>(y0 * spec.stride) - spec.padTop;
+        const int64_t high = static_cast<int64_t>((y1 - 1) * spec.stride) - spec.padTop + 3;
+        const auto clip = [&](int64_t y) { return static_cast<size_t>(std::clamp<int64_t>(y, 0, spec.inHeight)); };
+        *first = batch * spec.inHeight + clip(low);
+        *last = std::max(*first, batch * spec.inHeight + clip(high));
+    }
+
+    // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
+    // one before stay in the buffer (moved to its start) instead of being computed again.
+    bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {
+        thread_local std::vector<uint8_t> buffer;
+        const size_t most = (bandRows - 1) * spec.stride + 3;
+        if (buffer.size() < most * rowBytes + kBandSlack) buffer.resize(most * rowBytes + kBandSlack);
+        const size_t pixels = rowBytes / spec.channels;
+        size_t haveFirst = 0, haveLast = 0;
+        for (size_t row = begin; row < end;) {
+            const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
+            const size_t stop = std::min({end, batchEnd, row + bandRows});
+            size_t first, last;
+            inputRowsOf(row, stop, &first, &last);
+            size_t kept = 0;
+            if (first >= haveFirst && first < haveLast) {
+                kept = std::min(haveLast, last) - first;
+                std::memmove(buffer.data(), buffer.data() + (first - haveFirst) * rowBytes, kept * rowBytes);
+            }
+            if (last > first + kept && !gemm->runGemmRows(input + (first + kept) * pixels * depth,
+                                                          (last - first - kept) * pixels,
+                                                          buffer.data() + kept * rowBytes)) {
+                return false;
+            }
+            depthwise->runDepthwiseBand(buffer.data(), first, output, row, stop);
+            haveFirst = first;
+            haveLast = last;
+            row = stop;
+        }
+        return true;
+    }
+
+    // One contiguous run of bands per thread: only where two runs meet are rows computed twice.
+    bool run(const NativeLayer& layer) override {
+        const size_t rows = size_t{spec.batches} * spec.outHeight;
+        const size_t threads = layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool);
+        const size_t runs = std::clamp<size_t>(rows / (2 * bandRows), 1, threads);
+        if (runs == 1) return runRows(layer.inputs[0], layer.output, 0, rows);
+        std::atomic<bool> ok = true;
+        const auto runOf = [&](size_t i) {
+            if (!runRows(layer.inputs[0], layer.output, i * rows / runs, (i + 1) * rows / runs)) ok = false;
+        };
+        pthreadpool_parallelize_1d(layer.pool, runOf, runs);
+        return ok;
+    }
+};
+
+}  // namespace
+
+std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const npu::Layer& layer,
+                                             const std::shared_ptr<LayerState>& state, const npu::Layer& reader,
+                                             const std::shared_ptr<LayerState>& readerState) {
+    auto* gemm = dynamic_cast<OwnLayer*>(state.get());
+    auto* depthwise = dynamic_cast<OwnLayer*>(readerState.get());
+    if (!bandsEnabled() || gemm == nullptr || depthwise == nullptr || !gemm->runGemmRows(nullptr, 0, nullptr)) {
+        return nullptr;
+    }
+    const kernels::DepthwiseSpec* spec = depthwise->depthwiseSpec();
+    if (spec == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
+        return nullptr;
+    }
+    // The GEMM's input [B, H, W, K] and output [B, H, W, C] (the kind's check holds) must be
+    // the depthwise's input.
+    const auto* in = tensorAt(program, layer.inputs()->Get(0)).dims();
+    const auto* value = tensorAt(program, layer.outputs()->Get(0)).dims();
+    if (in->size() != 4 || value->size() != 4 || value->Get(0) != spec->batches || value->Get(1) != spec->inHeight ||
+        value->Get(2) != spec->inWidth || value->Get(3) != spec->channels || in->Get(0) != spec->batches ||
+        in->Get(1) != spec->inHeight || in->Get(2) != spec->inWidth || spec->outHeight == 0 || spec->inWidth == 0) {
+        return nullptr;
+    }
+    auto pair = std::make_shared<BandedPair>();
+    pair->gemmState = state;
+    pair->depthwiseState = readerState;
+    pair->gemm = gemm;
+    pair->depthwise = depthwise;
+    pair->spec = *spec;
+    pair->depth = in->Get(3);
+    pair->rowBytes = size_t{spec->inWidth} * spec->channels;
+    pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * spec->stride));
+    return pair;
+}
+
+}  // namespace nnemu::synap
