@@ -345,6 +345,7 @@ void NpuCore::planActivations() {
         total = std::max(total, offset + bytesOf(t));
     }
     arena_.assign(total, 0);
+    NN_LOG(VERBOSE) << "NPU core: activation arena of " << total << " bytes for " << planned.size() << " tensors";
 }
 
 bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
