@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "BenchNetworks.h"
 #include "NpuCore.h"
@@ -202,6 +203,9 @@ void StatisticsBookkeeping(benchmark::State& state) {
 
 constexpr const char* kNetworks[] = {"mobilenet_v1_1.0_224_quant", "mobilenet_v1_1.0_224_float",
                                      "mobilenet_v1_0.25_224_quant", "mobilenet_v1_0.25_224_float"};
+// Threads/ also runs the int8 MobileNets v2 (per-channel and full int8), whose layers are mostly
+// the own kernels'.
+constexpr const char* kInt8Networks[] = {"mobilenet_v2_1.0_224_int8", "mobilenet_v2_1.0_224_full_int8"};
 
 void registerAll() {
     for (const char* name : kNetworks) {
@@ -215,7 +219,9 @@ void registerAll() {
                 ->Unit(benchmark::kMillisecond)->Iterations(2);
     }
     benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
-    for (const char* name : kNetworks) {
+    std::vector<const char*> threadNetworks(std::begin(kNetworks), std::end(kNetworks));
+    threadNetworks.insert(threadNetworks.end(), std::begin(kInt8Networks), std::end(kInt8Networks));
+    for (const char* name : threadNetworks) {
         for (const bool load : {false, true}) {
             const std::string label = std::string("Threads/") + (load ? "load/" : "idle/") + name;
             benchmark::RegisterBenchmark(label.c_str(), Threads, name, load)->Unit(benchmark::kMicrosecond)->MinTime(3.0);
