@@ -19,18 +19,17 @@ bool bandsEnabled() {
     return choice == nullptr || std::string_view(choice) != "0";
 }
 
-// New GEMM output a band computes, at most about: its rows stay in the L2 cache until the
+// New convolution output a band computes, at most about: its rows stay in the L2 cache until the
 // depthwise reads them.
 constexpr size_t kBandBytes = 64 * 1024;
-// The kernels may read (and the GEMM write) a little past a band's last row.
+// The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
 
 struct BandedPair : OwnLayer {
-    std::shared_ptr<LayerState> gemmState, depthwiseState;  // keep the layers' states alive
-    OwnLayer* gemm = nullptr;
+    std::shared_ptr<LayerState> producerState, depthwiseState;  // keep the layers' states alive
+    OwnLayer* producer = nullptr;
     OwnLayer* depthwise = nullptr;
     kernels::DepthwiseSpec spec;  // the depthwise's geometry
-    size_t depth = 0;             // the GEMM's input channels
     size_t rowBytes = 0;          // one row of the value between them
     size_t bandRows = 1;          // depthwise output rows per band
 
@@ -51,7 +50,6 @@ struct BandedPair : OwnLayer {
         thread_local std::vector<uint8_t> buffer;
         const size_t most = (bandRows - 1) * spec.stride + 3;
         if (buffer.size() < most * rowBytes + kBandSlack) buffer.resize(most * rowBytes + kBandSlack);
-        const size_t pixels = rowBytes / spec.channels;
         size_t haveFirst = 0, haveLast = 0;
         for (size_t row = begin; row < end;) {
             const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
@@ -63,9 +61,8 @@ struct BandedPair : OwnLayer {
                 kept = std::min(haveLast, last) - first;
                 std::memmove(buffer.data(), buffer.data() + (first - haveFirst) * rowBytes, kept * rowBytes);
             }
-            if (last > first + kept && !gemm->runGemmRows(input + (first + kept) * pixels * depth,
-                                                          (last - first - kept) * pixels,
-                                                          buffer.data() + kept * rowBytes)) {
+            if (last > first + kept &&
+                !producer->runImageRows(input, first + kept, last - first - kept, buffer.data() + kept * rowBytes)) {
                 return false;
             }
             depthwise->runDepthwiseBand(buffer.data(), first, output, row, stop);
@@ -96,31 +93,27 @@ struct BandedPair : OwnLayer {
 std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const npu::Layer& layer,
                                              const std::shared_ptr<LayerState>& state, const npu::Layer& reader,
                                              const std::shared_ptr<LayerState>& readerState) {
-    auto* gemm = dynamic_cast<OwnLayer*>(state.get());
+    auto* producer = dynamic_cast<OwnLayer*>(state.get());
     auto* depthwise = dynamic_cast<OwnLayer*>(readerState.get());
-    if (!bandsEnabled() || gemm == nullptr || depthwise == nullptr || !gemm->runGemmRows(nullptr, 0, nullptr)) {
+    if (!bandsEnabled() || producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
         return nullptr;
     }
     const kernels::DepthwiseSpec* spec = depthwise->depthwiseSpec();
     if (spec == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
         return nullptr;
     }
-    // The GEMM's input [B, H, W, K] and output [B, H, W, C] (the kind's check holds) must be
-    // the depthwise's input.
-    const auto* in = tensorAt(program, layer.inputs()->Get(0)).dims();
+    // The convolution's output [B, H, W, C] (the kind's check holds) must be the depthwise's input.
     const auto* value = tensorAt(program, layer.outputs()->Get(0)).dims();
-    if (in->size() != 4 || value->size() != 4 || value->Get(0) != spec->batches || value->Get(1) != spec->inHeight ||
-        value->Get(2) != spec->inWidth || value->Get(3) != spec->channels || in->Get(0) != spec->batches ||
-        in->Get(1) != spec->inHeight || in->Get(2) != spec->inWidth || spec->outHeight == 0 || spec->inWidth == 0) {
+    if (value->size() != 4 || value->Get(0) != spec->batches || value->Get(1) != spec->inHeight ||
+        value->Get(2) != spec->inWidth || value->Get(3) != spec->channels || spec->outHeight == 0 || spec->inWidth == 0) {
         return nullptr;
     }
     auto pair = std::make_shared<BandedPair>();
-    pair->gemmState = state;
+    pair->producerState = state;
     pair->depthwiseState = readerState;
-    pair->gemm = gemm;
+    pair->producer = producer;
     pair->depthwise = depthwise;
     pair->spec = *spec;
-    pair->depth = in->Get(3);
     pair->rowBytes = size_t{spec->inWidth} * spec->channels;
     pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * spec->stride));
     return pair;

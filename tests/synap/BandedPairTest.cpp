@@ -30,6 +30,7 @@ struct PairCase {
     int32_t stride, padLeft, padRight, padTop, padBottom;
     float valueScale;   // of the 1x1 convolution's output; small: its multipliers above 1
     float outputScale;
+    bool firstConv = false;  // a 3x3 stride-2 convolution (im2col + GEMM) instead of the 1x1
 };
 
 std::vector<uint8_t> randomBytes(size_t count, std::mt19937& random, int low, int high) {
@@ -72,16 +73,19 @@ hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidt
     const OperandType activations = c.isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
     const int32_t zero = c.isSigned ? -3 : 125;
     const uint32_t input = b.tensor(activations, {1, c.height, c.width, c.depth}, 0.05f, zero);
-    const uint32_t gemmFilter = filter(b, c, {c.channels, 1, 1, c.depth}, 0, random);
-    const uint32_t gemmBias = b.constant(OperandType::TENSOR_INT32, {c.channels}, randomBias(c.channels, random),
+    const uint32_t size = c.firstConv ? 3 : 1, step = c.firstConv ? 2 : 1;
+    const uint32_t convFilter = filter(b, c, {c.channels, size, size, c.depth}, 0, random);
+    const uint32_t convBias = b.constant(OperandType::TENSOR_INT32, {c.channels}, randomBias(c.channels, random),
                                          c.perChannel ? 0.0f : 0.05f * 0.01f);
-    const uint32_t value = b.tensor(activations, {1, c.height, c.width, c.channels}, c.valueScale, zero + 2);
+    // The 3x3 one pads right and bottom by 2.
+    const uint32_t height = (c.height + size - 1 - size) / step + 1, width = (c.width + size - 1 - size) / step + 1;
+    const uint32_t value = b.tensor(activations, {1, height, width, c.channels}, c.valueScale, zero + 2);
     b.operation(OperationType::CONV_2D,
-                {input, gemmFilter, gemmBias, b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(1),
-                 b.scalar(1), b.scalar(3)},
+                {input, convFilter, convBias, b.scalar(0), b.scalar(int32_t(size) - 1), b.scalar(0),
+                 b.scalar(int32_t(size) - 1), b.scalar(int32_t(step)), b.scalar(int32_t(step)), b.scalar(3)},
                 value);
-    *outHeight = static_cast<uint32_t>((int32_t(c.height) + c.padTop + c.padBottom - 3) / c.stride + 1);
-    *outWidth = static_cast<uint32_t>((int32_t(c.width) + c.padLeft + c.padRight - 3) / c.stride + 1);
+    *outHeight = static_cast<uint32_t>((int32_t(height) + c.padTop + c.padBottom - 3) / c.stride + 1);
+    *outWidth = static_cast<uint32_t>((int32_t(width) + c.padLeft + c.padRight - 3) / c.stride + 1);
     const uint32_t dwFilter = filter(b, c, {1, 3, 3, c.channels}, 3, random);
     const uint32_t dwBias = b.constant(OperandType::TENSOR_INT32, {c.channels}, randomBias(c.channels, random),
                                        c.perChannel ? 0.0f : c.valueScale * 0.01f);
@@ -157,13 +161,14 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
     EXPECT_EQ(differences, 0u);
     // The arena holds the value between the layers, [H, W, channels], when they run apart; the
     // network's input and output alone (each padded) when banded.
-    EXPECT_GE(apart.arenaBytes, size_t{c.height} * c.width * c.channels);
+    EXPECT_GE(apart.arenaBytes, outputBytes + size_t{c.channels} * (c.firstConv ? c.height * c.width / 4 : c.height * c.width));
     EXPECT_LE(banded.arenaBytes, input.size() + outputBytes + 2 * 128) << "apart: " << apart.arenaBytes;
 }
 
 // Odd and even heights, several bands (wide rows of many channels) and one, stride 1 and 2,
 // symmetric, asymmetric and no padding, channels not a multiple of 16, int8 per-channel and
-// per-tensor, uint8 with a filter zero point; two with the 1x1 convolution's multipliers above 1.
+// per-tensor, uint8 with a filter zero point; two with the 1x1 convolution's multipliers above 1;
+// two after a 3x3 stride-2 convolution of 3 input channels (the first layer of MobileNets).
 INSTANTIATE_TEST_SUITE_P(
         Shapes, BandedPair,
         ::testing::Values(PairCase{true, true, 45, 61, 16, 128, 2, 0, 1, 0, 1, 0.04f, 0.05f},
@@ -172,12 +177,15 @@ INSTANTIATE_TEST_SUITE_P(
                           PairCase{false, false, 31, 40, 8, 120, 1, 0, 0, 0, 0, 0.04f, 0.05f},
                           PairCase{true, false, 7, 9, 12, 24, 2, 0, 0, 0, 0, 0.04f, 0.05f},
                           PairCase{false, false, 29, 50, 32, 104, 1, 0, 2, 2, 0, 0.04f, 0.03f},
-                          PairCase{true, true, 58, 37, 24, 200, 2, 1, 1, 1, 1, 0.0003f, 0.05f}),
+                          PairCase{true, true, 58, 37, 24, 200, 2, 1, 1, 1, 1, 0.0003f, 0.05f},
+                          PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true},
+                          PairCase{false, false, 90, 71, 3, 40, 2, 0, 1, 0, 1, 0.04f, 0.05f, true}),
         [](const ::testing::TestParamInfo<PairCase>& info) {
             const PairCase& c = info.param;
             return std::string(c.isSigned ? (c.perChannel ? "int8pc" : "int8") : "uint8") + "_" +
                    std::to_string(c.height) + "x" + std::to_string(c.width) + "x" + std::to_string(c.channels) +
-                   "_s" + std::to_string(c.stride) + "_pad" + std::to_string(c.padTop) + std::to_string(c.padBottom);
+                   "_s" + std::to_string(c.stride) + "_pad" + std::to_string(c.padTop) + std::to_string(c.padBottom) +
+                   (c.firstConv ? "_conv3x3" : "");
         });
 
 }  // namespace
