@@ -37,7 +37,9 @@ public:
     bool isFinished() const { return finished_; }
     bool isValid() const { return !invalid_; }
     // Only meaningful once finished.
-    const hal::Model& model() const { return model_; }
+    const hal::Model& model() const { return *model_; }
+    // The finished model, shared by compilations instead of copied (it never changes again).
+    std::shared_ptr<const hal::Model> sharedModel() const { return model_; }
     // Index of each sorted operation in the order the application added them.
     const std::vector<uint32_t>& sortedToAdded() const { return sortedToAdded_; }
     bool hasOemOperation() const { return hasOem_; }
@@ -57,7 +59,7 @@ private:
     bool listsEveryInputAndOutput() const;
     bool sortOperations();
 
-    hal::Model model_;
+    std::shared_ptr<hal::Model> model_ = std::make_shared<hal::Model>();
     std::vector<const void*> referencedValues_;  // per operand: app pointer kept until finish
     std::vector<const ModelBuilder*> modelValues_;  // per operand: SUBGRAPH value until finish
     std::vector<const ModelBuilder*> referencedSources_;  // per model_.referenced entry
