@@ -1,6 +1,6 @@
 #!/bin/sh
 # Memory of N processes running the same network from a warm SyNAP cache, against one process
-# and against one process running a tiny network (what the binary, libraries and runtime cost
+# and against processes running a tiny network (what the binary, libraries and runtime cost
 # without weights). Each process is a benchmark_model on synap-npu, sampled from
 # /proc/<pid>/smaps_rollup once it runs steadily; prints per process Rss, Pss and private (clean
 # + dirty) in kB, the sums, and with DETAIL=1 the largest private mappings of one process. With a
@@ -42,7 +42,7 @@ sample() {  # LABEL: one line per running process and the sums
         rss=$((rss + r)) pss=$((pss + s)) priv=$((priv + v))
     done
     echo "$1 sum rss_kb=$rss pss_kb=$pss private_kb=$priv"
-    eval "${2:-sum}_rss=$rss ${2:-sum}_pss=$pss"
+    eval "${2:-sum}_rss=$rss ${2:-sum}_pss=$pss ${2:-sum}_private=$priv"
 }
 detail() {  # the largest private mappings of process $1
     awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]") }
@@ -83,3 +83,12 @@ for f in pss rss; do
     fi
     echo "$line"
 done
+# Private pages are the stable part (PSS of one process moves with whatever else maps the same
+# libraries): each added process costs about its private memory, net of a baseline process's.
+mean=$((all_private / count))
+line="private per process (of $count) network_kb=$mean"
+if [ -n "$baseline" ]; then
+    base=$((baseN_private / count))
+    line="$line baseline_kb=$base net_growth_kb=$(((count - 1) * (mean - base)))"
+fi
+echo "$line"
