@@ -18,6 +18,11 @@ namespace nnemu::runtime {
 // NeuralNetworks.cpp has already refused null pointer arguments.
 class ModelBuilder {
 public:
+    ModelBuilder() = default;
+    // A copy would share the model under construction (compilations share the finished one).
+    ModelBuilder(const ModelBuilder&) = delete;
+    ModelBuilder& operator=(const ModelBuilder&) = delete;
+
     int addOperand(const ANeuralNetworksOperandType& type);
     int setOperandValue(int32_t index, const void* buffer, size_t length);
     int setOperandValueFromMemory(int32_t index, std::shared_ptr<const hal::MemoryPool> memory,
