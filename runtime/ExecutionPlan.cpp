@@ -259,7 +259,7 @@ int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
         trace::Span span(step->device->name, "compilation");
         span.arg("operations", step->model->operations.size()).arg("nnapi cache", options.caching.token ? 1 : 0);
-        auto [status, prepared] = prepareWithCaching(*step->device, *step->model, options.preference,
+        auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
                                                      options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
             NN_LOG(ERROR) << step->device->name << " failed to prepare its part of the model";
