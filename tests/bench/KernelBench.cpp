@@ -119,13 +119,14 @@ Network* network(const std::string& name) {
 constexpr int kBlock = 8;
 
 // Blocks of inferences on one core then the other, so both see the same machine: each side's
-// mean time per inference (µs).
-bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Side>& second, double* firstUs,
-               double* secondUs) {
+// mean time per inference (µs) as counters `firstName` and `secondName`, and the speedup of the
+// first. false (and the benchmark skipped) on an error.
+bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Side>& second, const char* firstName,
+               const char* secondName) {
     std::string error;
-    *firstUs = *secondUs = 0;
+    double firstUs = 0, secondUs = 0;
     for (auto _ : state) {
-        for (auto [sides, total] : {std::pair{&first, firstUs}, std::pair{&second, secondUs}}) {
+        for (auto [sides, total] : {std::pair{&first, &firstUs}, std::pair{&second, &secondUs}}) {
             const auto start = Clock::now();
             for (int i = 0; i < kBlock; ++i) {
                 for (Side& side : *sides) {
@@ -139,30 +140,24 @@ bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Si
         }
     }
     const double n = static_cast<double>(state.iterations()) * kBlock;
-    *firstUs /= n;
-    *secondUs /= n;
+    state.counters[firstName] = firstUs / n;
+    state.counters[secondName] = secondUs / n;
+    state.counters["speedup"] = firstUs > 0 ? secondUs / firstUs : 0;
     return true;
 }
 
 void Compare(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    double ownUs = 0, xnnpackUs = 0;
-    if (!alternate(state, net->own, net->xnnpack, &ownUs, &xnnpackUs)) return;
-    state.counters["own_us"] = ownUs;
-    state.counters["xnnpack_us"] = xnnpackUs;
-    state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
+    alternate(state, net->own, net->xnnpack, "own_us", "xnnpack_us");
 }
 
-// The own core with its banded pairs (BandedLayers.h) against the same without them.
+// The own core with its banded pairs (BandedLayers.h) against the same without them, and both
+// arenas.
 void Bands(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    double bandedUs = 0, apartUs = 0;
-    if (!alternate(state, net->own, net->apart, &bandedUs, &apartUs)) return;
-    state.counters["banded_us"] = bandedUs;
-    state.counters["apart_us"] = apartUs;
-    state.counters["speedup"] = bandedUs > 0 ? apartUs / bandedUs : 0;
+    if (!alternate(state, net->own, net->apart, "banded_us", "apart_us")) return;
     state.counters["arena_kb"] = static_cast<double>(net->own[0].core->arenaBytes()) / 1024;
     state.counters["apart_arena_kb"] = static_cast<double>(net->apart[0].core->arenaBytes()) / 1024;
 }

@@ -34,17 +34,11 @@ struct PairCase {
 };
 
 std::vector<uint8_t> randomBytes(size_t count, std::mt19937& random, int low, int high) {
-    std::uniform_int_distribution<int> value(low, high);
-    std::vector<uint8_t> bytes(count);
-    for (auto& b : bytes) b = static_cast<uint8_t>(value(random));
-    return bytes;
+    return test::randomValues<uint8_t>(count, random, low, high);
 }
 
 std::vector<int32_t> randomBias(size_t count, std::mt19937& random) {
-    std::uniform_int_distribution<int32_t> value(-2000, 2000);
-    std::vector<int32_t> values(count);
-    for (auto& v : values) v = value(random);
-    return values;
+    return test::randomValues<int32_t>(count, random, -2000, 2000);
 }
 
 // A filter of `count` values, per channel along `channelDim` or per tensor.
