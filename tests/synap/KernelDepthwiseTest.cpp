@@ -104,6 +104,21 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         std::vector<uint8_t> kept(expected.size(), 0xCD);
         runDepthwise(best, packed, c.input.data(), kept.data(), 0, rows);
         ASSERT_EQ(kept, expected) << "kept for " << isaName(best) << ", iteration " << iteration;
+        // Kept for each isa, stored as a program stores it, and run where it lies: the same.
+        for (Isa isa : supportedIsas()) {
+            PackedDepthwise own(c.channels);
+            ASSERT_TRUE(packDepthwise(spec, &own));
+            keepDepthwiseFor(isa, &own);
+            std::vector<uint8_t> stored;
+            storeDepthwise(own, &stored);
+            DepthwiseArgs args;
+            EXPECT_EQ(viewStoredDepthwise(stored, spec, isa, true, &args), isa == Isa::Avx512Vnni && !own.folded.empty());
+            ASSERT_TRUE(viewStoredDepthwise(stored, spec, isa, false, &args)) << isaName(isa);
+            std::vector<uint8_t> out(expected.size(), 0xCD);
+            runDepthwise(isa, args, c.input.data(), out.data(), rows / 2, rows + 1);
+            runDepthwise(isa, args, c.input.data(), out.data(), 0, rows / 2);
+            ASSERT_EQ(out, expected) << "stored for " << isaName(isa) << ", iteration " << iteration;
+        }
     }
     // Both requantizations and, for uint8, every weight split ran.
     EXPECT_GT(folded, 30);
@@ -114,6 +129,48 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         EXPECT_GT(sets[3], 5);
         EXPECT_GT(mixed, 3);  // blocks with 1 set next to blocks with more
     }
+}
+
+// Stored state from a program file is untrusted: every size, the layer's geometry and every
+// shift are checked before anything points into it.
+TEST(KernelDepthwiseStore, DamagedStoredStateIsRefused) {
+    std::mt19937 rng(99);
+    Case c = randomCase(rng, Family::Uint8);
+    DepthwiseSpec spec;
+    c.quant.fill(&spec, c.weights);
+    spec.batches = c.batches;
+    spec.inHeight = c.height;
+    spec.inWidth = c.width;
+    spec.channels = c.channels;
+    spec.outHeight = c.outHeight();
+    spec.outWidth = c.outWidth();
+    spec.stride = c.stride;
+    PackedDepthwise packed(c.channels);
+    ASSERT_TRUE(packDepthwise(spec, &packed));
+    std::vector<uint8_t> stored;
+    storeDepthwise(packed, &stored);
+    DepthwiseArgs args;
+    ASSERT_TRUE(viewStoredDepthwise(stored, spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(std::span(stored).first(stored.size() - 1), spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(std::span(stored).first(20), spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise({}, spec, Isa::Portable, false, &args));
+    DepthwiseSpec wider = spec, more = spec;
+    ++wider.inWidth;  // a longer zero-point row
+    more.channels += 16;
+    EXPECT_FALSE(viewStoredDepthwise(stored, wider, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(stored, more, Isa::Portable, false, &args));
+    // Each header word changed: magic, version, channels, padded, weight sets, then the sizes.
+    for (size_t word = 0; word < 5 + 2 * 8; ++word) {
+        if (word == 5) continue;  // reserved
+        std::vector<uint8_t> damaged = stored;
+        damaged[word * 4] ^= word < 4 ? 1 : 64;
+        EXPECT_FALSE(viewStoredDepthwise(damaged, spec, Isa::Portable, false, &args)) << "word " << word;
+    }
+    // A right shift of 40 in the requantization arrays (the 5th array, after a 64-byte aligned header).
+    std::vector<uint8_t> shifted = stored;
+    const size_t padded = (c.channels + 15) / 16 * 16, header = 128;
+    shifted[header + 4 * 4 * padded] = 40;
+    EXPECT_FALSE(viewStoredDepthwise(shifted, spec, Isa::Portable, false, &args));
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, KernelDepthwise,
