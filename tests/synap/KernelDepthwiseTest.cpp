@@ -62,6 +62,21 @@ void spreadWeights(std::mt19937& rng, int iteration, Case* c) {
     }
 }
 
+DepthwiseSpec specOf(Case& c) {
+    DepthwiseSpec spec;
+    c.quant.fill(&spec, c.weights);
+    spec.batches = c.batches;
+    spec.inHeight = c.height;
+    spec.inWidth = c.width;
+    spec.channels = c.channels;
+    spec.outHeight = c.outHeight();
+    spec.outWidth = c.outWidth();
+    spec.stride = c.stride;
+    spec.padTop = c.pad[2];
+    spec.padLeft = c.pad[0];
+    return spec;
+}
+
 class KernelDepthwise : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
@@ -71,17 +86,7 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         Case c = randomCase(rng, GetParam());
         spreadWeights(rng, iteration, &c);
         const std::vector<uint8_t> expected = reference(c);
-        DepthwiseSpec spec;
-        c.quant.fill(&spec, c.weights);
-        spec.batches = c.batches;
-        spec.inHeight = c.height;
-        spec.inWidth = c.width;
-        spec.channels = c.channels;
-        spec.outHeight = c.outHeight();
-        spec.outWidth = c.outWidth();
-        spec.stride = c.stride;
-        spec.padTop = c.pad[2];
-        spec.padLeft = c.pad[0];
+        const DepthwiseSpec spec = specOf(c);
         PackedDepthwise packed(c.channels);
         ASSERT_TRUE(packDepthwise(spec, &packed));
         if (!packed.folded.empty()) {
@@ -136,15 +141,7 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
 TEST(KernelDepthwiseStore, DamagedStoredStateIsRefused) {
     std::mt19937 rng(99);
     Case c = randomCase(rng, Family::Uint8);
-    DepthwiseSpec spec;
-    c.quant.fill(&spec, c.weights);
-    spec.batches = c.batches;
-    spec.inHeight = c.height;
-    spec.inWidth = c.width;
-    spec.channels = c.channels;
-    spec.outHeight = c.outHeight();
-    spec.outWidth = c.outWidth();
-    spec.stride = c.stride;
+    const DepthwiseSpec spec = specOf(c);
     PackedDepthwise packed(c.channels);
     ASSERT_TRUE(packDepthwise(spec, &packed));
     std::vector<uint8_t> stored;

@@ -142,6 +142,25 @@ Loaded load(cache::ProgramImage program) {
     return {run(*core), cacheCounters().weightPackings.load(), cacheCounters().weightsInPlace.load()};
 }
 
+// `program` written to a file, mapped from it and loaded.
+Loaded loadMapped(const std::vector<uint8_t>& program) {
+    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_packed_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "program.npu";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program.data()),
+                                                static_cast<std::streamsize>(program.size()));
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    cache::ProgramImage image;
+    std::string error;
+    const bool mapped = cache::ProgramImage::map(fd, program.size(), program.size(), &image, &error);
+    close(fd);
+    EXPECT_TRUE(mapped && image.mapped()) << error;
+    Loaded loaded = mapped ? load(std::move(image)) : Loaded{};
+    std::filesystem::remove_all(dir);
+    return loaded;
+}
+
 class PackedWeightsTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -216,20 +235,7 @@ TEST_F(PackedWeightsTest, ACoreRunsOnTheStoredWeightsWithoutPacking) {
 }
 
 TEST_F(PackedWeightsTest, AMappedProgramIsUsedWhereItLies) {
-    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_packed_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "program.npu";
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program_.data()),
-                                                static_cast<std::streamsize>(program_.size()));
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    cache::ProgramImage image;
-    std::string error;
-    ASSERT_TRUE(cache::ProgramImage::map(fd, program_.size(), program_.size(), &image, &error)) << error;
-    close(fd);
-    ASSERT_TRUE(image.mapped());
-    const Loaded mapped = load(std::move(image));
-    std::filesystem::remove_all(dir);
+    const Loaded mapped = loadMapped(program_);
     EXPECT_EQ(mapped.inPlace, 2u);
     EXPECT_EQ(mapped.packings, 0u);
     EXPECT_EQ(mapped.output, load(cache::ProgramImage(program_)).output);
@@ -324,18 +330,7 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
         EXPECT_EQ(kinds[1], npu::PackedKernel::DEPTHWISE);
     }
 
-    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_every_kind_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "program.npu";
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program.data()),
-                                                static_cast<std::streamsize>(program.size()));
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    cache::ProgramImage image;
-    ASSERT_TRUE(cache::ProgramImage::map(fd, program.size(), program.size(), &image, &error)) << error;
-    close(fd);
-    const Loaded mapped = load(std::move(image));
-    std::filesystem::remove_all(dir);
+    const Loaded mapped = loadMapped(program);
     EXPECT_EQ(mapped.inPlace, everyKindOwnLayers());
     EXPECT_EQ(mapped.packings, 0u);
     ASSERT_FALSE(mapped.output.empty());
