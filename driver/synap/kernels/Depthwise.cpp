@@ -128,6 +128,7 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
 void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
     if (isa != Isa::Avx512Vnni || packed->folded.empty()) return;
     std::vector<int32_t>().swap(packed->weights);
+    std::vector<int32_t>().swap(packed->requant.arrays);
     std::vector<FastRequantBlock>().swap(packed->requant.fastBlocks);
 }
 
@@ -151,8 +152,10 @@ DepthwiseArgs depthwiseArgsOf(const DepthwiseSpec& s) {
 
 DepthwiseArgs depthwiseArgsOf(const PackedDepthwise& p) {
     DepthwiseArgs args = depthwiseArgsOf(p.spec);
-    RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
-                        p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
+    if (!p.requant.arrays.empty()) {  // (the folded layout reads none of it)
+        RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
+                            p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
+    }
     args.zeroRow = p.zeroRow.data();
     args.weights = p.weights.data();
     if (!p.folded.empty()) {

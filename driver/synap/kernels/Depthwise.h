@@ -35,7 +35,7 @@ struct PackedDepthwise {
 // false when the spec is outside what the kernels compute exactly.
 bool packDepthwise(const DepthwiseSpec& spec, PackedDepthwise* packed);
 // Frees what runDepthwise with `isa` never reads (on AVX-512 VNNI with the folded layout: the
-// 32-bit weights and the per-block requantization); run it with that isa alone afterwards.
+// 32-bit weights and the requantization table); run it with that isa alone afterwards.
 void keepDepthwiseFor(Isa isa, PackedDepthwise* packed);
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,

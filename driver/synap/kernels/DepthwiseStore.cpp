@@ -1,6 +1,6 @@
 // A PackedDepthwise as a program stores it (Depthwise.h storeDepthwise): a header with the
 // size of each part, then the parts runDepthwise reads, each at a 64-byte aligned offset, in
-// the order of kParts. Parts the kept ISA never reads are empty (keepDepthwiseFor). A view
+// the order of Part. Parts the kept ISA never reads are empty (keepDepthwiseFor). A view
 // checks every size against the layer's geometry and every shift before pointing into it.
 #include <algorithm>
 #include <cstring>
@@ -82,9 +82,8 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
     const uint8_t* part[kParts];
     size_t offset = alignUp(sizeof(Header));
     for (int i = 0; i < kParts; ++i) {
-        // Every part has its size or none; the requantization arrays and the zero-point row are always there.
-        const bool required = i == kArraysPart || i == kZeroRow;
-        if (h.size[i] != expected[i] && (required || h.size[i] != 0)) return false;
+        // Every part has its size or none; the zero-point row is always there.
+        if (h.size[i] != expected[i] && (i == kZeroRow || h.size[i] != 0)) return false;
         part[i] = h.size[i] == 0 ? nullptr : stored.data() + offset;
         offset = alignUp(offset + h.size[i]);
     }
@@ -95,7 +94,9 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
     }
     // What the kernel of `isa` reads: the folded layout on AVX-512 VNNI, else the 16-bit weights.
     const bool runsFolded = isa == Isa::Avx512Vnni && hasFolded;
-    if ((folded && !runsFolded) || (!runsFolded && part[kWeights] == nullptr)) return false;
+    if ((folded && !runsFolded) || (!runsFolded && (part[kWeights] == nullptr || part[kArraysPart] == nullptr))) {
+        return false;
+    }
     const auto* arrays = reinterpret_cast<const int32_t*>(part[kArraysPart]);
     const auto* fastBlocks = reinterpret_cast<const FastRequantBlock*>(part[kFastBlocks]);
     const auto* foldedBlocks = reinterpret_cast<const FastRequantBlock*>(part[kFolded]);
@@ -105,7 +106,7 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
         return false;
     }
     *args = depthwiseArgsOf(spec);
-    RequantTable::point(&args->requant, arrays, h.padded, fastBlocks);
+    if (arrays != nullptr) RequantTable::point(&args->requant, arrays, h.padded, fastBlocks);
     args->zeroRow = part[kZeroRow];
     args->weights = reinterpret_cast<const int32_t*>(part[kWeights]);
     if (runsFolded) {
