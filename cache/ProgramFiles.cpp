@@ -10,27 +10,23 @@
 #include <cstring>
 #include <vector>
 
-#include "nnemu/cache/Digest.h"
+#include "Crc32c.h"
 
 namespace nnemu::cache {
 namespace {
 
 constexpr const char* kSuffix = ".npu";
-constexpr char kMagic[8] = {'N', 'N', 'E', 'M', 'U', 'P', 'F', '1'};
+// Version 2: lane CRC-32Cs (Crc32c.h) instead of SHA-256. A version-1 file (80-byte trailer) has
+// the wrong size for its program, so it is refused and written again, never misread.
+constexpr char kMagic[8] = {'N', 'N', 'E', 'M', 'U', 'P', 'F', '2'};
 
 struct Trailer {
     char magic[8];
     uint64_t size;
     char md5[32];  // hexadecimal, as the database names the program
-    uint8_t sha256[32];
+    uint32_t crc32c[4];  // laneCrc32c of the program
 };
-static_assert(sizeof(Trailer) == 80);
-
-std::vector<uint8_t> sha256(std::span<const uint8_t> bytes) {
-    Digest digest(DigestAlgorithm::SHA256);
-    digest.update(bytes.data(), bytes.size());
-    return digest.finish();
-}
+static_assert(sizeof(Trailer) == kProgramFileTrailerSize);
 
 // Whether the trailer of a mapped file describes exactly its program and the database's md5.
 std::string checkTrailer(const ProgramImage& image, const std::string& programMd5) {
@@ -42,10 +38,8 @@ std::string checkTrailer(const ProgramImage& image, const std::string& programMd
         std::memcmp(trailer.md5, programMd5.data(), sizeof trailer.md5) != 0) {
         return "holds another program";
     }
-    const std::vector<uint8_t> sum = sha256(image.bytes());
-    if (sum.size() != sizeof trailer.sha256 || std::memcmp(sum.data(), trailer.sha256, sum.size()) != 0) {
-        return "fails its checksum";
-    }
+    const LaneCrcs sum = laneCrc32c(image.bytes());
+    if (std::memcmp(sum.data(), trailer.crc32c, sizeof trailer.crc32c) != 0) return "fails its checksum";
     return {};
 }
 
@@ -102,12 +96,12 @@ ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size,
 
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5) {
     Trailer trailer {};
-    const std::vector<uint8_t> sum = sha256(bytes);
-    if (sum.size() != sizeof trailer.sha256 || programMd5.size() != sizeof trailer.md5) return;
+    if (programMd5.size() != sizeof trailer.md5) return;
     std::memcpy(trailer.magic, kMagic, sizeof kMagic);
     trailer.size = bytes.size();
     std::memcpy(trailer.md5, programMd5.data(), sizeof trailer.md5);
-    std::memcpy(trailer.sha256, sum.data(), sum.size());
+    const LaneCrcs sum = laneCrc32c(bytes);
+    std::memcpy(trailer.crc32c, sum.data(), sizeof trailer.crc32c);
     const std::string temp = "." + name + "." + std::to_string(getpid()) + ".tmp";
     unlinkat(dir, temp.c_str(), 0);
     const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -101,6 +101,13 @@ bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* byte
 
 SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                                     std::string* problem) {
+    std::string programMd5;
+    return findVerified(key, compilerVersion, program, problem, &programMd5);
+}
+
+SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t compilerVersion,
+                                            std::vector<uint8_t>* program, std::string* problem,
+                                            std::string* verifiedMd5) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     program->clear();
@@ -167,6 +174,7 @@ SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVer
     }
     countHit(key);
     if (!db_->error().ok() && !db_->error().transient()) return failure();
+    *verifiedMd5 = programMd5;
     return Status::OK;
 }
 
@@ -218,12 +226,11 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
         }
     }
     std::vector<uint8_t> bytes;
-    const Status status = find(key, compilerVersion, &bytes, problem);
+    const Status status = findVerified(key, compilerVersion, &bytes, problem, &programMd5);
     if (status != Status::OK) return status;
     if (directory_ >= 0) {
         std::lock_guard<std::mutex> lock(mutex_);
         trace::Span span("program file write", "cache");
-        const std::string programMd5 = toHex(md5(bytes.data(), bytes.size()));
         writeProgramFile(directory_, programFileName(name_, programMd5), bytes, programMd5);
     }
     *program = ProgramImage(std::move(bytes));

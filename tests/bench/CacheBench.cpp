@@ -209,7 +209,8 @@ void BM_FirstInference(benchmark::State& state, const std::string& modelName, St
 }
 
 void registerFirstInference() {
-    for (const char* model : {"mobilenet_v1_1.0_224_quant", "mobilenet_v2_1.0_224_quant"}) {
+    for (const char* model :
+         {"mobilenet_v1_1.0_224_quant", "mobilenet_v2_1.0_224_quant", "mobilenet_v2_1.0_224_int8"}) {
         for (auto [name, start] : {std::pair{"cold", Start::COLD}, std::pair{"warm_synap", Start::WARM_SYNAP},
                                    std::pair{"warm_nnapi", Start::WARM_NNAPI}}) {
             benchmark::RegisterBenchmark((std::string("FirstInference/") + model + "/" + name).c_str(),

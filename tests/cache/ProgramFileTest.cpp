@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "CacheTestSupport.h"
+#include "ProgramFiles.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/Digest.h"
 #include "nnemu/cache/SynapCache.h"
@@ -22,7 +23,7 @@ using cache::SynapCache;
 
 constexpr uint32_t kVersion = 7;
 
-std::vector<uint8_t> programOf(uint8_t seed, size_t size = 40000) {
+std::vector<uint8_t> programOf(uint8_t seed, size_t size = 40003) {  // ends in a partial word
     std::vector<uint8_t> bytes(size);
     for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(seed + i * 31 + (i >> 9));
     return bytes;
@@ -108,6 +109,39 @@ TEST_F(ProgramFileTest, AFlippedByteIsRefused) {
     }
 }
 
+// A file of the first format (SHA-256 in an 80-byte trailer), or one claiming another format
+// version at the right size, is refused and written again in the current format.
+TEST_F(ProgramFileTest, AFileOfAnotherFormatVersionIsRefused) {
+    for (const size_t trailer : {size_t{80}, cache::kProgramFileTrailerSize}) {
+        {
+            std::vector<uint8_t> bytes = program_;
+            const char old[8] = {'N', 'N', 'E', 'M', 'U', 'P', 'F', '1'};
+            bytes.insert(bytes.end(), old, old + sizeof old);
+            bytes.resize(program_.size() + trailer, 0);
+            std::ofstream(programFile(), std::ios::binary | std::ios::trunc)
+                    .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        }
+        SCOPED_TRACE(trailer);
+        expectRefusedThenRewritten(trailer == 80 ? "bytes, not" : "is not a program file");
+        EXPECT_EQ(fs::file_size(programFile()), program_.size() + cache::kProgramFileTrailerSize);
+    }
+}
+
+// Damage the checksum covers: a whole page of other bytes, a byte in the last partial word.
+TEST_F(ProgramFileTest, AnAlteredPageOrLastByteIsRefused) {
+    for (size_t offset : {size_t{8192}, program_.size() - 1}) {
+        {
+            std::fstream file(programFile(), std::ios::in | std::ios::out | std::ios::binary);
+            file.seekp(static_cast<std::streamoff>(offset));
+            const std::vector<char> page(offset == 8192 ? 4096 : 1, '\x5a');
+            file.write(page.data(), static_cast<std::streamsize>(page.size()));
+        }
+        SCOPED_TRACE(offset);
+        expectFound(false, "fails its checksum");
+        expectFound(true);
+    }
+}
+
 TEST_F(ProgramFileTest, AnotherProgramsFileUnderThisNameIsRefused) {
     const std::vector<uint8_t> other = programOf(9, program_.size());
     ASSERT_EQ(cache_->store("other", other, kVersion, 10), SynapCache::Status::OK);
@@ -126,7 +160,7 @@ TEST_F(ProgramFileTest, ASymbolicLinkIsRefusedAndItsTargetLeftAlone) {
     fs::create_symlink(outside, programFile());
     expectRefusedThenRewritten("symbolic link");
     EXPECT_TRUE(fs::is_regular_file(outside));
-    EXPECT_EQ(fs::file_size(outside), program_.size() + 80);
+    EXPECT_EQ(fs::file_size(outside), program_.size() + cache::kProgramFileTrailerSize);
 }
 
 TEST_F(ProgramFileTest, ADirectoryInItsPlaceIsRefusedAndTheDatabaseServes) {

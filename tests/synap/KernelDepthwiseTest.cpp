@@ -1,6 +1,7 @@
 // Property tests of the NPU core's own 3x3 depthwise kernel (driver/synap/kernels): random
 // shapes, strides 1 and 2, paddings, zero points, activations, multipliers below and above 1,
-// uint8 / int8 / int8 per channel, against the reference DEPTHWISE_CONV_2D on every ISA.
+// uint8 / int8 / int8 per channel, against the reference DEPTHWISE_CONV_2D on every ISA
+// (portable, AVX2 and AVX-512 VNNI where the CPU has them).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,7 +82,7 @@ class KernelDepthwise : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
     std::mt19937 rng(4321 + static_cast<int>(GetParam()));
-    int folded = 0, sets[4] = {}, mixed = 0;
+    int folded = 0, sets[4] = {}, mixed = 0, avx2Folded = 0, avx2AboveZero = 0;
     for (int iteration = 0; iteration < 150; ++iteration) {
         Case c = randomCase(rng, GetParam());
         spreadWeights(rng, iteration, &c);
@@ -89,6 +90,8 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         const DepthwiseSpec spec = specOf(c);
         PackedDepthwise packed(c.channels);
         ASSERT_TRUE(packDepthwise(spec, &packed));
+        avx2Folded += !packed.avx2.folded.empty();
+        avx2AboveZero += !packed.avx2.folded.empty() && spec.low >= spec.outputZeroPoint;
         if (!packed.folded.empty()) {
             ++folded;
             ++sets[packed.weightSets];
@@ -104,27 +107,31 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
                                      << "x" << c.channels << " stride " << c.stride;
         }
         // What the core keeps for its one isa (keepDepthwiseFor) computes the same.
-        const Isa best = supportedIsas().back();
-        keepDepthwiseFor(best, &packed);
-        std::vector<uint8_t> kept(expected.size(), 0xCD);
-        runDepthwise(best, packed, c.input.data(), kept.data(), 0, rows);
-        ASSERT_EQ(kept, expected) << "kept for " << isaName(best) << ", iteration " << iteration;
         // Kept for each isa, stored as a program stores it, and run where it lies: the same.
         for (Isa isa : supportedIsas()) {
-            PackedDepthwise own(c.channels);
-            ASSERT_TRUE(packDepthwise(spec, &own));
-            keepDepthwiseFor(isa, &own);
-            std::vector<uint8_t> stored;
-            storeDepthwise(own, &stored);
-            DepthwiseArgs args;
-            EXPECT_EQ(viewStoredDepthwise(stored, spec, isa, true, &args), isa == Isa::Avx512Vnni && !own.folded.empty());
-            ASSERT_TRUE(viewStoredDepthwise(stored, spec, isa, false, &args)) << isaName(isa);
+            PackedDepthwise kept = packed;
+            keepDepthwiseFor(isa, &kept);
             std::vector<uint8_t> out(expected.size(), 0xCD);
+            runDepthwise(isa, kept, c.input.data(), out.data(), 0, rows);
+            ASSERT_EQ(out, expected) << "kept for " << isaName(isa) << ", iteration " << iteration;
+            std::vector<uint8_t> stored;
+            storeDepthwise(kept, &stored);
+            DepthwiseArgs args;
+            const bool folded = isa == Isa::Avx512Vnni ? !kept.folded.empty() : isa == Isa::Avx2 && !kept.avx2.folded.empty();
+            EXPECT_EQ(viewStoredDepthwise(stored, spec, isa, true, &args), folded) << isaName(isa);
+            ASSERT_TRUE(viewStoredDepthwise(stored, spec, isa, false, &args)) << isaName(isa);
+            std::fill(out.begin(), out.end(), 0xCD);
             runDepthwise(isa, args, c.input.data(), out.data(), rows / 2, rows + 1);
             runDepthwise(isa, args, c.input.data(), out.data(), 0, rows / 2);
             ASSERT_EQ(out, expected) << "stored for " << isaName(isa) << ", iteration " << iteration;
         }
     }
+    // The AVX2 kernel's folded and saturating requantizations both ran, the folded one also
+    // with a clamp at or above the output zero point (ReLU: no negative nudge) and without.
+    EXPECT_GT(avx2Folded, 30);
+    EXPECT_LT(avx2Folded, 120);
+    EXPECT_GT(avx2AboveZero, 10);
+    EXPECT_LT(avx2AboveZero, avx2Folded - 10);
     // Both requantizations and, for uint8, every weight split ran.
     EXPECT_GT(folded, 30);
     EXPECT_LT(folded, 120);
@@ -157,7 +164,7 @@ TEST(KernelDepthwiseStore, DamagedStoredStateIsRefused) {
     EXPECT_FALSE(viewStoredDepthwise(stored, wider, Isa::Portable, false, &args));
     EXPECT_FALSE(viewStoredDepthwise(stored, more, Isa::Portable, false, &args));
     // Each header word changed: magic, version, channels, padded, weight sets, then the sizes.
-    for (size_t word = 0; word < 5 + 2 * 8; ++word) {
+    for (size_t word = 0; word < 6 + 2 * 12; ++word) {
         if (word == 5) continue;  // reserved
         std::vector<uint8_t> damaged = stored;
         damaged[word * 4] ^= word < 4 ? 1 : 64;

@@ -94,12 +94,13 @@ hal::Model everyKindNetwork() {
     return b.finish(input, output);
 }
 
-// The own layers of everyKindNetwork on this machine (the depthwise on AVX-512 VNNI, or with
-// NNEMU_NPU_KERNELS=all).
+// The own layers of everyKindNetwork on this machine (the depthwise on AVX-512 VNNI and AVX2,
+// or anywhere with NNEMU_NPU_KERNELS=all).
 uint64_t everyKindOwnLayers() {
     const char* choice = std::getenv("NNEMU_NPU_KERNELS");
     const bool all = choice != nullptr && std::string(choice) == "all";
-    return all || synap::kernels::bestIsa() == synap::kernels::Isa::Avx512Vnni ? 4 : 3;
+    const synap::kernels::Isa isa = synap::kernels::bestIsa();
+    return all || isa == synap::kernels::Isa::Avx512Vnni || isa == synap::kernels::Isa::Avx2 ? 4 : 3;
 }
 
 // The program with its packed weights changed by `edit`.

@@ -89,6 +89,41 @@ void packFolded(const DepthwiseSpec& s, PackedDepthwise* p) {
 
 }  // namespace
 
+DepthwiseAvx2Layout packDepthwiseAvx2(const PackedDepthwise& p) {
+    DepthwiseAvx2Layout layout;
+    const size_t padded = p.requant.padded;
+    layout.pairWeights.assign(padded / kGemmBlock * 2 * 3 * 2 * 16, 0);
+    for (size_t c = 0; c < p.spec.channels; ++c) {
+        const int32_t* w = p.weights.data() + c / kGemmBlock * 9 * kGemmBlock + c % kGemmBlock;
+        const size_t block = c / kGemmBlock, half = c % kGemmBlock / 8, lane = c % 8;
+        for (size_t kx = 0; kx < 3; ++kx) {
+            int16_t* pair = layout.pairWeights.data() + ((block * 2 + half) * 3 + kx) * 2 * 16 + 2 * lane;
+            pair[0] = static_cast<int16_t>(w[kx * kGemmBlock]);
+            pair[1] = static_cast<int16_t>(w[(3 + kx) * kGemmBlock]);
+            pair[16] = static_cast<int16_t>(w[(6 + kx) * kGemmBlock]);
+        }
+    }
+    if (!p.requant.fast) return layout;
+    layout.folded = p.requant.fastBlocks;
+    layout.initial.assign(p.requant.arrays.begin() + 5 * padded, p.requant.arrays.begin() + 6 * padded);
+    layout.post.assign(padded, 0);
+    constexpr uint64_t kSign = uint64_t{1} << 63;
+    const auto plusSign = [](int64_t& nudge) { nudge = static_cast<int64_t>(static_cast<uint64_t>(nudge) + kSign); };
+    for (size_t b = 0; b < layout.folded.size(); ++b) {
+        FastRequantBlock& block = layout.folded[b];
+        for (int parity = 0; parity < 2; ++parity) {
+            for (int lane = 0; lane < 8; ++lane) {
+                plusSign(block.positive[parity][lane]);
+                plusSign(block.negative[parity][lane]);
+                const auto offset = static_cast<uint32_t>(kSign >> block.shift[parity][lane]);
+                const auto zero = static_cast<uint32_t>(p.spec.outputZeroPoint);
+                layout.post[b * kGemmBlock + 2 * lane + parity] = static_cast<int32_t>(zero - offset);
+            }
+        }
+    }
+    return layout;
+}
+
 bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     if (s.channels == 0 || s.weights == nullptr || s.bias == nullptr || !(s.outputScale > 0.0f) || s.low > s.high) {
         return false;
@@ -118,6 +153,7 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
         }
     }
     packFolded(s, packed);
+    packed->avx2 = packDepthwiseAvx2(*packed);
     // What runs needs the geometry and quantization alone: drop the caller's buffers.
     packed->spec.weights = nullptr;
     packed->spec.bias = nullptr;
@@ -126,6 +162,15 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
 }
 
 void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
+    if (isa != Isa::Avx2) packed->avx2 = {};
+    if (isa == Isa::Avx2) {
+        std::vector<int32_t>().swap(packed->weights);
+        std::vector<int8_t>().swap(packed->quadWeights);
+        std::vector<uint8_t>().swap(packed->blockSets);
+        std::vector<int32_t>().swap(packed->initial);
+        std::vector<FastRequantBlock>().swap(packed->folded);
+        return;
+    }
     if (isa != Isa::Avx512Vnni || packed->folded.empty()) return;
     std::vector<int32_t>().swap(packed->weights);
     std::vector<int32_t>().swap(packed->requant.arrays);
@@ -165,6 +210,14 @@ DepthwiseArgs depthwiseArgsOf(const PackedDepthwise& p) {
         args.initial = p.initial.data();
         args.folded = p.folded.data();
     }
+    if (!p.avx2.pairWeights.empty()) {
+        args.pairWeights = p.avx2.pairWeights.data();
+        if (!p.avx2.folded.empty()) {
+            args.avx2Folded = p.avx2.folded.data();
+            args.avx2Initial = p.avx2.initial.data();
+            args.avx2Post = p.avx2.post.data();
+        }
+    }
     return args;
 }
 
@@ -181,7 +234,9 @@ void runDepthwise(Isa isa, const DepthwiseArgs& prepared, const uint8_t* input, 
     args.rowBegin = rowBegin;
     args.rowEnd = std::min(rowEnd, prepared.rowEnd);  // the prepared arguments' rowEnd: all rows
     if (args.rowBegin >= args.rowEnd) return;
-    if (isa == Isa::Avx512Vnni) {
+    if (isa == Isa::Avx2 && args.pairWeights != nullptr) {
+        depthwiseAvx2(args);
+    } else if (isa == Isa::Avx512Vnni) {
         depthwiseAvx512Vnni(args);
     } else {
         depthwisePortable(args);

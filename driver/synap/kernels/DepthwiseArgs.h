@@ -28,9 +28,16 @@ struct DepthwiseArgs {
     const uint8_t* blockSets = nullptr;  // per 16 slots, the sets its weights need (the rest are 0)
     const int32_t* initial = nullptr;
     const FastRequantBlock* folded = nullptr;
+    // The AVX2 kernel's layout (Depthwise.h DepthwiseAvx2Layout), channel order; nullptr where
+    // absent. avx2Folded nullptr: the saturating requantization from `requant`.
+    const int16_t* pairWeights = nullptr;
+    const FastRequantBlock* avx2Folded = nullptr;
+    const int32_t* avx2Initial = nullptr;
+    const int32_t* avx2Post = nullptr;
 };
 
 void depthwisePortable(const DepthwiseArgs& args);
+void depthwiseAvx2(const DepthwiseArgs& args);
 void depthwiseAvx512Vnni(const DepthwiseArgs& args);
 
 }  // namespace nnemu::synap::kernels

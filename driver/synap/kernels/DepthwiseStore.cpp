@@ -11,7 +11,12 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x53574451;  // "QDWS"
-enum Part { kArraysPart, kFastBlocks, kWeights, kZeroRow, kQuadWeights, kBlockSets, kInitial, kFolded, kParts };
+enum Part {
+    kArraysPart, kFastBlocks, kWeights, kZeroRow,       // RequantTable, 16-bit weights, zero-point row
+    kQuadWeights, kBlockSets, kInitial, kFolded,        // the AVX-512 VNNI folded layout
+    kPairWeights, kAvx2Folded, kAvx2Initial, kAvx2Post,  // the AVX2 layout (DepthwiseAvx2Layout)
+    kParts
+};
 
 struct Header {
     uint32_t magic, version, channels, padded, weightSets, reserved;
@@ -36,6 +41,10 @@ void expectedSizes(uint32_t channels, size_t zeroRow, uint32_t weightSets, uint6
     size[kBlockSets] = blocks;
     size[kInitial] = padded * sizeof(int32_t);
     size[kFolded] = blocks * sizeof(FastRequantBlock);
+    size[kPairWeights] = blocks * 2 * 3 * 2 * 16 * sizeof(int16_t);
+    size[kAvx2Folded] = blocks * sizeof(FastRequantBlock);
+    size[kAvx2Initial] = padded * sizeof(int32_t);
+    size[kAvx2Post] = padded * sizeof(int32_t);
 }
 
 }  // namespace
@@ -48,7 +57,11 @@ void storeDepthwise(const PackedDepthwise& p, std::vector<uint8_t>* bytes) {
             folded ? bytesOf(p.quadWeights) : std::span<const uint8_t>(),
             folded ? bytesOf(p.blockSets) : std::span<const uint8_t>(),
             folded ? bytesOf(p.initial) : std::span<const uint8_t>(),
-            bytesOf(p.folded)};
+            bytesOf(p.folded),
+            bytesOf(p.avx2.pairWeights),
+            p.avx2.pairWeights.empty() ? std::span<const uint8_t>() : bytesOf(p.avx2.folded),
+            p.avx2.pairWeights.empty() ? std::span<const uint8_t>() : bytesOf(p.avx2.initial),
+            p.avx2.pairWeights.empty() ? std::span<const uint8_t>() : bytesOf(p.avx2.post)};
     Header h{kMagic, kDepthwiseLayoutVersion, p.spec.channels, static_cast<uint32_t>(p.requant.padded), p.weightSets, 0, {}};
     size_t offset = alignUp(sizeof(Header));
     for (int i = 0; i < kParts; ++i) {
@@ -87,22 +100,32 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
         part[i] = h.size[i] == 0 ? nullptr : stored.data() + offset;
         offset = alignUp(offset + h.size[i]);
     }
-    const bool hasFolded = part[kQuadWeights] != nullptr;
-    if (offset != stored.size() || hasFolded != (part[kBlockSets] != nullptr) || hasFolded != (part[kInitial] != nullptr) ||
-        hasFolded != (part[kFolded] != nullptr)) {
+    // Each layout whole or absent.
+    const auto all = [&](Part first, Part last, bool present) {
+        for (int i = first; i <= last; ++i) {
+            if ((part[i] != nullptr) != present) return false;
+        }
+        return true;
+    };
+    const bool hasFolded = part[kQuadWeights] != nullptr, hasAvx2 = part[kPairWeights] != nullptr;
+    const bool hasAvx2Folded = part[kAvx2Folded] != nullptr;
+    if (offset != stored.size() || !all(kQuadWeights, kFolded, hasFolded) || (hasAvx2Folded && !hasAvx2) ||
+        !all(kAvx2Folded, kAvx2Post, hasAvx2Folded)) {
         return false;
     }
-    // What the kernel of `isa` reads: the folded layout on AVX-512 VNNI, else the 16-bit weights.
-    const bool runsFolded = isa == Isa::Avx512Vnni && hasFolded;
-    if ((folded && !runsFolded) || (!runsFolded && (part[kWeights] == nullptr || part[kArraysPart] == nullptr))) {
-        return false;
-    }
+    // What the kernel of `isa` reads: on AVX-512 VNNI the folded layout, on AVX2 its layout
+    // (unfolded: with the requantization table), else the 16-bit weights and the table.
+    const bool runsFolded = isa == Isa::Avx512Vnni && hasFolded, runsAvx2 = isa == Isa::Avx2 && hasAvx2;
+    if (folded && !runsFolded && !(runsAvx2 && hasAvx2Folded)) return false;
+    if (!runsFolded && (part[kArraysPart] == nullptr || (!runsAvx2 && part[kWeights] == nullptr))) return false;
     const auto* arrays = reinterpret_cast<const int32_t*>(part[kArraysPart]);
     const auto* fastBlocks = reinterpret_cast<const FastRequantBlock*>(part[kFastBlocks]);
     const auto* foldedBlocks = reinterpret_cast<const FastRequantBlock*>(part[kFolded]);
+    const auto* avx2Folded = reinterpret_cast<const FastRequantBlock*>(part[kAvx2Folded]);
     const size_t blocks = h.padded / kGemmBlock;
     if (!soundRequant(arrays, h.padded, fastBlocks, fastBlocks == nullptr ? 0 : blocks) ||
-        !soundRequant(nullptr, 0, foldedBlocks, foldedBlocks == nullptr ? 0 : blocks)) {
+        !soundRequant(nullptr, 0, foldedBlocks, foldedBlocks == nullptr ? 0 : blocks) ||
+        !soundRequant(nullptr, 0, avx2Folded, avx2Folded == nullptr ? 0 : blocks)) {
         return false;
     }
     *args = depthwiseArgsOf(spec);
@@ -115,6 +138,12 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
         args->blockSets = part[kBlockSets];
         args->initial = reinterpret_cast<const int32_t*>(part[kInitial]);
         args->folded = foldedBlocks;
+    }
+    if (runsAvx2) {
+        args->pairWeights = reinterpret_cast<const int16_t*>(part[kPairWeights]);
+        args->avx2Folded = avx2Folded;
+        args->avx2Initial = reinterpret_cast<const int32_t*>(part[kAvx2Initial]);
+        args->avx2Post = reinterpret_cast<const int32_t*>(part[kAvx2Post]);
     }
     return true;
 }

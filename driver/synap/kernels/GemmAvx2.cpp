@@ -6,75 +6,12 @@
 
 #include <cstring>
 
-#include "GemmArgs.h"
+#include "Avx2Requant.h"
 
 namespace nnemu::synap::kernels {
 namespace {
 
 constexpr int kRows = 4;
-
-struct Requant {
-    __m256i col, bias, multiplier, left, right;
-};
-
-Requant requantOf(const GemmArgs& a, size_t channel) {
-    auto load = [&](const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + channel)); };
-    return {load(a.colTerms), load(a.bias), load(a.multipliers), load(a.leftShifts), load(a.rightShifts)};
-}
-
-// The int32 bound on x's side: INT32_MIN for negative lanes, INT32_MAX for the others.
-__m256i boundOf(__m256i x) { return _mm256_xor_si256(_mm256_srai_epi32(x, 31), _mm256_set1_epi32(INT32_MAX)); }
-
-__m256i saturatingAdd(__m256i a, __m256i b) {
-    const __m256i sum = _mm256_add_epi32(a, b);
-    const __m256i overflow =
-            _mm256_srai_epi32(_mm256_and_si256(_mm256_xor_si256(a, sum), _mm256_xor_si256(b, sum)), 31);
-    return _mm256_blendv_epi8(sum, boundOf(a), overflow);
-}
-
-// floor((x * m + 2^30) / 2^31) per lane, m >= 0: the reference's rounding doubling high multiply.
-__m256i roundingDoublingHighMul(__m256i x, __m256i m) {
-    const __m256i half = _mm256_set1_epi64x(int64_t{1} << 30);
-    const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), half);
-    const __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), half);
-    return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(_mm256_srli_epi64(odd, 31), 32), 0xAA);
-}
-
-__m256i roundingDivide(__m256i x, __m256i e) {
-    const __m256i one = _mm256_set1_epi32(1);
-    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, e), one);
-    const __m256i remainder = _mm256_and_si256(x, mask);
-    const __m256i threshold = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_srai_epi32(x, 31));
-    return _mm256_sub_epi32(_mm256_srav_epi32(x, e), _mm256_cmpgt_epi32(remainder, threshold));
-}
-
-__m256i requantize(const GemmArgs& a, const Requant& q, __m256i acc, int32_t rowTerm) {
-    acc = _mm256_add_epi32(_mm256_add_epi32(acc, q.col), _mm256_set1_epi32(rowTerm));
-    __m256i x = saturatingAdd(acc, q.bias);
-    const __m256i shifted = _mm256_sllv_epi32(x, q.left);
-    const __m256i kept = _mm256_cmpeq_epi32(_mm256_srav_epi32(shifted, q.left), x);
-    x = _mm256_blendv_epi8(boundOf(x), shifted, kept);
-    x = roundingDivide(roundingDoublingHighMul(x, q.multiplier), q.right);
-    x = _mm256_max_epi32(x, _mm256_set1_epi32(a.low - a.outputZeroPoint));
-    x = _mm256_min_epi32(x, _mm256_set1_epi32(a.high - a.outputZeroPoint));
-    return _mm256_add_epi32(x, _mm256_set1_epi32(a.outputZeroPoint));
-}
-
-// The low byte of each of 8 lanes, stored; `count` < 8 stores a prefix.
-void storeBytes(__m256i value, uint8_t* out, size_t count) {
-    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
-                                          -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const __m256i bytes = _mm256_shuffle_epi8(value, pick);
-    const __m128i packed =
-            _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
-    if (count == 8) {
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(out), packed);
-    } else {
-        uint8_t all[16];
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(all), packed);
-        std::memcpy(out, all, count);
-    }
-}
 
 // acc += the 4-byte dot products of x (unsigned) and w (signed) per 32-bit lane, exactly.
 __m256i dotBytes(__m256i acc, __m256i xEven, __m256i xOdd, __m256i wEven, __m256i wOdd) {

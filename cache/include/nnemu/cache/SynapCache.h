@@ -135,6 +135,9 @@ private:
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
+    // find, also naming the md5 it verified (so the first hit does not hash the program again).
+    Status findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
+                        std::string* problem, std::string* programMd5);
     // The md5 and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
