@@ -29,7 +29,12 @@ struct GemmLayer : OwnLayer {
         thread_local kernels::QuantGemmScratch scratch;
         kernels::QuantGemmJob job;
         if (!kernels::prepareQuantGemm(isa, weights, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
-        inSlices(layer.pool, rows, 64, [&](size_t begin, size_t end) { kernels::runQuantGemmRows(job, begin, end); });
+        // Cut along the rows, or for layers of few rows (7x7 maps, classifiers) along the channels.
+        const size_t blocks = (job.args.channels + kernels::kGemmBlock - 1) / kernels::kGemmBlock;
+        const double blockRowCost = static_cast<double>(kernels::kGemmBlock * job.args.depthGroups * 4);
+        inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+            kernels::runQuantGemmTile(job, begin, end, first * kernels::kGemmBlock, last * kernels::kGemmBlock);
+        });
         return true;
     }
 };
@@ -40,7 +45,9 @@ struct DepthwiseLayer : OwnLayer {
     kernels::Isa isa = kernels::Isa::Portable;
 
     bool run(const NativeLayer& layer) override {
-        inSlices(layer.pool, args.rowEnd, 4, [&](size_t begin, size_t end) {
+        // 9 products per output; each costs about 4 of the GEMM's (one lane each, no dot products).
+        const double rowCost = 4.0 * 9.0 * args.outWidth * args.requant.channels;
+        inTiles(layer.pool, args.rowEnd, 1, rowCost, [&](size_t begin, size_t end, size_t, size_t) {
             kernels::runDepthwise(isa, args, layer.inputs[0], layer.output, begin, end);
         });
         return true;

@@ -1,10 +1,11 @@
 // What the NPU core's own-kernel layers share (OwnConvolutionLayers.cpp, OwnElementwiseLayers.cpp):
-// the NNEMU_NPU_KERNELS choice, the layer state they run, slicing rows over the pool, and reading
+// the NNEMU_NPU_KERNELS choice, the layer state they run, slicing work over the pool, and reading
 // a quantized layer's operands into the kernels' specs. Internal to driver/synap.
 #pragma once
 
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,47 @@ void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRow
     if (pool == nullptr || rows < 2 * rowsPerSlice) return runRows(0, rows);
     const auto slice = [&](size_t i) { runRows(i * rowsPerSlice, (i + 1) * rowsPerSlice); };
     pthreadpool_parallelize_1d(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
+}
+
+// Work cut by cost (OwnConvolutionLayers.cpp): a slice holds at least this many multiply-
+// accumulates, so that handing it to another thread costs little of its time (a few
+// microseconds of work on the fastest kernels).
+constexpr double kMinSliceCost = 256 * 1024;
+// Slices along the rows alone need this many rows each (whole runs of the kernels' row tiles).
+constexpr size_t kRowsPerRowSlice = 16;
+
+// How `rows` x `units` of work (a unit: a block of output channels, or 1), each row of a unit
+// costing `unitRowCost`, is cut for `threads` threads: up to 4 slices per thread, each of at
+// least kMinSliceCost, their count a multiple of the threads where the work allows; along the rows while they are many,
+// otherwise along the units (and the rows for what remains). One slice when not worth cutting.
+struct Tiling {
+    size_t rowSlices = 1, unitSlices = 1;
+};
+inline Tiling tilingOf(size_t threads, size_t rows, size_t units, double unitRowCost) {
+    const double cost = static_cast<double>(rows) * static_cast<double>(units) * unitRowCost;
+    size_t slices = std::min(4 * threads, rows * units);
+    if (cost < static_cast<double>(slices) * kMinSliceCost) slices = static_cast<size_t>(cost / kMinSliceCost);
+    if (slices >= threads) slices -= slices % threads;
+    if (threads < 2 || slices < 2) return {};
+    if (rows >= slices * kRowsPerRowSlice) return {slices, 1};
+    size_t unitSlices = std::min(slices, units);
+    while (slices % unitSlices != 0) --unitSlices;  // rows x units slices, as many as asked
+    return {std::min(rows, slices / unitSlices), unitSlices};
+}
+
+// Runs rows x units of work on the pool, cut by tilingOf: run(rowBegin, rowEnd, unitBegin,
+// unitEnd) per slice, on any thread; the whole on the calling thread without a pool.
+template <typename RunTile>
+void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, const RunTile& run) {
+    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    const Tiling t = tilingOf(threads, rows, units, unitRowCost);
+    if (t.rowSlices * t.unitSlices < 2) return run(size_t{0}, rows, size_t{0}, units);
+    const auto tile = [&](size_t i) {
+        const size_t r = i / t.unitSlices, u = i % t.unitSlices;
+        run(rows * r / t.rowSlices, rows * (r + 1) / t.rowSlices, units * u / t.unitSlices,
+            units * (u + 1) / t.unitSlices);
+    };
+    pthreadpool_parallelize_1d(pool, tile, t.rowSlices * t.unitSlices);
 }
 
 // Bytes of the tensor's size, or a filter held packed (used in place, PackedFilters.h).

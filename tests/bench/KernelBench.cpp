@@ -5,6 +5,9 @@
 // own stage) and sums each layer's best time over the runs, which a busy machine disturbs less. Networks: generated MobileNets (int8 per-channel, uint8, float)
 // and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
 //
+// Gemm/ runs the GEMM alone on MobileNet v2's 1x1 shapes; GemmThreads/ the same on 2 threads,
+// cut as the core cuts it and as it did before, against one thread.
+//
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 
 #include "BenchNetworks.h"
 #include "NpuCore.h"
+#include "OwnLayerSupport.h"
 #include "PreparedNetwork.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/modelgen/ModelCatalog.h"
@@ -181,49 +185,105 @@ void Layers(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
-// The own GEMM alone on one 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per
-// channel, or uint8 when the fourth argument is 0), with the best ISA: the quickest of `kRepeats` runs per iteration (robust to load).
-void Gemm(benchmark::State& state) {
-    const size_t rows = state.range(0), depth = state.range(1), channels = state.range(2);
-    std::vector<uint8_t> weights(depth * channels), input(rows * depth), output(rows * channels);
-    std::vector<int32_t> bias(channels);
-    std::vector<float> scales(channels);
-    uint32_t seed = 1;
-    const auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
-    for (uint8_t& w : weights) w = static_cast<uint8_t>(next() >> 24);
-    for (uint8_t& x : input) x = static_cast<uint8_t>(next() >> 24);
-    for (size_t c = 0; c < channels; ++c) {
-        bias[c] = static_cast<int32_t>(next() % 20000) - 10000;
-        scales[c] = 0.002f + 0.00001f * static_cast<float>(next() % 1000);
+// One 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per channel, or uint8 when
+// the fourth argument is 0) with random data, packed for the own GEMM.
+struct GemmCase {
+    size_t rows, channels;
+    std::vector<uint8_t> weights, input, output, packed;
+    std::vector<int32_t> bias;
+    std::vector<float> scales;
+
+    explicit GemmCase(const benchmark::State& state)
+        : rows(state.range(0)), channels(state.range(2)), weights(state.range(1) * channels),
+          input(rows * state.range(1)), output(rows * channels), bias(channels), scales(channels) {
+        const size_t depth = state.range(1);
+        uint32_t seed = 1;
+        const auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+        for (uint8_t& w : weights) w = static_cast<uint8_t>(next() >> 24);
+        for (uint8_t& x : input) x = static_cast<uint8_t>(next() >> 24);
+        for (size_t c = 0; c < channels; ++c) {
+            bias[c] = static_cast<int32_t>(next() % 20000) - 10000;
+            scales[c] = 0.002f + 0.00001f * static_cast<float>(next() % 1000);
+        }
+        synap::kernels::QuantGemmSpec spec;
+        spec.signedValues = state.range(3) != 0;
+        spec.filterZeroPoint = spec.signedValues ? 0 : 131;
+        if (!spec.signedValues) scales.resize(1);
+        spec.inputZeroPoint = spec.signedValues ? -3 : 125;
+        spec.outputZeroPoint = 5;
+        spec.inputScale = 0.02f;
+        spec.outputScale = 0.05f;
+        spec.filterScales = scales;
+        spec.low = spec.signedValues ? -128 : 0;
+        spec.high = spec.low + 255;
+        spec.weights = weights.data();
+        spec.bias = bias.data();
+        spec.depth = static_cast<uint32_t>(depth);
+        spec.channels = static_cast<uint32_t>(channels);
+        if (!synap::kernels::packQuantGemm(spec, &packed)) packed.clear();
     }
-    synap::kernels::QuantGemmSpec spec;
-    spec.signedValues = state.range(3) != 0;
-    spec.filterZeroPoint = spec.signedValues ? 0 : 131;
-    if (!spec.signedValues) scales.resize(1);
-    spec.inputZeroPoint = spec.signedValues ? -3 : 125;
-    spec.outputZeroPoint = 5;
-    spec.inputScale = 0.02f;
-    spec.outputScale = 0.05f;
-    spec.filterScales = scales;
-    spec.low = spec.signedValues ? -128 : 0;
-    spec.high = spec.low + 255;
-    spec.weights = weights.data();
-    spec.bias = bias.data();
-    spec.depth = static_cast<uint32_t>(depth);
-    spec.channels = static_cast<uint32_t>(channels);
-    std::vector<uint8_t> packed;
-    if (!synap::kernels::packQuantGemm(spec, &packed)) return state.SkipWithError("cannot pack");
+};
+
+// The quickest of 20 runs of `run` (robust to load), in µs.
+template <typename Run>
+double bestOf20(const Run& run) {
+    double best = 1e30;
+    for (int r = 0; r < 20; ++r) {
+        const auto start = Clock::now();
+        run();
+        best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    }
+    return best;
+}
+
+// The own GEMM alone, with the best ISA, one thread.
+void Gemm(benchmark::State& state) {
+    GemmCase c(state);
+    if (c.packed.empty()) return state.SkipWithError("cannot pack");
     synap::kernels::QuantGemmScratch scratch;
     const synap::kernels::Isa isa = synap::kernels::bestIsa();
     double best = 1e30;
     for (auto _ : state) {
-        for (int r = 0; r < 20; ++r) {
-            const auto start = Clock::now();
-            synap::kernels::runQuantGemm(isa, packed, input.data(), rows, output.data(), &scratch);
-            best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-        }
+        best = std::min(best, bestOf20([&] {
+            synap::kernels::runQuantGemm(isa, c.packed, c.input.data(), c.rows, c.output.data(), &scratch);
+        }));
     }
     state.counters["best_us"] = best;
+}
+
+// The same on a pool of 2 threads, cut as the core's GEMM layers cut it (OwnLayerSupport.h
+// inTiles: by cost, along the channels for few rows) and as they did before (slices of 64 rows),
+// against one thread, interleaved: the best of 20 runs each.
+void GemmThreads(benchmark::State& state) {
+    GemmCase c(state);
+    if (c.packed.empty()) return state.SkipWithError("cannot pack");
+    const std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2), pthreadpool_destroy);
+    synap::kernels::QuantGemmScratch scratch;
+    synap::kernels::QuantGemmJob job;
+    const synap::kernels::Isa isa = synap::kernels::bestIsa();
+    if (!synap::kernels::prepareQuantGemm(isa, c.packed, c.input.data(), c.rows, c.output.data(), &scratch, &job)) {
+        return state.SkipWithError("cannot prepare");
+    }
+    using synap::kernels::kGemmBlock;
+    const size_t blocks = (c.channels + kGemmBlock - 1) / kGemmBlock;
+    const double blockRowCost = static_cast<double>(kGemmBlock * job.args.depthGroups * 4);
+    double one = 1e30, tiles = 1e30, rows64 = 1e30;
+    for (auto _ : state) {
+        one = std::min(one, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
+        tiles = std::min(tiles, bestOf20([&] {
+            synap::own::inTiles(pool.get(), c.rows, blocks, blockRowCost, [&](size_t b, size_t e, size_t f, size_t l) {
+                synap::kernels::runQuantGemmTile(job, b, e, f * kGemmBlock, l * kGemmBlock);
+            });
+        }));
+        rows64 = std::min(rows64, bestOf20([&] {
+            synap::own::inSlices(pool.get(), c.rows, 64, [&](size_t b, size_t e) { synap::kernels::runQuantGemmRows(job, b, e); });
+        }));
+    }
+    state.counters["one_us"] = one;
+    state.counters["tiles_us"] = tiles;
+    state.counters["rows64_us"] = rows64;
+    state.counters["tiles_vs_one"] = tiles / one;
+    state.counters["rows64_vs_one"] = rows64 / one;
 }
 
 constexpr const char* kNetworks[] = {
@@ -251,6 +311,9 @@ int main(int argc, char** argv) {
                                                                    {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
         for (int64_t isSigned : {1, 0}) {
             benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2], isSigned})->Iterations(5);
+            benchmark::RegisterBenchmark("GemmThreads", nnemu::GemmThreads)
+                    ->Args({shape[0], shape[1], shape[2], isSigned})
+                    ->Iterations(5);
         }
     }
     benchmark::Initialize(&argc, argv);

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "BenchNetworks.h"
 #include "NpuCore.h"
@@ -173,6 +174,11 @@ void Threads(benchmark::State& state, const char* name, bool load) {
             *total += static_cast<double>(microsSince(start));
         }
     }
+    // Both give the same bytes (with NNEMU_NPU_THREADS=2 the default core always takes the pool).
+    if (!net->direct->run(in, out, &error)) return state.SkipWithError(error.c_str());
+    const auto pooledOutputs = net->buffers.outputs;
+    if (!net->oneThread->run(in, out, &error)) return state.SkipWithError(error.c_str());
+    if (pooledOutputs != net->buffers.outputs) return state.SkipWithError("the outputs differ from one thread's");
     const double n = static_cast<double>(state.iterations()) * kThreadsBlock;
     state.counters["default_us"] = defaultUs / n;
     state.counters["one_thread_us"] = oneUs / n;
@@ -202,6 +208,9 @@ void StatisticsBookkeeping(benchmark::State& state) {
 
 constexpr const char* kNetworks[] = {"mobilenet_v1_1.0_224_quant", "mobilenet_v1_1.0_224_float",
                                      "mobilenet_v1_0.25_224_quant", "mobilenet_v1_0.25_224_float"};
+// Threads/ also runs the int8 MobileNets v2 (per-channel and full int8), whose layers are mostly
+// the own kernels'.
+constexpr const char* kInt8Networks[] = {"mobilenet_v2_1.0_224_int8", "mobilenet_v2_1.0_224_full_int8"};
 
 void registerAll() {
     for (const char* name : kNetworks) {
@@ -215,7 +224,9 @@ void registerAll() {
                 ->Unit(benchmark::kMillisecond)->Iterations(2);
     }
     benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
-    for (const char* name : kNetworks) {
+    std::vector<const char*> threadNetworks(std::begin(kNetworks), std::end(kNetworks));
+    threadNetworks.insert(threadNetworks.end(), std::begin(kInt8Networks), std::end(kInt8Networks));
+    for (const char* name : threadNetworks) {
         for (const bool load : {false, true}) {
             const std::string label = std::string("Threads/") + (load ? "load/" : "idle/") + name;
             benchmark::RegisterBenchmark(label.c_str(), Threads, name, load)->Unit(benchmark::kMicrosecond)->MinTime(3.0);

@@ -1,7 +1,7 @@
 // Property tests of the NPU core's own quantized GEMM (driver/synap/kernels): random 1x1
 // convolutions (uint8, int8 per tensor, int8 per channel; zero points, activations, multipliers
-// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs, whole
-// and in row slices.
+// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs, whole,
+// in row slices and in tiles of channel blocks.
 #include <gtest/gtest.h>
 
 #include "KernelTestSupport.h"
@@ -72,6 +72,13 @@ void expectMatches(Case& c, const std::string& label) {
         runQuantGemmRows(job, split, c.rows + 3);
         runQuantGemmRows(job, 0, split);
         ASSERT_EQ(out, expected) << isaName(isa) << " in slices, " << label;
+        // And in tiles of channel blocks, the later ones first (slices of layers with few rows).
+        std::fill(out.begin(), out.end(), 0xCD);
+        const size_t blocks = (c.channels + kGemmBlock - 1) / kGemmBlock, middle = blocks / 2 * kGemmBlock;
+        runQuantGemmTile(job, split, c.rows, middle, c.channels + 5);
+        runQuantGemmTile(job, 0, split, middle, c.channels);
+        runQuantGemmTile(job, 0, c.rows, 0, middle);
+        ASSERT_EQ(out, expected) << isaName(isa) << " in channel tiles, " << label;
     }
 }
 

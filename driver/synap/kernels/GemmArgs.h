@@ -33,7 +33,8 @@ struct GemmArgs {
     int32_t outputZeroPoint;
     int32_t low;   // clamp bounds of the output values, zero point included
     int32_t high;
-    uint8_t* output;  // row-major [rowCount][channels]; int8 values as their bytes
+    uint8_t* output;  // [rowCount] rows of `channels` values; int8 values as their bytes
+    size_t outputStride = 0;  // bytes from one output row to the next (>= channels)
     // When no step of the requantization can saturate (no left shift, the bias plus any
     // accumulator fits in int32), per channel bias + colTerm, and per 16-channel block a
     // FastRequantBlock; nullptr otherwise.

@@ -55,7 +55,7 @@ void tile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t block) 
         const size_t count = a.channels - first < 8 ? a.channels - first : 8;
         const Requant q = requantOf(a, first);
         for (int i = 0; i < R; ++i) {
-            storeBytes(requantize(a, q, acc[i][j], rowTerms[i]), a.output + (row + i) * a.channels + first, count);
+            storeBytes(requantize(a, q, acc[i][j], rowTerms[i]), a.output + (row + i) * a.outputStride + first, count);
         }
     }
 }

@@ -152,7 +152,7 @@ template <int R, int B, bool Flip>
     }
     const size_t first = block * kGemmBlock;
     const size_t count = a.channels - first;
-    storeTile<R, B>(n, acc, a.output + row * a.channels + first, a.channels, count);
+    storeTile<R, B>(n, acc, a.output + row * a.outputStride + first, a.outputStride, count);
 }
 
 // Where a step may saturate: the reference's steps one by one, per vector.
@@ -169,7 +169,7 @@ template <int R, int B, bool Flip>
         #pragma GCC unroll 16
         for (int i = 0; i < R; ++i) {
             const int32_t rowTerm = rowTerms == nullptr ? 0 : rowTerms[i];
-            _mm512_mask_cvtepi32_storeu_epi8(a.output + (row + i) * a.channels + first, store,
+            _mm512_mask_cvtepi32_storeu_epi8(a.output + (row + i) * a.outputStride + first, store,
                                              requantize(a, q, acc[i][j], rowTerm));
         }
     }

@@ -26,7 +26,7 @@ void gemmPortable(const GemmArgs& a) {
             const int32_t scaled = cpu::multiplyByQuantizedMultiplier(x, a.multipliers[c],
                                                                       a.leftShifts[c] - a.rightShifts[c]);
             const int32_t value = std::clamp(cpu::saturatingAdd(scaled, a.outputZeroPoint), a.low, a.high);
-            a.output[r * a.channels + c] = static_cast<uint8_t>(value);
+            a.output[r * a.outputStride + c] = static_cast<uint8_t>(value);
         }
     }
 }

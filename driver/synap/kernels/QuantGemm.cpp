@@ -125,6 +125,7 @@ bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* i
     args.low = h.low;
     args.high = h.high;
     args.output = output;
+    args.outputStride = h.channels;
     RequantTable::point(&args, arrays, n,
                         h.fast ? reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n)) : nullptr);
     *job = {args, kernelOf(isa)};
@@ -175,14 +176,28 @@ bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint3
 }
 
 void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {
-    GemmArgs slice = job.args;
-    end = std::min(end, slice.rowCount);
-    if (begin >= end) return;
-    slice.rows += begin * slice.rowStride;
-    if (slice.rowTerms != nullptr) slice.rowTerms += begin;
-    slice.output += begin * slice.channels;
-    slice.rowCount = end - begin;
-    job.kernel(slice);
+    runQuantGemmTile(job, begin, end, 0, job.args.channels);
+}
+
+void runQuantGemmTile(const QuantGemmJob& job, size_t rowBegin, size_t rowEnd, size_t channelBegin,
+                      size_t channelEnd) {
+    GemmArgs tile = job.args;
+    rowEnd = std::min(rowEnd, tile.rowCount);
+    channelEnd = std::min(channelEnd, tile.channels);
+    if (rowBegin >= rowEnd || channelBegin >= channelEnd || channelBegin % kGemmBlock != 0) return;
+    tile.rows += rowBegin * tile.rowStride;
+    if (tile.rowTerms != nullptr) tile.rowTerms += rowBegin;
+    tile.rowCount = rowEnd - rowBegin;
+    // The channel blocks from channelBegin on: their weights and per-channel constants.
+    tile.weights += channelBegin / kGemmBlock * tile.depthGroups * 64;
+    for (const int32_t** perChannel : {&tile.colTerms, &tile.bias, &tile.multipliers, &tile.leftShifts,
+                                       &tile.rightShifts, &tile.biasAndColTerms}) {
+        if (*perChannel != nullptr) *perChannel += channelBegin;
+    }
+    if (tile.fastBlocks != nullptr) tile.fastBlocks += channelBegin / kGemmBlock;
+    tile.channels = channelEnd - channelBegin;
+    tile.output += rowBegin * tile.outputStride + channelBegin;
+    job.kernel(tile);
 }
 
 bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,

@@ -53,6 +53,10 @@ struct QuantGemmJob {
 bool prepareQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
                       QuantGemmScratch* scratch, QuantGemmJob* job);
 void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end);
+// Rows [rowBegin, rowEnd) x channels [channelBegin, channelEnd) of the job, channelBegin a
+// multiple of kGemmBlock: slices along the channels for layers of few rows.
+void runQuantGemmTile(const QuantGemmJob& job, size_t rowBegin, size_t rowEnd, size_t channelBegin,
+                      size_t channelEnd);
 // Both, all rows, on the calling thread.
 bool runQuantGemm(Isa isa, std::span<const uint8_t> packed, const uint8_t* input, size_t rows, uint8_t* output,
                   QuantGemmScratch* scratch);
