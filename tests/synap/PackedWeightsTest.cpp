@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "Compiler.h"
 #include "HalNetworkBuilder.h"
@@ -364,6 +365,29 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
     EXPECT_EQ(xnnpack.inPlace, 0u);
     EXPECT_EQ(xnnpack.packings, 0u);
     EXPECT_EQ(xnnpack.output, mapped.output);
+}
+
+// Stored state with random bytes changed (headers mostly): loads and runs, or is refused; never
+// read out of bounds (the sanitizer builds run this).
+TEST_F(PackedWeightsTest, RandomlyDamagedStoredStateIsSafe) {
+    std::vector<uint8_t> program;
+    std::string error;
+    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}}, &program, &error)) << error;
+    std::mt19937 rng(7);
+    for (int iteration = 0; iteration < 60; ++iteration) {
+        std::unique_ptr<npu::ProgramT> unpacked(npu::GetProgram(program.data())->UnPack());
+        for (auto& entry : unpacked->packed_weights) {
+            const size_t span = iteration % 2 == 0 ? std::min<size_t>(entry->data.size(), 160) : entry->data.size();
+            entry->data[rng() % span] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        }
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
+        auto core = synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
+                                         &error);
+        if (core != nullptr) {
+            EXPECT_EQ(run(*core).size(), 10u) << "iteration " << iteration;
+        }
+    }
 }
 
 TEST_F(PackedWeightsTest, CheckOfPackedGemmWeights) {
