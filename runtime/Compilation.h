@@ -33,7 +33,7 @@ public:
 
     bool isFinished() const { return finished_; }
     const ExecutionPlan* plan() const { return plan_.get(); }
-    // After finish the plan's own copy, so the application may free the model.
+    // After finish the plan's share of the finished model, so the application may free its handle.
     const hal::Model& model() const { return plan_ ? plan_->model() : model_->model(); }
     bool canMeasureTiming() const { return explicitDevices_ && devices_.size() == 1; }
     // Timeouts, like timing, need a compilation made by createForDevices for exactly one device.

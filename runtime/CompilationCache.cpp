@@ -71,7 +71,7 @@ bool allEmpty(const CacheFds& fds) {
 
 // The application's own files: prepared from them unless they are still empty, else compiled
 // with them for the driver to fill.
-hal::PrepareResult prepareWithCacheFds(const Device& device, const hal::Model& model,
+hal::PrepareResult prepareWithCacheFds(const Device& device, const std::shared_ptr<const hal::Model>& model,
                                        hal::ExecutionPreference preference, const CacheFds& fds,
                                        const hal::CacheToken& token, const hal::PrepareQos& qos) {
     hal::IDevice& driver = *device.driver;
@@ -80,7 +80,7 @@ hal::PrepareResult prepareWithCacheFds(const Device& device, const hal::Model& m
         if (status == hal::ErrorStatus::NONE && prepared != nullptr) return {status, prepared};
         NN_LOG(VERBOSE) << device.name << " could not prepare from the given cache files; compiling the model";
     }
-    return driver.prepareModelWithQos(model, preference, qos, fds.model, fds.data, token);
+    return driver.prepareSharedModelWithQos(model, preference, qos, fds.model, fds.data, token);
 }
 
 }  // namespace
@@ -124,7 +124,7 @@ std::string cacheFileBaseName(const hal::CacheToken& token) {
     return name;
 }
 
-hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& model,
+hal::PrepareResult prepareWithCaching(const Device& device, const std::shared_ptr<const hal::Model>& model,
                                       hal::ExecutionPreference preference, const CacheSettings& settings,
                                       const std::vector<uint32_t>& stepOperations, const hal::PrepareQos& qos) {
     hal::IDevice& driver = *device.driver;
@@ -141,7 +141,7 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
         NN_LOG(VERBOSE) << device.name << ": the given cache files do not fit this compilation; compiling without them";
         token.reset();
     }
-    if (!token) return driver.prepareModelWithQos(model, preference, qos, {}, {}, hal::CacheToken{});
+    if (!token) return driver.prepareSharedModelWithQos(model, preference, qos, {}, {}, hal::CacheToken{});
     if (settings.fds) return prepareWithCacheFds(device, model, preference, *settings.fds, *token, qos);
 
     const std::string base = settings.dir + cacheFileBaseName(*token);
@@ -158,7 +158,7 @@ hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& mo
     }
     CacheFiles created;
     created.open(base, modelCount, dataCount, true);  // warns when it cannot
-    return driver.prepareModelWithQos(model, preference, qos, created.model, created.data, *token);
+    return driver.prepareSharedModelWithQos(model, preference, qos, created.model, created.data, *token);
 }
 
 }  // namespace nnemu::runtime

@@ -47,7 +47,7 @@ std::string cacheFileBaseName(const hal::CacheToken& token);
 
 // Prepares `model` on `device`, through the cache when `settings` has a token and the device
 // caches (§6.5). `stepOperations` is empty for a plan of one step.
-hal::PrepareResult prepareWithCaching(const Device& device, const hal::Model& model,
+hal::PrepareResult prepareWithCaching(const Device& device, const std::shared_ptr<const hal::Model>& model,
                                       hal::ExecutionPreference preference, const CacheSettings& settings,
                                       const std::vector<uint32_t>& stepOperations, const hal::PrepareQos& qos = {});
 

@@ -93,9 +93,9 @@ bool isMissedDeadline(int result) {
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
                           const CompileOptions& options, std::unique_ptr<ExecutionPlan>* result) {
     auto plan = std::make_unique<ExecutionPlan>();
-    plan->main_ = model.model();
+    plan->main_ = model.sharedModel();
     plan->allowFallback_ = options.allowFallback;
-    const hal::Model& main = plan->main_;
+    const hal::Model& main = *plan->main_;
     plan->inputPosition_.assign(main.operands.size(), -1);
     plan->outputPosition_.assign(main.operands.size(), -1);
     for (size_t i = 0; i < main.inputIndexes.size(); ++i) plan->inputPosition_[main.inputIndexes[i]] = static_cast<int32_t>(i);
@@ -120,8 +120,8 @@ void ExecutionPlan::makeSimple(const Device* device) {
     auto step = std::make_unique<PlanStep>();
     step->device = device;
     step->model = main_;
-    step->inputs = main_.inputIndexes;
-    step->outputs = main_.outputIndexes;
+    step->inputs = main_->inputIndexes;
+    step->outputs = main_->outputIndexes;
     steps_.push_back(std::move(step));
 }
 
@@ -142,8 +142,8 @@ void ExecutionPlan::logPartitionSummary(const std::vector<const Device*>& device
 
 int ExecutionPlan::partition(const std::vector<const Device*>& devices, const CompileOptions& options) {
     trace::Span span("partitioning", "compilation");
-    span.arg("devices", devices.size()).arg("operations", main_.operations.size());
-    const hal::Model& main = main_;
+    span.arg("devices", devices.size()).arg("operations", main_->operations.size());
+    const hal::Model& main = *main_;
     const size_t operationCount = main.operations.size();
     // Each device's answer for the whole model; errors or a wrong length mean "nothing".
     std::vector<std::vector<bool>> supported;
@@ -197,7 +197,9 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
         auto step = std::make_unique<PlanStep>();
         step->device = stepDevice[s];
         step->operationIndexes = stepOperations[s];
-        hal::Model& model = step->model;
+        auto owned = std::make_shared<hal::Model>();
+        step->model = owned;
+        hal::Model& model = *owned;
         model.operandValues = main.operandValues;
         model.pools = main.pools;
         model.relaxComputationFloat32toFloat16 = main.relaxComputationFloat32toFloat16;
@@ -256,7 +258,7 @@ int ExecutionPlan::partition(const std::vector<const Device*>& devices, const Co
 int ExecutionPlan::prepareSteps(const CompileOptions& options) {
     for (auto& step : steps_) {
         trace::Span span(step->device->name, "compilation");
-        span.arg("operations", step->model.operations.size()).arg("nnapi cache", options.caching.token ? 1 : 0);
+        span.arg("operations", step->model->operations.size()).arg("nnapi cache", options.caching.token ? 1 : 0);
         auto [status, prepared] = prepareWithCaching(*step->device, step->model, options.preference,
                                                      options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
@@ -276,7 +278,7 @@ static std::shared_ptr<hal::IPreparedModel> preparedOnCpu(PlanStep& step) {
         const Device* cpu = cpuDevice();
         if (cpu == nullptr) return;
         auto [status, prepared] = cpu->driver->prepareModel(
-                step.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, {}, {}, hal::CacheToken{});
+                *step.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, {}, {}, hal::CacheToken{});
         if (status == ErrorStatus::NONE) step.cpuPrepared = std::move(prepared);
     });
     return step.cpuPrepared;
@@ -289,8 +291,8 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
-    if (int n = checkMappings(inputs, outputs, main_)) return n;
-    Temporaries temporaries(main_.operands.size());
+    if (int n = checkMappings(inputs, outputs, *main_)) return n;
+    Temporaries temporaries(main_->operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
                              deadline, loopTimeoutDuration);
@@ -330,8 +332,8 @@ int ExecutionPlan::fallBack(const PlanStep& failed, const std::vector<Argument>&
     std::call_once(wholeModelOnce_, [&] {
         whole.device = cpuDevice();
         whole.model = main_;
-        whole.inputs = main_.inputIndexes;
-        whole.outputs = main_.outputIndexes;
+        whole.inputs = main_->inputIndexes;
+        whole.outputs = main_->outputIndexes;
     });
     auto prepared = preparedOnCpu(whole);
     if (prepared == nullptr) return ANEURALNETWORKS_OP_FAILED;
@@ -345,7 +347,7 @@ bool ExecutionPlan::allocateTemporaries(const PlanStep& step, Temporaries& tempo
     for (const auto* indexes : {&step.inputs, &step.outputs}) {
         for (uint32_t index : *indexes) {
             if (inputPosition_[index] >= 0 || outputPosition_[index] >= 0 || temporaries[index] != nullptr) continue;
-            const hal::Operand& operand = main_.operands[index];
+            const hal::Operand& operand = main_->operands[index];
             const uint64_t bytes = hal::byteSize(operand.type, operand.dimensions);
             try {
                 if (bytes <= std::numeric_limits<uint32_t>::max()) {
@@ -368,7 +370,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const hal::Deadline& deadline, uint64_t loopTimeoutDuration) const {
     trace::Span span(step.device->name, "partition");
     if (span.active()) {
-        span.arg("device", step.device->name).arg("operations", step.model.operations.size());
+        span.arg("device", step.device->name).arg("operations", step.model->operations.size());
         if (&prepared != step.prepared.get()) span.arg("fallback", "nnapi-reference");
     }
     trace::Span schedule("schedule", "runtime");  // buffers between partitions, the request
@@ -385,7 +387,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
             const auto& temporary = temporaries[index];
             request.pools.push_back(temporary);
             argument.location = {poolIndex, 0, static_cast<uint32_t>(temporary->size())};
-            argument.dimensions = main_.operands[index].dimensions;
+            argument.dimensions = main_->operands[index].dimensions;
         } else if (bound->state == Argument::State::NO_VALUE) {
             argument.hasNoValue = true;
         } else {

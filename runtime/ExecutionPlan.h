@@ -27,7 +27,7 @@ struct Argument {
 
 struct PlanStep {
     const Device* device = nullptr;
-    hal::Model model;
+    std::shared_ptr<const hal::Model> model;  // the plan's main model itself for a one-step plan
     std::vector<uint32_t> inputs;   // main-model operand of each step input
     std::vector<uint32_t> outputs;  // main-model operand of each step output
     std::shared_ptr<hal::IPreparedModel> prepared;
@@ -56,7 +56,7 @@ public:
                 bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
                 const hal::Deadline& deadline = {}, uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault) const;
 
-    const hal::Model& model() const { return main_; }
+    const hal::Model& model() const { return *main_; }
     size_t stepCount() const { return steps_.size(); }
     const PlanStep& step(size_t i) const { return *steps_[i]; }
 
@@ -76,7 +76,8 @@ private:
                  const std::vector<Argument>& outputs, Temporaries& temporaries,
                  std::vector<hal::OutputShape>* shapes, bool* wholeModelRan, uint64_t loopTimeoutDuration) const;
 
-    hal::Model main_;  // the plan's own copy: the application may free its model
+    // Shared with the finished ModelBuilder (immutable): the application may free its model.
+    std::shared_ptr<const hal::Model> main_;
     bool allowFallback_ = true;
     std::vector<std::unique_ptr<PlanStep>> steps_;
     std::vector<int32_t> inputPosition_;   // per main operand: model input position or -1

@@ -35,7 +35,7 @@ int ModelBuilder::checkModifiable(const char* function) const {
 }
 
 int ModelBuilder::checkOperandIndex(int32_t index, const char* function) const {
-    if (index < 0 || static_cast<size_t>(index) >= model_.operands.size()) {
+    if (index < 0 || static_cast<size_t>(index) >= model_->operands.size()) {
         NN_LOG(ERROR) << function << ": operand index " << index << " out of range";
         return ANEURALNETWORKS_BAD_DATA;
     }
@@ -43,9 +43,9 @@ int ModelBuilder::checkOperandIndex(int32_t index, const char* function) const {
 }
 
 uint8_t* ModelBuilder::constantOf(uint32_t index) const {
-    const hal::Operand& operand = model_.operands[index];
+    const hal::Operand& operand = model_->operands[index];
     if (referencedValues_[index] != nullptr) return static_cast<uint8_t*>(const_cast<void*>(referencedValues_[index]));
-    return hal::constantData(model_, operand);
+    return hal::constantData(*model_, operand);
 }
 
 int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
@@ -62,13 +62,13 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
         return ANEURALNETWORKS_BAD_DATA;
     }
     const auto halType = static_cast<hal::OperandType>(type.type);
-    if (model_.operands.size() >= std::numeric_limits<uint32_t>::max() - 1) return ANEURALNETWORKS_BAD_DATA;
+    if (model_->operands.size() >= std::numeric_limits<uint32_t>::max() - 1) return ANEURALNETWORKS_BAD_DATA;
     hal::Operand operand;
     operand.type = halType;
     operand.dimensions = std::move(dims);
     operand.scale = type.scale;
     operand.zeroPoint = type.zeroPoint;
-    model_.operands.push_back(std::move(operand));
+    model_->operands.push_back(std::move(operand));
     referencedValues_.push_back(nullptr);
     modelValues_.push_back(nullptr);
     return ANEURALNETWORKS_NO_ERROR;
@@ -78,7 +78,7 @@ int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t leng
     const char* function = "ANeuralNetworksModel_setOperandValue";
     if (int n = checkModifiable(function)) return n;
     if (int n = checkOperandIndex(index, function)) return n;
-    hal::Operand& operand = model_.operands[index];
+    hal::Operand& operand = model_->operands[index];
     if (operand.type == hal::OperandType::SUBGRAPH) {
         NN_LOG(ERROR) << function << ": operand " << index << " takes a model: use setOperandValueFromModel";
         return ANEURALNETWORKS_BAD_DATA;
@@ -102,17 +102,17 @@ int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t leng
     const auto size = static_cast<uint32_t>(length);
     if (length <= ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
         // Copied values are addressed by 32-bit offsets.
-        const size_t offset = alignUp(model_.operandValues.size(), kConstantAlignment);
+        const size_t offset = alignUp(model_->operandValues.size(), kConstantAlignment);
         if (offset + length > std::numeric_limits<uint32_t>::max()) {
             NN_LOG(ERROR) << function << ": the model's copied values would pass 4 GiB";
             return ANEURALNETWORKS_BAD_DATA;
         }
         try {
-            model_.operandValues.resize(offset + length);
+            model_->operandValues.resize(offset + length);
         } catch (const std::bad_alloc&) {
             return ANEURALNETWORKS_OUT_OF_MEMORY;
         }
-        std::memcpy(model_.operandValues.data() + offset, buffer, length);
+        std::memcpy(model_->operandValues.data() + offset, buffer, length);
         operand.lifetime = OperandLifeTime::CONSTANT_COPY;
         operand.location = {0, static_cast<uint32_t>(offset), size};
     } else {
@@ -133,7 +133,7 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
         NN_LOG(ERROR) << function << ": a memory created from a descriptor cannot hold constants";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    hal::Operand& operand = model_.operands[index];
+    hal::Operand& operand = model_->operands[index];
     if (operand.type == hal::OperandType::SUBGRAPH || !hal::isFullySpecified(operand.type, operand.dimensions) ||
         hal::byteSize(operand.type, operand.dimensions) != length) {
         NN_LOG(ERROR) << function << ": operand " << index << " is not fully specified or has another length";
@@ -144,8 +144,8 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, std::shared_ptr<const
         return ANEURALNETWORKS_BAD_DATA;
     }
     uint32_t poolIndex = 0;
-    while (poolIndex < model_.pools.size() && model_.pools[poolIndex] != memory) ++poolIndex;
-    if (poolIndex == model_.pools.size()) model_.pools.push_back(std::move(memory));
+    while (poolIndex < model_->pools.size() && model_->pools[poolIndex] != memory) ++poolIndex;
+    if (poolIndex == model_->pools.size()) model_->pools.push_back(std::move(memory));
     referencedValues_[index] = nullptr;
     operand.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
     operand.location = {poolIndex, static_cast<uint32_t>(offset), static_cast<uint32_t>(length)};
@@ -160,7 +160,7 @@ int ModelBuilder::setOperandValueFromModel(int32_t index, const ModelBuilder& va
         return ANEURALNETWORKS_BAD_STATE;
     }
     if (int n = checkOperandIndex(index, function)) return n;
-    hal::Operand& operand = model_.operands[index];
+    hal::Operand& operand = model_->operands[index];
     if (operand.type != hal::OperandType::SUBGRAPH) {
         NN_LOG(ERROR) << function << ": operand " << index << " is a " << hal::operandTypeName(operand.type)
                       << ", not an ANEURALNETWORKS_MODEL";
@@ -179,7 +179,7 @@ int ModelBuilder::setOperandSymmPerChannelQuantParams(int32_t index,
     const char* function = "ANeuralNetworksModel_setOperandSymmPerChannelQuantParams";
     if (int n = checkModifiable(function)) return n;
     if (int n = checkOperandIndex(index, function)) return n;
-    hal::Operand& operand = model_.operands[index];
+    hal::Operand& operand = model_->operands[index];
     if (operand.type != hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         NN_LOG(ERROR) << function << ": operand " << index << " is not TENSOR_QUANT8_SYMM_PER_CHANNEL";
         return ANEURALNETWORKS_BAD_DATA;
@@ -217,13 +217,13 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
     operation.inputs.assign(inputs, inputs + inputCount);
     operation.outputs.assign(outputs, outputs + outputCount);
     std::string why;
-    if (!hal::validateOperation(operation, model_.operands,
+    if (!hal::validateOperation(operation, model_->operands,
                                 [this](uint32_t index) { return constantOf(index); }, &why)) {
         NN_LOG(ERROR) << function << ": " << why;
         return ANEURALNETWORKS_BAD_DATA;
     }
     hasOem_ = hasOem_ || isOem;
-    model_.operations.push_back(std::move(operation));
+    model_->operations.push_back(std::move(operation));
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -239,11 +239,11 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
         std::vector<uint32_t> chosen;
         for (uint32_t i = 0; i < count; ++i) {
             const uint32_t index = indexes[i];
-            if (index >= model_.operands.size()) {
+            if (index >= model_->operands.size()) {
                 NN_LOG(ERROR) << function << ": operand index " << index << " out of range";
                 return false;
             }
-            const hal::Operand& operand = model_.operands[index];
+            const hal::Operand& operand = model_->operands[index];
             bool repeated = false;
             for (uint32_t seen : chosen) repeated = repeated || seen == index;
             if (operand.lifetime != OperandLifeTime::TEMPORARY_VARIABLE || repeated) {
@@ -254,19 +254,19 @@ int ModelBuilder::identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* 
             chosen.push_back(index);
         }
         for (uint32_t index : chosen) {
-            changed.emplace_back(index, model_.operands[index].lifetime);
-            model_.operands[index].lifetime = lifetime;
+            changed.emplace_back(index, model_->operands[index].lifetime);
+            model_->operands[index].lifetime = lifetime;
         }
         *list = std::move(chosen);
         return true;
     };
-    const auto savedInputs = model_.inputIndexes;
-    const auto savedOutputs = model_.outputIndexes;
-    if (!mark(inputCount, inputs, OperandLifeTime::MODEL_INPUT, &model_.inputIndexes) ||
-        !mark(outputCount, outputs, OperandLifeTime::MODEL_OUTPUT, &model_.outputIndexes)) {
-        for (const auto& [index, lifetime] : changed) model_.operands[index].lifetime = lifetime;
-        model_.inputIndexes = savedInputs;
-        model_.outputIndexes = savedOutputs;
+    const auto savedInputs = model_->inputIndexes;
+    const auto savedOutputs = model_->outputIndexes;
+    if (!mark(inputCount, inputs, OperandLifeTime::MODEL_INPUT, &model_->inputIndexes) ||
+        !mark(outputCount, outputs, OperandLifeTime::MODEL_OUTPUT, &model_->outputIndexes)) {
+        for (const auto& [index, lifetime] : changed) model_->operands[index].lifetime = lifetime;
+        model_->inputIndexes = savedInputs;
+        model_->outputIndexes = savedOutputs;
         return ANEURALNETWORKS_BAD_DATA;
     }
     return ANEURALNETWORKS_NO_ERROR;
@@ -283,18 +283,18 @@ int ModelBuilder::setOperandExtensionData(int32_t index, const void*, size_t) {
 
 int ModelBuilder::relaxComputationFloat32toFloat16(bool allow) {
     if (int n = checkModifiable("ANeuralNetworksModel_relaxComputationFloat32toFloat16")) return n;
-    model_.relaxComputationFloat32toFloat16 = allow;
+    model_->relaxComputationFloat32toFloat16 = allow;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
 // Every MODEL_INPUT / MODEL_OUTPUT operand is in the current input / output list (a later
 // identifyInputsAndOutputs replaces the lists but not the lifetimes the earlier one set).
 bool ModelBuilder::listsEveryInputAndOutput() const {
-    std::vector<bool> listed(model_.operands.size(), false);
-    for (uint32_t index : model_.inputIndexes) listed[index] = true;
-    for (uint32_t index : model_.outputIndexes) listed[index] = true;
-    for (size_t i = 0; i < model_.operands.size(); ++i) {
-        const auto lifetime = model_.operands[i].lifetime;
+    std::vector<bool> listed(model_->operands.size(), false);
+    for (uint32_t index : model_->inputIndexes) listed[index] = true;
+    for (uint32_t index : model_->outputIndexes) listed[index] = true;
+    for (size_t i = 0; i < model_->operands.size(); ++i) {
+        const auto lifetime = model_->operands[i].lifetime;
         if ((lifetime == OperandLifeTime::MODEL_INPUT || lifetime == OperandLifeTime::MODEL_OUTPUT) && !listed[i]) {
             return false;
         }
@@ -304,12 +304,12 @@ bool ModelBuilder::listsEveryInputAndOutput() const {
 
 // Kahn's algorithm over operand writers; leaves operations on a cycle unsorted.
 bool ModelBuilder::sortOperations() {
-    const size_t count = model_.operations.size();
-    std::vector<std::vector<uint32_t>> readers(model_.operands.size());
+    const size_t count = model_->operations.size();
+    std::vector<std::vector<uint32_t>> readers(model_->operands.size());
     std::vector<uint32_t> missing(count, 0);
     for (uint32_t i = 0; i < count; ++i) {
-        for (uint32_t index : model_.operations[i].inputs) {
-            const auto lifetime = model_.operands[index].lifetime;
+        for (uint32_t index : model_->operations[i].inputs) {
+            const auto lifetime = model_->operands[index].lifetime;
             if (lifetime == OperandLifeTime::TEMPORARY_VARIABLE || lifetime == OperandLifeTime::MODEL_OUTPUT) {
                 readers[index].push_back(i);
                 missing[i]++;
@@ -325,7 +325,7 @@ bool ModelBuilder::sortOperations() {
         const uint32_t i = ready.back();
         ready.pop_back();
         order.push_back(i);
-        for (uint32_t index : model_.operations[i].outputs) {
+        for (uint32_t index : model_->operations[i].outputs) {
             for (uint32_t reader : readers[index]) {
                 if (--missing[reader] == 0) ready.push_back(reader);
             }
@@ -333,8 +333,8 @@ bool ModelBuilder::sortOperations() {
     }
     if (order.size() != count) return false;
     std::vector<hal::Operation> sorted;
-    for (uint32_t i : order) sorted.push_back(std::move(model_.operations[i]));
-    model_.operations = std::move(sorted);
+    for (uint32_t i : order) sorted.push_back(std::move(model_->operations[i]));
+    model_->operations = std::move(sorted);
     sortedToAdded_ = std::move(order);
     return true;
 }
@@ -352,7 +352,7 @@ int ModelBuilder::copyReferencedValues() {
     std::vector<size_t> poolSizes;
     for (uint32_t i = 0; i < referencedValues_.size(); ++i) {
         if (referencedValues_[i] == nullptr) continue;
-        const size_t length = model_.operands[i].location.length;
+        const size_t length = model_->operands[i].location.length;
         size_t offset = poolSizes.empty() ? 0 : alignUp(poolSizes.back(), kConstantAlignment);
         if (poolSizes.empty() || offset + length > std::numeric_limits<uint32_t>::max()) {
             poolSizes.push_back(0);
@@ -368,15 +368,15 @@ int ModelBuilder::copyReferencedValues() {
         NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the model's constants";
         return ANEURALNETWORKS_OUT_OF_MEMORY;
     }
-    const auto firstPool = static_cast<uint32_t>(model_.pools.size());
+    const auto firstPool = static_cast<uint32_t>(model_->pools.size());
     for (const Placement& at : placements) {
-        hal::Operand& operand = model_.operands[at.operand];
+        hal::Operand& operand = model_->operands[at.operand];
         std::memcpy(pools[at.pool]->data() + at.offset, referencedValues_[at.operand], operand.location.length);
         operand.location.poolIndex = firstPool + static_cast<uint32_t>(at.pool);
         operand.location.offset = static_cast<uint32_t>(at.offset);
         referencedValues_[at.operand] = nullptr;
     }
-    for (auto& pool : pools) model_.pools.push_back(std::move(pool));
+    for (auto& pool : pools) model_->pools.push_back(std::move(pool));
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -389,9 +389,9 @@ uint32_t ModelBuilder::appendSubgraph(hal::Subgraph graph, uint32_t valueBase, u
         if (operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE) operand.location.poolIndex += poolBase;
         if (operand.lifetime == OperandLifeTime::SUBGRAPH) operand.location.offset = innerIndex[operand.location.offset];
     }
-    model_.referenced.push_back(std::move(graph));
+    model_->referenced.push_back(std::move(graph));
     referencedSources_.push_back(source);
-    return static_cast<uint32_t>(model_.referenced.size() - 1);
+    return static_cast<uint32_t>(model_->referenced.size() - 1);
 }
 
 // Copies `value` (finished, so its own references are already flattened into it) and what it
@@ -399,12 +399,12 @@ uint32_t ModelBuilder::appendSubgraph(hal::Subgraph graph, uint32_t valueBase, u
 // several times, directly or through others, is copied once.
 uint32_t ModelBuilder::placeReferencedModel(const ModelBuilder& value, Placed& placed) {
     if (auto it = placed.find(&value); it != placed.end()) return it->second;
-    const hal::Model& source = value.model_;
-    const auto valueBase = static_cast<uint32_t>(alignUp(model_.operandValues.size(), kConstantAlignment));
-    model_.operandValues.resize(valueBase);
-    model_.operandValues.insert(model_.operandValues.end(), source.operandValues.begin(), source.operandValues.end());
-    const auto poolBase = static_cast<uint32_t>(model_.pools.size());
-    model_.pools.insert(model_.pools.end(), source.pools.begin(), source.pools.end());
+    const hal::Model& source = *value.model_;
+    const auto valueBase = static_cast<uint32_t>(alignUp(model_->operandValues.size(), kConstantAlignment));
+    model_->operandValues.resize(valueBase);
+    model_->operandValues.insert(model_->operandValues.end(), source.operandValues.begin(), source.operandValues.end());
+    const auto poolBase = static_cast<uint32_t>(model_->pools.size());
+    model_->pools.insert(model_->pools.end(), source.pools.begin(), source.pools.end());
     std::vector<uint32_t> innerIndex(source.referenced.size());
     for (size_t k = 0; k < source.referenced.size(); ++k) {
         const ModelBuilder* key = value.referencedSources_[k];
@@ -426,14 +426,14 @@ int ModelBuilder::copyReferencedModels() {
     try {
         for (size_t i = 0; i < modelValues_.size(); ++i) {
             if (modelValues_[i] == nullptr) continue;
-            model_.operands[i].location = {0, placeReferencedModel(*modelValues_[i], placed), 0};
+            model_->operands[i].location = {0, placeReferencedModel(*modelValues_[i], placed), 0};
             modelValues_[i] = nullptr;
         }
     } catch (const std::bad_alloc&) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the referenced models";
         return ANEURALNETWORKS_OUT_OF_MEMORY;
     }
-    if (model_.operandValues.size() > std::numeric_limits<uint32_t>::max()) {
+    if (model_->operandValues.size() > std::numeric_limits<uint32_t>::max()) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_finish: the referenced models' copied values pass 4 GiB";
         return ANEURALNETWORKS_BAD_DATA;
     }
@@ -444,18 +444,18 @@ int ModelBuilder::finish() {
     if (int n = checkModifiable("ANeuralNetworksModel_finish")) return n;
     if (int n = copyReferencedValues()) return n;
     if (int n = copyReferencedModels()) return n;
-    for (auto& operand : model_.operands) operand.numberOfConsumers = 0;
-    for (const auto& operation : model_.operations) {
-        for (uint32_t index : operation.inputs) model_.operands[index].numberOfConsumers++;
+    for (auto& operand : model_->operands) operand.numberOfConsumers = 0;
+    for (const auto& operation : model_->operations) {
+        for (uint32_t index : operation.inputs) model_->operands[index].numberOfConsumers++;
     }
     std::string why;
     if (!listsEveryInputAndOutput()) {
         why = "an operand marked as a model input or output by an earlier declaration is no longer listed";
     } else if (!sortOperations()) {
         why = "the operations form a cycle or read an operand nobody writes";
-    } else if (!hal::validateModel(model_, &why)) {
+    } else if (!hal::validateModel(*model_, &why)) {
         // why says it
-    } else if (const int64_t level = modelMinimumLevel(model_); level > runtimeLevel_) {
+    } else if (const int64_t level = modelMinimumLevel(*model_); level > runtimeLevel_) {
         // A model needing a later feature level than the runtime's is invalid (nnapi-fl30plus.md §2.4).
         why = "it needs feature level " + std::to_string(level) + "; this runtime implements " +
               std::to_string(runtimeLevel_);

@@ -18,6 +18,11 @@ namespace nnemu::runtime {
 // NeuralNetworks.cpp has already refused null pointer arguments.
 class ModelBuilder {
 public:
+    ModelBuilder() = default;
+    // A copy would share the model under construction (compilations share the finished one).
+    ModelBuilder(const ModelBuilder&) = delete;
+    ModelBuilder& operator=(const ModelBuilder&) = delete;
+
     int addOperand(const ANeuralNetworksOperandType& type);
     int setOperandValue(int32_t index, const void* buffer, size_t length);
     int setOperandValueFromMemory(int32_t index, std::shared_ptr<const hal::MemoryPool> memory,
@@ -37,7 +42,9 @@ public:
     bool isFinished() const { return finished_; }
     bool isValid() const { return !invalid_; }
     // Only meaningful once finished.
-    const hal::Model& model() const { return model_; }
+    const hal::Model& model() const { return *model_; }
+    // The finished model, shared by compilations instead of copied (it never changes again).
+    std::shared_ptr<const hal::Model> sharedModel() const { return model_; }
     // Index of each sorted operation in the order the application added them.
     const std::vector<uint32_t>& sortedToAdded() const { return sortedToAdded_; }
     bool hasOemOperation() const { return hasOem_; }
@@ -57,7 +64,7 @@ private:
     bool listsEveryInputAndOutput() const;
     bool sortOperations();
 
-    hal::Model model_;
+    std::shared_ptr<hal::Model> model_ = std::make_shared<hal::Model>();
     std::vector<const void*> referencedValues_;  // per operand: app pointer kept until finish
     std::vector<const ModelBuilder*> modelValues_;  // per operand: SUBGRAPH value until finish
     std::vector<const ModelBuilder*> referencedSources_;  // per model_.referenced entry

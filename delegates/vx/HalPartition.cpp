@@ -31,7 +31,8 @@ bool buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32
         operand.scale = source.scale;
         operand.zeroPoint = source.zeroPoint;
         if (operand.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-            operand.channelQuant = hal::SymmPerChannelQuantParams{source.channelScales, source.channelDim};
+            operand.channelQuant = hal::SymmPerChannelQuantParams{
+                    std::vector<float>(source.channelScales.begin(), source.channelScales.end()), source.channelDim};
         }
         const auto id = static_cast<uint32_t>(model.operands.size());
         if (source.isConstant && source.valueLength() == 0) {

@@ -37,7 +37,7 @@ std::shared_ptr<hal::IPreparedModel> prepareNetwork(hal::Model model, std::strin
             return nullptr;
         }
     }
-    return std::make_shared<PreparedNetwork>(std::move(model));
+    return std::make_shared<PreparedNetwork>(std::make_shared<const hal::Model>(std::move(model)));
 }
 
 std::array<uint8_t, 32> networkKey(const hal::Model& model) {

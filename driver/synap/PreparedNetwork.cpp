@@ -95,7 +95,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
     trace::Span hashing("synap cache key", "cache");
-    if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(model_, kCompilerVersion);
+    if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(*model_, kCompilerVersion);
     const std::string key = synapCache.capacity > 0 ? compiledNetworkKey(modelDigest_, inputDims) : "";
     hashing.end();
     const bool profiling = props::SynapProperties::profile();
@@ -121,7 +121,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         trace::Span lowering("lowering", "jit");
         start = Clock::now();
         cache::cacheCounters().compiles++;
-        if (!compileWithinMemory(model_, inputDims, &program, &error)) {
+        if (!compileWithinMemory(*model_, inputDims, &program, &error)) {
             SYNAP_LOG(ERROR) << "compilation failed: " << error;
             return false;
         }
@@ -188,12 +188,12 @@ std::vector<const PreparedNetwork*> livePreparedNetworks() {
     return registry();
 }
 
-PreparedNetwork::PreparedNetwork(hal::Model model) : model_(std::move(model)) {
+PreparedNetwork::PreparedNetwork(std::shared_ptr<const hal::Model> model) : model_(std::move(model)) {
     // The SyNAP cache key's expensive part (hashing every weight) belongs to preparing the
     // model, not to its first inference; a model rebuilt from a cached program needs none.
-    if (!model_.operations.empty() && props::SynapProperties::cacheCapacity() > 0) {
+    if (!model_->operations.empty() && props::SynapProperties::cacheCapacity() > 0) {
         trace::Span hashing("synap cache model digest", "compilation");
-        modelDigest_ = modelDigest(model_, kCompilerVersion);
+        modelDigest_ = modelDigest(*model_, kCompilerVersion);
     }
     std::lock_guard<std::mutex> lock(registryMutex());
     registry().push_back(this);
@@ -247,7 +247,7 @@ std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<
             }
         }
     }
-    auto network = std::make_shared<PreparedNetwork>(std::move(model));
+    auto network = std::make_shared<PreparedNetwork>(std::make_shared<const hal::Model>(std::move(model)));
     network->preloaded_ = std::move(core);
     return network;
 }
@@ -261,7 +261,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         const hal::Request& request, hal::MeasureTiming measure, const hal::Deadline& deadline) {
     const auto start = Clock::now();
     if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}, {}};
-    if (request.inputs.size() != model_.inputIndexes.size() || request.outputs.size() != model_.outputIndexes.size()) {
+    if (request.inputs.size() != model_->inputIndexes.size() || request.outputs.size() != model_->outputIndexes.size()) {
         return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
     }
     std::vector<std::vector<uint32_t>> inputDims;
@@ -269,7 +269,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     bool nonFinite = false;
     for (size_t i = 0; i < request.inputs.size(); ++i) {
         const auto& argument = request.inputs[i];
-        const hal::Operand& operand = model_.operands[model_.inputIndexes[i]];
+        const hal::Operand& operand = model_->operands[model_->inputIndexes[i]];
         const auto& dims = argument.dimensions.empty() ? operand.dimensions : argument.dimensions;
         const uint8_t* data = argumentData(request, argument);
         if (data == nullptr || hal::byteSize(operand.type, dims) != argument.location.length) {
@@ -334,13 +334,13 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
 // NaN and infinities give (NonFinite.h). The inference still is one of this network's.
 std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::executeOnReferenceKernels(
         const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start) {
-    if (model_.operations.empty()) {
+    if (model_->operations.empty()) {
         SYNAP_LOG(ERROR) << "a network loaded from the NNAPI model cache cannot take NaN or infinite inputs";
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
     SYNAP_LOG(VERBOSE) << "NaN or infinite inputs; running this inference on the reference kernels";
     const auto deviceStart = Clock::now();
-    auto [status, shapes] = cpu::executeModel(model_, request);
+    auto [status, shapes] = cpu::executeModel(*model_, request);
     statistics_->recordInference(microsSince(deviceStart));
     hal::Timing timing;
     if (status == ErrorStatus::NONE && measure == hal::MeasureTiming::YES) {

@@ -24,7 +24,8 @@ struct JitCost {
 
 class PreparedNetwork final : public hal::IPreparedModel {
 public:
-    explicit PreparedNetwork(hal::Model model);
+    // The model stays shared (the runtime's, immutable) for compiling at the first inference.
+    explicit PreparedNetwork(std::shared_ptr<const hal::Model> model);
     ~PreparedNetwork() override;
 
     // NNAPI compilation cache hit: a network rebuilt from a verified cached NPU program, loaded
@@ -55,7 +56,7 @@ private:
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeOnReferenceKernels(
             const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
-    hal::Model model_;
+    std::shared_ptr<const hal::Model> model_;
     std::vector<uint8_t> modelDigest_;  // the SyNAP cache key's model part (ModelKey.h), once known
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant
     std::unique_ptr<NpuCore> core_;

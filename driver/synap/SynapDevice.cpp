@@ -96,6 +96,22 @@ public:
     hal::PrepareResult prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
                                     const std::vector<int>& modelCache, const std::vector<int>&,
                                     const hal::CacheToken& token) override {
+        return prepareShared(std::make_shared<const hal::Model>(model), preference, modelCache, token);
+    }
+
+    // The runtime's model is kept as is, not copied (the network compiles it at its first inference).
+    hal::PrepareResult prepareSharedModelWithQos(const std::shared_ptr<const hal::Model>& model,
+                                                 hal::ExecutionPreference preference, const hal::PrepareQos& qos,
+                                                 const std::vector<int>& modelCache, const std::vector<int>&,
+                                                 const hal::CacheToken& token) override {
+        if (hal::deadlinePassed(qos.deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, nullptr};
+        return prepareShared(model, preference, modelCache, token);
+    }
+
+private:
+    hal::PrepareResult prepareShared(const std::shared_ptr<const hal::Model>& shared, hal::ExecutionPreference preference,
+                                     const std::vector<int>& modelCache, const hal::CacheToken& token) {
+        const hal::Model& model = *shared;
         if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
             return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
@@ -107,7 +123,7 @@ public:
                 return {ErrorStatus::INVALID_ARGUMENT, nullptr};
             }
         }
-        auto network = std::make_shared<PreparedNetwork>(model);
+        auto network = std::make_shared<PreparedNetwork>(shared);
         // vendor.npu.cache.model is read when the prepared model is built (synap-behaviors.md §1.1).
         if (modelCache.size() == 1 && props::SynapProperties::cacheModel()) network->saveProgramTo(modelCache[0], token);
         return {ErrorStatus::NONE, network};

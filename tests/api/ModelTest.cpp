@@ -4,6 +4,7 @@
 #include <android/NeuralNetworksOEM.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "AddModel.h"
@@ -417,6 +418,55 @@ TEST_F(PerChannelTest, NullScalesAreBadData) {
 TEST_F(PerChannelTest, AcceptsMatchingParameters) {
     EXPECT_EQ(set(0, 0, 3, scales_), ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(set(0, 1, 2, scales_), ANEURALNETWORKS_NO_ERROR);
+}
+
+// The runtime keeps its own copy of the scales (the application may reuse or free its array
+// right after the call), and a compilation keeps the finished model it shares alive after the
+// application freed its handle: every scale still reaches the device bit for bit.
+TEST(PerChannelScalesTest, ArriveExactlyAfterTheApplicationsArrayAndModelAreGone) {
+    const float expected[3] = {0.1f, 3.0e-7f, 1234.5f};
+    for (const ANeuralNetworksDevice* device : {referenceDevice(), findDevice("synap-npu")}) {
+        if (device == nullptr) continue;
+        ANeuralNetworksModel* raw = nullptr;
+        ASSERT_EQ(ANeuralNetworksModel_create(&raw), ANEURALNETWORKS_NO_ERROR);
+        ModelPtr model(raw);
+        const uint32_t dims[] = {3, 2};
+        const ANeuralNetworksOperandType input{ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, 2, dims, 0.0f, 0};
+        const ANeuralNetworksOperandType output{ANEURALNETWORKS_TENSOR_FLOAT32, 2, dims, 0.0f, 0};
+        ASSERT_EQ(ANeuralNetworksModel_addOperand(raw, &input), ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksModel_addOperand(raw, &output), ANEURALNETWORKS_NO_ERROR);
+        auto scales = std::make_unique<float[]>(3);
+        std::copy(expected, expected + 3, scales.get());
+        const ANeuralNetworksSymmPerChannelQuantParams params{0, 3, scales.get()};
+        ASSERT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(raw, 0, &params), ANEURALNETWORKS_NO_ERROR);
+        std::fill(scales.get(), scales.get() + 3, -1.0f);
+        scales.reset();
+        const uint32_t in[] = {0}, out[] = {1};
+        ASSERT_EQ(ANeuralNetworksModel_addOperation(raw, ANEURALNETWORKS_DEQUANTIZE, 1, in, 1, out),
+                  ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(raw, 1, in, 1, out), ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksModel_finish(raw), ANEURALNETWORKS_NO_ERROR);
+        bool supported = false;
+        ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(raw, &device, 1, &supported),
+                  ANEURALNETWORKS_NO_ERROR);
+        if (!supported) {  // the NPU may leave a per-channel DEQUANTIZE to the CPU
+            EXPECT_NE(device, referenceDevice());
+            continue;
+        }
+        CompilationPtr compilation = compileFor(raw, {device});
+        ASSERT_NE(compilation, nullptr);
+        model.reset();
+        ExecutionPtr execution = newExecution(compilation.get());
+        ASSERT_NE(execution, nullptr);
+        const int8_t values[6] = {-127, -1, 0, 1, 5, 127};
+        float result[6] = {};
+        ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, values, sizeof(values)),
+                  ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, result, sizeof(result)),
+                  ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_NO_ERROR);
+        for (size_t i = 0; i < 6; ++i) EXPECT_EQ(result[i], static_cast<float>(values[i]) * expected[i / 2]) << i;
+    }
 }
 
 // A per-channel operand without its parameters makes the model invalid at finish.

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Memory of N processes running the same network from a warm SyNAP cache, against one process
-# and against one process running a tiny network (what the binary, libraries and runtime cost
+# and against processes running a tiny network (what the binary, libraries and runtime cost
 # without weights). Each process is a benchmark_model on synap-npu, sampled from
 # /proc/<pid>/smaps_rollup once it runs steadily; prints per process Rss, Pss and private (clean
-# + dirty) in kB, the sums, and with DETAIL=1 the largest private mappings of one process. Usage:
+# + dirty) in kB, the sums, and with DETAIL=1 the largest private mappings of one process. With a
+# baseline it also runs N baseline processes and prints the growth from 1 to N processes (PSS and
+# RSS) raw and net of the baseline's growth: what N processes cost for being processes at all
+# (their libraries' relocated pages, heap, stacks) is not the network's. Usage:
 #   tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (benchmark_model from $BIN or build/bin)
 set -eu
 model=$1
@@ -39,6 +42,7 @@ sample() {  # LABEL: one line per running process and the sums
         rss=$((rss + r)) pss=$((pss + s)) priv=$((priv + v))
     done
     echo "$1 sum rss_kb=$rss pss_kb=$pss private_kb=$priv"
+    eval "${2:-sum}_rss=$rss ${2:-sum}_pss=$pss ${2:-sum}_private=$priv"
 }
 detail() {  # the largest private mappings of process $1
     awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]") }
@@ -50,17 +54,41 @@ stopAll() {
     wait 2>/dev/null || true
     pids=""
 }
+startMany() {  # MODEL: N processes running it
+    i=0
+    while [ "$i" -lt "$count" ]; do start "$1"; i=$((i + 1)); done
+}
 if [ -n "$baseline" ]; then
     once "$baseline" && once "$baseline"
-    start "$baseline"; sleep "$settle"; sample baseline
+    start "$baseline"; sleep "$settle"; sample baseline base1
     [ "${DETAIL:-0}" = 1 ] && detail "${pids# }"
+    stopAll
+    startMany "$baseline"; sleep "$settle"; sample baseline_all baseN
     stopAll
 fi
 once "$model"   # cold: compiles and stores
 once "$model"   # first hit (writes the program file if the store did not)
-start "$model"; sleep "$settle"; sample one
+start "$model"; sleep "$settle"; sample one one
 [ "${DETAIL:-0}" = 1 ] && detail "${pids# }"
 stopAll
-i=0
-while [ "$i" -lt "$count" ]; do start "$model"; i=$((i + 1)); done
-sleep "$settle"; sample all
+startMany "$model"
+sleep "$settle"; sample all all
+stopAll
+for f in pss rss; do
+    eval "raw=\$((all_$f - one_$f))"
+    line="growth 1->$count $f raw_kb=$raw"
+    if [ -n "$baseline" ]; then
+        eval "base=\$((baseN_$f - base1_$f))"
+        line="$line baseline_kb=$base net_kb=$((raw - base))"
+    fi
+    echo "$line"
+done
+# Private pages are the stable part (PSS of one process moves with whatever else maps the same
+# libraries): each added process costs about its private memory, net of a baseline process's.
+mean=$((all_private / count))
+line="private per process (of $count) network_kb=$mean"
+if [ -n "$baseline" ]; then
+    base=$((baseN_private / count))
+    line="$line baseline_kb=$base net_growth_kb=$(((count - 1) * (mean - base)))"
+fi
+echo "$line"

@@ -1,8 +1,10 @@
 // Model::load / fromBuffer: what a verified file exposes, legacy opcodes, and malformed files
 // (truncated, random bytes, bad offsets, bad indexes) rejected with a message, never a crash.
+#include <cmath>
 #include <cstring>
 
 #include "GeneratedModels.h"
+#include "GraphBuilder.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/tflite_generated.h"
@@ -115,6 +117,31 @@ TEST(ModelLoader, LegacyOpcodesAndPerChannelQuantization) {
     EXPECT_EQ(weights.channelScales.size(), 128u);
     EXPECT_EQ(weights.quantizedDimension, 3);
     EXPECT_FLOAT_EQ(weights.scale, weights.channelScales[0]);
+}
+
+// Per-channel scales and zero points are read in place from the file's bytes, bit for bit.
+TEST(ModelLoader, PerChannelQuantizationIsReadInPlaceExactly) {
+    const std::vector<float> scales = {0.1f, 3.0e-7f, 1234.5f, std::nextafter(1.0f, 2.0f)};
+    const std::vector<int64_t> zeroPoints = {0, -5, 7, 2147483647};
+    GraphBuilder g;
+    const int32_t input = g.tensor({1, 4}, fb::TensorType_FLOAT32);
+    g.tensor({4, 1}, fb::TensorType_INT8, {1, 2, 3, 4}, scales, zeroPoints, 0);
+    g.inputs = {input};
+    g.outputs = {input};
+    std::string error;
+    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
+    ASSERT_NE(model, nullptr) << error;
+    const Tensor& t = model->tensors()[1];
+    ASSERT_TRUE(t.isPerChannel());
+    ASSERT_EQ(t.channelScales.size(), scales.size());
+    for (size_t c = 0; c < scales.size(); ++c) {
+        EXPECT_EQ(std::memcmp(&t.channelScales[c], &scales[c], sizeof(float)), 0) << c;
+        EXPECT_EQ(t.channelZeroPoint(c), zeroPoints[c]) << c;
+    }
+    EXPECT_EQ(t.channelZeroPoint(scales.size()), 0);
+    EXPECT_EQ(t.scale, scales[0]);
+    const auto* first = reinterpret_cast<const uint8_t*>(t.channelScales.data());
+    EXPECT_TRUE(first >= model->bytes().data() && first < model->bytes().data() + model->bytes().size());
 }
 
 TEST(ModelLoader, OpcodeIsTheLargerOfBothFields) {

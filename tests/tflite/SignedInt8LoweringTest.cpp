@@ -32,7 +32,8 @@ TEST(SignedInt8Lowering, ConvKeepsInt8Signed) {
     EXPECT_EQ(l.input(0, 0).type, ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED);
     EXPECT_EQ(l.input(0, 0).zeroPoint, -3);
     EXPECT_EQ(l.input(0, 1).type, ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL);
-    EXPECT_EQ(l.input(0, 1).channelScales, (std::vector<float>{0.25f, 0.125f}));
+    const std::span<const float> scales = l.input(0, 1).channelScales;
+    EXPECT_EQ(std::vector<float>(scales.begin(), scales.end()), (std::vector<float>{0.25f, 0.125f}));
     EXPECT_EQ(l.input(0, 2).type, ANEURALNETWORKS_TENSOR_INT32);
     EXPECT_EQ(l.output(0, 0).type, ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED);
     EXPECT_EQ(l.output(0, 0).zeroPoint, 5);

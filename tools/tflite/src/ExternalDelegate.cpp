@@ -196,16 +196,16 @@ void ExternalDelegate::Host::buildTensors(const Model& model) {
         out.buffer_handle = -1;
         out.is_variable = tensor.isVariable;
         if (tensor.scale != 0.0f || tensor.isPerChannel()) {
-            const std::vector<float> scaleValues =
-                    tensor.isPerChannel() ? tensor.channelScales : std::vector<float>{tensor.scale};
+            const std::span<const float> scaleValues =
+                    tensor.isPerChannel() ? tensor.channelScales : std::span<const float>(&tensor.scale, 1);
             auto* scaleArray = static_cast<TfLiteFloatArray*>(
                     std::malloc(sizeof(TfLiteFloatArray) + sizeof(float) * scaleValues.size()));
             scaleArray->size = static_cast<int>(scaleValues.size());
             std::memcpy(scaleArray->data, scaleValues.data(), sizeof(float) * scaleValues.size());
             scales.emplace_back(scaleArray, std::free);
             std::vector<int32_t> zeros(scaleValues.size(), tensor.zeroPoint);
-            for (size_t c = 0; c < tensor.channelZeroPoints.size() && c < zeros.size(); ++c) {
-                zeros[c] = static_cast<int32_t>(tensor.channelZeroPoints[c]);
+            for (size_t c = 0; c < tensor.channelZeroPointBytes.size() / sizeof(int64_t) && c < zeros.size(); ++c) {
+                zeros[c] = static_cast<int32_t>(tensor.channelZeroPoint(c));
             }
             zeroPoints.push_back(makeArray(zeros));
             quantization.push_back(std::make_unique<TfLiteAffineQuantization>(

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -16,6 +17,9 @@
 
 namespace nnemu::tflite {
 namespace {
+
+// Tensor::channelScales views the file's floats as they are stored (little-endian).
+static_assert(std::endian::native == std::endian::little);
 
 constexpr uint32_t kSchemaVersion = 3;
 constexpr int32_t kCustomCode = 32;               // BuiltinOperator CUSTOM
@@ -107,23 +111,19 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
                     if (!std::isfinite(scale) || scale < 0) {
                         return fail(error, where + ": invalid quantization scale");
                     }
-                    tensor.channelScales.push_back(scale);
                 }
-                for (size_t i = 0; i < scaleCount; ++i) {
-                    // The verifier only guarantees 4-byte alignment for vectors: copy the int64s out.
-                    int64_t zeroPoint = 0;
-                    if (zeroPointCount != 0) {
-                        std::memcpy(&zeroPoint, zeroPoints->Data() + i * sizeof(int64_t), sizeof(int64_t));
-                        zeroPoint = static_cast<int64_t>(flatbuffers::EndianScalar(zeroPoint));
-                    }
+                // The verifier checked the vectors' 4-byte alignment; floats are stored little-endian.
+                tensor.channelScales = {reinterpret_cast<const float*>(scales->Data()), scaleCount};
+                if (zeroPointCount != 0) tensor.channelZeroPointBytes = {zeroPoints->Data(), zeroPointCount * sizeof(int64_t)};
+                for (size_t i = 0; i < zeroPointCount; ++i) {
+                    const int64_t zeroPoint = tensor.channelZeroPoint(i);
                     if (zeroPoint < std::numeric_limits<int32_t>::min() ||
                         zeroPoint > std::numeric_limits<int32_t>::max()) {
                         return fail(error, where + ": quantization zero point out of range");
                     }
-                    tensor.channelZeroPoints.push_back(zeroPoint);
                 }
                 tensor.scale = tensor.channelScales[0];
-                tensor.zeroPoint = static_cast<int32_t>(tensor.channelZeroPoints[0]);
+                tensor.zeroPoint = static_cast<int32_t>(tensor.channelZeroPoint(0));
                 tensor.quantizedDimension = quant->quantized_dimension();
                 // Per-channel parameters must match the quantized dimension. Bias tensors of
                 // some converters name a dimension past their rank: then the only dimension counts.
@@ -257,6 +257,14 @@ size_t elementSize(ElementType type) {
         case ElementType::OTHER: break;
     }
     return 0;
+}
+
+int64_t Tensor::channelZeroPoint(size_t channel) const {
+    // Copied out: the verifier only guarantees 4-byte alignment for vectors of int64.
+    int64_t zeroPoint = 0;
+    if ((channel + 1) * sizeof(int64_t) > channelZeroPointBytes.size()) return zeroPoint;
+    std::memcpy(&zeroPoint, channelZeroPointBytes.data() + channel * sizeof(int64_t), sizeof(int64_t));
+    return static_cast<int64_t>(flatbuffers::EndianScalar(zeroPoint));
 }
 
 size_t Tensor::byteSize() const {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct NnOperand {
     std::vector<uint32_t> dims;
     float scale = 0.0f;
     int32_t zeroPoint = 0;
-    std::vector<float> channelScales;  // TENSOR_QUANT8_SYMM_PER_CHANNEL only
+    std::span<const float> channelScales;  // TENSOR_QUANT8_SYMM_PER_CHANNEL only: the Model's
     uint32_t channelDim = 0;
     // A constant's value: bytes owned here (converted data, scalars) or a view into the model file.
     bool isConstant = false;

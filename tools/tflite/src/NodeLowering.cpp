@@ -206,7 +206,7 @@ bool NodeLowering::constantTensor(int32_t tensorIndex, int32_t perChannelDim, ui
                                 ", NNAPI needs dimension " + std::to_string(perChannelDim));
                 }
                 for (size_t c = 0; c < tensor.channelScales.size(); ++c) {
-                    if (tensor.channelZeroPoints[c] != 0) return fail(what + ": per-channel zero points must be 0");
+                    if (tensor.channelZeroPoint(c) != 0) return fail(what + ": per-channel zero points must be 0");
                     if (!(tensor.channelScales[c] >= kMinScale && tensor.channelScales[c] <= kMaxScale)) {
                         return fail(what + ": per-channel scale out of range");
                     }
@@ -433,7 +433,9 @@ bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inpu
                                  const std::vector<uint32_t>& outputs) {
     const auto scalesOf = [this](uint32_t operand) {
         const NnOperand& o = graph_.operands[operand];
-        return o.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL ? o.channelScales : std::vector<float>{o.scale};
+        return o.type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL
+                       ? std::vector<float>(o.channelScales.begin(), o.channelScales.end())
+                       : std::vector<float>{o.scale};
     };
     // Convolutions and fully connected layers rescale a 32-bit accumulator; MUL scales a 16-bit
     // product; other operations rescale single inputs, which real models keep within a few

@@ -80,6 +80,14 @@ public:
         if (deadlinePassed(qos.deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, nullptr};
         return prepareModel(model, preference, modelCache, dataCache, token);
     }
+    // prepareModelWithQos with the runtime's shared, immutable model: a driver that keeps the model
+    // after preparing it may keep this pointer instead of a copy.
+    virtual PrepareResult prepareSharedModelWithQos(const std::shared_ptr<const Model>& model,
+                                                    ExecutionPreference preference, const PrepareQos& qos,
+                                                    const std::vector<int>& modelCache,
+                                                    const std::vector<int>& dataCache, const CacheToken& token) {
+        return prepareModelWithQos(*model, preference, qos, modelCache, dataCache, token);
+    }
     virtual PrepareResult prepareModelFromCacheWithQos(const PrepareQos& qos, const std::vector<int>& modelCache,
                                                        const std::vector<int>& dataCache, const CacheToken& token) {
         if (deadlinePassed(qos.deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, nullptr};

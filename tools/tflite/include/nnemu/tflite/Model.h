@@ -25,14 +25,16 @@ struct Tensor {
     bool isConstant = false;        // has a non-empty buffer
     size_t byteSize() const;
 
-    // What the loader needs beyond the contract.
-    std::vector<float> channelScales;       // per-channel scales (size > 1 when per-channel)
-    std::vector<int64_t> channelZeroPoints;
+    // What the loader needs beyond the contract. The quantization vectors are views into the
+    // owning Model's bytes (the mapped file: processes share them), not copies.
+    std::span<const float> channelScales;   // per-channel scales (size > 1 when per-channel)
+    std::span<const uint8_t> channelZeroPointBytes;  // int64 each, 4-byte aligned; empty: all 0
     int32_t quantizedDimension = 0;
     const uint8_t* data = nullptr;          // constant contents, inside the owning Model
     bool isVariable = false;                // state (RNN/LSTM): starts at its data, or zeros
     size_t dataSize = 0;
     bool isPerChannel() const { return channelScales.size() > 1; }
+    int64_t channelZeroPoint(size_t channel) const;   // 0 past the stored ones
 };
 
 struct Node {
