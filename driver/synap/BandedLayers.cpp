@@ -29,7 +29,10 @@ struct BandedPair : OwnLayer {
     std::shared_ptr<LayerState> producerState, depthwiseState;  // keep the layers' states alive
     OwnLayer* producer = nullptr;
     OwnLayer* depthwise = nullptr;
-    kernels::DepthwiseSpec spec;  // the depthwise's geometry
+    struct {
+        size_t batches, inHeight, inWidth, channels, outHeight, stride;
+        int64_t padTop;
+    } spec{};  // the depthwise's geometry
     size_t rowBytes = 0;          // one row of the value between them
     size_t bandRows = 1;          // depthwise output rows per band
 
@@ -39,7 +42,8 @@ struct BandedPair : OwnLayer {
         const size_t batch = begin / spec.outHeight, y0 = begin % spec.outHeight, y1 = end - batch * spec.outHeight;
         const int64_t low = static_cast<int64_t>(y0 * spec.stride) - spec.padTop;
         const int64_t high = static_cast<int64_t>((y1 - 1) * spec.stride) - spec.padTop + 3;
-        const auto clip = [&](int64_t y) { return static_cast<size_t>(std::clamp<int64_t>(y, 0, spec.inHeight)); };
+        const auto height = static_cast<int64_t>(spec.inHeight);
+        const auto clip = [&](int64_t y) { return static_cast<size_t>(std::clamp<int64_t>(y, 0, height)); };
         *first = batch * spec.inHeight + clip(low);
         *last = std::max(*first, batch * spec.inHeight + clip(high));
     }
@@ -98,14 +102,15 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     if (!bandsEnabled() || producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
         return nullptr;
     }
-    const kernels::DepthwiseSpec* spec = depthwise->depthwiseSpec();
-    if (spec == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
+    const kernels::DepthwiseArgs* args = depthwise->depthwiseArgs();
+    if (args == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0) ||
+        args->outHeight == 0 || args->inWidth == 0 || args->rowEnd % args->outHeight != 0) {
         return nullptr;
     }
     // The convolution's output [B, H, W, C] (the kind's check holds) must be the depthwise's input.
     const auto* value = tensorAt(program, layer.outputs()->Get(0)).dims();
-    if (value->size() != 4 || value->Get(0) != spec->batches || value->Get(1) != spec->inHeight ||
-        value->Get(2) != spec->inWidth || value->Get(3) != spec->channels || spec->outHeight == 0 || spec->inWidth == 0) {
+    if (value->size() != 4 || value->Get(0) != args->rowEnd / args->outHeight || value->Get(1) != args->inHeight ||
+        value->Get(2) != args->inWidth || value->Get(3) != args->requant.channels) {
         return nullptr;
     }
     auto pair = std::make_shared<BandedPair>();
@@ -113,9 +118,10 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     pair->depthwiseState = readerState;
     pair->producer = producer;
     pair->depthwise = depthwise;
-    pair->spec = *spec;
-    pair->rowBytes = size_t{spec->inWidth} * spec->channels;
-    pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * spec->stride));
+    pair->spec = {args->rowEnd / args->outHeight, args->inHeight, args->inWidth, args->requant.channels,
+                  args->outHeight, args->stride, static_cast<int64_t>(args->padTop)};
+    pair->rowBytes = pair->spec.inWidth * pair->spec.channels;
+    pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * pair->spec.stride));
     return pair;
 }
 

@@ -42,6 +42,7 @@ void dropPackedFilters(npu::ProgramT* program) {
         for (uint32_t t : layer->inputs) ++readers[t];
     }
     for (const auto& entry : program->packed_weights) {
+        if (entry->kernel != npu::PackedKernel::QUANT_GEMM) continue;  // only the GEMM's unpack
         const auto& inputs = program->layers[entry->layer]->inputs;
         if (inputs.size() < 2 || readers[inputs[1]] != 1) continue;
         npu::TensorT& filter = *program->tensors[inputs[1]];
@@ -96,7 +97,8 @@ bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std
         }
         filter.packed = false;
     }
-    unpacked->packed_weights.clear();
+    // The GEMM entries are what this core cannot run; the others keep their filters and stay.
+    std::erase_if(unpacked->packed_weights, [](const auto& entry) { return entry->kernel == npu::PackedKernel::QUANT_GEMM; });
     flatbuffers::FlatBufferBuilder fbb(program.tensors()->size() * 64 + (1 << 20));
     fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
     bytes->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -63,6 +63,21 @@ void spreadWeights(std::mt19937& rng, int iteration, Case* c) {
     }
 }
 
+DepthwiseSpec specOf(Case& c) {
+    DepthwiseSpec spec;
+    c.quant.fill(&spec, c.weights);
+    spec.batches = c.batches;
+    spec.inHeight = c.height;
+    spec.inWidth = c.width;
+    spec.channels = c.channels;
+    spec.outHeight = c.outHeight();
+    spec.outWidth = c.outWidth();
+    spec.stride = c.stride;
+    spec.padTop = c.pad[2];
+    spec.padLeft = c.pad[0];
+    return spec;
+}
+
 class KernelDepthwise : public ::testing::TestWithParam<Family> {};
 
 TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
@@ -72,17 +87,7 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         Case c = randomCase(rng, GetParam());
         spreadWeights(rng, iteration, &c);
         const std::vector<uint8_t> expected = reference(c);
-        DepthwiseSpec spec;
-        c.quant.fill(&spec, c.weights);
-        spec.batches = c.batches;
-        spec.inHeight = c.height;
-        spec.inWidth = c.width;
-        spec.channels = c.channels;
-        spec.outHeight = c.outHeight();
-        spec.outWidth = c.outWidth();
-        spec.stride = c.stride;
-        spec.padTop = c.pad[2];
-        spec.padLeft = c.pad[0];
+        const DepthwiseSpec spec = specOf(c);
         PackedDepthwise packed(c.channels);
         ASSERT_TRUE(packDepthwise(spec, &packed));
         avx2Folded += !packed.avx2.folded.empty();
@@ -102,12 +107,23 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
                                      << "x" << c.channels << " stride " << c.stride;
         }
         // What the core keeps for its one isa (keepDepthwiseFor) computes the same.
+        // Kept for each isa, stored as a program stores it, and run where it lies: the same.
         for (Isa isa : supportedIsas()) {
             PackedDepthwise kept = packed;
             keepDepthwiseFor(isa, &kept);
             std::vector<uint8_t> out(expected.size(), 0xCD);
             runDepthwise(isa, kept, c.input.data(), out.data(), 0, rows);
             ASSERT_EQ(out, expected) << "kept for " << isaName(isa) << ", iteration " << iteration;
+            std::vector<uint8_t> stored;
+            storeDepthwise(kept, &stored);
+            DepthwiseArgs args;
+            const bool folded = isa == Isa::Avx512Vnni ? !kept.folded.empty() : isa == Isa::Avx2 && !kept.avx2.folded.empty();
+            EXPECT_EQ(viewStoredDepthwise(stored, spec, isa, true, &args), folded) << isaName(isa);
+            ASSERT_TRUE(viewStoredDepthwise(stored, spec, isa, false, &args)) << isaName(isa);
+            std::fill(out.begin(), out.end(), 0xCD);
+            runDepthwise(isa, args, c.input.data(), out.data(), rows / 2, rows + 1);
+            runDepthwise(isa, args, c.input.data(), out.data(), 0, rows / 2);
+            ASSERT_EQ(out, expected) << "stored for " << isaName(isa) << ", iteration " << iteration;
         }
     }
     // The AVX2 kernel's folded and saturating requantizations both ran, the folded one also
@@ -125,6 +141,40 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         EXPECT_GT(sets[3], 5);
         EXPECT_GT(mixed, 3);  // blocks with 1 set next to blocks with more
     }
+}
+
+// Stored state from a program file is untrusted: every size, the layer's geometry and every
+// shift are checked before anything points into it.
+TEST(KernelDepthwiseStore, DamagedStoredStateIsRefused) {
+    std::mt19937 rng(99);
+    Case c = randomCase(rng, Family::Uint8);
+    const DepthwiseSpec spec = specOf(c);
+    PackedDepthwise packed(c.channels);
+    ASSERT_TRUE(packDepthwise(spec, &packed));
+    std::vector<uint8_t> stored;
+    storeDepthwise(packed, &stored);
+    DepthwiseArgs args;
+    ASSERT_TRUE(viewStoredDepthwise(stored, spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(std::span(stored).first(stored.size() - 1), spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(std::span(stored).first(20), spec, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise({}, spec, Isa::Portable, false, &args));
+    DepthwiseSpec wider = spec, more = spec;
+    ++wider.inWidth;  // a longer zero-point row
+    more.channels += 16;
+    EXPECT_FALSE(viewStoredDepthwise(stored, wider, Isa::Portable, false, &args));
+    EXPECT_FALSE(viewStoredDepthwise(stored, more, Isa::Portable, false, &args));
+    // Each header word changed: magic, version, channels, padded, weight sets, then the sizes.
+    for (size_t word = 0; word < 6 + 2 * 12; ++word) {
+        if (word == 5) continue;  // reserved
+        std::vector<uint8_t> damaged = stored;
+        damaged[word * 4] ^= word < 4 ? 1 : 64;
+        EXPECT_FALSE(viewStoredDepthwise(damaged, spec, Isa::Portable, false, &args)) << "word " << word;
+    }
+    // A right shift of 40 in the requantization arrays (the 5th array, after a 64-byte aligned header).
+    std::vector<uint8_t> shifted = stored;
+    const size_t padded = (c.channels + 15) / 16 * 16, header = 128;
+    shifted[header + 4 * 4 * padded] = 40;
+    EXPECT_FALSE(viewStoredDepthwise(shifted, spec, Isa::Portable, false, &args));
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, KernelDepthwise,

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "Compiler.h"
 #include "HalNetworkBuilder.h"
@@ -55,6 +56,54 @@ std::vector<uint8_t> compiled() {
     return program;
 }
 
+std::vector<uint8_t> bytes(size_t n, uint32_t a, uint32_t b) {
+    std::vector<uint8_t> values(n);
+    for (size_t i = 0; i < n; ++i) values[i] = static_cast<uint8_t>(i * a + b);
+    return values;
+}
+
+std::vector<int32_t> biases(size_t n, int32_t step, int32_t offset) {
+    std::vector<int32_t> values(n);
+    for (size_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(i) * step + offset;
+    return values;
+}
+
+// Every own layer kind with stored state: the first 3x3 stride-2 convolution of 3 channels
+// (im2col + GEMM) [1, 16, 16, 3] -> [1, 8, 8, 32], a 3x3 depthwise (own on AVX-512 VNNI), a 1x1
+// convolution to 24 and a fully connected layer to 10, uint8.
+hal::Model everyKindNetwork() {
+    test::HalNetworkBuilder b;
+    using T = OperandType;
+    const uint32_t input = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 16, 16, 3}, 0.02f, 128);
+    const uint32_t f1 = b.constant(T::TENSOR_QUANT8_ASYMM, {32, 3, 3, 3}, bytes(32 * 27, 37, 11), 0.02f, 120);
+    const uint32_t b1 = b.constant(T::TENSOR_INT32, {32}, biases(32, 97, -1500), 0.02f * 0.02f);
+    const uint32_t conv = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 32}, 0.1f, 0);
+    b.operation(hal::OperationType::CONV_2D, {input, f1, b1, b.scalar(1), b.scalar(2), b.scalar(2), b.scalar(1)}, conv);
+    const uint32_t f2 = b.constant(T::TENSOR_QUANT8_ASYMM, {1, 3, 3, 32}, bytes(9 * 32, 53, 7), 0.01f, 130);
+    const uint32_t b2 = b.constant(T::TENSOR_INT32, {32}, biases(32, 31, -200), 0.1f * 0.01f);
+    const uint32_t dw = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 32}, 0.08f, 10);
+    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
+                {conv, f2, b2, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1)}, dw);
+    const uint32_t f3 = b.constant(T::TENSOR_QUANT8_ASYMM, {24, 1, 1, 32}, bytes(24 * 32, 29, 3), 0.02f, 125);
+    const uint32_t b3 = b.constant(T::TENSOR_INT32, {24}, biases(24, 53, -600), 0.08f * 0.02f);
+    const uint32_t pw = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 24}, 0.1f, 100);
+    b.operation(hal::OperationType::CONV_2D, {dw, f3, b3, b.scalar(2), b.scalar(1), b.scalar(1), b.scalar(0)}, pw);
+    const uint32_t f4 = b.constant(T::TENSOR_QUANT8_ASYMM, {10, 8 * 8 * 24}, bytes(10 * 8 * 8 * 24, 41, 5), 0.01f, 128);
+    const uint32_t b4 = b.constant(T::TENSOR_INT32, {10}, biases(10, 31, -100), 0.1f * 0.01f);
+    const uint32_t output = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 10}, 0.5f, 128);
+    b.operation(hal::OperationType::FULLY_CONNECTED, {pw, f4, b4, b.scalar(0)}, output);
+    return b.finish(input, output);
+}
+
+// The own layers of everyKindNetwork on this machine (the depthwise on AVX-512 VNNI and AVX2,
+// or anywhere with NNEMU_NPU_KERNELS=all).
+uint64_t everyKindOwnLayers() {
+    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+    const bool all = choice != nullptr && std::string(choice) == "all";
+    const synap::kernels::Isa isa = synap::kernels::bestIsa();
+    return all || isa == synap::kernels::Isa::Avx512Vnni || isa == synap::kernels::Isa::Avx2 ? 4 : 3;
+}
+
 // The program with its packed weights changed by `edit`.
 std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(npu::PackedWeightsT&)) {
     std::unique_ptr<npu::ProgramT> unpacked(npu::GetProgram(program.data())->UnPack());
@@ -93,6 +142,25 @@ Loaded load(cache::ProgramImage program) {
     EXPECT_NE(core, nullptr) << error;
     if (core == nullptr) return {};
     return {run(*core), cacheCounters().weightPackings.load(), cacheCounters().weightsInPlace.load()};
+}
+
+// `program` written to a file, mapped from it and loaded.
+Loaded loadMapped(const std::vector<uint8_t>& program) {
+    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_packed_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "program.npu";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program.data()),
+                                                static_cast<std::streamsize>(program.size()));
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    cache::ProgramImage image;
+    std::string error;
+    const bool mapped = cache::ProgramImage::map(fd, program.size(), program.size(), &image, &error);
+    close(fd);
+    EXPECT_TRUE(mapped && image.mapped()) << error;
+    Loaded loaded = mapped ? load(std::move(image)) : Loaded{};
+    std::filesystem::remove_all(dir);
+    return loaded;
 }
 
 class PackedWeightsTest : public ::testing::Test {
@@ -169,20 +237,7 @@ TEST_F(PackedWeightsTest, ACoreRunsOnTheStoredWeightsWithoutPacking) {
 }
 
 TEST_F(PackedWeightsTest, AMappedProgramIsUsedWhereItLies) {
-    const auto dir = std::filesystem::temp_directory_path() / ("nnemu_packed_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "program.npu";
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program_.data()),
-                                                static_cast<std::streamsize>(program_.size()));
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    cache::ProgramImage image;
-    std::string error;
-    ASSERT_TRUE(cache::ProgramImage::map(fd, program_.size(), program_.size(), &image, &error)) << error;
-    close(fd);
-    ASSERT_TRUE(image.mapped());
-    const Loaded mapped = load(std::move(image));
-    std::filesystem::remove_all(dir);
+    const Loaded mapped = loadMapped(program_);
     EXPECT_EQ(mapped.inPlace, 2u);
     EXPECT_EQ(mapped.packings, 0u);
     EXPECT_EQ(mapped.output, load(cache::ProgramImage(program_)).output);
@@ -255,6 +310,84 @@ TEST_F(PackedWeightsTest, DamagedWeightsArePackedAgainNeverRead) {
     EXPECT_EQ(repacked.inPlace, 0u);
     EXPECT_EQ(repacked.packings, 2u);
     EXPECT_EQ(repacked.output, expected);
+}
+
+// Every own layer kind runs on the state stored in the program, mapped from its file: nothing is
+// packed at load. Another ISA or layout packs every layer again from the program (the depthwise
+// and unfolded filters are kept in it), the XNNPACK core runs on it: the same bytes.
+TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking) {
+    std::vector<uint8_t> program;
+    std::string error;
+    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}}, &program, &error)) << error;
+    const npu::Program* view = npu::GetProgram(program.data());
+    ASSERT_NE(view->packed_weights(), nullptr);
+    ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
+    std::vector<npu::PackedKernel> kinds;
+    for (const npu::PackedWeights* packed : *view->packed_weights()) {
+        kinds.push_back(packed->kernel());
+        EXPECT_EQ((packed->data()->data() - program.data()) % 64, 0) << "layer " << packed->layer();
+    }
+    EXPECT_EQ(kinds[0], npu::PackedKernel::QUANT_CONV);
+    if (everyKindOwnLayers() == 4) {
+        EXPECT_EQ(kinds[1], npu::PackedKernel::DEPTHWISE);
+    }
+
+    const Loaded mapped = loadMapped(program);
+    EXPECT_EQ(mapped.inPlace, everyKindOwnLayers());
+    EXPECT_EQ(mapped.packings, 0u);
+    ASSERT_FALSE(mapped.output.empty());
+
+    const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
+    const auto otherLayout = [](npu::PackedWeightsT& p) { ++p.layout_version; };
+    for (const auto edit : {+otherIsa, +otherLayout}) {
+        const Loaded loaded = load(cache::ProgramImage(edited(program, edit)));
+        EXPECT_EQ(loaded.inPlace, 0u);
+        EXPECT_EQ(loaded.packings, everyKindOwnLayers());
+        EXPECT_EQ(loaded.output, mapped.output);
+    }
+    // Damaged stored state (the last byte of each entry's header or GEMM depth changed) is never
+    // read: where the filter is kept, that layer is packed again; same bytes out.
+    const auto damaged = [](npu::PackedWeightsT& p) {
+        if (p.kernel != npu::PackedKernel::QUANT_GEMM) p.data[8] ^= 1;  // channels / depth
+    };
+    const Loaded repacked = load(cache::ProgramImage(edited(program, damaged)));
+    EXPECT_EQ(repacked.inPlace, 2u);
+    EXPECT_EQ(repacked.packings, everyKindOwnLayers() - 2);
+    EXPECT_EQ(repacked.output, mapped.output);
+    // Unpacked for another core: the GEMMs' filters come back, the other layers stay stored.
+    const Loaded unpacked = load(cache::ProgramImage(withFilters(program)));
+    EXPECT_EQ(unpacked.inPlace, everyKindOwnLayers() - 2);
+    EXPECT_EQ(unpacked.packings, 2u);
+    EXPECT_EQ(unpacked.output, mapped.output);
+    setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load
+    const Loaded xnnpack = load(cache::ProgramImage(program));
+    unsetenv("NNEMU_NPU_KERNELS");
+    EXPECT_EQ(xnnpack.inPlace, 0u);
+    EXPECT_EQ(xnnpack.packings, 0u);
+    EXPECT_EQ(xnnpack.output, mapped.output);
+}
+
+// Stored state with random bytes changed (headers mostly): loads and runs, or is refused; never
+// read out of bounds (the sanitizer builds run this).
+TEST_F(PackedWeightsTest, RandomlyDamagedStoredStateIsSafe) {
+    std::vector<uint8_t> program;
+    std::string error;
+    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}}, &program, &error)) << error;
+    std::mt19937 rng(7);
+    for (int iteration = 0; iteration < 60; ++iteration) {
+        std::unique_ptr<npu::ProgramT> unpacked(npu::GetProgram(program.data())->UnPack());
+        for (auto& entry : unpacked->packed_weights) {
+            const size_t span = iteration % 2 == 0 ? std::min<size_t>(entry->data.size(), 160) : entry->data.size();
+            entry->data[rng() % span] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        }
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
+        auto core = synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
+                                         &error);
+        if (core != nullptr) {
+            EXPECT_EQ(run(*core).size(), 10u) << "iteration " << iteration;
+        }
+    }
 }
 
 TEST_F(PackedWeightsTest, CheckOfPackedGemmWeights) {

@@ -173,27 +173,16 @@ void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
     }
     if (isa != Isa::Avx512Vnni || packed->folded.empty()) return;
     std::vector<int32_t>().swap(packed->weights);
+    std::vector<int32_t>().swap(packed->requant.arrays);
     std::vector<FastRequantBlock>().swap(packed->requant.fastBlocks);
 }
 
-void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
-                  size_t rowEnd) {
-    runDepthwiseBand(isa, p, input, 0, output, rowBegin, rowEnd);
-}
-
-void runDepthwiseBand(Isa isa, const PackedDepthwise& p, const uint8_t* input, size_t bandFirstRow, uint8_t* output,
-                      size_t rowBegin, size_t rowEnd) {
-    const DepthwiseSpec& s = p.spec;
+DepthwiseArgs depthwiseArgsOf(const DepthwiseSpec& s) {
     DepthwiseArgs args{};
     args.requant.channels = s.channels;
     args.requant.outputZeroPoint = s.outputZeroPoint;
     args.requant.low = s.low;
     args.requant.high = s.high;
-    args.requant.output = output;
-    RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
-                        p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
-    args.input = input;
-    args.inRowFirst = bandFirstRow;
     args.inHeight = s.inHeight;
     args.inWidth = s.inWidth;
     args.outHeight = s.outHeight;
@@ -202,6 +191,16 @@ void runDepthwiseBand(Isa isa, const PackedDepthwise& p, const uint8_t* input, s
     args.padTop = s.padTop;
     args.padLeft = s.padLeft;
     args.signedInput = s.signedValues;
+    args.rowEnd = size_t{s.batches} * s.outHeight;
+    return args;
+}
+
+DepthwiseArgs depthwiseArgsOf(const PackedDepthwise& p) {
+    DepthwiseArgs args = depthwiseArgsOf(p.spec);
+    if (!p.requant.arrays.empty()) {  // (the folded layout reads none of it)
+        RequantTable::point(&args.requant, p.requant.arrays.data(), p.requant.padded,
+                            p.requant.fast ? p.requant.fastBlocks.data() : nullptr);
+    }
     args.zeroRow = p.zeroRow.data();
     args.weights = p.weights.data();
     if (!p.folded.empty()) {
@@ -211,16 +210,31 @@ void runDepthwiseBand(Isa isa, const PackedDepthwise& p, const uint8_t* input, s
         args.initial = p.initial.data();
         args.folded = p.folded.data();
     }
-    args.rowBegin = rowBegin;
-    args.rowEnd = std::min<size_t>(rowEnd, size_t{s.batches} * s.outHeight);
-    if (args.rowBegin >= args.rowEnd) return;
-    if (isa == Isa::Avx2 && !p.avx2.pairWeights.empty()) {
+    if (!p.avx2.pairWeights.empty()) {
         args.pairWeights = p.avx2.pairWeights.data();
         if (!p.avx2.folded.empty()) {
             args.avx2Folded = p.avx2.folded.data();
             args.avx2Initial = p.avx2.initial.data();
             args.avx2Post = p.avx2.post.data();
         }
+    }
+    return args;
+}
+
+void runDepthwise(Isa isa, const PackedDepthwise& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                  size_t rowEnd) {
+    runDepthwise(isa, depthwiseArgsOf(p), input, output, rowBegin, rowEnd);
+}
+
+void runDepthwise(Isa isa, const DepthwiseArgs& prepared, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                  size_t rowEnd) {
+    DepthwiseArgs args = prepared;
+    args.input = input;
+    args.requant.output = output;
+    args.rowBegin = rowBegin;
+    args.rowEnd = std::min(rowEnd, prepared.rowEnd);  // the prepared arguments' rowEnd: all rows
+    if (args.rowBegin >= args.rowEnd) return;
+    if (isa == Isa::Avx2 && args.pairWeights != nullptr) {
         depthwiseAvx2(args);
     } else if (isa == Isa::Avx512Vnni) {
         depthwiseAvx512Vnni(args);

@@ -50,15 +50,31 @@ bool packDepthwise(const DepthwiseSpec& spec, PackedDepthwise* packed);
 // The AVX2 layout of a packed depthwise (packDepthwise fills `avx2` with it).
 DepthwiseAvx2Layout packDepthwiseAvx2(const PackedDepthwise& packed);
 // Frees what runDepthwise with `isa` never reads (on AVX-512 VNNI with the folded layout: the
-// 32-bit weights and the per-block requantization; on AVX2 the 32-bit weights and the VNNI
-// layout; elsewhere the AVX2 layout); run it with that isa alone afterwards.
+// 32-bit weights and the requantization table; on AVX2 the 32-bit weights and the VNNI layout;
+// elsewhere the AVX2 layout); run it with that isa alone afterwards.
 void keepDepthwiseFor(Isa isa, PackedDepthwise* packed);
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,
                   size_t rowEnd);
-// The same from a band of the input: `band` holds input rows (batch * inHeight + y) from
-// `bandFirstRow` on, every row the output rows read inside the image (the kernels read none outside).
-void runDepthwiseBand(Isa isa, const PackedDepthwise& packed, const uint8_t* band, size_t bandFirstRow,
-                      uint8_t* output, size_t rowBegin, size_t rowEnd);
+// What runDepthwise hands its kernel, but for input, output and rowBegin (rowEnd: all rows,
+// batches * outHeight): pointers into `packed`.
+DepthwiseArgs depthwiseArgsOf(const PackedDepthwise& packed);
+// Only what `spec` gives (geometry, quantization, clamp): no constants.
+DepthwiseArgs depthwiseArgsOf(const DepthwiseSpec& spec);
+// Rows [rowBegin, rowEnd) of `args` (depthwiseArgsOf, viewStoredDepthwise) on input and output.
+void runDepthwise(Isa isa, const DepthwiseArgs& args, const uint8_t* input, uint8_t* output, size_t rowBegin,
+                  size_t rowEnd);
+
+// Stored depthwise state (a program's packed weights, DepthwiseStore.cpp): what runDepthwise
+// reads of a PackedDepthwise kept for one ISA, in one buffer of 64-byte aligned parts. Bump the
+// version with any change of the layout or of what a part means.
+constexpr uint32_t kDepthwiseLayoutVersion = 1;
+void storeDepthwise(const PackedDepthwise& packed, std::vector<uint8_t>* bytes);
+// The arguments of `stored` (from a program file: untrusted) for the layer of geometry and
+// quantization `spec` (its weights unused), pointing into `stored` where it lies; false when the
+// sizes or constants are not what runDepthwise with `isa` may read, or `folded` is required and
+// `stored` is not folded.
+bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& spec, Isa isa, bool folded,
+                         DepthwiseArgs* args);
 
 }  // namespace nnemu::synap::kernels

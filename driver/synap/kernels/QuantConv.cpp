@@ -144,14 +144,25 @@ void unfoldRow(const PackedQuantConv& p, const uint8_t* input, const uint8_t* in
 
 }  // namespace
 
-bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
+bool quantConvGeometry(const QuantConvSpec& s, PackedQuantConv* packed) {
     const uint64_t window = uint64_t{s.kernelHeight} * s.kernelWidth * s.inChannels;
-    if (window == 0 || window > UINT32_MAX - 3 || s.channels == 0 || s.outWidth == 0 || s.weights == nullptr ||
-        s.strideHeight == 0 || s.strideWidth == 0 || s.dilationHeight == 0 || s.dilationWidth == 0) {
+    if (window == 0 || window > UINT32_MAX - 3 || s.channels == 0 || s.outWidth == 0 || s.strideHeight == 0 ||
+        s.strideWidth == 0 || s.dilationHeight == 0 || s.dilationWidth == 0 || (s.signedValues && s.filterZeroPoint != 0)) {
         return false;
     }
-    if (s.signedValues && s.filterZeroPoint != 0) return false;
-    const uint8_t flip = s.signedValues ? 0x80 : 0;
+    packed->geometry = s;
+    packed->geometry.weights = nullptr;
+    packed->geometry.bias = nullptr;
+    packed->geometry.filterScales = {};
+    packed->depth = static_cast<uint32_t>((window + 3) / 4 * 4);
+    packed->flip = s.signedValues ? 0x80 : 0;
+    packed->fill = static_cast<uint8_t>(s.inputZeroPoint + packed->flip);
+    return true;
+}
+
+bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
+    if (s.weights == nullptr || !quantConvGeometry(s, packed)) return false;
+    const size_t window = size_t{s.kernelHeight} * s.kernelWidth * s.inChannels;
     const uint8_t* end = s.weights + size_t{s.channels} * window;
     const bool recentred = s.signedValues || std::all_of(s.weights, end, [&](uint8_t w) {
         return w - s.filterZeroPoint >= -128 && w - s.filterZeroPoint <= 127;
@@ -159,9 +170,9 @@ bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
     QuantGemmSpec gemm;
     static_cast<QuantLayerSpec&>(gemm) = s;
     gemm.signedValues = false;
-    gemm.inputZeroPoint = s.inputZeroPoint + flip;
+    gemm.inputZeroPoint = s.inputZeroPoint + packed->flip;
     gemm.filterZeroPoint = recentred ? 128 : s.filterZeroPoint;
-    gemm.depth = static_cast<uint32_t>((window + 3) / 4 * 4);
+    gemm.depth = packed->depth;
     gemm.channels = s.channels;
     std::vector<uint8_t> weights(size_t{gemm.channels} * gemm.depth, static_cast<uint8_t>(gemm.filterZeroPoint));
     for (size_t c = 0; c < s.channels; ++c) {
@@ -171,15 +182,7 @@ bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
         }
     }
     gemm.weights = weights.data();
-    if (!packQuantGemm(gemm, &packed->gemm)) return false;
-    packed->geometry = s;
-    packed->geometry.weights = nullptr;
-    packed->geometry.bias = nullptr;
-    packed->geometry.filterScales = {};
-    packed->depth = gemm.depth;
-    packed->flip = flip;
-    packed->fill = static_cast<uint8_t>(gemm.inputZeroPoint);
-    return true;
+    return packQuantGemm(gemm, &packed->gemm);
 }
 
 bool runQuantConvRows(Isa isa, const PackedQuantConv& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
@@ -205,7 +208,8 @@ bool runQuantConvRowsInto(Isa isa, const PackedQuantConv& p, const uint8_t* inpu
                 unfoldRow(p, input, inputEnd, row + r, x, xEnd, scratch->rows.data() + r * (xEnd - x) * p.depth);
             }
             QuantGemmJob job;
-            if (!prepareQuantGemm(isa, p.gemm, scratch->rows.data(), pixels, output + ((row - outputFirstRow) * width + x) * g.channels,
+            if (!prepareQuantGemm(isa, p.stored.empty() ? std::span<const uint8_t>(p.gemm) : p.stored, scratch->rows.data(),
+                                  pixels, output + ((row - outputFirstRow) * width + x) * g.channels,
                                   &scratch->gemm, &job)) {
                 return false;
             }

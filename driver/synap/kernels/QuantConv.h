@@ -27,10 +27,18 @@ struct PackedQuantConv {
     uint8_t flip = 0;        // applied to every input byte (0x80 turns int8 into the GEMM's uint8)
     uint8_t fill = 0;        // the GEMM byte of padding positions: the input zero point, flipped
     std::vector<uint8_t> gemm;
+    std::span<const uint8_t> stored;  // where not empty, the packed GEMM a program stores, run in place of `gemm`
 };
 
 // false when the spec is outside what the kernels compute exactly.
 bool packQuantConv(const QuantConvSpec& spec, PackedQuantConv* packed);
+// Everything packQuantConv sets but `gemm` (which does not depend on the weights): for a layer
+// that runs on the packed GEMM a program stores (QuantGemm.h checkPackedQuantGemm with `depth`,
+// the spec's channels, unsigned values).
+bool quantConvGeometry(const QuantConvSpec& spec, PackedQuantConv* packed);
+// The order of the unfolded GEMM's weights (window (ky, kx, c), recentring): programs store
+// packed convolutions tagged with it. Bump it with any change.
+constexpr uint32_t kQuantConvLayoutVersion = 1;
 
 // Working memory of one slice of rows (one per thread that runs slices at the same time).
 struct QuantConvScratch {

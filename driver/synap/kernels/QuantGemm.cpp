@@ -171,18 +171,8 @@ bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint3
     if (!header || packed.size() != packedSize(h)) return false;
     const auto* arrays = reinterpret_cast<const int32_t*>(packed.data() + sizeof(Header));
     const size_t n = h.paddedChannels;
-    for (size_t c = 0; c < n; ++c) {
-        const int32_t multiplier = arrays[2 * n + c], left = arrays[3 * n + c], right = arrays[4 * n + c];
-        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
-    }
     const auto* blocks = reinterpret_cast<const FastRequantBlock*>(packed.data() + fastBlocksOffset(n));
-    for (size_t b = 0; b < n / kGemmBlock && h.fast; ++b) {
-        for (size_t i = 0; i < 16; ++i) {
-            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
-            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
-        }
-    }
-    return true;
+    return soundRequant(arrays, n, blocks, h.fast ? n / kGemmBlock : 0);
 }
 
 void runQuantGemmRows(const QuantGemmJob& job, size_t begin, size_t end) {

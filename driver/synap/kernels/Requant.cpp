@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "nnemu/cpu/QuantMath.h"
 
@@ -52,6 +53,20 @@ void RequantTable::point(GemmArgs* args, const int32_t* arrays, size_t padded, c
     args->rightShifts = arrays + 4 * padded;
     args->biasAndColTerms = blocks != nullptr ? arrays + 5 * padded : nullptr;
     args->fastBlocks = blocks;
+}
+
+bool soundRequant(const int32_t* arrays, size_t padded, const FastRequantBlock* blocks, size_t blockCount) {
+    for (size_t c = 0; arrays != nullptr && c < padded; ++c) {
+        const int32_t multiplier = arrays[2 * padded + c], left = arrays[3 * padded + c], right = arrays[4 * padded + c];
+        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
+    }
+    for (size_t b = 0; b < blockCount; ++b) {
+        for (size_t i = 0; i < 16; ++i) {
+            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
+            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
+        }
+    }
+    return true;
 }
 
 int64_t largestActivation(bool isSigned, int32_t zeroPoint) {

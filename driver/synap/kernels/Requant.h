@@ -41,6 +41,10 @@ struct RequantTable {
     bool fast = true;  // no channel can saturate: the folded requantization applies
 };
 
+// Whether per-channel arrays laid out like a RequantTable's and `blockCount` folded blocks (from
+// a program file: untrusted) hold multipliers and shifts the kernels can take.
+bool soundRequant(const int32_t* arrays, size_t padded, const FastRequantBlock* blocks, size_t blockCount);
+
 // The largest |a - zero point| of an 8-bit activation.
 int64_t largestActivation(bool isSigned, int32_t zeroPoint);
 
