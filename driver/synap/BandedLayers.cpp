@@ -33,10 +33,10 @@ struct BandedPair : OwnLayer {
         size_t batches, inHeight, inWidth, channels, outHeight, stride;
         int64_t padTop;
     } spec{};  // the depthwise's geometry
-    size_t rowBytes = 0;          // one row of the value between them
-    size_t bandRows = 1;          // depthwise output rows per band
+    size_t rowBytes = 0;  // one row of the value between them
+    size_t bandRows = 1;  // depthwise output rows per band
 
-    // Input rows [first, end) of the image (batch * inHeight + y) that output rows [begin, end)
+    // Input rows [first, last) of the image (batch * inHeight + y) that output rows [begin, end)
     // of one batch read inside it.
     void inputRowsOf(size_t begin, size_t end, size_t* first, size_t* last) const {
         const size_t batch = begin / spec.outHeight, y0 = begin % spec.outHeight, y1 = end - batch * spec.outHeight;
