@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 
+#include "BandedLayers.h"
 #include "LayerShapes.h"
 #include "NativeLayers.h"
 #include "OwnKernelLayers.h"
@@ -182,7 +183,7 @@ uint64_t deconvolutionMultiplyAccumulates(const npu::Program& program, const npu
 // In the order of the LayerParams union.
 constexpr LayerKind kLayerKinds[] = {
         {LayerParams::Conv2D, "NN", defineConv2D, checkConv2DShapes, runOwnLayer, filterMultiplyAccumulates,
-         ownConvolution},
+         ownConvolution, bandedWithReader},
         {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, runOwnLayer,
          filterMultiplyAccumulates, ownConvolution},
         {LayerParams::Add, "SH", defineAdd, checkBroadcastShapes, runOwnLayer, nullptr, ownAdd},

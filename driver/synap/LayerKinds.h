@@ -65,6 +65,12 @@ struct LayerKind {
     // XNNPACK kinds the core's own kernels (kernels/) also compute: the layer's state for them
     // when they take this layer (weights packed), nullptr to leave it to XNNPACK.
     std::unique_ptr<LayerState> (*ownKernel)(const npu::Program& program, const npu::Layer& layer) = nullptr;
+    // Own-kernel layers that can run together with the one layer reading their output (its only
+    // reader, inside the network): the pair's state, so that the value between them never exists
+    // whole (BandedLayers.h); nullptr to run them apart.
+    std::shared_ptr<LayerState> (*fuseWithReader)(const npu::Program& program, const npu::Layer& layer,
+                                                  const std::shared_ptr<LayerState>& state, const npu::Layer& reader,
+                                                  const std::shared_ptr<LayerState>& readerState) = nullptr;
 
     bool native() const { return define == nullptr; }
 };

@@ -303,6 +303,15 @@ void NpuCore::planActivations() {
             last[t] = l;
         }
     }
+    // A fused pair reads its inputs while it writes its output: they live over all its layers.
+    for (const Stage& stage : stages_) {
+        for (size_t l = stage.firstLayer; stage.native && stage.endLayer - stage.firstLayer > 1 && l < stage.endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            for (uint32_t t : *layer.inputs()) last[t] = std::max<int64_t>(last[t], stage.endLayer - 1);
+            const uint32_t output = layer.outputs()->Get(0);
+            first[output] = std::min<int64_t>(first[output], stage.firstLayer);
+        }
+    }
     std::vector<uint32_t> planned;
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
@@ -336,6 +345,7 @@ void NpuCore::planActivations() {
         total = std::max(total, offset + bytesOf(t));
     }
     arena_.assign(total, 0);
+    NN_LOG(VERBOSE) << "NPU core: activation arena of " << total << " bytes for " << planned.size() << " tensors";
 }
 
 bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
@@ -385,6 +395,7 @@ bool NpuCore::buildStages(std::string* error) {
             stages_.back().endLayer = l + 1;
         }
     }
+    fuseStages();
     // Tensors read or written by more than one stage, or by a native layer, live in buffers.
     std::vector<int64_t> stageOf(tensors->size(), -1);
     std::vector<bool>& needsBuffer = needsBuffer_;
@@ -401,6 +412,11 @@ bool NpuCore::buildStages(std::string* error) {
     }
     for (const npu::Layer* layer : *layers) {
         if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
+    }
+    for (const Stage& stage : stages_) {  // the values inside a fused pair have none
+        for (size_t l = stage.firstLayer; stage.native && l + 1 < stage.endLayer; ++l) {
+            needsBuffer[layers->Get(l)->outputs()->Get(0)] = false;
+        }
     }
     keepStageValuesInArena();
     planActivations();
@@ -431,9 +447,41 @@ bool NpuCore::buildStages(std::string* error) {
             const auto* data = tensors->Get(t)->data();  // none for a filter held packed
             stage.inputs.push_back(stage.state != nullptr && stored(t) ? (data != nullptr ? data->data() : nullptr) : bufferOf(t));
         }
-        stage.output = bufferOf(layer.outputs()->Get(0));
+        stage.output = bufferOf(layers->Get(stage.endLayer - 1)->outputs()->Get(0));
     }
     return true;
+}
+
+// Native layers whose kind fuses them with their output's only reader (the next layer, on a
+// native stage too) become one stage. Not in profiling mode: there every layer is timed alone.
+void NpuCore::fuseStages() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<uint32_t> readers(tensors->size(), 0);
+    for (const npu::Layer* layer : *layers) {
+        for (uint32_t t : *layer->inputs()) ++readers[t];
+    }
+    std::vector<Stage> fused;
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        Stage& stage = stages_[s];
+        const auto pairable = [&](const Stage& one) { return one.state != nullptr && one.endLayer == one.firstLayer + 1; };
+        if (!profiling_ && s + 1 < stages_.size() && pairable(stage) && pairable(stages_[s + 1])) {
+            const npu::Layer& layer = *layers->Get(stage.firstLayer);
+            const npu::Layer& reader = *layers->Get(stage.endLayer);
+            const uint32_t value = layer.outputs()->Get(0);
+            const npu::Tensor& tensor = *tensors->Get(value);
+            const auto fuse = layerKind(layer.params_type())->fuseWithReader;
+            if (fuse != nullptr && readers[value] == 1 && tensor.input_index() < 0 && tensor.output_index() < 0) {
+                if (auto pair = fuse(*program_, layer, stage.state, reader, stages_[s + 1].state)) {
+                    fused.push_back({stage.firstLayer, stage.endLayer + 1, true, {nullptr, nullptr}, {}, nullptr, pair});
+                    ++s;
+                    continue;
+                }
+            }
+        }
+        fused.push_back(std::move(stage));
+    }
+    stages_ = std::move(fused);
 }
 
 // One XNNPACK runtime for layers [first, end): tensors with buffers are its external values.

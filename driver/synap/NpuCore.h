@@ -47,6 +47,8 @@ public:
     size_t layerCount() const;
     std::span<const uint8_t> programBytes() const { return bytes_.bytes(); }
     bool programMapped() const { return bytes_.mapped(); }
+    // Bytes of the activation arena (every activation between stages, planned by lifetime).
+    size_t arenaBytes() const { return arena_.size(); }
 
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
     // Stops between stages once `deadline` has passed (false, "missed its deadline").
@@ -71,6 +73,7 @@ private:
     bool unpackFiltersIfNeeded(std::string* error);
     bool readsPackedFilter(const npu::Layer& layer) const;
     bool buildStages(std::string* error);
+    void fuseStages();
     void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();
@@ -87,7 +90,8 @@ private:
     uint8_t* bufferOf(uint32_t tensor);
 
     // A run of layers: one XNNPACK runtime (per threading: on the calling thread, on the pool),
-    // or one layer the core runs itself on its buffers.
+    // or one layer the core runs itself on its buffers (or a pair its first layer's kind fused:
+    // the first layer's inputs, the last one's output).
     struct Stage {
         size_t firstLayer;
         size_t endLayer;

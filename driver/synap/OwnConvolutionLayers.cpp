@@ -37,6 +37,14 @@ struct GemmLayer : OwnLayer {
         });
         return true;
     }
+
+    size_t rowPixels = 0, depth = 0;  // of the layer's image, when it has one (1x1 convolutions)
+
+    bool runImageRows(const uint8_t* input, size_t first, size_t count, uint8_t* band) override {
+        if (rowPixels == 0 || count == 0) return rowPixels != 0;
+        thread_local kernels::QuantGemmScratch scratch;
+        return kernels::runQuantGemm(isa, weights, input + first * rowPixels * depth, count * rowPixels, band, &scratch);
+    }
 };
 
 struct DepthwiseLayer : OwnLayer {
@@ -51,6 +59,14 @@ struct DepthwiseLayer : OwnLayer {
             kernels::runDepthwise(isa, args, layer.inputs[0], layer.output, begin, end);
         });
         return true;
+    }
+
+    const kernels::DepthwiseArgs* depthwiseArgs() const override { return &args; }
+    void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t begin,
+                          size_t end) override {
+        kernels::DepthwiseArgs banded = args;
+        banded.inRowFirst = bandFirstRow;
+        kernels::runDepthwise(isa, banded, band, output, begin, end);
     }
 };
 
@@ -73,6 +89,12 @@ struct ConvLayer : OwnLayer {
             }
         });
         return ok;
+    }
+
+    bool runImageRows(const uint8_t* input, size_t first, size_t count, uint8_t* band) override {
+        thread_local kernels::QuantConvScratch bandScratch;
+        return count == 0 ||
+               kernels::runQuantConvRowsInto(isa, packed, input, band, first, first, first + count, &bandScratch);
     }
 };
 
@@ -156,6 +178,10 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
         state->weights = state->packed;
     }
     state->rows = elementCount(*o.input) / spec.depth;
+    if (o.output->dims()->size() == 4 && layer.params_type() == npu::LayerParams::Conv2D) {
+        state->rowPixels = o.output->dims()->Get(2);
+        state->depth = spec.depth;
+    }
     return state;
 }
 

@@ -2,7 +2,9 @@
 // some layers (NNEMU_NPU_KERNELS=xnnpack), on the same NPU program, one thread, in the same run:
 // each Compare/ benchmark alternates blocks of inferences on both cores and reports each
 // side's mean and the speedup; each Layers/ benchmark runs both in profiling mode (every layer its
-// own stage) and sums each layer's best time over the runs, which a busy machine disturbs less. Networks: generated MobileNets (int8 per-channel, uint8, float)
+// own stage) and sums each layer's best time over the runs, which a busy machine disturbs less;
+// each Bands/ benchmark alternates the own core with and without its banded pairs
+// (NNEMU_NPU_BANDS=0) and reports both arenas. Networks: generated MobileNets (int8 per-channel, uint8, float)
 // and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
 //
 // Gemm/ runs the GEMM alone on MobileNet v2's 1x1 shapes; GemmThreads/ the same on 2 threads,
@@ -50,6 +52,7 @@ struct Network {
     std::unique_ptr<tflite::Interpreter> npu;
     std::vector<Side> own, xnnpack;
     std::vector<Side> ownProfiled, xnnpackProfiled;
+    std::vector<Side> apart;  // own kernels without banded pairs (NNEMU_NPU_BANDS=0)
 };
 
 bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
@@ -62,15 +65,15 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
     return modelgen::generateModel(name, bytes, error);
 }
 
-bool loadSide(const std::vector<uint8_t>& program, bool xnnpackOnly, bool profiling, Side* side,
+// Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
+bool loadSide(const std::vector<uint8_t>& program, const char* variable, const char* value, bool profiling, Side* side,
               std::string* error) {
-    // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
-    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
-    const std::string saved = choice != nullptr ? choice : "";
-    if (xnnpackOnly) setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);
+    const char* caller = variable != nullptr ? std::getenv(variable) : nullptr;
+    const std::string saved = caller != nullptr ? caller : "";
+    if (value != nullptr) setenv(variable, value, 1);
     side->core = synap::NpuCore::load(program, error, profiling, true);
-    if (xnnpackOnly && choice != nullptr) setenv("NNEMU_NPU_KERNELS", saved.c_str(), 1);
-    if (xnnpackOnly && choice == nullptr) unsetenv("NNEMU_NPU_KERNELS");
+    if (value != nullptr && caller != nullptr) setenv(variable, saved.c_str(), 1);
+    if (value != nullptr && caller == nullptr) unsetenv(variable);
     if (side->core == nullptr) return false;
     side->buffers = bench::CoreBuffers(*side->core);
     return side->core->run(side->buffers.in, side->buffers.out, error);
@@ -91,13 +94,16 @@ bool setUp(const std::string& name, Network& created, std::string* error) {
         if (prepared[i]->core() == nullptr) continue;
         const std::span<const uint8_t> bytes = prepared[i]->core()->programBytes();
         const std::vector<uint8_t> program(bytes.begin(), bytes.end());
-        for (auto* sides : {&created.own, &created.xnnpack, &created.ownProfiled, &created.xnnpackProfiled}) {
+        for (auto* sides : {&created.own, &created.xnnpack, &created.ownProfiled, &created.xnnpackProfiled, &created.apart}) {
             sides->emplace_back();
         }
-        if (!loadSide(program, false, false, &created.own.back(), error) ||
-            !loadSide(program, true, false, &created.xnnpack.back(), error) ||
-            !loadSide(program, false, true, &created.ownProfiled.back(), error) ||
-            !loadSide(program, true, true, &created.xnnpackProfiled.back(), error)) {
+        // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
+        const char* kernels = "NNEMU_NPU_KERNELS";
+        if (!loadSide(program, kernels, nullptr, false, &created.own.back(), error) ||
+            !loadSide(program, kernels, "xnnpack", false, &created.xnnpack.back(), error) ||
+            !loadSide(program, kernels, nullptr, true, &created.ownProfiled.back(), error) ||
+            !loadSide(program, kernels, "xnnpack", true, &created.xnnpackProfiled.back(), error) ||
+            !loadSide(program, "NNEMU_NPU_BANDS", "0", false, &created.apart.back(), error)) {
             return false;
         }
     }
@@ -112,27 +118,48 @@ Network* network(const std::string& name) {
 
 constexpr int kBlock = 8;
 
-// Blocks of inferences on one core then the other, so both see the same machine.
-void Compare(benchmark::State& state, const char* name) {
-    Network* net = network(name);
-    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+// Blocks of inferences on one core then the other, so both see the same machine: each side's
+// mean time per inference (µs) as counters `firstName` and `secondName`, and the speedup of the
+// first. false (and the benchmark skipped) on an error.
+bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Side>& second, const char* firstName,
+               const char* secondName) {
     std::string error;
-    double ownUs = 0, xnnpackUs = 0;
+    double firstUs = 0, secondUs = 0;
     for (auto _ : state) {
-        for (auto [sides, total] : {std::pair{&net->own, &ownUs}, std::pair{&net->xnnpack, &xnnpackUs}}) {
+        for (auto [sides, total] : {std::pair{&first, &firstUs}, std::pair{&second, &secondUs}}) {
             const auto start = Clock::now();
             for (int i = 0; i < kBlock; ++i) {
                 for (Side& side : *sides) {
-                    if (!side.core->run(side.buffers.in, side.buffers.out, &error)) return state.SkipWithError(error.c_str());
+                    if (!side.core->run(side.buffers.in, side.buffers.out, &error)) {
+                        state.SkipWithError(error.c_str());
+                        return false;
+                    }
                 }
             }
             *total += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         }
     }
     const double n = static_cast<double>(state.iterations()) * kBlock;
-    state.counters["own_us"] = ownUs / n;
-    state.counters["xnnpack_us"] = xnnpackUs / n;
-    state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
+    state.counters[firstName] = firstUs / n;
+    state.counters[secondName] = secondUs / n;
+    state.counters["speedup"] = firstUs > 0 ? secondUs / firstUs : 0;
+    return true;
+}
+
+void Compare(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    alternate(state, net->own, net->xnnpack, "own_us", "xnnpack_us");
+}
+
+// The own core with its banded pairs (BandedLayers.h) against the same without them, and both
+// arenas.
+void Bands(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    if (!alternate(state, net->own, net->apart, "banded_us", "apart_us")) return;
+    state.counters["arena_kb"] = static_cast<double>(net->own[0].core->arenaBytes()) / 1024;
+    state.counters["apart_arena_kb"] = static_cast<double>(net->apart[0].core->arenaBytes()) / 1024;
 }
 
 // Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
@@ -299,6 +326,9 @@ constexpr const char* kNetworks[] = {
 int main(int argc, char** argv) {
     for (const char* name : nnemu::kNetworks) {
         benchmark::RegisterBenchmark((std::string("Compare/") + name).c_str(), nnemu::Compare, name)
+                ->Unit(benchmark::kMillisecond)
+                ->MinTime(3.0);
+        benchmark::RegisterBenchmark((std::string("Bands/") + name).c_str(), nnemu::Bands, name)
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(3.0);
         benchmark::RegisterBenchmark((std::string("Layers/") + name).c_str(), nnemu::Layers, name)

@@ -3,11 +3,21 @@
 #pragma once
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::test {
+
+// `count` values drawn uniformly from [low, high], each cast to T (so 8-bit types wrap).
+template <typename T>
+std::vector<T> randomValues(size_t count, std::mt19937& random, int low, int high) {
+    std::uniform_int_distribution<int> value(low, high);
+    std::vector<T> values(count);
+    for (auto& v : values) v = static_cast<T>(value(random));
+    return values;
+}
 
 class HalNetworkBuilder {
 public:

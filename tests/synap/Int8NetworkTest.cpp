@@ -25,17 +25,11 @@ using hal::OperationType;
 constexpr auto kInt8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 
 std::vector<int8_t> randomInt8(size_t count, std::mt19937& random, int low = -128, int high = 127) {
-    std::uniform_int_distribution<int> value(low, high);
-    std::vector<int8_t> values(count);
-    for (auto& v : values) v = static_cast<int8_t>(value(random));
-    return values;
+    return test::randomValues<int8_t>(count, random, low, high);
 }
 
 std::vector<int32_t> randomBias(size_t count, std::mt19937& random) {
-    std::uniform_int_distribution<int32_t> value(-300, 300);
-    std::vector<int32_t> values(count);
-    for (auto& v : values) v = value(random);
-    return values;
+    return test::randomValues<int32_t>(count, random, -300, 300);
 }
 
 // Input [1, 10, 10, 3] -> CONV_2D 3x3 per-channel (8 channels, SAME, RELU6) -> DEPTHWISE_CONV_2D

@@ -56,7 +56,6 @@ void keepDepthwiseFor(Isa isa, PackedDepthwise* packed);
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,
                   size_t rowEnd);
-
 // What runDepthwise hands its kernel, but for input, output and rowBegin (rowEnd: all rows,
 // batches * outHeight): pointers into `packed`.
 DepthwiseArgs depthwiseArgsOf(const PackedDepthwise& packed);

@@ -17,6 +17,8 @@ struct DepthwiseArgs {
     // [channels / 16][9 taps][16 lanes]: weight - filter zero point, in each int32 lane's low 16 bits.
     const int32_t* weights;
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
+    // `input` holds input rows (batch * inHeight + y) from this one on: a band of the image.
+    size_t inRowFirst = 0;
     // The VNNI kernel's layout where the folded requantization applies (else nullptr), in slot
     // order (Depthwise.cpp slotOf: permuted within groups of 64 and 32 channels). Per 16 slots:
     // `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed weights whose sum is

@@ -66,7 +66,8 @@ void inputRowsOf(const DepthwiseArgs& a, size_t row, const uint8_t* rows[3]) {
     for (int ky = 0; ky < 3; ++ky) {
         const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + ky;
         rows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
-                           ? a.input + (batch * a.inHeight + static_cast<size_t>(iy)) * a.inWidth * a.requant.channels
+                           ? a.input + (batch * a.inHeight + static_cast<size_t>(iy) - a.inRowFirst) *
+                               a.inWidth * a.requant.channels
                            : a.zeroRow;
     }
 }

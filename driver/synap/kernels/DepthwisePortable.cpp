@@ -16,7 +16,7 @@ void depthwisePortable(const DepthwiseArgs& a) {
             for (int t = 0; t < 9; ++t) {
                 const int64_t iy = int64_t(y * a.stride) - a.padTop + t / 3, ix = int64_t(x * a.stride) - a.padLeft + t % 3;
                 const bool inside = iy >= 0 && iy < a.inHeight && ix >= 0 && ix < a.inWidth;
-                taps[t] = inside ? a.input + ((batch * a.inHeight + iy) * a.inWidth + ix) * channels : a.zeroRow;
+                taps[t] = inside ? a.input + ((batch * a.inHeight + iy - a.inRowFirst) * a.inWidth + ix) * channels : a.zeroRow;
             }
             uint8_t* out = q.output + (row * a.outWidth + x) * channels;
             for (size_t c = 0; c < channels; ++c) {

@@ -187,6 +187,11 @@ bool packQuantConv(const QuantConvSpec& s, PackedQuantConv* packed) {
 
 bool runQuantConvRows(Isa isa, const PackedQuantConv& p, const uint8_t* input, uint8_t* output, size_t rowBegin,
                       size_t rowEnd, QuantConvScratch* scratch) {
+    return runQuantConvRowsInto(isa, p, input, output, 0, rowBegin, rowEnd, scratch);
+}
+
+bool runQuantConvRowsInto(Isa isa, const PackedQuantConv& p, const uint8_t* input, uint8_t* output,
+                          size_t outputFirstRow, size_t rowBegin, size_t rowEnd, QuantConvScratch* scratch) {
     const QuantConvSpec& g = p.geometry;
     const size_t width = g.outWidth;
     const uint8_t* inputEnd = input + size_t{g.batches} * g.inHeight * g.inWidth * g.inChannels;
@@ -203,7 +208,8 @@ bool runQuantConvRows(Isa isa, const PackedQuantConv& p, const uint8_t* input, u
                 unfoldRow(p, input, inputEnd, row + r, x, xEnd, scratch->rows.data() + r * (xEnd - x) * p.depth);
             }
             QuantGemmJob job;
-            if (!prepareQuantGemm(isa, p.stored.empty() ? std::span<const uint8_t>(p.gemm) : p.stored, scratch->rows.data(), pixels, output + (row * width + x) * g.channels,
+            if (!prepareQuantGemm(isa, p.stored.empty() ? std::span<const uint8_t>(p.gemm) : p.stored, scratch->rows.data(),
+                                  pixels, output + ((row - outputFirstRow) * width + x) * g.channels,
                                   &scratch->gemm, &job)) {
                 return false;
             }

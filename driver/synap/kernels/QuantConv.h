@@ -49,5 +49,8 @@ struct QuantConvScratch {
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 bool runQuantConvRows(Isa isa, const PackedQuantConv& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,
                       size_t rowEnd, QuantConvScratch* scratch);
+// The same into a band: `output` holds output rows from `outputFirstRow` on.
+bool runQuantConvRowsInto(Isa isa, const PackedQuantConv& packed, const uint8_t* input, uint8_t* output,
+                          size_t outputFirstRow, size_t rowBegin, size_t rowEnd, QuantConvScratch* scratch);
 
 }  // namespace nnemu::synap::kernels

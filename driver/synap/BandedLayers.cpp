@@ -1,0 +1,128 @@
+#include "BandedLayers.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "OwnLayerSupport.h"
+
+namespace nnemu::synap {
+namespace {
+
+using namespace own;
+
+bool bandsEnabled() {
+    const char* choice = std::getenv("NNEMU_NPU_BANDS");
+    return choice == nullptr || std::string_view(choice) != "0";
+}
+
+// New convolution output a band computes, at most about: its rows stay in the L2 cache until the
+// depthwise reads them.
+constexpr size_t kBandBytes = 64 * 1024;
+// The kernels may read (and the GEMMs write) a little past a band's last row.
+constexpr size_t kBandSlack = 256;
+
+struct BandedPair : OwnLayer {
+    std::shared_ptr<LayerState> producerState, depthwiseState;  // keep the layers' states alive
+    OwnLayer* producer = nullptr;
+    OwnLayer* depthwise = nullptr;
+    struct {
+        size_t batches, inHeight, inWidth, channels, outHeight, stride;
+        int64_t padTop;
+    } spec{};  // the depthwise's geometry
+    size_t rowBytes = 0;  // one row of the value between them
+    size_t bandRows = 1;  // depthwise output rows per band
+
+    // Input rows [first, last) of the image (batch * inHeight + y) that output rows [begin, end)
+    // of one batch read inside it.
+    void inputRowsOf(size_t begin, size_t end, size_t* first, size_t* last) const {
+        const size_t batch = begin / spec.outHeight, y0 = begin % spec.outHeight, y1 = end - batch * spec.outHeight;
+        const int64_t low = static_cast<int64_t>(y0 * spec.stride) - spec.padTop;
+        const int64_t high = static_cast<int64_t>((y1 - 1) * spec.stride) - spec.padTop + 3;
+        const auto height = static_cast<int64_t>(spec.inHeight);
+        const auto clip = [&](int64_t y) { return static_cast<size_t>(std::clamp<int64_t>(y, 0, height)); };
+        *first = batch * spec.inHeight + clip(low);
+        *last = std::max(*first, batch * spec.inHeight + clip(high));
+    }
+
+    // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
+    // one before stay in the buffer (moved to its start) instead of being computed again.
+    bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {
+        thread_local std::vector<uint8_t> buffer;
+        const size_t most = (bandRows - 1) * spec.stride + 3;
+        if (buffer.size() < most * rowBytes + kBandSlack) buffer.resize(most * rowBytes + kBandSlack);
+        size_t haveFirst = 0, haveLast = 0;
+        for (size_t row = begin; row < end;) {
+            const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
+            const size_t stop = std::min({end, batchEnd, row + bandRows});
+            size_t first, last;
+            inputRowsOf(row, stop, &first, &last);
+            size_t kept = 0;
+            if (first >= haveFirst && first < haveLast) {
+                kept = std::min(haveLast, last) - first;
+                std::memmove(buffer.data(), buffer.data() + (first - haveFirst) * rowBytes, kept * rowBytes);
+            }
+            if (last > first + kept &&
+                !producer->runImageRows(input, first + kept, last - first - kept, buffer.data() + kept * rowBytes)) {
+                return false;
+            }
+            depthwise->runDepthwiseBand(buffer.data(), first, output, row, stop);
+            haveFirst = first;
+            haveLast = last;
+            row = stop;
+        }
+        return true;
+    }
+
+    // One contiguous run of bands per thread: only where two runs meet are rows computed twice.
+    bool run(const NativeLayer& layer) override {
+        const size_t rows = size_t{spec.batches} * spec.outHeight;
+        const size_t threads = layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool);
+        const size_t runs = std::clamp<size_t>(rows / (2 * bandRows), 1, threads);
+        if (runs == 1) return runRows(layer.inputs[0], layer.output, 0, rows);
+        std::atomic<bool> ok = true;
+        const auto runOf = [&](size_t i) {
+            if (!runRows(layer.inputs[0], layer.output, i * rows / runs, (i + 1) * rows / runs)) ok = false;
+        };
+        pthreadpool_parallelize_1d(layer.pool, runOf, runs);
+        return ok;
+    }
+};
+
+}  // namespace
+
+std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const npu::Layer& layer,
+                                             const std::shared_ptr<LayerState>& state, const npu::Layer& reader,
+                                             const std::shared_ptr<LayerState>& readerState) {
+    auto* producer = dynamic_cast<OwnLayer*>(state.get());
+    auto* depthwise = dynamic_cast<OwnLayer*>(readerState.get());
+    if (!bandsEnabled() || producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
+        return nullptr;
+    }
+    const kernels::DepthwiseArgs* args = depthwise->depthwiseArgs();
+    if (args == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0) ||
+        args->outHeight == 0 || args->inWidth == 0 || args->rowEnd % args->outHeight != 0) {
+        return nullptr;
+    }
+    // The convolution's output [B, H, W, C] (the kind's check holds) must be the depthwise's input.
+    const auto* value = tensorAt(program, layer.outputs()->Get(0)).dims();
+    if (value->size() != 4 || value->Get(0) != args->rowEnd / args->outHeight || value->Get(1) != args->inHeight ||
+        value->Get(2) != args->inWidth || value->Get(3) != args->requant.channels) {
+        return nullptr;
+    }
+    auto pair = std::make_shared<BandedPair>();
+    pair->producerState = state;
+    pair->depthwiseState = readerState;
+    pair->producer = producer;
+    pair->depthwise = depthwise;
+    pair->spec = {args->rowEnd / args->outHeight, args->inHeight, args->inWidth, args->requant.channels,
+                  args->outHeight, args->stride, static_cast<int64_t>(args->padTop)};
+    pair->rowBytes = pair->spec.inWidth * pair->spec.channels;
+    pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * pair->spec.stride));
+    return pair;
+}
+
+}  // namespace nnemu::synap

@@ -1,0 +1,69 @@
+// Generated MobileNets on synap-npu with their convolution + depthwise pairs in row bands
+// (driver/synap/BandedLayers.h): outputs equal, to the bit, those of the same network with the
+// pairs run apart (NNEMU_NPU_BANDS=0), on a few random inputs. (Against nnapi-reference only v1
+// is exact: v2's XNNPACK layers, e.g. its ADDs, may be a step off; BandedPairTest checks each
+// pair against the reference.)
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string_view>
+
+#include "nnemu/modelgen/ModelCatalog.h"
+#include "nnemu/tflite/Interpreter.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu {
+namespace {
+
+// The first output's bytes for `input` on `accelerator`, compiled with NNEMU_NPU_BANDS=`bands`.
+std::vector<uint8_t> classify(const tflite::Model& model, const char* accelerator, const char* bands,
+                              const std::vector<uint8_t>& input) {
+    std::string error;
+    setenv("NNEMU_NPU_BANDS", bands, 1);  // read when the core loads, at the first inference
+    tflite::DelegateOptions options;
+    options.useNnapi = true;
+    options.acceleratorName = accelerator;
+    auto interpreter = tflite::Interpreter::create(model, options, &error);
+    EXPECT_NE(interpreter, nullptr) << error;
+    if (interpreter == nullptr) return {};
+    EXPECT_EQ(interpreter->inputTensor(0).byteSize(), input.size());
+    std::memcpy(interpreter->inputData(0), input.data(), std::min(input.size(), interpreter->inputTensor(0).byteSize()));
+    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    unsetenv("NNEMU_NPU_BANDS");
+    return std::vector<uint8_t>(interpreter->outputData(0),
+                                interpreter->outputData(0) + interpreter->outputTensor(0).byteSize());
+}
+
+class BandedMobileNet : public testing::TestWithParam<const char*> {};
+
+TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
+    std::string error;
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(modelgen::generateModel(GetParam(), &bytes, &error)) << error;
+    auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
+    ASSERT_NE(model, nullptr) << error;
+    std::mt19937 random(11);
+    for (int example = 0; example < 2; ++example) {
+        std::vector<uint8_t> input(224 * 224 * 3);
+        for (uint8_t& b : input) b = static_cast<uint8_t>(random());
+        const auto banded = classify(*model, "synap-npu", "1", input);
+        EXPECT_EQ(banded, classify(*model, "synap-npu", "0", input)) << "example " << example;
+        if (std::string_view(GetParam()).starts_with("mobilenet_v1")) {
+            EXPECT_EQ(banded, classify(*model, "nnapi-reference", "1", input)) << "example " << example;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, BandedMobileNet,
+                         testing::Values("mobilenet_v1_1.0_224_quant", "mobilenet_v2_1.0_224_int8",
+                                         "mobilenet_v2_1.0_224_quant"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                             std::string name = info.param;
+                             for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                             return name;
+                         });
+
+}  // namespace
+}  // namespace nnemu
