@@ -52,8 +52,6 @@ bool chunkHolds(const SqliteStatement& row, const uint8_t* data, size_t size) {
            (size == 0 || std::memcmp(stored, data, size) == 0);
 }
 
-}  // namespace
-
 // One md5 pass over the program: its name is derived from its chunks' md5s (which name and check
 // every chunk anyway), so a damaged chunk or link list changes what reassembly derives.
 std::string programIdentity(uint64_t size, const std::vector<std::string>& chunkMd5s) {
@@ -66,12 +64,17 @@ std::string programIdentity(uint64_t size, const std::vector<std::string>& chunk
     return toHex(digest.finish());
 }
 
-std::string programIdentity(std::span<const uint8_t> program) {
+std::vector<std::string> chunkDigests(std::span<const uint8_t> program, const std::vector<Chunk>& chunks) {
     std::vector<std::string> chunkMd5s;
-    for (const Chunk& chunk : contentDefinedChunks(program.data(), program.size())) {
-        chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
-    }
-    return programIdentity(program.size(), chunkMd5s);
+    chunkMd5s.reserve(chunks.size());
+    for (const Chunk& chunk : chunks) chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
+    return chunkMd5s;
+}
+
+}  // namespace
+
+std::string programIdentity(std::span<const uint8_t> program) {
+    return programIdentity(program.size(), chunkDigests(program, contentDefinedChunks(program.data(), program.size())));
 }
 
 const char* toString(SynapCache::Status status) {
@@ -364,8 +367,7 @@ SynapCache::Status SynapCache::store(const std::string& key, std::span<const uin
     if (capacity <= 0) return Status::OK;
     // Hashing and chunking happen before the write lock is taken.
     const std::vector<Chunk> chunks = contentDefinedChunks(program.data(), program.size());
-    std::vector<std::string> chunkMd5s;
-    for (const Chunk& chunk : chunks) chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
+    const std::vector<std::string> chunkMd5s = chunkDigests(program, chunks);
     const std::string programMd5 = programIdentity(program.size(), chunkMd5s);
 
     std::lock_guard<std::mutex> lock(mutex_);

@@ -93,7 +93,7 @@ public:
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                 std::string* problem = nullptr);
     // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
-    // checked against the entry's md5 and size. Without a usable file (none yet, or one refused:
+    // checked against the entry's program identity and size. Without a usable file (none yet, or one refused:
     // removed and named in `fileProblem`) the program comes from the database, and the file is
     // written for the next hit.
     Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
@@ -135,10 +135,10 @@ private:
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string* identity);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
-    // find, also naming the md5 it verified (so the first hit does not hash the program again).
+    // find, also naming the program identity it verified (so the first hit does not hash the program again).
     Status findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                         std::string* problem, std::string* programMd5);
-    // The md5 and size of the program a sound entry of `key` names; false when the entry is
+    // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
     void countHit(const std::string& key);
