@@ -14,9 +14,10 @@ namespace nnemu::cache {
 
 class SqliteDatabase;
 
-// PRAGMA application_id marks the file as ours ("NNSC"); user_version is the schema version.
+// PRAGMA application_id marks the file as ours ("NNSC"); user_version is the schema version
+// (3: programs named by the md5 of their chunks' md5s; 2: by the md5 of their bytes).
 inline constexpr int64_t kApplicationId = 0x4E4E5343;
-inline constexpr int64_t kSchemaVersion = 2;
+inline constexpr int64_t kSchemaVersion = 3;
 
 // The directory holding the cache file, open; closed on destruction.
 class CacheDirectory {

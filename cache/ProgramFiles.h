@@ -1,12 +1,12 @@
 // The SyNAP cache's program files: each stored program also lives, whole, in a file next to the
-// database named after its md5 ("<database name>.<md5>.npu", mode 0600 like the database: the
+// database named after its identity (SynapCache.h; "<database name>.<identity>.npu", mode 0600 like the database: the
 // weights are private), written by the first hit (a store stays as cheap as before) and mapped by
 // the later ones instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
-// once mapped); a trailer follows: magic, the program's size, its md5 (as the database names it)
+// once mapped); a trailer follows: magic, the program's size, its identity (as the database names it)
 // and its lane CRC-32Cs (Crc32c.h, checked at each mapping: ~15 times faster than SHA-256 with
 // the SHA extensions, which version 1 used).
 // The database stays the source of truth: a program file is used only when the database names
-// its md5, after checking that it is a regular file (never followed through a symbolic link)
+// its identity, after checking that it is a regular file (never followed through a symbolic link)
 // whose size, trailer and checksum agree with it. Anything else is refused and removed; the
 // program then comes from the database and the file is written again.
 //

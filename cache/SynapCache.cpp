@@ -52,7 +52,30 @@ bool chunkHolds(const SqliteStatement& row, const uint8_t* data, size_t size) {
            (size == 0 || std::memcmp(stored, data, size) == 0);
 }
 
+// One md5 pass over the program: its name is derived from its chunks' md5s (which name and check
+// every chunk anyway), so a damaged chunk or link list changes what reassembly derives.
+std::string programIdentity(uint64_t size, const std::vector<std::string>& chunkMd5s) {
+    static constexpr char kDomain[] = "nnemu SyNAP program";  // the terminating zero separates
+    const std::string length = std::to_string(size);
+    Digest digest(DigestAlgorithm::MD5);
+    digest.update(kDomain, sizeof kDomain);
+    digest.update(length.data(), length.size() + 1);
+    for (const std::string& chunk : chunkMd5s) digest.update(chunk.data(), chunk.size());
+    return toHex(digest.finish());
+}
+
+std::vector<std::string> chunkDigests(std::span<const uint8_t> program, const std::vector<Chunk>& chunks) {
+    std::vector<std::string> chunkMd5s;
+    chunkMd5s.reserve(chunks.size());
+    for (const Chunk& chunk : chunks) chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
+    return chunkMd5s;
+}
+
 }  // namespace
+
+std::string programIdentity(std::span<const uint8_t> program) {
+    return programIdentity(program.size(), chunkDigests(program, contentDefinedChunks(program.data(), program.size())));
+}
 
 const char* toString(SynapCache::Status status) {
     switch (status) {
@@ -81,12 +104,15 @@ SynapCache::Status SynapCache::failure() {
     return db_->error().transient() ? Status::BUSY : Status::UNAVAILABLE;
 }
 
-bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete) {
+// Reassembles `program` and derives its identity from the md5 of every chunk as read.
+bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete,
+                          std::string* identity) {
     auto chunks = db_->prepare(
             "SELECT c.data FROM program_chunks pc LEFT JOIN chunks c ON c.md5 = pc.chunk "
             "WHERE pc.program = ?1 ORDER BY pc.position");
     chunks.bind(1, program);
     *complete = true;
+    std::vector<std::string> chunkMd5s;
     while (chunks.step()) {
         if (chunks.isNull(0)) {
             *complete = false;
@@ -95,7 +121,9 @@ bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* byte
         size_t size = 0;
         const uint8_t* data = chunks.blob(0, &size);
         bytes->insert(bytes->end(), data, data + size);
+        chunkMd5s.push_back(toHex(md5(data, size)));
     }
+    *identity = programIdentity(bytes->size(), chunkMd5s);
     return db_->error().ok();
 }
 
@@ -135,6 +163,7 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
             links = entry.integer(6);
         }
         bool complete = false;
+        std::string identity;
         if (hasProgram && size > 0 && size <= kMaxProgramSize) program->reserve(static_cast<size_t>(size));
         if (!hasProgram) {
             damage = "its program is missing";
@@ -148,13 +177,13 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
             damage = "its program has lost chunks";
         } else if (size < 0 || size > kMaxProgramSize) {
             damage = "its program has an implausible size";
-        } else if (trace::Span span("sqlite read", "cache"); !assemble(programMd5, program, &complete)) {
+        } else if (trace::Span span("sqlite read", "cache"); !assemble(programMd5, program, &complete, &identity)) {
             return failure();
         } else if (!complete) {
             damage = "its program has lost chunks";
         } else if (program->size() != static_cast<uint64_t>(size)) {
             damage = "its program is " + std::to_string(program->size()) + " bytes, not " + std::to_string(size);
-        } else if (trace::Span span("program md5", "cache"); toHex(md5(program->data(), program->size())) != programMd5) {
+        } else if (identity != programMd5) {
             damage = "its program fails its checksum";
         }
         read.commit();
@@ -337,10 +366,9 @@ SynapCache::Status SynapCache::store(const std::string& key, std::span<const uin
                                      uint32_t compilerVersion, int64_t capacity) {
     if (capacity <= 0) return Status::OK;
     // Hashing and chunking happen before the write lock is taken.
-    const std::string programMd5 = toHex(md5(program.data(), program.size()));
     const std::vector<Chunk> chunks = contentDefinedChunks(program.data(), program.size());
-    std::vector<std::string> chunkMd5s;
-    for (const Chunk& chunk : chunks) chunkMd5s.push_back(toHex(md5(program.data() + chunk.offset, chunk.size)));
+    const std::vector<std::string> chunkMd5s = chunkDigests(program, chunks);
+    const std::string programMd5 = programIdentity(program.size(), chunkMd5s);
 
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
@@ -532,6 +560,7 @@ CacheVerifyReport SynapCache::verify() {
         for (const auto& [program, size, chunkCount] : programs) {
             ++report.programs;
             std::vector<uint8_t> bytes;
+            std::string identity;
             bool complete = false;
             int64_t links = 0;
             {
@@ -539,8 +568,8 @@ CacheVerifyReport SynapCache::verify() {
                 count.bind(1, program);
                 if (count.step()) links = count.integer(0);
             }
-            if (!assemble(program, &bytes, &complete) || !complete || links != chunkCount ||
-                bytes.size() != static_cast<uint64_t>(size) || toHex(md5(bytes.data(), bytes.size())) != program) {
+            if (!assemble(program, &bytes, &complete, &identity) || !complete || links != chunkCount ||
+                bytes.size() != static_cast<uint64_t>(size) || identity != program) {
                 damagedPrograms.push_back(program);
             }
         }

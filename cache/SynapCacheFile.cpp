@@ -15,7 +15,7 @@ constexpr int kBusyTimeoutMs = 10000;
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS entries(
   key TEXT PRIMARY KEY,           -- digest of what the program was compiled from (ModelKey.h)
-  program TEXT NOT NULL,          -- md5 of the program bytes (programs.md5)
+  program TEXT NOT NULL,          -- the program's identity (programs.md5)
   seal TEXT NOT NULL,             -- md5 of key, program and compiler version (see entrySeal)
   created INTEGER NOT NULL,       -- microseconds since the epoch
   last_use INTEGER NOT NULL,      -- likewise, and strictly increasing: the LRU order
@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS entries(
 CREATE INDEX IF NOT EXISTS entries_by_last_use ON entries(last_use);
 CREATE INDEX IF NOT EXISTS entries_by_program ON entries(program);
 CREATE TABLE IF NOT EXISTS programs(
-  md5 TEXT PRIMARY KEY,           -- checksum of the reassembled program
+  md5 TEXT PRIMARY KEY,           -- identity: md5 of size and chunk md5s (programIdentity)
   size INTEGER NOT NULL,
   compiler_version INTEGER NOT NULL,
   chunk_count INTEGER NOT NULL);
@@ -114,10 +114,10 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         *error = db.error().message;
         return nullptr;
     }
-    if (!cache->checkSchema(error)) return nullptr;
     // The program files live beside the database, reached through the same checked directory.
     cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
     cache->name_ = directory.name();
+    if (!cache->checkSchema(error)) return nullptr;
     return cache;
 }
 
@@ -141,8 +141,10 @@ bool SynapCache::checkSchema(std::string* error) {
     return true;
 }
 
-// Version 1 entries carry no seal, so nothing in them can be trusted to belong to its key: the
-// cache is emptied (every network compiles once more) and given the current schema.
+// Version 1 entries carry no seal, so nothing in them can be trusted to belong to its key;
+// version 2 names programs by the md5 of their bytes, which this build does not check. Either
+// cache is emptied (every network compiles once more, its program files go) and given the
+// current schema; the file itself stays.
 bool SynapCache::upgrade(std::string* error) {
     SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
     int64_t version = 0;
@@ -151,7 +153,7 @@ bool SynapCache::upgrade(std::string* error) {
         return false;
     }
     if (version == kSchemaVersion) return true;  // another process upgraded it meanwhile
-    if (version != 1) {
+    if (version != 1 && version != 2) {
         *error = version < 1 ? "the cache has no schema version; it is damaged" : versionMismatch(version);
         return false;
     }
@@ -159,9 +161,11 @@ bool SynapCache::upgrade(std::string* error) {
             "DROP TABLE IF EXISTS entries; DELETE FROM program_chunks; DELETE FROM programs; DELETE FROM chunks;";
     if (!db_->execute(empty) || !db_->execute(kSchema) ||
         !db_->execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)) || !write.commit()) {
-        *error = "cannot upgrade the cache from schema version 1: " + db_->error().message;
+        *error = "cannot upgrade the cache from schema version " + std::to_string(version) + ": " +
+                 db_->error().message;
         return false;
     }
+    if (directory_ >= 0) removeProgramFiles(directory_, name_);
     return true;
 }
 

@@ -111,6 +111,35 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion1IsEmptiedAndUpgraded) {
     EXPECT_EQ(found, program);
 }
 
+TEST_F(ForeignFileTest, ACacheOfSchemaVersion2IsEmptiedAndUpgradedWithItsProgramFiles) {
+    // Version 2 named a program by the md5 of its bytes; this build derives the name from the
+    // chunks' md5s, so a version 2 row is never read as one of its own: the file stays, emptied.
+    createSqliteDatabase(defaultCacheFile(),
+                         "PRAGMA application_id=1313755971; PRAGMA user_version=2;"
+                         "CREATE TABLE entries(key TEXT PRIMARY KEY, program TEXT NOT NULL, seal TEXT NOT NULL,"
+                         "  created INTEGER NOT NULL, last_use INTEGER NOT NULL, hits INTEGER NOT NULL DEFAULT 0);"
+                         "CREATE TABLE programs(md5 TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+                         "  compiler_version INTEGER NOT NULL, chunk_count INTEGER NOT NULL);"
+                         "CREATE TABLE program_chunks(program TEXT NOT NULL, position INTEGER NOT NULL,"
+                         "  chunk TEXT NOT NULL, PRIMARY KEY(program, position)) WITHOUT ROWID;"
+                         "CREATE TABLE chunks(md5 TEXT PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL);"
+                         "INSERT INTO entries VALUES('k', 'p', 's', 1, 1, 0);"
+                         "INSERT INTO programs VALUES('p', 1, 1, 1);");
+    const std::string programFile = defaultCacheFile() + "." + std::string(32, 'a') + ".npu";
+    writeFile(programFile, std::vector<uint8_t>(100, 1));
+    std::string error;
+    auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
+    ASSERT_NE(cache, nullptr) << error;
+    const auto totals = cache->totals();
+    EXPECT_EQ(totals.entries + totals.programs, 0u);
+    EXPECT_FALSE(fs::exists(programFile));
+    const std::vector<uint8_t> program(5000, 7);
+    ASSERT_EQ(cache->store("k", program, 1, 10), SynapCache::Status::OK);
+    std::vector<uint8_t> found;
+    ASSERT_EQ(cache->find("k", 1, &found), SynapCache::Status::OK);
+    EXPECT_EQ(found, program);
+}
+
 TEST_F(ForeignFileTest, TheDriverGoesOnWithoutTouchingAForeignDatabase) {
     createSqliteDatabase(defaultCacheFile(), "CREATE TABLE songs(title TEXT);");
     const auto before = snapshotDirectory(directory_);

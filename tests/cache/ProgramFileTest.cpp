@@ -43,7 +43,7 @@ protected:
         expectFound(false);
     }
     std::string programFile() const {
-        return file_ + "." + cache::toHex(cache::md5(program_.data(), program_.size())) + ".npu";
+        return file_ + "." + cache::programIdentity(program_) + ".npu";
     }
     // A lookup that must return the stored program; `mapped` and `problem` say how.
     void expectFound(bool mapped, const std::string& problem = "") {
@@ -147,7 +147,7 @@ TEST_F(ProgramFileTest, AnotherProgramsFileUnderThisNameIsRefused) {
     ASSERT_EQ(cache_->store("other", other, kVersion, 10), SynapCache::Status::OK);
     cache::ProgramImage image;
     ASSERT_EQ(cache_->findImage("other", kVersion, &image), SynapCache::Status::OK);
-    const std::string otherFile = file_ + "." + cache::toHex(cache::md5(other.data(), other.size())) + ".npu";
+    const std::string otherFile = file_ + "." + cache::programIdentity(other) + ".npu";
     fs::remove(programFile());
     fs::copy_file(otherFile, programFile());
     expectRefusedThenRewritten("holds another program");

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "CacheTestSupport.h"
+#include "nnemu/cache/Digest.h"
 #include "nnemu/cache/SynapCache.h"
 
 namespace nnemu::cache {
@@ -63,6 +64,15 @@ protected:
         sqlite3_finalize(statement);
         sqlite3_close(db);
         return value;
+    }
+    // `key`'s program fails its checksum: refused, and the entry is gone.
+    void expectDroppedForItsChecksum(const std::string& key) {
+        std::vector<uint8_t> found;
+        std::string problem;
+        EXPECT_EQ(cache_->find(key, 1, &found, &problem), Status::DAMAGED);
+        EXPECT_NE(problem.find("checksum"), std::string::npos) << problem;
+        EXPECT_TRUE(found.empty());
+        EXPECT_EQ(cache_->find(key, 1, &found), Status::NOT_FOUND);
     }
     std::vector<std::string> keys() {
         std::vector<std::string> list;
@@ -159,14 +169,10 @@ TEST_F(SynapCacheTest, ACorruptChunkDropsTheEntryAndAStoreRepairsIt) {
     cache_.reset();
     tamper("UPDATE chunks SET data = zeroblob(size) WHERE rowid = (SELECT min(rowid) FROM chunks)");
     reopen();
-    std::vector<uint8_t> found;
-    std::string problem;
-    EXPECT_EQ(cache_->find("k", 1, &found, &problem), Status::DAMAGED);
-    EXPECT_NE(problem.find("checksum"), std::string::npos) << problem;
-    EXPECT_TRUE(found.empty());
-    EXPECT_EQ(cache_->find("k", 1, &found), Status::NOT_FOUND);
+    expectDroppedForItsChecksum("k");
     // The bad chunk went too, so storing the program again stores good bytes.
     ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
+    std::vector<uint8_t> found;
     ASSERT_EQ(cache_->find("k", 1, &found), Status::OK);
     EXPECT_EQ(found, program);
 }
@@ -299,6 +305,46 @@ TEST_F(SynapCacheTest, AProgramOfAnotherCompilerIsDropped) {
     std::string problem;
     EXPECT_EQ(cache_->find("k", 2, &found, &problem), Status::DAMAGED);
     EXPECT_NE(problem.find("compiler version 1"), std::string::npos) << problem;
+    EXPECT_EQ(cache_->find("k", 1, &found), Status::NOT_FOUND);
+}
+
+TEST_F(SynapCacheTest, AProgramIsNamedByItsChunksNotByAnotherMd5Pass) {
+    const auto program = randomBytes(100000, 21);
+    ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
+    EXPECT_EQ(cache_->entries()[0].program, programIdentity(program));
+    EXPECT_NE(programIdentity(program), toHex(md5(program.data(), program.size())));
+    EXPECT_NE(programIdentity(program), programIdentity(randomBytes(100000, 22)));
+}
+
+// Damage that keeps every chunk consistent with its own name still changes the program's.
+TEST_F(SynapCacheTest, AChunkReplacedUnderItsNewNameIsRefused) {
+    const auto program = randomBytes(100000, 23);
+    ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
+    const std::string old = query("SELECT chunk FROM program_chunks WHERE position = 1");
+    const size_t size = std::stoul(query("SELECT size FROM chunks WHERE md5 = '" + old + "'"));
+    const std::string renamed = toHex(md5(std::vector<uint8_t>(size).data(), size));
+    cache_.reset();
+    tamper("UPDATE chunks SET data = zeroblob(size), md5 = '" + renamed + "' WHERE md5 = '" + old + "';" +
+           "UPDATE program_chunks SET chunk = '" + renamed + "' WHERE chunk = '" + old + "'");
+    reopen();
+    expectDroppedForItsChecksum("k");
+}
+
+TEST_F(SynapCacheTest, ChunksLinkedInAnotherOrderAreRefused) {
+    const auto program = randomBytes(100000, 24);
+    ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->store("other", randomBytes(100000, 25), 1, 10), Status::OK);
+    cache_.reset();
+    const std::string of = " AND program = (SELECT program FROM entries WHERE key = 'k');";
+    tamper("UPDATE program_chunks SET position = -1 WHERE position = 0" + of +
+           "UPDATE program_chunks SET position = 0 WHERE position = 1" + of +
+           "UPDATE program_chunks SET position = 1 WHERE position = -1" + of);
+    reopen();
+    const auto report = cache_->verify();
+    EXPECT_EQ(report.damagedPrograms, 1u);
+    EXPECT_EQ(report.damagedChunks, 0u);
+    EXPECT_EQ(keys(), std::vector<std::string>{"other"});
+    std::vector<uint8_t> found;
     EXPECT_EQ(cache_->find("k", 1, &found), Status::NOT_FOUND);
 }
 

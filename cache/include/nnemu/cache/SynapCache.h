@@ -1,7 +1,7 @@
 // The SyNAP compilation cache: a SQLite database of compiled NPU programs (synap-behaviors.md
 // §2.2). Lookup keys (md5 of what a program was compiled from, see driver/synap/ModelKey.h) are entries; an
-// entry names its program by the md5 of the program's bytes, which doubles as its checksum, and
-// carries a seal (md5 of key, program and compiler version) that binds the program to its key; a
+// entry names its program by its identity, an md5 over its size and its chunks' md5s (one md5
+// pass over the bytes, schema version 3), which doubles as its checksum, and carries a seal (md5 of key, program and compiler version) that binds the program to its key; a
 // program is stored as content-defined chunks named by their md5, so identical programs, and
 // identical runs inside different programs (shared layers and weights), are stored once.
 // Capacity counts entries; beyond it the least recently used are evicted, and programs and
@@ -31,7 +31,7 @@ struct Chunk;
 
 struct CacheEntryInfo {
     std::string key;
-    std::string program;  // md5 of the program bytes
+    std::string program;  // the program's identity (programIdentity)
     uint64_t size = 0;    // program bytes
     uint64_t hits = 0;
     int64_t lastUseUs = 0;  // microseconds since the epoch
@@ -86,14 +86,14 @@ public:
     SynapCache& operator=(const SynapCache&) = delete;
 
     // The program stored under `key`, verified: the entry's seal, every chunk present, the size,
-    // the md5 of the reassembled bytes and the compiler version. A hit counts and refreshes the
+    // the identity derived from the md5s of the chunks read and the compiler version. A hit counts and refreshes the
     // entry. A damaged entry is dropped (DAMAGED, with the reason in `problem`): an entry whose
     // seal fails alone; a damaged program with every entry naming it and every chunk of it that
     // fails its own md5 (so no later store can reuse it).
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                 std::string* problem = nullptr);
     // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
-    // checked against the entry's md5 and size. Without a usable file (none yet, or one refused:
+    // checked against the entry's program identity and size. Without a usable file (none yet, or one refused:
     // removed and named in `fileProblem`) the program comes from the database, and the file is
     // written for the next hit.
     Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
@@ -133,12 +133,12 @@ private:
     bool removeEntry(const std::string& key);
     bool collectProgram(const std::string& program);
     bool evictBeyond(uint64_t count, uint64_t* evicted);
-    bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete);
+    bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string* identity);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
-    // find, also naming the md5 it verified (so the first hit does not hash the program again).
+    // find, also naming the program identity it verified (so the first hit does not hash the program again).
     Status findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
                         std::string* problem, std::string* programMd5);
-    // The md5 and size of the program a sound entry of `key` names; false when the entry is
+    // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
     void countHit(const std::string& key);
@@ -157,5 +157,8 @@ private:
 };
 
 const char* toString(SynapCache::Status status);
+// A program's name in the cache (and in its file's name): md5 over its size and the md5s of its
+// content-defined chunks, in order.
+std::string programIdentity(std::span<const uint8_t> program);
 
 }  // namespace nnemu::cache
