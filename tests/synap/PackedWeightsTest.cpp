@@ -70,27 +70,31 @@ std::vector<int32_t> biases(size_t n, int32_t step, int32_t offset) {
 
 // Every own layer kind with stored state: the first 3x3 stride-2 convolution of 3 channels
 // (im2col + GEMM) [1, 16, 16, 3] -> [1, 8, 8, 32], a 3x3 depthwise (own on AVX-512 VNNI), a 1x1
-// convolution to 24 and a fully connected layer to 10, uint8.
-hal::Model everyKindNetwork() {
+// convolution to 24 and a fully connected layer to 10; uint8, or int8 (activations' zero points
+// moved by -128, filters symmetric, as TensorFlow 2 converts them).
+hal::Model everyKindNetwork(bool int8 = false) {
     test::HalNetworkBuilder b;
     using T = OperandType;
-    const uint32_t input = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 16, 16, 3}, 0.02f, 128);
-    const uint32_t f1 = b.constant(T::TENSOR_QUANT8_ASYMM, {32, 3, 3, 3}, bytes(32 * 27, 37, 11), 0.02f, 120);
+    const T q = int8 ? T::TENSOR_QUANT8_ASYMM_SIGNED : T::TENSOR_QUANT8_ASYMM;
+    const auto zp = [&](int32_t u) { return int8 ? u - 128 : u; };   // an activation's zero point
+    const auto fzp = [&](int32_t u) { return int8 ? 0 : u; };        // a filter's
+    const uint32_t input = b.tensor(q, {1, 16, 16, 3}, 0.02f, zp(128));
+    const uint32_t f1 = b.constant(q, {32, 3, 3, 3}, bytes(32 * 27, 37, 11), 0.02f, fzp(120));
     const uint32_t b1 = b.constant(T::TENSOR_INT32, {32}, biases(32, 97, -1500), 0.02f * 0.02f);
-    const uint32_t conv = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 32}, 0.1f, 0);
+    const uint32_t conv = b.tensor(q, {1, 8, 8, 32}, 0.1f, zp(0));
     b.operation(hal::OperationType::CONV_2D, {input, f1, b1, b.scalar(1), b.scalar(2), b.scalar(2), b.scalar(1)}, conv);
-    const uint32_t f2 = b.constant(T::TENSOR_QUANT8_ASYMM, {1, 3, 3, 32}, bytes(9 * 32, 53, 7), 0.01f, 130);
+    const uint32_t f2 = b.constant(q, {1, 3, 3, 32}, bytes(9 * 32, 53, 7), 0.01f, fzp(130));
     const uint32_t b2 = b.constant(T::TENSOR_INT32, {32}, biases(32, 31, -200), 0.1f * 0.01f);
-    const uint32_t dw = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 32}, 0.08f, 10);
+    const uint32_t dw = b.tensor(q, {1, 8, 8, 32}, 0.08f, zp(10));
     b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
                 {conv, f2, b2, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1)}, dw);
-    const uint32_t f3 = b.constant(T::TENSOR_QUANT8_ASYMM, {24, 1, 1, 32}, bytes(24 * 32, 29, 3), 0.02f, 125);
+    const uint32_t f3 = b.constant(q, {24, 1, 1, 32}, bytes(24 * 32, 29, 3), 0.02f, fzp(125));
     const uint32_t b3 = b.constant(T::TENSOR_INT32, {24}, biases(24, 53, -600), 0.08f * 0.02f);
-    const uint32_t pw = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 8, 8, 24}, 0.1f, 100);
+    const uint32_t pw = b.tensor(q, {1, 8, 8, 24}, 0.1f, zp(100));
     b.operation(hal::OperationType::CONV_2D, {dw, f3, b3, b.scalar(2), b.scalar(1), b.scalar(1), b.scalar(0)}, pw);
-    const uint32_t f4 = b.constant(T::TENSOR_QUANT8_ASYMM, {10, 8 * 8 * 24}, bytes(10 * 8 * 8 * 24, 41, 5), 0.01f, 128);
+    const uint32_t f4 = b.constant(q, {10, 8 * 8 * 24}, bytes(10 * 8 * 8 * 24, 41, 5), 0.01f, fzp(128));
     const uint32_t b4 = b.constant(T::TENSOR_INT32, {10}, biases(10, 31, -100), 0.1f * 0.01f);
-    const uint32_t output = b.tensor(T::TENSOR_QUANT8_ASYMM, {1, 10}, 0.5f, 128);
+    const uint32_t output = b.tensor(q, {1, 10}, 0.5f, zp(128));
     b.operation(hal::OperationType::FULLY_CONNECTED, {pw, f4, b4, b.scalar(0)}, output);
     return b.finish(input, output);
 }
@@ -365,6 +369,25 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
     EXPECT_EQ(xnnpack.inPlace, 0u);
     EXPECT_EQ(xnnpack.packings, 0u);
     EXPECT_EQ(xnnpack.output, mapped.output);
+}
+
+// The same with int8 activations: the unfolded convolution runs its GEMM on flipped (uint8)
+// values but writes int8, and its stored state must still pass its check (it once did not, and
+// every load packed it again).
+TEST_F(PackedWeightsTest, AnInt8NetworkRunsOnTheMappedProgramWithoutPacking) {
+    std::vector<uint8_t> program;
+    std::string error;
+    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(true), {{1, 16, 16, 3}}, &program, &error)) << error;
+    const npu::Program* view = npu::GetProgram(program.data());
+    ASSERT_NE(view->packed_weights(), nullptr);
+    ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
+    const Loaded mapped = loadMapped(program);
+    EXPECT_EQ(mapped.inPlace, everyKindOwnLayers());
+    EXPECT_EQ(mapped.packings, 0u);
+    const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
+    const Loaded repacked = load(cache::ProgramImage(edited(program, otherIsa)));
+    EXPECT_EQ(repacked.packings, everyKindOwnLayers());
+    EXPECT_EQ(repacked.output, mapped.output);
 }
 
 // Stored state with random bytes changed (headers mostly): loads and runs, or is refused; never

@@ -160,7 +160,9 @@ bool checkPackedQuantGemm(std::span<const uint8_t> packed, uint32_t depth, uint3
         return false;
     }
     std::memcpy(&h, packed.data(), sizeof(h));
-    const int32_t qmin = signedValues ? -128 : 0;
+    // The output may be int8 while the values are uint8 (an unfolded int8 convolution flips its
+    // input, not its output): bound the output by whichever 8-bit range its clamp lies in.
+    const int32_t qmin = h.low < 0 ? -128 : 0;
     const bool header = h.magic == kMagic && h.version == kQuantGemmLayoutVersion && h.depth == depth && depth > 0 &&
                         depth <= kMaxDepth && h.depthGroups == (depth + 3) / 4 && h.channels == channels &&
                         channels > 0 && h.paddedChannels == (channels + kGemmBlock - 1) / kGemmBlock * kGemmBlock &&
