@@ -10,6 +10,7 @@
 #include <functional>
 #include <new>
 
+#include "ActivationArena.h"
 #include "Compiler.h"
 #include "CoreThreads.h"
 #include "LayerKinds.h"
@@ -286,66 +287,14 @@ void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t
     }
 }
 
-// The activations with buffers and the network's inputs and outputs share one arena: a
-// tensor's bytes go to another once no later layer reads it (a layer's inputs and output never
-// share; layers run in order, XNNPACK's too). Inputs live from before the first layer, outputs
-// until after the last. Largest first, each at the lowest offset free over its layers.
 void NpuCore::planActivations() {
-    const auto* tensors = program_->tensors();
-    const auto* layers = program_->layers();
-    std::vector<int64_t> first(tensors->size(), -1), last(tensors->size(), -1);
-    for (uint32_t l = 0; l < layers->size(); ++l) {
-        const npu::Layer& layer = *layers->Get(l);
-        std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
-        used.push_back(layer.outputs()->Get(0));
-        for (uint32_t t : used) {
-            if (first[t] < 0) first[t] = l;
-            last[t] = l;
-        }
-    }
-    // A fused pair reads its inputs while it writes its output: they live over all its layers.
+    std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
     for (const Stage& stage : stages_) {
-        for (size_t l = stage.firstLayer; stage.native && stage.endLayer - stage.firstLayer > 1 && l < stage.endLayer; ++l) {
-            const npu::Layer& layer = *layers->Get(l);
-            for (uint32_t t : *layer.inputs()) last[t] = std::max<int64_t>(last[t], stage.endLayer - 1);
-            const uint32_t output = layer.outputs()->Get(0);
-            first[output] = std::min<int64_t>(first[output], stage.firstLayer);
-        }
+        if (stage.native && stage.endLayer - stage.firstLayer > 1) pairs.push_back({stage.firstLayer, stage.endLayer});
     }
-    std::vector<uint32_t> planned;
-    for (uint32_t t = 0; t < tensors->size(); ++t) {
-        const npu::Tensor& tensor = *tensors->Get(t);
-        const bool stored = isStored(tensor);
-        if (tensor.input_index() >= 0 || tensor.output_index() >= 0) {
-            first[t] = tensor.input_index() >= 0 ? 0 : std::max<int64_t>(first[t], 0);
-            last[t] = tensor.input_index() >= 0 ? std::max<int64_t>(last[t], 0) : static_cast<int64_t>(layers->size());
-            planned.push_back(t);
-        } else if (needsBuffer_[t] && first[t] >= 0 && !stored) {
-            planned.push_back(t);
-        }
-    }
-    auto bytesOf = [&](uint32_t t) { return (byteSize(*tensors->Get(t)) + XNN_EXTRA_BYTES + 63) / 64 * 64; };
-    std::stable_sort(planned.begin(), planned.end(), [&](uint32_t a, uint32_t b) { return bytesOf(a) > bytesOf(b); });
-    arenaOffsets_.assign(tensors->size(), SIZE_MAX);
-    size_t total = 0;
-    for (size_t i = 0; i < planned.size(); ++i) {
-        const uint32_t t = planned[i];
-        std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of placed tensors alive with t
-        for (size_t j = 0; j < i; ++j) {
-            const uint32_t u = planned[j];
-            if (first[u] <= last[t] && first[t] <= last[u]) taken.push_back({arenaOffsets_[u], arenaOffsets_[u] + bytesOf(u)});
-        }
-        std::sort(taken.begin(), taken.end());
-        size_t offset = 0;
-        for (const auto& [begin, end] : taken) {
-            if (offset + bytesOf(t) <= begin) break;
-            offset = std::max(offset, end);
-        }
-        arenaOffsets_[t] = offset;
-        total = std::max(total, offset + bytesOf(t));
-    }
-    arena_.assign(total, 0);
-    NN_LOG(VERBOSE) << "NPU core: activation arena of " << total << " bytes for " << planned.size() << " tensors";
+    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs);
+    arenaOffsets_ = std::move(arena.offsets);
+    arena_.assign(arena.bytes, 0);
 }
 
 bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {

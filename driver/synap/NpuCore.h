@@ -76,7 +76,7 @@ private:
     void fuseStages();
     void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
-    void planActivations();
+    void planActivations();  // the arena (ActivationArena.h) for the stages built
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
                            std::string* error);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
