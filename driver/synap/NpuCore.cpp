@@ -59,7 +59,9 @@ std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string*
     }
     if (!checkPackedFilters(*core->program_, error)) return nullptr;
     try {
-        if (!core->preparePorts(error) || !core->unpackFiltersIfNeeded(error) || !core->buildStages(error)) return nullptr;
+        if (!core->preparePorts(error) || !core->unpackFiltersIfNeeded(error) || !core->buildStages(error)) {
+            return nullptr;
+        }
     } catch (const std::bad_alloc&) {
         *error = "the NPU core ran out of memory for the program's buffers";
         return nullptr;
@@ -165,8 +167,8 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     for (size_t i = 0; i < outputs_.size(); ++i) {
         if (outputs_[i].bytes > 0) std::memcpy(outputs[i], bufferOf(outputs_[i].tensor), outputs_[i].bytes);
     }
-    noteRunTime(pooled, static_cast<uint64_t>(
-                                std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart).count()));
+    const auto runTime = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart);
+    noteRunTime(pooled, static_cast<uint64_t>(runTime.count()));
     return true;
 }
 

@@ -194,7 +194,9 @@ void NpuCore::fuseStages() {
     std::vector<Stage> fused;
     for (size_t s = 0; s < stages_.size(); ++s) {
         Stage& stage = stages_[s];
-        const auto pairable = [&](const Stage& one) { return one.state != nullptr && one.endLayer == one.firstLayer + 1; };
+        const auto pairable = [&](const Stage& one) {
+            return one.state != nullptr && one.endLayer == one.firstLayer + 1;
+        };
         if (!profiling_ && s + 1 < stages_.size() && pairable(stage) && pairable(stages_[s + 1])) {
             const npu::Layer& layer = *layers->Get(stage.firstLayer);
             const npu::Layer& reader = *layers->Get(stage.endLayer);
@@ -203,7 +205,8 @@ void NpuCore::fuseStages() {
             const auto fuse = layerKind(layer.params_type())->fuseWithReader;
             if (fuse != nullptr && readers[value] == 1 && tensor.input_index() < 0 && tensor.output_index() < 0) {
                 if (auto pair = fuse(*program_, layer, stage.state, reader, stages_[s + 1].state)) {
-                    fused.push_back({stage.firstLayer, stage.endLayer + 1, true, {nullptr, nullptr}, {}, nullptr, pair});
+                    fused.push_back(
+                            {stage.firstLayer, stage.endLayer + 1, true, {nullptr, nullptr}, {}, nullptr, pair});
                     ++s;
                     continue;
                 }

@@ -83,7 +83,8 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     state->isa = kernels::bestIsa();
     const auto stored = storedWeights(program, layer, npu::PackedKernel::DEPTHWISE, kernels::kDepthwiseLayoutVersion,
                                       state->isa);
-    if (!stored.empty() && kernels::viewStoredDepthwise(stored, spec, state->isa, kernelChoice() != "all", &state->args)) {
+    const bool foldedOnly = kernelChoice() != "all";
+    if (!stored.empty() && kernels::viewStoredDepthwise(stored, spec, state->isa, foldedOnly, &state->args)) {
         ++cache::cacheCounters().weightsInPlace;
         return state;
     }

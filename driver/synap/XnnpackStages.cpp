@@ -75,8 +75,9 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runti
         std::vector<uint32_t> used(layer.inputs()->begin(), layer.inputs()->end());
         used.push_back(layer.outputs()->Get(0));
         for (uint32_t t : used) {
-            const bool external = constantData(t) == nullptr && (needsBuffer[t] || tensors->Get(t)->input_index() >= 0 ||
-                                                                 tensors->Get(t)->output_index() >= 0);
+            const npu::Tensor& tensor = *tensors->Get(t);
+            const bool port = tensor.input_index() >= 0 || tensor.output_index() >= 0;
+            const bool external = constantData(t) == nullptr && (needsBuffer[t] || port);
             if (external && std::find(externalsOf.begin(), externalsOf.end(), t) == externalsOf.end()) {
                 externalsOf.push_back(t);
             }
