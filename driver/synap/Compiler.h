@@ -11,7 +11,10 @@ namespace nnemu::synap {
 
 // Changes whenever the program format or the lowering changes what a program means; cached
 // programs of another version are recompiled. Part of the device's version string.
-constexpr uint32_t kCompilerVersion = 8;  // 4: int8 network ports and layers; 5: ADD/SUB between sign flips on int8 (SignedAdds.h); 6: packed weights; 7: filters of packed layers dropped (PackedFilters.h); 8: depthwise and unfolded convolutions stored packed
+// 4: int8 network ports and layers; 5: ADD/SUB between sign flips on int8 (SignedAdds.h);
+// 6: packed weights; 7: filters of packed layers dropped (PackedFilters.h); 8: depthwise and
+// unfolded convolutions stored packed.
+constexpr uint32_t kCompilerVersion = 8;
 
 bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
                     std::vector<uint8_t>* program, std::string* error);

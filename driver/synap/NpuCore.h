@@ -68,15 +68,23 @@ private:
     };
 
     NpuCore() = default;
+    struct Stage;
+    bool unpackFiltersIfNeeded(std::string* error);
+    // NpuCoreChecks.cpp: the program's structure, the ports.
     bool preparePorts(std::string* error);
     bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
-    bool unpackFiltersIfNeeded(std::string* error);
-    bool readsPackedFilter(const npu::Layer& layer) const;
+    // NpuStages.cpp: stages, fused pairs, buffers.
     bool buildStages(std::string* error);
+    bool cutIntoStages(std::string* error);
+    bool readsPackedFilter(const npu::Layer& layer) const;
     void fuseStages();
+    void markBufferedTensors();
     void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
-    void planActivations();
+    void planActivations();  // the arena (ActivationArena.h) for the stages built
+    void addProfileRows(const Stage& stage);
+    void bindBuffers();
+    // XnnpackStages.cpp: one XNNPACK runtime for layers [firstLayer, endLayer).
     bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
                            std::string* error);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "OwnKernelLayers.h"
+#include "SynapLog.h"
 #include "nnemu/cpu/QuantMath.h"
 
 namespace nnemu::synap {
@@ -79,6 +80,43 @@ bool readOperands(const npu::Program& program, const npu::Layer& layer, uint32_t
     std::memcpy(o->bias32.data(), o->bias->data()->data(), channels * sizeof(int32_t));
     quantizedBounds(layer, *o->output, o->isSigned ? -128 : 0, &o->low, &o->high);
     return true;
+}
+
+// The program's packed weights for `layer` if they are the running kernel's: packed by `kernel`
+// in layout `version` for `isa`; empty otherwise. Unchecked: the caller checks them.
+std::span<const uint8_t> storedWeights(const npu::Program& program, const npu::Layer& layer, npu::PackedKernel kernel,
+                                       uint32_t version, kernels::Isa isa) {
+    if (program.packed_weights() == nullptr) return {};
+    for (const npu::PackedWeights* entry : *program.packed_weights()) {
+        if (entry->layer() >= program.layers()->size() || program.layers()->Get(entry->layer()) != &layer) continue;
+        if (entry->kernel() != kernel || entry->data() == nullptr || entry->layout_version() != version ||
+            entry->isa() != static_cast<uint32_t>(isa)) {
+            return {};
+        }
+        return {entry->data()->data(), entry->data()->size()};
+    }
+    return {};
+}
+
+// Stored weights that failed their check (the program may come from a file): never read.
+void damaged(const npu::Layer& layer) {
+    SYNAP_LOG(WARNING) << "the program's packed weights of layer " << (layer.name() ? layer.name()->c_str() : "?")
+                       << " are damaged; packing them again";
+}
+
+// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels.
+void tag(uint32_t layerIndex, npu::PackedKernel kernel, uint32_t version, npu::PackedWeightsT* packed) {
+    packed->layer = layerIndex;
+    packed->kernel = kernel;
+    packed->layout_version = version;
+    packed->isa = static_cast<uint32_t>(kernels::bestIsa());
+}
+
+// The spec's weights: the program's, or `filter` (held outside the program) if it has the size.
+bool weightsOf(std::span<const uint8_t> filter, size_t size, kernels::QuantLayerSpec* spec) {
+    if (spec->weights != nullptr) return true;
+    spec->weights = filter.data();
+    return filter.size() == size;
 }
 
 }  // namespace own

@@ -14,8 +14,8 @@ namespace nnemu::synap {
 
 // On 8-bit values: 1x1 stride-1 unpadded convolutions and fully connected layers (GEMM); other
 // convolutions with at most 64 input channels (im2col + GEMM: the first layer of image networks);
-// with NNEMU_NPU_KERNELS=all, 3x3 depthwise convolutions of stride 1 or 2 (Conv2D and
-// FullyConnected kinds).
+// 3x3 depthwise convolutions of stride 1 or 2 where that kernel is fast (OwnDepthwiseLayer.cpp).
+// Conv2D and FullyConnected kinds.
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
 // 8-bit ADD and SUB (Add and Subtract kinds), with any broadcast.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);

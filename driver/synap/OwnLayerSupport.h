@@ -6,11 +6,14 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "NativeLayers.h"
 #include "kernels/Depthwise.h"
+#include "kernels/QuantConv.h"
 #include "kernels/Requant.h"
 
 namespace nnemu::synap::own {
@@ -82,6 +85,28 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, 
     };
     pthreadpool_parallelize_1d(pool, tile, t.rowSlices * t.unitSlices);
 }
+
+// The program's packed weights for `layer` if they are the running kernel's: packed by `kernel`
+// in layout `version` for `isa`; empty otherwise. Unchecked: the caller checks them.
+std::span<const uint8_t> storedWeights(const npu::Program& program, const npu::Layer& layer, npu::PackedKernel kernel,
+                                       uint32_t version, kernels::Isa isa);
+// Stored weights that failed their check (the program may come from a file): never read.
+void damaged(const npu::Layer& layer);
+// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels.
+void tag(uint32_t layerIndex, npu::PackedKernel kernel, uint32_t version, npu::PackedWeightsT* packed);
+// The spec's weights: the program's, or `filter` (held outside the program) if it has the size.
+bool weightsOf(std::span<const uint8_t> filter, size_t size, kernels::QuantLayerSpec* spec);
+
+// The 3x3 depthwise layer (OwnDepthwiseLayer.cpp): its state, or null where the own kernel does
+// not take it; its weights packed for the program (packOwnWeights).
+std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer);
+bool packOwnDepthwise(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                      npu::PackedWeightsT* packed);
+
+// An unfolded convolution's whole output (ConvLayer, OwnConvolutionLayers.cpp), its rows cut by
+// tilingOf over `pool`; each thread unfolds into its own working memory.
+bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
+                            const uint8_t* input, uint8_t* output);
 
 // Bytes of the tensor's size, or a filter held packed (used in place, PackedFilters.h).
 bool hasData(const npu::Tensor& tensor);

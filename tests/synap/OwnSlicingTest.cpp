@@ -1,12 +1,14 @@
 // How the own-kernel layers cut their work over the core's threads (OwnLayerSupport.h): slices
 // by cost, along the channels when the rows are few, covering every output once; and the
-// kernels give the same bytes on a 2-thread pool as on the calling thread alone.
+// kernels (GEMM, depthwise, unfolded convolution) give the same bytes on a 2-thread pool as on
+// the calling thread alone.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
 #include "KernelTestSupport.h"
 #include "OwnLayerSupport.h"
 #include "kernels/Depthwise.h"
+#include "kernels/QuantConv.h"
 #include "kernels/QuantGemm.h"
 
 namespace nnemu::synap::own {
@@ -141,6 +143,40 @@ TEST(OwnSlicing, DepthwiseOnTwoThreadsMatchesOneBitForBit) {
                     });
                 }
                 EXPECT_EQ(both, one) << isaName(isa) << " " << size << "x" << size << "x" << channels;
+            }
+        }
+    }
+}
+
+TEST(OwnSlicing, UnfoldedConvolutionOnTwoThreadsMatchesOneBitForBit) {
+    Pool two(2);
+    std::mt19937 rng(79);
+    // First layers of image networks: size, input channels, output channels, stride (3x3, SAME).
+    const uint32_t shapes[][4] = {{224, 3, 32, 2}, {96, 3, 16, 2}, {56, 16, 24, 1}, {9, 8, 8, 1}};
+    for (Family family : {Family::Uint8, Family::Int8, Family::Int8PerChannel}) {
+        for (const auto& shape : shapes) {
+            const uint32_t size = shape[0], inChannels = shape[1], channels = shape[2], stride = shape[3];
+            RandomQuant quant(rng, family, channels, 0, -2.0f, 4.5f);
+            const std::vector<uint8_t> input = randomBytes(rng, size_t{size} * size * inChannels);
+            const std::vector<uint8_t> weights = randomBytes(rng, size_t{channels} * 9 * inChannels);
+            QuantConvSpec spec;
+            quant.fill(&spec, weights);
+            spec.batches = 1;
+            spec.inHeight = spec.inWidth = size;
+            spec.inChannels = inChannels;
+            spec.channels = channels;
+            spec.outHeight = spec.outWidth = (size - 1) / stride + 1;
+            spec.kernelHeight = spec.kernelWidth = 3;
+            spec.strideHeight = spec.strideWidth = stride;
+            spec.padTop = spec.padLeft = stride == 1 ? 1 : 0;
+            PackedQuantConv packed;
+            ASSERT_TRUE(packQuantConv(spec, &packed));
+            const size_t outBytes = size_t{spec.outHeight} * spec.outWidth * channels;
+            for (Isa isa : supportedIsas()) {
+                std::vector<uint8_t> one(outBytes, 0xCD), both(outBytes, 0xAB);
+                ASSERT_TRUE(runUnfoldedConvolution(nullptr, isa, packed, input.data(), one.data()));
+                ASSERT_TRUE(runUnfoldedConvolution(two.get(), isa, packed, input.data(), both.data()));
+                EXPECT_EQ(both, one) << isaName(isa) << " " << size << "x" << size << "x" << inChannels;
             }
         }
     }

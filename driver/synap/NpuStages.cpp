@@ -1,0 +1,220 @@
+// How the NPU core cuts a program into stages: runs of layers on one XNNPACK runtime, layers
+// it runs itself (pairs fused), the buffers of the values crossing them.
+#include <algorithm>
+#include <functional>
+#include <string>
+
+#include "ActivationArena.h"
+#include "CoreThreads.h"
+#include "LayerKinds.h"
+#include "NativeLayers.h"
+#include "NpuCore.h"
+
+namespace nnemu::synap {
+namespace {
+
+// Multiply-accumulates of one inference, as the layer kinds count them.
+uint64_t multiplyAccumulates(const npu::Program& program) {
+    uint64_t total = 0;
+    for (const npu::Layer* layer : *program.layers()) {
+        const LayerKind* kind = layerKind(layer->params_type());
+        if (kind->multiplyAccumulates != nullptr) total += kind->multiplyAccumulates(program, *layer);
+    }
+    return total;
+}
+
+// Waking pool threads costs more than a small network's whole inference (and much more on a
+// loaded machine): such networks run on the calling thread.
+constexpr uint64_t kParallelWorkThreshold = 1'000'000;
+
+}  // namespace
+
+// Every tensor each stage reads or writes, stage by stage (with repeats).
+void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const {
+    const auto* layers = program_->layers();
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        for (size_t l = stages_[s].firstLayer; l < stages_[s].endLayer; ++l) {
+            const npu::Layer& layer = *layers->Get(l);
+            for (uint32_t t : *layer.inputs()) visit(s, t);
+            visit(s, layer.outputs()->Get(0));
+        }
+    }
+}
+
+void NpuCore::planActivations() {
+    std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
+    for (const Stage& stage : stages_) {
+        if (stage.native && stage.endLayer - stage.firstLayer > 1) pairs.push_back({stage.firstLayer, stage.endLayer});
+    }
+    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs);
+    arenaOffsets_ = std::move(arena.offsets);
+    arena_.assign(arena.bytes, 0);
+}
+
+bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
+    for (uint32_t t : *layer.inputs()) {
+        const npu::Tensor& tensor = tensorAt(*program_, t);
+        if (tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0)) return true;
+    }
+    return false;
+}
+
+// The values inside an XNNPACK stage live in the arena too (as its external values), not in a
+// workspace of each runtime, except where XNNPACK fuses two layers over an internal value: a
+// constant pad into its reader, a clamp into its producer.
+void NpuCore::keepStageValuesInArena() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<bool> fused(tensors->size(), false);
+    for (const npu::Layer* layer : *layers) {
+        if (layer->params_type() == npu::LayerParams::ConstantPad) fused[layer->outputs()->Get(0)] = true;
+        if (layer->params_type() == npu::LayerParams::Clamp) fused[layer->inputs()->Get(0)] = true;
+    }
+    for (const Stage& stage : stages_) {
+        if (stage.native) continue;
+        for (size_t l = stage.firstLayer; l < stage.endLayer; ++l) {
+            const uint32_t t = layers->Get(l)->outputs()->Get(0);
+            if (!fused[t]) needsBuffer_[t] = true;
+        }
+    }
+}
+
+// One stage per layer the core runs itself (or per layer when profiling), one per run of the
+// layers between them.
+bool NpuCore::cutIntoStages(std::string* error) {
+    const auto* layers = program_->layers();
+    for (size_t l = 0; l < layers->size(); ++l) {
+        const LayerKind& kind = *layerKind(layers->Get(l)->params_type());
+        std::shared_ptr<LayerState> state;
+        if (kind.ownKernel != nullptr) state = kind.ownKernel(*program_, *layers->Get(l));
+        const bool native = kind.native() || state != nullptr;
+        if (state == nullptr && readsPackedFilter(*layers->Get(l))) {
+            *error = "the NPU program's layer " + std::to_string(l) + " has packed weights this core cannot run";
+            return false;
+        }
+        if (native || profiling_ || stages_.empty() || stages_.back().native) {
+            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state)});
+        } else {
+            stages_.back().endLayer = l + 1;
+        }
+    }
+    return true;
+}
+
+// Tensors read or written by more than one stage, or by a native layer, live in buffers.
+void NpuCore::markBufferedTensors() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<int64_t> stageOf(tensors->size(), -1);
+    std::vector<bool>& needsBuffer = needsBuffer_;
+    needsBuffer.assign(tensors->size(), false);
+    forEachStageTensor([&](size_t s, uint32_t t) {
+        if (stageOf[t] >= 0 && stageOf[t] != static_cast<int64_t>(s)) needsBuffer[t] = true;
+        if (stages_[s].native) needsBuffer[t] = true;
+        stageOf[t] = static_cast<int64_t>(s);
+    });
+    // A layer output nothing reads still needs somewhere to go (XNNPACK gives it no memory).
+    std::vector<bool> read(tensors->size(), false);
+    for (const npu::Layer* layer : *layers) {
+        for (uint32_t t : *layer->inputs()) read[t] = true;
+    }
+    for (const npu::Layer* layer : *layers) {
+        if (!read[layer->outputs()->Get(0)]) needsBuffer[layer->outputs()->Get(0)] = true;
+    }
+    for (const Stage& stage : stages_) {  // the values inside a fused pair have none
+        for (size_t l = stage.firstLayer; stage.native && l + 1 < stage.endLayer; ++l) {
+            needsBuffer[layers->Get(l)->outputs()->Get(0)] = false;
+        }
+    }
+    keepStageValuesInArena();
+}
+
+// The profiling rows of a stage's layers: name, unit, bytes read and written.
+void NpuCore::addProfileRows(const Stage& stage) {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    for (size_t l = stage.firstLayer; l < stage.endLayer; ++l) {
+        const npu::Layer& layer = *layers->Get(l);
+        LayerProfile entry{layer.name() ? layer.name()->str() : "", layerKind(layer.params_type())->unit, 0, 0, 0};
+        for (uint32_t t : *layer.inputs()) entry.bytesRead += byteSize(*tensors->Get(t));
+        entry.bytesWritten = byteSize(*tensors->Get(layer.outputs()->Get(0)));
+        profile_.push_back(std::move(entry));
+    }
+}
+
+// Gives every buffered tensor its bytes and every native stage its inputs and output.
+void NpuCore::bindBuffers() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    auto stored = [&](uint32_t t) { return isStored(*tensors->Get(t)); };
+    for (uint32_t t = 0; t < tensors->size(); ++t) {
+        if (needsBuffer_[t] && !stored(t)) bufferOf(t);
+    }
+    for (Stage& stage : stages_) {
+        if (!stage.native) continue;
+        const npu::Layer& layer = *layers->Get(stage.firstLayer);
+        // Own kernels read their weights packed (or from the program, unaligned): no aligned copy.
+        for (uint32_t t : *layer.inputs()) {
+            const auto* data = tensors->Get(t)->data();  // none for a filter held packed
+            const bool inPlace = stage.state != nullptr && stored(t);
+            stage.inputs.push_back(inPlace ? (data != nullptr ? data->data() : nullptr) : bufferOf(t));
+        }
+        stage.output = bufferOf(layers->Get(stage.endLayer - 1)->outputs()->Get(0));
+    }
+}
+
+// Cuts the layers into stages, fuses pairs, plans the buffers and builds the runtimes.
+bool NpuCore::buildStages(std::string* error) {
+    if (!cutIntoStages(error)) return false;
+    fuseStages();
+    markBufferedTensors();
+    planActivations();
+    parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    const bool pooled = parallel_ && poolWorthUsingNow();
+    for (Stage& stage : stages_) {
+        if (!stage.native &&
+            !buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled], error)) {
+            return false;
+        }
+        if (profiling_) addProfileRows(stage);
+    }
+    bindBuffers();
+    return true;
+}
+
+// Native layers whose kind fuses them with their output's only reader (the next layer, on a
+// native stage too) become one stage. Not in profiling mode: there every layer is timed alone.
+void NpuCore::fuseStages() {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    std::vector<uint32_t> readers(tensors->size(), 0);
+    for (const npu::Layer* layer : *layers) {
+        for (uint32_t t : *layer->inputs()) ++readers[t];
+    }
+    std::vector<Stage> fused;
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        Stage& stage = stages_[s];
+        const auto pairable = [&](const Stage& one) {
+            return one.state != nullptr && one.endLayer == one.firstLayer + 1;
+        };
+        if (!profiling_ && s + 1 < stages_.size() && pairable(stage) && pairable(stages_[s + 1])) {
+            const npu::Layer& layer = *layers->Get(stage.firstLayer);
+            const npu::Layer& reader = *layers->Get(stage.endLayer);
+            const uint32_t value = layer.outputs()->Get(0);
+            const npu::Tensor& tensor = *tensors->Get(value);
+            const auto fuse = layerKind(layer.params_type())->fuseWithReader;
+            if (fuse != nullptr && readers[value] == 1 && tensor.input_index() < 0 && tensor.output_index() < 0) {
+                if (auto pair = fuse(*program_, layer, stage.state, reader, stages_[s + 1].state)) {
+                    fused.push_back(
+                            {stage.firstLayer, stage.endLayer + 1, true, {nullptr, nullptr}, {}, nullptr, pair});
+                    ++s;
+                    continue;
+                }
+            }
+        }
+        fused.push_back(std::move(stage));
+    }
+    stages_ = std::move(fused);
+}
+
+}  // namespace nnemu::synap
