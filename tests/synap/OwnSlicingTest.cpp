@@ -137,7 +137,8 @@ TEST(OwnSlicing, DepthwiseOnTwoThreadsMatchesOneBitForBit) {
             const size_t rows = spec.outHeight, outBytes = rows * spec.outWidth * channels;
             for (Isa isa : supportedIsas()) {
                 std::vector<uint8_t> one(outBytes, 0xCD), both(outBytes, 0xAB);
-                for (auto [pool, out] : {std::pair{two.get(), &both}, std::pair{pthreadpool_t{nullptr}, &one}}) {
+                for (const auto& [pool, target] : {std::pair{two.get(), &both}, std::pair{pthreadpool_t{nullptr}, &one}}) {
+                    std::vector<uint8_t>* out = target;  // a structured binding cannot be captured before C++20
                     inTiles(pool, rows, 1, 36.0 * spec.outWidth * channels, [&](size_t begin, size_t end, size_t, size_t) {
                         runDepthwise(isa, packed, input.data(), out->data(), begin, end);
                     });
