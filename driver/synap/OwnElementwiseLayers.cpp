@@ -1,5 +1,6 @@
-// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB, max and global average pools
-// (exact, slower than XNNPACK's: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
+// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB and global average pools (exact
+// where XNNPACK's are not, so by default although slower), max pools (XNNPACK's are exact and
+// faster: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
 #include "kernels/Isa.h"
@@ -46,11 +47,10 @@ struct GlobalAverageLayer : OwnLayer {
 };
 
 // 8-bit pools, NHWC; the kind's check holds (input [B, H, W, C], output [B, OH, OW, C] or
-// [B, 1, 1, C]). Exact, but slower than XNNPACK's on MobileNets' final pools (BENCHMARKS.md): only
-// with NNEMU_NPU_KERNELS=all.
-bool poolOperands(const npu::Program& program, const npu::Layer& layer, const npu::Tensor** input,
+// [B, 1, 1, C]). `onlyWithAll`: a kind whose XNNPACK layer is exact too, and faster.
+bool poolOperands(const npu::Program& program, const npu::Layer& layer, bool onlyWithAll, const npu::Tensor** input,
                   const npu::Tensor** output, bool* isSigned) {
-    if (kernelChoice() != "all" || layer.inputs()->size() != 1) return false;
+    if (!ownKernelsEnabled() || (onlyWithAll && kernelChoice() != "all") || layer.inputs()->size() != 1) return false;
     *input = &tensorAt(program, layer.inputs()->Get(0));
     *output = &outputOf(program, layer);
     const npu::DataType type = (*output)->type();
@@ -68,10 +68,11 @@ std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
 
 }  // namespace
 
-// 8-bit ADD and SUB, any broadcast the kind's check let through. Exact, but about 4x slower than
-// XNNPACK's (not exact) add on AVX-512 (BENCHMARKS.md): only with NNEMU_NPU_KERNELS=all.
+// 8-bit ADD and SUB, any broadcast the kind's check let through. About 4x slower than XNNPACK's
+// add on AVX-512, 3-4 % of a MobileNet v2 (BENCHMARKS.md), but exact, where XNNPACK's can be one
+// step off the reference: by default, so that synap-npu and nnapi-reference agree to the bit.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
-    if (kernelChoice() != "all" || layer.inputs()->size() != 2) return nullptr;
+    if (!ownKernelsEnabled() || layer.inputs()->size() != 2) return nullptr;
     const npu::Tensor* tensors[] = {&tensorAt(program, layer.inputs()->Get(0)), &tensorAt(program, layer.inputs()->Get(1)),
                                     &outputOf(program, layer)};
     const npu::DataType type = tensors[2]->type();
@@ -100,7 +101,8 @@ std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::L
     const npu::Tensor *input, *output;
     kernels::MaxPoolSpec spec;
     const auto* p = layer.params_as_MaxPool2D();
-    if (p == nullptr || p->padding() == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues) ||
+    if (p == nullptr || p->padding() == nullptr ||
+        !poolOperands(program, layer, true, &input, &output, &spec.signedValues) ||
         input->scale() != output->scale() || input->zero_point() != output->zero_point()) {
         return nullptr;
     }
@@ -127,7 +129,7 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
     const npu::Tensor *input, *output;
     kernels::GlobalAverageSpec spec;
     const auto* p = layer.params_as_GlobalAveragePool2D();
-    if (p == nullptr || !poolOperands(program, layer, &input, &output, &spec.signedValues)) return nullptr;
+    if (p == nullptr || !poolOperands(program, layer, false, &input, &output, &spec.signedValues)) return nullptr;
     const bool same = input->scale() == output->scale() && input->zero_point() == output->zero_point();
     if (!p->mean() && !same) return nullptr;
     using kernels::AverageRounding;

@@ -1,8 +1,8 @@
 // Layers of XNNPACK kinds that the core runs on its own kernels (kernels/) instead: the kind's
 // ownKernel entry decides per layer and packs its weights; run computes it. NNEMU_NPU_KERNELS=
 // xnnpack leaves every layer to XNNPACK (the core as it was, for comparisons); =all adds the
-// 3x3 depthwise, ADD/SUB and pooling kernels (exact, but slower than XNNPACK's here, so off by
-// default).
+// kernels that are slower than XNNPACK's without being more exact (the 3x3 depthwise off AVX2 and
+// AVX-512 VNNI or with multipliers above 1, max pools).
 #pragma once
 
 #include <memory>
