@@ -188,8 +188,9 @@ TEST_F(Int8Run, Int8ConvNetIsWholeOnTheShippedLibrary) {
     expectClose(run(kBenchmark, {}), cpu, "benchmark_model, second run");
 }
 
-// synap-npu takes signed int8 once it claims the qs8 operators (branch fl30-npu8); until then
-// the model is only partly delegated to it and this test says so.
+// The generated full-int8 MobileNet whole on synap-npu: close to the CPU path, and
+// nnapi-reference's outputs to the bit. Should synap-npu stop claiming a signed int8 operation
+// of the model, the test says so.
 TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
     ASSERT_NO_FATAL_FAILURE(generate("mobilenet_v1_0.25_128_full_int8"));
@@ -200,6 +201,7 @@ TEST_F(Int8Run, FullInt8MobileNetOnSynapNpu) {
         GTEST_SKIP() << "synap-npu does not claim every signed int8 operation of the model";
     }
     expectClose(npu, cpu, "synap-npu vs CPU path");
+    EXPECT_EQ(npu.outputs, run(kBenchmark, kOnReference).outputs) << "synap-npu vs nnapi-reference";
 }
 
 // The TF2 post-training-quantized MobileNet v2 of the shared corpus (int8 inside, uint8 edges):
@@ -226,9 +228,10 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
     }
 }
 
-// The same model on synap-npu once it claims signed int8 (fl30-npu8): whole, same top class as
-// the CPU path and the oracle's threshold. XNNPACK's qs8 kernels round differently from the
-// reference ones, so the scores are not held to one step here.
+// The same model on synap-npu: whole, same top class as
+// the CPU path and the oracle's threshold, and nnapi-reference's scores to the bit: the NPU core
+// runs the network's layers on its exact own kernels or on XNNPACK layers that round like the
+// reference.
 TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     SKIP_WITHOUT_SHARED_MODELS();
     if (!hasNnapiDevice("synap-npu")) GTEST_SKIP() << "synap-npu is not listed";
@@ -247,6 +250,7 @@ TEST_F(Int8Run, SharedTf2MobileNetOnSynapNpu) {
     EXPECT_EQ(ranking(scores, npu.outputs[0])[0], ranking(scores, cpu.outputs[0])[0]);
     EXPECT_EQ(ranking(scores, npu.outputs[0])[0], 286u);
     EXPECT_GE(npu.outputs[0][286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
+    EXPECT_EQ(npu.outputs, run(kBenchmark, kOnReference, graph, input).outputs) << "synap-npu vs nnapi-reference";
 }
 
 // label_image over the same TF2 model and the cat picture, whole on nnapi-reference: the
