@@ -1,8 +1,11 @@
 #include "nnemu/cache/ModelCacheFile.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -12,7 +15,7 @@ namespace nnemu::cache {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'N', 'E', 'M', 'U', 'N', 'P', 'C'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kChecksumOffset = 56;
 // Refuse to read absurd sizes from a damaged header.
 constexpr uint64_t kMaxPayload = uint64_t{1} << 32;
@@ -71,6 +74,58 @@ bool isRegularFile(int fd, struct stat* info, std::string* error) {
     return true;
 }
 
+// Checks a header read from a file of `fileSize` bytes; the payload's size in `size`.
+bool checkHeader(const uint8_t* header, uint64_t fileSize, const CacheToken& token, uint32_t producerVersion,
+                 uint64_t* size, std::string* error) {
+    if (std::memcmp(header, kMagic, sizeof kMagic) != 0 || getLe(header + 8, 4) != kFormatVersion) {
+        *error = "not a synap-npu model cache file of format version " + std::to_string(kFormatVersion);
+        return false;
+    }
+    if (getLe(header + 12, 4) != producerVersion) {
+        *error = "written by compiler version " + std::to_string(getLe(header + 12, 4)) + ", not " +
+                 std::to_string(producerVersion);
+        return false;
+    }
+    if (std::memcmp(header + 16, token.data(), token.size()) != 0) {
+        *error = "written for another cache token";
+        return false;
+    }
+    constexpr size_t kReserved = kChecksumOffset + 32;  // zero up to the payload, outside the checksum
+    if (std::any_of(header + kReserved, header + kModelCacheHeaderSize, [](uint8_t byte) { return byte != 0; })) {
+        *error = "the header's reserved bytes are not zero";
+        return false;
+    }
+    *size = getLe(header + 48, 8);
+    if (*size > kMaxPayload || fileSize != kModelCacheHeaderSize + *size) {
+        *error = "the file is " + std::to_string(fileSize) + " bytes, its header says " +
+                 std::to_string(kModelCacheHeaderSize + *size);
+        return false;
+    }
+    return true;
+}
+
+bool checksumMatches(const uint8_t* header, const uint8_t* payload, size_t size, std::string* error) {
+    const std::vector<uint8_t> sum = checksum(header, payload, size);
+    if (sum.size() != 32 || std::memcmp(sum.data(), header + kChecksumOffset, 32) != 0) {
+        *error = "the file fails its checksum";
+        return false;
+    }
+    return true;
+}
+
+// A new open file (a file description of its own) for the file `fd` refers to, read-only.
+int reopen(int fd, const struct stat& info) {
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const int reopened = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    struct stat same {};
+    if (reopened >= 0 && (fstat(reopened, &same) != 0 || same.st_dev != info.st_dev || same.st_ino != info.st_ino)) {
+        close(reopened);
+        errno = ESTALE;
+        return -1;
+    }
+    return reopened;
+}
+
 }  // namespace
 
 bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
@@ -89,12 +144,16 @@ bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersi
         return false;
     }
     std::memcpy(header + kChecksumOffset, sum.data(), sum.size());
-    if (ftruncate(fd, 0) != 0 || !writeAll(fd, header, sizeof header, 0) ||
-        !writeAll(fd, payload.data(), payload.size(), sizeof header) || fdatasync(fd) != 0) {
-        *error = std::strerror(errno);
+    // Truncating a file that a running network maps would pull its pages away (SIGBUS).
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        *error = errno == EWOULDBLOCK ? "a running network maps the file" : std::strerror(errno);
         return false;
     }
-    return true;
+    const bool written = ftruncate(fd, 0) == 0 && writeAll(fd, header, sizeof header, 0) &&
+                         writeAll(fd, payload.data(), payload.size(), sizeof header) && fdatasync(fd) == 0;
+    if (!written) *error = std::strerror(errno);
+    flock(fd, LOCK_UN);
+    return written;
 }
 
 bool hasModelCacheMagic(int fd) {
@@ -107,39 +166,51 @@ bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersio
     struct stat info {};
     if (!isRegularFile(fd, &info, error)) return false;
     uint8_t header[kModelCacheHeaderSize];
+    uint64_t size = 0;
     if (static_cast<uint64_t>(info.st_size) < sizeof header || !readAll(fd, header, sizeof header, 0)) {
         *error = "the file is too short for its header";
         return false;
     }
-    if (std::memcmp(header, kMagic, sizeof kMagic) != 0 || getLe(header + 8, 4) != kFormatVersion) {
-        *error = "not a synap-npu model cache file";
-        return false;
-    }
-    if (getLe(header + 12, 4) != producerVersion) {
-        *error = "written by compiler version " + std::to_string(getLe(header + 12, 4)) + ", not " +
-                 std::to_string(producerVersion);
-        return false;
-    }
-    if (std::memcmp(header + 16, token.data(), token.size()) != 0) {
-        *error = "written for another cache token";
-        return false;
-    }
-    const uint64_t size = getLe(header + 48, 8);
-    if (size > kMaxPayload || static_cast<uint64_t>(info.st_size) != sizeof header + size) {
-        *error = "the file is " + std::to_string(info.st_size) + " bytes, its header says " +
-                 std::to_string(sizeof header + size);
-        return false;
-    }
+    if (!checkHeader(header, static_cast<uint64_t>(info.st_size), token, producerVersion, &size, error)) return false;
     payload->assign(size, 0);
     if (!readAll(fd, payload->data(), size, sizeof header)) {
         *error = "the file is shorter than its header says";
         return false;
     }
-    const std::vector<uint8_t> sum = checksum(header, payload->data(), payload->size());
-    if (sum.size() != 32 || std::memcmp(sum.data(), header + kChecksumOffset, 32) != 0) {
-        *error = "the file fails its checksum";
+    return checksumMatches(header, payload->data(), payload->size(), error);
+}
+
+bool mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion, ProgramImage* image,
+                       std::string* error) {
+    struct stat info {};
+    if (!isRegularFile(fd, &info, error)) return false;
+    // An open file of our own holds a shared lock while the mapping lives: writers keep off. Its
+    // own, not a dup of the caller's descriptor, whose lock would last as long as the caller keeps
+    // the descriptor open.
+    const int held = reopen(fd, info);
+    if (held < 0) {
+        *error = std::string("cannot open the file again: ") + std::strerror(errno);
         return false;
     }
+    if (flock(held, LOCK_SH | LOCK_NB) != 0) {
+        *error = errno == EWOULDBLOCK ? "the file is being written" : std::strerror(errno);
+        close(held);
+        return false;
+    }
+    // The size again under the lock: a writer may have finished in between.
+    uint64_t size = 0;
+    ProgramImage mapped;
+    const bool ok = fstat(held, &info) == 0 && static_cast<uint64_t>(info.st_size) > kModelCacheHeaderSize;
+    if (!ok) *error = "the file is too short for its header";
+    if (!ok || !ProgramImage::map(held, static_cast<size_t>(info.st_size), kModelCacheHeaderSize,
+                                  static_cast<size_t>(info.st_size) - kModelCacheHeaderSize, &mapped, error) ||
+        !checkHeader(mapped.head().data(), static_cast<uint64_t>(info.st_size), token, producerVersion, &size, error) ||
+        !checksumMatches(mapped.head().data(), mapped.data(), mapped.size(), error)) {
+        close(held);
+        return false;
+    }
+    mapped.holdWhileMapped(held);
+    *image = std::move(mapped);
     return true;
 }
 

@@ -80,7 +80,7 @@ ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size,
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == fileSize && size > 0;
     const bool mapped =
-            sized && ProgramImage::map(fd, static_cast<size_t>(fileSize), static_cast<size_t>(size), image, &error);
+            sized && ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size), image, &error);
     close(fd);
     if (!regular) return refuse(dir, name, "is not a regular file", why);
     if (!sized) {

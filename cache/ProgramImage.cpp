@@ -1,6 +1,7 @@
 #include "nnemu/cache/ProgramImage.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,26 +19,43 @@ ProgramImage& ProgramImage::operator=(ProgramImage&& other) noexcept {
         owned_ = std::move(other.owned_);
         mapping_ = std::exchange(other.mapping_, nullptr);
         mappedSize_ = std::exchange(other.mappedSize_, 0);
+        programOffset_ = std::exchange(other.programOffset_, 0);
         programSize_ = std::exchange(other.programSize_, 0);
+        heldFd_ = std::exchange(other.heldFd_, -1);
     }
     return *this;
 }
 
 void ProgramImage::release() {
     if (mapping_ != nullptr) munmap(mapping_, mappedSize_);
+    if (heldFd_ >= 0) close(heldFd_);
     mapping_ = nullptr;
     mappedSize_ = 0;
+    programOffset_ = 0;
     programSize_ = 0;
+    heldFd_ = -1;
     owned_.clear();
+}
+
+std::span<const uint8_t> ProgramImage::head() const {
+    if (mapping_ == nullptr) return {};
+    return {static_cast<const uint8_t*>(mapping_), programOffset_};
 }
 
 std::span<const uint8_t> ProgramImage::tail() const {
     if (mapping_ == nullptr) return {};
-    return {static_cast<const uint8_t*>(mapping_) + programSize_, mappedSize_ - programSize_};
+    const size_t end = programOffset_ + programSize_;
+    return {static_cast<const uint8_t*>(mapping_) + end, mappedSize_ - end};
 }
 
-bool ProgramImage::map(int fd, size_t fileSize, size_t programSize, ProgramImage* image, std::string* error) {
-    if (programSize == 0 || programSize > fileSize) {
+void ProgramImage::holdWhileMapped(int fd) {
+    if (heldFd_ >= 0) close(heldFd_);
+    heldFd_ = fd;
+}
+
+bool ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize, ProgramImage* image,
+                       std::string* error) {
+    if (programSize == 0 || programOffset > fileSize || programSize > fileSize - programOffset) {
         *error = "the program file is empty";
         return false;
     }
@@ -49,6 +67,7 @@ bool ProgramImage::map(int fd, size_t fileSize, size_t programSize, ProgramImage
     ProgramImage mapped;
     mapped.mapping_ = mapping;
     mapped.mappedSize_ = fileSize;
+    mapped.programOffset_ = programOffset;
     mapped.programSize_ = programSize;
     *image = std::move(mapped);
     return true;

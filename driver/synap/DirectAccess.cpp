@@ -59,7 +59,7 @@ std::vector<uint8_t> compiledProgram(const hal::IPreparedModel& network) {
 }
 
 std::shared_ptr<hal::IPreparedModel> networkFromProgram(std::vector<uint8_t> program, std::string* why) {
-    return PreparedNetwork::fromCachedProgram(std::move(program), why);
+    return PreparedNetwork::fromCachedProgram(cache::ProgramImage(std::move(program)), why);
 }
 
 }  // namespace nnemu::synap

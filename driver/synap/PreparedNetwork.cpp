@@ -144,7 +144,8 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     if (modelCacheFd_ >= 0) {
         trace::Span write("nnapi cache write", "jit");
         start = Clock::now();
-        // Saving is best effort: a failure leaves a file the next prepareModelFromCache refuses.
+        // Best effort: a failure leaves a file the next prepareModelFromCache refuses, or one that
+        // another process runs from untouched.
         if (cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes(), &error)) {
             cache::cacheCounters().modelCacheWrites++;
         } else {
@@ -215,7 +216,7 @@ void PreparedNetwork::saveProgramTo(int modelCacheFd, const hal::CacheToken& tok
     if (modelCacheFd_ < 0) SYNAP_LOG(WARNING) << "cannot keep the NNAPI model cache file: " << strerror(errno);
 }
 
-std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(std::vector<uint8_t> program, std::string* error) {
+std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(cache::ProgramImage program, std::string* error) {
     trace::Span span("core load", "jit");
     span.arg("from", "nnapi cache");
     auto core = NpuCore::load(std::move(program), error, props::SynapProperties::profile());

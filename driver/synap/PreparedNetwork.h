@@ -28,9 +28,10 @@ public:
     explicit PreparedNetwork(std::shared_ptr<const hal::Model> model);
     ~PreparedNetwork() override;
 
-    // NNAPI compilation cache hit: a network rebuilt from a verified cached NPU program, loaded
-    // now so its first inference has no JIT. Its input shapes are the program's.
-    static std::shared_ptr<PreparedNetwork> fromCachedProgram(std::vector<uint8_t> program, std::string* error);
+    // NNAPI compilation cache hit: a network rebuilt from a verified cached NPU program (the model
+    // cache file, mapped), loaded now so its first inference has no JIT. Its input shapes are the
+    // program's.
+    static std::shared_ptr<PreparedNetwork> fromCachedProgram(cache::ProgramImage program, std::string* error);
     // NNAPI compilation cache miss: keeps a duplicate of `modelCacheFd` and writes the whole
     // program there after the first-inference JIT.
     void saveProgramTo(int modelCacheFd, const hal::CacheToken& token);

@@ -70,10 +70,10 @@ public:
         if (modelCache.size() != 1 || !dataCache.empty()) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         const int flags = fcntl(modelCache[0], F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
-        std::vector<uint8_t> program;
+        cache::ProgramImage program;
         std::string error;
         std::shared_ptr<PreparedNetwork> network;
-        if (cache::readModelCacheFile(modelCache[0], token, kCompilerVersion, &program, &error)) {
+        if (cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion, &program, &error)) {
             network = PreparedNetwork::fromCachedProgram(std::move(program), &error);
         }
         if (network == nullptr) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 
 #include "CacheTestSupport.h"
@@ -27,11 +28,20 @@ protected:
         close(fd_);
         CacheTest::TearDown();
     }
+    // Reads the file and maps it; both must agree.
     bool readBack(std::string* error, const CacheToken* token = nullptr, uint32_t version = 3) {
         std::vector<uint8_t> payload;
         const bool ok = readModelCacheFile(fd_, token ? *token : token_, version, &payload, error);
         if (ok) {
             EXPECT_EQ(payload, payload_);
+        }
+        ProgramImage image;
+        std::string mapError;
+        const bool mapped = mapModelCacheFile(fd_, token ? *token : token_, version, &image, &mapError);
+        EXPECT_EQ(mapped, ok) << mapError;
+        if (mapped) {
+            EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image.data(), image.data() + image.size()));
+            EXPECT_EQ(image.size(), payload_.size());
         }
         return ok;
     }
@@ -87,6 +97,43 @@ TEST_F(ModelCacheFileTest, RefusesAppendedAndMissingBytes) {
     EXPECT_FALSE(readBack(&error));
     ASSERT_EQ(ftruncate(fd_, 0), 0);
     EXPECT_FALSE(readBack(&error));
+}
+
+// A hit maps the file: the program is 64-byte aligned (its packed data is aligned from its start)
+// and no writer of ours truncates the file under the mapping: one that finds it mapped leaves it
+// as it is, and writes once the mapping is gone.
+TEST_F(ModelCacheFileTest, AMappedFileIsLeftAloneByWriters) {
+    std::string error;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    std::vector<uint8_t> other(payload_.rbegin(), payload_.rend());
+    other.resize(1000);
+    const int writer = open(path_.c_str(), O_RDWR);  // another compilation's descriptor
+    ASSERT_GE(writer, 0);
+    {
+        ProgramImage image;
+        ASSERT_TRUE(mapModelCacheFile(fd_, token_, 3, &image, &error)) << error;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(image.data()) % 64, 0u);
+        EXPECT_FALSE(writeModelCacheFile(writer, token_, 3, other, &error));
+        EXPECT_NE(error.find("maps the file"), std::string::npos) << error;
+        EXPECT_EQ(lseek(writer, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
+        EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image.data(), image.data() + image.size()));
+        ProgramImage second;  // readers share the file
+        EXPECT_TRUE(mapModelCacheFile(writer, token_, 3, &second, &error)) << error;
+    }
+    EXPECT_TRUE(writeModelCacheFile(writer, token_, 3, other, &error)) << error;
+    payload_ = other;
+    EXPECT_TRUE(readBack(&error)) << error;
+    close(writer);
+}
+
+// Files of format version 1 (payload at 88) are refused, so the runtime compiles and rewrites them.
+TEST_F(ModelCacheFileTest, RefusesTheFirstFormatVersion) {
+    std::string error;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    const uint8_t one[4] = {1, 0, 0, 0};
+    ASSERT_EQ(pwrite(fd_, one, sizeof one, 8), 4);
+    EXPECT_FALSE(readBack(&error));
+    EXPECT_NE(error.find("format version 2"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // the file later so the first inference has no JIT, and refusing a damaged file, which the
 // runtime then recompiles and rewrites.
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "CacheTestSupport.h"
 #include "CompilationCache.h"
@@ -126,6 +128,34 @@ TEST_F(NnapiCacheTest, AHitLoadsTheProgramSoTheFirstInferenceHasNoJit) {
     EXPECT_EQ(cacheCounters().compiles, 1u);
     EXPECT_EQ(cacheCounters().modelCacheWrites, 1u);
     EXPECT_EQ(first, second);
+}
+
+// Whether this process maps `file` (/proc/self/maps names mapped files by their path).
+bool processMaps(const std::string& file) {
+    std::ifstream maps("/proc/self/maps");
+    const std::string path = fs::canonical(file).string();
+    for (std::string line; std::getline(maps, line);) {
+        if (line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0) return true;
+    }
+    return false;
+}
+
+// A hit runs from a mapping of the file, shared with every process running the same network,
+// not from a copy; the mapping goes with the compilation.
+TEST_F(NnapiCacheTest, AHitRunsFromTheMappedFile) {
+    setProperty("vendor.npu.cache.model", "1");
+    setProperty("vendor.SYNAP_CACHE_CAPACITY", "0");
+    ConvNetwork network({8, 16, {1}});
+    const auto expected = compileAndRun(network);
+    const std::string file = modelCacheFile(token_);
+    EXPECT_FALSE(processMaps(file));
+    ANeuralNetworksCompilation* compilation = network.compile(cacheDir_, token_.data());
+    ASSERT_NE(compilation, nullptr);
+    EXPECT_EQ(cacheCounters().modelCacheLoads, 1u);
+    EXPECT_TRUE(processMaps(file));
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
+    EXPECT_FALSE(processMaps(file));
 }
 
 TEST_F(NnapiCacheTest, ADamagedFileIsRefusedRecompiledAndRewritten) {

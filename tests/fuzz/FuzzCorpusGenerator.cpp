@@ -194,7 +194,7 @@ std::vector<uint8_t> prefixed(std::vector<uint8_t> prefix, const std::vector<uin
     return prefix;
 }
 
-constexpr size_t kModelCacheHeaderSize = 88;  // see nnemu/cache/ModelCacheFile.h
+constexpr size_t kModelCacheHeaderSize = 128;  // see nnemu/cache/ModelCacheFile.h
 
 }  // namespace
 

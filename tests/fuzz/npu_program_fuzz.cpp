@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,7 +49,7 @@ constexpr uint64_t kMaxRunBytes = uint64_t{4} << 20;
 }
 
 // Bytes of every tensor of `program` if it parses, saturating; 0 when it does not verify.
-uint64_t declaredBytes(const std::vector<uint8_t>& bytes) {
+uint64_t declaredBytes(std::span<const uint8_t> bytes) {
     flatbuffers::Verifier verifier(bytes.data(), bytes.size());
     if (!nnemu::npu::VerifyProgramBuffer(verifier)) return 0;
     const auto* tensors = nnemu::npu::GetProgram(bytes.data())->tensors();
@@ -119,11 +121,11 @@ int memoryFile(const uint8_t* data, size_t size) {
 }
 
 void rebuildFromCacheFile(int fd, const nnemu::hal::CacheToken& token) {
-    std::vector<uint8_t> payload;
+    nnemu::cache::ProgramImage image;  // mapped, as the driver's prepare-from-cache does
     std::string error;
-    if (!nnemu::cache::readModelCacheFile(fd, token, nnemu::synap::kCompilerVersion, &payload, &error)) return;
-    if (declaredBytes(payload) > kMaxLoadBytes) return;
-    nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(payload), &error);
+    if (!nnemu::cache::mapModelCacheFile(fd, token, nnemu::synap::kCompilerVersion, &image, &error)) return;
+    if (declaredBytes(image.bytes()) > kMaxLoadBytes) return;
+    nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(image), &error);
 }
 
 // Mode 2: the NNAPI model cache file, for kToken or (ownToken) for the token it names.
@@ -168,6 +170,13 @@ void modelCacheFile(const uint8_t* data, size_t size, bool sealed, bool ownToken
     const bool accepted = nnemu::cache::readModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, &read, &error);
     if (changed && accepted) fail("a changed model cache file was accepted");
     if (!changed && (!accepted || read != payload)) fail("an intact model cache file was refused or read wrong");
+    nnemu::cache::ProgramImage image;  // mapping checks the same (an empty program is no program)
+    const bool mapped = nnemu::cache::mapModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, &image, &error);
+    if (mapped != (accepted && !read.empty())) fail("mapping and reading a model cache file disagree");
+    if (mapped && !std::equal(read.begin(), read.end(), image.data(), image.data() + image.size())) {
+        fail("a mapped model cache file holds other bytes than it reads");
+    }
+    image = {};  // releases the file's lock before the driver maps it again
     if (!changed) rebuildFromCacheFile(fd, kToken);
     close(fd);
 }

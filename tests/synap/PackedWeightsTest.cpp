@@ -159,7 +159,7 @@ Loaded loadMapped(const std::vector<uint8_t>& program) {
     EXPECT_GE(fd, 0);
     cache::ProgramImage image;
     std::string error;
-    const bool mapped = cache::ProgramImage::map(fd, program.size(), program.size(), &image, &error);
+    const bool mapped = cache::ProgramImage::map(fd, program.size(), 0, program.size(), &image, &error);
     close(fd);
     EXPECT_TRUE(mapped && image.mapped()) << error;
     Loaded loaded = mapped ? load(std::move(image)) : Loaded{};

@@ -2,16 +2,22 @@
 // whole NPU program. The header carries the cache token the runtime derived, the producer's
 // (compiler's) version, the payload size and a SHA-256 over header and payload, so a file that
 // was modified, truncated, torn by a crash in the middle of writing, or written for another
-// token or compiler is refused rather than trusted.
+// token or compiler is refused rather than trusted. The payload starts 128 bytes in, so that a
+// mapping of the file holds the program 64-byte aligned, as the program's packed data wants it.
 //
 //   offset  size  field
 //        0     8  magic "NNEMUNPC"
-//        8     4  format version (1), little-endian
+//        8     4  format version (2; version 1 had its payload at 88), little-endian
 //       12     4  producer version, little-endian
 //       16    32  cache token
 //       48     8  payload size, little-endian
 //       56    32  SHA-256 of bytes 0..55 followed by the payload
-//       88     -  payload
+//       88    40  zero (checked)
+//      128     -  payload
+//
+// A mapped file is locked shared (flock) for as long as the mapping lives and a writer takes the
+// lock exclusively without waiting, so that no process of ours truncates a file another one runs
+// from; a writer that finds it taken leaves the file as it is.
 #pragma once
 
 #include <array>
@@ -20,15 +26,18 @@
 #include <span>
 #include <vector>
 
+#include "nnemu/cache/ProgramImage.h"
+
 namespace nnemu::cache {
 
-inline constexpr size_t kModelCacheHeaderSize = 88;
+inline constexpr size_t kModelCacheHeaderSize = 128;
 
 // The runtime's compilation cache token (ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN bytes).
 using CacheToken = std::array<uint8_t, 32>;
 
 // Replaces the file's content: truncate, write from offset 0 (whatever the fd's position), and
-// sync. False and `error` on failure (the file may then be torn; its checksum tells). Anything
+// sync. False and `error` on failure (the file may then be torn; its checksum tells), or when a
+// running network maps the file (it is then left untouched). Anything
 // but a regular file (a FIFO, a device) is refused untouched, here and in readModelCacheFile.
 bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                          std::span<const uint8_t> payload, std::string* error);
@@ -41,6 +50,11 @@ inline bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t produc
 // unmodified file for this token and producer version.
 bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
                         std::vector<uint8_t>* payload, std::string* error);
+
+// As readModelCacheFile, but maps the file (ProgramImage) instead of copying the payload, and
+// holds the file's shared lock until the image is released.
+bool mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion, ProgramImage* image,
+                       std::string* error);
 
 // Whether the file starts with this format's magic, i.e. was written here (whatever its state).
 bool hasModelCacheMagic(int fd);

@@ -1,6 +1,7 @@
 // The bytes of an NPU program as the core reads them: owned (just compiled, or read from the
-// SQLite cache) or a private mapping of a SyNAP cache program file, so that processes running
-// the same cached network share its weights in the page cache instead of holding a copy each.
+// SQLite cache) or a private mapping of a SyNAP cache program file or an NNAPI model cache file,
+// so that processes running the same cached network share its weights in the page cache instead
+// of holding a copy each.
 #pragma once
 
 #include <cstddef>
@@ -22,13 +23,19 @@ public:
     ProgramImage& operator=(const ProgramImage&) = delete;
 
     // Maps the first `fileSize` bytes of the regular file `fd` (copy-on-write: a stray write stays
-    // private), of which the first `programSize` are the program. The caller checks the file's
-    // size first and the contents after (checksum, verifier).
-    static bool map(int fd, size_t fileSize, size_t programSize, ProgramImage* image, std::string* error);
-    // The mapped bytes past the program (the program file's trailer).
+    // private), of which `programSize` bytes from `programOffset` are the program. The caller
+    // checks the file's size first and the contents after (checksum, verifier).
+    static bool map(int fd, size_t fileSize, size_t programOffset, size_t programSize, ProgramImage* image,
+                    std::string* error);
+    // The mapped bytes before the program (a header) and past it (a trailer).
+    std::span<const uint8_t> head() const;
     std::span<const uint8_t> tail() const;
+    // Keeps `fd` (a descriptor of the mapped file holding a lock) open while the mapping lives.
+    void holdWhileMapped(int fd);
 
-    const uint8_t* data() const { return mapping_ != nullptr ? static_cast<const uint8_t*>(mapping_) : owned_.data(); }
+    const uint8_t* data() const {
+        return mapping_ != nullptr ? static_cast<const uint8_t*>(mapping_) + programOffset_ : owned_.data();
+    }
     size_t size() const { return mapping_ != nullptr ? programSize_ : owned_.size(); }
     std::span<const uint8_t> bytes() const { return {data(), size()}; }
     bool mapped() const { return mapping_ != nullptr; }
@@ -39,7 +46,9 @@ private:
     std::vector<uint8_t> owned_;
     void* mapping_ = nullptr;
     size_t mappedSize_ = 0;
+    size_t programOffset_ = 0;
     size_t programSize_ = 0;
+    int heldFd_ = -1;
 };
 
 }  // namespace nnemu::cache
