@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "nnemu/cache/Digest.h"
+#include "Crc32c.h"
 
 namespace nnemu::cache {
 namespace {
@@ -30,11 +30,15 @@ uint64_t getLe(const uint8_t* at, size_t bytes) {
     return value;
 }
 
-std::vector<uint8_t> checksum(const uint8_t* header, const uint8_t* payload, size_t size) {
-    Digest digest(DigestAlgorithm::SHA256);
-    digest.update(header, kChecksumOffset);
-    digest.update(payload, size);
-    return digest.finish();
+// Lane CRC-32Cs (Crc32c.h) of the payload, then of header bytes 0..55: damage, not an adversary,
+// is what the checksum guards against, and it runs at memory speed at every hit.
+std::array<uint8_t, 32> checksum(const uint8_t* header, const uint8_t* payload, size_t size) {
+    std::array<uint8_t, 32> sum{};
+    const LaneCrcs parts[] = {laneCrc32c({payload, size}), laneCrc32c({header, kChecksumOffset})};
+    for (size_t part = 0; part < 2; ++part) {
+        for (size_t lane = 0; lane < 4; ++lane) putLe(sum.data() + 16 * part + 4 * lane, parts[part][lane], 4);
+    }
+    return sum;
 }
 
 bool writeAll(int fd, const uint8_t* data, size_t size, off_t offset) {
@@ -105,8 +109,8 @@ bool checkHeader(const uint8_t* header, uint64_t fileSize, const CacheToken& tok
 }
 
 bool checksumMatches(const uint8_t* header, const uint8_t* payload, size_t size, std::string* error) {
-    const std::vector<uint8_t> sum = checksum(header, payload, size);
-    if (sum.size() != 32 || std::memcmp(sum.data(), header + kChecksumOffset, 32) != 0) {
+    const std::array<uint8_t, 32> sum = checksum(header, payload, size);
+    if (std::memcmp(sum.data(), header + kChecksumOffset, sum.size()) != 0) {
         *error = "the file fails its checksum";
         return false;
     }
@@ -138,11 +142,7 @@ bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersi
     putLe(header + 12, producerVersion, 4);
     std::memcpy(header + 16, token.data(), token.size());
     putLe(header + 48, payload.size(), 8);
-    const std::vector<uint8_t> sum = checksum(header, payload.data(), payload.size());
-    if (sum.size() != 32) {
-        *error = "SHA-256 is unavailable";
-        return false;
-    }
+    const std::array<uint8_t, 32> sum = checksum(header, payload.data(), payload.size());
     std::memcpy(header + kChecksumOffset, sum.data(), sum.size());
     // Truncating a file that a running network maps would pull its pages away (SIGBUS).
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {

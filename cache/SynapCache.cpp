@@ -11,10 +11,14 @@
 #include "ProgramFiles.h"
 #include "SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
-#include "nnemu/cache/Digest.h"
+#include "nnemu/base/Digest.h"
 #include "nnemu/base/Trace.h"
 
 namespace nnemu::cache {
+using base::Digest;
+using base::DigestAlgorithm;
+using base::md5;
+using base::toHex;
 namespace {
 
 // No NPU program comes near this; a larger recorded size is damage.

@@ -2,12 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "nnemu/base/Digest.h"
 #include "nnemu/base/Log.h"
 
 namespace nnemu::runtime {
@@ -94,23 +95,16 @@ std::optional<hal::CacheToken> deriveCacheToken(const hal::CacheToken& appToken,
                                                 const std::vector<uint32_t>& stepOperations,
                                                 const std::string& deviceName, const std::string& deviceVersion,
                                                 hal::ExecutionPreference preference) {
-    EVP_MD_CTX* context = EVP_MD_CTX_new();
-    if (context == nullptr) return std::nullopt;
-    const auto preferenceCode = static_cast<int32_t>(preference);
-    bool ok = EVP_DigestInit_ex(context, EVP_sha256(), nullptr) == 1 &&
-              EVP_DigestUpdate(context, appToken.data(), appToken.size()) == 1;
-    for (uint32_t operation : stepOperations) {
-        const auto index = static_cast<int32_t>(operation);
-        ok = ok && EVP_DigestUpdate(context, &index, sizeof index) == 1;
-    }
-    ok = ok && EVP_DigestUpdate(context, deviceName.data(), deviceName.size()) == 1 &&
-         EVP_DigestUpdate(context, deviceVersion.data(), deviceVersion.size()) == 1 &&
-         EVP_DigestUpdate(context, &preferenceCode, sizeof preferenceCode) == 1;
+    base::Digest digest(base::DigestAlgorithm::SHA256);
+    digest.update(appToken.data(), appToken.size());
+    for (uint32_t operation : stepOperations) digest.updateValue(static_cast<int32_t>(operation));
+    digest.update(deviceName.data(), deviceName.size());
+    digest.update(deviceVersion.data(), deviceVersion.size());
+    digest.updateValue(static_cast<int32_t>(preference));
+    const std::vector<uint8_t> sum = digest.finish();
     hal::CacheToken token{};
-    unsigned int length = 0;
-    ok = ok && EVP_DigestFinal_ex(context, token.data(), &length) == 1 && length == token.size();
-    EVP_MD_CTX_free(context);
-    if (!ok) return std::nullopt;
+    if (sum.size() != token.size()) return std::nullopt;
+    std::copy(sum.begin(), sum.end(), token.begin());
     return token;
 }
 

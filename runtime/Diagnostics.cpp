@@ -1,7 +1,7 @@
 #include "Diagnostics.h"
 
-#include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include "Compilation.h"
 #include "Execution.h"
 #include "FeatureLevel.h"
+#include "nnemu/base/Digest.h"
 #include "nnemu/hal/OperandTypes.h"
 
 using nnemu::hal::OperandType;
@@ -97,42 +98,32 @@ ANeuralNetworksDiagnosticDataClass dataClassOf(const hal::Model& model, const st
 }
 
 template <typename T>
-void hashValue(EVP_MD_CTX* context, const T& value) {
-    EVP_DigestUpdate(context, &value, sizeof value);
-}
-
-template <typename T>
-void hashVector(EVP_MD_CTX* context, const std::vector<T>& values) {
-    hashValue(context, values.size());
-    if (!values.empty()) EVP_DigestUpdate(context, values.data(), values.size() * sizeof(T));
+void hashVector(base::Digest& digest, const std::vector<T>& values) {
+    digest.updateValue(values.size());
+    if (!values.empty()) digest.update(values.data(), values.size() * sizeof(T));
 }
 
 // SHA-256 of the graph: operand types, shapes, quantization and lifetimes, operations and the
-// model's inputs and outputs, never the constants' values. All zeros if hashing fails.
+// model's inputs and outputs, never the constants' values.
 std::array<uint8_t, 32> architectureHash(const hal::Model& model) {
-    std::array<uint8_t, 32> hash{};
-    EVP_MD_CTX* context = EVP_MD_CTX_new();
-    if (context == nullptr) return hash;
-    if (EVP_DigestInit_ex(context, EVP_sha256(), nullptr) == 1) {
-        for (const auto& operand : model.operands) {
-            hashValue(context, operand.type);
-            hashVector(context, operand.dimensions);
-            hashValue(context, operand.scale);
-            hashValue(context, operand.zeroPoint);
-            hashValue(context, operand.lifetime);
-        }
-        for (const auto& operation : model.operations) {
-            hashValue(context, operation.type);
-            hashVector(context, operation.inputs);
-            hashVector(context, operation.outputs);
-        }
-        hashVector(context, model.inputIndexes);
-        hashVector(context, model.outputIndexes);
-        unsigned length = 0;
-        std::array<uint8_t, 32> digest{};
-        if (EVP_DigestFinal_ex(context, digest.data(), &length) == 1 && length == digest.size()) hash = digest;
+    base::Digest digest(base::DigestAlgorithm::SHA256);
+    for (const auto& operand : model.operands) {
+        digest.updateValue(operand.type);
+        hashVector(digest, operand.dimensions);
+        digest.updateValue(operand.scale);
+        digest.updateValue(operand.zeroPoint);
+        digest.updateValue(operand.lifetime);
     }
-    EVP_MD_CTX_free(context);
+    for (const auto& operation : model.operations) {
+        digest.updateValue(operation.type);
+        hashVector(digest, operation.inputs);
+        hashVector(digest, operation.outputs);
+    }
+    hashVector(digest, model.inputIndexes);
+    hashVector(digest, model.outputIndexes);
+    std::array<uint8_t, 32> hash{};
+    const std::vector<uint8_t> sum = digest.finish();
+    std::copy(sum.begin(), sum.end(), hash.begin());
     return hash;
 }
 

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-#include "nnemu/cache/Digest.h"
+#include "nnemu/base/Digest.h"
 #include "nnemu/hal/Validation.h"
 
 namespace nnemu::synap {
@@ -11,7 +11,7 @@ namespace {
 // Every field goes in with its length first, so no two different models serialize alike.
 class CanonicalWriter {
 public:
-    explicit CanonicalWriter(cache::Digest& digest) : digest_(digest) {}
+    explicit CanonicalWriter(base::Digest& digest) : digest_(digest) {}
     void u32(uint32_t value) { digest_.updateValue(value); }
     void i32(int32_t value) { digest_.updateValue(value); }
     void f32(float value) { digest_.updateValue(std::bit_cast<uint32_t>(value)); }
@@ -26,7 +26,7 @@ public:
     void u64(uint64_t value) { digest_.updateValue(value); }
 
 private:
-    cache::Digest& digest_;
+    base::Digest& digest_;
 };
 
 bool isConstant(hal::OperandLifeTime lifetime) {
@@ -37,7 +37,7 @@ bool isConstant(hal::OperandLifeTime lifetime) {
 
 std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
     static constexpr char kFormat[] = "nnemu compiled network key 2";
-    cache::Digest digest(cache::DigestAlgorithm::MD5);
+    base::Digest digest(base::DigestAlgorithm::MD5);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
     out.u32(compilerVersion);
@@ -73,12 +73,12 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
 std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
                                const std::vector<std::vector<uint32_t>>& inputDims) {
     if (modelDigest.empty()) return "";
-    cache::Digest digest(cache::DigestAlgorithm::MD5);
+    base::Digest digest(base::DigestAlgorithm::MD5);
     CanonicalWriter out(digest);
     out.bytes(modelDigest.data(), modelDigest.size());
     out.u64(inputDims.size());
     for (const auto& dims : inputDims) out.u32s(dims);
-    return cache::toHex(digest.finish());
+    return base::toHex(digest.finish());
 }
 
 std::string compiledNetworkKey(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,

@@ -10,7 +10,7 @@
 #include "CacheTestSupport.h"
 #include "CompilationCache.h"
 #include "nnemu/cache/CacheCounters.h"
-#include "nnemu/cache/Digest.h"
+#include "nnemu/base/Digest.h"
 
 namespace nnemu::cachetest {
 namespace {
@@ -43,7 +43,7 @@ TEST(CacheTokenTest, FileNamesUseLowNibbleFirstLetters) {
 TEST(CacheTokenTest, HashesTokenOperationsDeviceVersionAndPreference) {
     const hal::CacheToken app = tokenOf(9);
     const std::vector<uint32_t> operations = {0, 2};
-    cache::Digest digest(cache::DigestAlgorithm::SHA256);
+    base::Digest digest(base::DigestAlgorithm::SHA256);
     digest.update(app.data(), app.size());
     for (uint32_t operation : operations) digest.updateValue(static_cast<int32_t>(operation));
     digest.update("synap-npu", 9);

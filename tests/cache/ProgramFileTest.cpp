@@ -11,7 +11,6 @@
 #include "CacheTestSupport.h"
 #include "ProgramFiles.h"
 #include "nnemu/cache/CacheCounters.h"
-#include "nnemu/cache/Digest.h"
 #include "nnemu/cache/SynapCache.h"
 
 namespace nnemu::cachetest {

@@ -8,10 +8,12 @@
 #include <random>
 
 #include "CacheTestSupport.h"
-#include "nnemu/cache/Digest.h"
+#include "nnemu/base/Digest.h"
 #include "nnemu/cache/SynapCache.h"
 
 namespace nnemu::cache {
+using base::md5;
+using base::toHex;
 namespace {
 
 using Status = SynapCache::Status;

@@ -24,7 +24,7 @@
 
 #include "CacheTestSupport.h"
 #include "nnemu/cache/CacheCounters.h"
-#include "nnemu/cache/Digest.h"
+#include "nnemu/base/Digest.h"
 #include "nnemu/cache/SynapCache.h"
 
 namespace {
@@ -111,7 +111,7 @@ int run(int argc, char** argv) {
                 static_cast<unsigned long long>(c.modelCacheWrites.load()),
                 static_cast<unsigned long long>(c.modelCacheLoads.load()),
                 static_cast<unsigned long long>(c.modelCacheRejects.load()),
-                cache::toHex(cache::md5(output.data(), output.size() * sizeof(float))).c_str(), match ? 1 : 0);
+                base::toHex(base::md5(output.data(), output.size() * sizeof(float))).c_str(), match ? 1 : 0);
     return 0;
 }
 
@@ -148,7 +148,7 @@ int insertLoop(const std::string& file, int64_t capacity) {
     std::vector<uint8_t> program(1 << 20);
     for (uint64_t i = 0;; ++i) {
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
-        const std::string key = cache::toHex(cache::md5(&i, sizeof i)) ;
+        const std::string key = base::toHex(base::md5(&i, sizeof i)) ;
         if (store->store(key + std::to_string(getpid()), program, 1, capacity) != cache::SynapCache::Status::OK) {
             std::fprintf(stderr, "nnemu_cache_worker: store failed: %s\n", store->error().c_str());
             return 1;

@@ -1,17 +1,18 @@
 // The NNAPI model cache file synap-npu writes (nnapi-fl29.md §6.6): a fixed header, then the
 // whole NPU program. The header carries the cache token the runtime derived, the producer's
-// (compiler's) version, the payload size and a SHA-256 over header and payload, so a file that
+// (compiler's) version, the payload size and a checksum over header and payload, so a file that
 // was modified, truncated, torn by a crash in the middle of writing, or written for another
 // token or compiler is refused rather than trusted. The payload starts 128 bytes in, so that a
 // mapping of the file holds the program 64-byte aligned, as the program's packed data wants it.
 //
 //   offset  size  field
 //        0     8  magic "NNEMUNPC"
-//        8     4  format version (2; version 1 had its payload at 88), little-endian
+//        8     4  format version (2; version 1 had its payload at 88 and a SHA-256), little-endian
 //       12     4  producer version, little-endian
 //       16    32  cache token
 //       48     8  payload size, little-endian
-//       56    32  SHA-256 of bytes 0..55 followed by the payload
+//       56    16  the payload's four lane CRC-32Cs (cache/Crc32c.h), little-endian
+//       72    16  the same of bytes 0..55
 //       88    40  zero (checked)
 //      128     -  payload
 //
