@@ -7,7 +7,8 @@
 # baseline it also runs N baseline processes and prints the growth from 1 to N processes (PSS and
 # RSS) raw and net of the baseline's growth: what N processes cost for being processes at all
 # (their libraries' relocated pages, heap, stacks) is not the network's. Usage:
-#   tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (benchmark_model from $BIN or build/bin)
+#   [NNAPI_CACHE=1] tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]   (benchmark_model and
+#   setprop from $BIN or build/bin)
 set -eu
 model=$1
 count=${2:-4}
@@ -23,15 +24,27 @@ cleanup() {
 trap cleanup EXIT
 export NNEMU_ROOT="$work/root" NNEMU_NPU_THREADS="${NNEMU_NPU_THREADS:-1}"
 settle=${SETTLE:-6}
+# NNAPI_CACHE=1: the processes hit the NNAPI compilation cache (vendor.npu.cache.model=1, a
+# serialization directory, the SyNAP cache off) instead of the SyNAP cache.
+if [ "${NNAPI_CACHE:-0}" = 1 ]; then
+    mkdir -p "$work/nncache"
+    "$bin/setprop" vendor.npu.cache.model 1 && "$bin/setprop" vendor.SYNAP_CACHE_CAPACITY 0
+fi
+run() {  # MODEL, more flags: becomes the benchmark_model process (callers run it in a subshell)
+    graph=$1
+    shift
+    set -- --graph="$graph" --use_nnapi=true --nnapi_accelerator_name=synap-npu "$@"
+    if [ "${NNAPI_CACHE:-0}" = 1 ]; then
+        set -- "$@" --delegate_serialize_dir="$work/nncache" \
+            --delegate_serialize_token="$(md5sum < "$graph" | cut -c1-32)"
+    fi
+    exec "$bin/benchmark_model" "$@" >/dev/null 2>&1
+}
 start() {  # MODEL: a process running it until killed, one inference every 20 ms
-    "$bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu \
-        --num_runs=1000000 --min_secs=0 --max_secs=600 --run_delay=0.02 >/dev/null 2>&1 &
+    run "$1" --num_runs=1000000 --min_secs=0 --max_secs=600 --run_delay=0.02 &
     pids="$pids $!"
 }
-once() {
-    "$bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu \
-        --num_runs=1 --min_secs=0 --warmup_runs=0 >/dev/null 2>&1
-}
+once() { (run "$1" --num_runs=1 --min_secs=0 --warmup_runs=0); }
 field() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$2/smaps_rollup"; }
 sample() {  # LABEL: one line per running process and the sums
     rss=0 pss=0 priv=0
