@@ -129,6 +129,13 @@ void eliminateSignFlipPairs(npu::ProgramT& program) {
         if (isPort || next.empty() || !std::all_of(next.begin(), next.end(), [&](auto* l) { return isFlip(*l); })) {
             continue;
         }
+        // A network output written by the second flip keeps its writer.
+        if (std::any_of(next.begin(), next.end(), [&](auto* l) {
+                const auto& restored = *program.tensors[l->outputs[0]];
+                return restored.input_index >= 0 || restored.output_index >= 0;
+            })) {
+            continue;
+        }
         for (npu::LayerT* second : next) {
             const uint32_t restored = second->outputs[0];
             for (npu::LayerT* reader : readers(restored)) std::replace(reader->inputs.begin(), reader->inputs.end(), restored, source);
@@ -144,6 +151,7 @@ void eliminateSignFlipPairs(npu::ProgramT& program) {
 }  // namespace
 
 std::vector<uint8_t> ProgramBuilder::finish() {
+    requantizationsToFlips(program_);
     moveFlippedAddsToInt8(program_);
     eliminateSignFlipPairs(program_);
     // The own kernels pack from a skeleton of the program: its filters (the bulk of the weights)

@@ -1,6 +1,7 @@
 #include "SignedAdds.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace nnemu::synap {
@@ -66,7 +67,49 @@ bool moveToInt8(npu::ProgramT& program, size_t index) {
     return true;
 }
 
+bool isEightBit(npu::DataType type) { return type == npu::DataType::QUINT8 || type == npu::DataType::QINT8; }
+
+// The one layer reading `tensor`, or nullptr (none, or several).
+npu::LayerT* onlyReader(const npu::ProgramT& program, uint32_t tensor) {
+    npu::LayerT* found = nullptr;
+    for (const auto& layer : program.layers) {
+        if (!layer || std::find(layer->inputs.begin(), layer->inputs.end(), tensor) == layer->inputs.end()) continue;
+        if (found != nullptr) return nullptr;
+        found = layer.get();
+    }
+    return found;
+}
+
 }  // namespace
+
+void requantizationsToFlips(npu::ProgramT& program) {
+    for (auto& dequantize : program.layers) {
+        if (!dequantize || dequantize->params.type != npu::LayerParams::Convert || dequantize->inputs.size() != 1 ||
+            dequantize->outputs.size() != 1) {
+            continue;
+        }
+        const npu::TensorT& source = *program.tensors[dequantize->inputs[0]];
+        const uint32_t real = dequantize->outputs[0];
+        npu::LayerT* quantize = onlyReader(program, real);
+        if (!isEightBit(source.type) || !source.channel_scales.empty() || program.tensors[real]->type != npu::DataType::FLOAT32 ||
+            isPort(*program.tensors[real]) || quantize == nullptr || quantize->params.type != npu::LayerParams::Convert ||
+            quantize->inputs.size() != 1 || quantize->outputs.size() != 1) {
+            continue;
+        }
+        const npu::TensorT& target = *program.tensors[quantize->outputs[0]];
+        const bool toSigned = source.type == npu::DataType::QUINT8;
+        if (target.type != (toSigned ? npu::DataType::QINT8 : npu::DataType::QUINT8) || target.scale != source.scale ||
+            target.zero_point != source.zero_point + (toSigned ? -128 : 128) || target.dims != source.dims ||
+            !(source.scale > 0.0f) || !std::isfinite(source.scale * 256.0f)) {  // (q - z) * s must not overflow
+            continue;
+        }
+        quantize->params.Set(npu::FlipSignT{});
+        quantize->inputs = dequantize->inputs;
+        quantize->name = "ConvertSign" + quantize->name.substr(std::min(quantize->name.find("Layer"), quantize->name.size()));
+        dequantize.reset();
+    }
+    program.layers.erase(std::remove(program.layers.begin(), program.layers.end(), nullptr), program.layers.end());
+}
 
 void moveFlippedAddsToInt8(npu::ProgramT& program) {
     bool moved = false;

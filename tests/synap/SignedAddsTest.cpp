@@ -1,6 +1,7 @@
-// The program pass of driver/synap/SignedAdds.h: a feature level 29 (uint8) network whose
+// The program passes of driver/synap/SignedAdds.h: a feature level 29 (uint8) network whose
 // per-channel convolutions run on int8 gets its ADD and pooling layers on int8 too, without the
-// sign flips around them, and still computes what nnapi-reference does.
+// sign flips around them; a DEQUANTIZE + QUANTIZE pair that only changes the signedness becomes
+// one flip; both still compute what nnapi-reference does.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -122,6 +123,104 @@ TEST(SignedAdds, OwnKernelsAgreeWithTheReferenceToTheBit) {
         EXPECT_EQ(run(model, prepared.get(), example), run(model, nullptr, example)) << "example " << example;
     }
     unsetenv("NNEMU_NPU_KERNELS");
+}
+
+constexpr auto kInt8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+
+// DEQUANTIZE then QUANTIZE from `from` into a new tensor of `type`, `scale`, `zeroPoint`.
+uint32_t requantize(test::HalNetworkBuilder& b, uint32_t from, OperandType type, float scale, int32_t zeroPoint) {
+    const std::vector<uint32_t> dims = b.operand(from).dimensions;
+    const uint32_t real = b.tensor(OperandType::TENSOR_FLOAT32, dims);
+    b.operation(OperationType::DEQUANTIZE, {from}, real);
+    const uint32_t to = b.tensor(type, dims, scale, zeroPoint);
+    b.operation(OperationType::QUANTIZE, {real}, to);
+    return to;
+}
+
+// uint8 input [1, 16, 16, 1] (every value) -> int8 (`scale`, zero point moved by 128) -> a
+// per-channel 1x1 CONV_2D on int8 -> uint8 output the same way, or the round trip alone.
+hal::Model requantizedNetwork(float scale, int32_t zeroPoint, bool withConvolution) {
+    test::HalNetworkBuilder b;
+    const uint32_t input = b.tensor(kUint8, {1, 16, 16, 1}, scale, zeroPoint);
+    uint32_t value = requantize(b, input, kInt8, scale, zeroPoint - 128);
+    float outScale = scale;
+    int32_t outZero = zeroPoint - 128;
+    if (withConvolution) {
+        const uint32_t filter = b.constant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {1, 1, 1, 1}, std::vector<int8_t>{-90});
+        b.operand(filter).channelQuant = hal::SymmPerChannelQuantParams{{0.011f}, 0};
+        const uint32_t bias = b.constant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{37});
+        outScale = 0.7f * scale;
+        outZero = 5;
+        const uint32_t out = b.tensor(kInt8, {1, 16, 16, 1}, outScale, outZero);
+        b.operation(OperationType::CONV_2D, {value, filter, bias, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(0)}, out);
+        value = out;
+    }
+    return b.finish(input, requantize(b, value, kUint8, outScale, outZero + 128));
+}
+
+struct LayerCounts {
+    int converts = 0, flips = 0;
+};
+LayerCounts countLayers(const hal::Model& model) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    EXPECT_TRUE(synap::compileProgram(model, {{1, 16, 16, 1}}, &bytes, &error)) << error;
+    LayerCounts counts;
+    if (bytes.empty()) return counts;
+    for (const npu::Layer* layer : *npu::GetProgram(bytes.data())->layers()) {
+        counts.converts += layer->params_type() == npu::LayerParams::Convert;
+        counts.flips += layer->params_type() == npu::LayerParams::FlipSign;
+    }
+    return counts;
+}
+
+// Every uint8 input value through the network, on synap-npu or (null) the reference.
+std::vector<uint8_t> runEveryValue(const hal::Model& model, hal::IPreparedModel* prepared) {
+    auto pool = std::make_shared<hal::HeapPool>(512);
+    for (size_t i = 0; i < 256; ++i) pool->data()[i] = static_cast<uint8_t>(i);
+    hal::Request request;
+    request.pools.push_back(pool);
+    request.inputs.push_back({false, {0, 0, 256}, {}});
+    request.outputs.push_back({false, {0, 256, 256}, {}});
+    const auto status = prepared != nullptr ? std::get<0>(prepared->executeSynchronously(request, hal::MeasureTiming::NO))
+                                            : std::get<0>(cpu::executeModel(model, request));
+    EXPECT_EQ(status, hal::ErrorStatus::NONE);
+    return {pool->data() + 256, pool->data() + 512};
+}
+
+void expectTheReferenceBits(const hal::Model& model) {
+    const auto prepared = prepareOnNpu(model);
+    ASSERT_NE(prepared, nullptr);
+    EXPECT_EQ(runEveryValue(model, prepared.get()), runEveryValue(model, nullptr));
+}
+
+TEST(SignedAdds, ARequantizationThatOnlyMovesTheSignIsOneFlip) {
+    for (const auto& [scale, zeroPoint] : {std::pair{0.0078125f, 128}, std::pair{0.02f, 3}, std::pair{1e-30f, 255}}) {
+        SCOPED_TRACE(testing::Message() << "scale " << scale << " zero point " << zeroPoint);
+        const hal::Model model = requantizedNetwork(scale, zeroPoint, true);
+        const LayerCounts counts = countLayers(model);
+        EXPECT_EQ(counts.converts, 0);  // no float value between them
+        EXPECT_EQ(counts.flips, 2);
+        expectTheReferenceBits(model);
+    }
+}
+
+// uint8 -> int8 -> uint8 of the network's output: the flips cancel, but the output keeps a writer.
+TEST(SignedAdds, ARoundTripToTheOutputKeepsItsWriter) {
+    const hal::Model model = requantizedNetwork(0.05f, 100, false);
+    EXPECT_EQ(countLayers(model).converts, 0);
+    expectTheReferenceBits(model);
+}
+
+// Scales whose product with a quantized value overflows (the reference saturates) keep the
+// float conversions; so does a QUANTIZE to another scale.
+TEST(SignedAdds, RequantizationsThatAreNotFlipsStay) {
+    EXPECT_EQ(countLayers(requantizedNetwork(3e37f, 128, false)).flips, 0);
+    test::HalNetworkBuilder b;
+    const uint32_t input = b.tensor(kUint8, {1, 16, 16, 1}, 0.05f, 128);
+    const hal::Model model = b.finish(input, requantize(b, input, kInt8, 0.1f, 0));
+    EXPECT_EQ(countLayers(model).flips, 0);
+    EXPECT_EQ(countLayers(model).converts, 2);
 }
 
 }  // namespace
