@@ -26,9 +26,13 @@ constexpr size_t kBandBytes = 64 * 1024;
 constexpr size_t kBandSlack = 256;
 
 struct BandedPair : OwnLayer {
-    std::shared_ptr<LayerState> producerState, depthwiseState;  // keep the layers' states alive
+    std::shared_ptr<LayerState> producerState, depthwiseState, consumerState;  // keep the layers' states alive
     OwnLayer* producer = nullptr;
     OwnLayer* depthwise = nullptr;
+    // A 1x1 convolution reading the depthwise's output, or null: it takes each band of the
+    // depthwise's output rows as they come, so that value is never whole either.
+    OwnLayer* consumer = nullptr;
+    size_t depthwiseRowBytes = 0, consumerRowBytes = 0;  // one output row of each
     struct {
         size_t batches, inHeight, inWidth, channels, outHeight, stride;
         int64_t padTop;
@@ -51,9 +55,12 @@ struct BandedPair : OwnLayer {
     // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
     // one before stay in the buffer (moved to its start) instead of being computed again.
     bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {
-        thread_local std::vector<uint8_t> buffer;
+        thread_local std::vector<uint8_t> buffer, depthwiseRows;
         const size_t most = (bandRows - 1) * spec.stride + 3;
         if (buffer.size() < most * rowBytes + kBandSlack) buffer.resize(most * rowBytes + kBandSlack);
+        if (consumer != nullptr && depthwiseRows.size() < bandRows * depthwiseRowBytes + kBandSlack) {
+            depthwiseRows.resize(bandRows * depthwiseRowBytes + kBandSlack);
+        }
         size_t haveFirst = 0, haveLast = 0;
         for (size_t row = begin; row < end;) {
             const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
@@ -69,7 +76,14 @@ struct BandedPair : OwnLayer {
                 !producer->runImageRows(input, first + kept, last - first - kept, buffer.data() + kept * rowBytes)) {
                 return false;
             }
-            depthwise->runDepthwiseBand(buffer.data(), first, output, row, stop);
+            if (consumer == nullptr) {
+                depthwise->runDepthwiseBand(buffer.data(), first, output, 0, row, stop);
+            } else {
+                depthwise->runDepthwiseBand(buffer.data(), first, depthwiseRows.data(), row, row, stop);
+                if (!consumer->runImageRows(depthwiseRows.data(), 0, stop - row, output + row * consumerRowBytes)) {
+                    return false;
+                }
+            }
             haveFirst = first;
             haveLast = last;
             row = stop;
@@ -92,14 +106,44 @@ struct BandedPair : OwnLayer {
     }
 };
 
+// The pair with `reader`, a 1x1 convolution on the own GEMM over the depthwise's whole output
+// ([B, H, W, C] in, [B, H, W, N] out), as its consumer; nullptr if it is not one.
+std::shared_ptr<LayerState> withConsumer(const npu::Program& program, const BandedPair& pair, const npu::Layer& layer,
+                                         const npu::Layer& reader, const std::shared_ptr<LayerState>& readerState) {
+    auto* consumer = dynamic_cast<OwnLayer*>(readerState.get());
+    if (pair.consumer != nullptr || consumer == nullptr || dynamic_cast<BandedPair*>(consumer) != nullptr ||
+        consumer->depthwiseArgs() != nullptr || !consumer->runImageRows(nullptr, 0, 0, nullptr) ||
+        reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
+        return nullptr;
+    }
+    const auto* in = tensorAt(program, reader.inputs()->Get(0)).dims();
+    const auto* out = tensorAt(program, reader.outputs()->Get(0)).dims();
+    const kernels::DepthwiseArgs& args = *pair.depthwise->depthwiseArgs();
+    if (in->size() != 4 || out->size() != 4 || in->Get(1) != args.outHeight || in->Get(2) != args.outWidth ||
+        in->Get(3) != args.requant.channels || out->Get(0) != in->Get(0) || out->Get(1) != in->Get(1) ||
+        out->Get(2) != in->Get(2) || out->Get(3) == 0) {
+        return nullptr;
+    }
+    auto triple = std::make_shared<BandedPair>(pair);
+    triple->consumerState = readerState;
+    triple->consumer = consumer;
+    triple->depthwiseRowBytes = size_t{args.outWidth} * args.requant.channels;
+    triple->consumerRowBytes = size_t{args.outWidth} * out->Get(3);
+    return triple;
+}
+
 }  // namespace
 
 std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const npu::Layer& layer,
                                              const std::shared_ptr<LayerState>& state, const npu::Layer& reader,
                                              const std::shared_ptr<LayerState>& readerState) {
+    if (!bandsEnabled()) return nullptr;
+    if (const auto* pair = dynamic_cast<const BandedPair*>(state.get())) {
+        return withConsumer(program, *pair, layer, reader, readerState);
+    }
     auto* producer = dynamic_cast<OwnLayer*>(state.get());
     auto* depthwise = dynamic_cast<OwnLayer*>(readerState.get());
-    if (!bandsEnabled() || producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
+    if (producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
         return nullptr;
     }
     const kernels::DepthwiseArgs* args = depthwise->depthwiseArgs();

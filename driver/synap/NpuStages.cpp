@@ -183,7 +183,9 @@ bool NpuCore::buildStages(std::string* error) {
 }
 
 // Native layers whose kind fuses them with their output's only reader (the next layer, on a
-// native stage too) become one stage. Not in profiling mode: there every layer is timed alone.
+// native stage too) become one stage, and that stage may take the next reader the same way. A
+// layer that could head such a stage itself stays its head: joining the stage before would leave
+// its own output whole. Not in profiling mode: there every layer is timed alone.
 void NpuCore::fuseStages() {
     const auto* layers = program_->layers();
     const auto* tensors = program_->tensors();
@@ -191,30 +193,33 @@ void NpuCore::fuseStages() {
     for (const npu::Layer* layer : *layers) {
         for (uint32_t t : *layer->inputs()) ++readers[t];
     }
-    std::vector<Stage> fused;
-    for (size_t s = 0; s < stages_.size(); ++s) {
-        Stage& stage = stages_[s];
-        const auto pairable = [&](const Stage& one) {
-            return one.state != nullptr && one.endLayer == one.firstLayer + 1;
-        };
-        if (!profiling_ && s + 1 < stages_.size() && pairable(stage) && pairable(stages_[s + 1])) {
-            const npu::Layer& layer = *layers->Get(stage.firstLayer);
-            const npu::Layer& reader = *layers->Get(stage.endLayer);
-            const uint32_t value = layer.outputs()->Get(0);
-            const npu::Tensor& tensor = *tensors->Get(value);
-            const auto fuse = layerKind(layer.params_type())->fuseWithReader;
-            if (fuse != nullptr && readers[value] == 1 && tensor.input_index() < 0 && tensor.output_index() < 0) {
-                if (auto pair = fuse(*program_, layer, stage.state, reader, stages_[s + 1].state)) {
-                    fused.push_back(
-                            {stage.firstLayer, stage.endLayer + 1, true, {nullptr, nullptr}, {}, nullptr, pair});
-                    ++s;
-                    continue;
-                }
-            }
+    const auto fused = [&](const Stage& stage, const Stage& next) -> std::shared_ptr<LayerState> {
+        if (profiling_ || stage.state == nullptr || next.state == nullptr || next.endLayer != next.firstLayer + 1) {
+            return nullptr;
         }
-        fused.push_back(std::move(stage));
+        const npu::Layer& layer = *layers->Get(stage.endLayer - 1);
+        const uint32_t value = layer.outputs()->Get(0);
+        const npu::Tensor& tensor = *tensors->Get(value);
+        const auto fuse = layerKind(layer.params_type())->fuseWithReader;
+        if (fuse == nullptr || readers[value] != 1 || tensor.input_index() >= 0 || tensor.output_index() >= 0) {
+            return nullptr;
+        }
+        return fuse(*program_, layer, stage.state, *layers->Get(next.firstLayer), next.state);
+    };
+    std::vector<Stage> result;
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        Stage stage = std::move(stages_[s]);
+        while (s + 1 < stages_.size()) {
+            const bool grown = stage.endLayer - stage.firstLayer > 1;
+            if (grown && s + 2 < stages_.size() && fused(stages_[s + 1], stages_[s + 2]) != nullptr) break;
+            std::shared_ptr<LayerState> state = fused(stage, stages_[s + 1]);
+            if (state == nullptr) break;
+            stage.endLayer = stages_[++s].endLayer;
+            stage.state = std::move(state);
+        }
+        result.push_back(std::move(stage));
     }
-    stages_ = std::move(fused);
+    stages_ = std::move(result);
 }
 
 }  // namespace nnemu::synap

@@ -23,10 +23,11 @@ struct DepthwiseLayer : OwnLayer {
     }
 
     const kernels::DepthwiseArgs* depthwiseArgs() const override { return &args; }
-    void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t begin,
-                          size_t end) override {
+    void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t outputFirstRow,
+                          size_t begin, size_t end) override {
         kernels::DepthwiseArgs banded = args;
         banded.inRowFirst = bandFirstRow;
+        banded.outRowFirst = outputFirstRow;
         kernels::runDepthwise(isa, banded, band, output, begin, end);
     }
 };

@@ -27,14 +27,16 @@ bool ownKernelsEnabled();
 // A layer on an own kernel: its packed weights and how it runs.
 struct OwnLayer : LayerState {
     virtual bool run(const NativeLayer& layer) = 0;
-    // Pairs run in row bands (BandedLayers.h): a convolution's output rows [first, first + count)
+    // Layers run in row bands (BandedLayers.h): a convolution's output rows [first, first + count)
     // of its image (batch * height + y) into `band`, on the calling thread (count 0: whether the
-    // layer can); a 3x3 depthwise's arguments (geometry), and its output rows from an input band.
+    // layer can); a 3x3 depthwise's arguments (geometry), and its output rows [begin, end) from
+    // an input band into `output`, which holds output rows from `outputFirstRow` on.
     virtual bool runImageRows(const uint8_t* /*input*/, size_t /*first*/, size_t /*count*/, uint8_t* /*band*/) {
         return false;
     }
     virtual const kernels::DepthwiseArgs* depthwiseArgs() const { return nullptr; }
-    virtual void runDepthwiseBand(const uint8_t*, size_t /*bandFirstRow*/, uint8_t*, size_t, size_t) {}
+    virtual void runDepthwiseBand(const uint8_t* /*band*/, size_t /*bandFirstRow*/, uint8_t* /*output*/,
+                                  size_t /*outputFirstRow*/, size_t /*begin*/, size_t /*end*/) {}
 };
 
 // Output rows per slice on the pool: large enough that handing out slices costs little.

@@ -1,7 +1,8 @@
 // A 1x1 convolution whose output only a 3x3 depthwise convolution reads runs with it in row
-// bands (driver/synap/BandedLayers.h): the result is the reference's to the bit, the same as the
-// two layers run apart (NNEMU_NPU_BANDS=0), and the activation arena no longer holds the value
-// between them. CMake runs this suite again with 2 threads and with each kernel ISA.
+// bands (driver/synap/BandedLayers.h), and so does a 1x1 projection reading the depthwise's
+// output: the result is the reference's to the bit, the same as the layers run apart
+// (NNEMU_NPU_BANDS=0), and the activation arena no longer holds the values between them. CMake
+// runs this suite again with 2 threads and with each kernel ISA.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -31,6 +32,9 @@ struct PairCase {
     float valueScale;   // of the 1x1 convolution's output; small: its multipliers above 1
     float outputScale;
     bool firstConv = false;  // a 3x3 stride-2 convolution (im2col + GEMM) instead of the 1x1
+    uint32_t projection = 0;  // output channels of a 1x1 convolution after the depthwise, or none
+
+    uint32_t outputChannels() const { return projection != 0 ? projection : channels; }
 };
 
 std::vector<uint8_t> randomBytes(size_t count, std::mt19937& random, int low, int high) {
@@ -60,7 +64,7 @@ uint32_t filter(test::HalNetworkBuilder& b, const PairCase& c, std::vector<uint3
 }
 
 // input [1, H, W, depth] -> CONV_2D 1x1 (RELU6) -> DEPTHWISE_CONV_2D 3x3 with the case's
-// stride and explicit padding -> output.
+// stride and explicit padding (-> CONV_2D 1x1 to `projection` channels) -> output.
 hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidth) {
     std::mt19937 random(c.height * 131 + c.channels);
     test::HalNetworkBuilder b;
@@ -88,7 +92,16 @@ hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidt
                 {value, dwFilter, dwBias, b.scalar(c.padLeft), b.scalar(c.padRight), b.scalar(c.padTop),
                  b.scalar(c.padBottom), b.scalar(c.stride), b.scalar(c.stride), b.scalar(1), b.scalar(0)},
                 output);
-    return b.finish(input, output);
+    if (c.projection == 0) return b.finish(input, output);
+    const uint32_t projectFilter = filter(b, c, {c.projection, 1, 1, c.channels}, 0, random);
+    const uint32_t projectBias = b.constant(OperandType::TENSOR_INT32, {c.projection}, randomBias(c.projection, random),
+                                            c.perChannel ? 0.0f : c.outputScale * 0.01f);
+    const uint32_t projected = b.tensor(activations, {1, *outHeight, *outWidth, c.projection}, 0.07f, zero + 4);
+    b.operation(OperationType::CONV_2D,
+                {output, projectFilter, projectBias, b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(1),
+                 b.scalar(1), b.scalar(0)},
+                projected);
+    return b.finish(input, projected);
 }
 
 std::shared_ptr<hal::IDevice> synapNpu() {
@@ -142,7 +155,7 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
     ASSERT_NE(synapNpu(), nullptr);
     std::mt19937 random(5);
     const std::vector<uint8_t> input = randomBytes(size_t{c.height} * c.width * c.depth, random, 0, 255);
-    const size_t outputBytes = size_t{outHeight} * outWidth * c.channels;
+    const size_t outputBytes = size_t{outHeight} * outWidth * c.outputChannels();
     const Result expected = run(model, input, outputBytes, nullptr, true);
     const Result apart = run(model, input, outputBytes, "0", false);
     const Result banded = run(model, input, outputBytes, nullptr, false);
@@ -153,16 +166,19 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
         differences += expected.output[i] != apart.output[i] || expected.output[i] != banded.output[i];
     }
     EXPECT_EQ(differences, 0u);
-    // The arena holds the value between the layers, [H, W, channels], when they run apart; the
-    // network's input and output alone (each padded) when banded.
-    EXPECT_GE(apart.arenaBytes, outputBytes + size_t{c.channels} * (c.firstConv ? c.height * c.width / 4 : c.height * c.width));
+    // The arena holds the values between the layers, [H, W, channels] (and the depthwise's
+    // output before a projection), when they run apart; the network's input and output alone
+    // (each padded) when banded.
+    const size_t between = size_t{c.channels} * (c.firstConv ? c.height * c.width / 4 : c.height * c.width);
+    EXPECT_GE(apart.arenaBytes, outputBytes + between);
     EXPECT_LE(banded.arenaBytes, input.size() + outputBytes + 2 * 128) << "apart: " << apart.arenaBytes;
 }
 
 // Odd and even heights, several bands (wide rows of many channels) and one, stride 1 and 2,
 // symmetric, asymmetric and no padding, channels not a multiple of 16, int8 per-channel and
 // per-tensor, uint8 with a filter zero point; two with the 1x1 convolution's multipliers above 1;
-// two after a 3x3 stride-2 convolution of 3 input channels (the first layer of MobileNets).
+// two after a 3x3 stride-2 convolution of 3 input channels (the first layer of MobileNets); five
+// with a projection after the depthwise (MobileNet v2's blocks), one of them after that first layer.
 INSTANTIATE_TEST_SUITE_P(
         Shapes, BandedPair,
         ::testing::Values(PairCase{true, true, 45, 61, 16, 128, 2, 0, 1, 0, 1, 0.04f, 0.05f},
@@ -173,13 +189,18 @@ INSTANTIATE_TEST_SUITE_P(
                           PairCase{false, false, 29, 50, 32, 104, 1, 0, 2, 2, 0, 0.04f, 0.03f},
                           PairCase{true, true, 58, 37, 24, 200, 2, 1, 1, 1, 1, 0.0003f, 0.05f},
                           PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true},
-                          PairCase{false, false, 90, 71, 3, 40, 2, 0, 1, 0, 1, 0.04f, 0.05f, true}),
+                          PairCase{false, false, 90, 71, 3, 40, 2, 0, 1, 0, 1, 0.04f, 0.05f, true},
+                          PairCase{true, true, 45, 61, 16, 96, 2, 0, 1, 0, 1, 0.04f, 0.05f, false, 24},
+                          PairCase{true, true, 29, 30, 24, 144, 1, 1, 1, 1, 1, 0.0004f, 0.05f, false, 40},
+                          PairCase{false, false, 33, 20, 20, 72, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 17},
+                          PairCase{true, false, 7, 9, 12, 24, 2, 0, 0, 0, 0, 0.04f, 0.05f, false, 8},
+                          PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16}),
         [](const ::testing::TestParamInfo<PairCase>& info) {
             const PairCase& c = info.param;
             return std::string(c.isSigned ? (c.perChannel ? "int8pc" : "int8") : "uint8") + "_" +
                    std::to_string(c.height) + "x" + std::to_string(c.width) + "x" + std::to_string(c.channels) +
                    "_s" + std::to_string(c.stride) + "_pad" + std::to_string(c.padTop) + std::to_string(c.padBottom) +
-                   (c.firstConv ? "_conv3x3" : "");
+                   (c.firstConv ? "_conv3x3" : "") + (c.projection != 0 ? "_to" + std::to_string(c.projection) : "");
         });
 
 }  // namespace

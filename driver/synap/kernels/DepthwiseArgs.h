@@ -19,6 +19,8 @@ struct DepthwiseArgs {
     size_t rowBegin, rowEnd;  // output rows (batch * outHeight + y) to compute
     // `input` holds input rows (batch * inHeight + y) from this one on: a band of the image.
     size_t inRowFirst = 0;
+    // The output (requant.output) holds output rows from this one on: a band of them.
+    size_t outRowFirst = 0;
     // The VNNI kernel's layout where the folded requantization applies (else nullptr), in slot
     // order (Depthwise.cpp slotOf: permuted within groups of 64 and 32 channels). Per 16 slots:
     // `weightSets` sets of [3 kx][16 lanes][4 bytes: ky 0, 1, 2, 0] signed weights whose sum is

@@ -128,7 +128,7 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
     };
     for (size_t row = rowBegin; row < rowEnd; ++row) {
         inputRowsOf(a, row, rows);
-        out = q.output + row * a.outWidth * channels + first;
+        out = q.output + (row - a.outRowFirst) * a.outWidth * channels + first;
         // Three column slots; output x reads slots b, b + 1, b + 2 (mod 3), then the columns the
         // next output needs replace the ones it does not. The unrolled loop keeps the slots in registers.
         Column s[3] = {column(left), column(left + 1), column(left + 2)};

@@ -21,7 +21,7 @@ void blockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRo
     for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_si512(a.weights + (block * 9 + t) * kGemmBlock);
     const FastRequant fast = kFast ? fastRequantOf(q, block) : FastRequant{};
     const Requant slow = kFast ? Requant{} : requantOf(q, block);
-    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
     const auto tap = [&](const uint8_t* at, int t) {
         const __m128i bytes = _mm_maskz_loadu_epi8(lanes, at);
         return _mm512_dpwssd_epi32(_mm512_setzero_si512(), kSigned ? _mm512_cvtepi8_epi32(bytes)
@@ -93,7 +93,7 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     };
     int64_t left = -static_cast<int64_t>(a.padLeft);
     __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
-    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
     for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
         __m512i acc = f.biasAndCol;
         for (int s = 0; s < kSets; ++s) {
@@ -205,7 +205,7 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     const int64_t width = a.inWidth;
     alignas(64) __m512i quads[(kTile - 1) * kStride + 3][kVectors];
     alignas(64) __m512i staged[kTile][kVectors];
-    uint8_t* out = q.output + outRow * a.outWidth * channels + first;
+    uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
     for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
         const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
         const int64_t left = static_cast<int64_t>(x0 * kStride) - a.padLeft;

@@ -18,7 +18,7 @@ void depthwisePortable(const DepthwiseArgs& a) {
                 const bool inside = iy >= 0 && iy < a.inHeight && ix >= 0 && ix < a.inWidth;
                 taps[t] = inside ? a.input + ((batch * a.inHeight + iy - a.inRowFirst) * a.inWidth + ix) * channels : a.zeroRow;
             }
-            uint8_t* out = q.output + (row * a.outWidth + x) * channels;
+            uint8_t* out = q.output + ((row - a.outRowFirst) * a.outWidth + x) * channels;
             for (size_t c = 0; c < channels; ++c) {
                 uint32_t sum = static_cast<uint32_t>(q.colTerms[c]);
                 const int32_t* w = a.weights + (c / kGemmBlock * 9) * kGemmBlock + c % kGemmBlock;
