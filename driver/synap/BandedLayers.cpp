@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -55,12 +56,18 @@ struct BandedPair : OwnLayer {
     // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
     // one before stay in the buffer (moved to its start) instead of being computed again.
     bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {
-        thread_local std::vector<uint8_t> buffer, depthwiseRows;
-        const size_t most = (bandRows - 1) * spec.stride + 3;
-        if (buffer.size() < most * rowBytes + kBandSlack) buffer.resize(most * rowBytes + kBandSlack);
-        if (consumer != nullptr && depthwiseRows.size() < bandRows * depthwiseRowBytes + kBandSlack) {
-            depthwiseRows.resize(bandRows * depthwiseRowBytes + kBandSlack);
-        }
+        // Each thread's bands, as large as the largest band it has run. Grown to the size asked,
+        // not doubled as a vector grows: they are most of what a process running a network holds.
+        thread_local std::unique_ptr<uint8_t[]> buffer, depthwiseRows;
+        thread_local size_t bufferBytes = 0, depthwiseRowsBytes = 0;
+        const auto atLeast = [](std::unique_ptr<uint8_t[]>& band, size_t& bytes, size_t need) {
+            if (bytes >= need) return;
+            band.reset();
+            band.reset(new uint8_t[need]());
+            bytes = need;
+        };
+        atLeast(buffer, bufferBytes, ((bandRows - 1) * spec.stride + 3) * rowBytes + kBandSlack);
+        if (consumer != nullptr) atLeast(depthwiseRows, depthwiseRowsBytes, bandRows * depthwiseRowBytes + kBandSlack);
         size_t haveFirst = 0, haveLast = 0;
         for (size_t row = begin; row < end;) {
             const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
@@ -70,17 +77,17 @@ struct BandedPair : OwnLayer {
             size_t kept = 0;
             if (first >= haveFirst && first < haveLast) {
                 kept = std::min(haveLast, last) - first;
-                std::memmove(buffer.data(), buffer.data() + (first - haveFirst) * rowBytes, kept * rowBytes);
+                std::memmove(buffer.get(), buffer.get() + (first - haveFirst) * rowBytes, kept * rowBytes);
             }
             if (last > first + kept &&
-                !producer->runImageRows(input, first + kept, last - first - kept, buffer.data() + kept * rowBytes)) {
+                !producer->runImageRows(input, first + kept, last - first - kept, buffer.get() + kept * rowBytes)) {
                 return false;
             }
             if (consumer == nullptr) {
-                depthwise->runDepthwiseBand(buffer.data(), first, output, 0, row, stop);
+                depthwise->runDepthwiseBand(buffer.get(), first, output, 0, row, stop);
             } else {
-                depthwise->runDepthwiseBand(buffer.data(), first, depthwiseRows.data(), row, row, stop);
-                if (!consumer->runImageRows(depthwiseRows.data(), 0, stop - row, output + row * consumerRowBytes)) {
+                depthwise->runDepthwiseBand(buffer.get(), first, depthwiseRows.get(), row, row, stop);
+                if (!consumer->runImageRows(depthwiseRows.get(), 0, stop - row, output + row * consumerRowBytes)) {
                     return false;
                 }
             }
