@@ -22,7 +22,7 @@ bool bandsEnabled() {
 
 // New convolution output a band computes, at most about: its rows stay in the L2 cache until the
 // depthwise reads them.
-constexpr size_t kBandBytes = 64 * 1024;
+constexpr size_t kBandBytes = 32 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
 

@@ -81,7 +81,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     // Graph checks and lowering.
     std::vector<int32_t> used;
     if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
-    NnapiGraph& graph = *(interpreter->graph_ = std::make_unique<NnapiGraph>());
+    NnapiGraph graph;
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
     if (!lowerModel(model, graph, error)) return nullptr;
@@ -215,6 +215,15 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     }
     interpreter->partitionTimesUs_.assign(interpreter->partitions_.size(), 0);
     interpreter->nodeTimesUs_.assign(model.nodes().size(), 0);
+    // The graph served building the models; they keep referencing the values NNAPI did not copy
+    // and the subgraphs' models, nothing else of it.
+    interpreter->signedInt8_ = graph.signedInt8;
+    for (NnOperand& operand : graph.operands) {
+        if (operand.ownedValue.size() > ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
+            interpreter->modelValues_.push_back(std::move(operand.ownedValue));
+        }
+    }
+    interpreter->subgraphModels_ = std::move(graph.ownedReferences);
     return interpreter;
 }
 
@@ -248,7 +257,7 @@ size_t Interpreter::delegatedNodeCount() const {
     return count;
 }
 
-bool Interpreter::signedInt8() const { return graph_->signedInt8; }
+bool Interpreter::signedInt8() const { return signedInt8_; }
 
 size_t Interpreter::delegateKernelCount() const {
     size_t count = 0;
@@ -276,7 +285,7 @@ bool Interpreter::invoke(std::string* error) {
     if (error == nullptr) error = &ignored;
     // Below feature level 30, int8 travels through NNAPI as uint8 with the zero point moved by
     // 128: flip the sign bit.
-    const bool shiftInt8 = !graph_->signedInt8;
+    const bool shiftInt8 = !signedInt8_;
     const auto convert = [shiftInt8](const TensorBuffer& from, TensorBuffer& to, ElementType type) {
         const uint8_t* source = from.data();
         uint8_t* target = to.data();

@@ -37,7 +37,7 @@ struct Partition {
 };
 
 class ExecutionUnit;      // internal: one NNAPI model + compilation, or a node on a CPU kernel
-struct NnapiGraph;        // internal: the model lowered to NNAPI operands and operations
+class SubgraphModels;     // internal: the NNAPI models of the subgraphs control flow runs
 class TensorBuffer;       // internal: a lazily zero-filled byte buffer
 
 class Interpreter {
@@ -86,7 +86,10 @@ private:
     std::vector<bool> hostTensors() const;   // per TFLite tensor: read or written outside a device
 
     const Model& model_;
-    std::unique_ptr<NnapiGraph> graph_;
+    // Of the lowered graph (NnapiGraph.h), dropped once the models are built: what they reference.
+    bool signedInt8_ = false;
+    std::vector<std::vector<uint8_t>> modelValues_;     // constants NNAPI references, not copies
+    std::shared_ptr<SubgraphModels> subgraphModels_;    // the models IF and WHILE run
     std::vector<Partition> partitions_;
     // Per partition: one compiled NNAPI model (delegate kernel) or one unit per node (CPU: an
     // NNAPI model on nnapi-reference, or the tools' own CPU kernel).
