@@ -56,7 +56,7 @@ void lifetimes(const npu::Program& program, std::span<const LayerRun> fusedRuns,
 
 // Largest first, each at the lowest offset free over its layers.
 ActivationArena planActivationArena(const npu::Program& program, const std::vector<bool>& needsBuffer,
-                                    std::span<const LayerRun> fusedRuns) {
+                                    std::span<const LayerRun> fusedRuns, const std::vector<bool>& callerHeld) {
     const auto* tensors = program.tensors();
     std::vector<int64_t> first, last;
     lifetimes(program, fusedRuns, &first, &last);
@@ -64,6 +64,7 @@ ActivationArena planActivationArena(const npu::Program& program, const std::vect
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         const npu::Tensor& tensor = *tensors->Get(t);
         const bool port = tensor.input_index() >= 0 || tensor.output_index() >= 0;
+        if (callerHeld[t]) continue;
         if (port || (needsBuffer[t] && first[t] >= 0 && !isStored(tensor))) planned.push_back(t);
     }
     auto bytesOf = [&](uint32_t t) { return (byteSize(*tensors->Get(t)) + XNN_EXTRA_BYTES + 63) / 64 * 64; };

@@ -23,8 +23,9 @@ struct ActivationArena {
 };
 
 // Places every network input and output and every activation `needsBuffer` marks (constants
-// excluded), each padded for XNNPACK's reads past the end.
+// excluded), each padded for XNNPACK's reads past the end; not the inputs `callerHeld` marks
+// (read where the caller holds them).
 ActivationArena planActivationArena(const npu::Program& program, const std::vector<bool>& needsBuffer,
-                                    std::span<const LayerRun> fusedRuns);
+                                    std::span<const LayerRun> fusedRuns, const std::vector<bool>& callerHeld);
 
 }  // namespace nnemu::synap

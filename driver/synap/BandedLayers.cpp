@@ -53,6 +53,8 @@ struct BandedPair : OwnLayer {
         *last = std::max(*first, batch * spec.inHeight + clip(high));
     }
 
+    bool readsOnlyItsInput() const override { return producer->readsOnlyItsInput(); }
+
     // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
     // one before stay in the buffer (moved to its start) instead of being computed again.
     bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {

@@ -105,7 +105,9 @@ const void* NpuCore::constantData(uint32_t index) {
 
 uint8_t* NpuCore::bufferOf(uint32_t index) {
     const npu::Tensor& tensor = *program_->tensors()->Get(index);
-    if (tensor.input_index() >= 0 || tensor.output_index() >= 0) return arena_.data() + arenaOffsets_[index];
+    if (tensor.input_index() >= 0 || tensor.output_index() >= 0) {
+        return arenaOffsets_[index] != SIZE_MAX ? arena_.data() + arenaOffsets_[index] : nullptr;  // or the caller's
+    }
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
     if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
     if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
@@ -137,7 +139,10 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
     for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i].bytes > 0) std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
+        for (const auto& [stage, slot] : inputs_[i].readers) stages_[stage].inputs[slot] = inputs[i];
+        if (inputs_[i].bytes > 0 && inputs_[i].readers.empty()) {
+            std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
+        }
     }
     copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {

@@ -65,6 +65,9 @@ private:
         size_t bytes = 0;
         uint32_t externalId = 0;
         uint32_t tensor = 0;  // its values: in the arena, padded (XNNPACK may read past the end)
+        // An input only layers that read no byte past it take: read where the caller holds it,
+        // bound into these stages' inputs (stage, input slot) at each run.
+        std::vector<std::pair<size_t, size_t>> readers;
     };
 
     NpuCore() = default;
@@ -82,6 +85,7 @@ private:
     void keepStageValuesInArena();
     void forEachStageTensor(const std::function<void(size_t stage, uint32_t tensor)>& visit) const;
     void planActivations();  // the arena (ActivationArena.h) for the stages built
+    std::vector<bool> inputsReadInPlace();  // per tensor; fills the ports' `readers`
     void addProfileRows(const Stage& stage);
     void bindBuffers();
     // XnnpackStages.cpp: one XNNPACK runtime for layers [firstLayer, endLayer).

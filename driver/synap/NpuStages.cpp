@@ -9,6 +9,7 @@
 #include "LayerKinds.h"
 #include "NativeLayers.h"
 #include "NpuCore.h"
+#include "OwnLayerSupport.h"
 
 namespace nnemu::synap {
 namespace {
@@ -41,12 +42,41 @@ void NpuCore::forEachStageTensor(const std::function<void(size_t stage, uint32_t
     }
 }
 
+// Network inputs that only stages on own kernels reading no byte past them take (as their
+// first layer's first input), so that they need no copy in the arena.
+std::vector<bool> NpuCore::inputsReadInPlace() {
+    const auto* layers = program_->layers();
+    std::vector<bool> inPlace(program_->tensors()->size(), false);
+    for (Port& port : inputs_) {
+        const npu::Tensor& tensor = *program_->tensors()->Get(port.tensor);
+        if (tensor.output_index() >= 0 || port.bytes == 0) continue;
+        bool ok = true;
+        std::vector<std::pair<size_t, size_t>> readers;
+        for (size_t s = 0; s < stages_.size() && ok; ++s) {
+            const Stage& stage = stages_[s];
+            for (size_t l = stage.firstLayer; l < stage.endLayer && ok; ++l) {
+                const auto* inputs = layers->Get(l)->inputs();
+                for (uint32_t i = 0; i < inputs->size() && ok; ++i) {
+                    if (inputs->Get(i) != port.tensor) continue;
+                    const auto* own = dynamic_cast<const own::OwnLayer*>(stage.state.get());
+                    ok = stage.native && l == stage.firstLayer && i == 0 && own != nullptr && own->readsOnlyItsInput();
+                    readers.push_back({s, 0});
+                }
+            }
+        }
+        if (!ok || readers.empty()) continue;
+        port.readers = std::move(readers);
+        inPlace[port.tensor] = true;
+    }
+    return inPlace;
+}
+
 void NpuCore::planActivations() {
     std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
     for (const Stage& stage : stages_) {
         if (stage.native && stage.endLayer - stage.firstLayer > 1) pairs.push_back({stage.firstLayer, stage.endLayer});
     }
-    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs);
+    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs, inputsReadInPlace());
     arenaOffsets_ = std::move(arena.offsets);
     arena_.assign(arena.bytes, 0);
 }
@@ -194,7 +224,8 @@ void NpuCore::fuseStages() {
         for (uint32_t t : *layer->inputs()) ++readers[t];
     }
     const auto fused = [&](const Stage& stage, const Stage& next) -> std::shared_ptr<LayerState> {
-        if (profiling_ || stage.state == nullptr || next.state == nullptr || next.endLayer != next.firstLayer + 1) {
+        // (A native layer without an own kernel, a sign flip, may head a stage too.)
+        if (profiling_ || !stage.native || next.state == nullptr || next.endLayer != next.firstLayer + 1) {
             return nullptr;
         }
         const npu::Layer& layer = *layers->Get(stage.endLayer - 1);

@@ -65,6 +65,9 @@ struct ConvLayer : OwnLayer {
         return count == 0 ||
                kernels::runQuantConvRowsInto(isa, packed, input, band, first, first, first + count, &convScratch());
     }
+
+    // The unfolding reads within the image (QuantConv.cpp copyFlipped, unfoldRow).
+    bool readsOnlyItsInput() const override { return true; }
 };
 
 // A 1x1 stride-1 convolution without padding is a GEMM over the pixels (dilation is moot).
@@ -193,6 +196,25 @@ std::unique_ptr<LayerState> ownUnfoldedConvolution(const npu::Program& program, 
 }
 
 }  // namespace
+
+std::shared_ptr<LayerState> convolutionOfFlipSource(const npu::Program& program, const npu::Layer& flip,
+                                                   const std::shared_ptr<LayerState>& /*flipState*/,
+                                                   const npu::Layer& reader,
+                                                   const std::shared_ptr<LayerState>& readerState) {
+    const auto* conv = dynamic_cast<const ConvLayer*>(readerState.get());
+    if (conv == nullptr || flip.inputs()->size() != 1 || reader.inputs()->size() == 0 ||
+        reader.inputs()->Get(0) != flip.outputs()->Get(0)) {
+        return nullptr;
+    }
+    const auto* from = tensorAt(program, flip.inputs()->Get(0)).dims();
+    const auto* to = tensorAt(program, flip.outputs()->Get(0)).dims();
+    if (from == nullptr || to == nullptr || !std::equal(from->begin(), from->end(), to->begin(), to->end())) {
+        return nullptr;
+    }
+    auto unflipped = std::make_shared<ConvLayer>(*conv);
+    unflipped->packed.flip ^= 0x80;  // the GEMM's bytes, from the other signedness (fill stays)
+    return unflipped;
+}
 
 namespace own {
 

@@ -126,4 +126,8 @@ bool runOwnLayer(const NativeLayer& layer) {
     return state != nullptr && state->run(layer);
 }
 
+bool runFlipSignStage(const NativeLayer& layer) {
+    return layer.state != nullptr ? runOwnLayer(layer) : runFlipSign(layer);
+}
+
 }  // namespace nnemu::synap

@@ -23,6 +23,16 @@ std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer
 std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);
 bool runOwnLayer(const NativeLayer& layer);
+// The FlipSign kind's fuseWithReader: a sign flip whose output only an unfolded convolution reads
+// (a network's uint8 input turned int8 for its first layer) becomes that convolution reading the
+// flip's input, its unfolding flipping the other way (it flips every byte into the GEMM's uint8
+// anyway): the flipped copy never exists.
+std::shared_ptr<LayerState> convolutionOfFlipSource(const npu::Program& program, const npu::Layer& flip,
+                                                   const std::shared_ptr<LayerState>& flipState,
+                                                   const npu::Layer& reader,
+                                                   const std::shared_ptr<LayerState>& readerState);
+// FlipSign layers: the flip, or the stage a flip heads (its state runs it).
+bool runFlipSignStage(const NativeLayer& layer);
 // At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
 // for the program to store (ownConvolution then uses them in place); false when no own kernel
 // with packed weights takes the layer. `filter` holds the layer's filter where the program marks

@@ -35,6 +35,9 @@ struct OwnLayer : LayerState {
         return false;
     }
     virtual const kernels::DepthwiseArgs* depthwiseArgs() const { return nullptr; }
+    // Whether the layer reads no byte past its first input's (so it may read a network input
+    // where the caller holds it, not copied into the core's padded buffers).
+    virtual bool readsOnlyItsInput() const { return false; }
     virtual void runDepthwiseBand(const uint8_t* /*band*/, size_t /*bandFirstRow*/, uint8_t* /*output*/,
                                   size_t /*outputFirstRow*/, size_t /*begin*/, size_t /*end*/) {}
 };

@@ -33,6 +33,8 @@ struct PairCase {
     float outputScale;
     bool firstConv = false;  // a 3x3 stride-2 convolution (im2col + GEMM) instead of the 1x1
     uint32_t projection = 0;  // output channels of a 1x1 convolution after the depthwise, or none
+    // int8 cases: the network's input is uint8, turned int8 by DEQUANTIZE + QUANTIZE (a sign flip)
+    bool uint8Input = false;
 
     uint32_t outputChannels() const { return projection != 0 ? projection : channels; }
 };
@@ -70,7 +72,14 @@ hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidt
     test::HalNetworkBuilder b;
     const OperandType activations = c.isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
     const int32_t zero = c.isSigned ? -3 : 125;
-    const uint32_t input = b.tensor(activations, {1, c.height, c.width, c.depth}, 0.05f, zero);
+    uint32_t input = b.tensor(activations, {1, c.height, c.width, c.depth}, 0.05f, zero);
+    const uint32_t networkInput = c.uint8Input ? b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, c.height, c.width, c.depth}, 0.05f, zero + 128)
+                                               : input;
+    if (c.uint8Input) {
+        const uint32_t real = b.tensor(OperandType::TENSOR_FLOAT32, {1, c.height, c.width, c.depth});
+        b.operation(OperationType::DEQUANTIZE, {networkInput}, real);
+        b.operation(OperationType::QUANTIZE, {real}, input);
+    }
     const uint32_t size = c.firstConv ? 3 : 1, step = c.firstConv ? 2 : 1;
     const uint32_t convFilter = filter(b, c, {c.channels, size, size, c.depth}, 0, random);
     const uint32_t convBias = b.constant(OperandType::TENSOR_INT32, {c.channels}, randomBias(c.channels, random),
@@ -92,7 +101,7 @@ hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidt
                 {value, dwFilter, dwBias, b.scalar(c.padLeft), b.scalar(c.padRight), b.scalar(c.padTop),
                  b.scalar(c.padBottom), b.scalar(c.stride), b.scalar(c.stride), b.scalar(1), b.scalar(0)},
                 output);
-    if (c.projection == 0) return b.finish(input, output);
+    if (c.projection == 0) return b.finish(networkInput, output);
     const uint32_t projectFilter = filter(b, c, {c.projection, 1, 1, c.channels}, 0, random);
     const uint32_t projectBias = b.constant(OperandType::TENSOR_INT32, {c.projection}, randomBias(c.projection, random),
                                             c.perChannel ? 0.0f : c.outputScale * 0.01f);
@@ -101,7 +110,7 @@ hal::Model pairNetwork(const PairCase& c, uint32_t* outHeight, uint32_t* outWidt
                 {output, projectFilter, projectBias, b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(0), b.scalar(1),
                  b.scalar(1), b.scalar(0)},
                 projected);
-    return b.finish(input, projected);
+    return b.finish(networkInput, projected);
 }
 
 std::shared_ptr<hal::IDevice> synapNpu() {
@@ -172,13 +181,20 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
     const size_t between = size_t{c.channels} * (c.firstConv ? c.height * c.width / 4 : c.height * c.width);
     EXPECT_GE(apart.arenaBytes, outputBytes + between);
     EXPECT_LE(banded.arenaBytes, input.size() + outputBytes + 2 * 128) << "apart: " << apart.arenaBytes;
+    // A first convolution reading the network's uint8 input through a sign flip reads it where the
+    // caller holds it, unflipping as it unfolds: neither the input nor its flip is in the arena.
+    if (c.uint8Input && c.firstConv) {
+        EXPECT_LE(banded.arenaBytes, outputBytes + 128);
+    }
 }
 
 // Odd and even heights, several bands (wide rows of many channels) and one, stride 1 and 2,
 // symmetric, asymmetric and no padding, channels not a multiple of 16, int8 per-channel and
 // per-tensor, uint8 with a filter zero point; two with the 1x1 convolution's multipliers above 1;
 // two after a 3x3 stride-2 convolution of 3 input channels (the first layer of MobileNets); five
-// with a projection after the depthwise (MobileNet v2's blocks), one of them after that first layer.
+// with a projection after the depthwise (MobileNet v2's blocks), one of them after that first layer;
+// three whose int8 network takes a uint8 input (the generated int8 MobileNets' ports), two of them
+// into that first layer.
 INSTANTIATE_TEST_SUITE_P(
         Shapes, BandedPair,
         ::testing::Values(PairCase{true, true, 45, 61, 16, 128, 2, 0, 1, 0, 1, 0.04f, 0.05f},
@@ -194,13 +210,17 @@ INSTANTIATE_TEST_SUITE_P(
                           PairCase{true, true, 29, 30, 24, 144, 1, 1, 1, 1, 1, 0.0004f, 0.05f, false, 40},
                           PairCase{false, false, 33, 20, 20, 72, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 17},
                           PairCase{true, false, 7, 9, 12, 24, 2, 0, 0, 0, 0, 0.04f, 0.05f, false, 8},
-                          PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16}),
+                          PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16},
+                          PairCase{true, true, 95, 64, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16, true},
+                          PairCase{true, false, 37, 29, 5, 24, 2, 0, 1, 0, 1, 0.04f, 0.05f, true, 0, true},
+                          PairCase{true, true, 20, 18, 8, 40, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 12, true}),
         [](const ::testing::TestParamInfo<PairCase>& info) {
             const PairCase& c = info.param;
             return std::string(c.isSigned ? (c.perChannel ? "int8pc" : "int8") : "uint8") + "_" +
                    std::to_string(c.height) + "x" + std::to_string(c.width) + "x" + std::to_string(c.channels) +
                    "_s" + std::to_string(c.stride) + "_pad" + std::to_string(c.padTop) + std::to_string(c.padBottom) +
-                   (c.firstConv ? "_conv3x3" : "") + (c.projection != 0 ? "_to" + std::to_string(c.projection) : "");
+                   (c.firstConv ? "_conv3x3" : "") + (c.projection != 0 ? "_to" + std::to_string(c.projection) : "") +
+                   (c.uint8Input ? "_from_uint8" : "");
         });
 
 }  // namespace
