@@ -1,6 +1,5 @@
 #include "Diagnostics.h"
 
-
 #include <algorithm>
 #include <array>
 #include <atomic>

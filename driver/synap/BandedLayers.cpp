@@ -20,8 +20,8 @@ bool bandsEnabled() {
     return choice == nullptr || std::string_view(choice) != "0";
 }
 
-// New convolution output a band computes, at most about: its rows stay in the L2 cache until the
-// depthwise reads them.
+// New convolution output a band computes, at most about: one core's L1 data cache, where its rows
+// stay until the depthwise reads them (64 KiB measured as fast and held twice the memory).
 constexpr size_t kBandBytes = 32 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;

@@ -139,7 +139,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
     for (size_t i = 0; i < inputs_.size(); ++i) {
-        for (const auto& [stage, slot] : inputs_[i].readers) stages_[stage].inputs[slot] = inputs[i];
+        for (size_t stage : inputs_[i].readers) stages_[stage].inputs[0] = inputs[i];
         if (inputs_[i].bytes > 0 && inputs_[i].readers.empty()) {
             std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
         }

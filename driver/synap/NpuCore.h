@@ -66,8 +66,8 @@ private:
         uint32_t externalId = 0;
         uint32_t tensor = 0;  // its values: in the arena, padded (XNNPACK may read past the end)
         // An input only layers that read no byte past it take: read where the caller holds it,
-        // bound into these stages' inputs (stage, input slot) at each run.
-        std::vector<std::pair<size_t, size_t>> readers;
+        // bound as the first input of these stages at each run.
+        std::vector<size_t> readers;
     };
 
     NpuCore() = default;

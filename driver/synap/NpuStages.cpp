@@ -51,7 +51,7 @@ std::vector<bool> NpuCore::inputsReadInPlace() {
         const npu::Tensor& tensor = *program_->tensors()->Get(port.tensor);
         if (tensor.output_index() >= 0 || port.bytes == 0) continue;
         bool ok = true;
-        std::vector<std::pair<size_t, size_t>> readers;
+        std::vector<size_t> readers;
         for (size_t s = 0; s < stages_.size() && ok; ++s) {
             const Stage& stage = stages_[s];
             for (size_t l = stage.firstLayer; l < stage.endLayer && ok; ++l) {
@@ -60,7 +60,7 @@ std::vector<bool> NpuCore::inputsReadInPlace() {
                     if (inputs->Get(i) != port.tensor) continue;
                     const auto* own = dynamic_cast<const own::OwnLayer*>(stage.state.get());
                     ok = stage.native && l == stage.firstLayer && i == 0 && own != nullptr && own->readsOnlyItsInput();
-                    readers.push_back({s, 0});
+                    readers.push_back(s);
                 }
             }
         }

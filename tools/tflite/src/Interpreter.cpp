@@ -73,6 +73,9 @@ Interpreter::~Interpreter() = default;
 std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const DelegateOptions& options, std::string* error) {
     std::string ignored;
     if (error == nullptr) error = &ignored;
+    // Declared first: on a failure the interpreter's models, which reference its values and
+    // subgraph models, go before it; on success it hands those to the interpreter.
+    NnapiGraph graph;
     std::unique_ptr<Interpreter> interpreter(new Interpreter(model));
     DelegateTargets targets;
     if (!chooseDelegateTargets(options, &targets, error)) return nullptr;
@@ -81,7 +84,6 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     // Graph checks and lowering.
     std::vector<int32_t> used;
     if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
-    NnapiGraph graph;
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
     if (!lowerModel(model, graph, error)) return nullptr;
