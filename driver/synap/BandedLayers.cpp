@@ -21,7 +21,7 @@ bool bandsEnabled() {
 }
 
 // New convolution output a band computes, at most about: one core's L1 data cache, where its rows
-// stay until the depthwise reads them (64 KiB measured as fast and held twice the memory).
+// stay until the depthwise reads them (64 KiB measured as fast and took twice the memory).
 constexpr size_t kBandBytes = 32 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
@@ -55,21 +55,24 @@ struct BandedPair : OwnLayer {
 
     bool readsOnlyItsInput() const override { return producer->readsOnlyItsInput(); }
 
-    // Output rows [begin, end) band by band on the calling thread; rows a band shares with the
-    // one before stay in the buffer (moved to its start) instead of being computed again.
-    bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end) {
-        // Each thread's bands, as large as the largest band it has run. Grown to the size asked,
-        // not doubled as a vector grows: they are most of what a process running a network holds.
-        thread_local std::unique_ptr<uint8_t[]> buffer, depthwiseRows;
-        thread_local size_t bufferBytes = 0, depthwiseRowsBytes = 0;
-        const auto atLeast = [](std::unique_ptr<uint8_t[]>& band, size_t& bytes, size_t need) {
-            if (bytes >= need) return;
-            band.reset();
-            band.reset(new uint8_t[need]());
-            bytes = need;
-        };
-        atLeast(buffer, bufferBytes, ((bandRows - 1) * spec.stride + 3) * rowBytes + kBandSlack);
-        if (consumer != nullptr) atLeast(depthwiseRows, depthwiseRowsBytes, bandRows * depthwiseRowBytes + kBandSlack);
+    // The buffers of one run: the convolution's rows a band reads (then, before a consumer, the
+    // depthwise's output rows of the band), each 64-byte aligned.
+    size_t bandBufferBytes() const { return (((bandRows - 1) * spec.stride + 3) * rowBytes + kBandSlack + 63) / 64 * 64; }
+    size_t runBytes() const {
+        return bandBufferBytes() + (consumer == nullptr ? 0 : (bandRows * depthwiseRowBytes + kBandSlack + 63) / 64 * 64);
+    }
+    // One contiguous run of bands per thread: only where two runs meet are rows computed twice.
+    size_t runsOn(size_t threads) const {
+        return std::clamp<size_t>(spec.batches * spec.outHeight / (2 * bandRows), 1, threads);
+    }
+    size_t workspaceBytes(size_t threads) const override { return runsOn(threads) * runBytes(); }
+
+    // Output rows [begin, end) band by band on the calling thread, in `buffers` (runBytes()); rows
+    // a band shares with the one before stay in the buffer (moved to its start) instead of being
+    // computed again.
+    bool runRows(const uint8_t* input, uint8_t* output, size_t begin, size_t end, uint8_t* buffers) {
+        uint8_t* const buffer = buffers;
+        uint8_t* const depthwiseRows = buffers + bandBufferBytes();
         size_t haveFirst = 0, haveLast = 0;
         for (size_t row = begin; row < end;) {
             const size_t batchEnd = (row / spec.outHeight + 1) * spec.outHeight;
@@ -79,17 +82,17 @@ struct BandedPair : OwnLayer {
             size_t kept = 0;
             if (first >= haveFirst && first < haveLast) {
                 kept = std::min(haveLast, last) - first;
-                std::memmove(buffer.get(), buffer.get() + (first - haveFirst) * rowBytes, kept * rowBytes);
+                std::memmove(buffer, buffer + (first - haveFirst) * rowBytes, kept * rowBytes);
             }
             if (last > first + kept &&
-                !producer->runImageRows(input, first + kept, last - first - kept, buffer.get() + kept * rowBytes)) {
+                !producer->runImageRows(input, first + kept, last - first - kept, buffer + kept * rowBytes)) {
                 return false;
             }
             if (consumer == nullptr) {
-                depthwise->runDepthwiseBand(buffer.get(), first, output, 0, row, stop);
+                depthwise->runDepthwiseBand(buffer, first, output, 0, row, stop);
             } else {
-                depthwise->runDepthwiseBand(buffer.get(), first, depthwiseRows.get(), row, row, stop);
-                if (!consumer->runImageRows(depthwiseRows.get(), 0, stop - row, output + row * consumerRowBytes)) {
+                depthwise->runDepthwiseBand(buffer, first, depthwiseRows, row, row, stop);
+                if (!consumer->runImageRows(depthwiseRows, 0, stop - row, output + row * consumerRowBytes)) {
                     return false;
                 }
             }
@@ -100,17 +103,18 @@ struct BandedPair : OwnLayer {
         return true;
     }
 
-    // One contiguous run of bands per thread: only where two runs meet are rows computed twice.
     bool run(const NativeLayer& layer) override {
         const size_t rows = size_t{spec.batches} * spec.outHeight;
         const size_t threads = layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool);
-        const size_t runs = std::clamp<size_t>(rows / (2 * bandRows), 1, threads);
-        if (runs == 1) return runRows(layer.inputs[0], layer.output, 0, rows);
-        std::atomic<bool> ok = true;
+        const size_t runs = std::min(runsOn(threads), layer.workspace.size() / runBytes());
+        if (runs == 0) return false;  // the core gave it no workspace
         const auto runOf = [&](size_t i) {
-            if (!runRows(layer.inputs[0], layer.output, i * rows / runs, (i + 1) * rows / runs)) ok = false;
+            return runRows(layer.inputs[0], layer.output, i * rows / runs, (i + 1) * rows / runs,
+                           layer.workspace.data() + i * runBytes());
         };
-        pthreadpool_parallelize_1d(layer.pool, runOf, runs);
+        if (runs == 1) return runOf(0);
+        std::atomic<bool> ok = true;
+        pthreadpool_parallelize_1d(layer.pool, [&](size_t i) { if (!runOf(i)) ok = false; }, runs);
         return ok;
     }
 };
@@ -174,7 +178,7 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     pair->spec = {args->rowEnd / args->outHeight, args->inHeight, args->inWidth, args->requant.channels,
                   args->outHeight, args->stride, static_cast<int64_t>(args->padTop)};
     pair->rowBytes = pair->spec.inWidth * pair->spec.channels;
-    pair->bandRows = std::max<size_t>(1, kBandBytes / (pair->rowBytes * pair->spec.stride));
+    pair->bandRows = std::clamp<size_t>(kBandBytes / (pair->rowBytes * pair->spec.stride), 1, args->outHeight);
     return pair;
 }
 

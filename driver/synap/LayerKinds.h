@@ -44,6 +44,7 @@ struct NativeLayer {
     uint8_t* output;
     LayerState* state = nullptr;  // from the kind's ownKernel, if it made one
     pthreadpool_t pool = nullptr;  // the core's pool when this inference runs on it
+    std::span<uint8_t> workspace;  // working memory the layer's state asked for (in the arena)
 
     const npu::Tensor& inputTensor(uint32_t i) const { return *program.tensors()->Get(layer.inputs()->Get(i)); }
     const npu::Tensor& outputTensor() const { return *program.tensors()->Get(layer.outputs()->Get(0)); }

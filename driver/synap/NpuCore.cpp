@@ -156,7 +156,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const bool ok = stage.native
                                 ? layerKind(first.params_type())->run(
                                           {*program_, first, stage.inputs, stage.output, stage.state.get(),
-                                           pooled ? coreThreadPool() : nullptr})
+                                           pooled ? coreThreadPool() : nullptr, stage.workspace})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");

@@ -49,6 +49,8 @@ public:
     bool programMapped() const { return bytes_.mapped(); }
     // Bytes of the activation arena (every activation between stages, planned by lifetime).
     size_t arenaBytes() const { return arena_.size(); }
+    // Bytes of the largest working memory a stage has in the arena (band buffers).
+    size_t largestWorkspace() const;
 
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
     // Stops between stages once `deadline` has passed (false, "missed its deadline").
@@ -112,6 +114,7 @@ private:
         std::vector<const uint8_t*> inputs;  // native only
         uint8_t* output = nullptr;
         std::shared_ptr<LayerState> state;  // native layers on the core's own kernels
+        std::span<uint8_t> workspace;        // in the arena, what `state` asked for
     };
 
     cache::ProgramImage bytes_;

@@ -73,12 +73,31 @@ std::vector<bool> NpuCore::inputsReadInPlace() {
 
 void NpuCore::planActivations() {
     std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
-    for (const Stage& stage : stages_) {
+    // Own layers' working memory, for as many threads as will run them.
+    const size_t threads = parallel_ ? pthreadpool_get_threads_count(coreThreadPool()) : 1;
+    std::vector<StageWorkspace> workspaces;
+    std::vector<size_t> workspaceStage;
+    for (size_t s = 0; s < stages_.size(); ++s) {
+        const Stage& stage = stages_[s];
         if (stage.native && stage.endLayer - stage.firstLayer > 1) pairs.push_back({stage.firstLayer, stage.endLayer});
+        const auto* own = dynamic_cast<const own::OwnLayer*>(stage.state.get());
+        const size_t bytes = stage.native && own != nullptr ? own->workspaceBytes(threads) : 0;
+        if (bytes == 0) continue;
+        workspaces.push_back({stage.firstLayer, stage.endLayer, bytes});
+        workspaceStage.push_back(s);
     }
-    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs, inputsReadInPlace());
+    ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs, inputsReadInPlace(), workspaces);
     arenaOffsets_ = std::move(arena.offsets);
     arena_.assign(arena.bytes, 0);
+    for (size_t w = 0; w < workspaces.size(); ++w) {
+        stages_[workspaceStage[w]].workspace = {arena_.data() + arena.workspaceOffsets[w], workspaces[w].bytes};
+    }
+}
+
+size_t NpuCore::largestWorkspace() const {
+    size_t largest = 0;
+    for (const Stage& stage : stages_) largest = std::max(largest, stage.workspace.size());
+    return largest;
 }
 
 bool NpuCore::readsPackedFilter(const npu::Layer& layer) const {
@@ -123,7 +142,7 @@ bool NpuCore::cutIntoStages(std::string* error) {
             return false;
         }
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
-            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state)});
+            stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state), {}});
         } else {
             stages_.back().endLayer = l + 1;
         }
@@ -198,8 +217,8 @@ bool NpuCore::buildStages(std::string* error) {
     if (!cutIntoStages(error)) return false;
     fuseStages();
     markBufferedTensors();
-    planActivations();
     parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    planActivations();
     const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {
         if (!stage.native &&

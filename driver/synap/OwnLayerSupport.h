@@ -38,6 +38,10 @@ struct OwnLayer : LayerState {
     // Whether the layer reads no byte past its first input's (so it may read a network input
     // where the caller holds it, not copied into the core's padded buffers).
     virtual bool readsOnlyItsInput() const { return false; }
+    // Working memory the layer needs while it runs on up to `threads` threads, given to its runs
+    // as NativeLayer::workspace (the core places it in the activation arena, where the values of
+    // the layers not running meanwhile are, rather than each thread holding its own).
+    virtual size_t workspaceBytes(size_t /*threads*/) const { return 0; }
     virtual void runDepthwiseBand(const uint8_t* /*band*/, size_t /*bandFirstRow*/, uint8_t* /*output*/,
                                   size_t /*outputFirstRow*/, size_t /*begin*/, size_t /*end*/) {}
 };
