@@ -21,7 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct OpenCache {
-    std::shared_ptr<SynapCache> cache;  // null: disabled for this process
+    std::shared_ptr<SynapCache> cache;  // the connection, while in use or kept
+    bool disabled = false;              // for the rest of the process
+    // This process stored into it: open until exit, which folds the log in (checkpointAtExit).
+    bool kept = false;
 };
 
 bool isInside(const fs::path& path, const std::string& root) {
@@ -67,7 +70,7 @@ Registry& registry();
 
 class Registry {
 public:
-    // The cache for `location`, opened at the first call; null once disabled.
+    // The cache for `location`, opened unless it is open; null once disabled.
     std::shared_ptr<SynapCache> get(const SynapCacheLocation& location) {
         std::lock_guard<std::mutex> lock(mutex_);
         // A forked child must not touch its parent's connections: SQLite's locks are per
@@ -77,17 +80,32 @@ public:
             caches_.clear();
             owner_ = getpid();
         }
-        auto found = caches_.find(location.file);
-        if (found == caches_.end()) found = caches_.emplace(location.file, OpenCache{openCache(location)}).first;
-        return found->second.cache;
+        OpenCache& open = caches_[location.file];
+        if (!open.disabled && open.cache == nullptr) {
+            open.cache = openCache(location);
+            open.disabled = open.cache == nullptr;
+        }
+        return open.cache;
+    }
+
+    // After a use: a process that only reads the cache does not hold it (its SQLite connection
+    // holds ~60 KB of pages and lookaside per process); the connection closes once no thread
+    // still uses it. One that stored into it keeps it.
+    void release(const std::string& file, bool keep) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = caches_.find(file);
+        if (found == caches_.end() || owner_ != getpid()) return;
+        found->second.kept |= keep;
+        if (!found->second.kept) found->second.cache = nullptr;
     }
 
     // Turns the cache off for the process after a failure that will not go away by itself.
     void disable(const std::string& file, const std::string& why) {
         std::lock_guard<std::mutex> lock(mutex_);
         auto found = caches_.find(file);
-        if (found == caches_.end() || found->second.cache == nullptr) return;
+        if (found == caches_.end() || found->second.disabled) return;
         found->second.cache = nullptr;
+        found->second.disabled = true;
         warnDisabled(file, why);
     }
 
@@ -128,15 +146,36 @@ void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapC
     }
 }
 
+// One use of the cache for `location`: its connection, given back to the registry after.
+class CacheUse {
+public:
+    explicit CacheUse(const SynapCacheLocation& location) : file_(location.file), cache_(registry().get(location)) {}
+    ~CacheUse() {
+        cache_ = nullptr;
+        registry().release(file_, keep_);
+    }
+    CacheUse(const CacheUse&) = delete;
+    CacheUse& operator=(const CacheUse&) = delete;
+    SynapCache* operator->() const { return cache_.get(); }
+    SynapCache& operator*() const { return *cache_; }
+    explicit operator bool() const { return cache_ != nullptr; }
+    void keep() { keep_ = true; }
+
+private:
+    std::string file_;
+    std::shared_ptr<SynapCache> cache_;
+    bool keep_ = false;
+};
+
 }  // namespace
 
 bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
                          ProgramImage* program) {
     if (location.capacity <= 0 || key.empty()) return false;
     trace::Span opening("cache open", "cache");
-    auto cache = registry().get(location);
+    CacheUse cache(location);
     opening.end();
-    if (cache == nullptr) return false;
+    if (!cache) return false;
     cacheCounters().synapLookups++;
     std::string problem, fileProblem;
     const SynapCache::Status status = cache->findImage(key, compilerVersion, program, &problem, &fileProblem);
@@ -165,11 +204,12 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
                           std::span<const uint8_t> program, uint32_t compilerVersion) {
     if (location.capacity <= 0 || key.empty()) return;
-    auto cache = registry().get(location);
-    if (cache == nullptr) return;
+    CacheUse cache(location);
+    if (!cache) return;
     const SynapCache::Status status = cache->store(key, program, compilerVersion, location.capacity);
     if (status == SynapCache::Status::OK) {
         cacheCounters().synapStores++;
+        cache.keep();
         registry().checkpointAtExit();
         NN_LOG(INFO) << "synap-npu: stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
     } else {
@@ -179,8 +219,8 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
 
 void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why) {
     if (location.capacity <= 0 || key.empty()) return;
-    auto cache = registry().get(location);
-    if (cache == nullptr) return;
+    CacheUse cache(location);
+    if (!cache) return;
     cacheCounters().synapDrops++;
     NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
                     << "; compiling the network again";

@@ -262,9 +262,16 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
     const Status status = findVerified(key, compilerVersion, &bytes, problem, &programMd5);
     if (status != Status::OK) return status;
     if (directory_ >= 0) {
+        // The process that writes the program file maps it too, sharing its pages with the
+        // processes that map it later rather than holding a copy of its own.
         std::lock_guard<std::mutex> lock(mutex_);
         trace::Span span("program file write", "cache");
-        writeProgramFile(directory_, programFileName(name_, programMd5), bytes, programMd5);
+        const std::string name = programFileName(name_, programMd5);
+        writeProgramFile(directory_, name, bytes, programMd5);
+        const auto written = static_cast<int64_t>(bytes.size());
+        if (mapProgramFile(directory_, name, written, programMd5, program, &why) == ProgramFileStatus::MAPPED) {
+            return Status::OK;
+        }
     }
     *program = ProgramImage(std::move(bytes));
     return Status::OK;

@@ -92,10 +92,11 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         *error = db.error().message;
         return nullptr;
     }
-    // A process keeps its connection open while it runs: keep few clean pages (a warm start reads
-    // a handful; the pages stay in the OS's cache, shared), but let a program's store keep up to
-    // 16 MiB of dirty pages before spilling them to the WAL, as the open's cache allowed. The
-    // release drops the 20-page block SQLite allocated for the open's larger cache.
+    // A connection lives for one lookup, or until exit in a process that stored
+    // (SharedSynapCache.h): keep few clean pages (a warm start reads a handful; the pages stay in
+    // the OS's cache, shared), but let a program's store keep up to 16 MiB of dirty pages before
+    // spilling them to the WAL, as the open's cache allowed. The release drops the 20-page block
+    // SQLite allocated for the open's larger cache.
     if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) {
         *error = db.error().message;
         return nullptr;

@@ -39,6 +39,10 @@ TEST_F(MultiProcessTest, AProgramStoredByOneProcessIsAHitInTheNext) {
     EXPECT_EQ(second.at("compiles"), "0");
     EXPECT_EQ(second.at("synap_hits"), "1");
     EXPECT_EQ(second.at("output"), first.at("output"));
+    // The storing process keeps its connection until exit (to fold its log in); one that only
+    // looked up closed it after the lookup.
+    EXPECT_NE(first.at("cache_fds"), "0");
+    EXPECT_EQ(second.at("cache_fds"), "0");
 }
 
 TEST_F(MultiProcessTest, AnNnapiCacheFileWrittenByOneProcessIsLoadedByTheNext) {

@@ -4,7 +4,8 @@
 //                          [--cache-dir DIR --token HEX]
 //       builds the convolution network, compiles it for synap-npu (N times, default 1), runs one
 //       inference per compilation and prints one line: what the caches did, the md5 of the
-//       output and whether it matches nnapi-reference.
+//       output, whether it matches nnapi-reference and how many descriptors it holds open on
+//       the SyNAP cache's database.
 //   nnemu_cache_worker store FILE SEED
 //       opens (creating) the SyNAP cache FILE, stores and finds a few programs, prints "stored";
 //       for the test of processes opening a new cache at once.
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
@@ -46,6 +48,20 @@ bool parseToken(const std::string& hex, uint8_t token[32]) {
         if (*end != '\0') return false;
     }
     return true;
+}
+
+// This process's file descriptors on the SyNAP cache's database and its WAL files (the program
+// files are mapped, their descriptors closed).
+int cacheDatabaseDescriptors() {
+    int count = 0;
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+        const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+        const bool database = target.find("/nnhal.cache") != std::string::npos ||
+                              target.find("/synap-cache.") != std::string::npos;
+        count += database && target.find(".npu") == std::string::npos;
+    }
+    return count;
 }
 
 int run(int argc, char** argv) {
@@ -104,14 +120,16 @@ int run(int argc, char** argv) {
     }
     const auto& c = cache::cacheCounters();
     std::printf("compiles=%llu synap_lookups=%llu synap_hits=%llu synap_stores=%llu synap_drops=%llu "
-                "model_cache_writes=%llu model_cache_loads=%llu model_cache_rejects=%llu output=%s cpu_match=%d\n",
+                "model_cache_writes=%llu model_cache_loads=%llu model_cache_rejects=%llu output=%s cpu_match=%d "
+                "cache_fds=%d\n",
                 static_cast<unsigned long long>(c.compiles.load()), static_cast<unsigned long long>(c.synapLookups.load()),
                 static_cast<unsigned long long>(c.synapHits.load()), static_cast<unsigned long long>(c.synapStores.load()),
                 static_cast<unsigned long long>(c.synapDrops.load()),
                 static_cast<unsigned long long>(c.modelCacheWrites.load()),
                 static_cast<unsigned long long>(c.modelCacheLoads.load()),
                 static_cast<unsigned long long>(c.modelCacheRejects.load()),
-                base::toHex(base::md5(output.data(), output.size() * sizeof(float))).c_str(), match ? 1 : 0);
+                base::toHex(base::md5(output.data(), output.size() * sizeof(float))).c_str(), match ? 1 : 0,
+                cacheDatabaseDescriptors());
     return 0;
 }
 
