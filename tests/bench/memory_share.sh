@@ -7,8 +7,9 @@
 # baseline it also runs N baseline processes and prints the growth from 1 to N processes (PSS and
 # RSS) raw and net of the baseline's growth: what N processes cost for being processes at all
 # (their libraries' relocated pages, heap, stacks) is not the network's. Usage:
-#   [NNAPI_CACHE=1] [NNEMU_NPU_THREADS=N|default] tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]
-#   (benchmark_model and setprop from $BIN or build/bin; one core thread unless told otherwise)
+#   [NNAPI_CACHE=1] [NNEMU_NPU_THREADS=N] tests/bench/memory_share.sh MODEL.tflite [N] [BASELINE.tflite]
+#   (benchmark_model and setprop from $BIN or build/bin; the core's default thread pool, what a
+#   user gets, unless NNEMU_NPU_THREADS says otherwise)
 set -eu
 model=$1
 count=${2:-4}
@@ -22,9 +23,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-# One core thread unless NNEMU_NPU_THREADS says otherwise; "default" leaves the core its default pool.
-export NNEMU_ROOT="$work/root" NNEMU_NPU_THREADS="${NNEMU_NPU_THREADS:-1}"
-[ "$NNEMU_NPU_THREADS" = default ] && unset NNEMU_NPU_THREADS
+export NNEMU_ROOT="$work/root"
 settle=${SETTLE:-6}
 # NNAPI_CACHE=1: the processes hit the NNAPI compilation cache (vendor.npu.cache.model=1, a
 # serialization directory, the SyNAP cache off) instead of the SyNAP cache.
