@@ -38,7 +38,6 @@ bool unpackQuantGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weig
 // Working memory of one layer's runs.
 struct QuantGemmScratch {
     std::vector<uint8_t> rows;
-    std::vector<int32_t> rowTerms;  // unused: the kernels sum the rows themselves
 };
 
 // One run of a packed GEMM, its inputs prepared: rows can be computed in slices, on any threads.
