@@ -122,7 +122,7 @@ std::vector<size_t> placeLiveRanges(const std::vector<LiveRange>& ranges, size_t
 
 ActivationArena planActivationArena(const npu::Program& program, const std::vector<bool>& needsBuffer,
                                     std::span<const LayerRun> fusedRuns, const std::vector<bool>& callerHeld,
-                                    std::span<const StageWorkspace> workspaces) {
+                                    std::span<const LiveRange> workspaces) {
     const auto* tensors = program.tensors();
     std::vector<int64_t> first, last;
     lifetimes(program, fusedRuns, &first, &last);
@@ -135,10 +135,7 @@ ActivationArena planActivationArena(const npu::Program& program, const std::vect
         ranges.push_back({first[t], last[t], (byteSize(tensor) + XNN_EXTRA_BYTES + 63) / 64 * 64});
         rangeTensor.push_back(t);
     }
-    for (const StageWorkspace& space : workspaces) {
-        ranges.push_back({static_cast<int64_t>(space.firstLayer), static_cast<int64_t>(space.endLayer) - 1,
-                         (space.bytes + 63) / 64 * 64});
-    }
+    for (const LiveRange& space : workspaces) ranges.push_back({space.first, space.last, (space.bytes + 63) / 64 * 64});
     ActivationArena arena;
     const std::vector<size_t> offsets = placeLiveRanges(ranges, &arena.bytes);
     arena.offsets.assign(tensors->size(), SIZE_MAX);

@@ -18,10 +18,10 @@ struct LayerRun {
     size_t endLayer;
 };
 
-// Working memory a stage of layers [firstLayer, endLayer) uses while it runs (band buffers).
-struct StageWorkspace {
-    size_t firstLayer;
-    size_t endLayer;
+// Bytes live over layers [first, last]: a tensor, or the working memory (band buffers) a stage
+// uses while it runs.
+struct LiveRange {
+    int64_t first, last;
     size_t bytes;
 };
 
@@ -31,21 +31,15 @@ struct ActivationArena {
     size_t bytes = 0;
 };
 
-// Bytes live over layers [first, last]: a tensor, or a stage's workspace.
-struct LiveRange {
-    int64_t first, last;
-    size_t bytes;
-};
-
 // Offsets for `ranges` (one each, in their order) such that no two live at the same layer overlap,
 // and the arena's size in `bytes`.
 std::vector<size_t> placeLiveRanges(const std::vector<LiveRange>& ranges, size_t* bytes);
 
 // Places every network input and output and every activation `needsBuffer` marks (constants
 // excluded), each padded for XNNPACK's reads past the end; not the inputs `callerHeld` marks
-// (read where the caller holds them); and each of `workspaces`, 64-byte aligned.
+// (read where the caller holds them); and each of `workspaces`. Offsets are multiples of 64.
 ActivationArena planActivationArena(const npu::Program& program, const std::vector<bool>& needsBuffer,
                                     std::span<const LayerRun> fusedRuns, const std::vector<bool>& callerHeld,
-                                    std::span<const StageWorkspace> workspaces = {});
+                                    std::span<const LiveRange> workspaces = {});
 
 }  // namespace nnemu::synap

@@ -56,7 +56,7 @@ struct BandedPair : OwnLayer {
     bool readsOnlyItsInput() const override { return producer->readsOnlyItsInput(); }
 
     // The buffers of one run: the convolution's rows a band reads (then, before a consumer, the
-    // depthwise's output rows of the band), each 64-byte aligned.
+    // depthwise's output rows of the band), each a multiple of 64 bytes.
     size_t bandBufferBytes() const { return (((bandRows - 1) * spec.stride + 3) * rowBytes + kBandSlack + 63) / 64 * 64; }
     size_t runBytes() const {
         return bandBufferBytes() + (consumer == nullptr ? 0 : (bandRows * depthwiseRowBytes + kBandSlack + 63) / 64 * 64);
@@ -161,7 +161,8 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     }
     const kernels::DepthwiseArgs* args = depthwise->depthwiseArgs();
     if (args == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0) ||
-        args->outHeight == 0 || args->inWidth == 0 || args->rowEnd % args->outHeight != 0) {
+        args->outHeight == 0 || args->inWidth == 0 || args->requant.channels == 0 || args->stride == 0 ||
+        args->rowEnd % args->outHeight != 0) {
         return nullptr;
     }
     // The convolution's output [B, H, W, C] (the kind's check holds) must be the depthwise's input.

@@ -75,7 +75,7 @@ void NpuCore::planActivations() {
     std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
     // Own layers' working memory, for as many threads as will run them.
     const size_t threads = parallel_ ? pthreadpool_get_threads_count(coreThreadPool()) : 1;
-    std::vector<StageWorkspace> workspaces;
+    std::vector<LiveRange> workspaces;  // over the stage's layers
     std::vector<size_t> workspaceStage;
     for (size_t s = 0; s < stages_.size(); ++s) {
         const Stage& stage = stages_[s];
@@ -83,7 +83,7 @@ void NpuCore::planActivations() {
         const auto* own = dynamic_cast<const own::OwnLayer*>(stage.state.get());
         const size_t bytes = stage.native && own != nullptr ? own->workspaceBytes(threads) : 0;
         if (bytes == 0) continue;
-        workspaces.push_back({stage.firstLayer, stage.endLayer, bytes});
+        workspaces.push_back({static_cast<int64_t>(stage.firstLayer), static_cast<int64_t>(stage.endLayer) - 1, bytes});
         workspaceStage.push_back(s);
     }
     ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs, inputsReadInPlace(), workspaces);
