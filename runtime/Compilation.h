@@ -8,10 +8,13 @@
 #include "Diagnostics.h"
 #include "ExecutionPlan.h"
 #include "ExtensionAttributes.h"
+#include "RefCounted.h"
 
 namespace nnemu::runtime {
 
-class Compilation {
+// Reference-counted (RefCounted.h): its executions and bursts keep it alive after
+// ANeuralNetworksCompilation_free.
+class Compilation final : public RefCounted {
 public:
     // `explicitDevices`: made by createForDevices (no CPU fallback, timing measurable).
     Compilation(const ModelBuilder* model, std::vector<const Device*> devices, bool explicitDevices)

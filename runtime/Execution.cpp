@@ -71,8 +71,16 @@ int checkData(bool isInput, const Argument& argument) {
 
 }  // namespace
 
+// Setting an input or output that is already set is BAD_STATE (Android 11 on), checked after
+// the data the new argument names and before its length.
+static int checkUnset(const char* what, int32_t index, const Argument& current) {
+    if (current.state == Argument::State::UNSET) return ANEURALNETWORKS_NO_ERROR;
+    NN_LOG(ERROR) << what << " " << index << " has already been set";
+    return ANEURALNETWORKS_BAD_STATE;
+}
+
 // After the entry point's null checks, in Android's order: the execution's state, the position,
-// the type given, the data the argument names, then its length.
+// the type given, the data the argument names, whether it is already set, then its length.
 int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument) {
     const char* what = isInput ? "input" : "output";
     if (state_ != State::PREPARATION) {
@@ -96,9 +104,10 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     }
     if (const DeviceMemory* device = deviceMemoryOf(argument)) {  // its shape is known at compute
         const auto position = static_cast<uint32_t>(index);
-        if (int n = device->checkBinding(compilation_, isInput, position, dims, argument.offset, argument.length)) {
+        if (int n = device->checkBinding(compilation(), isInput, position, dims, argument.offset, argument.length)) {
             return n;
         }
+        if (int n = checkUnset(what, index, arguments[index])) return n;
         argument.dims = std::move(dims);
         arguments[index] = std::move(argument);
         return ANEURALNETWORKS_NO_ERROR;
@@ -109,6 +118,7 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
         return ANEURALNETWORKS_BAD_DATA;
     }
     if (int n = checkData(isInput, argument)) return n;
+    if (int n = checkUnset(what, index, arguments[index])) return n;
     if (hasValue) {
         const uint64_t needed = hal::byteSize(operand.type, dims);
         // With padding enabled the length may exceed the raw size (never fall short of it).
@@ -300,12 +310,14 @@ int Execution::complete(int result) {
     return result;
 }
 
+// Android's order: completed, then completed without an error other than an output too small,
+// then the index.
 int Execution::checkOutputQuery(int32_t index) const {
     if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
-    if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) return ANEURALNETWORKS_BAD_DATA;
     if (completion_ != ANEURALNETWORKS_NO_ERROR && completion_ != ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE) {
         return ANEURALNETWORKS_BAD_STATE;
     }
+    if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) return ANEURALNETWORKS_BAD_DATA;
     return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -334,14 +346,40 @@ int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
         NN_LOG(ERROR) << "ANeuralNetworksExecution_getDuration: unknown duration code " << durationCode;
         return ANEURALNETWORKS_BAD_DATA;
     }
-    if (state_ != State::COMPLETED) return ANEURALNETWORKS_BAD_STATE;
-    if (!measureTiming_) {
+    // Not completed, completed with an error, or timing not requested: BAD_STATE and UINT64_MAX
+    // (nnapi-fl30plus.md §1.4), in that order.
+    if (state_ != State::COMPLETED || completion_ != ANEURALNETWORKS_NO_ERROR || !measureTiming_) {
+        if (state_ != State::COMPLETED || completion_ != ANEURALNETWORKS_NO_ERROR) {
+            NN_LOG(ERROR) << "ANeuralNetworksExecution_getDuration: the execution "
+                          << (state_ != State::COMPLETED ? "has not completed" : "failed");
+        }
         *duration = UINT64_MAX;
         return ANEURALNETWORKS_BAD_STATE;
     }
     const uint64_t micros = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ? timing_.timeOnDevice
                                                                                  : timing_.timeInDriver;
-    *duration = completion_ != ANEURALNETWORKS_NO_ERROR || micros == hal::kNoTiming ? UINT64_MAX : micros * 1000;
+    // A measured value never reads as "not available": clamped below UINT64_MAX.
+    *duration = micros == hal::kNoTiming ? UINT64_MAX
+                : micros >= (UINT64_MAX - 1) / 1000 ? UINT64_MAX - 1
+                                                    : micros * 1000;
+    return ANEURALNETWORKS_NO_ERROR;
+}
+
+int startComputation(Execution* run, std::function<int()> work, int fence, std::shared_future<int>* result) {
+    run->retain();
+    try {
+        *result = std::async(std::launch::async, [run, work = std::move(work), fence] {
+            const int n = work();
+            run->release();  // the last reference when the application freed it meanwhile
+            if (fence >= 0) signalFence(fence);
+            return n;
+        }).share();
+    } catch (const std::exception& e) {  // std::system_error: no thread; std::bad_alloc
+        NN_LOG(ERROR) << "cannot start the computation's thread: " << e.what();
+        const int n = run->complete(ANEURALNETWORKS_OP_FAILED);
+        run->release();
+        return n;
+    }
     return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -4,16 +4,20 @@
 #include <android/NeuralNetworks.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <vector>
 
 #include "Compilation.h"
 #include "Event.h"
+#include "RefCounted.h"
 
 namespace nnemu::runtime {
 
-class Execution {
+// Reference-counted (RefCounted.h): a computation in flight holds a reference, so
+// ANeuralNetworksExecution_free during it only drops the application's.
+class Execution final : public RefCounted {
 public:
     explicit Execution(const Compilation* compilation);
 
@@ -48,7 +52,9 @@ public:
     int getOutputOperandDimensions(int32_t index, uint32_t* dimensions) const;
     int getDuration(int32_t durationCode, uint64_t* duration) const;
 
-    const Compilation* compilation() const { return compilation_; }
+    const Compilation* compilation() const { return compilation_.get(); }
+    // Between a successful start() and the end of that computation.
+    bool computing() const { return state_ == State::COMPUTING; }
 
 private:
     enum class State { PREPARATION, COMPUTING, COMPLETED };
@@ -59,7 +65,7 @@ private:
     int bind(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, Argument argument);
     int checkOutputQuery(int32_t index) const;
 
-    const Compilation* compilation_;
+    const Ref<const Compilation> compilation_;
     std::vector<Argument> inputs_;
     std::vector<Argument> outputs_;
     bool measureTiming_ = false;
@@ -76,8 +82,16 @@ private:
     hal::Timing timing_;
 };
 
-struct Burst {
-    const Compilation* compilation;
+// Runs `work`, the computation of `run` (started), on a thread of its own that holds a reference
+// to `run` until `work` has returned, then signals `fence` (if not -1): an application may free
+// the execution or its event at any time. When no thread can be started the execution completes
+// with OP_FAILED, which is returned.
+int startComputation(Execution* run, std::function<int()> work, int fence, std::shared_future<int>* result);
+
+// Reference-counted like executions: a burstCompute in flight holds it.
+struct Burst final : RefCounted {
+    explicit Burst(const Compilation* source) : compilation(source) {}
+    const Ref<const Compilation> compilation;
     std::mutex busy;  // one execution at a time
 };
 

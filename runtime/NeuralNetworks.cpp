@@ -88,7 +88,10 @@ int checkCompiled(const Compilation* source, const char* function) {
     return ANEURALNETWORKS_BAD_STATE;
 }
 
+// A synchronous computation; its reference keeps the execution alive should another thread free
+// it meanwhile.
 int startedRun(Execution* run, ANeuralNetworksDiagnosticExecutionMode mode) {
+    const Ref<Execution> hold(run);
     if (int n = run->start()) return n;
     return diagnostics::timedExecution(*run, mode, [run] { return run->run(); });
 }
@@ -239,8 +242,8 @@ int ANeuralNetworksMemoryDesc_finish(ANeuralNetworksMemoryDesc* desc) {
 
 // Any dims are supported: the buffer is runtime-owned host memory sized at every write.
 int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc, ANeuralNetworksMemory** memory) {
+    if (memory != nullptr) *memory = nullptr;  // before the null checks, as Android does
     if (desc == nullptr || memory == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    *memory = nullptr;
     const auto* source = reinterpret_cast<const MemoryDesc*>(desc);
     if (!source->isFinished()) {
         NN_LOG(ERROR) << "ANeuralNetworksMemory_createFromDesc: the descriptor is not finished";
@@ -371,7 +374,10 @@ int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel* handle,
     return createCompilation(handle, std::move(chosen), true, result);
 }
 
-void ANeuralNetworksCompilation_free(ANeuralNetworksCompilation* handle) { delete compilation(handle); }
+// Its executions and bursts hold references of their own (RefCounted.h).
+void ANeuralNetworksCompilation_free(ANeuralNetworksCompilation* handle) {
+    if (handle != nullptr) compilation(handle)->release();
+}
 
 int ANeuralNetworksCompilation_setPreference(ANeuralNetworksCompilation* handle, int32_t preference) {
     if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
@@ -403,7 +409,17 @@ int ANeuralNetworksExecution_create(ANeuralNetworksCompilation* handle, ANeuralN
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-void ANeuralNetworksExecution_free(ANeuralNetworksExecution* handle) { delete execution(handle); }
+// Android refuses (and logs) to free an execution whose computation is in flight; here the
+// computation's own reference keeps it until it completes, and then it is freed.
+void ANeuralNetworksExecution_free(ANeuralNetworksExecution* handle) {
+    if (handle == nullptr) return;
+    Execution* freed = execution(handle);
+    if (freed->computing()) {
+        NN_LOG(ERROR) << "ANeuralNetworksExecution_free: the execution is still computing; it is freed once its "
+                         "computation completes";
+    }
+    freed->release();
+}
 
 int ANeuralNetworksExecution_setInput(ANeuralNetworksExecution* handle, int32_t index,
                                       const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
@@ -439,13 +455,18 @@ int ANeuralNetworksExecution_compute(ANeuralNetworksExecution* handle) {
 }
 
 int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution* handle, ANeuralNetworksEvent** event) {
-    if (handle == nullptr || event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *event = nullptr;
+    if (handle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     Execution* run = execution(handle);
     if (int n = run->start()) return n;
-    auto* created = new (std::nothrow) Event(std::async(std::launch::async, [run] {
-        return diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC, [run] { return run->run(); });
-    }).share());
+    std::shared_future<int> result;
+    if (int n = startComputation(run, [run] {
+            return diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC, [run] { return run->run(); });
+        }, -1, &result)) {
+        return n;
+    }
+    auto* created = new (std::nothrow) Event(std::move(result));
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
@@ -456,6 +477,7 @@ int ANeuralNetworksEvent_wait(ANeuralNetworksEvent* event) {
     return reinterpret_cast<Event*>(event)->wait();
 }
 
+// Waits for the event's computation first (Event.h), as Android does.
 void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) { delete reinterpret_cast<Event*>(event); }
 
 int ANeuralNetworksExecution_setLoopTimeout(ANeuralNetworksExecution* handle, uint64_t duration) {
@@ -497,21 +519,24 @@ int ANeuralNetworksBurst_create(ANeuralNetworksCompilation* handle, ANeuralNetwo
     *burst = nullptr;
     const Compilation* source = compilation(handle);
     if (int n = checkCompiled(source, "ANeuralNetworksBurst_create")) return n;
-    auto* created = new (std::nothrow) Burst{source, {}};
+    auto* created = new (std::nothrow) Burst(source);
     if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
     *burst = reinterpret_cast<ANeuralNetworksBurst*>(created);
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-void ANeuralNetworksBurst_free(ANeuralNetworksBurst* burst) { delete reinterpret_cast<Burst*>(burst); }
+// A burstCompute in flight holds a reference of its own (RefCounted.h).
+void ANeuralNetworksBurst_free(ANeuralNetworksBurst* burst) {
+    if (burst != nullptr) reinterpret_cast<Burst*>(burst)->release();
+}
 
 int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* handle, ANeuralNetworksBurst* burstHandle) {
     if (handle == nullptr || burstHandle == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
-    auto* burst = reinterpret_cast<Burst*>(burstHandle);
+    const Ref<Burst> burst(reinterpret_cast<Burst*>(burstHandle));
     Execution* run = execution(handle);
     // As in Android: the compilation check (BAD_DATA) comes before the burst's and the
     // execution's state (BAD_STATE).
-    if (run->compilation() != burst->compilation) {
+    if (run->compilation() != burst->compilation.get()) {
         NN_LOG(ERROR) << "ANeuralNetworksExecution_burstCompute: the burst belongs to another compilation";
         return ANEURALNETWORKS_BAD_DATA;
     }

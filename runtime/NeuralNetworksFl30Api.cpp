@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
+#include <utility>
 #include <new>
 #include <vector>
 
@@ -24,29 +26,34 @@ const Compilation* compilationOf(const ANeuralNetworksCompilation* handle) {
 Execution* executionOf(ANeuralNetworksExecution* handle) { return reinterpret_cast<Execution*>(handle); }
 const Event* eventOf(const ANeuralNetworksEvent* handle) { return reinterpret_cast<const Event*>(handle); }
 
-// What a fenced computation waits for: another computation's result, or a dup of a fence fd.
+// What a fenced computation waits for: another computation's result, or a dup of a fence fd,
+// which it owns (the application may free the dependency's event meanwhile).
 struct Dependency {
+    Dependency() = default;
+    Dependency(Dependency&& other) noexcept
+        : computation(std::move(other.computation)), fence(std::exchange(other.fence, -1)) {}
+    Dependency& operator=(Dependency&&) = delete;
+    ~Dependency() { closeFence(); }
+    void closeFence() {
+        if (fence >= 0) close(fence);
+        fence = -1;
+    }
+
     std::shared_future<int> computation;
     int fence = -1;
 };
 
 // Waits for every dependency; NO_ERROR when all signalled without error, else OP_FAILED.
-// Closes the fences it owns.
+// Closes each fence once it has signalled.
 int waitForAll(std::vector<Dependency>& dependencies) {
     int result = ANEURALNETWORKS_NO_ERROR;
     for (auto& dependency : dependencies) {
         const int status = dependency.computation.valid() ? dependency.computation.get()
                                                           : waitForFence(dependency.fence, -1);
-        if (dependency.fence >= 0) close(dependency.fence);
+        dependency.closeFence();
         if (status != ANEURALNETWORKS_NO_ERROR) result = ANEURALNETWORKS_OP_FAILED;
     }
     return result;
-}
-
-void closeAll(std::vector<Dependency>& dependencies) {
-    for (auto& dependency : dependencies) {
-        if (dependency.fence >= 0) close(dependency.fence);
-    }
 }
 
 // The dependencies of startComputeWithDependencies: those without a fence (startCompute's
@@ -135,16 +142,20 @@ int ANeuralNetworksEvent_createFromSyncFenceFd(int syncFenceFd, ANeuralNetworksE
     return ANEURALNETWORKS_NO_ERROR;
 }
 
+// *syncFenceFd is -1 on every error, a null event included.
 int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* syncFenceFd) {
-    if (event == nullptr || syncFenceFd == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (syncFenceFd == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *syncFenceFd = -1;
+    if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     const int fence = eventOf(event)->fence();
-    if (fence < 0) {
-        NN_LOG(ERROR) << "ANeuralNetworksEvent_getSyncFenceFd: the event has no sync fence";
+    const int copy = fence < 0 ? -1 : dup(fence);
+    if (copy < 0) {
+        NN_LOG(ERROR) << "ANeuralNetworksEvent_getSyncFenceFd: "
+                      << (fence < 0 ? "the event has no sync fence" : "cannot duplicate the sync fence");
         return ANEURALNETWORKS_BAD_DATA;
     }
-    *syncFenceFd = dup(fence);
-    return *syncFenceFd < 0 ? ANEURALNETWORKS_OP_FAILED : ANEURALNETWORKS_NO_ERROR;
+    *syncFenceFd = copy;
+    return ANEURALNETWORKS_NO_ERROR;
 }
 
 // The computation runs on its own thread once every dependency has signalled, and signals the
@@ -153,9 +164,9 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
                                                           const ANeuralNetworksEvent* const* dependencies,
                                                           uint32_t numDependencies, uint64_t duration,
                                                           ANeuralNetworksEvent** event) {
-    if (handle == nullptr || event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *event = nullptr;
-    if (dependencies == nullptr && numDependencies > 0) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || (dependencies == nullptr && numDependencies > 0)) return ANEURALNETWORKS_UNEXPECTED_NULL;
     for (uint32_t i = 0; i < numDependencies; ++i) {
         if (dependencies[i] == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     }
@@ -164,14 +175,13 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
     std::vector<Dependency> waits;
     int n = collectDependencies(dependencies, numDependencies, &waits);
     if (n == ANEURALNETWORKS_NO_ERROR) n = run->start();
-    const int fence = n == ANEURALNETWORKS_NO_ERROR ? makeFence() : -1;
-    if (n != ANEURALNETWORKS_NO_ERROR || fence < 0) {
-        closeAll(waits);
-        if (n == ANEURALNETWORKS_NO_ERROR) return run->complete(ANEURALNETWORKS_OP_FAILED);
-        return n;
-    }
-    auto task = [run, waits = std::move(waits), duration, fence]() mutable {
-        int result = waitForAll(waits);
+    if (n != ANEURALNETWORKS_NO_ERROR) return n;
+    const int fence = makeFence();
+    if (fence < 0) return run->complete(ANEURALNETWORKS_OP_FAILED);
+    // The task owns the dependencies' fences; shared so that std::function may copy it.
+    auto owned = std::make_shared<std::vector<Dependency>>(std::move(waits));
+    auto task = [run, owned, duration]() {
+        int result = waitForAll(*owned);
         if (result == ANEURALNETWORKS_NO_ERROR) {
             result = diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC_WITH_DEPS, [&] {
                 return run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt);
@@ -179,11 +189,19 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
         } else {
             run->complete(result);
         }
-        signalFence(fence);
         return result;
     };
-    auto* created = new (std::nothrow) Event(std::async(std::launch::async, std::move(task)).share(), fence);
-    if (created == nullptr) return ANEURALNETWORKS_OUT_OF_MEMORY;
+    std::shared_future<int> result;
+    if (int failed = startComputation(run, std::move(task), fence, &result)) {
+        close(fence);
+        return failed;
+    }
+    auto* created = new (std::nothrow) Event(result, fence);
+    if (created == nullptr) {  // the computation goes on: its fence is closed once it has signalled
+        result.wait();
+        close(fence);
+        return ANEURALNETWORKS_OUT_OF_MEMORY;
+    }
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
 }

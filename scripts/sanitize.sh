@@ -4,7 +4,8 @@
 #  - build-asan (ASan + UBSan): the unit, API (both libraries), cache and synap-npu (statistics
 #    included) tests;
 #  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
-#    several processes on one device root (caches, statistics).
+#    objects freed while computations that use them run, several processes on one device root
+#    (caches, statistics).
 # Clang, because GCC's -fsanitize=null stops taking the address of an extern function for a
 # constant, which LayerKinds.cpp's table check needs.
 # usage: scripts/sanitize.sh [asan|tsan]...   (both when none is named)
@@ -56,7 +57,7 @@ tsan_tests() {
   # threads run only their code, so TSan records no access of those threads to report.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
   run build-tsan/bin/nnemu_api_tests --gtest_filter='*Concurrent*'
-  run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*'
+  run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*:Lifetime*'
   run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*'
   run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*'
 }

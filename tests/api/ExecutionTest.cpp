@@ -103,15 +103,37 @@ TEST_F(ExecutionTest, ComputeWithMatchingTypes) {
     expectSums(buffers_);
 }
 
-// Rebinding a position before the run replaces the earlier binding.
-TEST_F(ExecutionTest, RebindingBeforeComputeReplaces) {
+// Since Android 11, setting an input or output a second time is BAD_STATE, by pointer or from a
+// memory, and the first binding stays. It is checked after the index and the type given.
+TEST_F(ExecutionTest, SettingAnArgumentTwiceIsBadState) {
     ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
-    const float other[2] = {100.0f, 200.0f};
-    ASSERT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, other, sizeof(other)),
+    float other[2] = {100.0f, 200.0f};
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, other, sizeof(other)),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution(), 0, nullptr, other, sizeof(other)),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, nullptr, 0), ANEURALNETWORKS_BAD_STATE);
+    Fd fd(makeSharedMemoryFd(kTensorBytes));
+    ANeuralNetworksMemory* raw = nullptr;
+    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
               ANEURALNETWORKS_NO_ERROR);
+    MemoryPtr memory(raw);
+    EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 1, nullptr, memory.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
+              ANEURALNETWORKS_BAD_STATE);
+    // The index, the type and the memory region are checked first.
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 2, nullptr, other, sizeof(other)),
+              ANEURALNETWORKS_BAD_DATA);
+    const ANeuralNetworksOperandType wrongType = tensorType(ANEURALNETWORKS_TENSOR_INT32, {2});
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, &wrongType, other, sizeof(other)),
+              ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 1, nullptr, memory.get(), 4, kTensorBytes),
+              ANEURALNETWORKS_BAD_DATA);
+    // The length is checked after: a wrong one on a set position is still BAD_STATE.
+    EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, other, 4), ANEURALNETWORKS_BAD_STATE);
     ASSERT_EQ(ANeuralNetworksExecution_compute(execution()), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(buffers_.output[0], 110.0f);
-    EXPECT_EQ(buffers_.output[1], 180.0f);
+    expectSums(buffers_);
 }
 
 // Executions of one compilation may run at the same time on several threads.
@@ -386,8 +408,10 @@ TEST_F(ExecutionTest, StartComputeAndWait) {
 }
 
 TEST_F(ExecutionTest, StartComputeRejectsNull) {
-    ANeuralNetworksEvent* event = nullptr;
+    int sentinel = 0;
+    auto* event = reinterpret_cast<ANeuralNetworksEvent*>(&sentinel);
     EXPECT_EQ(ANeuralNetworksExecution_startCompute(nullptr, &event), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(event, nullptr);  // as Android: the result is nulled once it is known to exist
     ASSERT_EQ(bindAddBuffers(execution(), buffers_), ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(ANeuralNetworksExecution_startCompute(execution(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
     // The refused call did not start the execution.
@@ -470,6 +494,23 @@ TEST_F(ExecutionTest, OutputQueriesCheckStateBeforeIndex) {
     uint32_t value = 0;
     EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution(), 5, &value), ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution(), -1, &value), ANEURALNETWORKS_BAD_STATE);
+}
+
+// A failed execution answers BAD_STATE before it looks at the index.
+TEST_F(ExecutionTest, OutputQueriesOfAFailedExecutionAreBadStateWhateverTheIndex) {
+    const ANeuralNetworksDevice* device = referenceDevice();
+    ASSERT_NE(device, nullptr);
+    CompilationPtr single = compileFor(model_.get(), {device});
+    ASSERT_NE(single, nullptr);
+    ExecutionPtr failing = newExecution(single.get());
+    ASSERT_EQ(ANeuralNetworksExecution_setTimeout(failing.get(), 1), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(failing.get(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_NE(ANeuralNetworksExecution_compute(failing.get()), ANEURALNETWORKS_NO_ERROR);
+    uint32_t value = 0;
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(failing.get(), 0, &value), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(failing.get(), 7, &value), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(failing.get(), -1, &value),
+              ANEURALNETWORKS_BAD_STATE);
 }
 
 TEST_F(ExecutionTest, OutputQueriesRejectBadIndex) {
@@ -706,6 +747,7 @@ TEST_F(TimingTest, GetDurationBeforeComputeIsBadState) {
     uint64_t duration = 0;
     EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), ANEURALNETWORKS_DURATION_ON_HARDWARE, &duration),
               ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(duration, UINT64_MAX);
 }
 
 // As in Android, the duration code is checked before the execution's state.
@@ -731,6 +773,19 @@ TEST_F(TimingTest, GetDurationWithoutMeasureTimingIsBadState) {
     EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), ANEURALNETWORKS_DURATION_IN_DRIVER, &duration),
               ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(duration, UINT64_MAX);
+}
+
+// A computation that failed has no duration: BAD_STATE and UINT64_MAX (Android 11 on).
+TEST_F(TimingTest, GetDurationOfAFailedExecutionIsBadState) {
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(timed_.get(), true), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_setTimeout(timed_.get(), 1), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(timed_.get(), buffers_), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_NE(ANeuralNetworksExecution_compute(timed_.get()), ANEURALNETWORKS_NO_ERROR);
+    for (int32_t code : {ANEURALNETWORKS_DURATION_ON_HARDWARE, ANEURALNETWORKS_DURATION_IN_DRIVER}) {
+        uint64_t duration = 0;
+        EXPECT_EQ(ANeuralNetworksExecution_getDuration(timed_.get(), code, &duration), ANEURALNETWORKS_BAD_STATE);
+        EXPECT_EQ(duration, UINT64_MAX);
+    }
 }
 
 TEST_F(TimingTest, MeasureTimingFalseIsLikeNotAsking) {

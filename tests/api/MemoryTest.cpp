@@ -419,7 +419,8 @@ TEST_P(UnmappableMemoryTest, FailsTheRun) {
               ANEURALNETWORKS_NO_ERROR);  // mapping is lazy
     MemoryPtr memory(raw);
     AddBuffers buffers;
-    ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(execution.get(), buffers, {.input0 = asOutput, .output = !asOutput}),
+              ANEURALNETWORKS_NO_ERROR);
     if (asOutput) {
         ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, memory.get(), 0,
                                                                kTensorBytes),

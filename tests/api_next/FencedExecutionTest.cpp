@@ -54,6 +54,8 @@ TEST(FencedExecutionTest, SyncFenceEventDupsTheFdAndWaitsForItToBeReadable) {
 TEST(FencedExecutionTest, GetSyncFenceFdOfAnEventWithoutFenceIsBadDataAndMinusOne) {
     int fd = 7;
     EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(nullptr, &fd), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(fd, -1);  // on every error, a null event included (Android 11 on)
+    fd = 7;
     FencedRun run;
     ANeuralNetworksEvent* event = nullptr;
     ASSERT_EQ(ANeuralNetworksExecution_startCompute(run.execution.get(), &event), ANEURALNETWORKS_NO_ERROR);
@@ -66,9 +68,11 @@ TEST(FencedExecutionTest, GetSyncFenceFdOfAnEventWithoutFenceIsBadDataAndMinusOn
 
 TEST(FencedExecutionTest, StartComputeWithDependenciesRefusesNulls) {
     FencedRun run;
-    ANeuralNetworksEvent* event = nullptr;
+    int sentinel = 0;
+    auto* event = reinterpret_cast<ANeuralNetworksEvent*>(&sentinel);
     EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(nullptr, nullptr, 0, 0, &event),
               ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(event, nullptr);
     EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(run.execution.get(), nullptr, 0, 0, nullptr),
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(run.execution.get(), nullptr, 1, 0, &event),

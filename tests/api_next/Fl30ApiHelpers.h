@@ -3,6 +3,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 
 #include <cstdint>
@@ -84,6 +85,35 @@ struct TestFence {
         event.reset(created);
     }
     void signal() { signalEventFd(fd.get()); }
+};
+
+// An fd memory of `count` floats the test reads and writes through its own mapping.
+class FdMemory {
+public:
+    explicit FdMemory(size_t count, int protect = PROT_READ | PROT_WRITE)
+        : bytes_(count * sizeof(float)), fd_(makeSharedMemoryFd(bytes_)) {
+        mapping_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+        ANeuralNetworksMemory* memory = nullptr;
+        EXPECT_EQ(ANeuralNetworksMemory_createFromFd(bytes_, protect, fd_.get(), 0, &memory), ANEURALNETWORKS_NO_ERROR);
+        memory_.reset(memory);
+    }
+    ~FdMemory() {
+        if (mapping_ != MAP_FAILED) munmap(mapping_, bytes_);
+    }
+    float* floats() { return static_cast<float*>(mapping_); }
+    std::vector<float> values() const {
+        const auto* data = static_cast<const float*>(mapping_);
+        return {data, data + bytes_ / sizeof(float)};
+    }
+    ANeuralNetworksMemory* get() const { return memory_.get(); }
+    // The NNAPI memory, for the caller to free; the mapping stays.
+    ANeuralNetworksMemory* release() { return memory_.release(); }
+
+private:
+    size_t bytes_;
+    Fd fd_;
+    void* mapping_ = MAP_FAILED;
+    MemoryPtr memory_;
 };
 
 }  // namespace nnemu::apitest

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "AddModel.h"
+#include "Fl30ApiHelpers.h"
 
 namespace nnemu::apitest {
 namespace {
@@ -52,33 +52,6 @@ MemoryPtr deviceMemory(const std::vector<Role>& roles, const std::vector<uint32_
     EXPECT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &memory), ANEURALNETWORKS_NO_ERROR);
     return MemoryPtr(memory);  // the descriptor need not outlive the memory
 }
-
-// An fd memory of `count` floats the test reads and writes through its own mapping.
-class FdMemory {
-public:
-    explicit FdMemory(size_t count, int protect = PROT_READ | PROT_WRITE)
-        : bytes_(count * sizeof(float)), fd_(makeSharedMemoryFd(bytes_)) {
-        mapping_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
-        ANeuralNetworksMemory* memory = nullptr;
-        EXPECT_EQ(ANeuralNetworksMemory_createFromFd(bytes_, protect, fd_.get(), 0, &memory), ANEURALNETWORKS_NO_ERROR);
-        memory_.reset(memory);
-    }
-    ~FdMemory() {
-        if (mapping_ != MAP_FAILED) munmap(mapping_, bytes_);
-    }
-    float* floats() { return static_cast<float*>(mapping_); }
-    std::vector<float> values() const {
-        const auto* data = static_cast<const float*>(mapping_);
-        return {data, data + bytes_ / sizeof(float)};
-    }
-    ANeuralNetworksMemory* get() const { return memory_.get(); }
-
-private:
-    size_t bytes_;
-    Fd fd_;
-    void* mapping_ = MAP_FAILED;
-    MemoryPtr memory_;
-};
 
 // output = input0 + input1 with `code` tensors; input 2 is the fused activation (a scalar model
 // input) when `activationInput`, else a constant.
@@ -379,7 +352,7 @@ TEST(MemoryDomainTest, UninitialisedInputFailsTheCompute) {
     MemoryPtr memory = deviceMemory({{add.get(), true, 0}, {add.get(), false, 0}});
     AddBuffers buffers;
     ExecutionPtr execution = newExecution(add.get());
-    ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(execution.get(), buffers, {.input0 = false}), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, memory.get(), 0, 0),
               ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(compute(execution.get()), ANEURALNETWORKS_OP_FAILED);
@@ -392,7 +365,7 @@ TEST(MemoryDomainTest, UninitialisedInputFailsTheCompute) {
     state.floats()[1] = 6.0f;
     ASSERT_EQ(ANeuralNetworksMemory_copy(state.get(), memory.get()), ANEURALNETWORKS_NO_ERROR);
     ExecutionPtr again = newExecution(add.get());
-    ASSERT_EQ(bindAddBuffers(again.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(again.get(), buffers, {.input0 = false}), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(again.get(), 0, nullptr, memory.get(), 0, 0),
               ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(compute(again.get()), ANEURALNETWORKS_NO_ERROR);
@@ -406,7 +379,7 @@ TEST(MemoryDomainTest, FailedExecutionUninitialisesItsOutputs) {
     MemoryPtr empty = deviceMemory({{add.get(), true, 0}});
     AddBuffers buffers;
     ExecutionPtr first = newExecution(add.get());
-    ASSERT_EQ(bindAddBuffers(first.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(first.get(), buffers, {.output = false}), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(first.get(), 0, nullptr, written.get(), 0, 0),
               ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(compute(first.get()), ANEURALNETWORKS_NO_ERROR);
@@ -415,7 +388,7 @@ TEST(MemoryDomainTest, FailedExecutionUninitialisesItsOutputs) {
     EXPECT_EQ(readBack.values(), (std::vector<float>{11.0f, -18.0f}));
 
     ExecutionPtr failing = newExecution(add.get());
-    ASSERT_EQ(bindAddBuffers(failing.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(bindAddBuffers(failing.get(), buffers, {.input0 = false, .output = false}), ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(failing.get(), 0, nullptr, empty.get(), 0, 0),
               ANEURALNETWORKS_NO_ERROR);
     ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(failing.get(), 0, nullptr, written.get(), 0, 0),
