@@ -51,9 +51,8 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
             warnDisabled(location.file, "directory " + directory.string() + " does not exist");
             return nullptr;
         }
-        // The root itself is the user's choice (made on first use); below it nothing is followed.
+        // A missing root is made as named (the user's choice); below it nothing is followed.
         std::string error;
-        fs::create_directories(location.boardRoot, ec);
         if (!base::makeDirectoriesInsideRoot(location.boardRoot, directory.string(), &error)) {
             warnDisabled(location.file, "cannot create " + directory.string() + ": " + error);
             return nullptr;
