@@ -155,9 +155,69 @@ double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, dou
     return std::max(0.0, cores - others);
 }
 
-pthreadpool_t coreThreadPool() {
-    static const pthreadpool_t pool = poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr;
-    return pool;
+namespace {
+
+// The pool and who holds it. Never destroyed itself (inferences may run during exit); the pool
+// in it is, by the exit handler, when nobody holds it.
+class PoolGate {
+public:
+    static PoolGate& get() {
+        static PoolGate* gate = [] {
+            auto* created = new PoolGate();
+            // Runs at exit, or when the library is unloaded (a handler of a shared object).
+            std::atexit([] { get().close(); });
+            return created;
+        }();
+        return *gate;
+    }
+
+    pthreadpool_t acquire() {
+        std::lock_guard lock(mutex_);
+        if (pool_ == nullptr || closing_) return nullptr;
+        ++users_;
+        return pool_;
+    }
+    void release() {
+        std::lock_guard lock(mutex_);
+        --users_;
+        if (closing_ && users_ == 0) destroy();
+    }
+    pthreadpool_t peek() {
+        std::lock_guard lock(mutex_);
+        return closing_ ? nullptr : pool_;
+    }
+
+private:
+    PoolGate() : pool_(poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr) {}
+
+    // A pool still in use is freed by its last user (a thread still running an inference while
+    // the process exits); in between, nothing new acquires it.
+    void close() {
+        std::lock_guard lock(mutex_);
+        closing_ = true;
+        if (users_ == 0) destroy();
+    }
+    void destroy() {
+        if (pool_ == nullptr) return;
+        pthreadpool_t pool = pool_;
+        pool_ = nullptr;
+        pthreadpool_destroy(pool);  // joins the workers: their thread-local storage goes with them
+    }
+
+    std::mutex mutex_;
+    pthreadpool_t pool_;
+    size_t users_ = 0;
+    bool closing_ = false;
+};
+
+}  // namespace
+
+pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
+
+PoolUse::PoolUse() : pool_(PoolGate::get().acquire()) {}
+
+PoolUse::~PoolUse() {
+    if (pool_ != nullptr) PoolGate::get().release();
 }
 
 bool poolWorthUsingNow() {
