@@ -173,7 +173,7 @@ public:
 
     pthreadpool_t acquire() {
         std::lock_guard lock(mutex_);
-        if (pool_ == nullptr || closing_) return nullptr;
+        if (pool_ == nullptr || closing_ || getpid() != owner_) return nullptr;  // a forked child: no workers
         ++users_;
         return pool_;
     }
@@ -184,7 +184,7 @@ public:
     }
     pthreadpool_t peek() {
         std::lock_guard lock(mutex_);
-        return closing_ ? nullptr : pool_;
+        return closing_ || getpid() != owner_ ? nullptr : pool_;
     }
 
 private:
@@ -198,7 +198,9 @@ private:
         if (users_ == 0) destroy();
     }
     void destroy() {
-        if (pool_ == nullptr) return;
+        // A forked child has the pool's memory but not its threads: joining them there would
+        // wait for threads that do not exist, so the child leaves it alone.
+        if (pool_ == nullptr || getpid() != owner_) return;
         pthreadpool_t pool = pool_;
         pool_ = nullptr;
         pthreadpool_destroy(pool);  // joins the workers: their thread-local storage goes with them
@@ -206,6 +208,7 @@ private:
 
     std::mutex mutex_;
     pthreadpool_t pool_;
+    const pid_t owner_ = getpid();  // the process whose threads the pool has
     size_t users_ = 0;
     bool closing_ = false;
 };
