@@ -166,7 +166,10 @@ bool createCacheFile(const CacheDirectory& directory, const std::function<bool(S
         SqliteDatabase database;  // the only connection: closing it checkpoints and drops the WAL
         built = database.open(directory.pathOf(temporary), kCreateTimeoutMs) && initialize(database) &&
                 database.execute("PRAGMA journal_mode=WAL");
-        if (!built) *error = database.error().message;
+        if (!built) {
+            const std::string refusal = database.error().writeRefusal();  // e.g. no space left
+            *error = "cannot create it: " + (refusal.empty() ? database.error().message : refusal);
+        }
     }
     const bool placed = built && placeFile(directory, temporary, error);
     for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {

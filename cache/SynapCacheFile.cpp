@@ -1,6 +1,10 @@
 // Opening, creating, upgrading and removing the SyNAP cache file (see CacheFile.h for the file
 // system side): nothing is written before the header says the file is ours.
 #include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "CacheFile.h"
 #include "ProgramFiles.h"
@@ -62,14 +66,32 @@ bool initializeNewFile(SqliteDatabase& db) {
     return write.active() && db.execute(kSchema) && db.execute(marks) && write.commit();
 }
 
+// Why nothing can be written to the cache (its directory, for the WAL files and program files,
+// or the file itself): the system's cause, or "" when both are writable.
+std::string whyUnwritable(const CacheDirectory& directory, bool fileExists) {
+    if (faccessat(directory.fd(), ".", W_OK, AT_EACCESS) != 0 ||
+        (fileExists && faccessat(directory.fd(), directory.name().c_str(), W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0)) {
+        return std::strerror(errno);
+    }
+    return {};
+}
+
 }  // namespace
 
 std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error,
-                                             const std::string& root) {
+                                             const std::string& root, bool* damaged) {
+    bool ignored = false;
+    if (damaged == nullptr) damaged = &ignored;
+    *damaged = false;
     CacheDirectory directory;
     if (!directory.open(root, file, error)) return nullptr;
     CacheFileHeader header = inspectCacheFile(directory);
+    std::string readOnly = whyUnwritable(directory, header.kind != CacheFileHeader::Kind::MISSING);
     if (header.kind == CacheFileHeader::Kind::MISSING && create) {
+        if (!readOnly.empty()) {
+            *error = "cannot create it: " + readOnly;
+            return nullptr;
+        }
         if (!createCacheFile(directory, initializeNewFile, error)) return nullptr;
         header = inspectCacheFile(directory);
     }
@@ -87,9 +109,11 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
     }
     std::unique_ptr<SynapCache> cache(new SynapCache());
     cache->file_ = file;
+    cache->readOnly_ = readOnly;
     SqliteDatabase& db = *cache->db_;
-    if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs)) {
+    if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
         *error = db.error().message;
+        *damaged = db.error().damage();
         return nullptr;
     }
     // A connection lives for one lookup, or until exit in a process that stored
@@ -99,6 +123,7 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
     // SQLite allocated for the open's larger cache.
     if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) {
         *error = db.error().message;
+        *damaged = db.error().damage();
         return nullptr;
     }
     sqlite3_db_release_memory(db.handle());
@@ -106,19 +131,23 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         *error = "the file was replaced while it was being opened";
         return nullptr;
     }
-    if (sqlite3_db_readonly(db.handle(), "main") == 1) {
+    if (readOnly.empty() && sqlite3_db_readonly(db.handle(), "main") == 1) {
         *error = "the database is not writable";
         return nullptr;
     }
     // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
-    if (!header.wal && !db.switchToWal(kBusyTimeoutMs)) {
+    if (readOnly.empty() && !header.wal && !db.switchToWal(kBusyTimeoutMs)) {
         *error = db.error().message;
+        *damaged = db.error().damage();
         return nullptr;
     }
     // The program files live beside the database, reached through the same checked directory.
     cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
     cache->name_ = directory.name();
-    if (!cache->checkSchema(error)) return nullptr;
+    if (!cache->checkSchema(error)) {
+        *damaged = cache->db_->error().damage() || error->find("damaged") != std::string::npos;
+        return nullptr;
+    }
     return cache;
 }
 
@@ -130,6 +159,10 @@ bool SynapCache::checkSchema(std::string* error) {
     }
     if (version > kSchemaVersion) {
         *error = versionMismatch(version);
+        return false;
+    }
+    if (version < kSchemaVersion && !readOnly_.empty()) {
+        *error = "the cache has schema version " + std::to_string(version) + " and cannot be upgraded: " + readOnly_;
         return false;
     }
     if (version < kSchemaVersion && !upgrade(error)) return false;
