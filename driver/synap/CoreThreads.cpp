@@ -187,9 +187,6 @@ public:
         return closing_ || getpid() != owner_ ? nullptr : pool_;
     }
 
-private:
-    PoolGate() : pool_(poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr) {}
-
     // A pool still in use is freed by its last user (a thread still running an inference while
     // the process exits); in between, nothing new acquires it.
     void close() {
@@ -197,6 +194,10 @@ private:
         closing_ = true;
         if (users_ == 0) destroy();
     }
+
+private:
+    PoolGate() : pool_(poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr) {}
+
     void destroy() {
         // A forked child has the pool's memory but not its threads: joining them there would
         // wait for threads that do not exist, so the child leaves it alone.
@@ -216,6 +217,8 @@ private:
 }  // namespace
 
 pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
+
+void closeCoreThreadPool() { PoolGate::get().close(); }
 
 PoolUse::PoolUse() : pool_(PoolGate::get().acquire()) {}
 

@@ -33,6 +33,10 @@ private:
     pthreadpool_t pool_;
 };
 
+// What the exit handler runs (exposed for tests): no PoolUse acquires the pool from now on, and
+// it is freed at once or by its last holder.
+void closeCoreThreadPool();
+
 // Whether an inference started now should use the pool: always when NNEMU_NPU_THREADS fixes
 // the size, otherwise only when the cores the pool's threads need were free over the last few
 // tens of milliseconds (other processes used less than a quarter core, from /proc/stat,
