@@ -164,7 +164,7 @@ public:
     static PoolGate& get() {
         static PoolGate* gate = [] {
             auto* created = new PoolGate();
-            // Runs at exit, or when the library is unloaded (a handler of a shared object).
+            // Runs at exit (the library is linked -z nodelete: never unloaded before).
             std::atexit([] { get().close(); });
             return created;
         }();

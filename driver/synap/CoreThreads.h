@@ -15,10 +15,9 @@ namespace nnemu::synap {
 // The process's pool; nullptr when it would have one thread, or once the process is exiting.
 pthreadpool_t coreThreadPool();
 
-// Holds the pool for one inference (or one runtime build that records it): at process exit (or
-// when the library is unloaded) the pool's threads are joined and the pool freed unless a
-// PoolUse holds it, and no PoolUse acquires it afterwards (those inferences run on the calling
-// thread). Without this the workers outlive main and their thread-local storage shows as
+// Holds the pool for one inference (or one runtime build that records it): at process exit the
+// pool's threads are joined and the pool freed unless a PoolUse holds it (then its last holder
+// frees it), and no PoolUse acquires it afterwards (those inferences run on the calling thread). Without this the workers outlive main and their thread-local storage shows as
 // "possibly lost" to leak checkers such as valgrind.
 class PoolUse {
 public:
