@@ -179,7 +179,10 @@ private:
         std::lock_guard guard(mutex);
         if (warned->insert(fileSystem ? "cause " + std::to_string(cause) : message).second &&
             synapLogEnabled(LogLevel::WARNING)) {
-            SynapLogMessage(LogLevel::WARNING, function, line) << message;
+            // A template's name comes with its arguments ("update<...lambda...>"): the board's
+            // lines carry the bare name.
+            const std::string name(function, std::strcspn(function, "<"));
+            SynapLogMessage(LogLevel::WARNING, name.c_str(), line) << message;
         }
     }
 
