@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -176,6 +177,14 @@ bool createCacheFile(const CacheDirectory& directory, const std::function<bool(S
         ::unlinkat(directory.fd(), (temporary + suffix).c_str(), 0);
     }
     return placed;
+}
+
+std::string fileSystemRefusal(int dirfd) {
+    struct statvfs info {};
+    if (dirfd < 0 || ::fstatvfs(dirfd, &info) != 0) return {};
+    if (info.f_flag & ST_RDONLY) return std::strerror(EROFS);
+    if (info.f_bavail == 0) return std::strerror(ENOSPC);
+    return {};
 }
 
 bool removeCacheFile(const CacheDirectory& directory, std::string* error) {

@@ -153,10 +153,11 @@ bool SqliteDatabase::open(const std::string& file, int busyTimeoutMs, bool readO
     int status = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
     if (status == SQLITE_OK && readOnly) {
         // A WAL database needs its index file (-shm) to be read; SQLite cannot make it where
-        // nothing can be written. Then the file is read as it is: immutable.
+        // nothing can be written (CANTOPEN, READONLY) nor size it on a full disk (IOERR_SHMSIZE).
+        // Then the file is read as it is: immutable.
         status = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
         const int primary = status & 0xFF;
-        if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) {
+        if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR) {
             sqlite3_close_v2(db_);
             db_ = nullptr;
             status = sqlite3_open_v2(uriOf(file, "immutable=1").c_str(), &db_, flags | SQLITE_OPEN_URI, nullptr);

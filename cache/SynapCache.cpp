@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "CacheFile.h"
 #include "ProgramFiles.h"
 #include "SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
@@ -101,7 +102,14 @@ std::string SynapCache::error() const { return db_->error().message; }
 
 bool SynapCache::errorIsDamage() const { return db_->error().damage(); }
 
-std::string SynapCache::writeRefusal() const { return db_->error().writeRefusal(); }
+std::string SynapCache::writeRefusal() const {
+    const std::string refusal = db_->error().writeRefusal();
+    if (refusal.empty()) return refusal;
+    // A read-only or full file system is the cause whatever SQLite's errno says (it may not
+    // name one, e.g. when sizing its WAL index).
+    const std::string cause = fileSystemRefusal(directory_);
+    return cause.empty() ? refusal : cause;
+}
 
 SynapCache::Status SynapCache::failure() {
     return db_->error().transient() ? Status::BUSY : Status::UNAVAILABLE;

@@ -107,46 +107,54 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         *error = versionMismatch(header.schemaVersion);
         return nullptr;
     }
-    std::unique_ptr<SynapCache> cache(new SynapCache());
-    cache->file_ = file;
-    cache->readOnly_ = readOnly;
-    SqliteDatabase& db = *cache->db_;
-    if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
-        *error = db.error().message;
-        *damaged = db.error().damage();
-        return nullptr;
-    }
-    // A connection lives for one lookup, or until exit in a process that stored
-    // (SharedSynapCache.h): keep few clean pages (a warm start reads a handful; the pages stay in
-    // the OS's cache, shared), but let a program's store keep up to 16 MiB of dirty pages before
-    // spilling them to the WAL, as the open's cache allowed. The release drops the 20-page block
-    // SQLite allocated for the open's larger cache.
-    if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) {
-        *error = db.error().message;
-        *damaged = db.error().damage();
-        return nullptr;
-    }
-    sqlite3_db_release_memory(db.handle());
-    if (!stillNames(directory, header)) {
-        *error = "the file was replaced while it was being opened";
-        return nullptr;
-    }
-    if (readOnly.empty() && sqlite3_db_readonly(db.handle(), "main") == 1) {
-        *error = "the database is not writable";
-        return nullptr;
-    }
-    // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
-    if (readOnly.empty() && !header.wal && !db.switchToWal(kBusyTimeoutMs)) {
-        *error = db.error().message;
-        *damaged = db.error().damage();
-        return nullptr;
-    }
-    // The program files live beside the database, reached through the same checked directory.
-    cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
-    cache->name_ = directory.name();
-    if (!cache->checkSchema(error)) {
-        *damaged = cache->db_->error().damage() || error->find("damaged") != std::string::npos;
-        return nullptr;
+    // One attempt to open the database: read-write, or read-only when `readOnly` names why it
+    // cannot be written. `refused`: it failed because the system refused a write.
+    auto attempt = [&](const std::string& readOnly, bool* refused) -> std::unique_ptr<SynapCache> {
+        *refused = false;
+        std::unique_ptr<SynapCache> cache(new SynapCache());
+        cache->file_ = file;
+        cache->readOnly_ = readOnly;
+        SqliteDatabase& db = *cache->db_;
+        auto failed = [&](const std::string& why) -> std::unique_ptr<SynapCache> {
+            *error = why;
+            *damaged = db.error().damage() || why.find("damaged") != std::string::npos;
+            *refused = !*damaged && !db.error().writeRefusal().empty();
+            return nullptr;
+        };
+        if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
+            return failed(db.error().message);
+        }
+        // A connection lives for one lookup, or until exit in a process that stored
+        // (SharedSynapCache.h): keep few clean pages (a warm start reads a handful; the pages stay
+        // in the OS's cache, shared), but let a program's store keep up to 16 MiB of dirty pages
+        // before spilling them to the WAL, as the open's cache allowed. The release drops the
+        // 20-page block SQLite allocated for the open's larger cache.
+        if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) return failed(db.error().message);
+        sqlite3_db_release_memory(db.handle());
+        if (!stillNames(directory, header)) {
+            *error = "the file was replaced while it was being opened";
+            return nullptr;
+        }
+        if (readOnly.empty() && sqlite3_db_readonly(db.handle(), "main") == 1) {
+            *error = "the database is not writable";
+            return nullptr;
+        }
+        // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
+        if (readOnly.empty() && !header.wal && !db.switchToWal(kBusyTimeoutMs)) return failed(db.error().message);
+        // The program files live beside the database, reached through the same checked directory.
+        cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
+        cache->name_ = directory.name();
+        std::string why;
+        if (!cache->checkSchema(&why)) return failed(why);
+        return cache;
+    };
+    bool refused = false;
+    std::unique_ptr<SynapCache> cache = attempt(readOnly, &refused);
+    // Writable by its modes, yet the system refuses to write (a full disk: SQLite cannot make its
+    // WAL index, or a read-only mount faccessat did not see): read it as it is.
+    if (cache == nullptr && refused && readOnly.empty()) {
+        const std::string cause = fileSystemRefusal(directory.fd());
+        cache = attempt(cause.empty() ? *error : cause, &refused);
     }
     return cache;
 }

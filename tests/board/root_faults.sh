@@ -47,6 +47,13 @@ grep -q 'SyNAP cache hit' "$work/readonly-filled.log" || fail "readonly-filled: 
 [ "$(grep -c 'W:SyNAP' "$work/readonly-filled.warnings")" -eq 1 ] || fail "readonly-filled: the statistics did not say why they stopped"
 expect inference_count 1  # unchanged: nothing could be written
 
+# A full root holding the filled cache: the program still comes from the cache.
+cp -a "$NNEMU_ROOT" "$work/filled"
+run full-filled 'mount -t tmpfs -o size=1m tmpfs "$NNEMU_ROOT" && cp -a "$NNEMU_ROOT/../filled/." "$NNEMU_ROOT/" &&
+    { cat /dev/zero > "$NNEMU_ROOT/filler" 2>/dev/null || true; }'
+check full-filled "No space left on device"
+grep -q 'SyNAP cache hit' "$work/full-filled.log" || fail "full-filled: no cache hit: $(cat "$work/full-filled.log")"
+
 # A read-only root that has nothing yet: the cache cannot be created, the statistics not written.
 rm -rf "$NNEMU_ROOT" && mkdir -p "$NNEMU_ROOT"
 run readonly-empty "$readonly_root"
@@ -57,5 +64,6 @@ check readonly-empty "Read-only file system"
 # A full root (a 64 KiB tmpfs filled up): nothing fits, the run goes on.
 run full 'mount -t tmpfs -o size=64k tmpfs "$NNEMU_ROOT" && { cat /dev/zero > "$NNEMU_ROOT/filler" 2>/dev/null || true; }'
 check full "No space left on device"
+[ "$(grep -c 'W:SyNAP' "$work/full.warnings")" -eq 1 ] || fail "full: no statistics warning"
 [ "$(grep -c 'SyNAP cache' "$work/full.warnings")" -eq 1 ] || fail "full: no cache warning"
 echo "read-only and full device roots: one warning per cause, no --clear advice, cached programs served"
