@@ -173,7 +173,7 @@ void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapC
     } else if (const std::string refusal = cache.writeRefusal(); !refusal.empty() && !cache.errorIsDamage()) {
         registry().refuseStores(location.file, refusal);
     } else {
-        registry().disable(location.file, cache.error(), cache.errorIsDamage());
+        registry().disable(location.file, cache.error(), cache.errorIsDamage() && cache.readOnly().empty());
     }
 }
 

@@ -117,8 +117,11 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         SqliteDatabase& db = *cache->db_;
         auto failed = [&](const std::string& why) -> std::unique_ptr<SynapCache> {
             *error = why;
-            *damaged = db.error().damage() || why.find("damaged") != std::string::npos;
-            *refused = !*damaged && !db.error().writeRefusal().empty();
+            const bool damage = db.error().damage() || why.find("damaged") != std::string::npos;
+            *refused = !damage && !db.error().writeRefusal().empty();
+            // Read without locks (immutable), a file another process is checkpointing into may look
+            // damaged, and nothing read-only could be cleared anyway: no advice then.
+            *damaged = damage && readOnly.empty();
             return nullptr;
         };
         if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
