@@ -3,7 +3,7 @@
 # read-only root and on a full one, nnapi_example on synap-npu succeeds, each warning names the
 # cause ("Read-only file system", "No space left on device"), the statistics and the SyNAP cache
 # each say it at most once, nothing advises `synap_cache --clear` (nothing is damaged), and a
-# cache filled before the root turned read-only still serves its program (a hit, no compile).
+# cache filled before the root turned read-only or full still serves its program (a hit, no compile).
 # The faults are real: a read-only bind mount and a small full tmpfs, in a mount namespace of the
 # test's own (unshare -m), so nothing is left mounted. Skipped (77) where mounts are not allowed.
 # usage: root_faults.sh NNAPI_EXAMPLE WORKDIR
