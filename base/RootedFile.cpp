@@ -49,9 +49,24 @@ std::string refusal(const std::string& where, int err) {
     return where + ": " + std::strerror(err);
 }
 
+// Creates the device root the user named, and its missing parents, as `mkdir -p` would: the root
+// and the path above it are the user's choice and resolve normally (mkdir never follows a link in
+// the last place, so a dangling link named as the root is left alone and refused by the open).
+void makeRoot(const std::string& root) {
+    for (size_t slash = root.find('/', 1);; slash = root.find('/', slash + 1)) {
+        const std::string prefix = root.substr(0, slash);
+        if (!prefix.empty() && prefix.back() != '/') ::mkdir(prefix.c_str(), 0755);
+        if (slash == std::string::npos) return;
+    }
+}
+
 // Opens the directories from the root down to (not including) the last component.
 int openParent(const std::string& root, const std::vector<std::string>& parts, bool makeParents, std::string* error) {
     int dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0 && errno == ENOENT && makeParents) {
+        makeRoot(root);
+        dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
     if (dir < 0) {
         *error = refusal(root, errno);
         return -1;

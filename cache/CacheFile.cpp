@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -166,13 +167,24 @@ bool createCacheFile(const CacheDirectory& directory, const std::function<bool(S
         SqliteDatabase database;  // the only connection: closing it checkpoints and drops the WAL
         built = database.open(directory.pathOf(temporary), kCreateTimeoutMs) && initialize(database) &&
                 database.execute("PRAGMA journal_mode=WAL");
-        if (!built) *error = database.error().message;
+        if (!built) {
+            const std::string refusal = database.error().writeRefusal();  // e.g. no space left
+            *error = "cannot create it: " + (refusal.empty() ? database.error().message : refusal);
+        }
     }
     const bool placed = built && placeFile(directory, temporary, error);
     for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
         ::unlinkat(directory.fd(), (temporary + suffix).c_str(), 0);
     }
     return placed;
+}
+
+std::string fileSystemRefusal(int dirfd) {
+    struct statvfs info {};
+    if (dirfd < 0 || ::fstatvfs(dirfd, &info) != 0) return {};
+    if (info.f_flag & ST_RDONLY) return std::strerror(EROFS);
+    if (info.f_bavail == 0) return std::strerror(ENOSPC);
+    return {};
 }
 
 bool removeCacheFile(const CacheDirectory& directory, std::string* error) {

@@ -65,6 +65,11 @@ bool stillNames(const CacheDirectory& directory, const CacheFileHeader& header);
 bool createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize,
                      std::string* error);
 
+// Why the file system holding the directory `dirfd` refuses writes, when it does as a whole: a
+// read-only mount ("Read-only file system") or no space left ("No space left on device"); "" when
+// neither (the cause of a failed write SQLite could not name is looked up here).
+std::string fileSystemRefusal(int dirfd);
+
 // Deletes the file and its WAL companions, but only if its header marks it as a SyNAP cache.
 bool removeCacheFile(const CacheDirectory& directory, std::string* error);
 

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 struct OpenCache {
     std::shared_ptr<SynapCache> cache;  // the connection, while in use or kept
     bool disabled = false;              // for the rest of the process
+    bool noStores = false;              // it cannot be written: read, never stored into
     // This process stored into it: open until exit, which folds the log in (checkpointAtExit).
     bool kept = false;
 };
@@ -33,9 +34,13 @@ bool isInside(const fs::path& path, const std::string& root) {
     return !relative.empty() && *relative.begin() != "..";
 }
 
-void warnDisabled(const std::string& file, const std::string& why) {
+// Only a damaged file (bad header, SQLite corruption, a damaged schema) is worth clearing; a
+// cause outside the file (a full or read-only file system, a missing directory, a foreign file)
+// is named and nothing else is advised.
+void warnDisabled(const std::string& file, const std::string& why, bool damaged) {
     NN_LOG(WARNING) << "synap-npu: SyNAP cache " << file << " disabled for this process: " << why
-                    << "; networks are compiled without it (synap_cache --clear resets a damaged cache)";
+                    << "; networks are compiled without it"
+                    << (damaged ? " (the file is damaged: synap_cache --clear removes it)" : "");
 }
 
 std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
@@ -44,24 +49,24 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
     std::error_code ec;
     if (!fs::is_directory(directory, ec)) {
         if (fs::exists(directory, ec)) {
-            warnDisabled(location.file, directory.string() + " is not a directory");
+            warnDisabled(location.file, directory.string() + " is not a directory", false);
             return nullptr;
         }
         if (!isInside(directory, location.boardRoot)) {
-            warnDisabled(location.file, "directory " + directory.string() + " does not exist");
+            warnDisabled(location.file, "directory " + directory.string() + " does not exist", false);
             return nullptr;
         }
-        // The root itself is the user's choice (made on first use); below it nothing is followed.
+        // A missing root is made as named (the user's choice); below it nothing is followed.
         std::string error;
-        fs::create_directories(location.boardRoot, ec);
         if (!base::makeDirectoriesInsideRoot(location.boardRoot, directory.string(), &error)) {
-            warnDisabled(location.file, "cannot create " + directory.string() + ": " + error);
+            warnDisabled(location.file, "cannot create its directory: " + error, false);
             return nullptr;
         }
     }
     std::string error;
-    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error, location.boardRoot);
-    if (cache == nullptr) warnDisabled(location.file, error);
+    bool damaged = false;
+    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error, location.boardRoot, &damaged);
+    if (cache == nullptr) warnDisabled(location.file, error, damaged);
     return cache;
 }
 
@@ -80,6 +85,7 @@ public:
             caches_.clear();
             owner_ = getpid();
         }
+        if (closed_) return nullptr;  // the process is exiting: its connections are closed
         OpenCache& open = caches_[location.file];
         if (!open.disabled && open.cache == nullptr) {
             open.cache = openCache(location);
@@ -100,33 +106,54 @@ public:
     }
 
     // Turns the cache off for the process after a failure that will not go away by itself.
-    void disable(const std::string& file, const std::string& why) {
+    void disable(const std::string& file, const std::string& why, bool damaged) {
         std::lock_guard<std::mutex> lock(mutex_);
         auto found = caches_.find(file);
         if (found == caches_.end() || found->second.disabled) return;
         found->second.cache = nullptr;
         found->second.disabled = true;
-        warnDisabled(file, why);
+        warnDisabled(file, why, damaged);
+    }
+
+    // Whether programs may be stored into the cache: not once it has refused a write (a full or
+    // read-only file system, no permission), said once per process; it is still read.
+    bool storesAllowed(const std::string& file) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = caches_.find(file);
+        return found == caches_.end() || !found->second.noStores;
+    }
+    void refuseStores(const std::string& file, const std::string& cause) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = caches_.find(file);
+        if (found == caches_.end() || found->second.noStores || found->second.disabled) return;
+        found->second.noStores = true;
+        NN_LOG(WARNING) << "synap-npu: SyNAP cache " << file << " cannot be written: " << cause
+                        << "; programs already in it are still used, new ones are not stored in this process";
     }
 
     // Folds what this process stored into the database files at exit, so that the next process
     // to open a cache does not first read megabytes of write-ahead log back (the store itself
-    // stays as fast as before; the exit pays). Only this process's own connections.
+    // stays as fast as before; the exit pays), then closes the kept connections (their memory is
+    // not left for a leak checker to find). Only this process's own connections; a thread still
+    // using one closes it when it is done, and nothing opens one afterwards.
     void checkpointAtExit() {
-        static const bool registered = std::atexit([] { registry().checkpointAll(); }) == 0;
+        static const bool registered = std::atexit([] { registry().closeAll(); }) == 0;
         (void)registered;
     }
-    void checkpointAll() {
+    void closeAll() {
         std::lock_guard<std::mutex> lock(mutex_);
         if (owner_ != getpid()) return;
+        closed_ = true;
         for (auto& [file, open] : caches_) {
             if (open.cache != nullptr) open.cache->checkpoint();
+            open.cache = nullptr;
         }
     }
 
 private:
     std::mutex mutex_;
     pid_t owner_ = getpid();
+    bool closed_ = false;  // at exit
     std::map<std::string, OpenCache> caches_;
     std::vector<std::shared_ptr<SynapCache>> abandoned_;  // a parent's, kept open forever
 };
@@ -136,13 +163,17 @@ Registry& registry() {
     return *instance;
 }
 
-// BUSY is other processes holding the lock for longer than the timeout: skip this use only.
+// BUSY is other processes holding the lock for longer than the timeout: skip this use only. A
+// write the system refused (full, read-only, no permission) stops the stores, not the lookups;
+// anything else turns the cache off, advising to clear it only when the file is damaged.
 void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapCache::Status status,
                    const char* what) {
     if (status == SynapCache::Status::BUSY) {
         NN_LOG(INFO) << "synap-npu: SyNAP cache busy; " << what << " skipped: " << cache.error();
+    } else if (const std::string refusal = cache.writeRefusal(); !refusal.empty() && !cache.errorIsDamage()) {
+        registry().refuseStores(location.file, refusal);
     } else {
-        registry().disable(location.file, cache.error());
+        registry().disable(location.file, cache.error(), cache.errorIsDamage() && cache.readOnly().empty());
     }
 }
 
@@ -194,8 +225,9 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
         case SynapCache::Status::NOT_FOUND: return false;
         case SynapCache::Status::DAMAGED:
             cacheCounters().synapDrops++;
-            NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": "
-                            << problem << "; compiling the network again";
+            NN_LOG(WARNING) << "synap-npu: " << (cache->readOnly().empty() ? "dropped" : "ignored (read-only cache)")
+                            << " SyNAP cache entry " << key << " from " << location.file << ": " << problem
+                            << "; compiling the network again";
             return false;
         default: handleFailure(location, *cache, status, "lookup"); return false;
     }
@@ -204,8 +236,10 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
                           std::span<const uint8_t> program, uint32_t compilerVersion) {
     if (location.capacity <= 0 || key.empty()) return;
+    if (!registry().storesAllowed(location.file)) return;
     CacheUse cache(location);
     if (!cache) return;
+    if (!cache->readOnly().empty()) return registry().refuseStores(location.file, cache->readOnly());
     const SynapCache::Status status = cache->store(key, program, compilerVersion, location.capacity);
     if (status == SynapCache::Status::OK) {
         cacheCounters().synapStores++;
@@ -220,7 +254,7 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
 void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why) {
     if (location.capacity <= 0 || key.empty()) return;
     CacheUse cache(location);
-    if (!cache) return;
+    if (!cache || !cache->readOnly().empty()) return;  // a read-only cache keeps what it has
     cacheCounters().synapDrops++;
     NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
                     << "; compiling the network again";

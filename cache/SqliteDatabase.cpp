@@ -1,6 +1,8 @@
 #include "SqliteDatabase.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace nnemu::cache {
@@ -11,7 +13,37 @@ SqliteError errorOf(sqlite3* db, int code) {
     error.code = db != nullptr ? sqlite3_extended_errcode(db) : code;
     if (error.code == SQLITE_OK) error.code = code;
     error.message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    error.systemErrno = db != nullptr ? sqlite3_system_errno(db) : 0;
+    // The error the last failed system call on the database file or on its WAL met, kept by the
+    // file itself (the connection's errno may have been overwritten by a later call, e.g. a
+    // rollback's).
+    if (db != nullptr && (error.code & 0xFF) != SQLITE_BUSY) {
+        int fileErrno = 0;
+        sqlite3_file* journal = nullptr;
+        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) == SQLITE_OK &&
+            journal != nullptr && journal->pMethods != nullptr) {
+            journal->pMethods->xFileControl(journal, SQLITE_FCNTL_LAST_ERRNO, &fileErrno);
+        }
+        if (fileErrno == 0) sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &fileErrno);
+        if (fileErrno != 0) error.systemErrno = fileErrno;
+    }
     return error;
+}
+
+// A URI naming `file` (an absolute path) for sqlite3_open_v2 with SQLITE_OPEN_URI.
+std::string uriOf(const std::string& file, const char* query) {
+    std::string uri = "file:";
+    for (const char c : file) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char kHex[] = "0123456789ABCDEF";
+            uri += '%';
+            uri += kHex[static_cast<unsigned char>(c) >> 4];
+            uri += kHex[static_cast<unsigned char>(c) & 15];
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?" + query;
 }
 
 }  // namespace
@@ -19,6 +51,27 @@ SqliteError errorOf(sqlite3* db, int code) {
 bool SqliteError::transient() const {
     const int primary = code & 0xFF;
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+bool SqliteError::damage() const {
+    const int primary = code & 0xFF;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+std::string SqliteError::writeRefusal() const {
+    const int primary = code & 0xFF;
+    if (primary != SQLITE_FULL && primary != SQLITE_READONLY && primary != SQLITE_IOERR &&
+        primary != SQLITE_CANTOPEN && primary != SQLITE_PERM && primary != SQLITE_AUTH) {
+        return {};
+    }
+    switch (systemErrno) {
+        case EROFS: case ENOSPC: case EDQUOT: case EFBIG: case EACCES: case EPERM: case EIO:
+            return std::strerror(systemErrno);
+        default: break;
+    }
+    if (primary == SQLITE_FULL) return std::strerror(ENOSPC);
+    if (primary == SQLITE_READONLY) return "the database is read-only";
+    return message;
 }
 
 SqliteStatement::SqliteStatement(sqlite3* db, std::string_view sql, SqliteError* error) : db_(db), error_(error) {
@@ -94,9 +147,22 @@ const uint8_t* SqliteStatement::blob(int column, size_t* size) const {
 
 bool SqliteStatement::isNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
-bool SqliteDatabase::open(const std::string& file, int busyTimeoutMs) {
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
-    const int status = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
+bool SqliteDatabase::open(const std::string& file, int busyTimeoutMs, bool readOnly) {
+    const int flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOFOLLOW |
+                      SQLITE_OPEN_NOMUTEX;
+    int status = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
+    if (status == SQLITE_OK && readOnly) {
+        // A WAL database needs its index file (-shm) to be read; SQLite cannot make it where
+        // nothing can be written (CANTOPEN, READONLY) nor size it on a full disk (IOERR_SHMSIZE).
+        // Then the file is read as it is: immutable.
+        status = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+        const int primary = status & 0xFF;
+        if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR) {
+            sqlite3_close_v2(db_);
+            db_ = nullptr;
+            status = sqlite3_open_v2(uriOf(file, "immutable=1").c_str(), &db_, flags | SQLITE_OPEN_URI, nullptr);
+        }
+    }
     if (status != SQLITE_OK) {
         error_ = errorOf(db_, status);
         sqlite3_close_v2(db_);

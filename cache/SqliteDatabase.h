@@ -16,10 +16,16 @@ class SqliteError {
 public:
     int code = SQLITE_OK;  // extended result code
     std::string message;
+    int systemErrno = 0;  // the operating system's error behind it (sqlite3_system_errno), if any
 
     bool ok() const { return code == SQLITE_OK; }
     // Another process holds the lock beyond the busy timeout: worth retrying later.
     bool transient() const;
+    // The database file's own content is damaged (corrupt, not a database).
+    bool damage() const;
+    // What refused a write, named by its cause ("No space left on device", "Read-only file
+    // system", ...); empty when the failure is not a refused write (busy, damage, misuse).
+    std::string writeRefusal() const;
 };
 
 class SqliteStatement {
@@ -54,8 +60,11 @@ class SqliteDatabase {
 public:
     // Opens the existing `file` read-write: never creates it, refuses a path with a symbolic link
     // anywhere in it (SQLITE_OPEN_NOFOLLOW), and writes nothing (only connection settings: a busy
-    // timeout, syncs at checkpoints, the page cache size).
-    bool open(const std::string& file, int busyTimeoutMs);
+    // timeout, syncs at checkpoints, the page cache size). `readOnly` opens it read-only, for a
+    // file or directory that cannot be written: where SQLite cannot make its WAL index beside the
+    // file (a read-only file system, a directory without write permission), the file is opened
+    // immutable (no locks, no WAL: only the committed database file is read).
+    bool open(const std::string& file, int busyTimeoutMs, bool readOnly = false);
     ~SqliteDatabase();
     SqliteDatabase() = default;
     SqliteDatabase(const SqliteDatabase&) = delete;

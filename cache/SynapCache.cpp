@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "CacheFile.h"
 #include "ProgramFiles.h"
 #include "SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
@@ -99,9 +100,15 @@ SynapCache::~SynapCache() {
 
 std::string SynapCache::error() const { return db_->error().message; }
 
-bool SynapCache::errorIsDamage() const {
-    const int primary = db_->error().code & 0xFF;
-    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+bool SynapCache::errorIsDamage() const { return db_->error().damage(); }
+
+std::string SynapCache::writeRefusal() const {
+    const std::string refusal = db_->error().writeRefusal();
+    if (refusal.empty()) return refusal;
+    // A read-only or full file system is the cause whatever SQLite's errno says (it may not
+    // name one, e.g. when sizing its WAL index).
+    const std::string cause = fileSystemRefusal(directory_);
+    return cause.empty() ? refusal : cause;
 }
 
 SynapCache::Status SynapCache::failure() {
@@ -195,6 +202,7 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
     if (!damage.empty()) {
         program->clear();
         if (problem != nullptr) *problem = damage;
+        if (!readOnly_.empty()) return Status::DAMAGED;  // left as it is: nothing can be dropped
         // A bad program goes with every entry naming it and its chunks that fail their own
         // checksum, checked before anything is unlinked (a later store must not reuse them).
         uint64_t entriesDropped = 0, chunksDropped = 0;
@@ -205,8 +213,9 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
         if (!dropped || !write.commit()) return failure();
         return Status::DAMAGED;
     }
-    countHit(key);
-    if (!db_->error().ok() && !db_->error().transient()) return failure();
+    if (readOnly_.empty()) countHit(key);
+    if (db_->error().damage()) return failure();
+    db_->clearError();  // a hit not counted (busy, or the write refused) is still a hit
     *verifiedMd5 = programMd5;
     return Status::OK;
 }
@@ -252,7 +261,7 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
             mapping.end();
             if (status == ProgramFileStatus::MAPPED) {
                 trace::Span hit("count hit", "cache");
-                countHit(key);
+                if (readOnly_.empty()) countHit(key);
                 return Status::OK;
             }
             if (status == ProgramFileStatus::REFUSED && fileProblem != nullptr) *fileProblem = why;
@@ -261,7 +270,7 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
     std::vector<uint8_t> bytes;
     const Status status = findVerified(key, compilerVersion, &bytes, problem, &programMd5);
     if (status != Status::OK) return status;
-    if (directory_ >= 0) {
+    if (directory_ >= 0 && readOnly_.empty()) {
         // The process that writes the program file maps it too, sharing its pages with the
         // processes that map it later rather than holding a copy of its own.
         std::lock_guard<std::mutex> lock(mutex_);

@@ -1,6 +1,10 @@
 // Opening, creating, upgrading and removing the SyNAP cache file (see CacheFile.h for the file
 // system side): nothing is written before the header says the file is ours.
 #include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "CacheFile.h"
 #include "ProgramFiles.h"
@@ -62,14 +66,32 @@ bool initializeNewFile(SqliteDatabase& db) {
     return write.active() && db.execute(kSchema) && db.execute(marks) && write.commit();
 }
 
+// Why nothing can be written to the cache (its directory, for the WAL files and program files,
+// or the file itself): the system's cause, or "" when both are writable.
+std::string whyUnwritable(const CacheDirectory& directory, bool fileExists) {
+    if (faccessat(directory.fd(), ".", W_OK, AT_EACCESS) != 0 ||
+        (fileExists && faccessat(directory.fd(), directory.name().c_str(), W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0)) {
+        return std::strerror(errno);
+    }
+    return {};
+}
+
 }  // namespace
 
 std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error,
-                                             const std::string& root) {
+                                             const std::string& root, bool* damaged) {
+    bool ignored = false;
+    if (damaged == nullptr) damaged = &ignored;
+    *damaged = false;
     CacheDirectory directory;
     if (!directory.open(root, file, error)) return nullptr;
     CacheFileHeader header = inspectCacheFile(directory);
+    std::string readOnly = whyUnwritable(directory, header.kind != CacheFileHeader::Kind::MISSING);
     if (header.kind == CacheFileHeader::Kind::MISSING && create) {
+        if (!readOnly.empty()) {
+            *error = "cannot create it: " + readOnly;
+            return nullptr;
+        }
         if (!createCacheFile(directory, initializeNewFile, error)) return nullptr;
         header = inspectCacheFile(directory);
     }
@@ -85,40 +107,58 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         *error = versionMismatch(header.schemaVersion);
         return nullptr;
     }
-    std::unique_ptr<SynapCache> cache(new SynapCache());
-    cache->file_ = file;
-    SqliteDatabase& db = *cache->db_;
-    if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs)) {
-        *error = db.error().message;
-        return nullptr;
+    // One attempt to open the database: read-write, or read-only when `readOnly` names why it
+    // cannot be written. `refused`: it failed because the system refused a write.
+    auto attempt = [&](const std::string& readOnly, bool* refused) -> std::unique_ptr<SynapCache> {
+        *refused = false;
+        std::unique_ptr<SynapCache> cache(new SynapCache());
+        cache->file_ = file;
+        cache->readOnly_ = readOnly;
+        SqliteDatabase& db = *cache->db_;
+        auto failed = [&](const std::string& why) -> std::unique_ptr<SynapCache> {
+            *error = why;
+            const bool damage = db.error().damage() || why.find("damaged") != std::string::npos;
+            *refused = !damage && !db.error().writeRefusal().empty();
+            // Read without locks (immutable), a file another process is checkpointing into may look
+            // damaged, and nothing read-only could be cleared anyway: no advice then.
+            *damaged = damage && readOnly.empty();
+            return nullptr;
+        };
+        if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
+            return failed(db.error().message);
+        }
+        // A connection lives for one lookup, or until exit in a process that stored
+        // (SharedSynapCache.h): keep few clean pages (a warm start reads a handful; the pages stay
+        // in the OS's cache, shared), but let a program's store keep up to 16 MiB of dirty pages
+        // before spilling them to the WAL, as the open's cache allowed. The release drops the
+        // 20-page block SQLite allocated for the open's larger cache.
+        if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) return failed(db.error().message);
+        sqlite3_db_release_memory(db.handle());
+        if (!stillNames(directory, header)) {
+            *error = "the file was replaced while it was being opened";
+            return nullptr;
+        }
+        if (readOnly.empty() && sqlite3_db_readonly(db.handle(), "main") == 1) {
+            *error = "the database is not writable";
+            return nullptr;
+        }
+        // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
+        if (readOnly.empty() && !header.wal && !db.switchToWal(kBusyTimeoutMs)) return failed(db.error().message);
+        // The program files live beside the database, reached through the same checked directory.
+        cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
+        cache->name_ = directory.name();
+        std::string why;
+        if (!cache->checkSchema(&why)) return failed(why);
+        return cache;
+    };
+    bool refused = false;
+    std::unique_ptr<SynapCache> cache = attempt(readOnly, &refused);
+    // Writable by its modes, yet the system refuses to write (a full disk: SQLite cannot make its
+    // WAL index, or a read-only mount faccessat did not see): read it as it is.
+    if (cache == nullptr && refused && readOnly.empty()) {
+        const std::string cause = fileSystemRefusal(directory.fd());
+        cache = attempt(cause.empty() ? *error : cause, &refused);
     }
-    // A connection lives for one lookup, or until exit in a process that stored
-    // (SharedSynapCache.h): keep few clean pages (a warm start reads a handful; the pages stay in
-    // the OS's cache, shared), but let a program's store keep up to 16 MiB of dirty pages before
-    // spilling them to the WAL, as the open's cache allowed. The release drops the 20-page block
-    // SQLite allocated for the open's larger cache.
-    if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) {
-        *error = db.error().message;
-        return nullptr;
-    }
-    sqlite3_db_release_memory(db.handle());
-    if (!stillNames(directory, header)) {
-        *error = "the file was replaced while it was being opened";
-        return nullptr;
-    }
-    if (sqlite3_db_readonly(db.handle(), "main") == 1) {
-        *error = "the database is not writable";
-        return nullptr;
-    }
-    // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
-    if (!header.wal && !db.switchToWal(kBusyTimeoutMs)) {
-        *error = db.error().message;
-        return nullptr;
-    }
-    // The program files live beside the database, reached through the same checked directory.
-    cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
-    cache->name_ = directory.name();
-    if (!cache->checkSchema(error)) return nullptr;
     return cache;
 }
 
@@ -130,6 +170,10 @@ bool SynapCache::checkSchema(std::string* error) {
     }
     if (version > kSchemaVersion) {
         *error = versionMismatch(version);
+        return false;
+    }
+    if (version < kSchemaVersion && !readOnly_.empty()) {
+        *error = "the cache has schema version " + std::to_string(version) + " and cannot be upgraded: " + readOnly_;
         return false;
     }
     if (version < kSchemaVersion && !upgrade(error)) return false;

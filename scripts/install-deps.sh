@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libfuse3-dev fuse3
+  valgrind
 )
 missing=()
 for package in "${packages[@]}"; do

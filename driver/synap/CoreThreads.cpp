@@ -155,9 +155,75 @@ double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, dou
     return std::max(0.0, cores - others);
 }
 
-pthreadpool_t coreThreadPool() {
-    static const pthreadpool_t pool = poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr;
-    return pool;
+namespace {
+
+// The pool and who holds it. Never destroyed itself (inferences may run during exit); the pool
+// in it is, by the exit handler, when nobody holds it.
+class PoolGate {
+public:
+    static PoolGate& get() {
+        static PoolGate* gate = [] {
+            auto* created = new PoolGate();
+            // Runs at exit (the library is linked -z nodelete: never unloaded before).
+            std::atexit([] { get().close(); });
+            return created;
+        }();
+        return *gate;
+    }
+
+    pthreadpool_t acquire() {
+        std::lock_guard lock(mutex_);
+        if (pool_ == nullptr || closing_ || getpid() != owner_) return nullptr;  // a forked child: no workers
+        ++users_;
+        return pool_;
+    }
+    void release() {
+        std::lock_guard lock(mutex_);
+        --users_;
+        if (closing_ && users_ == 0) destroy();
+    }
+    pthreadpool_t peek() {
+        std::lock_guard lock(mutex_);
+        return closing_ || getpid() != owner_ ? nullptr : pool_;
+    }
+
+    // A pool still in use is freed by its last user (a thread still running an inference while
+    // the process exits); in between, nothing new acquires it.
+    void close() {
+        std::lock_guard lock(mutex_);
+        closing_ = true;
+        if (users_ == 0) destroy();
+    }
+
+private:
+    PoolGate() : pool_(poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr) {}
+
+    void destroy() {
+        // A forked child has the pool's memory but not its threads: joining them there would
+        // wait for threads that do not exist, so the child leaves it alone.
+        if (pool_ == nullptr || getpid() != owner_) return;
+        pthreadpool_t pool = pool_;
+        pool_ = nullptr;
+        pthreadpool_destroy(pool);  // joins the workers: their thread-local storage goes with them
+    }
+
+    std::mutex mutex_;
+    pthreadpool_t pool_;
+    const pid_t owner_ = getpid();  // the process whose threads the pool has
+    size_t users_ = 0;
+    bool closing_ = false;
+};
+
+}  // namespace
+
+pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
+
+void closeCoreThreadPool() { PoolGate::get().close(); }
+
+PoolUse::PoolUse() : pool_(PoolGate::get().acquire()) {}
+
+PoolUse::~PoolUse() {
+    if (pool_ != nullptr) PoolGate::get().release();
 }
 
 bool poolWorthUsingNow() {

@@ -12,8 +12,29 @@
 
 namespace nnemu::synap {
 
-// The process's pool; nullptr when it would have one thread.
+// The process's pool; nullptr when it would have one thread, or once the process is exiting.
 pthreadpool_t coreThreadPool();
+
+// Holds the pool for one inference (or one runtime build that records it): at process exit the
+// pool's threads are joined and the pool freed unless a PoolUse holds it (then its last holder
+// frees it), and no PoolUse acquires it afterwards (those inferences run on the calling thread). Without this the workers outlive main and their thread-local storage shows as
+// "possibly lost" to leak checkers such as valgrind.
+class PoolUse {
+public:
+    PoolUse();
+    ~PoolUse();
+    PoolUse(const PoolUse&) = delete;
+    PoolUse& operator=(const PoolUse&) = delete;
+    // The pool, or nullptr: none, or the process is exiting.
+    pthreadpool_t pool() const { return pool_; }
+
+private:
+    pthreadpool_t pool_;
+};
+
+// What the exit handler runs (exposed for tests): no PoolUse acquires the pool from now on, and
+// it is freed at once or by its last holder.
+void closeCoreThreadPool();
 
 // Whether an inference started now should use the pool: always when NNEMU_NPU_THREADS fixes
 // the size, otherwise only when the cores the pool's threads need were free over the last few

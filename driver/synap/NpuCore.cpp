@@ -114,8 +114,8 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     return activations_[index].data();
 }
 
-bool NpuCore::choosePool() {
-    const bool pooled = parallel_ && poolWorthUsingNow();
+bool NpuCore::choosePool(const PoolUse& use) {
+    const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
     for (Stage& stage : stages_) {
         if (stage.native || stage.runtimes[pooled] != nullptr) continue;
         std::string ignored;  // the other runtime exists and serves instead
@@ -134,7 +134,8 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         *error = "wrong number of NPU inputs or outputs";
         return false;
     }
-    const bool pooled = choosePool();
+    const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
+    const bool pooled = choosePool(use);
     const auto runStart = Clock::now();
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
@@ -156,7 +157,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
         const bool ok = stage.native
                                 ? layerKind(first.params_type())->run(
                                           {*program_, first, stage.inputs, stage.output, stage.state.get(),
-                                           pooled ? coreThreadPool() : nullptr, stage.workspace})
+                                           pooled ? use.pool() : nullptr, stage.workspace})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
             *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");

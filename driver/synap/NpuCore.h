@@ -19,6 +19,8 @@ struct xnn_runtime;
 
 namespace nnemu::synap {
 
+class PoolUse;  // CoreThreads.h
+
 struct LayerState;  // LayerKinds.h
 
 class NpuCore {
@@ -95,7 +97,7 @@ private:
                            std::string* error);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
     // runtimes for that choice the first time it is made.
-    bool choosePool();
+    bool choosePool(const PoolUse& use);
     void noteRunTime(bool pooled, uint64_t us);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);

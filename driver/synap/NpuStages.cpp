@@ -217,7 +217,8 @@ bool NpuCore::buildStages(std::string* error) {
     if (!cutIntoStages(error)) return false;
     fuseStages();
     markBufferedTensors();
-    parallel_ = parallel_ && coreThreadPool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    const PoolUse use;  // a pooled runtime records the pool: it must not go while one is built
+    parallel_ = parallel_ && use.pool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     planActivations();
     const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {

@@ -97,7 +97,9 @@ public:
             Fd profiles(openProfiles(dir, true));
             Replacement file(profiles.get(), profileName(processId(), nid), false);
             if (profiles.get() >= 0 && !(file.prepare(table, 0600, false, nullptr) && file.commit())) {
-                warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(errno));
+                const int cause = errno;
+                warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(cause) +
+                         "; the run goes on", cause);
             }
         });
     }
@@ -141,9 +143,16 @@ private:
         if (released_) return;
         std::string error;
         const int dir = directory_.get(&error);
-        if (dir < 0) return warnOnce("cannot open the statistics folder (" + error + "); statistics are off");
+        if (dir < 0) {
+            const int cause = errno;
+            return warnOnce("cannot open the statistics folder (" + error + "); the statistics are not updated, "
+                            "the run goes on", cause);
+        }
         makeYoctoLink();
-        if (!state_.lock(dir, path_, &error)) return warnOnce(error);
+        if (!state_.lock(dir, path_, &error)) {
+            const int cause = errno;
+            return warnOnce(error + "; the statistics are not updated, the run goes on", cause);
+        }
         look(dir);
         bool dirty = !load(dir);
         dirty |= always;
@@ -156,15 +165,24 @@ private:
         state_.unlock();
     }
 
-    // Once per process, whichever folder object (the start-up check's or the networks') meets it.
+    // Once per process, whichever folder object (the start-up check's or the networks') meets it:
+    // once per message, and once per cause for what the file system refuses to everyone (a
+    // read-only or full file system, a denied permission): the first such message names the cause,
+    // the statistics files and `.state` failing after it for the same cause say nothing more.
     // The log line names the caller, as the board's lines name their function.
-    static void warnOnce(const std::string& message, const char* function = __builtin_FUNCTION(),
+    static void warnOnce(const std::string& message, int cause = 0, const char* function = __builtin_FUNCTION(),
                          int line = __builtin_LINE()) {
         static std::mutex mutex;
         static std::set<std::string>* warned = new std::set<std::string>();  // used by exit handlers
+        const bool fileSystem = cause == EROFS || cause == ENOSPC || cause == EDQUOT || cause == EACCES ||
+                                cause == EPERM || cause == EIO;
         std::lock_guard guard(mutex);
-        if (warned->insert(message).second && synapLogEnabled(LogLevel::WARNING)) {
-            SynapLogMessage(LogLevel::WARNING, function, line) << message;
+        if (warned->insert(fileSystem ? "cause " + std::to_string(cause) : message).second &&
+            synapLogEnabled(LogLevel::WARNING)) {
+            // A template's name comes with its arguments ("update<...lambda...>"): the board's
+            // lines carry the bare name.
+            const std::string name(function, std::strcspn(function, "<"));
+            SynapLogMessage(LogLevel::WARNING, name.c_str(), line) << message;
         }
     }
 
@@ -333,7 +351,9 @@ private:
             auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name, true);
             FileIdentity identity{};
             if (!replacement->prepare(texts[file], kFiles[file].mode, file <= TIME, &identity)) {
-                warnOnce("cannot write " + path_ + "/" + kFiles[file].name + ": " + std::strerror(errno));
+                const int cause = errno;
+                warnOnce("cannot write " + path_ + "/" + kFiles[file].name + ": " + std::strerror(cause) +
+                         "; the statistics are not updated, the run goes on", cause);
                 continue;
             }
             if (file <= TIME) {
@@ -342,9 +362,17 @@ private:
             }
             files.push_back(std::move(replacement));
         }
-        if (!state_.write(&record_)) return warnOnce("cannot write " + path_ + "/.state: " + std::strerror(errno));
+        if (!state_.write(&record_)) {
+            const int cause = errno;
+            return warnOnce("cannot write " + path_ + "/.state: " + std::strerror(cause) +
+                            "; the statistics are not updated, the run goes on", cause);
+        }
         for (auto& file : files) {
-            if (!file->commit()) warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(errno));
+            if (!file->commit()) {
+                const int cause = errno;
+                warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(cause) +
+                         "; the run goes on", cause);
+            }
         }
     }
 

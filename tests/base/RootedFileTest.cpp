@@ -104,3 +104,26 @@ TEST_F(RootedFileTest, MakesNestedDirectories) {
 }
 
 }  // namespace
+
+// A fresh clone's root (build/device-root) does not exist yet: the first write makes it as named.
+TEST(RootedFileRootTest, CreatesAMissingRootAndItsParents) {
+    char pattern[] = "/tmp/nnemu-rooted-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string top = pattern, root = top + "/not/yet/root";
+    std::string error;
+    EXPECT_TRUE(makeDirectoriesInsideRoot(root, root + "/sys/stats", &error)) << error;
+    EXPECT_TRUE(fs::is_directory(root + "/sys/stats"));
+    fs::remove_all(top + "/not");
+    const int fd = openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, true, &error);
+    EXPECT_GE(fd, 0) << error;
+    if (fd >= 0) close(fd);
+    // Without makeParents nothing is created.
+    fs::remove_all(top + "/not");
+    EXPECT_LT(openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+    EXPECT_FALSE(fs::exists(top + "/not"));
+    // A dangling link named as the root is not made into a directory somewhere else.
+    fs::create_symlink(top + "/elsewhere", top + "/dangling");
+    EXPECT_FALSE(makeDirectoriesInsideRoot(top + "/dangling", top + "/dangling/x", &error));
+    EXPECT_FALSE(fs::exists(top + "/elsewhere"));
+    fs::remove_all(top);
+}

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "../props/FilePermissionsApply.h"
 #include "CacheTestSupport.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/SynapCache.h"
@@ -278,24 +279,99 @@ TEST_F(DriverSynapCacheTest, ACorruptDatabaseFileDisablesTheCache) {
     EXPECT_EQ(readFile(defaultCacheFile()), std::vector<uint8_t>(8192, 0xA5)) << "a damaged file is left alone";
 }
 
-TEST_F(DriverSynapCacheTest, AFullDiskDisablesTheCache) {
-    // A worker process whose files cannot grow past 64 KiB: its program (four 37 KB layers)
-    // does not fit, so the store fails like on a full disk.
-    const auto result = runProcess({NNEMU_CACHE_WORKER, "run", "--layers", "1,2,3,4", "--channels", "32",
-                                    "--compilations", "2"},
-                                   64 * 1024);
+TEST_F(DriverSynapCacheTest, AFullDiskCostsOneWarningNamingTheCauseAndNoClearAdvice) {
+    // A worker process whose files cannot grow past 64 KiB: a new cache (16 KiB pages) cannot be
+    // built, so the cache is off, said once with the cause.
+    const std::vector<std::string> worker = {NNEMU_CACHE_WORKER, "run", "--layers", "1,2,3,4", "--channels", "32",
+                                             "--compilations", "2"};
+    auto result = runProcess(worker, 64 * 1024);
     ASSERT_EQ(result.exitCode, 0) << result.err;
-    const auto report = parseReport(result.out);
+    auto report = parseReport(result.out);
     EXPECT_EQ(report.at("cpu_match"), "1");
     EXPECT_EQ(report.at("synap_stores"), "0");
     EXPECT_EQ(report.at("compiles"), "2");
-    EXPECT_EQ(countOccurrences(result.err, "disabled for this process"), 1u) << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "disabled for this process: cannot create it: File too large"), 1u)
+            << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "WARNING"), 1u) << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "--clear"), 0u) << result.err;
+
+    // An existing cache that cannot grow: the stores stop with one warning naming the cause,
+    // nothing is damaged, nothing advises clearing it.
+    {
+        std::string error;
+        ASSERT_NE(cache::SynapCache::open(defaultCacheFile(), true, &error), nullptr) << error;
+    }
+    result = runProcess(worker, 64 * 1024);
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    report = parseReport(result.out);
+    EXPECT_EQ(report.at("cpu_match"), "1");
+    EXPECT_EQ(report.at("synap_stores"), "0");
+    EXPECT_EQ(countOccurrences(result.err, "cannot be written: File too large"), 1u) << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "WARNING"), 1u) << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "--clear"), 0u) << result.err;
+    EXPECT_EQ(countOccurrences(result.err, "disabled for this process"), 0u) << result.err;
     // Whatever reached the file is a consistent database.
     std::string error;
     if (auto opened = cache::SynapCache::open(defaultCacheFile(), false, &error)) {
         EXPECT_EQ(opened->verify().integrity, "ok");
         EXPECT_EQ(opened->totals().entries, 0u);
     }
+}
+
+
+// A cache whose directory cannot be written (mode 0555, with root's override dropped) is opened
+// read-only: a program another process stored is still found, not compiled again; a new program
+// is not stored, with one warning naming the cause and no advice to clear a cache that is not
+// damaged.
+TEST_F(DriverSynapCacheTest, AnUnwritableCacheIsStillReadAndStoresAreSkippedWithOneWarning) {
+    const auto filled = runProcess({NNEMU_CACHE_WORKER, "run", "--layers", "1", "--channels", "16"});
+    ASSERT_EQ(filled.exitCode, 0) << filled.err;
+    ASSERT_EQ(parseReport(filled.out).at("synap_stores"), "1");
+    ConvNetwork stored({8, 16, {1}}), fresh({8, 16, {2}}), another({12, 16, {1}});
+    const fs::path directory = fs::path(defaultCacheFile()).parent_path();
+    fs::permissions(directory, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                       fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    std::vector<float> found;
+    std::string log;
+    {
+        props::testing::FilePermissionsApply permissions;
+        if (!permissions.active()) GTEST_SKIP() << "cannot drop CAP_DAC_OVERRIDE: root would write anyway";
+        testing::internal::CaptureStderr();
+        found = compileAndRun(stored);
+        compileAndRun(fresh);
+        compileAndRun(another);
+        log = testing::internal::GetCapturedStderr();
+    }
+    fs::permissions(directory, fs::perms::owner_all, fs::perm_options::add);
+    expectNear(found, onCpu(stored));
+    EXPECT_EQ(cacheCounters().synapHits, 1u) << log;
+    EXPECT_EQ(cacheCounters().compiles, 2u) << "the stored program is not compiled again";
+    EXPECT_EQ(cacheCounters().synapStores, 0u);
+    EXPECT_EQ(countOccurrences(log, "cannot be written: Permission denied"), 1u) << log;
+    EXPECT_EQ(countOccurrences(log, "SyNAP cache"), 1u) << log;
+    EXPECT_EQ(countOccurrences(log, "--clear"), 0u) << log;
+    EXPECT_EQ(countOccurrences(log, "disabled for this process"), 0u) << log;
+    EXPECT_EQ(totalsOf(defaultCacheFile()).entries, 1u);
+}
+
+// Only real damage advises synap_cache --clear: a cache whose pages are corrupt (its header intact).
+TEST_F(DriverSynapCacheTest, OnlyADamagedCacheAdvisesClearingIt) {
+    const std::string file = root() + "/damaged.cache";
+    {
+        std::string error;
+        ASSERT_NE(cache::SynapCache::open(file, true, &error), nullptr) << error;
+    }
+    auto bytes = readFile(file);
+    ASSERT_GT(bytes.size(), 16384u);
+    std::fill(bytes.begin() + 16384, bytes.end(), 0xA5);  // every page but the first (header, schema)
+    writeFile(file, bytes);
+    setenv("SYNAP_CACHE_PATH", file.c_str(), 1);
+    ConvNetwork network({8, 16, {1}});
+    testing::internal::CaptureStderr();
+    compileAndRun(network);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(countOccurrences(log, "disabled for this process"), 1u) << log;
+    EXPECT_EQ(countOccurrences(log, "synap_cache --clear"), 1u) << log;
 }
 
 }  // namespace

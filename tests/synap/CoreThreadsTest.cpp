@@ -1,6 +1,12 @@
 // The NPU core's free-core arithmetic: other processes' CPU time, not this process's, takes
 // cores from the thread pool.
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include "CoreThreads.h"
 
@@ -27,6 +33,56 @@ TEST(CoreThreads, OtherProcessesTakeCores) {
 TEST(CoreThreads, NoIntervalMeansNoFreeCore) {
     EXPECT_DOUBLE_EQ(freeCores(2, 20, 100, 0, 0), 0);
     EXPECT_DOUBLE_EQ(freeCores(2, 20, 0, 0, 0.1), 0);
+}
+
+// Exit: the pool is closed by the exit handler (closeCoreThreadPool); a holder keeps it usable
+// until it lets go, and nobody acquires it afterwards. Each case runs in a fresh process (the
+// pool is the process's, and NNEMU_NPU_THREADS is read once).
+void addUp(void* sum, size_t i) { static_cast<std::atomic<size_t>*>(sum)->fetch_add(i); }
+
+size_t sumOnPool(pthreadpool_t pool) {
+    std::atomic<size_t> sum{0};
+    pthreadpool_parallelize_1d(pool, addUp, &sum, 100, 0);
+    return sum.load();
+}
+
+TEST(CoreThreadsExit, AHolderKeepsThePoolUntilItLetsGoAndNobodyAcquiresItAfterTheClose) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+            {
+                setenv("NNEMU_NPU_THREADS", "2", 1);
+                {
+                    const PoolUse held;
+                    if (held.pool() == nullptr) _exit(2);
+                    closeCoreThreadPool();
+                    const PoolUse later;
+                    if (later.pool() != nullptr || coreThreadPool() != nullptr) _exit(3);
+                    if (sumOnPool(held.pool()) != 4950) _exit(4);  // still running on its threads
+                }  // the last holder frees it (joins its workers)
+                const PoolUse afterwards;
+                _exit(afterwards.pool() == nullptr ? 0 : 5);
+            },
+            ::testing::ExitedWithCode(0), "");
+}
+
+TEST(CoreThreadsExit, ExitingWhileAnotherThreadRunsOnThePoolNeitherHangsNorCrashes) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+            {
+                setenv("NNEMU_NPU_THREADS", "2", 1);
+                std::atomic<bool> started{false};
+                std::thread([&] {
+                    for (;;) {
+                        const PoolUse use;
+                        if (use.pool() != nullptr && sumOnPool(use.pool()) != 4950) _exit(2);
+                        started = true;
+                    }
+                }).detach();
+                while (!started) usleep(1000);
+                alarm(20);  // a hang fails the case
+                std::exit(0);  // runs the exit handler while the thread keeps acquiring and releasing
+            },
+            ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -13,12 +13,14 @@ namespace nnemu::base {
 
 // Opens `path`, which must lie inside `root` (both absolute, as devicePath() builds them). `flags`
 // are open(2) flags (O_NOFOLLOW and O_CLOEXEC are added). With `makeParents`, missing directories
-// between the root and the file are created with mode 0755. Returns the descriptor, or -1 with
+// between the root and the file are created with mode 0755, and so is a root that does not exist
+// yet (with its missing parents, resolved normally: that path is the user's choice). Returns the descriptor, or -1 with
 // errno set and `error` saying which component was refused and why.
 int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
                    std::string* error);
 
-// Creates `directory` (inside `root`) and its missing parents, refusing symlinked components.
+// Creates `directory` (inside `root`) and its missing parents, refusing symlinked components
+// below the root; a missing root is created first, as openInsideRoot does.
 bool makeDirectoriesInsideRoot(const std::string& root, const std::string& directory, std::string* error);
 
 }  // namespace nnemu::base

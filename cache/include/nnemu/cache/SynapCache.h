@@ -73,11 +73,14 @@ public:
     // Opens the cache database at `file`, creating it (and its schema) if `create` and nothing
     // has its name. Below a non-empty `root` (the device root) no symbolic link is followed, the
     // file's own name included anywhere. nullptr and `error` when it cannot be used: a directory
-    // that is missing or not writable, a file that is not a SyNAP cache (left untouched), a
-    // damaged one, a database of a newer schema version. A cache of an older schema version is
-    // emptied and upgraded.
+    // that is missing, a new file that cannot be created (the cause named), a file that is not a
+    // SyNAP cache (left untouched), a damaged one (`damaged` set: only then does
+    // `synap_cache --clear` help), a database of a newer schema version. A cache of an older
+    // schema version is emptied and upgraded. An existing cache that cannot be written (its
+    // directory or file read-only, on a read-only file system or without write permission) is
+    // opened read-only: see readOnly().
     static std::unique_ptr<SynapCache> open(const std::string& file, bool create, std::string* error,
-                                            const std::string& root = {});
+                                            const std::string& root = {}, bool* damaged = nullptr);
     // Deletes the cache file (and its WAL files) if its header marks it as a SyNAP cache, damaged
     // or not; anything else is refused with the reason in `error`.
     static bool removeFile(const std::string& file, const std::string& root, std::string* error);
@@ -120,6 +123,12 @@ public:
     bool clear();
 
     const std::string& file() const { return file_; }
+    // Why the cache is open read-only ("Read-only file system", "Permission denied"); empty when
+    // it is writable. A read-only cache finds programs (and maps their files when they exist) but
+    // neither counts hits nor writes program files; store and drop are the caller's to skip.
+    const std::string& readOnly() const { return readOnly_; }
+    // Why the last failed write was refused by the system (full disk, read-only...), or empty.
+    std::string writeRefusal() const;
     // What went wrong in the last call that returned BUSY or UNAVAILABLE (or failed).
     std::string error() const;
     // Whether that failure is damage to the database file itself (corrupt, not a database).
@@ -154,6 +163,7 @@ private:
     std::string file_;
     int directory_ = -1;  // the database's directory, for its program files
     std::string name_;    // the database's file name
+    std::string readOnly_;
 };
 
 const char* toString(SynapCache::Status status);
