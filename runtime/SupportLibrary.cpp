@@ -78,6 +78,8 @@ static int SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(const ANeuralNet
 static int SL_ANeuralNetworksDevice_getPerformanceInfo(const ANeuralNetworksDevice* handle,
                                                        int32_t performanceInfoKind,
                                                        SL_ANeuralNetworksPerformanceInfo* performanceInfo) {
+    // As Android's Support Library: outputs are cleared before the arguments are checked.
+    if (performanceInfo != nullptr) *performanceInfo = {0.0f, 0.0f};
     if (handle == nullptr || performanceInfo == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     const Device& dev = device(handle);
     switch (performanceInfoKind) {
@@ -99,7 +101,7 @@ static int SL_ANeuralNetworksDevice_getPerformanceInfo(const ANeuralNetworksDevi
 static int SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(
         const ANeuralNetworksDevice* handle, void* context,
         void (*callback)(SL_ANeuralNetworksOperandPerformanceInfo, void*)) {
-    if (handle == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || context == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     for (const auto& entry : device(handle).capabilities.operandPerformance) {
         callback({static_cast<int32_t>(entry.type), toSl(entry.info)}, context);
     }
@@ -108,6 +110,7 @@ static int SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(
 
 static int SL_ANeuralNetworksDevice_getVendorExtensionCount(const ANeuralNetworksDevice* handle,
                                                             uint32_t* vendorExtensionCount) {
+    if (vendorExtensionCount != nullptr) *vendorExtensionCount = 0;
     if (handle == nullptr || vendorExtensionCount == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *vendorExtensionCount = static_cast<uint32_t>(device(handle).driver->getSupportedExtensions().size());
     return ANEURALNETWORKS_NO_ERROR;
@@ -116,6 +119,7 @@ static int SL_ANeuralNetworksDevice_getVendorExtensionCount(const ANeuralNetwork
 static int SL_ANeuralNetworksDevice_getVendorExtensionName(const ANeuralNetworksDevice* handle,
                                                            uint32_t vendorExtensionIndex,
                                                            const char** extensionName) {
+    if (extensionName != nullptr) *extensionName = nullptr;
     if (handle == nullptr || extensionName == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     const auto extensions = device(handle).driver->getSupportedExtensions();
     if (vendorExtensionIndex >= extensions.size()) return ANEURALNETWORKS_BAD_DATA;
@@ -124,9 +128,9 @@ static int SL_ANeuralNetworksDevice_getVendorExtensionName(const ANeuralNetworks
 }
 
 static int SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(
-        const ANeuralNetworksDevice* handle, uint32_t vendorExtensionIndex, void* /*context*/,
+        const ANeuralNetworksDevice* handle, uint32_t vendorExtensionIndex, void* context,
         void (*callback)(SL_ANeuralNetworksExtensionOperandTypeInformation, void*)) {
-    if (handle == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
+    if (handle == nullptr || context == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     if (vendorExtensionIndex >= device(handle).driver->getSupportedExtensions().size()) {
         return ANEURALNETWORKS_BAD_DATA;
     }

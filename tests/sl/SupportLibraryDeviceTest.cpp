@@ -66,6 +66,8 @@ TEST_F(DeviceQueryTest, PerformanceInfo) {
     EXPECT_EQ(npuInfo.execTime, std::numeric_limits<float>::max());
 
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getPerformanceInfo(npu, 4, &npuInfo), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(npuInfo.execTime, 0.0f);  // cleared before any check, as Android does
+    EXPECT_EQ(npuInfo.powerUsage, 0.0f);
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getPerformanceInfo(npu, -1, &npuInfo), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getPerformanceInfo(nullptr, 0, &npuInfo), ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getPerformanceInfo(npu, 0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
@@ -100,6 +102,9 @@ TEST_F(DeviceQueryTest, OperandPerformanceInfo) {
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(npu, &infos, nullptr),
               ANEURALNETWORKS_UNEXPECTED_NULL);
+    // As Android's Support Library, a null context is refused too.
+    EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(npu, nullptr, collect),
+              ANEURALNETWORKS_UNEXPECTED_NULL);
 }
 
 void neverCalled(SL_ANeuralNetworksExtensionOperandTypeInformation, void*) { ADD_FAILURE() << "called"; }
@@ -114,20 +119,26 @@ TEST_F(DeviceQueryTest, NoDeviceHasVendorExtensions) {
         ASSERT_EQ(sl().SL_ANeuralNetworksDevice_getVendorExtensionCount(device, &extensions),
                   ANEURALNETWORKS_NO_ERROR);
         EXPECT_EQ(extensions, 0u);
-        const char* name = nullptr;
+        const char* name = "unchanged";
         EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getVendorExtensionName(device, 0, &name), ANEURALNETWORKS_BAD_DATA);
-        EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(device, 0, nullptr,
+        EXPECT_EQ(name, nullptr);  // cleared before any check, as Android does
+        int context = 0;
+        EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(device, 0, &context,
                                                                                               neverCalled),
                   ANEURALNETWORKS_BAD_DATA);
+        EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(device, 0, nullptr,
+                                                                                              neverCalled),
+                  ANEURALNETWORKS_UNEXPECTED_NULL);
         EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getVendorExtensionName(device, 0, nullptr),
                   ANEURALNETWORKS_UNEXPECTED_NULL);
         EXPECT_EQ(sl().SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(device, 0, nullptr,
                                                                                               nullptr),
                   ANEURALNETWORKS_UNEXPECTED_NULL);
     }
-    uint32_t extensions = 0;
+    uint32_t extensions = 7;
     EXPECT_EQ(sl().SL_ANeuralNetworksDevice_getVendorExtensionCount(nullptr, &extensions),
               ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(extensions, 0u);
 }
 
 }  // namespace
