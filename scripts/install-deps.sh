@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libflatbuffers-dev flatbuffers-compiler libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  libsqlite3-dev nlohmann-json3-dev libstb-dev
+  libsqlite3-dev nlohmann-json3-dev libstb-dev libmd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libfuse3-dev fuse3

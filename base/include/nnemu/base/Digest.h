@@ -1,10 +1,9 @@
-// Message digests, computed here (no crypto library: every process saves its relocated pages):
+// Message digests from Debian's libmd (a few kilobytes, no relocated tables, unlike libcrypto):
 // md5 (RFC 1321) names and checks what the SyNAP cache stores and keys it, as the board's driver
 // does; SHA-256 (FIPS 180-4) derives the NNAPI cache tokens and the diagnostics' graph hash.
 // Neither guards against an adversary here, only names and compares contents.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,12 +28,14 @@ public:
     // further calls return an empty vector.
     std::vector<uint8_t> finish();
 
+    ~Digest();
+    Digest(const Digest&) = delete;
+    Digest& operator=(const Digest&) = delete;
+
 private:
+    struct State;  // libmd's context, kept out of this header
     DigestAlgorithm algorithm_;
-    std::array<uint32_t, 8> state_{};
-    std::array<uint8_t, 64> block_{};
-    size_t buffered_ = 0;
-    uint64_t length_ = 0;  // bytes given so far
+    State* state_;
     bool finished_ = false;
 };
 
