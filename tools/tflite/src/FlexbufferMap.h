@@ -1,12 +1,14 @@
-// A strictly bounds-checked reader for the one thing custom operators keep in custom_options:
-// a FlexBuffers map from keys to scalars. flexbuffers.h trusts offsets and alignment more than a
-// fuzzed file deserves, so the loader reads the format itself, every byte range checked first.
+// The one thing custom operators keep in custom_options: a FlexBuffers map from keys to scalars,
+// read with flatbuffers' own FlexBuffers reader once its verifier has accepted every offset,
+// width and key of the buffer (flexbuffers::VerifyBuffer).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <flatbuffers/flexbuffers.h>
 
 namespace nnemu::tflite {
 
@@ -20,18 +22,10 @@ public:
     Lookup number(const std::string& key, double* value) const;
 
 private:
-    struct Entry {
-        std::string key;
-        size_t at = 0;        // the value's slot
-        uint8_t packedType = 0;
-    };
-    bool readUnsigned(size_t at, size_t width, uint64_t* value) const;
-    bool target(size_t slot, size_t width, size_t* at) const;   // follows a backward offset
-
-    const uint8_t* data_ = nullptr;
-    size_t size_ = 0;
-    size_t width_ = 0;        // the values' slot width
-    std::vector<Entry> entries_;
+    // A copy at an 8-byte aligned address: the reader loads 8-byte scalars directly, and the
+    // verifier checks alignment only relative to the buffer's start.
+    std::vector<uint64_t> bytes_;
+    flexbuffers::Map map_ = flexbuffers::Map::EmptyMap();
 };
 
 }  // namespace nnemu::tflite
