@@ -106,10 +106,6 @@ bool validateUnidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(validateRnnCell(context, kRnnLayout, type));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kUnidirectionalRnnTimeMajor, {OperandType::INT32}));
-    if (context.hasValue(kUnidirectionalRnnTimeMajor)) {
-        const int32_t timeMajor = context.scalar<int32_t>(kUnidirectionalRnnTimeMajor);
-        NN_RET_CHECK(timeMajor == 0 || timeMajor == 1);
-    }
     return outputTypesAre(context, type);
 }
 

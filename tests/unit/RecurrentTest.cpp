@@ -65,7 +65,7 @@ public:
     }
 
     bool validate() const { return signature().validate(context_); }
-    bool prepare() { return signature().prepare(context_); }
+    bool prepare() { return hal::prepareOperation(signature(), context_); }  // the execution stage
     Dims outputDims(uint32_t i) const { return context_.outputs[i].dims; }
     hal::OperationContext& context() { return context_; }
 
@@ -358,12 +358,15 @@ TEST(QuantizedLstm, ValidatesTheFixedScales) {
     Operation inputScale = quantizedLstm();
     inputScale.input(0).scale = 1.0f / 256;
     EXPECT_FALSE(inputScale.validate());
+    // Relations between operands' quantizations are checked at execution.
     Operation biasScale = quantizedLstm();
     biasScale.input(10).scale *= 2.0f;
-    EXPECT_FALSE(biasScale.validate());
+    EXPECT_TRUE(biasScale.validate());
+    EXPECT_FALSE(biasScale.prepare());
     Operation weightsZeroPoint = quantizedLstm();
     weightsZeroPoint.input(6).zeroPoint = 121;
-    EXPECT_FALSE(weightsZeroPoint.validate());
+    EXPECT_TRUE(weightsZeroPoint.validate());
+    EXPECT_FALSE(weightsZeroPoint.prepare());
     Operation cellScale = quantizedLstm();
     cellScale.context().outputs[0].scale = 1.0f / 4096;
     EXPECT_FALSE(cellScale.validate());
