@@ -151,6 +151,18 @@ TEST(BidirectionalSequenceRnn, OutputsSeparateOrMerged) {
     EXPECT_EQ(merged.outputDims(0), (Dims{2, 3, 11}));
 }
 
+// The merge flag is a value: the model takes any possible output count, the execution holds the
+// count to the flag.
+TEST(BidirectionalSequenceRnn, OutputCountAgainstTheMergeFlagIsCheckedAtExecution) {
+    Operation mergedWithTwo = bidirectionalRnn(false, true);
+    mergedWithTwo.outputs(2);
+    EXPECT_TRUE(mergedWithTwo.validate());
+    EXPECT_FALSE(mergedWithTwo.prepare());
+    Operation five = bidirectionalRnn(false, false);
+    five.outputs(5);  // neither 1 or 2 sequences, nor those and the 2 final states
+    EXPECT_FALSE(five.validate());
+}
+
 TEST(BidirectionalSequenceRnn, PrepareRejectsMalformedOperands) {
     auto rejects = [](bool aux, auto mutate) {
         Operation op = bidirectionalRnn(aux, false);

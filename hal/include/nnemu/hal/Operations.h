@@ -78,8 +78,9 @@ struct OperationContext {
 struct OperationSignature {
     OperationType type;
     // Operand counts, types and allowed type combinations, omitted operands, ranks where declared.
-    // Never reads a value and never compares one operand with another. Used at addOperation, at
-    // finish and by drivers' getSupportedOperations. Must not reject unknown (0) dims.
+    // Never reads a value, never holds one operand's dims or scale against another's. Used at
+    // addOperation, at finish and by drivers' getSupportedOperations. Must not reject unknown (0)
+    // dims.
     bool (*validate)(const OperationContext& context);
     // Computes every output's dims from the inputs' actual dims (and data, where an input
     // such as a shape or a scalar is needed). Called, through prepareOperation(), once all inputs
