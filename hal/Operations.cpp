@@ -34,6 +34,11 @@ int64_t operationUseFeatureLevel(const OperationContext& context) {
     return operationFeatureLevel(context.type);
 }
 
+bool prepareOperation(const OperationSignature& signature, OperationContext& context) {
+    if (signature.checkValues != nullptr && !signature.checkValues(context)) return false;
+    return signature.prepare(context);
+}
+
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].omitted && (i == 0 || !signature.allowOmittedOperand)) return false;

@@ -83,8 +83,8 @@ private:
             output.length = 0;
             context.outputs.push_back(output);
         }
-        if (!signature->prepare(context)) {
-            NN_LOG(ERROR) << name << ": inputs are inconsistent (shape inference failed)";
+        if (!hal::prepareOperation(*signature, context)) {
+            NN_LOG(ERROR) << name << ": invalid operand values or shapes (execution-stage checks failed)";
             return ErrorStatus::GENERAL_FAILURE;
         }
         bool insufficient = false;

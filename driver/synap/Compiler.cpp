@@ -18,7 +18,7 @@ bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint3
         const char* name = hal::operationName(operation.type);
         const hal::OperationSignature* signature = hal::findSignature(operation.type);
         hal::OperationContext context = hal::makeOperationContext(operation, operands, constantOf);
-        if (signature == nullptr || !signature->prepare(context)) {
+        if (signature == nullptr || !hal::prepareOperation(*signature, context)) {
             *error = std::string("cannot infer the output shape of ") + name;
             return false;
         }

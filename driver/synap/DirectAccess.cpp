@@ -22,8 +22,17 @@ std::vector<bool> claimOperations(const hal::Model& model, std::string* why) {
     std::vector<bool> supported;
     for (const auto& operation : model.operations) {
         const LoweringRule* rule = findLowering(operation.type);
-        supported.push_back(rule != nullptr && !readsNonFiniteConstant(model, operation) &&
-                            rule->supports(hal::makeOperationContext(operation, model.operands, constantOf)));
+        const hal::OperationContext context = hal::makeOperationContext(operation, model.operands, constantOf);
+        // An operation whose known values already fail the execution-stage checks fails on any
+        // device; claiming it keeps the failure where nnapi-reference has it, at execution (the
+        // JIT's prepareOperation refuses it), and keeps bad values away from the rules.
+        const hal::OperationSignature* signature = hal::findSignature(operation.type);
+        if (rule != nullptr && signature != nullptr && signature->checkValues != nullptr &&
+            !signature->checkValues(context)) {
+            supported.push_back(true);
+            continue;
+        }
+        supported.push_back(rule != nullptr && !readsNonFiniteConstant(model, operation) && rule->supports(context));
     }
     return supported;
 }

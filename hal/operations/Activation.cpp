@@ -38,9 +38,14 @@ bool validateCommon(const OperationContext& context, std::initializer_list<Opera
     return true;
 }
 
-// RELU family: a quant8 output keeps the input's quantization.
-bool validateRelu(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+bool validateQuantizable(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kQ8, kQ8S});
+}
+
+// Execution stage: a quant8 output of the RELU family keeps the input's quantization; LOGISTIC's
+// and TANH's have a fixed one: (1/256, 0) and (1/128, 128), zero points 128 lower for the signed
+// type.
+bool checkReluValues(const OperationContext& context) {
     if (isQuant8Asymm(context.inputType(0))) {
         NN_RET_CHECK(context.output(0).scale == context.input(0).scale);
         NN_RET_CHECK(context.output(0).zeroPoint == context.input(0).zeroPoint);
@@ -48,10 +53,7 @@ bool validateRelu(const OperationContext& context) {
     return true;
 }
 
-// Quant8 outputs have a fixed quantization: (1/256, 0) for LOGISTIC, (1/128, 128) for TANH, with
-// zero points 128 lower for the signed type.
-bool validateLogistic(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+bool checkLogisticValues(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
@@ -60,8 +62,7 @@ bool validateLogistic(const OperationContext& context) {
     return true;
 }
 
-bool validateTanh(const OperationContext& context) {
-    NN_RET_CHECK(validateCommon(context, {kF32, kF16, kQ8, kQ8S}));
+bool checkTanhValues(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
@@ -109,11 +110,12 @@ bool prepareSameShape(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RELU, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
-NN_REGISTER_SIGNATURE(RELU1, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
-NN_REGISTER_SIGNATURE(RELU6, validateRelu, prepareSameShape, false, true, signedFeatureLevel);
-NN_REGISTER_SIGNATURE(LOGISTIC, validateLogistic, prepareSameShape, false, true, signedFeatureLevel);
-NN_REGISTER_SIGNATURE(TANH, validateTanh, prepareSameShape, false, true, signedFeatureLevel);
+NN_REGISTER_SIGNATURE(RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
+NN_REGISTER_SIGNATURE(RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
+NN_REGISTER_SIGNATURE(RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
+NN_REGISTER_SIGNATURE(LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel,
+                      checkLogisticValues);
+NN_REGISTER_SIGNATURE(TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkTanhValues);
 NN_REGISTER_SIGNATURE(FLOOR, validateFloatOnly, prepareSameShape, false, false);
 NN_REGISTER_SIGNATURE(ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel);
 NN_REGISTER_SIGNATURE(EXP, validateFloatOnly, prepareSameShape, false, false);

@@ -15,11 +15,6 @@ bool validateArgMinMax(const OperationContext& context) {
                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
-    const uint32_t rank = context.input(0).rank();
-    if (rank != 0 && context.hasValue(1)) {
-        uint32_t axis = 0;
-        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(1), rank, &axis));
-    }
     return true;
 }
 

@@ -17,15 +17,6 @@ bool validateChannelShuffle(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<int32_t>(1) >= 1);
-    const OperandView& input = context.input(0);
-    if (input.rank() != 0 && context.hasValue(2)) {
-        uint32_t axis = 0;
-        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));
-        if (input.dim(axis) != 0 && context.hasValue(1)) {
-            NN_RET_CHECK(input.dim(axis) % static_cast<uint32_t>(context.scalar<int32_t>(1)) == 0);
-        }
-    }
     return true;
 }
 

@@ -15,7 +15,6 @@ bool validateComparison(const OperationContext& context) {
                               OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
     NN_RET_CHECK(context.inputType(1) == context.inputType(0));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_BOOL8);
-    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
     return true;
 }
 

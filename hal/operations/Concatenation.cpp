@@ -26,10 +26,6 @@ bool validateConcatenation(const OperationContext& context) {
         if (rank == 0) rank = input.rank();
         NN_RET_CHECK(input.rank() == rank);
     }
-    if (rank != 0 && context.hasValue(axisIndex)) {
-        const int32_t axis = context.scalar<int32_t>(axisIndex);
-        NN_RET_CHECK(axis >= 0 && static_cast<uint32_t>(axis) < rank);
-    }
     return true;
 }
 

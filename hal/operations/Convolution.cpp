@@ -43,10 +43,6 @@ bool validateConvTypes(const OperationContext& context, WindowKind kind) {
                 if (filter.rank() == 4 && filter.dim(channelDim) != 0) {
                     NN_RET_CHECK(filter.channelQuant->scales.size() == filter.dim(channelDim));
                 }
-            } else {
-                const double product = static_cast<double>(input.scale) * filter.scale;
-                NN_RET_CHECK(std::fabs(product - bias.scale) <=
-                             1e-6 * std::fmin(product, static_cast<double>(bias.scale)));
             }
             break;
         default:
@@ -59,6 +55,22 @@ bool validateConvTypes(const OperationContext& context, WindowKind kind) {
     NN_RET_CHECK(rankIsOrUnknown(output, 4));
     return true;
 }
+
+// Execution stage: the window values; a per-tensor quantized bias's scale is inScale * filterScale.
+bool checkConvValues(const OperationContext& context, WindowKind kind) {
+    const OperandView& input = context.input(0);
+    const OperandView& filter = context.input(1);
+    const OperandView& bias = context.input(2);
+    if (isQuant8Asymm(input.type) && filter.type == input.type) {
+        const double product = static_cast<double>(input.scale) * filter.scale;
+        NN_RET_CHECK(std::fabs(product - bias.scale) <= 1e-6 * std::fmin(product, static_cast<double>(bias.scale)));
+    }
+    return windowValuesValid(context, kind);
+}
+
+bool checkConv2DValues(const OperationContext& context) { return checkConvValues(context, WindowKind::CONV); }
+bool checkDepthwiseValues(const OperationContext& context) { return checkConvValues(context, WindowKind::DEPTHWISE); }
+bool checkGroupedValues(const OperationContext& context) { return checkConvValues(context, WindowKind::GROUPED); }
 
 bool validateWindowConv(const OperationContext& context, WindowKind kind) {
     NN_RET_CHECK(context.numOutputs() == 1);
@@ -88,7 +100,6 @@ bool prepareWindowConv(OperationContext& context, WindowKind kind) {
     NN_RET_CHECK(filter.rank() == 4);
     NN_RET_CHECK(bias.rank() == 1);
     const WindowParams params = readWindowParams(context, kind);
-    NN_RET_CHECK(windowParamsValid(params, kind));
     const Image4 in = makeImage4(input.dims, params.nchw);
 
     uint32_t outChannels = 0;
@@ -134,9 +145,10 @@ bool prepareGroupedConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CONV_2D, validateConv2D, prepareConv2D, false, true);
-NN_REGISTER_SIGNATURE(DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false,
-                      true);
-NN_REGISTER_SIGNATURE(GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false);
+NN_REGISTER_SIGNATURE(CONV_2D, validateConv2D, prepareConv2D, false, true, nullptr, checkConv2DValues);
+NN_REGISTER_SIGNATURE(DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false, true, nullptr,
+                      checkDepthwiseValues);
+NN_REGISTER_SIGNATURE(GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false, nullptr,
+                      checkGroupedValues);
 
 }  // namespace nnemu::hal

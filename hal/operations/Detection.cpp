@@ -81,10 +81,6 @@ bool validateBoxWithNmsLimit(const OperationContext& context) {
     NN_RET_CHECK(context.output(3).type == OperandType::TENSOR_INT32);
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 2) && rankIsOrUnknown(context.input(1), 2));
     NN_RET_CHECK(rankIsOrUnknown(context.input(2), 1));
-    if (context.hasValue(5)) {
-        const auto kernel = context.scalar<int32_t>(5);
-        NN_RET_CHECK(kernel >= 0 && kernel <= 2);
-    }
     return true;
 }
 

@@ -36,7 +36,12 @@ bool validateBinary(const OperationContext& context) {
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), kMaxRank));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(1), kMaxRank));
     NN_RET_CHECK(rankAtMostOrUnknown(context.output(0), kMaxRank));
-    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
+    return true;
+}
+
+// Execution stage: the fuse code, MUL's output scale (and in prepare, shapes that broadcast).
+bool checkBinaryValues(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
     if (context.hasValue(2)) {
         const int32_t fuse = context.scalar<int32_t>(2);
         NN_RET_CHECK(fuse >= 0 && fuse <= 3);
@@ -54,9 +59,6 @@ bool prepareBinary(OperationContext& context) {
     const std::vector<uint32_t>& a = context.input(0).dims;
     const std::vector<uint32_t>& b = context.input(1).dims;
     NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
-    const int32_t fuse = context.scalar<int32_t>(2);
-    NN_RET_CHECK(fuse >= 0 && fuse <= 3);
-    NN_RET_CHECK(context.inputType(0) != OperandType::TENSOR_INT32 || fuse == 0);
     std::vector<uint32_t> out;
     NN_RET_CHECK(broadcastShape(a, b, &out));
     context.output(0).dims = std::move(out);
@@ -72,9 +74,9 @@ int64_t binaryFeatureLevel(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
-NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
-NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
-NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel);
+NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
+NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
+NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
+NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
 
 }  // namespace nnemu::hal

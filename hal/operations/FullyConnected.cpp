@@ -23,9 +23,6 @@ bool validateFullyConnected(const OperationContext& context) {
     NN_RET_CHECK(weights.type == input.type);
     if (isQuant8Asymm(input.type)) {
         NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32);
-        const double product = static_cast<double>(input.scale) * weights.scale;
-        NN_RET_CHECK(std::fabs(product - bias.scale) <=
-                     1e-6 * std::fmin(product, static_cast<double>(bias.scale)));
     } else {
         NN_RET_CHECK(bias.type == input.type);
     }
@@ -35,6 +32,21 @@ bool validateFullyConnected(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(weights, 2));
     NN_RET_CHECK(rankIsOrUnknown(bias, 1));
     NN_RET_CHECK(rankIsOrUnknown(output, 2));
+    return true;
+}
+
+// Execution stage: a quantized bias's scale is inScale * weightsScale; the fuse code.
+bool checkFullyConnectedValues(const OperationContext& context) {
+    const OperandView& input = context.input(0);
+    if (isQuant8Asymm(input.type)) {
+        const double product = static_cast<double>(input.scale) * context.input(1).scale;
+        const double bias = context.input(2).scale;
+        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
+    }
+    if (context.hasValue(3)) {
+        const int32_t activation = context.scalar<int32_t>(3);
+        NN_RET_CHECK(activation >= 0 && activation <= 3);
+    }
     return true;
 }
 
@@ -51,14 +63,13 @@ bool prepareFullyConnected(OperationContext& context) {
     NN_RET_CHECK(bias.dim(0) == units);
     const uint64_t elements = input.elements();
     NN_RET_CHECK(elements % inputSize == 0);
-    const int32_t activation = context.scalar<int32_t>(3);
-    NN_RET_CHECK(activation >= 0 && activation <= 3);
     context.output(0).dims = {static_cast<uint32_t>(elements / inputSize), units};
     return true;
 }
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(FULLY_CONNECTED, validateFullyConnected, prepareFullyConnected, false, true);
+NN_REGISTER_SIGNATURE(FULLY_CONNECTED, validateFullyConnected, prepareFullyConnected, false, true, nullptr,
+                      checkFullyConnectedValues);
 
 }  // namespace nnemu::hal

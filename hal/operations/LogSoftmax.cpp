@@ -13,11 +13,6 @@ bool validateLogSoftmax(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 1, {half ? OperandType::FLOAT16 : OperandType::FLOAT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
-    const uint32_t rank = context.input(0).rank();
-    if (rank != 0 && context.hasValue(2)) {
-        uint32_t axis = 0;
-        NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), rank, &axis));
-    }
     return true;
 }
 

@@ -12,7 +12,6 @@ bool validateAndOr(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
     NN_RET_CHECK(inputTypeIs(context, 1, {kB8}));
     NN_RET_CHECK(context.output(0).type == kB8);
-    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
     return true;
 }
 

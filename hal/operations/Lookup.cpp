@@ -87,13 +87,8 @@ bool validateLshProjection(const OperationContext& context) {
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
     const OperandView& hash = context.input(0);
     NN_RET_CHECK(rankIsOrUnknown(hash, 2));
-    if (hash.rank() == 2) NN_RET_CHECK(hash.dim(1) <= 32);
     NN_RET_CHECK(context.input(1).dims.empty() || context.input(1).rank() >= 1);
     if (!context.input(2).omitted) NN_RET_CHECK(rankIsOrUnknown(context.input(2), 1));
-    if (context.hasValue(3)) {
-        const int32_t type = context.scalar<int32_t>(3);
-        NN_RET_CHECK(type == kLshSparseDeprecated || type == kLshDense || type == kLshSparse);
-    }
     return true;
 }
 

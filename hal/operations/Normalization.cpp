@@ -5,14 +5,6 @@
 namespace nnemu::hal {
 namespace {
 
-bool axisValidIfKnown(const OperationContext& context, uint32_t axisIndex) {
-    if (context.numInputs() <= axisIndex || !context.hasValue(axisIndex)) return true;
-    const int32_t rank = static_cast<int32_t>(context.input(0).rank());
-    if (rank == 0) return true;
-    const int32_t axis = context.scalar<int32_t>(axisIndex);
-    return axis >= -rank && axis < rank;
-}
-
 bool prepareWithAxis(OperationContext& context, uint32_t axisIndex) {
     const int32_t rank = static_cast<int32_t>(context.input(0).rank());
     NN_RET_CHECK(rank >= 1 && rank <= 4);
@@ -33,15 +25,17 @@ bool validateL2Norm(const OperationContext& context) {
     NN_RET_CHECK(context.output(0).type == type);
     if (context.numInputs() == 2) NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    NN_RET_CHECK(axisValidIfKnown(context, 1));
+    return true;
+}
+
+bool prepareL2Norm(OperationContext& context) {
+    const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {  // fixed: (1/128, 128), or (1/128, 0) signed
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
         NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 128));
     }
-    return true;
+    return prepareWithAxis(context, 1);
 }
-
-bool prepareL2Norm(OperationContext& context) { return prepareWithAxis(context, 1); }
 
 bool validateLrn(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {5, 6}, 1));
@@ -56,8 +50,6 @@ bool validateLrn(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 4, {scalarType}));
     if (context.numInputs() == 6) NN_RET_CHECK(inputTypeIs(context, 5, {OperandType::INT32}));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<int32_t>(1) >= 0);
-    NN_RET_CHECK(axisValidIfKnown(context, 5));
     return true;
 }
 

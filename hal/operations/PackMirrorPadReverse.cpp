@@ -13,8 +13,9 @@ bool isMovableType(const OperationContext& context, uint32_t i) {
                         OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
-bool sameTypeAndQuantization(const OperandView& a, const OperandView& b) {
-    return a.type == b.type && (!isQuant8Asymm(a.type) || sameQuantization(a, b));
+// Execution stage: quantized operands that move values share one quantization.
+bool quantizationMatches(const OperandView& a, const OperandView& b) {
+    return !isQuant8Asymm(a.type) || sameQuantization(a, b);
 }
 
 // PACK: input 0 the axis, inputs 1..N the tensors, all of one type, shape and quantization.
@@ -22,21 +23,18 @@ bool validatePack(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() >= 2 && context.numOutputs() == 1);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::INT32}));
     NN_RET_CHECK(isMovableType(context, 1));
-    for (uint32_t i = 2; i < context.numInputs(); ++i) {
-        NN_RET_CHECK(sameTypeAndQuantization(context.input(i), context.input(1)));
-    }
-    NN_RET_CHECK(sameTypeAndQuantization(context.output(0), context.input(1)));
-    if (context.hasValue(0) && context.input(1).rank() != 0) {
-        const int32_t axis = context.scalar<int32_t>(0);
-        NN_RET_CHECK(axis >= 0 && static_cast<uint32_t>(axis) <= context.input(1).rank());
-    }
+    for (uint32_t i = 2; i < context.numInputs(); ++i) NN_RET_CHECK(context.inputType(i) == context.inputType(1));
+    NN_RET_CHECK(context.output(0).type == context.inputType(1));
     return true;
 }
 
 bool preparePack(OperationContext& context) {
     const std::vector<uint32_t>& dims = context.input(1).dims;
     NN_RET_CHECK(!dims.empty());
-    for (uint32_t i = 2; i < context.numInputs(); ++i) NN_RET_CHECK(context.input(i).dims == dims);
+    for (uint32_t i = 2; i < context.numInputs(); ++i) {
+        NN_RET_CHECK(context.input(i).dims == dims && quantizationMatches(context.input(i), context.input(1)));
+    }
+    NN_RET_CHECK(quantizationMatches(context.output(0), context.input(1)));
     const int32_t axis = context.scalar<int32_t>(0);
     NN_RET_CHECK(axis >= 0 && static_cast<size_t>(axis) <= dims.size());
     std::vector<uint32_t> out = dims;
@@ -52,11 +50,7 @@ bool validateMirrorPad(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
-    NN_RET_CHECK(sameTypeAndQuantization(context.output(0), context.input(0)));
-    if (context.hasValue(2)) {
-        const int32_t mode = context.scalar<int32_t>(2);
-        NN_RET_CHECK(mode == 0 || mode == 1);
-    }
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
     return true;
 }
 
@@ -65,6 +59,7 @@ bool prepareMirrorPad(OperationContext& context) {
     const OperandView& paddings = context.input(1);
     const uint32_t rank = input.rank();
     NN_RET_CHECK(rank >= 1);
+    NN_RET_CHECK(quantizationMatches(context.output(0), input));
     NN_RET_CHECK(paddings.dims == std::vector<uint32_t>({rank, 2}) && paddings.data != nullptr);
     NN_RET_CHECK(paddings.length >= uint64_t{rank} * 2 * sizeof(int32_t));
     const int32_t mode = context.scalar<int32_t>(2);
@@ -93,7 +88,7 @@ bool validateReverse(const OperationContext& context) {
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 8));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
-    NN_RET_CHECK(sameTypeAndQuantization(context.output(0), context.input(0)));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
     return true;
 }
 
@@ -101,6 +96,7 @@ bool prepareReverse(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& axis = context.input(1);
     NN_RET_CHECK(input.rank() >= 1 && input.rank() <= 8);
+    NN_RET_CHECK(quantizationMatches(context.output(0), input));
     NN_RET_CHECK(axis.dims == std::vector<uint32_t>({1}) && axis.data != nullptr && axis.length >= sizeof(int32_t));
     const int32_t a = axis.as<int32_t>()[0];
     NN_RET_CHECK(a >= 0 && static_cast<uint32_t>(a) < input.rank());

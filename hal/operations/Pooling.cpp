@@ -26,7 +26,6 @@ bool validatePool(const OperationContext& context, bool allowQuant8) {
                                  {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     }
     NN_RET_CHECK(output.type == input.type);
-    NN_RET_CHECK(sameQuantization(input, output));
     NN_RET_CHECK(rankIsOrUnknown(input, 4));
     NN_RET_CHECK(rankIsOrUnknown(output, 4));
     return true;
@@ -35,11 +34,16 @@ bool validatePool(const OperationContext& context, bool allowQuant8) {
 bool validateQuantizablePool(const OperationContext& context) { return validatePool(context, true); }
 bool validateFloatPool(const OperationContext& context) { return validatePool(context, false); }
 
+// Execution stage: the window values; the output keeps the input's quantization.
+bool checkPoolValues(const OperationContext& context) {
+    NN_RET_CHECK(sameQuantization(context.input(0), context.output(0)));
+    return windowValuesValid(context, WindowKind::POOL);
+}
+
 bool preparePool(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(input.rank() == 4);
     const WindowParams params = readWindowParams(context, WindowKind::POOL);
-    NN_RET_CHECK(windowParamsValid(params, WindowKind::POOL));
     const Image4 in = makeImage4(input.dims, params.nchw);
     WindowGeometry geometry;
     NN_RET_CHECK(resolveWindow(params, in.height, in.width, static_cast<uint32_t>(params.filterH),
@@ -53,8 +57,8 @@ bool preparePool(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(AVERAGE_POOL_2D, validateQuantizablePool, preparePool, false, true);
-NN_REGISTER_SIGNATURE(MAX_POOL_2D, validateQuantizablePool, preparePool, false, true);
-NN_REGISTER_SIGNATURE(L2_POOL_2D, validateFloatPool, preparePool, false, true);
+NN_REGISTER_SIGNATURE(AVERAGE_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues);
+NN_REGISTER_SIGNATURE(MAX_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues);
+NN_REGISTER_SIGNATURE(L2_POOL_2D, validateFloatPool, preparePool, false, true, nullptr, checkPoolValues);
 
 }  // namespace nnemu::hal

@@ -11,7 +11,6 @@ bool validateSameTypes(const OperationContext& context, std::initializer_list<Op
     NN_RET_CHECK(inputTypeIs(context, 0, types));
     NN_RET_CHECK(context.inputType(1) == context.inputType(0));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
-    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
     return true;
 }
 

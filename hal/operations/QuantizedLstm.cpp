@@ -33,17 +33,13 @@ bool hasQuantization(const OperandView& operand, OperandType type, float scale, 
 
 bool validateQuantizedLstm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {15}, 2));
-    const OperandView& weights = context.input(kFirstWeights);
-    const float weightsScale = weights.scale;
     for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
-        NN_RET_CHECK(hasQuantization(context.input(i), OperandType::TENSOR_QUANT8_ASYMM, weightsScale, weights.zeroPoint));
+        NN_RET_CHECK(context.inputType(i) == OperandType::TENSOR_QUANT8_ASYMM);
         NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
     }
-    const float biasScale = weightsScale * kActivationScale;
     for (uint32_t i = kFirstBias; i < kPrevCellState; ++i) {
         const OperandView& bias = context.input(i);
         NN_RET_CHECK(bias.type == OperandType::TENSOR_INT32 && bias.zeroPoint == 0);
-        NN_RET_CHECK(std::fabs(bias.scale - biasScale) <= 1e-6f * biasScale);
         NN_RET_CHECK(rankIsOrUnknown(bias, 1));
     }
     for (const OperandView* activation : {&context.input(kInput), &context.input(kPrevOutput), &context.output(1)}) {
@@ -59,6 +55,15 @@ bool validateQuantizedLstm(const OperationContext& context) {
 }
 
 bool prepareQuantizedLstm(OperationContext& context) {
+    // Every weight shares the first one's quantization; the biases' scale is weights x input.
+    const OperandView& weights = context.input(kFirstWeights);
+    for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
+        NN_RET_CHECK(hasQuantization(context.input(i), OperandType::TENSOR_QUANT8_ASYMM, weights.scale, weights.zeroPoint));
+    }
+    const float biasScale = weights.scale * kActivationScale;
+    for (uint32_t i = kFirstBias; i < kPrevCellState; ++i) {
+        NN_RET_CHECK(std::fabs(context.input(i).scale - biasScale) <= 1e-6f * biasScale);
+    }
     const OperandView& input = context.input(kInput);
     NN_RET_CHECK(input.rank() == 2);
     const uint32_t batch = input.dim(0);

@@ -56,11 +56,7 @@ bool validateTensors(const OperationContext& context) {
     NN_RET_CHECK(typeAndRank(context, kLayout.outputStateIn, OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 2));
     NN_RET_CHECK(typeAndRank(context, kLayout.cellStateIn, OperandType::TENSOR_QUANT16_SYMM, 2));
 
-    const OperandView& outputStateIn = context.input(kLayout.outputStateIn);
     const OperandView& cellStateIn = context.input(kLayout.cellStateIn);
-    NN_RET_CHECK(sameQuantization(context.output(kOutputState), outputStateIn));
-    NN_RET_CHECK(sameQuantization(context.output(kOutput), outputStateIn));
-    NN_RET_CHECK(sameQuantization(context.output(kCellState), cellStateIn));
     for (uint32_t i = 0; i < context.numOutputs(); ++i) NN_RET_CHECK(rankIsOrUnknown(context.output(i), 2));
 
     // The cell state's scale must be 2^k (as a float32 rounds it), k in [-15, -9].
@@ -71,7 +67,7 @@ bool validateTensors(const OperationContext& context) {
     return true;
 }
 
-bool validateScalars(const OperationContext& context) {
+bool validateScalarTypes(const OperationContext& context) {
     for (uint32_t i : {kQuantizedLstmCellClip, kQuantizedLstmProjClip, kQuantizedLstmHiddenScale}) {
         NN_RET_CHECK(inputTypeIs(context, i, {OperandType::FLOAT32}));
     }
@@ -79,6 +75,15 @@ bool validateScalars(const OperationContext& context) {
         NN_RET_CHECK(inputTypeIs(context, kQuantizedLstmIntermediateScale + gate, {OperandType::FLOAT32}));
     }
     NN_RET_CHECK(inputTypeIs(context, kQuantizedLstmHiddenZeroPoint, {OperandType::INT32}));
+    return true;
+}
+
+// Execution stage: the scalars' values; the outputs keep the states' quantization.
+bool checkValues(const OperationContext& context) {
+    const OperandView& outputStateIn = context.input(kLayout.outputStateIn);
+    NN_RET_CHECK(sameQuantization(context.output(kOutputState), outputStateIn));
+    NN_RET_CHECK(sameQuantization(context.output(kOutput), outputStateIn));
+    NN_RET_CHECK(sameQuantization(context.output(kCellState), context.input(kLayout.cellStateIn)));
     for (uint32_t clip : {kQuantizedLstmCellClip, kQuantizedLstmProjClip}) {
         if (context.hasValue(clip)) NN_RET_CHECK(context.scalar<float>(clip) >= 0.0f);
     }
@@ -94,7 +99,7 @@ bool validateScalars(const OperationContext& context) {
 
 bool validateQuantizedLstmInteger(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {32}, 3));
-    return validateTensors(context) && validateScalars(context);
+    return validateTensors(context) && validateScalarTypes(context);
 }
 
 bool positiveScalar(const OperationContext& context, uint32_t position) {
@@ -109,7 +114,7 @@ bool prepareQuantizedLstmInteger(OperationContext& context) {
     const uint32_t batch = input.dim(0);
     LstmSizes sizes;
     NN_RET_CHECK(prepareLstmCell(context, kLayout, batch, input.dim(1), 0, &sizes));
-    NN_RET_CHECK(validateScalars(context));
+    NN_RET_CHECK(checkValues(context));
     for (uint32_t gate = 0; gate < kLstmGates; ++gate) {
         if (gate == kInputGate && sizes.cifg) continue;
         NN_RET_CHECK(positiveScalar(context, kQuantizedLstmIntermediateScale + gate));

@@ -81,11 +81,6 @@ bool validateSvdf(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 6, {OperandType::INT32}));
     for (uint32_t i = 0; i < 2; ++i) NN_RET_CHECK(context.output(i).type == type);
     for (uint32_t i : {0u, 1u, 2u, 4u}) NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
-    if (context.hasValue(5)) NN_RET_CHECK(context.scalar<int32_t>(5) >= 1);
-    if (context.hasValue(6)) {
-        const int32_t fuse = context.scalar<int32_t>(6);
-        NN_RET_CHECK(fuse >= 0 && fuse <= 3);
-    }
     return true;
 }
 

@@ -90,11 +90,6 @@ bool validateLstmCell(const OperationContext& context, const LstmLayout& layout,
     }
     NN_RET_CHECK(rankIsOrUnknown(context.input(layout.outputStateIn), 2));
     NN_RET_CHECK(rankIsOrUnknown(context.input(layout.cellStateIn), 2));
-    if (context.hasValue(layout.activation)) {
-        NN_RET_CHECK(validLstmActivation(context.scalar<int32_t>(layout.activation)));
-    }
-    if (context.hasValue(layout.cellClip)) NN_RET_CHECK(context.scalar<float>(layout.cellClip) >= 0.0f);
-    if (context.hasValue(layout.projClip)) NN_RET_CHECK(context.scalar<float>(layout.projClip) >= 0.0f);
     return true;
 }
 
@@ -172,9 +167,6 @@ bool validateRnnCell(const OperationContext& context, const RnnLayout& layout, O
         NN_RET_CHECK(rankIsOrUnknown(context.input(i), 2));
     }
     NN_RET_CHECK(rankIsOrUnknown(context.input(layout.bias), 1));
-    if (context.hasValue(layout.activation)) {
-        NN_RET_CHECK(validFuseCode(context.scalar<int32_t>(layout.activation)));
-    }
     return true;
 }
 

@@ -23,7 +23,7 @@ bool dimsAre(const OperandView& operand, std::initializer_list<uint32_t> dims);
 // A required operand: present, with these dims.
 bool requiredWithDims(const OperationContext& context, uint32_t position, std::initializer_list<uint32_t> dims);
 
-// validate(): declared types, ranks and constant parameters of one LSTM cell's operands
+// validate(): declared types and ranks of one LSTM cell's operands
 // (not of its input, whose rank depends on the operation).
 bool validateLstmCell(const OperationContext& context, const LstmLayout& layout, OperandType type);
 

@@ -130,10 +130,6 @@ bool validateExpandDims(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kI32, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
-    if (context.input(0).rank() != 0 && context.hasValue(1)) {
-        uint32_t axis = 0;
-        NN_RET_CHECK(expandedAxis(context.scalar<int32_t>(1), context.input(0).rank(), &axis));
-    }
     return true;
 }
 
@@ -187,7 +183,6 @@ bool validateBlockOp(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     if (context.numInputs() == 3) NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::BOOL}));
-    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<int32_t>(1) >= 1);
     return true;
 }
 

@@ -24,10 +24,6 @@ bool validateResize(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32, scaleType}));
     NN_RET_CHECK(context.inputType(2) == context.inputType(1));
     for (uint32_t i = 3; i < context.numInputs(); ++i) NN_RET_CHECK(inputTypeIs(context, i, {OperandType::BOOL}));
-    // half_pixel_centers excludes align_corners.
-    if (context.numInputs() == 6 && context.hasValue(4) && context.hasValue(5)) {
-        NN_RET_CHECK(!(context.scalar<bool>(4) && context.scalar<bool>(5)));
-    }
     return true;
 }
 
@@ -56,6 +52,7 @@ bool prepareResize(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
+    // half_pixel_centers excludes align_corners.
     if (context.numInputs() == 6) NN_RET_CHECK(!(context.scalar<bool>(4) && context.scalar<bool>(5)));
     const Image4 in = makeImage4(input.dims, layoutIsNchw(context, 3));
     int64_t width = 0;

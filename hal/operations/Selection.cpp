@@ -14,23 +14,12 @@ bool isValueType(OperandType type) {
            type == OperandType::TENSOR_INT32 || isQuant8Asymm(type);
 }
 
-// Declared shapes agree wherever both are known (unknown rank or dim agrees with anything).
-bool sameShapeOrUnknown(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-    if (a.empty() || b.empty()) return true;
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i] != 0 && b[i] != 0 && a[i] != b[i]) return false;
-    }
-    return true;
-}
-
 bool validateMaxMin(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isValueType(type));
     NN_RET_CHECK(context.inputType(1) == type);
     NN_RET_CHECK(context.output(0).type == type);
-    NN_RET_CHECK(broadcastCompatible(context.input(0).dims, context.input(1).dims));
     return true;
 }
 
@@ -41,9 +30,6 @@ bool validateSelect(const OperationContext& context) {
     NN_RET_CHECK(isValueType(type));
     NN_RET_CHECK(context.inputType(2) == type);
     NN_RET_CHECK(context.output(0).type == type);
-    NN_RET_CHECK(sameShapeOrUnknown(context.input(0).dims, context.input(1).dims));
-    NN_RET_CHECK(sameShapeOrUnknown(context.input(1).dims, context.input(2).dims));
-    NN_RET_CHECK(sameShapeOrUnknown(context.input(1).dims, context.output(0).dims));
     return true;
 }
 

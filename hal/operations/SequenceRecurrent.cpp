@@ -50,10 +50,15 @@ bool readAuxSequence(const OperationContext& context, uint32_t position, const S
 }
 
 // The output count of a bidirectional operation: one or two sequences (merged or not), then
-// optionally `stateOutputs` final states.
+// optionally `stateOutputs` final states. validate() takes any of those counts; the execution
+// holds it to the merge flag's value.
+bool outputCountPossible(const OperationContext& context, uint32_t stateOutputs) {
+    const uint32_t count = context.numOutputs();
+    return count == 1 || count == 2 || count == 1 + stateOutputs || count == 2 + stateOutputs;
+}
+
 bool outputsMatchMerge(const OperationContext& context, uint32_t mergePosition, uint32_t stateOutputs) {
     const uint32_t count = context.numOutputs();
-    if (!context.hasValue(mergePosition)) return count >= 1 && count <= 2 + stateOutputs;
     const uint32_t sequences = context.scalar<bool>(mergePosition) ? 1u : 2u;
     return count == sequences || count == sequences + stateOutputs;
 }
@@ -106,10 +111,6 @@ bool validateUnidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(validateRnnCell(context, kRnnLayout, type));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kUnidirectionalRnnTimeMajor, {OperandType::INT32}));
-    if (context.hasValue(kUnidirectionalRnnTimeMajor)) {
-        const int32_t timeMajor = context.scalar<int32_t>(kUnidirectionalRnnTimeMajor);
-        NN_RET_CHECK(timeMajor == 0 || timeMajor == 1);
-    }
     return outputTypesAre(context, type);
 }
 
@@ -144,7 +145,7 @@ bool validateBidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalRnnTimeMajor, {OperandType::BOOL}));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalRnnMergeOutputs, {OperandType::BOOL}));
-    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalRnnMergeOutputs, 2));
+    NN_RET_CHECK(outputCountPossible(context, 2));
     return outputTypesAre(context, type);
 }
 
@@ -215,7 +216,7 @@ bool validateBidirectionalLstm(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 3));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalLstmMergeOutputs, {OperandType::BOOL}));
     NN_RET_CHECK(inputTypeIs(context, kBidirectionalLstmTimeMajor, {OperandType::BOOL}));
-    NN_RET_CHECK(outputsMatchMerge(context, kBidirectionalLstmMergeOutputs, 4));
+    NN_RET_CHECK(outputCountPossible(context, 4));
     return outputTypesAre(context, type);
 }
 

@@ -17,20 +17,15 @@ bool validateSoftmax(const OperationContext& context) {
                                                                   : OperandType::FLOAT32}));
     if (context.numInputs() == 3) NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    if (context.hasValue(1)) NN_RET_CHECK(context.scalar<float>(1) > 0.0f);
-    if (context.numInputs() == 3 && context.hasValue(2) && context.input(0).rank() > 0) {
-        const int32_t rank = static_cast<int32_t>(context.input(0).rank());
-        const int32_t axis = context.scalar<int32_t>(2);
-        NN_RET_CHECK(axis >= -rank && axis < rank);
-    }
-    if (isQuant8Asymm(type)) {  // fixed: (1/256, 0), or (1/256, -128) signed
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
-        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 0));
-    }
     return true;
 }
 
 bool prepareSoftmax(OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    if (isQuant8Asymm(type)) {  // fixed: (1/256, 0), or (1/256, -128) signed
+        NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
+        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 0));
+    }
     const int32_t rank = static_cast<int32_t>(context.input(0).rank());
     NN_RET_CHECK(rank >= 1 && rank <= 4);
     NN_RET_CHECK(context.scalar<float>(1) > 0.0f);

@@ -18,10 +18,6 @@ bool validateTile(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
-    const OperandView& multiples = context.input(1);
-    if (context.input(0).rank() != 0 && multiples.rank() == 1 && multiples.dim(0) != 0) {
-        NN_RET_CHECK(multiples.dim(0) == context.input(0).rank());
-    }
     return true;
 }
 

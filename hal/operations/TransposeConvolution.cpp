@@ -30,9 +30,6 @@ bool validateTensorTypes(const OperationContext& context) {
                 if (filter.channelQuant != nullptr) NN_RET_CHECK(filter.channelQuant->channelDim == 0);
             } else {
                 NN_RET_CHECK(filter.type == input.type);
-                const double product = static_cast<double>(input.scale) * filter.scale;
-                NN_RET_CHECK(std::fabs(product - bias.scale) <=
-                             1e-6 * std::fmin(product, static_cast<double>(bias.scale)));
             }
             break;
         default:
@@ -43,6 +40,18 @@ bool validateTensorTypes(const OperationContext& context) {
     NN_RET_CHECK(rankIsOrUnknown(filter, 4));
     NN_RET_CHECK(rankIsOrUnknown(bias, 1));
     NN_RET_CHECK(rankIsOrUnknown(context.output(0), 4));
+    return true;
+}
+
+// Execution stage: a per-tensor quantized bias's scale is inScale * filterScale.
+bool checkTransposeConv2DValues(const OperationContext& context) {
+    const OperandView& input = context.input(0);
+    const OperandView& filter = context.input(1);
+    if (isQuant8Asymm(input.type) && filter.type == input.type) {
+        const double product = static_cast<double>(input.scale) * filter.scale;
+        const double bias = context.input(2).scale;
+        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
+    }
     return true;
 }
 
@@ -80,7 +89,7 @@ bool prepareTransposeConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(TRANSPOSE_CONV_2D, validateTransposeConv2D, prepareTransposeConv2D, false,
-                      true);
+NN_REGISTER_SIGNATURE(TRANSPOSE_CONV_2D, validateTransposeConv2D, prepareTransposeConv2D, false, true, nullptr,
+                      checkTransposeConv2DValues);
 
 }  // namespace nnemu::hal

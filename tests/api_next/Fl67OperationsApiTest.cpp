@@ -116,10 +116,34 @@ TEST_F(Fl67Operations, PackRejectsBadOperands) {
     const uint32_t q2 = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2, 3}, 0.25f, 1);
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 2, 3});
     const uint32_t qOut = add(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2, 2, 3}, 0.5f, 1);
-    EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {axis, a, a}, out), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {goodAxis, a, ints}, out), ANEURALNETWORKS_BAD_DATA);
-    EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {goodAxis, q1, q2}, qOut), ANEURALNETWORKS_BAD_DATA);  // scales differ
     EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {a, a}, out), ANEURALNETWORKS_BAD_DATA);  // axis not INT32
+    // A value (the axis) and a relation (the scales differ) wait for the execution, as in Android.
+    EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {axis, a, a}, out), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(operation(ANEURALNETWORKS_PACK, {goodAxis, q1, q2}, qOut), ANEURALNETWORKS_NO_ERROR);
+}
+
+// A model whose PACK axis is beyond the output's rank builds and compiles; its execution fails.
+TEST_F(Fl67Operations, PackAxisBeyondTheRankFailsAtExecution) {
+    const uint32_t axis = constant<int32_t>(ANEURALNETWORKS_INT32, {}, {3});
+    const uint32_t a = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 3});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 2, 3});
+    ASSERT_EQ(operation(ANEURALNETWORKS_PACK, {axis, a, a}, out), ANEURALNETWORKS_NO_ERROR);
+    std::vector<float> result(12, 0.0f);
+    EXPECT_EQ(run({a}, out, std::vector<std::vector<float>>{std::vector<float>(6, 1.0f)}, &result),
+              ANEURALNETWORKS_OP_FAILED);
+}
+
+// The same for a MIRROR_PAD mode that is neither REFLECT nor SYMMETRIC.
+TEST_F(Fl67Operations, MirrorPadUnknownModeFailsAtExecution) {
+    const uint32_t in = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 3});
+    const uint32_t paddings = constant<int32_t>(ANEURALNETWORKS_TENSOR_INT32, {2, 2}, {0, 0, 1, 1});
+    const uint32_t badMode = constant<int32_t>(ANEURALNETWORKS_INT32, {}, {2});
+    const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
+    ASSERT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, paddings, badMode}, out), ANEURALNETWORKS_NO_ERROR);
+    std::vector<float> result(10, 0.0f);
+    EXPECT_EQ(run({in}, out, std::vector<std::vector<float>>{std::vector<float>(6, 1.0f)}, &result),
+              ANEURALNETWORKS_OP_FAILED);
 }
 
 TEST_F(Fl67Operations, ReshapeInt32) {
@@ -182,10 +206,11 @@ TEST_F(Fl67Operations, MirrorPadRejectsBadOperands) {
     const uint32_t mode = constant<int32_t>(ANEURALNETWORKS_INT32, {}, {0});
     const uint32_t out = add(ANEURALNETWORKS_TENSOR_FLOAT32, {2, 5});
     const uint32_t intOut = add(ANEURALNETWORKS_TENSOR_INT32, {2, 5});
-    EXPECT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, paddings, badMode}, out), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, floatPaddings, mode}, out), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, paddings, mode}, intOut), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, paddings}, out), ANEURALNETWORKS_BAD_DATA);
+    // The mode is a value: refused by the execution, not by addOperation.
+    EXPECT_EQ(operation(ANEURALNETWORKS_MIRROR_PAD, {in, paddings, badMode}, out), ANEURALNETWORKS_NO_ERROR);
 }
 
 TEST_F(Fl67Operations, MirrorPadReflectWiderThanTheInputFails) {

@@ -46,7 +46,7 @@ public:
 
     const hal::OperationSignature& signature() const { return *hal::findSignature(context_.type); }
     bool validate() const { return signature().validate(context_); }
-    bool prepare() { return signature().prepare(context_); }
+    bool prepare() { return hal::prepareOperation(signature(), context_); }  // the execution stage
     // prepare, allocate the outputs, run the reference kernel.
     bool run() {
         if (!prepare()) return false;

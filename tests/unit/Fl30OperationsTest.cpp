@@ -63,7 +63,7 @@ std::vector<uint32_t> preparedDims(OperationType type, const std::vector<testing
     hal::OperationContext context = hal::makeOperationContext(
             model.operations[0], model.operands, [&](uint32_t i) { return hal::constantData(model, model.operands[i]); });
     const hal::OperationSignature* signature = hal::findSignature(type);
-    *ok = signature != nullptr && signature->allowZeroSizedInput && signature->prepare(context);
+    *ok = signature != nullptr && signature->allowZeroSizedInput && hal::prepareOperation(*signature, context);
     return context.outputs[0].dims;
 }
 
@@ -243,15 +243,20 @@ TEST(Pack, InsertsTheNewAxis) {
 }
 
 TEST(Pack, RefusesMismatchedInputs) {
-    // Different quantization.
+    // Different quantization, an axis beyond the output rank: relations and values, refused by
+    // the execution.
+    EXPECT_TRUE(runSingleOperation(OperationType::PACK,
+                                   {scalar(OperandType::INT32, 0), tensor<uint8_t>(kQ8, {1}, {1}, true, 1.0f, 0),
+                                    tensor<uint8_t>(kQ8, {1}, {1}, true, 0.5f, 0)},
+                                   {output(kQ8, {2, 1}, 2, 1.0f, 0)})
+                        .failsAtExecution());
+    EXPECT_TRUE(runSingleOperation(OperationType::PACK, {scalar(OperandType::INT32, 2), tensor<int32_t>(kI32, {2}, {1, 2})},
+                                   {output(kI32, {0, 0}, 8)})
+                        .failsAtExecution());
+    // Different tensor types: the model.
     EXPECT_FALSE(runSingleOperation(OperationType::PACK,
-                                    {scalar(OperandType::INT32, 0), tensor<uint8_t>(kQ8, {1}, {1}, true, 1.0f, 0),
-                                     tensor<uint8_t>(kQ8, {1}, {1}, true, 0.5f, 0)},
-                                    {output(kQ8, {2, 1}, 2, 1.0f, 0)})
-                         .valid);
-    // Axis beyond the output rank.
-    EXPECT_FALSE(runSingleOperation(OperationType::PACK, {scalar(OperandType::INT32, 2), tensor<int32_t>(kI32, {2}, {1, 2})},
-                                    {output(kI32, {0, 0}, 8)})
+                                    {scalar(OperandType::INT32, 0), tensor<int32_t>(kI32, {1}, {1}), tensor<float>(kF32, {1}, {1})},
+                                    {output(kI32, {2, 1}, 8)})
                          .valid);
     // Different shapes.
     const auto r = runSingleOperation(OperationType::PACK,
@@ -296,7 +301,7 @@ TEST(MirrorPad, RefusesPaddingsBeyondTheBorder) {
     EXPECT_EQ(run({2, 0}, 1).status, ErrorStatus::NONE);
     EXPECT_NE(run({3, 0}, 1).status, ErrorStatus::NONE);
     EXPECT_NE(run({-1, 0}, 1).status, ErrorStatus::NONE);
-    EXPECT_FALSE(run({0, 0}, 2).valid);
+    EXPECT_TRUE(run({0, 0}, 2).failsAtExecution());
 }
 
 // ---- REVERSE ----
@@ -351,7 +356,8 @@ TEST(Int32Arithmetic, AddSubMulWithBroadcast) {
 
 TEST(Int32Arithmetic, RefusesAFusedActivation) {
     const auto a = tensor<int32_t>(kI32, {1}, {1});
-    EXPECT_FALSE(runSingleOperation(OperationType::ADD, {a, a, scalar(OperandType::INT32, 1)}, {output(kI32, {1}, 4)}).valid);
+    EXPECT_TRUE(runSingleOperation(OperationType::ADD, {a, a, scalar(OperandType::INT32, 1)}, {output(kI32, {1}, 4)})
+                        .failsAtExecution());
 }
 
 TEST(Int32Arithmetic, Abs) {
@@ -430,10 +436,13 @@ TEST(Fl30Changes, ResizeBilinearFlags) {
     EXPECT_EQ(resize(op, 0, 1), (std::vector<float>{12.5f, 27.5f}));  // at 0.25 and 1.75
 }
 
+// Both flags set: a valid model whose execution fails.
 TEST(Fl30Changes, ResizeRefusesBothFlags) {
-    bool valid = true;
-    resize(OperationType::RESIZE_BILINEAR, 1, 1, nullptr, &valid);
-    EXPECT_FALSE(valid);
+    bool valid = false;
+    ErrorStatus status = ErrorStatus::NONE;
+    resize(OperationType::RESIZE_BILINEAR, 1, 1, &status, &valid);
+    EXPECT_TRUE(valid);
+    EXPECT_EQ(status, ErrorStatus::GENERAL_FAILURE);
 }
 
 }  // namespace

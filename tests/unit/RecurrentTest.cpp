@@ -65,7 +65,7 @@ public:
     }
 
     bool validate() const { return signature().validate(context_); }
-    bool prepare() { return signature().prepare(context_); }
+    bool prepare() { return hal::prepareOperation(signature(), context_); }  // the execution stage
     Dims outputDims(uint32_t i) const { return context_.outputs[i].dims; }
     hal::OperationContext& context() { return context_; }
 
@@ -149,6 +149,18 @@ TEST(BidirectionalSequenceRnn, OutputsSeparateOrMerged) {
     ASSERT_TRUE(merged.validate());
     ASSERT_TRUE(merged.prepare());
     EXPECT_EQ(merged.outputDims(0), (Dims{2, 3, 11}));
+}
+
+// The merge flag is a value: the model takes any possible output count, the execution holds the
+// count to the flag.
+TEST(BidirectionalSequenceRnn, OutputCountAgainstTheMergeFlagIsCheckedAtExecution) {
+    Operation mergedWithTwo = bidirectionalRnn(false, true);
+    mergedWithTwo.outputs(2);
+    EXPECT_TRUE(mergedWithTwo.validate());
+    EXPECT_FALSE(mergedWithTwo.prepare());
+    Operation five = bidirectionalRnn(false, false);
+    five.outputs(5);  // neither 1 or 2 sequences, nor those and the 2 final states
+    EXPECT_FALSE(five.validate());
 }
 
 TEST(BidirectionalSequenceRnn, PrepareRejectsMalformedOperands) {
@@ -358,12 +370,15 @@ TEST(QuantizedLstm, ValidatesTheFixedScales) {
     Operation inputScale = quantizedLstm();
     inputScale.input(0).scale = 1.0f / 256;
     EXPECT_FALSE(inputScale.validate());
+    // Relations between operands' quantizations are checked at execution.
     Operation biasScale = quantizedLstm();
     biasScale.input(10).scale *= 2.0f;
-    EXPECT_FALSE(biasScale.validate());
+    EXPECT_TRUE(biasScale.validate());
+    EXPECT_FALSE(biasScale.prepare());
     Operation weightsZeroPoint = quantizedLstm();
     weightsZeroPoint.input(6).zeroPoint = 121;
-    EXPECT_FALSE(weightsZeroPoint.validate());
+    EXPECT_TRUE(weightsZeroPoint.validate());
+    EXPECT_FALSE(weightsZeroPoint.prepare());
     Operation cellScale = quantizedLstm();
     cellScale.context().outputs[0].scale = 1.0f / 4096;
     EXPECT_FALSE(cellScale.validate());

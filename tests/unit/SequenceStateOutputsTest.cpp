@@ -269,14 +269,20 @@ TEST(SequenceStateOutputs, ParallelLinkedBidirectionalLstmIsTwoUnidirectionalRun
 TEST(SequenceStateOutputs, BidirectionalLstmStateOutputsAreAllOrNone) {
     SingleOperation m = parallelBidirectionalLstm(numbers(kTime * kBatch * 2, 37));
     m.outputs.pop_back();
-    EXPECT_FALSE(m.valid());
+    // 5 outputs is the merged form's count: a valid model, refused by the execution (merge is off).
+    m.inputs[0].bytes = testing::bytesOf(numbers(kTime * kBatch * 3, 1));
+    EXPECT_TRUE(m.run().failsAtExecution());
+    m.outputs.pop_back();
+    EXPECT_FALSE(m.valid());  // 4 outputs: no form has that many
 }
 
 TEST(SequenceStateOutputs, MalformedBidirectionalFormsAreRejected) {
     // Merged outputs with one final state instead of two.
+    // (2 outputs: the separate form's count, so the merge flag refuses it at execution.)
     SingleOperation oneState = bidirectionalRnn(true, 0, false);
     oneState.outputs.pop_back();
-    EXPECT_FALSE(oneState.valid());
+    oneState.inputs[0].bytes = testing::bytesOf(numbers(kTime * kBatch * 3, 1));
+    EXPECT_TRUE(oneState.run().failsAtExecution());
 
     // Parallel linking with backward weights sized for the input, not the auxiliary input.
     SingleOperation wrongSize = bidirectionalRnn(false, 2, false);

@@ -75,6 +75,10 @@ struct RunResult {
     std::vector<std::vector<uint8_t>> outputs;
     std::string why;
 
+    // What a value or a relation between operands that Android checks at execution gives: the
+    // model is valid and its execution fails.
+    bool failsAtExecution() const { return valid && status == hal::ErrorStatus::GENERAL_FAILURE; }
+
     template <typename T>
     std::vector<T> values(size_t i = 0) const {
         std::vector<T> v(outputs[i].size() / sizeof(T));

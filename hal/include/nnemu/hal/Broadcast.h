@@ -12,19 +12,7 @@
 
 namespace nnemu::hal {
 
-// For validate(): the declared dims agree where both are known; 0 (unknown) agrees with anything.
-inline bool broadcastCompatible(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-    const size_t n = std::min(a.size(), b.size());
-    for (size_t i = 1; i <= n; ++i) {
-        const uint32_t da = a[a.size() - i];
-        const uint32_t db = b[b.size() - i];
-        if (da == 0 || db == 0 || da == 1 || db == 1) continue;
-        if (da != db) return false;
-    }
-    return true;
-}
-
-// For prepare(): the broadcast shape of two known shapes; false when a pair of dims differs and
+// The broadcast shape of two known shapes; false when a pair of dims differs and
 // neither is 1.
 inline bool broadcastShape(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                            std::vector<uint32_t>* out) {

@@ -71,21 +71,32 @@ struct OperationContext {
     }
 };
 
+// Android's two stages: validate() is what addOperation and Model_finish check, from operand
+// types and declared shapes alone; checkValues() is what only an execution can settle, so an
+// operation that passes validate() but not checkValues() builds, finishes and compiles, and its
+// execution fails (ANEURALNETWORKS_OP_FAILED).
 struct OperationSignature {
     OperationType type;
-    // Checks operand counts, types, ranks and static constraints with what is known: types and
-    // declared dims always, data only for constants. Used at addOperation, at finish and by
-    // drivers. Must not reject unknown (0) dims.
+    // Operand counts, types and allowed type combinations, omitted operands, ranks where declared.
+    // Never reads a value, never holds one operand's dims or scale against another's. Used at
+    // addOperation, at finish and by drivers' getSupportedOperations. Must not reject unknown (0)
+    // dims.
     bool (*validate)(const OperationContext& context);
     // Computes every output's dims from the inputs' actual dims (and data, where an input
-    // such as a shape or a scalar is needed). Called once all inputs are known. Writes
-    // context.outputs[i].dims; the caller checks them against the declared ones.
+    // such as a shape or a scalar is needed). Called, through prepareOperation(), once all inputs
+    // are known. Writes context.outputs[i].dims; the caller checks them against the declared ones.
     bool (*prepare)(OperationContext& context);
     bool allowOmittedOperand = false;
     bool allowZeroSizedInput = false;
     // Feature level of one (validated) use, for operations that gained operand types or inputs
     // after they were introduced (nnapi-fl30plus.md §2.4); nullptr: operationFeatureLevel(type).
     int64_t (*featureLevel)(const OperationContext& context) = nullptr;
+    // Checks of values (scalar parameters, activation codes, axes) and of relations between
+    // operands (broadcastable dims, matching depths, bias scale against input x filter scale).
+    // Runs before prepare() at execution, where everything is known, and in synap-npu's claim,
+    // where only constants and declared dims are: it must accept what is not known (no data,
+    // 0 or absent dims). nullptr: nothing to check.
+    bool (*checkValues)(const OperationContext& context) = nullptr;
 };
 
 void registerSignature(const OperationSignature& signature);
@@ -94,6 +105,8 @@ void registerSignature(const OperationSignature& signature);
 int64_t operationUseFeatureLevel(const OperationContext& context);
 // nullptr when the operation has no registration yet.
 const OperationSignature* findSignature(OperationType type);
+// The execution stage of one operation: checkValues(), then prepare().
+bool prepareOperation(const OperationSignature& signature, OperationContext& context);
 // Whether the omitted ones among `inputs` may be left out: none unless the signature allows
 // omitted operands, and never the first (the data every operation works on).
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs);

@@ -196,6 +196,15 @@ inline bool windowParamsValid(const WindowParams& p, WindowKind kind) {
     return true;
 }
 
+// checkValues() of the window operations: windowParamsValid once every window operand is known
+// (always at execution; while some are not, nothing to say yet).
+inline bool windowValuesValid(const OperationContext& context, WindowKind kind) {
+    for (uint32_t i = windowFirstOperand(kind); i < context.numInputs(); ++i) {
+        if (!context.hasValue(i)) return true;
+    }
+    return windowParamsValid(readWindowParams(context, kind), kind);
+}
+
 // Resolved geometry of one window operation on a concrete input.
 struct WindowGeometry {
     uint32_t inHeight = 0, inWidth = 0;
