@@ -99,6 +99,7 @@ constexpr size_t kTensorBytes = 2 * sizeof(float);
 
 struct AddModelOptions {
     std::vector<uint32_t> input0Dims{2};  // {0} leaves input 0's size to the execution
+    std::vector<uint32_t> input1Dims{2};
     std::vector<uint32_t> outputDims{2};  // {0} or {} make the output shape unknown
     int32_t activation = ANEURALNETWORKS_FUSED_NONE;
     bool finish = true;
@@ -107,9 +108,8 @@ struct AddModelOptions {
 // Adds the operands, the operation and the inputs/outputs of the ADD model to `model`; returns
 // the first result code that is not NO_ERROR (and finishes the model when asked).
 inline int buildAddModel(ANeuralNetworksModel* model, const AddModelOptions& options = {}) {
-    static const std::vector<uint32_t> kDims{2};
     const ANeuralNetworksOperandType input0 = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, options.input0Dims);
-    const ANeuralNetworksOperandType input = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, kDims);
+    const ANeuralNetworksOperandType input = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, options.input1Dims);
     const ANeuralNetworksOperandType output = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, options.outputDims);
     const ANeuralNetworksOperandType activation = scalarType(ANEURALNETWORKS_INT32);
     if (int n = ANeuralNetworksModel_addOperand(model, &input0)) return n;      // kInput0

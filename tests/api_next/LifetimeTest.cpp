@@ -39,26 +39,7 @@ CompilationPtr compileWith(ANeuralNetworksModel* model, const Selection& selecti
 
 // output[n] = input0[n] + input1[n] (float32, no activation): large enough that a computation
 // is usually still running when the test frees what it uses.
-ModelPtr makeWideAdd(uint32_t n) {
-    ModelPtr model = newModel();
-    const std::vector<uint32_t> dims{n};
-    const auto tensor = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
-    const auto scalar = scalarType(ANEURALNETWORKS_INT32);
-    for (const auto* type : {&tensor, &tensor, &scalar, &tensor}) {
-        EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), type), ANEURALNETWORKS_NO_ERROR);
-    }
-    const int32_t none = ANEURALNETWORKS_FUSED_NONE;
-    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), 2, &none, sizeof(none)), ANEURALNETWORKS_NO_ERROR);
-    const uint32_t inputs[] = {0, 1, 2};
-    const uint32_t outputs[] = {3};
-    EXPECT_EQ(ANeuralNetworksModel_addOperation(model.get(), ANEURALNETWORKS_ADD, 3, inputs, 1, outputs),
-              ANEURALNETWORKS_NO_ERROR);
-    const uint32_t modelInputs[] = {0, 1};
-    EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 2, modelInputs, 1, outputs),
-              ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(ANeuralNetworksModel_finish(model.get()), ANEURALNETWORKS_NO_ERROR);
-    return model;
-}
+ModelPtr makeWideAdd(uint32_t n) { return makeAddModel({.input0Dims = {n}, .input1Dims = {n}, .outputDims = {n}}); }
 
 struct WideBuffers {
     explicit WideBuffers(uint32_t n) : input0(n), input1(n), output(n, -1.0f) {
