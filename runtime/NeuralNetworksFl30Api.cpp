@@ -182,6 +182,7 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
     auto owned = std::make_shared<std::vector<Dependency>>(std::move(waits));
     auto task = [run, owned, duration]() {
         int result = waitForAll(*owned);
+        owned->clear();  // the dependencies' results: not kept while this event lives
         if (result == ANEURALNETWORKS_NO_ERROR) {
             result = diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC_WITH_DEPS, [&] {
                 return run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt);
