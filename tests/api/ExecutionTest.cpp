@@ -125,7 +125,8 @@ TEST_F(ExecutionTest, SettingAnArgumentTwiceIsBadState) {
     // The index, the type and the memory region are checked first.
     EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 2, nullptr, other, sizeof(other)),
               ANEURALNETWORKS_BAD_DATA);
-    const ANeuralNetworksOperandType wrongType = tensorType(ANEURALNETWORKS_TENSOR_INT32, {2});
+    const std::vector<uint32_t> dims{2};  // outlives the type that points at it
+    const ANeuralNetworksOperandType wrongType = tensorType(ANEURALNETWORKS_TENSOR_INT32, dims);
     EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, &wrongType, other, sizeof(other)),
               ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 1, nullptr, memory.get(), 4, kTensorBytes),
