@@ -1,33 +1,41 @@
+// Number parsing in flatbuffers' util.h takes the "C" locale object from libflatbuffers.a, which
+// is not position-independent and so cannot go into libvx_delegate.so. Only numbers (never
+// strings) are read here, so the locale-dependent variant is never reached.
+#define FLATBUFFERS_LOCALE_INDEPENDENT 0
+
 #include "FlexbufferMap.h"
+
+#include <flatbuffers/flexbuffers.h>
 
 #include <cstring>
 
 namespace nnemu::tflite {
 
 bool FlexbufferMap::parse(const uint8_t* data, size_t size, std::string* why) {
-    map_ = flexbuffers::Map::EmptyMap();
+    size_ = 0;
     if (data == nullptr || size < 3) {
         *why = "too short for a FlexBuffer";
         return false;
     }
     bytes_.assign((size + sizeof(uint64_t) - 1) / sizeof(uint64_t), 0);
-    auto* copy = reinterpret_cast<uint8_t*>(bytes_.data());
-    std::memcpy(copy, data, size);
+    auto* copy = reinterpret_cast<const uint8_t*>(bytes_.data());
+    std::memcpy(bytes_.data(), data, size);
     if (!flexbuffers::VerifyBuffer(copy, size)) {
         *why = "not a well-formed FlexBuffer";
         return false;
     }
-    const flexbuffers::Reference root = flexbuffers::GetRoot(copy, size);
-    if (!root.IsMap()) {
+    if (!flexbuffers::GetRoot(copy, size).IsMap()) {
         *why = "the root is not a map";
         return false;
     }
-    map_ = root.AsMap();
+    size_ = size;
     return true;
 }
 
 FlexbufferMap::Lookup FlexbufferMap::number(const std::string& key, double* value) const {
-    const flexbuffers::Reference entry = map_[key];
+    if (size_ == 0) return Lookup::ABSENT;
+    const auto* copy = reinterpret_cast<const uint8_t*>(bytes_.data());
+    const flexbuffers::Reference entry = flexbuffers::GetRoot(copy, size_).AsMap()[key];
     if (entry.IsNull()) return Lookup::ABSENT;
     if (!entry.IsNumeric() && !entry.IsBool()) return Lookup::NOT_A_NUMBER;
     *value = entry.AsDouble();

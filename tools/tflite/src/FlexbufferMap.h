@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <flatbuffers/flexbuffers.h>
-
 namespace nnemu::tflite {
 
 class FlexbufferMap {
@@ -25,7 +23,7 @@ private:
     // A copy at an 8-byte aligned address: the reader loads 8-byte scalars directly, and the
     // verifier checks alignment only relative to the buffer's start.
     std::vector<uint64_t> bytes_;
-    flexbuffers::Map map_ = flexbuffers::Map::EmptyMap();
+    size_t size_ = 0;  // 0 until a map was parsed
 };
 
 }  // namespace nnemu::tflite
