@@ -16,7 +16,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # name          folders (relative to the source root)   may use
-set(NNEMU_LAYERS base kernels props cache hal cpu synap runtime tools abi delegates)
+set(NNEMU_LAYERS base kernels props cache hal cpu synap_log synap_cache synap runtime tools abi delegates)
 set(NNEMU_LAYER_base_DIRS base)
 set(NNEMU_LAYER_base_USES "")
 set(NNEMU_LAYER_kernels_DIRS kernels/common)
@@ -29,10 +29,15 @@ set(NNEMU_LAYER_hal_DIRS hal)
 set(NNEMU_LAYER_hal_USES base)
 set(NNEMU_LAYER_cpu_DIRS driver/cpu)
 set(NNEMU_LAYER_cpu_USES base kernels hal)
+# synap-npu's log format and its compilation cache sit below the driver, beside it.
+set(NNEMU_LAYER_synap_log_DIRS driver/synap/log)
+set(NNEMU_LAYER_synap_log_USES base)
+set(NNEMU_LAYER_synap_cache_DIRS driver/synap/cache)
+set(NNEMU_LAYER_synap_cache_USES base cache synap_log)
 set(NNEMU_LAYER_synap_DIRS driver/synap)
-set(NNEMU_LAYER_synap_USES base kernels props cache hal)
+set(NNEMU_LAYER_synap_USES base kernels props cache hal synap_log synap_cache)
 set(NNEMU_LAYER_runtime_DIRS runtime)
-set(NNEMU_LAYER_runtime_USES base kernels props cache hal cpu synap)
+set(NNEMU_LAYER_runtime_USES base kernels props cache hal cpu synap_log synap_cache synap)
 # tools: the public C API (the runtime's android/ headers and library) and the lower layers
 # without the HAL or a driver; abi is TFLite's external-delegate C ABI as nnemu declares it.
 set(NNEMU_LAYER_tools_DIRS tools)
@@ -42,12 +47,12 @@ set(NNEMU_LAYER_abi_USES "")
 # delegates: in-process TFLite delegates; they embed the drivers (not the runtime) and use the
 # TFLite mapping of tools/tflite.
 set(NNEMU_LAYER_delegates_DIRS delegates)
-set(NNEMU_LAYER_delegates_USES base kernels props cache hal cpu synap tools abi)
+set(NNEMU_LAYER_delegates_USES base kernels props cache hal cpu synap_log synap_cache synap tools abi)
 
 # Public header folders (the path after include/) and the layer they belong to.
 set(NNEMU_LAYER_HEADERS
     nnemu/base=base nnemu/kernels=kernels nnemu/props=props nnemu/cache=cache nnemu/hal=hal
-    nnemu/cpu=cpu nnemu/synap=synap android=runtime nnemu/tflite=tools nnemu/modelgen=tools
+    nnemu/cpu=cpu nnemu/synap=synap nnemu/synap/cache=synap_cache android=runtime nnemu/tflite=tools nnemu/modelgen=tools
     nnemu/delegate=abi)
 
 # Exceptions: <target or file, relative to the source root>-><layer>, each with its reason.
@@ -58,6 +63,10 @@ set(NNEMU_LAYER_EXCEPTIONS
     # nnemu-sysfs shows the statistics files computed exactly as synap-npu publishes them: it
     # links the driver's statistics library (StatisticsView.h), on purpose.
     nnemu-sysfs->synap
+    # synap_cache inspects and maintains the driver's SyNAP cache: it links and includes the
+    # driver's cache library (driver/synap/cache), nothing else of the driver.
+    synap_cache->synap_cache
+    tools/synap_cache/synap_cache.cpp->synap_cache
 )
 
 # The layer a path (relative to the source root) lies in: the longest matching folder, or "".
@@ -110,12 +119,15 @@ function(nnemu_check_includes root out)
             file(RELATIVE_PATH relative ${root} ${target})
             nnemu_layer_of_path("${relative}" otherLayer)
           else()
+            set(bestLength 0)
             foreach(entry IN LISTS NNEMU_LAYER_HEADERS)
               string(REPLACE "=" ";" pair ${entry})
               list(GET pair 0 prefix)
               list(GET pair 1 headerLayer)
-              if(included MATCHES "^${prefix}/")
+              string(LENGTH "${prefix}" length)
+              if(included MATCHES "^${prefix}/" AND length GREATER bestLength)
                 set(otherLayer ${headerLayer})
+                set(bestLength ${length})
               endif()
             endforeach()
           endif()

@@ -14,7 +14,7 @@
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "ModelKey.h"
-#include "nnemu/cache/SharedSynapCache.h"
+#include "nnemu/synap/cache/SharedSynapCache.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/OperandTypes.h"

@@ -49,6 +49,11 @@ expect(driver_to_driver FAIL "driver/synap/Fallback.cpp (synap) includes nnemu/c
        ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
 file(REMOVE ${WORK_DIR}/includes/driver/synap/Fallback.cpp)
 
+write(includes/driver/synap/cache/Store.cpp "#include \"nnemu/cache/SqliteDatabase.h\"\n#include \"nnemu/synap/DirectAccess.h\"")
+expect(cache_to_its_driver FAIL "driver/synap/cache/Store.cpp (synap_cache) includes nnemu/synap/DirectAccess.h (synap)"
+       ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
+file(REMOVE ${WORK_DIR}/includes/driver/synap/cache/Store.cpp)
+
 # Link and include-directory checks: tiny projects without languages, configured.
 function(project_tree name body)
   write(${name}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)\nproject(${name} NONE)\n${body}\ninclude(${check})\nnnemu_check_layering()")
