@@ -1,4 +1,4 @@
-#include "Crc32c.h"
+#include "nnemu/cache/Crc32c.h"
 
 #include <cstring>
 

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "Crc32c.h"
+#include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
 namespace {

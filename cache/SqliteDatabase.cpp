@@ -1,4 +1,4 @@
-#include "SqliteDatabase.h"
+#include "nnemu/cache/SqliteDatabase.h"
 
 #include <cerrno>
 #include <chrono>

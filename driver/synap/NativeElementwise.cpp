@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "NativeLayers.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Broadcast.h"
 
 namespace nnemu::synap {
@@ -77,19 +77,19 @@ void preluFloat(const NativeLayer& layer, const Binary& op) {
 void preluQuantized(const NativeLayer& layer, const Binary& op) {
     int32_t positiveMultiplier, negativeMultiplier;
     int positiveShift, negativeShift;
-    cpu::quantizeMultiplier(static_cast<double>(op.a.scale()) / op.out.scale(), &positiveMultiplier, &positiveShift);
-    cpu::quantizeMultiplier(static_cast<double>(op.a.scale()) * op.b.scale() / op.out.scale(), &negativeMultiplier,
+    quant::quantizeMultiplier(static_cast<double>(op.a.scale()) / op.out.scale(), &positiveMultiplier, &positiveShift);
+    quant::quantizeMultiplier(static_cast<double>(op.a.scale()) * op.b.scale() / op.out.scale(), &negativeMultiplier,
                             &negativeShift);
     const uint8_t* x = layer.inputs[0];
     const uint8_t* slope = layer.inputs[1];
     hal::forEachBroadcast(op.outDims, op.aDims, op.bDims, [&](uint64_t o, uint64_t i, uint64_t j) {
         const int32_t value = static_cast<int32_t>(x[i]) - op.a.zero_point();
         const int32_t scaled =
-                value >= 0 ? cpu::multiplyByQuantizedMultiplier(value, positiveMultiplier, positiveShift)
-                           : cpu::multiplyByQuantizedMultiplier(
+                value >= 0 ? quant::multiplyByQuantizedMultiplier(value, positiveMultiplier, positiveShift)
+                           : quant::multiplyByQuantizedMultiplier(
                                      value * (static_cast<int32_t>(slope[j]) - op.b.zero_point()),
                                      negativeMultiplier, negativeShift);
-        layer.output[o] = static_cast<uint8_t>(std::clamp(cpu::saturatingAdd(scaled, op.out.zero_point()), 0, 255));
+        layer.output[o] = static_cast<uint8_t>(std::clamp(quant::saturatingAdd(scaled, op.out.zero_point()), 0, 255));
     });
 }
 

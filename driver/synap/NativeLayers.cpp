@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Axis.h"
 
 namespace nnemu::synap {
@@ -63,7 +63,7 @@ bool runConcatenation(const NativeLayer& layer) {
                     // In float, as before, but safe from any zero point a stored program holds.
                     const float real = (static_cast<float>(q) - static_cast<float>(input.zero_point())) * ratio;
                     out[written + k] = static_cast<uint8_t>(
-                            cpu::quantizeSaturated(real, output.zero_point(), low, low + 255));
+                            quant::quantizeSaturated(real, output.zero_point(), low, low + 255));
                 }
             }
             written += slabs[i] * element;

@@ -6,7 +6,7 @@
 
 #include "OwnKernelLayers.h"
 #include "SynapLog.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap {
 namespace own {
@@ -31,7 +31,7 @@ bool hasData(const npu::Tensor& tensor) {
 // fused activation (the program keeps the activation's real bounds).
 void quantizedBounds(const npu::Layer& layer, const npu::Tensor& output, int32_t qmin, int32_t* low, int32_t* high) {
     auto quantize = [&](float bound) {
-        return cpu::quantizeSaturated(bound / output.scale(), output.zero_point(), qmin, qmin + 255);
+        return quant::quantizeSaturated(bound / output.scale(), output.zero_point(), qmin, qmin + 255);
     };
     *low = std::isfinite(layer.output_min()) ? std::max(qmin, quantize(layer.output_min())) : qmin;
     *high = std::isfinite(layer.output_max()) ? std::min(qmin + 255, quantize(layer.output_max())) : qmin + 255;

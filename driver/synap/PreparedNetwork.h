@@ -53,7 +53,9 @@ private:
     // The JIT: the program from the SyNAP cache or the compiler, loaded on the core; then the
     // caches are filled.
     bool jitCompile(const std::vector<std::vector<uint32_t>>& inputDims);
-    // An inference whose float inputs hold NaN or an infinity (NonFinite.h).
+    // An inference whose float inputs hold NaN or an infinity (NonFinite.h): run by the
+    // nnapi-reference device, found in the HAL's device registry and prepared with this model at
+    // the first such inference.
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeOnReferenceKernels(
             const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
@@ -67,6 +69,7 @@ private:
     std::unique_ptr<NpuCore> preloaded_;  // from an NNAPI model cache file, until the first run
     int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
     hal::CacheToken cacheToken_{};
+    std::shared_ptr<hal::IPreparedModel> reference_;  // the model on nnapi-reference, once needed
 };
 
 // The prepared networks alive in this process, oldest first: for benchmarks and tools that look

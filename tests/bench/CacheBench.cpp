@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "nnemu/base/Digest.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 #include "nnemu/props/Properties.h"
 
 #ifdef NNEMU_BENCH_HAVE_MOBILENETS

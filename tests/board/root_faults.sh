@@ -28,7 +28,7 @@ check() {
   while IFS= read -r line; do
     case $line in *"$2"*) ;; *) fail "$1: a warning does not name the cause ($2): $line";; esac
   done < "$work/$1.warnings"
-  [ "$(grep -c 'W:SyNAP' "$work/$1.warnings")" -le 1 ] || fail "$1: more than one statistics warning: $(cat "$work/$1.warnings")"
+  [ "$(grep 'W:SyNAP' "$work/$1.warnings" | grep -vc 'SyNAP cache')" -le 1 ] || fail "$1: more than one statistics warning: $(cat "$work/$1.warnings")"
   [ "$(grep -c 'SyNAP cache' "$work/$1.warnings")" -le 1 ] || fail "$1: more than one cache warning: $(cat "$work/$1.warnings")"
   [ "$(wc -l < "$work/$1.warnings")" -le 2 ] || fail "$1: more than two warnings: $(cat "$work/$1.warnings")"
   ! grep -q -- '--clear' "$work/$1.log" || fail "$1: advises clearing a cache that is not damaged"
@@ -44,7 +44,7 @@ run readonly-filled "$readonly_root"
 check readonly-filled "Read-only file system"
 grep -q 'SyNAP cache hit' "$work/readonly-filled.log" || fail "readonly-filled: no cache hit: $(cat "$work/readonly-filled.log")"
 ! grep -q 'stored .* in the SyNAP cache' "$work/readonly-filled.log" || fail "readonly-filled: compiled and stored again"
-[ "$(grep -c 'W:SyNAP' "$work/readonly-filled.warnings")" -eq 1 ] || fail "readonly-filled: the statistics did not say why they stopped"
+[ "$(grep 'W:SyNAP' "$work/readonly-filled.warnings" | grep -vc 'SyNAP cache')" -eq 1 ] || fail "readonly-filled: the statistics did not say why they stopped"
 expect inference_count 1  # unchanged: nothing could be written
 
 # A full root holding the filled cache: the program still comes from the cache.
@@ -58,12 +58,12 @@ grep -q 'SyNAP cache hit' "$work/full-filled.log" || fail "full-filled: no cache
 rm -rf "$NNEMU_ROOT" && mkdir -p "$NNEMU_ROOT"
 run readonly-empty "$readonly_root"
 check readonly-empty "Read-only file system"
-[ "$(grep -c 'W:SyNAP' "$work/readonly-empty.warnings")" -eq 1 ] || fail "readonly-empty: no statistics warning"
+[ "$(grep 'W:SyNAP' "$work/readonly-empty.warnings" | grep -vc 'SyNAP cache')" -eq 1 ] || fail "readonly-empty: no statistics warning"
 [ "$(grep -c 'SyNAP cache' "$work/readonly-empty.warnings")" -eq 1 ] || fail "readonly-empty: no cache warning"
 
 # A full root (a 64 KiB tmpfs filled up): nothing fits, the run goes on.
 run full 'mount -t tmpfs -o size=64k tmpfs "$NNEMU_ROOT" && { cat /dev/zero > "$NNEMU_ROOT/filler" 2>/dev/null || true; }'
 check full "No space left on device"
-[ "$(grep -c 'W:SyNAP' "$work/full.warnings")" -eq 1 ] || fail "full: no statistics warning"
+[ "$(grep 'W:SyNAP' "$work/full.warnings" | grep -vc 'SyNAP cache')" -eq 1 ] || fail "full: no statistics warning"
 [ "$(grep -c 'SyNAP cache' "$work/full.warnings")" -eq 1 ] || fail "full: no cache warning"
 echo "read-only and full device roots: one warning per cause, no --clear advice, cached programs served"

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "CacheTestSupport.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cache {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "Crc32c.h"
+#include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
 namespace {

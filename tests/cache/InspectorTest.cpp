@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "CacheTestSupport.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cachetest {
 namespace {

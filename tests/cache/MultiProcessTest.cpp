@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "CacheTestSupport.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cachetest {
 namespace {

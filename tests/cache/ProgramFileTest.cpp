@@ -1,4 +1,4 @@
-// The SyNAP cache's program files (cache/ProgramFiles.h): a hit maps the program's file next to
+// The SyNAP cache's program files (driver/synap/cache/ProgramFiles.h): a hit maps the program's file next to
 // the database; a truncated, altered, foreign or planted file is refused with a warning, removed,
 // and the program comes from the database (which writes the file again and maps it), never a
 // crash or a wrong program. Through the cache's API and end to end through synap-npu.
@@ -11,7 +11,7 @@
 #include "CacheTestSupport.h"
 #include "ProgramFiles.h"
 #include "nnemu/cache/CacheCounters.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cachetest {
 namespace {

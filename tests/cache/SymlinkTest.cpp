@@ -13,7 +13,7 @@
 #include "CompilationCache.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cachetest {
 namespace {

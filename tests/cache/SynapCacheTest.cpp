@@ -9,7 +9,7 @@
 
 #include "CacheTestSupport.h"
 #include "nnemu/base/Digest.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cache {
 using base::md5;

@@ -27,7 +27,7 @@
 #include "CacheTestSupport.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/base/Digest.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace {
 

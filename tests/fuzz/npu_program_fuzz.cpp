@@ -32,7 +32,7 @@
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
 #include "nnemu/cache/ModelCacheFile.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace {
 

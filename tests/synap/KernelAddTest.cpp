@@ -76,7 +76,7 @@ QuantAddParams params(const AddCase& c) {
     spec.outputZeroPoint = c.zeroPoints[2];
     spec.outputScale = c.scales[2];
     const int32_t qmin = c.isSigned ? -128 : 0;
-    cpu::quantizedActivationRange(c.activation, c.scales[2], c.zeroPoints[2], qmin, qmin + 255, &spec.low, &spec.high);
+    quant::quantizedActivationRange(c.activation, c.scales[2], c.zeroPoints[2], qmin, qmin + 255, &spec.low, &spec.high);
     QuantAddParams p{};
     EXPECT_TRUE(prepareQuantAdd(spec, &p));
     return p;

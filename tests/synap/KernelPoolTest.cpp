@@ -46,7 +46,7 @@ TEST_P(KernelPool, MaxPoolMatchesTheReferenceOnEveryIsa) {
         s.zeroPoint = uniform(rng, qmin, qmin + 255);
         const float scale = std::uniform_real_distribution<float>(0.001f, 0.1f)(rng);
         int32_t activation = uniform(rng, 0, 3);
-        cpu::quantizedActivationRange(activation, scale, s.zeroPoint, qmin, qmin + 255, &s.low, &s.high);
+        quant::quantizedActivationRange(activation, scale, s.zeroPoint, qmin, qmin + 255, &s.low, &s.high);
         std::vector<uint8_t> input = randomBytes(rng, size_t{s.batches} * s.inHeight * s.inWidth * s.channels);
         std::vector<uint8_t> expected(size_t{s.batches} * s.outHeight * s.outWidth * s.channels);
         hal::OperationContext context;
@@ -119,7 +119,7 @@ TEST_P(KernelPool, GlobalAverageMatchesTheReferenceOnEveryIsa) {
             s.outputZeroPoint = uniform(rng, qmin, qmin + 255);
         }
         const int32_t activation = s.rounding == AverageRounding::HalfAway ? uniform(rng, 0, 3) : 0;
-        cpu::quantizedActivationRange(activation, s.outputScale, s.outputZeroPoint, qmin, qmin + 255, &s.low, &s.high);
+        quant::quantizedActivationRange(activation, s.outputScale, s.outputZeroPoint, qmin, qmin + 255, &s.low, &s.high);
         std::vector<uint8_t> input = randomBytes(rng, size_t{s.batches} * s.pixels * s.channels);
         const std::vector<uint8_t> expected = referenceAverage(s, input, height, activation);
         for (Isa isa : supportedIsas()) {

@@ -9,7 +9,7 @@
 
 #include "kernels/Requant.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 
@@ -77,7 +77,7 @@ struct RandomQuant {
         spec->outputScale = outputScale;
         spec->filterScales = filterScales;
         const int32_t qmin = spec->signedValues ? -128 : 0;
-        cpu::quantizedActivationRange(activation, outputScale, outputZero, qmin, qmin + 255, &spec->low, &spec->high);
+        quant::quantizedActivationRange(activation, outputScale, outputZero, qmin, qmin + 255, &spec->low, &spec->high);
         spec->weights = weights.data();
         spec->bias = bias.data();
     }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/TransposeWindow.h"
@@ -194,12 +194,12 @@ TEST(QuantMath, MultipliersAboveOneMatchTheRealProduct) {
     for (double real : {1.0000001, 1.5, 2.5, 12.5, 100.3, 255.99, 256.0, 4096.7}) {
         int32_t quantized = 0;
         int shift = 0;
-        cpu::quantizeMultiplier(real, &quantized, &shift);
+        quant::quantizeMultiplier(real, &quantized, &shift);
         ASSERT_GT(shift, 0) << real;
         const double represented = quantized * std::ldexp(1.0, shift - 31);
         for (int32_t x : {1, -1, 3, -7, 1000, -12345, 400000, -2000000}) {
             const double exact = x * represented;
-            const int32_t actual = cpu::multiplyByQuantizedMultiplier(x, quantized, shift);
+            const int32_t actual = quant::multiplyByQuantizedMultiplier(x, quantized, shift);
             if (std::fabs(exact) < std::ldexp(1.0, 30)) {
                 EXPECT_NEAR(actual, exact, 0.5 + 1e-9) << real << " x " << x;
             } else {
@@ -210,8 +210,8 @@ TEST(QuantMath, MultipliersAboveOneMatchTheRealProduct) {
     }
     int32_t quantized = 0;
     int shift = 0;
-    cpu::quantizeMultiplier(2.0, &quantized, &shift);
-    EXPECT_EQ(cpu::multiplyByQuantizedMultiplier(-1234567, quantized, shift), -2469134);
+    quant::quantizeMultiplier(2.0, &quantized, &shift);
+    EXPECT_EQ(quant::multiplyByQuantizedMultiplier(-1234567, quantized, shift), -2469134);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../synap/NnapiDevices.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ TEST(OmittedFirstInput, BoundWithoutAValueFailsTheExecution) {
 }
 
 TEST(QuantizeSaturated, ClampsInfiniteAndHugeValuesAndSendsNanToTheZeroPoint) {
-    using nnemu::cpu::quantizeSaturated;
+    using nnemu::quant::quantizeSaturated;
     EXPECT_EQ(quantizeSaturated(std::numeric_limits<double>::infinity(), 128, 0, 255), 255);
     EXPECT_EQ(quantizeSaturated(-std::numeric_limits<double>::infinity(), 128, 0, 255), 0);
     EXPECT_EQ(quantizeSaturated(1e30, -128, -128, 127), 127);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/base/Half.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -43,32 +43,32 @@ TEST(QuantMath, MultiplierReproducesTheRealFactor) {
     for (double real : {0.0003, 0.25, 0.5, 0.999, 1.0, 3.7, 1000.0}) {
         int32_t quantized = 0;
         int shift = 0;
-        cpu::quantizeMultiplier(real, &quantized, &shift);
+        quant::quantizeMultiplier(real, &quantized, &shift);
         EXPECT_NEAR(quantized * std::ldexp(1.0, shift - 31), real, real * 1e-8);
-        EXPECT_NEAR(cpu::multiplyByQuantizedMultiplier(10000, quantized, shift), 10000 * real, 1.0);
+        EXPECT_NEAR(quant::multiplyByQuantizedMultiplier(10000, quantized, shift), 10000 * real, 1.0);
     }
 }
 
 TEST(QuantMath, ExtremeValuesSaturateInsteadOfOverflowing) {
-    EXPECT_EQ(cpu::saturatingAdd(INT32_MAX, 5), INT32_MAX);
-    EXPECT_EQ(cpu::saturatingAdd(INT32_MIN, -5), INT32_MIN);
-    EXPECT_EQ(cpu::saturatingAdd(7, -9), -2);
+    EXPECT_EQ(quant::saturatingAdd(INT32_MAX, 5), INT32_MAX);
+    EXPECT_EQ(quant::saturatingAdd(INT32_MIN, -5), INT32_MIN);
+    EXPECT_EQ(quant::saturatingAdd(7, -9), -2);
     int32_t quantized = 0;
     int shift = 0;
-    cpu::quantizeMultiplier(1e12, &quantized, &shift);  // a left shift far past 31 bits
+    quant::quantizeMultiplier(1e12, &quantized, &shift);  // a left shift far past 31 bits
     ASSERT_GT(shift, 31);
     // The shifted value saturates first, then takes the Q31 multiplier.
-    EXPECT_EQ(cpu::multiplyByQuantizedMultiplier(1000, quantized, shift),
-              cpu::saturatingRoundingDoublingHighMul(INT32_MAX, quantized));
-    EXPECT_EQ(cpu::multiplyByQuantizedMultiplier(-1000, quantized, shift),
-              cpu::saturatingRoundingDoublingHighMul(INT32_MIN, quantized));
+    EXPECT_EQ(quant::multiplyByQuantizedMultiplier(1000, quantized, shift),
+              quant::saturatingRoundingDoublingHighMul(INT32_MAX, quantized));
+    EXPECT_EQ(quant::multiplyByQuantizedMultiplier(-1000, quantized, shift),
+              quant::saturatingRoundingDoublingHighMul(INT32_MIN, quantized));
 }
 
 TEST(QuantMath, RoundingDivideRoundsHalfAwayFromZero) {
-    EXPECT_EQ(cpu::roundingDivideByPOT(5, 1), 3);
-    EXPECT_EQ(cpu::roundingDivideByPOT(-5, 1), -3);
-    EXPECT_EQ(cpu::roundingDivideByPOT(4, 1), 2);
-    EXPECT_EQ(cpu::roundingDivideByPOT(-7, 2), -2);
+    EXPECT_EQ(quant::roundingDivideByPOT(5, 1), 3);
+    EXPECT_EQ(quant::roundingDivideByPOT(-5, 1), -3);
+    EXPECT_EQ(quant::roundingDivideByPOT(4, 1), 2);
+    EXPECT_EQ(quant::roundingDivideByPOT(-7, 2), -2);
 }
 
 TEST(OperandTypes, SizesAndSpecification) {

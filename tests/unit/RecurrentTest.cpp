@@ -7,7 +7,7 @@
 #include <deque>
 #include <vector>
 
-#include "../../driver/cpu/kernels/FixedPoint16.h"
+#include "nnemu/kernels/FixedPoint16.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Operations.h"
 
@@ -459,23 +459,23 @@ TEST(FixedPoint16, LogisticAndTanhFollowTheFloatFunctions) {
     for (int raw = -32768; raw <= 32767; ++raw) {
         const auto x = static_cast<int16_t>(raw);
         const double real = raw / 4096.0;  // 3 integer bits
-        EXPECT_NEAR(cpu::fixed16::logistic(x, 3) / 32768.0, 1.0 / (1.0 + std::exp(-real)), 2e-4) << raw;
-        EXPECT_NEAR(cpu::fixed16::tanh(x, 3) / 32768.0, std::tanh(real), 4e-4) << raw;
+        EXPECT_NEAR(quant::fixed16::logistic(x, 3) / 32768.0, 1.0 / (1.0 + std::exp(-real)), 2e-4) << raw;
+        EXPECT_NEAR(quant::fixed16::tanh(x, 3) / 32768.0, std::tanh(real), 4e-4) << raw;
     }
-    EXPECT_EQ(cpu::fixed16::logistic(0, 3), 16384);
-    EXPECT_EQ(cpu::fixed16::tanh(0, 3), 0);
+    EXPECT_EQ(quant::fixed16::logistic(0, 3), 16384);
+    EXPECT_EQ(quant::fixed16::tanh(0, 3), 0);
 }
 
 TEST(FixedPoint16, SaturatesAndRoundsLikeGemmlowp) {
-    EXPECT_EQ(cpu::fixed16::multiply(-32768, -32768), 32767);
-    EXPECT_EQ(cpu::fixed16::multiply(16384, 16384), 8192);   // 1/2 * 1/2
-    EXPECT_EQ(cpu::fixed16::multiplyByPOT(20000, 1), 32767);
-    EXPECT_EQ(cpu::fixed16::multiplyByPOT(-20000, 1), -32768);
-    EXPECT_EQ(cpu::fixed16::multiplyByPOT(5, -1), 3);
-    EXPECT_EQ(cpu::fixed16::multiplyByPOT(-5, -1), -3);
-    EXPECT_EQ(cpu::fixed16::saturatingAdd(30000, 30000), 32767);
-    EXPECT_EQ(cpu::fixed16::roundingHalfSum(3, 4), 4);
-    EXPECT_EQ(cpu::fixed16::roundingHalfSum(-3, -4), -4);
+    EXPECT_EQ(quant::fixed16::multiply(-32768, -32768), 32767);
+    EXPECT_EQ(quant::fixed16::multiply(16384, 16384), 8192);   // 1/2 * 1/2
+    EXPECT_EQ(quant::fixed16::multiplyByPOT(20000, 1), 32767);
+    EXPECT_EQ(quant::fixed16::multiplyByPOT(-20000, 1), -32768);
+    EXPECT_EQ(quant::fixed16::multiplyByPOT(5, -1), 3);
+    EXPECT_EQ(quant::fixed16::multiplyByPOT(-5, -1), -3);
+    EXPECT_EQ(quant::fixed16::saturatingAdd(30000, 30000), 32767);
+    EXPECT_EQ(quant::fixed16::roundingHalfSum(3, 4), 4);
+    EXPECT_EQ(quant::fixed16::roundingHalfSum(-3, -4), -4);
 }
 
 // ---- Kernels check buffer sizes before reading.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 #include "nnemu/props/Board.h"
 #include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"

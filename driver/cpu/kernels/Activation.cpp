@@ -7,7 +7,7 @@
 #include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -19,11 +19,11 @@ using hal::OperationType;
 float applyFloat(OperationType op, float x) {
     switch (op) {
         case OperationType::RELU:
-            return activationClamp(x, 0.0f, std::numeric_limits<float>::infinity());
+            return quant::activationClamp(x, 0.0f, std::numeric_limits<float>::infinity());
         case OperationType::RELU1:
-            return activationClamp(x, -1.0f, 1.0f);
+            return quant::activationClamp(x, -1.0f, 1.0f);
         case OperationType::RELU6:
-            return activationClamp(x, 0.0f, 6.0f);
+            return quant::activationClamp(x, 0.0f, 6.0f);
         case OperationType::LOGISTIC:
             return 1.0f / (1.0f + std::exp(-x));
         case OperationType::TANH:
@@ -72,7 +72,7 @@ bool reluQuant8(OperationContext& context) {
     if (context.type == OperationType::RELU1) fuse = 2;
     if (context.type == OperationType::RELU6) fuse = 3;
     int32_t low, high;
-    quantizedActivationRange(fuse, input.scale, input.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    quant::quantizedActivationRange(fuse, input.scale, input.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
     const T* in = input.as<T>();
     T* out = context.output(0).as<T>();
     const uint64_t n = context.output(0).elements();
@@ -94,7 +94,7 @@ bool mapQuant8ThroughReal(OperationContext& context, F f) {
     for (uint64_t i = 0; i < n; ++i) {
         const Real x = (static_cast<int32_t>(in[i]) - input.zeroPoint) * static_cast<Real>(input.scale);
         const Real y = f(x);
-        out[i] = static_cast<T>(quantizeSaturated(y / static_cast<Real>(output.scale), output.zeroPoint,
+        out[i] = static_cast<T>(quant::quantizeSaturated(y / static_cast<Real>(output.scale), output.zeroPoint,
                                                   kQuantMin<T>, kQuantMax<T>));
     }
     return true;

@@ -5,7 +5,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -85,14 +85,14 @@ bool batchMatmulKernel(OperationContext& context) {
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
             int32_t multiplier;
             int shift;
-            quantizeMultiplier(static_cast<double>(x.scale) * y.scale / out.scale, &multiplier, &shift);
+            quant::quantizeMultiplier(static_cast<double>(x.scale) * y.scale / out.scale, &multiplier, &shift);
             multiply<int64_t>(
                     s, [&](uint64_t i) { return int64_t{quant8At(x, i)} - x.zeroPoint; },
                     [&](uint64_t i) { return int64_t{quant8At(y, i)} - y.zeroPoint; },
                     [&](uint64_t i, int64_t v) {
-                        const int32_t scaled = multiplyByQuantizedMultiplier(saturateToInt32(v), multiplier, shift);
+                        const int32_t scaled = quant::multiplyByQuantizedMultiplier(quant::saturateToInt32(v), multiplier, shift);
                         out.as<int8_t>()[i] = static_cast<int8_t>(
-                                std::clamp(saturatingAdd(scaled, out.zeroPoint), kQuantMin<int8_t>, kQuantMax<int8_t>));
+                                std::clamp(quant::saturatingAdd(scaled, out.zeroPoint), kQuantMin<int8_t>, kQuantMax<int8_t>));
                     });
             return true;
         }

@@ -6,7 +6,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -22,7 +22,7 @@ void requantize(const T* from, T* to, uint64_t count, const OperandView& input, 
     const float scale = input.scale * (1.0f / output.scale);
     const float bias = -static_cast<float>(input.zeroPoint) * scale;
     for (uint64_t e = 0; e < count; ++e) {
-        to[e] = static_cast<T>(quantizeSaturated(from[e] * scale + bias, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+        to[e] = static_cast<T>(quant::quantizeSaturated(from[e] * scale + bias, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
     }
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ConvPoolUtils.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::cpu::convpool {
@@ -21,7 +21,7 @@ template <typename Loop>
 void convolveFloat(const Loop& loop, int32_t activation, const float* input, const float* filter,
                    const float* bias, float* output) {
     float low, high;
-    floatActivationRange(activation, &low, &high);
+    quant::floatActivationRange(activation, &low, &high);
     loop.template run<float>([&](size_t i, size_t f) { return input[i] * filter[f]; },
                              [&](size_t o, uint32_t oc, float acc) {
                                  output[o] = clampFloat(acc + bias[oc], low, high);

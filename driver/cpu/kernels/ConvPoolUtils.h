@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/base/Half.h"
 #include "nnemu/hal/Operations.h"
 
@@ -28,7 +28,7 @@ inline void storeAsHalf(const std::vector<float>& values, hal::OperandView& oper
     for (size_t i = 0; i < values.size(); ++i) half[i] = base::floatToHalf(values[i]);
 }
 
-inline float clampFloat(float value, float low, float high) { return activationClamp(value, low, high); }
+inline float clampFloat(float value, float low, float high) { return quant::activationClamp(value, low, high); }
 
 inline int32_t clampInt(int32_t value, int32_t low, int32_t high) {
     return std::min(std::max(value, low), high);
@@ -61,17 +61,17 @@ public:
             const float product = input.scale * filterScale;
             const double real = static_cast<double>(product) / static_cast<double>(output.scale);
             NN_RET_CHECK(real >= 0.0 && std::isfinite(real));
-            quantizeMultiplier(real, &multipliers_[c], &shifts_[c]);
+            quant::quantizeMultiplier(real, &multipliers_[c], &shifts_[c]);
         }
         zeroPoint_ = output.zeroPoint;
-        quantizedActivationRange(activation, output.scale, output.zeroPoint, kMin, kMax, &low_, &high_);
+        quant::quantizedActivationRange(activation, output.scale, output.zeroPoint, kMin, kMax, &low_, &high_);
         return true;
     }
 
     T operator()(int32_t accumulator, int32_t bias, uint32_t channel) const {
-        const int32_t scaled = multiplyByQuantizedMultiplier(saturatingAdd(accumulator, bias),
+        const int32_t scaled = quant::multiplyByQuantizedMultiplier(quant::saturatingAdd(accumulator, bias),
                                                              multipliers_[channel], shifts_[channel]);
-        return static_cast<T>(clampInt(saturatingAdd(scaled, zeroPoint_), low_, high_));
+        return static_cast<T>(clampInt(quant::saturatingAdd(scaled, zeroPoint_), low_, high_));
     }
 
 private:

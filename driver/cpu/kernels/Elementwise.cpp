@@ -6,7 +6,7 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -30,21 +30,21 @@ float applyFloat(OperationType op, float a, float b) {
 
 bool binaryFloat32(OperationContext& context, int32_t fuse) {
     float low, high;
-    floatActivationRange(fuse, &low, &high);
+    quant::floatActivationRange(fuse, &low, &high);
     const float* a = context.input(0).as<float>();
     const float* b = context.input(1).as<float>();
     float* out = context.output(0).as<float>();
     const OperationType op = context.type;
     forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                      [&](uint64_t o, uint64_t i, uint64_t j) {
-                         out[o] = activationClamp(applyFloat(op, a[i], b[j]), low, high);
+                         out[o] = quant::activationClamp(applyFloat(op, a[i], b[j]), low, high);
                      });
     return true;
 }
 
 bool binaryFloat16(OperationContext& context, int32_t fuse) {
     float low, high;
-    floatActivationRange(fuse, &low, &high);
+    quant::floatActivationRange(fuse, &low, &high);
     const uint16_t* a = context.input(0).as<uint16_t>();
     const uint16_t* b = context.input(1).as<uint16_t>();
     uint16_t* out = context.output(0).as<uint16_t>();
@@ -52,7 +52,7 @@ bool binaryFloat16(OperationContext& context, int32_t fuse) {
     forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                      [&](uint64_t o, uint64_t i, uint64_t j) {
                          const float r = applyFloat(op, base::halfToFloat(a[i]), base::halfToFloat(b[j]));
-                         out[o] = base::floatToHalf(activationClamp(r, low, high));
+                         out[o] = base::floatToHalf(quant::activationClamp(r, low, high));
                      });
     return true;
 }
@@ -72,22 +72,22 @@ bool addSubQuant8(OperationContext& context, int32_t fuse) {
     const double realOutMult = twiceMaxScale / ((1 << kLeftShift) * static_cast<double>(out.scale));
     int32_t mult1, mult2, outMult;
     int shift1, shift2, outShift;
-    quantizeMultiplier(realMult1, &mult1, &shift1);
-    quantizeMultiplier(realMult2, &mult2, &shift2);
-    quantizeMultiplier(realOutMult, &outMult, &outShift);
+    quant::quantizeMultiplier(realMult1, &mult1, &shift1);
+    quant::quantizeMultiplier(realMult2, &mult2, &shift2);
+    quant::quantizeMultiplier(realOutMult, &outMult, &outShift);
     if (context.type == OperationType::SUB) mult2 = -mult2;  // a - b == a + (-1 * b)
     int32_t low, high;
-    quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    quant::quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
     const T* a = in1.as<T>();
     const T* b = in2.as<T>();
     T* o = out.as<T>();
     forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
         const int32_t shiftedA = (static_cast<int32_t>(a[i]) - in1.zeroPoint) * (1 << kLeftShift);
         const int32_t shiftedB = (static_cast<int32_t>(b[j]) - in2.zeroPoint) * (1 << kLeftShift);
-        const int32_t scaledA = multiplyByQuantizedMultiplier(shiftedA, mult1, shift1);
-        const int32_t scaledB = multiplyByQuantizedMultiplier(shiftedB, mult2, shift2);
+        const int32_t scaledA = quant::multiplyByQuantizedMultiplier(shiftedA, mult1, shift1);
+        const int32_t scaledB = quant::multiplyByQuantizedMultiplier(shiftedB, mult2, shift2);
         const int32_t sum = scaledA + scaledB;
-        const int32_t result = multiplyByQuantizedMultiplier(sum, outMult, outShift) + out.zeroPoint;
+        const int32_t result = quant::multiplyByQuantizedMultiplier(sum, outMult, outShift) + out.zeroPoint;
         o[oi] = static_cast<T>(std::clamp(result, low, high));
     });
     return true;
@@ -102,16 +102,16 @@ bool mulQuant8(OperationContext& context, int32_t fuse) {
             static_cast<double>(in1.scale) * static_cast<double>(in2.scale) / out.scale;
     int32_t mult;
     int shift;
-    quantizeMultiplier(realMult, &mult, &shift);
+    quant::quantizeMultiplier(realMult, &mult, &shift);
     int32_t low, high;
-    quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
+    quant::quantizedActivationRange(fuse, out.scale, out.zeroPoint, kQuantMin<T>, kQuantMax<T>, &low, &high);
     const T* a = in1.as<T>();
     const T* b = in2.as<T>();
     T* o = out.as<T>();
     forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
         const int32_t product = (static_cast<int32_t>(a[i]) - in1.zeroPoint) *
                                 (static_cast<int32_t>(b[j]) - in2.zeroPoint);
-        const int32_t result = multiplyByQuantizedMultiplier(product, mult, shift) + out.zeroPoint;
+        const int32_t result = quant::multiplyByQuantizedMultiplier(product, mult, shift) + out.zeroPoint;
         o[oi] = static_cast<T>(std::clamp(result, low, high));
     });
     return true;

@@ -5,7 +5,7 @@
 
 #include "ConvPoolUtils.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -23,7 +23,7 @@ struct FcShape {
 void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* input,
                          const float* weights, const float* bias, float* output) {
     float low, high;
-    floatActivationRange(activation, &low, &high);
+    quant::floatActivationRange(activation, &low, &high);
     for (uint32_t b = 0; b < s.batches; ++b) {
         const float* row = input + static_cast<size_t>(b) * s.inputSize;
         for (uint32_t u = 0; u < s.units; ++u) {

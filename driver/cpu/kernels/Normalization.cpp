@@ -6,7 +6,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -86,7 +86,7 @@ void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const
                 const int32_t diff = static_cast<int32_t>(in[base + a * s.inner]) - input.zeroPoint;
                 const double normalized = norm > 0.0 ? diff / norm : 0.0;
                 out[base + a * s.inner] = static_cast<T>(
-                        quantizeSaturated(normalized / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+                        quant::quantizeSaturated(normalized / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
             }
         }
     }

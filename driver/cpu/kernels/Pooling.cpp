@@ -10,7 +10,7 @@
 #include "ConvPoolUtils.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
 
@@ -82,7 +82,7 @@ void pool(const PoolShape& s, Acc initial, Reduce reduce, Store store) {
 
 void poolFloat(PoolKind kind, const PoolShape& s, const float* input, float* output) {
     float low, high;
-    floatActivationRange(s.params.activation, &low, &high);
+    quant::floatActivationRange(s.params.activation, &low, &high);
     auto put = [&](size_t o, float value) { output[o] = convpool::clampFloat(value, low, high); };
     switch (kind) {
         case PoolKind::AVERAGE:
@@ -112,7 +112,7 @@ bool poolQuant8(PoolKind kind, const PoolShape& s, const OperandView& inputView,
     NN_RET_CHECK(kind != PoolKind::L2);
     NN_RET_CHECK(convpool::fits(outputView, outputView.elements(), sizeof(T)));
     int32_t low, high;
-    quantizedActivationRange(s.params.activation, outputView.scale, outputView.zeroPoint,
+    quant::quantizedActivationRange(s.params.activation, outputView.scale, outputView.zeroPoint,
                              kQuantMin<T>, kQuantMax<T>, &low, &high);
     const T* input = inputView.as<T>();
     T* output = outputView.as<T>();

@@ -7,7 +7,7 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -55,8 +55,8 @@ bool preluQuant8(OperationContext& context) {
     OperandView& output = context.output(0);
     int32_t positiveMult, negativeMult;
     int positiveShift, negativeShift;
-    quantizeMultiplier(static_cast<double>(input.scale) / output.scale, &positiveMult, &positiveShift);
-    quantizeMultiplier(static_cast<double>(input.scale) * alpha.scale / output.scale, &negativeMult,
+    quant::quantizeMultiplier(static_cast<double>(input.scale) / output.scale, &positiveMult, &positiveShift);
+    quant::quantizeMultiplier(static_cast<double>(input.scale) * alpha.scale / output.scale, &negativeMult,
                        &negativeShift);
     const T* x = input.as<T>();
     const T* a = alpha.as<T>();
@@ -65,12 +65,12 @@ bool preluQuant8(OperationContext& context) {
         const int32_t value = static_cast<int32_t>(x[i]) - input.zeroPoint;
         int32_t scaled;
         if (value >= 0) {
-            scaled = multiplyByQuantizedMultiplier(value, positiveMult, positiveShift);
+            scaled = quant::multiplyByQuantizedMultiplier(value, positiveMult, positiveShift);
         } else {
             const int32_t slope = static_cast<int32_t>(a[j]) - alpha.zeroPoint;
-            scaled = multiplyByQuantizedMultiplier(value * slope, negativeMult, negativeShift);
+            scaled = quant::multiplyByQuantizedMultiplier(value * slope, negativeMult, negativeShift);
         }
-        out[o] = static_cast<T>(std::clamp(saturatingAdd(scaled, output.zeroPoint), kQuantMin<T>, kQuantMax<T>));
+        out[o] = static_cast<T>(std::clamp(quant::saturatingAdd(scaled, output.zeroPoint), kQuantMin<T>, kQuantMax<T>));
     });
     return true;
 }

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Operations.h"
 
 namespace nnemu::cpu {
@@ -35,7 +35,7 @@ inline double quant8RealValue(const hal::OperandView& v, uint64_t i) {
 // from zero), clamped to the type's range; NaN gives the zero point.
 inline void storeQuant8FromReal(double real, hal::OperandView& out, uint64_t i) {
     const int32_t q =
-            quantizeSaturated(real / out.scale, out.zeroPoint, hal::quant8Min(out.type), hal::quant8Max(out.type));
+            quant::quantizeSaturated(real / out.scale, out.zeroPoint, hal::quant8Min(out.type), hal::quant8Max(out.type));
     if (out.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
         out.as<int8_t>()[i] = static_cast<int8_t>(q);
     } else {

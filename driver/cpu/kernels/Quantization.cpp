@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "QuantValue.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/cpu/Kernels.h"
 
 namespace nnemu::cpu {
@@ -73,7 +73,7 @@ bool dequantizeKernel(OperationContext& context) {
 // for Q8, int8_t for Q8S); NaN gives the zero point. The quotient is a float, as NNAPI computes it.
 template <typename T>
 T quantizeValue(float x, float scale, int32_t zeroPoint) {
-    return static_cast<T>(quantizeSaturated(static_cast<double>(x / scale), zeroPoint, kQuantMin<T>, kQuantMax<T>));
+    return static_cast<T>(quant::quantizeSaturated(static_cast<double>(x / scale), zeroPoint, kQuantMin<T>, kQuantMax<T>));
 }
 
 template <typename T>

@@ -15,10 +15,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "FixedPoint16.h"
+#include "nnemu/kernels/FixedPoint16.h"
 #include "OperandData.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
 
 namespace nnemu::cpu {
@@ -91,7 +91,7 @@ bool quantizedLstm(OperationContext& context) {
     // Accumulators have the bias scale; gate inputs have 12 fractional bits.
     int32_t multiplier = 0;
     int shift = 0;
-    quantizeMultiplier(4096.0 * context.input(kFirstBias).scale, &multiplier, &shift);
+    quant::quantizeMultiplier(4096.0 * context.input(kFirstBias).scale, &multiplier, &shift);
     const int32_t weightsZeroPoint = context.input(kFirstWeights).zeroPoint;
 
     std::vector<std::vector<uint8_t>> rows(size_t{kLstmGates} * outputSize);
@@ -111,22 +111,22 @@ bool quantizedLstm(OperationContext& context) {
             for (uint32_t g = 0; g < kLstmGates; ++g) {
                 const int64_t sum = bias[g][u] + dot(activations.data(), rows[g * outputSize + u].data(), rowSize,
                                                      weightsZeroPoint);
-                const int32_t scaled = multiplyByQuantizedMultiplier(saturateToInt32(sum), multiplier, shift);
-                gateInput[g] = static_cast<int16_t>(std::clamp<int32_t>(scaled, fixed16::kMin, fixed16::kMax));
+                const int32_t scaled = quant::multiplyByQuantizedMultiplier(quant::saturateToInt32(sum), multiplier, shift);
+                gateInput[g] = static_cast<int16_t>(std::clamp<int32_t>(scaled, quant::fixed16::kMin, quant::fixed16::kMax));
             }
-            const int16_t inputGate = fixed16::logistic(gateInput[hal::kInputGate], kGateIntegerBits);
-            const int16_t forgetGate = fixed16::logistic(gateInput[hal::kForgetGate], kGateIntegerBits);
-            const int16_t cellCandidate = fixed16::tanh(gateInput[hal::kCellGate], kGateIntegerBits);
-            const int16_t outputGate = fixed16::logistic(gateInput[hal::kOutputGate], kGateIntegerBits);
+            const int16_t inputGate = quant::fixed16::logistic(gateInput[hal::kInputGate], kGateIntegerBits);
+            const int16_t forgetGate = quant::fixed16::logistic(gateInput[hal::kForgetGate], kGateIntegerBits);
+            const int16_t cellCandidate = quant::fixed16::tanh(gateInput[hal::kCellGate], kGateIntegerBits);
+            const int16_t outputGate = quant::fixed16::logistic(gateInput[hal::kOutputGate], kGateIntegerBits);
 
             const size_t i = size_t{b} * outputSize + u;
-            const int16_t kept = fixed16::multiply(forgetGate, prevCellState[i]);  // Q0 * Q4 = Q4
-            const int16_t added = fixed16::rescale(fixed16::multiply(inputGate, cellCandidate), 0, kCellIntegerBits);
-            const int16_t cell = fixed16::saturatingAdd(kept, added);
+            const int16_t kept = quant::fixed16::multiply(forgetGate, prevCellState[i]);  // Q0 * Q4 = Q4
+            const int16_t added = quant::fixed16::rescale(quant::fixed16::multiply(inputGate, cellCandidate), 0, kCellIntegerBits);
+            const int16_t cell = quant::fixed16::saturatingAdd(kept, added);
             // tanh takes the cell state with 3 integer bits (saturating beyond +-8).
-            const int16_t cellTanh = fixed16::tanh(fixed16::rescale(cell, kCellIntegerBits, 3), 3);
-            const int16_t hidden = fixed16::multiply(outputGate, cellTanh);
-            const int32_t out8 = std::clamp<int32_t>(roundingDivideByPOT(hidden, 8), -128, 127);
+            const int16_t cellTanh = quant::fixed16::tanh(quant::fixed16::rescale(cell, kCellIntegerBits, 3), 3);
+            const int16_t hidden = quant::fixed16::multiply(outputGate, cellTanh);
+            const int32_t out8 = std::clamp<int32_t>(quant::roundingDivideByPOT(hidden, 8), -128, 127);
             cellStateOut.as<int16_t>()[i] = cell;
             output.as<uint8_t>()[i] = static_cast<uint8_t>(out8 + kActivationZeroPoint);
         }

@@ -15,10 +15,10 @@
 #include <cmath>
 #include <vector>
 
-#include "FixedPoint16.h"
+#include "nnemu/kernels/FixedPoint16.h"
 #include "OperandData.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
 
 namespace nnemu::cpu {
@@ -40,10 +40,10 @@ struct Multiplier {
 
     static Multiplier of(double real) {
         Multiplier m;
-        quantizeMultiplier(real, &m.quantized, &m.shift);
+        quant::quantizeMultiplier(real, &m.quantized, &m.shift);
         return m;
     }
-    int32_t apply(int32_t x) const { return multiplyByQuantizedMultiplier(x, quantized, shift); }
+    int32_t apply(int32_t x) const { return quant::multiplyByQuantizedMultiplier(x, quantized, shift); }
 };
 
 int16_t saturate16(int64_t value) { return static_cast<int16_t>(std::clamp<int64_t>(value, INT16_MIN, INT16_MAX)); }
@@ -71,8 +71,8 @@ Multiplier inverseSqrt(int32_t value) {
         if (x < -limit) return INT32_MIN;
         return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
     };
-    auto mul = saturatingRoundingDoublingHighMul;  // Qa * Qb -> Q(a+b)
-    const int32_t halfInput = roundingDivideByPOT(value >> 1, 1);  // v/2 with 3 integer bits
+    auto mul = quant::saturatingRoundingDoublingHighMul;  // Qa * Qb -> Q(a+b)
+    const int32_t halfInput = quant::roundingDivideByPOT(value >> 1, 1);  // v/2 with 3 integer bits
     constexpr int32_t kThreeHalves = (1 << 28) + (1 << 27);
     int32_t x = 1 << 28;  // 1.0 with 3 integer bits
     for (int i = 0; i < 5; ++i) {
@@ -109,7 +109,7 @@ std::vector<int32_t> foldZeroPoint(const int8_t* weights, uint32_t rows, uint32_
     for (uint32_t r = 0; r < rows; ++r) {
         int64_t sum = 0;
         for (uint32_t c = 0; c < columns; ++c) sum += weights[size_t{r} * columns + c];
-        folded[r] = saturateToInt32((bias != nullptr ? bias[r] : 0) - int64_t{zeroPoint} * sum);
+        folded[r] = quant::saturateToInt32((bias != nullptr ? bias[r] : 0) - int64_t{zeroPoint} * sum);
     }
     return folded;
 }
@@ -265,7 +265,7 @@ void accumulateMatmul(const int8_t* x, uint32_t batch, uint32_t size, const int8
             int64_t sum = bias[u];
             for (uint32_t i = 0; i < size; ++i) sum += int32_t{x[size_t{b} * size + i]} * weights[size_t{u} * size + i];
             int16_t& value = gate[size_t{b} * units + u];
-            value = saturate16(int64_t{value} + scale.apply(saturateToInt32(sum)));
+            value = saturate16(int64_t{value} + scale.apply(quant::saturateToInt32(sum)));
         }
     }
 }
@@ -286,11 +286,11 @@ void layerNormalize(int16_t* row, uint32_t units, const Gate& gate) {
     if (variance < 1) variance = gate.varianceGuard;
     const Multiplier inverseDeviation = inverseSqrt(variance);
     for (uint32_t u = 0; u < units; ++u) {
-        const int32_t normalized = inverseDeviation.apply(saturateToInt32(int64_t{1024} * row[u] - mean));
+        const int32_t normalized = inverseDeviation.apply(quant::saturateToInt32(int64_t{1024} * row[u] - mean));
         const int64_t weighted = int64_t{normalized} * gate.layerNormWeights[u] + gate.bias[u];
         const int64_t rounded = (weighted > 0 ? weighted + 512 : weighted - 512) / 1024;
         const Multiplier toQ312{gate.layerNormScale.quantized, gate.layerNormScale.shift + 12};
-        row[u] = saturate16(toQ312.apply(saturateToInt32(rounded)));
+        row[u] = saturate16(toQ312.apply(quant::saturateToInt32(rounded)));
     }
 }
 
@@ -311,7 +311,7 @@ std::vector<int16_t> computeGate(const Cell& cell, uint32_t g, const int16_t* ce
         layerNormalize(values.data() + size_t{b} * cell.units, cell.units, gate);
     }
     for (int16_t& v : values) {
-        v = g == hal::kCellGate ? fixed16::tanh(v, kGateIntegerBits) : fixed16::logistic(v, kGateIntegerBits);
+        v = g == hal::kCellGate ? quant::fixed16::tanh(v, kGateIntegerBits) : quant::fixed16::logistic(v, kGateIntegerBits);
     }
     return values;
 }
@@ -322,9 +322,9 @@ std::vector<int16_t> updateCellState(const Cell& cell, const std::vector<int16_t
                                      const std::vector<int16_t>& input, const std::vector<int16_t>& candidate) {
     std::vector<int16_t> state(forget.size());
     for (size_t i = 0; i < state.size(); ++i) {
-        const int32_t kept = roundingDivideByPOT(int32_t{forget[i]} * cell.cellStateIn[i], 15);
-        const int32_t inputGate = cell.cifg ? fixed16::kOneQ0 - forget[i] : input[i];
-        const int32_t added = roundingDivideByPOT(inputGate * candidate[i], 30 + cell.cellScaleLog2);
+        const int32_t kept = quant::roundingDivideByPOT(int32_t{forget[i]} * cell.cellStateIn[i], 15);
+        const int32_t inputGate = cell.cifg ? quant::fixed16::kOneQ0 - forget[i] : input[i];
+        const int32_t added = quant::roundingDivideByPOT(inputGate * candidate[i], 30 + cell.cellScaleLog2);
         int16_t value = saturate16(int64_t{saturate16(kept)} + saturate16(added));
         if (cell.cellClip > 0) value = std::clamp<int16_t>(value, -cell.cellClip, cell.cellClip);
         state[i] = value;
@@ -338,7 +338,7 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
                                        const std::vector<int16_t>& cellState) {
     std::vector<int8_t> hidden(cellState.size());
     for (size_t i = 0; i < hidden.size(); ++i) {
-        const int16_t cellTanh = fixed16::tanh(cellState[i], 15 + cell.cellScaleLog2);
+        const int16_t cellTanh = quant::fixed16::tanh(cellState[i], 15 + cell.cellScaleLog2);
         const int32_t scaled = cell.hiddenScale.apply(int32_t{outputGate[i]} * cellTanh);
         hidden[i] = saturate8(int64_t{scaled} + cell.hiddenZeroPoint);
     }
@@ -350,7 +350,7 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
             int64_t sum = cell.projectionBias[o];
             const int8_t* row = cell.projectionWeights + size_t{o} * cell.units;
             for (uint32_t u = 0; u < cell.units; ++u) sum += int32_t{hidden[size_t{b} * cell.units + u]} * row[u];
-            const int32_t scaled = cell.projectionScale.apply(saturateToInt32(sum));
+            const int32_t scaled = cell.projectionScale.apply(quant::saturateToInt32(sum));
             int32_t value = std::clamp<int32_t>(scaled + zeroPoint, -128, 127);
             // The clip bounds the real value, so the stored one around the zero point.
             if (cell.projClip > 0) value = std::clamp(value, zeroPoint - cell.projClip, zeroPoint + cell.projClip);

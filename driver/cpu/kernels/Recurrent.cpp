@@ -6,7 +6,7 @@
 
 #include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -78,7 +78,7 @@ bool svdf(OperationContext& context) {
     NN_RET_CHECK(bias.empty() || bias.size() == units);
     NN_RET_CHECK(loadFloats(context.input(4), size_t{batch} * memorySize * filters, &state));
     float low, high;
-    floatActivationRange(context.scalar<int32_t>(6), &low, &high);
+    quant::floatActivationRange(context.scalar<int32_t>(6), &low, &high);
 
     std::vector<float> output(static_cast<size_t>(batch) * units, 0.0f);
     for (uint32_t b = 0; b < batch; ++b) {
@@ -97,7 +97,7 @@ bool svdf(OperationContext& context) {
             for (uint32_t m = 0; m < memorySize; ++m) filterOutput += time[m] * memory[m];
             out[f / rank] += filterOutput;
         }
-        for (uint32_t u = 0; u < units; ++u) out[u] = activationClamp(out[u], low, high);
+        for (uint32_t u = 0; u < units; ++u) out[u] = quant::activationClamp(out[u], low, high);
         for (uint32_t f = 0; f < filters; ++f) {
             float* memory = batchState + static_cast<size_t>(f) * memorySize;
             for (uint32_t m = 0; m + 1 < memorySize; ++m) memory[m] = memory[m + 1];

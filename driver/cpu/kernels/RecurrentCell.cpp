@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace recurrent {
@@ -67,9 +67,9 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 // Activation codes shared with TFLite: 0 none, 1 relu, 2 relu1, 3 relu6, 4 tanh, 6 sigmoid.
 float activate(float x, int32_t activation) {
     switch (activation) {
-        case 1: return activationClamp(x, 0.0f, std::numeric_limits<float>::infinity());
-        case 2: return activationClamp(x, -1.0f, 1.0f);
-        case 3: return activationClamp(x, 0.0f, 6.0f);
+        case 1: return quant::activationClamp(x, 0.0f, std::numeric_limits<float>::infinity());
+        case 2: return quant::activationClamp(x, -1.0f, 1.0f);
+        case 3: return quant::activationClamp(x, 0.0f, 6.0f);
         case 4: return std::tanh(x);
         case 6: return sigmoid(x);
         default: return x;
@@ -296,7 +296,7 @@ bool loadRnnCell(const OperationContext& context, const hal::RnnLayout& layout, 
 
 void rnnStep(const RnnCell& cell, uint32_t batch, const float* input, const float* auxInput, float* hidden) {
     float low, high;
-    floatActivationRange(cell.fuse, &low, &high);
+    quant::floatActivationRange(cell.fuse, &low, &high);
     std::vector<float> next(static_cast<size_t>(batch) * cell.units);
     broadcastRows(cell.bias, batch, next.data());
     addMatrixTimesVectors(cell.weights, cell.units, cell.inputSize, input, batch, next.data());
@@ -304,7 +304,7 @@ void rnnStep(const RnnCell& cell, uint32_t batch, const float* input, const floa
         addMatrixTimesVectors(cell.auxWeights, cell.units, cell.auxInputSize, auxInput, batch, next.data());
     }
     addMatrixTimesVectors(cell.recurrentWeights, cell.units, cell.units, hidden, batch, next.data());
-    for (size_t i = 0; i < next.size(); ++i) hidden[i] = activationClamp(next[i], low, high);
+    for (size_t i = 0; i < next.size(); ++i) hidden[i] = quant::activationClamp(next[i], low, high);
 }
 
 }  // namespace recurrent

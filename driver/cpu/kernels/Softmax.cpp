@@ -7,7 +7,7 @@
 
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -46,7 +46,7 @@ void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint
     softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
     T* dst = output.as<T>();
     for (uint64_t i = 0; i < n; ++i) {
-        dst[i] = static_cast<T>(quantizeSaturated(out[i] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+        dst[i] = static_cast<T>(quant::quantizeSaturated(out[i] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
     }
 }
 

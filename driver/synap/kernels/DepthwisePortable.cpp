@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "DepthwiseArgs.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 
@@ -26,10 +26,10 @@ void depthwisePortable(const DepthwiseArgs& a) {
                     const int32_t value = a.signedInput ? static_cast<int8_t>(taps[t][c]) : taps[t][c];
                     sum += static_cast<uint32_t>(value * static_cast<int16_t>(w[t * kGemmBlock]));
                 }
-                const int32_t acc = cpu::saturatingAdd(static_cast<int32_t>(sum), q.bias[c]);
-                const int32_t scaled = cpu::multiplyByQuantizedMultiplier(acc, q.multipliers[c],
+                const int32_t acc = quant::saturatingAdd(static_cast<int32_t>(sum), q.bias[c]);
+                const int32_t scaled = quant::multiplyByQuantizedMultiplier(acc, q.multipliers[c],
                                                                           q.leftShifts[c] - q.rightShifts[c]);
-                out[c] = static_cast<uint8_t>(std::clamp(cpu::saturatingAdd(scaled, q.outputZeroPoint), q.low, q.high));
+                out[c] = static_cast<uint8_t>(std::clamp(quant::saturatingAdd(scaled, q.outputZeroPoint), q.low, q.high));
             }
         }
     }

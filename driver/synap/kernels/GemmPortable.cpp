@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "GemmArgs.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 
@@ -22,10 +22,10 @@ void gemmPortable(const GemmArgs& a) {
                 for (size_t i = 0; i < 4; ++i) sum += static_cast<uint32_t>((row[k + i] ^ flip) * w[k / 4 * 64 + i]);
             }
             sum += rowTerm + static_cast<uint32_t>(a.colTerms[c]);
-            const int32_t x = cpu::saturatingAdd(static_cast<int32_t>(sum), a.bias[c]);
-            const int32_t scaled = cpu::multiplyByQuantizedMultiplier(x, a.multipliers[c],
+            const int32_t x = quant::saturatingAdd(static_cast<int32_t>(sum), a.bias[c]);
+            const int32_t scaled = quant::multiplyByQuantizedMultiplier(x, a.multipliers[c],
                                                                       a.leftShifts[c] - a.rightShifts[c]);
-            const int32_t value = std::clamp(cpu::saturatingAdd(scaled, a.outputZeroPoint), a.low, a.high);
+            const int32_t value = std::clamp(quant::saturatingAdd(scaled, a.outputZeroPoint), a.low, a.high);
             a.output[r * a.outputStride + c] = static_cast<uint8_t>(value);
         }
     }

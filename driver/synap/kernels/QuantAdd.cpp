@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -15,7 +15,7 @@ constexpr int kLeftShift = 20;  // the reference's headroom
 bool prepareInput(bool isSigned, int32_t zeroPoint, double real, bool negate, AddInput* input) {
     int32_t multiplier;
     int shift;
-    cpu::quantizeMultiplier(real, &multiplier, &shift);
+    quant::quantizeMultiplier(real, &multiplier, &shift);
     if (shift > 0) return false;
     if (negate) multiplier = -multiplier;
     input->zeroPoint = zeroPoint;
@@ -24,7 +24,7 @@ bool prepareInput(bool isSigned, int32_t zeroPoint, double real, bool negate, Ad
     input->rightShift = std::min(-shift, 31);
     for (int byte = 0; byte < 256; ++byte) {
         const int32_t q = isSigned ? static_cast<int8_t>(byte) : byte;
-        input->term[byte] = cpu::multiplyByQuantizedMultiplier((q - zeroPoint) * (1 << kLeftShift), multiplier, shift);
+        input->term[byte] = quant::multiplyByQuantizedMultiplier((q - zeroPoint) * (1 << kLeftShift), multiplier, shift);
     }
     return true;
 }
@@ -44,7 +44,7 @@ bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params) {
         }
     }
     int shift;
-    cpu::quantizeMultiplier(twiceMaxScale / ((1 << kLeftShift) * static_cast<double>(spec.outputScale)),
+    quant::quantizeMultiplier(twiceMaxScale / ((1 << kLeftShift) * static_cast<double>(spec.outputScale)),
                             &params->outputMultiplier, &shift);
     if (shift > 0) return false;
     params->outputRightShift = std::min(-shift, 31);
@@ -55,8 +55,8 @@ bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params) {
 }
 
 uint8_t addOutput(const QuantAddParams& p, int32_t sum) {
-    const int32_t scaled = cpu::roundingDivideByPOT(
-            cpu::saturatingRoundingDoublingHighMul(sum, p.outputMultiplier), p.outputRightShift);
+    const int32_t scaled = quant::roundingDivideByPOT(
+            quant::saturatingRoundingDoublingHighMul(sum, p.outputMultiplier), p.outputRightShift);
     return static_cast<uint8_t>(std::clamp(scaled + p.outputZeroPoint, p.low, p.high));
 }
 

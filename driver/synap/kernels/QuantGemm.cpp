@@ -11,7 +11,7 @@
 
 #include "GemmArgs.h"
 #include "Requant.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 namespace {

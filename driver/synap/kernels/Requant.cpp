@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -34,7 +34,7 @@ bool RequantTable::set(uint32_t c, float inputScale, float filterScale, float ou
     if (!(real >= 0.0) || !std::isfinite(real)) return false;
     int32_t* column = arrays.data() + c;
     int shift = 0;
-    cpu::quantizeMultiplier(real, &column[2 * padded], &shift);
+    quant::quantizeMultiplier(real, &column[2 * padded], &shift);
     column[3 * padded] = std::clamp(shift, 0, 31);
     column[4 * padded] = std::clamp(-shift, 0, 31);
     column[0] = static_cast<int32_t>(static_cast<uint32_t>(colTerm));

@@ -9,7 +9,7 @@
 
 #include "Broadcast.h"
 #include "CpuKernel.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -26,7 +26,7 @@ int32_t fusedActivation(const CpuKernelCall& call, bool isAdd) {
 template <typename T>
 void activationRange(const CpuKernelCall& call, bool isAdd, int32_t* low, int32_t* high) {
     const Tensor& out = *call.out(0).tensor;
-    cpu::quantizedActivationRange(fusedActivation(call, isAdd), out.scale, out.zeroPoint, std::numeric_limits<T>::min(),
+    quant::quantizedActivationRange(fusedActivation(call, isAdd), out.scale, out.zeroPoint, std::numeric_limits<T>::min(),
                                   std::numeric_limits<T>::max(), low, high);
 }
 
@@ -70,9 +70,9 @@ bool addQuantized(const CpuKernelCall& call) {
     const double twiceMax = 2.0 * std::max<double>(a.scale, b.scale);
     int32_t ma, mb, mo;
     int sa, sb, so;
-    cpu::quantizeMultiplier(a.scale / twiceMax, &ma, &sa);
-    cpu::quantizeMultiplier(b.scale / twiceMax, &mb, &sb);
-    cpu::quantizeMultiplier(twiceMax / (static_cast<double>(1 << leftShift) * out.scale), &mo, &so);
+    quant::quantizeMultiplier(a.scale / twiceMax, &ma, &sa);
+    quant::quantizeMultiplier(b.scale / twiceMax, &mb, &sb);
+    quant::quantizeMultiplier(twiceMax / (static_cast<double>(1 << leftShift) * out.scale), &mo, &so);
     int32_t low, high;
     activationRange<T>(call, true, &low, &high);
     std::vector<int32_t> shape;
@@ -80,8 +80,8 @@ bool addQuantized(const CpuKernelCall& call) {
     forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
         const int32_t x = (call.in(0).at<T>(ia) - a.zeroPoint) * (1 << leftShift);
         const int32_t y = (call.in(1).at<T>(ib) - b.zeroPoint) * (1 << leftShift);
-        const int32_t sum = cpu::multiplyByQuantizedMultiplier(x, ma, sa) + cpu::multiplyByQuantizedMultiplier(y, mb, sb);
-        const int32_t result = cpu::multiplyByQuantizedMultiplier(sum, mo, so) + out.zeroPoint;
+        const int32_t sum = quant::multiplyByQuantizedMultiplier(x, ma, sa) + quant::multiplyByQuantizedMultiplier(y, mb, sb);
+        const int32_t result = quant::multiplyByQuantizedMultiplier(sum, mo, so) + out.zeroPoint;
         call.out(0).set<T>(o, static_cast<T>(std::clamp(result, low, high)));
     });
     return true;
@@ -92,14 +92,14 @@ bool mulQuantized(const CpuKernelCall& call) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
     int32_t multiplier;
     int shift;
-    cpu::quantizeMultiplier(static_cast<double>(a.scale) * b.scale / out.scale, &multiplier, &shift);
+    quant::quantizeMultiplier(static_cast<double>(a.scale) * b.scale / out.scale, &multiplier, &shift);
     int32_t low, high;
     activationRange<T>(call, false, &low, &high);
     std::vector<int32_t> shape;
     broadcastShape(a.shape, b.shape, &shape);
     forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
         const int32_t product = (call.in(0).at<T>(ia) - a.zeroPoint) * (call.in(1).at<T>(ib) - b.zeroPoint);
-        const int32_t result = cpu::multiplyByQuantizedMultiplier(product, multiplier, shift) + out.zeroPoint;
+        const int32_t result = quant::multiplyByQuantizedMultiplier(product, multiplier, shift) + out.zeroPoint;
         call.out(0).set<T>(o, static_cast<T>(std::clamp(result, low, high)));
     });
     return true;

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "CpuKernel.h"
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -85,12 +85,12 @@ bool runConv(const CpuKernelCall& call) {
     for (size_t c = 0; c < multipliers.size(); ++c) {
         const double filterScale = filter.tensor->isPerChannel() ? filter.tensor->channelScales[c] : filter.tensor->scale;
         const double real = static_cast<double>(in.tensor->scale) * filterScale / out.tensor->scale;
-        cpu::quantizeMultiplier(real, &multipliers[c], &shifts[c]);
+        quant::quantizeMultiplier(real, &multipliers[c], &shifts[c]);
         if (shifts[c] < -31 || shifts[c] > 7) return call.fail("requantization multiplier out of range");
     }
     const fb::Conv2DOptions* o = call.op().builtin_options_as_Conv2DOptions();
     int32_t low, high;
-    cpu::quantizedActivationRange(static_cast<int32_t>(o->fused_activation_function()), out.tensor->scale, 0,
+    quant::quantizedActivationRange(static_cast<int32_t>(o->fused_activation_function()), out.tensor->scale, 0,
                                   std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max(), &low, &high);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
     size_t index = 0;

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "SqliteDatabase.h"
+#include "nnemu/cache/SqliteDatabase.h"
 #include "nnemu/base/RootedFile.h"
 
 namespace nnemu::cache {

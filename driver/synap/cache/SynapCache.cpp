@@ -1,4 +1,4 @@
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "CacheFile.h"
 #include "ProgramFiles.h"
-#include "SqliteDatabase.h"
+#include "nnemu/cache/SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
 #include "nnemu/base/Digest.h"
 #include "nnemu/base/Trace.h"

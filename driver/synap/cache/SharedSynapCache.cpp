@@ -1,4 +1,5 @@
-#include "nnemu/cache/SharedSynapCache.h"
+#include "nnemu/synap/cache/SharedSynapCache.h"
+#include "SynapLog.h"
 
 #include <unistd.h>
 
@@ -11,8 +12,7 @@
 
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/base/RootedFile.h"
-#include "nnemu/cache/SynapCache.h"
-#include "nnemu/base/Log.h"
+#include "nnemu/synap/cache/SynapCache.h"
 #include "nnemu/base/Trace.h"
 
 namespace nnemu::cache {
@@ -38,9 +38,9 @@ bool isInside(const fs::path& path, const std::string& root) {
 // cause outside the file (a full or read-only file system, a missing directory, a foreign file)
 // is named and nothing else is advised.
 void warnDisabled(const std::string& file, const std::string& why, bool damaged) {
-    NN_LOG(WARNING) << "synap-npu: SyNAP cache " << file << " disabled for this process: " << why
-                    << "; networks are compiled without it"
-                    << (damaged ? " (the file is damaged: synap_cache --clear removes it)" : "");
+    SYNAP_LOG(WARNING) << "SyNAP cache " << file << " disabled for this process: " << why
+                       << "; networks are compiled without it"
+                       << (damaged ? " (the file is damaged: synap_cache --clear removes it)" : "");
 }
 
 std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
@@ -127,8 +127,8 @@ public:
         auto found = caches_.find(file);
         if (found == caches_.end() || found->second.noStores || found->second.disabled) return;
         found->second.noStores = true;
-        NN_LOG(WARNING) << "synap-npu: SyNAP cache " << file << " cannot be written: " << cause
-                        << "; programs already in it are still used, new ones are not stored in this process";
+        SYNAP_LOG(WARNING) << "SyNAP cache " << file << " cannot be written: " << cause
+                           << "; programs already in it are still used, new ones are not stored in this process";
     }
 
     // Folds what this process stored into the database files at exit, so that the next process
@@ -169,7 +169,7 @@ Registry& registry() {
 void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapCache::Status status,
                    const char* what) {
     if (status == SynapCache::Status::BUSY) {
-        NN_LOG(INFO) << "synap-npu: SyNAP cache busy; " << what << " skipped: " << cache.error();
+        SYNAP_LOG(INFO) << "SyNAP cache busy; " << what << " skipped: " << cache.error();
     } else if (const std::string refusal = cache.writeRefusal(); !refusal.empty() && !cache.errorIsDamage()) {
         registry().refuseStores(location.file, refusal);
     } else {
@@ -212,22 +212,22 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
     const SynapCache::Status status = cache->findImage(key, compilerVersion, program, &problem, &fileProblem);
     if (!fileProblem.empty()) {
         cacheCounters().programFileRefusals++;
-        NN_LOG(WARNING) << "synap-npu: refused " << fileProblem << "; removed it, the program comes from "
-                        << location.file;
+        SYNAP_LOG(WARNING) << "refused " << fileProblem << "; removed it, the program comes from "
+                           << location.file;
     }
     switch (status) {
         case SynapCache::Status::OK:
             cacheCounters().synapHits++;
             if (program->mapped()) cacheCounters().synapMapped++;
-            NN_LOG(INFO) << "synap-npu: SyNAP cache hit " << key << " (" << program->size() << " bytes"
-                         << (program->mapped() ? ", mapped" : "") << ")";
+            SYNAP_LOG(INFO) << "SyNAP cache hit " << key << " (" << program->size() << " bytes"
+                            << (program->mapped() ? ", mapped" : "") << ")";
             return true;
         case SynapCache::Status::NOT_FOUND: return false;
         case SynapCache::Status::DAMAGED:
             cacheCounters().synapDrops++;
-            NN_LOG(WARNING) << "synap-npu: " << (cache->readOnly().empty() ? "dropped" : "ignored (read-only cache)")
-                            << " SyNAP cache entry " << key << " from " << location.file << ": " << problem
-                            << "; compiling the network again";
+            SYNAP_LOG(WARNING) << (cache->readOnly().empty() ? "dropped" : "ignored (read-only cache)")
+                               << " SyNAP cache entry " << key << " from " << location.file << ": " << problem
+                               << "; compiling the network again";
             return false;
         default: handleFailure(location, *cache, status, "lookup"); return false;
     }
@@ -245,7 +245,7 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
         cacheCounters().synapStores++;
         cache.keep();
         registry().checkpointAtExit();
-        NN_LOG(INFO) << "synap-npu: stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
+        SYNAP_LOG(INFO) << "stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
     } else {
         handleFailure(location, *cache, status, "store");
     }
@@ -256,8 +256,8 @@ void dropCompiledProgram(const SynapCacheLocation& location, const std::string& 
     CacheUse cache(location);
     if (!cache || !cache->readOnly().empty()) return;  // a read-only cache keeps what it has
     cacheCounters().synapDrops++;
-    NN_LOG(WARNING) << "synap-npu: dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
-                    << "; compiling the network again";
+    SYNAP_LOG(WARNING) << "dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
+                       << "; compiling the network again";
     const SynapCache::Status status = cache->drop(key);
     if (status != SynapCache::Status::OK) handleFailure(location, *cache, status, "drop");
 }

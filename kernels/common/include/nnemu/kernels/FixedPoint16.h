@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "nnemu/cpu/QuantMath.h"
+#include "nnemu/kernels/QuantMath.h"
 
-namespace nnemu::cpu::fixed16 {
+namespace nnemu::quant::fixed16 {
 
 constexpr int16_t kMax = std::numeric_limits<int16_t>::max();
 constexpr int16_t kMin = std::numeric_limits<int16_t>::min();
@@ -126,4 +126,4 @@ inline int16_t logistic(int16_t a, int integerBits) {
     return a > 0 ? positive : sub(kOneQ0, positive);
 }
 
-}  // namespace nnemu::cpu::fixed16
+}  // namespace nnemu::quant::fixed16

@@ -1,4 +1,5 @@
-// Fixed-point helpers for quantized reference kernels, with TFLite's rounding semantics
+// Fixed-point helpers for quantized kernels (the reference kernels, the NPU core's own kernels
+// and the TFLite tools' CPU kernels), with TFLite's rounding semantics
 // (a real multiplier is a Q31 integer and a shift; products round half away from zero).
 #pragma once
 
@@ -7,9 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "nnemu/hal/Types.h"
-
-namespace nnemu::cpu {
+namespace nnemu::quant {
 
 // real = quantized * 2^shift / 2^31, quantized in [2^30, 2^31). shift may be negative.
 inline void quantizeMultiplier(double real, int32_t* quantized, int* shift) {
@@ -121,4 +120,4 @@ inline void floatActivationRange(int32_t fuse, float* low, float* high) {
     }
 }
 
-}  // namespace nnemu::cpu
+}  // namespace nnemu::quant

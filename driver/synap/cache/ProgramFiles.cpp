@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "Crc32c.h"
+#include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
 namespace {

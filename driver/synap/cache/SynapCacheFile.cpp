@@ -8,8 +8,8 @@
 
 #include "CacheFile.h"
 #include "ProgramFiles.h"
-#include "SqliteDatabase.h"
-#include "nnemu/cache/SynapCache.h"
+#include "nnemu/cache/SqliteDatabase.h"
+#include "nnemu/synap/cache/SynapCache.h"
 
 namespace nnemu::cache {
 namespace {
