@@ -16,7 +16,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # name          folders (relative to the source root)   may use
-set(NNEMU_LAYERS base kernels props cache hal cpu synap_log synap_cache synap runtime tools abi delegates)
+set(NNEMU_LAYERS base kernels props cache hal cpu synap_log synap_cache synap runtime abi frontends tools delegates)
 set(NNEMU_LAYER_base_DIRS base)
 set(NNEMU_LAYER_base_USES "")
 set(NNEMU_LAYER_kernels_DIRS kernels/common)
@@ -38,28 +38,30 @@ set(NNEMU_LAYER_synap_DIRS driver/synap)
 set(NNEMU_LAYER_synap_USES base kernels props cache hal synap_log synap_cache)
 set(NNEMU_LAYER_runtime_DIRS runtime)
 set(NNEMU_LAYER_runtime_USES base kernels props cache hal cpu synap_log synap_cache synap)
-# tools: the public C API (the runtime's android/ headers and library) and the lower layers
-# without the HAL or a driver; abi is TFLite's external-delegate C ABI as nnemu declares it.
-set(NNEMU_LAYER_tools_DIRS tools)
-set(NNEMU_LAYER_tools_USES base kernels props cache runtime abi)
+# abi: TFLite's external-delegate C ABI as nnemu declares it.
 set(NNEMU_LAYER_abi_DIRS delegates/abi)
 set(NNEMU_LAYER_abi_USES "")
+# frontends: the TFLite front end (the model view and its two readers, the mapping to NNAPI, the
+# CPU kernels, the interpreter); the public C API (the runtime's android/ headers and library)
+# and the lower layers without the HAL or a driver.
+set(NNEMU_LAYER_frontends_DIRS frontends)
+set(NNEMU_LAYER_frontends_USES base kernels runtime abi)
+# tools: executables over the public C API and the front end.
+set(NNEMU_LAYER_tools_DIRS tools)
+set(NNEMU_LAYER_tools_USES base kernels props cache runtime abi frontends)
 # delegates: in-process TFLite delegates; they embed the drivers (not the runtime) and use the
-# TFLite mapping of tools/tflite.
+# front end's mapping through its public headers.
 set(NNEMU_LAYER_delegates_DIRS delegates)
-set(NNEMU_LAYER_delegates_USES base kernels props cache hal cpu synap_log synap_cache synap tools abi)
+set(NNEMU_LAYER_delegates_USES base kernels props cache hal cpu synap_log synap_cache synap frontends abi)
 
 # Public header folders (the path after include/) and the layer they belong to.
 set(NNEMU_LAYER_HEADERS
     nnemu/base=base nnemu/kernels=kernels nnemu/props=props nnemu/cache=cache nnemu/hal=hal
-    nnemu/cpu=cpu nnemu/synap=synap nnemu/synap/cache=synap_cache android=runtime nnemu/tflite=tools nnemu/modelgen=tools
+    nnemu/cpu=cpu nnemu/synap=synap nnemu/synap/cache=synap_cache android=runtime nnemu/tflite=frontends nnemu/modelgen=tools
     nnemu/delegate=abi)
 
 # Exceptions: <target or file, relative to the source root>-><layer>, each with its reason.
 set(NNEMU_LAYER_EXCEPTIONS
-    # The vx delegate reads the TFLite loader's private sources (tools/tflite/src) through its
-    # include path; issue 27 part 1 gives the mapping a public interface and removes this.
-    vx_delegate->tools/tflite/src
     # nnemu-sysfs shows the statistics files computed exactly as synap-npu publishes them: it
     # links the driver's statistics library (StatisticsView.h), on purpose.
     nnemu-sysfs->synap

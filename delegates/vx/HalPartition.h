@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "NnapiGraph.h"
+#include "nnemu/tflite/NnapiGraph.h"
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::vx {

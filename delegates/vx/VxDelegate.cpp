@@ -11,7 +11,7 @@
 #include "ContextGraph.h"
 #include "GraphCache.h"
 #include "HalPartition.h"
-#include "Lowering.h"
+#include "nnemu/tflite/Lowering.h"
 #include "VxOptions.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/synap/DirectAccess.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "Lowering.h"
+#include "NodeLowering.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"

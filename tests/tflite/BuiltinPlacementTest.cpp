@@ -1,5 +1,5 @@
 // The README's table of where each TFLite builtin runs, derived from TFLite's BuiltinOperator
-// list (tools/tflite/schema), the lowering table and the CPU kernel table, so that it cannot
+// list (frontends/tflite/schema), the lowering table and the CPU kernel table, so that it cannot
 // drift: the test fails when README.md differs and shows the text to paste (or, with
 // NNEMU_UPDATE_README=1, writes it).
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "Lowering.h"
+#include "NodeLowering.h"
 #include "cpu/CpuKernel.h"
 #include "nnemu/tflite/tflite_generated.h"
 

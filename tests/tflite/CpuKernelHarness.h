@@ -1,6 +1,6 @@
 // Runs a one-graph model built in a test through the interpreter in each mode (TFLite's CPU
 // path, the delegate on nnapi-reference, synap-npu when listed) and compares the outputs with
-// the test's own computation: for the tools' CPU kernels (tools/tflite/src/cpu).
+// the test's own computation: for the tools' CPU kernels (frontends/tflite/src/cpu).
 #pragma once
 
 #include <random>

@@ -11,8 +11,8 @@
 
 #include "GraphBuilder.h"
 #include "GraphChecks.h"
-#include "Lowering.h"
-#include "NnapiGraph.h"
+#include "NodeLowering.h"
+#include "nnemu/tflite/NnapiGraph.h"
 
 namespace nnemu::tflite::test {
 

@@ -31,7 +31,7 @@ TEST(Lowering, RefusesFusedTanh) {
     g.outputs = {out};
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
-    // The CPU kernel (tools/tflite/src/cpu/Add.cpp) takes quantized ADDs only, so both refuse.
+    // The CPU kernel (frontends/tflite/src/cpu/Add.cpp) takes quantized ADDs only, so both refuse.
     EXPECT_EQ(createError(*model), "operator ADD at node 0: fused activation TANH is not supported by NNAPI "
                                    "(CPU kernel: input of type FLOAT32 is not supported)");
 }

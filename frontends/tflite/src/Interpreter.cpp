@@ -1,0 +1,341 @@
+// Interpreter::create: checks the graph, lowers every node to NNAPI, decides which nodes the
+// accelerator takes (getSupportedOperationsForDevices), partitions like TFLite's delegate and
+// compiles each partition. CPU partitions run node by node on nnapi-reference, the stand-in for
+// TFLite's own CPU kernels, so each CPU node is timed on its own as TFLite's profiler shows it.
+// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead.
+#include "nnemu/tflite/Interpreter.h"
+
+#include <android/NeuralNetworks.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "CompiledPartition.h"
+#include "DelegateTargets.h"
+#include "GraphChecks.h"
+#include "NodeLowering.h"
+#include "nnemu/tflite/NnapiGraph.h"
+#include "Partitioning.h"
+#include "RuntimeLevel.h"
+#include "TensorBuffer.h"
+#include "cpu/CpuKernelUnit.h"
+#include "nnemu/base/Log.h"
+
+namespace nnemu::tflite {
+namespace {
+
+// A 32-byte NNAPI cache token per delegate kernel, derived from the user's token (FNV-1a).
+std::vector<uint8_t> partitionToken(const std::string& token, uint32_t kernelIndex, const std::vector<uint32_t>& nodes) {
+    std::vector<uint8_t> result(ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN);
+    for (size_t lane = 0; lane < result.size() / 8; ++lane) {
+        uint64_t hash = 1469598103934665603ull ^ lane;
+        const auto mix = [&hash](uint64_t value) {
+            for (int b = 0; b < 8; ++b) {
+                hash ^= (value >> (8 * b)) & 0xffu;
+                hash *= 1099511628211ull;
+            }
+        };
+        for (char c : token) mix(static_cast<uint8_t>(c));
+        mix(kernelIndex);
+        for (uint32_t n : nodes) mix(n);
+        for (int b = 0; b < 8; ++b) result[lane * 8 + b] = static_cast<uint8_t>(hash >> (8 * b));
+    }
+    return result;
+}
+
+// A node whose NNAPI form the runtime refuses (a type or parameter its feature level lacks, e.g.
+// a quantized REDUCE_SUM) runs on the tools' CPU kernel when it has one that accepts it.
+void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
+    for (const Node& node : model.nodes()) {
+        if (graph.cpuKernel[node.index] || CpuKernelTable::get().find(node) == nullptr) continue;
+        std::string why;
+        if (PartitionModel::build(model, graph, {node.index}, &why) != nullptr) continue;
+        if (prepareCpuKernel(model.subgraphs()[0], node, &why) == nullptr) continue;
+        NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
+                     << " runs on the tools' CPU kernel (NNAPI refused it)";
+        graph.nodeOperations[node.index].clear();
+        graph.cpuKernel[node.index] = true;
+        graph.cpuOnly[node.index] = true;
+        for (int32_t t : node.inputs) {
+            if (t < 0) continue;
+            std::vector<uint32_t>& readers = graph.tensorReaders[t];
+            if (std::find(readers.begin(), readers.end(), node.index) == readers.end()) readers.push_back(node.index);
+        }
+    }
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const Model& model) : model_(model) {}
+Interpreter::~Interpreter() = default;
+
+std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const DelegateOptions& options, std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    // Declared first: on a failure the interpreter's models, which reference its values and
+    // subgraph models, go before it; on success it hands those to the interpreter.
+    NnapiGraph graph;
+    std::unique_ptr<Interpreter> interpreter(new Interpreter(model));
+    DelegateTargets targets;
+    if (!chooseDelegateTargets(options, &targets, error)) return nullptr;
+    interpreter->deviceNames_ = targets.deviceNames;
+
+    // Graph checks and lowering.
+    std::vector<int32_t> used;
+    if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
+    graph.signedInt8 = nnapiHasSignedInt8();
+    graph.allowCpuKernels = true;
+    if (!lowerModel(model, graph, error)) return nullptr;
+    keepRefusedNodesOnCpuKernels(model, graph);
+
+    // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
+    // external delegate takes the place of the accelerator.
+    std::vector<bool> supported(model.nodes().size(), false);
+    const bool external = !options.externalKernels.empty();
+    for (const std::vector<uint32_t>& kernel : options.externalKernels) {
+        for (uint32_t n : kernel) {
+            if (n < supported.size()) supported[n] = true;
+        }
+    }
+    interpreter->runExternalKernel_ = options.runExternalKernel;
+    std::vector<uint32_t> all;   // the nodes with NNAPI operations
+    for (uint32_t n = 0; n < model.nodes().size(); ++n) {
+        if (!graph.cpuKernel[n]) all.push_back(n);
+    }
+    if (!external && !targets.accelerators.empty() && !all.empty()) {
+        std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
+        if (whole == nullptr) return nullptr;
+        std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
+        const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
+                whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
+                flags.get());
+        if (status != ANEURALNETWORKS_NO_ERROR) {
+            *error = std::string("ANeuralNetworksModel_getSupportedOperationsForDevices failed (") +
+                     resultCodeName(status) + ")";
+            return nullptr;
+        }
+        std::fill(supported.begin(), supported.end(), true);
+        for (size_t op = 0; op < whole->operationNodes().size(); ++op) {
+            if (!flags[op]) supported[whole->operationNodes()[op]] = false;
+        }
+        for (size_t n = 0; n < supported.size(); ++n) supported[n] = supported[n] && !graph.cpuOnly[n];
+    }
+    std::vector<NodeSubset> subsets = partitionNodes(model, supported);
+    if (!external) {
+        const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
+        if (limited != supported) subsets = partitionNodes(model, limited);
+    }
+    int32_t nextExternal = 0;
+
+    // Compile: a delegate kernel per delegated subset, one model per node elsewhere.
+    CompileTarget cpuTarget;
+    cpuTarget.devices = {targets.reference};
+    uint32_t nextKernel = static_cast<uint32_t>(model.nodes().size());
+    for (const NodeSubset& subset : subsets) {
+        Partition partition;
+        partition.nodes = subset.nodes;
+        partition.delegated = subset.delegated;
+        partition.kernelIndex = subset.delegated ? nextKernel++ : subset.nodes.front();
+        if (external && subset.delegated) {
+            // The host made the same subsets from the same claim (partitionNodes).
+            if (static_cast<size_t>(nextExternal) >= options.externalKernels.size() ||
+                options.externalKernels[nextExternal] != subset.nodes) {
+                *error = "the external delegate's node subsets do not match the graph's partitioning";
+                return nullptr;
+            }
+            partition.externalKernel = nextExternal++;
+            interpreter->partitions_.push_back(std::move(partition));
+            interpreter->compiled_.emplace_back();
+            continue;
+        }
+        std::vector<std::vector<uint32_t>> units;
+        if (subset.delegated) {
+            units.push_back(subset.nodes);
+        } else {
+            for (uint32_t n : subset.nodes) units.push_back({n});
+        }
+        CompileTarget target = cpuTarget;
+        if (subset.delegated) {
+            target.devices = targets.runtimeChoice ? std::vector<const ANeuralNetworksDevice*>{} : targets.accelerators;
+            target.preference = options.executionPreference;
+            if (!options.cacheDir.empty() && !options.cacheToken.empty()) {
+                target.cacheDir = options.cacheDir;
+                target.cacheToken = partitionToken(options.cacheToken, partition.kernelIndex, subset.nodes);
+            }
+        }
+        std::vector<std::unique_ptr<ExecutionUnit>> compiled;
+        for (const std::vector<uint32_t>& unit : units) {
+            if (graph.cpuKernel[unit.front()]) {
+                std::unique_ptr<CpuKernelUnit> part =
+                        CpuKernelUnit::create(model.subgraphs()[0], model.nodes()[unit.front()], !graph.signedInt8, error);
+                if (part == nullptr) return nullptr;
+                compiled.push_back(std::move(part));
+                continue;
+            }
+            std::unique_ptr<PartitionModel> partitionModel = PartitionModel::build(model, graph, unit, error);
+            if (partitionModel == nullptr) return nullptr;
+            std::string message;
+            std::unique_ptr<CompiledPartition> part = CompiledPartition::compile(std::move(partitionModel), target, &message);
+            if (part == nullptr) {
+                *error = (unit.size() == 1 ? "operator " + model.nodes()[unit[0]].opName + " at node " + std::to_string(unit[0])
+                                           : "delegate kernel " + std::to_string(partition.kernelIndex)) +
+                         ": " + message;
+                return nullptr;
+            }
+            compiled.push_back(std::move(part));
+        }
+        interpreter->partitions_.push_back(std::move(partition));
+        interpreter->compiled_.push_back(std::move(compiled));
+    }
+    NN_LOG(INFO) << "nnemu tflite: " << interpreter->delegatedNodeCount() << " of " << model.nodes().size()
+                 << " node(s) delegated in " << interpreter->delegateKernelCount() << " kernel(s), "
+                 << interpreter->partitions_.size() << " partition(s), "
+                 << std::count(graph.cpuKernel.begin(), graph.cpuKernel.end(), true) << " on the tools' CPU kernels, int8 as "
+                 << (graph.signedInt8 ? "TENSOR_QUANT8_ASYMM_SIGNED" : "TENSOR_QUANT8_ASYMM + 128");
+
+    // Tensor buffers: NNAPI layout inside, TFLite layout for the caller's inputs and outputs.
+    // Only what the host touches: a tensor inside a delegate kernel lives in the device's memory.
+    const std::vector<bool> touched = interpreter->hostTensors();
+    interpreter->tensorData_.resize(model.tensors().size());
+    for (int32_t t : used) {
+        if (!touched[t]) continue;
+        const Tensor& tensor = model.tensors()[t];
+        interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
+        if (tensor.isConstant) std::memcpy(interpreter->tensorData_[t].data(), tensor.data, tensor.dataSize);
+    }
+    // An input NNAPI takes as it is needs no second buffer: the caller writes the partitions' own.
+    for (int32_t t : model.inputs()) {
+        const Tensor& tensor = model.tensors()[t];
+        const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
+        interpreter->inputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
+    }
+    for (int32_t t : model.outputs()) {
+        const Tensor& tensor = model.tensors()[t];
+        interpreter->outputData_.emplace_back(interpreter->tensorData_[t].size());
+        if (tensor.isConstant) std::memcpy(interpreter->outputData_.back().data(), tensor.data, tensor.dataSize);
+    }
+    interpreter->partitionTimesUs_.assign(interpreter->partitions_.size(), 0);
+    interpreter->nodeTimesUs_.assign(model.nodes().size(), 0);
+    // The graph served building the models; they keep referencing the values NNAPI did not copy
+    // and the subgraphs' models, nothing else of it.
+    interpreter->signedInt8_ = graph.signedInt8;
+    for (NnOperand& operand : graph.operands) {
+        if (operand.ownedValue.size() > ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
+            interpreter->modelValues_.push_back(std::move(operand.ownedValue));
+        }
+    }
+    interpreter->subgraphModels_ = std::move(graph.ownedReferences);
+    return interpreter;
+}
+
+// The model's inputs and outputs, every compiled unit's tensors and, for an external delegate's
+// kernel (which may read any of its tensors), every tensor of its nodes.
+std::vector<bool> Interpreter::hostTensors() const {
+    std::vector<bool> touched(model_.tensors().size(), false);
+    const auto mark = [&](const std::vector<int32_t>& tensors) {
+        for (int32_t t : tensors) {
+            if (t >= 0 && static_cast<size_t>(t) < touched.size()) touched[t] = true;
+        }
+    };
+    mark(model_.inputs());
+    mark(model_.outputs());
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+        for (const std::unique_ptr<ExecutionUnit>& unit : compiled_[p]) unit->markTensors(&touched);
+        if (partitions_[p].externalKernel < 0) continue;
+        for (uint32_t n : partitions_[p].nodes) {
+            mark(model_.nodes()[n].inputs);
+            mark(model_.nodes()[n].outputs);
+        }
+    }
+    return touched;
+}
+
+size_t Interpreter::delegatedNodeCount() const {
+    size_t count = 0;
+    for (const Partition& partition : partitions_) {
+        if (partition.delegated) count += partition.nodes.size();
+    }
+    return count;
+}
+
+bool Interpreter::signedInt8() const { return signedInt8_; }
+
+size_t Interpreter::delegateKernelCount() const {
+    size_t count = 0;
+    for (const Partition& partition : partitions_) count += partition.delegated ? 1 : 0;
+    return count;
+}
+
+size_t Interpreter::inputCount() const { return model_.inputs().size(); }
+size_t Interpreter::outputCount() const { return model_.outputs().size(); }
+const Tensor& Interpreter::inputTensor(size_t i) const { return model_.tensors()[model_.inputs()[i]]; }
+const Tensor& Interpreter::outputTensor(size_t i) const { return model_.tensors()[model_.outputs()[i]]; }
+uint8_t* Interpreter::inputData(size_t i) {
+    return inputData_[i].data() != nullptr ? inputData_[i].data() : tensorData_[model_.inputs()[i]].data();
+}
+const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].data(); }
+
+uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
+    if (t < 0 || static_cast<size_t>(t) >= tensorData_.size()) return nullptr;
+    if (bytes != nullptr) *bytes = tensorData_[t].size();
+    return tensorData_[t].data();
+}
+
+bool Interpreter::invoke(std::string* error) {
+    std::string ignored;
+    if (error == nullptr) error = &ignored;
+    // Below feature level 30, int8 travels through NNAPI as uint8 with the zero point moved by
+    // 128: flip the sign bit.
+    const bool shiftInt8 = !signedInt8_;
+    const auto convert = [shiftInt8](const TensorBuffer& from, TensorBuffer& to, ElementType type) {
+        const uint8_t* source = from.data();
+        uint8_t* target = to.data();
+        if (type == ElementType::INT8 && shiftInt8) {
+            for (size_t i = 0; i < from.size(); ++i) target[i] = source[i] ^ 0x80u;
+        } else if (from.size() != 0) {
+            std::memcpy(target, source, from.size());
+        }
+    };
+    for (size_t i = 0; i < model_.inputs().size(); ++i) {
+        const int32_t t = model_.inputs()[i];
+        if (!model_.tensors()[t].isConstant && inputData_[i].data() != nullptr) {
+            convert(inputData_[i], tensorData_[t], model_.tensors()[t].type);
+        }
+    }
+    const auto microsecondsSince = [](std::chrono::steady_clock::time_point start) {
+        return static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+    };
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+        const auto start = std::chrono::steady_clock::now();
+        if (partitions_[p].externalKernel >= 0) {
+            if (!runExternalKernel_ || !runExternalKernel_(static_cast<size_t>(partitions_[p].externalKernel), error)) {
+                *error = "delegate kernel " + std::to_string(partitions_[p].kernelIndex) + ": " + *error;
+                return false;
+            }
+        }
+        for (const std::unique_ptr<ExecutionUnit>& part : compiled_[p]) {
+            const auto unitStart = std::chrono::steady_clock::now();
+            if (!part->run(tensorData_, error)) {
+                const Partition& partition = partitions_[p];
+                *error = (partition.delegated ? "delegate kernel " + std::to_string(partition.kernelIndex)
+                                              : "operator " + model_.nodes()[part->firstNode()].opName +
+                                                        " at node " + std::to_string(part->firstNode())) +
+                         ": " + *error;
+                return false;
+            }
+            if (!partitions_[p].delegated) nodeTimesUs_[part->firstNode()] = microsecondsSince(unitStart);
+        }
+        partitionTimesUs_[p] = microsecondsSince(start);
+    }
+    for (size_t i = 0; i < model_.outputs().size(); ++i) {
+        const int32_t t = model_.outputs()[i];
+        const Tensor& tensor = model_.tensors()[t];
+        if (tensor.isConstant) continue;  // already holds the constant, in TFLite layout
+        convert(tensorData_[t], outputData_[i], tensor.type);
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite

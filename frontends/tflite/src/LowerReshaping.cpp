@@ -1,0 +1,299 @@
+// Operators that move data without computing on it: RESHAPE, EXPAND_DIMS, SQUEEZE,
+// CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
+// STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29
+// has no dynamic shapes); the output tensor's own shape is what RESHAPE is given.
+#include <android/NeuralNetworks.h>
+
+#include <cstring>
+
+#include "NodeLowering.h"
+
+namespace nnemu::tflite {
+namespace {
+
+// EXPAND_DIMS and TILE take float, int32 and quantized tensors at feature level 29.
+bool valueType(NodeLowering& l, uint32_t input) {
+    const int32_t type = l.operand(input).type;
+    if (type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
+        isQuant8Asymm(type)) {
+        return true;
+    }
+    return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
+}
+
+bool normalizeAxis(NodeLowering& l, int32_t axis, size_t rank, int32_t* normalized) {
+    const auto r = static_cast<int32_t>(rank);
+    if (axis < -r || axis >= r) return l.fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    *normalized = axis < 0 ? axis + r : axis;
+    return true;
+}
+
+// RESHAPE to the output tensor's shape; also serves EXPAND_DIMS and degenerate SQUEEZEs.
+bool reshapeToOutput(NodeLowering& l, uint32_t input) {
+    uint32_t output;
+    if (!l.outputOperand(0, &output)) return false;
+    uint64_t in = 1, out = 1;
+    for (uint32_t d : l.operand(input).dims) in *= d;
+    for (uint32_t d : l.operand(output).dims) out *= d;
+    if (in != out) return l.fail("output holds " + std::to_string(out) + " values, input " + std::to_string(in));
+    std::vector<int32_t> shape(l.operand(output).dims.begin(), l.operand(output).dims.end());
+    l.addOperation(ANEURALNETWORKS_RESHAPE, {input, l.vectorInt32(shape)}, {output});
+    return true;
+}
+
+bool lowerReshape(NodeLowering& l) {
+    if (!l.expectCounts(1, 2, 1)) return false;
+    uint32_t input;
+    if (!l.inputOperand(0, &input)) return false;
+    return reshapeToOutput(l, input);
+}
+
+// EXPAND_DIMS with a constant axis, as the delegate maps it; a computed axis (TFLite knows the
+// output shape anyway) becomes a RESHAPE the delegate would not take.
+bool lowerExpandDims(NodeLowering& l) {
+    if (!l.expectCounts(2, 2, 1)) return false;
+    uint32_t input, output;
+    if (!l.inputOperand(0, &input)) return false;
+    const auto rank = static_cast<int32_t>(l.input(0).shape.size());
+    if (!l.input(1).isConstant || rank == 0) {
+        l.keepOnCpu();
+        return reshapeToOutput(l, input);
+    }
+    std::vector<int32_t> axis;
+    if (!valueType(l, input) || !l.constantInts(1, &axis)) return false;
+    if (axis.size() != 1) return l.fail("the axis must be a single value");
+    if (axis[0] < -rank - 1 || axis[0] > rank) {
+        return l.fail("axis " + std::to_string(axis[0]) + " out of range for rank " + std::to_string(rank));
+    }
+    if (!l.outputOperand(0, &output)) return false;
+    if (l.input(1).type != ElementType::INT32) l.keepOnCpu();   // the delegate wants an int32 axis
+    l.addOperation(ANEURALNETWORKS_EXPAND_DIMS, {input, l.scalarInt32(axis[0] < 0 ? axis[0] + rank + 1 : axis[0])},
+                   {output});
+    return true;
+}
+
+// TILE: multiples one per dimension, constant or computed.
+bool lowerTile(NodeLowering& l) {
+    if (!l.expectCounts(2, 2, 1)) return false;
+    uint32_t input, multiples, output;
+    if (!l.inputOperand(0, &input) || !valueType(l, input) || !l.inputOperand(1, &multiples)) return false;
+    if (l.operand(multiples).type != ANEURALNETWORKS_TENSOR_INT32) return l.fail("multiples must be int32");
+    const std::vector<int32_t>& shape = l.input(1).shape;
+    if (shape.size() != 1 || static_cast<size_t>(shape[0]) != l.operand(input).dims.size()) {
+        return l.fail("multiples must hold one value per input dimension");
+    }
+    if (!l.outputOperand(0, &output)) return false;
+    if (l.input(1).type != ElementType::INT32) l.keepOnCpu();   // the delegate wants int32 multiples
+    l.addOperation(ANEURALNETWORKS_TILE, {input, multiples}, {output});
+    return true;
+}
+
+bool lowerSqueeze(NodeLowering& l) {
+    if (!l.expectCounts(1, 1, 1)) return false;
+    uint32_t input, output;
+    if (!l.inputOperand(0, &input)) return false;
+    const std::vector<uint32_t> dims = l.operand(input).dims;
+    std::vector<int32_t> squeezed;
+    const fb::SqueezeOptions* options = l.op().builtin_options_as_SqueezeOptions();
+    if (options != nullptr && options->squeeze_dims() != nullptr && options->squeeze_dims()->size() > 0) {
+        for (int32_t axis : *options->squeeze_dims()) {
+            int32_t normalized;
+            if (!normalizeAxis(l, axis, dims.size(), &normalized)) return false;
+            if (dims[normalized] != 1) return l.fail("cannot squeeze dimension " + std::to_string(axis) + " of size " + std::to_string(dims[normalized]));
+            squeezed.push_back(normalized);
+        }
+    } else {
+        for (size_t i = 0; i < dims.size(); ++i) {
+            if (dims[i] == 1) squeezed.push_back(static_cast<int32_t>(i));
+        }
+    }
+    // Nothing or everything squeezed: NNAPI's SQUEEZE cannot say it, a RESHAPE can.
+    if (squeezed.empty() || squeezed.size() >= dims.size()) return reshapeToOutput(l, input);
+    if (!l.outputOperand(0, &output)) return false;
+    l.addOperation(ANEURALNETWORKS_SQUEEZE, {input, l.vectorInt32(squeezed)}, {output});
+    return true;
+}
+
+bool lowerConcatenation(NodeLowering& l) {
+    const fb::ConcatenationOptions* options = l.op().builtin_options_as_ConcatenationOptions();
+    if (options == nullptr) return l.fail("missing ConcatenationOptions");
+    if (options->fused_activation_function() != fb::ActivationFunctionType_NONE) {
+        return l.fail("a fused activation is not supported by NNAPI CONCATENATION");
+    }
+    if (l.inputCount() < 1) return l.fail("needs at least one input");
+    if (!l.expectCounts(l.inputCount(), l.inputCount(), 1)) return false;
+    std::vector<uint32_t> inputs;
+    for (size_t i = 0; i < l.inputCount(); ++i) {
+        uint32_t input;
+        if (!l.inputOperand(i, &input)) return false;
+        inputs.push_back(input);
+    }
+    uint32_t output;
+    if (!l.outputOperand(0, &output)) return false;
+    int32_t axis;
+    if (!normalizeAxis(l, options->axis(), l.operand(output).dims.size(), &axis)) return false;
+    inputs.push_back(l.scalarInt32(axis));
+    l.addOperation(ANEURALNETWORKS_CONCATENATION, inputs, {output});
+    return true;
+}
+
+bool lowerSplit(NodeLowering& l) {
+    const fb::SplitOptions* options = l.op().builtin_options_as_SplitOptions();
+    if (options == nullptr) return l.fail("missing SplitOptions");
+    if (l.outputCount() < 1 || options->num_splits() != static_cast<int32_t>(l.outputCount())) {
+        return l.fail("num_splits " + std::to_string(options->num_splits()) + " does not match " +
+                      std::to_string(l.outputCount()) + " outputs");
+    }
+    if (!l.expectCounts(2, 2, l.outputCount())) return false;
+    std::vector<int32_t> axisValue;
+    if (!l.constantInts(0, &axisValue)) return false;
+    if (axisValue.size() != 1) return l.fail("the split axis must be a single value");
+    uint32_t input;
+    if (!l.inputOperand(1, &input)) return false;
+    int32_t axis;
+    if (!normalizeAxis(l, axisValue[0], l.operand(input).dims.size(), &axis)) return false;
+    std::vector<uint32_t> outputs;
+    for (size_t i = 0; i < l.outputCount(); ++i) {
+        uint32_t output;
+        if (!l.outputOperand(i, &output)) return false;
+        outputs.push_back(output);
+    }
+    l.addOperation(ANEURALNETWORKS_SPLIT, {input, l.scalarInt32(axis), l.scalarInt32(options->num_splits())}, outputs);
+    return true;
+}
+
+bool lowerTranspose(NodeLowering& l) {
+    if (!l.expectCounts(2, 2, 1)) return false;
+    uint32_t input, output;
+    std::vector<int32_t> permutation;
+    if (!l.inputOperand(0, &input) || !l.constantInts(1, &permutation)) return false;
+    if (permutation.size() != l.operand(input).dims.size()) return l.fail("permutation length does not match the input rank");
+    if (!l.outputOperand(0, &output)) return false;
+    l.addOperation(ANEURALNETWORKS_TRANSPOSE, {input, l.vectorInt32(permutation)}, {output});
+    return true;
+}
+
+bool lowerBlockOperation(NodeLowering& l, int32_t nnapiType, int32_t blockSize) {
+    if (!l.expectCounts(1, 1, 1)) return false;
+    if (blockSize < 1) return l.fail("block size must be at least 1");
+    uint32_t input, output;
+    if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
+    l.addOperation(nnapiType, {input, l.scalarInt32(blockSize)}, {output});
+    return true;
+}
+
+bool lowerSpaceToDepth(NodeLowering& l) {
+    const fb::SpaceToDepthOptions* options = l.op().builtin_options_as_SpaceToDepthOptions();
+    if (options == nullptr) return l.fail("missing SpaceToDepthOptions");
+    return lowerBlockOperation(l, ANEURALNETWORKS_SPACE_TO_DEPTH, options->block_size());
+}
+
+bool lowerDepthToSpace(NodeLowering& l) {
+    const fb::DepthToSpaceOptions* options = l.op().builtin_options_as_DepthToSpaceOptions();
+    if (options == nullptr) return l.fail("missing DepthToSpaceOptions");
+    return lowerBlockOperation(l, ANEURALNETWORKS_DEPTH_TO_SPACE, options->block_size());
+}
+
+// PAD and PADV2: paddings [rank, 2] as a constant; PADV2's value is a scalar constant of the
+// input's type (quantized values travel as INT32, shifted like the tensor for int8 below
+// feature level 30).
+bool lowerPadCommon(NodeLowering& l, bool withValue) {
+    if (!l.expectCounts(2, withValue ? 3 : 2, 1)) return false;
+    uint32_t input, output;
+    std::vector<int32_t> paddings;
+    if (!l.inputOperand(0, &input) || !l.constantInts(1, &paddings)) return false;
+    const size_t rank = l.operand(input).dims.size();
+    if (paddings.size() != rank * 2) return l.fail("paddings must have shape [" + std::to_string(rank) + ", 2]");
+    for (int32_t p : paddings) {
+        if (p < 0) return l.fail("negative padding");
+    }
+    const uint32_t paddingOperand = l.tensorInt32(paddings, {static_cast<uint32_t>(rank), 2});
+    if (!l.outputOperand(0, &output)) return false;
+    if (!withValue || !l.hasInput(2)) {
+        l.addOperation(ANEURALNETWORKS_PAD, {input, paddingOperand}, {output});
+        return true;
+    }
+    const Tensor& valueTensor = l.input(2);
+    if (!valueTensor.isConstant || valueTensor.dataSize != elementSize(valueTensor.type) ||
+        valueTensor.type != l.input(0).type) {
+        return l.fail("the pad value must be a scalar constant of the input's type");
+    }
+    uint32_t value;
+    switch (valueTensor.type) {
+        case ElementType::FLOAT32: {
+            float v;
+            std::memcpy(&v, valueTensor.data, 4);
+            value = l.scalarFloat32(v);
+            break;
+        }
+        case ElementType::UINT8: value = l.scalarInt32(valueTensor.data[0]); break;
+        case ElementType::INT8:
+            value = l.scalarInt32(static_cast<int8_t>(valueTensor.data[0]) + (l.signedInt8() ? 0 : 128));
+            break;
+        default: return l.fail(std::string("pad value of type ") + elementTypeName(valueTensor.type) + " is not supported");
+    }
+    l.addOperation(ANEURALNETWORKS_PAD_V2, {input, paddingOperand, value}, {output});
+    return true;
+}
+
+bool lowerPad(NodeLowering& l) { return lowerPadCommon(l, false); }
+bool lowerPadV2(NodeLowering& l) { return lowerPadCommon(l, true); }
+
+bool lowerSlice(NodeLowering& l) {
+    if (!l.expectCounts(3, 3, 1)) return false;
+    uint32_t input, output;
+    std::vector<int32_t> begin, size;
+    if (!l.inputOperand(0, &input) || !l.constantInts(1, &begin) || !l.constantInts(2, &size)) return false;
+    const size_t rank = l.operand(input).dims.size();
+    if (begin.size() != rank || size.size() != rank) return l.fail("begin and size must have one value per dimension");
+    if (!l.outputOperand(0, &output)) return false;
+    l.addOperation(ANEURALNETWORKS_SLICE, {input, l.vectorInt32(begin), l.vectorInt32(size)}, {output});
+    return true;
+}
+
+bool lowerStridedSlice(NodeLowering& l) {
+    const fb::StridedSliceOptions* options = l.op().builtin_options_as_StridedSliceOptions();
+    if (options == nullptr) return l.fail("missing StridedSliceOptions");
+    if (options->ellipsis_mask() != 0 || options->new_axis_mask() != 0) {
+        return l.fail("ellipsis and new-axis masks are not supported by NNAPI");
+    }
+    if (options->offset()) return l.fail("offset slices are not supported by NNAPI");
+    if (!l.expectCounts(4, 4, 1)) return false;
+    uint32_t input, output;
+    std::vector<int32_t> begin, end, strides;
+    if (!l.inputOperand(0, &input) || !l.constantInts(1, &begin) || !l.constantInts(2, &end) ||
+        !l.constantInts(3, &strides)) {
+        return false;
+    }
+    const size_t rank = l.operand(input).dims.size();
+    if (begin.size() != rank || end.size() != rank || strides.size() != rank) {
+        return l.fail("begin, end and strides must have one value per dimension");
+    }
+    if (!l.outputOperand(0, &output)) return false;
+    l.addOperation(ANEURALNETWORKS_STRIDED_SLICE,
+                   {input, l.vectorInt32(begin), l.vectorInt32(end), l.vectorInt32(strides),
+                    l.scalarInt32(options->begin_mask()), l.scalarInt32(options->end_mask()),
+                    l.scalarInt32(options->shrink_axis_mask())},
+                   {output});
+    return true;
+}
+
+}  // namespace
+
+void addReshapingLowerings(LoweringTable& table) {
+    table.add(fb::BuiltinOperator_RESHAPE, lowerReshape);
+    table.add(fb::BuiltinOperator_EXPAND_DIMS, lowerExpandDims);
+    table.add(fb::BuiltinOperator_TILE, lowerTile);
+    table.add(fb::BuiltinOperator_SQUEEZE, lowerSqueeze);
+    table.add(fb::BuiltinOperator_CONCATENATION, lowerConcatenation);
+    table.add(fb::BuiltinOperator_SPLIT, lowerSplit);
+    table.add(fb::BuiltinOperator_TRANSPOSE, lowerTranspose);
+    table.add(fb::BuiltinOperator_SPACE_TO_DEPTH, lowerSpaceToDepth);
+    table.add(fb::BuiltinOperator_DEPTH_TO_SPACE, lowerDepthToSpace);
+    table.add(fb::BuiltinOperator_PAD, lowerPad);
+    table.add(fb::BuiltinOperator_PADV2, lowerPadV2);
+    table.add(fb::BuiltinOperator_SLICE, lowerSlice);
+    table.add(fb::BuiltinOperator_STRIDED_SLICE, lowerStridedSlice);
+}
+
+}  // namespace nnemu::tflite

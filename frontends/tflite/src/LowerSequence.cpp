@@ -1,0 +1,144 @@
+// Sequence operators -> the NNAPI operations of the same name, float32 only (NNAPI at feature
+// level 29 has no quantized or hybrid form). TFLite's inputs map one to one, absent optional
+// inputs become omitted operands, and the options follow as scalars. The state inputs are
+// TFLite variable tensors; NNAPI at feature level 29 does not output the state, so, as with
+// TFLite's delegate, every invocation starts from the initial state.
+#include <android/NeuralNetworks.h>
+
+#include "NodeLowering.h"
+
+namespace nnemu::tflite {
+namespace {
+
+bool checkCounts(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs) {
+    bool countOk = false;
+    for (size_t count : inputCounts) countOk = countOk || l.inputCount() == count;
+    if (!countOk) return l.fail("has " + std::to_string(l.inputCount()) + " inputs, which is not a known form");
+    if (l.outputCount() != outputs) {
+        return l.fail("has " + std::to_string(l.outputCount()) + " outputs, expected " + std::to_string(outputs));
+    }
+    if (!l.hasInput(0)) return l.fail("required input 0 is absent");
+    for (size_t i = 0; i < l.inputCount(); ++i) {
+        if (l.hasInput(i) && l.input(i).type != ElementType::FLOAT32) {
+            return l.fail("input " + std::to_string(i) + " has type " + elementTypeName(l.input(i).type) +
+                          ": quantized and hybrid sequence operators are not supported by NNAPI at feature level 29");
+        }
+    }
+    return true;
+}
+
+// The first `count` inputs, absent ones omitted.
+bool tensorInputs(NodeLowering& l, size_t count, std::vector<uint32_t>* operands) {
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t operand;
+        if (!l.optionalInput(i, ANEURALNETWORKS_TENSOR_FLOAT32, &operand)) return false;
+        operands->push_back(operand);
+    }
+    return true;
+}
+
+bool outputs(NodeLowering& l, std::vector<uint32_t>* operands) {
+    for (size_t i = 0; i < l.outputCount(); ++i) {
+        uint32_t operand;
+        if (!l.outputOperand(i, &operand)) return false;
+        operands->push_back(operand);
+    }
+    return true;
+}
+
+// NNAPI's LSTM activation takes TFLite's codes (NONE, RELU, RELU_N1_TO_1, RELU6, TANH); its RNN
+// activation is a fuse code, which has no TANH.
+bool activationCode(NodeLowering& l, fb::ActivationFunctionType activation, bool lstm, uint32_t* operand) {
+    const fb::ActivationFunctionType last = lstm ? fb::ActivationFunctionType_TANH : fb::ActivationFunctionType_RELU6;
+    if (activation < fb::ActivationFunctionType_NONE || activation > last) {
+        const char* name = fb::EnumNameActivationFunctionType(activation);
+        return l.fail(std::string("activation ") + (name[0] != '\0' ? name : "?") + " is not supported by NNAPI" +
+                      (lstm ? "" : " RNN operators (a fuse code: NONE, RELU, RELU_N1_TO_1 or RELU6)"));
+    }
+    *operand = l.scalarInt32(activation);
+    return true;
+}
+
+bool lowerUnidirectionalRnn(NodeLowering& l) {
+    const fb::SequenceRNNOptions* options = l.op().builtin_options_as_SequenceRNNOptions();
+    if (options == nullptr) return l.fail("missing SequenceRNNOptions");
+    std::vector<uint32_t> in, out;
+    uint32_t activation;
+    if (!checkCounts(l, {5}, 1) || !tensorInputs(l, 5, &in)) return false;
+    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
+    in.push_back(activation);
+    in.push_back(l.scalarInt32(options->time_major() ? 1 : 0));
+    l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN, in, out);
+    return true;
+}
+
+bool lowerBidirectionalRnn(NodeLowering& l) {
+    const fb::BidirectionalSequenceRNNOptions* options = l.op().builtin_options_as_BidirectionalSequenceRNNOptions();
+    if (options == nullptr) return l.fail("missing BidirectionalSequenceRNNOptions");
+    std::vector<uint32_t> in, out;
+    uint32_t activation;
+    if (!checkCounts(l, {12}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 12, &in)) return false;
+    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
+    in.push_back(activation);
+    in.push_back(l.scalarBool(options->time_major()));
+    in.push_back(l.scalarBool(options->merge_outputs()));
+    l.keepOnCpu();   // TFLite's delegate does not map it
+    l.addOperation(ANEURALNETWORKS_BIDIRECTIONAL_SEQUENCE_RNN, in, out);
+    return true;
+}
+
+// 20 inputs, or 24 with the layer-normalization weights.
+bool lowerUnidirectionalLstm(NodeLowering& l) {
+    const fb::UnidirectionalSequenceLSTMOptions* options = l.op().builtin_options_as_UnidirectionalSequenceLSTMOptions();
+    if (options == nullptr) return l.fail("missing UnidirectionalSequenceLSTMOptions");
+    std::vector<uint32_t> in, out;
+    uint32_t activation;
+    if (!checkCounts(l, {20, 24}, 1) || !tensorInputs(l, 20, &in)) return false;
+    if (!activationCode(l, options->fused_activation_function(), true, &activation)) return false;
+    in.push_back(activation);
+    in.push_back(l.scalarFloat32(options->cell_clip()));
+    in.push_back(l.scalarFloat32(options->proj_clip()));
+    in.push_back(l.scalarBool(options->time_major()));
+    for (size_t i = 20; i < 24; ++i) {
+        uint32_t operand = 0;
+        if (i >= l.inputCount()) {
+            operand = l.omitted(ANEURALNETWORKS_TENSOR_FLOAT32);
+        } else if (!l.optionalInput(i, ANEURALNETWORKS_TENSOR_FLOAT32, &operand)) {
+            return false;
+        }
+        in.push_back(operand);
+    }
+    if (!outputs(l, &out)) return false;
+    l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_LSTM, in, out);
+    return true;
+}
+
+// 48 inputs: input, forward and backward weights, states, auxiliary input and weights. TFLite
+// has no layer normalization here: NNAPI's 8 layer-norm operands are omitted.
+bool lowerBidirectionalLstm(NodeLowering& l) {
+    const fb::BidirectionalSequenceLSTMOptions* options = l.op().builtin_options_as_BidirectionalSequenceLSTMOptions();
+    if (options == nullptr) return l.fail("missing BidirectionalSequenceLSTMOptions");
+    std::vector<uint32_t> in, out;
+    uint32_t activation;
+    if (!checkCounts(l, {48}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 48, &in)) return false;
+    if (!activationCode(l, options->fused_activation_function(), true, &activation) || !outputs(l, &out)) return false;
+    in.push_back(activation);
+    in.push_back(l.scalarFloat32(options->cell_clip()));
+    in.push_back(l.scalarFloat32(options->proj_clip()));
+    in.push_back(l.scalarBool(options->merge_outputs()));
+    in.push_back(l.scalarBool(options->time_major()));
+    for (int i = 0; i < 8; ++i) in.push_back(l.omitted(ANEURALNETWORKS_TENSOR_FLOAT32));
+    l.addOperation(ANEURALNETWORKS_BIDIRECTIONAL_SEQUENCE_LSTM, in, out);
+    return true;
+}
+
+}  // namespace
+
+void addSequenceLowerings(LoweringTable& table) {
+    table.add(fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN, lowerUnidirectionalRnn);
+    table.add(fb::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_RNN, lowerBidirectionalRnn);
+    table.add(fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, lowerUnidirectionalLstm);
+    table.add(fb::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_LSTM, lowerBidirectionalLstm);
+}
+
+}  // namespace nnemu::tflite

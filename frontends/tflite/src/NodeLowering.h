@@ -1,0 +1,136 @@
+// Lowering of one TFLite node into NNAPI operations, the way TFLite's NNAPI delegate maps it
+// (the entry points are public: nnemu/tflite/Lowering.h).
+// Each operator family has its lowering functions in Lower<Family>.cpp, found by builtin code
+// through LoweringTable; NodeLowering gives them the node, its tensors and operand factories.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nnemu/tflite/Lowering.h"
+#include "nnemu/tflite/NnapiGraph.h"
+#include "nnemu/tflite/Model.h"
+#include "nnemu/tflite/tflite_generated.h"
+
+namespace nnemu::tflite {
+
+class NodeLowering {
+public:
+    // node belongs to subgraph (model.subgraphs()[i] for some i), whose tensors it names.
+    NodeLowering(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
+                 std::string* error)
+        : model_(model), subgraph_(subgraph), node_(node), graph_(graph), error_(error) {}
+
+    const Model& model() const { return model_; }
+
+    const Node& node() const { return node_; }
+    const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
+    size_t inputCount() const { return node_.inputs.size(); }
+    size_t outputCount() const { return node_.outputs.size(); }
+    // The i-th input/output tensor (present: index != -1).
+    bool hasInput(size_t i) const { return i < node_.inputs.size() && node_.inputs[i] >= 0; }
+    const Tensor& input(size_t i) const { return subgraph_.tensors[node_.inputs[i]]; }
+    const Tensor& output(size_t i) const { return subgraph_.tensors[node_.outputs[i]]; }
+    bool signedInt8() const { return graph_.signedInt8; }
+
+    // Records "operator X at node N: reason" and returns false.
+    bool fail(const std::string& reason);
+    // Checks the input/output counts; fails with a clear reason otherwise.
+    bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs);
+
+    // Operands. Each returns false (after fail()) when the tensor cannot be represented.
+    // A non-constant tensor's operand is shared by every node that uses it; int8 becomes
+    // TENSOR_QUANT8_ASYMM_SIGNED when the graph is signedInt8, else TENSOR_QUANT8_ASYMM with
+    // zero point + 128.
+    // rawIntegers: a uint8 tensor without quantization parameters is plain integers (CAST),
+    // given scale 1 and zero point 0.
+    bool activation(int32_t tensorIndex, uint32_t* operand, bool rawIntegers = false);
+    bool inputOperand(size_t i, uint32_t* operand);    // activation or (per-tensor) constant
+    bool outputOperand(size_t i, uint32_t* operand);
+    // An absent optional input (-1) becomes an omitted NNAPI operand of the given type.
+    bool optionalInput(size_t i, int32_t omittedType, uint32_t* operand);
+    uint32_t omitted(int32_t type);
+    // A constant tensor, converted (int8 per-tensor without signedInt8: +128) or, with perChannelDim >= 0 and
+    // per-channel parameters, as TENSOR_QUANT8_SYMM_PER_CHANNEL.
+    bool constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand);
+    // A bias for a quantized convolution or fully connected layer: INT32 with scale
+    // inputScale * filterScale (0 when the filter is per-channel); zeros when absent.
+    bool bias(size_t inputIndex, uint32_t inputOperand, uint32_t filterOperand, uint32_t outChannels,
+              uint32_t* operand);
+    uint32_t scalarInt32(int32_t value);
+    uint32_t scalarFloat32(float value);
+    uint32_t scalarBool(bool value);
+    uint32_t vectorInt32(const std::vector<int32_t>& values);
+    uint32_t tensorInt32(const std::vector<int32_t>& values, std::vector<uint32_t> dims);
+    // A one-element constant of a TENSOR_QUANT8_ASYMM(_SIGNED) type holding `value`.
+    uint32_t quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint);
+    uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
+    uint32_t temporaryOfType(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint);
+    // An ANEURALNETWORKS_MODEL operand referring to subgraph `index` (IF, WHILE); `role` names it
+    // in messages ("body", "then", ...). Fails for an index out of range, a subgraph that refers
+    // back to itself, or one NNAPI refuses.
+    bool referencedModel(int32_t index, const char* role, uint32_t* operand);
+    // Valid until the next operand is added.
+    const NnOperand& operand(uint32_t index) const { return graph_.operands[index]; }
+
+    // Reads a constant integer tensor (INT32 or INT64) input as int32 values.
+    bool constantInts(size_t inputIndex, std::vector<int32_t>* values);
+    // NNAPI fuse code of a TFLite fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
+    bool fuseCode(fb::ActivationFunctionType activation, uint32_t* operand);
+
+    // Adds an NNAPI operation for this node. A quantized operation whose scales are too far
+    // apart for fixed-point requantization is refused (see rejected()).
+    void addOperation(int32_t type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
+    bool rejected() const { return rejected_; }
+    // TFLite's NNAPI delegate would not take this node (a custom operator, or a form it does
+    // not map at API level 29): it runs on nnapi-reference as TFLite's CPU kernels would.
+    void keepOnCpu() { graph_.cpuOnly[node_.index] = true; }
+
+private:
+    uint32_t addOperand(NnOperand operand);
+    bool requantizable(int32_t type, const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs);
+
+    const Model& model_;
+    const Subgraph& subgraph_;
+    const Node& node_;
+    NnapiGraph& graph_;
+    std::string* error_;
+    bool rejected_ = false;
+};
+
+using LoweringFunction = bool (*)(NodeLowering& lowering);
+
+// Lowerings by builtin code. Each family file adds its own with add<Family>Lowerings (listed
+// in LoweringTable.cpp: explicit calls, because a static library drops self-registering objects).
+class LoweringTable {
+public:
+    void add(fb::BuiltinOperator code, LoweringFunction function);
+    void addCustom(const std::string& name, LoweringFunction function);   // a custom operator by name
+    LoweringFunction find(const Node& node) const;   // nullptr: no NNAPI mapping
+    static const LoweringTable& get();
+
+private:
+    std::vector<LoweringFunction> functions_;
+    std::map<std::string, LoweringFunction> custom_;
+};
+
+void addConvolutionLowerings(LoweringTable& table);
+void addFullyConnectedLowerings(LoweringTable& table);
+void addPoolingLowerings(LoweringTable& table);
+void addElementwiseLowerings(LoweringTable& table);
+void addNormalizationLowerings(LoweringTable& table);
+void addReshapingLowerings(LoweringTable& table);
+void addReductionLowerings(LoweringTable& table);
+void addResizeLowerings(LoweringTable& table);
+void addQuantizationLowerings(LoweringTable& table);
+void addComparisonLowerings(LoweringTable& table);
+void addSelectionLowerings(LoweringTable& table);
+void addMathLowerings(LoweringTable& table);
+void addTransposeConvLowerings(LoweringTable& table);
+void addSequenceLowerings(LoweringTable& table);
+void addDetectionLowerings(LoweringTable& table);
+void addControlFlowLowerings(LoweringTable& table);
+
+}  // namespace nnemu::tflite
