@@ -8,13 +8,13 @@
 #include <set>
 #include <string>
 
-#include "ContextGraph.h"
 #include "GraphCache.h"
 #include "HalPartition.h"
-#include "nnemu/tflite/Lowering.h"
 #include "VxOptions.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/synap/DirectAccess.h"
+#include "nnemu/tflite/ContextReader.h"
+#include "nnemu/tflite/Lowering.h"
 
 namespace nnemu::vx {
 namespace {
@@ -24,7 +24,7 @@ constexpr const char* kKernelName = "Vx Delegate";
 
 // One Prepare's view of the host graph, shared by the kernels it created.
 struct PreparedGraph {
-    std::unique_ptr<ContextGraph> context;
+    std::unique_ptr<tflite::ContextGraph> context;
     tflite::NnapiGraph graph;
     int kernelsMade = 0;
 };
@@ -118,7 +118,7 @@ void* kernelInit(TfLiteContext* context, const char* buffer, size_t) {
     auto kernel = std::make_unique<Kernel>();
     kernel->graph = delegate->current;
     kernel->options = &delegate->options;
-    const ContextGraph& graph = *kernel->graph->context;
+    const tflite::ContextGraph& graph = *kernel->graph->context;
     std::vector<uint32_t> nodes;
     for (int i = 0; i < params->nodes_to_replace->size; ++i) {
         const int planNode = params->nodes_to_replace->data[i];
@@ -189,7 +189,7 @@ TfLiteStatus kernelInvoke(TfLiteContext* context, TfLiteNode* node) {
 
 // Per plan position: synap-npu runs every NNAPI operation of the node.
 std::vector<bool> claimNodes(const PreparedGraph& prepared, const VxOptions& options) {
-    const ContextGraph& context = *prepared.context;
+    const tflite::ContextGraph& context = *prepared.context;
     std::vector<bool> claimed(context.builtinCodes.size(), false);
     std::vector<uint32_t> lowered;
     for (uint32_t n = 0; n < context.planNodes.size(); ++n) {
@@ -221,7 +221,7 @@ TfLiteStatus delegatePrepare(TfLiteContext* context, TfLiteDelegate* abi) {
     if (delegate->takesNothing) return kTfLiteOk;
     auto prepared = std::make_shared<PreparedGraph>();
     std::string error;
-    prepared->context = readContext(context, &error);
+    prepared->context = tflite::readContext(context, &error);
     if (prepared->context == nullptr) {
         context->ReportError(context, "Vx delegate: %s", error.c_str());
         return kTfLiteDelegateError;

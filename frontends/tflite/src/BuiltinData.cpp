@@ -1,18 +1,33 @@
-// Flatbuffer options -> builtin_op_data.h structs. The enums differ: flatbuffer padding counts
-// from SAME = 0, TfLitePadding from Unknown = 0; activation codes are the same numbers.
+// Flatbuffer options -> builtin_op_data.h structs, once per node when a .tflite file is read.
+// The enums differ: flatbuffer padding counts from SAME = 0, TfLitePadding from Unknown = 0;
+// flatbuffer tensor types from FLOAT32 = 0, TfLiteType from NoType = 0 (the others agree);
+// activation codes are the same numbers. Missing options give the zeroed struct, as TFLite's
+// interpreter gives its kernels.
 #include "BuiltinData.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "nnemu/delegate/TfLiteAbi.h"
-#include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite {
 namespace {
 
+// Delegates built against a newer TFLite may read fields appended to a struct since (e.g.
+// quantized_bias_type): every struct gets zeroed room for them, which reads as their defaults.
+constexpr size_t kMinBuiltinDataBytes = 64;
+
 template <typename T>
 T* allocate() {
-    return static_cast<T*>(std::calloc(1, sizeof(T)));
+    return static_cast<T*>(std::calloc(1, std::max(sizeof(T), kMinBuiltinDataBytes)));
+}
+
+// A zeroed T, filled from the options when the node has them.
+template <typename T, typename Options, typename Fill>
+void* make(const Options* options, Fill fill) {
+    T* data = allocate<T>();
+    if (data != nullptr && options != nullptr) fill(*options, *data);
+    return data;
 }
 
 TfLitePadding padding(fb::Padding value) {
@@ -24,152 +39,196 @@ TfLiteFusedActivation activation(fb::ActivationFunctionType value) {
     return static_cast<TfLiteFusedActivation>(static_cast<int>(value));
 }
 
-void* convData(const fb::Operator& op) {
-    const fb::Conv2DOptions* o = op.builtin_options_as_Conv2DOptions();
-    if (o == nullptr) return nullptr;
-    auto* data = allocate<TfLiteConvParams>();
-    data->padding = padding(o->padding());
-    data->stride_width = o->stride_w();
-    data->stride_height = o->stride_h();
-    data->activation = activation(o->fused_activation_function());
-    data->dilation_width_factor = o->dilation_w_factor();
-    data->dilation_height_factor = o->dilation_h_factor();
-    return data;
-}
-
-void* depthwiseData(const fb::Operator& op) {
-    const fb::DepthwiseConv2DOptions* o = op.builtin_options_as_DepthwiseConv2DOptions();
-    if (o == nullptr) return nullptr;
-    auto* data = allocate<TfLiteDepthwiseConvParams>();
-    *data = {padding(o->padding()), o->stride_w(), o->stride_h(), o->depth_multiplier(),
-             activation(o->fused_activation_function()), o->dilation_w_factor(), o->dilation_h_factor()};
-    return data;
-}
-
-void* poolData(const fb::Operator& op) {
-    const fb::Pool2DOptions* o = op.builtin_options_as_Pool2DOptions();
-    if (o == nullptr) return nullptr;
-    auto* data = allocate<TfLitePoolParams>();
-    data->padding = padding(o->padding());
-    data->stride_width = o->stride_w();
-    data->stride_height = o->stride_h();
-    data->filter_width = o->filter_width();
-    data->filter_height = o->filter_height();
-    data->activation = activation(o->fused_activation_function());
-    return data;
-}
-
-void* fullyConnectedData(const fb::Operator& op) {
-    const fb::FullyConnectedOptions* o = op.builtin_options_as_FullyConnectedOptions();
-    if (o == nullptr) return nullptr;
-    auto* data = allocate<TfLiteFullyConnectedParams>();
-    data->activation = activation(o->fused_activation_function());
-    data->weights_format = static_cast<TfLiteFullyConnectedWeightsFormat>(static_cast<int>(o->weights_format()));
-    data->keep_num_dims = o->keep_num_dims();
-    data->asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
-    return data;
-}
-
-void* reshapeData(const fb::Operator& op) {
-    auto* data = allocate<TfLiteReshapeParams>();
-    const fb::ReshapeOptions* o = op.builtin_options_as_ReshapeOptions();
-    if (o != nullptr && o->new_shape() != nullptr && o->new_shape()->size() <= NNEMU_TFLITE_RESHAPE_MAX_DIMENSIONS) {
-        data->num_dimensions = static_cast<int>(o->new_shape()->size());
-        for (int i = 0; i < data->num_dimensions; ++i) data->shape[i] = o->new_shape()->Get(i);
+TfLiteType tensorType(fb::TensorType value) {
+    switch (value) {
+        case fb::TensorType_FLOAT32: return kTfLiteFloat32;
+        case fb::TensorType_FLOAT16: return kTfLiteFloat16;
+        default: return static_cast<TfLiteType>(static_cast<int>(value));
     }
-    return data;
 }
 
-void* elementwiseData(const fb::Operator& op, fb::BuiltinOperator code) {
-    fb::ActivationFunctionType fused = fb::ActivationFunctionType_NONE;
-    bool potScale = true;
-    if (code == fb::BuiltinOperator_ADD && op.builtin_options_as_AddOptions() != nullptr) {
-        fused = op.builtin_options_as_AddOptions()->fused_activation_function();
-        potScale = op.builtin_options_as_AddOptions()->pot_scale_int16();
-    } else if (code == fb::BuiltinOperator_SUB && op.builtin_options_as_SubOptions() != nullptr) {
-        fused = op.builtin_options_as_SubOptions()->fused_activation_function();
-        potScale = op.builtin_options_as_SubOptions()->pot_scale_int16();
-    } else if (code == fb::BuiltinOperator_MUL && op.builtin_options_as_MulOptions() != nullptr) {
-        fused = op.builtin_options_as_MulOptions()->fused_activation_function();
-    }
-    // TfLiteAddParams and TfLiteSubParams share TfLiteMulParams' leading field.
-    auto* data = allocate<TfLiteAddParams>();
-    data->activation = activation(fused);
-    data->pot_scale_int16 = potScale;
-    return data;
-}
-
-void* shapeData(const fb::Operator& op, fb::BuiltinOperator code) {
+void* convolution(const fb::Operator& op, fb::BuiltinOperator code) {
     switch (code) {
-        case fb::BuiltinOperator_SPLIT: {
-            auto* data = allocate<TfLiteSplitParams>();
-            data->num_splits = op.builtin_options_as_SplitOptions() ? op.builtin_options_as_SplitOptions()->num_splits() : 0;
-            return data;
-        }
-        case fb::BuiltinOperator_SQUEEZE: {
-            auto* data = allocate<TfLiteSqueezeParams>();
-            const fb::SqueezeOptions* o = op.builtin_options_as_SqueezeOptions();
-            if (o != nullptr && o->squeeze_dims() != nullptr &&
-                o->squeeze_dims()->size() <= NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS) {
-                data->num_squeeze_dims = static_cast<int>(o->squeeze_dims()->size());
-                for (int i = 0; i < data->num_squeeze_dims; ++i) data->squeeze_dims[i] = o->squeeze_dims()->Get(i);
-            }
-            return data;
-        }
-        case fb::BuiltinOperator_RESIZE_BILINEAR: {
-            auto* data = allocate<TfLiteResizeBilinearParams>();
-            if (const fb::ResizeBilinearOptions* o = op.builtin_options_as_ResizeBilinearOptions()) {
-                *data = {o->align_corners(), o->half_pixel_centers()};
-            }
-            return data;
-        }
-        case fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR: {
-            auto* data = allocate<TfLiteResizeNearestNeighborParams>();
-            if (const fb::ResizeNearestNeighborOptions* o = op.builtin_options_as_ResizeNearestNeighborOptions()) {
-                *data = {o->align_corners(), o->half_pixel_centers()};
-            }
-            return data;
-        }
-        case fb::BuiltinOperator_GATHER: {
-            auto* data = allocate<TfLiteGatherParams>();
-            if (const fb::GatherOptions* o = op.builtin_options_as_GatherOptions()) *data = {o->axis(), o->batch_dims()};
-            return data;
-        }
+        case fb::BuiltinOperator_CONV_2D:
+            return make<TfLiteConvParams>(op.builtin_options_as_Conv2DOptions(), [](const auto& o, auto& d) {
+                d = {padding(o.padding()), o.stride_w(), o.stride_h(), activation(o.fused_activation_function()),
+                     o.dilation_w_factor(), o.dilation_h_factor()};
+            });
+        case fb::BuiltinOperator_DEPTHWISE_CONV_2D:
+            return make<TfLiteDepthwiseConvParams>(op.builtin_options_as_DepthwiseConv2DOptions(),
+                                                   [](const auto& o, auto& d) {
+                d = {padding(o.padding()), o.stride_w(), o.stride_h(), o.depth_multiplier(),
+                     activation(o.fused_activation_function()), o.dilation_w_factor(), o.dilation_h_factor()};
+            });
+        case fb::BuiltinOperator_TRANSPOSE_CONV:
+            return make<TfLiteTransposeConvParams>(op.builtin_options_as_TransposeConvOptions(),
+                                                   [](const auto& o, auto& d) {
+                d = {padding(o.padding()), o.stride_w(), o.stride_h(), activation(o.fused_activation_function())};
+            });
+        case fb::BuiltinOperator_AVERAGE_POOL_2D:
+        case fb::BuiltinOperator_MAX_POOL_2D:
+        case fb::BuiltinOperator_L2_POOL_2D:
+            return make<TfLitePoolParams>(op.builtin_options_as_Pool2DOptions(), [](const auto& o, auto& d) {
+                d.padding = padding(o.padding());
+                d.stride_width = o.stride_w();
+                d.stride_height = o.stride_h();
+                d.filter_width = o.filter_width();
+                d.filter_height = o.filter_height();
+                d.activation = activation(o.fused_activation_function());
+            });
+        case fb::BuiltinOperator_FULLY_CONNECTED:
+            return make<TfLiteFullyConnectedParams>(op.builtin_options_as_FullyConnectedOptions(),
+                                                    [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()),
+                     static_cast<TfLiteFullyConnectedWeightsFormat>(static_cast<int>(o.weights_format())),
+                     o.keep_num_dims(), o.asymmetric_quantize_inputs()};
+            });
         default: return nullptr;
     }
 }
 
-void* convert(const Node& node) {
-    const auto& op = *static_cast<const fb::Operator*>(node.options);
-    const auto code = static_cast<fb::BuiltinOperator>(node.builtinCode);
+void* elementwise(const fb::Operator& op, fb::BuiltinOperator code) {
     switch (code) {
-        case fb::BuiltinOperator_CONV_2D: return convData(op);
-        case fb::BuiltinOperator_DEPTHWISE_CONV_2D: return depthwiseData(op);
-        case fb::BuiltinOperator_AVERAGE_POOL_2D:
-        case fb::BuiltinOperator_MAX_POOL_2D: return poolData(op);
-        case fb::BuiltinOperator_FULLY_CONNECTED: return fullyConnectedData(op);
-        case fb::BuiltinOperator_RESHAPE: return reshapeData(op);
         case fb::BuiltinOperator_ADD:
+            return make<TfLiteAddParams>(op.builtin_options_as_AddOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.pot_scale_int16()};
+            });
         case fb::BuiltinOperator_SUB:
-        case fb::BuiltinOperator_MUL: return elementwiseData(op, code);
-        case fb::BuiltinOperator_SOFTMAX: {
-            auto* data = allocate<TfLiteSoftmaxParams>();
-            data->beta = op.builtin_options_as_SoftmaxOptions() ? op.builtin_options_as_SoftmaxOptions()->beta() : 1.0f;
-            return data;
-        }
-        case fb::BuiltinOperator_CONCATENATION: {
-            const fb::ConcatenationOptions* o = op.builtin_options_as_ConcatenationOptions();
-            if (o == nullptr) return nullptr;
-            auto* data = allocate<TfLiteConcatenationParams>();
-            *data = {o->axis(), activation(o->fused_activation_function())};
-            return data;
-        }
-        case fb::BuiltinOperator_MEAN: {
-            auto* data = allocate<TfLiteReducerParams>();
-            data->keep_dims = op.builtin_options_as_ReducerOptions() && op.builtin_options_as_ReducerOptions()->keep_dims();
-            return data;
-        }
-        default: return shapeData(op, code);
+            return make<TfLiteSubParams>(op.builtin_options_as_SubOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.pot_scale_int16()};
+            });
+        case fb::BuiltinOperator_MUL:
+            return make<TfLiteMulParams>(op.builtin_options_as_MulOptions(), [](const auto& o, auto& d) {
+                d.activation = activation(o.fused_activation_function());
+            });
+        case fb::BuiltinOperator_DIV:
+            return make<TfLiteDivParams>(op.builtin_options_as_DivOptions(), [](const auto& o, auto& d) {
+                d.activation = activation(o.fused_activation_function());
+            });
+        case fb::BuiltinOperator_L2_NORMALIZATION:
+            return make<TfLiteL2NormParams>(op.builtin_options_as_L2NormOptions(), [](const auto& o, auto& d) {
+                d.activation = activation(o.fused_activation_function());
+            });
+        case fb::BuiltinOperator_LOCAL_RESPONSE_NORMALIZATION:
+            return make<TfLiteLocalResponseNormParams>(op.builtin_options_as_LocalResponseNormalizationOptions(),
+                                                       [](const auto& o, auto& d) {
+                d = {o.radius(), o.bias(), o.alpha(), o.beta()};
+            });
+        case fb::BuiltinOperator_SOFTMAX:
+            return make<TfLiteSoftmaxParams>(op.builtin_options_as_SoftmaxOptions(),
+                                             [](const auto& o, auto& d) { d.beta = o.beta(); });
+        case fb::BuiltinOperator_CONCATENATION:
+            return make<TfLiteConcatenationParams>(op.builtin_options_as_ConcatenationOptions(),
+                                                   [](const auto& o, auto& d) {
+                d = {o.axis(), activation(o.fused_activation_function())};
+            });
+        case fb::BuiltinOperator_MEAN:
+        case fb::BuiltinOperator_SUM:
+        case fb::BuiltinOperator_REDUCE_MAX:
+        case fb::BuiltinOperator_REDUCE_MIN:
+        case fb::BuiltinOperator_REDUCE_PROD:
+        case fb::BuiltinOperator_REDUCE_ANY:
+            return make<TfLiteReducerParams>(op.builtin_options_as_ReducerOptions(),
+                                             [](const auto& o, auto& d) { d.keep_dims = o.keep_dims(); });
+        case fb::BuiltinOperator_ARG_MAX:
+            return make<TfLiteArgMaxParams>(op.builtin_options_as_ArgMaxOptions(),
+                                            [](const auto& o, auto& d) { d.output_type = tensorType(o.output_type()); });
+        case fb::BuiltinOperator_ARG_MIN:
+            return make<TfLiteArgMinParams>(op.builtin_options_as_ArgMinOptions(),
+                                            [](const auto& o, auto& d) { d.output_type = tensorType(o.output_type()); });
+        default: return nullptr;
+    }
+}
+
+// Copies at most `capacity` values; more leave the struct's count at 0.
+template <typename Vector>
+int copyDims(const Vector* values, int32_t* out, int capacity) {
+    if (values == nullptr || values->size() > static_cast<uint32_t>(capacity)) return 0;
+    for (uint32_t i = 0; i < values->size(); ++i) out[i] = values->Get(i);
+    return static_cast<int>(values->size());
+}
+
+void* shape(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_RESHAPE:
+            return make<TfLiteReshapeParams>(op.builtin_options_as_ReshapeOptions(), [](const auto& o, auto& d) {
+                d.num_dimensions = copyDims(o.new_shape(), d.shape, NNEMU_TFLITE_RESHAPE_MAX_DIMENSIONS);
+            });
+        case fb::BuiltinOperator_SQUEEZE:
+            return make<TfLiteSqueezeParams>(op.builtin_options_as_SqueezeOptions(), [](const auto& o, auto& d) {
+                d.num_squeeze_dims = copyDims(o.squeeze_dims(), d.squeeze_dims, NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS);
+            });
+        case fb::BuiltinOperator_SPLIT:
+            return make<TfLiteSplitParams>(op.builtin_options_as_SplitOptions(),
+                                           [](const auto& o, auto& d) { d.num_splits = o.num_splits(); });
+        case fb::BuiltinOperator_UNPACK:
+            return make<TfLiteUnpackParams>(op.builtin_options_as_UnpackOptions(),
+                                            [](const auto& o, auto& d) { d = {o.num(), o.axis()}; });
+        case fb::BuiltinOperator_SHAPE:
+            return make<TfLiteShapeParams>(op.builtin_options_as_ShapeOptions(),
+                                           [](const auto& o, auto& d) { d.out_type = tensorType(o.out_type()); });
+        case fb::BuiltinOperator_STRIDED_SLICE:
+            return make<TfLiteStridedSliceParams>(op.builtin_options_as_StridedSliceOptions(),
+                                                  [](const auto& o, auto& d) {
+                d = {o.begin_mask(), o.end_mask(), o.ellipsis_mask(), o.new_axis_mask(), o.shrink_axis_mask(),
+                     o.offset()};
+            });
+        case fb::BuiltinOperator_SPACE_TO_DEPTH:
+            return make<TfLiteSpaceToDepthParams>(op.builtin_options_as_SpaceToDepthOptions(),
+                                                  [](const auto& o, auto& d) { d.block_size = o.block_size(); });
+        case fb::BuiltinOperator_DEPTH_TO_SPACE:
+            return make<TfLiteDepthToSpaceParams>(op.builtin_options_as_DepthToSpaceOptions(),
+                                                  [](const auto& o, auto& d) { d.block_size = o.block_size(); });
+        case fb::BuiltinOperator_GATHER:
+            return make<TfLiteGatherParams>(op.builtin_options_as_GatherOptions(),
+                                            [](const auto& o, auto& d) { d = {o.axis(), o.batch_dims()}; });
+        case fb::BuiltinOperator_RESIZE_BILINEAR:
+            return make<TfLiteResizeBilinearParams>(op.builtin_options_as_ResizeBilinearOptions(),
+                                                    [](const auto& o, auto& d) {
+                d = {o.align_corners(), o.half_pixel_centers()};
+            });
+        case fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR:
+            return make<TfLiteResizeNearestNeighborParams>(op.builtin_options_as_ResizeNearestNeighborOptions(),
+                                                           [](const auto& o, auto& d) {
+                d = {o.align_corners(), o.half_pixel_centers()};
+            });
+        default: return nullptr;
+    }
+}
+
+void* sequenceAndControl(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN:
+            return make<TfLiteSequenceRNNParams>(op.builtin_options_as_SequenceRNNOptions(), [](const auto& o, auto& d) {
+                d = {o.time_major(), activation(o.fused_activation_function()), o.asymmetric_quantize_inputs()};
+            });
+        case fb::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_RNN:
+            return make<TfLiteBidirectionalSequenceRNNParams>(op.builtin_options_as_BidirectionalSequenceRNNOptions(),
+                                                              [](const auto& o, auto& d) {
+                d = {o.time_major(), activation(o.fused_activation_function()), o.merge_outputs(),
+                     o.asymmetric_quantize_inputs()};
+            });
+        case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM:
+            return make<TfLiteUnidirectionalSequenceLSTMParams>(
+                    op.builtin_options_as_UnidirectionalSequenceLSTMOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.cell_clip(), o.proj_clip(), o.time_major(),
+                     o.asymmetric_quantize_inputs(), false};
+            });
+        case fb::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_LSTM:
+            return make<TfLiteBidirectionalSequenceLSTMParams>(
+                    op.builtin_options_as_BidirectionalSequenceLSTMOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.cell_clip(), o.proj_clip(), o.merge_outputs(),
+                     o.time_major(), o.asymmetric_quantize_inputs()};
+            });
+        case fb::BuiltinOperator_WHILE:
+            return make<TfLiteWhileParams>(op.builtin_options_as_WhileOptions(), [](const auto& o, auto& d) {
+                d = {o.cond_subgraph_index(), o.body_subgraph_index()};
+            });
+        case fb::BuiltinOperator_IF:
+            return make<TfLiteIfParams>(op.builtin_options_as_IfOptions(), [](const auto& o, auto& d) {
+                d = {o.then_subgraph_index(), o.else_subgraph_index()};
+            });
+        default: return nullptr;
     }
 }
 
@@ -177,9 +236,12 @@ void* convert(const Node& node) {
 
 void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 
-BuiltinData builtinDataOf(const Node& node) {
-    if (node.options == nullptr || node.builtinCode < 0) return BuiltinData(nullptr);
-    return BuiltinData(convert(node));
+BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
+    const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
+    for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl}) {
+        if (void* data = convert(op, code)) return BuiltinData(data);
+    }
+    return BuiltinData(nullptr);
 }
 
 }  // namespace nnemu::tflite

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <set>
 
-#include "BuiltinData.h"
 #include "Partitioning.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Interpreter.h"
@@ -70,7 +69,6 @@ struct ExternalDelegate::Host {
     std::vector<TfLiteNode> nodes;
     std::vector<TfLiteRegistration> registrations;
     std::vector<IntArray> nodeArrays;
-    std::vector<BuiltinData> builtinData;
     IntArray plan;
     std::vector<std::unique_ptr<KernelNode>> kernels;
     std::vector<void*> persistent;
@@ -228,8 +226,10 @@ void ExternalDelegate::Host::buildNodes(const Model& model) {
         nodeArrays.push_back(makeArray({}));
         out.intermediates = nodeArrays.back().get();
         out.temporaries = nodeArrays.back().get();
-        builtinData.push_back(builtinDataOf(node));
-        out.builtin_data = builtinData.back().get();
+        // The Model's own builtin_data and custom options, which delegates only read.
+        out.builtin_data = const_cast<void*>(node.builtinData);
+        out.custom_initial_data = node.customData.empty() ? nullptr : node.customData.data();
+        out.custom_initial_data_size = static_cast<int>(node.customData.size());
         TfLiteRegistration& registration = registrations[node.index];
         registration.builtin_code = node.builtinCode;
         registration.custom_name = node.builtinCode == 32 ? node.opName.c_str() : nullptr;

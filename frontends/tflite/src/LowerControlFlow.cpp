@@ -94,13 +94,13 @@ bool checkSignature(NodeLowering& l, const char* role, const Subgraph& graph, si
 
 bool lowerWhile(NodeLowering& l) {
     if (!levelAllows(l)) return false;
-    const fb::WhileOptions* options = l.op().builtin_options_as_WhileOptions();
+    const auto* options = l.params<TfLiteWhileParams>();
     if (options == nullptr) return l.fail("missing WhileOptions");
     const size_t count = l.inputCount();
     if (count == 0) return l.fail("has no loop values");
     if (!l.expectCounts(count, count, count)) return false;
-    const Subgraph* cond = subgraphAt(l, options->cond_subgraph_index());
-    const Subgraph* body = subgraphAt(l, options->body_subgraph_index());
+    const Subgraph* cond = subgraphAt(l, options->cond_subgraph_index);
+    const Subgraph* body = subgraphAt(l, options->body_subgraph_index);
     // The body's own shapes first: a value whose shape changes is the typical inexpressible loop.
     for (size_t i = 0; body != nullptr && body->inputs.size() == count && i < body->outputs.size() && i < count; ++i) {
         const Tensor& in = body->tensors[body->inputs[i]];
@@ -122,8 +122,8 @@ bool lowerWhile(NodeLowering& l) {
         }
     }
     uint32_t condModel, bodyModel;
-    if (!l.referencedModel(options->cond_subgraph_index(), "cond", &condModel) ||
-        !l.referencedModel(options->body_subgraph_index(), "body", &bodyModel)) {
+    if (!l.referencedModel(options->cond_subgraph_index, "cond", &condModel) ||
+        !l.referencedModel(options->body_subgraph_index, "body", &bodyModel)) {
         return false;
     }
     std::vector<uint32_t> inputs = {condModel, bodyModel}, outputs;
@@ -134,19 +134,19 @@ bool lowerWhile(NodeLowering& l) {
 
 bool lowerIf(NodeLowering& l) {
     if (!levelAllows(l)) return false;
-    const fb::IfOptions* options = l.op().builtin_options_as_IfOptions();
+    const auto* options = l.params<TfLiteIfParams>();
     if (options == nullptr) return l.fail("missing IfOptions");
     if (l.inputCount() < 1 || l.outputCount() < 1) return l.fail("needs a condition input and at least one output");
     if (!l.expectCounts(l.inputCount(), l.inputCount(), l.outputCount())) return false;
     if (!isBoolScalar(l.input(0))) return l.fail("the condition must be a bool tensor of one element");
-    const Subgraph* thenGraph = subgraphAt(l, options->then_subgraph_index());
-    const Subgraph* elseGraph = subgraphAt(l, options->else_subgraph_index());
+    const Subgraph* thenGraph = subgraphAt(l, options->then_subgraph_index);
+    const Subgraph* elseGraph = subgraphAt(l, options->else_subgraph_index);
     if (thenGraph != nullptr && !checkSignature(l, "then", *thenGraph, 1, true)) return false;
     if (elseGraph != nullptr && !checkSignature(l, "else", *elseGraph, 1, true)) return false;
     uint32_t condition, thenModel, elseModel;
     if (!l.inputOperand(0, &condition)) return false;
-    if (!l.referencedModel(options->then_subgraph_index(), "then", &thenModel) ||
-        !l.referencedModel(options->else_subgraph_index(), "else", &elseModel)) {
+    if (!l.referencedModel(options->then_subgraph_index, "then", &thenModel) ||
+        !l.referencedModel(options->else_subgraph_index, "else", &elseModel)) {
         return false;
     }
     std::vector<uint32_t> inputs = {condition, thenModel, elseModel}, outputs;

@@ -7,13 +7,13 @@
 namespace nnemu::tflite {
 namespace {
 
-int32_t paddingCode(fb::Padding padding) {
-    return padding == fb::Padding_SAME ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
+int32_t paddingCode(TfLitePadding padding) {
+    return padding == kTfLitePaddingSame ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
 }
 
-bool checkWindow(NodeLowering& l, fb::Padding padding, int32_t strideW, int32_t strideH, int32_t dilationW,
+bool checkWindow(NodeLowering& l, TfLitePadding padding, int32_t strideW, int32_t strideH, int32_t dilationW,
                  int32_t dilationH) {
-    if (padding != fb::Padding_SAME && padding != fb::Padding_VALID) return l.fail("unknown padding");
+    if (padding != kTfLitePaddingSame && padding != kTfLitePaddingValid) return l.fail("unknown padding");
     if (strideW < 1 || strideH < 1) return l.fail("strides must be at least 1");
     if (dilationW < 1 || dilationH < 1) return l.fail("dilation factors must be at least 1");
     return true;
@@ -48,10 +48,10 @@ bool convOperands(NodeLowering& l, int32_t filterChannelDim, uint32_t* input, ui
 }
 
 bool lowerConv2D(NodeLowering& l) {
-    const fb::Conv2DOptions* options = l.op().builtin_options_as_Conv2DOptions();
+    const auto* options = l.params<TfLiteConvParams>();
     if (options == nullptr) return l.fail("missing Conv2DOptions");
-    if (!checkWindow(l, options->padding(), options->stride_w(), options->stride_h(), options->dilation_w_factor(),
-                     options->dilation_h_factor())) {
+    if (!checkWindow(l, options->padding, options->stride_width, options->stride_height, options->dilation_width_factor,
+                     options->dilation_height_factor)) {
         return false;
     }
     uint32_t input, filter, bias, outChannels, output, fuse;
@@ -60,24 +60,24 @@ bool lowerConv2D(NodeLowering& l) {
         return l.fail("grouped convolution (filter depth " + std::to_string(l.input(1).shape[3]) +
                       " != input depth " + std::to_string(l.operand(input).dims[3]) + ") is not supported by NNAPI");
     }
-    if (!l.fuseCode(options->fused_activation_function(), &fuse)) return false;
+    if (!l.fuseCode(options->activation, &fuse)) return false;
     if (!l.outputOperand(0, &output)) return false;
-    std::vector<uint32_t> inputs = {input, filter, bias, l.scalarInt32(paddingCode(options->padding())),
-                                    l.scalarInt32(options->stride_w()), l.scalarInt32(options->stride_h()), fuse};
-    if (options->dilation_w_factor() != 1 || options->dilation_h_factor() != 1) {
+    std::vector<uint32_t> inputs = {input, filter, bias, l.scalarInt32(paddingCode(options->padding)),
+                                    l.scalarInt32(options->stride_width), l.scalarInt32(options->stride_height), fuse};
+    if (options->dilation_width_factor != 1 || options->dilation_height_factor != 1) {
         inputs.push_back(l.scalarBool(false));  // NHWC
-        inputs.push_back(l.scalarInt32(options->dilation_w_factor()));
-        inputs.push_back(l.scalarInt32(options->dilation_h_factor()));
+        inputs.push_back(l.scalarInt32(options->dilation_width_factor));
+        inputs.push_back(l.scalarInt32(options->dilation_height_factor));
     }
     l.addOperation(ANEURALNETWORKS_CONV_2D, inputs, {output});
     return true;
 }
 
 bool lowerDepthwiseConv2D(NodeLowering& l) {
-    const fb::DepthwiseConv2DOptions* options = l.op().builtin_options_as_DepthwiseConv2DOptions();
+    const auto* options = l.params<TfLiteDepthwiseConvParams>();
     if (options == nullptr) return l.fail("missing DepthwiseConv2DOptions");
-    if (!checkWindow(l, options->padding(), options->stride_w(), options->stride_h(), options->dilation_w_factor(),
-                     options->dilation_h_factor())) {
+    if (!checkWindow(l, options->padding, options->stride_width, options->stride_height, options->dilation_width_factor,
+                     options->dilation_height_factor)) {
         return false;
     }
     uint32_t input, filter, bias, outChannels, output, fuse;
@@ -90,15 +90,15 @@ bool lowerDepthwiseConv2D(NodeLowering& l) {
                       std::to_string(inChannels));
     }
     const auto multiplier = static_cast<int32_t>(outChannels / inChannels);
-    if (!l.fuseCode(options->fused_activation_function(), &fuse)) return false;
+    if (!l.fuseCode(options->activation, &fuse)) return false;
     if (!l.outputOperand(0, &output)) return false;
-    std::vector<uint32_t> inputs = {input, filter, bias, l.scalarInt32(paddingCode(options->padding())),
-                                    l.scalarInt32(options->stride_w()), l.scalarInt32(options->stride_h()),
+    std::vector<uint32_t> inputs = {input, filter, bias, l.scalarInt32(paddingCode(options->padding)),
+                                    l.scalarInt32(options->stride_width), l.scalarInt32(options->stride_height),
                                     l.scalarInt32(multiplier), fuse};
-    if (options->dilation_w_factor() != 1 || options->dilation_h_factor() != 1) {
+    if (options->dilation_width_factor != 1 || options->dilation_height_factor != 1) {
         inputs.push_back(l.scalarBool(false));  // NHWC
-        inputs.push_back(l.scalarInt32(options->dilation_w_factor()));
-        inputs.push_back(l.scalarInt32(options->dilation_h_factor()));
+        inputs.push_back(l.scalarInt32(options->dilation_width_factor));
+        inputs.push_back(l.scalarInt32(options->dilation_height_factor));
     }
     l.addOperation(ANEURALNETWORKS_DEPTHWISE_CONV_2D, inputs, {output});
     return true;

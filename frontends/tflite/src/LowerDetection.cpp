@@ -51,12 +51,11 @@ bool readFloat(NodeLowering& l, const FlexbufferMap& map, const char* key, bool 
 }
 
 bool readOptions(NodeLowering& l, DetectionOptions* o) {
-    const auto* bytes = l.op().custom_options();
-    if (bytes == nullptr || bytes->size() == 0) return l.fail("missing custom options (a FlexBuffers map)");
-    if (l.op().custom_options_format() != fb::CustomOptionsFormat_FLEXBUFFERS) return l.fail("custom options are not FlexBuffers");
+    const std::span<const uint8_t> bytes = l.node().customData;
+    if (bytes.empty()) return l.fail("missing custom options (a FlexBuffers map)");
     FlexbufferMap map;
     std::string why;
-    if (!map.parse(bytes->data(), bytes->size(), &why)) return l.fail("malformed custom options: " + why);
+    if (!map.parse(bytes.data(), bytes.size(), &why)) return l.fail("malformed custom options: " + why);
     double regular = 0;
     if (!readCount(l, map, "max_detections", true, &o->maxDetections) ||
         !readCount(l, map, "max_classes_per_detection", true, &o->maxClassesPerDetection) ||

@@ -7,7 +7,7 @@
 namespace nnemu::tflite {
 namespace {
 
-bool lowerBinary(NodeLowering& l, int32_t nnapiType, fb::ActivationFunctionType activation) {
+bool lowerBinary(NodeLowering& l, int32_t nnapiType, TfLiteFusedActivation activation) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t a, b, output, fuse;
     if (!l.inputOperand(0, &a) || !l.inputOperand(1, &b)) return false;
@@ -22,23 +22,23 @@ bool lowerBinary(NodeLowering& l, int32_t nnapiType, fb::ActivationFunctionType 
 }
 
 bool lowerAdd(NodeLowering& l) {
-    const fb::AddOptions* options = l.op().builtin_options_as_AddOptions();
-    return lowerBinary(l, ANEURALNETWORKS_ADD, options ? options->fused_activation_function() : fb::ActivationFunctionType_NONE);
+    const auto* options = l.params<TfLiteAddParams>();
+    return lowerBinary(l, ANEURALNETWORKS_ADD, options ? options->activation : kTfLiteActNone);
 }
 
 bool lowerSub(NodeLowering& l) {
-    const fb::SubOptions* options = l.op().builtin_options_as_SubOptions();
-    return lowerBinary(l, ANEURALNETWORKS_SUB, options ? options->fused_activation_function() : fb::ActivationFunctionType_NONE);
+    const auto* options = l.params<TfLiteSubParams>();
+    return lowerBinary(l, ANEURALNETWORKS_SUB, options ? options->activation : kTfLiteActNone);
 }
 
 bool lowerMul(NodeLowering& l) {
-    const fb::MulOptions* options = l.op().builtin_options_as_MulOptions();
-    return lowerBinary(l, ANEURALNETWORKS_MUL, options ? options->fused_activation_function() : fb::ActivationFunctionType_NONE);
+    const auto* options = l.params<TfLiteMulParams>();
+    return lowerBinary(l, ANEURALNETWORKS_MUL, options ? options->activation : kTfLiteActNone);
 }
 
 bool lowerDiv(NodeLowering& l) {
-    const fb::DivOptions* options = l.op().builtin_options_as_DivOptions();
-    return lowerBinary(l, ANEURALNETWORKS_DIV, options ? options->fused_activation_function() : fb::ActivationFunctionType_NONE);
+    const auto* options = l.params<TfLiteDivParams>();
+    return lowerBinary(l, ANEURALNETWORKS_DIV, options ? options->activation : kTfLiteActNone);
 }
 
 bool lowerUnary(NodeLowering& l, int32_t nnapiType) {

@@ -8,9 +8,9 @@ namespace nnemu::tflite {
 namespace {
 
 bool lowerFullyConnected(NodeLowering& l) {
-    const fb::FullyConnectedOptions* options = l.op().builtin_options_as_FullyConnectedOptions();
+    const auto* options = l.params<TfLiteFullyConnectedParams>();
     if (options == nullptr) return l.fail("missing FullyConnectedOptions");
-    if (options->weights_format() != fb::FullyConnectedOptionsWeightsFormat_DEFAULT) {
+    if (options->weights_format != kTfLiteFullyConnectedWeightsFormatDefault) {
         return l.fail("shuffled weights are not supported by NNAPI");
     }
     if (!l.expectCounts(2, 3, 1)) return false;
@@ -40,7 +40,7 @@ bool lowerFullyConnected(NodeLowering& l) {
     }
     const auto batch = static_cast<uint32_t>(elements / depth);
     if (!l.bias(2, input, weights, units, &bias)) return false;
-    if (!l.fuseCode(options->fused_activation_function(), &fuse)) return false;
+    if (!l.fuseCode(options->activation, &fuse)) return false;
     if (!l.outputOperand(0, &output)) return false;
     const std::vector<uint32_t> flatDims = {batch, units};
     if (l.operand(output).dims == flatDims) {

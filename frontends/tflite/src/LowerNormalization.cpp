@@ -8,19 +8,19 @@ namespace nnemu::tflite {
 namespace {
 
 bool lowerSoftmax(NodeLowering& l) {
-    const fb::SoftmaxOptions* options = l.op().builtin_options_as_SoftmaxOptions();
+    const auto* options = l.params<TfLiteSoftmaxParams>();
     if (options == nullptr) return l.fail("missing SoftmaxOptions");
-    if (!(options->beta() > 0)) return l.fail("beta must be positive");
+    if (!(options->beta > 0)) return l.fail("beta must be positive");
     if (!l.expectCounts(1, 1, 1)) return false;
     uint32_t input, output;
     if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
-    l.addOperation(ANEURALNETWORKS_SOFTMAX, {input, l.scalarFloat32(options->beta())}, {output});
+    l.addOperation(ANEURALNETWORKS_SOFTMAX, {input, l.scalarFloat32(options->beta)}, {output});
     return true;
 }
 
 bool lowerL2Normalization(NodeLowering& l) {
-    const fb::L2NormOptions* options = l.op().builtin_options_as_L2NormOptions();
-    if (options != nullptr && options->fused_activation_function() != fb::ActivationFunctionType_NONE) {
+    const auto* options = l.params<TfLiteL2NormParams>();
+    if (options != nullptr && options->activation != kTfLiteActNone) {
         return l.fail("a fused activation is not supported by NNAPI L2_NORMALIZATION");
     }
     if (!l.expectCounts(1, 1, 1)) return false;
@@ -31,14 +31,14 @@ bool lowerL2Normalization(NodeLowering& l) {
 }
 
 bool lowerLocalResponseNormalization(NodeLowering& l) {
-    const fb::LocalResponseNormalizationOptions* options = l.op().builtin_options_as_LocalResponseNormalizationOptions();
+    const auto* options = l.params<TfLiteLocalResponseNormParams>();
     if (options == nullptr) return l.fail("missing LocalResponseNormalizationOptions");
     if (!l.expectCounts(1, 1, 1)) return false;
     uint32_t input, output;
     if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
     l.addOperation(ANEURALNETWORKS_LOCAL_RESPONSE_NORMALIZATION,
-                   {input, l.scalarInt32(options->radius()), l.scalarFloat32(options->bias()),
-                    l.scalarFloat32(options->alpha()), l.scalarFloat32(options->beta())},
+                   {input, l.scalarInt32(options->radius), l.scalarFloat32(options->bias),
+                    l.scalarFloat32(options->alpha), l.scalarFloat32(options->beta)},
                    {output});
     return true;
 }

@@ -7,23 +7,23 @@ namespace nnemu::tflite {
 namespace {
 
 bool lowerPool(NodeLowering& l, int32_t nnapiType) {
-    const fb::Pool2DOptions* options = l.op().builtin_options_as_Pool2DOptions();
+    const auto* options = l.params<TfLitePoolParams>();
     if (options == nullptr) return l.fail("missing Pool2DOptions");
     if (!l.expectCounts(1, 1, 1)) return false;
-    if (options->padding() != fb::Padding_SAME && options->padding() != fb::Padding_VALID) return l.fail("unknown padding");
-    if (options->stride_w() < 1 || options->stride_h() < 1) return l.fail("strides must be at least 1");
-    if (options->filter_width() < 1 || options->filter_height() < 1) return l.fail("filter size must be at least 1");
+    if (options->padding != kTfLitePaddingSame && options->padding != kTfLitePaddingValid) return l.fail("unknown padding");
+    if (options->stride_width < 1 || options->stride_height < 1) return l.fail("strides must be at least 1");
+    if (options->filter_width < 1 || options->filter_height < 1) return l.fail("filter size must be at least 1");
     uint32_t input, output, fuse;
     if (!l.inputOperand(0, &input)) return false;
     if (l.operand(input).dims.size() != 4) return l.fail("input must have rank 4");
-    if (!l.fuseCode(options->fused_activation_function(), &fuse)) return false;
+    if (!l.fuseCode(options->activation, &fuse)) return false;
     if (!l.outputOperand(0, &output)) return false;
     const int32_t padding =
-            options->padding() == fb::Padding_SAME ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
+            options->padding == kTfLitePaddingSame ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
     l.addOperation(nnapiType,
-                   {input, l.scalarInt32(padding), l.scalarInt32(options->stride_w()),
-                    l.scalarInt32(options->stride_h()), l.scalarInt32(options->filter_width()),
-                    l.scalarInt32(options->filter_height()), fuse},
+                   {input, l.scalarInt32(padding), l.scalarInt32(options->stride_width),
+                    l.scalarInt32(options->stride_height), l.scalarInt32(options->filter_width),
+                    l.scalarInt32(options->filter_height), fuse},
                    {output});
     return true;
 }

@@ -8,8 +8,8 @@ namespace nnemu::tflite {
 namespace {
 
 bool lowerReduction(NodeLowering& l, int32_t nnapiType, bool keepDimsIsBool) {
-    const fb::ReducerOptions* options = l.op().builtin_options_as_ReducerOptions();
-    const bool keepDims = options != nullptr && options->keep_dims();
+    const auto* options = l.params<TfLiteReducerParams>();
+    const bool keepDims = options != nullptr && options->keep_dims;
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t input, output;
     std::vector<int32_t> axes;

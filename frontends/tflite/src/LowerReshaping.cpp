@@ -94,9 +94,9 @@ bool lowerSqueeze(NodeLowering& l) {
     if (!l.inputOperand(0, &input)) return false;
     const std::vector<uint32_t> dims = l.operand(input).dims;
     std::vector<int32_t> squeezed;
-    const fb::SqueezeOptions* options = l.op().builtin_options_as_SqueezeOptions();
-    if (options != nullptr && options->squeeze_dims() != nullptr && options->squeeze_dims()->size() > 0) {
-        for (int32_t axis : *options->squeeze_dims()) {
+    const auto* options = l.params<TfLiteSqueezeParams>();
+    if (options != nullptr && options->num_squeeze_dims > 0 && options->num_squeeze_dims <= NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS) {
+        for (int32_t axis : std::span(options->squeeze_dims, options->num_squeeze_dims)) {
             int32_t normalized;
             if (!normalizeAxis(l, axis, dims.size(), &normalized)) return false;
             if (dims[normalized] != 1) return l.fail("cannot squeeze dimension " + std::to_string(axis) + " of size " + std::to_string(dims[normalized]));
@@ -115,9 +115,9 @@ bool lowerSqueeze(NodeLowering& l) {
 }
 
 bool lowerConcatenation(NodeLowering& l) {
-    const fb::ConcatenationOptions* options = l.op().builtin_options_as_ConcatenationOptions();
+    const auto* options = l.params<TfLiteConcatenationParams>();
     if (options == nullptr) return l.fail("missing ConcatenationOptions");
-    if (options->fused_activation_function() != fb::ActivationFunctionType_NONE) {
+    if (options->activation != kTfLiteActNone) {
         return l.fail("a fused activation is not supported by NNAPI CONCATENATION");
     }
     if (l.inputCount() < 1) return l.fail("needs at least one input");
@@ -131,17 +131,17 @@ bool lowerConcatenation(NodeLowering& l) {
     uint32_t output;
     if (!l.outputOperand(0, &output)) return false;
     int32_t axis;
-    if (!normalizeAxis(l, options->axis(), l.operand(output).dims.size(), &axis)) return false;
+    if (!normalizeAxis(l, options->axis, l.operand(output).dims.size(), &axis)) return false;
     inputs.push_back(l.scalarInt32(axis));
     l.addOperation(ANEURALNETWORKS_CONCATENATION, inputs, {output});
     return true;
 }
 
 bool lowerSplit(NodeLowering& l) {
-    const fb::SplitOptions* options = l.op().builtin_options_as_SplitOptions();
+    const auto* options = l.params<TfLiteSplitParams>();
     if (options == nullptr) return l.fail("missing SplitOptions");
-    if (l.outputCount() < 1 || options->num_splits() != static_cast<int32_t>(l.outputCount())) {
-        return l.fail("num_splits " + std::to_string(options->num_splits()) + " does not match " +
+    if (l.outputCount() < 1 || options->num_splits != static_cast<int32_t>(l.outputCount())) {
+        return l.fail("num_splits " + std::to_string(options->num_splits) + " does not match " +
                       std::to_string(l.outputCount()) + " outputs");
     }
     if (!l.expectCounts(2, 2, l.outputCount())) return false;
@@ -158,7 +158,7 @@ bool lowerSplit(NodeLowering& l) {
         if (!l.outputOperand(i, &output)) return false;
         outputs.push_back(output);
     }
-    l.addOperation(ANEURALNETWORKS_SPLIT, {input, l.scalarInt32(axis), l.scalarInt32(options->num_splits())}, outputs);
+    l.addOperation(ANEURALNETWORKS_SPLIT, {input, l.scalarInt32(axis), l.scalarInt32(options->num_splits)}, outputs);
     return true;
 }
 
@@ -183,15 +183,15 @@ bool lowerBlockOperation(NodeLowering& l, int32_t nnapiType, int32_t blockSize) 
 }
 
 bool lowerSpaceToDepth(NodeLowering& l) {
-    const fb::SpaceToDepthOptions* options = l.op().builtin_options_as_SpaceToDepthOptions();
+    const auto* options = l.params<TfLiteSpaceToDepthParams>();
     if (options == nullptr) return l.fail("missing SpaceToDepthOptions");
-    return lowerBlockOperation(l, ANEURALNETWORKS_SPACE_TO_DEPTH, options->block_size());
+    return lowerBlockOperation(l, ANEURALNETWORKS_SPACE_TO_DEPTH, options->block_size);
 }
 
 bool lowerDepthToSpace(NodeLowering& l) {
-    const fb::DepthToSpaceOptions* options = l.op().builtin_options_as_DepthToSpaceOptions();
+    const auto* options = l.params<TfLiteDepthToSpaceParams>();
     if (options == nullptr) return l.fail("missing DepthToSpaceOptions");
-    return lowerBlockOperation(l, ANEURALNETWORKS_DEPTH_TO_SPACE, options->block_size());
+    return lowerBlockOperation(l, ANEURALNETWORKS_DEPTH_TO_SPACE, options->block_size);
 }
 
 // PAD and PADV2: paddings [rank, 2] as a constant; PADV2's value is a scalar constant of the
@@ -252,12 +252,12 @@ bool lowerSlice(NodeLowering& l) {
 }
 
 bool lowerStridedSlice(NodeLowering& l) {
-    const fb::StridedSliceOptions* options = l.op().builtin_options_as_StridedSliceOptions();
+    const auto* options = l.params<TfLiteStridedSliceParams>();
     if (options == nullptr) return l.fail("missing StridedSliceOptions");
-    if (options->ellipsis_mask() != 0 || options->new_axis_mask() != 0) {
+    if (options->ellipsis_mask != 0 || options->new_axis_mask != 0) {
         return l.fail("ellipsis and new-axis masks are not supported by NNAPI");
     }
-    if (options->offset()) return l.fail("offset slices are not supported by NNAPI");
+    if (options->offset) return l.fail("offset slices are not supported by NNAPI");
     if (!l.expectCounts(4, 4, 1)) return false;
     uint32_t input, output;
     std::vector<int32_t> begin, end, strides;
@@ -272,8 +272,8 @@ bool lowerStridedSlice(NodeLowering& l) {
     if (!l.outputOperand(0, &output)) return false;
     l.addOperation(ANEURALNETWORKS_STRIDED_SLICE,
                    {input, l.vectorInt32(begin), l.vectorInt32(end), l.vectorInt32(strides),
-                    l.scalarInt32(options->begin_mask()), l.scalarInt32(options->end_mask()),
-                    l.scalarInt32(options->shrink_axis_mask())},
+                    l.scalarInt32(options->begin_mask), l.scalarInt32(options->end_mask),
+                    l.scalarInt32(options->shrink_axis_mask)},
                    {output});
     return true;
 }

@@ -34,15 +34,15 @@ bool lowerResize(NodeLowering& l, int32_t nnapiType, bool alignCorners, bool hal
 }
 
 bool lowerResizeBilinear(NodeLowering& l) {
-    const fb::ResizeBilinearOptions* options = l.op().builtin_options_as_ResizeBilinearOptions();
-    return lowerResize(l, ANEURALNETWORKS_RESIZE_BILINEAR, options && options->align_corners(),
-                       options && options->half_pixel_centers());
+    const auto* options = l.params<TfLiteResizeBilinearParams>();
+    return lowerResize(l, ANEURALNETWORKS_RESIZE_BILINEAR, options && options->align_corners,
+                       options && options->half_pixel_centers);
 }
 
 bool lowerResizeNearest(NodeLowering& l) {
-    const fb::ResizeNearestNeighborOptions* options = l.op().builtin_options_as_ResizeNearestNeighborOptions();
-    return lowerResize(l, ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR, options && options->align_corners(),
-                       options && options->half_pixel_centers());
+    const auto* options = l.params<TfLiteResizeNearestNeighborParams>();
+    return lowerResize(l, ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR, options && options->align_corners,
+                       options && options->half_pixel_centers);
 }
 
 }  // namespace

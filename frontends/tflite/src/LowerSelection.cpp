@@ -58,15 +58,15 @@ bool lowerSelect(NodeLowering& l) { return lowerSelectCommon(l, false); }
 bool lowerSelectV2(NodeLowering& l) { return lowerSelectCommon(l, true); }
 
 bool lowerGather(NodeLowering& l) {
-    const fb::GatherOptions* options = l.op().builtin_options_as_GatherOptions();
-    if (options != nullptr && options->batch_dims() != 0) return l.fail("batch_dims is not supported by NNAPI GATHER");
+    const auto* options = l.params<TfLiteGatherParams>();
+    if (options != nullptr && options->batch_dims != 0) return l.fail("batch_dims is not supported by NNAPI GATHER");
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t input, indices, output;
     if (!valueInput(l, 0, &input) || !l.inputOperand(1, &indices)) return false;
     if (l.operand(indices).type != ANEURALNETWORKS_TENSOR_INT32) return l.fail("indices must be int32");
     if (l.input(1).shape.empty()) return l.fail("a scalar index (0-dimensional positions) is not supported by NNAPI");
     int32_t axis;
-    if (!normalizedAxis(l, options != nullptr ? options->axis() : 0, l.operand(input).dims.size(), &axis)) return false;
+    if (!normalizedAxis(l, options != nullptr ? options->axis : 0, l.operand(input).dims.size(), &axis)) return false;
     if (!l.outputOperand(0, &output)) return false;
     // The delegate maps float, int32 and uint8 values with int32 positions.
     if (l.input(0).type == ElementType::INT8 || l.input(1).type != ElementType::INT32) l.keepOnCpu();
@@ -108,13 +108,13 @@ bool lowerArgMinMax(NodeLowering& l, int32_t nnapiType, bool optionSaysInt64) {
 }
 
 bool lowerArgMax(NodeLowering& l) {
-    const fb::ArgMaxOptions* options = l.op().builtin_options_as_ArgMaxOptions();
-    return lowerArgMinMax(l, ANEURALNETWORKS_ARGMAX, options != nullptr && options->output_type() == fb::TensorType_INT64);
+    const auto* options = l.params<TfLiteArgMaxParams>();
+    return lowerArgMinMax(l, ANEURALNETWORKS_ARGMAX, options != nullptr && options->output_type == kTfLiteInt64);
 }
 
 bool lowerArgMin(NodeLowering& l) {
-    const fb::ArgMinOptions* options = l.op().builtin_options_as_ArgMinOptions();
-    return lowerArgMinMax(l, ANEURALNETWORKS_ARGMIN, options != nullptr && options->output_type() == fb::TensorType_INT64);
+    const auto* options = l.params<TfLiteArgMinParams>();
+    return lowerArgMinMax(l, ANEURALNETWORKS_ARGMIN, options != nullptr && options->output_type == kTfLiteInt64);
 }
 
 }  // namespace

@@ -48,11 +48,10 @@ bool outputs(NodeLowering& l, std::vector<uint32_t>* operands) {
 
 // NNAPI's LSTM activation takes TFLite's codes (NONE, RELU, RELU_N1_TO_1, RELU6, TANH); its RNN
 // activation is a fuse code, which has no TANH.
-bool activationCode(NodeLowering& l, fb::ActivationFunctionType activation, bool lstm, uint32_t* operand) {
-    const fb::ActivationFunctionType last = lstm ? fb::ActivationFunctionType_TANH : fb::ActivationFunctionType_RELU6;
-    if (activation < fb::ActivationFunctionType_NONE || activation > last) {
-        const char* name = fb::EnumNameActivationFunctionType(activation);
-        return l.fail(std::string("activation ") + (name[0] != '\0' ? name : "?") + " is not supported by NNAPI" +
+bool activationCode(NodeLowering& l, TfLiteFusedActivation activation, bool lstm, uint32_t* operand) {
+    const TfLiteFusedActivation last = lstm ? kTfLiteActTanh : kTfLiteActRelu6;
+    if (activation < kTfLiteActNone || activation > last) {
+        return l.fail(std::string("activation ") + activationName(activation) + " is not supported by NNAPI" +
                       (lstm ? "" : " RNN operators (a fuse code: NONE, RELU, RELU_N1_TO_1 or RELU6)"));
     }
     *operand = l.scalarInt32(activation);
@@ -60,28 +59,28 @@ bool activationCode(NodeLowering& l, fb::ActivationFunctionType activation, bool
 }
 
 bool lowerUnidirectionalRnn(NodeLowering& l) {
-    const fb::SequenceRNNOptions* options = l.op().builtin_options_as_SequenceRNNOptions();
+    const auto* options = l.params<TfLiteSequenceRNNParams>();
     if (options == nullptr) return l.fail("missing SequenceRNNOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {5}, 1) || !tensorInputs(l, 5, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
+    if (!activationCode(l, options->activation, false, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
-    in.push_back(l.scalarInt32(options->time_major() ? 1 : 0));
+    in.push_back(l.scalarInt32(options->time_major ? 1 : 0));
     l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN, in, out);
     return true;
 }
 
 bool lowerBidirectionalRnn(NodeLowering& l) {
-    const fb::BidirectionalSequenceRNNOptions* options = l.op().builtin_options_as_BidirectionalSequenceRNNOptions();
+    const auto* options = l.params<TfLiteBidirectionalSequenceRNNParams>();
     if (options == nullptr) return l.fail("missing BidirectionalSequenceRNNOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {12}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 12, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), false, &activation) || !outputs(l, &out)) return false;
+    if (!checkCounts(l, {12}, options->merge_outputs ? 1 : 2) || !tensorInputs(l, 12, &in)) return false;
+    if (!activationCode(l, options->activation, false, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
-    in.push_back(l.scalarBool(options->time_major()));
-    in.push_back(l.scalarBool(options->merge_outputs()));
+    in.push_back(l.scalarBool(options->time_major));
+    in.push_back(l.scalarBool(options->merge_outputs));
     l.keepOnCpu();   // TFLite's delegate does not map it
     l.addOperation(ANEURALNETWORKS_BIDIRECTIONAL_SEQUENCE_RNN, in, out);
     return true;
@@ -89,16 +88,16 @@ bool lowerBidirectionalRnn(NodeLowering& l) {
 
 // 20 inputs, or 24 with the layer-normalization weights.
 bool lowerUnidirectionalLstm(NodeLowering& l) {
-    const fb::UnidirectionalSequenceLSTMOptions* options = l.op().builtin_options_as_UnidirectionalSequenceLSTMOptions();
+    const auto* options = l.params<TfLiteUnidirectionalSequenceLSTMParams>();
     if (options == nullptr) return l.fail("missing UnidirectionalSequenceLSTMOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
     if (!checkCounts(l, {20, 24}, 1) || !tensorInputs(l, 20, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), true, &activation)) return false;
+    if (!activationCode(l, options->activation, true, &activation)) return false;
     in.push_back(activation);
-    in.push_back(l.scalarFloat32(options->cell_clip()));
-    in.push_back(l.scalarFloat32(options->proj_clip()));
-    in.push_back(l.scalarBool(options->time_major()));
+    in.push_back(l.scalarFloat32(options->cell_clip));
+    in.push_back(l.scalarFloat32(options->proj_clip));
+    in.push_back(l.scalarBool(options->time_major));
     for (size_t i = 20; i < 24; ++i) {
         uint32_t operand = 0;
         if (i >= l.inputCount()) {
@@ -116,17 +115,17 @@ bool lowerUnidirectionalLstm(NodeLowering& l) {
 // 48 inputs: input, forward and backward weights, states, auxiliary input and weights. TFLite
 // has no layer normalization here: NNAPI's 8 layer-norm operands are omitted.
 bool lowerBidirectionalLstm(NodeLowering& l) {
-    const fb::BidirectionalSequenceLSTMOptions* options = l.op().builtin_options_as_BidirectionalSequenceLSTMOptions();
+    const auto* options = l.params<TfLiteBidirectionalSequenceLSTMParams>();
     if (options == nullptr) return l.fail("missing BidirectionalSequenceLSTMOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {48}, options->merge_outputs() ? 1 : 2) || !tensorInputs(l, 48, &in)) return false;
-    if (!activationCode(l, options->fused_activation_function(), true, &activation) || !outputs(l, &out)) return false;
+    if (!checkCounts(l, {48}, options->merge_outputs ? 1 : 2) || !tensorInputs(l, 48, &in)) return false;
+    if (!activationCode(l, options->activation, true, &activation) || !outputs(l, &out)) return false;
     in.push_back(activation);
-    in.push_back(l.scalarFloat32(options->cell_clip()));
-    in.push_back(l.scalarFloat32(options->proj_clip()));
-    in.push_back(l.scalarBool(options->merge_outputs()));
-    in.push_back(l.scalarBool(options->time_major()));
+    in.push_back(l.scalarFloat32(options->cell_clip));
+    in.push_back(l.scalarFloat32(options->proj_clip));
+    in.push_back(l.scalarBool(options->merge_outputs));
+    in.push_back(l.scalarBool(options->time_major));
     for (int i = 0; i < 8; ++i) in.push_back(l.omitted(ANEURALNETWORKS_TENSOR_FLOAT32));
     l.addOperation(ANEURALNETWORKS_BIDIRECTIONAL_SEQUENCE_LSTM, in, out);
     return true;

@@ -9,10 +9,10 @@ namespace nnemu::tflite {
 namespace {
 
 bool lowerTransposeConv(NodeLowering& l) {
-    const fb::TransposeConvOptions* options = l.op().builtin_options_as_TransposeConvOptions();
+    const auto* options = l.params<TfLiteTransposeConvParams>();
     if (options == nullptr) return l.fail("missing TransposeConvOptions");
-    if (options->padding() != fb::Padding_SAME && options->padding() != fb::Padding_VALID) return l.fail("unknown padding");
-    if (options->stride_w() < 1 || options->stride_h() < 1) return l.fail("strides must be at least 1");
+    if (options->padding != kTfLitePaddingSame && options->padding != kTfLitePaddingValid) return l.fail("unknown padding");
+    if (options->stride_width < 1 || options->stride_height < 1) return l.fail("strides must be at least 1");
     if (!l.expectCounts(3, 4, 1)) return false;
     uint32_t input, filter, bias, outputShape, output, fuse;
     if (!l.inputOperand(2, &input)) return false;
@@ -43,13 +43,13 @@ bool lowerTransposeConv(NodeLowering& l) {
     } else if (!l.inputOperand(0, &outputShape)) {
         return false;
     }
-    if (!l.fuseCode(options->fused_activation_function(), &fuse) || !l.outputOperand(0, &output)) return false;
+    if (!l.fuseCode(options->activation, &fuse) || !l.outputOperand(0, &output)) return false;
     // The delegate needs constant weights and output shape.
     if (!weights.isConstant || !l.input(0).isConstant) l.keepOnCpu();
-    const int32_t padding = options->padding() == fb::Padding_SAME ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
+    const int32_t padding = options->padding == kTfLitePaddingSame ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
     l.addOperation(ANEURALNETWORKS_TRANSPOSE_CONV_2D,
-                   {input, filter, bias, outputShape, l.scalarInt32(padding), l.scalarInt32(options->stride_w()),
-                    l.scalarInt32(options->stride_h()), fuse, l.scalarBool(false)},
+                   {input, filter, bias, outputShape, l.scalarInt32(padding), l.scalarInt32(options->stride_width),
+                    l.scalarInt32(options->stride_height), fuse, l.scalarBool(false)},
                    {output});
     return true;
 }

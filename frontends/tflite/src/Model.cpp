@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "BuiltinData.h"
 #include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite {
@@ -47,9 +48,7 @@ std::string operatorName(int32_t code, const fb::OperatorCode* opcode) {
                        ? opcode->custom_code()->str()
                        : std::string("CUSTOM");
     }
-    const char* name = fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(code));
-    if (name == nullptr || name[0] == '\0') return "BUILTIN_" + std::to_string(code);
-    return name;
+    return builtinOperatorName(code);
 }
 
 bool fail(std::string* error, const std::string& message) {
@@ -58,7 +57,8 @@ bool fail(std::string* error, const std::string& message) {
 }
 
 // One subgraph's tensors, operators, inputs and outputs, every index checked.
-bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph& out, std::string* error) {
+bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph& out,
+                   std::vector<std::shared_ptr<void>>& builtinData, std::string* error) {
     if (subgraph.name() != nullptr) out.name = subgraph.name()->str();
     const auto* buffers = root.buffers();
     const uint32_t bufferCount = buffers != nullptr ? buffers->size() : 0;
@@ -175,7 +175,6 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             const fb::Operator* source = operators->Get(n);
             Node& node = out.nodes[n];
             node.index = n;
-            node.options = source;
             const std::string where = "node " + std::to_string(n);
             if (source->opcode_index() >= opcodeCount) {
                 return fail(error, where + ": operator code index " + std::to_string(source->opcode_index()) +
@@ -190,6 +189,11 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
                 return fail(error, where + ": invalid operator code " + std::to_string(node.builtinCode));
             }
             node.opName = operatorName(node.builtinCode, opcode);
+            if (BuiltinData data = builtinDataOf(node.builtinCode, *source)) {
+                node.builtinData = data.get();
+                builtinData.emplace_back(std::move(data));
+            }
+            if (const auto* custom = source->custom_options()) node.customData = {custom->data(), custom->size()};
             if (const auto* inputs = source->inputs()) {
                 for (int32_t index : *inputs) {
                     if (!tensorIndexValid(index, true)) {
@@ -230,6 +234,14 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
 }
 
 }  // namespace
+
+std::string builtinOperatorName(int32_t code) {
+    const char* name = code >= fb::BuiltinOperator_MIN && code <= fb::BuiltinOperator_MAX
+                               ? fb::EnumNameBuiltinOperator(static_cast<fb::BuiltinOperator>(code))
+                               : nullptr;
+    if (name == nullptr || name[0] == '\0') return "BUILTIN_" + std::to_string(code);
+    return name;
+}
 
 const char* elementTypeName(ElementType type) {
     switch (type) {
@@ -312,6 +324,14 @@ std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string
     return model;
 }
 
+std::unique_ptr<Model> Model::fromSubgraphs(std::vector<Subgraph> subgraphs, std::string description) {
+    std::unique_ptr<Model> model(new Model());
+    model->subgraphs_ = std::move(subgraphs);
+    model->description_ = std::move(description);
+    model->version_ = kSchemaVersion;
+    return model;
+}
+
 Model::~Model() {
     if (mapping_ != nullptr) munmap(mapping_, bytes_.size());
     if (fd_ >= 0) close(fd_);
@@ -340,7 +360,7 @@ bool Model::parse(std::string* error) {
     subgraphs_.resize(root->subgraphs()->size());
     for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
         std::string message;
-        if (!parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], &message)) {
+        if (!parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], builtinData_, &message)) {
             // The main graph's messages stay as they were; other subgraphs say which they are.
             return fail(error, s == 0 ? message : "subgraph " + std::to_string(s) + ": " + message);
         }

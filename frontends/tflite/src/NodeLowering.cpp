@@ -417,16 +417,23 @@ bool NodeLowering::constantInts(size_t inputIndex, std::vector<int32_t>* values)
     return fail("input " + std::to_string(inputIndex) + " must be an int32 constant");
 }
 
-bool NodeLowering::fuseCode(fb::ActivationFunctionType activation, uint32_t* operand) {
+const char* activationName(TfLiteFusedActivation activation) {
+    if (activation == kTfLiteActSigmoid) return "SIGMOID";
+    const char* name = activation >= kTfLiteActNone && activation <= kTfLiteActSignBit
+                               ? fb::EnumNameActivationFunctionType(static_cast<fb::ActivationFunctionType>(activation))
+                               : "";
+    return name[0] != '\0' ? name : "?";
+}
+
+bool NodeLowering::fuseCode(TfLiteFusedActivation activation, uint32_t* operand) {
     switch (activation) {
-        case fb::ActivationFunctionType_NONE: *operand = scalarInt32(ANEURALNETWORKS_FUSED_NONE); return true;
-        case fb::ActivationFunctionType_RELU: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU); return true;
-        case fb::ActivationFunctionType_RELU_N1_TO_1: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU1); return true;
-        case fb::ActivationFunctionType_RELU6: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU6); return true;
+        case kTfLiteActNone: *operand = scalarInt32(ANEURALNETWORKS_FUSED_NONE); return true;
+        case kTfLiteActRelu: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU); return true;
+        case kTfLiteActReluN1To1: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU1); return true;
+        case kTfLiteActRelu6: *operand = scalarInt32(ANEURALNETWORKS_FUSED_RELU6); return true;
         default: break;
     }
-    const char* name = fb::EnumNameActivationFunctionType(activation);
-    return fail(std::string("fused activation ") + (name[0] != '\0' ? name : "?") + " is not supported by NNAPI");
+    return fail(std::string("fused activation ") + activationName(activation) + " is not supported by NNAPI");
 }
 
 bool NodeLowering::requantizable(int32_t type, const std::vector<uint32_t>& inputs,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Lowering.h"
 #include "nnemu/tflite/NnapiGraph.h"
 #include "nnemu/tflite/Model.h"
@@ -26,7 +27,10 @@ public:
     const Model& model() const { return model_; }
 
     const Node& node() const { return node_; }
-    const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
+    // The node's builtin_data as T, the builtin_op_data.h struct of its builtin code
+    // (nnemu/delegate/TfLiteAbi.h); nullptr when the reader gave none.
+    template <typename T>
+    const T* params() const { return static_cast<const T*>(node_.builtinData); }
     size_t inputCount() const { return node_.inputs.size(); }
     size_t outputCount() const { return node_.outputs.size(); }
     // The i-th input/output tensor (present: index != -1).
@@ -78,7 +82,7 @@ public:
     // Reads a constant integer tensor (INT32 or INT64) input as int32 values.
     bool constantInts(size_t inputIndex, std::vector<int32_t>* values);
     // NNAPI fuse code of a TFLite fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
-    bool fuseCode(fb::ActivationFunctionType activation, uint32_t* operand);
+    bool fuseCode(TfLiteFusedActivation activation, uint32_t* operand);
 
     // Adds an NNAPI operation for this node. A quantized operation whose scales are too far
     // apart for fixed-point requantization is refused (see rejected()).
@@ -101,6 +105,9 @@ private:
 };
 
 using LoweringFunction = bool (*)(NodeLowering& lowering);
+
+// A fused activation's name as TFLite's schema spells it, for messages.
+const char* activationName(TfLiteFusedActivation activation);
 
 // Lowerings by builtin code. Each family file adds its own with add<Family>Lowerings (listed
 // in LoweringTable.cpp: explicit calls, because a static library drops self-registering objects).

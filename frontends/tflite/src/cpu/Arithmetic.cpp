@@ -16,11 +16,11 @@ namespace {
 
 int32_t fusedActivation(const CpuKernelCall& call, bool isAdd) {
     if (isAdd) {
-        const fb::AddOptions* o = call.op().builtin_options_as_AddOptions();
-        return o ? static_cast<int32_t>(o->fused_activation_function()) : 0;
+        const auto* o = call.params<TfLiteAddParams>();
+        return o ? static_cast<int32_t>(o->activation) : 0;
     }
-    const fb::MulOptions* o = call.op().builtin_options_as_MulOptions();
-    return o ? static_cast<int32_t>(o->fused_activation_function()) : 0;
+    const auto* o = call.params<TfLiteMulParams>();
+    return o ? static_cast<int32_t>(o->activation) : 0;
 }
 
 template <typename T>
@@ -55,7 +55,7 @@ bool prepareArithmetic(const CpuKernelCall& call, bool isAdd) {
                                                                      : "zero point outside the type's range");
         }
     }
-    if (fusedActivation(call, isAdd) > static_cast<int32_t>(fb::ActivationFunctionType_RELU6)) {
+    if (fusedActivation(call, isAdd) > static_cast<int32_t>(kTfLiteActRelu6)) {
         return call.fail("fused activation is not supported");
     }
     std::vector<int32_t> shape;

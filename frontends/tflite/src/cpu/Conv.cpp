@@ -45,12 +45,13 @@ bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
         if (!call.expectType(call.in(2), {ElementType::INT64, ElementType::INT32}, "bias")) return false;
         if (call.in(2).count() != static_cast<size_t>(w[0])) return call.fail("bias must have one value per output channel");
     }
-    const fb::Conv2DOptions* o = call.op().builtin_options_as_Conv2DOptions();
+    const auto* o = call.params<TfLiteConvParams>();
     if (o == nullptr) return call.fail("missing Conv2DOptions");
-    if (o->fused_activation_function() > fb::ActivationFunctionType_RELU6) return call.fail("fused activation is not supported");
-    *g = {o->stride_h(), o->stride_w(), o->dilation_h_factor(), o->dilation_w_factor(), 0, 0};
+    if (o->activation < kTfLiteActNone || o->activation > kTfLiteActRelu6) return call.fail("fused activation is not supported");
+    if (o->padding != kTfLitePaddingSame && o->padding != kTfLitePaddingValid) return call.fail("unknown padding");
+    *g = {o->stride_height, o->stride_width, o->dilation_height_factor, o->dilation_width_factor, 0, 0};
     if (g->strideH < 1 || g->strideW < 1 || g->dilationH < 1 || g->dilationW < 1) return call.fail("strides and dilations must be positive");
-    const bool same = o->padding() == fb::Padding_SAME;
+    const bool same = o->padding == kTfLitePaddingSame;
     const int32_t outH = outputSize(same, x[1], w[1], g->strideH, g->dilationH);
     const int32_t outW = outputSize(same, x[2], w[2], g->strideW, g->dilationW);
     if (outH <= 0 || outW <= 0) return call.fail("the filter is larger than the input");
@@ -88,9 +89,9 @@ bool runConv(const CpuKernelCall& call) {
         quant::quantizeMultiplier(real, &multipliers[c], &shifts[c]);
         if (shifts[c] < -31 || shifts[c] > 7) return call.fail("requantization multiplier out of range");
     }
-    const fb::Conv2DOptions* o = call.op().builtin_options_as_Conv2DOptions();
+    const auto* o = call.params<TfLiteConvParams>();
     int32_t low, high;
-    quant::quantizedActivationRange(static_cast<int32_t>(o->fused_activation_function()), out.tensor->scale, 0,
+    quant::quantizedActivationRange(static_cast<int32_t>(o->activation), out.tensor->scale, 0,
                                   std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max(), &low, &high);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
     size_t index = 0;

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Model.h"
 #include "nnemu/tflite/tflite_generated.h"
 
@@ -48,7 +49,10 @@ public:
     CpuKernelCall(const Node& node, std::string* why) : node_(node), why_(why) {}
 
     const Node& node() const { return node_; }
-    const fb::Operator& op() const { return *static_cast<const fb::Operator*>(node_.options); }
+    // The node's builtin_data as T, the builtin_op_data.h struct of its builtin code
+    // (nnemu/delegate/TfLiteAbi.h); nullptr when the reader gave none.
+    template <typename T>
+    const T* params() const { return static_cast<const T*>(node_.builtinData); }
     std::vector<CpuOperand> inputs, outputs;
     const CpuOperand& in(size_t i) const { return inputs[i]; }
     const CpuOperand& out(size_t i) const { return outputs[i]; }

@@ -33,8 +33,8 @@ bool sumShape(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known
     if (!call.ints(1, &axes, known)) return false;
     if (!*known) return true;
     if (!reducedDims(call, axes, reduced)) return false;
-    const fb::ReducerOptions* options = call.op().builtin_options_as_ReducerOptions();
-    const bool keepDims = options != nullptr && options->keep_dims();
+    const auto* options = call.params<TfLiteReducerParams>();
+    const bool keepDims = options != nullptr && options->keep_dims;
     std::vector<int32_t> shape;
     for (size_t d = 0; d < call.in(0).rank(); ++d) {
         if (!(*reduced)[d]) {

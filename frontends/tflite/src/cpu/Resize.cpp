@@ -16,13 +16,13 @@ struct ResizeOptions {
 };
 
 ResizeOptions bilinearOptions(const CpuKernelCall& call) {
-    const fb::ResizeBilinearOptions* o = call.op().builtin_options_as_ResizeBilinearOptions();
-    return o ? ResizeOptions{o->align_corners(), o->half_pixel_centers()} : ResizeOptions{};
+    const auto* o = call.params<TfLiteResizeBilinearParams>();
+    return o ? ResizeOptions{o->align_corners, o->half_pixel_centers} : ResizeOptions{};
 }
 
 ResizeOptions nearestOptions(const CpuKernelCall& call) {
-    const fb::ResizeNearestNeighborOptions* o = call.op().builtin_options_as_ResizeNearestNeighborOptions();
-    return o ? ResizeOptions{o->align_corners(), o->half_pixel_centers()} : ResizeOptions{};
+    const auto* o = call.params<TfLiteResizeNearestNeighborParams>();
+    return o ? ResizeOptions{o->align_corners, o->half_pixel_centers} : ResizeOptions{};
 }
 
 bool prepareResize(const CpuKernelCall& call) {

@@ -8,9 +8,9 @@ namespace {
 bool prepareShape(const CpuKernelCall& call) {
     if (!call.expectCounts(1, 1, 1)) return false;
     if (!call.expectType(call.out(0), {ElementType::INT32, ElementType::INT64}, "output")) return false;
-    const fb::ShapeOptions* options = call.op().builtin_options_as_ShapeOptions();
+    const auto* options = call.params<TfLiteShapeParams>();
     if (options != nullptr) {
-        const bool wants64 = options->out_type() == fb::TensorType_INT64;
+        const bool wants64 = options->out_type == kTfLiteInt64;
         if (wants64 != (call.out(0).type() == ElementType::INT64)) return call.fail("output type differs from out_type");
     }
     return call.expectOutputShape(0, {static_cast<int32_t>(call.in(0).rank())});
@@ -23,12 +23,12 @@ bool runShape(const CpuKernelCall& call) {
 }
 
 bool unpackAxis(const CpuKernelCall& call, size_t* axis) {
-    const fb::UnpackOptions* options = call.op().builtin_options_as_UnpackOptions();
+    const auto* options = call.params<TfLiteUnpackParams>();
     if (call.inputs.size() != 1 || !call.in(0).present()) return call.fail("expects one input");
     const CpuOperand& in = call.in(0);
     if (in.rank() == 0) return call.fail("input must have rank 1 or more");
-    if (!normalizeAxis(call, options ? options->axis() : 0, in.rank(), axis)) return false;
-    const int32_t num = options ? options->num() : 0;
+    if (!normalizeAxis(call, options ? options->axis : 0, in.rank(), axis)) return false;
+    const int32_t num = options ? options->num : 0;
     if (in.shape()[*axis] != static_cast<int32_t>(call.outputs.size()) || (num != 0 && num != in.shape()[*axis])) {
         return call.fail("num " + std::to_string(num) + " and " + std::to_string(call.outputs.size()) +
                          " outputs must equal dimension " + std::to_string(*axis) + " (" +

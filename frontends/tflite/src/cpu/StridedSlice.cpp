@@ -42,10 +42,10 @@ bool buildSlice(const CpuKernelCall& call, bool* known, Slice* slice) {
     const CpuOperand& in = call.in(0);
     if (in.type() == ElementType::OTHER) return call.fail("input type is not supported");
     if (call.out(0).type() != in.type()) return call.fail("output type differs from the input's");
-    const fb::StridedSliceOptions* o = call.op().builtin_options_as_StridedSliceOptions();
-    const int32_t beginMask = o ? o->begin_mask() : 0, endMask = o ? o->end_mask() : 0;
-    const int32_t ellipsisMask = o ? o->ellipsis_mask() : 0, newAxisMask = o ? o->new_axis_mask() : 0;
-    const int32_t shrinkMask = o ? o->shrink_axis_mask() : 0;
+    const auto* o = call.params<TfLiteStridedSliceParams>();
+    const int32_t beginMask = o ? o->begin_mask : 0, endMask = o ? o->end_mask : 0;
+    const int32_t ellipsisMask = o ? o->ellipsis_mask : 0, newAxisMask = o ? o->new_axis_mask : 0;
+    const int32_t shrinkMask = o ? o->shrink_axis_mask : 0;
     std::vector<int64_t> begin, end, strides;
     bool k1 = false, k2 = false, k3 = false;
     if (!call.ints(1, &begin, &k1) || !call.ints(2, &end, &k2) || !call.ints(3, &strides, &k3)) return false;
@@ -71,7 +71,7 @@ bool buildSlice(const CpuKernelCall& call, bool* known, Slice* slice) {
             slice->outputShape.push_back(1);
         } else {
             const size_t d = slice->dims.size();
-            const int64_t stop = o && o->offset() ? begin[i] + end[i] : end[i];
+            const int64_t stop = o && o->offset ? begin[i] + end[i] : end[i];
             DenseDim dense;
             if (!denseDim(call, in.shape()[d], begin[i], stop, strides[i], bit(beginMask, i), bit(endMask, i),
                           bit(shrinkMask, i), &dense)) {

@@ -380,6 +380,56 @@ typedef struct TfLiteTransposeConvParams {
     TfLiteFusedActivation activation;
 } TfLiteTransposeConvParams;
 
+typedef struct TfLiteShapeParams {
+    TfLiteType out_type;
+} TfLiteShapeParams;
+
+typedef struct TfLiteUnpackParams {
+    int num;
+    int axis;
+} TfLiteUnpackParams;
+
+typedef struct TfLiteIfParams {
+    int then_subgraph_index;
+    int else_subgraph_index;
+} TfLiteIfParams;
+
+typedef struct TfLiteWhileParams {
+    int cond_subgraph_index;
+    int body_subgraph_index;
+} TfLiteWhileParams;
+
+typedef struct TfLiteSequenceRNNParams {
+    bool time_major;
+    TfLiteFusedActivation activation;
+    bool asymmetric_quantize_inputs;
+} TfLiteSequenceRNNParams;
+
+typedef struct TfLiteBidirectionalSequenceRNNParams {
+    bool time_major;
+    TfLiteFusedActivation activation;
+    bool merge_outputs;
+    bool asymmetric_quantize_inputs;
+} TfLiteBidirectionalSequenceRNNParams;
+
+typedef struct TfLiteUnidirectionalSequenceLSTMParams {
+    TfLiteFusedActivation activation;
+    float cell_clip;
+    float proj_clip;
+    bool time_major;
+    bool asymmetric_quantize_inputs;
+    bool diagonal_recurrent_tensors;
+} TfLiteUnidirectionalSequenceLSTMParams;
+
+typedef struct TfLiteBidirectionalSequenceLSTMParams {
+    TfLiteFusedActivation activation;
+    float cell_clip;
+    float proj_clip;
+    bool merge_outputs;
+    bool time_major;
+    bool asymmetric_quantize_inputs;
+} TfLiteBidirectionalSequenceLSTMParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -517,5 +567,35 @@ static_assert(NNEMU_TFLITE_AT(TfLiteTransposeConvParams, padding, 0) &&
               NNEMU_TFLITE_AT(TfLiteTransposeConvParams, stride_width, 4) &&
               NNEMU_TFLITE_AT(TfLiteTransposeConvParams, stride_height, 8) &&
               NNEMU_TFLITE_AT(TfLiteTransposeConvParams, activation, 12) && sizeof(TfLiteTransposeConvParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteShapeParams, out_type, 0) && sizeof(TfLiteShapeParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteUnpackParams, num, 0) && NNEMU_TFLITE_AT(TfLiteUnpackParams, axis, 4) &&
+              sizeof(TfLiteUnpackParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteIfParams, then_subgraph_index, 0) &&
+              NNEMU_TFLITE_AT(TfLiteIfParams, else_subgraph_index, 4) && sizeof(TfLiteIfParams) == 8 &&
+              NNEMU_TFLITE_AT(TfLiteWhileParams, cond_subgraph_index, 0) &&
+              NNEMU_TFLITE_AT(TfLiteWhileParams, body_subgraph_index, 4) && sizeof(TfLiteWhileParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, time_major, 0) &&
+              NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, activation, 4) &&
+              NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, asymmetric_quantize_inputs, 8) &&
+              sizeof(TfLiteSequenceRNNParams) == 12);
+static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceRNNParams, time_major, 0) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceRNNParams, activation, 4) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceRNNParams, merge_outputs, 8) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceRNNParams, asymmetric_quantize_inputs, 9) &&
+              sizeof(TfLiteBidirectionalSequenceRNNParams) == 12);
+static_assert(NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, activation, 0) &&
+              NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, cell_clip, 4) &&
+              NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, proj_clip, 8) &&
+              NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, time_major, 12) &&
+              NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, asymmetric_quantize_inputs, 13) &&
+              NNEMU_TFLITE_AT(TfLiteUnidirectionalSequenceLSTMParams, diagonal_recurrent_tensors, 14) &&
+              sizeof(TfLiteUnidirectionalSequenceLSTMParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, activation, 0) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, cell_clip, 4) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, proj_clip, 8) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, merge_outputs, 12) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, time_major, 13) &&
+              NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, asymmetric_quantize_inputs, 14) &&
+              sizeof(TfLiteBidirectionalSequenceLSTMParams) == 16);
 #undef NNEMU_TFLITE_AT
 #endif

@@ -1,6 +1,7 @@
 // A verified .tflite file: the tensors and operators of every subgraph (the first is the main
 // graph; the others are bodies of control flow such as WHILE and IF), read through nnemu's own
-// flatbuffers schema (binary-compatible with TensorFlow Lite's format).
+// flatbuffers schema (binary-compatible with TensorFlow Lite's format), or from a delegate's
+// TfLiteContext (ContextReader.h): the one view of a graph the front end lowers and runs.
 #pragma once
 
 #include <cstddef>
@@ -44,8 +45,16 @@ struct Node {
 
     // What the loader needs beyond the contract.
     int32_t builtinCode = -1;      // TFLite BuiltinOperator value (max of the two encodings), 32 = CUSTOM
-    const void* options = nullptr; // the operator's flatbuffer table (tflite::Operator*)
+    // The operator's parameters as TensorFlow Lite hands them to its kernels and delegates: the
+    // builtin_op_data.h struct of builtinCode (nnemu/delegate/TfLiteAbi.h), or nullptr when the
+    // front end reads none; a custom operator's options bytes (a FlexBuffers map). Owned by the
+    // Model (file reader) or by the delegate's host (ContextReader.h).
+    const void* builtinData = nullptr;
+    std::span<const uint8_t> customData;
 };
+
+// A builtin operator's name as TFLite prints it ("CONV_2D"), "BUILTIN_<code>" when unknown.
+std::string builtinOperatorName(int32_t code);
 
 // One subgraph: its tensors, its operators in execution order, and its inputs and outputs.
 struct Subgraph {
@@ -62,6 +71,9 @@ public:
     // mapped models, the file must not be changed while the Model lives.
     static std::unique_ptr<Model> load(const std::string& path, std::string* error);
     static std::unique_ptr<Model> fromBuffer(std::vector<uint8_t> bytes, std::string* error);
+    // A model over tensors and nodes another reader made (ContextReader.h): no file behind it;
+    // what its views point at (constants, scales, builtin_data) must outlive the Model.
+    static std::unique_ptr<Model> fromSubgraphs(std::vector<Subgraph> subgraphs, std::string description);
 
     // The main graph (subgraph 0).
     const std::vector<Tensor>& tensors() const { return subgraphs_[0].tensors; }
@@ -92,6 +104,7 @@ private:
     int fd_ = -1;
     std::span<const uint8_t> bytes_;
     std::vector<Subgraph> subgraphs_;
+    std::vector<std::shared_ptr<void>> builtinData_;   // the file reader's builtin_data, per node
     std::string description_;
     uint32_t version_ = 0;
 };

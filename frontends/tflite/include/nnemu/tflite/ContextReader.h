@@ -1,0 +1,30 @@
+// The second reader of the front end: the graph a TensorFlow Lite host shows a delegate
+// (TfLiteContext: its execution plan, nodes, builtin_data and tensors) read as a Model in place.
+// Nothing is serialized: constants, quantization scales and the nodes' builtin_data stay the
+// host's and are read where the host keeps them (they live as long as the host's interpreter,
+// which outlives the delegate's kernels), so the mapping reads exactly what the host's own kernels
+// read. A node the view cannot carry (a custom operator, a tensor type or quantization it cannot
+// express) keeps its place in the plan but is left out of the model and stays with the host.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nnemu/delegate/TfLiteAbi.h"
+#include "nnemu/tflite/Model.h"
+
+namespace nnemu::tflite {
+
+struct ContextGraph {
+    std::unique_ptr<Model> model;          // one subgraph: the host's tensors, the readable nodes
+    std::vector<int> planNodes;            // model node i is the host's node planNodes[i]
+    std::vector<int> modelNodeOfPlan;      // per plan position: model node or -1 (left out)
+    std::vector<int32_t> builtinCodes;     // per plan position
+    std::vector<std::vector<int64_t>> zeroPoints;   // the model's per-channel zero points (the host's are int32)
+};
+
+// nullptr with a message when the context cannot be read at all.
+std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error);
+
+}  // namespace nnemu::tflite
