@@ -30,6 +30,6 @@ for name in "${skipped[@]}"; do
   fi
 done
 line="== skipped tests: ${#skipped[@]}"
-[ "$missing" -eq 0 ] || line+=", $missing because the test data is missing (${data:-../shared} not found; set NNEMU_TEST_DATA=<dir>, see README \"Test data\")"
+[ "$missing" -eq 0 ] || line+=", $missing because the test data is missing (${data:-../shared} not found; set NNEMU_TEST_DATA=<dir>, see docs/testing.md \"Test data\")"
 [ "$other" -eq 0 ] || line+=", $other for other reasons ($why)"
 echo "$line"

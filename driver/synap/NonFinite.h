@@ -1,6 +1,6 @@
 // NaN and infinities on synap-npu. The core's float layers end in XNNPACK's min/max clamps,
 // which turn a NaN into a bound (-inf, 0, -1 or 6) even without a fused activation; nnapi-reference
-// keeps it (see README, "NaN and infinities"). So the device does not claim operations whose
+// keeps it (see docs/api.md, "NaN and infinities"). So the device does not claim operations whose
 // float constants are not finite, and runs an inference whose float inputs are not all finite
 // on the reference kernels, which define the result.
 #pragma once

@@ -1,7 +1,7 @@
-// README's operation table against the registrations: every feature-level-29 operation has a
-// signature and a reference kernel, and the table's synap-npu column says "—" exactly for the
-// operations without a lowering rule. A registration that vanishes, or a claim the README does
-// not mention, fails here.
+// The operation table of docs/operations.md against the registrations: every feature-level-29
+// operation has a signature and a reference kernel, and the table's synap-npu column says "—"
+// exactly for the operations without a lowering rule. A registration that vanishes, or a claim
+// the table does not mention, fails here.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -34,9 +34,9 @@ std::vector<std::string> cells(const std::string& row) {
     return result;
 }
 
-// Operation number -> {name, synap-npu column} from the README table.
+// Operation number -> {name, synap-npu column} from the table in docs/operations.md.
 std::map<int, std::vector<std::string>> readmeTable() {
-    std::ifstream readme(NNEMU_SOURCE_DIR "/README.md");
+    std::ifstream readme(NNEMU_SOURCE_DIR "/docs/operations.md");
     std::map<int, std::vector<std::string>> rows;
     std::string line;
     bool inTable = false;
@@ -57,19 +57,21 @@ std::map<int, std::vector<std::string>> readmeTable() {
 
 TEST(OperationTable, ListsEveryOperationWithItsReferenceKernelAndNpuClaim) {
     const auto rows = readmeTable();
-    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations)) << "README.md operation table";
+    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations))
+            << "docs/operations.md operation table";
     for (int code = 0; code < static_cast<int>(nnemu::hal::kNumberOfOperationTypes); ++code) {
         // Operations of later feature levels have a row once they are implemented.
         if (code >= kFeatureLevel29Operations && rows.count(code) == 0) continue;
         const auto type = static_cast<OperationType>(code);
         const std::string name = nnemu::hal::operationName(type);
-        ASSERT_TRUE(rows.count(code)) << "README has no row for " << name;
+        ASSERT_TRUE(rows.count(code)) << "docs/operations.md has no row for " << name;
         EXPECT_EQ(rows.at(code)[0], name);
         EXPECT_NE(nnemu::hal::findSignature(type), nullptr) << name << " has no signature";
         EXPECT_NE(nnemu::cpu::findKernel(type), nullptr) << name << " has no reference kernel";
         const bool npuClaims = nnemu::synap::findLowering(type) != nullptr;
         EXPECT_EQ(rows.at(code)[1] != "—", npuClaims)
-                << name << ": README's synap-npu column says \"" << rows.at(code)[1] << "\"";
+                << name << ": docs/operations.md's synap-npu column says \"" << rows.at(code)[1]
+                << "\"";
     }
 }
 

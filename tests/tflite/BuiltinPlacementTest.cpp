@@ -1,7 +1,7 @@
-// The README's table of where each TFLite builtin runs, derived from TFLite's BuiltinOperator
-// list (frontends/tflite/schema), the lowering table and the CPU kernel table, so that it cannot
-// drift: the test fails when README.md differs and shows the text to paste (or, with
-// NNEMU_UPDATE_README=1, writes it).
+// The table of where each TFLite builtin runs (docs/operations.md), derived from TFLite's
+// BuiltinOperator list (frontends/tflite/schema), the lowering table and the CPU kernel table, so that
+// it cannot drift: the test fails when docs/operations.md differs and shows the text to paste (or,
+// with NNEMU_UPDATE_README=1, writes it).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -66,7 +66,7 @@ std::string placementSection() {
 }
 
 TEST(BuiltinPlacement, ReadmeTableMatchesTheTables) {
-    const std::string path = std::string(NNEMU_SOURCE_DIR) + "/README.md";
+    const std::string path = std::string(NNEMU_SOURCE_DIR) + "/docs/operations.md";
     std::ifstream file(path);
     ASSERT_TRUE(file) << path;
     std::stringstream buffer;
@@ -75,15 +75,17 @@ TEST(BuiltinPlacement, ReadmeTableMatchesTheTables) {
     const std::string expected = placementSection();
     const size_t begin = readme.find(kBegin);
     const size_t end = readme.find(kEnd);
-    ASSERT_NE(begin, std::string::npos) << "README.md has no builtin-placement section; add:\n" << expected;
+    ASSERT_NE(begin, std::string::npos)
+            << "docs/operations.md has no builtin-placement section; add:\n" << expected;
     ASSERT_NE(end, std::string::npos);
     const std::string actual = readme.substr(begin, end + std::string(kEnd).size() - begin);
     if (actual != expected && std::getenv("NNEMU_UPDATE_README") != nullptr) {
         readme.replace(begin, actual.size(), expected);
         std::ofstream(path, std::ios::trunc) << readme;
-        GTEST_SKIP() << "README.md updated";
+        GTEST_SKIP() << "docs/operations.md updated";
     }
-    EXPECT_EQ(actual, expected) << "README.md's builtin table is out of date (NNEMU_UPDATE_README=1 rewrites it)";
+    EXPECT_EQ(actual, expected)
+            << "docs/operations.md's builtin table is out of date (NNEMU_UPDATE_README=1 rewrites it)";
 }
 
 }  // namespace

@@ -137,7 +137,7 @@ TEST_F(GeneratedModelRun, LabelImageOnGeneratedClassifiers) {
     }
 }
 
-// The README's command: the detector through benchmark_model on each NNAPI device. The custom
+// docs/tflite.md's command: the detector through benchmark_model on each NNAPI device. The custom
 // post-processing operator stays on the CPU (TFLite's delegate never takes custom operators);
 // each device's detections equal an independent decoding and NMS of the raw model's outputs on
 // that device, and the devices agree.

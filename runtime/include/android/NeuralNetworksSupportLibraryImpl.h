@@ -419,7 +419,8 @@ typedef struct NnApiSLDriverImplFL8 {
 } NnApiSLDriverImplFL8;
 
 /* The library's table, statically allocated: valid until the library is unloaded. Exported by
- * nnemu's libneuralnetworks.so (an FL5-shaped table at feature level 7, see the README). */
+ * nnemu's libneuralnetworks.so (an FL5-shaped table at feature level 7, see
+ * docs/api.md, "Support Library"). */
 NnApiSLDriverImpl* ANeuralNetworks_getSLDriverImpl(void);
 
 #ifdef __cplusplus
