@@ -1,0 +1,138 @@
+// Real TensorFlow Lite 2.21 as the oracle (../shared/tflite/bin/tflite_run, see its README):
+// a model built by a test is written to a file, run there with TFLite's builtin kernels only
+// (--xnnpack=0), and every output compared with what nnemu's interpreter gives in each of its
+// modes (the CPU path, the delegate on nnapi-reference, the delegate on synap-npu).
+#pragma once
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "CpuKernelHarness.h"
+#include "GraphBuilder.h"
+#include "TestSupport.h"
+
+namespace nnemu::tflite::test {
+
+inline std::string realTfliteRun() { return sharedDir() + "/tflite/bin/tflite_run"; }
+
+// Skips the calling test when ../shared/tflite is absent.
+#define NNEMU_REQUIRE_REAL_TFLITE()                                                                     \
+    do {                                                                                               \
+        if (access(::nnemu::tflite::test::realTfliteRun().c_str(), X_OK) != 0) {                       \
+            GTEST_SKIP() << "real TensorFlow Lite not found at " << ::nnemu::tflite::test::realTfliteRun() \
+                         << " (../shared/tflite; set NNEMU_SHARED_DIR)";                               \
+        }                                                                                              \
+    } while (0)
+
+struct RealTfliteResult {
+    bool ok = false;
+    std::string log;                             // tflite_run's output, for failure messages
+    std::vector<std::vector<uint8_t>> outputs;   // per model output, its bytes
+};
+
+// Runs the model bytes with TFLite's builtin kernels on `inputs` (one byte vector per model
+// input, in order). Outputs are split by the sizes tflite_run prints ("output N: ... bytes=K").
+inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs) {
+    RealTfliteResult result;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("nnemu-real-tflite-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string modelPath = (dir / "m.tflite").string(), inPath = (dir / "in.raw").string(),
+                      outPath = (dir / "out.raw").string(), logPath = (dir / "log.txt").string();
+    std::ofstream(modelPath, std::ios::binary).write(reinterpret_cast<const char*>(model.data()), model.size());
+    std::ofstream in(inPath, std::ios::binary);
+    for (const std::vector<uint8_t>& input : inputs) in.write(reinterpret_cast<const char*>(input.data()), input.size());
+    in.close();
+    std::filesystem::remove(outPath);
+    const std::string command = "'" + realTfliteRun() + "' --model='" + modelPath + "' --xnnpack=0 --input='" + inPath +
+                                "' --output='" + outPath + "' > '" + logPath + "' 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream logFile(logPath);
+    std::stringstream log;
+    log << logFile.rdbuf();
+    result.log = log.str();
+    const std::vector<uint8_t> all = readFile(outPath);
+    std::filesystem::remove_all(dir);
+    if (status != 0) return result;
+    size_t offset = 0;
+    std::istringstream lines(result.log);
+    for (std::string line; std::getline(lines, line);) {
+        const size_t bytes = line.find(" bytes=");
+        if (line.rfind("output ", 0) != 0 || bytes == std::string::npos) continue;
+        const size_t size = std::stoul(line.substr(bytes + 7));
+        if (offset + size > all.size()) return result;
+        result.outputs.emplace_back(all.begin() + offset, all.begin() + offset + size);
+        offset += size;
+    }
+    result.ok = offset == all.size();
+    return result;
+}
+
+// Floats within `ulps` units in the last place (NaN matches NaN); everything else byte for byte.
+inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std::vector<uint8_t>& want, int ulps) {
+    if (tensor.type != ElementType::FLOAT32 || ulps == 0) {
+        EXPECT_EQ(std::vector<uint8_t>(got, got + want.size()), want);
+        return;
+    }
+    const std::vector<float> a = valuesOf<float>(got, want.size() / 4), b = valuesOf<float>(want.data(), want.size() / 4);
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+        int32_t ia, ib;
+        std::memcpy(&ia, &a[i], 4);
+        std::memcpy(&ib, &b[i], 4);
+        // Ordered as integers across the sign (so that -0 and +0 are 0 ULP apart).
+        const int64_t oa = ia < 0 ? int64_t{INT32_MIN} - ia : ia, ob = ib < 0 ? int64_t{INT32_MIN} - ib : ib;
+        EXPECT_LE(std::llabs(oa - ob), ulps) << "element " << i << ": " << a[i] << " vs TFLite's " << b[i];
+    }
+}
+
+// The model `builder` describes, on `inputs`, gives in every interpreter mode what real TFLite's
+// builtin kernels give.
+inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
+                                   int floatUlps = 4) {
+    const std::vector<uint8_t> bytes = builder.buildBytes();
+    const RealTfliteResult real = runRealTflite(bytes, inputs);
+    ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
+    std::string error;
+    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
+    ASSERT_NE(model, nullptr) << error;
+    for (const RunMode& mode : kernelRunModes()) {
+        SCOPED_TRACE(mode.name);
+        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
+        ASSERT_NE(interpreter, nullptr) << error;
+        ASSERT_EQ(interpreter->inputCount(), inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
+            if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
+        }
+        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
+        for (size_t o = 0; o < real.outputs.size(); ++o) {
+            SCOPED_TRACE("output " + std::to_string(o));
+            ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
+            expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
+        }
+    }
+}
+
+// Deterministic test data: `count` values of T spread over [low, high].
+template <typename T>
+std::vector<uint8_t> rampBytes(size_t count, double low, double high) {
+    std::vector<T> values(count);
+    for (size_t i = 0; i < count; ++i) {
+        const double t = count > 1 ? static_cast<double>((i * 7919) % count) / static_cast<double>(count - 1) : 0.0;
+        values[i] = static_cast<T>(low + t * (high - low));
+    }
+    return GraphBuilder::bytes(values);
+}
+
+}  // namespace nnemu::tflite::test
