@@ -1,4 +1,5 @@
-// A per-operation list (signatures, a device's kernels) against the table of OperationTable.def.
+// A per-operation list (signatures, a device's kernels or lowering rules) against the table of
+// OperationTable.def.
 #pragma once
 
 #include <string>
