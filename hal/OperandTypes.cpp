@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "nnemu/hal/OperationTable.h"
+
 namespace nnemu::hal {
 namespace {
 
@@ -15,28 +17,6 @@ constexpr std::array<const char*, kNumberOfOperandTypes> kOperandTypeNames = {
         "TENSOR_BOOL8",     "FLOAT16",       "TENSOR_QUANT8_SYMM_PER_CHANNEL",
         "TENSOR_QUANT16_ASYMM", "TENSOR_QUANT8_SYMM", "TENSOR_QUANT8_ASYMM_SIGNED",
         "SUBGRAPH"};
-
-constexpr std::array<const char*, kNumberOfOperationTypes> kOperationNames = {
-        "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
-        "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED",
-        "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION",
-        "LOGISTIC", "LSH_PROJECTION", "LSTM", "MAX_POOL_2D", "MUL", "RELU", "RELU1", "RELU6",
-        "RESHAPE", "RESIZE_BILINEAR", "RNN", "SOFTMAX", "SPACE_TO_DEPTH", "SVDF", "TANH",
-        "BATCH_TO_SPACE_ND", "DIV", "MEAN", "PAD", "SPACE_TO_BATCH_ND", "SQUEEZE",
-        "STRIDED_SLICE", "SUB", "TRANSPOSE", "ABS", "ARGMAX", "ARGMIN",
-        "AXIS_ALIGNED_BBOX_TRANSFORM", "BIDIRECTIONAL_SEQUENCE_LSTM",
-        "BIDIRECTIONAL_SEQUENCE_RNN", "BOX_WITH_NMS_LIMIT", "CAST", "CHANNEL_SHUFFLE",
-        "DETECTION_POSTPROCESSING", "EQUAL", "EXP", "EXPAND_DIMS", "GATHER",
-        "GENERATE_PROPOSALS", "GREATER", "GREATER_EQUAL", "GROUPED_CONV_2D",
-        "HEATMAP_MAX_KEYPOINT", "INSTANCE_NORMALIZATION", "LESS", "LESS_EQUAL", "LOG",
-        "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOG_SOFTMAX", "MAXIMUM", "MINIMUM", "NEG",
-        "NOT_EQUAL", "PAD_V2", "POW", "PRELU", "QUANTIZE", "QUANTIZED_16BIT_LSTM",
-        "RANDOM_MULTINOMIAL", "REDUCE_ALL", "REDUCE_ANY", "REDUCE_MAX", "REDUCE_MIN",
-        "REDUCE_PROD", "REDUCE_SUM", "ROI_ALIGN", "ROI_POOLING", "RSQRT", "SELECT", "SIN",
-        "SLICE", "SPLIT", "SQRT", "TILE", "TOPK_V2", "TRANSPOSE_CONV_2D",
-        "UNIDIRECTIONAL_SEQUENCE_LSTM", "UNIDIRECTIONAL_SEQUENCE_RNN",
-        "RESIZE_NEAREST_NEIGHBOR", "QUANTIZED_LSTM", "IF", "WHILE", "ELU", "HARD_SWISH", "FILL",
-        "RANK", "BATCH_MATMUL", "PACK", "MIRROR_PAD", "REVERSE"};
 
 }  // namespace
 
@@ -98,19 +78,8 @@ uint32_t elementSize(OperandType type) {
 }
 
 int64_t operationFeatureLevel(OperationType type) {
-    const auto code = static_cast<int32_t>(type);
-    if (code >= static_cast<int32_t>(OperationType::MIRROR_PAD) && code < kNumberOfOperationTypes) {
-        return kFeatureLevel7;
-    }
-    if (code >= static_cast<int32_t>(OperationType::BATCH_MATMUL) && code < kNumberOfOperationTypes) {
-        return kFeatureLevel6;
-    }
-    if (code >= static_cast<int32_t>(OperationType::QUANTIZED_LSTM) && code < kNumberOfOperationTypes) {
-        return kFeatureLevel30;
-    }
-    if (code >= static_cast<int32_t>(OperationType::ABS) && code < kNumberOfOperationTypes) return kFeatureLevel29;
-    if (code >= static_cast<int32_t>(OperationType::BATCH_TO_SPACE_ND) && code < kNumberOfOperationTypes) return 28;
-    return 27;
+    const OperationInfo* info = findOperation(static_cast<int32_t>(type));
+    return info != nullptr ? info->featureLevel : kFeatureLevel27;
 }
 
 int64_t operandTypeFeatureLevel(OperandType type) {
@@ -144,20 +113,17 @@ const char* operandTypeName(OperandType type) {
 }
 
 const char* operationName(OperationType type) {
-    const auto code = static_cast<int32_t>(type);
-    if (code >= 0 && code < kNumberOfOperationTypes) return kOperationNames[code];
+    const OperationInfo* info = findOperation(static_cast<int32_t>(type));
+    if (info != nullptr) return info->name;
     if (type == OperationType::OEM_OPERATION) return "OEM_OPERATION";
     return "UNKNOWN";
 }
 
 bool operationFromName(const std::string& name, OperationType* type) {
-    for (int32_t i = 0; i < kNumberOfOperationTypes; ++i) {
-        if (name == kOperationNames[i]) {
-            *type = static_cast<OperationType>(i);
-            return true;
-        }
-    }
-    return false;
+    const OperationInfo* info = findOperation(std::string_view(name));
+    if (info == nullptr) return false;
+    *type = info->type;
+    return true;
 }
 
 bool operandTypeFromName(const std::string& name, OperandType* type) {

@@ -53,7 +53,7 @@ public:
     std::string getVersionString() const override { return "nnemu-" NNEMU_VERSION; }
     // Every operation through feature level 7 has a reference kernel; the runtime reports the
     // smaller of this and its own level.
-    int64_t getFeatureLevel() const override { return hal::kFeatureLevel7; }
+    int64_t getFeatureLevel() const override { return kReferenceFeatureLevel; }
     hal::DeviceType getType() const override { return hal::DeviceType::CPU; }
 
     hal::Capabilities getCapabilities() const override {

@@ -1,28 +1,64 @@
 #include "Lowering.h"
 
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <limits>
+
+#include "lowering/LoweringFamilies.h"
+#include "nnemu/hal/OperationCoverage.h"
 
 namespace nnemu::synap {
 namespace {
 
-std::array<const LoweringRule*, hal::kNumberOfOperationTypes>& rules() {
-    static std::array<const LoweringRule*, hal::kNumberOfOperationTypes> table{};
+// Every lowering rule, one family (lowering/<Family>.cpp) per line. Explicit, so that what is
+// registered does not depend on how the library is linked.
+constexpr std::span<const LoweringRule> (*kLoweringFamilies[])() = {
+        activationLowerings,
+        argMinMaxLowerings,
+        convolutionLowerings,
+        elementwiseLowerings,
+        poolingLowerings,
+        shapeLowerings,
+        transposeConvolutionLowerings,
+};
+
+using RuleTable = std::array<const LoweringRule*, hal::kNumberOfOperationTypes>;
+
+RuleTable buildTable() {
+    assert(loweringCoverageProblems().empty() && "driver/synap/Lowering.cpp: a rule listed twice");
+    RuleTable table{};
+    for (auto family : kLoweringFamilies) {
+        for (const LoweringRule& rule : family()) {
+            const auto code = static_cast<int32_t>(rule.type);
+            if (code >= 0 && code < hal::kNumberOfOperationTypes && table[code] == nullptr) table[code] = &rule;
+        }
+    }
     return table;
 }
 
+// The NPU claims the operations it computes exactly: a rule is optional for every one.
+bool optional(hal::OperationType) { return true; }
+
 }  // namespace
 
-void registerLowering(const LoweringRule& rule) {
-    const auto code = static_cast<int32_t>(rule.type);
-    if (code >= 0 && code < hal::kNumberOfOperationTypes) rules()[code] = new LoweringRule(rule);
+std::vector<hal::OperationType> listedLowerings() {
+    std::vector<hal::OperationType> listed;
+    for (auto family : kLoweringFamilies) {
+        for (const LoweringRule& rule : family()) listed.push_back(rule.type);
+    }
+    return listed;
+}
+
+std::vector<std::string> loweringCoverageProblems() {
+    return hal::coverageProblems(listedLowerings(), hal::kFeatureLevel8, optional, "lowering rule");
 }
 
 const LoweringRule* findLowering(hal::OperationType type) {
+    static const RuleTable table = buildTable();
     const auto code = static_cast<int32_t>(type);
     if (code < 0 || code >= hal::kNumberOfOperationTypes) return nullptr;
-    return rules()[code];
+    return table[code];
 }
 
 bool isFloatOrQuant8(hal::OperandType type) {

@@ -1,8 +1,11 @@
 // How synap-npu turns NNAPI operations into NPU layers. Each operation the NPU runs has one
-// rule, registered from lowering/<Family>.cpp: `supports` is the device's claim (the exact
+// rule, defined in lowering/<Family>.cpp and listed, family by family, in Lowering.cpp: `supports` is the device's claim (the exact
 // operand conditions under which the core computes the operation correctly) and `lower` emits
 // its layers. The supported-operations table and the compiler both read these rules only.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "ProgramBuilder.h"
 #include "nnemu/hal/Operations.h"
@@ -18,16 +21,15 @@ struct LoweringRule {
     bool (*lower)(const hal::OperationContext& context, ProgramBuilder& builder);
 };
 
-void registerLowering(const LoweringRule& rule);
+// nullptr when the NPU has no rule for the operation.
 const LoweringRule* findLowering(hal::OperationType type);
-
-struct LoweringRegistrar {
-    explicit LoweringRegistrar(const LoweringRule& rule) { registerLowering(rule); }
-};
-
-#define NPU_REGISTER_LOWERING(name, supports, lower)                                      \
-    static const ::nnemu::synap::LoweringRegistrar kLoweringRegistrar_##name(           \
-            ::nnemu::synap::LoweringRule{::nnemu::hal::OperationType::name, supports, lower})
+// Every operation of every lowering family listed in Lowering.cpp, in its order (an operation
+// listed twice appears twice).
+std::vector<hal::OperationType> listedLowerings();
+// The list against OperationTable.def (hal/OperationCoverage.h): empty when no operation has
+// more than one rule and every rule is for an operation of the table (the NPU claims a subset, so
+// none is required). findLowering's first use asserts this in debug builds.
+std::vector<std::string> loweringCoverageProblems();
 
 // Conditions many rules share.
 bool isFloatOrQuant8(hal::OperandType type);  // uint8 only: kinds whose core layers are uint8-only

@@ -2,6 +2,7 @@
 // the API 29 ABS, EXP, LOG, NEG, RSQRT, SIN, SQRT. The output has the input's shape.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -110,19 +111,24 @@ bool prepareSameShape(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
-NN_REGISTER_SIGNATURE(RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
-NN_REGISTER_SIGNATURE(RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues);
-NN_REGISTER_SIGNATURE(LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel,
-                      checkLogisticValues);
-NN_REGISTER_SIGNATURE(TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkTanhValues);
-NN_REGISTER_SIGNATURE(FLOOR, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel);
-NN_REGISTER_SIGNATURE(EXP, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(LOG, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(RSQRT, validateRsqrt, prepareSameShape, false, false, rsqrtFeatureLevel);
-NN_REGISTER_SIGNATURE(SIN, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(SQRT, validateFloatOnly, prepareSameShape, false, false);
-NN_REGISTER_SIGNATURE(NEG, validateNeg, prepareSameShape, false, false);
+std::span<const OperationSignature> activationSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
+        {OperationType::RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
+        {OperationType::RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
+        {OperationType::LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel,
+            checkLogisticValues},
+        {OperationType::TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkTanhValues},
+        {OperationType::FLOOR, validateFloatOnly, prepareSameShape, false, false},
+        {OperationType::ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel},
+        {OperationType::EXP, validateFloatOnly, prepareSameShape, false, false},
+        {OperationType::LOG, validateFloatOnly, prepareSameShape, false, false},
+        {OperationType::RSQRT, validateRsqrt, prepareSameShape, false, false, rsqrtFeatureLevel},
+        {OperationType::SIN, validateFloatOnly, prepareSameShape, false, false},
+        {OperationType::SQRT, validateFloatOnly, prepareSameShape, false, false},
+        {OperationType::NEG, validateNeg, prepareSameShape, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

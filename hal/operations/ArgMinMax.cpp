@@ -4,6 +4,7 @@
 
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -35,7 +36,12 @@ bool prepareArgMinMax(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ARGMAX, validateArgMinMax, prepareArgMinMax, false, false);
-NN_REGISTER_SIGNATURE(ARGMIN, validateArgMinMax, prepareArgMinMax, false, false);
+std::span<const OperationSignature> argMinMaxSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::ARGMAX, validateArgMinMax, prepareArgMinMax, false, false},
+        {OperationType::ARGMIN, validateArgMinMax, prepareArgMinMax, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -1,6 +1,7 @@
 // BATCH_MATMUL (feature level 6): x [..., r_x, c_x] times y [..., r_y, c_y], each optionally
 // transposed in its last two dimensions (adj_x, adj_y); rank 2 to 4, same batch dimensions.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -45,6 +46,11 @@ bool prepareBatchMatmul(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(BATCH_MATMUL, validateBatchMatmul, prepareBatchMatmul, true, true);
+std::span<const OperationSignature> batchMatmulSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::BATCH_MATMUL, validateBatchMatmul, prepareBatchMatmul, true, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

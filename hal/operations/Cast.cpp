@@ -4,6 +4,7 @@
 // QUANT8_ASYMM_SIGNED and QUANT8_SYMM, which cast to nothing else.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -49,6 +50,11 @@ int64_t castFeatureLevel(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CAST, validateCast, prepareCast, false, false, castFeatureLevel);
+std::span<const OperationSignature> castSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::CAST, validateCast, prepareCast, false, false, castFeatureLevel},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -4,6 +4,7 @@
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -34,6 +35,11 @@ bool prepareChannelShuffle(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CHANNEL_SHUFFLE, validateChannelShuffle, prepareChannelShuffle, false, false);
+std::span<const OperationSignature> channelShuffleSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::CHANNEL_SHUFFLE, validateChannelShuffle, prepareChannelShuffle, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -3,6 +3,7 @@
 // different scales and zero points (their real values are compared).
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -20,11 +21,16 @@ bool validateComparison(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(EQUAL, validateComparison, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(NOT_EQUAL, validateComparison, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(GREATER, validateComparison, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(GREATER_EQUAL, validateComparison, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(LESS, validateComparison, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(LESS_EQUAL, validateComparison, prepareBroadcastOutput, false, false);
+std::span<const OperationSignature> comparisonSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::EQUAL, validateComparison, prepareBroadcastOutput, false, false},
+        {OperationType::NOT_EQUAL, validateComparison, prepareBroadcastOutput, false, false},
+        {OperationType::GREATER, validateComparison, prepareBroadcastOutput, false, false},
+        {OperationType::GREATER_EQUAL, validateComparison, prepareBroadcastOutput, false, false},
+        {OperationType::LESS, validateComparison, prepareBroadcastOutput, false, false},
+        {OperationType::LESS_EQUAL, validateComparison, prepareBroadcastOutput, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

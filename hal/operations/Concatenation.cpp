@@ -3,6 +3,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -52,6 +53,11 @@ bool prepareConcatenation(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CONCATENATION, validateConcatenation, prepareConcatenation, false, true);
+std::span<const OperationSignature> concatenationSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::CONCATENATION, validateConcatenation, prepareConcatenation, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

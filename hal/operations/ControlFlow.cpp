@@ -7,6 +7,7 @@
 #include "nnemu/hal/ControlFlow.h"
 
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -111,8 +112,13 @@ bool validateWhileModels(const Model& model, const std::vector<Operand>& operand
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(IF, validateIf, interpretedOnly);
-NN_REGISTER_SIGNATURE(WHILE, validateWhile, interpretedOnly);
+std::span<const OperationSignature> controlFlowSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::IF, validateIf, interpretedOnly},
+        {OperationType::WHILE, validateWhile, interpretedOnly},
+    };
+    return kSignatures;
+}
 
 bool isControlFlow(OperationType type) { return type == OperationType::IF || type == OperationType::WHILE; }
 

@@ -14,6 +14,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -145,10 +146,15 @@ bool prepareGroupedConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(CONV_2D, validateConv2D, prepareConv2D, false, true, nullptr, checkConv2DValues);
-NN_REGISTER_SIGNATURE(DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false, true, nullptr,
-                      checkDepthwiseValues);
-NN_REGISTER_SIGNATURE(GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false, nullptr,
-                      checkGroupedValues);
+std::span<const OperationSignature> convolutionSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::CONV_2D, validateConv2D, prepareConv2D, false, true, nullptr, checkConv2DValues},
+        {OperationType::DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false, true,
+            nullptr, checkDepthwiseValues},
+        {OperationType::GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false, nullptr,
+            checkGroupedValues},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

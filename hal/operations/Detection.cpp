@@ -9,6 +9,7 @@
 // leaves it in context.prepared for the kernel.
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -173,10 +174,15 @@ bool prepareDetectionPostprocessing(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(AXIS_ALIGNED_BBOX_TRANSFORM, validateBboxTransform, prepareBboxTransform, false, true);
-NN_REGISTER_SIGNATURE(BOX_WITH_NMS_LIMIT, validateBoxWithNmsLimit, prepareBoxWithNmsLimit, false, true);
-NN_REGISTER_SIGNATURE(GENERATE_PROPOSALS, validateGenerateProposals, prepareGenerateProposals, false, false);
-NN_REGISTER_SIGNATURE(DETECTION_POSTPROCESSING, validateDetectionPostprocessing, prepareDetectionPostprocessing,
-                      false, false);
+std::span<const OperationSignature> detectionSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, validateBboxTransform, prepareBboxTransform, false, true},
+        {OperationType::BOX_WITH_NMS_LIMIT, validateBoxWithNmsLimit, prepareBoxWithNmsLimit, false, true},
+        {OperationType::GENERATE_PROPOSALS, validateGenerateProposals, prepareGenerateProposals, false, false},
+        {OperationType::DETECTION_POSTPROCESSING, validateDetectionPostprocessing,
+            prepareDetectionPostprocessing, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -5,6 +5,7 @@
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -74,9 +75,14 @@ int64_t binaryFeatureLevel(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
-NN_REGISTER_SIGNATURE(MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
-NN_REGISTER_SIGNATURE(SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
-NN_REGISTER_SIGNATURE(DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues);
+std::span<const OperationSignature> elementwiseSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
+        {OperationType::MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
+        {OperationType::SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
+        {OperationType::DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

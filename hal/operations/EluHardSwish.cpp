@@ -1,5 +1,6 @@
 // ELU and HARD_SWISH (feature level 30): one tensor in, one tensor of the same shape out.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -34,7 +35,12 @@ bool prepareSameShape(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ELU, validateElu, prepareSameShape, false, true);
-NN_REGISTER_SIGNATURE(HARD_SWISH, validateHardSwish, prepareSameShape, false, true);
+std::span<const OperationSignature> eluHardSwishSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::ELU, validateElu, prepareSameShape, false, true},
+        {OperationType::HARD_SWISH, validateHardSwish, prepareSameShape, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

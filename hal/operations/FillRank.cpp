@@ -1,5 +1,6 @@
 // FILL and RANK (feature level 30): shape queries and construction.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -61,7 +62,12 @@ bool prepareRank(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(FILL, validateFill, prepareFill, false, false);
-NN_REGISTER_SIGNATURE(RANK, validateRank, prepareRank, false, true);
+std::span<const OperationSignature> fillRankSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::FILL, validateFill, prepareFill, false, false},
+        {OperationType::RANK, validateRank, prepareRank, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -69,7 +70,12 @@ bool prepareFullyConnected(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(FULLY_CONNECTED, validateFullyConnected, prepareFullyConnected, false, true, nullptr,
-                      checkFullyConnectedValues);
+std::span<const OperationSignature> fullyConnectedSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::FULLY_CONNECTED, validateFullyConnected, prepareFullyConnected, false, true, nullptr,
+            checkFullyConnectedValues},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

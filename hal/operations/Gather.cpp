@@ -6,6 +6,7 @@
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -37,6 +38,11 @@ bool prepareGather(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(GATHER, validateGather, prepareGather, false, false);
+std::span<const OperationSignature> gatherSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::GATHER, validateGather, prepareGather, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

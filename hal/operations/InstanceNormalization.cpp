@@ -1,6 +1,7 @@
 // Signature of INSTANCE_NORMALIZATION: in (F32 or F16, rank 4), gamma, beta, epsilon (FLOAT32,
 // or FLOAT16 for F16), BOOL layout (true = NCHW). The output has the input's shape and type.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -25,7 +26,12 @@ bool prepareInstanceNormalization(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(INSTANCE_NORMALIZATION, validateInstanceNormalization,
-                      prepareInstanceNormalization, false, false);
+std::span<const OperationSignature> instanceNormalizationSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::INSTANCE_NORMALIZATION, validateInstanceNormalization, prepareInstanceNormalization,
+            false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -2,6 +2,7 @@
 // (negative counts from the end). The output has the input's shape and type.
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -27,6 +28,11 @@ bool prepareLogSoftmax(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(LOG_SOFTMAX, validateLogSoftmax, prepareLogSoftmax, false, false);
+std::span<const OperationSignature> logSoftmaxSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::LOG_SOFTMAX, validateLogSoftmax, prepareLogSoftmax, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

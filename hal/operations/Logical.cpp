@@ -1,6 +1,7 @@
 // LOGICAL_AND, LOGICAL_OR (two TENSOR_BOOL8 with numpy-style broadcasting) and LOGICAL_NOT.
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -29,8 +30,13 @@ bool prepareNot(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(LOGICAL_AND, validateAndOr, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(LOGICAL_OR, validateAndOr, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(LOGICAL_NOT, validateNot, prepareNot, false, false);
+std::span<const OperationSignature> logicalSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::LOGICAL_AND, validateAndOr, prepareBroadcastOutput, false, false},
+        {OperationType::LOGICAL_OR, validateAndOr, prepareBroadcastOutput, false, false},
+        {OperationType::LOGICAL_NOT, validateNot, prepareNot, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -1,6 +1,7 @@
 // Signatures of the table lookup operations: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, LSH_PROJECTION.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -116,9 +117,14 @@ bool prepareLshProjection(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(EMBEDDING_LOOKUP, validateEmbeddingLookup, prepareEmbeddingLookup, false, false,
-                      embeddingLookupFeatureLevel);
-NN_REGISTER_SIGNATURE(HASHTABLE_LOOKUP, validateHashtableLookup, prepareHashtableLookup, false, false);
-NN_REGISTER_SIGNATURE(LSH_PROJECTION, validateLshProjection, prepareLshProjection, true, false);
+std::span<const OperationSignature> lookupSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::EMBEDDING_LOOKUP, validateEmbeddingLookup, prepareEmbeddingLookup, false, false,
+            embeddingLookupFeatureLevel},
+        {OperationType::HASHTABLE_LOOKUP, validateHashtableLookup, prepareHashtableLookup, false, false},
+        {OperationType::LSH_PROJECTION, validateLshProjection, prepareLshProjection, true, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

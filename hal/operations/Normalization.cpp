@@ -1,6 +1,7 @@
 // L2_NORMALIZATION (input, optional axis) and LOCAL_RESPONSE_NORMALIZATION (input, radius,
 // bias, alpha, beta, optional axis). The output has the input's shape; axis defaults to -1.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -60,7 +61,12 @@ bool prepareLrn(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(L2_NORMALIZATION, validateL2Norm, prepareL2Norm, false, false);
-NN_REGISTER_SIGNATURE(LOCAL_RESPONSE_NORMALIZATION, validateLrn, prepareLrn, false, false);
+std::span<const OperationSignature> normalizationSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::L2_NORMALIZATION, validateL2Norm, prepareL2Norm, false, false},
+        {OperationType::LOCAL_RESPONSE_NORMALIZATION, validateLrn, prepareLrn, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -3,6 +3,7 @@
 // quantization.
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -106,8 +107,13 @@ bool prepareReverse(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(PACK, validatePack, preparePack, false, true);
-NN_REGISTER_SIGNATURE(MIRROR_PAD, validateMirrorPad, prepareMirrorPad, false, true);
-NN_REGISTER_SIGNATURE(REVERSE, validateReverse, prepareReverse, false, true);
+std::span<const OperationSignature> packMirrorPadReverseSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::PACK, validatePack, preparePack, false, true},
+        {OperationType::MIRROR_PAD, validateMirrorPad, prepareMirrorPad, false, true},
+        {OperationType::REVERSE, validateReverse, prepareReverse, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -7,6 +7,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -57,8 +58,13 @@ bool preparePool(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(AVERAGE_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues);
-NN_REGISTER_SIGNATURE(MAX_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues);
-NN_REGISTER_SIGNATURE(L2_POOL_2D, validateFloatPool, preparePool, false, true, nullptr, checkPoolValues);
+std::span<const OperationSignature> poolingSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::AVERAGE_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues},
+        {OperationType::MAX_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues},
+        {OperationType::L2_POOL_2D, validateFloatPool, preparePool, false, true, nullptr, checkPoolValues},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

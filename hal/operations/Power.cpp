@@ -2,6 +2,7 @@
 // element by element with numpy-style broadcasting; the output has the broadcast shape.
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -27,7 +28,12 @@ bool validatePrelu(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(POW, validatePow, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(PRELU, validatePrelu, prepareBroadcastOutput, false, false);
+std::span<const OperationSignature> powerSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::POW, validatePow, prepareBroadcastOutput, false, false},
+        {OperationType::PRELU, validatePrelu, prepareBroadcastOutput, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

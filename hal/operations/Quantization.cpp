@@ -1,6 +1,7 @@
 // DEQUANTIZE (Q8 / Q8 signed / Q8 symmetric / Q8PC -> F32 / F16) and QUANTIZE (F32 / F16 -> Q8
 // or Q8 signed). Same shape.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -49,7 +50,12 @@ bool prepareQuantize(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(DEQUANTIZE, validateDequantize, prepareDequantize, false, true);
-NN_REGISTER_SIGNATURE(QUANTIZE, validateQuantize, prepareQuantize, false, true);
+std::span<const OperationSignature> quantizationSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::DEQUANTIZE, validateDequantize, prepareDequantize, false, true},
+        {OperationType::QUANTIZE, validateQuantize, prepareQuantize, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

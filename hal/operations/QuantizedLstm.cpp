@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "RecurrentChecks.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -84,6 +85,11 @@ bool prepareQuantizedLstm(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(QUANTIZED_16BIT_LSTM, validateQuantizedLstm, prepareQuantizedLstm, false, false);
+std::span<const OperationSignature> quantizedLstmSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::QUANTIZED_16BIT_LSTM, validateQuantizedLstm, prepareQuantizedLstm, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "RecurrentChecks.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -129,6 +130,11 @@ bool prepareQuantizedLstmInteger(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(QUANTIZED_LSTM, validateQuantizedLstmInteger, prepareQuantizedLstmInteger, true, false);
+std::span<const OperationSignature> quantizedLstmIntegerSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::QUANTIZED_LSTM, validateQuantizedLstmInteger, prepareQuantizedLstmInteger, true, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

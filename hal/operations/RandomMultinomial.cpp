@@ -1,6 +1,7 @@
 // Signature of RANDOM_MULTINOMIAL: logits [batches, classes] (F32 or F16), INT32 number of
 // samples, TENSOR_INT32 seeds [2] -> TENSOR_INT32 class indexes [batches, samples].
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -29,7 +30,11 @@ bool prepareRandomMultinomial(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RANDOM_MULTINOMIAL, validateRandomMultinomial, prepareRandomMultinomial,
-                      false, false);
+std::span<const OperationSignature> randomMultinomialSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::RANDOM_MULTINOMIAL, validateRandomMultinomial, prepareRandomMultinomial, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

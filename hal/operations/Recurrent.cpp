@@ -1,6 +1,7 @@
 // Signatures of the single-step recurrent operations: LSTM, RNN (their cell checks, shared with
 // the sequence operations, are in RecurrentChecks.cpp) and SVDF.
 #include "RecurrentChecks.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -114,8 +115,13 @@ bool prepareSvdf(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(LSTM, validateLstm, prepareLstm, true, false);
-NN_REGISTER_SIGNATURE(RNN, validateRnn, prepareRnn, false, false);
-NN_REGISTER_SIGNATURE(SVDF, validateSvdf, prepareSvdf, true, false);
+std::span<const OperationSignature> recurrentSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::LSTM, validateLstm, prepareLstm, true, false},
+        {OperationType::RNN, validateRnn, prepareRnn, false, false},
+        {OperationType::SVDF, validateSvdf, prepareSvdf, true, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -4,6 +4,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -74,12 +75,17 @@ bool prepareMaxMin(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(MEAN, validateMean, prepareReduction, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_SUM, validateSumProd, prepareReduction, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_PROD, validateSumProd, prepareReduction, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_MAX, validateMaxMin, prepareMaxMin, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_MIN, validateMaxMin, prepareMaxMin, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_ANY, validateAnyAll, prepareReduction, false, false);
-NN_REGISTER_SIGNATURE(REDUCE_ALL, validateAnyAll, prepareReduction, false, false);
+std::span<const OperationSignature> reductionSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::MEAN, validateMean, prepareReduction, false, false},
+        {OperationType::REDUCE_SUM, validateSumProd, prepareReduction, false, false},
+        {OperationType::REDUCE_PROD, validateSumProd, prepareReduction, false, false},
+        {OperationType::REDUCE_MAX, validateMaxMin, prepareMaxMin, false, false},
+        {OperationType::REDUCE_MIN, validateMaxMin, prepareMaxMin, false, false},
+        {OperationType::REDUCE_ANY, validateAnyAll, prepareReduction, false, false},
+        {OperationType::REDUCE_ALL, validateAnyAll, prepareReduction, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

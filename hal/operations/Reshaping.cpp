@@ -5,6 +5,7 @@
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -299,13 +300,18 @@ int64_t reshapeFeatureLevel(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RESHAPE, validateReshape, prepareReshape, false, false, reshapeFeatureLevel);
-NN_REGISTER_SIGNATURE(SQUEEZE, validateWithAxisList, prepareSqueeze, true, false);
-NN_REGISTER_SIGNATURE(EXPAND_DIMS, validateExpandDims, prepareExpandDims, false, false);
-NN_REGISTER_SIGNATURE(TRANSPOSE, validateWithAxisList, prepareTranspose, true, true);
-NN_REGISTER_SIGNATURE(DEPTH_TO_SPACE, validateBlockOp, prepareDepthToSpace, false, false);
-NN_REGISTER_SIGNATURE(SPACE_TO_DEPTH, validateBlockOp, prepareSpaceToDepth, false, false);
-NN_REGISTER_SIGNATURE(BATCH_TO_SPACE_ND, validateBatchToSpace, prepareBatchToSpace, false, false);
-NN_REGISTER_SIGNATURE(SPACE_TO_BATCH_ND, validateSpaceToBatch, prepareSpaceToBatch, false, false);
+std::span<const OperationSignature> reshapingSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::RESHAPE, validateReshape, prepareReshape, false, false, reshapeFeatureLevel},
+        {OperationType::SQUEEZE, validateWithAxisList, prepareSqueeze, true, false},
+        {OperationType::EXPAND_DIMS, validateExpandDims, prepareExpandDims, false, false},
+        {OperationType::TRANSPOSE, validateWithAxisList, prepareTranspose, true, true},
+        {OperationType::DEPTH_TO_SPACE, validateBlockOp, prepareDepthToSpace, false, false},
+        {OperationType::SPACE_TO_DEPTH, validateBlockOp, prepareSpaceToDepth, false, false},
+        {OperationType::BATCH_TO_SPACE_ND, validateBatchToSpace, prepareBatchToSpace, false, false},
+        {OperationType::SPACE_TO_BATCH_ND, validateSpaceToBatch, prepareSpaceToBatch, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

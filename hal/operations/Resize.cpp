@@ -7,6 +7,7 @@
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -80,7 +81,12 @@ bool prepareResize(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(RESIZE_BILINEAR, validateBilinear, prepareResize, false, true, resizeFeatureLevel);
-NN_REGISTER_SIGNATURE(RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true, resizeFeatureLevel);
+std::span<const OperationSignature> resizeSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::RESIZE_BILINEAR, validateBilinear, prepareResize, false, true, resizeFeatureLevel},
+        {OperationType::RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true, resizeFeatureLevel},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

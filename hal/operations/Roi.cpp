@@ -9,6 +9,7 @@
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -107,8 +108,13 @@ bool prepareHeatmapMaxKeypoint(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(ROI_ALIGN, validateRoiAlign, prepareRoiAlign, false, true);
-NN_REGISTER_SIGNATURE(ROI_POOLING, validateRoiPooling, prepareRoiPooling, false, false);
-NN_REGISTER_SIGNATURE(HEATMAP_MAX_KEYPOINT, validateHeatmapMaxKeypoint, prepareHeatmapMaxKeypoint, false, false);
+std::span<const OperationSignature> roiSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::ROI_ALIGN, validateRoiAlign, prepareRoiAlign, false, true},
+        {OperationType::ROI_POOLING, validateRoiPooling, prepareRoiPooling, false, false},
+        {OperationType::HEATMAP_MAX_KEYPOINT, validateHeatmapMaxKeypoint, prepareHeatmapMaxKeypoint, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

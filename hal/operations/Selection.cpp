@@ -5,6 +5,7 @@
 
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -43,8 +44,13 @@ bool prepareSelect(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(MAXIMUM, validateMaxMin, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(MINIMUM, validateMaxMin, prepareBroadcastOutput, false, false);
-NN_REGISTER_SIGNATURE(SELECT, validateSelect, prepareSelect, false, false);
+std::span<const OperationSignature> selectionSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::MAXIMUM, validateMaxMin, prepareBroadcastOutput, false, false},
+        {OperationType::MINIMUM, validateMaxMin, prepareBroadcastOutput, false, false},
+        {OperationType::SELECT, validateSelect, prepareSelect, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -7,6 +7,7 @@
 // auxiliary input comes without auxiliary weights links its directions in parallel: the
 // forward direction reads the input, the backward direction the auxiliary input.
 #include "RecurrentChecks.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -269,13 +270,18 @@ int64_t bidirectionalLstmFeatureLevel(const OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(UNIDIRECTIONAL_SEQUENCE_RNN, validateUnidirectionalRnn, prepareUnidirectionalRnn, false, false,
-                      unidirectionalFeatureLevel);
-NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_RNN, validateBidirectionalRnn, prepareBidirectionalRnn, true, false,
-                      bidirectionalRnnFeatureLevel);
-NN_REGISTER_SIGNATURE(UNIDIRECTIONAL_SEQUENCE_LSTM, validateUnidirectionalLstm, prepareUnidirectionalLstm, true,
-                      false, unidirectionalFeatureLevel);
-NN_REGISTER_SIGNATURE(BIDIRECTIONAL_SEQUENCE_LSTM, validateBidirectionalLstm, prepareBidirectionalLstm, true, false,
-                      bidirectionalLstmFeatureLevel);
+std::span<const OperationSignature> sequenceRecurrentSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, validateUnidirectionalRnn, prepareUnidirectionalRnn, false,
+            false, unidirectionalFeatureLevel},
+        {OperationType::BIDIRECTIONAL_SEQUENCE_RNN, validateBidirectionalRnn, prepareBidirectionalRnn, true,
+            false, bidirectionalRnnFeatureLevel},
+        {OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, validateUnidirectionalLstm, prepareUnidirectionalLstm,
+            true, false, unidirectionalFeatureLevel},
+        {OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, validateBidirectionalLstm, prepareBidirectionalLstm, true,
+            false, bidirectionalLstmFeatureLevel},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -3,6 +3,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -149,9 +150,14 @@ bool preparePadV2(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(STRIDED_SLICE, validateStridedSlice, prepareStridedSlice, false, false);
-NN_REGISTER_SIGNATURE(SLICE, validateSlice, prepareSlice, false, true);
-NN_REGISTER_SIGNATURE(PAD, validatePad, preparePad, false, false);
-NN_REGISTER_SIGNATURE(PAD_V2, validatePadV2, preparePadV2, false, false);
+std::span<const OperationSignature> slicingSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::STRIDED_SLICE, validateStridedSlice, prepareStridedSlice, false, false},
+        {OperationType::SLICE, validateSlice, prepareSlice, false, true},
+        {OperationType::PAD, validatePad, preparePad, false, false},
+        {OperationType::PAD_V2, validatePadV2, preparePadV2, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

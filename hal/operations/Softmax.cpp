@@ -1,6 +1,7 @@
 // SOFTMAX: input, beta (FLOAT32, or FLOAT16 for a TENSOR_FLOAT16 input), optional axis
 // (INT32, default -1). The output has the input's shape.
 #include "nnemu/hal/Operations.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -39,6 +40,11 @@ bool prepareSoftmax(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(SOFTMAX, validateSoftmax, prepareSoftmax, false, true);
+std::span<const OperationSignature> softmaxSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::SOFTMAX, validateSoftmax, prepareSoftmax, false, true},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

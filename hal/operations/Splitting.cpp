@@ -4,6 +4,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -43,6 +44,11 @@ bool prepareSplit(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(SPLIT, validateSplit, prepareSplit, false, false);
+std::span<const OperationSignature> splittingSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::SPLIT, validateSplit, prepareSplit, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

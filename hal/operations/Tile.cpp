@@ -6,6 +6,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -42,6 +43,11 @@ bool prepareTile(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(TILE, validateTile, prepareTile, false, false);
+std::span<const OperationSignature> tileSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::TILE, validateTile, prepareTile, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -5,6 +5,7 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -35,6 +36,11 @@ bool prepareTopK(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(TOPK_V2, validateTopK, prepareTopK, false, false);
+std::span<const OperationSignature> topKSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::TOPK_V2, validateTopK, prepareTopK, false, false},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -9,6 +9,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
 #include "nnemu/hal/TransposeWindow.h"
+#include "SignatureFamilies.h"
 
 namespace nnemu::hal {
 namespace {
@@ -89,7 +90,12 @@ bool prepareTransposeConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_SIGNATURE(TRANSPOSE_CONV_2D, validateTransposeConv2D, prepareTransposeConv2D, false, true, nullptr,
-                      checkTransposeConv2DValues);
+std::span<const OperationSignature> transposeConvolutionSignatures() {
+    static constexpr OperationSignature kSignatures[] = {
+        {OperationType::TRANSPOSE_CONV_2D, validateTransposeConv2D, prepareTransposeConv2D, false, true,
+            nullptr, checkTransposeConv2DValues},
+    };
+    return kSignatures;
+}
 
 }  // namespace nnemu::hal

@@ -10,34 +10,12 @@
 
 #include "Fp16.h"
 #include "Variant.h"
+#include "nnemu/hal/OperationTable.h"
 
 namespace nnemu::conformance {
 namespace {
 
 using nlohmann::json;
-
-// Operation names, indexed by OperationCode (feature level 29: 0..94, then 30 and later).
-constexpr std::array<const char*, 106> kOperationNames = {
-        "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
-        "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED",
-        "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION",
-        "LOGISTIC", "LSH_PROJECTION", "LSTM", "MAX_POOL_2D", "MUL", "RELU", "RELU1", "RELU6",
-        "RESHAPE", "RESIZE_BILINEAR", "RNN", "SOFTMAX", "SPACE_TO_DEPTH", "SVDF", "TANH",
-        "BATCH_TO_SPACE_ND", "DIV", "MEAN", "PAD", "SPACE_TO_BATCH_ND", "SQUEEZE",
-        "STRIDED_SLICE", "SUB", "TRANSPOSE", "ABS", "ARGMAX", "ARGMIN",
-        "AXIS_ALIGNED_BBOX_TRANSFORM", "BIDIRECTIONAL_SEQUENCE_LSTM",
-        "BIDIRECTIONAL_SEQUENCE_RNN", "BOX_WITH_NMS_LIMIT", "CAST", "CHANNEL_SHUFFLE",
-        "DETECTION_POSTPROCESSING", "EQUAL", "EXP", "EXPAND_DIMS", "GATHER",
-        "GENERATE_PROPOSALS", "GREATER", "GREATER_EQUAL", "GROUPED_CONV_2D",
-        "HEATMAP_MAX_KEYPOINT", "INSTANCE_NORMALIZATION", "LESS", "LESS_EQUAL", "LOG",
-        "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOG_SOFTMAX", "MAXIMUM", "MINIMUM", "NEG",
-        "NOT_EQUAL", "PAD_V2", "POW", "PRELU", "QUANTIZE", "QUANTIZED_16BIT_LSTM",
-        "RANDOM_MULTINOMIAL", "REDUCE_ALL", "REDUCE_ANY", "REDUCE_MAX", "REDUCE_MIN",
-        "REDUCE_PROD", "REDUCE_SUM", "ROI_ALIGN", "ROI_POOLING", "RSQRT", "SELECT", "SIN",
-        "SLICE", "SPLIT", "SQRT", "TILE", "TOPK_V2", "TRANSPOSE_CONV_2D",
-        "UNIDIRECTIONAL_SEQUENCE_LSTM", "UNIDIRECTIONAL_SEQUENCE_RNN",
-        "RESIZE_NEAREST_NEIGHBOR", "QUANTIZED_LSTM", "IF", "WHILE", "ELU", "HARD_SWISH",
-        "FILL", "RANK", "BATCH_MATMUL", "PACK", "MIRROR_PAD", "REVERSE"};
 
 struct OperandTypeInfo {
     const char* name;
@@ -343,8 +321,8 @@ void convertGraph(const json& j, const std::string& where, Graph* g) {
         Operation op;
         op.typeName = stringMember(operations[i], "type", here);
         op.typeCode = -1;
-        for (size_t c = 0; c < kOperationNames.size(); ++c) {
-            if (op.typeName == kOperationNames[c]) op.typeCode = static_cast<int32_t>(c);
+        if (const hal::OperationInfo* info = hal::findOperation(std::string_view(op.typeName))) {
+            op.typeCode = static_cast<int32_t>(info->type);
         }
         if (op.typeCode < 0) bad(here + ": unknown operation type " + op.typeName);
         op.inputs = indexList(member(operations[i], "inputs", here), operandCount,
@@ -460,8 +438,8 @@ const char* elementKindName(ElementKind kind) {
 }
 
 const char* operationName(int32_t code) {
-    if (code < 0 || static_cast<size_t>(code) >= kOperationNames.size()) return nullptr;
-    return kOperationNames[static_cast<size_t>(code)];
+    const hal::OperationInfo* info = hal::findOperation(code);
+    return info != nullptr ? info->name : nullptr;
 }
 
 SpecFile loadSpecFile(const std::filesystem::path& path,

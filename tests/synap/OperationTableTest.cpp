@@ -1,16 +1,14 @@
-// The operation table of docs/operations.md against the registrations: every feature-level-29
-// operation has a signature and a reference kernel, and the table's synap-npu column says "—"
-// exactly for the operations without a lowering rule. A registration that vanishes, or a claim
-// the table does not mention, fails here.
+// The documentation's operation table (README.md or docs/*.md) against the registrations: every
+// feature-level-29 operation has a signature and a reference kernel, and the table's synap-npu
+// column says "—" exactly for the operations without a lowering rule. A registration that
+// vanishes, or a claim the documentation does not mention, fails here. Skipped when no file has
+// the table.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "NodeLowering.h"
+#include "DocumentedOperations.h"
+#include "Lowering.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
@@ -21,57 +19,33 @@ using nnemu::hal::OperationType;
 
 constexpr int kFeatureLevel29Operations = 95;
 
-std::vector<std::string> cells(const std::string& row) {
-    std::vector<std::string> result;
-    std::stringstream stream(row);
-    std::string cell;
-    std::getline(stream, cell, '|');  // before the first bar
-    while (std::getline(stream, cell, '|')) {
-        const size_t first = cell.find_first_not_of(' ');
-        const size_t last = cell.find_last_not_of(' ');
-        result.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
-    }
-    return result;
-}
-
-// Operation number -> {name, synap-npu column} from the table in docs/operations.md.
-std::map<int, std::vector<std::string>> readmeTable() {
-    std::ifstream readme(NNEMU_SOURCE_DIR "/docs/operations.md");
-    std::map<int, std::vector<std::string>> rows;
-    std::string line;
-    bool inTable = false;
-    while (std::getline(readme, line)) {
-        if (line.rfind("| # | operation |", 0) == 0) {
-            inTable = true;
-        } else if (inTable && line.rfind("|---", 0) == 0) {
-            continue;
-        } else if (inTable && line.rfind("| ", 0) != 0) {
-            break;
-        } else if (inTable) {
-            const auto row = cells(line);
-            if (row.size() == 4) rows[std::stoi(row[0])] = {row[1], row[3]};
-        }
-    }
-    return rows;
-}
-
 TEST(OperationTable, ListsEveryOperationWithItsReferenceKernelAndNpuClaim) {
-    const auto rows = readmeTable();
-    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations))
-            << "docs/operations.md operation table";
+    const auto [file, rows] = nnemu::test::findDocumentedOperations(NNEMU_SOURCE_DIR);
+    if (file.empty()) GTEST_SKIP() << "no operations table (\"| # | operation |\") in README.md or docs/*.md";
+    ASSERT_GE(rows.size(), static_cast<size_t>(kFeatureLevel29Operations)) << file;
     for (int code = 0; code < static_cast<int>(nnemu::hal::kNumberOfOperationTypes); ++code) {
         // Operations of later feature levels have a row once they are implemented.
         if (code >= kFeatureLevel29Operations && rows.count(code) == 0) continue;
         const auto type = static_cast<OperationType>(code);
         const std::string name = nnemu::hal::operationName(type);
-        ASSERT_TRUE(rows.count(code)) << "docs/operations.md has no row for " << name;
-        EXPECT_EQ(rows.at(code)[0], name);
+        ASSERT_TRUE(rows.count(code)) << file << " has no row for " << name;
+        ASSERT_EQ(rows.at(code).size(), 4u) << file << ": row " << code;
+        EXPECT_EQ(rows.at(code)[1], name);
         EXPECT_NE(nnemu::hal::findSignature(type), nullptr) << name << " has no signature";
         EXPECT_NE(nnemu::cpu::findKernel(type), nullptr) << name << " has no reference kernel";
         const bool npuClaims = nnemu::synap::findLowering(type) != nullptr;
-        EXPECT_EQ(rows.at(code)[1] != "—", npuClaims)
-                << name << ": docs/operations.md's synap-npu column says \"" << rows.at(code)[1]
-                << "\"";
+        EXPECT_EQ(rows.at(code)[3] != "—", npuClaims)
+                << name << ": " << file << "'s synap-npu column says \"" << rows.at(code)[3] << "\"";
+    }
+}
+
+// The lowering rules listed in driver/synap/Lowering.cpp: none twice, none outside the table.
+TEST(OperationTable, LoweringRulesAreListedOnceEach) {
+    std::string problems;
+    for (const auto& problem : nnemu::synap::loweringCoverageProblems()) problems += problem + "\n";
+    EXPECT_EQ(problems, "");
+    for (const auto type : nnemu::synap::listedLowerings()) {
+        EXPECT_EQ(nnemu::synap::findLowering(type)->type, type) << nnemu::hal::operationName(type);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -136,18 +137,23 @@ bool unaryKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(RELU, unaryKernel);
-NN_REGISTER_KERNEL(RELU1, unaryKernel);
-NN_REGISTER_KERNEL(RELU6, unaryKernel);
-NN_REGISTER_KERNEL(LOGISTIC, unaryKernel);
-NN_REGISTER_KERNEL(TANH, unaryKernel);
-NN_REGISTER_KERNEL(FLOOR, unaryKernel);
-NN_REGISTER_KERNEL(ABS, unaryKernel);
-NN_REGISTER_KERNEL(EXP, unaryKernel);
-NN_REGISTER_KERNEL(LOG, unaryKernel);
-NN_REGISTER_KERNEL(RSQRT, unaryKernel);
-NN_REGISTER_KERNEL(SIN, unaryKernel);
-NN_REGISTER_KERNEL(SQRT, unaryKernel);
-NN_REGISTER_KERNEL(NEG, unaryKernel);
+std::span<const KernelEntry> activationKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::RELU, unaryKernel},
+        {hal::OperationType::RELU1, unaryKernel},
+        {hal::OperationType::RELU6, unaryKernel},
+        {hal::OperationType::LOGISTIC, unaryKernel},
+        {hal::OperationType::TANH, unaryKernel},
+        {hal::OperationType::FLOOR, unaryKernel},
+        {hal::OperationType::ABS, unaryKernel},
+        {hal::OperationType::EXP, unaryKernel},
+        {hal::OperationType::LOG, unaryKernel},
+        {hal::OperationType::RSQRT, unaryKernel},
+        {hal::OperationType::SIN, unaryKernel},
+        {hal::OperationType::SQRT, unaryKernel},
+        {hal::OperationType::NEG, unaryKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

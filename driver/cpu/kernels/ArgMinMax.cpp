@@ -3,6 +3,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -41,7 +42,12 @@ bool argMinMax(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(ARGMAX, argMinMax<true>);
-NN_REGISTER_KERNEL(ARGMIN, argMinMax<false>);
+std::span<const KernelEntry> argMinMaxKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::ARGMAX, argMinMax<true>},
+        {hal::OperationType::ARGMIN, argMinMax<false>},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

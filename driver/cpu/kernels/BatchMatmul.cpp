@@ -6,6 +6,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -103,6 +104,11 @@ bool batchMatmulKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(BATCH_MATMUL, batchMatmulKernel);
+std::span<const KernelEntry> batchMatmulKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::BATCH_MATMUL, batchMatmulKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

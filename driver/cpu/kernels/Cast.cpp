@@ -15,6 +15,7 @@
 
 #include "Broadcast.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -83,6 +84,11 @@ bool castKernel(hal::OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(CAST, castKernel);
+std::span<const KernelEntry> castKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::CAST, castKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -5,6 +5,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -38,6 +39,11 @@ bool channelShuffle(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(CHANNEL_SHUFFLE, channelShuffle);
+std::span<const KernelEntry> channelShuffleKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::CHANNEL_SHUFFLE, channelShuffle},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

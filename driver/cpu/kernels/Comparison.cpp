@@ -6,6 +6,7 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -70,11 +71,16 @@ bool comparisonKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(EQUAL, comparisonKernel);
-NN_REGISTER_KERNEL(NOT_EQUAL, comparisonKernel);
-NN_REGISTER_KERNEL(GREATER, comparisonKernel);
-NN_REGISTER_KERNEL(GREATER_EQUAL, comparisonKernel);
-NN_REGISTER_KERNEL(LESS, comparisonKernel);
-NN_REGISTER_KERNEL(LESS_EQUAL, comparisonKernel);
+std::span<const KernelEntry> comparisonKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::EQUAL, comparisonKernel},
+        {hal::OperationType::NOT_EQUAL, comparisonKernel},
+        {hal::OperationType::GREATER, comparisonKernel},
+        {hal::OperationType::GREATER_EQUAL, comparisonKernel},
+        {hal::OperationType::LESS, comparisonKernel},
+        {hal::OperationType::LESS_EQUAL, comparisonKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -7,6 +7,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -65,6 +66,11 @@ bool concatenation(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(CONCATENATION, concatenation);
+std::span<const KernelEntry> concatenationKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::CONCATENATION, concatenation},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

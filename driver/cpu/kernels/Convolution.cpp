@@ -7,6 +7,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -126,8 +127,13 @@ bool groupedConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(CONV_2D, conv2D);
-NN_REGISTER_KERNEL(DEPTHWISE_CONV_2D, depthwiseConv2D);
-NN_REGISTER_KERNEL(GROUPED_CONV_2D, groupedConv2D);
+std::span<const KernelEntry> convolutionKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::CONV_2D, conv2D},
+        {hal::OperationType::DEPTHWISE_CONV_2D, depthwiseConv2D},
+        {hal::OperationType::GROUPED_CONV_2D, groupedConv2D},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

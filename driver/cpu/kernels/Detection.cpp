@@ -7,6 +7,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -90,8 +91,13 @@ bool generateProposals(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(AXIS_ALIGNED_BBOX_TRANSFORM, axisAlignedBboxTransform);
-NN_REGISTER_KERNEL(BOX_WITH_NMS_LIMIT, boxWithNmsLimit);
-NN_REGISTER_KERNEL(GENERATE_PROPOSALS, generateProposals);
+std::span<const KernelEntry> detectionKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, axisAlignedBboxTransform},
+        {hal::OperationType::BOX_WITH_NMS_LIMIT, boxWithNmsLimit},
+        {hal::OperationType::GENERATE_PROPOSALS, generateProposals},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -15,6 +15,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -164,6 +165,11 @@ bool detectionPostprocessing(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(DETECTION_POSTPROCESSING, detectionPostprocessing);
+std::span<const KernelEntry> detectionPostprocessingKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::DETECTION_POSTPROCESSING, detectionPostprocessing},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

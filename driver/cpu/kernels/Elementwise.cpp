@@ -7,6 +7,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -180,9 +181,14 @@ bool binaryKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(ADD, binaryKernel);
-NN_REGISTER_KERNEL(MUL, binaryKernel);
-NN_REGISTER_KERNEL(SUB, binaryKernel);
-NN_REGISTER_KERNEL(DIV, binaryKernel);
+std::span<const KernelEntry> elementwiseKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::ADD, binaryKernel},
+        {hal::OperationType::MUL, binaryKernel},
+        {hal::OperationType::SUB, binaryKernel},
+        {hal::OperationType::DIV, binaryKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

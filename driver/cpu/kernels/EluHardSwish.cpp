@@ -7,6 +7,7 @@
 #include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -36,7 +37,12 @@ bool hardSwishKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(ELU, eluKernel);
-NN_REGISTER_KERNEL(HARD_SWISH, hardSwishKernel);
+std::span<const KernelEntry> eluHardSwishKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::ELU, eluKernel},
+        {hal::OperationType::HARD_SWISH, hardSwishKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -48,7 +49,12 @@ bool rankKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(FILL, fillKernel);
-NN_REGISTER_KERNEL(RANK, rankKernel);
+std::span<const KernelEntry> fillRankKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::FILL, fillKernel},
+        {hal::OperationType::RANK, rankKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

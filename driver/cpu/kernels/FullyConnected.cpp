@@ -6,6 +6,7 @@
 #include "ConvPoolUtils.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -113,6 +114,11 @@ bool fullyConnected(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(FULLY_CONNECTED, fullyConnected);
+std::span<const KernelEntry> fullyConnectedKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::FULLY_CONNECTED, fullyConnected},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -6,6 +6,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -41,6 +42,11 @@ bool gather(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(GATHER, gather);
+std::span<const KernelEntry> gatherKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::GATHER, gather},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

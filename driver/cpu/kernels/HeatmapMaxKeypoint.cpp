@@ -10,6 +10,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -109,6 +110,11 @@ bool heatmapMaxKeypoint(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(HEATMAP_MAX_KEYPOINT, heatmapMaxKeypoint);
+std::span<const KernelEntry> heatmapMaxKeypointKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::HEATMAP_MAX_KEYPOINT, heatmapMaxKeypoint},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

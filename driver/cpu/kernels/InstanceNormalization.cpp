@@ -11,6 +11,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -68,6 +69,11 @@ bool instanceNormalization(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(INSTANCE_NORMALIZATION, instanceNormalization);
+std::span<const KernelEntry> instanceNormalizationKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::INSTANCE_NORMALIZATION, instanceNormalization},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

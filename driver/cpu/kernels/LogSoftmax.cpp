@@ -9,6 +9,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -49,6 +50,11 @@ bool logSoftmax(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(LOG_SOFTMAX, logSoftmax);
+std::span<const KernelEntry> logSoftmaxKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::LOG_SOFTMAX, logSoftmax},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -4,6 +4,7 @@
 
 #include "Broadcast.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -43,8 +44,13 @@ bool notKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(LOGICAL_AND, andOrKernel);
-NN_REGISTER_KERNEL(LOGICAL_OR, andOrKernel);
-NN_REGISTER_KERNEL(LOGICAL_NOT, notKernel);
+std::span<const KernelEntry> logicalKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::LOGICAL_AND, andOrKernel},
+        {hal::OperationType::LOGICAL_OR, andOrKernel},
+        {hal::OperationType::LOGICAL_NOT, notKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

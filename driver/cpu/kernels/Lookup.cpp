@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -273,8 +274,13 @@ bool lshProjection(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(EMBEDDING_LOOKUP, embeddingLookup);
-NN_REGISTER_KERNEL(HASHTABLE_LOOKUP, hashtableLookup);
-NN_REGISTER_KERNEL(LSH_PROJECTION, lshProjection);
+std::span<const KernelEntry> lookupKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::EMBEDDING_LOOKUP, embeddingLookup},
+        {hal::OperationType::HASHTABLE_LOOKUP, hashtableLookup},
+        {hal::OperationType::LSH_PROJECTION, lshProjection},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

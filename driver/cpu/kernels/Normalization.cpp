@@ -7,6 +7,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -170,7 +171,12 @@ bool lrnKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(L2_NORMALIZATION, l2NormKernel);
-NN_REGISTER_KERNEL(LOCAL_RESPONSE_NORMALIZATION, lrnKernel);
+std::span<const KernelEntry> normalizationKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::L2_NORMALIZATION, l2NormKernel},
+        {hal::OperationType::LOCAL_RESPONSE_NORMALIZATION, lrnKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

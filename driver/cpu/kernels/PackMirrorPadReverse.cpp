@@ -6,6 +6,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -92,8 +93,13 @@ bool reverseKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(PACK, packKernel);
-NN_REGISTER_KERNEL(MIRROR_PAD, mirrorPadKernel);
-NN_REGISTER_KERNEL(REVERSE, reverseKernel);
+std::span<const KernelEntry> packMirrorPadReverseKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::PACK, packKernel},
+        {hal::OperationType::MIRROR_PAD, mirrorPadKernel},
+        {hal::OperationType::REVERSE, reverseKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -13,6 +13,7 @@
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -174,8 +175,13 @@ bool l2Pool2D(OperationContext& context) { return runPool(context, PoolKind::L2)
 
 }  // namespace
 
-NN_REGISTER_KERNEL(AVERAGE_POOL_2D, averagePool2D);
-NN_REGISTER_KERNEL(MAX_POOL_2D, maxPool2D);
-NN_REGISTER_KERNEL(L2_POOL_2D, l2Pool2D);
+std::span<const KernelEntry> poolingKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::AVERAGE_POOL_2D, averagePool2D},
+        {hal::OperationType::MAX_POOL_2D, maxPool2D},
+        {hal::OperationType::L2_POOL_2D, l2Pool2D},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

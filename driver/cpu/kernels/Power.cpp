@@ -8,6 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -95,7 +96,12 @@ bool powPreluKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(POW, powPreluKernel);
-NN_REGISTER_KERNEL(PRELU, powPreluKernel);
+std::span<const KernelEntry> powerKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::POW, powPreluKernel},
+        {hal::OperationType::PRELU, powPreluKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -6,6 +6,7 @@
 #include "QuantValue.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -113,7 +114,12 @@ bool quantizeKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(DEQUANTIZE, dequantizeKernel);
-NN_REGISTER_KERNEL(QUANTIZE, quantizeKernel);
+std::span<const KernelEntry> quantizationKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::DEQUANTIZE, dequantizeKernel},
+        {hal::OperationType::QUANTIZE, quantizeKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

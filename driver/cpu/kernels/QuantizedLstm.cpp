@@ -20,6 +20,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -136,6 +137,11 @@ bool quantizedLstm(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(QUANTIZED_16BIT_LSTM, quantizedLstm);
+std::span<const KernelEntry> quantizedLstmKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::QUANTIZED_16BIT_LSTM, quantizedLstm},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -20,6 +20,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -390,6 +391,11 @@ bool quantizedLstmInteger(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(QUANTIZED_LSTM, quantizedLstmInteger);
+std::span<const KernelEntry> quantizedLstmIntegerKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::QUANTIZED_LSTM, quantizedLstmInteger},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

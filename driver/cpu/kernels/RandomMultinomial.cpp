@@ -12,6 +12,7 @@
 
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -71,6 +72,11 @@ bool randomMultinomial(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(RANDOM_MULTINOMIAL, randomMultinomial);
+std::span<const KernelEntry> randomMultinomialKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::RANDOM_MULTINOMIAL, randomMultinomial},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

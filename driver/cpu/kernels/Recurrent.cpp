@@ -7,6 +7,7 @@
 #include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -111,8 +112,13 @@ bool svdf(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(LSTM, lstm);
-NN_REGISTER_KERNEL(RNN, rnn);
-NN_REGISTER_KERNEL(SVDF, svdf);
+std::span<const KernelEntry> recurrentKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::LSTM, lstm},
+        {hal::OperationType::RNN, rnn},
+        {hal::OperationType::SVDF, svdf},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

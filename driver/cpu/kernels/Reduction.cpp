@@ -8,6 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -174,12 +175,17 @@ bool reduceAnyAll(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(MEAN, mean);
-NN_REGISTER_KERNEL(REDUCE_SUM, reduceSum);
-NN_REGISTER_KERNEL(REDUCE_PROD, reduceProd);
-NN_REGISTER_KERNEL(REDUCE_MAX, reduceMaxMin<true>);
-NN_REGISTER_KERNEL(REDUCE_MIN, reduceMaxMin<false>);
-NN_REGISTER_KERNEL(REDUCE_ANY, reduceAnyAll<true>);
-NN_REGISTER_KERNEL(REDUCE_ALL, reduceAnyAll<false>);
+std::span<const KernelEntry> reductionKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::MEAN, mean},
+        {hal::OperationType::REDUCE_SUM, reduceSum},
+        {hal::OperationType::REDUCE_PROD, reduceProd},
+        {hal::OperationType::REDUCE_MAX, reduceMaxMin<true>},
+        {hal::OperationType::REDUCE_MIN, reduceMaxMin<false>},
+        {hal::OperationType::REDUCE_ANY, reduceAnyAll<true>},
+        {hal::OperationType::REDUCE_ALL, reduceAnyAll<false>},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

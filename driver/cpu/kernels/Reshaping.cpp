@@ -6,6 +6,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -188,13 +189,18 @@ bool spaceToBatch(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(RESHAPE, copyAll);
-NN_REGISTER_KERNEL(SQUEEZE, copyAll);
-NN_REGISTER_KERNEL(EXPAND_DIMS, expandDims);
-NN_REGISTER_KERNEL(TRANSPOSE, transpose);
-NN_REGISTER_KERNEL(DEPTH_TO_SPACE, depthToSpace);
-NN_REGISTER_KERNEL(SPACE_TO_DEPTH, spaceToDepth);
-NN_REGISTER_KERNEL(BATCH_TO_SPACE_ND, batchToSpace);
-NN_REGISTER_KERNEL(SPACE_TO_BATCH_ND, spaceToBatch);
+std::span<const KernelEntry> reshapingKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::RESHAPE, copyAll},
+        {hal::OperationType::SQUEEZE, copyAll},
+        {hal::OperationType::EXPAND_DIMS, expandDims},
+        {hal::OperationType::TRANSPOSE, transpose},
+        {hal::OperationType::DEPTH_TO_SPACE, depthToSpace},
+        {hal::OperationType::SPACE_TO_DEPTH, spaceToDepth},
+        {hal::OperationType::BATCH_TO_SPACE_ND, batchToSpace},
+        {hal::OperationType::SPACE_TO_BATCH_ND, spaceToBatch},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -11,6 +11,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -162,7 +163,12 @@ bool resizeNearestNeighbor(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(RESIZE_BILINEAR, resizeBilinear);
-NN_REGISTER_KERNEL(RESIZE_NEAREST_NEIGHBOR, resizeNearestNeighbor);
+std::span<const KernelEntry> resizeKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::RESIZE_BILINEAR, resizeBilinear},
+        {hal::OperationType::RESIZE_NEAREST_NEIGHBOR, resizeNearestNeighbor},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -8,6 +8,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -165,7 +166,12 @@ bool roiPooling(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(ROI_ALIGN, roiAlign);
-NN_REGISTER_KERNEL(ROI_POOLING, roiPooling);
+std::span<const KernelEntry> roiKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::ROI_ALIGN, roiAlign},
+        {hal::OperationType::ROI_POOLING, roiPooling},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

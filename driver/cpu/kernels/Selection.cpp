@@ -7,6 +7,7 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -105,8 +106,13 @@ bool selectKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(MAXIMUM, maxMinKernel);
-NN_REGISTER_KERNEL(MINIMUM, maxMinKernel);
-NN_REGISTER_KERNEL(SELECT, selectKernel);
+std::span<const KernelEntry> selectionKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::MAXIMUM, maxMinKernel},
+        {hal::OperationType::MINIMUM, maxMinKernel},
+        {hal::OperationType::SELECT, selectKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -12,6 +12,7 @@
 
 #include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -263,9 +264,14 @@ bool bidirectionalLstm(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(UNIDIRECTIONAL_SEQUENCE_RNN, unidirectionalRnn);
-NN_REGISTER_KERNEL(BIDIRECTIONAL_SEQUENCE_RNN, bidirectionalRnn);
-NN_REGISTER_KERNEL(UNIDIRECTIONAL_SEQUENCE_LSTM, unidirectionalLstm);
-NN_REGISTER_KERNEL(BIDIRECTIONAL_SEQUENCE_LSTM, bidirectionalLstm);
+std::span<const KernelEntry> sequenceRecurrentKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, unidirectionalRnn},
+        {hal::OperationType::BIDIRECTIONAL_SEQUENCE_RNN, bidirectionalRnn},
+        {hal::OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, unidirectionalLstm},
+        {hal::OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, bidirectionalLstm},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -5,6 +5,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -146,9 +147,14 @@ bool padV2(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(STRIDED_SLICE, stridedSlice);
-NN_REGISTER_KERNEL(SLICE, slice);
-NN_REGISTER_KERNEL(PAD, pad);
-NN_REGISTER_KERNEL(PAD_V2, padV2);
+std::span<const KernelEntry> slicingKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::STRIDED_SLICE, stridedSlice},
+        {hal::OperationType::SLICE, slice},
+        {hal::OperationType::PAD, pad},
+        {hal::OperationType::PAD_V2, padV2},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

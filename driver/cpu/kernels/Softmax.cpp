@@ -8,6 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -92,6 +93,11 @@ bool softmaxKernel(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(SOFTMAX, softmaxKernel);
+std::span<const KernelEntry> softmaxKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::SOFTMAX, softmaxKernel},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -38,6 +39,11 @@ bool split(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(SPLIT, split);
+std::span<const KernelEntry> splittingKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::SPLIT, split},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -6,6 +6,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -39,6 +40,11 @@ bool tile(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(TILE, tile);
+std::span<const KernelEntry> tileKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::TILE, tile},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

@@ -8,6 +8,7 @@
 
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -55,6 +56,11 @@ bool topK(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(TOPK_V2, topK);
+std::span<const KernelEntry> topKKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::TOPK_V2, topK},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

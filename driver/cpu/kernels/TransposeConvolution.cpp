@@ -8,6 +8,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
 #include "nnemu/hal/TransposeWindow.h"
+#include "KernelFamilies.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -96,6 +97,11 @@ bool transposeConv2D(OperationContext& context) {
 
 }  // namespace
 
-NN_REGISTER_KERNEL(TRANSPOSE_CONV_2D, transposeConv2D);
+std::span<const KernelEntry> transposeConvolutionKernels() {
+    static constexpr KernelEntry kKernels[] = {
+        {hal::OperationType::TRANSPOSE_CONV_2D, transposeConv2D},
+    };
+    return kKernels;
+}
 
 }  // namespace nnemu::cpu

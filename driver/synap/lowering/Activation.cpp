@@ -1,5 +1,6 @@
 // RELU, RELU1, RELU6, LOGISTIC, TANH, SOFTMAX, PRELU and (float) HARD_SWISH.
 #include "../Lowering.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -175,13 +176,18 @@ bool lowerPrelu(const OperationContext& context, ProgramBuilder& builder) {
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(RELU, supportsClamp, lowerRelu);
-NPU_REGISTER_LOWERING(RELU1, supportsClamp, lowerRelu1);
-NPU_REGISTER_LOWERING(RELU6, supportsClamp, lowerRelu6);
-NPU_REGISTER_LOWERING(LOGISTIC, supportsLogistic, lowerLogistic);
-NPU_REGISTER_LOWERING(TANH, supportsTanh, lowerTanh);
-NPU_REGISTER_LOWERING(SOFTMAX, supportsSoftmax, lowerSoftmax);
-NPU_REGISTER_LOWERING(PRELU, supportsPrelu, lowerPrelu);
-NPU_REGISTER_LOWERING(HARD_SWISH, supportsHardSwish, lowerHardSwish);
+std::span<const LoweringRule> activationLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::RELU, supportsClamp, lowerRelu},
+        {hal::OperationType::RELU1, supportsClamp, lowerRelu1},
+        {hal::OperationType::RELU6, supportsClamp, lowerRelu6},
+        {hal::OperationType::LOGISTIC, supportsLogistic, lowerLogistic},
+        {hal::OperationType::TANH, supportsTanh, lowerTanh},
+        {hal::OperationType::SOFTMAX, supportsSoftmax, lowerSoftmax},
+        {hal::OperationType::PRELU, supportsPrelu, lowerPrelu},
+        {hal::OperationType::HARD_SWISH, supportsHardSwish, lowerHardSwish},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

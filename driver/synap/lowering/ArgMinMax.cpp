@@ -1,6 +1,7 @@
 // ARGMAX and ARGMIN along a constant axis, in the core's own layers.
 #include "../Lowering.h"
 #include "nnemu/hal/Axis.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -36,7 +37,12 @@ bool lowerArgMin(const OperationContext& context, ProgramBuilder& builder) {
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(ARGMAX, supportsArgMinMax, lowerArgMax);
-NPU_REGISTER_LOWERING(ARGMIN, supportsArgMinMax, lowerArgMin);
+std::span<const LoweringRule> argMinMaxLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::ARGMAX, supportsArgMinMax, lowerArgMax},
+        {hal::OperationType::ARGMIN, supportsArgMinMax, lowerArgMin},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

@@ -3,6 +3,7 @@
 
 #include "../Lowering.h"
 #include "nnemu/hal/Padding.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -172,8 +173,13 @@ bool lowerFullyConnected(const OperationContext& context, ProgramBuilder& builde
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(CONV_2D, supportsConvolution, lowerConvolution);
-NPU_REGISTER_LOWERING(DEPTHWISE_CONV_2D, supportsDepthwise, lowerDepthwise);
-NPU_REGISTER_LOWERING(FULLY_CONNECTED, supportsFullyConnected, lowerFullyConnected);
+std::span<const LoweringRule> convolutionLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::CONV_2D, supportsConvolution, lowerConvolution},
+        {hal::OperationType::DEPTHWISE_CONV_2D, supportsDepthwise, lowerDepthwise},
+        {hal::OperationType::FULLY_CONNECTED, supportsFullyConnected, lowerFullyConnected},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

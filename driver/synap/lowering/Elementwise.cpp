@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "../Lowering.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -84,10 +85,15 @@ bool lowerMinimum(const OperationContext& context, ProgramBuilder& builder) {
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(ADD, supportsAddition, lowerAdd);
-NPU_REGISTER_LOWERING(SUB, supportsAddition, lowerSubtract);
-NPU_REGISTER_LOWERING(MUL, supportsMultiplication, lowerMultiply);
-NPU_REGISTER_LOWERING(MAXIMUM, supportsMaxMin, lowerMaximum);
-NPU_REGISTER_LOWERING(MINIMUM, supportsMaxMin, lowerMinimum);
+std::span<const LoweringRule> elementwiseLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::ADD, supportsAddition, lowerAdd},
+        {hal::OperationType::SUB, supportsAddition, lowerSubtract},
+        {hal::OperationType::MUL, supportsMultiplication, lowerMultiply},
+        {hal::OperationType::MAXIMUM, supportsMaxMin, lowerMaximum},
+        {hal::OperationType::MINIMUM, supportsMaxMin, lowerMinimum},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

@@ -3,6 +3,7 @@
 
 #include "../Lowering.h"
 #include "nnemu/hal/Padding.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -134,8 +135,13 @@ bool lowerMean(const OperationContext& context, ProgramBuilder& builder) {
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(AVERAGE_POOL_2D, supportsPool, lowerAveragePool);
-NPU_REGISTER_LOWERING(MAX_POOL_2D, supportsPool, lowerMaxPool);
-NPU_REGISTER_LOWERING(MEAN, supportsMean, lowerMean);
+std::span<const LoweringRule> poolingLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::AVERAGE_POOL_2D, supportsPool, lowerAveragePool},
+        {hal::OperationType::MAX_POOL_2D, supportsPool, lowerMaxPool},
+        {hal::OperationType::MEAN, supportsMean, lowerMean},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

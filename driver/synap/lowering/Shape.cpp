@@ -1,6 +1,7 @@
 // RESHAPE, CONCATENATION, PAD, RESIZE_BILINEAR, QUANTIZE, DEQUANTIZE and CHANNEL_SHUFFLE.
 #include "../Lowering.h"
 #include "nnemu/hal/Axis.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -144,12 +145,17 @@ bool lowerChannelShuffle(const OperationContext& context, ProgramBuilder& builde
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(RESHAPE, supportsReshape, lowerReshape);
-NPU_REGISTER_LOWERING(CONCATENATION, supportsConcatenation, lowerConcatenation);
-NPU_REGISTER_LOWERING(PAD, supportsPad, lowerPad);
-NPU_REGISTER_LOWERING(RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear);
-NPU_REGISTER_LOWERING(QUANTIZE, supportsQuantize, lowerConvert);
-NPU_REGISTER_LOWERING(DEQUANTIZE, supportsDequantize, lowerConvert);
-NPU_REGISTER_LOWERING(CHANNEL_SHUFFLE, supportsChannelShuffle, lowerChannelShuffle);
+std::span<const LoweringRule> shapeLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::RESHAPE, supportsReshape, lowerReshape},
+        {hal::OperationType::CONCATENATION, supportsConcatenation, lowerConcatenation},
+        {hal::OperationType::PAD, supportsPad, lowerPad},
+        {hal::OperationType::RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear},
+        {hal::OperationType::QUANTIZE, supportsQuantize, lowerConvert},
+        {hal::OperationType::DEQUANTIZE, supportsDequantize, lowerConvert},
+        {hal::OperationType::CHANNEL_SHUFFLE, supportsChannelShuffle, lowerChannelShuffle},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

@@ -7,6 +7,7 @@
 // stride.
 #include "../Lowering.h"
 #include "nnemu/hal/TransposeWindow.h"
+#include "LoweringFamilies.h"
 
 namespace nnemu::synap {
 namespace {
@@ -71,6 +72,11 @@ bool lowerTransposeConvolution(const OperationContext& context, ProgramBuilder& 
 
 }  // namespace
 
-NPU_REGISTER_LOWERING(TRANSPOSE_CONV_2D, supportsTransposeConvolution, lowerTransposeConvolution);
+std::span<const LoweringRule> transposeConvolutionLowerings() {
+    static constexpr LoweringRule kRules[] = {
+        {hal::OperationType::TRANSPOSE_CONV_2D, supportsTransposeConvolution, lowerTransposeConvolution},
+    };
+    return kRules;
+}
 
 }  // namespace nnemu::synap

@@ -1,11 +1,13 @@
-// Operations as data: each operation registers one OperationSignature (operand checks and
-// output-shape inference) from hal/operations/<family>.cpp. Model validation, the runtime's
-// shape bookkeeping and every driver read the same registration.
+// Operations as data: each operation of OperationTable.def has one OperationSignature (operand
+// checks and output-shape inference), defined in hal/operations/<Family>.cpp and listed, family
+// by family, in hal/Operations.cpp. Model validation, the runtime's shape bookkeeping and every
+// driver read the same signature.
 #pragma once
 
 #include <any>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "nnemu/base/Half.h"
@@ -99,25 +101,22 @@ struct OperationSignature {
     bool (*checkValues)(const OperationContext& context) = nullptr;
 };
 
-void registerSignature(const OperationSignature& signature);
 // The feature level a validated use of an operation needs: the signature's featureLevel, else
 // the level that introduced the operation.
 int64_t operationUseFeatureLevel(const OperationContext& context);
-// nullptr when the operation has no registration yet.
+// nullptr when the operation has no signature (a code outside the table).
 const OperationSignature* findSignature(OperationType type);
+// Every signature of the list in hal/Operations.cpp, in its order (an operation listed twice
+// appears twice).
+std::vector<const OperationSignature*> listedSignatures();
+// The list against OperationTable.def (OperationCoverage.h): empty when every operation has
+// exactly one signature. findSignature's first use asserts this in debug builds.
+std::vector<std::string> signatureCoverageProblems();
 // The execution stage of one operation: checkValues(), then prepare().
 bool prepareOperation(const OperationSignature& signature, OperationContext& context);
 // Whether the omitted ones among `inputs` may be left out: none unless the signature allows
 // omitted operands, and never the first (the data every operation works on).
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs);
-
-struct SignatureRegistrar {
-    explicit SignatureRegistrar(const OperationSignature& signature) { registerSignature(signature); }
-};
-
-#define NN_REGISTER_SIGNATURE(name, ...)                                                      \
-    static const ::nnemu::hal::SignatureRegistrar kSignatureRegistrar_##name(                 \
-            ::nnemu::hal::OperationSignature{::nnemu::hal::OperationType::name, __VA_ARGS__})
 
 // Fails the enclosing bool function, logging the condition at VERBOSE level.
 #define NN_RET_CHECK(condition)                                                   \

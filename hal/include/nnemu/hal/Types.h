@@ -32,38 +32,32 @@ enum class OperandType : int32_t {
     TENSOR_OEM_BYTE = 10001,
 };
 
+// Feature level codes (ANeuralNetworksDevice_getFeatureLevel, nnapi-fl30plus.md §0); 27 and 28
+// are the API levels of the first two NNAPI releases.
+constexpr int64_t kFeatureLevel27 = 27;
+constexpr int64_t kFeatureLevel28 = 28;
+constexpr int64_t kFeatureLevel29 = 29;
+constexpr int64_t kFeatureLevel30 = 30;
+constexpr int64_t kFeatureLevel5 = 31;
+constexpr int64_t kFeatureLevel6 = 1000006;
+constexpr int64_t kFeatureLevel7 = 1000007;
+constexpr int64_t kFeatureLevel8 = 1000008;
+
+// The rows of OperationTable.def, by code.
 enum class OperationType : int32_t {
-    ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3, DEPTHWISE_CONV_2D = 4,
-    DEPTH_TO_SPACE = 5, DEQUANTIZE = 6, EMBEDDING_LOOKUP = 7, FLOOR = 8, FULLY_CONNECTED = 9,
-    HASHTABLE_LOOKUP = 10, L2_NORMALIZATION = 11, L2_POOL_2D = 12,
-    LOCAL_RESPONSE_NORMALIZATION = 13, LOGISTIC = 14, LSH_PROJECTION = 15, LSTM = 16,
-    MAX_POOL_2D = 17, MUL = 18, RELU = 19, RELU1 = 20, RELU6 = 21, RESHAPE = 22,
-    RESIZE_BILINEAR = 23, RNN = 24, SOFTMAX = 25, SPACE_TO_DEPTH = 26, SVDF = 27, TANH = 28,
-    BATCH_TO_SPACE_ND = 29, DIV = 30, MEAN = 31, PAD = 32, SPACE_TO_BATCH_ND = 33, SQUEEZE = 34,
-    STRIDED_SLICE = 35, SUB = 36, TRANSPOSE = 37, ABS = 38, ARGMAX = 39, ARGMIN = 40,
-    AXIS_ALIGNED_BBOX_TRANSFORM = 41, BIDIRECTIONAL_SEQUENCE_LSTM = 42,
-    BIDIRECTIONAL_SEQUENCE_RNN = 43, BOX_WITH_NMS_LIMIT = 44, CAST = 45, CHANNEL_SHUFFLE = 46,
-    DETECTION_POSTPROCESSING = 47, EQUAL = 48, EXP = 49, EXPAND_DIMS = 50, GATHER = 51,
-    GENERATE_PROPOSALS = 52, GREATER = 53, GREATER_EQUAL = 54, GROUPED_CONV_2D = 55,
-    HEATMAP_MAX_KEYPOINT = 56, INSTANCE_NORMALIZATION = 57, LESS = 58, LESS_EQUAL = 59, LOG = 60,
-    LOGICAL_AND = 61, LOGICAL_NOT = 62, LOGICAL_OR = 63, LOG_SOFTMAX = 64, MAXIMUM = 65,
-    MINIMUM = 66, NEG = 67, NOT_EQUAL = 68, PAD_V2 = 69, POW = 70, PRELU = 71, QUANTIZE = 72,
-    QUANTIZED_16BIT_LSTM = 73, RANDOM_MULTINOMIAL = 74, REDUCE_ALL = 75, REDUCE_ANY = 76,
-    REDUCE_MAX = 77, REDUCE_MIN = 78, REDUCE_PROD = 79, REDUCE_SUM = 80, ROI_ALIGN = 81,
-    ROI_POOLING = 82, RSQRT = 83, SELECT = 84, SIN = 85, SLICE = 86, SPLIT = 87, SQRT = 88,
-    TILE = 89, TOPK_V2 = 90, TRANSPOSE_CONV_2D = 91, UNIDIRECTIONAL_SEQUENCE_LSTM = 92,
-    UNIDIRECTIONAL_SEQUENCE_RNN = 93, RESIZE_NEAREST_NEIGHBOR = 94,
-    // feature level 30
-    QUANTIZED_LSTM = 95, IF = 96, WHILE = 97, ELU = 98, HARD_SWISH = 99, FILL = 100, RANK = 101,
-    // feature level 6 (1000006)
-    BATCH_MATMUL = 102, PACK = 103,
-    // feature level 7 (1000007)
-    MIRROR_PAD = 104, REVERSE = 105,
+#define NN_OPERATION(name, code, featureLevel) name = code,
+#include "nnemu/hal/OperationTable.def"
+#undef NN_OPERATION
     OEM_OPERATION = 10000,
 };
 
 constexpr int32_t kNumberOfOperandTypes = 16;    // codes 0..15
-constexpr int32_t kNumberOfOperationTypes = 106;  // codes 0..105
+// Codes 0..kNumberOfOperationTypes-1 (OperationTable.h checks that they are dense).
+constexpr int32_t kNumberOfOperationTypes = 0
+#define NN_OPERATION(name, code, featureLevel) +1
+#include "nnemu/hal/OperationTable.def"
+#undef NN_OPERATION
+        ;
 
 enum class ErrorStatus : int32_t {
     NONE = 0,
@@ -78,14 +72,6 @@ enum class ErrorStatus : int32_t {
     RESOURCE_EXHAUSTED_PERSISTENT = 8,
     DEAD_OBJECT = 10000,
 };
-
-// Feature level codes (ANeuralNetworksDevice_getFeatureLevel, nnapi-fl30plus.md §0).
-constexpr int64_t kFeatureLevel29 = 29;
-constexpr int64_t kFeatureLevel30 = 30;
-constexpr int64_t kFeatureLevel5 = 31;
-constexpr int64_t kFeatureLevel6 = 1000006;
-constexpr int64_t kFeatureLevel7 = 1000007;
-constexpr int64_t kFeatureLevel8 = 1000008;
 
 enum class DeviceStatus : int32_t { AVAILABLE = 0, BUSY = 1, OFFLINE = 2, UNKNOWN = 3 };
 

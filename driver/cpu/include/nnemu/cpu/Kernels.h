@@ -1,7 +1,11 @@
-// Reference kernels of the nnapi-reference device: one per operation, registered from
-// driver/cpu/kernels/<family>.cpp. A kernel dispatches on operand types itself and returns
-// false for a combination it does not implement.
+// Reference kernels of the nnapi-reference device: one per operation, defined in
+// driver/cpu/kernels/<Family>.cpp and listed, family by family, in driver/cpu/Kernels.cpp. A
+// kernel dispatches on operand types itself and returns false for a combination it does not
+// implement.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "nnemu/hal/Operations.h"
 
@@ -11,15 +15,22 @@ namespace nnemu::cpu {
 // the operation's signature and its buffer allocated.
 using Kernel = bool (*)(hal::OperationContext& context);
 
-void registerKernel(hal::OperationType type, Kernel kernel);
-Kernel findKernel(hal::OperationType type);  // nullptr when none is registered
+// The feature level of nnapi-reference: every operation introduced up to it has a kernel.
+constexpr int64_t kReferenceFeatureLevel = hal::kFeatureLevel7;
 
-struct KernelRegistrar {
-    KernelRegistrar(hal::OperationType type, Kernel kernel) { registerKernel(type, kernel); }
+// One entry of a kernel family (driver/cpu/kernels/<Family>.cpp).
+struct KernelEntry {
+    hal::OperationType type;
+    Kernel kernel;
 };
 
-#define NN_REGISTER_KERNEL(name, kernel)                                   \
-    static const ::nnemu::cpu::KernelRegistrar kKernelRegistrar_##name(   \
-            ::nnemu::hal::OperationType::name, kernel)
+Kernel findKernel(hal::OperationType type);  // nullptr when none is listed
+// Every operation of every kernel family listed in driver/cpu/Kernels.cpp, in its order (an
+// operation listed twice appears twice).
+std::vector<hal::OperationType> listedKernels();
+// The list against OperationTable.def up to the reference device's feature level
+// (hal/OperationCoverage.h): empty when every operation but IF and WHILE (which the executor
+// interprets) has exactly one kernel. findKernel's first use asserts this in debug builds.
+std::vector<std::string> kernelCoverageProblems();
 
 }  // namespace nnemu::cpu
