@@ -57,9 +57,8 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
             return nullptr;
         }
         // A missing root is made as named (the user's choice); below it nothing is followed.
-        std::string error;
-        if (!base::makeDirectoriesInsideRoot(location.boardRoot, directory.string(), &error)) {
-            warnDisabled(location.file, "cannot create its directory: " + error, false);
+        if (const Status made = base::makeDirectoriesInsideRoot(location.boardRoot, directory.string()); !made) {
+            warnDisabled(location.file, "cannot create its directory: " + made.message(), false);
             return nullptr;
         }
     }
