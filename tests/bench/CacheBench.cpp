@@ -252,11 +252,11 @@ FilledCache& filledCache(int64_t entries, int64_t bigKib) {
     for (int64_t i = 0; i + 1 < entries; ++i) {
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
         filled.smallKeys.push_back("small-" + std::to_string(i));
-        filled.cache->store(filled.smallKeys.back(), program, 1, entries);
+        (void)filled.cache->store(filled.smallKeys.back(), program, 1, entries);
     }
     std::vector<uint8_t> big(static_cast<size_t>(bigKib) * 1024);
     for (auto& byte : big) byte = static_cast<uint8_t>(random());
-    filled.cache->store("big", big, 1, entries);
+    (void)filled.cache->store("big", big, 1, entries);
     return filled;
 }
 
@@ -272,7 +272,7 @@ void BM_SynapCacheLookup(benchmark::State& state) {
         // The big program, or a random small one.
         const std::string& key =
                 bigKib > 4 ? std::string("big") : filled.smallKeys[random() % filled.smallKeys.size()];
-        if (filled.cache->find(key, 1, &program) != nnemu::cache::SynapCache::Status::OK) {
+        if (filled.cache->find(key, 1, &program) != nnemu::StatusCode::OK) {
             state.SkipWithError("lookup missed");
             break;
         }
@@ -301,7 +301,7 @@ void BM_SynapCacheStore(benchmark::State& state) {
         state.PauseTiming();
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
         state.ResumeTiming();
-        if (cache->store("key-" + std::to_string(stored++), program, 1, 4) != nnemu::cache::SynapCache::Status::OK) {
+        if (cache->store("key-" + std::to_string(stored++), program, 1, 4) != nnemu::StatusCode::OK) {
             state.SkipWithError(cache->error().c_str());
             break;
         }

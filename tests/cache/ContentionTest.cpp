@@ -79,7 +79,7 @@ TEST_F(ContentionTest, ConnectionsStoringAndFindingAtOnceNeverGiveUp) {
             std::vector<uint8_t> found;
             for (auto status : {cache->store(key, own, 1, 1000), cache->store("shared", shared, 1, 1000),
                                 cache->find(key, 1, &found), cache->find("shared", 1, &found)}) {
-                if (status != SynapCache::Status::OK) failures[i].push_back(toString(status) + (": " + cache->error()));
+                if (!status.isOk()) failures[i].push_back(toString(status.code()) + (": " + cache->error()));
             }
         }
     });

@@ -44,7 +44,7 @@ protected:
         ASSERT_NE(cache, nullptr) << error;
         for (int i = 0; i < 3; ++i) {
             ASSERT_EQ(cache->store("k" + std::to_string(i), std::vector<uint8_t>(30000 + i, uint8_t(i)), 1, 10),
-                      SynapCache::Status::OK);
+                      nnemu::StatusCode::OK);
         }
     }
 
@@ -105,9 +105,9 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion1IsEmptiedAndUpgraded) {
     const auto totals = cache->totals();
     EXPECT_EQ(totals.entries + totals.programs, 0u);
     const std::vector<uint8_t> program(5000, 7);
-    ASSERT_EQ(cache->store("k", program, 1, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache->store("k", program, 1, 10), nnemu::StatusCode::OK);
     std::vector<uint8_t> found;
-    ASSERT_EQ(cache->find("k", 1, &found), SynapCache::Status::OK);
+    ASSERT_EQ(cache->find("k", 1, &found), nnemu::StatusCode::OK);
     EXPECT_EQ(found, program);
 }
 
@@ -134,9 +134,9 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion2IsEmptiedAndUpgradedWithItsProgram
     EXPECT_EQ(totals.entries + totals.programs, 0u);
     EXPECT_FALSE(fs::exists(programFile));
     const std::vector<uint8_t> program(5000, 7);
-    ASSERT_EQ(cache->store("k", program, 1, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache->store("k", program, 1, 10), nnemu::StatusCode::OK);
     std::vector<uint8_t> found;
-    ASSERT_EQ(cache->find("k", 1, &found), SynapCache::Status::OK);
+    ASSERT_EQ(cache->find("k", 1, &found), nnemu::StatusCode::OK);
     EXPECT_EQ(found, program);
 }
 

@@ -128,7 +128,7 @@ TEST_F(MultiProcessTest, AProcessKilledDuringAnInsertLeavesAConsistentDatabase) 
         EXPECT_EQ(totals.storedBytes, totals.programBytes);
         for (const auto& entry : cache->entries()) {
             std::vector<uint8_t> program;
-            EXPECT_EQ(cache->find(entry.key, 1, &program), cache::SynapCache::Status::OK) << entry.key;
+            EXPECT_EQ(cache->find(entry.key, 1, &program), nnemu::StatusCode::OK) << entry.key;
             EXPECT_EQ(program.size(), size_t{1} << 20);
         }
         const auto report = cache->verify();

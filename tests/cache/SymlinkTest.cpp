@@ -100,7 +100,7 @@ TEST_F(SymlinkTest, TheRootItselfMayBeALink) {
     std::string error;
     auto cache = SynapCache::open(linkedRoot + "/data/vendor/synap/nnhal.cache", true, &error, linkedRoot);
     ASSERT_NE(cache, nullptr) << error;
-    EXPECT_EQ(cache->store("k", std::vector<uint8_t>(100, 1), 1, 10), SynapCache::Status::OK);
+    EXPECT_EQ(cache->store("k", std::vector<uint8_t>(100, 1), 1, 10), nnemu::StatusCode::OK);
     EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(defaultCacheFile())));
 }
 
@@ -118,7 +118,7 @@ TEST_F(SymlinkTest, ALinkedWalFileIsNotWrittenThrough) {
     std::string error;
     auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
     if (cache != nullptr) {
-        EXPECT_NE(cache->store("k", std::vector<uint8_t>(20000, 2), 1, 10), SynapCache::Status::OK);
+        EXPECT_NE(cache->store("k", std::vector<uint8_t>(20000, 2), 1, 10), nnemu::StatusCode::OK);
     }
     EXPECT_EQ(snapshotDirectory(outside_), before);
 }

@@ -231,7 +231,7 @@ void synapCacheRoundTrip(const uint8_t* data, size_t size) {
     const std::vector<uint8_t> program(data + 4 + blobSize, data + size);
     SynapCacheFixture& fixture = synapCache();
     const std::string key = "fuzz";
-    using Status = nnemu::cache::SynapCache::Status;
+    using Status = nnemu::StatusCode;
     if (fixture.cache->store(key, program, nnemu::synap::kCompilerVersion, 2) != Status::OK) fail("store failed");
     const auto entries = fixture.cache->entries();
     if (entries.empty()) fail("a stored entry is missing");
@@ -258,7 +258,7 @@ void synapCacheRoundTrip(const uint8_t* data, size_t size) {
         default: break;
     }
     std::vector<uint8_t> found;
-    const Status status = fixture.cache->find(key, nnemu::synap::kCompilerVersion, &found);
+    const nnemu::Status status = fixture.cache->find(key, nnemu::synap::kCompilerVersion, &found);
     if (status == Status::OK && found != program) fail("the SyNAP cache returned other bytes than it stored");
     if (kind == 0 && status != Status::OK) fail("an intact SyNAP cache entry was not found");
     if (status == Status::OK) loadAndRun(std::move(found), false);
