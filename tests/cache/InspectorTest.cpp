@@ -19,7 +19,7 @@ protected:
     void populate(const std::string& file) {
         fs::create_directories(fs::path(file).parent_path());
         std::string error;
-        auto cache = cache::SynapCache::open(file, true, &error);
+        auto cache = openSynapCache(file, true, error);
         ASSERT_NE(cache, nullptr) << error;
         for (int i = 0; i < 3; ++i) {
             std::vector<uint8_t> program(10000 + i, static_cast<uint8_t>(i));

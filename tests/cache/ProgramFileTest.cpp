@@ -35,7 +35,7 @@ protected:
         file_ = root() + "/data/vendor/synap/nnhal.cache";
         fs::create_directories(fs::path(file_).parent_path());
         std::string error;
-        cache_ = SynapCache::open(file_, true, &error, root());
+        cache_ = openSynapCache(file_, true, error, root());
         ASSERT_NE(cache_, nullptr) << error;
         ASSERT_EQ(cache_->store("key", program_, kVersion, 10), nnemu::StatusCode::OK);
         ASSERT_FALSE(fs::exists(programFile())) << "the first hit writes the file, not the store";

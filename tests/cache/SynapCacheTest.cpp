@@ -16,6 +16,8 @@ using base::md5;
 using base::toHex;
 namespace {
 
+using cachetest::openSynapCache;
+
 using Status = nnemu::StatusCode;
 
 std::vector<uint8_t> randomBytes(size_t size, uint64_t seed) {
@@ -41,7 +43,7 @@ protected:
     void reopen() {
         cache_.reset();
         std::string error;
-        cache_ = SynapCache::open(file_, true, &error);
+        cache_ = openSynapCache(file_, true, error);
         ASSERT_NE(cache_, nullptr) << error;
     }
     // Runs SQL on the file behind the cache's back, as damage would.
@@ -380,7 +382,7 @@ TEST_F(SynapCacheTest, ATextFileIsNotACache) {
     cache_.reset();
     cachetest::writeFile(file_ + ".txt", std::vector<uint8_t>(4096, 'x'));
     std::string error;
-    EXPECT_EQ(SynapCache::open(file_ + ".txt", true, &error), nullptr);
+    EXPECT_EQ(openSynapCache(file_ + ".txt", true, error), nullptr);
     EXPECT_NE(error.find("not a database"), std::string::npos) << error;
 }
 
@@ -392,7 +394,7 @@ TEST_F(SynapCacheTest, AnotherProgramsDatabaseIsNotACache) {
     ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE songs(title TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
     std::string error;
-    EXPECT_EQ(SynapCache::open(other, true, &error), nullptr);
+    EXPECT_EQ(openSynapCache(other, true, error), nullptr);
     EXPECT_NE(error.find("another program"), std::string::npos) << error;
 }
 
@@ -405,7 +407,7 @@ TEST_F(SynapCacheTest, ATruncatedDatabaseFileIsReportedNotTrusted) {
     ASSERT_GT(size, 300000u);
     std::filesystem::resize_file(file_, size / 2);
     std::string error;
-    cache_ = SynapCache::open(file_, true, &error);
+    cache_ = openSynapCache(file_, true, error);
     if (cache_ == nullptr) {
         EXPECT_FALSE(error.empty());
         return;

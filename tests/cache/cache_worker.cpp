@@ -32,6 +32,7 @@
 namespace {
 
 using namespace nnemu;
+using cachetest::openSynapCache;
 
 int usage() {
     std::fprintf(stderr, "usage: nnemu_cache_worker run --layers 1,2 [--channels N] [--side N] [--compilations N] "
@@ -135,7 +136,7 @@ int run(int argc, char** argv) {
 
 int storeSome(const std::string& file, int seed) {
     std::string error;
-    auto cache = cache::SynapCache::open(file, true, &error);
+    auto cache = openSynapCache(file, true, error);
     if (cache == nullptr) {
         std::fprintf(stderr, "nnemu_cache_worker: open: %s\n", error.c_str());
         return 1;
@@ -157,7 +158,7 @@ int storeSome(const std::string& file, int seed) {
 
 int insertLoop(const std::string& file, int64_t capacity) {
     std::string error;
-    auto store = cache::SynapCache::open(file, true, &error);
+    auto store = openSynapCache(file, true, error);
     if (store == nullptr) {
         std::fprintf(stderr, "nnemu_cache_worker: %s\n", error.c_str());
         return 1;

@@ -157,12 +157,11 @@ Loaded loadMapped(const std::vector<uint8_t>& program) {
                                                 static_cast<std::streamsize>(program.size()));
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0);
-    cache::ProgramImage image;
-    std::string error;
-    const bool mapped = cache::ProgramImage::map(fd, program.size(), 0, program.size(), &image, &error);
+    Result<cache::ProgramImage> image = cache::ProgramImage::map(fd, program.size(), 0, program.size());
     close(fd);
-    EXPECT_TRUE(mapped && image.mapped()) << error;
-    Loaded loaded = mapped ? load(std::move(image)) : Loaded{};
+    const bool mapped = image.isOk() && image->mapped();
+    EXPECT_TRUE(mapped) << image.message();
+    Loaded loaded = mapped ? load(std::move(image).value()) : Loaded{};
     std::filesystem::remove_all(dir);
     return loaded;
 }

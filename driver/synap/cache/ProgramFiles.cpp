@@ -75,18 +75,18 @@ ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size,
         return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno), why);
     }
     struct stat info {};
-    std::string error;
     const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == fileSize && size > 0;
-    const bool mapped =
-            sized && ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size), image, &error);
+    Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
+                                        : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
     if (!regular) return refuse(dir, name, "is not a regular file", why);
     if (!sized) {
         return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), why);
     }
-    if (!mapped) return refuse(dir, name, error, why);
+    if (!mapped) return refuse(dir, name, mapped.message(), why);
+    *image = std::move(mapped).value();
     if (const std::string damage = checkTrailer(*image, programMd5); !damage.empty()) {
         *image = ProgramImage();
         return refuse(dir, name, damage, why);

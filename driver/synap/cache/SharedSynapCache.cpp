@@ -62,11 +62,12 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
             return nullptr;
         }
     }
-    std::string error;
-    bool damaged = false;
-    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error, location.boardRoot, &damaged);
-    if (cache == nullptr) warnDisabled(location.file, error, damaged);
-    return cache;
+    Result<std::unique_ptr<SynapCache>> opened = SynapCache::open(location.file, true, location.boardRoot);
+    if (!opened.isOk()) {
+        warnDisabled(location.file, opened.message(), opened.code() == StatusCode::DAMAGED);
+        return nullptr;
+    }
+    return std::move(opened).value();
 }
 
 class Registry;

@@ -65,18 +65,18 @@ class SynapCache {
 public:
     // Opens the cache database at `file`, creating it (and its schema) if `create` and nothing
     // has its name. Below a non-empty `root` (the device root) no symbolic link is followed, the
-    // file's own name included anywhere. nullptr and `error` when it cannot be used: a directory
-    // that is missing, a new file that cannot be created (the cause named), a file that is not a
-    // SyNAP cache (left untouched), a damaged one (`damaged` set: only then does
-    // `synap_cache --clear` help), a database of a newer schema version. A cache of an older
+    // file's own name included anywhere. A failure saying why when it cannot be used: a directory
+    // that is missing, a new file that cannot be created (the cause named), no file and no `create`
+    // (NOT_FOUND), a file that is not a SyNAP cache (left untouched), a damaged one (DAMAGED: only
+    // then does `synap_cache --clear` help), a database of a newer schema version. A cache of an older
     // schema version is emptied and upgraded. An existing cache that cannot be written (its
     // directory or file read-only, on a read-only file system or without write permission) is
     // opened read-only: see readOnly().
-    static std::unique_ptr<SynapCache> open(const std::string& file, bool create, std::string* error,
-                                            const std::string& root = {}, bool* damaged = nullptr);
+    static Result<std::unique_ptr<SynapCache>> open(const std::string& file, bool create,
+                                                    const std::string& root = {});
     // Deletes the cache file (and its WAL files) if its header marks it as a SyNAP cache, damaged
-    // or not; anything else is refused with the reason in `error`.
-    static bool removeFile(const std::string& file, const std::string& root, std::string* error);
+    // or not; anything else is refused saying why (NOT_FOUND when there is no file).
+    static Status removeFile(const std::string& file, const std::string& root);
     ~SynapCache();
     SynapCache(const SynapCache&) = delete;
     SynapCache& operator=(const SynapCache&) = delete;
@@ -133,8 +133,8 @@ public:
 
 private:
     SynapCache();
-    bool checkSchema(std::string* error);
-    bool upgrade(std::string* error);
+    Status checkSchema();
+    Status upgrade();
     Status failure();
     bool removeEntry(const std::string& key);
     bool collectProgram(const std::string& program);
