@@ -119,10 +119,9 @@ std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(np
 
 // The program with its filters unpacked from the packed weights (what another core loads).
 std::vector<uint8_t> withFilters(const std::vector<uint8_t>& program) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(synap::unpackFilters(*npu::GetProgram(program.data()), &bytes, &error)) << error;
-    return bytes;
+    Result<std::vector<uint8_t>> bytes = synap::unpackFilters(*npu::GetProgram(program.data()));
+    EXPECT_TRUE(bytes.isOk()) << bytes.message();
+    return bytes.isOk() ? std::move(bytes).value() : std::vector<uint8_t>();
 }
 
 // One inference of the core on a fixed input.
