@@ -233,7 +233,7 @@ bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, st
 
 Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
                              std::string* fileProblem) {
-    std::string programMd5, why;
+    std::string programMd5;
     int64_t size = 0;
     if (directory_ >= 0) {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -241,14 +241,15 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
         if (soundEntry(key, compilerVersion, &programMd5, &size)) {
             const std::string name = programFileName(name_, programMd5);
             trace::Span mapping("map program file", "cache");
-            const ProgramFileStatus status = mapProgramFile(directory_, name, size, programMd5, program, &why);
+            Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5);
             mapping.end();
-            if (status == ProgramFileStatus::MAPPED) {
+            if (mapped.isOk()) {
+                *program = std::move(mapped).value();
                 trace::Span hit("count hit", "cache");
                 if (readOnly_.empty()) countHit(key);
                 return {};
             }
-            if (status == ProgramFileStatus::REFUSED && fileProblem != nullptr) *fileProblem = why;
+            if (mapped.code() == StatusCode::DAMAGED && fileProblem != nullptr) *fileProblem = mapped.message();
         }
     }
     std::vector<uint8_t> bytes;
@@ -261,7 +262,8 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
         const std::string name = programFileName(name_, programMd5);
         writeProgramFile(directory_, name, bytes, programMd5);
         const auto written = static_cast<int64_t>(bytes.size());
-        if (mapProgramFile(directory_, name, written, programMd5, program, &why) == ProgramFileStatus::MAPPED) {
+        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, written, programMd5); mapped.isOk()) {
+            *program = std::move(mapped).value();
             return {};
         }
     }
