@@ -12,6 +12,13 @@
 namespace nnemu::base {
 namespace {
 
+// A refusal saying why, with errno set to `err` for the caller (a missing file is often no error).
+Status refused(std::string message, int err) {
+    Status status(StatusCode::UNAVAILABLE, std::move(message));
+    errno = err;
+    return status;
+}
+
 // The names of a path, without empty ones ("//") and ".".
 std::vector<std::string> names(const std::string& path) {
     std::vector<std::string> result;
@@ -26,21 +33,18 @@ std::vector<std::string> names(const std::string& path) {
 }
 
 // The names of `path` below `root`, compared name by name (so "/tmp//r" and "/tmp/r/" agree).
-std::vector<std::string> componentsBelow(const std::string& root, const std::string& path, std::string* error) {
+Result<std::vector<std::string>> componentsBelow(const std::string& root, const std::string& path) {
     const std::vector<std::string> rootNames = names(root);
     std::vector<std::string> parts = names(path);
-    errno = EINVAL;
     if (root.empty() || root.front() != '/' || path.empty() || path.front() != '/' ||
         parts.size() < rootNames.size() || !std::equal(rootNames.begin(), rootNames.end(), parts.begin())) {
-        *error = path + " is not inside the device root " + root;
-        return {};
+        return refused(path + " is not inside the device root " + root, EINVAL);
     }
     parts.erase(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(rootNames.size()));
     if (std::find(parts.begin(), parts.end(), "..") != parts.end()) {
-        *error = path + " climbs out of the device root";
-        return {};
+        return refused(path + " climbs out of the device root", EINVAL);
     }
-    if (parts.empty()) *error = path + " names the device root itself, not a file in it";
+    if (parts.empty()) return refused(path + " names the device root itself, not a file in it", EINVAL);
     return parts;
 }
 
@@ -61,32 +65,25 @@ void makeRoot(const std::string& root) {
 }
 
 // Opens the directories from the root down to (not including) the last component.
-int openParent(const std::string& root, const std::vector<std::string>& parts, bool makeParents, std::string* error) {
+Result<int> openParent(const std::string& root, const std::vector<std::string>& parts, bool makeParents) {
     int dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0 && errno == ENOENT && makeParents) {
         makeRoot(root);
         dir = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
-    if (dir < 0) {
-        *error = refusal(root, errno);
-        return -1;
-    }
+    if (dir < 0) return refused(refusal(root, errno), errno);
     std::string where = root;
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
         where += "/" + parts[i];
         if (makeParents && ::mkdirat(dir, parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
-            *error = refusal(where, errno);
+            const int err = errno;
             ::close(dir);
-            return -1;
+            return refused(refusal(where, err), err);
         }
         const int next = ::openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         const int err = errno;
         ::close(dir);
-        if (next < 0) {
-            *error = refusal(where, err);
-            errno = err;
-            return -1;
-        }
+        if (next < 0) return refused(refusal(where, err), err);
         dir = next;
     }
     return dir;
@@ -94,34 +91,23 @@ int openParent(const std::string& root, const std::vector<std::string>& parts, b
 
 }  // namespace
 
-int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
-                   std::string* error) {
-    std::string ignored;
-    if (error == nullptr) error = &ignored;
-    const std::vector<std::string> parts = componentsBelow(root, path, error);
-    if (parts.empty()) return -1;
-    const int dir = openParent(root, parts, makeParents, error);
-    if (dir < 0) return -1;
+Result<int> openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode,
+                           bool makeParents) {
+    NNEMU_ASSIGN_OR_RETURN(const std::vector<std::string> parts, componentsBelow(root, path));
+    NNEMU_ASSIGN_OR_RETURN(const int dir, openParent(root, parts, makeParents));
     const int fd = ::openat(dir, parts.back().c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
     const int err = errno;
     ::close(dir);
-    if (fd < 0) {
-        *error = refusal(path, err);
-        errno = err;
-    }
+    if (fd < 0) return refused(refusal(path, err), err);
     return fd;
 }
 
-bool makeDirectoriesInsideRoot(const std::string& root, const std::string& directory, std::string* error) {
-    std::string ignored;
-    if (error == nullptr) error = &ignored;
-    std::vector<std::string> parts = componentsBelow(root, directory, error);
-    if (parts.empty()) return false;
+Status makeDirectoriesInsideRoot(const std::string& root, const std::string& directory) {
+    NNEMU_ASSIGN_OR_RETURN(std::vector<std::string> parts, componentsBelow(root, directory));
     parts.emplace_back();  // openParent creates and enters every component before the last
-    const int fd = openParent(root, parts, true, error);
-    if (fd < 0) return false;
+    NNEMU_ASSIGN_OR_RETURN(const int fd, openParent(root, parts, true));
     ::close(fd);
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::base

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nnemu/base/Log.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::trace {
 
@@ -170,12 +171,9 @@ bool writeAll(int fd, std::string_view text, off_t offset) {
 // Adds `events` (rendered, comma-separated) to the file under an exclusive lock: a new file gets
 // the header, an existing trace has its trailer replaced. A file that is not such a trace is left
 // alone.
-bool appendToFile(const std::string& path, const std::string& events, std::string* error) {
+Status appendToFile(const std::string& path, const std::string& events) {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        *error = "cannot open " + path + ": " + std::strerror(errno);
-        return false;
-    }
+    if (fd < 0) return unavailable("cannot open " + path + ": " + std::strerror(errno));
     bool ok = flock(fd, LOCK_EX) == 0;
     struct stat status {};
     ok = ok && fstat(fd, &status) == 0;
@@ -188,16 +186,15 @@ bool appendToFile(const std::string& path, const std::string& events, std::strin
                              pread(fd, tail.data(), tail.size(), end) == static_cast<ssize_t>(tail.size()) &&
                              tail == kTrailer;
         if (!isTrace) {
-            *error = path + " holds something else than a trace nnemu wrote";
             close(fd);
-            return false;
+            return unavailable(path + " holds something else than a trace nnemu wrote");
         }
         const bool empty = end == static_cast<off_t>(kHeader.size());
         ok = writeAll(fd, (empty ? "" : ",\n") + events + std::string(kTrailer), end);
     }
-    if (!ok && error->empty()) *error = "cannot write " + path + ": " + std::strerror(errno);
+    Status written = ok ? Status() : unavailable("cannot write " + path + ": " + std::strerror(errno));
     close(fd);  // releases the lock
-    return ok;
+    return written;
 }
 
 void writeOut(std::vector<Event> events) {
@@ -205,9 +202,8 @@ void writeOut(std::vector<Event> events) {
     std::lock_guard<std::mutex> lock(t.fileMutex);
     const bool nameProcess = !t.processNamed;
     if (events.empty() && !nameProcess) return;
-    std::string error;
-    if (!appendToFile(t.path, render(events, nameProcess), &error)) {
-        turnOff(error);
+    if (const Status appended = appendToFile(t.path, render(events, nameProcess)); !appended) {
+        turnOff(appended.message());
         return;
     }
     t.processNamed = true;

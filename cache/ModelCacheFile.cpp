@@ -66,55 +66,55 @@ bool readAll(int fd, uint8_t* data, size_t size, off_t offset) {
 }
 
 // Only a regular file is a cache file: a FIFO or a device could block or do anything.
-bool isRegularFile(int fd, struct stat* info, std::string* error) {
-    if (fstat(fd, info) != 0) {
-        *error = std::strerror(errno);
-        return false;
-    }
-    if (!S_ISREG(info->st_mode)) {
-        *error = "not a regular file";
-        return false;
-    }
-    return true;
+Status isRegularFile(int fd, struct stat* info) {
+    if (fstat(fd, info) != 0) return unavailable(std::strerror(errno));
+    if (!S_ISREG(info->st_mode)) return unavailable("not a regular file");
+    return {};
 }
+
+Status damaged(std::string message) { return {StatusCode::DAMAGED, std::move(message)}; }
 
 // Checks a header read from a file of `fileSize` bytes; the payload's size in `size`.
-bool checkHeader(const uint8_t* header, uint64_t fileSize, const CacheToken& token, uint32_t producerVersion,
-                 uint64_t* size, std::string* error) {
+Result<uint64_t> checkHeader(const uint8_t* header, uint64_t fileSize, const CacheToken& token,
+                             uint32_t producerVersion) {
     if (std::memcmp(header, kMagic, sizeof kMagic) != 0 || getLe(header + 8, 4) != kFormatVersion) {
-        *error = "not a synap-npu model cache file of format version " + std::to_string(kFormatVersion);
-        return false;
+        return damaged("not a synap-npu model cache file of format version " + std::to_string(kFormatVersion));
     }
     if (getLe(header + 12, 4) != producerVersion) {
-        *error = "written by compiler version " + std::to_string(getLe(header + 12, 4)) + ", not " +
-                 std::to_string(producerVersion);
-        return false;
+        return damaged("written by compiler version " + std::to_string(getLe(header + 12, 4)) + ", not " +
+                       std::to_string(producerVersion));
     }
-    if (std::memcmp(header + 16, token.data(), token.size()) != 0) {
-        *error = "written for another cache token";
-        return false;
-    }
+    if (std::memcmp(header + 16, token.data(), token.size()) != 0) return damaged("written for another cache token");
     constexpr size_t kReserved = kChecksumOffset + 32;  // zero up to the payload, outside the checksum
     if (std::any_of(header + kReserved, header + kModelCacheHeaderSize, [](uint8_t byte) { return byte != 0; })) {
-        *error = "the header's reserved bytes are not zero";
-        return false;
+        return damaged("the header's reserved bytes are not zero");
     }
-    *size = getLe(header + 48, 8);
-    if (*size > kMaxPayload || fileSize != kModelCacheHeaderSize + *size) {
-        *error = "the file is " + std::to_string(fileSize) + " bytes, its header says " +
-                 std::to_string(kModelCacheHeaderSize + *size);
-        return false;
+    const uint64_t size = getLe(header + 48, 8);
+    if (size > kMaxPayload || fileSize != kModelCacheHeaderSize + size) {
+        return damaged("the file is " + std::to_string(fileSize) + " bytes, its header says " +
+                       std::to_string(kModelCacheHeaderSize + size));
     }
-    return true;
+    return size;
 }
 
-bool checksumMatches(const uint8_t* header, const uint8_t* payload, size_t size, std::string* error) {
+Status checksumMatches(const uint8_t* header, const uint8_t* payload, size_t size) {
     const std::array<uint8_t, 32> sum = checksum(header, payload, size);
-    if (std::memcmp(sum.data(), header + kChecksumOffset, sum.size()) != 0) {
-        *error = "the file fails its checksum";
-        return false;
+    if (std::memcmp(sum.data(), header + kChecksumOffset, sum.size()) != 0) return damaged("the file fails its checksum");
+    return {};
+}
+
+// The file `held` (locked) mapped, its header and checksum verified.
+Result<ProgramImage> mapChecked(int held, const CacheToken& token, uint32_t producerVersion) {
+    struct stat info {};
+    if (fstat(held, &info) != 0 || static_cast<uint64_t>(info.st_size) <= kModelCacheHeaderSize) {
+        return damaged("the file is too short for its header");
     }
-    return true;
+    const auto fileSize = static_cast<size_t>(info.st_size);
+    NNEMU_ASSIGN_OR_RETURN(ProgramImage mapped, ProgramImage::map(held, fileSize, kModelCacheHeaderSize,
+                                                                  fileSize - kModelCacheHeaderSize));
+    NNEMU_RETURN_IF_ERROR(checkHeader(mapped.head().data(), fileSize, token, producerVersion));
+    NNEMU_RETURN_IF_ERROR(checksumMatches(mapped.head().data(), mapped.data(), mapped.size()));
+    return mapped;
 }
 
 // A new open file (a file description of its own) for the file `fd` refers to, read-only.
@@ -132,10 +132,10 @@ int reopen(int fd, const struct stat& info) {
 
 }  // namespace
 
-bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                         std::span<const uint8_t> payload, std::string* error) {
+Status writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
+                           std::span<const uint8_t> payload) {
     struct stat info {};
-    if (!isRegularFile(fd, &info, error)) return false;
+    NNEMU_RETURN_IF_ERROR(isRegularFile(fd, &info));
     uint8_t header[kModelCacheHeaderSize] = {};
     std::memcpy(header, kMagic, sizeof kMagic);
     putLe(header + 8, kFormatVersion, 4);
@@ -146,14 +146,13 @@ bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersi
     std::memcpy(header + kChecksumOffset, sum.data(), sum.size());
     // Truncating a file that a running network maps would pull its pages away (SIGBUS).
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        *error = errno == EWOULDBLOCK ? "a running network maps the file" : std::strerror(errno);
-        return false;
+        return unavailable(errno == EWOULDBLOCK ? "a running network maps the file" : std::strerror(errno));
     }
     const bool written = ftruncate(fd, 0) == 0 && writeAll(fd, header, sizeof header, 0) &&
                          writeAll(fd, payload.data(), payload.size(), sizeof header) && fdatasync(fd) == 0;
-    if (!written) *error = std::strerror(errno);
+    Status status = written ? Status() : unavailable(std::strerror(errno));
     flock(fd, LOCK_UN);
-    return written;
+    return status;
 }
 
 bool hasModelCacheMagic(int fd) {
@@ -161,57 +160,42 @@ bool hasModelCacheMagic(int fd) {
     return readAll(fd, magic, sizeof magic, 0) && std::memcmp(magic, kMagic, sizeof kMagic) == 0;
 }
 
-bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                        std::vector<uint8_t>* payload, std::string* error) {
+Result<std::vector<uint8_t>> readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion) {
     struct stat info {};
-    if (!isRegularFile(fd, &info, error)) return false;
+    NNEMU_RETURN_IF_ERROR(isRegularFile(fd, &info));
     uint8_t header[kModelCacheHeaderSize];
-    uint64_t size = 0;
     if (static_cast<uint64_t>(info.st_size) < sizeof header || !readAll(fd, header, sizeof header, 0)) {
-        *error = "the file is too short for its header";
-        return false;
+        return damaged("the file is too short for its header");
     }
-    if (!checkHeader(header, static_cast<uint64_t>(info.st_size), token, producerVersion, &size, error)) return false;
-    payload->assign(size, 0);
-    if (!readAll(fd, payload->data(), size, sizeof header)) {
-        *error = "the file is shorter than its header says";
-        return false;
-    }
-    return checksumMatches(header, payload->data(), payload->size(), error);
+    NNEMU_ASSIGN_OR_RETURN(const uint64_t size,
+                           checkHeader(header, static_cast<uint64_t>(info.st_size), token, producerVersion));
+    std::vector<uint8_t> payload(size, 0);
+    if (!readAll(fd, payload.data(), size, sizeof header)) return damaged("the file is shorter than its header says");
+    NNEMU_RETURN_IF_ERROR(checksumMatches(header, payload.data(), payload.size()));
+    return payload;
 }
 
-bool mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion, ProgramImage* image,
-                       std::string* error) {
+Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion) {
     struct stat info {};
-    if (!isRegularFile(fd, &info, error)) return false;
+    NNEMU_RETURN_IF_ERROR(isRegularFile(fd, &info));
     // An open file of our own holds a shared lock while the mapping lives: writers keep off. Its
     // own, not a dup of the caller's descriptor, whose lock would last as long as the caller keeps
     // the descriptor open.
     const int held = reopen(fd, info);
-    if (held < 0) {
-        *error = std::string("cannot open the file again: ") + std::strerror(errno);
-        return false;
-    }
+    if (held < 0) return unavailable(std::string("cannot open the file again: ") + std::strerror(errno));
     if (flock(held, LOCK_SH | LOCK_NB) != 0) {
-        *error = errno == EWOULDBLOCK ? "the file is being written" : std::strerror(errno);
+        Status refused = unavailable(errno == EWOULDBLOCK ? "the file is being written" : std::strerror(errno));
         close(held);
-        return false;
+        return refused;
     }
     // The size again under the lock: a writer may have finished in between.
-    uint64_t size = 0;
-    ProgramImage mapped;
-    const bool ok = fstat(held, &info) == 0 && static_cast<uint64_t>(info.st_size) > kModelCacheHeaderSize;
-    if (!ok) *error = "the file is too short for its header";
-    if (!ok || !ProgramImage::map(held, static_cast<size_t>(info.st_size), kModelCacheHeaderSize,
-                                  static_cast<size_t>(info.st_size) - kModelCacheHeaderSize, &mapped, error) ||
-        !checkHeader(mapped.head().data(), static_cast<uint64_t>(info.st_size), token, producerVersion, &size, error) ||
-        !checksumMatches(mapped.head().data(), mapped.data(), mapped.size(), error)) {
+    Result<ProgramImage> mapped = mapChecked(held, token, producerVersion);
+    if (!mapped.isOk()) {
         close(held);
-        return false;
+        return mapped;
     }
-    mapped.holdWhileMapped(held);
-    *image = std::move(mapped);
-    return true;
+    mapped->holdWhileMapped(held);
+    return mapped;
 }
 
 }  // namespace nnemu::cache

@@ -53,24 +53,18 @@ void ProgramImage::holdWhileMapped(int fd) {
     heldFd_ = fd;
 }
 
-bool ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize, ProgramImage* image,
-                       std::string* error) {
+Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize) {
     if (programSize == 0 || programOffset > fileSize || programSize > fileSize - programOffset) {
-        *error = "the program file is empty";
-        return false;
+        return unavailable("the program file is empty");
     }
     void* mapping = mmap(nullptr, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (mapping == MAP_FAILED) {
-        *error = std::string("cannot map the program file: ") + std::strerror(errno);
-        return false;
-    }
+    if (mapping == MAP_FAILED) return unavailable(std::string("cannot map the program file: ") + std::strerror(errno));
     ProgramImage mapped;
     mapped.mapping_ = mapping;
     mapped.mappedSize_ = fileSize;
     mapped.programOffset_ = programOffset;
     mapped.programSize_ = programSize;
-    *image = std::move(mapped);
-    return true;
+    return mapped;
 }
 
 }  // namespace nnemu::cache

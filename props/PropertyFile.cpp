@@ -85,13 +85,12 @@ PropertyLine parsePropertyLine(std::string_view line) {
     }
     std::string_view name = trim(content.substr(0, equals));
     std::string_view value = trim(content.substr(equals + 1));
-    std::string why;
-    if (!isValidName(name, &why)) {
-        parsed.problem = why;
+    if (Status valid = isValidName(name); !valid) {
+        parsed.problem = valid.message();
         return parsed;
     }
-    if (!isValidValue(value, &why)) {
-        parsed.problem = why;
+    if (Status valid = isValidValue(value); !valid) {
+        parsed.problem = valid.message();
         return parsed;
     }
     parsed.kind = PropertyLine::Kind::kEntry;
@@ -126,49 +125,36 @@ FileSignature statSignature(const std::string& path) {
     return signatureOf(info);
 }
 
-bool readPropertyDescriptor(int fd, const std::string& label, std::string* text, FileSignature* signature,
-                            std::string* error) {
-    text->clear();
-    *signature = FileSignature{};
+Result<PropertyFileText> readPropertyDescriptor(int fd, const std::string& label) {
     struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-        *error = "cannot stat " + label + ": " + std::strerror(errno);
-        return false;
-    }
+    if (::fstat(fd, &info) != 0) return unavailable("cannot stat " + label + ": " + std::strerror(errno));
     if (!S_ISREG(info.st_mode)) {
-        *error = label + " is " + kindOf(info.st_mode) + ", not a regular file; not reading it";
-        return false;
+        return unavailable(label + " is " + kindOf(info.st_mode) + ", not a regular file; not reading it");
     }
     if (isPseudoFile(fd)) {
-        *error = label + " is a /proc or /sys pseudo-file, not a property file; not reading it";
-        return false;
+        return unavailable(label + " is a /proc or /sys pseudo-file, not a property file; not reading it");
     }
-    if (info.st_size > kMaxPropertyFileSize) {
-        *error = tooLarge(label);
-        return false;
+    if (info.st_size > kMaxPropertyFileSize) return unavailable(tooLarge(label));
+    PropertyFileText file;
+    if (!readAtMost(fd, kMaxPropertyFileSize, &file.text)) {
+        return unavailable("cannot read " + label + ": " + std::strerror(errno));
     }
-    if (!readAtMost(fd, kMaxPropertyFileSize, text)) {
-        *error = "cannot read " + label + ": " + std::strerror(errno);
-        return false;
+    if (static_cast<off_t>(file.text.size()) > kMaxPropertyFileSize) {  // it grew while being read
+        return unavailable(tooLarge(label));
     }
-    if (static_cast<off_t>(text->size()) > kMaxPropertyFileSize) {  // it grew while being read
-        text->clear();
-        *error = tooLarge(label);
-        return false;
-    }
-    *signature = signatureOf(info);
-    return true;
+    file.signature = signatureOf(info);
+    return file;
 }
 
-bool readPropertyFile(const std::string& root, const std::string& path, std::string* text, FileSignature* signature,
-                      std::string* error) {
-    text->clear();
-    *signature = FileSignature{};
+Result<PropertyFileText> readPropertyFile(const std::string& root, const std::string& path) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-    const int fd = base::openInsideRoot(root, path, O_RDONLY | O_NONBLOCK, 0, false, error);
-    if (fd < 0) return errno == ENOENT;  // a missing file is an empty one
-    const bool read = readPropertyDescriptor(fd, path, text, signature, error);
-    ::close(fd);
+    const Result<int> fd = base::openInsideRoot(root, path, O_RDONLY | O_NONBLOCK, 0, false);
+    if (!fd.isOk()) {
+        if (errno == ENOENT) return PropertyFileText{};  // a missing file is an empty one
+        return fd.status();
+    }
+    Result<PropertyFileText> read = readPropertyDescriptor(*fd, path);
+    ::close(*fd);
     return read;
 }
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::props {
 
 struct PropertyLine {
@@ -50,13 +52,15 @@ inline constexpr off_t kMaxPropertyFileSize = off_t{1} << 20;
 // Reads an open property file whole. Only a regular file of at most kMaxPropertyFileSize bytes
 // that is not a /proc or /sys pseudo-file is read; anything else is an error naming `label`. The
 // signature comes from the descriptor, so it describes exactly the text returned.
-bool readPropertyDescriptor(int fd, const std::string& label, std::string* text, FileSignature* signature,
-                            std::string* error);
+struct PropertyFileText {
+    std::string text;
+    FileSignature signature;
+};
+Result<PropertyFileText> readPropertyDescriptor(int fd, const std::string& label);
 
 // Reads the property file `path` inside the device root `root`, refusing a symlink anywhere below
 // the root and never blocking (a FIFO is refused, not waited on). A missing file is not an error
 // (empty text, exists=false).
-bool readPropertyFile(const std::string& root, const std::string& path, std::string* text, FileSignature* signature,
-                      std::string* error);
+Result<PropertyFileText> readPropertyFile(const std::string& root, const std::string& path);
 
 }  // namespace nnemu::props

@@ -92,11 +92,15 @@ private:
     // text, or why it cannot be read), however often a racy file is re-read.
     static bool reload(const std::string& root, CachedFile& file) {
         if (file.loaded && !file.racy && statSignature(file.path) == file.signature) return false;
+        Result<PropertyFileText> read = readPropertyFile(root, file.path);
+        const bool readable = read.isOk();
+        const std::string error = read.message();
         std::string text;
         FileSignature signature;
-        std::string error;
-        bool readable = readPropertyFile(root, file.path, &text, &signature, &error);
-        if (!readable) {
+        if (readable) {
+            text = std::move(read->text);
+            signature = read->signature;
+        } else {
             // Refused (a symlink, a FIFO, too large, no permission): the file counts as empty.
             signature = statSignature(file.path);
             if (error != file.error) {

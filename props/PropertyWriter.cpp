@@ -25,11 +25,6 @@
 namespace nnemu::props {
 namespace {
 
-bool fail(std::string* error, std::string message) {
-    if (error != nullptr) *error = std::move(message);
-    return false;
-}
-
 std::string errnoText(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 // Why opening `path` (the last component, with O_NOFOLLOW) to `what` it failed.
@@ -80,12 +75,10 @@ struct PropertyDirectory {
 
 // Whether an earlier property file (build.prop) gives `name` a value that an unset must mask.
 bool definedBelowLocalProp(const std::string& root, std::string_view name) {
-    std::string text;
-    FileSignature signature;
-    std::string error;
-    if (!readPropertyFile(root, devicePath(kBuildPropPath), &text, &signature, &error)) return false;
+    const Result<PropertyFileText> file = readPropertyFile(root, devicePath(kBuildPropPath));
+    if (!file.isOk()) return false;
     bool defined = false;
-    for (const auto& [entryName, value] : parsePropertyText(text, "", nullptr)) {
+    for (const auto& [entryName, value] : parsePropertyText(file->text, "", nullptr)) {
         if (entryName == name) defined = !value.empty();
     }
     return defined;
@@ -122,7 +115,7 @@ std::string updatedText(const std::string& root, std::string_view text, std::str
 
 // Opens the lock file, creating it 0600 if missing. Only a file created here is chmod'ed: an
 // existing one may be a hard link to a file elsewhere, which opening and flock leave untouched.
-int openLock(const PropertyDirectory& directory, std::string* error) {
+Result<int> openLock(const PropertyDirectory& directory) {
     const std::string path = directory.pathOf(kLockName);
     int err = 0;
     for (int attempt = 0; attempt < 3; ++attempt) {
@@ -140,105 +133,101 @@ int openLock(const PropertyDirectory& directory, std::string* error) {
         struct stat info {};
         if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) return fd;
         ::close(fd);
-        fail(error, path + " is not a regular file; refusing to use it as the lock");
-        return -1;
+        return unavailable(path + " is not a regular file; refusing to use it as the lock");
     }
-    fail(error, openFailure("open the lock file", path, err));
-    return -1;
+    return unavailable(openFailure("open the lock file", path, err));
 }
 
 // local.prop's current text; a missing file is empty with exists=false.
-bool readLocalProp(const PropertyDirectory& directory, std::string* text, FileSignature* signature,
-                   std::string* error) {
+Result<PropertyFileText> readLocalProp(const PropertyDirectory& directory) {
     const std::string path = directory.pathOf(kLocalPropName);
     Descriptor fd(::openat(directory.fd, kLocalPropName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) {
         const int err = errno;
-        text->clear();
-        *signature = FileSignature{};
-        return err == ENOENT || fail(error, openFailure("read", path, err));
+        if (err == ENOENT) return PropertyFileText{};
+        return unavailable(openFailure("read", path, err));
     }
-    return readPropertyDescriptor(fd.get(), path, text, signature, error);
+    return readPropertyDescriptor(fd.get(), path);
 }
 
 // A fresh file in the directory, created exclusively (never an existing name or a symlink).
-int createTempFile(const PropertyDirectory& directory, std::string* name, std::string* error) {
+struct TempFile {
+    int fd;
+    std::string name;
+};
+Result<TempFile> createTempFile(const PropertyDirectory& directory) {
     std::random_device device;
     for (int attempt = 0; attempt < 100; ++attempt) {
         char suffix[24];
         std::snprintf(suffix, sizeof suffix, "%08x%08x", device(), device());
-        *name = std::string(".local.prop.") + suffix;
+        std::string name = std::string(".local.prop.") + suffix;
         const int fd =
-            ::openat(directory.fd, name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST) {
-            if (fd < 0) fail(error, errnoText("cannot create a temporary file in " + directory.path));
-            return fd;
-        }
+            ::openat(directory.fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) return TempFile{fd, std::move(name)};
+        if (errno != EEXIST) return unavailable(errnoText("cannot create a temporary file in " + directory.path));
     }
-    fail(error, "cannot create a temporary file in " + directory.path + ": every name tried exists");
-    return -1;
+    return unavailable("cannot create a temporary file in " + directory.path + ": every name tried exists");
 }
 
-bool replaceFile(const PropertyDirectory& directory, std::string_view text, std::string* error) {
-    std::string temp;
-    Descriptor fd(createTempFile(directory, &temp, error));
-    if (fd.get() < 0) return false;
+Status replaceFile(const PropertyDirectory& directory, std::string_view text) {
+    NNEMU_ASSIGN_OR_RETURN(const TempFile created, createTempFile(directory));
+    const std::string& temp = created.name;
+    Descriptor fd(created.fd);
     // 0644 exactly, whatever the umask: every process of the user reads the board's properties.
     bool ok = writeAll(fd.get(), text) && ::fchmod(fd.get(), 0644) == 0 && ::fsync(fd.get()) == 0;
     int closeResult = ::close(fd.release());
     if (!ok || closeResult != 0) {
         std::string message = errnoText("cannot write " + directory.pathOf(temp.c_str()));
         ::unlinkat(directory.fd, temp.c_str(), 0);
-        return fail(error, message);
+        return unavailable(message);
     }
     // renameat replaces the name local.prop itself, never what a symlink there points to.
     if (::renameat(directory.fd, temp.c_str(), directory.fd, kLocalPropName) != 0) {
         std::string message = errnoText("cannot rename " + directory.pathOf(temp.c_str()) + " to " +
                                         directory.pathOf(kLocalPropName));
         ::unlinkat(directory.fd, temp.c_str(), 0);
-        return fail(error, message);
+        return unavailable(message);
     }
     // Make the rename itself durable; a file system that cannot sync directories is no error.
     ::fsync(directory.fd);
-    return true;
+    return {};
 }
 
 }  // namespace
 
-bool set(std::string_view name, std::string_view value, std::string* error) {
-    std::string why;
-    if (!isValidName(name, &why) || !isValidValue(value, &why)) return fail(error, why);
-    if (isYocto()) return fail(error, std::string(kNoPropertyService));
+Status set(std::string_view name, std::string_view value) {
+    NNEMU_RETURN_IF_ERROR(isValidName(name));
+    NNEMU_RETURN_IF_ERROR(isValidValue(value));
+    if (isYocto()) return unavailable(std::string(kNoPropertyService));
 
     const std::string root = deviceRoot();
     const std::string path = devicePath(kLocalPropPath);
     const std::string directoryPath = std::filesystem::path(path).parent_path().string();
-    if (!base::makeDirectoriesInsideRoot(root, directoryPath, &why)) {
-        return fail(error, "cannot create directory " + directoryPath + ": " + why);
+    if (const Status made = base::makeDirectoriesInsideRoot(root, directoryPath); !made) {
+        return unavailable("cannot create directory " + directoryPath + ": " + made.message());
     }
-    Descriptor directoryFd(base::openInsideRoot(root, directoryPath, O_RDONLY | O_DIRECTORY, 0, false, &why));
-    if (directoryFd.get() < 0) return fail(error, "cannot open directory " + directoryPath + ": " + why);
+    const Result<int> opened = base::openInsideRoot(root, directoryPath, O_RDONLY | O_DIRECTORY, 0, false);
+    if (!opened) return unavailable("cannot open directory " + directoryPath + ": " + opened.message());
+    Descriptor directoryFd(*opened);
     const PropertyDirectory directory{directoryFd.get(), directoryPath};
 
-    Descriptor lock(openLock(directory, error));
-    if (lock.get() < 0) return false;
+    NNEMU_ASSIGN_OR_RETURN(const int lockFd, openLock(directory));
+    Descriptor lock(lockFd);
     int locked;
     do {
         locked = ::flock(lock.get(), LOCK_EX);
     } while (locked != 0 && errno == EINTR);
-    if (locked != 0) return fail(error, errnoText("cannot lock " + directory.pathOf(kLockName)));
+    if (locked != 0) return unavailable(errnoText("cannot lock " + directory.pathOf(kLockName)));
 
-    std::string text;
-    FileSignature signature;
-    if (!readLocalProp(directory, &text, &signature, error)) return false;
-    std::string updated = updatedText(root, text, name, value);
-    if (signature.exists && updated == text) return true;
+    NNEMU_ASSIGN_OR_RETURN(const PropertyFileText current, readLocalProp(directory));
+    std::string updated = updatedText(root, current.text, name, value);
+    if (current.signature.exists && updated == current.text) return {};
     if (static_cast<off_t>(updated.size()) > kMaxPropertyFileSize) {
-        return fail(error, path + " would grow past the size a property file may have; not writing it");
+        return unavailable(path + " would grow past the size a property file may have; not writing it");
     }
-    if (!replaceFile(directory, updated, error)) return false;
+    NNEMU_RETURN_IF_ERROR(replaceFile(directory, updated));
     NN_LOG(VERBOSE) << "setprop " << name << "=" << value << " (" << path << ")";
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::props

@@ -3,6 +3,7 @@
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
+#include "ResultCode.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
 #include "nnemu/hal/OperandTypes.h"
@@ -25,25 +26,18 @@ namespace {
 
 // The dims an operand type given at binding time sets: it must be a valid type with the model's
 // type code and, where the model knows the rank, the same rank and every known dimension.
-bool typedDims(const ANeuralNetworksOperandType& type, const hal::Operand& operand, std::vector<uint32_t>* dims,
-               std::string* why) {
+Result<std::vector<uint32_t>> typedDims(const ANeuralNetworksOperandType& type, const hal::Operand& operand) {
     std::vector<uint32_t> given;
-    if (!dimensionsOf(type, &given)) {
-        *why = "dimensionCount does not match the dimensions pointer";
-        return false;
+    if (!dimensionsOf(type, &given)) return badData("dimensionCount does not match the dimensions pointer");
+    if (type.type != static_cast<int32_t>(operand.type)) return badData("the type code differs from the model's");
+    if (std::string why; !hal::validateOperandType(type.type, given, type.scale, type.zeroPoint, &why)) {
+        return badData(why);
     }
-    if (type.type != static_cast<int32_t>(operand.type)) {
-        *why = "the type code differs from the model's";
-        return false;
-    }
-    if (!hal::validateOperandType(type.type, given, type.scale, type.zeroPoint, why)) return false;
     if (!hal::dimsCompatible(operand.dimensions, given)) {
-        *why = "dimensions " + hal::dimsToString(given) + " contradict the model's " +
-               hal::dimsToString(operand.dimensions);
-        return false;
+        return badData("dimensions " + hal::dimsToString(given) + " contradict the model's " +
+                       hal::dimsToString(operand.dimensions));
     }
-    *dims = std::move(given);
-    return true;
+    return given;
 }
 
 // The data an argument names: a pointer needs a non-zero length that fits 32 bits (a null
@@ -97,10 +91,14 @@ int Execution::bind(bool isInput, int32_t index, const ANeuralNetworksOperandTyp
     const hal::Operand& operand =
             model.operands[isInput ? model.inputIndexes[index] : model.outputIndexes[index]];
     std::vector<uint32_t> dims = operand.dimensions;
-    std::string why;
-    if (type != nullptr && !typedDims(*type, operand, &dims, &why)) {
-        NN_LOG(ERROR) << what << " " << index << ": the type given does not fit the model's operand: " << why;
-        return ANEURALNETWORKS_BAD_DATA;
+    if (type != nullptr) {
+        Result<std::vector<uint32_t>> typed = typedDims(*type, operand);
+        if (!typed.isOk()) {
+            NN_LOG(ERROR) << what << " " << index << ": the type given does not fit the model's operand: "
+                          << typed.message();
+            return toResultCode(typed.status());
+        }
+        dims = std::move(typed).value();
     }
     if (const DeviceMemory* device = deviceMemoryOf(argument)) {  // its shape is known at compute
         const auto position = static_cast<uint32_t>(index);

@@ -71,25 +71,6 @@ int checkMappings(const std::vector<Argument>& inputs, const std::vector<Argumen
 
 }  // namespace
 
-int resultFromStatus(ErrorStatus status) {
-    switch (status) {
-        case ErrorStatus::NONE: return ANEURALNETWORKS_NO_ERROR;
-        case ErrorStatus::INVALID_ARGUMENT: return ANEURALNETWORKS_BAD_DATA;
-        case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE: return ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
-        case ErrorStatus::DEVICE_UNAVAILABLE: return ANEURALNETWORKS_UNAVAILABLE_DEVICE;
-        case ErrorStatus::MISSED_DEADLINE_TRANSIENT: return ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT;
-        case ErrorStatus::MISSED_DEADLINE_PERSISTENT: return ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
-        case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_TRANSIENT;
-        case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT: return ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT;
-        case ErrorStatus::DEAD_OBJECT: return ANEURALNETWORKS_DEAD_OBJECT;
-        default: return ANEURALNETWORKS_OP_FAILED;
-    }
-}
-
-bool isMissedDeadline(int result) {
-    return result == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || result == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT;
-}
-
 int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Device*>& devices,
                           const CompileOptions& options, std::unique_ptr<ExecutionPlan>* result) {
     auto plan = std::make_unique<ExecutionPlan>();

@@ -10,6 +10,7 @@
 #include "CompilationCache.h"
 #include "Device.h"
 #include "ModelBuilder.h"
+#include "ResultCode.h"
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::runtime {
@@ -85,8 +86,5 @@ private:
     mutable std::once_flag wholeModelOnce_;
     mutable PlanStep wholeModelOnCpu_;  // full fallback, prepared on first need
 };
-
-int resultFromStatus(hal::ErrorStatus status);
-bool isMissedDeadline(int result);
 
 }  // namespace nnemu::runtime

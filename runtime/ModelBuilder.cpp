@@ -107,11 +107,7 @@ int ModelBuilder::setOperandValue(int32_t index, const void* buffer, size_t leng
             NN_LOG(ERROR) << function << ": the model's copied values would pass 4 GiB";
             return ANEURALNETWORKS_BAD_DATA;
         }
-        try {
-            model_->operandValues.resize(offset + length);
-        } catch (const std::bad_alloc&) {
-            return ANEURALNETWORKS_OUT_OF_MEMORY;
-        }
+        model_->operandValues.resize(offset + length);  // may throw: the C API guard answers OUT_OF_MEMORY
         std::memcpy(model_->operandValues.data() + offset, buffer, length);
         operand.lifetime = OperandLifeTime::CONSTANT_COPY;
         operand.location = {0, static_cast<uint32_t>(offset), size};

@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include "ApiGuard.h"
 #include "Device.h"
 #include "Execution.h"
 #include "FeatureLevel.h"
@@ -94,34 +95,36 @@ extern "C" {
 
 // ---- Quality of service (feature level 30) ---------------------------------------------------
 
-int ANeuralNetworksCompilation_setPriority(ANeuralNetworksCompilation* compilation, int priority) {
+int ANeuralNetworksCompilation_setPriority(ANeuralNetworksCompilation* compilation, int priority) try {
     if (compilation == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->setPriority(priority);
-}
+} NNEMU_API_GUARD
 
-int ANeuralNetworksCompilation_setTimeout(ANeuralNetworksCompilation* compilation, uint64_t duration) {
+int ANeuralNetworksCompilation_setTimeout(ANeuralNetworksCompilation* compilation, uint64_t duration) try {
     if (compilation == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->setTimeout(duration);
-}
+} NNEMU_API_GUARD
 
-int ANeuralNetworksExecution_setTimeout(ANeuralNetworksExecution* execution, uint64_t duration) {
+int ANeuralNetworksExecution_setTimeout(ANeuralNetworksExecution* execution, uint64_t duration) try {
     if (execution == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return executionOf(execution)->setTimeout(duration);
-}
+} NNEMU_API_GUARD
 
 // ---- Devices (feature levels 30 and 5) -------------------------------------------------------
 
 // In-process devices never die, so they are always alive again.
-int ANeuralNetworksDevice_wait(const ANeuralNetworksDevice* device) {
+int ANeuralNetworksDevice_wait(const ANeuralNetworksDevice* device) try {
     if (device == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
-int64_t ANeuralNetworks_getRuntimeFeatureLevel() { return kRuntimeFeatureLevel; }
+int64_t ANeuralNetworks_getRuntimeFeatureLevel() try {
+    return kRuntimeFeatureLevel;
+} NNEMU_API_GUARD_RETURNING(0)
 
 // ---- Fenced execution (feature level 30) -----------------------------------------------------
 
-int ANeuralNetworksEvent_createFromSyncFenceFd(int syncFenceFd, ANeuralNetworksEvent** event) {
+int ANeuralNetworksEvent_createFromSyncFenceFd(int syncFenceFd, ANeuralNetworksEvent** event) try {
     if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *event = nullptr;
     if (syncFenceFd <= 0) {
@@ -140,10 +143,10 @@ int ANeuralNetworksEvent_createFromSyncFenceFd(int syncFenceFd, ANeuralNetworksE
     }
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 // *syncFenceFd is -1 on every error, a null event included.
-int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* syncFenceFd) {
+int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* syncFenceFd) try {
     if (syncFenceFd == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *syncFenceFd = -1;
     if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
@@ -156,14 +159,14 @@ int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* 
     }
     *syncFenceFd = copy;
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 // The computation runs on its own thread once every dependency has signalled, and signals the
 // event's eventfd when it ends (see Event.h).
 int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecution* handle,
                                                           const ANeuralNetworksEvent* const* dependencies,
                                                           uint32_t numDependencies, uint64_t duration,
-                                                          ANeuralNetworksEvent** event) {
+                                                          ANeuralNetworksEvent** event) try {
     if (event == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *event = nullptr;
     if (handle == nullptr || (dependencies == nullptr && numDependencies > 0)) return ANEURALNETWORKS_UNEXPECTED_NULL;
@@ -205,42 +208,42 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
     }
     *event = reinterpret_cast<ANeuralNetworksEvent*>(created);
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 // ---- Reusable executions, padding, preferred memory layout (feature level 5) ------------------
 
-int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution* execution, bool reusable) {
+int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution* execution, bool reusable) try {
     if (execution == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return executionOf(execution)->setReusable(reusable);
-}
+} NNEMU_API_GUARD
 
-int ANeuralNetworksExecution_enableInputAndOutputPadding(ANeuralNetworksExecution* execution, bool enable) {
+int ANeuralNetworksExecution_enableInputAndOutputPadding(ANeuralNetworksExecution* execution, bool enable) try {
     if (execution == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return executionOf(execution)->enableInputAndOutputPadding(enable);
-}
+} NNEMU_API_GUARD
 
 int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(const ANeuralNetworksCompilation* compilation,
-                                                                   uint32_t index, uint32_t* alignment) {
+                                                                   uint32_t index, uint32_t* alignment) try {
     if (compilation == nullptr || alignment == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->getPreferredMemory(true, true, index, alignment);
-}
+} NNEMU_API_GUARD
 
 int ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(const ANeuralNetworksCompilation* compilation,
-                                                                 uint32_t index, uint32_t* padding) {
+                                                                 uint32_t index, uint32_t* padding) try {
     if (compilation == nullptr || padding == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->getPreferredMemory(true, false, index, padding);
-}
+} NNEMU_API_GUARD
 
 int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput(const ANeuralNetworksCompilation* compilation,
-                                                                    uint32_t index, uint32_t* alignment) {
+                                                                    uint32_t index, uint32_t* alignment) try {
     if (compilation == nullptr || alignment == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->getPreferredMemory(false, true, index, alignment);
-}
+} NNEMU_API_GUARD
 
 int ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput(const ANeuralNetworksCompilation* compilation,
-                                                                  uint32_t index, uint32_t* padding) {
+                                                                  uint32_t index, uint32_t* padding) try {
     if (compilation == nullptr || padding == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     return compilationOf(compilation)->getPreferredMemory(false, false, index, padding);
-}
+} NNEMU_API_GUARD
 
 }  // extern "C"

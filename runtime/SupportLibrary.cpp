@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "ApiGuard.h"
 #include "Compilation.h"
 #include "Device.h"
 #include "Diagnostics.h"
@@ -48,7 +49,7 @@ static int SL_ANeuralNetworksCompilation_setCachingFromFds(ANeuralNetworksCompil
                                                           const int* modelCacheFds,
                                                           const uint32_t numModelCacheFiles,
                                                           const int* dataCacheFds,
-                                                          const uint32_t numDataCacheFiles, const uint8_t* token) {
+                                                          const uint32_t numDataCacheFiles, const uint8_t* token) try {
     if (handle == nullptr || token == nullptr || (numModelCacheFiles > 0 && modelCacheFds == nullptr) ||
         (numDataCacheFiles > 0 && dataCacheFds == nullptr)) {
         return ANEURALNETWORKS_UNEXPECTED_NULL;
@@ -59,11 +60,11 @@ static int SL_ANeuralNetworksCompilation_setCachingFromFds(ANeuralNetworksCompil
     }
     return reinterpret_cast<Compilation*>(handle)->setCachingFromFds(modelCacheFds, numModelCacheFiles, dataCacheFds,
                                                                       numDataCacheFiles, token);
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(const ANeuralNetworksDevice* handle,
                                                                 uint32_t* numModelCacheFiles,
-                                                                uint32_t* numDataCacheFiles) {
+                                                                uint32_t* numDataCacheFiles) try {
     if (numModelCacheFiles != nullptr) *numModelCacheFiles = 0;
     if (numDataCacheFiles != nullptr) *numDataCacheFiles = 0;
     if (handle == nullptr || numModelCacheFiles == nullptr || numDataCacheFiles == nullptr) {
@@ -73,11 +74,11 @@ static int SL_ANeuralNetworksDevice_getNumberOfCacheFilesNeeded(const ANeuralNet
     *numModelCacheFiles = modelFiles;
     *numDataCacheFiles = dataFiles;
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_getPerformanceInfo(const ANeuralNetworksDevice* handle,
                                                        int32_t performanceInfoKind,
-                                                       SL_ANeuralNetworksPerformanceInfo* performanceInfo) {
+                                                       SL_ANeuralNetworksPerformanceInfo* performanceInfo) try {
     // As Android's Support Library: outputs are cleared before the arguments are checked.
     if (performanceInfo != nullptr) *performanceInfo = {0.0f, 0.0f};
     if (handle == nullptr || performanceInfo == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
@@ -96,46 +97,46 @@ static int SL_ANeuralNetworksDevice_getPerformanceInfo(const ANeuralNetworksDevi
         default:
             return ANEURALNETWORKS_BAD_DATA;
     }
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_forEachOperandPerformanceInfo(
         const ANeuralNetworksDevice* handle, void* context,
-        void (*callback)(SL_ANeuralNetworksOperandPerformanceInfo, void*)) {
+        void (*callback)(SL_ANeuralNetworksOperandPerformanceInfo, void*)) try {
     if (handle == nullptr || context == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     for (const auto& entry : device(handle).capabilities.operandPerformance) {
         callback({static_cast<int32_t>(entry.type), toSl(entry.info)}, context);
     }
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_getVendorExtensionCount(const ANeuralNetworksDevice* handle,
-                                                            uint32_t* vendorExtensionCount) {
+                                                            uint32_t* vendorExtensionCount) try {
     if (vendorExtensionCount != nullptr) *vendorExtensionCount = 0;
     if (handle == nullptr || vendorExtensionCount == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     *vendorExtensionCount = static_cast<uint32_t>(device(handle).driver->getSupportedExtensions().size());
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_getVendorExtensionName(const ANeuralNetworksDevice* handle,
                                                            uint32_t vendorExtensionIndex,
-                                                           const char** extensionName) {
+                                                           const char** extensionName) try {
     if (extensionName != nullptr) *extensionName = nullptr;
     if (handle == nullptr || extensionName == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     const auto extensions = device(handle).driver->getSupportedExtensions();
     if (vendorExtensionIndex >= extensions.size()) return ANEURALNETWORKS_BAD_DATA;
     *extensionName = internedName(extensions[vendorExtensionIndex].name);
     return ANEURALNETWORKS_NO_ERROR;
-}
+} NNEMU_API_GUARD
 
 static int SL_ANeuralNetworksDevice_forEachVendorExtensionOperandTypeInformation(
         const ANeuralNetworksDevice* handle, uint32_t vendorExtensionIndex, void* context,
-        void (*callback)(SL_ANeuralNetworksExtensionOperandTypeInformation, void*)) {
+        void (*callback)(SL_ANeuralNetworksExtensionOperandTypeInformation, void*)) try {
     if (handle == nullptr || context == nullptr || callback == nullptr) return ANEURALNETWORKS_UNEXPECTED_NULL;
     if (vendorExtensionIndex >= device(handle).driver->getSupportedExtensions().size()) {
         return ANEURALNETWORKS_BAD_DATA;
     }
     return ANEURALNETWORKS_NO_ERROR;  // hal::Extension declares no operand types
-}
+} NNEMU_API_GUARD
 
 }  // extern "C"
 
@@ -161,4 +162,6 @@ constinit NnApiSLDriverImplFL5 slTable = {
 
 }  // namespace
 
-extern "C" NnApiSLDriverImpl* ANeuralNetworks_getSLDriverImpl(void) { return &slTable.base; }
+extern "C" NnApiSLDriverImpl* ANeuralNetworks_getSLDriverImpl(void) try {
+    return &slTable.base;
+} NNEMU_API_GUARD_RETURNING(nullptr)

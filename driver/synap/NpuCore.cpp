@@ -57,16 +57,24 @@ std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string*
         *error = "the NPU core (XNNPACK) could not be initialized";
         return nullptr;
     }
-    if (!checkPackedFilters(*core->program_, error)) return nullptr;
-    try {
-        if (!core->preparePorts(error) || !core->unpackFiltersIfNeeded(error) || !core->buildStages(error)) {
-            return nullptr;
-        }
-    } catch (const std::bad_alloc&) {
-        *error = "the NPU core ran out of memory for the program's buffers";
+    if (const Status built = core->build(); !built) {
+        *error = built.message();
         return nullptr;
     }
     return core;
+}
+
+// A machine short of memory fails the program's load (and the compilation falls back), whichever
+// thread loads it: this catch is the driver's, not the C API's.
+Status NpuCore::build() {
+    NNEMU_RETURN_IF_ERROR(checkPackedFilters(*program_));
+    try {
+        NNEMU_RETURN_IF_ERROR(preparePorts());
+        NNEMU_RETURN_IF_ERROR(unpackFiltersIfNeeded());
+        return buildStages();
+    } catch (const std::bad_alloc&) {
+        return {StatusCode::OUT_OF_MEMORY, "the NPU core ran out of memory for the program's buffers"};
+    }
 }
 
 NpuCore::~NpuCore() {
@@ -81,13 +89,12 @@ size_t NpuCore::layerCount() const { return program_->layers() ? program_->layer
 
 // A core that does not run every packed layer on its packed weights (another ISA or layout, the
 // XNNPACK core) takes the program with its filters unpacked: the same structure, checked above.
-bool NpuCore::unpackFiltersIfNeeded(std::string* error) {
-    if (packedFiltersRunInPlace(*program_)) return true;
-    std::vector<uint8_t> bytes;
-    if (!unpackFilters(*program_, &bytes, error)) return false;
+Status NpuCore::unpackFiltersIfNeeded() {
+    if (packedFiltersRunInPlace(*program_)) return {};
+    NNEMU_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, unpackFilters(*program_));
     bytes_ = cache::ProgramImage(std::move(bytes));
     program_ = npu::GetProgram(bytes_.data());
-    return true;
+    return {};
 }
 
 const void* NpuCore::constantData(uint32_t index) {
@@ -118,8 +125,8 @@ bool NpuCore::choosePool(const PoolUse& use) {
     const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
     for (Stage& stage : stages_) {
         if (stage.native || stage.runtimes[pooled] != nullptr) continue;
-        std::string ignored;  // the other runtime exists and serves instead
-        if (!buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled], &ignored)) {
+        // A failure is no error: the other runtime exists and serves instead.
+        if (!buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled]).isOk()) {
             if (stage.runtimes[pooled] != nullptr) xnn_delete_runtime(stage.runtimes[pooled]);
             stage.runtimes[pooled] = nullptr;
             return !pooled;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Statistics.h"
+#include "nnemu/base/Status.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
 #include "nnemu/cache/ProgramImage.h"
@@ -76,13 +77,14 @@ private:
 
     NpuCore() = default;
     struct Stage;
-    bool unpackFiltersIfNeeded(std::string* error);
+    Status build();  // everything load does past the checks of the program's header
+    Status unpackFiltersIfNeeded();
     // NpuCoreChecks.cpp: the program's structure, the ports.
-    bool preparePorts(std::string* error);
-    bool checkLayers(const std::function<bool(const std::string&)>& fail) const;
+    Status preparePorts();
+    Status checkLayers(const std::function<Status(const std::string&)>& fail) const;
     // NpuStages.cpp: stages, fused pairs, buffers.
-    bool buildStages(std::string* error);
-    bool cutIntoStages(std::string* error);
+    Status buildStages();
+    Status cutIntoStages();
     bool readsPackedFilter(const npu::Layer& layer) const;
     void fuseStages();
     void markBufferedTensors();
@@ -93,8 +95,7 @@ private:
     void addProfileRows(const Stage& stage);
     void bindBuffers();
     // XnnpackStages.cpp: one XNNPACK runtime for layers [firstLayer, endLayer).
-    bool buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime,
-                           std::string* error);
+    Status buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
     // runtimes for that choice the first time it is made.
     bool choosePool(const PoolUse& use);

@@ -25,12 +25,9 @@ bool zeroPointFits(const npu::Tensor& tensor) {
 }  // namespace
 
 // Checks the program's structure and sets up one padded buffer per network input and output.
-bool NpuCore::preparePorts(std::string* error) {
+Status NpuCore::preparePorts() {
     const auto* tensors = program_->tensors();
-    auto fail = [&](const std::string& message) {
-        *error = "the NPU program is malformed: " + message;
-        return false;
-    };
+    auto fail = [](const std::string& message) { return badData("the NPU program is malformed: " + message); };
     if (tensors == nullptr || program_->layers() == nullptr) return fail("no tensors or layers");
     const uint32_t inputCount = program_->input_count();
     const uint32_t outputCount = program_->output_count();
@@ -63,7 +60,7 @@ bool NpuCore::preparePorts(std::string* error) {
     for (bool port : claimed) {
         if (!port) return fail("a network input or output has no tensor");
     }
-    if (!checkLayers(fail)) return false;
+    NNEMU_RETURN_IF_ERROR(checkLayers(fail));
     inputs_.resize(inputCount);
     outputs_.resize(outputCount);
     constants_.assign(tensors->size(), nullptr);
@@ -78,13 +75,13 @@ bool NpuCore::preparePorts(std::string* error) {
         port.bytes = byteSize(tensor);
         port.tensor = t;
     }
-    return true;
+    return {};
 }
 
 // Every layer is of a known kind, fits its tensors, reads what is there when it runs (a network
 // input, a constant or an earlier layer's output) and writes a tensor nothing else writes; every
 // network output is written.
-bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) const {
+Status NpuCore::checkLayers(const std::function<Status(const std::string&)>& fail) const {
     const auto* tensors = program_->tensors();
     const auto* layers = program_->layers();
     std::vector<bool> ready(tensors->size());
@@ -112,7 +109,7 @@ bool NpuCore::checkLayers(const std::function<bool(const std::string&)>& fail) c
     for (uint32_t t = 0; t < tensors->size(); ++t) {
         if (tensors->Get(t)->output_index() >= 0 && !ready[t]) return fail("a network output is never written");
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::synap

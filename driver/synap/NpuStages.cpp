@@ -130,7 +130,7 @@ void NpuCore::keepStageValuesInArena() {
 
 // One stage per layer the core runs itself (or per layer when profiling), one per run of the
 // layers between them.
-bool NpuCore::cutIntoStages(std::string* error) {
+Status NpuCore::cutIntoStages() {
     const auto* layers = program_->layers();
     for (size_t l = 0; l < layers->size(); ++l) {
         const LayerKind& kind = *layerKind(layers->Get(l)->params_type());
@@ -138,8 +138,7 @@ bool NpuCore::cutIntoStages(std::string* error) {
         if (kind.ownKernel != nullptr) state = kind.ownKernel(*program_, *layers->Get(l));
         const bool native = kind.native() || state != nullptr;
         if (state == nullptr && readsPackedFilter(*layers->Get(l))) {
-            *error = "the NPU program's layer " + std::to_string(l) + " has packed weights this core cannot run";
-            return false;
+            return badData("the NPU program's layer " + std::to_string(l) + " has packed weights this core cannot run");
         }
         if (native || profiling_ || stages_.empty() || stages_.back().native) {
             stages_.push_back({l, l + 1, native, {nullptr, nullptr}, {}, nullptr, std::move(state), {}});
@@ -147,7 +146,7 @@ bool NpuCore::cutIntoStages(std::string* error) {
             stages_.back().endLayer = l + 1;
         }
     }
-    return true;
+    return {};
 }
 
 // Tensors read or written by more than one stage, or by a native layer, live in buffers.
@@ -213,8 +212,8 @@ void NpuCore::bindBuffers() {
 }
 
 // Cuts the layers into stages, fuses pairs, plans the buffers and builds the runtimes.
-bool NpuCore::buildStages(std::string* error) {
-    if (!cutIntoStages(error)) return false;
+Status NpuCore::buildStages() {
+    NNEMU_RETURN_IF_ERROR(cutIntoStages());
     fuseStages();
     markBufferedTensors();
     const PoolUse use;  // a pooled runtime records the pool: it must not go while one is built
@@ -222,14 +221,13 @@ bool NpuCore::buildStages(std::string* error) {
     planActivations();
     const bool pooled = parallel_ && poolWorthUsingNow();
     for (Stage& stage : stages_) {
-        if (!stage.native &&
-            !buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled], error)) {
-            return false;
+        if (!stage.native) {
+            NNEMU_RETURN_IF_ERROR(buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled]));
         }
         if (profiling_) addProfileRows(stage);
     }
     bindBuffers();
-    return true;
+    return {};
 }
 
 // Native layers whose kind fuses them with their output's only reader (the next layer, on a

@@ -52,8 +52,8 @@ void dropPackedFilters(npu::ProgramT* program) {
     }
 }
 
-bool checkPackedFilters(const npu::Program& program, std::string* error) {
-    if (program.tensors() == nullptr || program.layers() == nullptr) return true;  // refused later
+Status checkPackedFilters(const npu::Program& program) {
+    if (program.tensors() == nullptr || program.layers() == nullptr) return {};  // refused later
     std::vector<uint32_t> reader;
     for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
         const npu::Tensor& tensor = *program.tensors()->Get(t);
@@ -64,11 +64,10 @@ bool checkPackedFilters(const npu::Program& program, std::string* error) {
         const npu::PackedWeights* entry = layer != nullptr ? packedWeightsOf(program, l) : nullptr;
         if (entry == nullptr || entry->data() == nullptr || layer->inputs()->size() < 2 || layer->inputs()->Get(1) != t ||
             tensor.input_index() >= 0 || tensor.output_index() >= 0) {
-            *error = "the NPU program is malformed: tensor " + std::to_string(t) + " is held packed for no layer";
-            return false;
+            return badData("the NPU program is malformed: tensor " + std::to_string(t) + " is held packed for no layer");
         }
     }
-    return true;
+    return {};
 }
 
 bool packedFiltersRunInPlace(const npu::Program& program) {
@@ -81,7 +80,7 @@ bool packedFiltersRunInPlace(const npu::Program& program) {
     return true;
 }
 
-bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std::string* error) {
+Result<std::vector<uint8_t>> unpackFilters(const npu::Program& program) {
     const std::vector<uint32_t> reader = soleReaders(program);
     std::unique_ptr<npu::ProgramT> unpacked(program.UnPack());
     for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
@@ -92,8 +91,8 @@ bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std
         const std::span<const uint8_t> packed(entry->data()->data(), entry->data()->size());
         if (entry->kernel() != npu::PackedKernel::QUANT_GEMM || !kernels::unpackQuantGemm(packed, &filter.data) ||
             filter.data.size() != byteSize(tensor)) {
-            *error = "the NPU program is malformed: the packed filter of tensor " + std::to_string(t) + " does not unpack";
-            return false;
+            return badData("the NPU program is malformed: the packed filter of tensor " + std::to_string(t) +
+                           " does not unpack");
         }
         filter.packed = false;
     }
@@ -101,8 +100,7 @@ bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std
     std::erase_if(unpacked->packed_weights, [](const auto& entry) { return entry->kernel == npu::PackedKernel::QUANT_GEMM; });
     flatbuffers::FlatBufferBuilder fbb(program.tensors()->size() * 64 + (1 << 20));
     fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
-    bytes->assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-    return true;
+    return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
 }  // namespace nnemu::synap

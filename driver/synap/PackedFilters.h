@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "npu_program_generated.h"
 
 namespace nnemu::synap {
@@ -15,14 +16,14 @@ namespace nnemu::synap {
 void dropPackedFilters(npu::ProgramT* program);
 
 // At load (the program may come from a file): every packed filter is read by one layer only, as
-// its filter, and that layer has packed weights; false with `error` otherwise.
-bool checkPackedFilters(const npu::Program& program, std::string* error);
+// its filter, and that layer has packed weights; BAD_DATA saying why otherwise.
+Status checkPackedFilters(const npu::Program& program);
 
 // Whether this core runs every layer with a packed filter on the packed bytes in place.
 bool packedFiltersRunInPlace(const npu::Program& program);
 
-// `program` with every packed filter unpacked into its tensor and no packed weights; false with
-// `error` when a filter does not unpack to its tensor's size.
-bool unpackFilters(const npu::Program& program, std::vector<uint8_t>* bytes, std::string* error);
+// `program` with every packed filter unpacked into its tensor and no packed weights; BAD_DATA
+// saying why when a filter does not unpack to its tensor's size.
+Result<std::vector<uint8_t>> unpackFilters(const npu::Program& program);
 
 }  // namespace nnemu::synap

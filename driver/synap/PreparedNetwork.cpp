@@ -146,10 +146,12 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         // Best effort: a failure leaves a file the next prepareModelFromCache refuses, or one that
         // another process runs from untouched.
-        if (cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes(), &error)) {
+        if (const Status written =
+                    cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes());
+            written) {
             cache::cacheCounters().modelCacheWrites++;
         } else {
-            SYNAP_LOG(WARNING) << "cannot write the NNAPI model cache file: " << error;
+            SYNAP_LOG(WARNING) << "cannot write the NNAPI model cache file: " << written.message();
         }
         close(modelCacheFd_);
         modelCacheFd_ = -1;

@@ -133,25 +133,25 @@ private:
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == processId(); });
         update([](int) {}, false);  // rewrites the files only if this process's networks were listed
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
-        std::string error;
-        if (const int dir = directory_.get(&error); dir >= 0) removeSpares(dir, processId());
+        if (const Result<int> dir = directory_.get(); dir.isOk()) removeSpares(*dir, processId());
     }
 
     // `always`: publish even when nothing but the change happened (a change always publishes).
     template <typename Change>
     void update(Change&& change, bool always = true) {
         if (released_) return;
-        std::string error;
-        const int dir = directory_.get(&error);
-        if (dir < 0) {
+        const Result<int> opened = directory_.get();
+        if (!opened.isOk()) {
             const int cause = errno;
-            return warnOnce("cannot open the statistics folder (" + error + "); the statistics are not updated, "
-                            "the run goes on", cause);
+            return warnOnce("cannot open the statistics folder (" + opened.message() +
+                                    "); the statistics are not updated, the run goes on",
+                            cause);
         }
+        const int dir = *opened;
         makeYoctoLink();
-        if (!state_.lock(dir, path_, &error)) {
+        if (const Status locked = state_.lock(dir, path_); !locked) {
             const int cause = errno;
-            return warnOnce(error + "; the statistics are not updated, the run goes on", cause);
+            return warnOnce(locked.message() + "; the statistics are not updated, the run goes on", cause);
         }
         look(dir);
         bool dirty = !load(dir);
@@ -190,8 +190,9 @@ private:
     void makeYoctoLink() {
         if (linkMade_ || props::isYocto()) return;
         linkMade_ = true;
-        std::string error;
-        Fd parent(base::openInsideRoot(root_, props::devicePath(kYoctoLinkDir), O_RDONLY | O_DIRECTORY, 0, false, &error));
+        const Result<int> opened =
+                base::openInsideRoot(root_, props::devicePath(kYoctoLinkDir), O_RDONLY | O_DIRECTORY, 0, false);
+        Fd parent(opened.isOk() ? *opened : -1);
         // An existing name (our link, or anything else) is left alone; nothing is written through it.
         if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
     }

@@ -81,17 +81,23 @@ bool matches(const FileIdentity& identity, const struct stat& info) {
            identity.mtimeNsec == now.mtimeNsec;
 }
 
-int RootedDirectory::get(std::string* error) {
+Result<int> RootedDirectory::get() {
     struct stat named {};
     if (fd_.get() >= 0 && fstatat(AT_FDCWD, path_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
         named.st_dev == device_ && named.st_ino == inode_) {
         return fd_.get();
     }
     fd_.reset();
-    if (!base::makeDirectoriesInsideRoot(root_, path_, error)) return -1;
-    fd_.reset(base::openInsideRoot(root_, path_, O_RDONLY | O_DIRECTORY, 0, false, error));
+    NNEMU_RETURN_IF_ERROR(base::makeDirectoriesInsideRoot(root_, path_));
+    NNEMU_ASSIGN_OR_RETURN(const int opened, base::openInsideRoot(root_, path_, O_RDONLY | O_DIRECTORY, 0, false));
+    fd_.reset(opened);
     struct stat held {};
-    if (fd_.get() >= 0 && fstat(fd_.get(), &held) != 0) fd_.reset();
+    if (fstat(fd_.get(), &held) != 0) {
+        const int err = errno;
+        fd_.reset();
+        errno = err;
+        return Status(StatusCode::UNAVAILABLE, {});
+    }
     device_ = held.st_dev;
     inode_ = held.st_ino;
     return fd_.get();

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "StatisticsState.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::synap {
 
@@ -52,8 +53,8 @@ bool matches(const FileIdentity& identity, const struct stat& info);
 class RootedDirectory {
 public:
     RootedDirectory(std::string root, std::string path) : root_(std::move(root)), path_(std::move(path)) {}
-    // Creates the directory if missing; -1 with `error` when the walk is refused.
-    int get(std::string* error);
+    // Creates the directory if missing; the walk's refusal (errno set) otherwise.
+    Result<int> get();
 
 private:
     std::string root_, path_;

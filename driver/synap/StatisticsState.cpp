@@ -51,6 +51,14 @@ std::string damage(const StateRecord& record, ssize_t bytes, off_t fileSize) {
     return "";
 }
 
+// UNAVAILABLE with `message`, errno left as the failure set it (the caller reports it).
+Status refusal(std::string message) {
+    const int err = errno;
+    Status status(StatusCode::UNAVAILABLE, std::move(message));
+    errno = err;
+    return status;
+}
+
 }  // namespace
 
 uint64_t stateChecksum(const StateRecord& record) {
@@ -93,67 +101,61 @@ void StateFile::close() {
     fd_ = -1;
 }
 
-bool StateFile::open(int directory, const std::string& path, std::string* error) {
+Status StateFile::open(int directory, const std::string& path) {
     // O_NOFOLLOW: a symlink planted as .state is refused; O_NONBLOCK: a FIFO does not block us.
     fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd_ < 0) {
-        *error = path + "/.state" +
-                 (errno == ELOOP ? " is a symbolic link; refusing to follow it out of the device root"
-                                 : std::string(": ") + std::strerror(errno));
-        return false;
+        return refusal(path + "/.state" +
+                       (errno == ELOOP ? " is a symbolic link; refusing to follow it out of the device root"
+                                       : std::string(": ") + std::strerror(errno)));
     }
     owner_ = getpid();
     struct stat info {};
     if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink > 1) {
         // A hard link would let the record be written into a file elsewhere.
-        *error = path + "/.state is not a regular file of its own (special file or hard link); refusing it";
+        Status refused = refusal(path + "/.state is not a regular file of its own (special file or hard link); refusing it");
         close();
-        return false;
+        return refused;
     }
     device_ = info.st_dev;
     inode_ = info.st_ino;
-    return true;
+    return {};
 }
 
-bool StateFile::timedLock(const std::string& path, std::string* error) {
+Status StateFile::timedLock(const std::string& path) {
     const auto deadline = std::chrono::steady_clock::now() + (stalled_ ? kStalledLockBudget : kLockBudget);
     auto pause = std::chrono::microseconds(20);
     while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR) continue;
-        if (errno != EWOULDBLOCK) {
-            *error = "cannot lock " + path + "/.state: " + std::strerror(errno);
-            return false;
-        }
+        if (errno != EWOULDBLOCK) return refusal("cannot lock " + path + "/.state: " + std::strerror(errno));
         if (std::chrono::steady_clock::now() >= deadline) {
             stalled_ = true;
-            *error = path + "/.state stays locked by a process that does not release it (stopped?); "
-                            "NPU executions go on uncounted until it does";
-            return false;
+            return refusal(path + "/.state stays locked by a process that does not release it (stopped?); "
+                                  "NPU executions go on uncounted until it does");
         }
         std::this_thread::sleep_for(pause);
         pause = std::min<std::chrono::microseconds>(pause * 2, kLongestPause);
     }
     stalled_ = false;
-    return true;
+    return {};
 }
 
-bool StateFile::lock(int directory, const std::string& path, std::string* error) {
+Status StateFile::lock(int directory, const std::string& path) {
     for (int attempt = 0; attempt < 8; ++attempt) {
         if (fd_ >= 0 && owner_ != processId()) close();
-        if (fd_ < 0 && !open(directory, path, error)) return false;
-        if (!timedLock(path, error)) return false;
+        if (fd_ < 0) NNEMU_RETURN_IF_ERROR(open(directory, path));
+        NNEMU_RETURN_IF_ERROR(timedLock(path));
         // The name may have been deleted or replaced while we waited: the lock that counts is the
         // one on the file the name holds now.
         struct stat named {};
         if (fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
             named.st_ino == inode_) {
-            return true;
+            return {};
         }
         flock(fd_, LOCK_UN);
         close();
     }
-    *error = path + "/.state keeps being replaced; statistics skip this update";
-    return false;
+    return refusal(path + "/.state keeps being replaced; statistics skip this update");
 }
 
 void StateFile::unlock() {

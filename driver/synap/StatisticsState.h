@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::synap {
 
 inline constexpr uint32_t kStateMagic = 0x5354504e;  // "NPTS"
@@ -85,16 +87,17 @@ public:
     StateFile& operator=(const StateFile&) = delete;
 
     // Locks the `.state` that `directory` (the statistics folder, `path` for messages) names now,
-    // creating it if missing. False with `error` when it is refused or stays locked too long.
-    bool lock(int directory, const std::string& path, std::string* error);
+    // creating it if missing. UNAVAILABLE saying why (errno kept) when it is refused or stays
+    // locked too long.
+    Status lock(int directory, const std::string& path);
     void unlock();
     // Reads the record; returns why it cannot be used ("" when it can). Needs the lock.
     std::string read(StateRecord* record);
     bool write(StateRecord* record);  // fills in the checksum
 
 private:
-    bool open(int directory, const std::string& path, std::string* error);
-    bool timedLock(const std::string& path, std::string* error);
+    Status open(int directory, const std::string& path);
+    Status timedLock(const std::string& path);
     void close();
 
     int fd_ = -1;

@@ -70,11 +70,13 @@ public:
         if (modelCache.size() != 1 || !dataCache.empty()) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         const int flags = fcntl(modelCache[0], F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
-        cache::ProgramImage program;
         std::string error;
         std::shared_ptr<PreparedNetwork> network;
-        if (cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion, &program, &error)) {
-            network = PreparedNetwork::fromCachedProgram(std::move(program), &error);
+        if (Result<cache::ProgramImage> program = cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion);
+            program.isOk()) {
+            network = PreparedNetwork::fromCachedProgram(std::move(program).value(), &error);
+        } else {
+            error = program.message();
         }
         if (network == nullptr) {
             cache::cacheCounters().modelCacheRejects++;

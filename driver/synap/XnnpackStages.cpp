@@ -62,7 +62,7 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
 }  // namespace
 
 // One XNNPACK runtime for layers [first, end): tensors with buffers are its external values.
-bool NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runtime** built, std::string* error) {
+Status NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runtime** built) {
     const std::vector<bool>& needsBuffer = needsBuffer_;
     const auto* tensors = program_->tensors();
     const auto* layers = program_->layers();
@@ -85,8 +85,7 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runti
     }
     xnn_subgraph_t subgraph = nullptr;
     if (xnn_create_subgraph(static_cast<uint32_t>(externalsOf.size()), 0, &subgraph) != xnn_status_success) {
-        *error = "cannot create an NPU subgraph";
-        return false;
+        return opFailed("cannot create an NPU subgraph");
     }
     std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> owner(subgraph, xnn_delete_subgraph);
     std::vector<xnn_external_value> externals;
@@ -105,30 +104,26 @@ bool NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runti
             }
             if (defineTensor(subgraph, *tensors->Get(t), constantData(t), externalId, flags, &ids[t]) !=
                 xnn_status_success) {
-                *error = "the NPU core rejected tensor " + std::to_string(t);
-                return false;
+                return opFailed("the NPU core rejected tensor " + std::to_string(t));
             }
         }
         float low, high;
         bounds(layer, *tensors->Get(layer.outputs()->Get(0)), &low, &high);
         const xnn_status status = layerKind(layer.params_type())->define({subgraph, *program_, layer, ids, low, high});
         if (status != xnn_status_success) {
-            *error = "the NPU core rejected layer " + std::string(layer.name() ? layer.name()->c_str() : "?") +
-                     " (status " + std::to_string(status) + ")";
-            return false;
+            return opFailed("the NPU core rejected layer " + std::string(layer.name() ? layer.name()->c_str() : "?") +
+                            " (status " + std::to_string(status) + ")");
         }
     }
     xnn_runtime_t runtime = nullptr;
     if (xnn_create_runtime_v2(subgraph, pooled ? coreThreadPool() : nullptr, 0, &runtime) != xnn_status_success) {
-        *error = "the NPU core could not build a runtime for the program";
-        return false;
+        return opFailed("the NPU core could not build a runtime for the program");
     }
     *built = runtime;  // owned by the stage from here on
     if (xnn_setup_runtime(runtime, externals.size(), externals.data()) != xnn_status_success) {
-        *error = "the NPU core could not set up its buffers";
-        return false;
+        return opFailed("the NPU core could not set up its buffers");
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::synap

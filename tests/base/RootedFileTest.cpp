@@ -40,9 +40,9 @@ protected:
 };
 
 TEST_F(RootedFileTest, CreatesAFileAndItsParentDirectories) {
-    std::string error;
-    const int fd = openInsideRoot(root_, root_ + "/a/b/file", O_WRONLY | O_CREAT, 0600, true, &error);
-    ASSERT_GE(fd, 0) << error;
+    const auto opened = openInsideRoot(root_, root_ + "/a/b/file", O_WRONLY | O_CREAT, 0600, true);
+    ASSERT_TRUE(opened.isOk()) << opened.status();
+    const int fd = *opened;
     ASSERT_EQ(write(fd, "x", 1), 1);
     close(fd);
     EXPECT_EQ(read(root_ + "/a/b/file"), "x");
@@ -52,55 +52,60 @@ TEST_F(RootedFileTest, CreatesAFileAndItsParentDirectories) {
 TEST_F(RootedFileTest, RefusesASymlinkAsTheFinalName) {
     std::ofstream(outside_ + "/victim") << "keep";
     fs::create_symlink(outside_ + "/victim", root_ + "/file");
+    const auto opened = openInsideRoot(root_, root_ + "/file", O_WRONLY | O_TRUNC, 0, false);
+    EXPECT_EQ(errno, ELOOP);
+    ASSERT_FALSE(opened.isOk());
+    EXPECT_EQ(opened.code(), nnemu::StatusCode::UNAVAILABLE);
+    EXPECT_NE(opened.message().find("symbolic link"), std::string::npos) << opened.status();
+    // The form the delegate still uses: -1, errno and the same words.
     std::string error;
     EXPECT_LT(openInsideRoot(root_, root_ + "/file", O_WRONLY | O_TRUNC, 0, false, &error), 0);
     EXPECT_EQ(errno, ELOOP);
-    EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+    EXPECT_EQ(error, opened.message());
     EXPECT_EQ(read(outside_ + "/victim"), "keep");
 }
 
 TEST_F(RootedFileTest, RefusesASymlinkedDirectoryOnTheWay) {
     fs::create_symlink(outside_, root_ + "/dir");
-    std::string error;
-    EXPECT_LT(openInsideRoot(root_, root_ + "/dir/new", O_WRONLY | O_CREAT, 0600, true, &error), 0);
+    EXPECT_FALSE(openInsideRoot(root_, root_ + "/dir/new", O_WRONLY | O_CREAT, 0600, true).isOk());
     EXPECT_FALSE(fs::exists(outside_ + "/new"));
-    EXPECT_FALSE(makeDirectoriesInsideRoot(root_, root_ + "/dir/sub", &error));
+    EXPECT_FALSE(makeDirectoriesInsideRoot(root_, root_ + "/dir/sub").isOk());
     EXPECT_FALSE(fs::exists(outside_ + "/sub"));
 }
 
 TEST_F(RootedFileTest, RefusesPathsOutsideOrClimbingOutOfTheRoot) {
-    std::string error;
-    EXPECT_LT(openInsideRoot(root_, outside_ + "/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
-    EXPECT_LT(openInsideRoot(root_, root_ + "/../outside/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
-    EXPECT_LT(openInsideRoot(root_, root_ + "/", O_RDONLY, 0, false, &error), 0);
+    const auto outside = openInsideRoot(root_, outside_ + "/f", O_WRONLY | O_CREAT, 0600, false);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(outside.message(), outside_ + "/f is not inside the device root " + root_);
+    const auto climbing = openInsideRoot(root_, root_ + "/../outside/f", O_WRONLY | O_CREAT, 0600, false);
+    EXPECT_EQ(climbing.message(), root_ + "/../outside/f climbs out of the device root");
+    EXPECT_FALSE(openInsideRoot(root_, root_ + "/", O_RDONLY, 0, false).isOk());
     EXPECT_FALSE(fs::exists(outside_ + "/f"));
 }
 
 TEST_F(RootedFileTest, RootAndPathSpellingsNeedNotMatch) {
-    std::string error;
     const std::string doubled = top_ + "//root/";
-    const int fd = openInsideRoot(doubled, top_ + "/root/./a//f", O_WRONLY | O_CREAT, 0600, true, &error);
-    ASSERT_GE(fd, 0) << error;
-    close(fd);
+    const auto fd = openInsideRoot(doubled, top_ + "/root/./a//f", O_WRONLY | O_CREAT, 0600, true);
+    ASSERT_TRUE(fd.isOk()) << fd.status();
+    close(*fd);
     EXPECT_TRUE(fs::exists(root_ + "/a/f"));
-    EXPECT_TRUE(makeDirectoriesInsideRoot(top_ + "/root", doubled + "b", &error)) << error;
-    EXPECT_LT(openInsideRoot(top_ + "/root", top_ + "/rootx/f", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+    const nnemu::Status made = makeDirectoriesInsideRoot(top_ + "/root", doubled + "b");
+    EXPECT_TRUE(made.isOk()) << made;
+    EXPECT_FALSE(openInsideRoot(top_ + "/root", top_ + "/rootx/f", O_WRONLY | O_CREAT, 0600, false).isOk());
 }
 
 TEST_F(RootedFileTest, TheRootItselfMayBeASymlink) {
     fs::create_symlink(root_, top_ + "/link");
-    std::string error;
-    const int fd = openInsideRoot(top_ + "/link", top_ + "/link/f", O_WRONLY | O_CREAT, 0600, false, &error);
-    ASSERT_GE(fd, 0) << error;
-    close(fd);
+    const auto fd = openInsideRoot(top_ + "/link", top_ + "/link/f", O_WRONLY | O_CREAT, 0600, false);
+    ASSERT_TRUE(fd.isOk()) << fd.status();
+    close(*fd);
     EXPECT_TRUE(fs::exists(root_ + "/f"));
 }
 
 TEST_F(RootedFileTest, MakesNestedDirectories) {
-    std::string error;
-    ASSERT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z", &error)) << error;
+    ASSERT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z").isOk());
     EXPECT_TRUE(fs::is_directory(root_ + "/x/y/z"));
-    EXPECT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z", &error)) << error;
+    EXPECT_TRUE(makeDirectoriesInsideRoot(root_, root_ + "/x/y/z").isOk());
 }
 
 }  // namespace
@@ -110,20 +115,19 @@ TEST(RootedFileRootTest, CreatesAMissingRootAndItsParents) {
     char pattern[] = "/tmp/nnemu-rooted-XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
     const std::string top = pattern, root = top + "/not/yet/root";
-    std::string error;
-    EXPECT_TRUE(makeDirectoriesInsideRoot(root, root + "/sys/stats", &error)) << error;
+    EXPECT_TRUE(makeDirectoriesInsideRoot(root, root + "/sys/stats").isOk());
     EXPECT_TRUE(fs::is_directory(root + "/sys/stats"));
     fs::remove_all(top + "/not");
-    const int fd = openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, true, &error);
-    EXPECT_GE(fd, 0) << error;
-    if (fd >= 0) close(fd);
+    const auto fd = openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, true);
+    EXPECT_TRUE(fd.isOk()) << fd.status();
+    if (fd.isOk()) close(*fd);
     // Without makeParents nothing is created.
     fs::remove_all(top + "/not");
-    EXPECT_LT(openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, false, &error), 0);
+    EXPECT_FALSE(openInsideRoot(root, root + "/a/file", O_WRONLY | O_CREAT, 0600, false).isOk());
     EXPECT_FALSE(fs::exists(top + "/not"));
     // A dangling link named as the root is not made into a directory somewhere else.
     fs::create_symlink(top + "/elsewhere", top + "/dangling");
-    EXPECT_FALSE(makeDirectoriesInsideRoot(top + "/dangling", top + "/dangling/x", &error));
+    EXPECT_FALSE(makeDirectoriesInsideRoot(top + "/dangling", top + "/dangling/x").isOk());
     EXPECT_FALSE(fs::exists(top + "/elsewhere"));
     fs::remove_all(top);
 }

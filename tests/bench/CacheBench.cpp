@@ -80,9 +80,8 @@ const std::string& benchRoot() {
 }
 
 void setProperty(const char* name, const char* value) {
-    std::string error;
-    if (!nnemu::props::set(name, value, &error)) {
-        std::fprintf(stderr, "nnemu_bench_cache: setprop %s: %s\n", name, error.c_str());
+    if (const nnemu::Status set = nnemu::props::set(name, value); !set) {
+        std::fprintf(stderr, "nnemu_bench_cache: setprop %s: %s\n", name, set.message().c_str());
         std::exit(1);
     }
 }
@@ -241,22 +240,22 @@ FilledCache& filledCache(int64_t entries, int64_t bigKib) {
     if (filled.cache != nullptr) return filled;
     const std::string file =
             benchRoot() + "/lookup-" + std::to_string(entries) + "-" + std::to_string(bigKib) + ".cache";
-    std::string error;
-    filled.cache = nnemu::cache::SynapCache::open(file, true, &error);
-    if (filled.cache == nullptr) {
-        std::fprintf(stderr, "nnemu_bench_cache: %s\n", error.c_str());
+    auto opened = nnemu::cache::SynapCache::open(file, true);
+    if (!opened.isOk()) {
+        std::fprintf(stderr, "nnemu_bench_cache: %s\n", opened.message().c_str());
         std::exit(1);
     }
+    filled.cache = std::move(opened).value();
     std::mt19937_64 random(42);
     std::vector<uint8_t> program(4096);
     for (int64_t i = 0; i + 1 < entries; ++i) {
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
         filled.smallKeys.push_back("small-" + std::to_string(i));
-        filled.cache->store(filled.smallKeys.back(), program, 1, entries);
+        (void)filled.cache->store(filled.smallKeys.back(), program, 1, entries);
     }
     std::vector<uint8_t> big(static_cast<size_t>(bigKib) * 1024);
     for (auto& byte : big) byte = static_cast<uint8_t>(random());
-    filled.cache->store("big", big, 1, entries);
+    (void)filled.cache->store("big", big, 1, entries);
     return filled;
 }
 
@@ -272,7 +271,7 @@ void BM_SynapCacheLookup(benchmark::State& state) {
         // The big program, or a random small one.
         const std::string& key =
                 bigKib > 4 ? std::string("big") : filled.smallKeys[random() % filled.smallKeys.size()];
-        if (filled.cache->find(key, 1, &program) != nnemu::cache::SynapCache::Status::OK) {
+        if (filled.cache->find(key, 1, &program) != nnemu::StatusCode::OK) {
             state.SkipWithError("lookup missed");
             break;
         }
@@ -288,12 +287,12 @@ void BM_SynapCacheLookup(benchmark::State& state) {
 // the SyNAP cache, which already holds a few.
 void BM_SynapCacheStore(benchmark::State& state) {
     const int64_t kib = state.range(0);
-    std::string error;
-    auto cache = nnemu::cache::SynapCache::open(benchRoot() + "/store-" + std::to_string(kib) + ".cache", true, &error);
-    if (cache == nullptr) {
-        state.SkipWithError(error.c_str());
+    auto opened = nnemu::cache::SynapCache::open(benchRoot() + "/store-" + std::to_string(kib) + ".cache", true);
+    if (!opened.isOk()) {
+        state.SkipWithError(opened.message().c_str());
         return;
     }
+    const auto cache = std::move(opened).value();
     std::mt19937_64 random(3);
     std::vector<uint8_t> program(static_cast<size_t>(kib) * 1024);
     int64_t stored = 0;
@@ -301,7 +300,7 @@ void BM_SynapCacheStore(benchmark::State& state) {
         state.PauseTiming();
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
         state.ResumeTiming();
-        if (cache->store("key-" + std::to_string(stored++), program, 1, 4) != nnemu::cache::SynapCache::Status::OK) {
+        if (cache->store("key-" + std::to_string(stored++), program, 1, 4) != nnemu::StatusCode::OK) {
             state.SkipWithError(cache->error().c_str());
             break;
         }

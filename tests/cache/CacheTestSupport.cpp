@@ -43,8 +43,8 @@ void CacheTest::TearDown() {
 }
 
 void CacheTest::setProperty(const std::string& name, const std::string& value) {
-    std::string error;
-    ASSERT_TRUE(props::set(name, value, &error)) << error;
+    const Status set = props::set(name, value);
+    ASSERT_TRUE(set.isOk()) << set.message();
 }
 
 ANeuralNetworksDevice* deviceNamed(const std::string& name) { return test::deviceNamed(name); }

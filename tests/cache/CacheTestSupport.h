@@ -9,9 +9,20 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <memory>
 #include <vector>
 
+#include "nnemu/synap/cache/SynapCache.h"
+
 namespace nnemu::cachetest {
+
+// SynapCache::open for the tests: null when it fails, with the failure's message in `error`.
+inline std::unique_ptr<cache::SynapCache> openSynapCache(const std::string& file, bool create, std::string& error,
+                                                         const std::string& root = {}) {
+    auto opened = cache::SynapCache::open(file, create, root);
+    error = opened.message();
+    return opened.isOk() ? std::move(opened).value() : nullptr;
+}
 
 // Every test case gets an empty device root ($NNEMU_ROOT), the Android board and no SYNAP_CACHE_*
 // overrides, so each starts with default properties and no cache.

@@ -10,6 +10,8 @@
 namespace nnemu::cache {
 namespace {
 
+using cachetest::openSynapCache;
+
 class ContentionTest : public cachetest::CacheTest {};
 
 // Runs `body(i)` on `count` threads released together.
@@ -34,7 +36,7 @@ TEST_F(ContentionTest, ManyConnectionsOpenANewCacheAtOnce) {
         const std::string file = root() + "/new" + std::to_string(round) + ".cache";
         std::vector<std::string> errors(8);
         together(8, [&](int i) {
-            auto cache = SynapCache::open(file, true, &errors[i]);
+            auto cache = openSynapCache(file, true, errors[i]);
             if (cache != nullptr) errors[i].clear();
         });
         for (const auto& error : errors) EXPECT_EQ(error, "") << "round " << round;
@@ -48,12 +50,12 @@ TEST_F(ContentionTest, ManyConnectionsSwitchARollbackJournalCacheAtOnce) {
     for (int round = 0; round < 40; ++round) {
         {
             std::string error;
-            ASSERT_NE(SynapCache::open(file, true, &error), nullptr) << error;
+            ASSERT_NE(openSynapCache(file, true, error), nullptr) << error;
         }
         cachetest::createSqliteDatabase(file, "PRAGMA journal_mode=DELETE");
         std::vector<std::string> errors(8);
         together(8, [&](int i) {
-            auto cache = SynapCache::open(file, false, &errors[i]);
+            auto cache = openSynapCache(file, false, errors[i]);
             if (cache != nullptr && cache->totals().entries == 0) errors[i].clear();
         });
         for (const auto& error : errors) EXPECT_EQ(error, "") << "round " << round;
@@ -68,7 +70,7 @@ TEST_F(ContentionTest, ConnectionsStoringAndFindingAtOnceNeverGiveUp) {
     std::vector<std::vector<std::string>> failures(6);
     together(6, [&](int i) {
         std::string error;
-        auto cache = SynapCache::open(file, true, &error);
+        auto cache = openSynapCache(file, true, error);
         if (cache == nullptr) {
             failures[i].push_back("open: " + error);
             return;
@@ -79,13 +81,13 @@ TEST_F(ContentionTest, ConnectionsStoringAndFindingAtOnceNeverGiveUp) {
             std::vector<uint8_t> found;
             for (auto status : {cache->store(key, own, 1, 1000), cache->store("shared", shared, 1, 1000),
                                 cache->find(key, 1, &found), cache->find("shared", 1, &found)}) {
-                if (status != SynapCache::Status::OK) failures[i].push_back(toString(status) + (": " + cache->error()));
+                if (!status.isOk()) failures[i].push_back(toString(status.code()) + (": " + cache->error()));
             }
         }
     });
     for (const auto& list : failures) EXPECT_TRUE(list.empty()) << list.front();
     std::string error;
-    auto cache = SynapCache::open(file, false, &error);
+    auto cache = openSynapCache(file, false, error);
     ASSERT_NE(cache, nullptr) << error;
     EXPECT_EQ(cache->totals().entries, 6u * 15u + 1u);
     const auto report = cache->verify();

@@ -43,7 +43,7 @@ protected:
     }
     cache::CacheTotals totalsOf(const std::string& file) {
         std::string error;
-        auto opened = cache::SynapCache::open(file, false, &error);
+        auto opened = openSynapCache(file, false, error);
         EXPECT_NE(opened, nullptr) << error;
         return opened ? opened->totals() : cache::CacheTotals{};
     }
@@ -300,7 +300,7 @@ TEST_F(DriverSynapCacheTest, AFullDiskCostsOneWarningNamingTheCauseAndNoClearAdv
     // nothing is damaged, nothing advises clearing it.
     {
         std::string error;
-        ASSERT_NE(cache::SynapCache::open(defaultCacheFile(), true, &error), nullptr) << error;
+        ASSERT_NE(openSynapCache(defaultCacheFile(), true, error), nullptr) << error;
     }
     result = runProcess(worker, 64 * 1024);
     ASSERT_EQ(result.exitCode, 0) << result.err;
@@ -314,7 +314,7 @@ TEST_F(DriverSynapCacheTest, AFullDiskCostsOneWarningNamingTheCauseAndNoClearAdv
     EXPECT_EQ(countOccurrences(result.err, "disabled for this process"), 0u) << result.err;
     // Whatever reached the file is a consistent database.
     std::string error;
-    if (auto opened = cache::SynapCache::open(defaultCacheFile(), false, &error)) {
+    if (auto opened = openSynapCache(defaultCacheFile(), false, error)) {
         EXPECT_EQ(opened->verify().integrity, "ok");
         EXPECT_EQ(opened->totals().entries, 0u);
     }
@@ -361,7 +361,7 @@ TEST_F(DriverSynapCacheTest, OnlyADamagedCacheAdvisesClearingIt) {
     const std::string file = root() + "/damaged.cache";
     {
         std::string error;
-        ASSERT_NE(cache::SynapCache::open(file, true, &error), nullptr) << error;
+        ASSERT_NE(openSynapCache(file, true, error), nullptr) << error;
     }
     auto bytes = readFile(file);
     ASSERT_GT(bytes.size(), 16384u);

@@ -29,7 +29,7 @@ protected:
     void expectRefusedUntouched(const std::string& reason) {
         const auto before = snapshotDirectory(directory_);
         std::string error;
-        EXPECT_EQ(SynapCache::open(defaultCacheFile(), true, &error, root()), nullptr);
+        EXPECT_EQ(openSynapCache(defaultCacheFile(), true, error, root()), nullptr);
         EXPECT_NE(error.find(reason), std::string::npos) << error;
         EXPECT_EQ(snapshotDirectory(directory_), before);
     }
@@ -40,11 +40,11 @@ protected:
     // A real cache with a few entries at the default path.
     void populate() {
         std::string error;
-        auto cache = SynapCache::open(defaultCacheFile(), true, &error, root());
+        auto cache = openSynapCache(defaultCacheFile(), true, error, root());
         ASSERT_NE(cache, nullptr) << error;
         for (int i = 0; i < 3; ++i) {
             ASSERT_EQ(cache->store("k" + std::to_string(i), std::vector<uint8_t>(30000 + i, uint8_t(i)), 1, 10),
-                      SynapCache::Status::OK);
+                      nnemu::StatusCode::OK);
         }
     }
 
@@ -100,14 +100,14 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion1IsEmptiedAndUpgraded) {
                          "INSERT INTO entries VALUES('k', 'p', 1, 1, 0);"
                          "INSERT INTO programs VALUES('p', 1, 1, 1);");
     std::string error;
-    auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
+    auto cache = openSynapCache(defaultCacheFile(), false, error, root());
     ASSERT_NE(cache, nullptr) << error;
     const auto totals = cache->totals();
     EXPECT_EQ(totals.entries + totals.programs, 0u);
     const std::vector<uint8_t> program(5000, 7);
-    ASSERT_EQ(cache->store("k", program, 1, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache->store("k", program, 1, 10), nnemu::StatusCode::OK);
     std::vector<uint8_t> found;
-    ASSERT_EQ(cache->find("k", 1, &found), SynapCache::Status::OK);
+    ASSERT_EQ(cache->find("k", 1, &found), nnemu::StatusCode::OK);
     EXPECT_EQ(found, program);
 }
 
@@ -128,15 +128,15 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion2IsEmptiedAndUpgradedWithItsProgram
     const std::string programFile = defaultCacheFile() + "." + std::string(32, 'a') + ".npu";
     writeFile(programFile, std::vector<uint8_t>(100, 1));
     std::string error;
-    auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
+    auto cache = openSynapCache(defaultCacheFile(), false, error, root());
     ASSERT_NE(cache, nullptr) << error;
     const auto totals = cache->totals();
     EXPECT_EQ(totals.entries + totals.programs, 0u);
     EXPECT_FALSE(fs::exists(programFile));
     const std::vector<uint8_t> program(5000, 7);
-    ASSERT_EQ(cache->store("k", program, 1, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache->store("k", program, 1, 10), nnemu::StatusCode::OK);
     std::vector<uint8_t> found;
-    ASSERT_EQ(cache->find("k", 1, &found), SynapCache::Status::OK);
+    ASSERT_EQ(cache->find("k", 1, &found), nnemu::StatusCode::OK);
     EXPECT_EQ(found, program);
 }
 
@@ -192,7 +192,7 @@ TEST_F(ForeignFileTest, ClearRemovesADamagedCacheWithItsWalFiles) {
     EXPECT_TRUE(snapshotDirectory(directory_).empty());
     // The next use starts a fresh cache.
     std::string error;
-    EXPECT_NE(SynapCache::open(defaultCacheFile(), true, &error, root()), nullptr) << error;
+    EXPECT_NE(openSynapCache(defaultCacheFile(), true, error, root()), nullptr) << error;
 }
 
 TEST_F(ForeignFileTest, ANewCacheIsPrivateToItsOwner) {
@@ -202,7 +202,7 @@ TEST_F(ForeignFileTest, ANewCacheIsPrivateToItsOwner) {
     EXPECT_EQ(info.st_mode & 0777, 0600u);
     // Only the cache itself is left: the private name it was built under is gone.
     std::string error;
-    auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
+    auto cache = openSynapCache(defaultCacheFile(), false, error, root());
     ASSERT_NE(cache, nullptr) << error;
     cache->totals();  // WAL and shared-memory files exist while a connection is open
     for (const auto& [name, content] : snapshotDirectory(directory_)) {

@@ -29,21 +29,20 @@ protected:
         CacheTest::TearDown();
     }
     // Reads the file and maps it; both must agree.
-    bool readBack(std::string* error, const CacheToken* token = nullptr, uint32_t version = 3) {
-        std::vector<uint8_t> payload;
-        const bool ok = readModelCacheFile(fd_, token ? *token : token_, version, &payload, error);
-        if (ok) {
-            EXPECT_EQ(payload, payload_);
+    // `error`: why the read failed (empty when it did not).
+    bool readBack(std::string& error, const CacheToken* token = nullptr, uint32_t version = 3) {
+        const Result<std::vector<uint8_t>> payload = readModelCacheFile(fd_, token ? *token : token_, version);
+        error = payload.message();
+        if (payload.isOk()) {
+            EXPECT_EQ(*payload, payload_);
         }
-        ProgramImage image;
-        std::string mapError;
-        const bool mapped = mapModelCacheFile(fd_, token ? *token : token_, version, &image, &mapError);
-        EXPECT_EQ(mapped, ok) << mapError;
-        if (mapped) {
-            EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image.data(), image.data() + image.size()));
-            EXPECT_EQ(image.size(), payload_.size());
+        const Result<ProgramImage> image = mapModelCacheFile(fd_, token ? *token : token_, version);
+        EXPECT_EQ(image.isOk(), payload.isOk()) << image.message();
+        if (image.isOk()) {
+            EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image->data(), image->data() + image->size()));
+            EXPECT_EQ(image->size(), payload_.size());
         }
-        return ok;
+        return payload.isOk();
     }
 
     std::string path_;
@@ -58,7 +57,7 @@ TEST_F(ModelCacheFileTest, ReadsBackWhatWasWritten) {
     ASSERT_EQ(write(fd_, "stale content that is longer than nothing", 41), 41);
     ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
     EXPECT_EQ(lseek(fd_, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
-    EXPECT_TRUE(readBack(&error)) << error;
+    EXPECT_TRUE(readBack(error)) << error;
 }
 
 TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
@@ -66,9 +65,9 @@ TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
     ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
     CacheToken other = token_;
     other[31] ^= 1;
-    EXPECT_FALSE(readBack(&error, &other));
+    EXPECT_FALSE(readBack(error, &other));
     EXPECT_NE(error.find("token"), std::string::npos) << error;
-    EXPECT_FALSE(readBack(&error, nullptr, 4));
+    EXPECT_FALSE(readBack(error, nullptr, 4));
     EXPECT_NE(error.find("compiler version 3"), std::string::npos) << error;
 }
 
@@ -81,7 +80,7 @@ TEST_F(ModelCacheFileTest, RefusesEveryFlippedByte) {
         auto bad = good;
         bad[at] ^= 0x10;
         ASSERT_EQ(pwrite(fd_, bad.data(), bad.size(), 0), static_cast<ssize_t>(bad.size()));
-        EXPECT_FALSE(readBack(&error)) << "flipped byte " << at;
+        EXPECT_FALSE(readBack(error)) << "flipped byte " << at;
     }
 }
 
@@ -90,13 +89,13 @@ TEST_F(ModelCacheFileTest, RefusesAppendedAndMissingBytes) {
     ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
     const auto size = lseek(fd_, 0, SEEK_END);
     ASSERT_EQ(pwrite(fd_, "x", 1, size), 1);
-    EXPECT_FALSE(readBack(&error));
+    EXPECT_FALSE(readBack(error));
     ASSERT_EQ(ftruncate(fd_, size - 100), 0);  // a write torn by a crash
-    EXPECT_FALSE(readBack(&error));
+    EXPECT_FALSE(readBack(error));
     ASSERT_EQ(ftruncate(fd_, 10), 0);
-    EXPECT_FALSE(readBack(&error));
+    EXPECT_FALSE(readBack(error));
     ASSERT_EQ(ftruncate(fd_, 0), 0);
-    EXPECT_FALSE(readBack(&error));
+    EXPECT_FALSE(readBack(error));
 }
 
 // A hit maps the file: the program is 64-byte aligned (its packed data is aligned from its start)
@@ -110,19 +109,20 @@ TEST_F(ModelCacheFileTest, AMappedFileIsLeftAloneByWriters) {
     const int writer = open(path_.c_str(), O_RDWR);  // another compilation's descriptor
     ASSERT_GE(writer, 0);
     {
-        ProgramImage image;
-        ASSERT_TRUE(mapModelCacheFile(fd_, token_, 3, &image, &error)) << error;
+        const Result<ProgramImage> mapped = mapModelCacheFile(fd_, token_, 3);
+        ASSERT_TRUE(mapped.isOk()) << mapped.message();
+        const ProgramImage& image = *mapped;
         EXPECT_EQ(reinterpret_cast<uintptr_t>(image.data()) % 64, 0u);
         EXPECT_FALSE(writeModelCacheFile(writer, token_, 3, other, &error));
         EXPECT_NE(error.find("maps the file"), std::string::npos) << error;
         EXPECT_EQ(lseek(writer, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
         EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image.data(), image.data() + image.size()));
-        ProgramImage second;  // readers share the file
-        EXPECT_TRUE(mapModelCacheFile(writer, token_, 3, &second, &error)) << error;
+        const Result<ProgramImage> second = mapModelCacheFile(writer, token_, 3);  // readers share the file
+        EXPECT_TRUE(second.isOk()) << second.message();
     }
     EXPECT_TRUE(writeModelCacheFile(writer, token_, 3, other, &error)) << error;
     payload_ = other;
-    EXPECT_TRUE(readBack(&error)) << error;
+    EXPECT_TRUE(readBack(error)) << error;
     close(writer);
 }
 
@@ -132,7 +132,7 @@ TEST_F(ModelCacheFileTest, RefusesTheFirstFormatVersion) {
     ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
     const uint8_t one[4] = {1, 0, 0, 0};
     ASSERT_EQ(pwrite(fd_, one, sizeof one, 8), 4);
-    EXPECT_FALSE(readBack(&error));
+    EXPECT_FALSE(readBack(error));
     EXPECT_NE(error.find("format version 2"), std::string::npos) << error;
 }
 

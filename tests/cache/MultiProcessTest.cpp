@@ -78,7 +78,7 @@ TEST_F(MultiProcessTest, FourProcessesCompilingAtOnce) {
         }
     }
     std::string error;
-    auto cache = cache::SynapCache::open(defaultCacheFile(), false, &error);
+    auto cache = openSynapCache(defaultCacheFile(), false, error);
     ASSERT_NE(cache, nullptr) << error;
     EXPECT_EQ(cache->totals().entries, 3u);
     const auto report = cache->verify();
@@ -118,7 +118,7 @@ TEST_F(MultiProcessTest, AProcessKilledDuringAnInsertLeavesAConsistentDatabase) 
     for (int round = 0; round < 8; ++round) {
         killDuringInserts(file, std::chrono::milliseconds(5 + 11 * round));
         std::string error;
-        auto cache = cache::SynapCache::open(file, false, &error);
+        auto cache = openSynapCache(file, false, error);
         ASSERT_NE(cache, nullptr) << error;
         const auto totals = cache->totals();
         EXPECT_GE(totals.entries, 1u);
@@ -128,7 +128,7 @@ TEST_F(MultiProcessTest, AProcessKilledDuringAnInsertLeavesAConsistentDatabase) 
         EXPECT_EQ(totals.storedBytes, totals.programBytes);
         for (const auto& entry : cache->entries()) {
             std::vector<uint8_t> program;
-            EXPECT_EQ(cache->find(entry.key, 1, &program), cache::SynapCache::Status::OK) << entry.key;
+            EXPECT_EQ(cache->find(entry.key, 1, &program), nnemu::StatusCode::OK) << entry.key;
             EXPECT_EQ(program.size(), size_t{1} << 20);
         }
         const auto report = cache->verify();

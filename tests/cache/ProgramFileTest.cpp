@@ -35,9 +35,9 @@ protected:
         file_ = root() + "/data/vendor/synap/nnhal.cache";
         fs::create_directories(fs::path(file_).parent_path());
         std::string error;
-        cache_ = SynapCache::open(file_, true, &error, root());
+        cache_ = openSynapCache(file_, true, error, root());
         ASSERT_NE(cache_, nullptr) << error;
-        ASSERT_EQ(cache_->store("key", program_, kVersion, 10), SynapCache::Status::OK);
+        ASSERT_EQ(cache_->store("key", program_, kVersion, 10), nnemu::StatusCode::OK);
         ASSERT_FALSE(fs::exists(programFile())) << "the first hit writes the file, not the store";
         expectFound(true);  // written from the database, then mapped
     }
@@ -47,8 +47,9 @@ protected:
     // A lookup that must return the stored program; `mapped` and `problem` say how.
     void expectFound(bool mapped, const std::string& problem = "") {
         cache::ProgramImage image;
-        std::string damage, fileProblem;
-        ASSERT_EQ(cache_->findImage("key", kVersion, &image, &damage, &fileProblem), SynapCache::Status::OK) << damage;
+        std::string fileProblem;
+        const Status found = cache_->findImage("key", kVersion, &image, &fileProblem);
+        ASSERT_TRUE(found.isOk()) << found;
         EXPECT_EQ(image.mapped(), mapped);
         ASSERT_EQ(image.size(), program_.size());
         EXPECT_TRUE(std::equal(program_.begin(), program_.end(), image.data()));
@@ -144,9 +145,9 @@ TEST_F(ProgramFileTest, AnAlteredPageOrLastByteIsRefused) {
 
 TEST_F(ProgramFileTest, AnotherProgramsFileUnderThisNameIsRefused) {
     const std::vector<uint8_t> other = programOf(9, program_.size());
-    ASSERT_EQ(cache_->store("other", other, kVersion, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache_->store("other", other, kVersion, 10), nnemu::StatusCode::OK);
     cache::ProgramImage image;
-    ASSERT_EQ(cache_->findImage("other", kVersion, &image), SynapCache::Status::OK);
+    ASSERT_EQ(cache_->findImage("other", kVersion, &image), nnemu::StatusCode::OK);
     const std::string otherFile = file_ + "." + cache::programIdentity(other) + ".npu";
     fs::remove(programFile());
     fs::copy_file(otherFile, programFile());
@@ -175,7 +176,7 @@ TEST_F(ProgramFileTest, EvictionAndClearRemoveTheFiles) {
     ASSERT_TRUE(fs::exists(programFile()));
     EXPECT_EQ(cache_->evictTo(0), 1u);
     EXPECT_FALSE(fs::exists(programFile()));
-    ASSERT_EQ(cache_->store("key", program_, kVersion, 10), SynapCache::Status::OK);
+    ASSERT_EQ(cache_->store("key", program_, kVersion, 10), nnemu::StatusCode::OK);
     expectFound(true);
     ASSERT_TRUE(fs::exists(programFile()));
     EXPECT_TRUE(cache_->clear());

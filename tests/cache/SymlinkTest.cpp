@@ -39,7 +39,7 @@ protected:
     void expectRefused(const std::string& file) {
         const auto before = snapshotDirectory(outside_);
         std::string error;
-        EXPECT_EQ(SynapCache::open(file, true, &error, root()), nullptr);
+        EXPECT_EQ(openSynapCache(file, true, error, root()), nullptr);
         EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
         EXPECT_EQ(snapshotDirectory(outside_), before);
     }
@@ -79,7 +79,7 @@ TEST_F(SymlinkTest, ADanglingLinkCreatesNothingOutside) {
 
 TEST_F(SymlinkTest, EvenALinkToARealCacheIsRefused) {
     std::string error;
-    ASSERT_NE(SynapCache::open(outside_ + "/real.cache", true, &error), nullptr) << error;
+    ASSERT_NE(openSynapCache(outside_ + "/real.cache", true, error), nullptr) << error;
     fs::create_symlink(outside_ + "/real.cache", defaultCacheFile());
     expectRefused(defaultCacheFile());
 }
@@ -98,16 +98,16 @@ TEST_F(SymlinkTest, TheRootItselfMayBeALink) {
     const std::string linkedRoot = outside_ + "/root-link";
     fs::create_symlink(root(), linkedRoot);
     std::string error;
-    auto cache = SynapCache::open(linkedRoot + "/data/vendor/synap/nnhal.cache", true, &error, linkedRoot);
+    auto cache = openSynapCache(linkedRoot + "/data/vendor/synap/nnhal.cache", true, error, linkedRoot);
     ASSERT_NE(cache, nullptr) << error;
-    EXPECT_EQ(cache->store("k", std::vector<uint8_t>(100, 1), 1, 10), SynapCache::Status::OK);
+    EXPECT_EQ(cache->store("k", std::vector<uint8_t>(100, 1), 1, 10), nnemu::StatusCode::OK);
     EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(defaultCacheFile())));
 }
 
 TEST_F(SymlinkTest, ALinkedWalFileIsNotWrittenThrough) {
     {
         std::string error;
-        auto cache = SynapCache::open(defaultCacheFile(), true, &error, root());
+        auto cache = openSynapCache(defaultCacheFile(), true, error, root());
         ASSERT_NE(cache, nullptr) << error;
     }
     ASSERT_FALSE(fs::exists(defaultCacheFile() + "-wal"));
@@ -116,9 +116,9 @@ TEST_F(SymlinkTest, ALinkedWalFileIsNotWrittenThrough) {
     fs::create_symlink(outside_ + "/shm", defaultCacheFile() + "-shm");
     const auto before = snapshotDirectory(outside_);
     std::string error;
-    auto cache = SynapCache::open(defaultCacheFile(), false, &error, root());
+    auto cache = openSynapCache(defaultCacheFile(), false, error, root());
     if (cache != nullptr) {
-        EXPECT_NE(cache->store("k", std::vector<uint8_t>(20000, 2), 1, 10), SynapCache::Status::OK);
+        EXPECT_NE(cache->store("k", std::vector<uint8_t>(20000, 2), 1, 10), nnemu::StatusCode::OK);
     }
     EXPECT_EQ(snapshotDirectory(outside_), before);
 }
@@ -129,7 +129,7 @@ TEST_F(SymlinkTest, ALinkOutsideAnyRootIsRefusedToo) {
     writeFile(outside_ + "/victim", std::vector<uint8_t>(100, 'v'));
     fs::create_symlink(outside_ + "/victim", outside_ + "/linked.cache");
     std::string error;
-    EXPECT_EQ(SynapCache::open(outside_ + "/linked.cache", true, &error), nullptr);
+    EXPECT_EQ(openSynapCache(outside_ + "/linked.cache", true, error), nullptr);
     EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
     EXPECT_EQ(readFile(outside_ + "/victim"), std::vector<uint8_t>(100, 'v'));
 }

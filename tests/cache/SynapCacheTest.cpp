@@ -16,7 +16,9 @@ using base::md5;
 using base::toHex;
 namespace {
 
-using Status = SynapCache::Status;
+using cachetest::openSynapCache;
+
+using Status = nnemu::StatusCode;
 
 std::vector<uint8_t> randomBytes(size_t size, uint64_t seed) {
     std::mt19937_64 random(seed);
@@ -41,7 +43,7 @@ protected:
     void reopen() {
         cache_.reset();
         std::string error;
-        cache_ = SynapCache::open(file_, true, &error);
+        cache_ = openSynapCache(file_, true, error);
         ASSERT_NE(cache_, nullptr) << error;
     }
     // Runs SQL on the file behind the cache's back, as damage would.
@@ -70,9 +72,9 @@ protected:
     // `key`'s program fails its checksum: refused, and the entry is gone.
     void expectDroppedForItsChecksum(const std::string& key) {
         std::vector<uint8_t> found;
-        std::string problem;
-        EXPECT_EQ(cache_->find(key, 1, &found, &problem), Status::DAMAGED);
-        EXPECT_NE(problem.find("checksum"), std::string::npos) << problem;
+        const nnemu::Status damaged = cache_->find(key, 1, &found);
+        EXPECT_EQ(damaged, Status::DAMAGED);
+        EXPECT_NE(damaged.message().find("checksum"), std::string::npos) << damaged;
         EXPECT_TRUE(found.empty());
         EXPECT_EQ(cache_->find(key, 1, &found), Status::NOT_FOUND);
     }
@@ -195,9 +197,7 @@ protected:
         tamper("UPDATE chunks SET data = zeroblob(size) WHERE md5 = '" + shared_ + "'");
         reopen();
     }
-    Status findInto(const std::string& key, std::vector<uint8_t>* found, std::string* problem = nullptr) {
-        return cache_->find(key, 1, found, problem);
-    }
+    nnemu::Status findInto(const std::string& key, std::vector<uint8_t>* found) { return cache_->find(key, 1, found); }
 
     std::vector<uint8_t> small_, large_;
     std::string shared_;
@@ -205,15 +205,15 @@ protected:
 
 TEST_F(SharedChunkTest, DroppingTheDamagedProgramDropsTheDamagedChunk) {
     std::vector<uint8_t> found;
-    std::string problem;
-    EXPECT_EQ(findInto("small", &found, &problem), Status::DAMAGED);
-    EXPECT_NE(problem.find("checksum"), std::string::npos) << problem;
+    const nnemu::Status damaged = findInto("small", &found);
+    EXPECT_EQ(damaged, Status::DAMAGED);
+    EXPECT_NE(damaged.message().find("checksum"), std::string::npos) << damaged;
     cache_.reset();
     EXPECT_EQ(query("SELECT count(*) FROM chunks WHERE md5 = '" + shared_ + "'"), "0")
             << "the damaged chunk outlived the program that found it";
     reopen();
     // The other program lost the chunk: dropped too, never trusted.
-    EXPECT_EQ(findInto("large", &found, &problem), Status::DAMAGED);
+    EXPECT_EQ(findInto("large", &found), Status::DAMAGED);
     // One recompile each and both are whole again, for good.
     ASSERT_EQ(cache_->store("small", small_, 1, 10), Status::OK);
     ASSERT_EQ(cache_->store("large", large_, 1, 10), Status::OK);
@@ -259,9 +259,9 @@ TEST_F(SynapCacheTest, ProgramsSwappedBetweenEntriesAreDetected) {
            firstProgram + "' WHERE key = 'second';");
     reopen();
     std::vector<uint8_t> found;
-    std::string problem;
-    EXPECT_EQ(cache_->find("first", 1, &found, &problem), Status::DAMAGED);
-    EXPECT_NE(problem.find("does not match its key"), std::string::npos) << problem;
+    const nnemu::Status damaged = cache_->find("first", 1, &found);
+    EXPECT_EQ(damaged, Status::DAMAGED);
+    EXPECT_NE(damaged.message().find("does not match its key"), std::string::npos) << damaged;
     EXPECT_TRUE(found.empty());
     EXPECT_EQ(cache_->find("second", 1, &found), Status::DAMAGED);
     EXPECT_EQ(cache_->totals().programs, 0u) << "programs no entry names are collected";
@@ -304,9 +304,9 @@ TEST_F(SynapCacheTest, ALostChunkDropsTheEntry) {
 TEST_F(SynapCacheTest, AProgramOfAnotherCompilerIsDropped) {
     ASSERT_EQ(cache_->store("k", randomBytes(1000, 6), 1, 10), Status::OK);
     std::vector<uint8_t> found;
-    std::string problem;
-    EXPECT_EQ(cache_->find("k", 2, &found, &problem), Status::DAMAGED);
-    EXPECT_NE(problem.find("compiler version 1"), std::string::npos) << problem;
+    const nnemu::Status damaged = cache_->find("k", 2, &found);
+    EXPECT_EQ(damaged, Status::DAMAGED);
+    EXPECT_NE(damaged.message().find("compiler version 1"), std::string::npos) << damaged;
     EXPECT_EQ(cache_->find("k", 1, &found), Status::NOT_FOUND);
 }
 
@@ -382,7 +382,7 @@ TEST_F(SynapCacheTest, ATextFileIsNotACache) {
     cache_.reset();
     cachetest::writeFile(file_ + ".txt", std::vector<uint8_t>(4096, 'x'));
     std::string error;
-    EXPECT_EQ(SynapCache::open(file_ + ".txt", true, &error), nullptr);
+    EXPECT_EQ(openSynapCache(file_ + ".txt", true, error), nullptr);
     EXPECT_NE(error.find("not a database"), std::string::npos) << error;
 }
 
@@ -394,7 +394,7 @@ TEST_F(SynapCacheTest, AnotherProgramsDatabaseIsNotACache) {
     ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE songs(title TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
     std::string error;
-    EXPECT_EQ(SynapCache::open(other, true, &error), nullptr);
+    EXPECT_EQ(openSynapCache(other, true, error), nullptr);
     EXPECT_NE(error.find("another program"), std::string::npos) << error;
 }
 
@@ -407,7 +407,7 @@ TEST_F(SynapCacheTest, ATruncatedDatabaseFileIsReportedNotTrusted) {
     ASSERT_GT(size, 300000u);
     std::filesystem::resize_file(file_, size / 2);
     std::string error;
-    cache_ = SynapCache::open(file_, true, &error);
+    cache_ = openSynapCache(file_, true, error);
     if (cache_ == nullptr) {
         EXPECT_FALSE(error.empty());
         return;
@@ -416,13 +416,13 @@ TEST_F(SynapCacheTest, ATruncatedDatabaseFileIsReportedNotTrusted) {
     bool failed = false;
     for (int i = 0; i < 8; ++i) {
         std::vector<uint8_t> found;
-        const Status status = cache_->find("k" + std::to_string(i), 1, &found);
+        const nnemu::Status status = cache_->find("k" + std::to_string(i), 1, &found);
         if (status == Status::UNAVAILABLE) {
             failed = true;
             EXPECT_TRUE(cache_->errorIsDamage()) << cache_->error();
         } else {
             EXPECT_TRUE(status == Status::OK || status == Status::NOT_FOUND || status == Status::DAMAGED)
-                    << toString(status);
+                    << status;
             if (status == Status::OK) {
                 EXPECT_EQ(found, randomBytes(40000, 100 + i));
             }

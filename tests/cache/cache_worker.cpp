@@ -32,6 +32,7 @@
 namespace {
 
 using namespace nnemu;
+using cachetest::openSynapCache;
 
 int usage() {
     std::fprintf(stderr, "usage: nnemu_cache_worker run --layers 1,2 [--channels N] [--side N] [--compilations N] "
@@ -135,7 +136,7 @@ int run(int argc, char** argv) {
 
 int storeSome(const std::string& file, int seed) {
     std::string error;
-    auto cache = cache::SynapCache::open(file, true, &error);
+    auto cache = openSynapCache(file, true, error);
     if (cache == nullptr) {
         std::fprintf(stderr, "nnemu_cache_worker: open: %s\n", error.c_str());
         return 1;
@@ -145,9 +146,9 @@ int storeSome(const std::string& file, int seed) {
         const std::string key = std::to_string(seed) + "/" + std::to_string(n);
         std::vector<uint8_t> found;
         const auto stored = cache->store(key, program, 1, 1000);
-        const auto looked = stored == cache::SynapCache::Status::OK ? cache->find(key, 1, &found) : stored;
-        if (looked != cache::SynapCache::Status::OK || found != program) {
-            std::fprintf(stderr, "nnemu_cache_worker: %s: %s\n", cache::toString(looked), cache->error().c_str());
+        const Status looked = stored.isOk() ? cache->find(key, 1, &found) : stored;
+        if (!looked.isOk() || found != program) {
+            std::fprintf(stderr, "nnemu_cache_worker: %s: %s\n", toString(looked.code()), cache->error().c_str());
             return 1;
         }
     }
@@ -157,7 +158,7 @@ int storeSome(const std::string& file, int seed) {
 
 int insertLoop(const std::string& file, int64_t capacity) {
     std::string error;
-    auto store = cache::SynapCache::open(file, true, &error);
+    auto store = openSynapCache(file, true, error);
     if (store == nullptr) {
         std::fprintf(stderr, "nnemu_cache_worker: %s\n", error.c_str());
         return 1;
@@ -167,7 +168,7 @@ int insertLoop(const std::string& file, int64_t capacity) {
     for (uint64_t i = 0;; ++i) {
         for (auto& byte : program) byte = static_cast<uint8_t>(random());
         const std::string key = base::toHex(base::md5(&i, sizeof i)) ;
-        if (store->store(key + std::to_string(getpid()), program, 1, capacity) != cache::SynapCache::Status::OK) {
+        if (store->store(key + std::to_string(getpid()), program, 1, capacity) != nnemu::StatusCode::OK) {
             std::fprintf(stderr, "nnemu_cache_worker: store failed: %s\n", store->error().c_str());
             return 1;
         }

@@ -121,11 +121,12 @@ int memoryFile(const uint8_t* data, size_t size) {
 }
 
 void rebuildFromCacheFile(int fd, const nnemu::hal::CacheToken& token) {
-    nnemu::cache::ProgramImage image;  // mapped, as the driver's prepare-from-cache does
+    // Mapped, as the driver's prepare-from-cache does.
+    auto image = nnemu::cache::mapModelCacheFile(fd, token, nnemu::synap::kCompilerVersion);
+    if (!image.isOk()) return;
+    if (declaredBytes(image->bytes()) > kMaxLoadBytes) return;
     std::string error;
-    if (!nnemu::cache::mapModelCacheFile(fd, token, nnemu::synap::kCompilerVersion, &image, &error)) return;
-    if (declaredBytes(image.bytes()) > kMaxLoadBytes) return;
-    nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(image), &error);
+    nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(image).value(), &error);
 }
 
 // Mode 2: the NNAPI model cache file, for kToken or (ownToken) for the token it names.
@@ -147,8 +148,7 @@ void modelCacheFile(const uint8_t* data, size_t size, bool sealed, bool ownToken
     const std::vector<uint8_t> payload(data + 4, data + size);
     const int fd = memfd_create("npu-program-fuzz", MFD_CLOEXEC);
     if (fd < 0) return;
-    std::string error;
-    if (!nnemu::cache::writeModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, payload, &error)) {
+    if (!nnemu::cache::writeModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, payload)) {
         fail("cannot write a cache file");
     }
     const size_t fileSize = nnemu::cache::kModelCacheHeaderSize + payload.size();
@@ -166,17 +166,18 @@ void modelCacheFile(const uint8_t* data, size_t size, bool sealed, bool ownToken
         if (pwrite(fd, &value, 1, static_cast<off_t>(fileSize)) != 1) fail("cannot append");
         changed = true;
     }
-    std::vector<uint8_t> read;
-    const bool accepted = nnemu::cache::readModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, &read, &error);
+    auto readBack = nnemu::cache::readModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion);
+    const bool accepted = readBack.isOk();
+    const std::vector<uint8_t> read = accepted ? std::move(readBack).value() : std::vector<uint8_t>();
     if (changed && accepted) fail("a changed model cache file was accepted");
     if (!changed && (!accepted || read != payload)) fail("an intact model cache file was refused or read wrong");
-    nnemu::cache::ProgramImage image;  // mapping checks the same (an empty program is no program)
-    const bool mapped = nnemu::cache::mapModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion, &image, &error);
-    if (mapped != (accepted && !read.empty())) fail("mapping and reading a model cache file disagree");
-    if (mapped && !std::equal(read.begin(), read.end(), image.data(), image.data() + image.size())) {
-        fail("a mapped model cache file holds other bytes than it reads");
-    }
-    image = {};  // releases the file's lock before the driver maps it again
+    {  // mapping checks the same (an empty program is no program)
+        const auto image = nnemu::cache::mapModelCacheFile(fd, kToken, nnemu::synap::kCompilerVersion);
+        if (image.isOk() != (accepted && !read.empty())) fail("mapping and reading a model cache file disagree");
+        if (image.isOk() && !std::equal(read.begin(), read.end(), image->data(), image->data() + image->size())) {
+            fail("a mapped model cache file holds other bytes than it reads");
+        }
+    }  // the image releases the file's lock before the driver maps it again
     if (!changed) rebuildFromCacheFile(fd, kToken);
     close(fd);
 }
@@ -194,8 +195,7 @@ SynapCacheFixture& synapCache() {
         std::string pattern = std::string(base) + "/npu-program-fuzz-XXXXXX";
         if (mkdtemp(pattern.data()) == nullptr) fail("cannot create a directory for the cache");
         const std::string file = pattern + "/nnhal.cache";
-        std::string error;
-        made.cache = nnemu::cache::SynapCache::open(file, true, &error);
+        if (auto opened = nnemu::cache::SynapCache::open(file, true); opened.isOk()) made.cache = std::move(opened).value();
         if (made.cache == nullptr || sqlite3_open(file.c_str(), &made.raw) != SQLITE_OK) fail("cannot open the cache");
         sqlite3_busy_timeout(made.raw, 10000);
         return made;
@@ -231,7 +231,7 @@ void synapCacheRoundTrip(const uint8_t* data, size_t size) {
     const std::vector<uint8_t> program(data + 4 + blobSize, data + size);
     SynapCacheFixture& fixture = synapCache();
     const std::string key = "fuzz";
-    using Status = nnemu::cache::SynapCache::Status;
+    using Status = nnemu::StatusCode;
     if (fixture.cache->store(key, program, nnemu::synap::kCompilerVersion, 2) != Status::OK) fail("store failed");
     const auto entries = fixture.cache->entries();
     if (entries.empty()) fail("a stored entry is missing");
@@ -258,7 +258,7 @@ void synapCacheRoundTrip(const uint8_t* data, size_t size) {
         default: break;
     }
     std::vector<uint8_t> found;
-    const Status status = fixture.cache->find(key, nnemu::synap::kCompilerVersion, &found);
+    const nnemu::Status status = fixture.cache->find(key, nnemu::synap::kCompilerVersion, &found);
     if (status == Status::OK && found != program) fail("the SyNAP cache returned other bytes than it stored");
     if (kind == 0 && status != Status::OK) fail("an intact SyNAP cache entry was not found");
     if (status == Status::OK) loadAndRun(std::move(found), false);

@@ -8,6 +8,8 @@
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 using testing::PropsTest;
 using testing::ScopedEnvironment;
 
@@ -34,7 +36,7 @@ TEST_F(PropsTest, AYoctoBoardHasNoPropertyService) {
     EXPECT_FALSE(SynapProperties::cacheModel());
     EXPECT_EQ(SynapProperties::cacheCapacity(), SynapProperties::kDefaultCacheCapacity);
     std::string error;
-    EXPECT_FALSE(set("vendor.NNAPI_SYNAP_DISABLE", "0", &error));
+    EXPECT_FALSE(succeeded(set("vendor.NNAPI_SYNAP_DISABLE", "0"), error));
     EXPECT_EQ(error, kNoPropertyService);
 }
 

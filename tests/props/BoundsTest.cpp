@@ -19,6 +19,8 @@
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 using testing::PropsTest;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -76,7 +78,7 @@ TEST_F(BoundsTest, SetRefusesAnOversizedLocalPropAndLeavesIt) {
     const std::string text = fileOfSize(kMaxPropertyFileSize + 1);
     device_.writeFile(kLocalPropPath, text);
     std::string error;
-    EXPECT_FALSE(set("vendor.b", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.b", "1"), error));
     EXPECT_TRUE(contains(error, "larger than 1 MiB")) << error;
     EXPECT_EQ(device_.readFile(kLocalPropPath), text);
 }
@@ -85,10 +87,10 @@ TEST_F(BoundsTest, SetDoesNotGrowLocalPropPastTheLimit) {
     const std::string text = fileOfSize(kMaxPropertyFileSize - 4);
     device_.writeFile(kLocalPropPath, text);
     std::string error;
-    EXPECT_FALSE(set("vendor.b", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.b", "1"), error));
     EXPECT_TRUE(contains(error, "would grow past")) << error;
     EXPECT_EQ(device_.readFile(kLocalPropPath), text);
-    EXPECT_TRUE(set("vendor.a", "2", &error)) << error;  // same size: fine
+    EXPECT_TRUE(succeeded(set("vendor.a", "2"), error)) << error;  // same size: fine
 }
 
 TEST_F(BoundsTest, AFifoIsNeitherReadNorWaitedOn) {
@@ -103,7 +105,7 @@ TEST_F(BoundsTest, AFifoIsNeitherReadNorWaitedOn) {
     EXPECT_EQ(lineCount(warnings), 1u) << warnings;
     EXPECT_TRUE(contains(warnings, device_.hostPath(kLocalPropPath) + " is a FIFO")) << warnings;
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, "is a FIFO")) << error;
 }
 
@@ -111,7 +113,7 @@ TEST_F(BoundsTest, AFifoAsTheLockIsRefused) {
     std::filesystem::create_directories(device_.root() + "/data/property");
     ASSERT_EQ(::mkfifo((device_.root() + "/data/property/local.prop.lock").c_str(), 0600), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, "local.prop.lock is not a regular file")) << error;
     EXPECT_FALSE(std::filesystem::exists(device_.hostPath(kLocalPropPath)));
 }
@@ -135,17 +137,14 @@ TEST_F(BoundsTest, ASocketIsNotRead) {
 }
 
 TEST(PropertyFileBounds, DevicesAndProcFilesAreNotRead) {
-    std::string text;
-    FileSignature signature;
-    std::string error;
-    EXPECT_FALSE(readPropertyFile("/dev", "/dev/zero", &text, &signature, &error));
-    EXPECT_TRUE(contains(error, "/dev/zero is a character device")) << error;
-    EXPECT_TRUE(text.empty());
+    const Result<PropertyFileText> device = readPropertyFile("/dev", "/dev/zero");
+    EXPECT_FALSE(device.isOk());
+    EXPECT_TRUE(contains(device.message(), "/dev/zero is a character device")) << device.message();
     if (!std::filesystem::exists("/proc/self/status")) GTEST_SKIP() << "no /proc";
     // /proc/self is a symlink; the root itself may be one, the files below it may not.
-    EXPECT_FALSE(readPropertyFile("/proc/self", "/proc/self/status", &text, &signature, &error));
-    EXPECT_TRUE(contains(error, "/proc/self/status is a /proc or /sys pseudo-file")) << error;
-    EXPECT_TRUE(text.empty());
+    const Result<PropertyFileText> pseudo = readPropertyFile("/proc/self", "/proc/self/status");
+    EXPECT_FALSE(pseudo.isOk());
+    EXPECT_TRUE(contains(pseudo.message(), "/proc/self/status is a /proc or /sys pseudo-file")) << pseudo.message();
 }
 
 TEST_F(BoundsTest, AnUnparsableBooleanIsWarnedAboutOncePerValue) {

@@ -8,6 +8,8 @@
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 using testing::ScopedEnvironment;
 using testing::TemporaryDeviceRoot;
 
@@ -87,7 +89,7 @@ TEST(DeviceRoot, RelativeRootIsResolvedOnceAgainstTheCurrentDirectory) {
     EXPECT_TRUE(std::filesystem::equivalent(deviceRoot(), absolute)) << deviceRoot();
     EXPECT_EQ(get("vendor.relative", "unset"), "yes");
     std::string error;
-    EXPECT_TRUE(set("vendor.written", "1", &error)) << error;
+    EXPECT_TRUE(succeeded(set("vendor.written", "1"), error)) << error;
     EXPECT_NE(device.readFile(kLocalPropPath).find("vendor.written=1"), std::string::npos);
 
     ScopedDirectory elsewhere("/");

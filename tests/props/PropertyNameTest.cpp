@@ -3,16 +3,19 @@
 
 #include <gtest/gtest.h>
 
+#include "TemporaryDeviceRoot.h"
 #include "nnemu/props/Properties.h"
 
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 TEST(PropertyName, ValidNames) {
     for (const char* name : {"a", "vendor.SYNAP_CACHE_PATH", "vendor.npu.cache.model", "persist.sys.x-y:z@1_2",
                              "0", "ro.build.version.sdk"}) {
         std::string error;
-        EXPECT_TRUE(isValidName(name, &error)) << name << ": " << error;
+        EXPECT_TRUE(succeeded(isValidName(name), error)) << name << ": " << error;
     }
     EXPECT_TRUE(isValidName(std::string(256, 'n')));
 }
@@ -37,7 +40,7 @@ TEST(PropertyName, InvalidNamesSayWhy) {
     };
     for (const auto& c : cases) {
         std::string error;
-        EXPECT_FALSE(isValidName(c.name, &error)) << c.name;
+        EXPECT_FALSE(succeeded(isValidName(c.name), error)) << c.name;
         EXPECT_NE(error.find(c.reason), std::string::npos) << c.name << " -> " << error;
     }
 }
@@ -46,7 +49,7 @@ TEST(PropertyValue, LengthLimitIsPropValueMaxMinusOne) {
     EXPECT_TRUE(isValidValue(""));
     EXPECT_TRUE(isValidValue(std::string(91, 'v')));
     std::string error;
-    EXPECT_FALSE(isValidValue(std::string(92, 'v'), &error));
+    EXPECT_FALSE(succeeded(isValidValue(std::string(92, 'v')), error));
     EXPECT_NE(error.find("too long; try '" + std::string(91, 'v') + "'"), std::string::npos) << error;
 }
 

@@ -18,6 +18,8 @@
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 using testing::PropsTest;
 
 void writeOutside(const std::string& path, const std::string& text, mode_t mode) {
@@ -61,7 +63,7 @@ TEST_F(RootBoundaryTest, ASymlinkedLocalPropIsRefusedAndItsTargetUntouched) {
     writeOutside(outside("precious"), "vendor.a=outside\n", 0640);
     ASSERT_EQ(::symlink(outside("precious").c_str(), localProp().c_str()), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, localProp())) << error;
     EXPECT_TRUE(contains(error, "symbolic link")) << error;
     EXPECT_EQ(contents(outside("precious")), "vendor.a=outside\n");
@@ -75,7 +77,7 @@ TEST_F(RootBoundaryTest, ASymlinkedLocalPropIsRefusedAndItsTargetUntouched) {
 TEST_F(RootBoundaryTest, ADanglingSymlinkedLocalPropCreatesNothingOutside) {
     ASSERT_EQ(::symlink(outside("created").c_str(), localProp().c_str()), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, "symbolic link")) << error;
     EXPECT_FALSE(std::filesystem::exists(outside("created")));
     expectOnlyIn(device_.scratch(), {});
@@ -85,7 +87,7 @@ TEST_F(RootBoundaryTest, ASymlinkedLockIsRefusedAndItsTargetUntouched) {
     writeOutside(outside("precious"), "do not truncate\n", 0640);
     ASSERT_EQ(::symlink(outside("precious").c_str(), lock().c_str()), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, lock())) << error;
     EXPECT_TRUE(contains(error, "symbolic link")) << error;
     EXPECT_EQ(contents(outside("precious")), "do not truncate\n");
@@ -94,7 +96,7 @@ TEST_F(RootBoundaryTest, ASymlinkedLockIsRefusedAndItsTargetUntouched) {
 
     ASSERT_EQ(::unlink(lock().c_str()), 0);
     ASSERT_EQ(::symlink(outside("created").c_str(), lock().c_str()), 0);
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_FALSE(std::filesystem::exists(outside("created")));
     expectOnlyIn(propertyDirectory(), {"local.prop.lock"});
 }
@@ -114,7 +116,7 @@ TEST_F(RootBoundaryTest, ASymlinkedPropertyDirectoryIsRefused) {
     std::filesystem::create_directories(outside("elsewhere"));
     ASSERT_EQ(::symlink(outside("elsewhere").c_str(), propertyDirectory().c_str()), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, propertyDirectory())) << error;
     EXPECT_TRUE(contains(error, "symbolic link")) << error;
     expectOnlyIn(outside("elsewhere"), {});
@@ -125,7 +127,7 @@ TEST_F(RootBoundaryTest, ASymlinkedDirectoryHigherUpIsRefused) {
     std::filesystem::create_directories(outside("data"));
     ASSERT_EQ(::symlink(outside("data").c_str(), (device_.root() + "/data").c_str()), 0);
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_TRUE(contains(error, device_.root() + "/data")) << error;
     EXPECT_TRUE(contains(error, "symbolic link")) << error;
     expectOnlyIn(outside("data"), {});

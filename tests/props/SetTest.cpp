@@ -17,6 +17,8 @@
 namespace nnemu::props {
 namespace {
 
+using testing::succeeded;
+
 using testing::PropsTest;
 
 std::vector<std::string> filesIn(const std::string& directory) {
@@ -30,7 +32,7 @@ std::vector<std::string> filesIn(const std::string& directory) {
 
 TEST_F(PropsTest, SetCreatesTheDirectoriesAndTheFile) {
     std::string error;
-    ASSERT_TRUE(set("vendor.SYNAP_CACHE_CAPACITY", "42", &error)) << error;
+    ASSERT_TRUE(succeeded(set("vendor.SYNAP_CACHE_CAPACITY", "42"), error)) << error;
     EXPECT_EQ(device_.readFile(kLocalPropPath), "vendor.SYNAP_CACHE_CAPACITY=42\n");
     EXPECT_EQ(getInt("vendor.SYNAP_CACHE_CAPACITY", 0), 42);
     // Only the file and its lock: no temporary file left behind.
@@ -94,12 +96,12 @@ TEST_F(PropsTest, SettingEmptyHidesABuildPropDefault) {
 
 TEST_F(PropsTest, InvalidNamesAndValuesAreRefusedAndNothingIsWritten) {
     std::string error;
-    EXPECT_FALSE(set("bad name", "1", &error));
+    EXPECT_FALSE(succeeded(set("bad name", "1"), error));
     EXPECT_NE(error.find("invalid character ' '"), std::string::npos) << error;
-    EXPECT_FALSE(set("vendor.a", std::string(92, 'x'), &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", std::string(92, 'x')), error));
     EXPECT_NE(error.find("too long"), std::string::npos) << error;
-    EXPECT_FALSE(set("vendor.a", "two\nlines", &error));
-    EXPECT_FALSE(set("", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "two\nlines"), error));
+    EXPECT_FALSE(succeeded(set("", "1"), error));
     EXPECT_FALSE(std::filesystem::exists(device_.root() + "/data"));
 }
 
@@ -108,7 +110,7 @@ TEST_F(PropsTest, ARootThatIsAFileFailsClearly) {
     std::ofstream(file) << "x";
     testing::ScopedEnvironment root("NNEMU_ROOT", file.c_str());
     std::string error;
-    EXPECT_FALSE(set("vendor.a", "1", &error));
+    EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     EXPECT_NE(error.find(file + "/data/property"), std::string::npos) << error;
     EXPECT_NE(error.find("not a directory"), std::string::npos) << error;
 }
@@ -119,7 +121,7 @@ TEST_F(PropsTest, AReadOnlyRootFailsClearly) {
     {
         testing::FilePermissionsApply asAnyone;  // CI runs as root
         ASSERT_TRUE(asAnyone.active());
-        EXPECT_FALSE(set("vendor.a", "1", &error));
+        EXPECT_FALSE(succeeded(set("vendor.a", "1"), error));
     }
     EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
     EXPECT_EQ(get("vendor.a"), std::nullopt);
@@ -132,7 +134,7 @@ TEST_F(PropsTest, AReadOnlyPropertyDirectoryFailsClearly) {
     {
         testing::FilePermissionsApply asAnyone;
         ASSERT_TRUE(asAnyone.active());
-        EXPECT_FALSE(set("vendor.a", "2", &error));
+        EXPECT_FALSE(succeeded(set("vendor.a", "2"), error));
     }
     EXPECT_FALSE(error.empty());
     EXPECT_EQ(get("vendor.a"), "1");

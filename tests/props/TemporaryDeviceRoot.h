@@ -8,7 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::props::testing {
+
+// Whether `status` is OK, keeping its message (empty when OK) for the test's checks.
+inline bool succeeded(const Status& status, std::string& message) {
+    message = status.message();
+    return status.isOk();
+}
 
 class TemporaryDeviceRoot {
 public:

@@ -17,8 +17,8 @@ namespace {
 class CachingFromFdsTest : public ConvModelTest {
 protected:
     void setProperty(const std::string& name, const std::string& value) {
-        std::string error;
-        ASSERT_TRUE(props::set(name, value, &error)) << error;
+        const Status set = props::set(name, value);
+        ASSERT_TRUE(set.isOk()) << set.message();
     }
 
     // Compiles the model for synap-npu with the given cache files and runs it once on inputs 1..9.

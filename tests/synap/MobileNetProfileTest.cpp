@@ -18,7 +18,7 @@ namespace {
 
 TEST(MobileNetProfile, EveryNpuLayerHasARow) {
     std::string error;
-    ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "1", &error)) << error;
+    ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "1").isOk());
     std::vector<uint8_t> bytes;
     ASSERT_TRUE(modelgen::generateModel("mobilenet_v1_0.25_224_quant", &bytes, &error)) << error;
     auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
@@ -54,7 +54,7 @@ TEST(MobileNetProfile, EveryNpuLayerHasARow) {
         EXPECT_TRUE(std::regex_match(row, rowFormat)) << row;
         EXPECT_EQ(std::stoi(row.substr(1, 4)), i);
     }
-    ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "0", &error)) << error;
+    ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "0").isOk());
 }
 
 }  // namespace

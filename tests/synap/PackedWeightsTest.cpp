@@ -119,10 +119,9 @@ std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(np
 
 // The program with its filters unpacked from the packed weights (what another core loads).
 std::vector<uint8_t> withFilters(const std::vector<uint8_t>& program) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(synap::unpackFilters(*npu::GetProgram(program.data()), &bytes, &error)) << error;
-    return bytes;
+    Result<std::vector<uint8_t>> bytes = synap::unpackFilters(*npu::GetProgram(program.data()));
+    EXPECT_TRUE(bytes.isOk()) << bytes.message();
+    return bytes.isOk() ? std::move(bytes).value() : std::vector<uint8_t>();
 }
 
 // One inference of the core on a fixed input.
@@ -157,12 +156,11 @@ Loaded loadMapped(const std::vector<uint8_t>& program) {
                                                 static_cast<std::streamsize>(program.size()));
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0);
-    cache::ProgramImage image;
-    std::string error;
-    const bool mapped = cache::ProgramImage::map(fd, program.size(), 0, program.size(), &image, &error);
+    Result<cache::ProgramImage> image = cache::ProgramImage::map(fd, program.size(), 0, program.size());
     close(fd);
-    EXPECT_TRUE(mapped && image.mapped()) << error;
-    Loaded loaded = mapped ? load(std::move(image)) : Loaded{};
+    const bool mapped = image.isOk() && image->mapped();
+    EXPECT_TRUE(mapped) << image.message();
+    Loaded loaded = mapped ? load(std::move(image).value()) : Loaded{};
     std::filesystem::remove_all(dir);
     return loaded;
 }

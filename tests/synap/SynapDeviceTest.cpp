@@ -33,8 +33,8 @@ const auto* const kRoot = ::testing::AddGlobalTestEnvironment(new DeviceRoot);
 
 
 void setDisable(const char* value) {
-    std::string error;
-    ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_DISABLE", value, &error)) << error;
+    const Status set = props::set("vendor.NNAPI_SYNAP_DISABLE", value);
+    ASSERT_TRUE(set.isOk()) << set.message();
 }
 
 // conv 3x3 (1 -> 2 channels) -> RESIZE_NEAREST_NEIGHBOR x2 -> conv 1x1 (2 -> 1), float.

@@ -14,13 +14,15 @@ int main(int argc, char** argv) {
     const std::string& value = arguments.positional[1];
 
     // Check name and value first so the user hears exactly what is wrong, as toybox does.
-    std::string error;
-    if (!nnemu::props::isValidName(name, &error) || !nnemu::props::isValidValue(value, &error)) {
-        nnemu::tools::printToyboxError(command, error);
+    nnemu::Status valid = nnemu::props::isValidName(name);
+    if (valid) valid = nnemu::props::isValidValue(value);
+    if (!valid) {
+        nnemu::tools::printToyboxError(command, valid.message());
         return 1;
     }
-    if (!nnemu::props::set(name, value, &error)) {
-        nnemu::tools::printToyboxError(command, "failed to set property '" + name + "' to '" + value + "': " + error);
+    if (const nnemu::Status set = nnemu::props::set(name, value); !set) {
+        nnemu::tools::printToyboxError(command,
+                                       "failed to set property '" + name + "' to '" + value + "': " + set.message());
         return 1;
     }
     return 0;

@@ -111,9 +111,9 @@ bool verify(SynapCache& cache) {
 // A cache too damaged to open or clear can only be reset by deleting it (with its WAL files);
 // whatever is not recognisably a SyNAP cache is refused, never deleted.
 int removeDamaged(const std::string& file, const std::string& why) {
-    std::string error;
-    if (!SynapCache::removeFile(file, nnemu::props::deviceRoot(), &error)) {
-        std::fprintf(stderr, "synap_cache: cannot clear %s (%s): %s\n", file.c_str(), why.c_str(), error.c_str());
+    if (const nnemu::Status removed = SynapCache::removeFile(file, nnemu::props::deviceRoot()); !removed) {
+        std::fprintf(stderr, "synap_cache: cannot clear %s (%s): %s\n", file.c_str(), why.c_str(),
+                     removed.message().c_str());
         return 1;
     }
     std::printf("removed the damaged cache %s (%s)\n", file.c_str(), why.c_str());
@@ -162,15 +162,15 @@ int main(int argc, char** argv) {
         std::printf("no SyNAP cache at %s (nothing compiled yet, or the cache is off)\n", path.c_str());
         return 0;
     }
-    std::string error;
-    std::unique_ptr<SynapCache> cache = SynapCache::open(path, false, &error, nnemu::props::deviceRoot());
-    if (cache == nullptr) {
+    nnemu::Result<std::unique_ptr<SynapCache>> opened = SynapCache::open(path, false, nnemu::props::deviceRoot());
+    if (!opened.isOk()) {
         for (const auto& action : actions) {
-            if (action.name == "--clear") return removeDamaged(path, error);
+            if (action.name == "--clear") return removeDamaged(path, opened.message());
         }
-        std::fprintf(stderr, "synap_cache: cannot use %s: %s\n", path.c_str(), error.c_str());
+        std::fprintf(stderr, "synap_cache: cannot use %s: %s\n", path.c_str(), opened.message().c_str());
         return 1;
     }
+    std::unique_ptr<SynapCache> cache = std::move(opened).value();
     int status = 0;
     for (const auto& action : actions) {
         if (action.name == "--list") {

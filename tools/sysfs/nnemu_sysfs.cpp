@@ -319,12 +319,14 @@ int main(int argc, char** argv) {
     }
     const std::string root = nnemu::props::deviceRoot();
     const std::string folder = statisticsDir();
-    std::string error;
-    if (!nnemu::base::makeDirectoriesInsideRoot(root, folder, &error) ||
-        (gBacking = nnemu::base::openInsideRoot(root, folder, O_RDONLY | O_DIRECTORY, 0, false, &error)) < 0) {
-        std::fprintf(stderr, "nnemu-sysfs: cannot open %s: %s\n", folder.c_str(), error.c_str());
+    const nnemu::Status made = nnemu::base::makeDirectoriesInsideRoot(root, folder);
+    const nnemu::Result<int> backing =
+            made ? nnemu::base::openInsideRoot(root, folder, O_RDONLY | O_DIRECTORY, 0, false) : nnemu::Result<int>(made);
+    if (!backing.isOk()) {
+        std::fprintf(stderr, "nnemu-sysfs: cannot open %s: %s\n", folder.c_str(), backing.message().c_str());
         return 1;
     }
+    gBacking = *backing;
     struct statfs mounted {};
     if (fstatfs(gBacking, &mounted) == 0 && mounted.f_type == kFuseSuperMagic) {
         std::fprintf(stderr, "nnemu-sysfs: %s is already a FUSE mount (fusermount3 -u it first)\n", folder.c_str());
@@ -333,7 +335,7 @@ int main(int argc, char** argv) {
     // The view shows the four files even before any NPU work; a record to go with them keeps the
     // driver from taking their presence for a lost record (and warning) on a fresh root.
     StateFile state;
-    if (state.lock(gBacking, folder, &error)) {
+    if (state.lock(gBacking, folder)) {
         StateRecord record{};
         if (state.read(&record) == kStateMissing) {
             initializeState(&record);

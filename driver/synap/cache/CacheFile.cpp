@@ -81,15 +81,14 @@ CacheFileHeader readHeader(int fd) {
 }
 
 // Gives the private file its name unless something already has it (then that one stays).
-bool placeFile(const CacheDirectory& directory, const std::string& temporary, std::string* error) {
+Status placeFile(const CacheDirectory& directory, const std::string& temporary) {
     const int dir = directory.fd();
-    if (::linkat(dir, temporary.c_str(), dir, directory.name().c_str(), 0) == 0 || errno == EEXIST) return true;
+    if (::linkat(dir, temporary.c_str(), dir, directory.name().c_str(), 0) == 0 || errno == EEXIST) return {};
     // File systems without hard links may still rename without replacing.
     if (::renameat2(dir, temporary.c_str(), dir, directory.name().c_str(), RENAME_NOREPLACE) == 0 || errno == EEXIST) {
-        return true;
+        return {};
     }
-    *error = "cannot create " + directory.pathOf(directory.name()) + ": " + std::strerror(errno);
-    return false;
+    return unavailable("cannot create " + directory.pathOf(directory.name()) + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -98,33 +97,24 @@ CacheDirectory::~CacheDirectory() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-bool CacheDirectory::open(const std::string& root, const std::string& file, std::string* error) {
+Status CacheDirectory::open(const std::string& root, const std::string& file) {
     const fs::path path = fs::path(file).lexically_normal();
     name_ = path.filename().string();
-    if (name_.empty() || name_ == "." || name_ == "..") {
-        *error = file + " does not name a file";
-        return false;
-    }
+    if (name_.empty() || name_ == "." || name_ == "..") return unavailable(file + " does not name a file");
     const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     const fs::path rootPath = fs::path(root).lexically_normal();
-    std::string why;
     if (!root.empty() && path.is_absolute() && isBelow(parent, rootPath)) {
-        fd_ = base::openInsideRoot(root, parent.string(), O_RDONLY | O_DIRECTORY, 0, false, &why);
+        NNEMU_ASSIGN_OR_RETURN(fd_, base::openInsideRoot(root, parent.string(), O_RDONLY | O_DIRECTORY, 0, false));
     } else {
         fd_ = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        why = parent.string() + ": " + std::strerror(errno);
-    }
-    if (fd_ < 0) {
-        *error = why;
-        return false;
+        if (fd_ < 0) return unavailable(parent.string() + ": " + std::strerror(errno));
     }
     path_ = pathOfDescriptor(fd_, parent.string());
     if (path_.empty() || path_.find(" (deleted)") != std::string::npos) {
-        *error = "cannot resolve the directory " + parent.string();
-        return false;
+        return unavailable("cannot resolve the directory " + parent.string());
     }
     if (path_ == "/") path_.clear();
-    return true;
+    return {};
 }
 
 CacheFileHeader inspectCacheFile(const CacheDirectory& directory) {
@@ -147,8 +137,7 @@ bool stillNames(const CacheDirectory& directory, const CacheFileHeader& header) 
            S_ISREG(info.st_mode) && info.st_dev == header.device && info.st_ino == header.inode;
 }
 
-bool createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize,
-                     std::string* error) {
+Status createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize) {
     static std::atomic<unsigned> counter{0};
     std::string temporary;
     int fd = -1;
@@ -157,22 +146,19 @@ bool createCacheFile(const CacheDirectory& directory, const std::function<bool(S
         fd = ::openat(directory.fd(), temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0) {
-        *error = "cannot create a file in " + directory.pathOf("") + ": " + std::strerror(errno);
-        return false;
-    }
+    if (fd < 0) return unavailable("cannot create a file in " + directory.pathOf("") + ": " + std::strerror(errno));
     ::close(fd);
-    bool built = false;
+    Status placed;
     {
         SqliteDatabase database;  // the only connection: closing it checkpoints and drops the WAL
-        built = database.open(directory.pathOf(temporary), kCreateTimeoutMs) && initialize(database) &&
-                database.execute("PRAGMA journal_mode=WAL");
+        const bool built = database.open(directory.pathOf(temporary), kCreateTimeoutMs) && initialize(database) &&
+                           database.execute("PRAGMA journal_mode=WAL");
         if (!built) {
             const std::string refusal = database.error().writeRefusal();  // e.g. no space left
-            *error = "cannot create it: " + (refusal.empty() ? database.error().message : refusal);
+            placed = unavailable("cannot create it: " + (refusal.empty() ? database.error().message : refusal));
         }
     }
-    const bool placed = built && placeFile(directory, temporary, error);
+    if (placed) placed = placeFile(directory, temporary);
     for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
         ::unlinkat(directory.fd(), (temporary + suffix).c_str(), 0);
     }
@@ -187,32 +173,24 @@ std::string fileSystemRefusal(int dirfd) {
     return {};
 }
 
-bool removeCacheFile(const CacheDirectory& directory, std::string* error) {
+Status removeCacheFile(const CacheDirectory& directory) {
     const CacheFileHeader header = inspectCacheFile(directory);
-    if (header.kind == CacheFileHeader::Kind::MISSING) {
-        *error = "there is no file to remove";
-        return false;
-    }
+    if (header.kind == CacheFileHeader::Kind::MISSING) return {StatusCode::NOT_FOUND, "there is no file to remove"};
     if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) {
-        *error = "refusing to delete it: " + header.why +
-                 " (only a file whose header marks it as a SyNAP cache is deleted)";
-        return false;
+        return unavailable("refusing to delete it: " + header.why +
+                           " (only a file whose header marks it as a SyNAP cache is deleted)");
     }
-    if (!stillNames(directory, header)) {
-        *error = "the file changed while it was being checked";
-        return false;
-    }
+    if (!stillNames(directory, header)) return unavailable("the file changed while it was being checked");
     if (::unlinkat(directory.fd(), directory.name().c_str(), 0) != 0) {
-        *error = std::string("cannot remove it: ") + std::strerror(errno);
-        return false;
+        return unavailable(std::string("cannot remove it: ") + std::strerror(errno));
     }
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
         if (::unlinkat(directory.fd(), (directory.name() + suffix).c_str(), 0) != 0 && errno != ENOENT) {
-            *error = "removed the database but not its " + std::string(suffix + 1) + " file: " + std::strerror(errno);
-            return false;
+            return unavailable("removed the database but not its " + std::string(suffix + 1) + " file: " +
+                               std::strerror(errno));
         }
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::cache

@@ -10,6 +10,8 @@
 #include <functional>
 #include <string>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::cache {
 
 class SqliteDatabase;
@@ -29,7 +31,7 @@ public:
 
     // Below a non-empty `root` the directory is reached by an O_NOFOLLOW walk from the root;
     // elsewhere (or without a root) it resolves normally. The file name itself is never followed.
-    bool open(const std::string& root, const std::string& file, std::string* error);
+    Status open(const std::string& root, const std::string& file);
 
     int fd() const { return fd_; }
     const std::string& name() const { return name_; }
@@ -61,9 +63,8 @@ bool stillNames(const CacheDirectory& directory, const CacheFileHeader& header);
 
 // Creates the cache file if nothing has its name: a new database (mode 0600) under a private
 // name is given its schema by `initialize`, switched to WAL, closed, then linked into place. If
-// another process got there first, its file stays and this one is discarded (true either way).
-bool createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize,
-                     std::string* error);
+// another process got there first, its file stays and this one is discarded (OK either way).
+Status createCacheFile(const CacheDirectory& directory, const std::function<bool(SqliteDatabase&)>& initialize);
 
 // Why the file system holding the directory `dirfd` refuses writes, when it does as a whole: a
 // read-only mount ("Read-only file system") or no space left ("No space left on device"); "" when
@@ -71,6 +72,6 @@ bool createCacheFile(const CacheDirectory& directory, const std::function<bool(S
 std::string fileSystemRefusal(int dirfd);
 
 // Deletes the file and its WAL companions, but only if its header marks it as a SyNAP cache.
-bool removeCacheFile(const CacheDirectory& directory, std::string* error);
+Status removeCacheFile(const CacheDirectory& directory);
 
 }  // namespace nnemu::cache

@@ -54,10 +54,9 @@ bool writeAll(int fd, std::span<const uint8_t> bytes) {
     return true;
 }
 
-ProgramFileStatus refuse(int dir, const std::string& name, const std::string& reason, std::string* why) {
-    *why = "the program file " + name + " " + reason;
+Status refuse(int dir, const std::string& name, const std::string& reason) {
     unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
-    return ProgramFileStatus::REFUSED;
+    return {StatusCode::DAMAGED, "the program file " + name + " " + reason};
 }
 
 }  // namespace
@@ -66,32 +65,28 @@ std::string programFileName(const std::string& databaseName, const std::string& 
     return databaseName + "." + programMd5 + kSuffix;
 }
 
-ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
-                                 ProgramImage* image, std::string* why) {
+Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5) {
     const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) return ProgramFileStatus::MISSING;
-        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link", why);
-        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno), why);
+        if (errno == ENOENT) return Status(StatusCode::NOT_FOUND, {});
+        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link");
+        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno));
     }
     struct stat info {};
-    std::string error;
     const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == fileSize && size > 0;
-    const bool mapped =
-            sized && ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size), image, &error);
+    Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
+                                        : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
-    if (!regular) return refuse(dir, name, "is not a regular file", why);
-    if (!sized) {
-        return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), why);
+    if (!regular) return refuse(dir, name, "is not a regular file");
+    if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize));
+    if (!mapped) return refuse(dir, name, mapped.message());
+    if (const std::string damage = checkTrailer(*mapped, programMd5); !damage.empty()) {
+        mapped = Status(StatusCode::DAMAGED, damage);  // unmapped before the file goes
+        return refuse(dir, name, damage);
     }
-    if (!mapped) return refuse(dir, name, error, why);
-    if (const std::string damage = checkTrailer(*image, programMd5); !damage.empty()) {
-        *image = ProgramImage();
-        return refuse(dir, name, damage, why);
-    }
-    return ProgramFileStatus::MAPPED;
+    return mapped;
 }
 
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5) {

@@ -30,12 +30,10 @@ constexpr size_t kProgramFileTrailerSize = 64;
 
 std::string programFileName(const std::string& databaseName, const std::string& programMd5);
 
-enum class ProgramFileStatus { MAPPED, MISSING, REFUSED };
-
 // Maps the program file `name` of directory `dir` if it holds exactly the program: `size` bytes
-// with md5 `programMd5`. REFUSED says why in `why` (the file has been removed).
-ProgramFileStatus mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
-                                 ProgramImage* image, std::string* why);
+// with md5 `programMd5`. NOT_FOUND when there is none; DAMAGED saying why when it is refused (the
+// file has then been removed).
+Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5);
 
 // Best effort: written under a private name, then linked into place unless the name exists.
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5);

@@ -57,17 +57,17 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
             return nullptr;
         }
         // A missing root is made as named (the user's choice); below it nothing is followed.
-        std::string error;
-        if (!base::makeDirectoriesInsideRoot(location.boardRoot, directory.string(), &error)) {
-            warnDisabled(location.file, "cannot create its directory: " + error, false);
+        if (const Status made = base::makeDirectoriesInsideRoot(location.boardRoot, directory.string()); !made) {
+            warnDisabled(location.file, "cannot create its directory: " + made.message(), false);
             return nullptr;
         }
     }
-    std::string error;
-    bool damaged = false;
-    std::shared_ptr<SynapCache> cache = SynapCache::open(location.file, true, &error, location.boardRoot, &damaged);
-    if (cache == nullptr) warnDisabled(location.file, error, damaged);
-    return cache;
+    Result<std::unique_ptr<SynapCache>> opened = SynapCache::open(location.file, true, location.boardRoot);
+    if (!opened.isOk()) {
+        warnDisabled(location.file, opened.message(), opened.code() == StatusCode::DAMAGED);
+        return nullptr;
+    }
+    return std::move(opened).value();
 }
 
 class Registry;
@@ -166,9 +166,8 @@ Registry& registry() {
 // BUSY is other processes holding the lock for longer than the timeout: skip this use only. A
 // write the system refused (full, read-only, no permission) stops the stores, not the lookups;
 // anything else turns the cache off, advising to clear it only when the file is damaged.
-void handleFailure(const SynapCacheLocation& location, SynapCache& cache, SynapCache::Status status,
-                   const char* what) {
-    if (status == SynapCache::Status::BUSY) {
+void handleFailure(const SynapCacheLocation& location, SynapCache& cache, const Status& status, const char* what) {
+    if (status.code() == StatusCode::BUSY) {
         SYNAP_LOG(INFO) << "SyNAP cache busy; " << what << " skipped: " << cache.error();
     } else if (const std::string refusal = cache.writeRefusal(); !refusal.empty() && !cache.errorIsDamage()) {
         registry().refuseStores(location.file, refusal);
@@ -208,25 +207,25 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
     opening.end();
     if (!cache) return false;
     cacheCounters().synapLookups++;
-    std::string problem, fileProblem;
-    const SynapCache::Status status = cache->findImage(key, compilerVersion, program, &problem, &fileProblem);
+    std::string fileProblem;
+    const Status status = cache->findImage(key, compilerVersion, program, &fileProblem);
     if (!fileProblem.empty()) {
         cacheCounters().programFileRefusals++;
         SYNAP_LOG(WARNING) << "refused " << fileProblem << "; removed it, the program comes from "
                            << location.file;
     }
-    switch (status) {
-        case SynapCache::Status::OK:
+    switch (status.code()) {
+        case StatusCode::OK:
             cacheCounters().synapHits++;
             if (program->mapped()) cacheCounters().synapMapped++;
             SYNAP_LOG(INFO) << "SyNAP cache hit " << key << " (" << program->size() << " bytes"
                             << (program->mapped() ? ", mapped" : "") << ")";
             return true;
-        case SynapCache::Status::NOT_FOUND: return false;
-        case SynapCache::Status::DAMAGED:
+        case StatusCode::NOT_FOUND: return false;
+        case StatusCode::DAMAGED:
             cacheCounters().synapDrops++;
             SYNAP_LOG(WARNING) << (cache->readOnly().empty() ? "dropped" : "ignored (read-only cache)")
-                               << " SyNAP cache entry " << key << " from " << location.file << ": " << problem
+                               << " SyNAP cache entry " << key << " from " << location.file << ": " << status.message()
                                << "; compiling the network again";
             return false;
         default: handleFailure(location, *cache, status, "lookup"); return false;
@@ -240,8 +239,8 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
     CacheUse cache(location);
     if (!cache) return;
     if (!cache->readOnly().empty()) return registry().refuseStores(location.file, cache->readOnly());
-    const SynapCache::Status status = cache->store(key, program, compilerVersion, location.capacity);
-    if (status == SynapCache::Status::OK) {
+    const Status status = cache->store(key, program, compilerVersion, location.capacity);
+    if (status.isOk()) {
         cacheCounters().synapStores++;
         cache.keep();
         registry().checkpointAtExit();
@@ -258,8 +257,7 @@ void dropCompiledProgram(const SynapCacheLocation& location, const std::string& 
     cacheCounters().synapDrops++;
     SYNAP_LOG(WARNING) << "dropped SyNAP cache entry " << key << " from " << location.file << ": " << why
                        << "; compiling the network again";
-    const SynapCache::Status status = cache->drop(key);
-    if (status != SynapCache::Status::OK) handleFailure(location, *cache, status, "drop");
+    if (const Status status = cache->drop(key); !status.isOk()) handleFailure(location, *cache, status, "drop");
 }
 
 }  // namespace nnemu::cache

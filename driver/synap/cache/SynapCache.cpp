@@ -82,17 +82,6 @@ std::string programIdentity(std::span<const uint8_t> program) {
     return programIdentity(program.size(), chunkDigests(program, contentDefinedChunks(program.data(), program.size())));
 }
 
-const char* toString(SynapCache::Status status) {
-    switch (status) {
-        case SynapCache::Status::OK: return "ok";
-        case SynapCache::Status::NOT_FOUND: return "not found";
-        case SynapCache::Status::DAMAGED: return "damaged";
-        case SynapCache::Status::BUSY: return "busy";
-        case SynapCache::Status::UNAVAILABLE: return "unavailable";
-    }
-    return "?";
-}
-
 SynapCache::SynapCache() : db_(std::make_unique<SqliteDatabase>()) {}
 SynapCache::~SynapCache() {
     if (directory_ >= 0) close(directory_);
@@ -111,8 +100,8 @@ std::string SynapCache::writeRefusal() const {
     return cause.empty() ? refusal : cause;
 }
 
-SynapCache::Status SynapCache::failure() {
-    return db_->error().transient() ? Status::BUSY : Status::UNAVAILABLE;
+Status SynapCache::failure() {
+    return {db_->error().transient() ? StatusCode::BUSY : StatusCode::UNAVAILABLE, db_->error().message};
 }
 
 // Reassembles `program` and derives its identity from the md5 of every chunk as read.
@@ -138,15 +127,12 @@ bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* byte
     return db_->error().ok();
 }
 
-SynapCache::Status SynapCache::find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
-                                    std::string* problem) {
-    std::string programMd5;
-    return findVerified(key, compilerVersion, program, problem, &programMd5);
+Status SynapCache::find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program) {
+    return findVerified(key, compilerVersion, program).status();
 }
 
-SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t compilerVersion,
-                                            std::vector<uint8_t>* program, std::string* problem,
-                                            std::string* verifiedMd5) {
+Result<std::string> SynapCache::findVerified(const std::string& key, uint32_t compilerVersion,
+                                             std::vector<uint8_t>* program) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     program->clear();
@@ -164,7 +150,7 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
                     "(SELECT count(*) FROM program_chunks WHERE program = e.program) "
                     "FROM entries e LEFT JOIN programs p ON p.md5 = e.program WHERE e.key = ?1");
             entry.bind(1, key);
-            if (!entry.step()) return db_->error().ok() ? Status::NOT_FOUND : failure();
+            if (!entry.step()) return db_->error().ok() ? Status(StatusCode::NOT_FOUND, {}) : failure();
             programMd5 = entry.text(0);
             seal = entry.text(1);
             hasProgram = entry.integer(2) != 0;
@@ -201,8 +187,7 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
     }
     if (!damage.empty()) {
         program->clear();
-        if (problem != nullptr) *problem = damage;
-        if (!readOnly_.empty()) return Status::DAMAGED;  // left as it is: nothing can be dropped
+        if (!readOnly_.empty()) return Status(StatusCode::DAMAGED, damage);  // left as it is: nothing can be dropped
         // A bad program goes with every entry naming it and its chunks that fail their own
         // checksum, checked before anything is unlinked (a later store must not reuse them).
         uint64_t entriesDropped = 0, chunksDropped = 0;
@@ -211,13 +196,12 @@ SynapCache::Status SynapCache::findVerified(const std::string& key, uint32_t com
         const bool dropped =
                 entryOnly ? removeEntry(key) : dropDamagedProgram(programMd5, &entriesDropped, &chunksDropped);
         if (!dropped || !write.commit()) return failure();
-        return Status::DAMAGED;
+        return Status(StatusCode::DAMAGED, damage);
     }
     if (readOnly_.empty()) countHit(key);
     if (db_->error().damage()) return failure();
     db_->clearError();  // a hit not counted (busy, or the write refused) is still a hit
-    *verifiedMd5 = programMd5;
-    return Status::OK;
+    return programMd5;
 }
 
 // A hit counts and becomes the most recent use. Losing this update to a busy database only
@@ -247,9 +231,9 @@ bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, st
            *size <= kMaxProgramSize;
 }
 
-SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
-                                         std::string* problem, std::string* fileProblem) {
-    std::string programMd5, why;
+Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
+                             std::string* fileProblem) {
+    std::string programMd5;
     int64_t size = 0;
     if (directory_ >= 0) {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -257,19 +241,19 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
         if (soundEntry(key, compilerVersion, &programMd5, &size)) {
             const std::string name = programFileName(name_, programMd5);
             trace::Span mapping("map program file", "cache");
-            const ProgramFileStatus status = mapProgramFile(directory_, name, size, programMd5, program, &why);
+            Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5);
             mapping.end();
-            if (status == ProgramFileStatus::MAPPED) {
+            if (mapped.isOk()) {
+                *program = std::move(mapped).value();
                 trace::Span hit("count hit", "cache");
                 if (readOnly_.empty()) countHit(key);
-                return Status::OK;
+                return {};
             }
-            if (status == ProgramFileStatus::REFUSED && fileProblem != nullptr) *fileProblem = why;
+            if (mapped.code() == StatusCode::DAMAGED && fileProblem != nullptr) *fileProblem = mapped.message();
         }
     }
     std::vector<uint8_t> bytes;
-    const Status status = findVerified(key, compilerVersion, &bytes, problem, &programMd5);
-    if (status != Status::OK) return status;
+    NNEMU_ASSIGN_OR_RETURN(programMd5, findVerified(key, compilerVersion, &bytes));
     if (directory_ >= 0 && readOnly_.empty()) {
         // The process that writes the program file maps it too, sharing its pages with the
         // processes that map it later rather than holding a copy of its own.
@@ -278,12 +262,13 @@ SynapCache::Status SynapCache::findImage(const std::string& key, uint32_t compil
         const std::string name = programFileName(name_, programMd5);
         writeProgramFile(directory_, name, bytes, programMd5);
         const auto written = static_cast<int64_t>(bytes.size());
-        if (mapProgramFile(directory_, name, written, programMd5, program, &why) == ProgramFileStatus::MAPPED) {
-            return Status::OK;
+        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, written, programMd5); mapped.isOk()) {
+            *program = std::move(mapped).value();
+            return {};
         }
     }
     *program = ProgramImage(std::move(bytes));
-    return Status::OK;
+    return {};
 }
 
 void SynapCache::checkpoint() {
@@ -382,9 +367,9 @@ bool SynapCache::evictBeyond(uint64_t count, uint64_t* evicted) {
     return true;
 }
 
-SynapCache::Status SynapCache::store(const std::string& key, std::span<const uint8_t> program,
-                                     uint32_t compilerVersion, int64_t capacity) {
-    if (capacity <= 0) return Status::OK;
+Status SynapCache::store(const std::string& key, std::span<const uint8_t> program, uint32_t compilerVersion,
+                         int64_t capacity) {
+    if (capacity <= 0) return {};
     // Hashing and chunking happen before the write lock is taken.
     const std::vector<Chunk> chunks = contentDefinedChunks(program.data(), program.size());
     const std::vector<std::string> chunkMd5s = chunkDigests(program, chunks);
@@ -417,7 +402,7 @@ SynapCache::Status SynapCache::store(const std::string& key, std::span<const uin
     }
     // The program's file is written by the first hit, not here: a cold first inference costs
     // what it did before the files existed.
-    return Status::OK;
+    return {};
 }
 
 // Makes the program's rows describe exactly `program`: rows that disagree (damage) are replaced,
@@ -491,12 +476,12 @@ bool SynapCache::storeChunks(std::span<const uint8_t> program, const std::vector
     return true;
 }
 
-SynapCache::Status SynapCache::drop(const std::string& key) {
+Status SynapCache::drop(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
     if (!write.active() || !removeEntry(key) || !write.commit()) return failure();
-    return Status::OK;
+    return {};
 }
 
 std::vector<CacheEntryInfo> SynapCache::entries() {

@@ -78,51 +78,33 @@ std::string whyUnwritable(const CacheDirectory& directory, bool fileExists) {
 
 }  // namespace
 
-std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool create, std::string* error,
-                                             const std::string& root, bool* damaged) {
-    bool ignored = false;
-    if (damaged == nullptr) damaged = &ignored;
-    *damaged = false;
+Result<std::unique_ptr<SynapCache>> SynapCache::open(const std::string& file, bool create, const std::string& root) {
     CacheDirectory directory;
-    if (!directory.open(root, file, error)) return nullptr;
+    NNEMU_RETURN_IF_ERROR(directory.open(root, file));
     CacheFileHeader header = inspectCacheFile(directory);
     std::string readOnly = whyUnwritable(directory, header.kind != CacheFileHeader::Kind::MISSING);
     if (header.kind == CacheFileHeader::Kind::MISSING && create) {
-        if (!readOnly.empty()) {
-            *error = "cannot create it: " + readOnly;
-            return nullptr;
-        }
-        if (!createCacheFile(directory, initializeNewFile, error)) return nullptr;
+        if (!readOnly.empty()) return unavailable("cannot create it: " + readOnly);
+        NNEMU_RETURN_IF_ERROR(createCacheFile(directory, initializeNewFile));
         header = inspectCacheFile(directory);
     }
-    if (header.kind == CacheFileHeader::Kind::MISSING) {
-        *error = "no cache database at " + file;
-        return nullptr;
-    }
-    if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) {
-        *error = header.why;
-        return nullptr;
-    }
-    if (header.schemaVersion > kSchemaVersion) {
-        *error = versionMismatch(header.schemaVersion);
-        return nullptr;
-    }
+    if (header.kind == CacheFileHeader::Kind::MISSING) return Status(StatusCode::NOT_FOUND, "no cache database at " + file);
+    if (header.kind != CacheFileHeader::Kind::SYNAP_CACHE) return unavailable(header.why);
+    if (header.schemaVersion > kSchemaVersion) return unavailable(versionMismatch(header.schemaVersion));
     // One attempt to open the database: read-write, or read-only when `readOnly` names why it
     // cannot be written. `refused`: it failed because the system refused a write.
-    auto attempt = [&](const std::string& readOnly, bool* refused) -> std::unique_ptr<SynapCache> {
+    auto attempt = [&](const std::string& readOnly, bool* refused) -> Result<std::unique_ptr<SynapCache>> {
         *refused = false;
         std::unique_ptr<SynapCache> cache(new SynapCache());
         cache->file_ = file;
         cache->readOnly_ = readOnly;
         SqliteDatabase& db = *cache->db_;
-        auto failed = [&](const std::string& why) -> std::unique_ptr<SynapCache> {
-            *error = why;
+        auto failed = [&](const std::string& why) -> Status {
             const bool damage = db.error().damage() || why.find("damaged") != std::string::npos;
             *refused = !damage && !db.error().writeRefusal().empty();
             // Read without locks (immutable), a file another process is checkpointing into may look
             // damaged, and nothing read-only could be cleared anyway: no advice then.
-            *damaged = damage && readOnly.empty();
-            return nullptr;
+            return {damage && readOnly.empty() ? StatusCode::DAMAGED : StatusCode::UNAVAILABLE, why};
         };
         if (!db.open(directory.pathOf(directory.name()), kBusyTimeoutMs, !readOnly.empty())) {
             return failed(db.error().message);
@@ -134,91 +116,73 @@ std::unique_ptr<SynapCache> SynapCache::open(const std::string& file, bool creat
         // 20-page block SQLite allocated for the open's larger cache.
         if (!db.execute("PRAGMA cache_size=-64; PRAGMA cache_spill=1024")) return failed(db.error().message);
         sqlite3_db_release_memory(db.handle());
-        if (!stillNames(directory, header)) {
-            *error = "the file was replaced while it was being opened";
-            return nullptr;
-        }
+        if (!stillNames(directory, header)) return unavailable("the file was replaced while it was being opened");
         if (readOnly.empty() && sqlite3_db_readonly(db.handle(), "main") == 1) {
-            *error = "the database is not writable";
-            return nullptr;
+            return unavailable("the database is not writable");
         }
         // Ours but not in WAL mode (e.g. rewritten by a tool): switch, waiting out readers.
         if (readOnly.empty() && !header.wal && !db.switchToWal(kBusyTimeoutMs)) return failed(db.error().message);
         // The program files live beside the database, reached through the same checked directory.
         cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
         cache->name_ = directory.name();
-        std::string why;
-        if (!cache->checkSchema(&why)) return failed(why);
+        if (const Status schema = cache->checkSchema(); !schema) return failed(schema.message());
         return cache;
     };
     bool refused = false;
-    std::unique_ptr<SynapCache> cache = attempt(readOnly, &refused);
+    Result<std::unique_ptr<SynapCache>> cache = attempt(readOnly, &refused);
     // Writable by its modes, yet the system refuses to write (a full disk: SQLite cannot make its
     // WAL index, or a read-only mount faccessat did not see): read it as it is.
-    if (cache == nullptr && refused && readOnly.empty()) {
+    if (!cache.isOk() && refused && readOnly.empty()) {
         const std::string cause = fileSystemRefusal(directory.fd());
-        cache = attempt(cause.empty() ? *error : cause, &refused);
+        cache = attempt(cause.empty() ? cache.message() : cause, &refused);
     }
     return cache;
 }
 
-bool SynapCache::checkSchema(std::string* error) {
+Status SynapCache::checkSchema() {
     int64_t version = 0;
-    if (!db_->integer("PRAGMA user_version", &version)) {
-        *error = db_->error().message;
-        return false;
-    }
-    if (version > kSchemaVersion) {
-        *error = versionMismatch(version);
-        return false;
-    }
+    if (!db_->integer("PRAGMA user_version", &version)) return unavailable(db_->error().message);
+    if (version > kSchemaVersion) return unavailable(versionMismatch(version));
     if (version < kSchemaVersion && !readOnly_.empty()) {
-        *error = "the cache has schema version " + std::to_string(version) + " and cannot be upgraded: " + readOnly_;
-        return false;
+        return unavailable("the cache has schema version " + std::to_string(version) +
+                           " and cannot be upgraded: " + readOnly_);
     }
-    if (version < kSchemaVersion && !upgrade(error)) return false;
+    if (version < kSchemaVersion) NNEMU_RETURN_IF_ERROR(upgrade());
     for (const char* probe : kSchemaProbes) {
-        if (!db_->prepare(probe).valid()) {
-            *error = "the cache's schema is damaged: " + db_->error().message;
-            return false;
-        }
+        if (!db_->prepare(probe).valid()) return unavailable("the cache's schema is damaged: " + db_->error().message);
     }
-    return true;
+    return {};
 }
 
 // Version 1 entries carry no seal, so nothing in them can be trusted to belong to its key;
 // version 2 names programs by the md5 of their bytes, which this build does not check. Either
 // cache is emptied (every network compiles once more, its program files go) and given the
 // current schema; the file itself stays.
-bool SynapCache::upgrade(std::string* error) {
+Status SynapCache::upgrade() {
     SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
     int64_t version = 0;
-    if (!write.active() || !db_->integer("PRAGMA user_version", &version)) {
-        *error = db_->error().message;
-        return false;
-    }
-    if (version == kSchemaVersion) return true;  // another process upgraded it meanwhile
+    if (!write.active() || !db_->integer("PRAGMA user_version", &version)) return unavailable(db_->error().message);
+    if (version == kSchemaVersion) return {};  // another process upgraded it meanwhile
     if (version != 1 && version != 2) {
-        *error = version < 1 ? "the cache has no schema version; it is damaged" : versionMismatch(version);
-        return false;
+        return unavailable(version < 1 ? "the cache has no schema version; it is damaged" : versionMismatch(version));
     }
     const std::string empty =
             "DROP TABLE IF EXISTS entries; DELETE FROM program_chunks; DELETE FROM programs; DELETE FROM chunks;";
     if (!db_->execute(empty) || !db_->execute(kSchema) ||
         !db_->execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)) || !write.commit()) {
-        *error = "cannot upgrade the cache from schema version " + std::to_string(version) + ": " +
-                 db_->error().message;
-        return false;
+        return unavailable("cannot upgrade the cache from schema version " + std::to_string(version) + ": " +
+                           db_->error().message);
     }
     if (directory_ >= 0) removeProgramFiles(directory_, name_);
-    return true;
+    return {};
 }
 
-bool SynapCache::removeFile(const std::string& file, const std::string& root, std::string* error) {
+Status SynapCache::removeFile(const std::string& file, const std::string& root) {
     CacheDirectory directory;
-    if (!directory.open(root, file, error) || !removeCacheFile(directory, error)) return false;
+    NNEMU_RETURN_IF_ERROR(directory.open(root, file));
+    NNEMU_RETURN_IF_ERROR(removeCacheFile(directory));
     removeProgramFiles(directory.fd(), directory.name());
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::cache

@@ -9,18 +9,31 @@
 
 #include <string>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::base {
 
 // Opens `path`, which must lie inside `root` (both absolute, as devicePath() builds them). `flags`
 // are open(2) flags (O_NOFOLLOW and O_CLOEXEC are added). With `makeParents`, missing directories
 // between the root and the file are created with mode 0755, and so is a root that does not exist
-// yet (with its missing parents, resolved normally: that path is the user's choice). Returns the descriptor, or -1 with
-// errno set and `error` saying which component was refused and why.
-int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
-                   std::string* error);
+// yet (with its missing parents, resolved normally: that path is the user's choice). Returns the descriptor, or
+// UNAVAILABLE saying which component was refused and why, with errno set.
+Result<int> openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents);
 
 // Creates `directory` (inside `root`) and its missing parents, refusing symlinked components
 // below the root; a missing root is created first, as openInsideRoot does.
-bool makeDirectoriesInsideRoot(const std::string& root, const std::string& directory, std::string* error);
+Status makeDirectoriesInsideRoot(const std::string& root, const std::string& directory);
+
+// The descriptor, or -1 with errno set and the reason in `error`: the form the TFLite delegate
+// (delegates/vx) still uses until it moves to Result.
+inline int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
+                          std::string* error) {
+    Result<int> fd = openInsideRoot(root, path, flags, mode, makeParents);
+    if (fd.isOk()) return *fd;
+    const int err = errno;
+    if (error != nullptr) *error = fd.message();
+    errno = err;
+    return -1;
+}
 
 }  // namespace nnemu::base

@@ -37,25 +37,36 @@ inline constexpr size_t kModelCacheHeaderSize = 128;
 using CacheToken = std::array<uint8_t, 32>;
 
 // Replaces the file's content: truncate, write from offset 0 (whatever the fd's position), and
-// sync. False and `error` on failure (the file may then be torn; its checksum tells), or when a
-// running network maps the file (it is then left untouched). Anything
+// sync. UNAVAILABLE saying why on failure (the file may then be torn; its checksum tells), or when
+// a running network maps the file (it is then left untouched). Anything
 // but a regular file (a FIFO, a device) is refused untouched, here and in readModelCacheFile.
-bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                         std::span<const uint8_t> payload, std::string* error);
-inline bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                                const std::vector<uint8_t>& payload, std::string* error) {
-    return writeModelCacheFile(fd, token, producerVersion, std::span<const uint8_t>(payload), error);
-}
+Status writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion, std::span<const uint8_t> payload);
 
-// Reads and verifies the file from offset 0; false and `error` when it is not a complete,
-// unmodified file for this token and producer version.
-bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                        std::vector<uint8_t>* payload, std::string* error);
+// Reads and verifies the file from offset 0: its payload, or DAMAGED saying why when it is not a
+// complete, unmodified file for this token and producer version (UNAVAILABLE when it cannot be read).
+Result<std::vector<uint8_t>> readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion);
 
 // As readModelCacheFile, but maps the file (ProgramImage) instead of copying the payload, and
 // holds the file's shared lock until the image is released.
-bool mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion, ProgramImage* image,
-                       std::string* error);
+Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion);
+
+// The bool-and-message forms the TFLite delegate (delegates/vx) still uses until it moves to Status.
+inline bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
+                                const std::vector<uint8_t>& payload, std::string* error) {
+    const Status written = writeModelCacheFile(fd, token, producerVersion, std::span<const uint8_t>(payload));
+    if (!written && error != nullptr) *error = written.message();
+    return written.isOk();
+}
+inline bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
+                               std::vector<uint8_t>* payload, std::string* error) {
+    Result<std::vector<uint8_t>> read = readModelCacheFile(fd, token, producerVersion);
+    if (!read.isOk()) {
+        if (error != nullptr) *error = read.message();
+        return false;
+    }
+    *payload = std::move(read).value();
+    return true;
+}
 
 // Whether the file starts with this format's magic, i.e. was written here (whatever its state).
 bool hasModelCacheMagic(int fd);

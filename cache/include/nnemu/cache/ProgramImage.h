@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::cache {
 
 class ProgramImage {
@@ -25,8 +27,7 @@ public:
     // Maps the first `fileSize` bytes of the regular file `fd` (copy-on-write: a stray write stays
     // private), of which `programSize` bytes from `programOffset` are the program. The caller
     // checks the file's size first and the contents after (checksum, verifier).
-    static bool map(int fd, size_t fileSize, size_t programOffset, size_t programSize, ProgramImage* image,
-                    std::string* error);
+    static Result<ProgramImage> map(int fd, size_t fileSize, size_t programOffset, size_t programSize);
     // The mapped bytes before the program (a header) and past it (a trailer).
     std::span<const uint8_t> head() const;
     std::span<const uint8_t> tail() const;

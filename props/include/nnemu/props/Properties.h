@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::props {
 
 // Android's limits: PROP_VALUE_MAX is 92 bytes including the terminating NUL.
@@ -32,10 +34,9 @@ std::string devicePath(std::string_view androidPath);
 inline constexpr std::string_view kBuildPropPath = "/vendor/build.prop";
 inline constexpr std::string_view kLocalPropPath = "/data/property/local.prop";
 
-// Name and value rules. On failure they return false and, if `error` is given, say why in the
-// words toybox's setprop uses.
-bool isValidName(std::string_view name, std::string* error = nullptr);
-bool isValidValue(std::string_view value, std::string* error = nullptr);
+// Name and value rules: OK, or BAD_DATA saying why in the words toybox's setprop uses.
+Status isValidName(std::string_view name);
+Status isValidValue(std::string_view value);
 
 // Getters. An empty value reads as unset, as on Android.
 std::optional<std::string> get(std::string_view name);
@@ -52,8 +53,9 @@ std::map<std::string, std::string> all();
 // Sets a property in local.prop: validates, then rewrites the file atomically under an exclusive
 // lock (safe against concurrent writers in other processes). An empty value unsets the property.
 // local.prop is created 0644 and its lock 0600 whatever the umask; nothing is opened through a
-// symlink below the device root. Returns false and says why in `error` (if given) when the name
-// or value is invalid or the file cannot be written (or read: a symlink, a FIFO, over 1 MiB).
-bool set(std::string_view name, std::string_view value, std::string* error = nullptr);
+// symlink below the device root. Fails saying why when the name or value is invalid (BAD_DATA),
+// the board has no property service or the file cannot be written (or read: a symlink, a FIFO,
+// over 1 MiB) (UNAVAILABLE).
+Status set(std::string_view name, std::string_view value);
 
 }  // namespace nnemu::props

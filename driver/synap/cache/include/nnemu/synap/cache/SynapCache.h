@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/cache/ProgramImage.h"
 
 namespace nnemu::cache {
@@ -62,45 +63,41 @@ struct CacheVerifyReport {
 
 class SynapCache {
 public:
-    enum class Status {
-        OK,
-        NOT_FOUND,
-        DAMAGED,      // find: the entry was corrupt, swapped or foreign and has been dropped
-        BUSY,         // other processes held the database beyond the busy timeout
-        UNAVAILABLE,  // the database cannot be used (see error())
-    };
-
     // Opens the cache database at `file`, creating it (and its schema) if `create` and nothing
     // has its name. Below a non-empty `root` (the device root) no symbolic link is followed, the
-    // file's own name included anywhere. nullptr and `error` when it cannot be used: a directory
-    // that is missing, a new file that cannot be created (the cause named), a file that is not a
-    // SyNAP cache (left untouched), a damaged one (`damaged` set: only then does
-    // `synap_cache --clear` help), a database of a newer schema version. A cache of an older
+    // file's own name included anywhere. A failure saying why when it cannot be used: a directory
+    // that is missing, a new file that cannot be created (the cause named), no file and no `create`
+    // (NOT_FOUND), a file that is not a SyNAP cache (left untouched), a damaged one (DAMAGED: only
+    // then does `synap_cache --clear` help), a database of a newer schema version. A cache of an older
     // schema version is emptied and upgraded. An existing cache that cannot be written (its
     // directory or file read-only, on a read-only file system or without write permission) is
     // opened read-only: see readOnly().
-    static std::unique_ptr<SynapCache> open(const std::string& file, bool create, std::string* error,
-                                            const std::string& root = {}, bool* damaged = nullptr);
+    static Result<std::unique_ptr<SynapCache>> open(const std::string& file, bool create,
+                                                    const std::string& root = {});
     // Deletes the cache file (and its WAL files) if its header marks it as a SyNAP cache, damaged
-    // or not; anything else is refused with the reason in `error`.
-    static bool removeFile(const std::string& file, const std::string& root, std::string* error);
+    // or not; anything else is refused saying why (NOT_FOUND when there is no file).
+    static Status removeFile(const std::string& file, const std::string& root);
     ~SynapCache();
     SynapCache(const SynapCache&) = delete;
     SynapCache& operator=(const SynapCache&) = delete;
 
+    // Every call below answers a Status: OK; NOT_FOUND; DAMAGED (find: the entry was corrupt,
+    // swapped or foreign and has been dropped; the message says why); BUSY (other processes held
+    // the database beyond the busy timeout) or UNAVAILABLE (the database cannot be used), both
+    // with error() as their message.
+    //
     // The program stored under `key`, verified: the entry's seal, every chunk present, the size,
     // the identity derived from the md5s of the chunks read and the compiler version. A hit counts and refreshes the
-    // entry. A damaged entry is dropped (DAMAGED, with the reason in `problem`): an entry whose
+    // entry. A damaged entry is dropped (DAMAGED): an entry whose
     // seal fails alone; a damaged program with every entry naming it and every chunk of it that
     // fails its own md5 (so no later store can reuse it).
-    Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
-                std::string* problem = nullptr);
+    Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program);
     // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
     // checked against the entry's program identity and size. Without a usable file (none yet, or one refused:
     // removed and named in `fileProblem`) the program comes from the database, and the file is
     // written for the next hit.
     Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
-                     std::string* problem = nullptr, std::string* fileProblem = nullptr);
+                     std::string* fileProblem = nullptr);
     // Stores `program` under `key` (replacing what the key had), then evicts the least recently
     // used entries beyond `capacity`. Rows already stored for the same program are reused only
     // if they describe these bytes exactly (chunk contents compared); others are rewritten.
@@ -136,17 +133,16 @@ public:
 
 private:
     SynapCache();
-    bool checkSchema(std::string* error);
-    bool upgrade(std::string* error);
+    Status checkSchema();
+    Status upgrade();
     Status failure();
     bool removeEntry(const std::string& key);
     bool collectProgram(const std::string& program);
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string* identity);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
-    // find, also naming the program identity it verified (so the first hit does not hash the program again).
-    Status findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
-                        std::string* problem, std::string* programMd5);
+    // find, answering the program identity it verified (so the first hit does not hash the program again).
+    Result<std::string> findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program);
     // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
@@ -166,7 +162,6 @@ private:
     std::string readOnly_;
 };
 
-const char* toString(SynapCache::Status status);
 // A program's name in the cache (and in its file's name): md5 over its size and the md5s of its
 // content-defined chunks, in order.
 std::string programIdentity(std::span<const uint8_t> program);
