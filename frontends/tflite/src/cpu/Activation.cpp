@@ -121,10 +121,11 @@ bool runGelu(const CpuKernelCall& call) {
         case ElementType::UINT8: geluQuantized<uint8_t>(call, transform); break;
         case ElementType::INT8: geluQuantized<int8_t>(call, transform); break;
         default:
+            // Lambdas, not function references: inlined, so the loops vectorize.
             if (approximate) {
-                mapElements<float>(call, geluApproximateEigen);
+                mapElements<float>(call, [](float x) { return geluApproximateEigen(x); });
             } else {
-                mapElements<float>(call, geluEigen);
+                mapElements<float>(call, [](float x) { return geluEigen(x); });
             }
     }
     return true;
