@@ -154,14 +154,14 @@ TEST(ModelLoader, OpcodeIsTheLargerOfBothFields) {
     EXPECT_EQ(model->nodes()[0].opName, "RELU");
     HandModel extended;  // an operator above 127: placeholder in the old field
     extended.deprecatedCode = 127;
-    extended.builtinCode = fb::BuiltinOperator_GELU;
+    extended.builtinCode = fb::BuiltinOperator_RFFT2D;
     model = Model::fromBuffer(extended.build(), &error);
     ASSERT_NE(model, nullptr) << error;
-    EXPECT_EQ(model->nodes()[0].opName, "GELU");
+    EXPECT_EQ(model->nodes()[0].opName, "RFFT2D");
     // Unknown to us, still loadable; an interpreter says which operator it cannot map.
     std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
     EXPECT_EQ(interpreter, nullptr);
-    EXPECT_NE(error.find("operator GELU at node 0"), std::string::npos) << error;
+    EXPECT_NE(error.find("operator RFFT2D at node 0"), std::string::npos) << error;
 }
 
 TEST(ModelLoader, HandModelRunsWhenValid) {

@@ -128,6 +128,7 @@ void* elementwise(const fb::Operator& op, fb::BuiltinOperator code) {
         case fb::BuiltinOperator_REDUCE_MIN:
         case fb::BuiltinOperator_REDUCE_PROD:
         case fb::BuiltinOperator_REDUCE_ANY:
+        case fb::BuiltinOperator_REDUCE_ALL:
             return make<TfLiteReducerParams>(op.builtin_options_as_ReducerOptions(),
                                              [](const auto& o, auto& d) { d.keep_dims = o.keep_dims(); });
         case fb::BuiltinOperator_ARG_MAX:
@@ -136,6 +137,20 @@ void* elementwise(const fb::Operator& op, fb::BuiltinOperator code) {
         case fb::BuiltinOperator_ARG_MIN:
             return make<TfLiteArgMinParams>(op.builtin_options_as_ArgMinOptions(),
                                             [](const auto& o, auto& d) { d.output_type = tensorType(o.output_type()); });
+        default: return nullptr;
+    }
+}
+
+// Options of builtins only the CPU kernels run (src/cpu/Activation.cpp).
+void* cpuElementwise(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_GELU:
+            return make<TfLiteGeluParams>(op.builtin_options_as_GeluOptions(),
+                                          [](const auto& o, auto& d) { d.approximate = o.approximate(); });
+        case fb::BuiltinOperator_FAKE_QUANT:
+            return make<TfLiteFakeQuantParams>(op.builtin_options_as_FakeQuantOptions(), [](const auto& o, auto& d) {
+                d = {o.min(), o.max(), o.num_bits(), o.narrow_range()};
+            });
         default: return nullptr;
     }
 }
@@ -238,7 +253,7 @@ void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 
 BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
     const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
-    for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl}) {
+    for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise}) {
         if (void* data = convert(op, code)) return BuiltinData(data);
     }
     return BuiltinData(nullptr);

@@ -129,5 +129,11 @@ void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
 void addArithmeticKernels(CpuKernelTable& table);
 void addConvKernels(CpuKernelTable& table);
+// Elementwise builtins only the CPU kernels run (issue 24).
+void addUnaryKernels(CpuKernelTable& table);
+void addActivationKernels(CpuKernelTable& table);
+void addBitwiseKernels(CpuKernelTable& table);
+void addAddNAtan2Kernels(CpuKernelTable& table);
+void addReduceAllKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -136,6 +136,11 @@ const CpuKernelTable& CpuKernelTable::get() {
         addStridedSliceKernels(t);
         addArithmeticKernels(t);
         addConvKernels(t);
+        addUnaryKernels(t);
+        addActivationKernels(t);
+        addBitwiseKernels(t);
+        addAddNAtan2Kernels(t);
+        addReduceAllKernels(t);
         return t;
     }();
     return table;

@@ -430,6 +430,18 @@ typedef struct TfLiteBidirectionalSequenceLSTMParams {
     bool asymmetric_quantize_inputs;
 } TfLiteBidirectionalSequenceLSTMParams;
 
+// Elementwise CPU kernels' options.
+typedef struct TfLiteGeluParams {
+    bool approximate;
+} TfLiteGeluParams;
+
+typedef struct TfLiteFakeQuantParams {
+    float min;
+    float max;
+    int num_bits;
+    bool narrow_range;
+} TfLiteFakeQuantParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -597,5 +609,9 @@ static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, activation,
               NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, time_major, 13) &&
               NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, asymmetric_quantize_inputs, 14) &&
               sizeof(TfLiteBidirectionalSequenceLSTMParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteGeluParams, approximate, 0) && sizeof(TfLiteGeluParams) == 1);
+static_assert(NNEMU_TFLITE_AT(TfLiteFakeQuantParams, min, 0) && NNEMU_TFLITE_AT(TfLiteFakeQuantParams, max, 4) &&
+              NNEMU_TFLITE_AT(TfLiteFakeQuantParams, num_bits, 8) &&
+              NNEMU_TFLITE_AT(TfLiteFakeQuantParams, narrow_range, 12) && sizeof(TfLiteFakeQuantParams) == 16);
 #undef NNEMU_TFLITE_AT
 #endif

@@ -1,0 +1,195 @@
+// Activations NNAPI at feature level 29 has no operation for, with TFLite's kernels' semantics:
+// - RELU_0_TO_1: float32 clamps to [0, 1] (-0 and NaN pass unchanged, as in TFLite's kernel);
+//   uint8/int8 requantize (x - in_zp) by in_scale / out_scale and clamp to the quantized [0, 1].
+// - GELU: float32 0.5 x erfc(-x / sqrt 2), or with approximate 0.5 x (1 + tanh(sqrt(2/pi) (x +
+//   0.044715 x^3))), with Eigen's erfc and tanh as TFLite (EigenFloatMath.h); uint8/int8
+//   through a 256-entry table built as TFLite builds its lookup tables (dequantize, transform
+//   with the C library's functions in float, round half away from zero, clamp).
+// - FAKE_QUANT (float32): quantize to num_bits over the [min, max] range nudged so that 0 is
+//   exact, and dequantize again; narrow_range is refused as TFLite refuses it at run time.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "CpuKernel.h"
+#include "EigenFloatMath.h"
+#include "Elementwise.h"
+#include "nnemu/kernels/QuantMath.h"
+
+namespace nnemu::tflite {
+namespace {
+
+bool quantizedScales(const CpuKernelCall& call) {
+    for (const CpuOperand* operand : {&call.in(0), &call.out(0)}) {
+        if (!(operand->tensor->scale > 0) || !std::isfinite(operand->tensor->scale) || operand->tensor->isPerChannel()) {
+            return call.fail("quantized tensors need one positive scale");
+        }
+    }
+    return true;
+}
+
+// ---- RELU_0_TO_1 ----
+
+bool prepareRelu0To1(const CpuKernelCall& call) {
+    if (!prepareSameShape(call, {ElementType::FLOAT32, ElementType::UINT8, ElementType::INT8})) return false;
+    return call.in(0).type() == ElementType::FLOAT32 || quantizedScales(call);
+}
+
+template <typename T>
+void relu0To1Quantized(const CpuKernelCall& call) {
+    const Tensor &in = *call.in(0).tensor, &out = *call.out(0).tensor;
+    int32_t multiplier;
+    int shift;
+    quant::quantizeMultiplier(static_cast<double>(in.scale / out.scale), &multiplier, &shift);
+    const int32_t low = std::max<int32_t>(std::numeric_limits<T>::min(), out.zeroPoint);
+    // 1 on the output's scale, converted as x86 converts (a huge quotient gives INT32_MIN), the
+    // sum wrapping as int32 arithmetic does there.
+    const int32_t one = truncateLikeX86<int32_t>(std::round(1.0f / out.scale));
+    const auto top = static_cast<int32_t>(static_cast<uint32_t>(out.zeroPoint) + static_cast<uint32_t>(one));
+    const int32_t high = std::min<int32_t>(std::numeric_limits<T>::max(), top);
+    const int32_t inZero = in.zeroPoint, outZero = out.zeroPoint;
+    mapElements<T>(call, [=](T x) {
+        const int32_t value = outZero + quant::multiplyByQuantizedMultiplier(int32_t{x} - inZero, multiplier, shift);
+        return static_cast<T>(std::min(high, std::max(low, value)));
+    });
+}
+
+bool runRelu0To1(const CpuKernelCall& call) {
+    if (!prepareRelu0To1(call)) return false;
+    switch (call.in(0).type()) {
+        case ElementType::UINT8: relu0To1Quantized<uint8_t>(call); break;
+        case ElementType::INT8: relu0To1Quantized<int8_t>(call); break;
+        default:
+            mapElements<float>(call, [](float x) {
+                const float atLeastZero = x < 0.0f ? 0.0f : x;   // -0 and NaN pass, as in TFLite
+                return atLeastZero > 1.0f ? 1.0f : atLeastZero;
+            });
+    }
+    return true;
+}
+
+// ---- GELU ----
+
+float gelu(float x) { return 0.5f * x * std::erfc(x * static_cast<float>(-M_SQRT1_2)); }
+
+float geluApproximate(float x) {
+    constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
+    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
+
+// The float kernel evaluates the same formulas with Eigen's approximations, in Eigen's order
+// (the cube first), as TFLite's float kernel does; its lookup tables use the C library's.
+float geluEigen(float x) { return 0.5f * x * eigen::erfc(x * static_cast<float>(-M_SQRT1_2)); }
+
+float geluApproximateEigen(float x) {
+    constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
+    const float cube = x * x * x;
+    return 0.5f * x * (1.0f + eigen::tanh(kSqrt2OverPi * (x + 0.044715f * cube)));
+}
+
+bool prepareGelu(const CpuKernelCall& call) {
+    if (!prepareSameShape(call, {ElementType::FLOAT32, ElementType::UINT8, ElementType::INT8})) return false;
+    return call.in(0).type() == ElementType::FLOAT32 || quantizedScales(call);
+}
+
+// TFLite's 8-bit lookup table for `transform`, indexed by the stored byte.
+template <typename T>
+void buildTable(const Tensor& in, const Tensor& out, float (*transform)(float), T* table) {
+    const float inverseScale = 1.0f / out.scale;
+    const int32_t low = std::numeric_limits<T>::min(), high = std::numeric_limits<T>::max();
+    for (int32_t value = low; value <= high; ++value) {
+        const float real = in.scale * static_cast<float>(value - in.zeroPoint);
+        const float rescaled = std::round(transform(real) * inverseScale);
+        const int32_t quantized = truncateLikeX86<int32_t>(rescaled + static_cast<float>(out.zeroPoint));
+        table[static_cast<uint8_t>(static_cast<T>(value))] = static_cast<T>(std::clamp(quantized, low, high));
+    }
+}
+
+template <typename T>
+void geluQuantized(const CpuKernelCall& call, float (*transform)(float)) {
+    T table[256];
+    buildTable<T>(*call.in(0).tensor, *call.out(0).tensor, transform, table);
+    mapElements<T>(call, [&](T x) { return table[static_cast<uint8_t>(x)]; });
+}
+
+bool runGelu(const CpuKernelCall& call) {
+    if (!prepareGelu(call)) return false;
+    const auto* options = call.params<TfLiteGeluParams>();
+    const bool approximate = options != nullptr && options->approximate;
+    float (*transform)(float) = approximate ? geluApproximate : gelu;
+    switch (call.in(0).type()) {
+        case ElementType::UINT8: geluQuantized<uint8_t>(call, transform); break;
+        case ElementType::INT8: geluQuantized<int8_t>(call, transform); break;
+        default:
+            // Lambdas, not function references: inlined, so the loops vectorize.
+            if (approximate) {
+                mapElements<float>(call, [](float x) { return geluApproximateEigen(x); });
+            } else {
+                mapElements<float>(call, [](float x) { return geluEigen(x); });
+            }
+    }
+    return true;
+}
+
+// ---- FAKE_QUANT ----
+
+struct NudgedRange {
+    float min, max, scale;
+};
+
+// The range [min, max] over 0 .. 2^bits - 1, moved so that the zero point is an integer.
+NudgedRange nudge(float min, float max, int bits) {
+    const float quantMin = 0.0f, quantMax = static_cast<float>((1 << bits) - 1);
+    NudgedRange r;
+    r.scale = (max - min) / (quantMax - quantMin);
+    const float zeroFromMin = quantMin - min / r.scale;
+    uint16_t zero;
+    if (zeroFromMin < quantMin) {
+        zero = 0;
+    } else if (zeroFromMin > quantMax) {
+        zero = static_cast<uint16_t>(quantMax);
+    } else {
+        zero = static_cast<uint16_t>(std::round(zeroFromMin));
+    }
+    r.min = (quantMin - zero) * r.scale;
+    r.max = (quantMax - zero) * r.scale;
+    return r;
+}
+
+bool prepareFakeQuant(const CpuKernelCall& call) {
+    if (!prepareSameShape(call, {ElementType::FLOAT32})) return false;
+    const auto* options = call.params<TfLiteFakeQuantParams>();
+    if (options == nullptr) return call.fail("FAKE_QUANT needs its options (min, max, num_bits)");
+    if (options->narrow_range) {
+        return call.fail("narrow_range FAKE_QUANT is not supported at run time (as in TFLite: it is meant for weights)");
+    }
+    if (options->num_bits < 2 || options->num_bits > 16) {
+        return call.fail("num_bits " + std::to_string(options->num_bits) + " is outside [2, 16]");
+    }
+    if (!(options->min < options->max) || !std::isfinite(options->min) || !std::isfinite(options->max)) {
+        return call.fail("min " + std::to_string(options->min) + " must be below max " + std::to_string(options->max));
+    }
+    return true;
+}
+
+bool runFakeQuant(const CpuKernelCall& call) {
+    if (!prepareFakeQuant(call)) return false;
+    const auto* options = call.params<TfLiteFakeQuantParams>();
+    const NudgedRange r = nudge(options->min, options->max, options->num_bits);
+    const float inverseScale = 1.0f / r.scale;
+    mapElements<float>(call, [=](float x) {
+        const float clamped = std::min(r.max, std::max(r.min, x));
+        return std::round((clamped - r.min) * inverseScale) * r.scale + r.min;
+    });
+    return true;
+}
+
+}  // namespace
+
+void addActivationKernels(CpuKernelTable& table) {
+    table.add(fb::BuiltinOperator_RELU_0_TO_1, {prepareRelu0To1, runRelu0To1});
+    table.add(fb::BuiltinOperator_GELU, {prepareGelu, runGelu});
+    table.add(fb::BuiltinOperator_FAKE_QUANT, {prepareFakeQuant, runFakeQuant});
+}
+
+}  // namespace nnemu::tflite
