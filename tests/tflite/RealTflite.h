@@ -95,11 +95,10 @@ inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std:
     }
 }
 
-// The model `builder` describes, on `inputs`, gives in every interpreter mode what real TFLite's
+// The model (.tflite bytes), on `inputs`, gives in every interpreter mode what real TFLite's
 // builtin kernels give.
-inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
+inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
                                    int floatUlps = 4) {
-    const std::vector<uint8_t> bytes = builder.buildBytes();
     const RealTfliteResult real = runRealTflite(bytes, inputs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     std::string error;
@@ -122,6 +121,11 @@ inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vecto
             expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
         }
     }
+}
+
+inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
+                                   int floatUlps = 4) {
+    expectSameAsRealTflite(builder.buildBytes(), inputs, floatUlps);
 }
 
 // Deterministic test data: `count` values of T spread over [low, high].

