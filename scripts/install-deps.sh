@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev
   libfuse3-dev fuse3
   valgrind
+  python3
 )
 missing=()
 for package in "${packages[@]}"; do
