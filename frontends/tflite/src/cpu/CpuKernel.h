@@ -129,5 +129,6 @@ void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
 void addArithmeticKernels(CpuKernelTable& table);
 void addConvKernels(CpuKernelTable& table);
+void addCosKernels(CpuKernelTable& table);   // COS: no NNAPI form
 
 }  // namespace nnemu::tflite

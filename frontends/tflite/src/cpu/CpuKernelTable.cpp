@@ -136,6 +136,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addStridedSliceKernels(t);
         addArithmeticKernels(t);
         addConvKernels(t);
+        addCosKernels(t);
         return t;
     }();
     return table;

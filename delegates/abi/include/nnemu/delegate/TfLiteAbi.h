@@ -430,6 +430,33 @@ typedef struct TfLiteBidirectionalSequenceLSTMParams {
     bool asymmetric_quantize_inputs;
 } TfLiteBidirectionalSequenceLSTMParams;
 
+// Parameters of builtins lowered as TFLite's NNAPI delegate lowers them (LEAKY_RELU, PACK,
+// MIRROR_PAD, BATCH_MATMUL).
+typedef struct TfLiteLeakyReluParams {
+    float alpha;
+} TfLiteLeakyReluParams;
+
+typedef struct TfLitePackParams {
+    int values_count;
+    int axis;
+} TfLitePackParams;
+
+typedef enum {
+    kTfLiteMirrorPaddingUnknown = 0,
+    kTfLiteMirrorPaddingReflect,
+    kTfLiteMirrorPaddingSymmetric,
+} TfLiteMirrorPaddingMode;
+
+typedef struct TfLiteMirrorPaddingParams {
+    TfLiteMirrorPaddingMode mode;
+} TfLiteMirrorPaddingParams;
+
+typedef struct TfLiteBatchMatMulParams {
+    bool adj_x;
+    bool adj_y;
+    bool asymmetric_quantize_inputs;
+} TfLiteBatchMatMulParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -597,5 +624,13 @@ static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, activation,
               NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, time_major, 13) &&
               NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, asymmetric_quantize_inputs, 14) &&
               sizeof(TfLiteBidirectionalSequenceLSTMParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteLeakyReluParams, alpha, 0) && sizeof(TfLiteLeakyReluParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLitePackParams, values_count, 0) && NNEMU_TFLITE_AT(TfLitePackParams, axis, 4) &&
+              sizeof(TfLitePackParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteMirrorPaddingParams, mode, 0) && sizeof(TfLiteMirrorPaddingParams) == 4 &&
+              kTfLiteMirrorPaddingReflect == 1 && kTfLiteMirrorPaddingSymmetric == 2);
+static_assert(NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_x, 0) && NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_y, 1) &&
+              NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, asymmetric_quantize_inputs, 2) &&
+              sizeof(TfLiteBatchMatMulParams) == 3);
 #undef NNEMU_TFLITE_AT
 #endif
