@@ -247,13 +247,37 @@ void* sequenceAndControl(const fb::Operator& op, fb::BuiltinOperator code) {
     }
 }
 
+// Builtins lowered as TFLite's NNAPI delegate lowers them (LowerActivation.cpp and friends).
+void* delegateLowered(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_LEAKY_RELU:
+            return make<TfLiteLeakyReluParams>(op.builtin_options_as_LeakyReluOptions(),
+                                               [](const auto& o, auto& d) { d.alpha = o.alpha(); });
+        case fb::BuiltinOperator_PACK:
+            return make<TfLitePackParams>(op.builtin_options_as_PackOptions(),
+                                          [](const auto& o, auto& d) { d = {o.values_count(), o.axis()}; });
+        case fb::BuiltinOperator_MIRROR_PAD:
+            return make<TfLiteMirrorPaddingParams>(op.builtin_options_as_MirrorPadOptions(), [](const auto& o, auto& d) {
+                d.mode = o.mode() == fb::MirrorPadMode_REFLECT     ? kTfLiteMirrorPaddingReflect
+                         : o.mode() == fb::MirrorPadMode_SYMMETRIC ? kTfLiteMirrorPaddingSymmetric
+                                                                   : kTfLiteMirrorPaddingUnknown;
+            });
+        case fb::BuiltinOperator_BATCH_MATMUL:
+            return make<TfLiteBatchMatMulParams>(op.builtin_options_as_BatchMatMulOptions(), [](const auto& o, auto& d) {
+                d = {o.adj_x(), o.adj_y(), o.asymmetric_quantize_inputs()};
+            });
+        default: return nullptr;
+    }
+}
+
 }  // namespace
 
 void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 
 BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
     const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
-    for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise}) {
+    for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise,
+                                                                  delegateLowered}) {
         if (void* data = convert(op, code)) return BuiltinData(data);
     }
     return BuiltinData(nullptr);

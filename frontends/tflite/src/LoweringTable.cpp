@@ -40,6 +40,9 @@ const LoweringTable& LoweringTable::get() {
         addSequenceLowerings(t);
         addDetectionLowerings(t);
         addControlFlowLowerings(t);
+        addActivationLowerings(t);
+        addShapeOpLowerings(t);
+        addDataMovementLowerings(t);
         return t;
     }();
     return table;

@@ -357,6 +357,12 @@ uint32_t NodeLowering::tensorInt32(const std::vector<int32_t>& values, std::vect
     return addOperand(constantOf(ANEURALNETWORKS_TENSOR_INT32, std::move(bytes), std::move(dims)));
 }
 
+uint32_t NodeLowering::tensorFloat32(const std::vector<float>& values, std::vector<uint32_t> dims) {
+    std::vector<uint8_t> bytes(values.size() * 4);
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return addOperand(constantOf(ANEURALNETWORKS_TENSOR_FLOAT32, std::move(bytes), std::move(dims)));
+}
+
 uint32_t NodeLowering::quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint) {
     // Two's complement for the signed type.
     NnOperand o = constantOf(type, {static_cast<uint8_t>(value)}, {1});

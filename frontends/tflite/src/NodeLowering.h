@@ -68,6 +68,7 @@ public:
     uint32_t scalarBool(bool value);
     uint32_t vectorInt32(const std::vector<int32_t>& values);
     uint32_t tensorInt32(const std::vector<int32_t>& values, std::vector<uint32_t> dims);
+    uint32_t tensorFloat32(const std::vector<float>& values, std::vector<uint32_t> dims);
     // A one-element constant of a TENSOR_QUANT8_ASYMM(_SIGNED) type holding `value`.
     uint32_t quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint);
     uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
@@ -139,5 +140,9 @@ void addTransposeConvLowerings(LoweringTable& table);
 void addSequenceLowerings(LoweringTable& table);
 void addDetectionLowerings(LoweringTable& table);
 void addControlFlowLowerings(LoweringTable& table);
+// Builtins mapped as TensorFlow Lite's NNAPI delegate (2.21) maps them, and their refused forms.
+void addActivationLowerings(LoweringTable& table);
+void addShapeOpLowerings(LoweringTable& table);
+void addDataMovementLowerings(LoweringTable& table);
 
 }  // namespace nnemu::tflite

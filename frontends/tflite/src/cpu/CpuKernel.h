@@ -135,5 +135,6 @@ void addActivationKernels(CpuKernelTable& table);
 void addBitwiseKernels(CpuKernelTable& table);
 void addAddNAtan2Kernels(CpuKernelTable& table);
 void addReduceAllKernels(CpuKernelTable& table);
+void addCosKernels(CpuKernelTable& table);   // COS: no NNAPI form
 
 }  // namespace nnemu::tflite

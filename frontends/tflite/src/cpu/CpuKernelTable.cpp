@@ -141,6 +141,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addBitwiseKernels(t);
         addAddNAtan2Kernels(t);
         addReduceAllKernels(t);
+        addCosKernels(t);
         return t;
     }();
     return table;

@@ -442,6 +442,33 @@ typedef struct TfLiteFakeQuantParams {
     bool narrow_range;
 } TfLiteFakeQuantParams;
 
+// Parameters of builtins lowered as TFLite's NNAPI delegate lowers them (LEAKY_RELU, PACK,
+// MIRROR_PAD, BATCH_MATMUL).
+typedef struct TfLiteLeakyReluParams {
+    float alpha;
+} TfLiteLeakyReluParams;
+
+typedef struct TfLitePackParams {
+    int values_count;
+    int axis;
+} TfLitePackParams;
+
+typedef enum {
+    kTfLiteMirrorPaddingUnknown = 0,
+    kTfLiteMirrorPaddingReflect,
+    kTfLiteMirrorPaddingSymmetric,
+} TfLiteMirrorPaddingMode;
+
+typedef struct TfLiteMirrorPaddingParams {
+    TfLiteMirrorPaddingMode mode;
+} TfLiteMirrorPaddingParams;
+
+typedef struct TfLiteBatchMatMulParams {
+    bool adj_x;
+    bool adj_y;
+    bool asymmetric_quantize_inputs;
+} TfLiteBatchMatMulParams;
+
 // The plugin entry points TFLite's external delegate loader looks up with dlsym.
 typedef TfLiteDelegate* (*TfLitePluginCreateDelegate)(char** options_keys, char** options_values, size_t num_options,
                                                       void (*report_error)(const char*));
@@ -613,5 +640,13 @@ static_assert(NNEMU_TFLITE_AT(TfLiteGeluParams, approximate, 0) && sizeof(TfLite
 static_assert(NNEMU_TFLITE_AT(TfLiteFakeQuantParams, min, 0) && NNEMU_TFLITE_AT(TfLiteFakeQuantParams, max, 4) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, num_bits, 8) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, narrow_range, 12) && sizeof(TfLiteFakeQuantParams) == 16);
+static_assert(NNEMU_TFLITE_AT(TfLiteLeakyReluParams, alpha, 0) && sizeof(TfLiteLeakyReluParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLitePackParams, values_count, 0) && NNEMU_TFLITE_AT(TfLitePackParams, axis, 4) &&
+              sizeof(TfLitePackParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteMirrorPaddingParams, mode, 0) && sizeof(TfLiteMirrorPaddingParams) == 4 &&
+              kTfLiteMirrorPaddingReflect == 1 && kTfLiteMirrorPaddingSymmetric == 2);
+static_assert(NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_x, 0) && NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_y, 1) &&
+              NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, asymmetric_quantize_inputs, 2) &&
+              sizeof(TfLiteBatchMatMulParams) == 3);
 #undef NNEMU_TFLITE_AT
 #endif
