@@ -7,7 +7,9 @@
 namespace nnemu::labelimage {
 namespace {
 
-// Where output coordinate `index` samples the input, and the two neighbouring input indexes.
+// Where output coordinate `index` samples the input (TFLite's interpolation values without
+// half-pixel centres): the position index * scale, its floor clamped at 0 and its ceiling
+// clamped at the last index.
 struct Sample {
     float position;
     int lower;
@@ -15,11 +17,10 @@ struct Sample {
 };
 
 Sample samplePoint(int index, float scale, int inputSize) {
-    const float position = (static_cast<float>(index) + 0.5f) * scale - 0.5f;
-    const float floorValue = std::floor(position);
+    const float position = static_cast<float>(index) * scale;
     Sample sample;
     sample.position = position;
-    sample.lower = std::max(static_cast<int>(floorValue), 0);
+    sample.lower = std::max(static_cast<int>(std::floor(position)), 0);
     sample.upper = std::min(static_cast<int>(std::ceil(position)), inputSize - 1);
     return sample;
 }
@@ -51,6 +52,7 @@ Image convertChannels(const Image& image, int channels) {
 std::vector<float> resizeBilinear(const Image& image, int outHeight, int outWidth) {
     const int channels = image.channels;
     std::vector<float> out(static_cast<size_t>(outHeight) * static_cast<size_t>(outWidth) * static_cast<size_t>(channels));
+    // float / int as TFLite computes the scales (align_corners=false).
     const float heightScale = static_cast<float>(image.height) / static_cast<float>(outHeight);
     const float widthScale = static_cast<float>(image.width) / static_cast<float>(outWidth);
     size_t at = 0;
@@ -60,13 +62,18 @@ std::vector<float> resizeBilinear(const Image& image, int outHeight, int outWidt
         for (int x = 0; x < outWidth; ++x) {
             const Sample sx = samplePoint(x, widthScale, image.width);
             const float dx = sx.position - static_cast<float>(sx.lower);
+            // The four corner weights, each a product of two factors in this order.
+            const float weights[4] = {(1 - dy) * (1 - dx), (1 - dy) * dx, dy * (1 - dx), dy * dx};
             for (int c = 0; c < channels; ++c) {
-                const float topLeft = image.at(sy.lower, sx.lower, c);
-                const float bottomLeft = image.at(sy.upper, sx.lower, c);
-                const float topRight = image.at(sy.lower, sx.upper, c);
-                const float bottomRight = image.at(sy.upper, sx.upper, c);
-                out[at++] = topLeft * (1 - dy) * (1 - dx) + bottomLeft * dy * (1 - dx) + topRight * (1 - dy) * dx +
-                            bottomRight * dy * dx;
+                // Accumulated from zero corner by corner: top-left, top-right, bottom-left,
+                // bottom-right, each product rounded before its sum (this file is compiled with
+                // -ffp-contract=off: no fused multiply-add, as TFLite's kernel).
+                float sum = 0.0f;
+                sum += static_cast<float>(image.at(sy.lower, sx.lower, c)) * weights[0];
+                sum += static_cast<float>(image.at(sy.lower, sx.upper, c)) * weights[1];
+                sum += static_cast<float>(image.at(sy.upper, sx.lower, c)) * weights[2];
+                sum += static_cast<float>(image.at(sy.upper, sx.upper, c)) * weights[3];
+                out[at++] = sum;
             }
         }
     }
@@ -81,7 +88,7 @@ Image resizeBilinearToBytes(const Image& image, int outHeight, int outWidth) {
     out.channels = image.channels;
     out.pixels.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
-        out.pixels[i] = static_cast<uint8_t>(std::clamp(values[i], 0.0f, 255.0f));
+        out.pixels[i] = static_cast<uint8_t>(std::clamp(values[i], 0.0f, 255.0f));   // truncation
     }
     return out;
 }

@@ -1,6 +1,7 @@
-// Turns a picture into the bytes of a model's image input [1, height, width, channels]: channel
-// conversion, bilinear resize, then per input type uint8 = the resized bytes, int8 = bytes - 128,
-// float32 = (x - mean) / std on the resized (not truncated) values.
+// Turns a picture into the bytes of a model's image input [1, height, width, channels] as
+// TensorFlow Lite's label_image does: channel conversion, TFLite's bilinear resize in float
+// (ImageResize.h), then per input type from each resized float v: uint8 = (uint8_t)v, int8 =
+// (int8_t)(v - 128), float32 = (v - mean) / std (all conversions truncate toward zero).
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "BuiltinData.h"
+#include "PrepareShapes.h"
 #include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite {
@@ -70,6 +71,7 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
         return fail(error, "malformed TFLite model: too many tensors");
     }
     out.tensors.resize(tensorCount);
+    std::vector<bool> shapeUnknown(tensorCount, false);   // for the shapes TFLite sets at prepare
     for (uint32_t t = 0; t < tensorCount; ++t) {
         const fb::Tensor* source = tensors->Get(t);
         Tensor& tensor = out.tensors[t];
@@ -78,6 +80,10 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
         tensor.type = elementTypeOf(source->type());
         tensor.isVariable = source->is_variable();
         if (source->sparsity() != nullptr) return fail(error, where + ": sparse tensors are not supported");
+        shapeUnknown[t] = source->shape() == nullptr || source->shape()->size() == 0;
+        if (const auto* signature = source->shape_signature()) {
+            for (int32_t dim : *signature) shapeUnknown[t] = shapeUnknown[t] || dim < 0;
+        }
         if (source->shape() != nullptr) {
             if (source->shape()->size() > kMaxRank) {
                 return fail(error, where + ": rank " + std::to_string(source->shape()->size()) +
@@ -230,6 +236,7 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
     };
     if (!readIndexes(subgraph.inputs(), "input", &out.inputs)) return false;
     if (!readIndexes(subgraph.outputs(), "output", &out.outputs)) return false;
+    sizeOutputsAtPrepare(out, shapeUnknown);
     return true;
 }
 
