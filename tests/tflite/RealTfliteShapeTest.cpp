@@ -1,5 +1,7 @@
 // Shape and indexing builtins on the tools' CPU kernels against real TensorFlow Lite 2.21
-// (RealTflite.h): BROADCAST_TO, BROADCAST_ARGS, CUMSUM, ONE_HOT, RANGE, WHERE, UNIQUE, one test per
+// (RealTflite.h): BROADCAST_TO, BROADCAST_ARGS, CUMSUM, ONE_HOT, RANGE, WHERE, UNIQUE,
+// REVERSE_SEQUENCE, SCATTER_ND, SEGMENT_SUM, UNSORTED_SEGMENT_*, MATRIX_DIAG, MATRIX_SET_DIAG,
+// SPARSE_TO_DENSE, DYNAMIC_UPDATE_SLICE, NON_MAX_SUPPRESSION_V4/V5, one test per
 // builtin and type. Outputs TFLite sizes at invoke (dynamic tensors) must also have TFLite's
 // shape, in every interpreter mode, including when another CPU kernel reads them. Skipped without
 // ../shared/tflite; the malformed-node tests at the end run everywhere.
@@ -394,6 +396,430 @@ TEST(RealTfliteShape, UniqueUint8AllSame) {
     expectSameAsTflite(unique(fb::TensorType_UINT8, 4, fb::TensorType_INT32), {values(std::vector<uint8_t>{9, 9, 9, 9})});
 }
 
+// ---- REVERSE_SEQUENCE ----
+
+template <typename L>
+GraphBuilder reverseSequence(std::vector<int32_t> shape, fb::TensorType type, fb::TensorType lengthType,
+                             std::vector<L> lengths, int32_t seqDim, int32_t batchDim) {
+    GraphBuilder g;
+    const int32_t in = g.tensor(shape, type);
+    const int32_t lengthTensor = g.tensor({static_cast<int32_t>(lengths.size())}, lengthType, values(lengths));
+    const int32_t out = g.tensor(shape, type);
+    g.op(fb::BuiltinOperator_REVERSE_SEQUENCE, {in, lengthTensor}, {out}, fb::BuiltinOptions_ReverseSequenceOptions,
+         [=](auto& b) { return fb::CreateReverseSequenceOptions(b, seqDim, batchDim).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, ReverseSequenceFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(reverseSequence<int32_t>({3, 4, 2}, fb::TensorType_FLOAT32, fb::TensorType_INT32, {2, 4, 0}, 1, 0),
+                       {rampBytes<float>(24, -5, 5)});
+}
+
+TEST(RealTfliteShape, ReverseSequenceInt64BatchAfterSeq) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(reverseSequence<int64_t>({4, 2, 3}, fb::TensorType_INT64, fb::TensorType_INT64, {3, 1, 4}, 0, 2),
+                       {rampBytes<int64_t>(24, -1e12, 1e12)});
+}
+
+TEST(RealTfliteShape, ReverseSequenceInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(reverseSequence<int32_t>({2, 5}, fb::TensorType_INT32, fb::TensorType_INT32, {5, 3}, 1, 0),
+                       {rampBytes<int32_t>(10, -100, 100)});
+}
+
+TEST(RealTfliteShape, ReverseSequenceUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(reverseSequence<int32_t>({3, 2}, fb::TensorType_UINT8, fb::TensorType_INT32, {3, 2}, 0, 1),
+                       {rampBytes<uint8_t>(6, 0, 255)});
+}
+
+TEST(RealTfliteShape, ReverseSequenceInt16) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(reverseSequence<int64_t>({2, 3, 2}, fb::TensorType_INT16, fb::TensorType_INT64, {2, 3}, 1, 0),
+                       {rampBytes<int16_t>(12, -3000, 3000)});
+}
+
+// ---- SCATTER_ND ----
+
+GraphBuilder scatterNd(fb::TensorType type, std::vector<int32_t> indicesShape, std::vector<int32_t> indices,
+                       std::vector<int32_t> updatesShape, std::vector<int32_t> shape, bool constantShape) {
+    GraphBuilder g;
+    const int32_t indexTensor = g.tensor(indicesShape, fb::TensorType_INT32, values(indices));
+    const int32_t updates = g.tensor(updatesShape, type);
+    const int32_t shapeTensor = g.tensor({static_cast<int32_t>(shape.size())}, fb::TensorType_INT32,
+                                         constantShape ? values(shape) : std::vector<uint8_t>{});
+    const int32_t out = g.tensor(constantShape ? shape : std::vector<int32_t>{1}, type);
+    g.op(fb::BuiltinOperator_SCATTER_ND, {indexTensor, updates, shapeTensor}, {out});
+    g.inputs = constantShape ? std::vector<int32_t>{updates} : std::vector<int32_t>{updates, shapeTensor};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, ScatterNdFloatDuplicatesAdd) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_FLOAT32, {4, 1}, {4, 0, 4, 2}, {4, 3}, {5, 3}, true),
+                       {rampBytes<float>(12, -2.5, 3.7)});
+}
+
+TEST(RealTfliteShape, ScatterNdInt32ShapeAtInvoke) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_INT32, {3, 2}, {0, 1, 2, 3, 0, 1}, {3}, {3, 4}, false),
+                       {values(std::vector<int32_t>{INT32_MAX, 5, 1}), values(std::vector<int32_t>{3, 4})});
+}
+
+TEST(RealTfliteShape, ScatterNdInt8Wraps) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_INT8, {2, 1}, {1, 1}, {2, 2}, {3, 2}, true),
+                       {values(std::vector<int8_t>{100, -100, 100, -100})});
+}
+
+TEST(RealTfliteShape, ScatterNdUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_UINT8, {2, 1}, {0, 3}, {2}, {4}, true), {values(std::vector<uint8_t>{7, 250})});
+}
+
+TEST(RealTfliteShape, ScatterNdInt64) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_INT64, {1, 2}, {1, 0}, {1, 3}, {2, 2, 3}, true),
+                       {values(std::vector<int64_t>{int64_t{1} << 50, -3, 9})});
+}
+
+TEST(RealTfliteShape, ScatterNdBool) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(scatterNd(fb::TensorType_BOOL, {3, 1}, {2, 0, 2}, {3}, {4}, true), {values(std::vector<uint8_t>{1, 0, 0})});
+}
+
+// ---- SEGMENT_SUM, UNSORTED_SEGMENT_* ----
+
+GraphBuilder segmentSum(fb::TensorType type, std::vector<int32_t> ids, bool constantIds, int32_t declared) {
+    GraphBuilder g;
+    const auto n = static_cast<int32_t>(ids.size());
+    const int32_t data = g.tensor({n, 2}, type);
+    const int32_t idTensor = g.tensor({n}, fb::TensorType_INT32, constantIds ? values(ids) : std::vector<uint8_t>{});
+    const int32_t out = g.tensor({declared, 2}, type);
+    g.op(fb::BuiltinOperator_SEGMENT_SUM, {data, idTensor}, {out});
+    g.inputs = constantIds ? std::vector<int32_t>{data} : std::vector<int32_t>{data, idTensor};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, SegmentSumFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(segmentSum(fb::TensorType_FLOAT32, {0, 0, 1, 1, 1, 2}, true, 3), {rampBytes<float>(12, -1.1, 9.3)});
+}
+
+TEST(RealTfliteShape, SegmentSumInt32IdsAtInvoke) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(segmentSum(fb::TensorType_INT32, {0, 0, 0, 0, 0}, false, 1),
+                       {rampBytes<int32_t>(10, -1000, 1000), values(std::vector<int32_t>{0, 1, 1, 2, 3})});
+}
+
+GraphBuilder unsortedSegment(fb::BuiltinOperator code, fb::TensorType type, std::vector<int32_t> ids, int32_t segments,
+                             bool constant) {
+    GraphBuilder g;
+    const auto n = static_cast<int32_t>(ids.size());
+    const int32_t data = g.tensor({n, 3}, type);
+    const int32_t idTensor = g.tensor({n}, fb::TensorType_INT32, constant ? values(ids) : std::vector<uint8_t>{});
+    const int32_t count = g.tensor({}, fb::TensorType_INT32, values(std::vector<int32_t>{segments}));
+    const int32_t out = g.tensor({constant ? segments : 1, 3}, type);
+    g.op(code, {data, idTensor, count}, {out});
+    g.inputs = constant ? std::vector<int32_t>{data} : std::vector<int32_t>{data, idTensor};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, UnsortedSegmentSumFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_SUM, fb::TensorType_FLOAT32, {2, 0, -1, 2, 0, 3}, 5, true),
+                       {rampBytes<float>(18, -4.4, 6.6)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentSumInt32IdsAtInvoke) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_SUM, fb::TensorType_INT32, {0, 0, 0, 0}, 3, false),
+                       {rampBytes<int32_t>(12, -50, 50), values(std::vector<int32_t>{2, 2, 0, -1})});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentProdFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_PROD, fb::TensorType_FLOAT32, {1, 1, 0, 1}, 3, true),
+                       {rampBytes<float>(12, -2.2, 3.1)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentProdInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_PROD, fb::TensorType_INT32, {0, 0, 0, 1}, 2, true),
+                       {rampBytes<int32_t>(12, -2000, 2000)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentMaxFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, fb::TensorType_FLOAT32, {3, 0, 3, 0, 1}, 4, true),
+                       {rampBytes<float>(15, -7, 7)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentMaxInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, fb::TensorType_INT32, {1, 1, 1}, 3, true),
+                       {rampBytes<int32_t>(9, -9, 9)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentMinFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_MIN, fb::TensorType_FLOAT32, {0, 2, 2, -5}, 3, true),
+                       {rampBytes<float>(12, -3, 8)});
+}
+
+TEST(RealTfliteShape, UnsortedSegmentMinInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_MIN, fb::TensorType_INT32, {0, 1, 0, 1}, 2, true),
+                       {rampBytes<int32_t>(12, -99, 99)});
+}
+
+// ---- MATRIX_DIAG, MATRIX_SET_DIAG ----
+
+GraphBuilder matrixDiag(std::vector<int32_t> shape, fb::TensorType type) {
+    GraphBuilder g;
+    const int32_t in = g.tensor(shape, type);
+    std::vector<int32_t> outShape = shape;
+    outShape.push_back(shape.back());
+    const int32_t out = g.tensor(outShape, type);
+    g.op(fb::BuiltinOperator_MATRIX_DIAG, {in}, {out});
+    g.inputs = {in};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, MatrixDiagFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({2, 3}, fb::TensorType_FLOAT32), {rampBytes<float>(6, -1, 1)});
+}
+
+TEST(RealTfliteShape, MatrixDiagInt8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({4}, fb::TensorType_INT8), {rampBytes<int8_t>(4, -128, 127)});
+}
+
+TEST(RealTfliteShape, MatrixDiagUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({1, 3}, fb::TensorType_UINT8), {rampBytes<uint8_t>(3, 1, 255)});
+}
+
+TEST(RealTfliteShape, MatrixDiagInt16) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({2, 2}, fb::TensorType_INT16), {rampBytes<int16_t>(4, -300, 300)});
+}
+
+TEST(RealTfliteShape, MatrixDiagInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({3, 2}, fb::TensorType_INT32), {rampBytes<int32_t>(6, -7, 7)});
+}
+
+TEST(RealTfliteShape, MatrixDiagInt64) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixDiag({2, 2, 2}, fb::TensorType_INT64), {rampBytes<int64_t>(8, -1e15, 1e15)});
+}
+
+GraphBuilder matrixSetDiag(std::vector<int32_t> shape, fb::TensorType type) {
+    GraphBuilder g;
+    const int32_t in = g.tensor(shape, type);
+    std::vector<int32_t> diagShape(shape.begin(), shape.end() - 2);
+    diagShape.push_back(std::min(shape[shape.size() - 2], shape.back()));
+    const int32_t diag = g.tensor(diagShape, type);
+    const int32_t out = g.tensor(shape, type);
+    g.op(fb::BuiltinOperator_MATRIX_SET_DIAG, {in, diag}, {out});
+    g.inputs = {in, diag};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, MatrixSetDiagFloatWide) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({2, 3, 4}, fb::TensorType_FLOAT32), {rampBytes<float>(24, -3, 3), rampBytes<float>(6, 10, 20)});
+}
+
+TEST(RealTfliteShape, MatrixSetDiagInt32Tall) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({4, 2}, fb::TensorType_INT32), {rampBytes<int32_t>(8, -8, 8), rampBytes<int32_t>(2, 100, 200)});
+}
+
+TEST(RealTfliteShape, MatrixSetDiagInt8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({3, 3}, fb::TensorType_INT8), {rampBytes<int8_t>(9, -100, 100), rampBytes<int8_t>(3, 120, 127)});
+}
+
+TEST(RealTfliteShape, MatrixSetDiagUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({2, 2, 2}, fb::TensorType_UINT8), {rampBytes<uint8_t>(8, 0, 200), rampBytes<uint8_t>(4, 250, 255)});
+}
+
+TEST(RealTfliteShape, MatrixSetDiagInt64) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({2, 3}, fb::TensorType_INT64), {rampBytes<int64_t>(6, -6, 6), rampBytes<int64_t>(2, 1e14, 2e14)});
+}
+
+TEST(RealTfliteShape, MatrixSetDiagInt16) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(matrixSetDiag({2, 2}, fb::TensorType_INT16), {rampBytes<int16_t>(4, -6, 6), rampBytes<int16_t>(2, 999, 1000)});
+}
+
+// ---- SPARSE_TO_DENSE ----
+
+template <typename T, typename I>
+GraphBuilder sparseToDense(fb::TensorType type, fb::TensorType indexType, std::vector<int32_t> indicesShape,
+                           std::vector<I> indices, std::vector<I> shape, std::vector<T> valueData, T fallback,
+                           bool constantShape) {
+    GraphBuilder g;
+    const int32_t indexTensor = g.tensor(indicesShape, indexType, values(indices));
+    const int32_t shapeTensor = g.tensor({static_cast<int32_t>(shape.size())}, indexType,
+                                         constantShape ? values(shape) : std::vector<uint8_t>{});
+    const int32_t valueTensor =
+            g.tensor(valueData.size() == 1 ? std::vector<int32_t>{} : std::vector<int32_t>{static_cast<int32_t>(valueData.size())},
+                     type, values(valueData));
+    const int32_t fallbackTensor = g.tensor({}, type, values(std::vector<T>{fallback}));
+    const int32_t out = g.tensor(constantShape ? std::vector<int32_t>(shape.begin(), shape.end()) : std::vector<int32_t>{1}, type);
+    g.op(fb::BuiltinOperator_SPARSE_TO_DENSE, {indexTensor, shapeTensor, valueTensor, fallbackTensor}, {out});
+    g.inputs = constantShape ? std::vector<int32_t>{} : std::vector<int32_t>{shapeTensor};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, SparseToDenseFloat2D) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(sparseToDense<float, int32_t>(fb::TensorType_FLOAT32, fb::TensorType_INT32, {3, 2}, {0, 1, 2, 3, 1, 0},
+                                                     {3, 4}, {1.5f, -2.f, 7.25f}, 0.5f, true),
+                       {});
+}
+
+TEST(RealTfliteShape, SparseToDenseInt32ScalarValue) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(sparseToDense<int32_t, int32_t>(fb::TensorType_INT32, fb::TensorType_INT32, {1}, {4}, {6}, {9}, -1, true),
+                       {});
+}
+
+TEST(RealTfliteShape, SparseToDenseInt64ShapeAtInvoke) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(sparseToDense<int64_t, int64_t>(fb::TensorType_INT64, fb::TensorType_INT64, {2, 3}, {0, 1, 2, 1, 0, 0},
+                                                       {2, 2, 3}, {int64_t{1} << 40, -5}, 3, false),
+                       {values(std::vector<int64_t>{2, 2, 3})});
+}
+
+TEST(RealTfliteShape, SparseToDenseInt8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(sparseToDense<int8_t, int32_t>(fb::TensorType_INT8, fb::TensorType_INT32, {2}, {1, 3}, {4}, {-7, 100}, 1, true),
+                       {});
+}
+
+TEST(RealTfliteShape, SparseToDenseUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(sparseToDense<uint8_t, int64_t>(fb::TensorType_UINT8, fb::TensorType_INT64, {2, 1}, {2, 0}, {3}, {200, 9}, 4, true),
+                       {});
+}
+
+// ---- DYNAMIC_UPDATE_SLICE ----
+
+template <typename I>
+GraphBuilder dynamicUpdateSlice(fb::TensorType type, std::vector<int32_t> shape, std::vector<int32_t> updateShape,
+                                fb::TensorType indexType) {
+    GraphBuilder g;
+    const int32_t operand = g.tensor(shape, type);
+    const int32_t update = g.tensor(updateShape, type);
+    const int32_t start = g.tensor({static_cast<int32_t>(shape.size())}, indexType);
+    const int32_t out = g.tensor(shape, type);
+    g.op(fb::BuiltinOperator_DYNAMIC_UPDATE_SLICE, {operand, update, start}, {out});
+    g.inputs = {operand, update, start};
+    g.outputs = {out};
+    return g;
+}
+
+TEST(RealTfliteShape, DynamicUpdateSliceFloatClamped) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(dynamicUpdateSlice<int32_t>(fb::TensorType_FLOAT32, {4, 5}, {2, 3}, fb::TensorType_INT32),
+                       {rampBytes<float>(20, -1, 1), rampBytes<float>(6, 10, 20), values(std::vector<int32_t>{3, -1})});
+}
+
+TEST(RealTfliteShape, DynamicUpdateSliceInt8Int64Start) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(dynamicUpdateSlice<int64_t>(fb::TensorType_INT8, {2, 3, 4}, {1, 2, 2}, fb::TensorType_INT64),
+                       {rampBytes<int8_t>(24, -100, 100), rampBytes<int8_t>(4, 120, 127), values(std::vector<int64_t>{1, 1, 1})});
+}
+
+TEST(RealTfliteShape, DynamicUpdateSliceInt32Whole) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(dynamicUpdateSlice<int32_t>(fb::TensorType_INT32, {3}, {3}, fb::TensorType_INT32),
+                       {rampBytes<int32_t>(3, -5, 5), rampBytes<int32_t>(3, 50, 60), values(std::vector<int32_t>{2})});
+}
+
+TEST(RealTfliteShape, DynamicUpdateSliceBool) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(dynamicUpdateSlice<int32_t>(fb::TensorType_BOOL, {2, 3}, {1, 2}, fb::TensorType_INT32),
+                       {values(std::vector<uint8_t>{0, 0, 0, 0, 0, 0}), values(std::vector<uint8_t>{1, 1}),
+                        values(std::vector<int32_t>{1, 5})});
+}
+
+TEST(RealTfliteShape, DynamicUpdateSliceInt64) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(dynamicUpdateSlice<int32_t>(fb::TensorType_INT64, {3, 2}, {2, 1}, fb::TensorType_INT32),
+                       {rampBytes<int64_t>(6, -1e13, 1e13), rampBytes<int64_t>(2, 7, 8), values(std::vector<int32_t>{0, 1})});
+}
+
+// ---- NON_MAX_SUPPRESSION_V4, V5 ----
+
+GraphBuilder nonMaxSuppression(bool soft, int32_t boxCount, int32_t limit, bool constantLimit, float iou, float scoreThreshold,
+                               float sigma) {
+    GraphBuilder g;
+    const int32_t boxes = g.tensor({boxCount, 4}, fb::TensorType_FLOAT32);
+    const int32_t scores = g.tensor({boxCount}, fb::TensorType_FLOAT32);
+    const int32_t size = g.tensor({}, fb::TensorType_INT32, constantLimit ? values(std::vector<int32_t>{limit}) : std::vector<uint8_t>{});
+    const int32_t iouTensor = g.tensor({}, fb::TensorType_FLOAT32, values(std::vector<float>{iou}));
+    const int32_t threshold = g.tensor({}, fb::TensorType_FLOAT32, values(std::vector<float>{scoreThreshold}));
+    const int32_t declared = constantLimit ? std::max(limit, 0) : 1;
+    const int32_t indices = g.tensor({declared}, fb::TensorType_INT32);
+    const int32_t count = g.tensor({}, fb::TensorType_INT32);
+    std::vector<int32_t> inputs = {boxes, scores, size, iouTensor, threshold};
+    std::vector<int32_t> outputs = {indices, count};
+    if (soft) {
+        inputs.push_back(g.tensor({}, fb::TensorType_FLOAT32, values(std::vector<float>{sigma})));
+        outputs.insert(outputs.begin() + 1, g.tensor({declared}, fb::TensorType_FLOAT32));
+    }
+    g.op(soft ? fb::BuiltinOperator_NON_MAX_SUPPRESSION_V5 : fb::BuiltinOperator_NON_MAX_SUPPRESSION_V4, inputs, outputs);
+    g.inputs = constantLimit ? std::vector<int32_t>{boxes, scores} : std::vector<int32_t>{boxes, scores, size};
+    g.outputs = outputs;
+    return g;
+}
+
+// Eight boxes in two clusters, some overlapping, some degenerate, two tied scores.
+std::vector<std::vector<uint8_t>> nmsInputs() {
+    return {values(std::vector<float>{0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, -0.1f, 1, 0.9f, 0, 10, 1, 11, 1, 10.1f, 0, 11.1f,
+                                      0, 10.5f, 1, 11.5f, 2, 2, 2, 3, 5, 5, 4, 4}),
+            values(std::vector<float>{0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.75f, 0.4f})};
+}
+
+TEST(RealTfliteShape, NonMaxSuppressionV4) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(nonMaxSuppression(false, 8, 6, true, 0.5f, 0.35f, 0), nmsInputs());
+}
+
+TEST(RealTfliteShape, NonMaxSuppressionV4SizeAtInvoke) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    std::vector<std::vector<uint8_t>> inputs = nmsInputs();
+    inputs.push_back(values(std::vector<int32_t>{3}));
+    expectSameAsTflite(nonMaxSuppression(false, 8, 0, false, 0.4f, 0.0f, 0), inputs);
+}
+
+TEST(RealTfliteShape, NonMaxSuppressionV5Soft) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(nonMaxSuppression(true, 8, 8, true, 0.8f, 0.2f, 0.5f), nmsInputs());
+}
+
+TEST(RealTfliteShape, NonMaxSuppressionV5Hard) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectSameAsTflite(nonMaxSuppression(true, 8, 5, true, 0.3f, 0.1f, 0.0f), nmsInputs());
+}
+
 // ---- outputs sized at invoke, read by another CPU kernel ----
 
 TEST(RealTfliteShape, WhereThenGatherNd) {
@@ -491,6 +917,33 @@ TEST(ShapeKernelErrors, WhereNeedsInt64Output) {
     g.inputs = {condition};
     g.outputs = {out};
     EXPECT_NE(createError(g).find("output of type"), std::string::npos);
+}
+
+TEST(ShapeKernelErrors, SegmentIdsOutOfOrder) {
+    const GraphBuilder g = segmentSum(fb::TensorType_FLOAT32, {0, 0, 0}, false, 1);
+    EXPECT_NE(invokeError(g, {rampBytes<float>(6, 0, 1), values(std::vector<int32_t>{0, 2, 2})}).find("grow by 0 or 1"),
+              std::string::npos);
+    EXPECT_NE(createError(unsortedSegment(fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, fb::TensorType_FLOAT32, {0, 3}, 3, true))
+                      .find("not below num_segments"),
+              std::string::npos);
+}
+
+TEST(ShapeKernelErrors, ScatterAndSparseIndicesOutOfRange) {
+    EXPECT_NE(invokeError(scatterNd(fb::TensorType_FLOAT32, {1, 1}, {5}, {1, 3}, {5, 3}, true), {rampBytes<float>(3, 0, 1)})
+                      .find("out of bounds"),
+              std::string::npos);
+    EXPECT_NE(invokeError(sparseToDense<float, int32_t>(fb::TensorType_FLOAT32, fb::TensorType_INT32, {1, 2}, {3, 0}, {3, 4},
+                                                        {1.f}, 0.f, true),
+                          {})
+                      .find("out of range"),
+              std::string::npos);
+}
+
+TEST(ShapeKernelErrors, NmsNegativeSizeAndSameDimensions) {
+    EXPECT_NE(createError(nonMaxSuppression(false, 8, -1, true, 0.5f, 0.f, 0)).find("negative"), std::string::npos);
+    EXPECT_NE(createError(reverseSequence<int32_t>({2, 3}, fb::TensorType_FLOAT32, fb::TensorType_INT32, {1, 1}, 0, 0))
+                      .find("different dimensions"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,13 @@
 
 namespace nnemu::tflite {
 
+// Shape and indexing builtins (issue 24, second part), each family in its own file.
+void addReverseSequenceKernels(CpuKernelTable& table);
+void addScatterKernels(CpuKernelTable& table);
+void addSegmentKernels(CpuKernelTable& table);
+void addMatrixDiagKernels(CpuKernelTable& table);
+void addNonMaxSuppressionKernels(CpuKernelTable& table);
+
 size_t elementCount(const std::vector<int32_t>& shape) {
     size_t count = 1;
     for (int32_t dim : shape) count *= static_cast<size_t>(dim < 0 ? 0 : dim);
@@ -167,6 +174,11 @@ const CpuKernelTable& CpuKernelTable::get() {
         addScanKernels(t);
         addGenerateKernels(t);
         addIndexingKernels(t);
+        addReverseSequenceKernels(t);
+        addScatterKernels(t);
+        addSegmentKernels(t);
+        addMatrixDiagKernels(t);
+        addNonMaxSuppressionKernels(t);
         return t;
     }();
     return table;
