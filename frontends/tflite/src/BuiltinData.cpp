@@ -270,6 +270,27 @@ void* delegateLowered(const fb::Operator& op, fb::BuiltinOperator code) {
     }
 }
 
+void* shapeAndIndexing(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_ONE_HOT:
+            return make<TfLiteOneHotParams>(op.builtin_options_as_OneHotOptions(),
+                                            [](const auto& o, auto& d) { d.axis = o.axis(); });
+        case fb::BuiltinOperator_UNIQUE:
+            // TFLite's parser: int64 when the options say so, int32 for any other type; no
+            // options leave kTfLiteNoType, which the kernel refuses.
+            return make<TfLiteUniqueParams>(op.builtin_options_as_UniqueOptions(), [](const auto& o, auto& d) {
+                d.index_out_type = o.idx_out_type() == fb::TensorType_INT64 ? kTfLiteInt64 : kTfLiteInt32;
+            });
+        case fb::BuiltinOperator_REVERSE_SEQUENCE:
+            return make<TfLiteReverseSequenceParams>(op.builtin_options_as_ReverseSequenceOptions(),
+                                                     [](const auto& o, auto& d) { d = {o.seq_dim(), o.batch_dim()}; });
+        case fb::BuiltinOperator_CUMSUM:
+            return make<TfLiteCumsumParams>(op.builtin_options_as_CumsumOptions(),
+                                            [](const auto& o, auto& d) { d = {o.exclusive(), o.reverse()}; });
+        default: return nullptr;
+    }
+}
+
 }  // namespace
 
 void FreeBuiltinData::operator()(void* data) const { std::free(data); }
@@ -277,7 +298,7 @@ void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
     const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
     for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise,
-                                                                  delegateLowered}) {
+                                                                  delegateLowered, shapeAndIndexing}) {
         if (void* data = convert(op, code)) return BuiltinData(data);
     }
     return BuiltinData(nullptr);

@@ -65,6 +65,20 @@ void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
     }
 }
 
+// Per output of a CPU-kernel node: whether only the host reads it (graph outputs and other
+// CPU-kernel nodes), so that its kernel may size it at invoke as TFLite sizes dynamic tensors.
+std::vector<bool> hostOnlyOutputs(const Node& node, const NnapiGraph& graph) {
+    std::vector<bool> result;
+    for (int32_t t : node.outputs) {
+        bool hostOnly = t >= 0 && static_cast<size_t>(t) < graph.tensorReaders.size();
+        for (uint32_t reader : hostOnly ? graph.tensorReaders[t] : std::vector<uint32_t>{}) {
+            hostOnly = hostOnly && graph.cpuKernel[reader];
+        }
+        result.push_back(hostOnly);
+    }
+    return result;
+}
+
 }  // namespace
 
 Interpreter::Interpreter(const Model& model) : model_(model) {}
@@ -167,9 +181,11 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         std::vector<std::unique_ptr<ExecutionUnit>> compiled;
         for (const std::vector<uint32_t>& unit : units) {
             if (graph.cpuKernel[unit.front()]) {
+                const Node& node = model.nodes()[unit.front()];
                 std::unique_ptr<CpuKernelUnit> part =
-                        CpuKernelUnit::create(model.subgraphs()[0], model.nodes()[unit.front()], !graph.signedInt8, error);
+                        CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8, error);
                 if (part == nullptr) return nullptr;
+                part->allowResizing(hostOnlyOutputs(node, graph));
                 compiled.push_back(std::move(part));
                 continue;
             }
@@ -213,6 +229,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     for (int32_t t : model.outputs()) {
         const Tensor& tensor = model.tensors()[t];
         interpreter->outputData_.emplace_back(interpreter->tensorData_[t].size());
+        interpreter->outputTensors_.push_back(tensor);
         if (tensor.isConstant) std::memcpy(interpreter->outputData_.back().data(), tensor.data, tensor.dataSize);
     }
     interpreter->partitionTimesUs_.assign(interpreter->partitions_.size(), 0);
@@ -270,7 +287,7 @@ size_t Interpreter::delegateKernelCount() const {
 size_t Interpreter::inputCount() const { return model_.inputs().size(); }
 size_t Interpreter::outputCount() const { return model_.outputs().size(); }
 const Tensor& Interpreter::inputTensor(size_t i) const { return model_.tensors()[model_.inputs()[i]]; }
-const Tensor& Interpreter::outputTensor(size_t i) const { return model_.tensors()[model_.outputs()[i]]; }
+const Tensor& Interpreter::outputTensor(size_t i) const { return outputTensors_[i]; }
 uint8_t* Interpreter::inputData(size_t i) {
     return inputData_[i].data() != nullptr ? inputData_[i].data() : tensorData_[model_.inputs()[i]].data();
 }
@@ -333,6 +350,9 @@ bool Interpreter::invoke(std::string* error) {
         const int32_t t = model_.outputs()[i];
         const Tensor& tensor = model_.tensors()[t];
         if (tensor.isConstant) continue;  // already holds the constant, in TFLite layout
+        // A CPU kernel sized it at invoke (TFLite's dynamic tensors): the caller sees that shape.
+        if (const std::optional<std::vector<int32_t>>& shape = tensorData_[t].shape()) outputTensors_[i].shape = *shape;
+        if (outputData_[i].size() != tensorData_[t].size()) outputData_[i] = TensorBuffer(tensorData_[t].size());
         convert(tensorData_[t], outputData_[i], tensor.type);
     }
     return true;

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace nnemu::tflite {
 
@@ -27,12 +30,22 @@ public:
     const uint8_t* data() const { return data_.get(); }
     size_t size() const { return size_; }
 
+    // An output whose shape TFLite only knows at invoke (WHERE, UNIQUE, RANGE, ...): the shape a
+    // CPU kernel gave it in the last invoke; nullopt while it has the tensor's declared shape.
+    const std::optional<std::vector<int32_t>>& shape() const { return shape_; }
+    // Gives the buffer `shape` and exactly `size` bytes (zeroed, contents dropped when the size changes).
+    void reshape(std::vector<int32_t> shape, size_t size) {
+        if (size != size_) *this = TensorBuffer(size);
+        shape_ = std::move(shape);
+    }
+
 private:
     struct Free {
         void operator()(uint8_t* p) const { std::free(p); }
     };
     std::unique_ptr<uint8_t, Free> data_;
     size_t size_ = 0;
+    std::optional<std::vector<int32_t>> shape_;
 };
 
 }  // namespace nnemu::tflite

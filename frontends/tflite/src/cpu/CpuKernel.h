@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -53,7 +54,8 @@ public:
     // (nnemu/delegate/TfLiteAbi.h); nullptr when the reader gave none.
     template <typename T>
     const T* params() const { return static_cast<const T*>(node_.builtinData); }
-    std::vector<CpuOperand> inputs, outputs;
+    std::vector<CpuOperand> inputs;
+    mutable std::vector<CpuOperand> outputs;   // resizeOutput() rebinds them
     const CpuOperand& in(size_t i) const { return inputs[i]; }
     const CpuOperand& out(size_t i) const { return outputs[i]; }
 
@@ -63,11 +65,19 @@ public:
     bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs) const;
     // Input i's type is one of `types`.
     bool expectType(const CpuOperand& operand, std::initializer_list<ElementType> types, const char* what) const;
-    // The output tensor declares `shape` (or as many values, in another shape).
+    // The output tensor declares `shape` (or as many values, in another shape). In run(), with a
+    // resizer, the output is given `shape` instead (see resizeOutput).
     bool expectOutputShape(size_t i, const std::vector<int32_t>& shape) const;
     // An int32 or int64 input's values; false (after fail) for another type. Unknown data
     // (non-constant during prepare) gives known == false and true.
     bool ints(size_t i, std::vector<int64_t>* values, bool* known) const;
+
+    // Outputs TFLite sizes from input values (WHERE, UNIQUE, RANGE, ...), in run(): gives output i
+    // `shape` before the kernel writes it, as TFLite's kernels resize a dynamic tensor in Eval.
+    // Another shape than the declared one needs the interpreter's `resizer` (it rebinds out(i) to a
+    // buffer of that size); without one only the declared element count is accepted.
+    bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
+    std::function<bool(size_t i, const std::vector<int32_t>& shape, CpuOperand* output, std::string* why)> resizer;
 
 private:
     const Node& node_;
@@ -136,5 +146,10 @@ void addBitwiseKernels(CpuKernelTable& table);
 void addAddNAtan2Kernels(CpuKernelTable& table);
 void addReduceAllKernels(CpuKernelTable& table);
 void addCosKernels(CpuKernelTable& table);   // COS: no NNAPI form
+// Shape and indexing builtins (issue 24): outputs sized from input values.
+void addBroadcastKernels(CpuKernelTable& table);
+void addScanKernels(CpuKernelTable& table);
+void addGenerateKernels(CpuKernelTable& table);
+void addIndexingKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -3,6 +3,13 @@
 
 namespace nnemu::tflite {
 
+// Shape and indexing builtins (issue 24, second part), each family in its own file.
+void addReverseSequenceKernels(CpuKernelTable& table);
+void addScatterKernels(CpuKernelTable& table);
+void addSegmentKernels(CpuKernelTable& table);
+void addMatrixDiagKernels(CpuKernelTable& table);
+void addNonMaxSuppressionKernels(CpuKernelTable& table);
+
 size_t elementCount(const std::vector<int32_t>& shape) {
     size_t count = 1;
     for (int32_t dim : shape) count *= static_cast<size_t>(dim < 0 ? 0 : dim);
@@ -80,7 +87,11 @@ bool CpuKernelCall::expectType(const CpuOperand& operand, std::initializer_list<
 
 bool CpuKernelCall::expectOutputShape(size_t i, const std::vector<int32_t>& shape) const {
     const std::vector<int32_t>& declared = outputs[i].shape();
-    if (declared == shape || elementCount(declared) == elementCount(shape)) return true;
+    if (declared == shape) return true;
+    // At invoke, inputs may have shapes earlier kernels computed: the output follows, as TFLite
+    // resizes a node's outputs when its inputs were resized.
+    if (resizer) return resizeOutput(i, shape);
+    if (elementCount(declared) == elementCount(shape)) return true;
     return fail("output " + std::to_string(i) + " is declared " + shapeText(declared) + " but computes to " +
                 shapeText(shape));
 }
@@ -98,6 +109,29 @@ bool CpuKernelCall::ints(size_t i, std::vector<int64_t>* values, bool* known) co
         values->push_back(operand.type() == ElementType::INT32 ? operand.at<int32_t>(k) : operand.at<int64_t>(k));
     }
     return true;
+}
+
+bool CpuKernelCall::resizeOutput(size_t i, const std::vector<int32_t>& shape) const {
+    CpuOperand& output = outputs[i];
+    if (output.shape() == shape) return true;
+    // As the loader bounds declared tensors: no shape at invoke may need more.
+    constexpr uint64_t kMaxOutputBytes = uint64_t{1} << 31;
+    uint64_t bytes = elementSize(output.type());
+    for (int32_t dim : shape) {
+        if (dim < 0) return fail("output " + std::to_string(i) + " computes to the invalid shape " + shapeText(shape));
+        if (dim != 0 && bytes > kMaxOutputBytes / static_cast<uint64_t>(dim)) {
+            return fail("output " + std::to_string(i) + " computes to shape " + shapeText(shape) + ", too large");
+        }
+        bytes *= static_cast<uint64_t>(dim);
+    }
+    if (resizer) {
+        std::string why;
+        if (!resizer(i, shape, &output, &why)) return fail(why);
+        return true;
+    }
+    if (elementCount(output.shape()) == elementCount(shape)) return true;
+    return fail("output " + std::to_string(i) + " is declared " + shapeText(output.shape()) + " but computes to " +
+                shapeText(shape));
 }
 
 void CpuKernelTable::add(fb::BuiltinOperator code, CpuKernel kernel) {
@@ -142,6 +176,15 @@ const CpuKernelTable& CpuKernelTable::get() {
         addAddNAtan2Kernels(t);
         addReduceAllKernels(t);
         addCosKernels(t);
+        addBroadcastKernels(t);
+        addScanKernels(t);
+        addGenerateKernels(t);
+        addIndexingKernels(t);
+        addReverseSequenceKernels(t);
+        addScatterKernels(t);
+        addSegmentKernels(t);
+        addMatrixDiagKernels(t);
+        addNonMaxSuppressionKernels(t);
         return t;
     }();
     return table;

@@ -20,6 +20,8 @@ std::unique_ptr<CpuKernelUnit> CpuKernelUnit::create(const Subgraph& subgraph, c
     }
     unit->shiftedInt8_ = shiftedInt8;
     unit->unshifted_.resize(node.inputs.size());
+    unit->inputShapes_.resize(node.inputs.size());
+    unit->outputShapes_.resize(node.outputs.size());
     return unit;
 }
 
@@ -38,11 +40,19 @@ bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) 
         if (static_cast<size_t>(t) >= buffers.size() || buffers[t].size() < tensor.byteSize()) return nullptr;
         return &buffers[t];
     };
+    // The tensor as this invoke sees it: with the shape an earlier kernel gave its buffer.
+    const auto shaped = [&](int32_t t, Tensor* copy) -> const Tensor& {
+        const Tensor& declared = subgraph_.tensors[t];
+        if (declared.isConstant || static_cast<size_t>(t) >= buffers.size() || !buffers[t].shape()) return declared;
+        *copy = declared;
+        copy->shape = *buffers[t].shape();
+        return *copy;
+    };
     for (size_t i = 0; i < node_.inputs.size(); ++i) {
         const int32_t t = node_.inputs[i];
         CpuOperand operand;
         if (t >= 0) {
-            const Tensor& tensor = subgraph_.tensors[t];
+            const Tensor& tensor = shaped(t, &inputShapes_[i]);
             operand.tensor = &tensor;
             if (tensor.isConstant) {
                 operand.data = tensor.data;
@@ -60,17 +70,35 @@ bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) 
         }
         call.inputs.push_back(operand);
     }
-    for (int32_t t : node_.outputs) {
+    for (size_t o = 0; o < node_.outputs.size(); ++o) {
+        const int32_t t = node_.outputs[o];
         CpuOperand operand;
-        TensorBuffer* to = t >= 0 ? buffer(t, subgraph_.tensors[t]) : nullptr;
+        const Tensor* tensor = t >= 0 ? &shaped(t, &outputShapes_[o]) : nullptr;
+        TensorBuffer* to = tensor != nullptr ? buffer(t, *tensor) : nullptr;
         if (to == nullptr) {
             *error = "output tensor " + std::to_string(t) + " has no buffer";
             return false;
         }
-        operand.tensor = &subgraph_.tensors[t];
+        operand.tensor = tensor;
         operand.out = to->data();
         call.outputs.push_back(operand);
     }
+    call.resizer = [&](size_t o, const std::vector<int32_t>& shape, CpuOperand* operand, std::string* why) {
+        const int32_t t = node_.outputs[o];
+        const Tensor& declared = subgraph_.tensors[t];
+        if (o >= resizable_.size() || !resizable_[o]) {
+            if (elementCount(shape) == elementCount(declared.shape)) return true;
+            *why = "output " + std::to_string(o) + " computes to shape " + shapeText(shape) + " at invoke, but a " +
+                   "partition on NNAPI reads it with its declared shape " + shapeText(declared.shape);
+            return false;
+        }
+        outputShapes_[o] = declared;
+        outputShapes_[o].shape = shape;
+        buffers[t].reshape(shape, outputShapes_[o].byteSize());
+        operand->tensor = &outputShapes_[o];
+        operand->out = buffers[t].data();
+        return true;
+    };
     if (!kernel_->run(call)) {
         *error = why;
         return false;

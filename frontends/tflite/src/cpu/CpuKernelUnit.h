@@ -17,6 +17,9 @@ public:
     bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
     uint32_t firstNode() const override { return node_.index; }
     void markTensors(std::vector<bool>* touched) const override;
+    // Per output: whether only the host reads it (graph outputs, other CPU kernels), so a kernel
+    // may give it another shape at invoke (TFLite's dynamic tensors). Default: none may.
+    void allowResizing(std::vector<bool> perOutput) { resizable_ = std::move(perOutput); }
 
 private:
     CpuKernelUnit(const Subgraph& subgraph, const Node& node) : subgraph_(subgraph), node_(node) {}
@@ -26,6 +29,9 @@ private:
     const CpuKernel* kernel_ = nullptr;
     bool shiftedInt8_ = false;
     std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
+    std::vector<bool> resizable_;
+    // Per input and output: the tensor with the shape its buffer got at invoke (TensorBuffer::shape).
+    std::vector<Tensor> inputShapes_, outputShapes_;
 };
 
 }  // namespace nnemu::tflite

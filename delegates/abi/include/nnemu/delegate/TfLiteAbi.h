@@ -389,6 +389,25 @@ typedef struct TfLiteUnpackParams {
     int axis;
 } TfLiteUnpackParams;
 
+// Shape and indexing builtins (the tools' CPU kernels).
+typedef struct TfLiteOneHotParams {
+    int axis;
+} TfLiteOneHotParams;
+
+typedef struct TfLiteUniqueParams {
+    TfLiteType index_out_type;
+} TfLiteUniqueParams;
+
+typedef struct TfLiteReverseSequenceParams {
+    int seq_dim;
+    int batch_dim;
+} TfLiteReverseSequenceParams;
+
+typedef struct TfLiteCumsumParams {
+    bool exclusive;
+    bool reverse;
+} TfLiteCumsumParams;
+
 typedef struct TfLiteIfParams {
     int then_subgraph_index;
     int else_subgraph_index;
@@ -648,5 +667,11 @@ static_assert(NNEMU_TFLITE_AT(TfLiteMirrorPaddingParams, mode, 0) && sizeof(TfLi
 static_assert(NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_x, 0) && NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, adj_y, 1) &&
               NNEMU_TFLITE_AT(TfLiteBatchMatMulParams, asymmetric_quantize_inputs, 2) &&
               sizeof(TfLiteBatchMatMulParams) == 3);
+static_assert(NNEMU_TFLITE_AT(TfLiteOneHotParams, axis, 0) && sizeof(TfLiteOneHotParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteUniqueParams, index_out_type, 0) && sizeof(TfLiteUniqueParams) == 4 &&
+              NNEMU_TFLITE_AT(TfLiteReverseSequenceParams, seq_dim, 0) &&
+              NNEMU_TFLITE_AT(TfLiteReverseSequenceParams, batch_dim, 4) && sizeof(TfLiteReverseSequenceParams) == 8 &&
+              NNEMU_TFLITE_AT(TfLiteCumsumParams, exclusive, 0) && NNEMU_TFLITE_AT(TfLiteCumsumParams, reverse, 1) &&
+              sizeof(TfLiteCumsumParams) == 2);
 #undef NNEMU_TFLITE_AT
 #endif

@@ -63,6 +63,8 @@ public:
     size_t inputCount() const;
     size_t outputCount() const;
     const Tensor& inputTensor(size_t i) const;
+    // After invoke, an output a CPU kernel sized at invoke (WHERE, UNIQUE, RANGE, ...) has the
+    // shape it computed, as TFLite's dynamic tensors do; outputData(i) holds that many bytes.
     const Tensor& outputTensor(size_t i) const;
     uint8_t* inputData(size_t i);
     const uint8_t* outputData(size_t i) const;
@@ -98,6 +100,7 @@ private:
     std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
     // The caller's side, TFLite layout (an input that needs no conversion has none: tensorData_ is it).
     std::vector<TensorBuffer> inputData_, outputData_;
+    std::vector<Tensor> outputTensors_;      // the model's, with the shapes of the last invoke
     std::vector<uint64_t> partitionTimesUs_;
     std::vector<uint64_t> nodeTimesUs_;
     std::function<bool(size_t kernel, std::string* error)> runExternalKernel_;
