@@ -36,14 +36,22 @@ TfLitePadding padding(fb::Padding value) {
 }
 
 TfLiteFusedActivation activation(fb::ActivationFunctionType value) {
-    return static_cast<TfLiteFusedActivation>(static_cast<int>(value));
+    // A code the schema does not define reads as none, as TFLite's own parser reads it.
+    const int code = static_cast<int>(value);
+    return code >= kTfLiteActNone && code <= kTfLiteActSignBit ? static_cast<TfLiteFusedActivation>(code) : kTfLiteActNone;
 }
 
 TfLiteType tensorType(fb::TensorType value) {
     switch (value) {
         case fb::TensorType_FLOAT32: return kTfLiteFloat32;
         case fb::TensorType_FLOAT16: return kTfLiteFloat16;
-        default: return static_cast<TfLiteType>(static_cast<int>(value));
+        case fb::TensorType_INT32: return kTfLiteInt32;
+        case fb::TensorType_UINT8: return kTfLiteUInt8;
+        case fb::TensorType_INT64: return kTfLiteInt64;
+        case fb::TensorType_BOOL: return kTfLiteBool;
+        case fb::TensorType_INT16: return kTfLiteInt16;
+        case fb::TensorType_INT8: return kTfLiteInt8;
+        default: return kTfLiteNoType;   // a type the front end does not read, or no type at all
     }
 }
 
@@ -80,7 +88,11 @@ void* convolution(const fb::Operator& op, fb::BuiltinOperator code) {
             return make<TfLiteFullyConnectedParams>(op.builtin_options_as_FullyConnectedOptions(),
                                                     [](const auto& o, auto& d) {
                 d = {activation(o.fused_activation_function()),
-                     static_cast<TfLiteFullyConnectedWeightsFormat>(static_cast<int>(o.weights_format())),
+                     // Any format but the default is refused by the lowering (TFLite refuses an
+                     // unknown one at load; here the node is refused).
+                     o.weights_format() == fb::FullyConnectedOptionsWeightsFormat_DEFAULT
+                             ? kTfLiteFullyConnectedWeightsFormatDefault
+                             : kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8,
                      o.keep_num_dims(), o.asymmetric_quantize_inputs()};
             });
         default: return nullptr;
