@@ -85,17 +85,28 @@ TEST(RealTflite, DISABLED_MeanUint8KeepDims) {
     expectSameAsRealTflite(g, {rampBytes<uint8_t>(336, 0, 255)});
 }
 
-TEST(RealTflite, DISABLED_ResizeBilinearFloatHalfPixel) {
-    NNEMU_REQUIRE_REAL_TFLITE();
+// Float RESIZE_BILINEAR with half-pixel centres or aligned corners (NNAPI has neither at feature
+// level 29, so the CPU path runs the tools' kernel): TFLite's optimized kernel, bit for bit.
+void resizeBilinearFloat(bool alignCorners, bool halfPixel, std::vector<int32_t> inShape, std::vector<int32_t> outShape) {
     GraphBuilder g;
-    const int32_t in = g.tensor({1, 5, 7, 2}, fb::TensorType_FLOAT32);
-    const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{9, 4}));
-    const int32_t out = g.tensor({1, 9, 4, 2}, fb::TensorType_FLOAT32);
+    const int32_t in = g.tensor(inShape, fb::TensorType_FLOAT32);
+    const int32_t size =
+        g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{outShape[1], outShape[2]}));
+    const int32_t out = g.tensor(outShape, fb::TensorType_FLOAT32);
     g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {in, size}, {out}, fb::BuiltinOptions_ResizeBilinearOptions,
-         [](auto& b) { return fb::CreateResizeBilinearOptions(b, false, true).Union(); });
+         [=](auto& b) { return fb::CreateResizeBilinearOptions(b, alignCorners, halfPixel).Union(); });
     g.inputs = {in};
     g.outputs = {out};
-    expectSameAsRealTflite(g, {rampBytes<float>(70, -3, 3)});
+    const size_t count = static_cast<size_t>(inShape[0]) * inShape[1] * inShape[2] * inShape[3];
+    expectSameAsRealTflite(g, {rampBytes<float>(count, -3, 3)}, 0);
+}
+TEST(RealTflite, ResizeBilinearFloatHalfPixel) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    resizeBilinearFloat(false, true, {1, 5, 7, 2}, {1, 9, 4, 2});
+}
+TEST(RealTflite, ResizeBilinearFloatAlignCornersDeepLabStyle) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    resizeBilinearFloat(true, false, {1, 9, 9, 5}, {1, 65, 65, 5});
 }
 
 TEST(RealTflite, SoftmaxFloat) {

@@ -63,24 +63,32 @@ uint32_t nearestIndex(uint32_t d, float scale, uint32_t inSize, const Sampling& 
 }
 
 // Bilinear interpolation over float values; `load(i)` reads input element i as float and
-// `store(i, v)` writes output element i.
+// `store(i, v)` writes output element i. The taps of every output row and column are computed
+// once, and each output pixel's channels are contiguous runs in NHWC, so the innermost loop walks
+// four input runs and one output run (the arithmetic per element is the same in either layout).
 template <typename Load, typename Store>
 void bilinear(const Image4& in, const Image4& out, const Sampling& s, Load load, Store store) {
     const float heightScale = axisScale(in.height, out.height, s);
     const float widthScale = axisScale(in.width, out.width, s);
+    std::vector<Taps> columns(out.width);
+    for (uint32_t x = 0; x < out.width; ++x) columns[x] = bilinearTaps(x, widthScale, in.width, s);
+    const size_t channelStep = in.nchw ? static_cast<size_t>(in.height) * in.width : 1;
+    const size_t outChannelStep = out.nchw ? static_cast<size_t>(out.height) * out.width : 1;
     for (uint32_t b = 0; b < out.batches; ++b) {
         for (uint32_t y = 0; y < out.height; ++y) {
             const Taps ty = bilinearTaps(y, heightScale, in.height, s);
             const float dy = ty.fraction;
             for (uint32_t x = 0; x < out.width; ++x) {
-                const Taps tx = bilinearTaps(x, widthScale, in.width, s);
+                const Taps& tx = columns[x];
                 const float dx = tx.fraction;
-                for (uint32_t c = 0; c < out.channels; ++c) {
-                    const float value = load(in.at(b, ty.low, tx.low, c)) * (1 - dy) * (1 - dx) +
-                                        load(in.at(b, ty.high, tx.low, c)) * dy * (1 - dx) +
-                                        load(in.at(b, ty.low, tx.high, c)) * (1 - dy) * dx +
-                                        load(in.at(b, ty.high, tx.high, c)) * dy * dx;
-                    store(out.at(b, y, x, c), value);
+                const size_t i00 = in.at(b, ty.low, tx.low, 0), i10 = in.at(b, ty.high, tx.low, 0);
+                const size_t i01 = in.at(b, ty.low, tx.high, 0), i11 = in.at(b, ty.high, tx.high, 0);
+                const size_t o = out.at(b, y, x, 0);
+                for (size_t c = 0; c < out.channels; ++c) {
+                    const size_t k = c * channelStep;
+                    const float value = load(i00 + k) * (1 - dy) * (1 - dx) + load(i10 + k) * dy * (1 - dx) +
+                                        load(i01 + k) * (1 - dy) * dx + load(i11 + k) * dy * dx;
+                    store(o + c * outChannelStep, value);
                 }
             }
         }
@@ -146,14 +154,22 @@ bool resizeNearestNeighbor(OperationContext& context) {
     const float heightScale = axisScale(in.height, out.height, s);
     const float widthScale = axisScale(in.width, out.width, s);
     const size_t size = hal::elementSize(type);
+    const uint8_t* input = context.input(0).data;
+    uint8_t* output = context.output(0).data;
+    std::vector<uint32_t> columns(out.width);
+    for (uint32_t x = 0; x < out.width; ++x) columns[x] = nearestIndex(x, widthScale, in.width, s);
     for (uint32_t b = 0; b < out.batches; ++b) {
         for (uint32_t y = 0; y < out.height; ++y) {
             const uint32_t inY = nearestIndex(y, heightScale, in.height, s);
             for (uint32_t x = 0; x < out.width; ++x) {
-                const uint32_t inX = nearestIndex(x, widthScale, in.width, s);
+                const uint32_t inX = columns[x];
+                if (!nchw) {  // one pixel's channels are one contiguous run
+                    std::memcpy(output + out.at(b, y, x, 0) * size, input + in.at(b, inY, inX, 0) * size,
+                                out.channels * size);
+                    continue;
+                }
                 for (uint32_t c = 0; c < out.channels; ++c) {
-                    std::memcpy(context.output(0).data + out.at(b, y, x, c) * size,
-                                context.input(0).data + in.at(b, inY, inX, c) * size, size);
+                    std::memcpy(output + out.at(b, y, x, c) * size, input + in.at(b, inY, inX, c) * size, size);
                 }
             }
         }

@@ -1,7 +1,8 @@
 // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR with TFLite's align_corners and half_pixel_centers
 // (NNAPI has them only from feature level 30). NHWC; the size comes from the output tensor and,
 // when given, must agree with the size input. Quantized tensors interpolate their stored values
-// (input and output share quantization) and round to nearest.
+// (input and output share quantization). Each type follows the kernel TFLite's builtin resolver
+// runs for it, so outputs are TFLite's bit for bit.
 #include <algorithm>
 #include <cmath>
 
@@ -55,27 +56,34 @@ float scaleOf(int32_t in, int32_t out, bool alignCorners) {
     return static_cast<float>(in) / static_cast<float>(out);
 }
 
-void storeValue(const CpuOperand& out, size_t i, double value) {
-    switch (out.type()) {
-        case ElementType::FLOAT32: out.set<float>(i, static_cast<float>(value)); break;
-        case ElementType::UINT8: out.set<uint8_t>(i, static_cast<uint8_t>(std::clamp(std::round(value), 0.0, 255.0))); break;
-        case ElementType::INT8: out.set<int8_t>(i, static_cast<int8_t>(std::clamp(std::round(value), -128.0, 127.0))); break;
-        default: out.set<int16_t>(i, static_cast<int16_t>(std::clamp(std::round(value), -32768.0, 32767.0))); break;
-    }
-}
-
-// Source coordinate of output position `o` and its two neighbours.
+// Source coordinate of output position `o` and its two neighbours, as TFLite computes them
+// (ComputeInterpolationValues): the fraction is taken from the lower neighbour, which is clamped
+// at 0 only, so half-pixel centres extrapolate slightly at the first row and column.
 struct Neighbours {
     int32_t low, high;
-    float fraction;
+    float source;
 };
 
 Neighbours bilinearSource(int32_t o, float scale, int32_t in, bool halfPixel) {
     const float source = halfPixel ? (static_cast<float>(o) + 0.5f) * scale - 0.5f : static_cast<float>(o) * scale;
-    const float floored = std::floor(source);
-    const auto low = static_cast<int32_t>(std::max(floored, 0.0f));
-    const auto high = static_cast<int32_t>(std::min(std::ceil(source), static_cast<float>(in - 1)));
-    return {std::min(low, in - 1), high, source - static_cast<float>(low)};
+    const auto low = std::max(static_cast<int32_t>(std::floor(source)), 0);
+    const auto high = std::min(static_cast<int32_t>(std::ceil(source)), in - 1);
+    return {low, high, source};
+}
+
+// The same in TFLite's 10-bit fixed point (ComputeInterpolationValuesInteger), for int8 and int16.
+struct FixedNeighbours {
+    int32_t low, high, source;
+};
+
+FixedNeighbours fixedSource(int32_t o, int32_t scale10, int32_t in, bool halfPixel) {
+    const int32_t source = halfPixel ? o * scale10 + scale10 / 2 - (1 << 9) : o * scale10;
+    return {std::max(source / (1 << 10), 0), std::min((source + (1 << 10) - 1) / (1 << 10), in - 1), source};
+}
+
+int32_t fixedScale(int32_t in, int32_t out, bool alignCorners) {
+    if (alignCorners && out > 1) return ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    return ((1 << 10) * in + out / 2) / out;
 }
 
 int32_t nearestSource(int32_t o, float scale, int32_t in, ResizeOptions options) {
@@ -85,37 +93,161 @@ int32_t nearestSource(int32_t o, float scale, int32_t in, ResizeOptions options)
     return std::clamp(index, 0, in - 1);
 }
 
-template <bool kBilinear>
-bool runResize(const CpuKernelCall& call) {
-    if (!prepareResize(call)) return false;
-    const ResizeOptions options = kBilinear ? bilinearOptions(call) : nearestOptions(call);
-    const CpuOperand& input = call.in(0);
-    const std::vector<int32_t>& in = input.shape();
+struct ImageShape {
+    int32_t batches, inH, inW, channels, outH, outW;
+    size_t in(int32_t b, int32_t y, int32_t x) const {
+        return ((static_cast<size_t>(b) * inH + y) * inW + x) * channels;
+    }
+    size_t out(int32_t b, int32_t y, int32_t x) const {
+        return ((static_cast<size_t>(b) * outH + y) * outW + x) * channels;
+    }
+};
+
+ImageShape imageShape(const CpuKernelCall& call) {
+    const std::vector<int32_t>& in = call.in(0).shape();
     const std::vector<int32_t>& out = call.out(0).shape();
-    const int32_t batches = in[0], inH = in[1], inW = in[2], channels = in[3], outH = out[1], outW = out[2];
-    const float scaleH = scaleOf(inH, outH, options.alignCorners), scaleW = scaleOf(inW, outW, options.alignCorners);
-    const auto at = [&](int32_t b, int32_t y, int32_t x, int32_t c) {
-        return numberAt(input, ((static_cast<size_t>(b) * inH + y) * inW + x) * channels + c);
-    };
-    size_t o = 0;
-    for (int32_t b = 0; b < batches; ++b) {
-        for (int32_t y = 0; y < outH; ++y) {
-            for (int32_t x = 0; x < outW; ++x) {
-                for (int32_t c = 0; c < channels; ++c, ++o) {
-                    if constexpr (kBilinear) {
-                        const Neighbours ny = bilinearSource(y, scaleH, inH, options.halfPixelCenters);
-                        const Neighbours nx = bilinearSource(x, scaleW, inW, options.halfPixelCenters);
-                        const double dy = ny.fraction, dx = nx.fraction;
-                        const double value = at(b, ny.low, nx.low, c) * (1 - dy) * (1 - dx) +
-                                             at(b, ny.high, nx.low, c) * dy * (1 - dx) +
-                                             at(b, ny.low, nx.high, c) * (1 - dy) * dx +
-                                             at(b, ny.high, nx.high, c) * dy * dx;
-                        storeValue(call.out(0), o, value);
-                    } else {
-                        storeValue(call.out(0), o,
-                                   at(b, nearestSource(y, scaleH, inH, options), nearestSource(x, scaleW, inW, options), c));
+    return {in[0], in[1], in[2], in[3], out[1], out[2]};
+}
+
+// Float: TFLite's optimized kernel. An exact 2x upsampling without align_corners or half-pixel
+// centres averages neighbours (ResizeBilinear2x2); every other size accumulates the four corners,
+// each times its weight, onto 0 (ResizeBilinearGeneric). The order of the additions
+// is TFLite's, so the results are bit for bit its own.
+void bilinearFloat(const CpuKernelCall& call, const ImageShape& s, const ResizeOptions& options) {
+    const CpuOperand& input = call.in(0);
+    const CpuOperand& output = call.out(0);
+    if (!options.alignCorners && !options.halfPixelCenters && s.outH == 2 * s.inH && s.outW == 2 * s.inW) {
+        for (int32_t b = 0; b < s.batches; ++b) {
+            for (int32_t y0 = 0; y0 < s.inH; ++y0) {
+                const int32_t y1 = std::min(y0 + 1, s.inH - 1);
+                for (int32_t x0 = 0; x0 < s.inW; ++x0) {
+                    const int32_t x1 = std::min(x0 + 1, s.inW - 1);
+                    const size_t i00 = s.in(b, y0, x0), i01 = s.in(b, y0, x1), i10 = s.in(b, y1, x0), i11 = s.in(b, y1, x1);
+                    const size_t topLeft = s.out(b, 2 * y0, 2 * x0), bottomLeft = s.out(b, 2 * y0 + 1, 2 * x0);
+                    for (int32_t c = 0; c < s.channels; ++c) {
+                        const float v00 = input.at<float>(i00 + c), v01 = input.at<float>(i01 + c);
+                        const float v10 = input.at<float>(i10 + c), v11 = input.at<float>(i11 + c);
+                        const float left = (v00 + v10) / 2;
+                        output.set<float>(topLeft + c, v00);
+                        output.set<float>(topLeft + s.channels + c, (v00 + v01) / 2);
+                        output.set<float>(bottomLeft + c, left);
+                        output.set<float>(bottomLeft + s.channels + c, (left + (v01 + v11) / 2) / 2);
                     }
                 }
+            }
+        }
+        return;
+    }
+    const float scaleH = scaleOf(s.inH, s.outH, options.alignCorners), scaleW = scaleOf(s.inW, s.outW, options.alignCorners);
+    std::vector<Neighbours> columns(static_cast<size_t>(s.outW));
+    for (int32_t x = 0; x < s.outW; ++x) columns[x] = bilinearSource(x, scaleW, s.inW, options.halfPixelCenters);
+    for (int32_t b = 0; b < s.batches; ++b) {
+        for (int32_t y = 0; y < s.outH; ++y) {
+            const Neighbours ny = bilinearSource(y, scaleH, s.inH, options.halfPixelCenters);
+            const float dy = ny.source - static_cast<float>(ny.low);
+            for (int32_t x = 0; x < s.outW; ++x) {
+                const Neighbours& nx = columns[x];
+                const float dx = nx.source - static_cast<float>(nx.low);
+                const size_t corners[4] = {s.in(b, ny.low, nx.low), s.in(b, ny.low, nx.high), s.in(b, ny.high, nx.low),
+                                           s.in(b, ny.high, nx.high)};
+                const float weights[4] = {(1 - dy) * (1 - dx), (1 - dy) * dx, dy * (1 - dx), dy * dx};
+                const size_t o = s.out(b, y, x);
+                for (int32_t c = 0; c < s.channels; ++c) {
+                    float value = 0.0f;
+                    for (int k = 0; k < 4; ++k) value += input.at<float>(corners[k] + c) * weights[k];
+                    output.set<float>(o + c, value);
+                }
+            }
+        }
+    }
+}
+
+// uint8: TFLite's optimized kernel (ResizeBilinearGenericSmallChannel): the four weighted corners
+// summed in float, plus 0.5, truncated.
+void bilinearUint8(const CpuKernelCall& call, const ImageShape& s, const ResizeOptions& options) {
+    const CpuOperand& input = call.in(0);
+    const CpuOperand& output = call.out(0);
+    const float scaleH = scaleOf(s.inH, s.outH, options.alignCorners), scaleW = scaleOf(s.inW, s.outW, options.alignCorners);
+    for (int32_t b = 0; b < s.batches; ++b) {
+        for (int32_t y = 0; y < s.outH; ++y) {
+            const Neighbours ny = bilinearSource(y, scaleH, s.inH, options.halfPixelCenters);
+            const float dy = ny.source - static_cast<float>(ny.low);
+            for (int32_t x = 0; x < s.outW; ++x) {
+                const Neighbours nx = bilinearSource(x, scaleW, s.inW, options.halfPixelCenters);
+                const float dx = nx.source - static_cast<float>(nx.low);
+                const size_t i00 = s.in(b, ny.low, nx.low), i01 = s.in(b, ny.low, nx.high);
+                const size_t i10 = s.in(b, ny.high, nx.low), i11 = s.in(b, ny.high, nx.high);
+                const float w00 = (1 - dy) * (1 - dx), w01 = (1 - dy) * dx, w10 = dy * (1 - dx), w11 = dy * dx;
+                const size_t o = s.out(b, y, x);
+                for (int32_t c = 0; c < s.channels; ++c) {
+                    const float value = input.at<uint8_t>(i00 + c) * w00 + input.at<uint8_t>(i01 + c) * w01 +
+                                        input.at<uint8_t>(i10 + c) * w10 + input.at<uint8_t>(i11 + c) * w11 + 0.5f;
+                    output.set<uint8_t>(o + c, static_cast<uint8_t>(value));
+                }
+            }
+        }
+    }
+}
+
+// int8 and int16: TFLite's integer kernel (ResizeBilinearInteger): 10-bit coordinates, the
+// 20-bit weighted sum rounded half away from zero (TFLite's default double rounding).
+template <typename T>
+void bilinearInteger(const CpuKernelCall& call, const ImageShape& s, const ResizeOptions& options) {
+    const CpuOperand& input = call.in(0);
+    const CpuOperand& output = call.out(0);
+    const int32_t scaleH = fixedScale(s.inH, s.outH, options.alignCorners);
+    const int32_t scaleW = fixedScale(s.inW, s.outW, options.alignCorners);
+    for (int32_t b = 0; b < s.batches; ++b) {
+        for (int32_t y = 0; y < s.outH; ++y) {
+            const FixedNeighbours ny = fixedSource(y, scaleH, s.inH, options.halfPixelCenters);
+            const int64_t dy = ny.source - (1 << 10) * ny.low;
+            for (int32_t x = 0; x < s.outW; ++x) {
+                const FixedNeighbours nx = fixedSource(x, scaleW, s.inW, options.halfPixelCenters);
+                const int64_t dx = nx.source - (1 << 10) * nx.low;
+                const size_t i00 = s.in(b, ny.low, nx.low), i01 = s.in(b, ny.low, nx.high);
+                const size_t i10 = s.in(b, ny.high, nx.low), i11 = s.in(b, ny.high, nx.high);
+                const size_t o = s.out(b, y, x);
+                for (int32_t c = 0; c < s.channels; ++c) {
+                    const int64_t sum = input.at<T>(i00 + c) * ((1 << 10) - dy) * ((1 << 10) - dx) +
+                                        input.at<T>(i10 + c) * dy * ((1 << 10) - dx) +
+                                        input.at<T>(i01 + c) * ((1 << 10) - dy) * dx + input.at<T>(i11 + c) * dy * dx;
+                    const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);
+                    output.set<T>(o + c, static_cast<T>((sum + round) / (1 << 20)));
+                }
+            }
+        }
+    }
+}
+
+bool runBilinear(const CpuKernelCall& call) {
+    if (!prepareResize(call)) return false;
+    const ResizeOptions options = bilinearOptions(call);
+    const ImageShape s = imageShape(call);
+    switch (call.in(0).type()) {
+        case ElementType::FLOAT32: bilinearFloat(call, s, options); break;
+        case ElementType::UINT8: bilinearUint8(call, s, options); break;
+        case ElementType::INT8: bilinearInteger<int8_t>(call, s, options); break;
+        default: bilinearInteger<int16_t>(call, s, options); break;
+    }
+    return true;
+}
+
+// Nearest neighbour copies each output pixel's channels from one input pixel.
+bool runNearest(const CpuKernelCall& call) {
+    if (!prepareResize(call)) return false;
+    const ResizeOptions options = nearestOptions(call);
+    const ImageShape s = imageShape(call);
+    const float scaleH = scaleOf(s.inH, s.outH, options.alignCorners), scaleW = scaleOf(s.inW, s.outW, options.alignCorners);
+    const size_t pixelBytes = static_cast<size_t>(s.channels) * elementSize(call.in(0).type());
+    std::vector<int32_t> columns(static_cast<size_t>(s.outW));
+    for (int32_t x = 0; x < s.outW; ++x) columns[x] = nearestSource(x, scaleW, s.inW, options);
+    for (int32_t b = 0; b < s.batches; ++b) {
+        for (int32_t y = 0; y < s.outH; ++y) {
+            const int32_t inY = nearestSource(y, scaleH, s.inH, options);
+            for (int32_t x = 0; x < s.outW; ++x) {
+                const size_t outPixel = (static_cast<size_t>(b) * s.outH + y) * s.outW + x;
+                const size_t inPixel = (static_cast<size_t>(b) * s.inH + inY) * s.inW + columns[x];
+                std::memcpy(call.out(0).out + outPixel * pixelBytes, call.in(0).data + inPixel * pixelBytes, pixelBytes);
             }
         }
     }
@@ -125,8 +257,8 @@ bool runResize(const CpuKernelCall& call) {
 }  // namespace
 
 void addResizeKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_RESIZE_BILINEAR, {prepareResize, runResize<true>});
-    table.add(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {prepareResize, runResize<false>});
+    table.add(fb::BuiltinOperator_RESIZE_BILINEAR, {prepareResize, runBilinear});
+    table.add(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {prepareResize, runNearest});
 }
 
 }  // namespace nnemu::tflite

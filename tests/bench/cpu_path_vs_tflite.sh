@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# nnemu's CPU path (benchmark_model without a delegate) against TensorFlow Lite's builtin kernels
+# (../shared/tflite/bin/benchmark_model --use_xnnpack=false), one operator per model at the shapes
+# of today's published models (nnemu_bench_cpu_path_models), one thread each. Passes alternate
+# between the two tools; each cell is the median over the passes of benchmark_model's steady-state
+# average. Prints a Markdown table (BENCHMARKS.md, "CPU path per operator").
+#
+#   bash tests/bench/cpu_path_vs_tflite.sh [BUILD_DIR] [PASSES] [MODEL_NAME_REGEX]
+set -euo pipefail
+build=${1:-build}
+passes=${2:-3}
+filter=${3:-.}
+here=$(cd "$(dirname "$0")" && pwd)
+shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
+tflite=$shared/tflite/bin/benchmark_model
+if [[ ! -x $tflite ]]; then
+    echo "cpu_path_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
+    exit 2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NNEMU_ROOT=$work/root
+"$build/bin/nnemu_bench_cpu_path_models" "$work/models" > /dev/null
+
+common=(--num_threads=1 --num_runs=30 --min_secs=0.3 --warmup_runs=2 --warmup_min_secs=0)
+# The steady-state average in microseconds, from benchmark_model's last "Inference (avg)" line.
+average() {
+    "$@" 2>&1 | sed -n 's/.*Inference (avg): \([0-9.e+]*\).*/\1/p' | tail -1
+}
+median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+echo "| operator model | nnemu CPU path (ms) | TFLite builtin kernels (ms) | ratio |"
+echo "|---|---|---|---|"
+for model in "$work"/models/*.tflite; do
+    name=$(basename "$model" .tflite)
+    [[ $name =~ $filter ]] || continue
+    : > "$work/ours" && : > "$work/theirs"
+    for ((pass = 0; pass < passes; ++pass)); do
+        average "$build/bin/benchmark_model" --graph="$model" "${common[@]}" >> "$work/ours"
+        average "$tflite" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/theirs"
+    done
+    ours=$(median < "$work/ours")
+    theirs=$(median < "$work/theirs")
+    if [[ -z $ours || -z $theirs ]]; then
+        echo "| $name | ${ours:-failed} | ${theirs:-failed} | - |"
+        continue
+    fi
+    awk -v n="$name" -v a="$ours" -v b="$theirs" 'BEGIN {printf "| %s | %.3f | %.3f | %.2f |\n", n, a / 1000, b / 1000, a / b}'
+done
