@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "QuantValue.h"
@@ -17,54 +18,82 @@ using hal::OperandType;
 using hal::OperandView;
 using hal::OperationContext;
 
-// For every input element (row-major), the index of the output element it folds into, plus
-// the number of input elements per output element.
-bool mapToOutput(const OperationContext& context, std::vector<size_t>* target, uint64_t* perOutput) {
-    const OperandView& input = context.input(0);
-    const OperandView& axes = context.input(1);
-    std::vector<bool> reduced;
-    if (!hal::resolveReductionAxes(axes.as<int32_t>(), axes.dims.empty() ? 0 : axes.dim(0),
-                                   input.rank(), &reduced)) {
-        return false;
-    }
-    std::vector<uint32_t> kept = input.dims;  // the output shape with reduced axes kept as 1
-    *perOutput = 1;
-    for (uint32_t i = 0; i < input.rank(); ++i) {
-        if (reduced[i]) {
-            *perOutput *= kept[i];
-            kept[i] = 1;
+// The walk of a reduction: input elements in row-major order, each with the output element it
+// folds into. Rows of the input's last axis are handed out whole, with the output step along
+// them (1 when that axis is kept, 0 when it is reduced), so no per-element index arithmetic runs.
+struct ReductionWalk {
+    std::vector<uint32_t> dims;     // the input's shape
+    std::vector<size_t> steps;      // per input axis, the output offset one step along it moves
+    uint64_t perOutput = 1;         // input elements folded into each output element
+
+    bool init(const OperationContext& context) {
+        const OperandView& input = context.input(0);
+        const OperandView& axes = context.input(1);
+        std::vector<bool> reduced;
+        if (!hal::resolveReductionAxes(axes.as<int32_t>(), axes.dims.empty() ? 0 : axes.dim(0), input.rank(),
+                                       &reduced)) {
+            return false;
         }
-    }
-    const std::vector<size_t> strides = hal::rowMajorStrides(kept);
-    const uint64_t total = input.elements();
-    target->resize(total);
-    std::vector<uint32_t> index(input.rank(), 0);
-    for (uint64_t n = 0; n < total; ++n) {
-        size_t to = 0;
+        dims = input.dims;
+        std::vector<uint32_t> kept = input.dims;  // the output shape with reduced axes kept as 1
         for (uint32_t i = 0; i < input.rank(); ++i) {
-            if (!reduced[i]) to += index[i] * strides[i];
+            if (reduced[i]) {
+                perOutput *= kept[i];
+                kept[i] = 1;
+            }
         }
-        (*target)[n] = to;
-        for (uint32_t i = input.rank(); i-- > 0;) {
-            if (++index[i] < input.dim(i)) break;
-            index[i] = 0;
+        steps = hal::rowMajorStrides(kept);
+        for (uint32_t i = 0; i < input.rank(); ++i) {
+            if (reduced[i]) steps[i] = 0;
+        }
+        return true;
+    }
+
+    // visit(first input element, its output element, row length, output step along the row).
+    template <typename Visit>
+    void forEachRow(uint64_t total, Visit visit) const {
+        if (total == 0) return;
+        if (dims.empty()) {
+            visit(size_t{0}, size_t{0}, uint32_t{1}, size_t{0});
+            return;
+        }
+        const size_t rank = dims.size();
+        const uint32_t rowLength = dims[rank - 1];
+        std::vector<uint32_t> index(rank, 0);
+        size_t to = 0;
+        for (uint64_t n = 0; n < total; n += rowLength) {
+            visit(static_cast<size_t>(n), to, rowLength, steps[rank - 1]);
+            for (size_t i = rank - 1; i-- > 0;) {  // next row
+                if (++index[i] < dims[i]) {
+                    to += steps[i];
+                    break;
+                }
+                to -= static_cast<size_t>(dims[i] - 1) * steps[i];
+                index[i] = 0;
+            }
         }
     }
-    return true;
-}
+};
 
 // Folds input values (read as T through `load`) into `init`-initialised accumulators with
 // `fold`, then hands each accumulator to `store`.
 template <typename T, typename Load, typename Fold, typename Store>
 bool reduce(OperationContext& context, T init, Load load, Fold fold, Store store) {
-    std::vector<size_t> target;
-    uint64_t perOutput = 0;
-    if (!mapToOutput(context, &target, &perOutput)) return false;
-    std::vector<T> accumulators(context.output(0).elements(), init);
-    for (size_t n = 0; n < target.size(); ++n) {
-        accumulators[target[n]] = fold(accumulators[target[n]], load(n));
-    }
-    for (size_t o = 0; o < accumulators.size(); ++o) store(o, accumulators[o], perOutput);
+    ReductionWalk walk;
+    if (!walk.init(context)) return false;
+    using Storage = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // not vector<bool>'s bits
+    std::vector<Storage> accumulators(context.output(0).elements(), init);
+    walk.forEachRow(context.input(0).elements(), [&](size_t n, size_t to, uint32_t length, size_t step) {
+        Storage* acc = accumulators.data() + to;
+        if (step == 0) {
+            T value = static_cast<T>(*acc);
+            for (uint32_t k = 0; k < length; ++k) value = fold(value, load(n + k));
+            *acc = value;
+        } else {
+            for (uint32_t k = 0; k < length; ++k) acc[k] = fold(acc[k], load(n + k));
+        }
+    });
+    for (size_t o = 0; o < accumulators.size(); ++o) store(o, static_cast<T>(accumulators[o]), walk.perOutput);
     return true;
 }
 
@@ -90,11 +119,12 @@ bool reduceFloat(OperationContext& context, float init, Fold fold, Finish finish
     return false;
 }
 
-float plus(float a, float b) { return a + b; }
-float times(float a, float b) { return a * b; }
-float larger(float a, float b) { return std::max(a, b); }
-float smaller(float a, float b) { return std::min(a, b); }
-float asIs(float acc, uint64_t) { return acc; }
+// Function objects, not functions: a function pointer as `Fold` would be an indirect call per element.
+constexpr auto plus = [](float a, float b) { return a + b; };
+constexpr auto times = [](float a, float b) { return a * b; };
+constexpr auto larger = [](float a, float b) { return std::max(a, b); };
+constexpr auto smaller = [](float a, float b) { return std::min(a, b); };
+constexpr auto asIs = [](float acc, uint64_t) { return acc; };
 
 // MEAN of Q8 (T = uint8_t) or Q8S (T = int8_t) values.
 template <typename T>
@@ -159,7 +189,8 @@ bool reduceMaxMin(OperationContext& context) {
     if (type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return reduceMaxMinQuant8<kMax, int8_t>(context);
     const float init = kMax ? -std::numeric_limits<float>::infinity()
                             : std::numeric_limits<float>::infinity();
-    return reduceFloat(context, init, kMax ? larger : smaller, asIs);
+    if constexpr (kMax) return reduceFloat(context, init, larger, asIs);
+    return reduceFloat(context, init, smaller, asIs);
 }
 
 template <bool kAny>

@@ -60,12 +60,31 @@ bool transpose(OperationContext& context) {
     const std::vector<uint32_t>& outDims = context.output(0).dims;
     const uint64_t total = context.output(0).elements();
     const size_t size = hal::elementSize(input.type);
-    std::vector<uint32_t> index(rank, 0);  // position in the output
-    for (uint64_t out = 0; out < total; ++out) {
+    if (total == 0) return true;
+    if (rank == 0) {
+        std::memcpy(context.output(0).data, input.data, size);
+        return true;
+    }
+    // The output is written row by row (its last axis); a row reads the input with one stride,
+    // a contiguous run when the last axis stays last.
+    const uint32_t rowLength = outDims[rank - 1];
+    const size_t rowStride = inStrides[perm[rank - 1]];
+    std::vector<uint32_t> index(rank, 0);  // position in the output; index[rank - 1] stays 0
+    uint8_t* out = context.output(0).data;
+    for (uint64_t row = 0; row < total / rowLength; ++row, out += rowLength * size) {
         size_t from = 0;
-        for (uint32_t i = 0; i < rank; ++i) from += index[i] * inStrides[perm[i]];
-        moveElement(context.output(0).data, out, input.data, from, size);
-        for (uint32_t i = rank; i-- > 0;) {  // next output position, last axis fastest
+        for (uint32_t i = 0; i + 1 < rank; ++i) from += index[i] * inStrides[perm[i]];
+        const uint8_t* in = input.data + from * size;
+        if (rowStride == 1) {
+            std::memcpy(out, in, rowLength * size);
+        } else if (size == 4) {
+            for (uint32_t k = 0; k < rowLength; ++k) std::memcpy(out + k * 4, in + k * rowStride * 4, 4);
+        } else if (size == 1) {
+            for (uint32_t k = 0; k < rowLength; ++k) out[k] = in[k * rowStride];
+        } else {
+            for (uint32_t k = 0; k < rowLength; ++k) std::memcpy(out + k * size, in + k * rowStride * size, size);
+        }
+        for (uint32_t i = rank - 1; i-- > 0;) {  // next output row
             if (++index[i] < outDims[i]) break;
             index[i] = 0;
         }
