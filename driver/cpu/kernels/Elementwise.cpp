@@ -35,11 +35,19 @@ bool binaryFloat32(OperationContext& context, int32_t fuse) {
     const float* a = context.input(0).as<float>();
     const float* b = context.input(1).as<float>();
     float* out = context.output(0).as<float>();
-    const OperationType op = context.type;
-    forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
-                     [&](uint64_t o, uint64_t i, uint64_t j) {
-                         out[o] = quant::activationClamp(applyFloat(op, a[i], b[j]), low, high);
-                     });
+    // One loop per operation, so that each inlines its arithmetic and vectorizes.
+    const auto run = [&](auto apply) {
+        forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
+                         [&](uint64_t o, uint64_t i, uint64_t j) {
+                             out[o] = quant::activationClamp(apply(a[i], b[j]), low, high);
+                         });
+    };
+    switch (context.type) {
+        case OperationType::ADD: run([](float x, float y) { return x + y; }); break;
+        case OperationType::SUB: run([](float x, float y) { return x - y; }); break;
+        case OperationType::MUL: run([](float x, float y) { return x * y; }); break;
+        default: run([](float x, float y) { return x / y; }); break;
+    }
     return true;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <utility>
+#include <type_traits>
 #include <vector>
 
 #include "nnemu/hal/Operations.h"
@@ -57,12 +58,33 @@ void forEachBroadcast(const std::vector<uint32_t>& outDims, const std::vector<ui
     };
     fillStrides(aDims, aStride);
     fillStrides(bDims, bStride);
+    if (rank == 0) {
+        fn(uint64_t{0}, uint64_t{0}, uint64_t{0});
+        return;
+    }
+    // Rows of the innermost axis run as plain loops; the common steps (1 or 0 for each input)
+    // are compile-time constants there, so the loops vectorize.
+    const uint64_t rowLength = outDims[rank - 1];
+    const uint64_t aStep = aStride[rank - 1], bStep = bStride[rank - 1];
     std::vector<uint32_t> index(rank, 0);
     uint64_t ai = 0, bi = 0;
-    for (uint64_t oi = 0; oi < total; ++oi) {
-        fn(oi, ai, bi);
-        // Advance the odometer from the innermost axis.
-        for (size_t k = rank; k-- > 0;) {
+    const auto row = [&](uint64_t oi, auto aS, auto bS) {
+        for (uint64_t k = 0; k < rowLength; ++k) fn(oi + k, ai + k * aS, bi + k * bS);
+    };
+    using One = std::integral_constant<uint64_t, 1>;
+    using Zero = std::integral_constant<uint64_t, 0>;
+    for (uint64_t oi = 0; oi < total; oi += rowLength) {
+        if (aStep == 1 && bStep == 1) {
+            row(oi, One{}, One{});
+        } else if (aStep == 1 && bStep == 0) {
+            row(oi, One{}, Zero{});
+        } else if (aStep == 0 && bStep == 1) {
+            row(oi, Zero{}, One{});
+        } else {
+            row(oi, aStep, bStep);
+        }
+        // Advance the odometer over the outer axes.
+        for (size_t k = rank - 1; k-- > 0;) {
             ++index[k];
             ai += aStride[k];
             bi += bStride[k];
