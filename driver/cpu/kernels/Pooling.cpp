@@ -2,6 +2,7 @@
 // F16). Windows are clipped to the input: padding never counts as an element, so an average
 // divides by the number of input elements actually covered. The quantized average rounds half
 // away from zero: (sum ± count / 2) / count (half up for Q8, whose sums are never negative).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -51,10 +52,12 @@ bool resolveShape(const OperationContext& context, PoolShape* s) {
 }
 
 // For every output element, folds reduce(acc, inputIndex) over the input elements its window
-// covers, then calls store(outputIndex, acc, count).
+// covers (rows, then columns), then calls store(outputIndex, acc, count). In NHWC a window
+// position's channels are contiguous, so all channels of an output pixel fold together.
 template <typename Acc, typename Reduce, typename Store>
 void pool(const PoolShape& s, Acc initial, Reduce reduce, Store store) {
     const WindowGeometry& g = s.geometry;
+    std::vector<Acc> acc(s.in.nchw ? 1 : s.out.channels);
     for (uint32_t b = 0; b < s.out.batches; ++b) {
         for (uint32_t oy = 0; oy < s.out.height; ++oy) {
             const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
@@ -64,17 +67,28 @@ void pool(const PoolShape& s, Acc initial, Reduce reduce, Store store) {
                 const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
                 const int64_t xBegin = std::max<int64_t>(x0, 0);
                 const int64_t xEnd = std::min<int64_t>(x0 + g.filterWidth, g.inWidth);
-                for (uint32_t c = 0; c < s.out.channels; ++c) {
-                    Acc acc = initial;
-                    uint32_t count = 0;
+                const auto count = static_cast<uint32_t>(std::max<int64_t>(yEnd - yBegin, 0) *
+                                                         std::max<int64_t>(xEnd - xBegin, 0));
+                if (!s.in.nchw) {
+                    std::fill(acc.begin(), acc.end(), initial);
                     for (int64_t y = yBegin; y < yEnd; ++y) {
                         for (int64_t x = xBegin; x < xEnd; ++x) {
-                            acc = reduce(acc, s.in.at(b, static_cast<uint32_t>(y),
-                                                         static_cast<uint32_t>(x), c));
-                            ++count;
+                            const size_t first = s.in.at(b, static_cast<uint32_t>(y), static_cast<uint32_t>(x), 0);
+                            for (uint32_t c = 0; c < s.out.channels; ++c) acc[c] = reduce(acc[c], first + c);
                         }
                     }
-                    store(s.out.at(b, oy, ox, c), acc, count);
+                    const size_t out = s.out.at(b, oy, ox, 0);
+                    for (uint32_t c = 0; c < s.out.channels; ++c) store(out + c, acc[c], count);
+                    continue;
+                }
+                for (uint32_t c = 0; c < s.out.channels; ++c) {
+                    Acc value = initial;
+                    for (int64_t y = yBegin; y < yEnd; ++y) {
+                        for (int64_t x = xBegin; x < xEnd; ++x) {
+                            value = reduce(value, s.in.at(b, static_cast<uint32_t>(y), static_cast<uint32_t>(x), c));
+                        }
+                    }
+                    store(s.out.at(b, oy, ox, c), value, count);
                 }
             }
         }
