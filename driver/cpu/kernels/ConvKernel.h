@@ -45,6 +45,14 @@ bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int3
     const int32_t inputZeroPoint = inputView.zeroPoint;
     T* output = outputView.as<T>();
     auto store = [&](size_t o, uint32_t oc, int32_t acc) { output[o] = requantize(acc, bias[oc], oc); };
+    // A loop with a quantized fast path (runQuant) computes the same integer sums its own way.
+    constexpr bool kHasQuantPath = requires { &Loop::template runQuant<T, T, decltype(store)>; };
+    if constexpr (kHasQuantPath) {
+        if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+            return loop.template runQuant<T, int8_t>(input, inputZeroPoint, filterView.as<int8_t>(), 0, store);
+        }
+        return loop.template runQuant<T, T>(input, inputZeroPoint, filterView.as<T>(), filterView.zeroPoint, store);
+    }
     if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         const int8_t* filter = filterView.as<int8_t>();
         loop.template run<int32_t>(

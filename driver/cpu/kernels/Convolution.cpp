@@ -1,9 +1,12 @@
 // Reference kernels of CONV_2D, DEPTHWISE_CONV_2D and GROUPED_CONV_2D (F32, F16, Q8 with Q8
 // or per-channel filters; types handled by ConvKernel.h). Taps that fall into the padding
 // contribute nothing (a real zero).
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "ConvKernel.h"
+#include "DotProduct.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
@@ -109,9 +112,148 @@ struct WindowLoop {
     }
 };
 
+// The same sums for NHWC tensors, with the input and filter offsets of each tap computed once
+// per window position instead of per product: CONV_2D and GROUPED_CONV_2D walk a tap's input
+// channels as one run, DEPTHWISE_CONV_2D keeps one accumulator per output channel of a pixel
+// and adds each tap to all of them. Every output element adds the same products in the same
+// order as WindowLoop, so float results are identical.
+struct NhwcWindowLoop {
+    const ConvShape& s;
+
+    template <typename Acc, typename Tap, typename Store>
+    void run(Tap tap, Store store) const {
+        const WindowGeometry& g = s.geometry;
+        const uint32_t channels = s.out.channels;
+        std::vector<Acc> acc(channels);
+        for (uint32_t b = 0; b < s.out.batches; ++b) {
+            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
+                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
+                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
+                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
+                    std::fill(acc.begin(), acc.end(), Acc{});
+                    if (s.kind == WindowKind::DEPTHWISE) {
+                        depthwisePixel(acc.data(), tap, b, y0, x0);
+                    } else {
+                        for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] = convolutionSum<Acc>(tap, b, y0, x0, oc);
+                    }
+                    const size_t out = s.out.at(b, oy, ox, 0);
+                    for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+                }
+            }
+        }
+    }
+
+    // Quantized sums: sum((x - zx) * (w - zw)) over a tap's input channels is computed as
+    // sum(x * w) - zw * sum(x) - zx * sum(w) + n * zx * zw, with the filter sums taken once per
+    // execution, so the innermost loop is a plain 8-bit dot product. Integer sums are exact in
+    // any order. Depthwise keeps the generic path (its loop is already per channel).
+    template <typename T, typename W, typename Store>
+    bool runQuant(const T* input, int32_t inputZeroPoint, const W* filter, int32_t filterZeroPoint, Store store) const {
+        if (s.kind == WindowKind::DEPTHWISE) {
+            run<int32_t>(
+                    [&](size_t i, size_t f) {
+                        return (static_cast<int32_t>(input[i]) - inputZeroPoint) *
+                               (static_cast<int32_t>(filter[f]) - filterZeroPoint);
+                    },
+                    store);
+            return true;
+        }
+        const WindowGeometry& g = s.geometry;
+        const uint32_t depth = s.groupInChannels, channels = s.out.channels;
+        const size_t taps = static_cast<size_t>(g.filterHeight) * g.filterWidth;
+        std::vector<int32_t> filterSums(channels * taps);
+        for (size_t t = 0; t < filterSums.size(); ++t) {
+            int32_t sum = 0;
+            for (uint32_t ic = 0; ic < depth; ++ic) sum += filter[t * depth + ic];
+            filterSums[t] = sum;
+        }
+        const int32_t zeroProduct = static_cast<int32_t>(depth) * inputZeroPoint * filterZeroPoint;
+        std::vector<uint32_t> firstInput(channels);  // the first input channel of oc's group
+        for (uint32_t oc = 0; oc < channels; ++oc) firstInput[oc] = oc / s.groupOutChannels * s.groupInChannels;
+        std::vector<int32_t> acc(channels);
+        for (uint32_t b = 0; b < s.out.batches; ++b) {
+            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
+                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
+                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
+                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
+                    std::fill(acc.begin(), acc.end(), 0);
+                    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+                        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+                        if (iy < 0 || iy >= g.inHeight) continue;
+                        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+                            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+                            if (ix < 0 || ix >= g.inWidth) continue;
+                            const T* pixel = input + s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), 0);
+                            const size_t tapIndex = static_cast<size_t>(ky) * g.filterWidth + kx;
+                            int32_t inputSum = 0;
+                            uint32_t summed = UINT32_MAX;  // the group whose input sum inputSum holds
+                            for (uint32_t oc = 0; oc < channels; ++oc) {
+                                const T* x = pixel + firstInput[oc];
+                                const size_t tap = oc * taps + tapIndex;
+                                if (filterZeroPoint != 0 && summed != firstInput[oc]) {
+                                    inputSum = 0;
+                                    for (uint32_t ic = 0; ic < depth; ++ic) inputSum += x[ic];
+                                    summed = firstInput[oc];
+                                }
+                                acc[oc] += dotProduct(x, filter + tap * depth, depth) - filterZeroPoint * inputSum -
+                                           inputZeroPoint * filterSums[tap] + zeroProduct;
+                            }
+                        }
+                    }
+                    const size_t out = s.out.at(b, oy, ox, 0);
+                    for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+                }
+            }
+        }
+        return true;
+    }
+
+    template <typename Acc, typename Tap>
+    Acc convolutionSum(Tap& tap, uint32_t b, int64_t y0, int64_t x0, uint32_t oc) const {
+        const WindowGeometry& g = s.geometry;
+        const uint32_t firstInput = oc / s.groupOutChannels * s.groupInChannels;
+        Acc acc{};
+        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+            if (iy < 0 || iy >= g.inHeight) continue;
+            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+                if (ix < 0 || ix >= g.inWidth) continue;
+                const size_t in = s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), firstInput);
+                const size_t filter =
+                        ((static_cast<size_t>(oc) * g.filterHeight + ky) * g.filterWidth + kx) * s.groupInChannels;
+                for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) acc += tap(in + ic, filter + ic);
+            }
+        }
+        return acc;
+    }
+
+    template <typename Acc, typename Tap>
+    void depthwisePixel(Acc* acc, Tap& tap, uint32_t b, int64_t y0, int64_t x0) const {
+        const WindowGeometry& g = s.geometry;
+        const uint32_t channels = s.out.channels, multiplier = s.depthMultiplier;
+        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+            if (iy < 0 || iy >= g.inHeight) continue;
+            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+                if (ix < 0 || ix >= g.inWidth) continue;
+                const size_t in = s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), 0);
+                const size_t filter = (static_cast<size_t>(ky) * g.filterWidth + kx) * channels;
+                if (multiplier == 1) {
+                    for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc, filter + oc);
+                } else {
+                    for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc / multiplier, filter + oc);
+                }
+            }
+        }
+    }
+};
+
 bool runWindowConv(OperationContext& context, WindowKind kind) {
     ConvShape s;
     NN_RET_CHECK(resolveShape(context, kind, &s));
+    if (!s.params.nchw) return convpool::convolve(context, s.params.activation, s.out.channels, NhwcWindowLoop{s});
     return convpool::convolve(context, s.params.activation, s.out.channels, WindowLoop{s});
 }
 

@@ -1,0 +1,23 @@
+#include "DotProduct.h"
+
+namespace nnemu::cpu {
+namespace {
+
+template <typename X, typename W>
+inline int32_t dot(const X* x, const W* w, uint32_t n) {
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        sum += static_cast<int32_t>(static_cast<int16_t>(x[i])) * static_cast<int32_t>(static_cast<int16_t>(w[i]));
+    }
+    return sum;
+}
+
+}  // namespace
+
+#define NNEMU_DOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+NNEMU_DOT_CLONES int32_t dotProduct(const uint8_t* x, const uint8_t* w, uint32_t n) { return dot(x, w, n); }
+NNEMU_DOT_CLONES int32_t dotProduct(const int8_t* x, const int8_t* w, uint32_t n) { return dot(x, w, n); }
+NNEMU_DOT_CLONES int32_t dotProduct(const uint8_t* x, const int8_t* w, uint32_t n) { return dot(x, w, n); }
+
+}  // namespace nnemu::cpu
