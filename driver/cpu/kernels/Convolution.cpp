@@ -134,7 +134,11 @@ struct NhwcWindowLoop {
                     if (s.kind == WindowKind::DEPTHWISE) {
                         depthwisePixel(acc.data(), tap, b, y0, x0);
                     } else {
-                        for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] = convolutionSum<Acc>(tap, b, y0, x0, oc);
+                        uint32_t oc = 0;
+                        for (; oc + kBlock <= channels && sameGroup(oc, kBlock); oc += kBlock) {
+                            convolutionSums<kBlock>(acc.data() + oc, tap, b, y0, x0, oc);
+                        }
+                        for (; oc < channels; ++oc) convolutionSums<1>(acc.data() + oc, tap, b, y0, x0, oc);
                     }
                     const size_t out = s.out.at(b, oy, ox, 0);
                     for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
@@ -163,9 +167,7 @@ struct NhwcWindowLoop {
         const size_t taps = static_cast<size_t>(g.filterHeight) * g.filterWidth;
         std::vector<int32_t> filterSums(channels * taps);
         for (size_t t = 0; t < filterSums.size(); ++t) {
-            int32_t sum = 0;
-            for (uint32_t ic = 0; ic < depth; ++ic) sum += filter[t * depth + ic];
-            filterSums[t] = sum;
+            filterSums[t] = elementSum(filter + t * depth, depth);
         }
         const int32_t zeroProduct = static_cast<int32_t>(depth) * inputZeroPoint * filterZeroPoint;
         std::vector<uint32_t> firstInput(channels);  // the first input channel of oc's group
@@ -191,8 +193,7 @@ struct NhwcWindowLoop {
                                 const T* x = pixel + firstInput[oc];
                                 const size_t tap = oc * taps + tapIndex;
                                 if (filterZeroPoint != 0 && summed != firstInput[oc]) {
-                                    inputSum = 0;
-                                    for (uint32_t ic = 0; ic < depth; ++ic) inputSum += x[ic];
+                                    inputSum = elementSum(x, depth);
                                     summed = firstInput[oc];
                                 }
                                 acc[oc] += dotProduct(x, filter + tap * depth, depth) - filterZeroPoint * inputSum -
@@ -208,11 +209,20 @@ struct NhwcWindowLoop {
         return true;
     }
 
-    template <typename Acc, typename Tap>
-    Acc convolutionSum(Tap& tap, uint32_t b, int64_t y0, int64_t x0, uint32_t oc) const {
+    // Output channels are summed kBlock at a time, each in its own accumulator and in the same
+    // order as alone (taps, then input channels): independent chains of additions.
+    static constexpr uint32_t kBlock = 4;
+
+    bool sameGroup(uint32_t oc, uint32_t count) const {
+        return oc / s.groupOutChannels == (oc + count - 1) / s.groupOutChannels;
+    }
+
+    template <uint32_t N, typename Acc, typename Tap>
+    void convolutionSums(Acc* sums, Tap& tap, uint32_t b, int64_t y0, int64_t x0, uint32_t oc) const {
         const WindowGeometry& g = s.geometry;
         const uint32_t firstInput = oc / s.groupOutChannels * s.groupInChannels;
-        Acc acc{};
+        const size_t filterStride = static_cast<size_t>(g.filterHeight) * g.filterWidth * s.groupInChannels;
+        Acc acc[N] = {};
         for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
             const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
             if (iy < 0 || iy >= g.inHeight) continue;
@@ -222,10 +232,12 @@ struct NhwcWindowLoop {
                 const size_t in = s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), firstInput);
                 const size_t filter =
                         ((static_cast<size_t>(oc) * g.filterHeight + ky) * g.filterWidth + kx) * s.groupInChannels;
-                for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) acc += tap(in + ic, filter + ic);
+                for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) {
+                    for (uint32_t k = 0; k < N; ++k) acc[k] += tap(in + ic, filter + k * filterStride + ic);
+                }
             }
         }
-        return acc;
+        for (uint32_t k = 0; k < N; ++k) sums[k] = acc[k];
     }
 
     template <typename Acc, typename Tap>

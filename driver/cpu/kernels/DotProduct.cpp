@@ -12,6 +12,13 @@ inline int32_t dot(const X* x, const W* w, uint32_t n) {
     return sum;
 }
 
+template <typename X>
+inline int32_t sum(const X* x, uint32_t n) {
+    int32_t total = 0;
+    for (uint32_t i = 0; i < n; ++i) total += x[i];
+    return total;
+}
+
 }  // namespace
 
 #define NNEMU_DOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -19,5 +26,7 @@ inline int32_t dot(const X* x, const W* w, uint32_t n) {
 NNEMU_DOT_CLONES int32_t dotProduct(const uint8_t* x, const uint8_t* w, uint32_t n) { return dot(x, w, n); }
 NNEMU_DOT_CLONES int32_t dotProduct(const int8_t* x, const int8_t* w, uint32_t n) { return dot(x, w, n); }
 NNEMU_DOT_CLONES int32_t dotProduct(const uint8_t* x, const int8_t* w, uint32_t n) { return dot(x, w, n); }
+NNEMU_DOT_CLONES int32_t elementSum(const uint8_t* x, uint32_t n) { return sum(x, n); }
+NNEMU_DOT_CLONES int32_t elementSum(const int8_t* x, uint32_t n) { return sum(x, n); }
 
 }  // namespace nnemu::cpu

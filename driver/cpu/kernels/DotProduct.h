@@ -10,5 +10,8 @@ namespace nnemu::cpu {
 int32_t dotProduct(const uint8_t* x, const uint8_t* w, uint32_t n);
 int32_t dotProduct(const int8_t* x, const int8_t* w, uint32_t n);
 int32_t dotProduct(const uint8_t* x, const int8_t* w, uint32_t n);
+// The sum of n 8-bit values.
+int32_t elementSum(const uint8_t* x, uint32_t n);
+int32_t elementSum(const int8_t* x, uint32_t n);
 
 }  // namespace nnemu::cpu

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ConvPoolUtils.h"
+#include "DotProduct.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "KernelFamilies.h"
@@ -27,7 +28,21 @@ void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* inpu
     quant::floatActivationRange(activation, &low, &high);
     for (uint32_t b = 0; b < s.batches; ++b) {
         const float* row = input + static_cast<size_t>(b) * s.inputSize;
-        for (uint32_t u = 0; u < s.units; ++u) {
+        // Eight units at a time, each with its own sum in input order: the same result as one
+        // unit at a time, with eight independent chains of additions instead of one.
+        constexpr uint32_t kBlock = 8;
+        uint32_t u = 0;
+        for (; u + kBlock <= s.units; u += kBlock) {
+            const float* w = weights + static_cast<size_t>(u) * s.inputSize;
+            float sum[kBlock] = {};
+            for (uint32_t i = 0; i < s.inputSize; ++i) {
+                for (uint32_t k = 0; k < kBlock; ++k) sum[k] += row[i] * w[k * static_cast<size_t>(s.inputSize) + i];
+            }
+            for (uint32_t k = 0; k < kBlock; ++k) {
+                output[static_cast<size_t>(b) * s.units + u + k] = convpool::clampFloat(sum[k] + bias[u + k], low, high);
+            }
+        }
+        for (; u < s.units; ++u) {
             const float* w = weights + static_cast<size_t>(u) * s.inputSize;
             float sum = 0.0f;
             for (uint32_t i = 0; i < s.inputSize; ++i) sum += row[i] * w[i];
@@ -53,15 +68,19 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
     T* output = outputView.as<T>();
     const int32_t inputZeroPoint = inputView.zeroPoint;
     const int32_t weightsZeroPoint = weightsView.zeroPoint;
+    std::vector<int32_t> weightSums(s.units, 0);
+    for (uint32_t u = 0; u < s.units; ++u) {
+        weightSums[u] = elementSum(weights + static_cast<size_t>(u) * s.inputSize, s.inputSize);
+    }
     for (uint32_t b = 0; b < s.batches; ++b) {
         const T* row = input + static_cast<size_t>(b) * s.inputSize;
+        const int32_t inputSum = elementSum(row, s.inputSize);
         for (uint32_t u = 0; u < s.units; ++u) {
             const T* w = weights + static_cast<size_t>(u) * s.inputSize;
-            int32_t acc = 0;
-            for (uint32_t i = 0; i < s.inputSize; ++i) {
-                acc += (static_cast<int32_t>(row[i]) - inputZeroPoint) *
-                       (static_cast<int32_t>(w[i]) - weightsZeroPoint);
-            }
+            // sum((x - zx) * (w - zw)) as an 8-bit dot product and two corrections (exact).
+            const int32_t acc = dotProduct(row, w, s.inputSize) - weightsZeroPoint * inputSum -
+                                inputZeroPoint * weightSums[u] +
+                                static_cast<int32_t>(s.inputSize) * inputZeroPoint * weightsZeroPoint;
             output[static_cast<size_t>(b) * s.units + u] = requantize(acc, bias[u], 0);
         }
     }
