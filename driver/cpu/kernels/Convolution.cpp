@@ -60,6 +60,36 @@ bool resolveShape(const OperationContext& context, WindowKind kind, ConvShape* s
     return true;
 }
 
+// Calls fn(b, oy, ox, y0, x0) for every output pixel, (y0, x0) the input position of its
+// window's top-left tap (negative inside the padding).
+template <typename Fn>
+void forEachWindow(const ConvShape& s, Fn fn) {
+    const WindowGeometry& g = s.geometry;
+    for (uint32_t b = 0; b < s.out.batches; ++b) {
+        for (uint32_t oy = 0; oy < s.out.height; ++oy) {
+            for (uint32_t ox = 0; ox < s.out.width; ++ox) {
+                fn(b, oy, ox, static_cast<int64_t>(oy) * g.strideH - g.padTop,
+                   static_cast<int64_t>(ox) * g.strideW - g.padLeft);
+            }
+        }
+    }
+}
+
+// Calls fn(ky, kx, iy, ix) for every tap of the window at (y0, x0) that lies inside the input,
+// rows first: taps in the padding contribute nothing.
+template <typename Fn>
+void forEachTap(const WindowGeometry& g, int64_t y0, int64_t x0, Fn fn) {
+    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+        if (iy < 0 || iy >= g.inHeight) continue;
+        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+            if (ix < 0 || ix >= g.inWidth) continue;
+            fn(ky, kx, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix));
+        }
+    }
+}
+
 // Visits every output element: `tap(inputIndex, filterIndex)` returns one product to add to
 // the accumulator, `store(outputIndex, outChannel, accumulator)` writes the result.
 struct WindowLoop {
@@ -67,28 +97,15 @@ struct WindowLoop {
 
     template <typename Acc, typename Tap, typename Store>
     void run(Tap tap, Store store) const {
-        const WindowGeometry& g = s.geometry;
-        for (uint32_t b = 0; b < s.out.batches; ++b) {
-            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
-                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
-                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
-                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
-                    for (uint32_t oc = 0; oc < s.out.channels; ++oc) {
-                        Acc acc{};
-                        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-                            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-                            if (iy < 0 || iy >= g.inHeight) continue;
-                            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-                                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-                                if (ix < 0 || ix >= g.inWidth) continue;
-                                addTap(acc, tap, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ky, kx, oc);
-                            }
-                        }
-                        store(s.out.at(b, oy, ox, oc), oc, acc);
-                    }
-                }
+        forEachWindow(s, [&](uint32_t b, uint32_t oy, uint32_t ox, int64_t y0, int64_t x0) {
+            for (uint32_t oc = 0; oc < s.out.channels; ++oc) {
+                Acc acc{};
+                forEachTap(s.geometry, y0, x0, [&](uint32_t ky, uint32_t kx, uint32_t iy, uint32_t ix) {
+                    addTap(acc, tap, b, iy, ix, ky, kx, oc);
+                });
+                store(s.out.at(b, oy, ox, oc), oc, acc);
             }
-        }
+        });
     }
 
     // Adds the products of one filter tap (ky, kx) for output channel oc at input pixel (b, y, x).
@@ -122,29 +139,22 @@ struct NhwcWindowLoop {
 
     template <typename Acc, typename Tap, typename Store>
     void run(Tap tap, Store store) const {
-        const WindowGeometry& g = s.geometry;
         const uint32_t channels = s.out.channels;
         std::vector<Acc> acc(channels);
-        for (uint32_t b = 0; b < s.out.batches; ++b) {
-            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
-                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
-                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
-                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
-                    std::fill(acc.begin(), acc.end(), Acc{});
-                    if (s.kind == WindowKind::DEPTHWISE) {
-                        depthwisePixel(acc.data(), tap, b, y0, x0);
-                    } else {
-                        uint32_t oc = 0;
-                        for (; oc + kBlock <= channels && sameGroup(oc, kBlock); oc += kBlock) {
-                            convolutionSums<kBlock>(acc.data() + oc, tap, b, y0, x0, oc);
-                        }
-                        for (; oc < channels; ++oc) convolutionSums<1>(acc.data() + oc, tap, b, y0, x0, oc);
-                    }
-                    const size_t out = s.out.at(b, oy, ox, 0);
-                    for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+        forEachWindow(s, [&](uint32_t b, uint32_t oy, uint32_t ox, int64_t y0, int64_t x0) {
+            std::fill(acc.begin(), acc.end(), Acc{});
+            if (s.kind == WindowKind::DEPTHWISE) {
+                depthwisePixel(acc.data(), tap, b, y0, x0);
+            } else {
+                uint32_t oc = 0;
+                for (; oc + kBlock <= channels && sameGroup(oc, kBlock); oc += kBlock) {
+                    convolutionSums<kBlock>(acc.data() + oc, tap, b, y0, x0, oc);
                 }
+                for (; oc < channels; ++oc) convolutionSums<1>(acc.data() + oc, tap, b, y0, x0, oc);
             }
-        }
+            const size_t out = s.out.at(b, oy, ox, 0);
+            for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+        });
     }
 
     // Quantized sums: sum((x - zx) * (w - zw)) over a tap's input channels is computed as
@@ -173,39 +183,27 @@ struct NhwcWindowLoop {
         std::vector<uint32_t> firstInput(channels);  // the first input channel of oc's group
         for (uint32_t oc = 0; oc < channels; ++oc) firstInput[oc] = oc / s.groupOutChannels * s.groupInChannels;
         std::vector<int32_t> acc(channels);
-        for (uint32_t b = 0; b < s.out.batches; ++b) {
-            for (uint32_t oy = 0; oy < s.out.height; ++oy) {
-                for (uint32_t ox = 0; ox < s.out.width; ++ox) {
-                    const int64_t y0 = static_cast<int64_t>(oy) * g.strideH - g.padTop;
-                    const int64_t x0 = static_cast<int64_t>(ox) * g.strideW - g.padLeft;
-                    std::fill(acc.begin(), acc.end(), 0);
-                    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-                        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-                        if (iy < 0 || iy >= g.inHeight) continue;
-                        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-                            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-                            if (ix < 0 || ix >= g.inWidth) continue;
-                            const T* pixel = input + s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), 0);
-                            const size_t tapIndex = static_cast<size_t>(ky) * g.filterWidth + kx;
-                            int32_t inputSum = 0;
-                            uint32_t summed = UINT32_MAX;  // the group whose input sum inputSum holds
-                            for (uint32_t oc = 0; oc < channels; ++oc) {
-                                const T* x = pixel + firstInput[oc];
-                                const size_t tap = oc * taps + tapIndex;
-                                if (filterZeroPoint != 0 && summed != firstInput[oc]) {
-                                    inputSum = elementSum(x, depth);
-                                    summed = firstInput[oc];
-                                }
-                                acc[oc] += dotProduct(x, filter + tap * depth, depth) - filterZeroPoint * inputSum -
-                                           inputZeroPoint * filterSums[tap] + zeroProduct;
-                            }
-                        }
+        forEachWindow(s, [&](uint32_t b, uint32_t oy, uint32_t ox, int64_t y0, int64_t x0) {
+            std::fill(acc.begin(), acc.end(), 0);
+            forEachTap(g, y0, x0, [&](uint32_t ky, uint32_t kx, uint32_t iy, uint32_t ix) {
+                const T* pixel = input + s.in.at(b, iy, ix, 0);
+                const size_t tapIndex = static_cast<size_t>(ky) * g.filterWidth + kx;
+                int32_t inputSum = 0;
+                uint32_t summed = UINT32_MAX;  // the group whose input sum inputSum holds
+                for (uint32_t oc = 0; oc < channels; ++oc) {
+                    const T* x = pixel + firstInput[oc];
+                    const size_t tap = oc * taps + tapIndex;
+                    if (filterZeroPoint != 0 && summed != firstInput[oc]) {
+                        inputSum = elementSum(x, depth);
+                        summed = firstInput[oc];
                     }
-                    const size_t out = s.out.at(b, oy, ox, 0);
-                    for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+                    acc[oc] += dotProduct(x, filter + tap * depth, depth) - filterZeroPoint * inputSum -
+                               inputZeroPoint * filterSums[tap] + zeroProduct;
                 }
-            }
-        }
+            });
+            const size_t out = s.out.at(b, oy, ox, 0);
+            for (uint32_t oc = 0; oc < channels; ++oc) store(out + oc, oc, acc[oc]);
+        });
         return true;
     }
 
@@ -223,20 +221,14 @@ struct NhwcWindowLoop {
         const uint32_t firstInput = oc / s.groupOutChannels * s.groupInChannels;
         const size_t filterStride = static_cast<size_t>(g.filterHeight) * g.filterWidth * s.groupInChannels;
         Acc acc[N] = {};
-        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-            if (iy < 0 || iy >= g.inHeight) continue;
-            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-                if (ix < 0 || ix >= g.inWidth) continue;
-                const size_t in = s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), firstInput);
-                const size_t filter =
-                        ((static_cast<size_t>(oc) * g.filterHeight + ky) * g.filterWidth + kx) * s.groupInChannels;
-                for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) {
-                    for (uint32_t k = 0; k < N; ++k) acc[k] += tap(in + ic, filter + k * filterStride + ic);
-                }
+        forEachTap(g, y0, x0, [&](uint32_t ky, uint32_t kx, uint32_t iy, uint32_t ix) {
+            const size_t in = s.in.at(b, iy, ix, firstInput);
+            const size_t filter =
+                    ((static_cast<size_t>(oc) * g.filterHeight + ky) * g.filterWidth + kx) * s.groupInChannels;
+            for (uint32_t ic = 0; ic < s.groupInChannels; ++ic) {
+                for (uint32_t k = 0; k < N; ++k) acc[k] += tap(in + ic, filter + k * filterStride + ic);
             }
-        }
+        });
         for (uint32_t k = 0; k < N; ++k) sums[k] = acc[k];
     }
 
@@ -244,21 +236,15 @@ struct NhwcWindowLoop {
     void depthwisePixel(Acc* acc, Tap& tap, uint32_t b, int64_t y0, int64_t x0) const {
         const WindowGeometry& g = s.geometry;
         const uint32_t channels = s.out.channels, multiplier = s.depthMultiplier;
-        for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-            const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-            if (iy < 0 || iy >= g.inHeight) continue;
-            for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-                const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-                if (ix < 0 || ix >= g.inWidth) continue;
-                const size_t in = s.in.at(b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), 0);
-                const size_t filter = (static_cast<size_t>(ky) * g.filterWidth + kx) * channels;
-                if (multiplier == 1) {
-                    for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc, filter + oc);
-                } else {
-                    for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc / multiplier, filter + oc);
-                }
+        forEachTap(g, y0, x0, [&](uint32_t ky, uint32_t kx, uint32_t iy, uint32_t ix) {
+            const size_t in = s.in.at(b, iy, ix, 0);
+            const size_t filter = (static_cast<size_t>(ky) * g.filterWidth + kx) * channels;
+            if (multiplier == 1) {
+                for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc, filter + oc);
+            } else {
+                for (uint32_t oc = 0; oc < channels; ++oc) acc[oc] += tap(in + oc / multiplier, filter + oc);
             }
-        }
+        });
     }
 };
 
