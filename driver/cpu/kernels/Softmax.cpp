@@ -36,18 +36,26 @@ void softmaxFloat(const float* in, float* out, uint64_t outer, uint32_t axisSize
 }
 
 // Q8 (T = uint8_t) or Q8S (T = int8_t), evaluated in float from the dequantized input; the
-// output quantization is fixed: (1/256, 0), or (1/256, -128) signed.
+// output quantization is fixed: (1/256, 0), or (1/256, -128) signed. One row along the axis at a
+// time goes through float buffers of the axis's length (not of the whole tensor).
 template <typename T>
 void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint64_t outer,
                    uint32_t axisSize, uint64_t inner, float beta) {
-    const uint64_t n = input.elements();
-    std::vector<float> in(n), out(n);
+    std::vector<float> in(axisSize), out(axisSize);
     const T* src = input.as<T>();
-    for (uint64_t i = 0; i < n; ++i) in[i] = (static_cast<int32_t>(src[i]) - input.zeroPoint) * input.scale;
-    softmaxFloat(in.data(), out.data(), outer, axisSize, inner, beta);
     T* dst = output.as<T>();
-    for (uint64_t i = 0; i < n; ++i) {
-        dst[i] = static_cast<T>(quant::quantizeSaturated(out[i] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+    for (uint64_t o = 0; o < outer; ++o) {
+        for (uint64_t i = 0; i < inner; ++i) {
+            const uint64_t base = o * axisSize * inner + i;
+            for (uint32_t a = 0; a < axisSize; ++a) {
+                in[a] = (static_cast<int32_t>(src[base + a * inner]) - input.zeroPoint) * input.scale;
+            }
+            softmaxFloat(in.data(), out.data(), 1, axisSize, 1, beta);
+            for (uint32_t a = 0; a < axisSize; ++a) {
+                dst[base + a * inner] = static_cast<T>(
+                        quant::quantizeSaturated(out[a] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+            }
+        }
     }
 }
 
