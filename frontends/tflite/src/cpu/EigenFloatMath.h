@@ -9,15 +9,22 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace nnemu::tflite::eigen {
 
 // Horner's rule from the highest coefficient: ((c0 x + c1) x + c2) ...
+// Unrolled at compile time (a fold over the indices): a loop left in here keeps the callers'
+// element loops from vectorizing.
+template <int N, size_t... I>
+inline float polynomialSteps(float x, const float (&c)[N], std::index_sequence<I...>) {
+    float r = c[0];
+    ((r = r * x + c[I + 1]), ...);
+    return r;
+}
 template <int N>
 inline float polynomial(float x, const float (&c)[N]) {
-    float r = c[0];
-    for (int i = 1; i < N; ++i) r = r * x + c[i];
-    return r;
+    return polynomialSteps(x, c, std::make_index_sequence<N - 1>{});
 }
 
 inline float clampTo(float x, float low, float high) {
