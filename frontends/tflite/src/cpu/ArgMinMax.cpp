@@ -44,20 +44,35 @@ bool runArg(const CpuKernelCall& call) {
     for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
     for (size_t d = axis + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
     const auto length = static_cast<size_t>(shape[axis]);
-    for (size_t o = 0; o < outer; ++o) {
-        for (size_t i = 0; i < inner; ++i) {
-            const size_t base = o * length * inner + i;
-            size_t best = 0;
-            double bestValue = length > 0 ? numberAt(input, base) : 0.0;
-            for (size_t k = 1; k < length; ++k) {
-                const double value = numberAt(input, base + k * inner);
-                if (kMax ? value > bestValue : value < bestValue) {
-                    best = k;
-                    bestValue = value;
+    // One loop per element type, comparing values in their own type (int64 exactly too).
+    const auto search = [&](auto load) {
+        for (size_t o = 0; o < outer; ++o) {
+            for (size_t i = 0; i < inner; ++i) {
+                const size_t base = o * length * inner + i;
+                size_t best = 0;
+                auto bestValue = load(base);
+                for (size_t k = 1; k < length; ++k) {
+                    const auto value = load(base + k * inner);
+                    if (kMax ? value > bestValue : value < bestValue) {
+                        best = k;
+                        bestValue = value;
+                    }
                 }
+                setIndex(call.out(0), o * inner + i, static_cast<int64_t>(best));
             }
-            setIndex(call.out(0), o * inner + i, static_cast<int64_t>(best));
         }
+    };
+    if (length == 0) {
+        for (size_t n = 0; n < outer * inner; ++n) setIndex(call.out(0), n, 0);
+        return true;
+    }
+    switch (input.type()) {
+        case ElementType::FLOAT32: search([&](size_t k) { return input.at<float>(k); }); break;
+        case ElementType::UINT8: search([&](size_t k) { return input.at<uint8_t>(k); }); break;
+        case ElementType::INT8: search([&](size_t k) { return input.at<int8_t>(k); }); break;
+        case ElementType::INT32: search([&](size_t k) { return input.at<int32_t>(k); }); break;
+        case ElementType::INT64: search([&](size_t k) { return input.at<int64_t>(k); }); break;
+        default: search([&](size_t k) { return numberAt(input, k); }); break;
     }
     return true;
 }
