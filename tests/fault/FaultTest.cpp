@@ -5,13 +5,19 @@
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "NnapiDevices.h"
+#include "nnemu/base/Trace.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/props/Faults.h"
 #include "nnemu/props/Properties.h"
 
@@ -541,6 +547,114 @@ TEST_F(FaultApi, GarbageIsIgnoredWithOneLineNamingTheProperty) {
     std::vector<InForce> list = inForce();
     ASSERT_EQ(list.size(), 4u);
     for (const InForce& fault : list) EXPECT_FALSE(fault.valid) << fault.name;
+}
+
+}  // namespace
+}  // namespace nnemu::props::faults
+
+namespace nnemu::props::faults {
+namespace {
+
+// Run by the CTest fault_trace with NNEMU_TRACE set (skipped otherwise): an injected fault is a
+// `fault` event of the timeline, naming the property, its value, the call and the result.
+TEST_F(FaultApi, InjectedFaultIsATraceEvent) {
+    const char* path = std::getenv("NNEMU_TRACE");
+    if (path == nullptr || *path == '\0') GTEST_SKIP() << "needs NNEMU_TRACE (the CTest fault_trace sets it)";
+    ASSERT_TRUE(set("vendor.nnemu.fault.jit", "RESOURCE_EXHAUSTED_PERSISTENT@1").isOk());
+    AppModel model(freshConstant());
+    ANeuralNetworksCompilation* compilation = nullptr;
+    ASSERT_EQ(model.compile("synap-npu", &compilation), ANEURALNETWORKS_NO_ERROR);
+    float out[6] = {0};
+    EXPECT_EQ(model.run(compilation, false, out), ANEURALNETWORKS_RESOURCE_EXHAUSTED_PERSISTENT);
+    ANeuralNetworksCompilation_free(compilation);
+    trace::flush();
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string trace = text.str();
+    const auto at = trace.find("\"name\":\"fault\"");
+    ASSERT_NE(at, std::string::npos) << trace.substr(0, 2000);
+    const std::string event = trace.substr(at, trace.find('}', trace.find("\"args\"", at)) - at);
+    for (const char* member : {"\"cat\":\"fault\"", "\"property\":\"vendor.nnemu.fault.jit\"",
+                               "\"value\":\"RESOURCE_EXHAUSTED_PERSISTENT@1\"", "\"call\":1",
+                               "\"result\":\"RESOURCE_EXHAUSTED_PERSISTENT\""}) {
+        EXPECT_NE(event.find(member), std::string::npos) << member << " in " << event;
+    }
+}
+
+}  // namespace
+}  // namespace nnemu::props::faults
+
+namespace nnemu::props::faults {
+namespace {
+
+// The caches behind the application's back: a failed read is a miss, a failed write a program not
+// kept; the application sees neither, the next compile does.
+class FaultCaches : public FaultApi {
+protected:
+    void SetUp() override {
+        FaultApi::SetUp();
+        ASSERT_TRUE(set("vendor.npu.cache.model", "1").isOk());
+        dir_ = ::testing::TempDir() + "nnemu-fault-cache-" + std::to_string(getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::filesystem::remove_all(dir_);
+        ASSERT_TRUE(set("vendor.npu.cache.model", "").isOk());
+        FaultApi::TearDown();
+    }
+    // A compilation on synap-npu with the NNAPI compilation cache, run once; the run's code.
+    int compileAndRun(const AppModel& model) {
+        ANeuralNetworksCompilation* compilation = nullptr;
+        const ANeuralNetworksDevice* devices[1] = {nnemu::test::deviceNamed("synap-npu")};
+        EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.model, devices, 1, &compilation),
+                  ANEURALNETWORKS_NO_ERROR);
+        uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {7};
+        EXPECT_EQ(ANeuralNetworksCompilation_setCaching(compilation, dir_.c_str(), token), ANEURALNETWORKS_NO_ERROR);
+        int n = ANeuralNetworksCompilation_finish(compilation);
+        float out[6] = {0};
+        if (n == ANEURALNETWORKS_NO_ERROR) n = model.run(compilation, false, out);
+        if (n == ANEURALNETWORKS_NO_ERROR && !model.correct(out)) n = -1;
+        ANeuralNetworksCompilation_free(compilation);
+        return n;
+    }
+    std::string dir_;
+};
+
+TEST_F(FaultCaches, FailedReadOfTheNnapiCacheFilePreparesTheModel) {
+    AppModel model(freshConstant());
+    auto& counters = cache::cacheCounters();
+    ASSERT_EQ(compileAndRun(model), ANEURALNETWORKS_NO_ERROR);  // writes the file
+    const uint64_t loads = counters.modelCacheLoads;
+    ASSERT_EQ(compileAndRun(model), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(counters.modelCacheLoads, loads + 1);  // without a fault, from the file
+    ASSERT_TRUE(set("vendor.nnemu.fault.cache.read", "RESOURCE_EXHAUSTED_TRANSIENT@1").isOk());
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(compileAndRun(model), ANEURALNETWORKS_NO_ERROR);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(counters.modelCacheLoads, loads + 1) << log;  // prepared anew instead
+    EXPECT_NE(log.find("W:SyNAP: injectedFault():"), std::string::npos) << log;
+    EXPECT_NE(log.find("fault injected by vendor.nnemu.fault.cache.read=RESOURCE_EXHAUSTED_TRANSIENT@1 at call 1"),
+              std::string::npos)
+            << log;
+}
+
+TEST_F(FaultCaches, FailedWritesLeaveBothCachesWithoutTheProgram) {
+    AppModel model(freshConstant());
+    auto& counters = cache::cacheCounters();
+    ASSERT_TRUE(set("vendor.nnemu.fault.cache.write", "OP_FAILED").isOk());
+    const uint64_t writes = counters.modelCacheWrites, stores = counters.synapStores, compiles = counters.compiles;
+    ASSERT_EQ(compileAndRun(model), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(counters.modelCacheWrites, writes);  // the NNAPI cache file stays empty
+    EXPECT_EQ(counters.synapStores, stores);       // the SyNAP cache keeps nothing
+    EXPECT_EQ(counters.compiles, compiles + 1);
+    ASSERT_TRUE(set("vendor.nnemu.fault.cache.write", "").isOk());
+    const uint64_t loads = counters.modelCacheLoads;
+    EXPECT_EQ(compileAndRun(model), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(counters.modelCacheLoads, loads);     // nothing to load
+    EXPECT_EQ(counters.compiles, compiles + 2);     // compiled again: no SyNAP cache hit either
 }
 
 }  // namespace
