@@ -28,7 +28,7 @@ set(NNEMU_LAYER_cache_USES base)
 set(NNEMU_LAYER_hal_DIRS hal)
 set(NNEMU_LAYER_hal_USES base)
 set(NNEMU_LAYER_cpu_DIRS driver/cpu)
-set(NNEMU_LAYER_cpu_USES base kernels hal)
+set(NNEMU_LAYER_cpu_USES base kernels props hal)
 # synap-npu's log format and its compilation cache sit below the driver, beside it.
 set(NNEMU_LAYER_synap_log_DIRS driver/synap/log)
 set(NNEMU_LAYER_synap_log_USES base)

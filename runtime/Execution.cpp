@@ -278,7 +278,7 @@ int Execution::checkFenced(uint64_t duration) const {
     return ANEURALNETWORKS_NO_ERROR;
 }
 
-int Execution::run(const hal::Deadline& afterFences) {
+int Execution::run(const hal::Deadline& afterFences, bool fenced) {
     static std::atomic<uint64_t> executions{0};  // numbers the trace's execution spans
     trace::Span span("execution", "runtime");
     if (span.active()) {
@@ -288,9 +288,10 @@ int Execution::run(const hal::Deadline& afterFences) {
     hal::Deadline deadline = deadline_;
     if (afterFences && (!deadline || *afterFences < *deadline)) deadline = afterFences;
     // Device memories (MemoryDesc.h) are swapped for their buffers around the plan's run.
-    auto runPlan = [this, &deadline](const std::vector<Argument>& inputs, const std::vector<Argument>& outputs) {
+    auto runPlan = [this, &deadline, fenced](const std::vector<Argument>& inputs,
+                                             const std::vector<Argument>& outputs) {
         return compilation_->plan()->execute(inputs, outputs, measureTiming_, &shapes_, &timing_, deadline,
-                                             loopTimeout_);
+                                             loopTimeout_, fenced);
     };
     const int result = executeWithDeviceMemories(inputs_, outputs_, &shapes_, runPlan);
     span.arg("result", result);

@@ -44,7 +44,8 @@ public:
     int checkFenced(uint64_t duration) const;
     // Runs a started execution to completion and records its results. `afterFences`: the deadline
     // that startComputeWithDependencies' duration sets once the dependencies have signalled.
-    int run(const hal::Deadline& afterFences = {});
+    // `fenced`: started by startComputeWithDependencies.
+    int run(const hal::Deadline& afterFences = {}, bool fenced = false);
     // Completes a started execution without running it (a dependency failed).
     int complete(int result);
 

@@ -84,8 +84,10 @@ int ExecutionPlan::create(const ModelBuilder& model, const std::vector<const Dev
 
     int status = plan->partition(devices, options);
     if (status == ANEURALNETWORKS_NO_ERROR) status = plan->prepareSteps(options);
+    // As Android's CompilationBuilder::finish: every other failure falls back when allowed (a
+    // compilation that allows fallback has no deadline of its own, so a missed one is the driver's).
     if (status != ANEURALNETWORKS_NO_ERROR && status != ANEURALNETWORKS_BAD_DATA &&
-        status != ANEURALNETWORKS_UNEXPECTED_NULL && !isMissedDeadline(status) && options.allowFallback &&
+        status != ANEURALNETWORKS_UNEXPECTED_NULL && options.allowFallback &&
         !model.hasOemOperation() &&
         cpuDevice() != nullptr) {
         NN_LOG(INFO) << "compilation failed on the chosen devices; running the whole model on nnapi-reference";
@@ -244,9 +246,10 @@ int ExecutionPlan::prepareSteps(const CompileOptions& options) {
                                                      options.caching, step->operationIndexes, options.qos);
         if (status != ErrorStatus::NONE || prepared == nullptr) {
             NN_LOG(ERROR) << step->device->name << " failed to prepare its part of the model";
-            // The FL30 statuses reach the application as their own codes; the rest as before.
+            // The driver's code reaches the application (a createForDevices compilation): the
+            // FL30 statuses and UNAVAILABLE_DEVICE as their own codes, the rest as OP_FAILED.
             const int result = resultFromStatus(status);
-            return result >= ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT ? result : ANEURALNETWORKS_OP_FAILED;
+            return result >= ANEURALNETWORKS_UNAVAILABLE_DEVICE ? result : ANEURALNETWORKS_OP_FAILED;
         }
         step->prepared = std::move(prepared);
     }
@@ -268,7 +271,7 @@ static std::shared_ptr<hal::IPreparedModel> preparedOnCpu(PlanStep& step) {
 int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            bool measureTiming, std::vector<hal::OutputShape>* shapes,
                            hal::Timing* timing, const hal::Deadline& deadline,
-                           uint64_t loopTimeoutDuration) const {
+                           uint64_t loopTimeoutDuration, bool fenced) const {
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
@@ -276,11 +279,11 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     Temporaries temporaries(main_->operands.size());
     for (const auto& step : steps_) {
         int status = runStep(*step, *step->prepared, inputs, outputs, temporaries, measureTiming, shapes, timing,
-                             deadline, loopTimeoutDuration);
+                             deadline, loopTimeoutDuration, fenced);
         if (status == ANEURALNETWORKS_NO_ERROR) continue;
         const bool nothingElseToTry = steps_.size() == 1 && step->device->isCpu;
-        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || isMissedDeadline(status) || !allowFallback_ ||
-            nothingElseToTry) {
+        // A deadline exists only without fallback: a missed one that may fall back is the driver's.
+        if (status == ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE || !allowFallback_ || nothingElseToTry) {
             return status;
         }
         NN_LOG(WARNING) << step->device->name << " failed to execute its step; falling back to nnapi-reference";
@@ -348,7 +351,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
                            const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                            Temporaries& temporaries, bool measureTiming,
                            std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
-                           const hal::Deadline& deadline, uint64_t loopTimeoutDuration) const {
+                           const hal::Deadline& deadline, uint64_t loopTimeoutDuration, bool fenced) const {
     trace::Span span(step.device->name, "partition");
     if (span.active()) {
         span.arg("device", step.device->name).arg("operations", step.model->operations.size());
@@ -358,6 +361,7 @@ int ExecutionPlan::runStep(const PlanStep& step, hal::IPreparedModel& prepared,
     if (!allocateTemporaries(step, temporaries)) return ANEURALNETWORKS_OUT_OF_MEMORY;
     hal::Request request;
     request.loopTimeoutDuration = loopTimeoutDuration;
+    request.fenced = fenced;
     auto bind = [&](uint32_t index) {
         hal::RequestArgument argument;
         const int32_t inputAt = inputPosition_[index];

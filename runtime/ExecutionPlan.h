@@ -52,10 +52,12 @@ public:
 
     // Runs the plan with the application's arguments; ANEURALNETWORKS_* code. `shapes` gets one
     // entry per model output (also on OUTPUT_INSUFFICIENT_SIZE). A missed `deadline` never falls back.
-    // `loopTimeoutDuration` bounds each WHILE loop (ns; feature level 30).
+    // `loopTimeoutDuration` bounds each WHILE loop (ns; feature level 30). `fenced`: started by
+    // startComputeWithDependencies, which the devices' requests say (a fallback run is not).
     int execute(const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                 bool measureTiming, std::vector<hal::OutputShape>* shapes, hal::Timing* timing,
-                const hal::Deadline& deadline = {}, uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault) const;
+                const hal::Deadline& deadline = {}, uint64_t loopTimeoutDuration = hal::kLoopTimeoutDefault,
+                bool fenced = false) const;
 
     const hal::Model& model() const { return *main_; }
     size_t stepCount() const { return steps_.size(); }
@@ -71,7 +73,7 @@ private:
     int runStep(const PlanStep& step, hal::IPreparedModel& prepared, const std::vector<Argument>& inputs,
                 const std::vector<Argument>& outputs, Temporaries& temporaries, bool measureTiming,
                 std::vector<hal::OutputShape>* shapes, hal::Timing* timing, const hal::Deadline& deadline,
-                uint64_t loopTimeoutDuration) const;
+                uint64_t loopTimeoutDuration, bool fenced = false) const;
     // Partial fallback: the failed step again on nnapi-reference; then the whole model there.
     int fallBack(const PlanStep& failed, const std::vector<Argument>& inputs,
                  const std::vector<Argument>& outputs, Temporaries& temporaries,

@@ -188,7 +188,7 @@ int ANeuralNetworksExecution_startComputeWithDependencies(ANeuralNetworksExecuti
         owned->clear();  // the dependencies' results: not kept while this event lives
         if (result == ANEURALNETWORKS_NO_ERROR) {
             result = diagnostics::timedExecution(*run, ANNDIAG_EXECUTION_MODE_ASYNC_WITH_DEPS, [&] {
-                return run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt);
+                return run->run(duration != 0 ? nnemu::hal::deadlineAfter(duration) : std::nullopt, true);
             });
         } else {
             run->complete(result);

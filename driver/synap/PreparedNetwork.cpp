@@ -10,6 +10,7 @@
 
 #include "Compiler.h"
 #include "NonFinite.h"
+#include "NpuFaults.h"
 #include "nnemu/base/Trace.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
@@ -100,7 +101,9 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     hashing.end();
     const bool profiling = props::SynapProperties::profile();
     cache::ProgramImage cachedProgram;
-    const bool cached = cache::findCompiledProgram(synapCache, key, kCompilerVersion, &cachedProgram);
+    // An injected read fault is a miss: the compiler runs.
+    const bool cached = (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_READ)) &&
+                        cache::findCompiledProgram(synapCache, key, kCompilerVersion, &cachedProgram);
     jitCost_.cacheUs = microsSince(start);
     lookup.arg("hit", cached ? 1 : 0).end();
     span.arg("profiling", profiling ? 1 : 0);
@@ -138,7 +141,9 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         load.arg("layers", core_->layerCount()).end();
         trace::Span store("synap cache store", "jit");
         start = Clock::now();
-        cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
+        if (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_WRITE)) {
+            cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
+        }
         jitCost_.cacheUs += microsSince(start);
     }
     if (modelCacheFd_ >= 0) {
@@ -146,9 +151,11 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         // Best effort: a failure leaves a file the next prepareModelFromCache refuses, or one that
         // another process runs from untouched.
-        if (const Status written =
-                    cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion, core_->programBytes());
-            written) {
+        if (npuFault(props::faults::Point::CACHE_WRITE)) {
+            // An injected write fault: the file stays empty, which the next prepareModelFromCache refuses.
+        } else if (const Status written = cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion,
+                                                                     core_->programBytes());
+                   written) {
             cache::cacheCounters().modelCacheWrites++;
         } else {
             SYNAP_LOG(WARNING) << "cannot write the NNAPI model cache file: " << written.message();
@@ -263,6 +270,10 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
 std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::execute(
         const hal::Request& request, hal::MeasureTiming measure, const hal::Deadline& deadline) {
     const auto start = Clock::now();
+    if (dead_.load(std::memory_order_relaxed)) [[unlikely]] {
+        SYNAP_LOG(ERROR) << "the NPU died under this compilation (DEAD_OBJECT): it runs nothing more";
+        return {ErrorStatus::DEAD_OBJECT, {}, {}};
+    }
     if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_PERSISTENT, {}, {}};
     if (request.inputs.size() != model_->inputIndexes.size() || request.outputs.size() != model_->outputIndexes.size()) {
         return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
@@ -284,6 +295,9 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         nonFinite = nonFinite || holdsNonFinite(operand.type, data, argument.location.length);
     }
     std::lock_guard<std::mutex> lock(mutex_);
+    if (core_ == nullptr && preloaded_ == nullptr) {
+        if (auto fault = npuFault(props::faults::Point::JIT)) return failed(*fault);
+    }
     if (!ensureCompiled(inputDims)) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
     if (core_->inputCount() != inputs.size()) return {ErrorStatus::GENERAL_FAILURE, {}, {}};
@@ -292,6 +306,12 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
             SYNAP_LOG(ERROR) << "input " << i << " is smaller than the network's";
             return {ErrorStatus::INVALID_ARGUMENT, {}, {}};
         }
+    }
+    // The injected faults fail before the NPU runs anything (the statistics count nothing); a
+    // delay is the NPU's time.
+    const auto deviceStart = Clock::now();
+    if (props::faults::armed()) [[unlikely]] {
+        if (auto fault = executionFault(request)) return failed(*fault, request);
     }
     if (nonFinite) return executeOnReferenceKernels(request, measure, start);
 
@@ -310,7 +330,6 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         }
     }
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
-    const auto deviceStart = Clock::now();
     std::string error;
     trace::Span run("npu run", "npu");
     const bool ran = core_->run(inputs, outputs, &error, deadline);
@@ -331,6 +350,42 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         timing.timeInDriver = microsSince(start);
     }
     return {ErrorStatus::NONE, shapes, timing};
+}
+
+std::optional<ErrorStatus> PreparedNetwork::executionFault(const hal::Request& request) {
+    if (request.fenced) {
+        if (auto fault = npuFault(props::faults::Point::FENCE)) return fault;
+    }
+    std::optional<ErrorStatus> fault = npuFault(props::faults::Point::EXECUTE);
+    if (fault == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE && unknownSizeOutputs(request).empty()) {
+        SYNAP_LOG(WARNING) << "OUTPUT_INSUFFICIENT_SIZE not injected: every output of this execution has a known size";
+        return std::nullopt;
+    }
+    return fault;
+}
+
+std::vector<size_t> PreparedNetwork::unknownSizeOutputs(const hal::Request& request) const {
+    std::vector<size_t> unknown;
+    for (size_t i = 0; i < request.outputs.size() && i < model_->outputIndexes.size(); ++i) {
+        const hal::Operand& operand = model_->operands[model_->outputIndexes[i]];
+        const auto& dims = request.outputs[i].dimensions.empty() ? operand.dimensions : request.outputs[i].dimensions;
+        if (!hal::isFullySpecified(operand.type, dims)) unknown.push_back(i);
+    }
+    return unknown;
+}
+
+// An injected failure: DEAD_OBJECT stays for every later use of this compilation; an output of
+// unknown size is reported too small, with the shape the network gives it.
+std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetwork::failed(
+        ErrorStatus status, const hal::Request& request) {
+    if (status == ErrorStatus::DEAD_OBJECT) dead_.store(true, std::memory_order_relaxed);
+    if (status != ErrorStatus::OUTPUT_INSUFFICIENT_SIZE || core_ == nullptr) return {status, {}, {}};
+    std::vector<hal::OutputShape> shapes;
+    for (size_t i = 0; i < core_->outputCount(); ++i) shapes.push_back({core_->outputDims(i), true});
+    for (size_t i : unknownSizeOutputs(request)) {
+        if (i < shapes.size()) shapes[i].isSufficient = false;
+    }
+    return {status, std::move(shapes), {}};
 }
 
 // The core's float layers would turn NaN into clamp bounds; the reference kernels define what

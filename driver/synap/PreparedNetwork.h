@@ -4,7 +4,9 @@
 // layer and publishes its per-layer profile.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -59,7 +61,14 @@ private:
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeOnReferenceKernels(
             const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
+    // The fence and execute fault points (NpuFaults.h): the status to fail with, or nullopt.
+    std::optional<hal::ErrorStatus> executionFault(const hal::Request& request);
+    std::vector<size_t> unknownSizeOutputs(const hal::Request& request) const;
+    std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> failed(
+            hal::ErrorStatus status, const hal::Request& request = {});
+
     std::shared_ptr<const hal::Model> model_;
+    std::atomic<bool> dead_{false};  // an injected DEAD_OBJECT: the driver died for this compilation
     std::vector<uint8_t> modelDigest_;  // the SyNAP cache key's model part (ModelKey.h), once known
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant
     std::unique_ptr<NpuCore> core_;

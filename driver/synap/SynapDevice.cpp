@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "Compiler.h"
+#include "NpuFaults.h"
 #include "SynapLog.h"
 #include "PreparedNetwork.h"
 #include "Statistics.h"
@@ -52,6 +53,7 @@ public:
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
         touchStatistics();  // a compilation is a statistics touch: a pending reset shows now
+        props::faults::refresh();  // the fault properties, read at every compilation
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
         if (props::SynapProperties::disable()) supported.assign(supported.size(), false);
         return {ErrorStatus::NONE, supported};
@@ -68,6 +70,9 @@ public:
                                              const hal::CacheToken& token) override {
         if (!props::SynapProperties::cacheModel()) return {ErrorStatus::GENERAL_FAILURE, nullptr};
         if (modelCache.size() != 1 || !dataCache.empty()) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
+        // A failed read: the runtime prepares the model instead, as Android's does.
+        props::faults::refresh();
+        if (auto fault = npuFault(props::faults::Point::CACHE_READ)) return {*fault, nullptr};
         const int flags = fcntl(modelCache[0], F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         std::string error;
@@ -119,6 +124,7 @@ private:
         }
         auto [status, supported] = getSupportedOperations(model);
         if (status != ErrorStatus::NONE) return {status, nullptr};
+        if (auto fault = npuFault(props::faults::Point::PREPARE)) return {*fault, nullptr};
         for (size_t i = 0; i < supported.size(); ++i) {
             if (!supported[i]) {
                 SYNAP_LOG(ERROR) << "cannot run " << hal::operationName(model.operations[i].type);

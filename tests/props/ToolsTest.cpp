@@ -77,6 +77,26 @@ TEST_F(SetpropGetpropTest, SetpropThenGetpropInSeparateProcesses) {
     EXPECT_EQ(run(kGetprop, {"vendor.NNAPI_SYNAP_DISABLE"}).out, "0\n");
 }
 
+// getprop --faults: the fault properties set, each with what it does or why it is ignored.
+TEST_F(SetpropGetpropTest, GetpropListsTheFaultPropertiesInForce) {
+    EXPECT_EQ(run(kGetprop, {"--faults"}).out, "");
+    ASSERT_EQ(run(kSetprop, {"vendor.nnemu.fault.execute", "DEAD_OBJECT@3"}).exitStatus, 0);
+    ASSERT_EQ(run(kSetprop, {"vendor.nnemu.fault.cpu.jit", "OP_FAILED"}).exitStatus, 0);
+    ASSERT_EQ(run(kSetprop, {"vendor.nnemu.fault.prepare", "OP_FAILED~2"}).exitStatus, 0);
+    ASSERT_EQ(run(kSetprop, {"vendor.NNAPI_SYNAP_PROFILE", "1"}).exitStatus, 0);
+    ToolRun faults = run(kGetprop, {"--faults"});
+    EXPECT_EQ(faults.exitStatus, 0) << faults.err;
+    EXPECT_EQ(faults.out,
+              "[vendor.nnemu.fault.cpu.jit]: [OP_FAILED] ignored: nnapi-reference has no fault point jit (it has "
+              "prepare, execute and fence)\n"
+              "[vendor.nnemu.fault.execute]: [DEAD_OBJECT@3] synap-npu: each execution of a prepared model (each "
+              "partition run)\n"
+              "[vendor.nnemu.fault.prepare]: [OP_FAILED~2] ignored: the probability after ~ must be a number from 0 "
+              "to 1\n");
+    // Any other argument with it is toybox's usage error.
+    EXPECT_EQ(run(kGetprop, {"--faults", "x"}).exitStatus, 1);
+}
+
 // A Yocto board has no Android property service: both tools refuse, and the files stay as they were.
 TEST_F(SetpropGetpropTest, BothRefuseOnAYoctoBoard) {
     ASSERT_EQ(run(kSetprop, {"vendor.NNAPI_SYNAP_DISABLE", "1"}).exitStatus, 0);

@@ -1,10 +1,12 @@
 /* A minimal NNAPI application, written only against the public header: it builds
  * out = relu(a + b) * c for 2x3 float tensors (c a constant), compiles it (on the device named
- * by --device, or wherever the runtime chooses), runs it once and checks the result. */
+ * by --device, or wherever the runtime chooses), runs it (once, or --runs N times) and checks
+ * each result: a run that fails prints its result code and the program goes on to the next. */
 #include <android/NeuralNetworks.h>
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHECK(call)                                                              \
@@ -56,13 +58,33 @@ static int build_model(ANeuralNetworksModel* model, const float* c) {
     return 0;
 }
 
+/* One execution; its result code (the application's view of a failure). */
+static int run_once(ANeuralNetworksCompilation* compilation, const float* a, const float* b, float* out) {
+    ANeuralNetworksExecution* execution = NULL;
+    int status = ANeuralNetworksExecution_create(compilation, &execution);
+    if (status != ANEURALNETWORKS_NO_ERROR) return status;
+    status = ANeuralNetworksExecution_setInput(execution, 0, NULL, a, 6 * sizeof(float));
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_setInput(execution, 1, NULL, b, 6 * sizeof(float));
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_setOutput(execution, 0, NULL, out, 6 * sizeof(float));
+    ANeuralNetworksEvent* event = NULL;
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_startCompute(execution, &event);
+    if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksEvent_wait(event);
+    ANeuralNetworksEvent_free(event);
+    ANeuralNetworksExecution_free(execution);
+    return status;
+}
+
 int main(int argc, char** argv) {
     const char* device_name = NULL;
+    int runs = 1;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
             device_name = argv[++i];
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0 &&
+                   atoi(argv[i + 1]) <= 1000) {
+            runs = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: %s [--device NAME]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device NAME] [--runs N]\n", argv[0]);
             return 2;
         }
     }
@@ -87,28 +109,28 @@ int main(int argc, char** argv) {
     CHECK(ANeuralNetworksCompilation_setPreference(compilation, ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER));
     CHECK(ANeuralNetworksCompilation_finish(compilation));
 
-    ANeuralNetworksExecution* execution = NULL;
-    CHECK(ANeuralNetworksExecution_create(compilation, &execution));
-    CHECK(ANeuralNetworksExecution_setInput(execution, 0, NULL, a, sizeof a));
-    CHECK(ANeuralNetworksExecution_setInput(execution, 1, NULL, b, sizeof b));
-    CHECK(ANeuralNetworksExecution_setOutput(execution, 0, NULL, out, sizeof out));
-    ANeuralNetworksEvent* event = NULL;
-    CHECK(ANeuralNetworksExecution_startCompute(execution, &event));
-    CHECK(ANeuralNetworksEvent_wait(event));
-    ANeuralNetworksEvent_free(event);
-
-    int mismatches = 0;
-    printf("relu(a + b) * c =");
-    for (int i = 0; i < 6; ++i) {
-        const float sum = a[i] + b[i];
-        const float expected = (sum > 0 ? sum : 0) * c[i];
-        printf(" %g", out[i]);
-        mismatches += fabsf(out[i] - expected) > 1e-6f;
+    int failures = 0;
+    for (int run = 1; run <= runs; ++run) {
+        if (runs > 1) printf("run %d: ", run);
+        const int status = run_once(compilation, a, b, out);
+        if (status != ANEURALNETWORKS_NO_ERROR) {
+            printf("failed with %d\n", status);
+            ++failures;
+            continue;
+        }
+        int mismatches = 0;
+        printf("relu(a + b) * c =");
+        for (int i = 0; i < 6; ++i) {
+            const float sum = a[i] + b[i];
+            const float expected = (sum > 0 ? sum : 0) * c[i];
+            printf(" %g", out[i]);
+            mismatches += fabsf(out[i] - expected) > 1e-6f;
+        }
+        printf(runs > 1 ? " %s\n" : "\n%s\n", mismatches ? "MISMATCH" : "OK");
+        failures += mismatches != 0;
     }
-    printf("\n%s\n", mismatches ? "MISMATCH" : "OK");
 
-    ANeuralNetworksExecution_free(execution);
     ANeuralNetworksCompilation_free(compilation);
     ANeuralNetworksModel_free(model);
-    return mismatches ? 1 : 0;
+    return failures ? 1 : 0;
 }

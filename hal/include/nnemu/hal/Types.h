@@ -180,6 +180,9 @@ struct Request {
     std::vector<std::shared_ptr<const MemoryPool>> pools;
     // How long one WHILE loop may run before the execution fails (feature level 30), in ns.
     uint64_t loopTimeoutDuration = kLoopTimeoutDefault;
+    // Started by startComputeWithDependencies (feature level 30): the driver's sync fence of
+    // this execution is what the application waits on.
+    bool fenced = false;
 };
 
 struct OutputShape {
