@@ -387,6 +387,144 @@ TEST(RealTfliteLowering, BatchMatmulFloatAdjointY) {
     EXPECT_EQ(delegatedNodes(g), 1u);
 }
 
+// ---- SPLIT_V: SLICEs on the delegate (constant int32 sizes and axis), else the CPU kernel ----
+
+struct SplitV {
+    fb::TensorType type = fb::TensorType_FLOAT32;
+    Quant q;
+    std::vector<int32_t> sizes = {1, -1, 2};      // of dimension `axis` of a [2, 6, 3] input
+    int32_t axis = 1;
+    bool constantSizes = true;
+    fb::TensorType sizesType = fb::TensorType_INT32;
+    std::vector<std::vector<int32_t>> outShapes = {{2, 1, 3}, {2, 3, 3}, {2, 2, 3}};
+};
+
+GraphBuilder splitV(const SplitV& s) {
+    GraphBuilder g;
+    const int32_t in = tensorOf(g, {2, 6, 3}, s.type, s.q);
+    std::vector<uint8_t> sizeBytes;
+    if (s.constantSizes) {
+        sizeBytes = s.sizesType == fb::TensorType_INT64
+                            ? GraphBuilder::bytes(std::vector<int64_t>(s.sizes.begin(), s.sizes.end()))
+                            : GraphBuilder::bytes(s.sizes);
+    }
+    const int32_t sizes = g.tensor({static_cast<int32_t>(s.sizes.size())}, s.sizesType, sizeBytes);
+    const int32_t axis = g.tensor({}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{s.axis}));
+    std::vector<int32_t> outs;
+    for (const std::vector<int32_t>& shape : s.outShapes) outs.push_back(tensorOf(g, shape, s.type, s.q));
+    const auto count = static_cast<int32_t>(outs.size());
+    g.op(fb::BuiltinOperator_SPLIT_V, {in, sizes, axis}, outs, fb::BuiltinOptions_SplitVOptions,
+         [count](auto& b) { return fb::CreateSplitVOptions(b, count).Union(); });
+    g.inputs = {in};
+    if (!s.constantSizes) g.inputs.push_back(sizes);
+    g.outputs = outs;
+    return g;
+}
+
+// The usual split of a [2, 6, 3] input into 1, the rest and 2 along axis 1, in `type`.
+SplitV splitVOf(fb::TensorType type, Quant q = {}) {
+    SplitV s;
+    s.type = type;
+    s.q = q;
+    return s;
+}
+
+// `sizes` along `axis` of a [2, 6, 3] input, into outputs of `outShapes`.
+SplitV splitVAlong(SplitV s, std::vector<int32_t> sizes, int32_t axis, std::vector<std::vector<int32_t>> outShapes) {
+    s.sizes = std::move(sizes);
+    s.axis = axis;
+    s.outShapes = std::move(outShapes);
+    return s;
+}
+
+TEST(RealTfliteLowering, SplitVFloat) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g = splitV(SplitV{});
+    expectSameAsRealTflite(g, {rampBytes<float>(36, -3, 3)}, 0);
+    EXPECT_EQ(delegatedNodes(g), 1u);
+}
+
+TEST(RealTfliteLowering, SplitVUint8) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g = splitV(splitVOf(fb::TensorType_UINT8, {0.05f, 128}));
+    expectSameAsRealTflite(g, {rampBytes<uint8_t>(36, 0, 255)});
+    EXPECT_EQ(delegatedNodes(g), 1u);
+}
+
+TEST(RealTfliteLowering, SplitVInt8LastAxisNegative) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g =
+            splitV(splitVAlong(splitVOf(fb::TensorType_INT8, {0.1f, -7}), {2, 1}, -1, {{2, 6, 2}, {2, 6, 1}}));
+    expectSameAsRealTflite(g, {rampBytes<int8_t>(36, -128, 127)});
+    EXPECT_EQ(delegatedNodes(g), 1u);
+}
+
+TEST(RealTfliteLowering, SplitVInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g = splitV(splitVAlong(splitVOf(fb::TensorType_INT32), {1, 1}, 0, {{1, 6, 3}, {1, 6, 3}}));
+    expectSameAsRealTflite(g, {rampBytes<int32_t>(36, -1000, 1000)});
+    EXPECT_EQ(delegatedNodes(g), 1u);
+}
+
+// Forms the delegate refuses run on the tools' CPU kernel: types NNAPI lacks, int64 sizes, an
+// empty part, sizes only known at invoke (the outputs then sized as TFLite sizes them).
+TEST(RealTfliteLowering, SplitVInt16AndInt64OnTheCpuKernel) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g16 = splitV(splitVOf(fb::TensorType_INT16));
+    expectSameAsRealTflite(g16, {rampBytes<int16_t>(36, -30000, 30000)});
+    EXPECT_EQ(delegatedNodes(g16), 0u);
+    const GraphBuilder g64 = splitV(splitVOf(fb::TensorType_INT64));
+    expectSameAsRealTflite(g64, {rampBytes<int64_t>(36, -1e12, 1e12)});
+    EXPECT_EQ(delegatedNodes(g64), 0u);
+}
+
+TEST(RealTfliteLowering, SplitVInt64SizesOnTheCpuKernel) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    SplitV s;
+    s.sizesType = fb::TensorType_INT64;
+    const GraphBuilder g = splitV(s);
+    expectSameAsRealTflite(g, {rampBytes<float>(36, -3, 3)}, 0);
+    EXPECT_EQ(delegatedNodes(g), 0u);
+}
+
+TEST(RealTfliteLowering, SplitVEmptyPartOnTheCpuKernel) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g = splitV(splitVAlong(SplitV{}, {0, 6}, 1, {{2, 0, 3}, {2, 6, 3}}));
+    expectSameAsRealTflite(g, {rampBytes<float>(36, -3, 3)}, 0);
+    EXPECT_EQ(delegatedNodes(g), 0u);
+}
+
+TEST(RealTfliteLowering, SplitVSizesAtInvokeOnTheCpuKernel) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    // Declared as an even split; the sizes given at invoke are 4, 1 and the rest (1).
+    SplitV s = splitVAlong(SplitV{}, {2, 2, 2}, 1, {{2, 2, 3}, {2, 2, 3}, {2, 2, 3}});
+    s.constantSizes = false;
+    const GraphBuilder g = splitV(s);
+    expectSameAsRealTflite(g, {rampBytes<float>(36, -3, 3), GraphBuilder::bytes(std::vector<int32_t>{4, 1, -1})}, 0);
+    EXPECT_EQ(delegatedNodes(g), 0u);
+}
+
+TEST(RealTfliteLowering, SplitVMalformedIsRefusedCleanly) {
+    const std::vector<std::vector<int32_t>> threeParts = {{2, 1, 3}, {2, 3, 3}, {2, 2, 3}};
+    const std::vector<SplitV> malformed = {
+            splitVAlong(SplitV{}, {1, -1, -1}, 1, threeParts),              // two unknown sizes
+            splitVAlong(SplitV{}, {4, 4, 4}, 1, threeParts),                // more than the dimension
+            splitVAlong(SplitV{}, {1, -2, 7}, 1, threeParts),               // a negative size
+            splitVAlong(SplitV{}, {1, -1, 2}, 3, threeParts),               // axis out of range
+            splitVAlong(SplitV{}, {1, -1, 2}, 1, {{2, 1, 3}, {2, 3, 3}, {2, 9, 3}}),   // a wrong output shape
+    };
+    for (const SplitV& s : malformed) {
+        std::string error;
+        std::unique_ptr<Model> model = Model::fromBuffer(splitV(s).buildBytes(), &error);
+        ASSERT_NE(model, nullptr) << error;
+        for (const RunMode& mode : kernelRunModes()) {
+            std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
+            EXPECT_EQ(interpreter, nullptr) << mode.name;
+            EXPECT_NE(error.find("SPLIT_V"), std::string::npos) << error;
+        }
+    }
+}
+
 // COS: no NNAPI operation; the tools' CPU kernel (real TFLite 2.21 delegates it, nnemu does not).
 TEST(RealTfliteLowering, CosFloatOnTheCpuKernel) {
     NNEMU_REQUIRE_REAL_TFLITE();

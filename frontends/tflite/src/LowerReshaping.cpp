@@ -1,5 +1,5 @@
 // Operators that move data without computing on it: RESHAPE, EXPAND_DIMS, SQUEEZE,
-// CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
+// CONCATENATION, SPLIT, SPLIT_V, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
 // STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29
 // has no dynamic shapes); the output tensor's own shape is what RESHAPE is given.
 #include <android/NeuralNetworks.h>
@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "NodeLowering.h"
+#include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -162,6 +163,78 @@ bool lowerSplit(NodeLowering& l) {
     return true;
 }
 
+// SPLIT_V as TensorFlow Lite's NNAPI delegate (2.21) lowers it: one SLICE per output, from
+// feature level 30, for float32, uint8, int8 and int32 values with constant int32 sizes (one
+// of them may be -1: the rest of the dimension) and a constant int32 axis, no size zero. Any
+// other form has no NNAPI mapping and runs on the tools' CPU kernel (src/cpu/Shape.cpp).
+bool lowerSplitV(NodeLowering& l) {
+    const auto* options = l.params<TfLiteSplitVParams>();
+    if (options == nullptr) return l.fail("missing SplitVOptions");
+    if (l.outputCount() < 1 || options->num_splits != static_cast<int32_t>(l.outputCount())) {
+        return l.fail("num_splits " + std::to_string(options->num_splits) + " does not match " +
+                      std::to_string(l.outputCount()) + " outputs");
+    }
+    if (!l.expectCounts(3, 3, l.outputCount())) return false;
+    constexpr int64_t kLevel30 = 30;
+    if (nnapiRuntimeFeatureLevel() < kLevel30) {
+        return l.fail("SPLIT_V needs NNAPI feature level 30; the runtime implements " +
+                      std::to_string(nnapiRuntimeFeatureLevel()));
+    }
+    const ElementType type = l.input(0).type;
+    if (type != ElementType::FLOAT32 && type != ElementType::UINT8 && type != ElementType::INT8 &&
+        type != ElementType::INT32) {
+        return l.fail(std::string("input type ") + elementTypeName(type) + " is not mapped to NNAPI (float32, uint8, int8, int32)");
+    }
+    const Tensor& sizesTensor = l.input(1);
+    const Tensor& axisTensor = l.input(2);
+    if (!sizesTensor.isConstant || sizesTensor.type != ElementType::INT32 || sizesTensor.shape.size() != 1 ||
+        !axisTensor.isConstant || axisTensor.type != ElementType::INT32) {
+        return l.fail("NNAPI takes constant int32 size_splits and axis only");
+    }
+    std::vector<int32_t> sizes, axisValue;
+    if (!l.constantInts(1, &sizes) || !l.constantInts(2, &axisValue)) return false;
+    if (sizes.size() != l.outputCount() || axisValue.size() != 1) {
+        return l.fail("size_splits must have one value per output and the axis one value");
+    }
+    uint32_t input;
+    if (!l.inputOperand(0, &input)) return false;
+    const std::vector<uint32_t> dims = l.operand(input).dims;
+    int32_t axis;
+    if (!normalizeAxis(l, axisValue[0], dims.size(), &axis)) return false;
+    // The one size of -1 takes what the others leave.
+    int64_t known = 0;
+    size_t unknown = sizes.size();
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] == -1 && unknown == sizes.size()) {
+            unknown = i;
+        } else if (sizes[i] <= 0) {
+            return l.fail("size_splits value " + std::to_string(sizes[i]) + " has no NNAPI form");
+        } else {
+            known += sizes[i];
+        }
+    }
+    const int64_t dimension = dims[static_cast<size_t>(axis)];
+    if (unknown < sizes.size()) sizes[unknown] = static_cast<int32_t>(dimension - known);
+    if ((unknown < sizes.size() && sizes[unknown] <= 0) || (unknown == sizes.size() && known != dimension)) {
+        return l.fail("size_splits do not split dimension " + std::to_string(axis) + " (" + std::to_string(dimension) +
+                      ") into non-empty parts");
+    }
+    std::vector<int32_t> begin(dims.size(), 0), size(dims.begin(), dims.end());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        uint32_t output;
+        if (!l.outputOperand(i, &output)) return false;
+        size[static_cast<size_t>(axis)] = sizes[i];
+        std::vector<uint32_t> shape = dims;
+        shape[static_cast<size_t>(axis)] = static_cast<uint32_t>(sizes[i]);
+        if (l.operand(output).dims != shape) {
+            return l.fail("output " + std::to_string(i) + " does not have the shape its size_splits give");
+        }
+        l.addOperation(ANEURALNETWORKS_SLICE, {input, l.vectorInt32(begin), l.vectorInt32(size)}, {output});
+        begin[static_cast<size_t>(axis)] += sizes[i];
+    }
+    return true;
+}
+
 bool lowerTranspose(NodeLowering& l) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t input, output;
@@ -287,6 +360,7 @@ void addReshapingLowerings(LoweringTable& table) {
     table.add(fb::BuiltinOperator_SQUEEZE, lowerSqueeze);
     table.add(fb::BuiltinOperator_CONCATENATION, lowerConcatenation);
     table.add(fb::BuiltinOperator_SPLIT, lowerSplit);
+    table.add(fb::BuiltinOperator_SPLIT_V, lowerSplitV);
     table.add(fb::BuiltinOperator_TRANSPOSE, lowerTranspose);
     table.add(fb::BuiltinOperator_SPACE_TO_DEPTH, lowerSpaceToDepth);
     table.add(fb::BuiltinOperator_DEPTH_TO_SPACE, lowerDepthToSpace);
