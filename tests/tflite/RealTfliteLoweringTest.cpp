@@ -76,7 +76,6 @@ TEST(RealTfliteLowering, HardSwishUint8) {
     const GraphBuilder g = unary(fb::BuiltinOperator_HARD_SWISH, fb::TensorType_UINT8, {2, 3, 4, 5}, {0.05f, 128},
                                  {0.03f, 13});
     EXPECT_EQ(delegatedNodes(g), 1u);
-    GTEST_SKIP() << "known driver difference, reported: nnapi-reference's quantized HARD_SWISH requantizes a double result; TFLite uses fixed point: some values differ by one";
     expectSameAsRealTflite(g, {rampBytes<uint8_t>(120, 0, 255)});
 }
 
@@ -85,7 +84,6 @@ TEST(RealTfliteLowering, HardSwishInt8) {
     const GraphBuilder g = unary(fb::BuiltinOperator_HARD_SWISH, fb::TensorType_INT8, {2, 3, 4, 5}, {0.05f, 0},
                                  {0.03f, -115});
     EXPECT_EQ(delegatedNodes(g), 1u);
-    GTEST_SKIP() << "known driver difference, reported: nnapi-reference's quantized HARD_SWISH requantizes a double result; TFLite uses fixed point: some values differ by one";
     expectSameAsRealTflite(g, {rampBytes<int8_t>(120, -128, 127)});
 }
 
