@@ -3,6 +3,8 @@
 // against real TFLite's builtin kernels in every interpreter mode (RealTflite.h), and whether the
 // delegate on nnapi-reference takes the node as TFLite's delegate would. Skipped without
 // ../shared/tflite.
+#include <map>
+
 #include "RealTflite.h"
 
 namespace nnemu::tflite::test {
@@ -38,7 +40,10 @@ GraphBuilder unary(fb::BuiltinOperator code, fb::TensorType type, const std::vec
 size_t delegatedNodes(const GraphBuilder& g) {
     if (const char* dir = std::getenv("NNEMU_DUMP_MODELS")) {
         const std::vector<uint8_t> bytes = g.buildBytes();
-        const std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+        // A test's later models get a numbered name: <test>.1.tflite, <test>.2.tflite, ...
+        static std::map<std::string, int> dumped;
+        std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+        if (const int n = dumped[name]++; n > 0) name += "." + std::to_string(n);
         std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
                 .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     }
@@ -521,6 +526,49 @@ TEST(RealTfliteLowering, SplitVMalformedIsRefusedCleanly) {
             EXPECT_NE(error.find("SPLIT_V"), std::string::npos) << error;
         }
     }
+}
+
+// ---- UNPACK: RESHAPE + SPLIT on the delegate (float32, uint8, int8) but along the last axis ----
+
+GraphBuilder unpack(fb::TensorType type, Quant q, int32_t axis) {
+    const std::vector<int32_t> dims = {2, 3, 4};
+    const size_t a = static_cast<size_t>(axis < 0 ? axis + 3 : axis);
+    std::vector<int32_t> part = dims;
+    part.erase(part.begin() + static_cast<std::ptrdiff_t>(a));
+    GraphBuilder g;
+    const int32_t in = tensorOf(g, dims, type, q);
+    std::vector<int32_t> outs;
+    for (int32_t p = 0; p < dims[a]; ++p) outs.push_back(tensorOf(g, part, type, q));
+    const int32_t num = dims[a];
+    g.op(fb::BuiltinOperator_UNPACK, {in}, outs, fb::BuiltinOptions_UnpackOptions,
+         [num, axis](auto& b) { return fb::CreateUnpackOptions(b, num, axis).Union(); });
+    g.inputs = {in};
+    g.outputs = outs;
+    return g;
+}
+
+TEST(RealTfliteLowering, UnpackFloatEveryAxis) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    for (int32_t axis : {0, 1, -1}) {
+        SCOPED_TRACE(axis);
+        const GraphBuilder g = unpack(fb::TensorType_FLOAT32, {}, axis);
+        expectSameAsRealTflite(g, {rampBytes<float>(24, -3, 3)}, 0);
+        EXPECT_EQ(delegatedNodes(g), axis == -1 ? 0u : 1u);
+    }
+}
+
+TEST(RealTfliteLowering, UnpackQuantizedAndInt32) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder u8 = unpack(fb::TensorType_UINT8, {0.05f, 128}, 1);
+    expectSameAsRealTflite(u8, {rampBytes<uint8_t>(24, 0, 255)});
+    EXPECT_EQ(delegatedNodes(u8), 1u);
+    const GraphBuilder s8 = unpack(fb::TensorType_INT8, {0.1f, -7}, 0);
+    expectSameAsRealTflite(s8, {rampBytes<int8_t>(24, -128, 127)});
+    EXPECT_EQ(delegatedNodes(s8), 1u);
+    // int32: real TFLite 2.21's delegate leaves it to TFLite; the tools' CPU kernel here.
+    const GraphBuilder i32 = unpack(fb::TensorType_INT32, {}, 1);
+    expectSameAsRealTflite(i32, {rampBytes<int32_t>(24, -500, 500)});
+    EXPECT_EQ(delegatedNodes(i32), 0u);
 }
 
 // COS: no NNAPI operation; the tools' CPU kernel (real TFLite 2.21 delegates it, nnemu does not).
