@@ -267,6 +267,10 @@ extern "C" {
 __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_delegate(
         char** keys, char** values, size_t count, void (*reportError)(const char*)) {
     using namespace nnemu::vx;
+    // Its driver is its own copy, at the newest level: builtins and forms that need level 30 and
+    // later are claimed whether or not the host has a libneuralnetworks.so in its global scope.
+    constexpr int64_t kFeatureLevel8 = 1000008;   // ANEURALNETWORKS_FEATURE_LEVEL_8
+    nnemu::tflite::useOwnNnapiFeatureLevel(kFeatureLevel8);
     auto delegate = std::make_unique<Delegate>();
     std::string error;
     if (!parseVxOptions(keys, values, count, &delegate->options, &error)) {

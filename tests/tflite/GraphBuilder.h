@@ -41,6 +41,9 @@ public:
             fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE, Options options = nullptr) {
         ops_.push_back({code, "", std::move(inputs), std::move(outputs), optionsType, std::move(options), {}});
     }
+    // The opcode version of the last operator added (1 unless set): TFLite registers some
+    // builtins from a later version only (BROADCAST_TO from 2).
+    void setVersion(int32_t version) { ops_.back().version = version; }
     void customOp(const std::string& name, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                   std::vector<uint8_t> customOptions) {
         ops_.push_back({fb::BuiltinOperator_CUSTOM, name, std::move(inputs), std::move(outputs), fb::BuiltinOptions_NONE,
@@ -71,7 +74,8 @@ public:
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const OpSpec& o : ops_) {
             codes.push_back(fb::CreateOperatorCodeDirect(b, static_cast<int8_t>(std::min<int>(o.code, 127)),
-                                                         o.customName.empty() ? nullptr : o.customName.c_str(), 1, o.code));
+                                                         o.customName.empty() ? nullptr : o.customName.c_str(), o.version,
+                                                         o.code));
             const flatbuffers::Offset<void> options = o.options ? o.options(b) : 0;
             ops.push_back(fb::CreateOperatorDirect(b, static_cast<uint32_t>(codes.size() - 1), &o.inputs, &o.outputs,
                                                    o.optionsType, options,
@@ -124,6 +128,7 @@ private:
         fb::BuiltinOptions optionsType;
         Options options;
         std::vector<uint8_t> customOptions;
+        int32_t version = 1;
     };
     std::vector<TensorSpec> tensors_;
     std::vector<OpSpec> ops_;

@@ -31,16 +31,20 @@ inline double quant8RealValue(const hal::OperandView& v, uint64_t i) {
     return (static_cast<double>(quant8At(v, i)) - v.zeroPoint) * static_cast<double>(v.scale);
 }
 
-// Stores `real` into element i of a Q8 or Q8S operand: zeroPoint + round(real / scale) (half away
-// from zero), clamped to the type's range; NaN gives the zero point.
-inline void storeQuant8FromReal(double real, hal::OperandView& out, uint64_t i) {
-    const int32_t q =
-            quant::quantizeSaturated(real / out.scale, out.zeroPoint, hal::quant8Min(out.type), hal::quant8Max(out.type));
+// Stores the quantized value q (in the type's range) into element i of a Q8 or Q8S operand.
+inline void storeQuant8(int32_t q, hal::OperandView& out, uint64_t i) {
     if (out.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
         out.as<int8_t>()[i] = static_cast<int8_t>(q);
     } else {
         out.as<uint8_t>()[i] = static_cast<uint8_t>(q);
     }
+}
+
+// Stores `real` into element i of a Q8 or Q8S operand: zeroPoint + round(real / scale) (half away
+// from zero), clamped to the type's range; NaN gives the zero point.
+inline void storeQuant8FromReal(double real, hal::OperandView& out, uint64_t i) {
+    storeQuant8(quant::quantizeSaturated(real / out.scale, out.zeroPoint, hal::quant8Min(out.type), hal::quant8Max(out.type)),
+                out, i);
 }
 
 }  // namespace nnemu::cpu

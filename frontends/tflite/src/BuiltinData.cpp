@@ -188,6 +188,9 @@ void* shape(const fb::Operator& op, fb::BuiltinOperator code) {
         case fb::BuiltinOperator_SPLIT:
             return make<TfLiteSplitParams>(op.builtin_options_as_SplitOptions(),
                                            [](const auto& o, auto& d) { d.num_splits = o.num_splits(); });
+        case fb::BuiltinOperator_SPLIT_V:
+            return make<TfLiteSplitVParams>(op.builtin_options_as_SplitVOptions(),
+                                            [](const auto& o, auto& d) { d.num_splits = o.num_splits(); });
         case fb::BuiltinOperator_UNPACK:
             return make<TfLiteUnpackParams>(op.builtin_options_as_UnpackOptions(),
                                             [](const auto& o, auto& d) { d = {o.num(), o.axis()}; });

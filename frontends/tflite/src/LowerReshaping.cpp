@@ -1,5 +1,5 @@
 // Operators that move data without computing on it: RESHAPE, EXPAND_DIMS, SQUEEZE,
-// CONCATENATION, SPLIT, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
+// CONCATENATION, SPLIT, SPLIT_V, UNPACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, PAD, PADV2, SLICE,
 // STRIDED_SLICE and TILE. Shapes and index vectors must be constants (NNAPI at feature level 29
 // has no dynamic shapes); the output tensor's own shape is what RESHAPE is given.
 #include <android/NeuralNetworks.h>
@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "NodeLowering.h"
+#include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -137,14 +138,19 @@ bool lowerConcatenation(NodeLowering& l) {
     return true;
 }
 
+// SPLIT and SPLIT_V: options present, num_splits outputs, `inputs` inputs.
+bool expectSplitCounts(NodeLowering& l, const int* numSplits, const char* optionsName, size_t inputs) {
+    if (numSplits == nullptr) return l.fail(std::string("missing ") + optionsName);
+    if (l.outputCount() < 1 || *numSplits != static_cast<int32_t>(l.outputCount())) {
+        return l.fail("num_splits " + std::to_string(*numSplits) + " does not match " + std::to_string(l.outputCount()) +
+                      " outputs");
+    }
+    return l.expectCounts(inputs, inputs, l.outputCount());
+}
+
 bool lowerSplit(NodeLowering& l) {
     const auto* options = l.params<TfLiteSplitParams>();
-    if (options == nullptr) return l.fail("missing SplitOptions");
-    if (l.outputCount() < 1 || options->num_splits != static_cast<int32_t>(l.outputCount())) {
-        return l.fail("num_splits " + std::to_string(options->num_splits) + " does not match " +
-                      std::to_string(l.outputCount()) + " outputs");
-    }
-    if (!l.expectCounts(2, 2, l.outputCount())) return false;
+    if (!expectSplitCounts(l, options ? &options->num_splits : nullptr, "SplitOptions", 2)) return false;
     std::vector<int32_t> axisValue;
     if (!l.constantInts(0, &axisValue)) return false;
     if (axisValue.size() != 1) return l.fail("the split axis must be a single value");
@@ -159,6 +165,121 @@ bool lowerSplit(NodeLowering& l) {
         outputs.push_back(output);
     }
     l.addOperation(ANEURALNETWORKS_SPLIT, {input, l.scalarInt32(axis), l.scalarInt32(options->num_splits)}, outputs);
+    return true;
+}
+
+// SPLIT_V as TensorFlow Lite's NNAPI delegate (2.21) lowers it: one SLICE per output, from
+// feature level 30, for float32, uint8, int8 and int32 values with constant int32 sizes (one
+// of them may be -1: the rest of the dimension) and a constant int32 axis, no size zero. Any
+// other form has no NNAPI mapping and runs on the tools' CPU kernel (src/cpu/Shape.cpp).
+bool lowerSplitV(NodeLowering& l) {
+    const auto* options = l.params<TfLiteSplitVParams>();
+    if (!expectSplitCounts(l, options ? &options->num_splits : nullptr, "SplitVOptions", 3)) return false;
+    constexpr int64_t kLevel30 = 30;
+    if (nnapiRuntimeFeatureLevel() < kLevel30) {
+        return l.fail("SPLIT_V needs NNAPI feature level 30; the runtime implements " +
+                      std::to_string(nnapiRuntimeFeatureLevel()));
+    }
+    const ElementType type = l.input(0).type;
+    if (type != ElementType::FLOAT32 && type != ElementType::UINT8 && type != ElementType::INT8 &&
+        type != ElementType::INT32) {
+        return l.fail(std::string("input type ") + elementTypeName(type) + " is not mapped to NNAPI (float32, uint8, int8, int32)");
+    }
+    const Tensor& sizesTensor = l.input(1);
+    const Tensor& axisTensor = l.input(2);
+    if (!sizesTensor.isConstant || sizesTensor.type != ElementType::INT32 || sizesTensor.shape.size() != 1 ||
+        !axisTensor.isConstant || axisTensor.type != ElementType::INT32) {
+        return l.fail("NNAPI takes constant int32 size_splits and axis only");
+    }
+    std::vector<int32_t> sizes, axisValue;
+    if (!l.constantInts(1, &sizes) || !l.constantInts(2, &axisValue)) return false;
+    if (sizes.size() != l.outputCount() || axisValue.size() != 1) {
+        return l.fail("size_splits must have one value per output and the axis one value");
+    }
+    uint32_t input;
+    if (!l.inputOperand(0, &input)) return false;
+    const std::vector<uint32_t> dims = l.operand(input).dims;
+    int32_t axis;
+    if (!normalizeAxis(l, axisValue[0], dims.size(), &axis)) return false;
+    // The one size of -1 takes what the others leave.
+    int64_t known = 0;
+    size_t unknown = sizes.size();
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] == -1 && unknown == sizes.size()) {
+            unknown = i;
+        } else if (sizes[i] <= 0) {
+            return l.fail("size_splits value " + std::to_string(sizes[i]) + " has no NNAPI form");
+        } else {
+            known += sizes[i];
+        }
+    }
+    const int64_t dimension = dims[static_cast<size_t>(axis)];
+    if (unknown < sizes.size()) sizes[unknown] = static_cast<int32_t>(dimension - known);
+    if ((unknown < sizes.size() && sizes[unknown] <= 0) || (unknown == sizes.size() && known != dimension)) {
+        return l.fail("size_splits do not split dimension " + std::to_string(axis) + " (" + std::to_string(dimension) +
+                      ") into non-empty parts");
+    }
+    std::vector<int32_t> begin(dims.size(), 0), size(dims.begin(), dims.end());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        uint32_t output;
+        if (!l.outputOperand(i, &output)) return false;
+        size[static_cast<size_t>(axis)] = sizes[i];
+        std::vector<uint32_t> shape = dims;
+        shape[static_cast<size_t>(axis)] = static_cast<uint32_t>(sizes[i]);
+        if (l.operand(output).dims != shape) {
+            return l.fail("output " + std::to_string(i) + " does not have the shape its size_splits give");
+        }
+        l.addOperation(ANEURALNETWORKS_SLICE, {input, l.vectorInt32(begin), l.vectorInt32(size)}, {output});
+        begin[static_cast<size_t>(axis)] += sizes[i];
+    }
+    return true;
+}
+
+// UNPACK as TensorFlow Lite 2.21's delegate takes it (checked with its benchmark_model on nnemu's
+// library: float32, uint8 and int8 on every axis but the last, from level 30): a RESHAPE merges
+// the axis into the next dimension, then SPLIT cuts that into `num` parts, each of the outputs'
+// shape. The last axis (no next dimension) and int32 stay on the tools' CPU kernel
+// (src/cpu/Shape.cpp), as TFLite's delegate leaves them to TFLite.
+bool lowerUnpack(NodeLowering& l) {
+    const auto* options = l.params<TfLiteUnpackParams>();
+    if (options == nullptr) return l.fail("missing UnpackOptions");
+    if (l.outputCount() < 1 || !l.expectCounts(1, 1, l.outputCount())) return false;
+    constexpr int64_t kLevel30 = 30;
+    if (nnapiRuntimeFeatureLevel() < kLevel30) {
+        return l.fail("UNPACK needs NNAPI feature level 30; the runtime implements " +
+                      std::to_string(nnapiRuntimeFeatureLevel()));
+    }
+    const ElementType type = l.input(0).type;
+    if (type != ElementType::FLOAT32 && type != ElementType::UINT8 && type != ElementType::INT8) {
+        return l.fail(std::string("input type ") + elementTypeName(type) + " is not mapped to NNAPI (float32, uint8, int8)");
+    }
+    uint32_t input;
+    if (!l.inputOperand(0, &input)) return false;
+    const std::vector<uint32_t> dims = l.operand(input).dims;
+    int32_t axis;
+    if (!normalizeAxis(l, options->axis, dims.size(), &axis)) return false;
+    if (static_cast<size_t>(axis) + 1 >= dims.size()) return l.fail("NNAPI has no form of UNPACK along the last axis");
+    const uint32_t count = dims[static_cast<size_t>(axis)];
+    if (count != l.outputCount() || (options->num != 0 && static_cast<uint32_t>(options->num) != count)) {
+        return l.fail("num " + std::to_string(options->num) + " and " + std::to_string(l.outputCount()) +
+                      " outputs must equal dimension " + std::to_string(axis) + " (" + std::to_string(count) + ")");
+    }
+    std::vector<uint32_t> part = dims;
+    part.erase(part.begin() + axis);
+    std::vector<uint32_t> merged = part;
+    merged[static_cast<size_t>(axis)] *= count;
+    std::vector<uint32_t> outputs;
+    for (size_t i = 0; i < l.outputCount(); ++i) {
+        uint32_t output;
+        if (!l.outputOperand(i, &output)) return false;
+        if (l.operand(output).dims != part) return l.fail("output " + std::to_string(i) + " does not have the unpacked shape");
+        outputs.push_back(output);
+    }
+    const uint32_t joined = l.temporary(l.operand(input), merged);
+    l.addOperation(ANEURALNETWORKS_RESHAPE, {input, l.vectorInt32(std::vector<int32_t>(merged.begin(), merged.end()))},
+                   {joined});
+    l.addOperation(ANEURALNETWORKS_SPLIT, {joined, l.scalarInt32(axis), l.scalarInt32(static_cast<int32_t>(count))},
+                   outputs);
     return true;
 }
 
@@ -287,6 +408,8 @@ void addReshapingLowerings(LoweringTable& table) {
     table.add(fb::BuiltinOperator_SQUEEZE, lowerSqueeze);
     table.add(fb::BuiltinOperator_CONCATENATION, lowerConcatenation);
     table.add(fb::BuiltinOperator_SPLIT, lowerSplit);
+    table.add(fb::BuiltinOperator_SPLIT_V, lowerSplitV);
+    table.add(fb::BuiltinOperator_UNPACK, lowerUnpack);
     table.add(fb::BuiltinOperator_TRANSPOSE, lowerTranspose);
     table.add(fb::BuiltinOperator_SPACE_TO_DEPTH, lowerSpaceToDepth);
     table.add(fb::BuiltinOperator_DEPTH_TO_SPACE, lowerDepthToSpace);

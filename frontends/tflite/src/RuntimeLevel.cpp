@@ -4,6 +4,10 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+
+#include "nnemu/tflite/Lowering.h"
+
 namespace nnemu::tflite {
 namespace {
 
@@ -21,9 +25,14 @@ int64_t findLevel() {
     return exported("ANeuralNetworksCompilation_setTimeout") ? kFeatureLevel30 : kFeatureLevel29;
 }
 
+std::atomic<int64_t> ownLevel{0};   // 0: ask the library
+
 }  // namespace
 
+void useOwnNnapiFeatureLevel(int64_t level) { ownLevel.store(level); }
+
 int64_t nnapiRuntimeFeatureLevel() {
+    if (const int64_t own = ownLevel.load(); own != 0) return own;
     static const int64_t level = findLevel();
     return level;
 }

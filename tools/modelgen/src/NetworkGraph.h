@@ -50,6 +50,9 @@ struct NetOptions {
     fb::ActivationFunctionType activation = fb::ActivationFunctionType_NONE;
     int32_t axis = 0;
     float beta = 1.0f;
+    float alpha = 0.0f;            // LEAKY_RELU
+    bool adjX = false, adjY = false;   // BATCH_MATMUL
+    bool approximate = false;      // GELU
     bool keepDims = false;
     int32_t numSplits = 1;
     std::vector<int32_t> dims;     // RESHAPE new_shape, SQUEEZE squeeze_dims
@@ -151,7 +154,19 @@ public:
     int32_t sequenceRnn(const std::string& name, int32_t input, int32_t units);
     int32_t sequenceLstm(const std::string& name, int32_t input, int32_t units);   // no peephole, no projection
 
+    // Layers of today's common models (ModernLayers.cpp): MobileNetV3, YOLO-style detectors,
+    // transformer blocks.
+    int32_t leakyRelu(const std::string& name, int32_t input, float alpha);
+    int32_t gelu(const std::string& name, int32_t input, bool approximate);
+    // SPLIT_V along `axis` into parts of `sizes` (one may be -1); outputs share the input's
+    // quantization, as TFLite's kernel copies values.
+    std::vector<int32_t> splitV(const std::string& name, int32_t input, std::vector<int32_t> sizes, int32_t axis);
+    // BATCH_MATMUL of two activations of equal batch dimensions (adjY: b transposed).
+    int32_t batchMatmul(const std::string& name, int32_t a, int32_t b, bool adjY);
+
 private:
+    // An elementwise operator with options, its output shaped as its input.
+    int32_t elementwise(fb::BuiltinOperator code, const std::string& name, int32_t input, const NetOptions& options);
     int32_t addTensor(NetTensor tensor);
     int32_t addOperator(fb::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                         NetOptions options = {});

@@ -34,4 +34,11 @@ uint64_t seedOf(const std::string& name);
 // multipliers above 1 (RequantizationModels.cpp).
 void buildMultiplierAboveOne(NetworkGraph& g, Flavor flavor);
 
+// Blocks of today's common models (ModernModels.cpp): MobileNetV3 (HARD_SWISH, squeeze-excite),
+// a YOLO-style head (LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR, CONCATENATION, SPLIT_V), a transformer
+// block (layer norm, BATCH_MATMUL attention, GELU).
+void buildMobileNetV3Block(NetworkGraph& g, Flavor flavor);
+void buildYoloHead(NetworkGraph& g, Flavor flavor);
+void buildTransformerBlock(NetworkGraph& g, Flavor flavor);
+
 }  // namespace nnemu::modelgen

@@ -186,6 +186,15 @@ const std::vector<SmallModel>& smallModels() {
             {{"sequence_rnn", "UNIDIRECTIONAL_SEQUENCE_RNN, 6 steps, 8 units, RELU6", true, false, false}, sequenceRnn},
             {{"sequence_lstm", "UNIDIRECTIONAL_SEQUENCE_LSTM, 6 steps, 8 units (no peephole)", true, false, false},
              sequenceLstm},
+            {{"mobilenet_v3_block", "MobileNetV3-style 32x32x3: HARD_SWISH, squeeze-excite (MEAN, LOGISTIC, MUL), residual ADD, 10 classes",
+              true, true, true},
+             buildMobileNetV3Block},
+            {{"yolo_head", "YOLO-style head 32x32x3: LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR, CONCATENATION, SPLIT_V, LOGISTIC",
+              true, true, true},
+             buildYoloHead},
+            {{"transformer_block", "transformer block [1,8,16]: layer norm (MEAN, SQUARED_DIFFERENCE, RSQRT), BATCH_MATMUL attention, SOFTMAX, GELU MLP",
+              true, false, false},
+             buildTransformerBlock},
     };
     return models;
 }

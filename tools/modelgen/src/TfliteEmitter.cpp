@@ -277,6 +277,21 @@ private:
             case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM:
                 *type = fb::BuiltinOptions_UnidirectionalSequenceLSTMOptions;
                 return fb::CreateUnidirectionalSequenceLSTMOptions(builder_, o.activation).Union();
+            case fb::BuiltinOperator_LEAKY_RELU:
+                *type = fb::BuiltinOptions_LeakyReluOptions;
+                return fb::CreateLeakyReluOptions(builder_, o.alpha).Union();
+            case fb::BuiltinOperator_HARD_SWISH:
+                *type = fb::BuiltinOptions_HardSwishOptions;
+                return fb::CreateHardSwishOptions(builder_).Union();
+            case fb::BuiltinOperator_GELU:
+                *type = fb::BuiltinOptions_GeluOptions;
+                return fb::CreateGeluOptions(builder_, o.approximate).Union();
+            case fb::BuiltinOperator_SPLIT_V:
+                *type = fb::BuiltinOptions_SplitVOptions;
+                return fb::CreateSplitVOptions(builder_, o.numSplits).Union();
+            case fb::BuiltinOperator_BATCH_MATMUL:
+                *type = fb::BuiltinOptions_BatchMatMulOptions;
+                return fb::CreateBatchMatMulOptions(builder_, o.adjX, o.adjY).Union();
             default:
                 *type = fb::BuiltinOptions_NONE;
                 return 0;

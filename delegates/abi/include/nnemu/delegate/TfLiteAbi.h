@@ -310,6 +310,10 @@ typedef struct TfLiteSplitParams {
     int num_splits;
 } TfLiteSplitParams;
 
+typedef struct TfLiteSplitVParams {
+    int num_splits;
+} TfLiteSplitVParams;
+
 #define NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS 8
 typedef struct TfLiteSqueezeParams {
     int squeeze_dims[NNEMU_TFLITE_SQUEEZE_MAX_DIMENSIONS];
@@ -595,6 +599,7 @@ static_assert(NNEMU_TFLITE_AT(TfLiteConcatenationParams, axis, 0) &&
               NNEMU_TFLITE_AT(TfLiteConcatenationParams, activation, 4) && sizeof(TfLiteConcatenationParams) == 8);
 static_assert(NNEMU_TFLITE_AT(TfLiteReducerParams, keep_dims, 0) && sizeof(TfLiteReducerParams) == 1);
 static_assert(NNEMU_TFLITE_AT(TfLiteSplitParams, num_splits, 0) && sizeof(TfLiteSplitParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteSplitVParams, num_splits, 0) && sizeof(TfLiteSplitVParams) == 4);
 static_assert(NNEMU_TFLITE_AT(TfLiteSqueezeParams, squeeze_dims, 0) &&
               NNEMU_TFLITE_AT(TfLiteSqueezeParams, num_squeeze_dims, 32) && sizeof(TfLiteSqueezeParams) == 36);
 static_assert(NNEMU_TFLITE_AT(TfLiteResizeBilinearParams, align_corners, 0) &&

@@ -22,6 +22,10 @@ bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::s
 // Lowers every node that has an NNAPI form and leaves the others without operations (false in
 // the result, the reason in `reasons`): for delegates that keep those nodes on their host.
 std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons);
+// A delegate that carries its own copy of the driver (libvx_delegate.so) states the NNAPI feature
+// level it implements: the lowering's level-dependent choices then follow it instead of the
+// libneuralnetworks.so the process may (or, in a TFLite host, may not) have in its global scope.
+void useOwnNnapiFeatureLevel(int64_t level);
 
 // The NNAPI operand type of a TFLite element type, for messages.
 const char* nnapiTypeName(int32_t type);
