@@ -6,12 +6,14 @@
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
 
-bool validateGather(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateGather(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
                                           OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
@@ -22,7 +24,7 @@ bool validateGather(const OperationContext& context) {
     return true;
 }
 
-bool prepareGather(OperationContext& context) {
+bool signatures::prepareGather(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& indices = context.input(2);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
@@ -34,15 +36,6 @@ bool prepareGather(OperationContext& context) {
     dims.insert(dims.end(), input.dims.begin() + axis + 1, input.dims.end());
     context.output(0).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> gatherSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::GATHER, validateGather, prepareGather, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

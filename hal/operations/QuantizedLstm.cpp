@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "RecurrentChecks.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -32,7 +32,9 @@ bool hasQuantization(const OperandView& operand, OperandType type, float scale, 
     return operand.type == type && operand.scale == scale && operand.zeroPoint == zeroPoint;
 }
 
-bool validateQuantizedLstm(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateQuantizedLstm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {15}, 2));
     for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
         NN_RET_CHECK(context.inputType(i) == OperandType::TENSOR_QUANT8_ASYMM);
@@ -55,7 +57,7 @@ bool validateQuantizedLstm(const OperationContext& context) {
     return true;
 }
 
-bool prepareQuantizedLstm(OperationContext& context) {
+bool signatures::prepareQuantizedLstm(OperationContext& context) {
     // Every weight shares the first one's quantization; the biases' scale is weights x input.
     const OperandView& weights = context.input(kFirstWeights);
     for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
@@ -81,15 +83,6 @@ bool prepareQuantizedLstm(OperationContext& context) {
     context.output(0).dims = {batch, outputSize};
     context.output(1).dims = {batch, outputSize};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> quantizedLstmSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::QUANTIZED_16BIT_LSTM, validateQuantizedLstm, prepareQuantizedLstm, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -3,7 +3,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -42,12 +42,8 @@ bool argMinMax(OperationContext& context) {
 
 }  // namespace
 
-std::span<const KernelEntry> argMinMaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ARGMAX, argMinMax<true>},
-        {hal::OperationType::ARGMIN, argMinMax<false>},
-    };
-    return kKernels;
-}
+bool kernels::argMax(OperationContext& context) { return argMinMax<true>(context); }
+
+bool kernels::argMin(OperationContext& context) { return argMinMax<false>(context); }
 
 }  // namespace nnemu::cpu

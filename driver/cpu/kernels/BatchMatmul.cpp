@@ -6,7 +6,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -60,7 +60,9 @@ void multiply(const MatmulShape& s, LoadX loadX, LoadY loadY, Store store) {
     }
 }
 
-bool batchMatmulKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::batchMatmulKernel(OperationContext& context) {
     const MatmulShape s = shapeOf(context);
     const hal::OperandView& x = context.input(0);
     const hal::OperandView& y = context.input(1);
@@ -100,15 +102,6 @@ bool batchMatmulKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> batchMatmulKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::BATCH_MATMUL, batchMatmulKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -7,7 +7,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -159,7 +159,9 @@ bool binaryQuant8(OperationContext& context, int32_t fuse) {
     return false;
 }
 
-bool binaryKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::binaryKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     const int32_t fuse = context.scalar<int32_t>(2);
     if (fuse < 0 || fuse > 3) return false;
@@ -177,18 +179,6 @@ bool binaryKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> elementwiseKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ADD, binaryKernel},
-        {hal::OperationType::MUL, binaryKernel},
-        {hal::OperationType::SUB, binaryKernel},
-        {hal::OperationType::DIV, binaryKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

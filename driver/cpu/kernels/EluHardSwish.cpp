@@ -7,23 +7,25 @@
 #include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::OperationContext;
 
-bool eluKernel(OperationContext& context) {
+double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
+
+}  // namespace
+
+bool kernels::eluKernel(OperationContext& context) {
     const float alpha = context.scalar<float>(1);
     return mapFloat(context, [alpha](float x) {
         return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x));
     });
 }
 
-double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
-
-bool hardSwishKernel(OperationContext& context) {
+bool kernels::hardSwishKernel(OperationContext& context) {
     if (!hal::isQuant8Asymm(context.inputType(0))) {
         return mapFloat(context, [](float x) { return static_cast<float>(hardSwish(x)); });
     }
@@ -33,16 +35,6 @@ bool hardSwishKernel(OperationContext& context) {
     NN_RET_CHECK(input.elements() == n);
     for (uint64_t i = 0; i < n; ++i) storeQuant8FromReal(hardSwish(quant8RealValue(input, i)), output, i);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> eluHardSwishKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ELU, eluKernel},
-        {hal::OperationType::HARD_SWISH, hardSwishKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -6,7 +6,7 @@
 #include "ConvPoolUtils.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -68,7 +68,9 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
     return true;
 }
 
-bool fullyConnected(OperationContext& context) {
+}  // namespace
+
+bool kernels::fullyConnected(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& weights = context.input(1);
     const OperandView& bias = context.input(2);
@@ -110,15 +112,6 @@ bool fullyConnected(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> fullyConnectedKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::FULLY_CONNECTED, fullyConnected},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -9,7 +9,7 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -33,7 +33,9 @@ void logSoftmaxFloat(const std::vector<float>& in, std::vector<float>& out, cons
     }
 }
 
-bool logSoftmax(OperationContext& context) {
+}  // namespace
+
+bool kernels::logSoftmax(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(isFloatTensor(input.type) && output.type == input.type);
@@ -46,15 +48,6 @@ bool logSoftmax(OperationContext& context) {
     logSoftmaxFloat(in, out, hal::splitAtAxis(input.dims, axis), context.scalar<float>(1));
     writeFloats(out, output);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> logSoftmaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::LOG_SOFTMAX, logSoftmax},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -7,7 +7,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -93,7 +93,30 @@ void l2NormQuant8(const hal::OperandView& input, hal::OperandView& output, const
     }
 }
 
-bool l2NormKernel(OperationContext& context) {
+// out = x * (bias + alpha * sum of x^2 over [c - radius, c + radius] along the axis)^-beta
+void lrnFloat(const float* in, float* out, const AxisSplit& s, int32_t radius, float bias,
+              float alpha, float beta) {
+    for (uint64_t o = 0; o < s.outer; ++o) {
+        for (uint64_t i = 0; i < s.inner; ++i) {
+            const uint64_t base = o * s.axisSize * s.inner + i;
+            for (int64_t c = 0; c < s.axisSize; ++c) {
+                const int64_t first = std::max<int64_t>(0, c - radius);
+                const int64_t last = std::min<int64_t>(static_cast<int64_t>(s.axisSize) - 1, c + radius);
+                float sum = 0.0f;
+                for (int64_t k = first; k <= last; ++k) {
+                    const float v = in[base + k * s.inner];
+                    sum += v * v;
+                }
+                const float multiplier = std::pow(bias + alpha * sum, -beta);
+                out[base + c * s.inner] = in[base + c * s.inner] * multiplier;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+bool kernels::l2NormKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     AxisSplit split;
@@ -121,28 +144,7 @@ bool l2NormKernel(OperationContext& context) {
     }
 }
 
-// out = x * (bias + alpha * sum of x^2 over [c - radius, c + radius] along the axis)^-beta
-void lrnFloat(const float* in, float* out, const AxisSplit& s, int32_t radius, float bias,
-              float alpha, float beta) {
-    for (uint64_t o = 0; o < s.outer; ++o) {
-        for (uint64_t i = 0; i < s.inner; ++i) {
-            const uint64_t base = o * s.axisSize * s.inner + i;
-            for (int64_t c = 0; c < s.axisSize; ++c) {
-                const int64_t first = std::max<int64_t>(0, c - radius);
-                const int64_t last = std::min<int64_t>(static_cast<int64_t>(s.axisSize) - 1, c + radius);
-                float sum = 0.0f;
-                for (int64_t k = first; k <= last; ++k) {
-                    const float v = in[base + k * s.inner];
-                    sum += v * v;
-                }
-                const float multiplier = std::pow(bias + alpha * sum, -beta);
-                out[base + c * s.inner] = in[base + c * s.inner] * multiplier;
-            }
-        }
-    }
-}
-
-bool lrnKernel(OperationContext& context) {
+bool kernels::lrnKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     const int32_t radius = context.scalar<int32_t>(1);
@@ -167,16 +169,6 @@ bool lrnKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> normalizationKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::L2_NORMALIZATION, l2NormKernel},
-        {hal::OperationType::LOCAL_RESPONSE_NORMALIZATION, lrnKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -13,7 +13,7 @@
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -169,19 +169,12 @@ bool runPool(OperationContext& context, PoolKind kind) {
     }
 }
 
-bool averagePool2D(OperationContext& context) { return runPool(context, PoolKind::AVERAGE); }
-bool maxPool2D(OperationContext& context) { return runPool(context, PoolKind::MAX); }
-bool l2Pool2D(OperationContext& context) { return runPool(context, PoolKind::L2); }
-
 }  // namespace
 
-std::span<const KernelEntry> poolingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::AVERAGE_POOL_2D, averagePool2D},
-        {hal::OperationType::MAX_POOL_2D, maxPool2D},
-        {hal::OperationType::L2_POOL_2D, l2Pool2D},
-    };
-    return kKernels;
-}
+bool kernels::averagePool2D(OperationContext& context) { return runPool(context, PoolKind::AVERAGE); }
+
+bool kernels::maxPool2D(OperationContext& context) { return runPool(context, PoolKind::MAX); }
+
+bool kernels::l2Pool2D(OperationContext& context) { return runPool(context, PoolKind::L2); }
 
 }  // namespace nnemu::cpu

@@ -8,7 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -76,7 +76,9 @@ bool preluQuant8(OperationContext& context) {
     return true;
 }
 
-bool powPreluKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::powPreluKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     const OperandType type = context.inputType(0);
     if (context.inputType(1) != type || context.output(0).type != type) return false;
@@ -92,16 +94,6 @@ bool powPreluKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> powerKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::POW, powPreluKernel},
-        {hal::OperationType::PRELU, powPreluKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -20,7 +20,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -59,7 +59,9 @@ std::vector<uint8_t> gateRow(const uint8_t* inputWeights, const uint8_t* recurre
     return row;
 }
 
-bool quantizedLstm(OperationContext& context) {
+}  // namespace
+
+bool kernels::quantizedLstm(OperationContext& context) {
     const OperandView& inputOperand = context.input(0);
     NN_RET_CHECK(inputOperand.rank() == 2 && context.input(kFirstWeights).rank() == 2);
     const uint32_t batch = inputOperand.dim(0);
@@ -133,15 +135,6 @@ bool quantizedLstm(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> quantizedLstmKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::QUANTIZED_16BIT_LSTM, quantizedLstm},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -20,7 +20,7 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -361,7 +361,9 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
     return projected;
 }
 
-bool quantizedLstmInteger(OperationContext& context) {
+}  // namespace
+
+bool kernels::quantizedLstmInteger(OperationContext& context) {
     Cell cell;
     NN_RET_CHECK(loadCell(context, cell));
     const size_t outputCount = size_t{cell.batch} * cell.outputSize;
@@ -387,15 +389,6 @@ bool quantizedLstmInteger(OperationContext& context) {
     std::copy(outputState.begin(), outputState.end(), outputStateOut);
     std::copy(outputState.begin(), outputState.end(), output);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> quantizedLstmIntegerKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::QUANTIZED_LSTM, quantizedLstmInteger},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

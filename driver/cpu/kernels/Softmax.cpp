@@ -8,7 +8,7 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -51,7 +51,9 @@ void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint
     }
 }
 
-bool softmaxKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::softmaxKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     const int32_t rank = static_cast<int32_t>(input.rank());
@@ -89,15 +91,6 @@ bool softmaxKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> softmaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::SOFTMAX, softmaxKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -11,7 +11,9 @@ namespace {
 using hal::OperandView;
 using hal::OperationContext;
 
-bool split(OperationContext& context) {
+}  // namespace
+
+bool kernels::split(OperationContext& context) {
     const OperandView& input = context.input(0);
     const auto rank = static_cast<int32_t>(input.rank());
     int32_t axis = context.scalar<int32_t>(1);
@@ -35,15 +37,6 @@ bool split(OperationContext& context) {
         offset += block;
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> splittingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::SPLIT, split},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -8,7 +8,7 @@
 
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
@@ -26,7 +26,9 @@ bool comesBefore(double va, uint32_t a, double vb, uint32_t b) {
     return a < b;
 }
 
-bool topK(OperationContext& context) {
+}  // namespace
+
+bool kernels::topK(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& values = context.output(0);
     OperandView& indices = context.output(1);
@@ -52,15 +54,6 @@ bool topK(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> topKKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::TOPK_V2, topK},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu
