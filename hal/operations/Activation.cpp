@@ -7,12 +7,6 @@
 namespace nnemu::hal {
 namespace {
 
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
-
 // Ops that only accept ranks up to 4.
 bool hasRankLimit(OperationType op) {
     switch (op) {

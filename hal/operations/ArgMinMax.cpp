@@ -7,15 +7,10 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateArgMinMax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
     return true;

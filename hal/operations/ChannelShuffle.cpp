@@ -7,9 +7,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateChannelShuffle(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));

@@ -6,9 +6,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateComparison(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));

@@ -6,9 +6,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateConcatenation(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() >= 2);

@@ -3,12 +3,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-
-}  // namespace
 
 // ELU: input 1 is the alpha scalar, FLOAT16 for a FLOAT16 tensor and FLOAT32 otherwise.
 bool signatures::validateElu(const OperationContext& context) {

@@ -10,9 +10,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateFullyConnected(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {4}, 1));

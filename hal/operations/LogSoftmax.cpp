@@ -5,9 +5,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateLogSoftmax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));

@@ -4,11 +4,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
-
-}  // namespace
 
 bool signatures::validateAndOr(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));

@@ -8,12 +8,6 @@
 namespace nnemu::hal {
 namespace {
 
-bool isMovableType(const OperationContext& context, uint32_t i) {
-    return inputTypeIs(context, i,
-                       {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                        OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-}
-
 // Execution stage: quantized operands that move values share one quantization.
 bool quantizationMatches(const OperandView& a, const OperandView& b) {
     return !isQuant8Asymm(a.type) || sameQuantization(a, b);
@@ -25,7 +19,7 @@ bool quantizationMatches(const OperandView& a, const OperandView& b) {
 bool signatures::validatePack(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() >= 2 && context.numOutputs() == 1);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::INT32}));
-    NN_RET_CHECK(isMovableType(context, 1));
+    NN_RET_CHECK(inputIsDataTensor(context, 1));
     for (uint32_t i = 2; i < context.numInputs(); ++i) NN_RET_CHECK(context.inputType(i) == context.inputType(1));
     NN_RET_CHECK(context.output(0).type == context.inputType(1));
     return true;
@@ -49,7 +43,7 @@ bool signatures::preparePack(OperationContext& context) {
 // MIRROR_PAD: input 1 paddings [rank, 2], input 2 the mode (0 REFLECT, 1 SYMMETRIC).
 bool signatures::validateMirrorPad(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
-    NN_RET_CHECK(isMovableType(context, 0));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
@@ -87,7 +81,7 @@ bool signatures::prepareMirrorPad(OperationContext& context) {
 // REVERSE: input 1 a [1] tensor with the axis to reverse.
 bool signatures::validateReverse(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(isMovableType(context, 0));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 8));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));

@@ -4,9 +4,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateDequantize(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));

@@ -17,15 +17,9 @@ namespace {
 
 using recurrent::dimsAre;
 
-constexpr uint32_t kInput = 0;
-constexpr uint32_t kFirstWeights = 1;
-constexpr uint32_t kFirstRecurrentWeights = 5;
-constexpr uint32_t kFirstBias = 9;
-constexpr uint32_t kPrevCellState = 13;
-constexpr uint32_t kPrevOutput = 14;
+using namespace quantized16BitLstm;  // operand positions (RecurrentLayout.h)
 
 constexpr float kActivationScale = 1.0f / 128.0f;
-constexpr int32_t kActivationZeroPoint = 128;
 constexpr float kCellStateScale = 1.0f / 2048.0f;
 
 bool hasQuantization(const OperandView& operand, OperandType type, float scale, int32_t zeroPoint) {

@@ -9,12 +9,6 @@
 namespace nnemu::hal {
 namespace {
 
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
-
 bool validateAxesAndOutput(const OperationContext& context, OperandType keepDimsType) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));

@@ -10,12 +10,6 @@
 namespace nnemu::hal {
 namespace {
 
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
-
 // Checks shared by every operation here: input 0 is the data tensor (F32, F16, Q8 or Q8S) and
 // the single output has its type.
 bool validateData(const OperationContext& context) {

@@ -6,11 +6,20 @@
 #include <span>
 
 #include "nnemu/hal/Operations.h"
+#include "nnemu/hal/TypeShorthands.h"
 
 namespace nnemu::hal {
 
 // The rows of hal/operations/Signatures.cpp, in their order.
 std::span<const OperationSignature> allSignatures();
+
+using namespace types;  // kF32, kQ8... (TypeShorthands.h)
+
+// Input i is a tensor of values that operations move without computing on them: F16, F32, I32,
+// Q8 or Q8S.
+inline bool inputIsDataTensor(const OperationContext& context, uint32_t i) {
+    return inputTypeIs(context, i, {kF16, kF32, kI32, kQ8, kQ8S});
+}
 
 }  // namespace nnemu::hal
 

@@ -8,12 +8,6 @@
 namespace nnemu::hal {
 namespace {
 
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
-
 // A 1-D I32 operand of `length` elements with its data present (prepare time).
 bool isIndexVector(const OperandView& operand, uint32_t length) {
     NN_RET_CHECK(operand.rank() == 1 && operand.dim(0) == length);

@@ -7,9 +7,6 @@
 #include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-}  // namespace
 
 bool signatures::validateSplit(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3);

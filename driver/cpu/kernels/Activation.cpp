@@ -13,10 +13,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
-
 float applyFloat(OperationType op, float x) {
     switch (op) {
         case OperationType::RELU:

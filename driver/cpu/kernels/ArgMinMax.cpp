@@ -8,9 +8,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
 template <bool kMax>
 bool argMinMax(OperationContext& context) {
     const OperandView& input = context.input(0);

@@ -11,9 +11,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-
 // Geometry of one multiplication: out[b] (rows x cols) = X[b] (rows x inner) * Y[b] (inner x cols).
 struct MatmulShape {
     uint64_t batches = 1;

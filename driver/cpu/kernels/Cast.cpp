@@ -20,9 +20,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-
 // Every source element (half, float, int32, uint8) is exact in double.
 double readElement(const OperandView& v, uint64_t i) {
     switch (v.type) {

@@ -8,13 +8,6 @@
 #include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-
-}  // namespace
 
 bool kernels::channelShuffle(OperationContext& context) {
     const OperandView& input = context.input(0);

@@ -11,11 +11,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
-
 template <typename T>
 bool holds(OperationType op, T a, T b) {
     switch (op) {

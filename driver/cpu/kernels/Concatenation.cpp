@@ -12,10 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperandView;
-
 // Requantizes `count` Q8 (T = uint8_t) or Q8S (T = int8_t) values from `input`'s parameters to
 // `output`'s.
 template <typename T>

@@ -12,8 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
-using hal::OperandView;
 using hal::detection::Box;
 using hal::detection::Detection;
 

@@ -20,7 +20,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
 using hal::detection::Box;
 using hal::detection::Candidate;
 using hal::detection::NmsParams;

@@ -12,10 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
-
 float applyFloat(OperationType op, float a, float b) {
     switch (op) {
         case OperationType::ADD:

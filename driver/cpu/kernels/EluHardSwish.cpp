@@ -12,8 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
-
 double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
 
 }  // namespace

@@ -8,9 +8,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-
 template <typename T>
 void fillWith(hal::OperandView& output, T value) {
     T* out = output.as<T>();

@@ -11,10 +11,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-
 struct FcShape {
     uint32_t batches = 0;
     uint32_t units = 0;

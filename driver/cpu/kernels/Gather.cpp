@@ -9,12 +9,6 @@
 #include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
-
-}  // namespace
 
 bool kernels::gatherKernel(OperationContext& context) {
     const OperandView& input = context.input(0);

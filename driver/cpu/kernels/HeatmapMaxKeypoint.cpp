@@ -16,7 +16,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperationContext;
 
 // A peak: cell (row, column), its offset (dy, dx) from the cell's centre, and its value.
 struct Peak {

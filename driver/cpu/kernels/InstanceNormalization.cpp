@@ -16,9 +16,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
 struct InstanceNormParams {
     double gamma = 1.0;
     double beta = 0.0;

@@ -4,6 +4,16 @@
 
 #include "nnemu/cpu/Kernels.h"
 
+namespace nnemu::cpu {
+
+// The HAL names every kernel file uses.
+using hal::OperandType;
+using hal::OperandView;
+using hal::OperationContext;
+using hal::OperationType;
+
+}  // namespace nnemu::cpu
+
 namespace nnemu::cpu::kernels {
 
 #define NNEMU_KERNEL(operation, kernel) bool kernel(hal::OperationContext& context);

@@ -14,9 +14,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
 void logSoftmaxFloat(const std::vector<float>& in, std::vector<float>& out, const hal::AxisSplit& s,
                      double beta) {
     for (uint64_t o = 0; o < s.outer; ++o) {

@@ -7,13 +7,6 @@
 #include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
-
-}  // namespace
 
 bool kernels::andOrKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;

@@ -10,10 +10,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-
 // Bytes of one row (everything after dimension 0) of a tensor.
 size_t rowBytes(const OperandView& operand) {
     size_t bytes = hal::elementSize(operand.type);

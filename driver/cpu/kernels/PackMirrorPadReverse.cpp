@@ -11,8 +11,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
-
 // Index into an input dimension of size `dim` for output coordinate `o` after `before` padding:
 // REFLECT (mode 0) mirrors around the border element, SYMMETRIC (mode 1) repeats it.
 int64_t mirrorIndex(int64_t o, int64_t before, int64_t dim, int32_t mode) {

@@ -19,9 +19,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 using hal::WindowGeometry;
 using hal::WindowKind;
 using hal::WindowParams;

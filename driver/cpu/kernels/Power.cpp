@@ -13,11 +13,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
-
 float applyFloat(OperationType op, float x, float y) {
     if (op == OperationType::POW) return std::pow(x, y);
     return x >= 0.0f ? x : x * y;  // PRELU, y = alpha

@@ -11,9 +11,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-
 void storeFloat(hal::OperandView& output, uint64_t i, float value) {
     if (output.type == OperandType::TENSOR_FLOAT32) {
         output.as<float>()[i] = value;

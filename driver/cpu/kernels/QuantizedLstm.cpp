@@ -26,17 +26,9 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::kLstmGates;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
-constexpr uint32_t kFirstWeights = 1;
-constexpr uint32_t kFirstRecurrentWeights = 5;
-constexpr uint32_t kFirstBias = 9;
-constexpr uint32_t kPrevCellState = 13;
-constexpr uint32_t kPrevOutput = 14;
+using namespace hal::quantized16BitLstm;  // operand positions (RecurrentLayout.h)
 
-constexpr int32_t kActivationZeroPoint = 128;
 constexpr int kGateIntegerBits = 3;
 constexpr int kCellIntegerBits = 4;
 

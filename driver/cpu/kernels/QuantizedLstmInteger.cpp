@@ -27,9 +27,6 @@ namespace {
 
 using hal::kLstmGates;
 using hal::kNoOperand;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
 constexpr const hal::LstmLayout& kLayout = hal::kQuantizedLstmLayout;
 constexpr int kGateIntegerBits = 3;

@@ -17,9 +17,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
 // Running sums of exp(logit - max logit) of one row; false when they are not a distribution
 // (NaN or infinite logits, or every logit -inf).
 bool cumulativeWeights(const OperandView& logits, uint64_t row, uint32_t classes,

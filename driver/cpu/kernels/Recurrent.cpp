@@ -12,9 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 using namespace recurrent;
 
 // ---- LSTM (positions in hal::kLstmLayout). The scratch output holds the gate values (its

@@ -13,10 +13,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-
 // For every input element (row-major), the index of the output element it folds into, plus
 // the number of input elements per output element.
 bool mapToOutput(const OperationContext& context, std::vector<size_t>* target, uint64_t* perOutput) {

@@ -12,8 +12,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperationContext;
 
 bool isDataType(OperandType type) {
     return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 || hal::isQuant8Asymm(type);

@@ -17,8 +17,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperationContext;
 
 struct Sampling {
     bool alignCorners = false;

@@ -14,7 +14,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperationContext;
 using hal::detection::Box;
 
 // What both operations read: feature map, regions in feature-map pixels, batch indexes.

@@ -12,11 +12,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
-
 // Whether b (rather than a) is the result: strictly greater for MAXIMUM, strictly less for
 // MINIMUM, so ties and NaN comparisons keep a.
 template <typename T>

@@ -17,8 +17,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
 using namespace recurrent;
 
 // Swaps the two leading axes of [a, b, size] values.

@@ -10,9 +10,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperandView;
 using hal::SliceAxis;
 
 // Writes the selected elements of `input` to `out` in row-major order of the selection.

@@ -13,9 +13,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-
 // Softmax of `in` (float) into `out` along the axis splitting dims into outer x axis x inner.
 void softmaxFloat(const float* in, float* out, uint64_t outer, uint32_t axisSize, uint64_t inner,
                   float beta) {

@@ -6,12 +6,6 @@
 #include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
-
-}  // namespace
 
 bool kernels::split(OperationContext& context) {
     const OperandView& input = context.input(0);

@@ -13,9 +13,6 @@
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
 // Strict weak order of (value, index) pairs: larger values first, NaNs after every number,
 // equal values (and NaNs) by index.
 bool comesBefore(double va, uint32_t a, double vb, uint32_t b) {

@@ -14,8 +14,6 @@ namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandView;
-using hal::OperationContext;
 
 struct TransposeShape {
     hal::TransposeWindow window;
