@@ -1,94 +1,35 @@
 #include "nnemu/hal/Operations.h"
 
 #include <algorithm>
-#include <array>
 #include <cassert>
 #include <limits>
 
 #include "nnemu/hal/OperationCoverage.h"
-#include "operations/SignatureFamilies.h"
+#include "operations/SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
 
-// Every operation's signature, one family (hal/operations/<Family>.cpp) per line. Explicit, so
-// that what is registered does not depend on how the library is linked.
-constexpr std::span<const OperationSignature> (*kSignatureFamilies[])() = {
-        activationSignatures,
-        argMinMaxSignatures,
-        batchMatmulSignatures,
-        castSignatures,
-        channelShuffleSignatures,
-        comparisonSignatures,
-        concatenationSignatures,
-        controlFlowSignatures,
-        convolutionSignatures,
-        detectionSignatures,
-        elementwiseSignatures,
-        eluHardSwishSignatures,
-        fillRankSignatures,
-        fullyConnectedSignatures,
-        gatherSignatures,
-        instanceNormalizationSignatures,
-        logSoftmaxSignatures,
-        logicalSignatures,
-        lookupSignatures,
-        normalizationSignatures,
-        packMirrorPadReverseSignatures,
-        poolingSignatures,
-        powerSignatures,
-        quantizationSignatures,
-        quantizedLstmSignatures,
-        quantizedLstmIntegerSignatures,
-        randomMultinomialSignatures,
-        recurrentSignatures,
-        reductionSignatures,
-        reshapingSignatures,
-        resizeSignatures,
-        roiSignatures,
-        selectionSignatures,
-        sequenceRecurrentSignatures,
-        slicingSignatures,
-        softmaxSignatures,
-        splittingSignatures,
-        tileSignatures,
-        topKSignatures,
-        transposeConvolutionSignatures,
-};
-
-using SignatureTable = std::array<const OperationSignature*, kNumberOfOperationTypes>;
-
-SignatureTable buildTable() {
-    assert(signatureCoverageProblems().empty() && "hal/Operations.cpp: a signature missing or listed twice");
-    SignatureTable table{};
-    for (const OperationSignature* signature : listedSignatures()) {
-        const auto code = static_cast<int32_t>(signature->type);
-        if (code >= 0 && code < kNumberOfOperationTypes && table[code] == nullptr) table[code] = signature;
-    }
-    return table;
+OperationIndex<OperationSignature> buildIndex() {
+    assert(signatureCoverageProblems().empty() && "hal/operations/Signatures.cpp: a signature missing or listed twice");
+    return OperationIndex<OperationSignature>(allSignatures());
 }
 
 }  // namespace
 
 std::vector<const OperationSignature*> listedSignatures() {
     std::vector<const OperationSignature*> signatures;
-    for (auto family : kSignatureFamilies) {
-        for (const OperationSignature& signature : family()) signatures.push_back(&signature);
-    }
+    for (const OperationSignature& signature : allSignatures()) signatures.push_back(&signature);
     return signatures;
 }
 
 std::vector<std::string> signatureCoverageProblems() {
-    std::vector<OperationType> listed;
-    for (const OperationSignature* signature : listedSignatures()) listed.push_back(signature->type);
-    return coverageProblems(listed, std::numeric_limits<int64_t>::max(), nullptr, "signature");
+    return coverageProblems(operationsOf(allSignatures()), std::numeric_limits<int64_t>::max(), nullptr, "signature");
 }
 
 const OperationSignature* findSignature(OperationType type) {
-    static const SignatureTable table = buildTable();
-    const auto code = static_cast<int32_t>(type);
-    if (code < 0 || code >= kNumberOfOperationTypes) return nullptr;
-    return table[code];
+    static const OperationIndex<OperationSignature> index = buildIndex();
+    return index.find(type);
 }
 
 int64_t operationUseFeatureLevel(const OperationContext& context) {

@@ -1,40 +1,67 @@
 #include "Lowering.h"
 
-#include <array>
 #include <cassert>
 #include <cmath>
 #include <limits>
 
-#include "lowering/LoweringFamilies.h"
+#include "lowering/LoweringList.h"
 #include "nnemu/hal/OperationCoverage.h"
 
 namespace nnemu::synap {
 namespace {
 
-// Every lowering rule, one family (lowering/<Family>.cpp) per line. Explicit, so that what is
+// Every lowering rule, one per operation the NPU runs, grouped by the lowering/<Family>.cpp that
+// defines its functions (declared in lowering/LoweringList.h). Explicit, so that what is
 // registered does not depend on how the library is linked.
-constexpr std::span<const LoweringRule> (*kLoweringFamilies[])() = {
-        activationLowerings,
-        argMinMaxLowerings,
-        convolutionLowerings,
-        elementwiseLowerings,
-        poolingLowerings,
-        shapeLowerings,
-        transposeConvolutionLowerings,
+constexpr LoweringRule kRules[] = {
+    // Activation.cpp
+    {hal::OperationType::RELU, lowering::supportsClamp, lowering::lowerRelu},
+    {hal::OperationType::RELU1, lowering::supportsClamp, lowering::lowerRelu1},
+    {hal::OperationType::RELU6, lowering::supportsClamp, lowering::lowerRelu6},
+    {hal::OperationType::LOGISTIC, lowering::supportsLogistic, lowering::lowerLogistic},
+    {hal::OperationType::TANH, lowering::supportsTanh, lowering::lowerTanh},
+    {hal::OperationType::SOFTMAX, lowering::supportsSoftmax, lowering::lowerSoftmax},
+    {hal::OperationType::PRELU, lowering::supportsPrelu, lowering::lowerPrelu},
+    {hal::OperationType::HARD_SWISH, lowering::supportsHardSwish, lowering::lowerHardSwish},
+
+    // ArgMinMax.cpp
+    {hal::OperationType::ARGMAX, lowering::supportsArgMinMax, lowering::lowerArgMax},
+    {hal::OperationType::ARGMIN, lowering::supportsArgMinMax, lowering::lowerArgMin},
+
+    // Convolution.cpp
+    {hal::OperationType::CONV_2D, lowering::supportsConvolution, lowering::lowerConvolution},
+    {hal::OperationType::DEPTHWISE_CONV_2D, lowering::supportsDepthwise, lowering::lowerDepthwise},
+    {hal::OperationType::FULLY_CONNECTED, lowering::supportsFullyConnected, lowering::lowerFullyConnected},
+
+    // Elementwise.cpp
+    {hal::OperationType::ADD, lowering::supportsAddition, lowering::lowerAdd},
+    {hal::OperationType::SUB, lowering::supportsAddition, lowering::lowerSubtract},
+    {hal::OperationType::MUL, lowering::supportsMultiplication, lowering::lowerMultiply},
+    {hal::OperationType::MAXIMUM, lowering::supportsMaxMin, lowering::lowerMaximum},
+    {hal::OperationType::MINIMUM, lowering::supportsMaxMin, lowering::lowerMinimum},
+
+    // Pooling.cpp
+    {hal::OperationType::AVERAGE_POOL_2D, lowering::supportsPool, lowering::lowerAveragePool},
+    {hal::OperationType::MAX_POOL_2D, lowering::supportsPool, lowering::lowerMaxPool},
+    {hal::OperationType::MEAN, lowering::supportsMean, lowering::lowerMean},
+
+    // Shape.cpp
+    {hal::OperationType::RESHAPE, lowering::supportsReshape, lowering::lowerReshape},
+    {hal::OperationType::CONCATENATION, lowering::supportsConcatenation, lowering::lowerConcatenation},
+    {hal::OperationType::PAD, lowering::supportsPad, lowering::lowerPad},
+    {hal::OperationType::RESIZE_BILINEAR, lowering::supportsResizeBilinear, lowering::lowerResizeBilinear},
+    {hal::OperationType::QUANTIZE, lowering::supportsQuantize, lowering::lowerConvert},
+    {hal::OperationType::DEQUANTIZE, lowering::supportsDequantize, lowering::lowerConvert},
+    {hal::OperationType::CHANNEL_SHUFFLE, lowering::supportsChannelShuffle, lowering::lowerChannelShuffle},
+
+    // TransposeConvolution.cpp
+    {hal::OperationType::TRANSPOSE_CONV_2D, lowering::supportsTransposeConvolution,
+     lowering::lowerTransposeConvolution},
 };
 
-using RuleTable = std::array<const LoweringRule*, hal::kNumberOfOperationTypes>;
-
-RuleTable buildTable() {
+hal::OperationIndex<LoweringRule> buildIndex() {
     assert(loweringCoverageProblems().empty() && "driver/synap/Lowering.cpp: a rule listed twice");
-    RuleTable table{};
-    for (auto family : kLoweringFamilies) {
-        for (const LoweringRule& rule : family()) {
-            const auto code = static_cast<int32_t>(rule.type);
-            if (code >= 0 && code < hal::kNumberOfOperationTypes && table[code] == nullptr) table[code] = &rule;
-        }
-    }
-    return table;
+    return hal::OperationIndex<LoweringRule>(kRules);
 }
 
 // The NPU claims the operations it computes exactly: a rule is optional for every one.
@@ -42,23 +69,15 @@ bool optional(hal::OperationType) { return true; }
 
 }  // namespace
 
-std::vector<hal::OperationType> listedLowerings() {
-    std::vector<hal::OperationType> listed;
-    for (auto family : kLoweringFamilies) {
-        for (const LoweringRule& rule : family()) listed.push_back(rule.type);
-    }
-    return listed;
-}
+std::vector<hal::OperationType> listedLowerings() { return hal::operationsOf<LoweringRule>(kRules); }
 
 std::vector<std::string> loweringCoverageProblems() {
     return hal::coverageProblems(listedLowerings(), hal::kFeatureLevel8, optional, "lowering rule");
 }
 
 const LoweringRule* findLowering(hal::OperationType type) {
-    static const RuleTable table = buildTable();
-    const auto code = static_cast<int32_t>(type);
-    if (code < 0 || code >= hal::kNumberOfOperationTypes) return nullptr;
-    return table[code];
+    static const hal::OperationIndex<LoweringRule> index = buildIndex();
+    return index.find(type);
 }
 
 bool isFloatOrQuant8(hal::OperandType type) {

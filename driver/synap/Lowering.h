@@ -1,7 +1,8 @@
 // How synap-npu turns NNAPI operations into NPU layers. Each operation the NPU runs has one
-// rule, defined in lowering/<Family>.cpp and listed, family by family, in Lowering.cpp: `supports` is the device's claim (the exact
-// operand conditions under which the core computes the operation correctly) and `lower` emits
-// its layers. The supported-operations table and the compiler both read these rules only.
+// rule, defined in lowering/<Family>.cpp and listed, one row each, in Lowering.cpp (kRules):
+// `supports` is the device's claim (the exact operand conditions under which the core computes
+// the operation correctly) and `lower` emits its layers. The supported-operations table and the
+// compiler both read these rules only.
 #pragma once
 
 #include <string>
@@ -23,7 +24,7 @@ struct LoweringRule {
 
 // nullptr when the NPU has no rule for the operation.
 const LoweringRule* findLowering(hal::OperationType type);
-// Every operation of every lowering family listed in Lowering.cpp, in its order (an operation
+// Every operation of the rules listed in Lowering.cpp, in their order (an operation
 // listed twice appears twice).
 std::vector<hal::OperationType> listedLowerings();
 // The list against OperationTable.def (hal/OperationCoverage.h): empty when no operation has

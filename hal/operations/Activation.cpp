@@ -2,16 +2,10 @@
 // the API 29 ABS, EXP, LOG, NEG, RSQRT, SIN, SQRT. The output has the input's shape.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
 // Ops that only accept ranks up to 4.
 bool hasRankLimit(OperationType op) {
@@ -39,14 +33,27 @@ bool validateCommon(const OperationContext& context, std::initializer_list<Opera
     return true;
 }
 
-bool validateQuantizable(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateQuantizable(const OperationContext& context) {
     return validateCommon(context, {kF32, kF16, kQ8, kQ8S});
+}
+
+bool signatures::prepareSameShape(OperationContext& context) {
+    if (hasRankLimit(context.type)) NN_RET_CHECK(context.input(0).rank() <= 4);
+    context.output(0).dims = context.input(0).dims;
+    return true;
+}
+
+// The signed type came with feature level 30.
+int64_t signatures::signedFeatureLevel(const OperationContext& context) {
+    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
 }
 
 // Execution stage: a quant8 output of the RELU family keeps the input's quantization; LOGISTIC's
 // and TANH's have a fixed one: (1/256, 0) and (1/128, 128), zero points 128 lower for the signed
 // type.
-bool checkReluValues(const OperationContext& context) {
+bool signatures::checkReluValues(const OperationContext& context) {
     if (isQuant8Asymm(context.inputType(0))) {
         NN_RET_CHECK(context.output(0).scale == context.input(0).scale);
         NN_RET_CHECK(context.output(0).zeroPoint == context.input(0).zeroPoint);
@@ -54,7 +61,7 @@ bool checkReluValues(const OperationContext& context) {
     return true;
 }
 
-bool checkLogisticValues(const OperationContext& context) {
+bool signatures::checkLogisticValues(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
@@ -63,7 +70,7 @@ bool checkLogisticValues(const OperationContext& context) {
     return true;
 }
 
-bool checkTanhValues(const OperationContext& context) {
+bool signatures::checkTanhValues(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
@@ -72,63 +79,30 @@ bool checkTanhValues(const OperationContext& context) {
     return true;
 }
 
-bool validateFloatOnly(const OperationContext& context) {
+bool signatures::validateFloatOnly(const OperationContext& context) {
     return validateCommon(context, {kF32, kF16});
 }
 
-bool validateNeg(const OperationContext& context) {
-    return validateCommon(context, {kF32, kF16, kI32});
-}
-
 // ABS takes TENSOR_INT32 from feature level 30.
-bool validateAbs(const OperationContext& context) {
+bool signatures::validateAbs(const OperationContext& context) {
     return validateCommon(context, {kF32, kF16, kI32});
 }
 
-// RSQRT takes the quant8 types from feature level 7; the output has its own quantization.
-bool validateRsqrt(const OperationContext& context) {
-    return validateCommon(context, {kF32, kF16, kQ8, kQ8S});
-}
-
-int64_t absFeatureLevel(const OperationContext& context) {
+int64_t signatures::absFeatureLevel(const OperationContext& context) {
     return context.inputType(0) == kI32 ? kFeatureLevel30 : kFeatureLevel29;
 }
 
-int64_t rsqrtFeatureLevel(const OperationContext& context) {
+// RSQRT takes the quant8 types from feature level 7; the output has its own quantization.
+bool signatures::validateRsqrt(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kQ8, kQ8S});
+}
+
+int64_t signatures::rsqrtFeatureLevel(const OperationContext& context) {
     return isQuant8Asymm(context.inputType(0)) ? kFeatureLevel7 : kFeatureLevel29;
 }
 
-// The signed type came with feature level 30.
-int64_t signedFeatureLevel(const OperationContext& context) {
-    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
-}
-
-bool prepareSameShape(OperationContext& context) {
-    if (hasRankLimit(context.type)) NN_RET_CHECK(context.input(0).rank() <= 4);
-    context.output(0).dims = context.input(0).dims;
-    return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> activationSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-        {OperationType::RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-        {OperationType::RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-        {OperationType::LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel,
-            checkLogisticValues},
-        {OperationType::TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkTanhValues},
-        {OperationType::FLOOR, validateFloatOnly, prepareSameShape, false, false},
-        {OperationType::ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel},
-        {OperationType::EXP, validateFloatOnly, prepareSameShape, false, false},
-        {OperationType::LOG, validateFloatOnly, prepareSameShape, false, false},
-        {OperationType::RSQRT, validateRsqrt, prepareSameShape, false, false, rsqrtFeatureLevel},
-        {OperationType::SIN, validateFloatOnly, prepareSameShape, false, false},
-        {OperationType::SQRT, validateFloatOnly, prepareSameShape, false, false},
-        {OperationType::NEG, validateNeg, prepareSameShape, false, false},
-    };
-    return kSignatures;
+bool signatures::validateNeg(const OperationContext& context) {
+    return validateCommon(context, {kF32, kF16, kI32});
 }
 
 }  // namespace nnemu::hal

@@ -4,22 +4,19 @@
 
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateArgMinMax(const OperationContext& context) {
+bool signatures::validateArgMinMax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
     return true;
 }
 
-bool prepareArgMinMax(OperationContext& context) {
+bool signatures::prepareArgMinMax(OperationContext& context) {
     const OperandView& input = context.input(0);
     uint32_t axis = 0;
     NN_RET_CHECK(input.rank() >= 1);
@@ -32,16 +29,6 @@ bool prepareArgMinMax(OperationContext& context) {
     if (dims.empty()) dims.push_back(1);
     context.output(0).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> argMinMaxSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::ARGMAX, validateArgMinMax, prepareArgMinMax, false, false},
-        {OperationType::ARGMIN, validateArgMinMax, prepareArgMinMax, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

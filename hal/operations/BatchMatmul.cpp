@@ -1,12 +1,18 @@
 // BATCH_MATMUL (feature level 6): x [..., r_x, c_x] times y [..., r_y, c_y], each optionally
 // transposed in its last two dimensions (adj_x, adj_y); rank 2 to 4, same batch dimensions.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
 
-bool validateBatchMatmul(const OperationContext& context) {
+bool adjoint(const OperationContext& context, uint32_t i) {
+    return i < context.numInputs() && context.hasValue(i) && context.scalar<bool>(i);
+}
+
+}  // namespace
+
+bool signatures::validateBatchMatmul(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2, 3, 4}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
@@ -21,11 +27,7 @@ bool validateBatchMatmul(const OperationContext& context) {
     return true;
 }
 
-bool adjoint(const OperationContext& context, uint32_t i) {
-    return i < context.numInputs() && context.hasValue(i) && context.scalar<bool>(i);
-}
-
-bool prepareBatchMatmul(OperationContext& context) {
+bool signatures::prepareBatchMatmul(OperationContext& context) {
     const std::vector<uint32_t>& x = context.input(0).dims;
     const std::vector<uint32_t>& y = context.input(1).dims;
     NN_RET_CHECK(x.size() >= 2 && x.size() <= 4 && x.size() == y.size());
@@ -42,15 +44,6 @@ bool prepareBatchMatmul(OperationContext& context) {
     out.push_back(cols);
     context.output(0).dims = std::move(out);
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> batchMatmulSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::BATCH_MATMUL, validateBatchMatmul, prepareBatchMatmul, true, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -4,7 +4,7 @@
 // QUANT8_ASYMM_SIGNED and QUANT8_SYMM, which cast to nothing else.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -27,7 +27,9 @@ bool identityOnly(OperandType type) {
     }
 }
 
-bool validateCast(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateCast(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     const OperandType in = context.inputType(0);
     const OperandType out = context.output(0).type;
@@ -39,22 +41,13 @@ bool validateCast(const OperationContext& context) {
     return true;
 }
 
-bool prepareCast(OperationContext& context) {
+bool signatures::prepareCast(OperationContext& context) {
     context.output(0).dims = context.input(0).dims;
     return true;
 }
 
-int64_t castFeatureLevel(const OperationContext& context) {
+int64_t signatures::castFeatureLevel(const OperationContext& context) {
     return identityOnly(context.inputType(0)) ? kFeatureLevel30 : operationFeatureLevel(context.type);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> castSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::CAST, validateCast, prepareCast, false, false, castFeatureLevel},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -4,12 +4,11 @@
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateChannelShuffle(const OperationContext& context) {
+bool signatures::validateChannelShuffle(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
                                           OperandType::TENSOR_QUANT8_ASYMM,
@@ -21,7 +20,7 @@ bool validateChannelShuffle(const OperationContext& context) {
     return true;
 }
 
-bool prepareChannelShuffle(OperationContext& context) {
+bool signatures::prepareChannelShuffle(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() >= 1 && input.rank() <= 4);
@@ -31,15 +30,6 @@ bool prepareChannelShuffle(OperationContext& context) {
     NN_RET_CHECK(groups >= 1 && input.dim(axis) % static_cast<uint32_t>(groups) == 0);
     context.output(0).dims = input.dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> channelShuffleSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::CHANNEL_SHUFFLE, validateChannelShuffle, prepareChannelShuffle, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

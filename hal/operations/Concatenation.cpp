@@ -3,12 +3,11 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateConcatenation(const OperationContext& context) {
+bool signatures::validateConcatenation(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() >= 2);
     NN_RET_CHECK(context.numOutputs() == 1);
     const uint32_t axisIndex = context.numInputs() - 1;
@@ -30,7 +29,7 @@ bool validateConcatenation(const OperationContext& context) {
     return true;
 }
 
-bool prepareConcatenation(OperationContext& context) {
+bool signatures::prepareConcatenation(OperationContext& context) {
     const uint32_t axisIndex = context.numInputs() - 1;
     const std::vector<uint32_t>& first = context.input(0).dims;
     const auto rank = static_cast<uint32_t>(first.size());
@@ -49,15 +48,6 @@ bool prepareConcatenation(OperationContext& context) {
     NN_RET_CHECK(toDimension(along, &dims[axis]));
     context.output(0).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> concatenationSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::CONCATENATION, validateConcatenation, prepareConcatenation, false, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -7,28 +7,10 @@
 #include "nnemu/hal/ControlFlow.h"
 
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-bool validateIf(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() >= 3 && context.numOutputs() >= 1);
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_BOOL8}));
-    NN_RET_CHECK(rankIsOrUnknown(context.input(0), 1));
-    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::SUBGRAPH}));
-    NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::SUBGRAPH}));
-    return true;
-}
-
-bool validateWhile(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() >= 3 && context.numOutputs() >= 1);
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::SUBGRAPH}));
-    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::SUBGRAPH}));
-    return true;
-}
-
-bool interpretedOnly(OperationContext&) { return false; }
 
 bool fail(std::string* why, const std::string& message) {
     if (why != nullptr) *why = message;
@@ -112,12 +94,22 @@ bool validateWhileModels(const Model& model, const std::vector<Operand>& operand
 
 }  // namespace
 
-std::span<const OperationSignature> controlFlowSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::IF, validateIf, interpretedOnly},
-        {OperationType::WHILE, validateWhile, interpretedOnly},
-    };
-    return kSignatures;
+bool signatures::validateIf(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() >= 3 && context.numOutputs() >= 1);
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_BOOL8}));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(0), 1));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::SUBGRAPH}));
+    NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::SUBGRAPH}));
+    return true;
+}
+
+bool signatures::interpretedOnly(OperationContext&) { return false; }
+
+bool signatures::validateWhile(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() >= 3 && context.numOutputs() >= 1);
+    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::SUBGRAPH}));
+    NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::SUBGRAPH}));
+    return true;
 }
 
 bool isControlFlow(OperationType type) { return type == OperationType::IF || type == OperationType::WHILE; }

@@ -14,7 +14,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -69,28 +69,12 @@ bool checkConvValues(const OperationContext& context, WindowKind kind) {
     return windowValuesValid(context, kind);
 }
 
-bool checkConv2DValues(const OperationContext& context) { return checkConvValues(context, WindowKind::CONV); }
-bool checkDepthwiseValues(const OperationContext& context) { return checkConvValues(context, WindowKind::DEPTHWISE); }
-bool checkGroupedValues(const OperationContext& context) { return checkConvValues(context, WindowKind::GROUPED); }
-
 bool validateWindowConv(const OperationContext& context, WindowKind kind) {
     NN_RET_CHECK(context.numOutputs() == 1);
     NN_RET_CHECK(windowCountAllowed(kind, context.numInputs()));
     NN_RET_CHECK(windowScalarTypesValid(context, kind));
     NN_RET_CHECK(validateConvTypes(context, kind));
     return true;
-}
-
-bool validateConv2D(const OperationContext& context) {
-    return validateWindowConv(context, WindowKind::CONV);
-}
-
-bool validateDepthwiseConv2D(const OperationContext& context) {
-    return validateWindowConv(context, WindowKind::DEPTHWISE);
-}
-
-bool validateGroupedConv2D(const OperationContext& context) {
-    return validateWindowConv(context, WindowKind::GROUPED);
 }
 
 bool prepareWindowConv(OperationContext& context, WindowKind kind) {
@@ -132,29 +116,36 @@ bool prepareWindowConv(OperationContext& context, WindowKind kind) {
     return true;
 }
 
-bool prepareConv2D(OperationContext& context) {
+}  // namespace
+
+bool signatures::validateConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::CONV);
+}
+
+bool signatures::prepareConv2D(OperationContext& context) {
     return prepareWindowConv(context, WindowKind::CONV);
 }
 
-bool prepareDepthwiseConv2D(OperationContext& context) {
+bool signatures::checkConv2DValues(const OperationContext& context) { return checkConvValues(context, WindowKind::CONV); }
+
+bool signatures::validateDepthwiseConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::DEPTHWISE);
+}
+
+bool signatures::prepareDepthwiseConv2D(OperationContext& context) {
     return prepareWindowConv(context, WindowKind::DEPTHWISE);
 }
 
-bool prepareGroupedConv2D(OperationContext& context) {
+bool signatures::checkDepthwiseValues(const OperationContext& context) { return checkConvValues(context, WindowKind::DEPTHWISE); }
+
+bool signatures::validateGroupedConv2D(const OperationContext& context) {
+    return validateWindowConv(context, WindowKind::GROUPED);
+}
+
+bool signatures::prepareGroupedConv2D(OperationContext& context) {
     return prepareWindowConv(context, WindowKind::GROUPED);
 }
 
-}  // namespace
-
-std::span<const OperationSignature> convolutionSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::CONV_2D, validateConv2D, prepareConv2D, false, true, nullptr, checkConv2DValues},
-        {OperationType::DEPTHWISE_CONV_2D, validateDepthwiseConv2D, prepareDepthwiseConv2D, false, true,
-            nullptr, checkDepthwiseValues},
-        {OperationType::GROUPED_CONV_2D, validateGroupedConv2D, prepareGroupedConv2D, false, false, nullptr,
-            checkGroupedValues},
-    };
-    return kSignatures;
-}
+bool signatures::checkGroupedValues(const OperationContext& context) { return checkConvValues(context, WindowKind::GROUPED); }
 
 }  // namespace nnemu::hal

@@ -9,7 +9,7 @@
 // leaves it in context.prepared for the kernel.
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -31,7 +31,17 @@ bool scalarsAre(const OperationContext& context, std::initializer_list<uint32_t>
     return true;
 }
 
-bool validateBboxTransform(const OperationContext& context) {
+// Output dims of a data-dependent selection of `count` boxes: [count] for scores, classes and
+// batch indexes, [count, 4] for boxes.
+void setSelectionDims(OperationContext& context, size_t count, std::initializer_list<uint32_t> boxOutputs) {
+    const auto n = static_cast<uint32_t>(count);
+    for (auto& output : context.outputs) output.dims = {n};
+    for (uint32_t i : boxOutputs) context.output(i).dims = {n, 4};
+}
+
+}  // namespace
+
+bool signatures::validateBboxTransform(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {4}, 1));
     const OperandType type = context.inputType(0);
     if (isFloatTensor(type)) {
@@ -49,7 +59,7 @@ bool validateBboxTransform(const OperationContext& context) {
     return true;
 }
 
-bool prepareBboxTransform(OperationContext& context) {
+bool signatures::prepareBboxTransform(OperationContext& context) {
     const OperandView& rois = context.input(0);
     const OperandView& deltas = context.input(1);
     const OperandView& batchIndex = context.input(2);
@@ -63,7 +73,7 @@ bool prepareBboxTransform(OperationContext& context) {
     return true;
 }
 
-bool validateBoxWithNmsLimit(const OperationContext& context) {
+bool signatures::validateBoxWithNmsLimit(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {9}, 4));
     const OperandType type = context.inputType(0);
     if (isFloatTensor(type)) {
@@ -85,15 +95,7 @@ bool validateBoxWithNmsLimit(const OperationContext& context) {
     return true;
 }
 
-// Output dims of a data-dependent selection of `count` boxes: [count] for scores, classes and
-// batch indexes, [count, 4] for boxes.
-void setSelectionDims(OperationContext& context, size_t count, std::initializer_list<uint32_t> boxOutputs) {
-    const auto n = static_cast<uint32_t>(count);
-    for (auto& output : context.outputs) output.dims = {n};
-    for (uint32_t i : boxOutputs) context.output(i).dims = {n, 4};
-}
-
-bool prepareBoxWithNmsLimit(OperationContext& context) {
+bool signatures::prepareBoxWithNmsLimit(OperationContext& context) {
     std::vector<Detection> detections;
     NN_RET_CHECK(detection::selectBoxesWithNmsLimit(context, &detections));
     setSelectionDims(context, detections.size(), {1});
@@ -101,7 +103,7 @@ bool prepareBoxWithNmsLimit(OperationContext& context) {
     return true;
 }
 
-bool validateGenerateProposals(const OperationContext& context) {
+bool signatures::validateGenerateProposals(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {11}, 3));
     const OperandType type = context.inputType(0);
     if (isFloatTensor(type)) {
@@ -123,7 +125,7 @@ bool validateGenerateProposals(const OperationContext& context) {
     return true;
 }
 
-bool prepareGenerateProposals(OperationContext& context) {
+bool signatures::prepareGenerateProposals(OperationContext& context) {
     std::vector<Detection> proposals;
     NN_RET_CHECK(detection::selectProposals(context, &proposals));
     setSelectionDims(context, proposals.size(), {1});
@@ -131,7 +133,7 @@ bool prepareGenerateProposals(OperationContext& context) {
     return true;
 }
 
-bool validateDetectionPostprocessing(const OperationContext& context) {
+bool signatures::validateDetectionPostprocessing(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {14}, 4));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
@@ -147,7 +149,7 @@ bool validateDetectionPostprocessing(const OperationContext& context) {
     return true;
 }
 
-bool prepareDetectionPostprocessing(OperationContext& context) {
+bool signatures::prepareDetectionPostprocessing(OperationContext& context) {
     const OperandView& scores = context.input(0);
     const OperandView& deltas = context.input(1);
     const OperandView& anchors = context.input(2);
@@ -170,19 +172,6 @@ bool prepareDetectionPostprocessing(OperationContext& context) {
     context.output(2).dims = {batches, n};
     context.output(3).dims = {batches};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> detectionSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, validateBboxTransform, prepareBboxTransform, false, true},
-        {OperationType::BOX_WITH_NMS_LIMIT, validateBoxWithNmsLimit, prepareBoxWithNmsLimit, false, true},
-        {OperationType::GENERATE_PROPOSALS, validateGenerateProposals, prepareGenerateProposals, false, false},
-        {OperationType::DETECTION_POSTPROCESSING, validateDetectionPostprocessing,
-            prepareDetectionPostprocessing, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

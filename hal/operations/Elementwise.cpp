@@ -5,7 +5,7 @@
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -27,7 +27,9 @@ bool typeAllowed(OperationType op, OperandType type) {
     }
 }
 
-bool validateBinary(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateBinary(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(typeAllowed(context.type, type));
@@ -40,8 +42,25 @@ bool validateBinary(const OperationContext& context) {
     return true;
 }
 
+bool signatures::prepareBinary(OperationContext& context) {
+    const std::vector<uint32_t>& a = context.input(0).dims;
+    const std::vector<uint32_t>& b = context.input(1).dims;
+    NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
+    std::vector<uint32_t> out;
+    NN_RET_CHECK(broadcastShape(a, b, &out));
+    context.output(0).dims = std::move(out);
+    return true;
+}
+
+// TENSOR_INT32 operands came with feature level 30 (as did the signed quantized type).
+int64_t signatures::binaryFeatureLevel(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    const bool later = type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
+
 // Execution stage: the fuse code, MUL's output scale (and in prepare, shapes that broadcast).
-bool checkBinaryValues(const OperationContext& context) {
+bool signatures::checkBinaryValues(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (context.hasValue(2)) {
         const int32_t fuse = context.scalar<int32_t>(2);
@@ -54,35 +73,6 @@ bool checkBinaryValues(const OperationContext& context) {
         NN_RET_CHECK(static_cast<double>(context.output(0).scale) > product);
     }
     return true;
-}
-
-bool prepareBinary(OperationContext& context) {
-    const std::vector<uint32_t>& a = context.input(0).dims;
-    const std::vector<uint32_t>& b = context.input(1).dims;
-    NN_RET_CHECK(a.size() <= kMaxRank && b.size() <= kMaxRank);
-    std::vector<uint32_t> out;
-    NN_RET_CHECK(broadcastShape(a, b, &out));
-    context.output(0).dims = std::move(out);
-    return true;
-}
-
-// TENSOR_INT32 operands came with feature level 30 (as did the signed quantized type).
-int64_t binaryFeatureLevel(const OperationContext& context) {
-    const OperandType type = context.inputType(0);
-    const bool later = type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> elementwiseSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::ADD, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
-        {OperationType::MUL, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
-        {OperationType::SUB, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
-        {OperationType::DIV, validateBinary, prepareBinary, false, true, binaryFeatureLevel, checkBinaryValues},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -1,15 +1,11 @@
 // ELU and HARD_SWISH (feature level 30): one tensor in, one tensor of the same shape out.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
 
 // ELU: input 1 is the alpha scalar, FLOAT16 for a FLOAT16 tensor and FLOAT32 otherwise.
-bool validateElu(const OperationContext& context) {
+bool signatures::validateElu(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16}));
     const OperandType alpha = context.inputType(0) == kF16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
@@ -18,29 +14,19 @@ bool validateElu(const OperationContext& context) {
     return true;
 }
 
-// HARD_SWISH: a quantized output may have its own scale and zero point.
-bool validateHardSwish(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {1}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-    NN_RET_CHECK(context.output(0).type == context.inputType(0));
-    return true;
-}
-
-bool prepareSameShape(OperationContext& context) {
+bool signatures::prepareEluHardSwish(OperationContext& context) {
     NN_RET_CHECK(context.input(0).rank() >= 1);
     context.output(0).dims = context.input(0).dims;
     return true;
 }
 
-}  // namespace
-
-std::span<const OperationSignature> eluHardSwishSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::ELU, validateElu, prepareSameShape, false, true},
-        {OperationType::HARD_SWISH, validateHardSwish, prepareSameShape, false, true},
-    };
-    return kSignatures;
+// HARD_SWISH: a quantized output may have its own scale and zero point.
+bool signatures::validateHardSwish(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {1}, 1));
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, OperandType::TENSOR_QUANT8_ASYMM,
+                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    return true;
 }
 
 }  // namespace nnemu::hal

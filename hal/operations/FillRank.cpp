@@ -1,6 +1,6 @@
 // FILL and RANK (feature level 30): shape queries and construction.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -15,7 +15,9 @@ bool fillOutputType(OperandType value, OperandType* tensor) {
     }
 }
 
-bool validateFill(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateFill(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 1));
@@ -26,7 +28,7 @@ bool validateFill(const OperationContext& context) {
 }
 
 // The output dims are the values of input 0, each >= 0; the output has rank >= 1.
-bool prepareFill(OperationContext& context) {
+bool signatures::prepareFill(OperationContext& context) {
     const OperandView& shape = context.input(0);
     NN_RET_CHECK(shape.rank() == 1 && shape.dim(0) >= 1 && shape.data != nullptr);
     NN_RET_CHECK(shape.length >= shape.elements() * sizeof(int32_t));
@@ -40,7 +42,7 @@ bool prepareFill(OperationContext& context) {
     return true;
 }
 
-bool validateRank(const OperationContext& context) {
+bool signatures::validateRank(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
@@ -54,20 +56,10 @@ bool validateRank(const OperationContext& context) {
 }
 
 // A scalar output: rank 0.
-bool prepareRank(OperationContext& context) {
+bool signatures::prepareRank(OperationContext& context) {
     NN_RET_CHECK(context.input(0).rank() >= 1);
     context.output(0).dims.clear();
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> fillRankSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::FILL, validateFill, prepareFill, false, false},
-        {OperationType::RANK, validateRank, prepareRank, false, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

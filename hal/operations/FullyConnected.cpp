@@ -7,12 +7,11 @@
 #include <cmath>
 
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateFullyConnected(const OperationContext& context) {
+bool signatures::validateFullyConnected(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {4}, 1));
     const OperandView& input = context.input(0);
     const OperandView& weights = context.input(1);
@@ -36,22 +35,7 @@ bool validateFullyConnected(const OperationContext& context) {
     return true;
 }
 
-// Execution stage: a quantized bias's scale is inScale * weightsScale; the fuse code.
-bool checkFullyConnectedValues(const OperationContext& context) {
-    const OperandView& input = context.input(0);
-    if (isQuant8Asymm(input.type)) {
-        const double product = static_cast<double>(input.scale) * context.input(1).scale;
-        const double bias = context.input(2).scale;
-        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
-    }
-    if (context.hasValue(3)) {
-        const int32_t activation = context.scalar<int32_t>(3);
-        NN_RET_CHECK(activation >= 0 && activation <= 3);
-    }
-    return true;
-}
-
-bool prepareFullyConnected(OperationContext& context) {
+bool signatures::prepareFullyConnected(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& weights = context.input(1);
     const OperandView& bias = context.input(2);
@@ -68,14 +52,19 @@ bool prepareFullyConnected(OperationContext& context) {
     return true;
 }
 
-}  // namespace
-
-std::span<const OperationSignature> fullyConnectedSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::FULLY_CONNECTED, validateFullyConnected, prepareFullyConnected, false, true, nullptr,
-            checkFullyConnectedValues},
-    };
-    return kSignatures;
+// Execution stage: a quantized bias's scale is inScale * weightsScale; the fuse code.
+bool signatures::checkFullyConnectedValues(const OperationContext& context) {
+    const OperandView& input = context.input(0);
+    if (isQuant8Asymm(input.type)) {
+        const double product = static_cast<double>(input.scale) * context.input(1).scale;
+        const double bias = context.input(2).scale;
+        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
+    }
+    if (context.hasValue(3)) {
+        const int32_t activation = context.scalar<int32_t>(3);
+        NN_RET_CHECK(activation >= 0 && activation <= 3);
+    }
+    return true;
 }
 
 }  // namespace nnemu::hal

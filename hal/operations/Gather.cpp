@@ -6,23 +6,20 @@
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateGather(const OperationContext& context) {
+bool signatures::validateGather(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     return true;
 }
 
-bool prepareGather(OperationContext& context) {
+bool signatures::prepareGather(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& indices = context.input(2);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
@@ -34,15 +31,6 @@ bool prepareGather(OperationContext& context) {
     dims.insert(dims.end(), input.dims.begin() + axis + 1, input.dims.end());
     context.output(0).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> gatherSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::GATHER, validateGather, prepareGather, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

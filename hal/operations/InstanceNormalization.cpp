@@ -1,12 +1,11 @@
 // Signature of INSTANCE_NORMALIZATION: in (F32 or F16, rank 4), gamma, beta, epsilon (FLOAT32,
 // or FLOAT16 for F16), BOOL layout (true = NCHW). The output has the input's shape and type.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateInstanceNormalization(const OperationContext& context) {
+bool signatures::validateInstanceNormalization(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {5}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     const OperandType scalar =
@@ -18,20 +17,10 @@ bool validateInstanceNormalization(const OperationContext& context) {
     return true;
 }
 
-bool prepareInstanceNormalization(OperationContext& context) {
+bool signatures::prepareInstanceNormalization(OperationContext& context) {
     NN_RET_CHECK(context.input(0).rank() == 4);
     context.output(0).dims = context.input(0).dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> instanceNormalizationSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::INSTANCE_NORMALIZATION, validateInstanceNormalization, prepareInstanceNormalization,
-            false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -2,12 +2,11 @@
 // (negative counts from the end). The output has the input's shape and type.
 #include "nnemu/hal/Axis.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateLogSoftmax(const OperationContext& context) {
+bool signatures::validateLogSoftmax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     const bool half = context.inputType(0) == OperandType::TENSOR_FLOAT16;
@@ -17,22 +16,13 @@ bool validateLogSoftmax(const OperationContext& context) {
     return true;
 }
 
-bool prepareLogSoftmax(OperationContext& context) {
+bool signatures::prepareLogSoftmax(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(input.rank() >= 1);
     uint32_t axis = 0;
     NN_RET_CHECK(resolveAxis(context.scalar<int32_t>(2), input.rank(), &axis));
     context.output(0).dims = input.dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> logSoftmaxSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::LOG_SOFTMAX, validateLogSoftmax, prepareLogSoftmax, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

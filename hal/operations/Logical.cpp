@@ -1,14 +1,11 @@
 // LOGICAL_AND, LOGICAL_OR (two TENSOR_BOOL8 with numpy-style broadcasting) and LOGICAL_NOT.
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
-
-bool validateAndOr(const OperationContext& context) {
+bool signatures::validateAndOr(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
     NN_RET_CHECK(inputTypeIs(context, 1, {kB8}));
@@ -16,27 +13,16 @@ bool validateAndOr(const OperationContext& context) {
     return true;
 }
 
-bool validateNot(const OperationContext& context) {
+bool signatures::validateNot(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
     NN_RET_CHECK(context.output(0).type == kB8);
     return true;
 }
 
-bool prepareNot(OperationContext& context) {
+bool signatures::prepareNot(OperationContext& context) {
     context.output(0).dims = context.input(0).dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> logicalSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::LOGICAL_AND, validateAndOr, prepareBroadcastOutput, false, false},
-        {OperationType::LOGICAL_OR, validateAndOr, prepareBroadcastOutput, false, false},
-        {OperationType::LOGICAL_NOT, validateNot, prepareNot, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -1,14 +1,27 @@
 // Signatures of the table lookup operations: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, LSH_PROJECTION.
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
 
 // ---- EMBEDDING_LOOKUP: 0 lookups (I32, 1-D), 1 values (rank >= 2) -> rows of values.
 
-bool validateEmbeddingLookup(const OperationContext& context) {
+// ---- HASHTABLE_LOOKUP: 0 lookups (I32 1-D), 1 keys (I32 1-D, sorted), 2 values [keys, ...]
+//      -> 0 rows of values (zero where the key is missing), 1 hits (Q8, 1 = found).
+
+// ---- LSH_PROJECTION: 0 hash seeds [numHash, numBits] (F32/F16), 1 input (rank >= 1),
+//      2 weight [input dim 0] (type of hash, may be omitted), 3 i32 type -> I32 output.
+// Types: 1 sparse (deprecated form, no per-hash offset), 2 dense, 3 sparse (with offset).
+
+constexpr int32_t kLshSparseDeprecated = 1;
+constexpr int32_t kLshDense = 2;
+constexpr int32_t kLshSparse = 3;
+
+}  // namespace
+
+bool signatures::validateEmbeddingLookup(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
@@ -20,14 +33,7 @@ bool validateEmbeddingLookup(const OperationContext& context) {
     return true;
 }
 
-// FLOAT16 (and signed quantized) values came with feature level 30.
-int64_t embeddingLookupFeatureLevel(const OperationContext& context) {
-    const OperandType values = context.inputType(1);
-    const bool later = values == OperandType::TENSOR_FLOAT16 || values == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
-}
-
-bool prepareEmbeddingLookup(OperationContext& context) {
+bool signatures::prepareEmbeddingLookup(OperationContext& context) {
     const OperandView& lookups = context.input(0);
     const OperandView& values = context.input(1);
     NN_RET_CHECK(lookups.rank() == 1);
@@ -38,10 +44,14 @@ bool prepareEmbeddingLookup(OperationContext& context) {
     return true;
 }
 
-// ---- HASHTABLE_LOOKUP: 0 lookups (I32 1-D), 1 keys (I32 1-D, sorted), 2 values [keys, ...]
-//      -> 0 rows of values (zero where the key is missing), 1 hits (Q8, 1 = found).
+// FLOAT16 (and signed quantized) values came with feature level 30.
+int64_t signatures::embeddingLookupFeatureLevel(const OperationContext& context) {
+    const OperandType values = context.inputType(1);
+    const bool later = values == OperandType::TENSOR_FLOAT16 || values == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    return later ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
 
-bool validateHashtableLookup(const OperationContext& context) {
+bool signatures::validateHashtableLookup(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 2));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
@@ -55,7 +65,7 @@ bool validateHashtableLookup(const OperationContext& context) {
     return true;
 }
 
-bool prepareHashtableLookup(OperationContext& context) {
+bool signatures::prepareHashtableLookup(OperationContext& context) {
     const OperandView& lookups = context.input(0);
     const OperandView& keys = context.input(1);
     const OperandView& values = context.input(2);
@@ -70,15 +80,7 @@ bool prepareHashtableLookup(OperationContext& context) {
     return true;
 }
 
-// ---- LSH_PROJECTION: 0 hash seeds [numHash, numBits] (F32/F16), 1 input (rank >= 1),
-//      2 weight [input dim 0] (type of hash, may be omitted), 3 i32 type -> I32 output.
-// Types: 1 sparse (deprecated form, no per-hash offset), 2 dense, 3 sparse (with offset).
-
-constexpr int32_t kLshSparseDeprecated = 1;
-constexpr int32_t kLshDense = 2;
-constexpr int32_t kLshSparse = 3;
-
-bool validateLshProjection(const OperationContext& context) {
+bool signatures::validateLshProjection(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {4}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
@@ -93,7 +95,7 @@ bool validateLshProjection(const OperationContext& context) {
     return true;
 }
 
-bool prepareLshProjection(OperationContext& context) {
+bool signatures::prepareLshProjection(OperationContext& context) {
     const OperandView& hash = context.input(0);
     const OperandView& input = context.input(1);
     const OperandView& weight = context.input(2);
@@ -113,18 +115,6 @@ bool prepareLshProjection(OperationContext& context) {
         context.output(0).dims = {hash.dim(0)};
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> lookupSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::EMBEDDING_LOOKUP, validateEmbeddingLookup, prepareEmbeddingLookup, false, false,
-            embeddingLookupFeatureLevel},
-        {OperationType::HASHTABLE_LOOKUP, validateHashtableLookup, prepareHashtableLookup, false, false},
-        {OperationType::LSH_PROJECTION, validateLshProjection, prepareLshProjection, true, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

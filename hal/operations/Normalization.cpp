@@ -1,7 +1,7 @@
 // L2_NORMALIZATION (input, optional axis) and LOCAL_RESPONSE_NORMALIZATION (input, radius,
 // bias, alpha, beta, optional axis). The output has the input's shape; axis defaults to -1.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -17,7 +17,9 @@ bool prepareWithAxis(OperationContext& context, uint32_t axisIndex) {
     return true;
 }
 
-bool validateL2Norm(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateL2Norm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1, 2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
@@ -29,7 +31,7 @@ bool validateL2Norm(const OperationContext& context) {
     return true;
 }
 
-bool prepareL2Norm(OperationContext& context) {
+bool signatures::prepareL2Norm(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {  // fixed: (1/128, 128), or (1/128, 0) signed
         NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
@@ -38,7 +40,7 @@ bool prepareL2Norm(OperationContext& context) {
     return prepareWithAxis(context, 1);
 }
 
-bool validateLrn(const OperationContext& context) {
+bool signatures::validateLrn(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {5, 6}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     const OperandType type = context.inputType(0);
@@ -54,19 +56,9 @@ bool validateLrn(const OperationContext& context) {
     return true;
 }
 
-bool prepareLrn(OperationContext& context) {
+bool signatures::prepareLrn(OperationContext& context) {
     NN_RET_CHECK(context.scalar<int32_t>(1) >= 0);
     return prepareWithAxis(context, 5);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> normalizationSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::L2_NORMALIZATION, validateL2Norm, prepareL2Norm, false, false},
-        {OperationType::LOCAL_RESPONSE_NORMALIZATION, validateLrn, prepareLrn, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -3,33 +3,29 @@
 // quantization.
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-bool isMovableType(const OperationContext& context, uint32_t i) {
-    return inputTypeIs(context, i,
-                       {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                        OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-}
 
 // Execution stage: quantized operands that move values share one quantization.
 bool quantizationMatches(const OperandView& a, const OperandView& b) {
     return !isQuant8Asymm(a.type) || sameQuantization(a, b);
 }
 
+}  // namespace
+
 // PACK: input 0 the axis, inputs 1..N the tensors, all of one type, shape and quantization.
-bool validatePack(const OperationContext& context) {
+bool signatures::validatePack(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() >= 2 && context.numOutputs() == 1);
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::INT32}));
-    NN_RET_CHECK(isMovableType(context, 1));
+    NN_RET_CHECK(inputIsDataTensor(context, 1));
     for (uint32_t i = 2; i < context.numInputs(); ++i) NN_RET_CHECK(context.inputType(i) == context.inputType(1));
     NN_RET_CHECK(context.output(0).type == context.inputType(1));
     return true;
 }
 
-bool preparePack(OperationContext& context) {
+bool signatures::preparePack(OperationContext& context) {
     const std::vector<uint32_t>& dims = context.input(1).dims;
     NN_RET_CHECK(!dims.empty());
     for (uint32_t i = 2; i < context.numInputs(); ++i) {
@@ -45,9 +41,9 @@ bool preparePack(OperationContext& context) {
 }
 
 // MIRROR_PAD: input 1 paddings [rank, 2], input 2 the mode (0 REFLECT, 1 SYMMETRIC).
-bool validateMirrorPad(const OperationContext& context) {
+bool signatures::validateMirrorPad(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
-    NN_RET_CHECK(isMovableType(context, 0));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
@@ -55,7 +51,7 @@ bool validateMirrorPad(const OperationContext& context) {
     return true;
 }
 
-bool prepareMirrorPad(OperationContext& context) {
+bool signatures::prepareMirrorPad(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& paddings = context.input(1);
     const uint32_t rank = input.rank();
@@ -83,9 +79,9 @@ bool prepareMirrorPad(OperationContext& context) {
 }
 
 // REVERSE: input 1 a [1] tensor with the axis to reverse.
-bool validateReverse(const OperationContext& context) {
+bool signatures::validateReverse(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(isMovableType(context, 0));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 8));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
@@ -93,7 +89,7 @@ bool validateReverse(const OperationContext& context) {
     return true;
 }
 
-bool prepareReverse(OperationContext& context) {
+bool signatures::prepareReverse(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& axis = context.input(1);
     NN_RET_CHECK(input.rank() >= 1 && input.rank() <= 8);
@@ -103,17 +99,6 @@ bool prepareReverse(OperationContext& context) {
     NN_RET_CHECK(a >= 0 && static_cast<uint32_t>(a) < input.rank());
     context.output(0).dims = input.dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> packMirrorPadReverseSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::PACK, validatePack, preparePack, false, true},
-        {OperationType::MIRROR_PAD, validateMirrorPad, prepareMirrorPad, false, true},
-        {OperationType::REVERSE, validateReverse, prepareReverse, false, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

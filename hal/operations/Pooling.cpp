@@ -7,7 +7,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -32,16 +32,11 @@ bool validatePool(const OperationContext& context, bool allowQuant8) {
     return true;
 }
 
-bool validateQuantizablePool(const OperationContext& context) { return validatePool(context, true); }
-bool validateFloatPool(const OperationContext& context) { return validatePool(context, false); }
+}  // namespace
 
-// Execution stage: the window values; the output keeps the input's quantization.
-bool checkPoolValues(const OperationContext& context) {
-    NN_RET_CHECK(sameQuantization(context.input(0), context.output(0)));
-    return windowValuesValid(context, WindowKind::POOL);
-}
+bool signatures::validateQuantizablePool(const OperationContext& context) { return validatePool(context, true); }
 
-bool preparePool(OperationContext& context) {
+bool signatures::preparePool(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(input.rank() == 4);
     const WindowParams params = readWindowParams(context, WindowKind::POOL);
@@ -56,15 +51,12 @@ bool preparePool(OperationContext& context) {
     return true;
 }
 
-}  // namespace
-
-std::span<const OperationSignature> poolingSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::AVERAGE_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues},
-        {OperationType::MAX_POOL_2D, validateQuantizablePool, preparePool, false, true, nullptr, checkPoolValues},
-        {OperationType::L2_POOL_2D, validateFloatPool, preparePool, false, true, nullptr, checkPoolValues},
-    };
-    return kSignatures;
+// Execution stage: the window values; the output keeps the input's quantization.
+bool signatures::checkPoolValues(const OperationContext& context) {
+    NN_RET_CHECK(sameQuantization(context.input(0), context.output(0)));
+    return windowValuesValid(context, WindowKind::POOL);
 }
+
+bool signatures::validateFloatPool(const OperationContext& context) { return validatePool(context, false); }
 
 }  // namespace nnemu::hal

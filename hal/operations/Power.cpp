@@ -2,7 +2,7 @@
 // element by element with numpy-style broadcasting; the output has the broadcast shape.
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -15,25 +15,17 @@ bool validateSameTypes(const OperationContext& context, std::initializer_list<Op
     return true;
 }
 
-bool validatePow(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validatePow(const OperationContext& context) {
     return validateSameTypes(context, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32});
 }
 
 // Quant8 input, alpha and output each carry their own scale and zero point.
-bool validatePrelu(const OperationContext& context) {
+bool signatures::validatePrelu(const OperationContext& context) {
     return validateSameTypes(context, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
                                        OperandType::TENSOR_QUANT8_ASYMM,
                                        OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-}
-
-}  // namespace
-
-std::span<const OperationSignature> powerSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::POW, validatePow, prepareBroadcastOutput, false, false},
-        {OperationType::PRELU, validatePrelu, prepareBroadcastOutput, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

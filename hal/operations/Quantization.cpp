@@ -1,12 +1,11 @@
 // DEQUANTIZE (Q8 / Q8 signed / Q8 symmetric / Q8PC -> F32 / F16) and QUANTIZE (F32 / F16 -> Q8
 // or Q8 signed). Same shape.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateDequantize(const OperationContext& context) {
+bool signatures::validateDequantize(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
@@ -25,7 +24,7 @@ bool validateDequantize(const OperationContext& context) {
     return true;
 }
 
-bool prepareDequantize(OperationContext& context) {
+bool signatures::prepareDequantize(OperationContext& context) {
     const OperandView& input = context.input(0);
     if (input.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         NN_RET_CHECK(input.channelQuant != nullptr);
@@ -36,26 +35,16 @@ bool prepareDequantize(OperationContext& context) {
     return true;
 }
 
-bool validateQuantize(const OperationContext& context) {
+bool signatures::validateQuantize(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {1}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     NN_RET_CHECK(isQuant8Asymm(context.output(0).type));
     return true;
 }
 
-bool prepareQuantize(OperationContext& context) {
+bool signatures::prepareQuantize(OperationContext& context) {
     context.output(0).dims = context.input(0).dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> quantizationSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::DEQUANTIZE, validateDequantize, prepareDequantize, false, true},
-        {OperationType::QUANTIZE, validateQuantize, prepareQuantize, false, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

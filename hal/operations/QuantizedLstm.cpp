@@ -10,29 +10,25 @@
 #include <cmath>
 
 #include "RecurrentChecks.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
 
 using recurrent::dimsAre;
 
-constexpr uint32_t kInput = 0;
-constexpr uint32_t kFirstWeights = 1;
-constexpr uint32_t kFirstRecurrentWeights = 5;
-constexpr uint32_t kFirstBias = 9;
-constexpr uint32_t kPrevCellState = 13;
-constexpr uint32_t kPrevOutput = 14;
+using namespace quantized16BitLstm;  // operand positions (RecurrentLayout.h)
 
 constexpr float kActivationScale = 1.0f / 128.0f;
-constexpr int32_t kActivationZeroPoint = 128;
 constexpr float kCellStateScale = 1.0f / 2048.0f;
 
 bool hasQuantization(const OperandView& operand, OperandType type, float scale, int32_t zeroPoint) {
     return operand.type == type && operand.scale == scale && operand.zeroPoint == zeroPoint;
 }
 
-bool validateQuantizedLstm(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateQuantizedLstm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {15}, 2));
     for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
         NN_RET_CHECK(context.inputType(i) == OperandType::TENSOR_QUANT8_ASYMM);
@@ -55,7 +51,7 @@ bool validateQuantizedLstm(const OperationContext& context) {
     return true;
 }
 
-bool prepareQuantizedLstm(OperationContext& context) {
+bool signatures::prepareQuantizedLstm(OperationContext& context) {
     // Every weight shares the first one's quantization; the biases' scale is weights x input.
     const OperandView& weights = context.input(kFirstWeights);
     for (uint32_t i = kFirstWeights; i < kFirstBias; ++i) {
@@ -81,15 +77,6 @@ bool prepareQuantizedLstm(OperationContext& context) {
     context.output(0).dims = {batch, outputSize};
     context.output(1).dims = {batch, outputSize};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> quantizedLstmSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::QUANTIZED_16BIT_LSTM, validateQuantizedLstm, prepareQuantizedLstm, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "RecurrentChecks.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -98,18 +98,20 @@ bool checkValues(const OperationContext& context) {
     return true;
 }
 
-bool validateQuantizedLstmInteger(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {32}, 3));
-    return validateTensors(context) && validateScalarTypes(context);
-}
-
 bool positiveScalar(const OperationContext& context, uint32_t position) {
     NN_RET_CHECK(context.hasValue(position));
     const float value = context.scalar<float>(position);
     return std::isfinite(value) && value > 0.0f;
 }
 
-bool prepareQuantizedLstmInteger(OperationContext& context) {
+}  // namespace
+
+bool signatures::validateQuantizedLstmInteger(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {32}, 3));
+    return validateTensors(context) && validateScalarTypes(context);
+}
+
+bool signatures::prepareQuantizedLstmInteger(OperationContext& context) {
     const OperandView& input = context.input(kLayout.input);
     NN_RET_CHECK(present(context, kLayout.input) && input.rank() == 2);
     const uint32_t batch = input.dim(0);
@@ -126,15 +128,6 @@ bool prepareQuantizedLstmInteger(OperationContext& context) {
     context.output(kCellState).dims = {batch, sizes.units};
     context.output(kOutput).dims = {batch, sizes.outputSize};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> quantizedLstmIntegerSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::QUANTIZED_LSTM, validateQuantizedLstmInteger, prepareQuantizedLstmInteger, true, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -1,12 +1,11 @@
 // Signature of RANDOM_MULTINOMIAL: logits [batches, classes] (F32 or F16), INT32 number of
 // samples, TENSOR_INT32 seeds [2] -> TENSOR_INT32 class indexes [batches, samples].
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateRandomMultinomial(const OperationContext& context) {
+bool signatures::validateRandomMultinomial(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
@@ -17,7 +16,7 @@ bool validateRandomMultinomial(const OperationContext& context) {
     return true;
 }
 
-bool prepareRandomMultinomial(OperationContext& context) {
+bool signatures::prepareRandomMultinomial(OperationContext& context) {
     const OperandView& logits = context.input(0);
     const OperandView& seeds = context.input(2);
     NN_RET_CHECK(logits.rank() == 2);
@@ -26,15 +25,6 @@ bool prepareRandomMultinomial(OperationContext& context) {
     NN_RET_CHECK(samples >= 0);  // 0 gives an empty output, as in TensorFlow
     context.output(0).dims = {logits.dim(0), static_cast<uint32_t>(samples)};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> randomMultinomialSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::RANDOM_MULTINOMIAL, validateRandomMultinomial, prepareRandomMultinomial, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

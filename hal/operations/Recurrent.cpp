@@ -1,7 +1,7 @@
 // Signatures of the single-step recurrent operations: LSTM, RNN (their cell checks, shared with
 // the sequence operations, are in RecurrentChecks.cpp) and SVDF.
 #include "RecurrentChecks.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -18,7 +18,20 @@ using namespace recurrent;
 // normalization weights [units].
 // Outputs: 0 scratch [batch, units * (cifg ? 3 : 4)], 1 output state, 2 cell state, 3 output.
 
-bool validateLstm(const OperationContext& context) {
+// ---- RNN
+// Inputs: 0 input [batch, inputSize], 1 weights [units, inputSize], 2 recurrent weights
+// [units, units], 3 bias [units], 4 hidden state [batch, units], 5 i32 fuse.
+// Outputs: 0 hidden state out [batch, units], 1 output [batch, units].
+
+// ---- SVDF
+// Inputs: 0 input [batch, inputSize], 1 feature weights [filters, inputSize], 2 time weights
+// [filters, memorySize], 3 bias [units] (may be omitted), 4 state [batch, memorySize * filters],
+// 5 i32 rank (filters = units * rank), 6 i32 fuse.
+// Outputs: 0 state out [batch, memorySize * filters], 1 output [batch, units].
+
+}  // namespace
+
+bool signatures::validateLstm(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {23, 27}, 4));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
@@ -28,7 +41,7 @@ bool validateLstm(const OperationContext& context) {
     return true;
 }
 
-bool prepareLstm(OperationContext& context) {
+bool signatures::prepareLstm(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(!isAbsent(input) && input.rank() == 2);
     const uint32_t batch = input.dim(0);
@@ -41,12 +54,7 @@ bool prepareLstm(OperationContext& context) {
     return true;
 }
 
-// ---- RNN
-// Inputs: 0 input [batch, inputSize], 1 weights [units, inputSize], 2 recurrent weights
-// [units, units], 3 bias [units], 4 hidden state [batch, units], 5 i32 fuse.
-// Outputs: 0 hidden state out [batch, units], 1 output [batch, units].
-
-bool validateRnn(const OperationContext& context) {
+bool signatures::validateRnn(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {6}, 2));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
@@ -56,7 +64,7 @@ bool validateRnn(const OperationContext& context) {
     return true;
 }
 
-bool prepareRnn(OperationContext& context) {
+bool signatures::prepareRnn(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(input.rank() == 2);
     const uint32_t batch = input.dim(0);
@@ -67,13 +75,7 @@ bool prepareRnn(OperationContext& context) {
     return true;
 }
 
-// ---- SVDF
-// Inputs: 0 input [batch, inputSize], 1 feature weights [filters, inputSize], 2 time weights
-// [filters, memorySize], 3 bias [units] (may be omitted), 4 state [batch, memorySize * filters],
-// 5 i32 rank (filters = units * rank), 6 i32 fuse.
-// Outputs: 0 state out [batch, memorySize * filters], 1 output [batch, units].
-
-bool validateSvdf(const OperationContext& context) {
+bool signatures::validateSvdf(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {7}, 2));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatTensor(type));
@@ -85,7 +87,7 @@ bool validateSvdf(const OperationContext& context) {
     return true;
 }
 
-bool prepareSvdf(OperationContext& context) {
+bool signatures::prepareSvdf(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& weightsFeature = context.input(1);
     const OperandView& weightsTime = context.input(2);
@@ -111,17 +113,6 @@ bool prepareSvdf(OperationContext& context) {
     context.output(0).dims = {batch, memorySize * filters};
     context.output(1).dims = {batch, units};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> recurrentSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::LSTM, validateLstm, prepareLstm, true, false},
-        {OperationType::RNN, validateRnn, prepareRnn, false, false},
-        {OperationType::SVDF, validateSvdf, prepareSvdf, true, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

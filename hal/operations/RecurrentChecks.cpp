@@ -3,6 +3,7 @@
 #include "RecurrentChecks.h"
 
 namespace nnemu::hal {
+
 namespace recurrent {
 
 bool isFloatTensor(OperandType type) {

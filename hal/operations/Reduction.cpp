@@ -4,16 +4,10 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
 
 bool validateAxesAndOutput(const OperationContext& context, OperandType keepDimsType) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
@@ -25,28 +19,15 @@ bool validateAxesAndOutput(const OperationContext& context, OperandType keepDims
     return true;
 }
 
-bool validateMean(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateMean(const OperationContext& context) {
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     return validateAxesAndOutput(context, OperandType::INT32);
 }
 
-bool validateSumProd(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16}));
-    return validateAxesAndOutput(context, OperandType::BOOL);
-}
-
-bool validateMaxMin(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
-    return validateAxesAndOutput(context, OperandType::BOOL);
-}
-
-bool validateAnyAll(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
-    return validateAxesAndOutput(context, OperandType::BOOL);
-}
-
 // Output dims: reduced axes become 1 (keepDims) or disappear; removing every axis gives [1].
-bool prepareReduction(OperationContext& context) {
+bool signatures::prepareReduction(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& axes = context.input(1);
     NN_RET_CHECK(axes.rank() == 1);
@@ -67,25 +48,25 @@ bool prepareReduction(OperationContext& context) {
     return true;
 }
 
+bool signatures::validateSumProd(const OperationContext& context) {
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16}));
+    return validateAxesAndOutput(context, OperandType::BOOL);
+}
+
+bool signatures::validateReduceMaxMin(const OperationContext& context) {
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
+    return validateAxesAndOutput(context, OperandType::BOOL);
+}
+
 // REDUCE_MAX / REDUCE_MIN select input values, so Q8 outputs keep the input's parameters.
-bool prepareMaxMin(OperationContext& context) {
+bool signatures::prepareMaxMin(OperationContext& context) {
     NN_RET_CHECK(sameQuantization(context.input(0), context.output(0)));
     return prepareReduction(context);
 }
 
-}  // namespace
-
-std::span<const OperationSignature> reductionSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::MEAN, validateMean, prepareReduction, false, false},
-        {OperationType::REDUCE_SUM, validateSumProd, prepareReduction, false, false},
-        {OperationType::REDUCE_PROD, validateSumProd, prepareReduction, false, false},
-        {OperationType::REDUCE_MAX, validateMaxMin, prepareMaxMin, false, false},
-        {OperationType::REDUCE_MIN, validateMaxMin, prepareMaxMin, false, false},
-        {OperationType::REDUCE_ANY, validateAnyAll, prepareReduction, false, false},
-        {OperationType::REDUCE_ALL, validateAnyAll, prepareReduction, false, false},
-    };
-    return kSignatures;
+bool signatures::validateAnyAll(const OperationContext& context) {
+    NN_RET_CHECK(inputTypeIs(context, 0, {kB8}));
+    return validateAxesAndOutput(context, OperandType::BOOL);
 }
 
 }  // namespace nnemu::hal

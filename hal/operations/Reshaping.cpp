@@ -5,16 +5,10 @@
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
 // Checks shared by every operation here: input 0 is the data tensor (F32, F16, Q8 or Q8S) and
 // the single output has its type.
@@ -34,8 +28,40 @@ bool vectorLength(const OperandView& operand, uint32_t* length) {
 
 // ---- RESHAPE ----
 
+// ---- SQUEEZE ----
+
+// ---- EXPAND_DIMS: in (F16, F32, I32, Q8, Q8S), INT32 axis in [-rank - 1, rank] ----
+
+// Position of the new dimension in the output of rank `rank` + 1.
+bool expandedAxis(int32_t axis, uint32_t rank, uint32_t* resolved) {
+    const int64_t outRank = static_cast<int64_t>(rank) + 1;
+    NN_RET_CHECK(axis >= -outRank && axis < outRank);
+    *resolved = static_cast<uint32_t>(axis < 0 ? axis + outRank : axis);
+    return true;
+}
+
+// ---- TRANSPOSE ----
+
+
+// ---- DEPTH_TO_SPACE / SPACE_TO_DEPTH ----
+
+// ---- BATCH_TO_SPACE_ND / SPACE_TO_BATCH_ND ----
+
+// Reads the [2] block shape (height, width) of input 1; both at least 1.
+bool readBlockShape(const OperationContext& context, uint32_t* blockH, uint32_t* blockW) {
+    const OperandView& block = context.input(1);
+    NN_RET_CHECK(block.rank() == 1 && block.dim(0) == 2 && block.data != nullptr);
+    const int32_t* values = block.as<int32_t>();
+    NN_RET_CHECK(values[0] >= 1 && values[1] >= 1);
+    *blockH = static_cast<uint32_t>(values[0]);
+    *blockW = static_cast<uint32_t>(values[1]);
+    return true;
+}
+
+}  // namespace
+
 // RESHAPE also moves TENSOR_INT32 data, from feature level 6.
-bool validateReshape(const OperationContext& context) {
+bool signatures::validateReshape(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S, kI32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
@@ -45,7 +71,7 @@ bool validateReshape(const OperationContext& context) {
     return true;
 }
 
-bool prepareReshape(OperationContext& context) {
+bool signatures::prepareReshape(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     uint32_t length = 0;
@@ -74,10 +100,13 @@ bool prepareReshape(OperationContext& context) {
     return true;
 }
 
-// ---- SQUEEZE ----
+int64_t signatures::reshapeFeatureLevel(const OperationContext& context) {
+    if (context.inputType(0) == kI32) return kFeatureLevel6;
+    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
+}
 
 // SQUEEZE and TRANSPOSE: a tensor of rank <= 4 and an omittable 1-D TENSOR_INT32 (axes, perm).
-bool validateWithAxisList(const OperationContext& context) {
+bool signatures::validateWithAxisList(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(validateData(context));
     NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
@@ -86,7 +115,7 @@ bool validateWithAxisList(const OperationContext& context) {
     return true;
 }
 
-bool prepareSqueeze(OperationContext& context) {
+bool signatures::prepareSqueeze(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     const uint32_t rank = input.rank();
@@ -116,17 +145,7 @@ bool prepareSqueeze(OperationContext& context) {
     return true;
 }
 
-// ---- EXPAND_DIMS: in (F16, F32, I32, Q8, Q8S), INT32 axis in [-rank - 1, rank] ----
-
-// Position of the new dimension in the output of rank `rank` + 1.
-bool expandedAxis(int32_t axis, uint32_t rank, uint32_t* resolved) {
-    const int64_t outRank = static_cast<int64_t>(rank) + 1;
-    NN_RET_CHECK(axis >= -outRank && axis < outRank);
-    *resolved = static_cast<uint32_t>(axis < 0 ? axis + outRank : axis);
-    return true;
-}
-
-bool validateExpandDims(const OperationContext& context) {
+bool signatures::validateExpandDims(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kI32, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
@@ -134,7 +153,7 @@ bool validateExpandDims(const OperationContext& context) {
     return true;
 }
 
-bool prepareExpandDims(OperationContext& context) {
+bool signatures::prepareExpandDims(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() >= 1);
@@ -146,10 +165,7 @@ bool prepareExpandDims(OperationContext& context) {
     return true;
 }
 
-// ---- TRANSPOSE ----
-
-
-bool prepareTranspose(OperationContext& context) {
+bool signatures::prepareTranspose(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     const uint32_t rank = input.rank();
@@ -176,9 +192,7 @@ bool prepareTranspose(OperationContext& context) {
     return true;
 }
 
-// ---- DEPTH_TO_SPACE / SPACE_TO_DEPTH ----
-
-bool validateBlockOp(const OperationContext& context) {
+bool signatures::validateBlockOp(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2, 3}, 1));
     NN_RET_CHECK(validateData(context));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
@@ -187,7 +201,7 @@ bool validateBlockOp(const OperationContext& context) {
     return true;
 }
 
-bool prepareDepthToSpace(OperationContext& context) {
+bool signatures::prepareDepthToSpace(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
@@ -204,7 +218,7 @@ bool prepareDepthToSpace(OperationContext& context) {
     return true;
 }
 
-bool prepareSpaceToDepth(OperationContext& context) {
+bool signatures::prepareSpaceToDepth(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
@@ -219,20 +233,7 @@ bool prepareSpaceToDepth(OperationContext& context) {
     return true;
 }
 
-// ---- BATCH_TO_SPACE_ND / SPACE_TO_BATCH_ND ----
-
-// Reads the [2] block shape (height, width) of input 1; both at least 1.
-bool readBlockShape(const OperationContext& context, uint32_t* blockH, uint32_t* blockW) {
-    const OperandView& block = context.input(1);
-    NN_RET_CHECK(block.rank() == 1 && block.dim(0) == 2 && block.data != nullptr);
-    const int32_t* values = block.as<int32_t>();
-    NN_RET_CHECK(values[0] >= 1 && values[1] >= 1);
-    *blockH = static_cast<uint32_t>(values[0]);
-    *blockW = static_cast<uint32_t>(values[1]);
-    return true;
-}
-
-bool validateBatchToSpace(const OperationContext& context) {
+bool signatures::validateBatchToSpace(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2, 3}, 1));
     NN_RET_CHECK(validateData(context));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
@@ -242,7 +243,7 @@ bool validateBatchToSpace(const OperationContext& context) {
     return true;
 }
 
-bool prepareBatchToSpace(OperationContext& context) {
+bool signatures::prepareBatchToSpace(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
@@ -259,7 +260,7 @@ bool prepareBatchToSpace(OperationContext& context) {
     return true;
 }
 
-bool validateSpaceToBatch(const OperationContext& context) {
+bool signatures::validateSpaceToBatch(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3, 4}, 1));
     NN_RET_CHECK(validateData(context));
     NN_RET_CHECK(rankIsOrUnknown(context.input(0), 4));
@@ -271,7 +272,7 @@ bool validateSpaceToBatch(const OperationContext& context) {
     return true;
 }
 
-bool prepareSpaceToBatch(OperationContext& context) {
+bool signatures::prepareSpaceToBatch(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
@@ -291,27 +292,6 @@ bool prepareSpaceToBatch(OperationContext& context) {
                  toDimension(paddedH / blockH, &height) && toDimension(paddedW / blockW, &width));
     context.output(0).dims = makeImage4(batches, height, width, in.channels, in.nchw).dims();
     return true;
-}
-
-int64_t reshapeFeatureLevel(const OperationContext& context) {
-    if (context.inputType(0) == kI32) return kFeatureLevel6;
-    return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> reshapingSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::RESHAPE, validateReshape, prepareReshape, false, false, reshapeFeatureLevel},
-        {OperationType::SQUEEZE, validateWithAxisList, prepareSqueeze, true, false},
-        {OperationType::EXPAND_DIMS, validateExpandDims, prepareExpandDims, false, false},
-        {OperationType::TRANSPOSE, validateWithAxisList, prepareTranspose, true, true},
-        {OperationType::DEPTH_TO_SPACE, validateBlockOp, prepareDepthToSpace, false, false},
-        {OperationType::SPACE_TO_DEPTH, validateBlockOp, prepareSpaceToDepth, false, false},
-        {OperationType::BATCH_TO_SPACE_ND, validateBatchToSpace, prepareBatchToSpace, false, false},
-        {OperationType::SPACE_TO_BATCH_ND, validateSpaceToBatch, prepareSpaceToBatch, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

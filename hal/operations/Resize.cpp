@@ -7,7 +7,7 @@
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -28,28 +28,14 @@ bool validateResize(const OperationContext& context) {
     return true;
 }
 
-bool validateBilinear(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateBilinear(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3, 4, 5, 6}, 1));
     return validateResize(context);
 }
 
-bool validateNearest(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {4, 5, 6}, 1));
-    return validateResize(context);
-}
-
-// The flags (more than 4 inputs) and the signed type came with feature level 30; the layout
-// input, FLOAT16 and scale factors with 29.
-int64_t resizeFeatureLevel(const OperationContext& context) {
-    if (context.numInputs() > 4 || context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-        return kFeatureLevel30;
-    }
-    const bool api29 = context.numInputs() > 3 || context.inputType(0) == OperandType::TENSOR_FLOAT16 ||
-                       context.inputType(1) != OperandType::INT32;
-    return api29 ? kFeatureLevel29 : operationFeatureLevel(context.type);
-}
-
-bool prepareResize(OperationContext& context) {
+bool signatures::prepareResize(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() == 4);
@@ -79,14 +65,20 @@ bool prepareResize(OperationContext& context) {
     return true;
 }
 
-}  // namespace
+// The flags (more than 4 inputs) and the signed type came with feature level 30; the layout
+// input, FLOAT16 and scale factors with 29.
+int64_t signatures::resizeFeatureLevel(const OperationContext& context) {
+    if (context.numInputs() > 4 || context.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+        return kFeatureLevel30;
+    }
+    const bool api29 = context.numInputs() > 3 || context.inputType(0) == OperandType::TENSOR_FLOAT16 ||
+                       context.inputType(1) != OperandType::INT32;
+    return api29 ? kFeatureLevel29 : operationFeatureLevel(context.type);
+}
 
-std::span<const OperationSignature> resizeSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::RESIZE_BILINEAR, validateBilinear, prepareResize, false, true, resizeFeatureLevel},
-        {OperationType::RESIZE_NEAREST_NEIGHBOR, validateNearest, prepareResize, false, true, resizeFeatureLevel},
-    };
-    return kSignatures;
+bool signatures::validateNearest(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {4, 5, 6}, 1));
+    return validateResize(context);
 }
 
 }  // namespace nnemu::hal

@@ -9,7 +9,7 @@
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -48,9 +48,6 @@ bool validateRoiOperation(const OperationContext& context, uint32_t layoutIndex)
     return true;
 }
 
-bool validateRoiAlign(const OperationContext& context) { return validateRoiOperation(context, 9); }
-bool validateRoiPooling(const OperationContext& context) { return validateRoiOperation(context, 7); }
-
 bool prepareRoiOperation(OperationContext& context, uint32_t layoutIndex) {
     const OperandView& input = context.input(0);
     const OperandView& rois = context.input(1);
@@ -71,17 +68,23 @@ bool prepareRoiOperation(OperationContext& context, uint32_t layoutIndex) {
     return true;
 }
 
-bool prepareRoiAlign(OperationContext& context) {
+}  // namespace
+
+bool signatures::validateRoiAlign(const OperationContext& context) { return validateRoiOperation(context, 9); }
+
+bool signatures::prepareRoiAlign(OperationContext& context) {
     NN_RET_CHECK(context.scalar<int32_t>(7) >= 0 && context.scalar<int32_t>(8) >= 0);  // 0 = adaptive
     return prepareRoiOperation(context, 9);
 }
 
-bool prepareRoiPooling(OperationContext& context) { return prepareRoiOperation(context, 7); }
+bool signatures::validateRoiPooling(const OperationContext& context) { return validateRoiOperation(context, 7); }
+
+bool signatures::prepareRoiPooling(OperationContext& context) { return prepareRoiOperation(context, 7); }
 
 // HEATMAP_MAX_KEYPOINT: heatmaps [boxes, size, size, keypoints], boxes [boxes, 4], layout;
 // outputs scores [boxes, keypoints] (heatmap type) and keypoints [boxes, keypoints, 2] as
 // (x, y) (box type).
-bool validateHeatmapMaxKeypoint(const OperationContext& context) {
+bool signatures::validateHeatmapMaxKeypoint(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 2));
     NN_RET_CHECK(featureAndBoxTypes(context, context.input(1)));
     NN_RET_CHECK(context.inputType(2) == OperandType::BOOL);
@@ -94,7 +97,7 @@ bool validateHeatmapMaxKeypoint(const OperationContext& context) {
     return true;
 }
 
-bool prepareHeatmapMaxKeypoint(OperationContext& context) {
+bool signatures::prepareHeatmapMaxKeypoint(OperationContext& context) {
     const OperandView& heatmaps = context.input(0);
     const OperandView& boxes = context.input(1);
     NN_RET_CHECK(heatmaps.rank() == 4 && boxes.rank() == 2);
@@ -104,17 +107,6 @@ bool prepareHeatmapMaxKeypoint(OperationContext& context) {
     context.output(0).dims = {map.batches, map.channels};
     context.output(1).dims = {map.batches, map.channels, 2};
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> roiSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::ROI_ALIGN, validateRoiAlign, prepareRoiAlign, false, true},
-        {OperationType::ROI_POOLING, validateRoiPooling, prepareRoiPooling, false, false},
-        {OperationType::HEATMAP_MAX_KEYPOINT, validateHeatmapMaxKeypoint, prepareHeatmapMaxKeypoint, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

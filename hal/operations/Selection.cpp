@@ -5,7 +5,7 @@
 
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -15,7 +15,9 @@ bool isValueType(OperandType type) {
            type == OperandType::TENSOR_INT32 || isQuant8Asymm(type);
 }
 
-bool validateMaxMin(const OperationContext& context) {
+}  // namespace
+
+bool signatures::validateMaxMin(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isValueType(type));
@@ -24,7 +26,7 @@ bool validateMaxMin(const OperationContext& context) {
     return true;
 }
 
-bool validateSelect(const OperationContext& context) {
+bool signatures::validateSelect(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_BOOL8}));
     const OperandType type = context.inputType(1);
@@ -35,22 +37,11 @@ bool validateSelect(const OperationContext& context) {
 }
 
 // SELECT does not broadcast: condition and both value tensors have exactly the same shape.
-bool prepareSelect(OperationContext& context) {
+bool signatures::prepareSelect(OperationContext& context) {
     NN_RET_CHECK(context.input(0).dims == context.input(1).dims);
     NN_RET_CHECK(context.input(1).dims == context.input(2).dims);
     context.output(0).dims = context.input(1).dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> selectionSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::MAXIMUM, validateMaxMin, prepareBroadcastOutput, false, false},
-        {OperationType::MINIMUM, validateMaxMin, prepareBroadcastOutput, false, false},
-        {OperationType::SELECT, validateSelect, prepareSelect, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -7,7 +7,7 @@
 // auxiliary input comes without auxiliary weights links its directions in parallel: the
 // forward direction reads the input, the backward direction the auxiliary input.
 #include "RecurrentChecks.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -104,7 +104,42 @@ bool setBidirectionalOutputs(OperationContext& context, const SequenceShape& sha
 // Outputs: 0 [maxTime, batch, units] (time-major) or [batch, maxTime, units]; optional 1 the
 // final hidden state [batch, units].
 
-bool validateUnidirectionalRnn(const OperationContext& context) {
+// ---- BIDIRECTIONAL_SEQUENCE_RNN
+// Inputs: 0 input sequence; forward 1 weights, 2 recurrent weights, 3 bias, 4 hidden state;
+// backward 5-8 likewise; 9 auxiliary input sequence, 10 forward and 11 backward auxiliary
+// weights [units, auxInputSize] (all three or none); 12 i32 fuse; 13 bool time-major;
+// 14 bool merge outputs.
+// Outputs: merged, 0 [.., fwUnits + bwUnits]; otherwise 0 [.., fwUnits] and 1 [.., bwUnits];
+// then optionally the final forward [batch, fwUnits] and backward [batch, bwUnits] hidden
+// states. Parallel linking: 9 present, 10 and 11 omitted.
+
+// ---- UNIDIRECTIONAL_SEQUENCE_LSTM (positions in kUnidirectionalLstmLayout)
+// Inputs as LSTM's 0-22 (input 0 a sequence), 23 bool time-major, 24-27 layer normalization
+// weights. Outputs: 0 [maxTime, batch, outputSize] (time-major) or [batch, maxTime,
+// outputSize]; optionally 1 the final output state [batch, outputSize] with 2 the final cell
+// state [batch, units] (output 1 needs output 2).
+
+// ---- BIDIRECTIONAL_SEQUENCE_LSTM (positions in kBidirectionalLstmForward/Backward)
+// Inputs: 0 input sequence; 1-17 forward and 18-34 backward weights, biases and projection
+// (as LSTM's 1-17); 35/36 forward and 37/38 backward output and cell states; 39 auxiliary
+// input sequence with its forward (40-43) and backward (44-47) input-to-gate weights (all or
+// none); 48 i32 activation; 49 cell clip; 50 projection clip; 51 bool merge outputs; 52 bool
+// time-major; 53-56 forward and 57-60 backward layer normalization weights.
+// Outputs: merged, 0 [.., fwOutputSize + bwOutputSize]; otherwise 0 forward and 1 backward;
+// then optionally the final forward output [batch, fwOutputSize] and cell [batch, fwUnits]
+// states and the backward ones. Parallel linking: 39 present, 40-47 omitted.
+
+int64_t bidirectionalFeatureLevel(const OperationContext& context, uint32_t mergePosition, uint32_t auxInput,
+                                  uint32_t auxWeights) {
+    const bool merged = context.hasValue(mergePosition) && context.scalar<bool>(mergePosition);
+    const bool stateOutputs = context.numOutputs() > (merged ? 1u : 2u);
+    const bool parallel = present(context, auxInput) && context.input(auxWeights).omitted;
+    return stateOutputs || parallel ? kFeatureLevel30 : kFeatureLevel29;
+}
+
+}  // namespace
+
+bool signatures::validateUnidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 7);
     NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 2);
     const OperandType type = context.inputType(0);
@@ -115,7 +150,7 @@ bool validateUnidirectionalRnn(const OperationContext& context) {
     return outputTypesAre(context, type);
 }
 
-bool prepareUnidirectionalRnn(OperationContext& context) {
+bool signatures::prepareUnidirectionalRnn(OperationContext& context) {
     NN_RET_CHECK(context.hasValue(kUnidirectionalRnnTimeMajor));
     const int32_t timeMajor = context.scalar<int32_t>(kUnidirectionalRnnTimeMajor);
     NN_RET_CHECK(timeMajor == 0 || timeMajor == 1);
@@ -127,16 +162,13 @@ bool prepareUnidirectionalRnn(OperationContext& context) {
     return setStateOutputs(context, 1, {{shape.batch, units}});
 }
 
-// ---- BIDIRECTIONAL_SEQUENCE_RNN
-// Inputs: 0 input sequence; forward 1 weights, 2 recurrent weights, 3 bias, 4 hidden state;
-// backward 5-8 likewise; 9 auxiliary input sequence, 10 forward and 11 backward auxiliary
-// weights [units, auxInputSize] (all three or none); 12 i32 fuse; 13 bool time-major;
-// 14 bool merge outputs.
-// Outputs: merged, 0 [.., fwUnits + bwUnits]; otherwise 0 [.., fwUnits] and 1 [.., bwUnits];
-// then optionally the final forward [batch, fwUnits] and backward [batch, bwUnits] hidden
-// states. Parallel linking: 9 present, 10 and 11 omitted.
+// Feature level of one use (nnapi-fl30plus.md §2.3): final-state outputs and parallel linking
+// came with feature level 30.
+int64_t signatures::unidirectionalFeatureLevel(const OperationContext& context) {
+    return context.numOutputs() > 1 ? kFeatureLevel30 : kFeatureLevel29;
+}
 
-bool validateBidirectionalRnn(const OperationContext& context) {
+bool signatures::validateBidirectionalRnn(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 15);
     NN_RET_CHECK(context.numOutputs() >= 1 && context.numOutputs() <= 4);
     const OperandType type = context.inputType(0);
@@ -150,7 +182,7 @@ bool validateBidirectionalRnn(const OperationContext& context) {
     return outputTypesAre(context, type);
 }
 
-bool prepareBidirectionalRnn(OperationContext& context) {
+bool signatures::prepareBidirectionalRnn(OperationContext& context) {
     NN_RET_CHECK(context.hasValue(kBidirectionalRnnTimeMajor));
     NN_RET_CHECK(context.hasValue(kBidirectionalRnnMergeOutputs));
     SequenceShape shape;
@@ -170,13 +202,12 @@ bool prepareBidirectionalRnn(OperationContext& context) {
     return setStateOutputs(context, merge ? 1 : 2, {{shape.batch, fwUnits}, {shape.batch, bwUnits}});
 }
 
-// ---- UNIDIRECTIONAL_SEQUENCE_LSTM (positions in kUnidirectionalLstmLayout)
-// Inputs as LSTM's 0-22 (input 0 a sequence), 23 bool time-major, 24-27 layer normalization
-// weights. Outputs: 0 [maxTime, batch, outputSize] (time-major) or [batch, maxTime,
-// outputSize]; optionally 1 the final output state [batch, outputSize] with 2 the final cell
-// state [batch, units] (output 1 needs output 2).
+int64_t signatures::bidirectionalRnnFeatureLevel(const OperationContext& context) {
+    return bidirectionalFeatureLevel(context, kBidirectionalRnnMergeOutputs, kBidirectionalRnnForward.auxInput,
+                                     kBidirectionalRnnForward.auxWeights);
+}
 
-bool validateUnidirectionalLstm(const OperationContext& context) {
+bool signatures::validateUnidirectionalLstm(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 28);
     NN_RET_CHECK(context.numOutputs() == 1 || context.numOutputs() == 3);
     const OperandType type = context.inputType(0);
@@ -187,7 +218,7 @@ bool validateUnidirectionalLstm(const OperationContext& context) {
     return outputTypesAre(context, type);
 }
 
-bool prepareUnidirectionalLstm(OperationContext& context) {
+bool signatures::prepareUnidirectionalLstm(OperationContext& context) {
     NN_RET_CHECK(context.hasValue(kUnidirectionalLstmTimeMajor));
     SequenceShape shape;
     NN_RET_CHECK(readSequence(context, 0, context.scalar<bool>(kUnidirectionalLstmTimeMajor), &shape));
@@ -197,17 +228,7 @@ bool prepareUnidirectionalLstm(OperationContext& context) {
     return setStateOutputs(context, 1, {{shape.batch, sizes.outputSize}, {shape.batch, sizes.units}});
 }
 
-// ---- BIDIRECTIONAL_SEQUENCE_LSTM (positions in kBidirectionalLstmForward/Backward)
-// Inputs: 0 input sequence; 1-17 forward and 18-34 backward weights, biases and projection
-// (as LSTM's 1-17); 35/36 forward and 37/38 backward output and cell states; 39 auxiliary
-// input sequence with its forward (40-43) and backward (44-47) input-to-gate weights (all or
-// none); 48 i32 activation; 49 cell clip; 50 projection clip; 51 bool merge outputs; 52 bool
-// time-major; 53-56 forward and 57-60 backward layer normalization weights.
-// Outputs: merged, 0 [.., fwOutputSize + bwOutputSize]; otherwise 0 forward and 1 backward;
-// then optionally the final forward output [batch, fwOutputSize] and cell [batch, fwUnits]
-// states and the backward ones. Parallel linking: 39 present, 40-47 omitted.
-
-bool validateBidirectionalLstm(const OperationContext& context) {
+bool signatures::validateBidirectionalLstm(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 61);
     NN_RET_CHECK(context.numOutputs() >= 1 && context.numOutputs() <= 6);
     const OperandType type = context.inputType(0);
@@ -221,7 +242,7 @@ bool validateBidirectionalLstm(const OperationContext& context) {
     return outputTypesAre(context, type);
 }
 
-bool prepareBidirectionalLstm(OperationContext& context) {
+bool signatures::prepareBidirectionalLstm(OperationContext& context) {
     NN_RET_CHECK(context.hasValue(kBidirectionalLstmTimeMajor));
     NN_RET_CHECK(context.hasValue(kBidirectionalLstmMergeOutputs));
     SequenceShape shape;
@@ -244,44 +265,9 @@ bool prepareBidirectionalLstm(OperationContext& context) {
                             {shape.batch, bw.units}});
 }
 
-// Feature level of one use (nnapi-fl30plus.md §2.3): final-state outputs and parallel linking
-// came with feature level 30.
-int64_t unidirectionalFeatureLevel(const OperationContext& context) {
-    return context.numOutputs() > 1 ? kFeatureLevel30 : kFeatureLevel29;
-}
-
-int64_t bidirectionalFeatureLevel(const OperationContext& context, uint32_t mergePosition, uint32_t auxInput,
-                                  uint32_t auxWeights) {
-    const bool merged = context.hasValue(mergePosition) && context.scalar<bool>(mergePosition);
-    const bool stateOutputs = context.numOutputs() > (merged ? 1u : 2u);
-    const bool parallel = present(context, auxInput) && context.input(auxWeights).omitted;
-    return stateOutputs || parallel ? kFeatureLevel30 : kFeatureLevel29;
-}
-
-int64_t bidirectionalRnnFeatureLevel(const OperationContext& context) {
-    return bidirectionalFeatureLevel(context, kBidirectionalRnnMergeOutputs, kBidirectionalRnnForward.auxInput,
-                                     kBidirectionalRnnForward.auxWeights);
-}
-
-int64_t bidirectionalLstmFeatureLevel(const OperationContext& context) {
+int64_t signatures::bidirectionalLstmFeatureLevel(const OperationContext& context) {
     return bidirectionalFeatureLevel(context, kBidirectionalLstmMergeOutputs, kBidirectionalLstmForward.auxInput,
                                      kBidirectionalLstmForward.auxInputToGate[kForgetGate]);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> sequenceRecurrentSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, validateUnidirectionalRnn, prepareUnidirectionalRnn, false,
-            false, unidirectionalFeatureLevel},
-        {OperationType::BIDIRECTIONAL_SEQUENCE_RNN, validateBidirectionalRnn, prepareBidirectionalRnn, true,
-            false, bidirectionalRnnFeatureLevel},
-        {OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, validateUnidirectionalLstm, prepareUnidirectionalLstm,
-            true, false, unidirectionalFeatureLevel},
-        {OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, validateBidirectionalLstm, prepareBidirectionalLstm, true,
-            false, bidirectionalLstmFeatureLevel},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

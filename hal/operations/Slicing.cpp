@@ -3,16 +3,10 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
 // A 1-D I32 operand of `length` elements with its data present (prepare time).
 bool isIndexVector(const OperandView& operand, uint32_t length) {
@@ -23,7 +17,22 @@ bool isIndexVector(const OperandView& operand, uint32_t length) {
 
 // ---- STRIDED_SLICE ----
 
-bool validateStridedSlice(const OperationContext& context) {
+// ---- SLICE ----
+
+// ---- PAD / PAD_V2 ----
+
+bool validatePadCommon(const OperationContext& context) {
+    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
+    NN_RET_CHECK(context.output(0).type == context.inputType(0));
+    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
+    NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
+    NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
+    return true;
+}
+
+}  // namespace
+
+bool signatures::validateStridedSlice(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {7}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
@@ -36,7 +45,7 @@ bool validateStridedSlice(const OperationContext& context) {
     return true;
 }
 
-bool prepareStridedSlice(OperationContext& context) {
+bool signatures::prepareStridedSlice(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     const uint32_t rank = input.rank();
@@ -51,9 +60,7 @@ bool prepareStridedSlice(OperationContext& context) {
     return true;
 }
 
-// ---- SLICE ----
-
-bool validateSlice(const OperationContext& context) {
+bool signatures::validateSlice(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S, kI32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
@@ -64,7 +71,7 @@ bool validateSlice(const OperationContext& context) {
     return true;
 }
 
-bool prepareSlice(OperationContext& context) {
+bool signatures::prepareSlice(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     const uint32_t rank = input.rank();
@@ -87,40 +94,12 @@ bool prepareSlice(OperationContext& context) {
     return true;
 }
 
-// ---- PAD / PAD_V2 ----
-
-bool validatePadCommon(const OperationContext& context) {
-    NN_RET_CHECK(inputTypeIs(context, 0, {kF32, kF16, kQ8, kQ8S}));
-    NN_RET_CHECK(context.output(0).type == context.inputType(0));
-    NN_RET_CHECK(rankAtMostOrUnknown(context.input(0), 4));
-    NN_RET_CHECK(inputTypeIs(context, 1, {kI32}));
-    NN_RET_CHECK(rankIsOrUnknown(context.input(1), 2));
-    return true;
-}
-
-bool validatePad(const OperationContext& context) {
+bool signatures::validatePad(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
     return validatePadCommon(context);
 }
 
-bool validatePadV2(const OperationContext& context) {
-    NN_RET_CHECK(checkCounts(context, {3}, 1));
-    NN_RET_CHECK(validatePadCommon(context));
-    switch (context.inputType(0)) {
-        case kF32:
-            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT32}));
-            break;
-        case kF16:
-            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT16}));
-            break;
-        default:  // Q8, Q8S: the pad value is given already quantized
-            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
-            break;
-    }
-    return true;
-}
-
-bool preparePad(OperationContext& context) {
+bool signatures::preparePad(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     const uint32_t rank = input.rank();
@@ -139,25 +118,30 @@ bool preparePad(OperationContext& context) {
     return true;
 }
 
-bool preparePadV2(OperationContext& context) {
+bool signatures::validatePadV2(const OperationContext& context) {
+    NN_RET_CHECK(checkCounts(context, {3}, 1));
+    NN_RET_CHECK(validatePadCommon(context));
+    switch (context.inputType(0)) {
+        case kF32:
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT32}));
+            break;
+        case kF16:
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::FLOAT16}));
+            break;
+        default:  // Q8, Q8S: the pad value is given already quantized
+            NN_RET_CHECK(inputTypeIs(context, 2, {OperandType::INT32}));
+            break;
+    }
+    return true;
+}
+
+bool signatures::preparePadV2(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {
         const int32_t padValue = context.scalar<int32_t>(2);
         NN_RET_CHECK(padValue >= quant8Min(type) && padValue <= quant8Max(type));
     }
     return preparePad(context);
-}
-
-}  // namespace
-
-std::span<const OperationSignature> slicingSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::STRIDED_SLICE, validateStridedSlice, prepareStridedSlice, false, false},
-        {OperationType::SLICE, validateSlice, prepareSlice, false, true},
-        {OperationType::PAD, validatePad, preparePad, false, false},
-        {OperationType::PAD_V2, validatePadV2, preparePadV2, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -1,12 +1,11 @@
 // SOFTMAX: input, beta (FLOAT32, or FLOAT16 for a TENSOR_FLOAT16 input), optional axis
 // (INT32, default -1). The output has the input's shape.
 #include "nnemu/hal/Operations.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateSoftmax(const OperationContext& context) {
+bool signatures::validateSoftmax(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2, 3}, 1));
     NN_RET_CHECK(inputTypeIs(context, 0,
                              {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
@@ -21,7 +20,7 @@ bool validateSoftmax(const OperationContext& context) {
     return true;
 }
 
-bool prepareSoftmax(OperationContext& context) {
+bool signatures::prepareSoftmax(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (isQuant8Asymm(type)) {  // fixed: (1/256, 0), or (1/256, -128) signed
         NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
@@ -36,15 +35,6 @@ bool prepareSoftmax(OperationContext& context) {
     }
     context.output(0).dims = context.input(0).dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> softmaxSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::SOFTMAX, validateSoftmax, prepareSoftmax, false, true},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -4,12 +4,11 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateSplit(const OperationContext& context) {
+bool signatures::validateSplit(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3);
     NN_RET_CHECK(context.numOutputs() >= 1);
     const OperandType type = context.inputType(0);
@@ -22,7 +21,7 @@ bool validateSplit(const OperationContext& context) {
     return true;
 }
 
-bool prepareSplit(OperationContext& context) {
+bool signatures::prepareSplit(OperationContext& context) {
     const OperandView& input = context.input(0);
     const auto rank = static_cast<int32_t>(input.rank());
     NN_RET_CHECK(rank >= 1);
@@ -40,15 +39,6 @@ bool prepareSplit(OperationContext& context) {
         context.output(i).dims = dims;
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> splittingSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::SPLIT, validateSplit, prepareSplit, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -6,23 +6,20 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateTile(const OperationContext& context) {
+bool signatures::validateTile(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 1));
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::TENSOR_INT32}));
     NN_RET_CHECK(rankIsOrUnknown(context.input(1), 1));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     return true;
 }
 
-bool prepareTile(OperationContext& context) {
+bool signatures::prepareTile(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& multiples = context.input(1);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
@@ -39,15 +36,6 @@ bool prepareTile(OperationContext& context) {
     }
     context.output(0).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> tileSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::TILE, validateTile, prepareTile, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -5,23 +5,20 @@
 
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
-namespace {
 
-bool validateTopK(const OperationContext& context) {
+bool signatures::validateTopK(const OperationContext& context) {
     NN_RET_CHECK(checkCounts(context, {2}, 2));
-    NN_RET_CHECK(inputTypeIs(context, 0, {OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-                                          OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                          OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+    NN_RET_CHECK(inputIsDataTensor(context, 0));
     NN_RET_CHECK(inputTypeIs(context, 1, {OperandType::INT32}));
     NN_RET_CHECK(context.output(0).type == context.inputType(0));
     NN_RET_CHECK(context.output(1).type == OperandType::TENSOR_INT32);
     return true;
 }
 
-bool prepareTopK(OperationContext& context) {
+bool signatures::prepareTopK(OperationContext& context) {
     const OperandView& input = context.input(0);
     NN_RET_CHECK(sameQuantization(input, context.output(0)));
     NN_RET_CHECK(input.rank() >= 1);
@@ -32,15 +29,6 @@ bool prepareTopK(OperationContext& context) {
     context.output(0).dims = dims;
     context.output(1).dims = dims;
     return true;
-}
-
-}  // namespace
-
-std::span<const OperationSignature> topKSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::TOPK_V2, validateTopK, prepareTopK, false, false},
-    };
-    return kSignatures;
 }
 
 }  // namespace nnemu::hal

@@ -9,7 +9,7 @@
 #include "nnemu/hal/Operations.h"
 #include "nnemu/hal/ShapeUtils.h"
 #include "nnemu/hal/TransposeWindow.h"
-#include "SignatureFamilies.h"
+#include "SignatureList.h"
 
 namespace nnemu::hal {
 namespace {
@@ -44,26 +44,16 @@ bool validateTensorTypes(const OperationContext& context) {
     return true;
 }
 
-// Execution stage: a per-tensor quantized bias's scale is inScale * filterScale.
-bool checkTransposeConv2DValues(const OperationContext& context) {
-    const OperandView& input = context.input(0);
-    const OperandView& filter = context.input(1);
-    if (isQuant8Asymm(input.type) && filter.type == input.type) {
-        const double product = static_cast<double>(input.scale) * filter.scale;
-        const double bias = context.input(2).scale;
-        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
-    }
-    return true;
-}
+}  // namespace
 
-bool validateTransposeConv2D(const OperationContext& context) {
+bool signatures::validateTransposeConv2D(const OperationContext& context) {
     NN_RET_CHECK(context.numOutputs() == 1);
     NN_RET_CHECK(transposeScalarTypesValid(context));
     if (transposeIsImplicit(context)) NN_RET_CHECK(rankIsOrUnknown(context.input(3), 1));
     return validateTensorTypes(context);
 }
 
-bool prepareTransposeConv2D(OperationContext& context) {
+bool signatures::prepareTransposeConv2D(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& filter = context.input(1);
     const OperandView& bias = context.input(2);
@@ -88,14 +78,16 @@ bool prepareTransposeConv2D(OperationContext& context) {
     return true;
 }
 
-}  // namespace
-
-std::span<const OperationSignature> transposeConvolutionSignatures() {
-    static constexpr OperationSignature kSignatures[] = {
-        {OperationType::TRANSPOSE_CONV_2D, validateTransposeConv2D, prepareTransposeConv2D, false, true,
-            nullptr, checkTransposeConv2DValues},
-    };
-    return kSignatures;
+// Execution stage: a per-tensor quantized bias's scale is inScale * filterScale.
+bool signatures::checkTransposeConv2DValues(const OperationContext& context) {
+    const OperandView& input = context.input(0);
+    const OperandView& filter = context.input(1);
+    if (isQuant8Asymm(input.type) && filter.type == input.type) {
+        const double product = static_cast<double>(input.scale) * filter.scale;
+        const double bias = context.input(2).scale;
+        NN_RET_CHECK(std::fabs(product - bias) <= 1e-6 * std::fmin(product, bias));
+    }
+    return true;
 }
 
 }  // namespace nnemu::hal

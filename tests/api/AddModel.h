@@ -6,6 +6,8 @@
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
+#include "NnapiOwners.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,50 +18,7 @@
 
 namespace nnemu::apitest {
 
-// ---- Owners ------------------------------------------------------------------------------------
-
-struct ModelDeleter {
-    void operator()(ANeuralNetworksModel* p) const { ANeuralNetworksModel_free(p); }
-};
-struct CompilationDeleter {
-    void operator()(ANeuralNetworksCompilation* p) const { ANeuralNetworksCompilation_free(p); }
-};
-struct ExecutionDeleter {
-    void operator()(ANeuralNetworksExecution* p) const { ANeuralNetworksExecution_free(p); }
-};
-struct EventDeleter {
-    void operator()(ANeuralNetworksEvent* p) const { ANeuralNetworksEvent_free(p); }
-};
-struct MemoryDeleter {
-    void operator()(ANeuralNetworksMemory* p) const { ANeuralNetworksMemory_free(p); }
-};
-struct BurstDeleter {
-    void operator()(ANeuralNetworksBurst* p) const { ANeuralNetworksBurst_free(p); }
-};
-
-using ModelPtr = std::unique_ptr<ANeuralNetworksModel, ModelDeleter>;
-using CompilationPtr = std::unique_ptr<ANeuralNetworksCompilation, CompilationDeleter>;
-using ExecutionPtr = std::unique_ptr<ANeuralNetworksExecution, ExecutionDeleter>;
-using EventPtr = std::unique_ptr<ANeuralNetworksEvent, EventDeleter>;
-using MemoryPtr = std::unique_ptr<ANeuralNetworksMemory, MemoryDeleter>;
-using BurstPtr = std::unique_ptr<ANeuralNetworksBurst, BurstDeleter>;
-
-// A file descriptor closed on destruction.
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd() { reset(); }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    void reset() {
-        if (fd_ >= 0) close(fd_);
-        fd_ = -1;
-    }
-
-private:
-    int fd_;
-};
+using namespace nnemu::nnapi;  // owners of the NNAPI handles (NnapiOwners.h)
 
 // An anonymous shared-memory file of `size` bytes (what an app would hand to createFromFd).
 inline int makeSharedMemoryFd(size_t size) {
@@ -70,6 +29,14 @@ inline int makeSharedMemoryFd(size_t size) {
         return -1;
     }
     return fd;
+}
+
+// An NNAPI memory over `fd` (createFromFd with `protect`, offset 0); null, with a test failure,
+// on error.
+inline MemoryPtr memoryFromFd(int fd, size_t size, int protect = PROT_READ | PROT_WRITE) {
+    ANeuralNetworksMemory* raw = nullptr;
+    EXPECT_EQ(ANeuralNetworksMemory_createFromFd(size, protect, fd, 0, &raw), ANEURALNETWORKS_NO_ERROR);
+    return MemoryPtr(raw);
 }
 
 // ---- Operand types -----------------------------------------------------------------------------
@@ -160,6 +127,32 @@ inline ExecutionPtr newExecution(ANeuralNetworksCompilation* compilation) {
     return ExecutionPtr(execution);
 }
 
+// The ADD model of `options`, its compilation for every device and one execution: the state most
+// execution tests start from. Fails the test at the first step that fails (as ASSERT does).
+inline void makeAddExecution(const AddModelOptions& options, ModelPtr* model, CompilationPtr* compilation,
+                             ExecutionPtr* execution) {
+    *model = makeAddModel(options);
+    ASSERT_NE(*model, nullptr);
+    *compilation = compile(model->get());
+    ASSERT_NE(*compilation, nullptr);
+    *execution = newExecution(compilation->get());
+    ASSERT_NE(*execution, nullptr);
+}
+
+// `execution` started asynchronously (startCompute): its event, or null with a test failure.
+inline EventPtr startCompute(ANeuralNetworksExecution* execution) {
+    ANeuralNetworksEvent* event = nullptr;
+    EXPECT_EQ(ANeuralNetworksExecution_startCompute(execution, &event), ANEURALNETWORKS_NO_ERROR);
+    return EventPtr(event);
+}
+
+// A burst of `compilation`; null, with a test failure, on error.
+inline BurstPtr newBurst(ANeuralNetworksCompilation* compilation) {
+    ANeuralNetworksBurst* burst = nullptr;
+    EXPECT_EQ(ANeuralNetworksBurst_create(compilation, &burst), ANEURALNETWORKS_NO_ERROR);
+    return BurstPtr(burst);
+}
+
 // The device called `name`, or null.
 inline const ANeuralNetworksDevice* findDevice(const std::string& name) {
     uint32_t count = 0;
@@ -176,6 +169,19 @@ inline const ANeuralNetworksDevice* findDevice(const std::string& name) {
 }
 
 inline const ANeuralNetworksDevice* referenceDevice() { return findDevice("nnapi-reference"); }
+
+// Every device, in index order (a test failure if one cannot be read).
+inline std::vector<const ANeuralNetworksDevice*> allDeviceHandles() {
+    std::vector<const ANeuralNetworksDevice*> result;
+    uint32_t count = 0;
+    EXPECT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
+    for (uint32_t i = 0; i < count; ++i) {
+        ANeuralNetworksDevice* device = nullptr;
+        EXPECT_EQ(ANeuralNetworks_getDevice(i, &device), ANEURALNETWORKS_NO_ERROR);
+        result.push_back(device);
+    }
+    return result;
+}
 
 // A finished compilation of `model` restricted to `devices`; null (with a test failure) on error.
 inline CompilationPtr compileFor(ANeuralNetworksModel* model, const std::vector<const ANeuralNetworksDevice*>& devices) {

@@ -178,14 +178,7 @@ TEST_F(CompilationTest, CreateForTheReferenceDeviceRuns) {
 }
 
 TEST_F(CompilationTest, CreateForEveryDeviceRuns) {
-    uint32_t count = 0;
-    ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
-    std::vector<const ANeuralNetworksDevice*> devices;
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        ASSERT_EQ(ANeuralNetworks_getDevice(i, &device), ANEURALNETWORKS_NO_ERROR);
-        devices.push_back(device);
-    }
+    const std::vector<const ANeuralNetworksDevice*> devices = allDeviceHandles();
     CompilationPtr compilation = compileFor(model_.get(), devices);
     ASSERT_NE(compilation, nullptr);
     expectRuns(compilation.get());

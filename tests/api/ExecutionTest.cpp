@@ -14,12 +14,7 @@ namespace {
 class ExecutionTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        model_ = makeAddModel({.activation = ANEURALNETWORKS_FUSED_RELU});
-        ASSERT_NE(model_, nullptr);
-        compilation_ = compile(model_.get());
-        ASSERT_NE(compilation_, nullptr);
-        execution_ = newExecution(compilation_.get());
-        ASSERT_NE(execution_, nullptr);
+        makeAddExecution({.activation = ANEURALNETWORKS_FUSED_RELU}, &model_, &compilation_, &execution_);
     }
     ANeuralNetworksExecution* execution() { return execution_.get(); }
     // With FUSED_RELU: {1 + 10, max(0, 2 - 20)}.
@@ -114,10 +109,8 @@ TEST_F(ExecutionTest, SettingAnArgumentTwiceIsBadState) {
               ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(ANeuralNetworksExecution_setInput(execution(), 0, nullptr, nullptr, 0), ANEURALNETWORKS_BAD_STATE);
     Fd fd(makeSharedMemoryFd(kTensorBytes));
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), kTensorBytes);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 1, nullptr, memory.get(), 0, kTensorBytes),
               ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
@@ -383,10 +376,8 @@ TEST_F(ExecutionTest, BindingAfterComputeIsBadState) {
               ANEURALNETWORKS_BAD_STATE);
     const Fd fd(makeSharedMemoryFd(64));
     ASSERT_GE(fd.get(), 0);
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(64, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 64);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
               ANEURALNETWORKS_BAD_STATE);
     EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
@@ -528,14 +519,7 @@ TEST_F(ExecutionTest, OutputQueriesRejectBadIndex) {
 
 class DynamicOutputTest : public ::testing::TestWithParam<std::vector<uint32_t>> {
 protected:
-    void SetUp() override {
-        model_ = makeAddModel({.outputDims = GetParam()});
-        ASSERT_NE(model_, nullptr);
-        compilation_ = compile(model_.get());
-        ASSERT_NE(compilation_, nullptr);
-        execution_ = newExecution(compilation_.get());
-        ASSERT_NE(execution_, nullptr);
-    }
+    void SetUp() override { makeAddExecution({.outputDims = GetParam()}, &model_, &compilation_, &execution_); }
     void bindInputs() {
         ASSERT_EQ(ANeuralNetworksExecution_setInput(execution_.get(), 0, nullptr, buffers_.input0, kTensorBytes),
                   ANEURALNETWORKS_NO_ERROR);
@@ -683,15 +667,8 @@ TEST_F(ExecutionTest, SetMeasureTimingChecksDevicesBeforeState) {
 }
 
 TEST_F(ExecutionTest, SetMeasureTimingWithSeveralDevicesIsBadData) {
-    uint32_t count = 0;
-    ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
-    if (count < 2) GTEST_SKIP() << "only one device";
-    std::vector<const ANeuralNetworksDevice*> devices;
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        ASSERT_EQ(ANeuralNetworks_getDevice(i, &device), ANEURALNETWORKS_NO_ERROR);
-        devices.push_back(device);
-    }
+    const std::vector<const ANeuralNetworksDevice*> devices = allDeviceHandles();
+    if (devices.size() < 2) GTEST_SKIP() << "only one device";
     CompilationPtr compilation = compileFor(model_.get(), devices);
     ASSERT_NE(compilation, nullptr);
     ExecutionPtr execution = newExecution(compilation.get());

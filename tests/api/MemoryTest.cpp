@@ -175,14 +175,7 @@ TEST(MemoryRegionTest, ProtectionMustSuitTheDescriptor) {
 
 class MemoryExecutionTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        model_ = makeAddModel();
-        ASSERT_NE(model_, nullptr);
-        compilation_ = compile(model_.get());
-        ASSERT_NE(compilation_, nullptr);
-        execution_ = newExecution(compilation_.get());
-        ASSERT_NE(execution_, nullptr);
-    }
+    void SetUp() override { makeAddExecution({}, &model_, &compilation_, &execution_); }
     ANeuralNetworksExecution* execution() { return execution_.get(); }
 
     ModelPtr model_;
@@ -277,10 +270,8 @@ TEST_F(MemoryExecutionTest, ApplicationMayCloseItsFd) {
     ASSERT_GE(fd.get(), 0);
     const float values[4] = {1.0f, 2.0f, 3.0f, 4.0f};
     ASSERT_EQ(pwrite(fd.get(), values, sizeof(values), 0), static_cast<ssize_t>(sizeof(values)));
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 16);
+    ASSERT_NE(memory, nullptr);
     fd.reset();
     float output[2] = {};
     ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
@@ -382,9 +373,8 @@ TEST_F(MemoryExecutionTest, ReadOnlyMemoryAsOutputIsBadData) {
     ASSERT_GE(fd.get(), 0);
     const float values[4] = {1.0f, 2.0f, 3.0f, 4.0f};
     ASSERT_EQ(pwrite(fd.get(), values, sizeof(values), 0), static_cast<ssize_t>(sizeof(values)));
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ, fd.get(), 0, &raw), ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 16, PROT_READ);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution(), 0, nullptr, memory.get(), 0, kTensorBytes),
               ANEURALNETWORKS_BAD_DATA);
     float output[2] = {};
@@ -473,10 +463,8 @@ TEST_P(TruncatedMemoryTest, ArgumentsInATruncatedFileFailTheExecution) {
     ASSERT_NE(compilation, nullptr);
     const Fd fd(makeSharedMemoryFd(kTensorBytes));
     ASSERT_TRUE(fill(fd.get()));
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), kTensorBytes);
+    ASSERT_NE(memory, nullptr);
     float output[2] = {};
     ASSERT_EQ(ftruncate(fd.get(), 0), 0);  // before the memory is ever mapped
     EXPECT_EQ(run(compilation.get(), memory.get(), output), ANEURALNETWORKS_OP_FAILED);
@@ -493,10 +481,8 @@ TEST_P(TruncatedMemoryTest, ArgumentsInATruncatedFileFailTheExecution) {
 TEST_P(TruncatedMemoryTest, ConstantsInATruncatedFileFailTheExecution) {
     const Fd fd(makeSharedMemoryFd(kTensorBytes));
     ASSERT_TRUE(fill(fd.get()));
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kTensorBytes, PROT_READ, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), kTensorBytes, PROT_READ);
+    ASSERT_NE(memory, nullptr);
     ModelPtr model = newModel();
     const std::vector<uint32_t> dims{2};
     const ANeuralNetworksOperandType tensor = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);

@@ -101,10 +101,8 @@ TEST_F(ModelTest, FinishedModelIsFrozen) {
 
     const Fd fd(makeSharedMemoryFd(64));
     ASSERT_GE(fd.get(), 0);
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(64, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 64);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), kActivation, memory.get(), 0, sizeof(int32_t)),
               ANEURALNETWORKS_BAD_STATE);
 }
@@ -337,10 +335,8 @@ TEST_F(ModelTest, SetOperandValueFromMemoryRejectsBadArguments) {
     ASSERT_EQ(addFloatTensor({0}), ANEURALNETWORKS_NO_ERROR);
     const Fd fd(makeSharedMemoryFd(16));
     ASSERT_GE(fd.get(), 0);
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 16);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(nullptr, 0, memory.get(), 0, 8),
               ANEURALNETWORKS_UNEXPECTED_NULL);
     EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), 0, nullptr, 0, 8),
@@ -904,10 +900,8 @@ TEST_F(ModelTest, FinishedModelRefusesBadValuesWithBadState) {
     EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model(), kActivation, &value, 3), ANEURALNETWORKS_BAD_STATE);
     const Fd fd(makeSharedMemoryFd(16));
     ASSERT_GE(fd.get(), 0);
-    ANeuralNetworksMemory* raw = nullptr;
-    ASSERT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ | PROT_WRITE, fd.get(), 0, &raw),
-              ANEURALNETWORKS_NO_ERROR);
-    MemoryPtr memory(raw);
+    MemoryPtr memory = memoryFromFd(fd.get(), 16);
+    ASSERT_NE(memory, nullptr);
     EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(model(), 99, memory.get(), 64, 4),
               ANEURALNETWORKS_BAD_STATE);
     const ANeuralNetworksSymmPerChannelQuantParams params{5, 1, nullptr};

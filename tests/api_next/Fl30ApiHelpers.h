@@ -31,11 +31,7 @@ inline CompilationPtr unfinishedCompilation(ANeuralNetworksModel* model,
 // Every device that supports the whole ADD model.
 inline std::vector<const ANeuralNetworksDevice*> devicesRunning(ANeuralNetworksModel* model) {
     std::vector<const ANeuralNetworksDevice*> result;
-    uint32_t count = 0;
-    EXPECT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        EXPECT_EQ(ANeuralNetworks_getDevice(i, &device), ANEURALNETWORKS_NO_ERROR);
+    for (const ANeuralNetworksDevice* device : allDeviceHandles()) {
         bool supported = false;
         const ANeuralNetworksDevice* list[] = {device};
         if (ANeuralNetworksModel_getSupportedOperationsForDevices(model, list, 1, &supported) ==
@@ -43,18 +39,6 @@ inline std::vector<const ANeuralNetworksDevice*> devicesRunning(ANeuralNetworksM
             supported) {
             result.push_back(device);
         }
-    }
-    return result;
-}
-
-inline std::vector<const ANeuralNetworksDevice*> allDeviceHandles() {
-    std::vector<const ANeuralNetworksDevice*> result;
-    uint32_t count = 0;
-    EXPECT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
-    for (uint32_t i = 0; i < count; ++i) {
-        ANeuralNetworksDevice* device = nullptr;
-        EXPECT_EQ(ANeuralNetworks_getDevice(i, &device), ANEURALNETWORKS_NO_ERROR);
-        result.push_back(device);
     }
     return result;
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "Fl30ApiHelpers.h"
@@ -53,6 +54,21 @@ struct WideBuffers {
         if (int n = ANeuralNetworksExecution_setInput(execution, 0, nullptr, input0.data(), bytes)) return n;
         if (int n = ANeuralNetworksExecution_setInput(execution, 1, nullptr, input1.data(), bytes)) return n;
         return ANeuralNetworksExecution_setOutput(execution, 0, nullptr, output.data(), bytes);
+    }
+    // A new execution of `compilation` with these buffers bound; null, with a test failure, when
+    // it cannot be created or bound.
+    ExecutionPtr boundExecution(ANeuralNetworksCompilation* compilation) {
+        ExecutionPtr execution = newExecution(compilation);
+        if (execution == nullptr) return nullptr;
+        const int bound = bind(execution.get());
+        EXPECT_EQ(bound, ANEURALNETWORKS_NO_ERROR);
+        return bound == ANEURALNETWORKS_NO_ERROR ? std::move(execution) : nullptr;
+    }
+    // boundExecution() (into *execution), started asynchronously: its event, or null with a test
+    // failure.
+    EventPtr start(ANeuralNetworksCompilation* compilation, ExecutionPtr* execution) {
+        *execution = boundExecution(compilation);
+        return *execution == nullptr ? nullptr : startCompute(execution->get());
     }
     void expectSums() const {
         for (size_t i = 0; i < output.size(); ++i) {
@@ -129,11 +145,9 @@ TEST(LifetimeTest, ExecutionAndCompilationFreedRightAfterStartCompute) {
             CompilationPtr compilation = compileWith(model.get(), selection);
             ASSERT_NE(compilation, nullptr);
             WideBuffers buffers(kSize);
-            ExecutionPtr execution = newExecution(compilation.get());
-            ASSERT_EQ(buffers.bind(execution.get()), ANEURALNETWORKS_NO_ERROR);
-            ANeuralNetworksEvent* done = nullptr;
-            ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &done), ANEURALNETWORKS_NO_ERROR);
-            EventPtr event(done);
+            ExecutionPtr execution;
+            EventPtr event = buffers.start(compilation.get(), &execution);
+            ASSERT_NE(event, nullptr);
             testing::internal::CaptureStderr();
             execution.reset();
             compilation.reset();
@@ -153,11 +167,10 @@ TEST(LifetimeTest, EventFreedWhileComputingWaitsForTheComputation) {
     CompilationPtr compilation = compile(model.get());
     ASSERT_NE(compilation, nullptr);
     WideBuffers buffers(kSize);
-    ExecutionPtr execution = newExecution(compilation.get());
-    ASSERT_EQ(buffers.bind(execution.get()), ANEURALNETWORKS_NO_ERROR);
-    ANeuralNetworksEvent* done = nullptr;
-    ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &done), ANEURALNETWORKS_NO_ERROR);
-    ANeuralNetworksEvent_free(done);
+    ExecutionPtr execution;
+    EventPtr event = buffers.start(compilation.get(), &execution);
+    ASSERT_NE(event, nullptr);
+    ANeuralNetworksEvent_free(event.release());
     uint32_t rank = 0;
     EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution.get(), 0, &rank), ANEURALNETWORKS_NO_ERROR);
     EXPECT_EQ(rank, 1u);
@@ -175,8 +188,8 @@ TEST(LifetimeTest, BurstFreedDuringBurstCompute) {
         ANeuralNetworksBurst* burst = nullptr;
         ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &burst), ANEURALNETWORKS_NO_ERROR);
         WideBuffers buffers(kSize);
-        ExecutionPtr execution = newExecution(compilation.get());
-        ASSERT_EQ(buffers.bind(execution.get()), ANEURALNETWORKS_NO_ERROR);
+        ExecutionPtr execution = buffers.boundExecution(compilation.get());
+        ASSERT_NE(execution, nullptr);
         std::atomic<int> result{-1};
         std::thread computing([&] { result = ANeuralNetworksExecution_burstCompute(execution.get(), burst); });
         // setReusable is BAD_STATE once the computation has started (the burst is held by then).

@@ -128,23 +128,21 @@ TEST(QosTest, StartComputeMissingItsDeadlineReportsItThroughTheEvent) {
     ASSERT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 1), ANEURALNETWORKS_NO_ERROR);
     AddBuffers buffers;
     ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
-    ANeuralNetworksEvent* event = nullptr;
-    ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &event), ANEURALNETWORKS_NO_ERROR);
-    EventPtr owner(event);
-    EXPECT_TRUE(isMissedDeadline(ANeuralNetworksEvent_wait(event)));
+    const EventPtr event = startCompute(execution.get());
+    ASSERT_NE(event, nullptr);
+    EXPECT_TRUE(isMissedDeadline(ANeuralNetworksEvent_wait(event.get())));
 }
 
 TEST(QosTest, BurstComputeMissingItsDeadlineFailsWithAMissedDeadlineCode) {
     ModelPtr model = makeAddModel();
     CompilationPtr compilation = compileFor(model.get(), {referenceDevice()});
-    ANeuralNetworksBurst* burst = nullptr;
-    ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &burst), ANEURALNETWORKS_NO_ERROR);
-    BurstPtr burstOwner(burst);
+    const BurstPtr burst = newBurst(compilation.get());
+    ASSERT_NE(burst, nullptr);
     ExecutionPtr execution = newExecution(compilation.get());
     ASSERT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 1), ANEURALNETWORKS_NO_ERROR);
     AddBuffers buffers;
     ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_TRUE(isMissedDeadline(ANeuralNetworksExecution_burstCompute(execution.get(), burst)));
+    EXPECT_TRUE(isMissedDeadline(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get())));
 }
 
 }  // namespace

@@ -62,16 +62,15 @@ TEST(ReusableExecutionTest, ComputesAgainWithChangedInputContents) {
 TEST(ReusableExecutionTest, EveryComputeCallReusesTheExecution) {
     ModelPtr model = makeAddModel();
     CompilationPtr compilation = compileFor(model.get(), {referenceDevice()});
-    ANeuralNetworksBurst* burst = nullptr;
-    ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &burst), ANEURALNETWORKS_NO_ERROR);
-    BurstPtr burstOwner(burst);
+    const BurstPtr burst = newBurst(compilation.get());
+    ASSERT_NE(burst, nullptr);
     ExecutionPtr execution = newExecution(compilation.get());
     ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), ANEURALNETWORKS_NO_ERROR);
     AddBuffers buffers;
     ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
     for (int run = 0; run < 3; ++run) {
         buffers.input0[1] = static_cast<float>(run);
-        ASSERT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst), ANEURALNETWORKS_NO_ERROR);
+        ASSERT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get()), ANEURALNETWORKS_NO_ERROR);
         EXPECT_EQ(buffers.output[1], static_cast<float>(run) - 20.0f);
 
         buffers.input0[1] = static_cast<float>(run + 10);

@@ -138,6 +138,17 @@ std::vector<float> ConvNetwork::run(ANeuralNetworksCompilation* compilation) con
     return ok ? out : std::vector<float>{};
 }
 
+void runSmallConvCapturingLog(std::string* log) {
+    ConvNetwork network({8, 8, {1}});
+    ANeuralNetworksCompilation* compilation = network.compile();
+    ASSERT_NE(compilation, nullptr);
+    testing::internal::CaptureStderr();
+    const auto output = network.run(compilation);
+    *log = testing::internal::GetCapturedStderr();
+    ANeuralNetworksCompilation_free(compilation);
+    EXPECT_FALSE(output.empty());
+}
+
 namespace {
 
 void drain(int fd, std::string* into) {

@@ -73,6 +73,10 @@ private:
 
 ANeuralNetworksDevice* deviceNamed(const std::string& name);
 
+// One compilation and inference of an 8x8 one-layer ConvNetwork on synap-npu: fails the test
+// unless it gives an output, and returns in *log what was written to stderr meanwhile.
+void runSmallConvCapturingLog(std::string* log);
+
 struct ProcessResult {
     int exitCode = -1;  // -1: did not exit normally
     int signal = 0;

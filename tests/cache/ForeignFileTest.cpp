@@ -143,14 +143,8 @@ TEST_F(ForeignFileTest, ACacheOfSchemaVersion2IsEmptiedAndUpgradedWithItsProgram
 TEST_F(ForeignFileTest, TheDriverGoesOnWithoutTouchingAForeignDatabase) {
     createSqliteDatabase(defaultCacheFile(), "CREATE TABLE songs(title TEXT);");
     const auto before = snapshotDirectory(directory_);
-    ConvNetwork network({8, 8, {1}});
-    ANeuralNetworksCompilation* compilation = network.compile();
-    ASSERT_NE(compilation, nullptr);
-    testing::internal::CaptureStderr();
-    const auto output = network.run(compilation);
-    const std::string log = testing::internal::GetCapturedStderr();
-    ANeuralNetworksCompilation_free(compilation);
-    EXPECT_FALSE(output.empty());
+    std::string log;
+    ASSERT_NO_FATAL_FAILURE(runSmallConvCapturingLog(&log));
     EXPECT_NE(log.find("another program"), std::string::npos) << log;
     EXPECT_EQ(snapshotDirectory(directory_), before);
 }

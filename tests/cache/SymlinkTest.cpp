@@ -46,14 +46,8 @@ protected:
     // One compilation and inference on synap-npu: it works, and the log says why the cache is
     // off.
     void expectInferenceWithoutTheCache() {
-        ConvNetwork network({8, 8, {1}});
-        ANeuralNetworksCompilation* compilation = network.compile();
-        ASSERT_NE(compilation, nullptr);
-        testing::internal::CaptureStderr();
-        const auto output = network.run(compilation);
-        const std::string log = testing::internal::GetCapturedStderr();
-        ANeuralNetworksCompilation_free(compilation);
-        EXPECT_FALSE(output.empty());
+        std::string log;
+        ASSERT_NO_FATAL_FAILURE(runSmallConvCapturingLog(&log));
         EXPECT_NE(log.find("symbolic link"), std::string::npos) << log;
     }
 

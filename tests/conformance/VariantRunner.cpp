@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "../api/NnapiOwners.h"
 #include "Comparison.h"
 
 namespace nnemu::conformance {
@@ -18,26 +19,7 @@ const uint32_t* listData(const std::vector<uint32_t>& list) {
     return list.empty() ? &kNone : list.data();
 }
 
-struct ModelDeleter {
-    void operator()(ANeuralNetworksModel* p) const { ANeuralNetworksModel_free(p); }
-};
-struct CompilationDeleter {
-    void operator()(ANeuralNetworksCompilation* p) const { ANeuralNetworksCompilation_free(p); }
-};
-struct ExecutionDeleter {
-    void operator()(ANeuralNetworksExecution* p) const { ANeuralNetworksExecution_free(p); }
-};
-struct EventDeleter {
-    void operator()(ANeuralNetworksEvent* p) const { ANeuralNetworksEvent_free(p); }
-};
-struct BurstDeleter {
-    void operator()(ANeuralNetworksBurst* p) const { ANeuralNetworksBurst_free(p); }
-};
-using ModelPtr = std::unique_ptr<ANeuralNetworksModel, ModelDeleter>;
-using CompilationPtr = std::unique_ptr<ANeuralNetworksCompilation, CompilationDeleter>;
-using ExecutionPtr = std::unique_ptr<ANeuralNetworksExecution, ExecutionDeleter>;
-using EventPtr = std::unique_ptr<ANeuralNetworksEvent, EventDeleter>;
-using BurstPtr = std::unique_ptr<ANeuralNetworksBurst, BurstDeleter>;
+using namespace nnemu::nnapi;  // owners of the NNAPI handles (tests/api/NnapiOwners.h)
 
 Outcome failed(std::string reason) { return {Outcome::Status::Failed, std::move(reason)}; }
 

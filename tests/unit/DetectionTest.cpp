@@ -65,17 +65,24 @@ private:
 constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
 constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 
-// ROI_ALIGN over a [1, 4, 4, 1] map with the given regions and batch indexes.
-OneOperation roiAlign(const std::vector<float>& rois, const std::vector<int32_t>& batches, int32_t sampling = 2) {
-    OneOperation op(OperationType::ROI_ALIGN);
+// ROI_ALIGN or ROI_POOLING over a [1, 4, 4, 1] map of ones with the given regions and batch
+// indexes, a 2x2 output and unit scales; the caller adds the remaining inputs.
+OneOperation roiOverMap(OperationType type, const std::vector<float>& rois, const std::vector<int32_t>& batches) {
+    OneOperation op(type);
     op.input(kF32, {1, 4, 4, 1}, std::vector<float>(16, 1.0f))
             .input(kF32, {static_cast<uint32_t>(rois.size() / 4), 4}, rois)
             .input(kI32, {static_cast<uint32_t>(batches.size())}, batches)
             .scalar(OperandType::INT32, int32_t{2})
             .scalar(OperandType::INT32, int32_t{2})
             .scalar(OperandType::FLOAT32, 1.0f)
-            .scalar(OperandType::FLOAT32, 1.0f)
-            .scalar(OperandType::INT32, sampling)
+            .scalar(OperandType::FLOAT32, 1.0f);
+    return op;
+}
+
+// ROI_ALIGN over a [1, 4, 4, 1] map with the given regions and batch indexes.
+OneOperation roiAlign(const std::vector<float>& rois, const std::vector<int32_t>& batches, int32_t sampling = 2) {
+    OneOperation op = roiOverMap(OperationType::ROI_ALIGN, rois, batches);
+    op.scalar(OperandType::INT32, sampling)
             .scalar(OperandType::INT32, sampling)
             .scalar(OperandType::BOOL, uint8_t{0})
             .output(kF32);
@@ -114,16 +121,8 @@ TEST(RoiAlign, AdaptiveSamplingOfAHugeRegionStaysCheap) {
 
 TEST(RoiPooling, RejectsANegativeBatchIndexAndAMissingRegion) {
     auto pooling = [](const std::vector<float>& rois, const std::vector<int32_t>& batches) {
-        OneOperation op(OperationType::ROI_POOLING);
-        op.input(kF32, {1, 4, 4, 1}, std::vector<float>(16, 1.0f))
-                .input(kF32, {static_cast<uint32_t>(rois.size() / 4), 4}, rois)
-                .input(kI32, {static_cast<uint32_t>(batches.size())}, batches)
-                .scalar(OperandType::INT32, int32_t{2})
-                .scalar(OperandType::INT32, int32_t{2})
-                .scalar(OperandType::FLOAT32, 1.0f)
-                .scalar(OperandType::FLOAT32, 1.0f)
-                .scalar(OperandType::BOOL, uint8_t{0})
-                .output(kF32);
+        OneOperation op = roiOverMap(OperationType::ROI_POOLING, rois, batches);
+        op.scalar(OperandType::BOOL, uint8_t{0}).output(kF32);
         return op.run();
     };
     EXPECT_EQ(pooling({0, 0, 3, 3}, {0}), ErrorStatus::NONE);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "SingleOperation.h"
+#include "nnemu/hal/TypeShorthands.h"
 
 namespace nnemu {
 namespace {
@@ -16,16 +17,11 @@ namespace {
 using hal::ErrorStatus;
 using hal::OperandType;
 using hal::OperationType;
+using namespace hal::types;
 using testing::output;
 using testing::runSingleOperation;
 using testing::scalar;
 using testing::tensor;
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kF16 = OperandType::TENSOR_FLOAT16;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 
 void expectNear(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance) {
     ASSERT_EQ(actual.size(), expected.size());

@@ -13,6 +13,7 @@
 #include "nnemu/hal/Broadcast.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
+#include "nnemu/hal/TypeShorthands.h"
 
 namespace nnemu {
 namespace {
@@ -21,11 +22,7 @@ using hal::OperandType;
 using hal::OperandView;
 using hal::OperationContext;
 using hal::OperationType;
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kB8 = OperandType::TENSOR_BOOL8;
+using namespace hal::types;
 
 // An operand with its own storage; views point into it.
 struct Tensor {

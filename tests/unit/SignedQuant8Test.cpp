@@ -9,6 +9,7 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Operations.h"
+#include "nnemu/hal/TypeShorthands.h"
 
 namespace nnemu {
 namespace {
@@ -16,11 +17,8 @@ namespace {
 using hal::OperandType;
 using hal::OperandView;
 using hal::OperationType;
+using namespace hal::types;
 
-constexpr OperandType kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
-constexpr OperandType kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 constexpr OperandType kPerChannel = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
 
 // One operation with known data, run as the CPU executor runs it: validate, prepare, allocate,

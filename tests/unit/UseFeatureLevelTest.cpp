@@ -97,6 +97,7 @@ protected:
     int operation(int32_t type, std::vector<uint32_t> in, uint32_t out) {
         return ANeuralNetworksModel_addOperation(model_, type, static_cast<uint32_t>(in.size()), in.data(), 1, &out);
     }
+    int finishReshape(int32_t code);
     int finish(uint32_t in, uint32_t out) {
         EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model_, 1, &in, 1, &out), ANEURALNETWORKS_NO_ERROR);
         return ANeuralNetworksModel_finish(model_);
@@ -116,24 +117,23 @@ TEST_F(Fl30UseGate, AcceptsItsOwnUses) {
     EXPECT_EQ(finish(a, quotient), ANEURALNETWORKS_NO_ERROR);
 }
 
-TEST_F(Fl30UseGate, RefusesLaterUsesAtFinish) {
-    const uint32_t ints = add(ANEURALNETWORKS_TENSOR_INT32, {4});
+// RESHAPE of a 4-element tensor of `code` to the constant shape {4}: what finish returns.
+int Fl30UseGate::finishReshape(int32_t code) {
+    const uint32_t in = add(code, {4});
     const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
     const int32_t four = 4;
-    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
-    const uint32_t intsOut = add(ANEURALNETWORKS_TENSOR_INT32, {4});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {ints, shape}, intsOut), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(finish(ints, intsOut), ANEURALNETWORKS_BAD_DATA);  // FL6
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
+    const uint32_t out = add(code, {4});
+    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {in, shape}, out), ANEURALNETWORKS_NO_ERROR);
+    return finish(in, out);
+}
+
+TEST_F(Fl30UseGate, RefusesLaterUsesAtFinish) {
+    EXPECT_EQ(finishReshape(ANEURALNETWORKS_TENSOR_INT32), ANEURALNETWORKS_BAD_DATA);  // FL6
 }
 
 TEST_F(Fl30UseGate, AFloatReshapeFinishes) {
-    const uint32_t floats = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
-    const uint32_t shape = add(ANEURALNETWORKS_TENSOR_INT32, {1});
-    const int32_t four = 4;
-    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model_, shape, &four, sizeof four), ANEURALNETWORKS_NO_ERROR);
-    const uint32_t floatsOut = add(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
-    EXPECT_EQ(operation(ANEURALNETWORKS_RESHAPE, {floats, shape}, floatsOut), ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(finish(floats, floatsOut), ANEURALNETWORKS_NO_ERROR);
+    EXPECT_EQ(finishReshape(ANEURALNETWORKS_TENSOR_FLOAT32), ANEURALNETWORKS_NO_ERROR);
 }
 
 }  // namespace

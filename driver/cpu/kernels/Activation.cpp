@@ -8,14 +8,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
 
 float applyFloat(OperationType op, float x) {
     switch (op) {
@@ -118,7 +114,9 @@ bool unaryQuant8(OperationContext& context) {
     }
 }
 
-bool unaryKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::unaryKernel(OperationContext& context) {
     switch (context.inputType(0)) {
         case OperandType::TENSOR_FLOAT32:
         case OperandType::TENSOR_FLOAT16:
@@ -133,27 +131,6 @@ bool unaryKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> activationKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::RELU, unaryKernel},
-        {hal::OperationType::RELU1, unaryKernel},
-        {hal::OperationType::RELU6, unaryKernel},
-        {hal::OperationType::LOGISTIC, unaryKernel},
-        {hal::OperationType::TANH, unaryKernel},
-        {hal::OperationType::FLOOR, unaryKernel},
-        {hal::OperationType::ABS, unaryKernel},
-        {hal::OperationType::EXP, unaryKernel},
-        {hal::OperationType::LOG, unaryKernel},
-        {hal::OperationType::RSQRT, unaryKernel},
-        {hal::OperationType::SIN, unaryKernel},
-        {hal::OperationType::SQRT, unaryKernel},
-        {hal::OperationType::NEG, unaryKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

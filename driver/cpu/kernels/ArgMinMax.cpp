@@ -3,13 +3,10 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
 
 // The search along the axis, with `load(i)` giving element i as a value that orders like it
 // (exactly: float, int32 and 8-bit values compare the same in their own type as in double).
@@ -57,12 +54,8 @@ bool argMinMax(OperationContext& context) {
 
 }  // namespace
 
-std::span<const KernelEntry> argMinMaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ARGMAX, argMinMax<true>},
-        {hal::OperationType::ARGMIN, argMinMax<false>},
-    };
-    return kKernels;
-}
+bool kernels::argMax(OperationContext& context) { return argMinMax<true>(context); }
+
+bool kernels::argMin(OperationContext& context) { return argMinMax<false>(context); }
 
 }  // namespace nnemu::cpu

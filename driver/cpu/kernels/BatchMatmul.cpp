@@ -6,13 +6,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
 
 // Geometry of one multiplication: out[b] (rows x cols) = X[b] (rows x inner) * Y[b] (inner x cols).
 struct MatmulShape {
@@ -60,7 +57,9 @@ void multiply(const MatmulShape& s, LoadX loadX, LoadY loadY, Store store) {
     }
 }
 
-bool batchMatmulKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::batchMatmulKernel(OperationContext& context) {
     const MatmulShape s = shapeOf(context);
     const hal::OperandView& x = context.input(0);
     const hal::OperandView& y = context.input(1);
@@ -100,15 +99,6 @@ bool batchMatmulKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> batchMatmulKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::BATCH_MATMUL, batchMatmulKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

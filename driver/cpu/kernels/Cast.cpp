@@ -15,13 +15,10 @@
 
 #include "Broadcast.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
 
 // Every source element (half, float, int32, uint8) is exact in double.
 double readElement(const OperandView& v, uint64_t i) {
@@ -68,7 +65,9 @@ bool castable(OperandType type) {
            type == OperandType::TENSOR_INT32 || type == OperandType::TENSOR_QUANT8_ASYMM;
 }
 
-bool castKernel(hal::OperationContext& context) {
+}  // namespace
+
+bool kernels::castKernel(hal::OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     if (input.dims != output.dims || !holdsElements(input) || !holdsElements(output)) return false;
@@ -80,15 +79,6 @@ bool castKernel(hal::OperationContext& context) {
     if (!castable(input.type) || !castable(output.type)) return false;
     for (uint64_t i = 0; i < output.elements(); ++i) writeElement(output, i, readElement(input, i));
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> castKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::CAST, castKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -5,16 +5,11 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-
-bool channelShuffle(OperationContext& context) {
+bool kernels::channelShuffle(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(input.type == OperandType::TENSOR_FLOAT32 || input.type == OperandType::TENSOR_FLOAT16 ||
@@ -35,15 +30,6 @@ bool channelShuffle(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> channelShuffleKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::CHANNEL_SHUFFLE, channelShuffle},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -6,15 +6,10 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
 
 template <typename T>
 bool holds(OperationType op, T a, T b) {
@@ -47,7 +42,9 @@ bool compareWith(OperationContext& context, Read read) {
     return true;
 }
 
-bool comparisonKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::comparisonKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     if (context.inputType(1) != context.inputType(0)) return false;
     switch (context.inputType(0)) {
@@ -67,20 +64,6 @@ bool comparisonKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> comparisonKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::EQUAL, comparisonKernel},
-        {hal::OperationType::NOT_EQUAL, comparisonKernel},
-        {hal::OperationType::GREATER, comparisonKernel},
-        {hal::OperationType::GREATER_EQUAL, comparisonKernel},
-        {hal::OperationType::LESS, comparisonKernel},
-        {hal::OperationType::LESS_EQUAL, comparisonKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

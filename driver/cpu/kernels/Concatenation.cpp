@@ -7,14 +7,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperandView;
 
 // Requantizes `count` Q8 (T = uint8_t) or Q8S (T = int8_t) values from `input`'s parameters to
 // `output`'s.
@@ -27,7 +23,9 @@ void requantize(const T* from, T* to, uint64_t count, const OperandView& input, 
     }
 }
 
-bool concatenation(OperationContext& context) {
+}  // namespace
+
+bool kernels::concatenation(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
         return false;
@@ -62,15 +60,6 @@ bool concatenation(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> concatenationKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::CONCATENATION, concatenation},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

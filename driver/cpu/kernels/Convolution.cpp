@@ -10,14 +10,12 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandView;
-using hal::OperationContext;
 using hal::WindowGeometry;
 using hal::WindowKind;
 using hal::WindowParams;
@@ -255,25 +253,16 @@ bool runWindowConv(OperationContext& context, WindowKind kind) {
     return convpool::convolve(context, s.params.activation, s.out.channels, WindowLoop{s});
 }
 
-bool conv2D(OperationContext& context) { return runWindowConv(context, WindowKind::CONV); }
+}  // namespace
 
-bool depthwiseConv2D(OperationContext& context) {
+bool kernels::conv2D(OperationContext& context) { return runWindowConv(context, WindowKind::CONV); }
+
+bool kernels::depthwiseConv2D(OperationContext& context) {
     return runWindowConv(context, WindowKind::DEPTHWISE);
 }
 
-bool groupedConv2D(OperationContext& context) {
+bool kernels::groupedConv2D(OperationContext& context) {
     return runWindowConv(context, WindowKind::GROUPED);
-}
-
-}  // namespace
-
-std::span<const KernelEntry> convolutionKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::CONV_2D, conv2D},
-        {hal::OperationType::DEPTHWISE_CONV_2D, depthwiseConv2D},
-        {hal::OperationType::GROUPED_CONV_2D, groupedConv2D},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -7,13 +7,11 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
-using hal::OperandView;
 using hal::detection::Box;
 using hal::detection::Detection;
 
@@ -22,33 +20,6 @@ void writeBox(OperandView& output, size_t row, const Box& box) {
     hal::detection::writeValue(output, row * 4 + 1, box.y1);
     hal::detection::writeValue(output, row * 4 + 2, box.x2);
     hal::detection::writeValue(output, row * 4 + 3, box.y2);
-}
-
-bool axisAlignedBboxTransform(OperationContext& context) {
-    std::vector<float> rois, deltas, imageInfo;
-    NN_RET_CHECK(hal::detection::readValues(context.input(0), &rois));
-    NN_RET_CHECK(hal::detection::readValues(context.input(1), &deltas));
-    NN_RET_CHECK(hal::detection::readValues(context.input(3), &imageInfo));
-    const OperandView& batchIndex = context.input(2);
-    const uint64_t numRois = batchIndex.elements();
-    const uint64_t numBatches = imageInfo.size() / 2;
-    if (numRois == 0) return true;
-    NN_RET_CHECK(rois.size() == numRois * 4 && deltas.size() % (numRois * 4) == 0);
-    NN_RET_CHECK(batchIndex.data != nullptr && numBatches <= UINT32_MAX);
-    NN_RET_CHECK(hal::detection::batchIndexesInRange(batchIndex, static_cast<uint32_t>(numBatches)));
-    const uint64_t numClasses = deltas.size() / (numRois * 4);
-    OperandView& output = context.output(0);
-    NN_RET_CHECK(output.elements() == deltas.size());
-    for (uint64_t i = 0; i < numRois; ++i) {
-        const auto batch = static_cast<size_t>(batchIndex.as<int32_t>()[i]);
-        const Box roi = hal::detection::boxAt(rois, i);
-        for (uint64_t c = 0; c < numClasses; ++c) {
-            const size_t row = i * numClasses + c;
-            writeBox(output, row, hal::detection::transformBox(roi, &deltas[row * 4], imageInfo[batch * 2],
-                                                               imageInfo[batch * 2 + 1]));
-        }
-    }
-    return true;
 }
 
 // The selection prepare() left behind, or a fresh one when the kernel runs on its own.
@@ -77,27 +48,45 @@ bool writeDetections(OperationContext& context, const std::vector<Detection>& de
     return true;
 }
 
-bool boxWithNmsLimit(OperationContext& context) {
+}  // namespace
+
+bool kernels::axisAlignedBboxTransform(OperationContext& context) {
+    std::vector<float> rois, deltas, imageInfo;
+    NN_RET_CHECK(hal::detection::readValues(context.input(0), &rois));
+    NN_RET_CHECK(hal::detection::readValues(context.input(1), &deltas));
+    NN_RET_CHECK(hal::detection::readValues(context.input(3), &imageInfo));
+    const OperandView& batchIndex = context.input(2);
+    const uint64_t numRois = batchIndex.elements();
+    const uint64_t numBatches = imageInfo.size() / 2;
+    if (numRois == 0) return true;
+    NN_RET_CHECK(rois.size() == numRois * 4 && deltas.size() % (numRois * 4) == 0);
+    NN_RET_CHECK(batchIndex.data != nullptr && numBatches <= UINT32_MAX);
+    NN_RET_CHECK(hal::detection::batchIndexesInRange(batchIndex, static_cast<uint32_t>(numBatches)));
+    const uint64_t numClasses = deltas.size() / (numRois * 4);
+    OperandView& output = context.output(0);
+    NN_RET_CHECK(output.elements() == deltas.size());
+    for (uint64_t i = 0; i < numRois; ++i) {
+        const auto batch = static_cast<size_t>(batchIndex.as<int32_t>()[i]);
+        const Box roi = hal::detection::boxAt(rois, i);
+        for (uint64_t c = 0; c < numClasses; ++c) {
+            const size_t row = i * numClasses + c;
+            writeBox(output, row, hal::detection::transformBox(roi, &deltas[row * 4], imageInfo[batch * 2],
+                                                               imageInfo[batch * 2 + 1]));
+        }
+    }
+    return true;
+}
+
+bool kernels::boxWithNmsLimit(OperationContext& context) {
     std::vector<Detection> detections;
     NN_RET_CHECK(preparedSelection(context, hal::detection::selectBoxesWithNmsLimit, &detections));
     return writeDetections(context, detections, true);
 }
 
-bool generateProposals(OperationContext& context) {
+bool kernels::generateProposals(OperationContext& context) {
     std::vector<Detection> proposals;
     NN_RET_CHECK(preparedSelection(context, hal::detection::selectProposals, &proposals));
     return writeDetections(context, proposals, false);
-}
-
-}  // namespace
-
-std::span<const KernelEntry> detectionKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, axisAlignedBboxTransform},
-        {hal::OperationType::BOX_WITH_NMS_LIMIT, boxWithNmsLimit},
-        {hal::OperationType::GENERATE_PROPOSALS, generateProposals},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -15,12 +15,11 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
 using hal::detection::Box;
 using hal::detection::Candidate;
 using hal::detection::NmsParams;
@@ -139,7 +138,9 @@ void writeBatch(OperationContext& context, uint32_t b, const Batch& batch, const
     context.output(3).as<int32_t>()[b] = static_cast<int32_t>(entries.size());
 }
 
-bool detectionPostprocessing(OperationContext& context) {
+}  // namespace
+
+bool kernels::detectionPostprocessing(OperationContext& context) {
     std::vector<float> scores, deltas, anchors;
     NN_RET_CHECK(hal::detection::readValues(context.input(0), &scores));
     NN_RET_CHECK(hal::detection::readValues(context.input(1), &deltas));
@@ -161,15 +162,6 @@ bool detectionPostprocessing(OperationContext& context) {
         writeBatch(context, b, batch, p.regular ? regularNms(batch, p) : fastNms(batch, p), p);
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> detectionPostprocessingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::DETECTION_POSTPROCESSING, detectionPostprocessing},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

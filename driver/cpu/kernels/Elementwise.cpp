@@ -7,14 +7,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
 
 float applyFloat(OperationType op, float a, float b) {
     switch (op) {
@@ -167,7 +163,9 @@ bool binaryQuant8(OperationContext& context, int32_t fuse) {
     return false;
 }
 
-bool binaryKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::binaryKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     const int32_t fuse = context.scalar<int32_t>(2);
     if (fuse < 0 || fuse > 3) return false;
@@ -185,18 +183,6 @@ bool binaryKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> elementwiseKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ADD, binaryKernel},
-        {hal::OperationType::MUL, binaryKernel},
-        {hal::OperationType::SUB, binaryKernel},
-        {hal::OperationType::DIV, binaryKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -10,19 +10,10 @@
 #include "nnemu/kernels/FixedPoint16.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperationContext;
-
-bool eluKernel(OperationContext& context) {
-    const float alpha = context.scalar<float>(1);
-    return mapFloat(context, [alpha](float x) {
-        return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x));
-    });
-}
 
 double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
 
@@ -69,7 +60,16 @@ int32_t hardSwishQuantized(int32_t input, const HardSwishParams& p) {
     return f16::multiplyByPOT(preshift, p.outputExponent);
 }
 
-bool hardSwishKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::eluKernel(OperationContext& context) {
+    const float alpha = context.scalar<float>(1);
+    return mapFloat(context, [alpha](float x) {
+        return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x));
+    });
+}
+
+bool kernels::hardSwishKernel(OperationContext& context) {
     if (!hal::isQuant8Asymm(context.inputType(0))) {
         return mapFloat(context, [](float x) { return static_cast<float>(hardSwish(x)); });
     }
@@ -89,16 +89,6 @@ bool hardSwishKernel(OperationContext& context) {
         storeQuant8(std::clamp(value, low, high), output, i);
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> eluHardSwishKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ELU, eluKernel},
-        {hal::OperationType::HARD_SWISH, hardSwishKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -3,13 +3,10 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
 
 template <typename T>
 void fillWith(hal::OperandView& output, T value) {
@@ -18,7 +15,9 @@ void fillWith(hal::OperandView& output, T value) {
     for (uint64_t i = 0; i < n; ++i) out[i] = value;
 }
 
-bool fillKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::fillKernel(OperationContext& context) {
     hal::OperandView& output = context.output(0);
     NN_RET_CHECK(context.hasValue(1));
     switch (output.type) {
@@ -39,22 +38,12 @@ bool fillKernel(OperationContext& context) {
     }
 }
 
-bool rankKernel(OperationContext& context) {
+bool kernels::rankKernel(OperationContext& context) {
     hal::OperandView& output = context.output(0);
     NN_RET_CHECK(output.length >= sizeof(int32_t));
     const int32_t rank = static_cast<int32_t>(context.input(0).rank());
     std::memcpy(output.data, &rank, sizeof rank);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> fillRankKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::FILL, fillKernel},
-        {hal::OperationType::RANK, rankKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -7,14 +7,10 @@
 #include "DotProduct.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
 struct FcShape {
     uint32_t batches = 0;
@@ -87,7 +83,9 @@ bool fullyConnectedQuant8(const FcShape& s, int32_t activation, const OperationC
     return true;
 }
 
-bool fullyConnected(OperationContext& context) {
+}  // namespace
+
+bool kernels::fullyConnected(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& weights = context.input(1);
     const OperandView& bias = context.input(2);
@@ -129,15 +127,6 @@ bool fullyConnected(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> fullyConnectedKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::FULLY_CONNECTED, fullyConnected},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

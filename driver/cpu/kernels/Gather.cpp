@@ -6,15 +6,11 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
-bool gather(OperationContext& context) {
+bool kernels::gatherKernel(OperationContext& context) {
     const OperandView& input = context.input(0);
     const OperandView& indices = context.input(2);
     OperandView& output = context.output(0);
@@ -38,15 +34,6 @@ bool gather(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> gatherKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::GATHER, gather},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -10,13 +10,12 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperationContext;
 
 // A peak: cell (row, column), its offset (dy, dx) from the cell's centre, and its value.
 struct Peak {
@@ -78,7 +77,9 @@ Peak findPeak(const std::vector<float>& heatmaps, const Image4& map, uint32_t n,
     return peak;
 }
 
-bool heatmapMaxKeypoint(OperationContext& context) {
+}  // namespace
+
+bool kernels::heatmapMaxKeypoint(OperationContext& context) {
     const Image4 map = hal::makeImage4(context.input(0).dims, hal::layoutIsNchw(context, 2));
     NN_RET_CHECK(context.input(0).rank() == 4 && map.height >= 2 && map.width == map.height);
     std::vector<float> heatmaps, boxes;
@@ -106,15 +107,6 @@ bool heatmapMaxKeypoint(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> heatmapMaxKeypointKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::HEATMAP_MAX_KEYPOINT, heatmapMaxKeypoint},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

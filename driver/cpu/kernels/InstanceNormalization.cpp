@@ -11,13 +11,10 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
 
 struct InstanceNormParams {
     double gamma = 1.0;
@@ -50,7 +47,9 @@ void normalizePlane(const std::vector<float>& in, std::vector<float>& out, const
     }
 }
 
-bool instanceNormalization(OperationContext& context) {
+}  // namespace
+
+bool kernels::instanceNormalization(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(isFloatTensor(input.type) && output.type == input.type && input.rank() == 4);
@@ -65,15 +64,6 @@ bool instanceNormalization(OperationContext& context) {
     }
     writeFloats(out, output);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> instanceNormalizationKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::INSTANCE_NORMALIZATION, instanceNormalization},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -9,13 +9,10 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Axis.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
 
 void logSoftmaxFloat(const std::vector<float>& in, std::vector<float>& out, const hal::AxisSplit& s,
                      double beta) {
@@ -33,7 +30,9 @@ void logSoftmaxFloat(const std::vector<float>& in, std::vector<float>& out, cons
     }
 }
 
-bool logSoftmax(OperationContext& context) {
+}  // namespace
+
+bool kernels::logSoftmax(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(isFloatTensor(input.type) && output.type == input.type);
@@ -46,15 +45,6 @@ bool logSoftmax(OperationContext& context) {
     logSoftmaxFloat(in, out, hal::splitAtAxis(input.dims, axis), context.scalar<float>(1));
     writeFloats(out, output);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> logSoftmaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::LOG_SOFTMAX, logSoftmax},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

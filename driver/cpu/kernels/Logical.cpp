@@ -4,16 +4,11 @@
 
 #include "Broadcast.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperationType;
-
-bool andOrKernel(OperationContext& context) {
+bool kernels::andOrKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     if (context.inputType(0) != OperandType::TENSOR_BOOL8 ||
         context.inputType(1) != OperandType::TENSOR_BOOL8) {
@@ -31,7 +26,7 @@ bool andOrKernel(OperationContext& context) {
     return true;
 }
 
-bool notKernel(OperationContext& context) {
+bool kernels::notKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     if (input.type != OperandType::TENSOR_BOOL8 || input.dims != output.dims) return false;
@@ -40,17 +35,6 @@ bool notKernel(OperationContext& context) {
     uint8_t* out = output.as<uint8_t>();
     for (uint64_t i = 0; i < output.elements(); ++i) out[i] = in[i] == 0 ? 1 : 0;
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> logicalKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::LOGICAL_AND, andOrKernel},
-        {hal::OperationType::LOGICAL_OR, andOrKernel},
-        {hal::OperationType::LOGICAL_NOT, notKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

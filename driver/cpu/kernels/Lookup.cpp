@@ -5,64 +5,16 @@
 #include <vector>
 
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
 // Bytes of one row (everything after dimension 0) of a tensor.
 size_t rowBytes(const OperandView& operand) {
     size_t bytes = hal::elementSize(operand.type);
     for (uint32_t i = 1; i < operand.rank(); ++i) bytes *= operand.dim(i);
     return bytes;
-}
-
-bool embeddingLookup(OperationContext& context) {
-    const OperandView& lookups = context.input(0);
-    const OperandView& values = context.input(1);
-    OperandView& output = context.output(0);
-    const size_t row = rowBytes(values);
-    const uint32_t count = lookups.dim(0);
-    NN_RET_CHECK(output.length >= row * count);
-    const int32_t* indexes = lookups.as<int32_t>();
-    for (uint32_t i = 0; i < count; ++i) {
-        const int32_t index = indexes[i];
-        NN_RET_CHECK(index >= 0 && static_cast<uint32_t>(index) < values.dim(0));
-        std::memcpy(output.data + i * row, values.data + static_cast<size_t>(index) * row, row);
-    }
-    return true;
-}
-
-bool hashtableLookup(OperationContext& context) {
-    const OperandView& lookups = context.input(0);
-    const OperandView& keys = context.input(1);
-    const OperandView& values = context.input(2);
-    OperandView& output = context.output(0);
-    OperandView& hits = context.output(1);
-    const size_t row = rowBytes(values);
-    const uint32_t count = lookups.dim(0);
-    NN_RET_CHECK(output.length >= row * count);
-    NN_RET_CHECK(hits.length >= count);
-    const int32_t* keyBegin = keys.as<int32_t>();
-    const int32_t* keyEnd = keyBegin + keys.dim(0);
-    for (uint32_t i = 0; i < count; ++i) {
-        const int32_t wanted = lookups.as<int32_t>()[i];
-        const int32_t* found = std::lower_bound(keyBegin, keyEnd, wanted);
-        uint8_t* destination = output.data + i * row;
-        if (found != keyEnd && *found == wanted) {
-            const size_t index = static_cast<size_t>(found - keyBegin);
-            std::memcpy(destination, values.data + index * row, row);
-            hits.data[i] = 1;
-        } else {
-            std::memset(destination, 0, row);
-            hits.data[i] = 0;
-        }
-    }
-    return true;
 }
 
 // ---- FarmHash Fingerprint64 (the "na" variant of Hash64), written from its public definition.
@@ -234,7 +186,53 @@ int signBit(const OperandView& input, const OperandView* weight, float seed) {
     return score > 0.0 ? 1 : 0;
 }
 
-bool lshProjection(OperationContext& context) {
+}  // namespace
+
+bool kernels::embeddingLookup(OperationContext& context) {
+    const OperandView& lookups = context.input(0);
+    const OperandView& values = context.input(1);
+    OperandView& output = context.output(0);
+    const size_t row = rowBytes(values);
+    const uint32_t count = lookups.dim(0);
+    NN_RET_CHECK(output.length >= row * count);
+    const int32_t* indexes = lookups.as<int32_t>();
+    for (uint32_t i = 0; i < count; ++i) {
+        const int32_t index = indexes[i];
+        NN_RET_CHECK(index >= 0 && static_cast<uint32_t>(index) < values.dim(0));
+        std::memcpy(output.data + i * row, values.data + static_cast<size_t>(index) * row, row);
+    }
+    return true;
+}
+
+bool kernels::hashtableLookup(OperationContext& context) {
+    const OperandView& lookups = context.input(0);
+    const OperandView& keys = context.input(1);
+    const OperandView& values = context.input(2);
+    OperandView& output = context.output(0);
+    OperandView& hits = context.output(1);
+    const size_t row = rowBytes(values);
+    const uint32_t count = lookups.dim(0);
+    NN_RET_CHECK(output.length >= row * count);
+    NN_RET_CHECK(hits.length >= count);
+    const int32_t* keyBegin = keys.as<int32_t>();
+    const int32_t* keyEnd = keyBegin + keys.dim(0);
+    for (uint32_t i = 0; i < count; ++i) {
+        const int32_t wanted = lookups.as<int32_t>()[i];
+        const int32_t* found = std::lower_bound(keyBegin, keyEnd, wanted);
+        uint8_t* destination = output.data + i * row;
+        if (found != keyEnd && *found == wanted) {
+            const size_t index = static_cast<size_t>(found - keyBegin);
+            std::memcpy(destination, values.data + index * row, row);
+            hits.data[i] = 1;
+        } else {
+            std::memset(destination, 0, row);
+            hits.data[i] = 0;
+        }
+    }
+    return true;
+}
+
+bool kernels::lshProjection(OperationContext& context) {
     const OperandView& hash = context.input(0);
     const OperandView& input = context.input(1);
     const OperandView& weightOperand = context.input(2);
@@ -270,17 +268,6 @@ bool lshProjection(OperationContext& context) {
         *out++ = static_cast<int32_t>(signature);
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> lookupKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::EMBEDDING_LOOKUP, embeddingLookup},
-        {hal::OperationType::HASHTABLE_LOOKUP, hashtableLookup},
-        {hal::OperationType::LSH_PROJECTION, lshProjection},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -6,15 +6,24 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperationContext;
+// Index into an input dimension of size `dim` for output coordinate `o` after `before` padding:
+// REFLECT (mode 0) mirrors around the border element, SYMMETRIC (mode 1) repeats it.
+int64_t mirrorIndex(int64_t o, int64_t before, int64_t dim, int32_t mode) {
+    int64_t i = o - before;
+    if (i < 0) i = mode == 0 ? -i : -i - 1;
+    if (i >= dim) i = mode == 0 ? 2 * dim - 2 - i : 2 * dim - 1 - i;
+    return i;
+}
+
+}  // namespace
 
 // PACK: the output is [outer, N, inner] with inner = product of the input dims from `axis` on.
-bool packKernel(OperationContext& context) {
+bool kernels::packKernel(OperationContext& context) {
     const int32_t axis = context.scalar<int32_t>(0);
     const std::vector<uint32_t>& dims = context.input(1).dims;
     const size_t size = hal::elementSize(context.output(0).type);
@@ -34,16 +43,7 @@ bool packKernel(OperationContext& context) {
     return true;
 }
 
-// Index into an input dimension of size `dim` for output coordinate `o` after `before` padding:
-// REFLECT (mode 0) mirrors around the border element, SYMMETRIC (mode 1) repeats it.
-int64_t mirrorIndex(int64_t o, int64_t before, int64_t dim, int32_t mode) {
-    int64_t i = o - before;
-    if (i < 0) i = mode == 0 ? -i : -i - 1;
-    if (i >= dim) i = mode == 0 ? 2 * dim - 2 - i : 2 * dim - 1 - i;
-    return i;
-}
-
-bool mirrorPadKernel(OperationContext& context) {
+bool kernels::mirrorPadKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     const hal::OperandView& output = context.output(0);
     const int32_t* paddings = context.input(1).as<int32_t>();
@@ -71,7 +71,7 @@ bool mirrorPadKernel(OperationContext& context) {
 }
 
 // REVERSE: the tensor is [outer, dim, inner] around the axis; the middle index runs backwards.
-bool reverseKernel(OperationContext& context) {
+bool kernels::reverseKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     const uint32_t axis = static_cast<uint32_t>(context.input(1).as<int32_t>()[0]);
     const size_t size = hal::elementSize(input.type);
@@ -89,17 +89,6 @@ bool reverseKernel(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> packMirrorPadReverseKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::PACK, packKernel},
-        {hal::OperationType::MIRROR_PAD, mirrorPadKernel},
-        {hal::OperationType::REVERSE, reverseKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -14,15 +14,12 @@
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 using hal::WindowGeometry;
 using hal::WindowKind;
 using hal::WindowParams;
@@ -183,19 +180,12 @@ bool runPool(OperationContext& context, PoolKind kind) {
     }
 }
 
-bool averagePool2D(OperationContext& context) { return runPool(context, PoolKind::AVERAGE); }
-bool maxPool2D(OperationContext& context) { return runPool(context, PoolKind::MAX); }
-bool l2Pool2D(OperationContext& context) { return runPool(context, PoolKind::L2); }
-
 }  // namespace
 
-std::span<const KernelEntry> poolingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::AVERAGE_POOL_2D, averagePool2D},
-        {hal::OperationType::MAX_POOL_2D, maxPool2D},
-        {hal::OperationType::L2_POOL_2D, l2Pool2D},
-    };
-    return kKernels;
-}
+bool kernels::averagePool2D(OperationContext& context) { return runPool(context, PoolKind::AVERAGE); }
+
+bool kernels::maxPool2D(OperationContext& context) { return runPool(context, PoolKind::MAX); }
+
+bool kernels::l2Pool2D(OperationContext& context) { return runPool(context, PoolKind::L2); }
 
 }  // namespace nnemu::cpu

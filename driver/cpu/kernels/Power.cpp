@@ -8,15 +8,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
 
 float applyFloat(OperationType op, float x, float y) {
     if (op == OperationType::POW) return std::pow(x, y);
@@ -76,7 +71,9 @@ bool preluQuant8(OperationContext& context) {
     return true;
 }
 
-bool powPreluKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::powPreluKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     const OperandType type = context.inputType(0);
     if (context.inputType(1) != type || context.output(0).type != type) return false;
@@ -92,16 +89,6 @@ bool powPreluKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> powerKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::POW, powPreluKernel},
-        {hal::OperationType::PRELU, powPreluKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -6,13 +6,10 @@
 #include "QuantValue.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
 
 void storeFloat(hal::OperandView& output, uint64_t i, float value) {
     if (output.type == OperandType::TENSOR_FLOAT32) {
@@ -33,7 +30,38 @@ bool dequantizeAsymm(const hal::OperandView& input, hal::OperandView& output) {
     return true;
 }
 
-bool dequantizeKernel(OperationContext& context) {
+// q = zeroPoint + round(x / scale) (halves away from zero), saturated to T's range (T = uint8_t
+// for Q8, int8_t for Q8S); NaN gives the zero point. The quotient is a float, as NNAPI computes it.
+template <typename T>
+T quantizeValue(float x, float scale, int32_t zeroPoint) {
+    return static_cast<T>(quant::quantizeSaturated(static_cast<double>(x / scale), zeroPoint, kQuantMin<T>, kQuantMax<T>));
+}
+
+template <typename T>
+bool quantizeInto(const hal::OperandView& input, hal::OperandView& output) {
+    const uint64_t n = input.elements();
+    T* out = output.as<T>();
+    switch (input.type) {
+        case OperandType::TENSOR_FLOAT32: {
+            const float* in = input.as<float>();
+            for (uint64_t i = 0; i < n; ++i) out[i] = quantizeValue<T>(in[i], output.scale, output.zeroPoint);
+            return true;
+        }
+        case OperandType::TENSOR_FLOAT16: {
+            const uint16_t* in = input.as<uint16_t>();
+            for (uint64_t i = 0; i < n; ++i) {
+                out[i] = quantizeValue<T>(base::halfToFloat(in[i]), output.scale, output.zeroPoint);
+            }
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+bool kernels::dequantizeKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     if (output.type != OperandType::TENSOR_FLOAT32 && output.type != OperandType::TENSOR_FLOAT16) {
@@ -70,36 +98,7 @@ bool dequantizeKernel(OperationContext& context) {
     }
 }
 
-// q = zeroPoint + round(x / scale) (halves away from zero), saturated to T's range (T = uint8_t
-// for Q8, int8_t for Q8S); NaN gives the zero point. The quotient is a float, as NNAPI computes it.
-template <typename T>
-T quantizeValue(float x, float scale, int32_t zeroPoint) {
-    return static_cast<T>(quant::quantizeSaturated(static_cast<double>(x / scale), zeroPoint, kQuantMin<T>, kQuantMax<T>));
-}
-
-template <typename T>
-bool quantizeInto(const hal::OperandView& input, hal::OperandView& output) {
-    const uint64_t n = input.elements();
-    T* out = output.as<T>();
-    switch (input.type) {
-        case OperandType::TENSOR_FLOAT32: {
-            const float* in = input.as<float>();
-            for (uint64_t i = 0; i < n; ++i) out[i] = quantizeValue<T>(in[i], output.scale, output.zeroPoint);
-            return true;
-        }
-        case OperandType::TENSOR_FLOAT16: {
-            const uint16_t* in = input.as<uint16_t>();
-            for (uint64_t i = 0; i < n; ++i) {
-                out[i] = quantizeValue<T>(base::halfToFloat(in[i]), output.scale, output.zeroPoint);
-            }
-            return true;
-        }
-        default:
-            return false;
-    }
-}
-
-bool quantizeKernel(OperationContext& context) {
+bool kernels::quantizeKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     switch (output.type) {
@@ -110,16 +109,6 @@ bool quantizeKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> quantizationKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::DEQUANTIZE, dequantizeKernel},
-        {hal::OperationType::QUANTIZE, quantizeKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

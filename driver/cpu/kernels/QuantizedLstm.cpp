@@ -20,23 +20,15 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::kLstmGates;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
-constexpr uint32_t kFirstWeights = 1;
-constexpr uint32_t kFirstRecurrentWeights = 5;
-constexpr uint32_t kFirstBias = 9;
-constexpr uint32_t kPrevCellState = 13;
-constexpr uint32_t kPrevOutput = 14;
+using namespace hal::quantized16BitLstm;  // operand positions (RecurrentLayout.h)
 
-constexpr int32_t kActivationZeroPoint = 128;
 constexpr int kGateIntegerBits = 3;
 constexpr int kCellIntegerBits = 4;
 
@@ -59,7 +51,9 @@ std::vector<uint8_t> gateRow(const uint8_t* inputWeights, const uint8_t* recurre
     return row;
 }
 
-bool quantizedLstm(OperationContext& context) {
+}  // namespace
+
+bool kernels::quantizedLstm(OperationContext& context) {
     const OperandView& inputOperand = context.input(0);
     NN_RET_CHECK(inputOperand.rank() == 2 && context.input(kFirstWeights).rank() == 2);
     const uint32_t batch = inputOperand.dim(0);
@@ -133,15 +127,6 @@ bool quantizedLstm(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> quantizedLstmKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::QUANTIZED_16BIT_LSTM, quantizedLstm},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

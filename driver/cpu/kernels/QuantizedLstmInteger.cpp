@@ -20,16 +20,13 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/hal/RecurrentLayout.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::kLstmGates;
 using hal::kNoOperand;
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
 constexpr const hal::LstmLayout& kLayout = hal::kQuantizedLstmLayout;
 constexpr int kGateIntegerBits = 3;
@@ -361,7 +358,9 @@ std::vector<int8_t> computeOutputState(const Cell& cell, const std::vector<int16
     return projected;
 }
 
-bool quantizedLstmInteger(OperationContext& context) {
+}  // namespace
+
+bool kernels::quantizedLstmInteger(OperationContext& context) {
     Cell cell;
     NN_RET_CHECK(loadCell(context, cell));
     const size_t outputCount = size_t{cell.batch} * cell.outputSize;
@@ -387,15 +386,6 @@ bool quantizedLstmInteger(OperationContext& context) {
     std::copy(outputState.begin(), outputState.end(), outputStateOut);
     std::copy(outputState.begin(), outputState.end(), output);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> quantizedLstmIntegerKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::QUANTIZED_LSTM, quantizedLstmInteger},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -12,13 +12,10 @@
 
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
 
 // Running sums of exp(logit - max logit) of one row; false when they are not a distribution
 // (NaN or infinite logits, or every logit -inf).
@@ -44,7 +41,9 @@ uint32_t pickClass(const std::vector<double>& cumulative, double target) {
     return static_cast<uint32_t>(found - cumulative.begin());
 }
 
-bool randomMultinomial(OperationContext& context) {
+}  // namespace
+
+bool kernels::randomMultinomial(OperationContext& context) {
     const OperandView& logits = context.input(0);
     const OperandView& seeds = context.input(2);
     OperandView& output = context.output(0);
@@ -68,15 +67,6 @@ bool randomMultinomial(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> randomMultinomialKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::RANDOM_MULTINOMIAL, randomMultinomial},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -7,20 +7,27 @@
 #include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 using namespace recurrent;
 
 // ---- LSTM (positions in hal::kLstmLayout). The scratch output holds the gate values (its
 // contents are not specified).
 
-bool lstm(OperationContext& context) {
+// ---- RNN: output = fuse(weights * input + recurrent * hidden + bias); both outputs = output.
+
+// ---- SVDF
+// The state keeps, per batch and filter, the last memorySize feature activations (oldest
+// first). Each step appends the new activation, takes the dot product with the filter's time
+// weights, sums the `rank` filters of each unit, adds the bias, applies the activation, then
+// drops the oldest entry (the newest slot of the returned state is 0).
+
+}  // namespace
+
+bool kernels::lstm(OperationContext& context) {
     LstmCell cell;
     NN_RET_CHECK(loadLstmCell(context, hal::kLstmLayout, &cell));
     NN_RET_CHECK(context.input(0).rank() == 2);
@@ -39,9 +46,7 @@ bool lstm(OperationContext& context) {
     return true;
 }
 
-// ---- RNN: output = fuse(weights * input + recurrent * hidden + bias); both outputs = output.
-
-bool rnn(OperationContext& context) {
+bool kernels::rnn(OperationContext& context) {
     RnnCell cell;
     NN_RET_CHECK(loadRnnCell(context, hal::kRnnLayout, &cell));
     NN_RET_CHECK(context.input(0).rank() == 2);
@@ -56,13 +61,7 @@ bool rnn(OperationContext& context) {
     return true;
 }
 
-// ---- SVDF
-// The state keeps, per batch and filter, the last memorySize feature activations (oldest
-// first). Each step appends the new activation, takes the dot product with the filter's time
-// weights, sums the `rank` filters of each unit, adds the bias, applies the activation, then
-// drops the oldest entry (the newest slot of the returned state is 0).
-
-bool svdf(OperationContext& context) {
+bool kernels::svdf(OperationContext& context) {
     NN_RET_CHECK(isFloatTensor(context.inputType(0)));
     const uint32_t batch = context.input(0).dim(0);
     const uint32_t inputSize = context.input(0).dim(1);
@@ -108,17 +107,6 @@ bool svdf(OperationContext& context) {
     NN_RET_CHECK(storeFloats(state, context.output(0)));
     NN_RET_CHECK(storeFloats(output, context.output(1)));
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> recurrentKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::LSTM, lstm},
-        {hal::OperationType::RNN, rnn},
-        {hal::OperationType::SVDF, svdf},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -10,6 +10,7 @@
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::cpu {
+
 namespace recurrent {
 
 using hal::kLstmGates;

@@ -9,14 +9,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
 
 // The walk of a reduction: input elements in row-major order, each with the output element it
 // folds into. Rows of the input's last axis are handed out whole, with the output step along
@@ -153,22 +149,6 @@ bool meanQuant8(OperationContext& context) {
     });
 }
 
-bool mean(OperationContext& context) {
-    switch (context.inputType(0)) {
-        case OperandType::TENSOR_QUANT8_ASYMM:
-            return meanQuant8<uint8_t>(context);
-        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-            return meanQuant8<int8_t>(context);
-        default:
-            return reduceFloat(context, 0.0f, plus, [](float sum, uint64_t count) {
-                return count == 0 ? 0.0f : sum / static_cast<float>(count);
-            });
-    }
-}
-
-bool reduceSum(OperationContext& context) { return reduceFloat(context, 0.0f, plus, asIs); }
-bool reduceProd(OperationContext& context) { return reduceFloat(context, 1.0f, times, asIs); }
-
 // Q8 (T = uint8_t) or Q8S (T = int8_t): input and output share their quantization, so the
 // quantized values compare directly.
 template <bool kMax, typename T>
@@ -206,17 +186,29 @@ bool reduceAnyAll(OperationContext& context) {
 
 }  // namespace
 
-std::span<const KernelEntry> reductionKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::MEAN, mean},
-        {hal::OperationType::REDUCE_SUM, reduceSum},
-        {hal::OperationType::REDUCE_PROD, reduceProd},
-        {hal::OperationType::REDUCE_MAX, reduceMaxMin<true>},
-        {hal::OperationType::REDUCE_MIN, reduceMaxMin<false>},
-        {hal::OperationType::REDUCE_ANY, reduceAnyAll<true>},
-        {hal::OperationType::REDUCE_ALL, reduceAnyAll<false>},
-    };
-    return kKernels;
+bool kernels::mean(OperationContext& context) {
+    switch (context.inputType(0)) {
+        case OperandType::TENSOR_QUANT8_ASYMM:
+            return meanQuant8<uint8_t>(context);
+        case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+            return meanQuant8<int8_t>(context);
+        default:
+            return reduceFloat(context, 0.0f, plus, [](float sum, uint64_t count) {
+                return count == 0 ? 0.0f : sum / static_cast<float>(count);
+            });
+    }
 }
+
+bool kernels::reduceSum(OperationContext& context) { return reduceFloat(context, 0.0f, plus, asIs); }
+
+bool kernels::reduceProd(OperationContext& context) { return reduceFloat(context, 1.0f, times, asIs); }
+
+bool kernels::reduceMax(OperationContext& context) { return reduceMaxMin<true>(context); }
+
+bool kernels::reduceMin(OperationContext& context) { return reduceMaxMin<false>(context); }
+
+bool kernels::reduceAny(OperationContext& context) { return reduceAnyAll<true>(context); }
+
+bool kernels::reduceAll(OperationContext& context) { return reduceAnyAll<false>(context); }
 
 }  // namespace nnemu::cpu

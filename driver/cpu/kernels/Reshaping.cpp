@@ -6,14 +6,12 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperationContext;
 
 bool isDataType(OperandType type) {
     return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_FLOAT16 || hal::isQuant8Asymm(type);
@@ -24,8 +22,10 @@ inline void moveElement(uint8_t* dst, size_t to, const uint8_t* src, size_t from
     std::memcpy(dst + to * size, src + from * size, size);
 }
 
+}  // namespace
+
 // RESHAPE and SQUEEZE keep the element order (RESHAPE also moves TENSOR_INT32).
-bool copyAll(OperationContext& context) {
+bool kernels::copyAll(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (!isDataType(type) && !(context.type == hal::OperationType::RESHAPE && type == OperandType::TENSOR_INT32)) {
         return false;
@@ -36,7 +36,7 @@ bool copyAll(OperationContext& context) {
 }
 
 // EXPAND_DIMS keeps the element order too, and also takes TENSOR_INT32.
-bool expandDims(OperationContext& context) {
+bool kernels::expandDims(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (!isDataType(type) && type != OperandType::TENSOR_INT32) return false;
     const size_t bytes = context.input(0).elements() * hal::elementSize(type);
@@ -45,7 +45,7 @@ bool expandDims(OperationContext& context) {
     return true;
 }
 
-bool transpose(OperationContext& context) {
+bool kernels::transpose(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     if (!isDataType(input.type)) return false;
     const uint32_t rank = input.rank();
@@ -92,7 +92,7 @@ bool transpose(OperationContext& context) {
     return true;
 }
 
-bool depthToSpace(OperationContext& context) {
+bool kernels::depthToSpace(OperationContext& context) {
     if (!isDataType(context.inputType(0))) return false;
     const bool nchw = hal::layoutIsNchw(context, 2);
     const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
@@ -113,7 +113,7 @@ bool depthToSpace(OperationContext& context) {
     return true;
 }
 
-bool spaceToDepth(OperationContext& context) {
+bool kernels::spaceToDepth(OperationContext& context) {
     if (!isDataType(context.inputType(0))) return false;
     const bool nchw = hal::layoutIsNchw(context, 2);
     const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
@@ -136,7 +136,7 @@ bool spaceToDepth(OperationContext& context) {
     return true;
 }
 
-bool batchToSpace(OperationContext& context) {
+bool kernels::batchToSpace(OperationContext& context) {
     if (!isDataType(context.inputType(0))) return false;
     const bool nchw = hal::layoutIsNchw(context, 2);
     const int32_t* blockShape = context.input(1).as<int32_t>();
@@ -160,7 +160,7 @@ bool batchToSpace(OperationContext& context) {
     return true;
 }
 
-bool spaceToBatch(OperationContext& context) {
+bool kernels::spaceToBatch(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (!isDataType(type)) return false;
     const bool nchw = hal::layoutIsNchw(context, 3);
@@ -204,22 +204,6 @@ bool spaceToBatch(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> reshapingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::RESHAPE, copyAll},
-        {hal::OperationType::SQUEEZE, copyAll},
-        {hal::OperationType::EXPAND_DIMS, expandDims},
-        {hal::OperationType::TRANSPOSE, transpose},
-        {hal::OperationType::DEPTH_TO_SPACE, depthToSpace},
-        {hal::OperationType::SPACE_TO_DEPTH, spaceToDepth},
-        {hal::OperationType::BATCH_TO_SPACE_ND, batchToSpace},
-        {hal::OperationType::SPACE_TO_BATCH_ND, spaceToBatch},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -11,14 +11,12 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandType;
-using hal::OperationContext;
 
 struct Sampling {
     bool alignCorners = false;
@@ -108,7 +106,9 @@ void bilinearQuant8(OperationContext& context, const Image4& in, const Image4& o
              });
 }
 
-bool resizeBilinear(OperationContext& context) {
+}  // namespace
+
+bool kernels::resizeBilinear(OperationContext& context) {
     const bool nchw = hal::layoutIsNchw(context, 3);
     const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
     const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
@@ -140,7 +140,7 @@ bool resizeBilinear(OperationContext& context) {
     }
 }
 
-bool resizeNearestNeighbor(OperationContext& context) {
+bool kernels::resizeNearestNeighbor(OperationContext& context) {
     const OperandType type = context.inputType(0);
     if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
         return false;
@@ -175,16 +175,6 @@ bool resizeNearestNeighbor(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> resizeKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::RESIZE_BILINEAR, resizeBilinear},
-        {hal::OperationType::RESIZE_NEAREST_NEIGHBOR, resizeNearestNeighbor},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

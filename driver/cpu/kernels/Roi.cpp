@@ -8,13 +8,12 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Detection.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperationContext;
 using hal::detection::Box;
 
 // What both operations read: feature map, regions in feature-map pixels, batch indexes.
@@ -87,7 +86,16 @@ SampleRange contributingSamples(float start, float step, double count, uint32_t 
     return {first, static_cast<int64_t>(std::max(end - first, 0.0))};
 }
 
-bool roiAlign(OperationContext& context) {
+// Start and end (exclusive) of bin `index` of `binSize` pixels from `origin`, within the map.
+std::pair<uint32_t, uint32_t> poolingBin(uint32_t index, float binSize, float origin, uint32_t size) {
+    auto clip = [&](float v) { return static_cast<uint32_t>(std::clamp(v, 0.0f, static_cast<float>(size))); };
+    return {clip(std::floor(static_cast<float>(index) * binSize) + origin),
+            clip(std::ceil(static_cast<float>(index + 1) * binSize) + origin)};
+}
+
+}  // namespace
+
+bool kernels::roiAlign(OperationContext& context) {
     RoiInputs p;
     NN_RET_CHECK(readRoiInputs(context, 9, &p));
     const int32_t samplingHeight = context.scalar<int32_t>(7);
@@ -127,16 +135,9 @@ bool roiAlign(OperationContext& context) {
     return true;
 }
 
-// Start and end (exclusive) of bin `index` of `binSize` pixels from `origin`, within the map.
-std::pair<uint32_t, uint32_t> poolingBin(uint32_t index, float binSize, float origin, uint32_t size) {
-    auto clip = [&](float v) { return static_cast<uint32_t>(std::clamp(v, 0.0f, static_cast<float>(size))); };
-    return {clip(std::floor(static_cast<float>(index) * binSize) + origin),
-            clip(std::ceil(static_cast<float>(index + 1) * binSize) + origin)};
-}
-
 // Max pooling over the bins of each region snapped to whole feature-map pixels (both ends
 // included); an empty bin outputs 0.
-bool roiPooling(OperationContext& context) {
+bool kernels::roiPooling(OperationContext& context) {
     RoiInputs p;
     NN_RET_CHECK(readRoiInputs(context, 7, &p));
     hal::OperandView& output = context.output(0);
@@ -162,16 +163,6 @@ bool roiPooling(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> roiKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::ROI_ALIGN, roiAlign},
-        {hal::OperationType::ROI_POOLING, roiPooling},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

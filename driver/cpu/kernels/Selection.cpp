@@ -7,15 +7,10 @@
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperandView;
-using hal::OperationContext;
-using hal::OperationType;
 
 // Whether b (rather than a) is the result: strictly greater for MAXIMUM, strictly less for
 // MINIMUM, so ties and NaN comparisons keep a.
@@ -55,7 +50,20 @@ bool maxMinQuant8(OperationContext& context) {
 template <typename T>
 T identity(T v) { return v; }
 
-bool maxMinKernel(OperationContext& context) {
+bool selectFits(const OperationContext& context) {
+    const OperandView& condition = context.input(0);
+    const OperandView& output = context.output(0);
+    if (condition.type != OperandType::TENSOR_BOOL8) return false;
+    for (uint32_t k = 1; k <= 2; ++k) {
+        const OperandView& v = context.input(k);
+        if (v.type != output.type || v.dims != condition.dims || !holdsElements(v)) return false;
+    }
+    return output.dims == condition.dims && holdsElements(condition) && holdsElements(output);
+}
+
+}  // namespace
+
+bool kernels::maxMinKernel(OperationContext& context) {
     if (!broadcastFits(context.input(0), context.input(1), context.output(0))) return false;
     const OperandType type = context.inputType(0);
     if (context.inputType(1) != type || context.output(0).type != type) return false;
@@ -74,18 +82,7 @@ bool maxMinKernel(OperationContext& context) {
     }
 }
 
-bool selectFits(const OperationContext& context) {
-    const OperandView& condition = context.input(0);
-    const OperandView& output = context.output(0);
-    if (condition.type != OperandType::TENSOR_BOOL8) return false;
-    for (uint32_t k = 1; k <= 2; ++k) {
-        const OperandView& v = context.input(k);
-        if (v.type != output.type || v.dims != condition.dims || !holdsElements(v)) return false;
-    }
-    return output.dims == condition.dims && holdsElements(condition) && holdsElements(output);
-}
-
-bool selectKernel(OperationContext& context) {
+bool kernels::selectKernel(OperationContext& context) {
     if (!selectFits(context)) return false;
     const uint8_t* condition = context.input(0).as<uint8_t>();
     OperandView& output = context.output(0);
@@ -102,17 +99,6 @@ bool selectKernel(OperationContext& context) {
         std::memcpy(output.data + i * size, context.input(condition[i] ? 1 : 2).data + i * size, size);
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> selectionKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::MAXIMUM, maxMinKernel},
-        {hal::OperationType::MINIMUM, maxMinKernel},
-        {hal::OperationType::SELECT, selectKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -12,13 +12,11 @@
 
 #include "RecurrentCell.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
 using namespace recurrent;
 
 // Swaps the two leading axes of [a, b, size] values.
@@ -191,7 +189,9 @@ bool runBothDirections(OperationContext& context, const Sequence& input, bool ti
     return fwOut.store(timeMajor, context.output(0)) && bwOut.store(timeMajor, context.output(1));
 }
 
-bool unidirectionalRnn(OperationContext& context) {
+}  // namespace
+
+bool kernels::unidirectionalRnn(OperationContext& context) {
     const bool timeMajor = context.scalar<int32_t>(hal::kUnidirectionalRnnTimeMajor) != 0;
     Sequence input;
     NN_RET_CHECK(loadSequence(context.input(hal::kRnnLayout.input), timeMajor, &input));
@@ -204,7 +204,7 @@ bool unidirectionalRnn(OperationContext& context) {
     return out.store(timeMajor, context.output(0)) && storeStates(context, 1, {&final.output});
 }
 
-bool bidirectionalRnn(OperationContext& context) {
+bool kernels::bidirectionalRnn(OperationContext& context) {
     const bool timeMajor = context.scalar<bool>(hal::kBidirectionalRnnTimeMajor);
     Sequence input;
     Sequence aux;
@@ -226,7 +226,7 @@ bool bidirectionalRnn(OperationContext& context) {
     return storeStates(context, merge ? 1 : 2, {&fw.output, &bw.output});
 }
 
-bool unidirectionalLstm(OperationContext& context) {
+bool kernels::unidirectionalLstm(OperationContext& context) {
     const bool timeMajor = context.scalar<bool>(hal::kUnidirectionalLstmTimeMajor);
     Sequence input;
     NN_RET_CHECK(loadSequence(context.input(hal::kUnidirectionalLstmLayout.input), timeMajor, &input));
@@ -240,7 +240,7 @@ bool unidirectionalLstm(OperationContext& context) {
     return out.store(timeMajor, context.output(0)) && storeStates(context, 1, {&final.output, &final.cell});
 }
 
-bool bidirectionalLstm(OperationContext& context) {
+bool kernels::bidirectionalLstm(OperationContext& context) {
     const bool timeMajor = context.scalar<bool>(hal::kBidirectionalLstmTimeMajor);
     Sequence input;
     Sequence aux;
@@ -260,18 +260,6 @@ bool bidirectionalLstm(OperationContext& context) {
                 return runLstm(context, layout, steps, parallel ? none : aux, backward, out, column, features, final);
             }));
     return storeStates(context, merge ? 1 : 2, {&fw.output, &fw.cell, &bw.output, &bw.cell});
-}
-
-}  // namespace
-
-std::span<const KernelEntry> sequenceRecurrentKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, unidirectionalRnn},
-        {hal::OperationType::BIDIRECTIONAL_SEQUENCE_RNN, bidirectionalRnn},
-        {hal::OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, unidirectionalLstm},
-        {hal::OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, bidirectionalLstm},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

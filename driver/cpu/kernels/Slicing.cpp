@@ -5,14 +5,11 @@
 
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
-using hal::OperandType;
-using hal::OperationContext;
-using hal::OperandView;
 using hal::SliceAxis;
 
 // Writes the selected elements of `input` to `out` in row-major order of the selection.
@@ -35,42 +32,6 @@ void gather(const OperandView& input, const std::vector<SliceAxis>& axes, uint8_
             index[i] = 0;
         }
     }
-}
-
-bool stridedSlice(OperationContext& context) {
-    const OperandView& input = context.input(0);
-    const OperandType type = input.type;
-    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
-        return false;
-    }
-    std::vector<SliceAxis> axes;
-    std::vector<uint32_t> dims;
-    if (!hal::resolveStridedSlice(input.dims, context.input(1).as<int32_t>(),
-                                  context.input(2).as<int32_t>(), context.input(3).as<int32_t>(),
-                                  context.scalar<int32_t>(4), context.scalar<int32_t>(5),
-                                  context.scalar<int32_t>(6), &axes, &dims)) {
-        return false;
-    }
-    gather(input, axes, context.output(0).data);
-    return true;
-}
-
-bool slice(OperationContext& context) {
-    const OperandView& input = context.input(0);
-    const OperandType type = input.type;
-    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
-        !hal::isQuant8Asymm(type) && type != OperandType::TENSOR_INT32) {
-        return false;
-    }
-    const int32_t* begin = context.input(1).as<int32_t>();
-    std::vector<SliceAxis> axes(input.rank());
-    for (uint32_t i = 0; i < input.rank(); ++i) {
-        axes[i].begin = begin[i];
-        axes[i].stride = 1;
-        axes[i].count = context.output(0).dims[i];
-    }
-    gather(input, axes, context.output(0).data);
-    return true;
 }
 
 // Copies `input` into the output, surrounded by `padValue` (one element's bytes).
@@ -102,7 +63,45 @@ void padWith(OperationContext& context, const uint8_t* padValue) {
     }
 }
 
-bool pad(OperationContext& context) {
+}  // namespace
+
+bool kernels::stridedSlice(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    const OperandType type = input.type;
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 && !hal::isQuant8Asymm(type)) {
+        return false;
+    }
+    std::vector<SliceAxis> axes;
+    std::vector<uint32_t> dims;
+    if (!hal::resolveStridedSlice(input.dims, context.input(1).as<int32_t>(),
+                                  context.input(2).as<int32_t>(), context.input(3).as<int32_t>(),
+                                  context.scalar<int32_t>(4), context.scalar<int32_t>(5),
+                                  context.scalar<int32_t>(6), &axes, &dims)) {
+        return false;
+    }
+    gather(input, axes, context.output(0).data);
+    return true;
+}
+
+bool kernels::slice(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    const OperandType type = input.type;
+    if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_FLOAT16 &&
+        !hal::isQuant8Asymm(type) && type != OperandType::TENSOR_INT32) {
+        return false;
+    }
+    const int32_t* begin = context.input(1).as<int32_t>();
+    std::vector<SliceAxis> axes(input.rank());
+    for (uint32_t i = 0; i < input.rank(); ++i) {
+        axes[i].begin = begin[i];
+        axes[i].stride = 1;
+        axes[i].count = context.output(0).dims[i];
+    }
+    gather(input, axes, context.output(0).data);
+    return true;
+}
+
+bool kernels::pad(OperationContext& context) {
     // The padding is a logical zero: +0.0 for floats, the zero point for Q8 and Q8S (its byte in
     // either representation).
     uint8_t padValue[4] = {0, 0, 0, 0};
@@ -121,7 +120,7 @@ bool pad(OperationContext& context) {
     return true;
 }
 
-bool padV2(OperationContext& context) {
+bool kernels::padV2(OperationContext& context) {
     uint8_t padValue[4] = {0, 0, 0, 0};
     switch (context.inputType(0)) {
         case OperandType::TENSOR_FLOAT32: {
@@ -143,18 +142,6 @@ bool padV2(OperationContext& context) {
     }
     padWith(context, padValue);
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> slicingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::STRIDED_SLICE, stridedSlice},
-        {hal::OperationType::SLICE, slice},
-        {hal::OperationType::PAD, pad},
-        {hal::OperationType::PAD_V2, padV2},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -8,13 +8,10 @@
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandType;
-using hal::OperationContext;
 
 // Softmax of `in` (float) into `out` along the axis splitting dims into outer x axis x inner.
 void softmaxFloat(const float* in, float* out, uint64_t outer, uint32_t axisSize, uint64_t inner,
@@ -59,7 +56,9 @@ void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint
     }
 }
 
-bool softmaxKernel(OperationContext& context) {
+}  // namespace
+
+bool kernels::softmaxKernel(OperationContext& context) {
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
     const int32_t rank = static_cast<int32_t>(input.rank());
@@ -97,15 +96,6 @@ bool softmaxKernel(OperationContext& context) {
         default:
             return false;
     }
-}
-
-}  // namespace
-
-std::span<const KernelEntry> softmaxKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::SOFTMAX, softmaxKernel},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

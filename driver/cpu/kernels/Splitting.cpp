@@ -3,15 +3,11 @@
 #include <cstring>
 
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
-bool split(OperationContext& context) {
+bool kernels::split(OperationContext& context) {
     const OperandView& input = context.input(0);
     const auto rank = static_cast<int32_t>(input.rank());
     int32_t axis = context.scalar<int32_t>(1);
@@ -35,15 +31,6 @@ bool split(OperationContext& context) {
         offset += block;
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> splittingKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::SPLIT, split},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

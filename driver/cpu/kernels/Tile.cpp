@@ -6,15 +6,11 @@
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
-namespace {
 
-using hal::OperandView;
-using hal::OperationContext;
-
-bool tile(OperationContext& context) {
+bool kernels::tile(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& output = context.output(0);
     NN_RET_CHECK(isPlainTensorType(input.type));
@@ -36,15 +32,6 @@ bool tile(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> tileKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::TILE, tile},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -8,13 +8,10 @@
 
 #include "nnemu/cpu/ElementAccess.h"
 #include "nnemu/cpu/Kernels.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
-
-using hal::OperandView;
-using hal::OperationContext;
 
 // Strict weak order of (value, index) pairs: larger values first, NaNs after every number,
 // equal values (and NaNs) by index.
@@ -26,7 +23,9 @@ bool comesBefore(double va, uint32_t a, double vb, uint32_t b) {
     return a < b;
 }
 
-bool topK(OperationContext& context) {
+}  // namespace
+
+bool kernels::topK(OperationContext& context) {
     const OperandView& input = context.input(0);
     OperandView& values = context.output(0);
     OperandView& indices = context.output(1);
@@ -52,15 +51,6 @@ bool topK(OperationContext& context) {
         }
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const KernelEntry> topKKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::TOPK_V2, topK},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -8,14 +8,12 @@
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
 #include "nnemu/hal/TransposeWindow.h"
-#include "KernelFamilies.h"
+#include "KernelList.h"
 
 namespace nnemu::cpu {
 namespace {
 
 using hal::Image4;
-using hal::OperandView;
-using hal::OperationContext;
 
 struct TransposeShape {
     hal::TransposeWindow window;
@@ -89,19 +87,12 @@ struct TransposeLoop {
     }
 };
 
-bool transposeConv2D(OperationContext& context) {
+}  // namespace
+
+bool kernels::transposeConv2D(OperationContext& context) {
     TransposeShape s;
     NN_RET_CHECK(resolveShape(context, &s));
     return convpool::convolve(context, s.window.activation, s.out.channels, TransposeLoop{s});
-}
-
-}  // namespace
-
-std::span<const KernelEntry> transposeConvolutionKernels() {
-    static constexpr KernelEntry kKernels[] = {
-        {hal::OperationType::TRANSPOSE_CONV_2D, transposeConv2D},
-    };
-    return kKernels;
 }
 
 }  // namespace nnemu::cpu

@@ -1,22 +1,13 @@
 // ARGMAX and ARGMIN along a constant axis, in the core's own layers.
 #include "../Lowering.h"
 #include "nnemu/hal/Axis.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
 
 using hal::OperandType;
 using hal::OperationContext;
-
-// Every input type NNAPI allows: they only need to be compared.
-bool supportsArgMinMax(const OperationContext& context) {
-    const OperandType type = context.inputType(0);
-    NN_RET_CHECK(context.numInputs() == 2 && context.hasValue(1));
-    NN_RET_CHECK(isFloatOrAnyQuant8(type) || type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_INT32);
-    NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
-    return hal::rankAtMostOrUnknown(context.input(0), 4);
-}
 
 template <typename Params>
 bool lowerArgMinMax(const OperationContext& context, ProgramBuilder& builder, const char* kind) {
@@ -28,21 +19,23 @@ bool lowerArgMinMax(const OperationContext& context, ProgramBuilder& builder, co
     return true;
 }
 
-bool lowerArgMax(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerArgMinMax<npu::ArgMaxT>(context, builder, "ArgMax");
-}
-bool lowerArgMin(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerArgMinMax<npu::ArgMinT>(context, builder, "ArgMin");
-}
-
 }  // namespace
 
-std::span<const LoweringRule> argMinMaxLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::ARGMAX, supportsArgMinMax, lowerArgMax},
-        {hal::OperationType::ARGMIN, supportsArgMinMax, lowerArgMin},
-    };
-    return kRules;
+// Every input type NNAPI allows: they only need to be compared.
+bool lowering::supportsArgMinMax(const OperationContext& context) {
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(context.numInputs() == 2 && context.hasValue(1));
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) || type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_INT32);
+    NN_RET_CHECK(context.output(0).type == OperandType::TENSOR_INT32);
+    return hal::rankAtMostOrUnknown(context.input(0), 4);
+}
+
+bool lowering::lowerArgMax(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerArgMinMax<npu::ArgMaxT>(context, builder, "ArgMax");
+}
+
+bool lowering::lowerArgMin(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerArgMinMax<npu::ArgMinT>(context, builder, "ArgMin");
 }
 
 }  // namespace nnemu::synap

@@ -3,7 +3,7 @@
 
 #include "../Lowering.h"
 #include "nnemu/hal/Padding.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
@@ -52,15 +52,6 @@ bool windowSupported(const OperationContext& context, WindowKind kind) {
     }
     const hal::WindowParams params = hal::readWindowParams(context, kind);
     return hal::windowParamsValid(params, kind) && !params.nchw && hal::rankIsOrUnknown(context.input(0), 4);
-}
-
-bool supportsConvolution(const OperationContext& context) {
-    return context.numInputs() >= 7 && operandsSupported(context, 0) && windowSupported(context, WindowKind::CONV);
-}
-
-bool supportsDepthwise(const OperationContext& context) {
-    return context.numInputs() >= 8 && operandsSupported(context, 3) &&
-           windowSupported(context, WindowKind::DEPTHWISE);
 }
 
 // The program tensors of a convolution-like layer, as the core's kernels take them.
@@ -147,39 +138,39 @@ bool lowerWindowed(const OperationContext& context, ProgramBuilder& builder, Win
     return true;
 }
 
-bool lowerConvolution(const OperationContext& context, ProgramBuilder& builder) {
+}  // namespace
+
+bool lowering::supportsConvolution(const OperationContext& context) {
+    return context.numInputs() >= 7 && operandsSupported(context, 0) && windowSupported(context, WindowKind::CONV);
+}
+
+bool lowering::lowerConvolution(const OperationContext& context, ProgramBuilder& builder) {
     return lowerWindowed(context, builder, WindowKind::CONV);
 }
 
-bool lowerDepthwise(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::supportsDepthwise(const OperationContext& context) {
+    return context.numInputs() >= 8 && operandsSupported(context, 3) &&
+           windowSupported(context, WindowKind::DEPTHWISE);
+}
+
+bool lowering::lowerDepthwise(const OperationContext& context, ProgramBuilder& builder) {
     return lowerWindowed(context, builder, WindowKind::DEPTHWISE);
 }
 
-bool supportsFullyConnected(const OperationContext& context) {
+bool lowering::supportsFullyConnected(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 4 && !isPerChannel(context) && operandsSupported(context, 0) &&
                  fuseCodeValid(context, 3));
     const auto& input = context.input(0);
     return input.dims.empty() || (input.rank() >= 2 && input.rank() <= 4);
 }
 
-bool lowerFullyConnected(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerFullyConnected(const OperationContext& context, ProgramBuilder& builder) {
     npu::LayerParamsUnion layer;
     layer.Set(npu::FullyConnectedT{});
     const auto fuse = context.scalar<int32_t>(3);
     addConvolutionLayer(builder, std::string("FullyConnected") + activationName(fuse), std::move(layer),
                         layerTensors(context, builder), fuse);
     return true;
-}
-
-}  // namespace
-
-std::span<const LoweringRule> convolutionLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::CONV_2D, supportsConvolution, lowerConvolution},
-        {hal::OperationType::DEPTHWISE_CONV_2D, supportsDepthwise, lowerDepthwise},
-        {hal::OperationType::FULLY_CONNECTED, supportsFullyConnected, lowerFullyConnected},
-    };
-    return kRules;
 }
 
 }  // namespace nnemu::synap

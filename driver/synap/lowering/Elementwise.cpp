@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "../Lowering.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
@@ -17,23 +17,6 @@ bool operandsSupported(const OperationContext& context) {
     return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
 }
 
-// The core's quantized add (uint8 or int8) requantizes each input by in/out within [2^-10, 2^8).
-bool supportsAddition(const OperationContext& context) {
-    NN_RET_CHECK(operandsSupported(context));
-    if (!isQuant8(context.inputType(0))) return true;
-    const double out = context.output(0).scale;
-    return ratioWithin(context.input(0).scale, out, std::ldexp(1.0, -10), 256.0) &&
-           ratioWithin(context.input(1).scale, out, std::ldexp(1.0, -10), 256.0);
-}
-
-// The product scale in1·in2/out must lie within [2^-16, 2^8).
-bool supportsMultiplication(const OperationContext& context) {
-    NN_RET_CHECK(operandsSupported(context));
-    if (!isQuant8(context.inputType(0))) return true;
-    return ratioWithin(double{context.input(0).scale} * context.input(1).scale, context.output(0).scale,
-                       std::ldexp(1.0, -16), 256.0);
-}
-
 template <typename Params>
 bool lowerBinary(const OperationContext& context, ProgramBuilder& builder, const char* kind) {
     npu::LayerParamsUnion params;
@@ -43,25 +26,6 @@ bool lowerBinary(const OperationContext& context, ProgramBuilder& builder, const
                                    {builder.input(0), builder.input(1)}, {builder.output(0)});
     activationBounds(fuse, &layer.output_min, &layer.output_max);
     return true;
-}
-
-bool lowerAdd(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerBinary<npu::AddT>(context, builder, "Add");
-}
-bool lowerSubtract(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerBinary<npu::SubtractT>(context, builder, "Subtract");
-}
-bool lowerMultiply(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerBinary<npu::MultiplyT>(context, builder, "Multiply");
-}
-
-// Float in the core's XNNPACK, uint8 in the core's own layers (any scales: exact, as NNAPI
-// defines them).
-bool supportsMaxMin(const OperationContext& context) {
-    NN_RET_CHECK(context.numInputs() == 2);
-    const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
-    return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
 }
 
 template <typename FloatParams, typename QuantizedParams>
@@ -76,24 +40,52 @@ bool lowerMaxMin(const OperationContext& context, ProgramBuilder& builder, const
     return true;
 }
 
-bool lowerMaximum(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerMaxMin<npu::MaximumT, npu::QuantizedMaximumT>(context, builder, "Maximum");
-}
-bool lowerMinimum(const OperationContext& context, ProgramBuilder& builder) {
-    return lowerMaxMin<npu::MinimumT, npu::QuantizedMinimumT>(context, builder, "Minimum");
-}
-
 }  // namespace
 
-std::span<const LoweringRule> elementwiseLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::ADD, supportsAddition, lowerAdd},
-        {hal::OperationType::SUB, supportsAddition, lowerSubtract},
-        {hal::OperationType::MUL, supportsMultiplication, lowerMultiply},
-        {hal::OperationType::MAXIMUM, supportsMaxMin, lowerMaximum},
-        {hal::OperationType::MINIMUM, supportsMaxMin, lowerMinimum},
-    };
-    return kRules;
+// The core's quantized add (uint8 or int8) requantizes each input by in/out within [2^-10, 2^8).
+bool lowering::supportsAddition(const OperationContext& context) {
+    NN_RET_CHECK(operandsSupported(context));
+    if (!isQuant8(context.inputType(0))) return true;
+    const double out = context.output(0).scale;
+    return ratioWithin(context.input(0).scale, out, std::ldexp(1.0, -10), 256.0) &&
+           ratioWithin(context.input(1).scale, out, std::ldexp(1.0, -10), 256.0);
+}
+
+bool lowering::lowerAdd(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::AddT>(context, builder, "Add");
+}
+
+bool lowering::lowerSubtract(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::SubtractT>(context, builder, "Subtract");
+}
+
+// The product scale in1·in2/out must lie within [2^-16, 2^8).
+bool lowering::supportsMultiplication(const OperationContext& context) {
+    NN_RET_CHECK(operandsSupported(context));
+    if (!isQuant8(context.inputType(0))) return true;
+    return ratioWithin(double{context.input(0).scale} * context.input(1).scale, context.output(0).scale,
+                       std::ldexp(1.0, -16), 256.0);
+}
+
+bool lowering::lowerMultiply(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerBinary<npu::MultiplyT>(context, builder, "Multiply");
+}
+
+// Float in the core's XNNPACK, uint8 in the core's own layers (any scales: exact, as NNAPI
+// defines them).
+bool lowering::supportsMaxMin(const OperationContext& context) {
+    NN_RET_CHECK(context.numInputs() == 2);
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isFloatOrQuant8(type) && context.inputType(1) == type && context.output(0).type == type);
+    return hal::rankAtMostOrUnknown(context.input(0), 4) && hal::rankAtMostOrUnknown(context.input(1), 4);
+}
+
+bool lowering::lowerMaximum(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerMaxMin<npu::MaximumT, npu::QuantizedMaximumT>(context, builder, "Maximum");
+}
+
+bool lowering::lowerMinimum(const OperationContext& context, ProgramBuilder& builder) {
+    return lowerMaxMin<npu::MinimumT, npu::QuantizedMinimumT>(context, builder, "Minimum");
 }
 
 }  // namespace nnemu::synap

@@ -3,7 +3,7 @@
 
 #include "../Lowering.h"
 #include "nnemu/hal/Padding.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
@@ -11,26 +11,6 @@ namespace {
 using hal::OperandType;
 using hal::OperationContext;
 using hal::WindowKind;
-
-bool supportsPool(const OperationContext& context) {
-    if (context.numInputs() < 7 || !hal::windowCountAllowed(WindowKind::POOL, context.numInputs()) ||
-        !hal::windowScalarTypesValid(context, WindowKind::POOL)) {
-        return false;
-    }
-    for (uint32_t i = 1; i < context.numInputs(); ++i) {
-        if (!context.hasValue(i)) return false;
-    }
-    const OperandType type = context.inputType(0);
-    NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.output(0).type == type);
-    const hal::WindowParams params = hal::readWindowParams(context, WindowKind::POOL);
-    NN_RET_CHECK(hal::windowParamsValid(params, WindowKind::POOL) && !params.nchw);
-    NN_RET_CHECK(params.filterW > 1 || params.filterH > 1);  // the core has no 1x1 pooling
-    if (isQuant8(type)) {  // pools move values: same quantization
-        NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
-                     context.input(0).zeroPoint == context.output(0).zeroPoint);
-    }
-    return hal::rankIsOrUnknown(context.input(0), 4);
-}
 
 npu::PaddingT paddingOf(const hal::WindowGeometry& g) {
     npu::PaddingT padding;
@@ -59,7 +39,29 @@ bool geometry(const OperationContext& context, hal::WindowParams* params, hal::W
                               static_cast<uint32_t>(params->filterW), g);
 }
 
-bool lowerAveragePool(const OperationContext& context, ProgramBuilder& builder) {
+}  // namespace
+
+bool lowering::supportsPool(const OperationContext& context) {
+    if (context.numInputs() < 7 || !hal::windowCountAllowed(WindowKind::POOL, context.numInputs()) ||
+        !hal::windowScalarTypesValid(context, WindowKind::POOL)) {
+        return false;
+    }
+    for (uint32_t i = 1; i < context.numInputs(); ++i) {
+        if (!context.hasValue(i)) return false;
+    }
+    const OperandType type = context.inputType(0);
+    NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.output(0).type == type);
+    const hal::WindowParams params = hal::readWindowParams(context, WindowKind::POOL);
+    NN_RET_CHECK(hal::windowParamsValid(params, WindowKind::POOL) && !params.nchw);
+    NN_RET_CHECK(params.filterW > 1 || params.filterH > 1);  // the core has no 1x1 pooling
+    if (isQuant8(type)) {  // pools move values: same quantization
+        NN_RET_CHECK(context.input(0).scale == context.output(0).scale &&
+                     context.input(0).zeroPoint == context.output(0).zeroPoint);
+    }
+    return hal::rankIsOrUnknown(context.input(0), 4);
+}
+
+bool lowering::lowerAveragePool(const OperationContext& context, ProgramBuilder& builder) {
     hal::WindowParams params;
     hal::WindowGeometry g;
     if (!geometry(context, &params, &g)) return false;
@@ -87,7 +89,7 @@ bool lowerAveragePool(const OperationContext& context, ProgramBuilder& builder) 
     return true;
 }
 
-bool lowerMaxPool(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerMaxPool(const OperationContext& context, ProgramBuilder& builder) {
     hal::WindowParams params;
     hal::WindowGeometry g;
     if (!geometry(context, &params, &g)) return false;
@@ -100,7 +102,7 @@ bool lowerMaxPool(const OperationContext& context, ProgramBuilder& builder) {
 }
 
 // MEAN over axes {1, 2} of an NHWC tensor is a global average pool.
-bool supportsMean(const OperationContext& context) {
+bool lowering::supportsMean(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3 && context.hasValue(1) && context.hasValue(2));
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(isFloatOrAnyQuant8(type) && context.output(0).type == type);
@@ -113,7 +115,7 @@ bool supportsMean(const OperationContext& context) {
     return values[0] == 1 && values[1] == 2;
 }
 
-bool lowerMean(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerMean(const OperationContext& context, ProgramBuilder& builder) {
     const bool keepDims = context.scalar<int32_t>(2) != 0;
     const auto& in = context.input(0).dims;
     const auto& out = builder.tensor(builder.output(0));
@@ -131,17 +133,6 @@ bool lowerMean(const OperationContext& context, ProgramBuilder& builder) {
         builder.addLayer("Reshape", std::move(reshape), {pooled}, {builder.output(0)});
     }
     return true;
-}
-
-}  // namespace
-
-std::span<const LoweringRule> poolingLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::AVERAGE_POOL_2D, supportsPool, lowerAveragePool},
-        {hal::OperationType::MAX_POOL_2D, supportsPool, lowerMaxPool},
-        {hal::OperationType::MEAN, supportsMean, lowerMean},
-    };
-    return kRules;
 }
 
 }  // namespace nnemu::synap

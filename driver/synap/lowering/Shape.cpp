@@ -1,7 +1,7 @@
 // RESHAPE, CONCATENATION, PAD, RESIZE_BILINEAR, QUANTIZE, DEQUANTIZE and CHANNEL_SHUFFLE.
 #include "../Lowering.h"
 #include "nnemu/hal/Axis.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
@@ -15,13 +15,15 @@ bool sameQuantization(const OperationContext& context) {
     return !isQuant8(in.type) || (in.scale == out.scale && in.zeroPoint == out.zeroPoint);
 }
 
-bool supportsReshape(const OperationContext& context) {
+}  // namespace
+
+bool lowering::supportsReshape(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 2 && isFloatOrAnyQuant8(context.inputType(0)));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
     return context.hasValue(1);  // the core's reshape is static
 }
 
-bool lowerReshape(const OperationContext&, ProgramBuilder& builder) {
+bool lowering::lowerReshape(const OperationContext&, ProgramBuilder& builder) {
     npu::LayerParamsUnion params;
     params.Set(npu::ReshapeT{});
     builder.addLayer("Reshape", std::move(params), {builder.input(0)}, {builder.output(0)});
@@ -30,7 +32,7 @@ bool lowerReshape(const OperationContext&, ProgramBuilder& builder) {
 
 // Any number of same-type tensors of rank <= 4 along a constant axis; quantized inputs with
 // other scales are requantized to the output's.
-bool supportsConcatenation(const OperationContext& context) {
+bool lowering::supportsConcatenation(const OperationContext& context) {
     const uint32_t count = context.numInputs();
     NN_RET_CHECK(count >= 2 && context.hasValue(count - 1) && context.inputType(count - 1) == OperandType::INT32);
     const OperandType type = context.output(0).type;
@@ -45,7 +47,7 @@ bool supportsConcatenation(const OperationContext& context) {
     return true;
 }
 
-bool lowerConcatenation(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerConcatenation(const OperationContext& context, ProgramBuilder& builder) {
     const uint32_t count = context.numInputs();
     const auto rank = static_cast<int32_t>(context.input(0).rank());
     const auto axis = context.scalar<int32_t>(count - 1);
@@ -60,7 +62,7 @@ bool lowerConcatenation(const OperationContext& context, ProgramBuilder& builder
 }
 
 // PAD with the logical zero (the zero point when quantized), constant paddings.
-bool supportsPad(const OperationContext& context) {
+bool lowering::supportsPad(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 2 && isFloatOrAnyQuant8(context.inputType(0)));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
     NN_RET_CHECK(context.hasValue(1) && context.inputType(1) == OperandType::TENSOR_INT32);
@@ -69,7 +71,7 @@ bool supportsPad(const OperationContext& context) {
     return hal::rankAtMostOrUnknown(context.input(0), 4);
 }
 
-bool lowerPad(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerPad(const OperationContext& context, ProgramBuilder& builder) {
     npu::ConstantPadT pad;
     const auto* paddings = context.input(1).as<int32_t>();
     for (uint32_t axis = 0; axis < context.input(0).rank(); ++axis) {
@@ -83,7 +85,7 @@ bool lowerPad(const OperationContext& context, ProgramBuilder& builder) {
 }
 
 // Float NHWC bilinear resize with NNAPI's (legacy TensorFlow) sampling.
-bool supportsResizeBilinear(const OperationContext& context) {
+bool lowering::supportsResizeBilinear(const OperationContext& context) {
     NN_RET_CHECK(context.numInputs() == 3 || context.numInputs() == 4);
     NN_RET_CHECK(context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
                  context.output(0).type == OperandType::TENSOR_FLOAT32);
@@ -91,7 +93,7 @@ bool supportsResizeBilinear(const OperationContext& context) {
     return hal::rankIsOrUnknown(context.input(0), 4);
 }
 
-bool lowerResizeBilinear(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerResizeBilinear(const OperationContext& context, ProgramBuilder& builder) {
     const auto& out = context.output(0).dims;
     npu::ResizeBilinearT resize;
     resize.output_height = out[1];
@@ -102,17 +104,12 @@ bool lowerResizeBilinear(const OperationContext& context, ProgramBuilder& builde
     return true;
 }
 
-bool supportsQuantize(const OperationContext& context) {
+bool lowering::supportsQuantize(const OperationContext& context) {
     return context.numInputs() == 1 && context.inputType(0) == OperandType::TENSOR_FLOAT32 &&
            isQuant8(context.output(0).type);
 }
 
-bool supportsDequantize(const OperationContext& context) {
-    return context.numInputs() == 1 && isQuant8(context.inputType(0)) &&
-           context.output(0).type == OperandType::TENSOR_FLOAT32;
-}
-
-bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
     npu::LayerParamsUnion params;
     params.Set(npu::ConvertT{});
     const bool toFloat = context.output(0).type == OperandType::TENSOR_FLOAT32;
@@ -121,8 +118,13 @@ bool lowerConvert(const OperationContext& context, ProgramBuilder& builder) {
     return true;
 }
 
+bool lowering::supportsDequantize(const OperationContext& context) {
+    return context.numInputs() == 1 && isQuant8(context.inputType(0)) &&
+           context.output(0).type == OperandType::TENSOR_FLOAT32;
+}
+
 // A pure data move the core makes itself, so of every type NNAPI allows.
-bool supportsChannelShuffle(const OperationContext& context) {
+bool lowering::supportsChannelShuffle(const OperationContext& context) {
     const OperandType type = context.inputType(0);
     NN_RET_CHECK(context.numInputs() == 3 && (isFloatOrAnyQuant8(type) || type == OperandType::TENSOR_FLOAT16));
     NN_RET_CHECK(context.output(0).type == context.inputType(0) && sameQuantization(context));
@@ -130,7 +132,7 @@ bool supportsChannelShuffle(const OperationContext& context) {
     return hal::rankAtMostOrUnknown(context.input(0), 4);
 }
 
-bool lowerChannelShuffle(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerChannelShuffle(const OperationContext& context, ProgramBuilder& builder) {
     npu::ChannelShuffleT shuffle;
     const int32_t groups = context.scalar<int32_t>(1);
     if (groups < 1 || !hal::resolveAxis(context.scalar<int32_t>(2), context.input(0).rank(), &shuffle.axis)) {
@@ -141,21 +143,6 @@ bool lowerChannelShuffle(const OperationContext& context, ProgramBuilder& builde
     params.Set(std::move(shuffle));
     builder.addLayer("ChannelShuffle", std::move(params), {builder.input(0)}, {builder.output(0)});
     return true;
-}
-
-}  // namespace
-
-std::span<const LoweringRule> shapeLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::RESHAPE, supportsReshape, lowerReshape},
-        {hal::OperationType::CONCATENATION, supportsConcatenation, lowerConcatenation},
-        {hal::OperationType::PAD, supportsPad, lowerPad},
-        {hal::OperationType::RESIZE_BILINEAR, supportsResizeBilinear, lowerResizeBilinear},
-        {hal::OperationType::QUANTIZE, supportsQuantize, lowerConvert},
-        {hal::OperationType::DEQUANTIZE, supportsDequantize, lowerConvert},
-        {hal::OperationType::CHANNEL_SHUFFLE, supportsChannelShuffle, lowerChannelShuffle},
-    };
-    return kRules;
 }
 
 }  // namespace nnemu::synap

@@ -7,7 +7,7 @@
 // stride.
 #include "../Lowering.h"
 #include "nnemu/hal/TransposeWindow.h"
-#include "LoweringFamilies.h"
+#include "LoweringList.h"
 
 namespace nnemu::synap {
 namespace {
@@ -35,7 +35,9 @@ bool operandsSupported(const OperationContext& context) {
     return hal::rankIsOrUnknown(context.input(0), 4);
 }
 
-bool supportsTransposeConvolution(const OperationContext& context) {
+}  // namespace
+
+bool lowering::supportsTransposeConvolution(const OperationContext& context) {
     NN_RET_CHECK(hal::transposeScalarTypesValid(context) && operandsSupported(context));
     for (uint32_t i = 3; i < context.numInputs(); ++i) NN_RET_CHECK(context.hasValue(i));
     hal::TransposeWindow window;
@@ -43,7 +45,7 @@ bool supportsTransposeConvolution(const OperationContext& context) {
     return tailFits(window.padBottom, window.strideH) && tailFits(window.padRight, window.strideW);
 }
 
-bool lowerTransposeConvolution(const OperationContext& context, ProgramBuilder& builder) {
+bool lowering::lowerTransposeConvolution(const OperationContext& context, ProgramBuilder& builder) {
     hal::TransposeWindow w;
     if (!readWindow(context, &w)) return false;
     const auto& filter = context.input(1).dims;
@@ -68,15 +70,6 @@ bool lowerTransposeConvolution(const OperationContext& context, ProgramBuilder& 
                                    {builder.output(0)});
     activationBounds(w.activation, &layer.output_min, &layer.output_max);
     return true;
-}
-
-}  // namespace
-
-std::span<const LoweringRule> transposeConvolutionLowerings() {
-    static constexpr LoweringRule kRules[] = {
-        {hal::OperationType::TRANSPOSE_CONV_2D, supportsTransposeConvolution, lowerTransposeConvolution},
-    };
-    return kRules;
 }
 
 }  // namespace nnemu::synap

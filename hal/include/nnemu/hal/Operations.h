@@ -106,7 +106,7 @@ struct OperationSignature {
 int64_t operationUseFeatureLevel(const OperationContext& context);
 // nullptr when the operation has no signature (a code outside the table).
 const OperationSignature* findSignature(OperationType type);
-// Every signature of the list in hal/Operations.cpp, in its order (an operation listed twice
+// Every signature of the list in hal/operations/Signatures.cpp, in its order (an operation listed twice
 // appears twice).
 std::vector<const OperationSignature*> listedSignatures();
 // The list against OperationTable.def (OperationCoverage.h): empty when every operation has

@@ -95,4 +95,17 @@ constexpr RnnLayout kBidirectionalRnnBackward{0, 5, 6, 7, 8, 9, 11, 12};
 constexpr uint32_t kBidirectionalRnnTimeMajor = 13;
 constexpr uint32_t kBidirectionalRnnMergeOutputs = 14;
 
+// QUANTIZED_16BIT_LSTM: input 0, the four gates' input weights 1-4 and recurrent weights 5-8,
+// their biases 9-12, the previous cell state 13 and output 14. Activations are uint8 with scale
+// 1/128 and zero point 128.
+namespace quantized16BitLstm {
+constexpr uint32_t kInput = 0;
+constexpr uint32_t kFirstWeights = 1;
+constexpr uint32_t kFirstRecurrentWeights = 5;
+constexpr uint32_t kFirstBias = 9;
+constexpr uint32_t kPrevCellState = 13;
+constexpr uint32_t kPrevOutput = 14;
+constexpr int32_t kActivationZeroPoint = 128;
+}  // namespace quantized16BitLstm
+
 }  // namespace nnemu::hal

@@ -1,5 +1,5 @@
 // Reference kernels of the nnapi-reference device: one per operation, defined in
-// driver/cpu/kernels/<Family>.cpp and listed, family by family, in driver/cpu/Kernels.cpp. A
+// driver/cpu/kernels/<Family>.cpp and listed, one row each, in driver/cpu/kernels/Kernels.def. A
 // kernel dispatches on operand types itself and returns false for a combination it does not
 // implement.
 #pragma once
@@ -18,14 +18,14 @@ using Kernel = bool (*)(hal::OperationContext& context);
 // The feature level of nnapi-reference: every operation introduced up to it has a kernel.
 constexpr int64_t kReferenceFeatureLevel = hal::kFeatureLevel7;
 
-// One entry of a kernel family (driver/cpu/kernels/<Family>.cpp).
+// One row of driver/cpu/kernels/Kernels.def.
 struct KernelEntry {
     hal::OperationType type;
     Kernel kernel;
 };
 
 Kernel findKernel(hal::OperationType type);  // nullptr when none is listed
-// Every operation of every kernel family listed in driver/cpu/Kernels.cpp, in its order (an
+// Every operation of the rows of driver/cpu/kernels/Kernels.def, in their order (an
 // operation listed twice appears twice).
 std::vector<hal::OperationType> listedKernels();
 // The list against OperationTable.def up to the reference device's feature level
