@@ -62,7 +62,9 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
         if (bytes->empty()) *error = "cannot read " + name;
         return !bytes->empty();
     }
-    return modelgen::generateModel(name, bytes, error);
+    const Status generated = modelgen::generateModel(name, bytes);
+    *error = generated.message();
+    return generated.isOk();
 }
 
 // Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
@@ -129,7 +131,6 @@ constexpr int kBlock = 8;
 // first. false (and the benchmark skipped) on an error.
 bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Side>& second, const char* firstName,
                const char* secondName) {
-    std::string error;
     double firstUs = 0, secondUs = 0;
     for (auto _ : state) {
         for (auto [sides, total] : {std::pair{&first, &firstUs}, std::pair{&second, &secondUs}}) {

@@ -64,10 +64,11 @@ struct Network {
 
 bool setUp(const std::string& name, Network& created, std::string* error) {
     std::vector<uint8_t> bytes;
-    if (!modelgen::generateModel(name, &bytes, error) ||
-        !(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) {
+    if (const Status generated = modelgen::generateModel(name, &bytes); !generated) {
+        *error = generated.message();
         return false;
     }
+    if (!(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) return false;
     created.npu = interpreterOn(*created.model, "synap-npu");
     created.reference = interpreterOn(*created.model, "nnapi-reference");
     if (!created.npu || !created.reference || created.npu->partitions().size() != 1) return false;
