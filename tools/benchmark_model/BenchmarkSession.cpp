@@ -494,7 +494,10 @@ bool BenchmarkSession::run() {
         TOOL_LOG(INFO) << phaseHeader(limits);
         PhaseHooks hooks;
         hooks.beforeRun = [this] { resetInputs(); };
-        hooks.invoke = [this](std::string* error) { return interpreter_->invoke(error); };
+        hooks.invoke = [this] {
+            std::string error;
+            return interpreter_->invoke(&error) ? Status() : opFailed(error);
+        };
         if (regular && profiling_) hooks.afterRun = [this] { recordRunProfile(); };
         PhaseOutcome outcome = runPhase(limits, clock_, hooks);
         TOOL_LOG(INFO) << outcome.timesUs.toString() << "\n";
