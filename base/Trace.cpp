@@ -81,24 +81,24 @@ void afterForkInChild() {
     afterForkInParent();
 }
 
-void appendEscaped(std::string* out, std::string_view text) {
+void appendEscaped(std::string& out, std::string_view text) {
     for (const char c : text) {
         const auto byte = static_cast<unsigned char>(c);
         if (c == '"' || c == '\\') {
-            out->push_back('\\');
-            out->push_back(c);
+            out.push_back('\\');
+            out.push_back(c);
         } else if (byte < 0x20) {
             char escaped[8];
             std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-            out->append(escaped);
+            out.append(escaped);
         } else {
-            out->push_back(c);
+            out.push_back(c);
         }
     }
 }
 
 // Microseconds with the nanoseconds kept, so children stay inside their parents after rounding.
-void appendMicros(std::string* out, int64_t ns) {
+void appendMicros(std::string& out, int64_t ns) {
     char text[24];
     char* end = std::to_chars(text, text + sizeof text, ns / 1000).ptr;
     const auto fraction = static_cast<int>(ns % 1000);
@@ -106,12 +106,12 @@ void appendMicros(std::string* out, int64_t ns) {
     *end++ = static_cast<char>('0' + fraction / 100);
     *end++ = static_cast<char>('0' + fraction / 10 % 10);
     *end++ = static_cast<char>('0' + fraction % 10);
-    out->append(text, end);
+    out.append(text, end);
 }
 
-void appendInteger(std::string* out, int64_t value) {
+void appendInteger(std::string& out, int64_t value) {
     char text[24];
-    out->append(text, std::to_chars(text, text + sizeof text, value).ptr);
+    out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 std::string processName() {
@@ -127,23 +127,23 @@ std::string render(const std::vector<Event>& events, bool nameProcess) {
     out.reserve(events.size() * 192);
     if (nameProcess) {
         out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + pid + ",\"args\":{\"name\":\"";
-        appendEscaped(&out, processName());
+        appendEscaped(out, processName());
         out += "\"}}";
     }
     for (const Event& event : events) {
         if (!out.empty()) out += ",\n";
         out += "{\"name\":\"";
-        appendEscaped(&out, event.name);
+        appendEscaped(out, event.name);
         out += "\",\"cat\":\"";
         out += event.category;
         out += "\",\"ph\":\"X\",\"ts\":";
-        appendMicros(&out, event.startNs);
+        appendMicros(out, event.startNs);
         out += ",\"dur\":";
-        appendMicros(&out, event.durationNs);
+        appendMicros(out, event.durationNs);
         out += ",\"pid\":";
         out += pid;
         out += ",\"tid\":";
-        appendInteger(&out, event.tid);
+        appendInteger(out, event.tid);
         out += ",\"args\":{";
         out += event.args;
         out += "}}";
@@ -250,20 +250,20 @@ bool detail::enableFromEnvironment() {
     return state.load(std::memory_order_relaxed) == kOn;
 }
 
-void detail::appendArg(std::string* args, const char* key, std::string_view value) {
-    if (!args->empty()) args->push_back(',');
-    args->push_back('"');
-    args->append(key);
-    args->append("\":\"");
+void detail::appendArg(std::string& args, const char* key, std::string_view value) {
+    if (!args.empty()) args.push_back(',');
+    args.push_back('"');
+    args.append(key);
+    args.append("\":\"");
     appendEscaped(args, value);
-    args->push_back('"');
+    args.push_back('"');
 }
 
-void detail::appendArg(std::string* args, const char* key, int64_t value) {
-    if (!args->empty()) args->push_back(',');
-    args->push_back('"');
-    args->append(key);
-    args->append("\":");
+void detail::appendArg(std::string& args, const char* key, int64_t value) {
+    if (!args.empty()) args.push_back(',');
+    args.push_back('"');
+    args.append(key);
+    args.append("\":");
     appendInteger(args, value);
 }
 

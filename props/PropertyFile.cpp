@@ -59,14 +59,14 @@ std::string tooLarge(const std::string& label) {
 }
 
 // Reads up to `limit` + 1 bytes, so that a file that grew past the limit is noticed.
-bool readAtMost(int fd, off_t limit, std::string* text) {
+bool readAtMost(int fd, off_t limit, std::string& text) {
     char buffer[8192];
-    while (static_cast<off_t>(text->size()) <= limit) {
+    while (static_cast<off_t>(text.size()) <= limit) {
         const ssize_t count = ::read(fd, buffer, sizeof buffer);
         if (count < 0 && errno == EINTR) continue;
         if (count < 0) return false;
         if (count == 0) break;
-        text->append(buffer, static_cast<size_t>(count));
+        text.append(buffer, static_cast<size_t>(count));
     }
     return true;
 }
@@ -136,7 +136,7 @@ Result<PropertyFileText> readPropertyDescriptor(int fd, const std::string& label
     }
     if (info.st_size > kMaxPropertyFileSize) return unavailable(tooLarge(label));
     PropertyFileText file;
-    if (!readAtMost(fd, kMaxPropertyFileSize, &file.text)) {
+    if (!readAtMost(fd, kMaxPropertyFileSize, file.text)) {
         return unavailable("cannot read " + label + ": " + std::strerror(errno));
     }
     if (static_cast<off_t>(file.text.size()) > kMaxPropertyFileSize) {  // it grew while being read

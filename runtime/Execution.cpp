@@ -30,9 +30,7 @@ Result<std::vector<uint32_t>> typedDims(const ANeuralNetworksOperandType& type, 
     std::vector<uint32_t> given;
     if (!dimensionsOf(type, &given)) return badData("dimensionCount does not match the dimensions pointer");
     if (type.type != static_cast<int32_t>(operand.type)) return badData("the type code differs from the model's");
-    if (std::string why; !hal::validateOperandType(type.type, given, type.scale, type.zeroPoint, &why)) {
-        return badData(why);
-    }
+    NNEMU_RETURN_IF_ERROR(hal::validateOperandType(type.type, given, type.scale, type.zeroPoint));
     if (!hal::dimsCompatible(operand.dimensions, given)) {
         return badData("dimensions " + hal::dimsToString(given) + " contradict the model's " +
                        hal::dimsToString(operand.dimensions));

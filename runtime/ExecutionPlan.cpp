@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <new>
 
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
 #include "nnemu/hal/OperandTypes.h"
@@ -333,12 +333,9 @@ bool ExecutionPlan::allocateTemporaries(const PlanStep& step, Temporaries& tempo
             if (inputPosition_[index] >= 0 || outputPosition_[index] >= 0 || temporaries[index] != nullptr) continue;
             const hal::Operand& operand = main_->operands[index];
             const uint64_t bytes = hal::byteSize(operand.type, operand.dimensions);
-            try {
-                if (bytes <= std::numeric_limits<uint32_t>::max()) {
-                    temporaries[index] = std::make_shared<hal::HeapPool>(bytes);
-                    continue;
-                }
-            } catch (const std::bad_alloc&) {
+            if (bytes <= std::numeric_limits<uint32_t>::max() &&
+                guardAllocation([&] { temporaries[index] = std::make_shared<hal::HeapPool>(bytes); }).isOk()) {
+                continue;
             }
             NN_LOG(ERROR) << "cannot allocate " << bytes << " bytes for operand " << index << " between steps";
             return false;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <new>
 
 #include "Compilation.h"
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 
@@ -45,11 +45,9 @@ bool sameOperandMetadata(const hal::Operand& a, const hal::Operand& b) {
 // A buffer of `bytes` (at least one, so that an empty argument still has an address).
 std::shared_ptr<hal::HeapPool> allocateBuffer(uint64_t bytes) {
     if (bytes > std::numeric_limits<uint32_t>::max()) return nullptr;
-    try {
-        return std::make_shared<hal::HeapPool>(bytes == 0 ? 1 : bytes);
-    } catch (const std::bad_alloc&) {
-        return nullptr;
-    }
+    std::shared_ptr<hal::HeapPool> buffer;
+    if (!guardAllocation([&] { buffer = std::make_shared<hal::HeapPool>(bytes == 0 ? 1 : bytes); }).isOk()) return nullptr;
+    return buffer;
 }
 
 Argument bufferArgument(std::shared_ptr<hal::HeapPool> buffer, uint64_t length, std::vector<uint32_t> dims) {

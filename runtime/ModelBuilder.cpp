@@ -5,12 +5,12 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <new>
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
 #include "MemoryDesc.h"
 #include "ModelFeatureLevel.h"
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Validation.h"
@@ -56,9 +56,8 @@ int ModelBuilder::addOperand(const ANeuralNetworksOperandType& type) {
                       << " does not match the dimensions pointer";
         return ANEURALNETWORKS_BAD_DATA;
     }
-    std::string why;
-    if (!hal::validateOperandType(type.type, dims, type.scale, type.zeroPoint, &why)) {
-        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << why;
+    if (const Status valid = hal::validateOperandType(type.type, dims, type.scale, type.zeroPoint); !valid) {
+        NN_LOG(ERROR) << "ANeuralNetworksModel_addOperand: " << valid.message();
         return ANEURALNETWORKS_BAD_DATA;
     }
     const auto halType = static_cast<hal::OperandType>(type.type);
@@ -212,10 +211,10 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
     operation.type = static_cast<hal::OperationType>(type);
     operation.inputs.assign(inputs, inputs + inputCount);
     operation.outputs.assign(outputs, outputs + outputCount);
-    std::string why;
-    if (!hal::validateOperation(operation, model_->operands,
-                                [this](uint32_t index) { return constantOf(index); }, &why)) {
-        NN_LOG(ERROR) << function << ": " << why;
+    if (const Status valid = hal::validateOperation(operation, model_->operands,
+                                                    [this](uint32_t index) { return constantOf(index); });
+        !valid) {
+        NN_LOG(ERROR) << function << ": " << valid.message();
         return ANEURALNETWORKS_BAD_DATA;
     }
     hasOem_ = hasOem_ || isOem;
@@ -358,9 +357,9 @@ int ModelBuilder::copyReferencedValues() {
         poolSizes.back() = offset + length;
     }
     std::vector<std::shared_ptr<hal::HeapPool>> pools;
-    try {
-        for (size_t size : poolSizes) pools.push_back(std::make_shared<hal::HeapPool>(size));
-    } catch (const std::bad_alloc&) {
+    if (!guardAllocation([&] {
+            for (size_t size : poolSizes) pools.push_back(std::make_shared<hal::HeapPool>(size));
+        }).isOk()) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the model's constants";
         return ANEURALNETWORKS_OUT_OF_MEMORY;
     }
@@ -419,13 +418,13 @@ uint32_t ModelBuilder::placeReferencedModel(const ModelBuilder& value, Placed& p
 
 int ModelBuilder::copyReferencedModels() {
     Placed placed;
-    try {
-        for (size_t i = 0; i < modelValues_.size(); ++i) {
-            if (modelValues_[i] == nullptr) continue;
-            model_->operands[i].location = {0, placeReferencedModel(*modelValues_[i], placed), 0};
-            modelValues_[i] = nullptr;
-        }
-    } catch (const std::bad_alloc&) {
+    if (!guardAllocation([&] {
+            for (size_t i = 0; i < modelValues_.size(); ++i) {
+                if (modelValues_[i] == nullptr) continue;
+                model_->operands[i].location = {0, placeReferencedModel(*modelValues_[i], placed), 0};
+                modelValues_[i] = nullptr;
+            }
+        }).isOk()) {
         NN_LOG(ERROR) << "ANeuralNetworksModel_finish: cannot allocate memory for the referenced models";
         return ANEURALNETWORKS_OUT_OF_MEMORY;
     }
@@ -449,8 +448,8 @@ int ModelBuilder::finish() {
         why = "an operand marked as a model input or output by an earlier declaration is no longer listed";
     } else if (!sortOperations()) {
         why = "the operations form a cycle or read an operand nobody writes";
-    } else if (!hal::validateModel(*model_, &why)) {
-        // why says it
+    } else if (Status valid = hal::validateModel(*model_); !valid) {
+        why = valid.message();
     } else if (const int64_t level = modelMinimumLevel(*model_); level > runtimeLevel_) {
         // A model needing a later feature level than the runtime's is invalid (nnapi-fl30plus.md §2.4).
         why = "it needs feature level " + std::to_string(level) + "; this runtime implements " +

@@ -22,25 +22,18 @@ struct Fd {
     }
 };
 
-// The directory holding `path`, opened, and the file's name in it; -1 with `error`.
-int openDirectory(const std::string& path, std::string* name, std::string* error) {
+// The directory holding `path`, opened, and the file's name in it (set first).
+Result<int> openDirectory(const std::string& path, std::string& name) {
     const size_t slash = path.rfind('/');
     const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    *name = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (name->empty() || *name == "." || *name == "..") {
-        *error = "it names no file";
-        return -1;
-    }
+    name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..") return unavailable("it names no file");
     const std::string root = props::deviceRoot();
-    int fd = -1;
     if (!root.empty() && directory.rfind(root + "/", 0) == 0) {
-        fd = base::openInsideRoot(root, directory, O_RDONLY | O_DIRECTORY, 0, false, error);
-    } else if (directory == root) {
-        fd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    } else {
-        fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return base::openInsideRoot(root, directory, O_RDONLY | O_DIRECTORY, 0, false);
     }
-    if (fd < 0 && error->empty()) *error = "cannot open its directory: " + std::string(std::strerror(errno));
+    const int fd = open((directory == root ? root : directory).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return unavailable("cannot open its directory: " + std::string(std::strerror(errno)));
     return fd;
 }
 
@@ -67,12 +60,13 @@ bool replaceable(int directory, const std::string& name) {
 
 CachedGraph loadCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion) {
     CachedGraph result;
-    std::string name, error;
-    Fd directory{openDirectory(path, &name, &error)};
-    if (directory.fd < 0) {
-        result.message = refused(path, error, false);
+    std::string name;
+    const Result<int> opened = openDirectory(path, name);
+    if (!opened.isOk()) {
+        result.message = refused(path, opened.message(), false);
         return result;
     }
+    Fd directory{*opened};
     Fd file{openFile(directory.fd, name)};
     if (file.fd < 0) {
         result.mayReplace = errno == ENOENT;
@@ -97,42 +91,40 @@ CachedGraph loadCachedGraph(const std::string& path, const GraphKey& key, uint32
         return result;
     }
     result.mayReplace = true;
-    if (!cache::readModelCacheFile(file.fd, key, compilerVersion, &result.program, &error)) {
-        result.program.clear();
-        if (error == "written for another cache token") error = "holds the compiled graph of another model";
-        result.message = refused(path, error, true);
+    Result<std::vector<uint8_t>> read = cache::readModelCacheFile(file.fd, key, compilerVersion);
+    if (read.isOk()) {
+        result.program = std::move(read).value();
+    } else {
+        const std::string& error = read.message();
+        result.message = refused(path,
+                                 error == "written for another cache token" ? "holds the compiled graph of another model"
+                                                                             : error,
+                                 true);
     }
     return result;
 }
 
-bool saveCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion,
-                     const std::vector<uint8_t>& program, std::string* error) {
+Status saveCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion,
+                       const std::vector<uint8_t>& program) {
     std::string name;
-    Fd directory{openDirectory(path, &name, error)};
-    if (directory.fd < 0) return false;
+    NNEMU_ASSIGN_OR_RETURN(const int opened, openDirectory(path, name));
+    Fd directory{opened};
     const std::string temporary = "." + name + ".tmp" + std::to_string(getpid());
     unlinkat(directory.fd, temporary.c_str(), 0);  // a leftover of a crashed run of this pid
     Fd file{openat(directory.fd, temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
-    if (file.fd < 0) {
-        *error = "cannot create " + temporary + ": " + std::strerror(errno);
-        return false;
-    }
-    bool ok = cache::writeModelCacheFile(file.fd, key, compilerVersion, program, error);
+    if (file.fd < 0) return unavailable("cannot create " + temporary + ": " + std::strerror(errno));
+    Status saved = cache::writeModelCacheFile(file.fd, key, compilerVersion, std::span<const uint8_t>(program));
     // Checked again just before the rename: a file that appeared meanwhile and is not ours stays.
-    if (ok && !replaceable(directory.fd, name)) {
-        *error = "the file is no longer one nnemu may replace";
-        ok = false;
+    if (saved && !replaceable(directory.fd, name)) saved = unavailable("the file is no longer one nnemu may replace");
+    if (saved && renameat(directory.fd, temporary.c_str(), directory.fd, name.c_str()) != 0) {
+        saved = unavailable(std::string("cannot rename the new file into place: ") + std::strerror(errno));
     }
-    if (ok && renameat(directory.fd, temporary.c_str(), directory.fd, name.c_str()) != 0) {
-        *error = std::string("cannot rename the new file into place: ") + std::strerror(errno);
-        ok = false;
-    }
-    if (!ok) {
+    if (!saved) {
         unlinkat(directory.fd, temporary.c_str(), 0);
-        return false;
+        return saved;
     }
     fsync(directory.fd);
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::vx

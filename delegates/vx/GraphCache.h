@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::vx {
 
 struct CachedGraph {
@@ -25,7 +27,8 @@ using GraphKey = std::array<uint8_t, 32>;
 // any other path resolves its directory normally and refuses a symlink as the file itself.
 CachedGraph loadCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion);
 
-bool saveCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion,
-                     const std::vector<uint8_t>& program, std::string* error);
+// UNAVAILABLE saying why the file could not be written (it is then left as it was).
+Status saveCachedGraph(const std::string& path, const GraphKey& key, uint32_t compilerVersion,
+                       const std::vector<uint8_t>& program);
 
 }  // namespace nnemu::vx

@@ -5,8 +5,10 @@
 
 namespace nnemu::vx {
 
-bool buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32_t>& nodes,
-                       const std::set<int32_t>& outputs, HalPartition* partition, std::string* error) {
+Result<HalPartition> buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32_t>& nodes,
+                                       const std::set<int32_t>& outputs) {
+    HalPartition built;
+    HalPartition* partition = &built;
     std::set<uint32_t> produced;
     std::vector<uint32_t> operations;
     for (uint32_t node : nodes) {
@@ -15,10 +17,7 @@ bool buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32
             produced.insert(graph.operations[op].outputs.begin(), graph.operations[op].outputs.end());
         }
     }
-    if (operations.empty()) {
-        *error = "no operation to run";
-        return false;
-    }
+    if (operations.empty()) return badData("no operation to run");
     hal::Model& model = partition->model;
     std::map<uint32_t, uint32_t> local;  // graph operand -> model operand
     const auto addOperand = [&](uint32_t index) {
@@ -68,11 +67,8 @@ bool buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32
         model.operations.push_back(std::move(operation));
         partition->operationNodes.push_back(source.node);
     }
-    if (model.outputIndexes.empty()) {
-        *error = "the partition produces none of the tensors its host reads";
-        return false;
-    }
-    return true;
+    if (model.outputIndexes.empty()) return badData("the partition produces none of the tensors its host reads");
+    return built;
 }
 
 }  // namespace nnemu::vx

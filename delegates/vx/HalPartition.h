@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/tflite/NnapiGraph.h"
 #include "nnemu/hal/Types.h"
 
@@ -20,8 +21,9 @@ struct HalPartition {
 };
 
 // `nodes`: graph (model) node indexes. `outputs`: the TFLite tensors the host reads afterwards
-// (every other value stays inside). false when the subset has no operation.
-bool buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32_t>& nodes,
-                       const std::set<int32_t>& outputs, HalPartition* partition, std::string* error);
+// (every other value stays inside). BAD_DATA when the subset has no operation or produces none
+// of `outputs`.
+Result<HalPartition> buildHalPartition(const tflite::NnapiGraph& graph, const std::vector<uint32_t>& nodes,
+                                       const std::set<int32_t>& outputs);
 
 }  // namespace nnemu::vx

@@ -82,15 +82,15 @@ void useGraphCache(Kernel& kernel, int partitionIndex) {
     CachedGraph cached = loadCachedGraph(path, kernel.cacheKey, synap::networkCompilerVersion());
     if (!cached.message.empty()) std::fprintf(stderr, "WARNING: Vx delegate: %s\n", cached.message.c_str());
     if (!cached.program.empty()) {
-        std::string error;
-        kernel.network = synap::networkFromProgram(std::move(cached.program), &error);
-        if (kernel.network != nullptr) {
+        Result<std::shared_ptr<hal::IPreparedModel>> network = synap::networkFromProgram(std::move(cached.program));
+        if (network.isOk()) {
+            kernel.network = std::move(network).value();
             std::fprintf(stderr, "INFO: Vx delegate: compiled graph loaded from %s; compilation skipped.\n",
                          path.c_str());
             return;
         }
         std::fprintf(stderr, "WARNING: Vx delegate: %s\n",
-                     ("cache_file_path " + path + ": its program does not load (" + error +
+                     ("cache_file_path " + path + ": its program does not load (" + network.message() +
                       "); the graph compiles and its program replaces the file.").c_str());
     }
     kernel.saveToCache = cached.mayReplace;
@@ -100,14 +100,14 @@ void useGraphCache(Kernel& kernel, int partitionIndex) {
 void saveGraphCache(Kernel& kernel) {
     kernel.saveToCache = false;
     const std::vector<uint8_t> program = synap::compiledProgram(*kernel.network);
-    std::string error;
     const std::string& path = kernel.options->cacheFilePath;
-    if (!program.empty() &&
-        saveCachedGraph(path, kernel.cacheKey, synap::networkCompilerVersion(), program, &error)) {
+    const Status saved = program.empty() ? Status(StatusCode::NOT_FOUND, "no program")
+                                         : saveCachedGraph(path, kernel.cacheKey, synap::networkCompilerVersion(), program);
+    if (saved) {
         std::fprintf(stderr, "INFO: Vx delegate: compiled graph saved to %s.\n", path.c_str());
     } else {
         std::fprintf(stderr, "WARNING: Vx delegate: cannot save the compiled graph to %s: %s\n", path.c_str(),
-                     program.empty() ? "no program" : error.c_str());
+                     saved.message().c_str());
     }
 }
 
@@ -126,20 +126,24 @@ void* kernelInit(TfLiteContext* context, const char* buffer, size_t) {
             if (graph.planNodes[n] == planNode) nodes.push_back(static_cast<uint32_t>(n));
         }
     }
-    std::string error;
-    if (nodes.size() != static_cast<size_t>(params->nodes_to_replace->size) ||
-        !buildHalPartition(kernel->graph->graph, nodes, arraySet(params->output_tensors), &kernel->partition, &error)) {
-        context->ReportError(context, "Vx delegate: cannot build the partition: %s",
-                             error.empty() ? "unknown node" : error.c_str());
+    Result<HalPartition> partition = nodes.size() == static_cast<size_t>(params->nodes_to_replace->size)
+                                             ? buildHalPartition(kernel->graph->graph, nodes, arraySet(params->output_tensors))
+                                             : badData("unknown node");
+    if (!partition.isOk()) {
+        context->ReportError(context, "Vx delegate: cannot build the partition: %s", partition.message().c_str());
         return nullptr;
     }
+    kernel->partition = std::move(partition).value();
     if (kernel->options->allowedCacheMode) useGraphCache(*kernel, kernel->graph->kernelsMade);
     kernel->graph->kernelsMade++;
     // Compilation waits for the first invoke (synap-behaviors.md §2.1).
-    if (kernel->network == nullptr) kernel->network = synap::prepareNetwork(kernel->partition.model, &error);
     if (kernel->network == nullptr) {
-        context->ReportError(context, "Vx delegate: %s", error.c_str());
-        return nullptr;
+        Result<std::shared_ptr<hal::IPreparedModel>> network = synap::prepareNetwork(kernel->partition.model);
+        if (!network.isOk()) {
+            context->ReportError(context, "Vx delegate: %s", network.message().c_str());
+            return nullptr;
+        }
+        kernel->network = std::move(network).value();
     }
     return kernel.release();
 }
@@ -199,11 +203,13 @@ std::vector<bool> claimNodes(const PreparedGraph& prepared, const VxOptions& opt
     for (const tflite::NnOperand& operand : prepared.graph.operands) {
         if (operand.tensor >= 0) everyTensor.insert(operand.tensor);
     }
-    HalPartition whole;
-    std::string error;
-    if (lowered.empty() || !buildHalPartition(prepared.graph, lowered, everyTensor, &whole, &error)) return claimed;
-    const std::vector<bool> supported = synap::claimOperations(whole.model, &error);
-    if (supported.empty()) return claimed;
+    if (lowered.empty()) return claimed;
+    const Result<HalPartition> partition = buildHalPartition(prepared.graph, lowered, everyTensor);
+    if (!partition.isOk()) return claimed;
+    const HalPartition& whole = *partition;
+    const Result<std::vector<bool>> claimedOperations = synap::claimOperations(whole.model);
+    if (!claimedOperations.isOk()) return claimed;
+    const std::vector<bool>& supported = *claimedOperations;
     std::vector<bool> nodeOk(context.planNodes.size(), true);
     for (size_t op = 0; op < supported.size(); ++op) {
         if (!supported[op]) nodeOk[whole.operationNodes[op]] = false;
@@ -272,16 +278,15 @@ __attribute__((visibility("default"))) TfLiteDelegate* tflite_plugin_create_dele
     constexpr int64_t kFeatureLevel8 = 1000008;   // ANEURALNETWORKS_FEATURE_LEVEL_8
     nnemu::tflite::useOwnNnapiFeatureLevel(kFeatureLevel8);
     auto delegate = std::make_unique<Delegate>();
-    std::string error;
-    if (!parseVxOptions(keys, values, count, &delegate->options, &error)) {
+    if (const nnemu::Status parsed = parseVxOptions(keys, values, count, &delegate->options); !parsed) {
         if (reportError != nullptr) {
-            reportError(error.c_str());
+            reportError(parsed.message().c_str());
             return nullptr;
         }
         // TFLite's own loader (TfLiteExternalDelegateCreate) passes no report_error and never
         // checks for a null delegate: it would apply its wrapper uninitialised. Such a host gets
         // a delegate that takes no node, so the graph runs on its CPU path.
-        std::fprintf(stderr, "ERROR: %s; the delegate takes no node.\n", error.c_str());
+        std::fprintf(stderr, "ERROR: %s; the delegate takes no node.\n", parsed.message().c_str());
         delegate->takesNothing = true;
     } else {
         logVxOptions(delegate->options);

@@ -31,7 +31,7 @@ bool parseFlag(const char* text, bool* value) {
 
 }  // namespace
 
-bool parseVxOptions(char** keys, char** values, size_t count, VxOptions* options, std::string* error) {
+Status parseVxOptions(char** keys, char** values, size_t count, VxOptions* options) {
     for (size_t i = 0; i < count; ++i) {
         const std::string key = keys[i] != nullptr ? keys[i] : "";
         const char* value = values[i];
@@ -57,13 +57,13 @@ bool parseVxOptions(char** keys, char** values, size_t count, VxOptions* options
         if (!known) {
             std::fprintf(stderr, "WARNING: Vx delegate: unknown option '%s' ignored.\n", key.c_str());
         } else if (!ok) {
-            *error = "Vx delegate: bad value '" + std::string(value != nullptr ? value : "") + "' for option " + key +
-                     (key == "device_id" || key == "allowed_builtin_code" ? " (expected a non-negative integer)"
-                                                                          : " (expected 0, 1, true or false)");
-            return false;
+            return badData("Vx delegate: bad value '" + std::string(value != nullptr ? value : "") + "' for option " +
+                           key +
+                           (key == "device_id" || key == "allowed_builtin_code" ? " (expected a non-negative integer)"
+                                                                                : " (expected 0, 1, true or false)"));
         }
     }
-    return true;
+    return {};
 }
 
 void logVxOptions(const VxOptions& options) {

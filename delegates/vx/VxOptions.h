@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::vx {
 
 struct VxOptions {
@@ -19,9 +21,9 @@ struct VxOptions {
     bool errorDuringInvoke = false;
 };
 
-// false with a message naming the key for a value that is not a number (0/1/true/false for the
-// flags); unknown keys are ignored with a warning.
-bool parseVxOptions(char** keys, char** values, size_t count, VxOptions* options, std::string* error);
+// BAD_DATA with a message naming the key for a value that is not a number (0/1/true/false for
+// the flags); unknown keys are ignored with a warning.
+Status parseVxOptions(char** keys, char** values, size_t count, VxOptions* options);
 void logVxOptions(const VxOptions& options);
 
 }  // namespace nnemu::vx

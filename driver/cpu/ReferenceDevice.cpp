@@ -118,9 +118,8 @@ public:
     }
 
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
-        std::string why;
-        if (!hal::validateModel(model, &why)) {
-            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << why;
+        if (const Status valid = hal::validateModel(model); !valid) {
+            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << valid.message();
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
         props::faults::refresh();  // the fault properties, read at every compilation
@@ -134,12 +133,11 @@ public:
     hal::PrepareResult prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
                                     const std::vector<int>&, const std::vector<int>&,
                                     const hal::CacheToken&) override {
-        std::string why;
         if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
             return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
-        if (!hal::validateModel(model, &why)) {
-            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << why;
+        if (const Status valid = hal::validateModel(model); !valid) {
+            NN_LOG(ERROR) << "nnapi-reference: invalid model: " << valid.message();
             return {ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
         for (const auto& operation : model.operations) {

@@ -2,8 +2,8 @@
 
 #include <cstring>
 #include <limits>
-#include <new>
 
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/Validation.h"
 
@@ -21,9 +21,7 @@ bool allocateScratch(RunOperand& output, uint64_t bytes, const char* name) {
         NN_LOG(ERROR) << name << ": an output of " << bytes << " bytes is larger than an operand can be";
         return false;
     }
-    try {
-        output.storage.assign(bytes, 0);
-    } catch (const std::bad_alloc&) {
+    if (!guardAllocation([&] { output.storage.assign(bytes, 0); }).isOk()) {
         NN_LOG(ERROR) << name << ": cannot allocate " << bytes << " bytes for an output";
         return false;
     }

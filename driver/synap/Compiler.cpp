@@ -7,8 +7,7 @@
 
 namespace nnemu::synap {
 
-bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
-                    std::vector<uint8_t>* program, std::string* error) {
+Result<std::vector<uint8_t>> compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims) {
     // Shapes first: every operand's actual dims, inferred through the operations' signatures.
     std::vector<hal::Operand> operands = model.operands;
     for (size_t i = 0; i < model.inputIndexes.size(); ++i) operands[model.inputIndexes[i]].dimensions = inputDims[i];
@@ -19,16 +18,14 @@ bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint3
         const hal::OperationSignature* signature = hal::findSignature(operation.type);
         hal::OperationContext context = hal::makeOperationContext(operation, operands, constantOf);
         if (signature == nullptr || !hal::prepareOperation(*signature, context)) {
-            *error = std::string("cannot infer the output shape of ") + name;
-            return false;
+            return badData(std::string("cannot infer the output shape of ") + name);
         }
         for (size_t i = 0; i < operation.outputs.size(); ++i) {
             hal::Operand& output = operands[operation.outputs[i]];
             const auto& dims = context.outputs[i].dims;
             if (!hal::dimsCompatible(output.dimensions, dims) || hal::elementCount(dims) == 0) {
-                *error = std::string(name) + " output shape " + hal::dimsToString(dims) +
-                         " is zero-sized or contradicts the model's " + hal::dimsToString(output.dimensions);
-                return false;
+                return badData(std::string(name) + " output shape " + hal::dimsToString(dims) +
+                               " is zero-sized or contradicts the model's " + hal::dimsToString(output.dimensions));
             }
             output.dimensions = dims;
         }
@@ -39,9 +36,8 @@ bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint3
     std::vector<std::vector<uint32_t>> dims;
     for (size_t i = 0; i < operands.size(); ++i) {
         if (hal::byteSize(operands[i].type, operands[i].dimensions) > UINT32_MAX) {
-            *error = "operand " + std::to_string(i) + " of shape " + hal::dimsToString(operands[i].dimensions) +
-                     " is larger than 4 GiB";
-            return false;
+            return badData("operand " + std::to_string(i) + " of shape " + hal::dimsToString(operands[i].dimensions) +
+                           " is larger than 4 GiB");
         }
         dims.push_back(operands[i].dimensions);
     }
@@ -52,13 +48,11 @@ bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint3
         const LoweringRule* rule = findLowering(operation.type);
         builder.beginOperation(static_cast<uint32_t>(i), operation);
         if (rule == nullptr || !rule->lower(contexts[i], builder)) {
-            *error = std::string("the NPU cannot run ") + hal::operationName(operation.type) + " (operation " +
-                     std::to_string(i) + ") with these operands";
-            return false;
+            return badData(std::string("the NPU cannot run ") + hal::operationName(operation.type) + " (operation " +
+                           std::to_string(i) + ") with these operands");
         }
     }
-    *program = builder.finish();
-    return true;
+    return builder.finish();
 }
 
 }  // namespace nnemu::synap

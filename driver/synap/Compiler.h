@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::synap {
@@ -16,7 +17,7 @@ namespace nnemu::synap {
 // unfolded convolutions stored packed; 9: requantizations that are sign flips become flips.
 constexpr uint32_t kCompilerVersion = 9;
 
-bool compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
-                    std::vector<uint8_t>* program, std::string* error);
+// The serialized program, or BAD_DATA saying which shape or operation the NPU cannot take.
+Result<std::vector<uint8_t>> compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims);
 
 }  // namespace nnemu::synap

@@ -14,8 +14,8 @@
 
 namespace nnemu::synap {
 
-std::vector<bool> claimOperations(const hal::Model& model, std::string* why) {
-    if (!hal::validateModel(model, why)) return {};
+Result<std::vector<bool>> claimOperations(const hal::Model& model) {
+    NNEMU_RETURN_IF_ERROR(hal::validateModel(model));
     const hal::ConstantLookup constantOf = [&](uint32_t index) {
         return hal::constantData(model, model.operands[index]);
     };
@@ -37,16 +37,13 @@ std::vector<bool> claimOperations(const hal::Model& model, std::string* why) {
     return supported;
 }
 
-std::shared_ptr<hal::IPreparedModel> prepareNetwork(hal::Model model, std::string* why) {
-    const std::vector<bool> supported = claimOperations(model, why);
-    if (supported.empty()) return nullptr;
+Result<std::shared_ptr<hal::IPreparedModel>> prepareNetwork(hal::Model model) {
+    NNEMU_ASSIGN_OR_RETURN(const std::vector<bool> supported, claimOperations(model));
     for (size_t i = 0; i < supported.size(); ++i) {
-        if (!supported[i]) {
-            *why = std::string("the NPU cannot run ") + hal::operationName(model.operations[i].type);
-            return nullptr;
-        }
+        if (!supported[i]) return badData(std::string("the NPU cannot run ") + hal::operationName(model.operations[i].type));
     }
-    return std::make_shared<PreparedNetwork>(std::make_shared<const hal::Model>(std::move(model)));
+    return std::shared_ptr<hal::IPreparedModel>(
+            std::make_shared<PreparedNetwork>(std::make_shared<const hal::Model>(std::move(model))));
 }
 
 std::array<uint8_t, 32> networkKey(const hal::Model& model) {
@@ -67,8 +64,10 @@ std::vector<uint8_t> compiledProgram(const hal::IPreparedModel& network) {
     return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
-std::shared_ptr<hal::IPreparedModel> networkFromProgram(std::vector<uint8_t> program, std::string* why) {
-    return PreparedNetwork::fromCachedProgram(cache::ProgramImage(std::move(program)), why);
+Result<std::shared_ptr<hal::IPreparedModel>> networkFromProgram(std::vector<uint8_t> program) {
+    NNEMU_ASSIGN_OR_RETURN(std::shared_ptr<PreparedNetwork> network,
+                           PreparedNetwork::fromCachedProgram(cache::ProgramImage(std::move(program))));
+    return std::shared_ptr<hal::IPreparedModel>(std::move(network));
 }
 
 }  // namespace nnemu::synap

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <new>
 
 #include "Compiler.h"
 #include "CoreThreads.h"
 #include "LayerKinds.h"
 #include "NativeLayers.h"
 #include "PackedFilters.h"
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Trace.h"
 
 namespace nnemu::synap {
@@ -36,31 +36,23 @@ void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start
 
 }  // namespace
 
-std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string* error, bool profiling,
-                                       bool callingThreadOnly) {
+Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool profiling, bool callingThreadOnly) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->parallel_ = !callingThreadOnly;
     core->bytes_ = std::move(program);
     core->profiling_ = profiling;
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
     if (!npu::VerifyProgramBuffer(verifier)) {
-        *error = "the NPU program is corrupt (verification failed)";
-        return nullptr;
+        return Status(StatusCode::DAMAGED, "the NPU program is corrupt (verification failed)");
     }
     core->program_ = npu::GetProgram(core->bytes_.data());
     if (core->program_->compiler_version() != kCompilerVersion) {
-        *error = "the NPU program comes from compiler version " + std::to_string(core->program_->compiler_version()) +
-                 ", not " + std::to_string(kCompilerVersion);
-        return nullptr;
+        return Status(StatusCode::DAMAGED, "the NPU program comes from compiler version " +
+                                                   std::to_string(core->program_->compiler_version()) + ", not " +
+                                                   std::to_string(kCompilerVersion));
     }
-    if (!initializeXnnpack()) {
-        *error = "the NPU core (XNNPACK) could not be initialized";
-        return nullptr;
-    }
-    if (const Status built = core->build(); !built) {
-        *error = built.message();
-        return nullptr;
-    }
+    if (!initializeXnnpack()) return unavailable("the NPU core (XNNPACK) could not be initialized");
+    NNEMU_RETURN_IF_ERROR(core->build());
     return core;
 }
 
@@ -68,13 +60,13 @@ std::unique_ptr<NpuCore> NpuCore::load(cache::ProgramImage program, std::string*
 // thread loads it: this catch is the driver's, not the C API's.
 Status NpuCore::build() {
     NNEMU_RETURN_IF_ERROR(checkPackedFilters(*program_));
-    try {
-        NNEMU_RETURN_IF_ERROR(preparePorts());
-        NNEMU_RETURN_IF_ERROR(unpackFiltersIfNeeded());
-        return buildStages();
-    } catch (const std::bad_alloc&) {
-        return {StatusCode::OUT_OF_MEMORY, "the NPU core ran out of memory for the program's buffers"};
-    }
+    return guardAllocation(
+            [this] {
+                NNEMU_RETURN_IF_ERROR(preparePorts());
+                NNEMU_RETURN_IF_ERROR(unpackFiltersIfNeeded());
+                return buildStages();
+            },
+            "the NPU core ran out of memory for the program's buffers");
 }
 
 NpuCore::~NpuCore() {
@@ -135,11 +127,10 @@ bool NpuCore::choosePool(const PoolUse& use) {
     return pooled;
 }
 
-bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error,
-                  const hal::Deadline& deadline) {
+Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs,
+                    const hal::Deadline& deadline) {
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
-        *error = "wrong number of NPU inputs or outputs";
-        return false;
+        return badData("wrong number of NPU inputs or outputs");
     }
     const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
     const bool pooled = choosePool(use);
@@ -155,8 +146,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     copyIn.end();
     for (size_t s = 0; s < stages_.size(); ++s) {
         if (hal::deadlinePassed(deadline)) {
-            *error = "the NPU run missed its deadline";
-            return false;
+            return {StatusCode::MISSED_DEADLINE_TRANSIENT, "the NPU run missed its deadline"};
         }
         const Stage& stage = stages_[s];
         const auto start = Clock::now();
@@ -167,8 +157,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
                                            pooled ? use.pool() : nullptr, stage.workspace})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
         if (!ok) {
-            *error = "the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?");
-            return false;
+            return opFailed("the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?"));
         }
         if (profiling_) {
             profile_[stage.firstLayer].timeUs = static_cast<uint32_t>(
@@ -182,7 +171,7 @@ bool NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector<u
     }
     const auto runTime = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart);
     noteRunTime(pooled, static_cast<uint64_t>(runTime.count()));
-    return true;
+    return {};
 }
 
 // A pooled run far slower than this network's runs on the pool, or than its runs on one

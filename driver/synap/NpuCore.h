@@ -27,15 +27,16 @@ struct LayerState;  // LayerKinds.h
 class NpuCore {
 public:
     // Verifies `program` (flatbuffers verifier, identifier, compiler version) and builds the
-    // runtime, packing its weights. nullptr and `error` when the program is corrupt or foreign.
+    // runtime, packing its weights. DAMAGED saying why when the program is corrupt or foreign,
+    // OUT_OF_MEMORY when its buffers cannot be allocated.
     // `callingThreadOnly` keeps it off the thread pool whatever CoreThreads.h says (benchmarks).
     // A mapped program (from the SyNAP cache's program file) stays mapped: layers read its
     // weights where they lie.
-    static std::unique_ptr<NpuCore> load(cache::ProgramImage program, std::string* error, bool profiling = false,
-                                         bool callingThreadOnly = false);
-    static std::unique_ptr<NpuCore> load(std::vector<uint8_t> program, std::string* error, bool profiling = false,
-                                         bool callingThreadOnly = false) {
-        return load(cache::ProgramImage(std::move(program)), error, profiling, callingThreadOnly);
+    static Result<std::unique_ptr<NpuCore>> load(cache::ProgramImage program, bool profiling = false,
+                                                 bool callingThreadOnly = false);
+    static Result<std::unique_ptr<NpuCore>> load(std::vector<uint8_t> program, bool profiling = false,
+                                                 bool callingThreadOnly = false) {
+        return load(cache::ProgramImage(std::move(program)), profiling, callingThreadOnly);
     }
     ~NpuCore();
     NpuCore(const NpuCore&) = delete;
@@ -56,9 +57,10 @@ public:
     size_t largestWorkspace() const;
 
     // Runs the program once: copies the inputs in, invokes, copies the outputs out.
-    // Stops between stages once `deadline` has passed (false, "missed its deadline").
-    bool run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs, std::string* error,
-             const hal::Deadline& deadline = std::nullopt);
+    // Stops between stages once `deadline` has passed (MISSED_DEADLINE_TRANSIENT, "the NPU run
+    // missed its deadline").
+    Status run(const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs,
+               const hal::Deadline& deadline = std::nullopt);
 
     bool profiling() const { return profiling_; }
     // Per layer of the last run, in profiling mode: time, bytes read and written, unit.

@@ -6,11 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <new>
 
 #include "Compiler.h"
 #include "NonFinite.h"
 #include "NpuFaults.h"
+#include "nnemu/base/Allocation.h"
 #include "nnemu/base/Trace.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
@@ -43,14 +43,10 @@ uint8_t* argumentData(const hal::Request& request, const hal::RequestArgument& a
 }
 
 // The program holds a copy of the model's weights: a machine short of memory fails the JIT.
-bool compileWithinMemory(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims,
-                         std::vector<uint8_t>* program, std::string* error) {
-    try {
-        return compileProgram(model, inputDims, program, error);
-    } catch (const std::bad_alloc&) {
-        *error = "out of memory while building the NPU program";
-        return false;
-    }
+Result<std::vector<uint8_t>> compileWithinMemory(const hal::Model& model,
+                                                 const std::vector<std::vector<uint32_t>>& inputDims) {
+    return guardAllocation([&] { return compileProgram(model, inputDims); },
+                           "out of memory while building the NPU program");
 }
 
 }  // namespace
@@ -90,7 +86,6 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     trace::Span span("jit", "jit");
     trace::Span lookup("synap cache lookup", "jit");
     auto start = Clock::now();
-    std::string error;
     // The SyNAP cache (path and capacity read now, at each JIT): a verified program compiled
     // from the same content and shapes replaces the compiler.
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
@@ -110,33 +105,35 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     if (cached) {
         trace::Span load("core load", "jit");
         start = Clock::now();
-        core_ = NpuCore::load(std::move(cachedProgram), &error, profiling);
+        Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(cachedProgram), profiling);
         jitCost_.loadUs = microsSince(start);
+        if (loaded.isOk()) core_ = std::move(loaded).value();
         load.arg("mapped", core_ != nullptr && core_->programMapped() ? 1 : 0).end();
         if (core_ != nullptr) {
             SYNAP_LOG(INFO) << "network " << key << " from the SyNAP cache";
         } else {
-            cache::dropCompiledProgram(synapCache, key, error);
+            cache::dropCompiledProgram(synapCache, key, loaded.message());
         }
     }
     if (core_ == nullptr) {
-        std::vector<uint8_t> program;
         trace::Span lowering("lowering", "jit");
         start = Clock::now();
         cache::cacheCounters().compiles++;
-        if (!compileWithinMemory(*model_, inputDims, &program, &error)) {
-            SYNAP_LOG(ERROR) << "compilation failed: " << error;
+        Result<std::vector<uint8_t>> program = compileWithinMemory(*model_, inputDims);
+        if (!program.isOk()) {
+            SYNAP_LOG(ERROR) << "compilation failed: " << program.message();
             return false;
         }
         jitCost_.loweringUs = microsSince(start);
-        lowering.arg("program bytes", program.size()).end();
+        lowering.arg("program bytes", program->size()).end();
         trace::Span load("core load", "jit");
         start = Clock::now();
-        core_ = NpuCore::load(std::move(program), &error, profiling);
-        if (core_ == nullptr) {
-            SYNAP_LOG(ERROR) << error;
+        Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(program).value(), profiling);
+        if (!loaded.isOk()) {
+            SYNAP_LOG(ERROR) << loaded.message();
             return false;
         }
+        core_ = std::move(loaded).value();
         jitCost_.loadUs = microsSince(start);
         load.arg("layers", core_->layerCount()).end();
         trace::Span store("synap cache store", "jit");
@@ -225,11 +222,10 @@ void PreparedNetwork::saveProgramTo(int modelCacheFd, const hal::CacheToken& tok
     if (modelCacheFd_ < 0) SYNAP_LOG(WARNING) << "cannot keep the NNAPI model cache file: " << strerror(errno);
 }
 
-std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(cache::ProgramImage program, std::string* error) {
+Result<std::shared_ptr<PreparedNetwork>> PreparedNetwork::fromCachedProgram(cache::ProgramImage program) {
     trace::Span span("core load", "jit");
     span.arg("from", "nnapi cache");
-    auto core = NpuCore::load(std::move(program), error, props::SynapProperties::profile());
-    if (core == nullptr) return nullptr;
+    NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<NpuCore> core, NpuCore::load(std::move(program), props::SynapProperties::profile()));
     // The program's inputs and outputs stand in for the model the network was compiled from.
     const npu::Program* loaded = npu::GetProgram(core->programBytes().data());
     hal::Model model;
@@ -251,10 +247,7 @@ std::shared_ptr<PreparedNetwork> PreparedNetwork::fromCachedProgram(cache::Progr
     }
     for (const auto* list : {&model.inputIndexes, &model.outputIndexes}) {
         for (uint32_t index : *list) {
-            if (index == UINT32_MAX) {
-                *error = "the cached program lacks one of its inputs or outputs";
-                return nullptr;
-            }
+            if (index == UINT32_MAX) return Status(StatusCode::DAMAGED, "the cached program lacks one of its inputs or outputs");
         }
     }
     auto network = std::make_shared<PreparedNetwork>(std::make_shared<const hal::Model>(std::move(model)));
@@ -330,16 +323,15 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         }
     }
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
-    std::string error;
     trace::Span run("npu run", "npu");
-    const bool ran = core_->run(inputs, outputs, &error, deadline);
+    const Status ran = core_->run(inputs, outputs, deadline);
     run.arg("layers", core_->layerCount()).end();
     trace::Span statistics("statistics", "npu");
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
     statistics.end();
     if (!ran) {
-        SYNAP_LOG(ERROR) << error;
+        SYNAP_LOG(ERROR) << ran.message();
         if (hal::deadlinePassed(deadline)) return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, {}, {}};
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }

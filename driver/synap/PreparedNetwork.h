@@ -33,7 +33,8 @@ public:
     // NNAPI compilation cache hit: a network rebuilt from a verified cached NPU program (the model
     // cache file, mapped), loaded now so its first inference has no JIT. Its input shapes are the
     // program's.
-    static std::shared_ptr<PreparedNetwork> fromCachedProgram(cache::ProgramImage program, std::string* error);
+    // The core's failure when the program does not load.
+    static Result<std::shared_ptr<PreparedNetwork>> fromCachedProgram(cache::ProgramImage program);
     // NNAPI compilation cache miss: keeps a duplicate of `modelCacheFd` and writes the whole
     // program there after the first-inference JIT.
     void saveProgramTo(int modelCacheFd, const hal::CacheToken& token);

@@ -78,12 +78,12 @@ uint64_t stateChecksum(const StateRecord& record) {
 // Never destroyed: the statistics folder releases this process's networks from an exit handler,
 // which may run after static destructors.
 const std::string& currentBootId() {
-    static const std::string* id = [] {
+    static const std::string& id = [] () -> const std::string& {
         std::string text;
         std::getline(std::ifstream("/proc/sys/kernel/random/boot_id"), text);
-        return new std::string(text.substr(0, sizeof(StateRecord::bootId) - 1));
+        return *new std::string(text.substr(0, sizeof(StateRecord::bootId) - 1));
     }();
-    return *id;
+    return id;
 }
 
 void initializeState(StateRecord* record) {

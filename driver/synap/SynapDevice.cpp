@@ -46,12 +46,12 @@ public:
     }
 
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const hal::Model& model) override {
-        std::string why;
-        std::vector<bool> supported = claimOperations(model, &why);
-        if (supported.empty()) {
-            SYNAP_LOG(ERROR) << "invalid model: " << why;
+        Result<std::vector<bool>> claimed = claimOperations(model);
+        if (!claimed.isOk()) {
+            SYNAP_LOG(ERROR) << "invalid model: " << claimed.message();
             return {ErrorStatus::INVALID_ARGUMENT, {}};
         }
+        std::vector<bool> supported = std::move(claimed).value();
         touchStatistics();  // a compilation is a statistics touch: a pending reset shows now
         props::faults::refresh();  // the fault properties, read at every compilation
         // vendor.NNAPI_SYNAP_DISABLE=1 hides the NPU from NNAPI; read at every compilation.
@@ -75,15 +75,10 @@ public:
         if (auto fault = npuFault(props::faults::Point::CACHE_READ)) return {*fault, nullptr};
         const int flags = fcntl(modelCache[0], F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
-        std::string error;
-        std::shared_ptr<PreparedNetwork> network;
-        if (Result<cache::ProgramImage> program = cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion);
-            program.isOk()) {
-            network = PreparedNetwork::fromCachedProgram(std::move(program).value(), &error);
-        } else {
-            error = program.message();
-        }
-        if (network == nullptr) {
+        Result<cache::ProgramImage> program = cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion);
+        Result<std::shared_ptr<PreparedNetwork>> network =
+                program.isOk() ? PreparedNetwork::fromCachedProgram(std::move(program).value()) : program.status();
+        if (!network.isOk()) {
             cache::cacheCounters().modelCacheRejects++;
             // An empty file is a compilation that never ran its first inference, not damage.
             struct stat info {};
@@ -91,13 +86,13 @@ public:
             if (empty) {
                 SYNAP_LOG(INFO) << "the NNAPI model cache file holds no program yet";
             } else {
-                SYNAP_LOG(WARNING) << "refusing the NNAPI model cache file: " << error;
+                SYNAP_LOG(WARNING) << "refusing the NNAPI model cache file: " << network.message();
             }
             return {ErrorStatus::GENERAL_FAILURE, nullptr};
         }
         cache::cacheCounters().modelCacheLoads++;
         SYNAP_LOG(INFO) << "network loaded from the NNAPI model cache";
-        return {ErrorStatus::NONE, network};
+        return {ErrorStatus::NONE, std::move(network).value()};
     }
 
     hal::PrepareResult prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
@@ -134,7 +129,7 @@ private:
         auto network = std::make_shared<PreparedNetwork>(shared);
         // vendor.npu.cache.model is read when the prepared model is built (synap-behaviors.md §1.1).
         if (modelCache.size() == 1 && props::SynapProperties::cacheModel()) network->saveProgramTo(modelCache[0], token);
-        return {ErrorStatus::NONE, network};
+        return {ErrorStatus::NONE, std::move(network)};
     }
 };
 

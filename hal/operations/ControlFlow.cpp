@@ -12,11 +12,6 @@
 namespace nnemu::hal {
 namespace {
 
-bool fail(std::string* why, const std::string& message) {
-    if (why != nullptr) *why = message;
-    return false;
-}
-
 bool dimsAgree(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
     if (a.empty() || b.empty()) return true;  // unknown rank
     if (a.size() != b.size()) return false;
@@ -34,62 +29,60 @@ bool isBoolScalarTensor(const Operand& operand) {
 const Operand& inputOf(const Subgraph& graph, size_t i) { return graph.operands[graph.inputIndexes[i]]; }
 const Operand& outputOf(const Subgraph& graph, size_t i) { return graph.operands[graph.outputIndexes[i]]; }
 
-bool validateIfBranches(const Model& model, const std::vector<Operand>& operands, const Operation& operation,
-                        std::string* why) {
+Status validateIfBranches(const Model& model, const std::vector<Operand>& operands, const Operation& operation) {
     const Operand& condition = operands[operation.inputs[0]];
-    if (!isBoolScalarTensor(condition)) return fail(why, "IF: the condition must be a TENSOR_BOOL8 of shape [1]");
+    if (!isBoolScalarTensor(condition)) return badData("IF: the condition must be a TENSOR_BOOL8 of shape [1]");
     const size_t valueCount = operation.inputs.size() - 3;
     for (uint32_t branch : {1u, 2u}) {
         const Subgraph* graph = referencedSubgraph(model, operands[operation.inputs[branch]]);
-        if (graph == nullptr) return fail(why, "IF: input " + std::to_string(branch) + " is not a model");
+        if (graph == nullptr) return badData("IF: input " + std::to_string(branch) + " is not a model");
         if (graph->inputIndexes.size() != valueCount || graph->outputIndexes.size() != operation.outputs.size()) {
-            return fail(why, "IF: a branch model's inputs or outputs do not match the operation's");
+            return badData("IF: a branch model's inputs or outputs do not match the operation's");
         }
         for (size_t i = 0; i < valueCount; ++i) {
             if (!compatibleAcrossSubgraphs(operands[operation.inputs[3 + i]], inputOf(*graph, i))) {
-                return fail(why, "IF: value " + std::to_string(i) + " does not match the branch model's input");
+                return badData("IF: value " + std::to_string(i) + " does not match the branch model's input");
             }
         }
         for (size_t i = 0; i < operation.outputs.size(); ++i) {
             if (!compatibleAcrossSubgraphs(operands[operation.outputs[i]], outputOf(*graph, i))) {
-                return fail(why, "IF: output " + std::to_string(i) + " does not match the branch model's output");
+                return badData("IF: output " + std::to_string(i) + " does not match the branch model's output");
             }
         }
     }
-    return true;
+    return {};
 }
 
-bool validateWhileModels(const Model& model, const std::vector<Operand>& operands, const Operation& operation,
-                         std::string* why) {
+Status validateWhileModels(const Model& model, const std::vector<Operand>& operands, const Operation& operation) {
     const Subgraph* condition = referencedSubgraph(model, operands[operation.inputs[0]]);
     const Subgraph* body = referencedSubgraph(model, operands[operation.inputs[1]]);
-    if (condition == nullptr || body == nullptr) return fail(why, "WHILE: inputs 0 and 1 must be models");
+    if (condition == nullptr || body == nullptr) return badData("WHILE: inputs 0 and 1 must be models");
     const size_t valueCount = operation.inputs.size() - 2;
     const size_t m = operation.outputs.size();
     if (condition->inputIndexes.size() != valueCount || body->inputIndexes.size() != valueCount) {
-        return fail(why, "WHILE: the condition and body models must take every value of the loop");
+        return badData("WHILE: the condition and body models must take every value of the loop");
     }
     if (condition->outputIndexes.size() != 1 || !isBoolScalarTensor(outputOf(*condition, 0))) {
-        return fail(why, "WHILE: the condition model must have one TENSOR_BOOL8 [1] output");
+        return badData("WHILE: the condition model must have one TENSOR_BOOL8 [1] output");
     }
     const size_t carried = body->outputIndexes.size();  // m input-output + k state-only
     if (carried < m || carried > valueCount) {
-        return fail(why, "WHILE: the body model's outputs do not match the operation's");
+        return badData("WHILE: the body model's outputs do not match the operation's");
     }
     for (size_t i = 0; i < valueCount; ++i) {
         const Operand& outer = operands[operation.inputs[2 + i]];
         if (!compatibleAcrossSubgraphs(outer, inputOf(*condition, i)) ||
             !compatibleAcrossSubgraphs(outer, inputOf(*body, i))) {
-            return fail(why, "WHILE: value " + std::to_string(i) + " does not match the models' inputs");
+            return badData("WHILE: value " + std::to_string(i) + " does not match the models' inputs");
         }
         if (i < carried && !compatibleAcrossSubgraphs(outputOf(*body, i), inputOf(*body, i))) {
-            return fail(why, "WHILE: body output " + std::to_string(i) + " cannot feed the next iteration");
+            return badData("WHILE: body output " + std::to_string(i) + " cannot feed the next iteration");
         }
         if (i < m && !compatibleAcrossSubgraphs(operands[operation.outputs[i]], outputOf(*body, i))) {
-            return fail(why, "WHILE: output " + std::to_string(i) + " does not match the body model's output");
+            return badData("WHILE: output " + std::to_string(i) + " does not match the body model's output");
         }
     }
-    return true;
+    return {};
 }
 
 }  // namespace
@@ -131,10 +124,9 @@ bool compatibleAcrossSubgraphs(const Operand& a, const Operand& b) {
     return dimsAgree(a.dimensions, b.dimensions);
 }
 
-bool validateControlFlow(const Model& model, const std::vector<Operand>& operands, const Operation& operation,
-                         std::string* why) {
-    if (operation.type == OperationType::IF) return validateIfBranches(model, operands, operation, why);
-    return validateWhileModels(model, operands, operation, why);
+Status validateControlFlow(const Model& model, const std::vector<Operand>& operands, const Operation& operation) {
+    if (operation.type == OperationType::IF) return validateIfBranches(model, operands, operation);
+    return validateWhileModels(model, operands, operation);
 }
 
 }  // namespace nnemu::hal

@@ -99,8 +99,12 @@ const nnemu::tflite::Model& generatedModel(const std::string& name) {
     if (model == nullptr) {
         std::vector<uint8_t> bytes;
         std::string error;
-        if (!nnemu::modelgen::generateModel(name, &bytes, &error) ||
-            (model = nnemu::tflite::Model::fromBuffer(std::move(bytes), &error)) == nullptr) {
+        if (const nnemu::Status generated = nnemu::modelgen::generateModel(name, &bytes); !generated) {
+            error = generated.message();
+        } else {
+            model = nnemu::tflite::Model::fromBuffer(std::move(bytes), &error);
+        }
+        if (model == nullptr) {
             std::fprintf(stderr, "nnemu_bench_cache: %s: %s\n", name.c_str(), error.c_str());
             std::exit(1);
         }

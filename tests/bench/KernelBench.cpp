@@ -62,7 +62,9 @@ bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::strin
         if (bytes->empty()) *error = "cannot read " + name;
         return !bytes->empty();
     }
-    return modelgen::generateModel(name, bytes, error);
+    const Status generated = modelgen::generateModel(name, bytes);
+    *error = generated.message();
+    return generated.isOk();
 }
 
 // Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
@@ -71,12 +73,18 @@ bool loadSide(const std::vector<uint8_t>& program, const char* variable, const c
     const char* caller = variable != nullptr ? std::getenv(variable) : nullptr;
     const std::string saved = caller != nullptr ? caller : "";
     if (value != nullptr) setenv(variable, value, 1);
-    side->core = synap::NpuCore::load(program, error, profiling, true);
+    auto loaded = synap::NpuCore::load(program, profiling, true);
     if (value != nullptr && caller != nullptr) setenv(variable, saved.c_str(), 1);
     if (value != nullptr && caller == nullptr) unsetenv(variable);
-    if (side->core == nullptr) return false;
+    if (!loaded.isOk()) {
+        *error = loaded.message();
+        return false;
+    }
+    side->core = std::move(loaded).value();
     side->buffers = bench::CoreBuffers(*side->core);
-    return side->core->run(side->buffers.in, side->buffers.out, error);
+    const Status ran = side->core->run(side->buffers.in, side->buffers.out);
+    *error = ran.message();
+    return ran.isOk();
 }
 
 bool setUp(const std::string& name, Network& created, std::string* error) {
@@ -123,15 +131,14 @@ constexpr int kBlock = 8;
 // first. false (and the benchmark skipped) on an error.
 bool alternate(benchmark::State& state, std::vector<Side>& first, std::vector<Side>& second, const char* firstName,
                const char* secondName) {
-    std::string error;
     double firstUs = 0, secondUs = 0;
     for (auto _ : state) {
         for (auto [sides, total] : {std::pair{&first, &firstUs}, std::pair{&second, &secondUs}}) {
             const auto start = Clock::now();
             for (int i = 0; i < kBlock; ++i) {
                 for (Side& side : *sides) {
-                    if (!side.core->run(side.buffers.in, side.buffers.out, &error)) {
-                        state.SkipWithError(error.c_str());
+                    if (const Status ran = side.core->run(side.buffers.in, side.buffers.out); !ran) {
+                        state.SkipWithError(ran.message().c_str());
                         return false;
                     }
                 }
@@ -170,7 +177,10 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
     for (Side& side : sides) {
         std::vector<uint32_t> best;
         for (int r = 0; r < runs; ++r) {
-            if (!side.core->run(side.buffers.in, side.buffers.out, error)) return false;
+            if (const Status ran = side.core->run(side.buffers.in, side.buffers.out); !ran) {
+                *error = ran.message();
+                return false;
+            }
             const auto& profile = side.core->lastProfile();
             best.resize(profile.size(), UINT32_MAX);
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);

@@ -64,10 +64,11 @@ struct Network {
 
 bool setUp(const std::string& name, Network& created, std::string* error) {
     std::vector<uint8_t> bytes;
-    if (!modelgen::generateModel(name, &bytes, error) ||
-        !(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) {
+    if (const Status generated = modelgen::generateModel(name, &bytes); !generated) {
+        *error = generated.message();
         return false;
     }
+    if (!(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) return false;
     created.npu = interpreterOn(*created.model, "synap-npu");
     created.reference = interpreterOn(*created.model, "nnapi-reference");
     if (!created.npu || !created.reference || created.npu->partitions().size() != 1) return false;
@@ -80,12 +81,19 @@ bool setUp(const std::string& name, Network& created, std::string* error) {
     const synap::NpuCore& core = *prepared.back()->core();
     const auto loadStart = Clock::now();
     const auto program = core.programBytes();
-    created.direct = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()), error);
+    auto loaded = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()));
     created.directLoadUs = microsSince(loadStart);
-    if (created.direct == nullptr) return false;
+    if (!loaded.isOk()) {
+        *error = loaded.message();
+        return false;
+    }
+    created.direct = std::move(loaded).value();
     created.buffers = bench::CoreBuffers(core);
     const auto runStart = Clock::now();
-    if (!created.direct->run(created.buffers.in, created.buffers.out, error)) return false;
+    if (const Status ran = created.direct->run(created.buffers.in, created.buffers.out); !ran) {
+        *error = ran.message();
+        return false;
+    }
     created.directFirstRunUs = microsSince(runStart);
     return true;
 }
@@ -113,9 +121,8 @@ void DirectXnnpack(benchmark::State& state, const char* name) {
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
     const auto& in = net->buffers.in;
     const auto& out = net->buffers.out;
-    std::string error;
     for (auto _ : state) {
-        if (!net->direct->run(in, out, &error)) return state.SkipWithError(error.c_str());
+        if (const Status ran = net->direct->run(in, out); !ran) return state.SkipWithError(ran.message().c_str());
     }
 }
 
@@ -155,12 +162,12 @@ constexpr int kThreadsBlock = 16;
 void Threads(benchmark::State& state, const char* name, bool load) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
     if (net->oneThread == nullptr) {
         const auto bytes = net->direct->programBytes();
-        net->oneThread = synap::NpuCore::load(std::vector<uint8_t>(bytes.begin(), bytes.end()), &error, false, true);
+        auto loaded = synap::NpuCore::load(std::vector<uint8_t>(bytes.begin(), bytes.end()), false, true);
+        if (!loaded.isOk()) return state.SkipWithError(loaded.message().c_str());
+        net->oneThread = std::move(loaded).value();
     }
-    if (net->oneThread == nullptr) return state.SkipWithError(error.c_str());
     const auto& in = net->buffers.in;
     const auto& out = net->buffers.out;
     std::unique_ptr<BusyLoops> loops(load ? new BusyLoops() : nullptr);
@@ -169,15 +176,15 @@ void Threads(benchmark::State& state, const char* name, bool load) {
         for (auto [core, total] : {std::pair{net->direct.get(), &defaultUs}, std::pair{net->oneThread.get(), &oneUs}}) {
             const auto start = Clock::now();
             for (int i = 0; i < kThreadsBlock; ++i) {
-                if (!core->run(in, out, &error)) return state.SkipWithError(error.c_str());
+                if (const Status ran = core->run(in, out); !ran) return state.SkipWithError(ran.message().c_str());
             }
             *total += static_cast<double>(microsSince(start));
         }
     }
     // Both give the same bytes (with NNEMU_NPU_THREADS=2 the default core always takes the pool).
-    if (!net->direct->run(in, out, &error)) return state.SkipWithError(error.c_str());
+    if (const Status ran = net->direct->run(in, out); !ran) return state.SkipWithError(ran.message().c_str());
     const auto pooledOutputs = net->buffers.outputs;
-    if (!net->oneThread->run(in, out, &error)) return state.SkipWithError(error.c_str());
+    if (const Status ran = net->oneThread->run(in, out); !ran) return state.SkipWithError(ran.message().c_str());
     if (pooledOutputs != net->buffers.outputs) return state.SkipWithError("the outputs differ from one thread's");
     const double n = static_cast<double>(state.iterations()) * kThreadsBlock;
     state.counters["default_us"] = defaultUs / n;

@@ -28,6 +28,13 @@ protected:
         close(fd_);
         CacheTest::TearDown();
     }
+    // Writes `payload` to `fd` for `token` and compiler 3; `error`: why the write failed (empty when
+    // it did not).
+    static bool writeFile(int fd, const CacheToken& token, const std::vector<uint8_t>& payload, std::string& error) {
+        const Status written = writeModelCacheFile(fd, token, 3, payload);
+        error = written.message();
+        return written.isOk();
+    }
     // Reads the file and maps it; both must agree.
     // `error`: why the read failed (empty when it did not).
     bool readBack(std::string& error, const CacheToken* token = nullptr, uint32_t version = 3) {
@@ -55,14 +62,14 @@ TEST_F(ModelCacheFileTest, ReadsBackWhatWasWritten) {
     std::string error;
     // Whatever was in the file before, and wherever the fd's position is.
     ASSERT_EQ(write(fd_, "stale content that is longer than nothing", 41), 41);
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     EXPECT_EQ(lseek(fd_, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
     EXPECT_TRUE(readBack(error)) << error;
 }
 
 TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
     std::string error;
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     CacheToken other = token_;
     other[31] ^= 1;
     EXPECT_FALSE(readBack(error, &other));
@@ -73,7 +80,7 @@ TEST_F(ModelCacheFileTest, RefusesAnotherTokenOrCompiler) {
 
 TEST_F(ModelCacheFileTest, RefusesEveryFlippedByte) {
     std::string error;
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     const auto good = cachetest::readFile(path_);
     // Every header byte and a spread of payload bytes.
     for (size_t at = 0; at < good.size(); at += at < kModelCacheHeaderSize ? 1 : 997) {
@@ -86,7 +93,7 @@ TEST_F(ModelCacheFileTest, RefusesEveryFlippedByte) {
 
 TEST_F(ModelCacheFileTest, RefusesAppendedAndMissingBytes) {
     std::string error;
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     const auto size = lseek(fd_, 0, SEEK_END);
     ASSERT_EQ(pwrite(fd_, "x", 1, size), 1);
     EXPECT_FALSE(readBack(error));
@@ -103,7 +110,7 @@ TEST_F(ModelCacheFileTest, RefusesAppendedAndMissingBytes) {
 // as it is, and writes once the mapping is gone.
 TEST_F(ModelCacheFileTest, AMappedFileIsLeftAloneByWriters) {
     std::string error;
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     std::vector<uint8_t> other(payload_.rbegin(), payload_.rend());
     other.resize(1000);
     const int writer = open(path_.c_str(), O_RDWR);  // another compilation's descriptor
@@ -113,14 +120,14 @@ TEST_F(ModelCacheFileTest, AMappedFileIsLeftAloneByWriters) {
         ASSERT_TRUE(mapped.isOk()) << mapped.message();
         const ProgramImage& image = *mapped;
         EXPECT_EQ(reinterpret_cast<uintptr_t>(image.data()) % 64, 0u);
-        EXPECT_FALSE(writeModelCacheFile(writer, token_, 3, other, &error));
+        EXPECT_FALSE(writeFile(writer, token_, other, error));
         EXPECT_NE(error.find("maps the file"), std::string::npos) << error;
         EXPECT_EQ(lseek(writer, 0, SEEK_END), static_cast<off_t>(kModelCacheHeaderSize + payload_.size()));
         EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image.data(), image.data() + image.size()));
         const Result<ProgramImage> second = mapModelCacheFile(writer, token_, 3);  // readers share the file
         EXPECT_TRUE(second.isOk()) << second.message();
     }
-    EXPECT_TRUE(writeModelCacheFile(writer, token_, 3, other, &error)) << error;
+    EXPECT_TRUE(writeFile(writer, token_, other, error)) << error;
     payload_ = other;
     EXPECT_TRUE(readBack(error)) << error;
     close(writer);
@@ -129,7 +136,7 @@ TEST_F(ModelCacheFileTest, AMappedFileIsLeftAloneByWriters) {
 // Files of format version 1 (payload at 88) are refused, so the runtime compiles and rewrites them.
 TEST_F(ModelCacheFileTest, RefusesTheFirstFormatVersion) {
     std::string error;
-    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &error)) << error;
+    ASSERT_TRUE(writeFile(fd_, token_, payload_, error)) << error;
     const uint8_t one[4] = {1, 0, 0, 0};
     ASSERT_EQ(pwrite(fd_, one, sizeof one, 8), 4);
     EXPECT_FALSE(readBack(error));

@@ -47,8 +47,9 @@ protected:
     // A lookup that must return the stored program; `mapped` and `problem` say how.
     void expectFound(bool mapped, const std::string& problem = "") {
         cache::ProgramImage image;
-        std::string fileProblem;
-        const Status found = cache_->findImage("key", kVersion, &image, &fileProblem);
+        Status refused;
+        const Status found = cache_->findImage("key", kVersion, &image, &refused);
+        const std::string& fileProblem = refused.message();
         ASSERT_TRUE(found.isOk()) << found;
         EXPECT_EQ(image.mapped(), mapped);
         ASSERT_EQ(image.size(), program_.size());

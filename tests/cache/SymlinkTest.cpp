@@ -197,11 +197,11 @@ TEST_F(NnapiCacheSymlinkTest, AFifoIsNeitherReadNorWritten) {
     compileAndRunTwice();
     const int fd = ::open(modelCacheFile().c_str(), O_RDWR | O_NONBLOCK);
     ASSERT_GE(fd, 0);
-    std::vector<uint8_t> payload;
-    std::string error;
-    EXPECT_FALSE(cache::readModelCacheFile(fd, token_, 1, &payload, &error));
-    EXPECT_EQ(error, "not a regular file");
-    EXPECT_FALSE(cache::writeModelCacheFile(fd, token_, 1, {1, 2, 3}, &error));
+    const Result<std::vector<uint8_t>> payload = cache::readModelCacheFile(fd, token_, 1);
+    EXPECT_FALSE(payload.isOk());
+    EXPECT_EQ(payload.message(), "not a regular file");
+    const std::vector<uint8_t> written{1, 2, 3};
+    EXPECT_FALSE(cache::writeModelCacheFile(fd, token_, 1, written).isOk());
     ::close(fd);
 }
 

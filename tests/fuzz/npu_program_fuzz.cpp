@@ -72,9 +72,9 @@ uint64_t declaredBytes(std::span<const uint8_t> bytes) {
 void loadAndRun(std::vector<uint8_t> program, bool profiling) {
     const uint64_t declared = declaredBytes(program);
     if (declared > kMaxLoadBytes && declared != std::numeric_limits<uint64_t>::max()) return;
-    std::string error;
-    std::unique_ptr<NpuCore> core = NpuCore::load(std::move(program), &error, profiling);
-    if (core == nullptr) return;
+    auto loaded = NpuCore::load(std::move(program), profiling);
+    if (!loaded.isOk()) return;
+    std::unique_ptr<NpuCore> core = std::move(loaded).value();
     uint64_t ioBytes = 0;
     for (size_t i = 0; i < core->inputCount(); ++i) ioBytes += core->inputBytes(i);
     for (size_t i = 0; i < core->outputCount(); ++i) ioBytes += core->outputBytes(i);
@@ -91,7 +91,7 @@ void loadAndRun(std::vector<uint8_t> program, bool profiling) {
         outputs.emplace_back(core->outputBytes(i));
         out.push_back(outputs.back().data());
     }
-    core->run(in, out, &error);
+    (void)core->run(in, out);
 }
 
 // Mode 1: a verifying program's compiler version, if it has one, becomes the current one.
@@ -125,8 +125,7 @@ void rebuildFromCacheFile(int fd, const nnemu::hal::CacheToken& token) {
     auto image = nnemu::cache::mapModelCacheFile(fd, token, nnemu::synap::kCompilerVersion);
     if (!image.isOk()) return;
     if (declaredBytes(image->bytes()) > kMaxLoadBytes) return;
-    std::string error;
-    nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(image).value(), &error);
+    (void)nnemu::synap::PreparedNetwork::fromCachedProgram(std::move(image).value());
 }
 
 // Mode 2: the NNAPI model cache file, for kToken or (ownToken) for the token it names.

@@ -39,7 +39,7 @@ class BandedMobileNet : public testing::TestWithParam<const char*> {};
 TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
     std::string error;
     std::vector<uint8_t> bytes;
-    ASSERT_TRUE(modelgen::generateModel(GetParam(), &bytes, &error)) << error;
+    ASSERT_EQ(modelgen::generateModel(GetParam(), &bytes), nnemu::StatusCode::OK);
     auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
     ASSERT_NE(model, nullptr) << error;
     std::mt19937 random(11);

@@ -176,8 +176,7 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
     const PairCase& c = GetParam();
     uint32_t outHeight = 0, outWidth = 0;
     const hal::Model model = pairNetwork(c, &outHeight, &outWidth);
-    std::string why;
-    ASSERT_TRUE(hal::validateModel(model, &why)) << why;
+    ASSERT_TRUE(hal::validateModel(model).isOk()) << hal::validateModel(model);
     ASSERT_NE(synapNpu(), nullptr);
     std::mt19937 random(5);
     const std::vector<uint8_t> input = randomBytes(size_t{c.height} * c.width * c.depth, random, 0, 255);

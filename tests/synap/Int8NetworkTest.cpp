@@ -124,8 +124,7 @@ class Int8Network : public ::testing::TestWithParam<int> {};
 
 TEST_P(Int8Network, RunsWholeOnTheNpuWithinOneStepOfTheReference) {
     const hal::Model model = int8Network(GetParam());
-    std::string why;
-    ASSERT_TRUE(hal::validateModel(model, &why)) << why;
+    ASSERT_TRUE(hal::validateModel(model).isOk()) << hal::validateModel(model);
     const auto device = synapNpu();
     ASSERT_NE(device, nullptr);
     const auto [status, supported] = device->getSupportedOperations(model);

@@ -20,7 +20,7 @@ TEST(MobileNetProfile, EveryNpuLayerHasARow) {
     std::string error;
     ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "1").isOk());
     std::vector<uint8_t> bytes;
-    ASSERT_TRUE(modelgen::generateModel("mobilenet_v1_0.25_224_quant", &bytes, &error)) << error;
+    ASSERT_EQ(modelgen::generateModel("mobilenet_v1_0.25_224_quant", &bytes), nnemu::StatusCode::OK);
     auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
     ASSERT_NE(model, nullptr) << error;
     tflite::DelegateOptions options;

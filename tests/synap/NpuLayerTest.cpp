@@ -220,12 +220,12 @@ std::unique_ptr<synap::NpuCore> loadCore(const OneOperationModel& model, bool pr
     const hal::Model& halModel = reinterpret_cast<runtime::ModelBuilder*>(model.handle())->model();
     std::vector<std::vector<uint32_t>> inputDims;
     for (uint32_t index : halModel.inputIndexes) inputDims.push_back(halModel.operands[index].dimensions);
-    std::vector<uint8_t> program;
-    std::string error;
-    EXPECT_TRUE(synap::compileProgram(halModel, inputDims, &program, &error)) << error;
-    auto core = synap::NpuCore::load(std::move(program), &error, profiling);
-    EXPECT_NE(core, nullptr) << error;
-    return core;
+    nnemu::Result<std::vector<uint8_t>> program = synap::compileProgram(halModel, inputDims);
+    EXPECT_TRUE(program.isOk()) << program.message();
+    if (!program.isOk()) return nullptr;
+    auto core = synap::NpuCore::load(std::move(program).value(), profiling);
+    EXPECT_TRUE(core.isOk()) << core.message();
+    return core.isOk() ? std::move(core).value() : nullptr;
 }
 
 std::vector<npu::LayerParams> layerKindsOf(const OneOperationModel& model) {
@@ -262,8 +262,8 @@ std::vector<synap::LayerProfile> profileOf(const OneOperationModel& model) {
     for (const auto& data : inputs) in.push_back(data.data());
     std::vector<uint8_t> output(core->outputBytes(0));
     std::vector<uint8_t*> out{output.data()};
-    std::string error;
-    EXPECT_TRUE(core->run(in, out, &error)) << error;
+    const nnemu::Status ran = core->run(in, out);
+    EXPECT_TRUE(ran.isOk()) << ran.message();
     EXPECT_EQ(core->lastProfile().size(), core->layerCount());
     return core->lastProfile();
 }

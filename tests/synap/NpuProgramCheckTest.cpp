@@ -69,12 +69,11 @@ npu::ArgMaxT argMax(uint32_t axis) {
 }
 
 bool loads(const std::vector<uint8_t>& program) {
-    std::string error;
-    const bool loaded = synap::NpuCore::load(program, &error) != nullptr;
-    if (!loaded) {
-        EXPECT_NE(error.find("malformed"), std::string::npos) << error;
+    const auto core = synap::NpuCore::load(program);
+    if (!core.isOk()) {
+        EXPECT_NE(core.message().find("malformed"), std::string::npos) << core.message();
     }
-    return loaded;
+    return core.isOk();
 }
 
 TEST(NpuProgramCheck, ChannelShuffleNeedsGroupsDividingTheAxisAndOneShape) {
@@ -190,13 +189,14 @@ TEST(NpuProgramCheck, ALayerNothingReadsStillRuns) {
                                              layer->outputs = {2};
                                              program.layers.push_back(std::move(layer));
                                          });
-    std::string error;
-    const auto core = synap::NpuCore::load(program, &error);
-    ASSERT_NE(core, nullptr) << error;
+    const auto loaded = synap::NpuCore::load(program);
+    ASSERT_TRUE(loaded.isOk()) << loaded.message();
+    const auto& core = *loaded;
     const std::vector<float> in{-2, -1, 0, 1, 2, 3};
     std::vector<float> out(6);
     const std::vector<const uint8_t*> inputs{reinterpret_cast<const uint8_t*>(in.data())};
-    ASSERT_TRUE(core->run(inputs, {reinterpret_cast<uint8_t*>(out.data())}, &error)) << error;
+    const nnemu::Status ran = core->run(inputs, {reinterpret_cast<uint8_t*>(out.data())});
+    ASSERT_TRUE(ran.isOk()) << ran.message();
     EXPECT_EQ(out, in);
 }
 

@@ -50,9 +50,9 @@ hal::Model pointwiseNetwork() {
 }
 
 std::vector<uint8_t> compiled() {
-    std::vector<uint8_t> program;
-    std::string error;
-    EXPECT_TRUE(synap::compileProgram(pointwiseNetwork(), {{1, 6, 6, 24}}, &program, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(pointwiseNetwork(), {{1, 6, 6, 24}});
+    EXPECT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> program = compiled.isOk() ? std::move(compiled).value() : std::vector<uint8_t>();
     return program;
 }
 
@@ -128,8 +128,8 @@ std::vector<uint8_t> withFilters(const std::vector<uint8_t>& program) {
 std::vector<uint8_t> run(synap::NpuCore& core) {
     std::vector<uint8_t> input(core.inputBytes(0)), output(core.outputBytes(0));
     for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 13 + 5);
-    std::string error;
-    EXPECT_TRUE(core.run({input.data()}, {output.data()}, &error)) << error;
+    const nnemu::Status ran = core.run({input.data()}, {output.data()});
+    EXPECT_TRUE(ran.isOk()) << ran.message();
     return output;
 }
 
@@ -140,11 +140,10 @@ struct Loaded {
 
 Loaded load(cache::ProgramImage program) {
     cacheCounters().reset();
-    std::string error;
-    auto core = synap::NpuCore::load(std::move(program), &error);
-    EXPECT_NE(core, nullptr) << error;
-    if (core == nullptr) return {};
-    return {run(*core), cacheCounters().weightPackings.load(), cacheCounters().weightsInPlace.load()};
+    auto core = synap::NpuCore::load(std::move(program));
+    EXPECT_TRUE(core.isOk()) << core.message();
+    if (!core.isOk()) return {};
+    return {run(**core), cacheCounters().weightPackings.load(), cacheCounters().weightsInPlace.load()};
 }
 
 // `program` written to a file, mapped from it and loaded.
@@ -219,11 +218,9 @@ TEST_F(PackedWeightsTest, TheXnnpackCoreRunsOnTheUnpackedFilters) {
 }
 
 TEST_F(PackedWeightsTest, AFilterHeldPackedForNoLayerIsRefused) {
-    std::string error;
-    auto core = synap::NpuCore::load(cache::ProgramImage(edited(program_, [](npu::PackedWeightsT& p) { p.layer = 99; })),
-                                     &error);
-    EXPECT_EQ(core, nullptr);
-    EXPECT_NE(error.find("packed"), std::string::npos) << error;
+    auto core = synap::NpuCore::load(cache::ProgramImage(edited(program_, [](npu::PackedWeightsT& p) { p.layer = 99; })));
+    EXPECT_FALSE(core.isOk());
+    EXPECT_NE(core.message().find("packed"), std::string::npos) << core.message();
 }
 
 TEST_F(PackedWeightsTest, ACoreRunsOnTheStoredWeightsWithoutPacking) {
@@ -254,10 +251,9 @@ TEST_F(PackedWeightsTest, AnyOtherTensorMarkedPackedIsRefused) {
         program->tensors[t]->data.clear();
         flatbuffers::FlatBufferBuilder fbb;
         fbb.Finish(npu::Program::Pack(fbb, program.get()), npu::ProgramIdentifier());
-        std::string error;
-        EXPECT_EQ(synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
-                                       &error),
-                  nullptr)
+        EXPECT_FALSE(
+                synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}))
+                        .isOk())
                 << "tensor " << t;
     }
 }
@@ -282,9 +278,9 @@ TEST_F(PackedWeightsTest, DamagedWeightsArePackedAgainNeverRead) {
     const auto empty = [](npu::PackedWeightsT& p) { p.data.clear(); };
     // Without the filter (the program as compiled), weights that do not unpack refuse the program.
     for (const auto edit : {+truncated, +deeper, +empty}) {
-        std::string error;
-        EXPECT_EQ(synap::NpuCore::load(cache::ProgramImage(edited(program_, edit)), &error), nullptr);
-        EXPECT_NE(error.find("packed"), std::string::npos) << error;
+        const auto core = synap::NpuCore::load(cache::ProgramImage(edited(program_, edit)));
+        EXPECT_FALSE(core.isOk());
+        EXPECT_NE(core.message().find("packed"), std::string::npos) << core.message();
     }
     // With it (a program of an older compiler keeping both), they are packed again from it.
     const auto shifted = [](npu::PackedWeightsT& p) {                           // a right shift of 200
@@ -318,9 +314,9 @@ TEST_F(PackedWeightsTest, DamagedWeightsArePackedAgainNeverRead) {
 // packed at load. Another ISA or layout packs every layer again from the program (the depthwise
 // and unfolded filters are kept in it), the XNNPACK core runs on it: the same bytes.
 TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking) {
-    std::vector<uint8_t> program;
-    std::string error;
-    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}}, &program, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> program = std::move(compiled).value();
     const npu::Program* view = npu::GetProgram(program.data());
     ASSERT_NE(view->packed_weights(), nullptr);
     ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
@@ -373,9 +369,9 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
 // values but writes int8, and its stored state must still pass its check (it once did not, and
 // every load packed it again).
 TEST_F(PackedWeightsTest, AnInt8NetworkRunsOnTheMappedProgramWithoutPacking) {
-    std::vector<uint8_t> program;
-    std::string error;
-    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(true), {{1, 16, 16, 3}}, &program, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(everyKindNetwork(true), {{1, 16, 16, 3}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> program = std::move(compiled).value();
     const npu::Program* view = npu::GetProgram(program.data());
     ASSERT_NE(view->packed_weights(), nullptr);
     ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
@@ -391,9 +387,9 @@ TEST_F(PackedWeightsTest, AnInt8NetworkRunsOnTheMappedProgramWithoutPacking) {
 // Stored state with random bytes changed (headers mostly): loads and runs, or is refused; never
 // read out of bounds (the sanitizer builds run this).
 TEST_F(PackedWeightsTest, RandomlyDamagedStoredStateIsSafe) {
-    std::vector<uint8_t> program;
-    std::string error;
-    ASSERT_TRUE(synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}}, &program, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(everyKindNetwork(), {{1, 16, 16, 3}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> program = std::move(compiled).value();
     std::mt19937 rng(7);
     for (int iteration = 0; iteration < 60; ++iteration) {
         std::unique_ptr<npu::ProgramT> unpacked(npu::GetProgram(program.data())->UnPack());
@@ -403,10 +399,9 @@ TEST_F(PackedWeightsTest, RandomlyDamagedStoredStateIsSafe) {
         }
         flatbuffers::FlatBufferBuilder fbb;
         fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
-        auto core = synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}),
-                                         &error);
-        if (core != nullptr) {
-            EXPECT_EQ(run(*core).size(), 10u) << "iteration " << iteration;
+        auto core = synap::NpuCore::load(cache::ProgramImage({fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()}));
+        if (core.isOk()) {
+            EXPECT_EQ(run(**core).size(), 10u) << "iteration " << iteration;
         }
     }
 }

@@ -90,9 +90,9 @@ std::shared_ptr<hal::IPreparedModel> prepareOnNpu(const hal::Model& model) {
 
 TEST(SignedAdds, AddAndPoolBetweenInt8ConvolutionsRunOnInt8WithoutFlips) {
     const hal::Model model = uint8Network();
-    std::vector<uint8_t> bytes;
-    std::string error;
-    ASSERT_TRUE(synap::compileProgram(model, {{1, 8, 8, 4}}, &bytes, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(model, {{1, 8, 8, 4}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> bytes = std::move(compiled).value();
     const npu::Program* program = npu::GetProgram(bytes.data());
     int flips = 0;
     for (const npu::Layer* layer : *program->layers()) {
@@ -162,9 +162,9 @@ struct LayerCounts {
     int converts = 0, flips = 0;
 };
 LayerCounts countLayers(const hal::Model& model) {
-    std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(synap::compileProgram(model, {{1, 16, 16, 1}}, &bytes, &error)) << error;
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(model, {{1, 16, 16, 1}});
+    EXPECT_TRUE(compiled.isOk()) << compiled.message();
+    const std::vector<uint8_t> bytes = compiled.isOk() ? std::move(compiled).value() : std::vector<uint8_t>();
     LayerCounts counts;
     if (bytes.empty()) return counts;
     for (const npu::Layer* layer : *npu::GetProgram(bytes.data())->layers()) {

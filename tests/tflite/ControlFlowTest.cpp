@@ -27,7 +27,7 @@ TEST_P(ControlFlowModel, MatchesThePlainComputationOnEveryPath) {
     const bool isWhile = name.rfind("while", 0) == 0;
     std::vector<uint8_t> bytes;
     std::string error;
-    ASSERT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
+    ASSERT_EQ(modelgen::generateModel(name, &bytes), nnemu::StatusCode::OK);
     std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
     ASSERT_NE(model, nullptr) << error;
     ASSERT_EQ(model->subgraphs().size(), 3u);

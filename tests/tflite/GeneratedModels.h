@@ -15,8 +15,7 @@ namespace nnemu::tflite::test {
 
 inline std::vector<uint8_t> generatedBytes(const std::string& name) {
     std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_TRUE(modelgen::generateModel(name, &bytes, &error)) << error;
+    EXPECT_EQ(modelgen::generateModel(name, &bytes), nnemu::StatusCode::OK);
     return bytes;
 }
 

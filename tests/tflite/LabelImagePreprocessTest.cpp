@@ -81,8 +81,7 @@ TEST(LabelImagePreprocess, SharedPicturesResizeAsTflite) {
     NNEMU_REQUIRE_SHARED_MODELS();
     for (const std::string name : {"cat", "bird"}) {
         Image image;
-        std::string error;
-        ASSERT_TRUE(labelimage::loadImageFile(modelsDir() + "/images/" + name + ".bmp", &image, &error)) << error;
+        ASSERT_EQ(labelimage::loadImageFile(modelsDir() + "/images/" + name + ".bmp", &image), nnemu::StatusCode::OK);
         for (int size : {128, 160, 224}) {
             expectBitwiseEqual(labelimage::resizeBilinear(image, size, size), tfliteResize(image, size, size),
                                name + " at " + std::to_string(size));

@@ -56,7 +56,11 @@ inline LoweredGraph lowerGraph(const GraphBuilder& builder, bool signedInt8 = fa
     lowered.graph.signedInt8 = signedInt8;
     lowered.model = builder.build();
     if (lowered.model == nullptr) return lowered;
-    lowered.ok = checkDataFlow(*lowered.model, &lowered.error) && lowerModel(*lowered.model, lowered.graph, &lowered.error);
+    if (const Status flow = checkDataFlow(*lowered.model); !flow) {
+        lowered.error = flow.message();
+        return lowered;
+    }
+    lowered.ok = lowerModel(*lowered.model, lowered.graph, &lowered.error);
     return lowered;
 }
 

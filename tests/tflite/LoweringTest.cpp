@@ -234,7 +234,7 @@ TEST(Lowering, PadV2Int8PadsWithTheGivenValue) {
 TEST(Lowering, RequantizeUint8ToInt8IsExact) {
     std::vector<uint8_t> bytes;
     std::string error;
-    ASSERT_TRUE(modelgen::generateModel("requantize_int8", &bytes, &error)) << error;
+    ASSERT_EQ(modelgen::generateModel("requantize_int8", &bytes), nnemu::StatusCode::OK);
     std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
     ASSERT_NE(model, nullptr) << error;
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});

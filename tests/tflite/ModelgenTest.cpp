@@ -82,9 +82,9 @@ TEST(Modelgen, IsDeterministic) {
 
 TEST(Modelgen, UnknownNameIsAnError) {
     std::vector<uint8_t> bytes;
-    std::string error;
-    EXPECT_FALSE(modelgen::generateModel("no_such_model", &bytes, &error));
-    EXPECT_NE(error.find("no_such_model"), std::string::npos);
+    const Status generated = modelgen::generateModel("no_such_model", &bytes);
+    EXPECT_FALSE(generated.isOk());
+    EXPECT_NE(generated.message().find("no_such_model"), std::string::npos);
 }
 
 TEST(Modelgen, CatalogHasThePublishedNames) {

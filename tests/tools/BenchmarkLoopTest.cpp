@@ -30,10 +30,10 @@ PhaseOutcome runWithDurations(const PhaseLimits& limits, FakeClock& clock, std::
                               int64_t steadyUs) {
     size_t run = 0;
     PhaseHooks hooks;
-    hooks.invoke = [&](std::string*) {
+    hooks.invoke = [&] {
         clock.advance(run < durations.size() ? durations[run] : steadyUs);
         ++run;
-        return true;
+        return Status();
     };
     return runPhase(limits, clock, hooks);
 }
@@ -111,7 +111,10 @@ TEST(BenchmarkLoop, OnlyTheInvocationIsTimedAndHooksRun) {
     int before = 0, after = 0;
     PhaseHooks hooks;
     hooks.beforeRun = [&] { ++before; clock.advance(5000); };
-    hooks.invoke = [&](std::string*) { clock.advance(700); return true; };
+    hooks.invoke = [&] {
+        clock.advance(700);
+        return Status();
+    };
     hooks.afterRun = [&] { ++after; clock.advance(9000); };
     const PhaseOutcome outcome = runPhase(limits, clock, hooks);
     EXPECT_EQ(outcome.timesUs.toString(), "count=2 curr=700(all same)");
@@ -125,13 +128,9 @@ TEST(BenchmarkLoop, AFailedInvocationStopsThePhase) {
     limits.minRuns = 10;
     int runs = 0;
     PhaseHooks hooks;
-    hooks.invoke = [&](std::string* error) {
+    hooks.invoke = [&] {
         clock.advance(10);
-        if (++runs == 3) {
-            *error = "boom";
-            return false;
-        }
-        return true;
+        return ++runs == 3 ? opFailed("boom") : Status();
     };
     const PhaseOutcome outcome = runPhase(limits, clock, hooks);
     EXPECT_FALSE(outcome.ok);

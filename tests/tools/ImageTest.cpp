@@ -92,8 +92,7 @@ TEST(BmpDecoder, DecodesEveryLayout) {
     for (int bits : {24, 32}) {
         for (bool topDown : {false, true}) {
             Image image;
-            std::string error;
-            ASSERT_TRUE(decodeBmp(makeBmp(width, height, bits, topDown, rgb, 3), &image, &error)) << error;
+            ASSERT_EQ(decodeBmp(makeBmp(width, height, bits, topDown, rgb, 3), &image), nnemu::StatusCode::OK);
             EXPECT_EQ(image.width, width);
             EXPECT_EQ(image.height, height);
             EXPECT_EQ(image.channels, 3);
@@ -108,8 +107,7 @@ TEST(BmpDecoder, EightBitGreyIsReadAsRawValues) {
     for (int i = 0; i < width * height; ++i) grey.push_back(static_cast<uint8_t>(i * 21));
     for (bool topDown : {false, true}) {
         Image image;
-        std::string error;
-        ASSERT_TRUE(decodeBmp(makeBmp(width, height, 8, topDown, grey, 1), &image, &error)) << error;
+        ASSERT_EQ(decodeBmp(makeBmp(width, height, 8, topDown, grey, 1), &image), nnemu::StatusCode::OK);
         EXPECT_EQ(image.channels, 1);
         EXPECT_EQ(image.pixels, grey);
     }
@@ -122,8 +120,7 @@ TEST(BmpDecoder, EightBitColourPaletteIsApplied) {
     file[54 + 5] = 0;
     file[54 + 6] = 255;
     Image image;
-    std::string error;
-    ASSERT_TRUE(decodeBmp(file, &image, &error)) << error;
+    ASSERT_EQ(decodeBmp(file, &image), nnemu::StatusCode::OK);
     EXPECT_EQ(image.channels, 3);
     EXPECT_EQ(image.pixels, (std::vector<uint8_t>{0, 0, 0, 255, 0, 0}));
 }
@@ -132,8 +129,8 @@ TEST(BmpDecoder, RejectsMalformedFiles) {
     const std::vector<uint8_t> good = makeBmp(4, 4, 24, false, sampleRgb(4, 4), 3);
     const auto expectError = [](std::vector<uint8_t> bytes, const std::string& what) {
         Image image;
-        std::string error;
-        EXPECT_FALSE(decodeBmp(bytes, &image, &error)) << what;
+        std::string error = decodeBmp(bytes, &image).message();
+        EXPECT_FALSE(error.empty()) << what;
         EXPECT_EQ(error.rfind("BMP: ", 0), 0u) << what << ": " << error;
     };
     expectError({}, "empty");
@@ -164,12 +161,13 @@ TEST(BmpDecoder, RejectsMalformedFiles) {
 
 TEST(ImageFile, MissingAndUndecodableFilesFailCleanly) {
     Image image;
-    std::string error;
-    EXPECT_FALSE(loadImageFile("/nonexistent/picture.bmp", &image, &error));
+    std::string error = loadImageFile("/nonexistent/picture.bmp", &image).message();
+    EXPECT_FALSE(error.empty());
     EXPECT_NE(error.find("/nonexistent/picture.bmp"), std::string::npos);
     const std::string path = testing::TempDir() + "/not_an_image.png";
     std::ofstream(path) << "this is not a picture";
-    EXPECT_FALSE(loadImageFile(path, &image, &error));
+    error = loadImageFile(path, &image).message();
+    EXPECT_FALSE(error.empty());
     EXPECT_NE(error.find("cannot decode image"), std::string::npos) << error;
 }
 
@@ -234,8 +232,7 @@ TEST(ModelInput, TypesAndNormalisation) {
 TEST(ImageOracles, Rgb6X4DecodesExactly) {
     SKIP_WITHOUT_SHARED();
     Image image;
-    std::string error;
-    ASSERT_TRUE(loadImageFile(kModelsDir + "/images/rgb6X4.bmp", &image, &error)) << error;
+    ASSERT_EQ(loadImageFile(kModelsDir + "/images/rgb6X4.bmp", &image), nnemu::StatusCode::OK);
     EXPECT_EQ(image.height, 6);
     EXPECT_EQ(image.width, 4);
     EXPECT_EQ(image.channels, 3);
@@ -257,8 +254,7 @@ TEST(ImageOracles, GreyBmpDecodesAsItsInputFile) {
     SKIP_WITHOUT_SHARED();
     // person.bmp: 8-bit grey, decoded bottom-up, is byte for byte the int8 input file.
     Image person;
-    std::string error;
-    ASSERT_TRUE(loadImageFile(kModelsDir + "/images/person.bmp", &person, &error)) << error;
+    ASSERT_EQ(loadImageFile(kModelsDir + "/images/person.bmp", &person), nnemu::StatusCode::OK);
     EXPECT_EQ(person.channels, 1);
     EXPECT_EQ(person.pixels, readFile(kModelsDir + "/inputs/person_96x96x1_i8.bin"));
 }

@@ -47,12 +47,13 @@ TEST(Labels, ReadsAndPadsToSixteen) {
     std::ofstream(path) << "background\r\ntench\ngoldfish\n";
     std::vector<std::string> labels;
     std::string error;
-    ASSERT_TRUE(readLabelsFile(path, &labels, &error)) << error;
+    ASSERT_EQ(readLabelsFile(path, &labels), nnemu::StatusCode::OK);
     ASSERT_EQ(labels.size(), 16u);
     EXPECT_EQ(labels[0], "background");
     EXPECT_EQ(labels[2], "goldfish");
     EXPECT_EQ(labels[3], "");
-    EXPECT_FALSE(readLabelsFile("/nonexistent/labels.txt", &labels, &error));
+    error = readLabelsFile("/nonexistent/labels.txt", &labels).message();
+    EXPECT_FALSE(error.empty());
     EXPECT_EQ(error, "Labels file /nonexistent/labels.txt not found");
 }
 

@@ -67,7 +67,7 @@ std::vector<std::string> builtinKernelLines(const std::string& model, const std:
     const tflite::Tensor& input = loaded->tensors()[loaded->inputs()[0]];
     const tflite::Tensor& output = loaded->tensors()[loaded->outputs()[0]];
     labelimage::Image image;
-    EXPECT_TRUE(labelimage::loadImageFile(picture, &image, &error)) << error;
+    EXPECT_EQ(labelimage::loadImageFile(picture, &image), nnemu::StatusCode::OK);
     const labelimage::InputType inputType = input.type == tflite::ElementType::FLOAT32 ? labelimage::InputType::FLOAT32
                                             : input.type == tflite::ElementType::INT8  ? labelimage::InputType::INT8
                                                                                        : labelimage::InputType::UINT8;
@@ -84,7 +84,7 @@ std::vector<std::string> builtinKernelLines(const std::string& model, const std:
     EXPECT_EQ(scores.size(), classes * tflite::elementSize(output.type));
     if (scores.size() != classes * tflite::elementSize(output.type)) return {};
     std::vector<std::string> labels;
-    EXPECT_TRUE(labelimage::readLabelsFile(kLabels, &labels, &error)) << error;
+    EXPECT_EQ(labelimage::readLabelsFile(kLabels, &labels), nnemu::StatusCode::OK);
     std::vector<std::string> lines;
     for (const labelimage::ClassScore& s : labelimage::topResults(scores.data(), classes, scoreType, 5)) {
         std::ostringstream line;

@@ -21,8 +21,7 @@ std::string writePng(const std::string& name, int width, int height, int channel
 TEST(StbImage, RgbaPngBecomesRgb) {
     const std::vector<uint8_t> rgba = {255, 0, 0, 255, 0, 255, 0, 128, 0, 0, 255, 0, 10, 20, 30, 40};
     Image image;
-    std::string error;
-    ASSERT_TRUE(loadImageFile(writePng("rgba.png", 2, 2, 4, rgba), &image, &error)) << error;
+    ASSERT_EQ(loadImageFile(writePng("rgba.png", 2, 2, 4, rgba), &image), nnemu::StatusCode::OK);
     EXPECT_EQ(image.width, 2);
     EXPECT_EQ(image.height, 2);
     EXPECT_EQ(image.channels, 3);
@@ -31,8 +30,7 @@ TEST(StbImage, RgbaPngBecomesRgb) {
 
 TEST(StbImage, GreyAlphaPngBecomesGrey) {
     Image image;
-    std::string error;
-    ASSERT_TRUE(loadImageFile(writePng("ga.png", 3, 1, 2, {7, 255, 8, 0, 9, 100}), &image, &error)) << error;
+    ASSERT_EQ(loadImageFile(writePng("ga.png", 3, 1, 2, {7, 255, 8, 0, 9, 100}), &image), nnemu::StatusCode::OK);
     EXPECT_EQ(image.channels, 1);
     EXPECT_EQ(image.pixels, (std::vector<uint8_t>{7, 8, 9}));
 }
@@ -43,8 +41,7 @@ TEST(StbImage, Jpeg) {
     const std::string path = testing::TempDir() + "/flat.jpg";
     ASSERT_NE(stbi_write_jpg(path.c_str(), width, height, 3, rgb.data(), 95), 0);
     Image image;
-    std::string error;
-    ASSERT_TRUE(loadImageFile(path, &image, &error)) << error;
+    ASSERT_EQ(loadImageFile(path, &image), nnemu::StatusCode::OK);
     EXPECT_EQ(image.width, width);
     EXPECT_EQ(image.height, height);
     EXPECT_EQ(image.channels, 3);
@@ -64,8 +61,8 @@ TEST(StbImage, TruncatedPngFailsCleanly) {
         std::fclose(file);
     }
     Image image;
-    std::string error;
-    EXPECT_FALSE(loadImageFile(path, &image, &error));
+    std::string error = loadImageFile(path, &image).message();
+    EXPECT_FALSE(error.empty());
     EXPECT_NE(error.find("cannot decode image"), std::string::npos) << error;
 }
 

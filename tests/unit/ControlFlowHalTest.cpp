@@ -83,39 +83,35 @@ hal::Subgraph reluSubgraph() {
 TEST(ControlFlowHal, ValidModelPasses) {
     hal::Model model = ifModel(0);
     model.referenced = {reluSubgraph()};
-    std::string why;
-    EXPECT_TRUE(hal::validateModel(model, &why)) << why;
+    EXPECT_TRUE(hal::validateModel(model).isOk()) << hal::validateModel(model);
 }
 
 TEST(ControlFlowHal, ReferenceOutOfRangeIsRefused) {
     hal::Model model = ifModel(1);
     model.referenced = {reluSubgraph()};
-    std::string why;
-    EXPECT_FALSE(hal::validateModel(model, &why));
+    EXPECT_FALSE(hal::validateModel(model).isOk());
 }
 
 TEST(ControlFlowHal, CyclicReferencesAreRefused) {
     // Subgraph 0 is an IF whose branches are subgraph 0 itself.
     hal::Model model = ifModel(0);
     model.referenced = {nestedIf(0)};
-    std::string why;
-    EXPECT_FALSE(hal::validateModel(model, &why));
+    EXPECT_FALSE(hal::validateModel(model).isOk());
     // Subgraph 0 refers to subgraph 1, which comes later: refused too, so no cycle can hide.
     model.referenced = {nestedIf(1), reluSubgraph()};
-    EXPECT_FALSE(hal::validateModel(model, &why));
+    EXPECT_FALSE(hal::validateModel(model).isOk());
     // The same nesting in dependency order is fine (the outer IF passes its condition on too).
     model = ifModel(1);
     model.operations[0].inputs = {0, 1, 2, 0, 3};
     model.referenced = {reluSubgraph(), nestedIf(0)};
-    EXPECT_TRUE(hal::validateModel(model, &why)) << why;
+    EXPECT_TRUE(hal::validateModel(model).isOk()) << hal::validateModel(model);
 }
 
 TEST(ControlFlowHal, ModelTypeAndSubgraphLifetimeGoTogether) {
     hal::Model model = ifModel(0);
     model.referenced = {reluSubgraph()};
     model.operands[1].lifetime = OperandLifeTime::CONSTANT_COPY;
-    std::string why;
-    EXPECT_FALSE(hal::validateModel(model, &why));
+    EXPECT_FALSE(hal::validateModel(model).isOk());
 }
 
 }  // namespace

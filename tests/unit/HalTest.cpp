@@ -84,21 +84,20 @@ TEST(OperandTypes, SizesAndSpecification) {
 }
 
 TEST(Validation, OperandTypeRules) {
-    std::string why;
-    EXPECT_TRUE(hal::validateOperandType(5, {1, 2}, 0.5f, 128, &why));
-    EXPECT_FALSE(hal::validateOperandType(5, {1, 2}, 0.0f, 128, &why));   // scale must be > 0
-    EXPECT_FALSE(hal::validateOperandType(5, {1, 2}, 0.5f, 256, &why));   // zero point range
-    EXPECT_FALSE(hal::validateOperandType(3, {1}, 0.5f, 0, &why));        // float with a scale
-    EXPECT_FALSE(hal::validateOperandType(0, {1}, 0.0f, 0, &why));        // scalar with dims
-    EXPECT_FALSE(hal::validateOperandType(15, {1}, 0.0f, 0, &why));       // unknown code
-    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, -128, &why));  // QUANT8_ASYMM_SIGNED
-    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, 127, &why));
-    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, 128, &why));  // zero point range
-    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, -129, &why));
-    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.0f, 0, &why));    // scale must be > 0
-    EXPECT_TRUE(hal::validateOperandType(10001, {4}, 0.0f, 0, &why));     // OEM byte tensor
-    EXPECT_TRUE(hal::validateOperandType(4, {3}, 0.25f, 0, &why));        // int32 bias scale
-    EXPECT_FALSE(hal::validateOperandType(4, {3}, 0.25f, 1, &why));
+    EXPECT_TRUE(hal::validateOperandType(5, {1, 2}, 0.5f, 128).isOk());
+    EXPECT_FALSE(hal::validateOperandType(5, {1, 2}, 0.0f, 128).isOk());   // scale must be > 0
+    EXPECT_FALSE(hal::validateOperandType(5, {1, 2}, 0.5f, 256).isOk());   // zero point range
+    EXPECT_FALSE(hal::validateOperandType(3, {1}, 0.5f, 0).isOk());        // float with a scale
+    EXPECT_FALSE(hal::validateOperandType(0, {1}, 0.0f, 0).isOk());        // scalar with dims
+    EXPECT_FALSE(hal::validateOperandType(15, {1}, 0.0f, 0).isOk());       // unknown code
+    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, -128).isOk());  // QUANT8_ASYMM_SIGNED
+    EXPECT_TRUE(hal::validateOperandType(14, {1, 2}, 0.5f, 127).isOk());
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, 128).isOk());  // zero point range
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.5f, -129).isOk());
+    EXPECT_FALSE(hal::validateOperandType(14, {1, 2}, 0.0f, 0).isOk());    // scale must be > 0
+    EXPECT_TRUE(hal::validateOperandType(10001, {4}, 0.0f, 0).isOk());     // OEM byte tensor
+    EXPECT_TRUE(hal::validateOperandType(4, {3}, 0.25f, 0).isOk());        // int32 bias scale
+    EXPECT_FALSE(hal::validateOperandType(4, {3}, 0.25f, 1).isOk());
 }
 
 }  // namespace

@@ -123,8 +123,7 @@ std::optional<std::string> runVariant(const Variant& v) {
 
 std::optional<std::string> runVariant(const Variant& v, const Executor& execute) {
     const hal::Model model = buildModel(v);
-    std::string why;
-    if (!hal::validateModel(model, &why)) return "model rejected: " + why;
+    if (const Status valid = hal::validateModel(model); !valid) return "model rejected: " + valid.message();
     conformance::ToleranceTracker tracker(v);
     for (const auto& example : v.examples) {
         if (auto problem = runExample(v, model, example, tracker.next(example), execute)) return problem;

@@ -52,8 +52,7 @@ public:
         for (const auto& operation : model.operations) {
             if (operation.type != hal::OperationType::ADD) return {hal::ErrorStatus::INVALID_ARGUMENT, nullptr};
         }
-        std::string why;
-        if (!hal::validateModel(model, &why)) return {hal::ErrorStatus::INVALID_ARGUMENT, nullptr};
+        if (!hal::validateModel(model).isOk()) return {hal::ErrorStatus::INVALID_ARGUMENT, nullptr};
         return {hal::ErrorStatus::NONE, std::make_shared<FakePreparedModel>(model)};
     }
 };

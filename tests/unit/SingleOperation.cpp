@@ -43,7 +43,9 @@ RunResult runSingleOperation(hal::OperationType type, const std::vector<TestOper
                              const std::vector<TestOperand>& outputs) {
     RunResult result;
     const hal::Model model = singleOperationModel(type, inputs, outputs);
-    result.valid = hal::validateModel(model, &result.why);
+    const Status valid = hal::validateModel(model);
+    result.valid = valid.isOk();
+    result.why = valid.message();
     if (!result.valid) return result;
     size_t total = 1;
     for (const auto& in : inputs) total += in.input ? in.bytes.size() : 0;

@@ -104,8 +104,7 @@ struct SingleOperation {
     std::vector<TestOperand> outputs;
 
     bool valid() const {
-        std::string why;
-        return hal::validateModel(singleOperationModel(type, inputs, outputs), &why);
+        return hal::validateModel(singleOperationModel(type, inputs, outputs)).isOk();
     }
     RunResult run() const { return runSingleOperation(type, inputs, outputs); }
 };

@@ -36,15 +36,14 @@ PhaseOutcome runPhase(const PhaseLimits& limits, BenchmarkClock& clock, const Ph
     for (int64_t run = 0; (run < limits.minRuns || nowUs < minFinishUs) && nowUs <= maxFinishUs; ++run) {
         if (hooks.beforeRun) hooks.beforeRun();
         const int64_t startUs = clock.nowUs();
-        std::string error;
-        const bool ok = hooks.invoke(&error);
+        const Status invoked = hooks.invoke();
         const int64_t endUs = clock.nowUs();
         if (hooks.afterRun) hooks.afterRun();
         outcome.timesUs.add(endUs - startUs);
-        if (!ok) {
+        if (!invoked) {
             // A failed invocation fails the same way again: stop instead of repeating it.
             outcome.ok = false;
-            outcome.error = error;
+            outcome.error = invoked.message();
             break;
         }
         if (limits.runFrequency > 0) {

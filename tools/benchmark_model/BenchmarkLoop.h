@@ -8,6 +8,7 @@
 #include <string>
 
 #include "RunStatistic.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::benchmark {
 
@@ -38,7 +39,7 @@ std::string phaseHeader(const PhaseLimits& limits);
 
 struct PhaseHooks {
     std::function<void()> beforeRun;                 // untimed (inputs, profiler start); may be empty
-    std::function<bool(std::string*)> invoke;        // timed; false stops the phase with *error
+    std::function<Status()> invoke;                  // timed; a failure stops the phase with its message
     std::function<void()> afterRun;                  // untimed (profiler collection); may be empty
 };
 

@@ -207,12 +207,11 @@ bool BenchmarkSession::init() {
     if (useNnapi && !supportLibrary.empty()) {
         // As TensorFlow Lite does: a library that does not load leaves the model without the delegate.
         int64_t level = 0;
-        std::string why;
-        if (checkSupportLibrary(supportLibrary, &level, &why)) {
+        if (const Status checked = checkSupportLibrary(supportLibrary, &level); checked) {
             TOOL_LOG(INFO) << "Loaded NNAPI support library from path: " << supportLibrary << " (feature level "
                            << level << ")";
         } else {
-            TOOL_LOG(ERROR) << "Couldn't load NNAPI support library from path: " << supportLibrary << " (" << why << ")";
+            TOOL_LOG(ERROR) << "Couldn't load NNAPI support library from path: " << supportLibrary << " (" << checked.message() << ")";
             supportLibraryFailed_ = true;
         }
     }
@@ -335,9 +334,8 @@ bool BenchmarkSession::prepareInputs() {
         const tflite::Tensor& tensor = interpreter_->inputTensor(i);
         const size_t bytes = tensor.byteSize();
         if (!inputFiles.empty()) {
-            std::string error;
-            if (!readTensorFile(inputFiles[i], bytes, &inputData_[i], &error)) {
-                TOOL_LOG(ERROR) << error;
+            if (const Status read = readTensorFile(inputFiles[i], bytes, &inputData_[i]); !read) {
+                TOOL_LOG(ERROR) << read.message();
                 return false;
             }
         } else {
@@ -418,9 +416,10 @@ void BenchmarkSession::recordRunProfile() {
 bool BenchmarkSession::writeOutputs() {
     const std::vector<std::string> outputFiles = splitPathList(params_.getString("output_file"));
     for (size_t i = 0; i < outputFiles.size(); ++i) {
-        std::string error;
-        if (!writeTensorFile(outputFiles[i], interpreter_->outputData(i), interpreter_->outputTensor(i).byteSize(), &error)) {
-            TOOL_LOG(ERROR) << error;
+        if (const Status written =
+                    writeTensorFile(outputFiles[i], interpreter_->outputData(i), interpreter_->outputTensor(i).byteSize());
+            !written) {
+            TOOL_LOG(ERROR) << written.message();
             return false;
         }
     }
@@ -495,7 +494,10 @@ bool BenchmarkSession::run() {
         TOOL_LOG(INFO) << phaseHeader(limits);
         PhaseHooks hooks;
         hooks.beforeRun = [this] { resetInputs(); };
-        hooks.invoke = [this](std::string* error) { return interpreter_->invoke(error); };
+        hooks.invoke = [this] {
+            std::string error;
+            return interpreter_->invoke(&error) ? Status() : opFailed(error);
+        };
         if (regular && profiling_) hooks.afterRun = [this] { recordRunProfile(); };
         PhaseOutcome outcome = runPhase(limits, clock_, hooks);
         TOOL_LOG(INFO) << outcome.timesUs.toString() << "\n";

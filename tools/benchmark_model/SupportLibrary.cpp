@@ -5,32 +5,28 @@
 
 namespace nnemu::benchmark {
 
-bool checkSupportLibrary(const std::string& path, int64_t* level, std::string* why) {
+Status checkSupportLibrary(const std::string& path, int64_t* level) {
     // Kept open for the process, as TensorFlow Lite keeps its support library.
     void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
     if (handle == nullptr) {
-        *why = dlerror();
-        return false;
+        return unavailable(dlerror());
     }
     using GetImpl = NnApiSLDriverImpl* (*)();
     auto getImpl = reinterpret_cast<GetImpl>(dlsym(handle, "ANeuralNetworks_getSLDriverImpl"));
     NnApiSLDriverImpl* impl = getImpl == nullptr ? nullptr : getImpl();
     if (impl == nullptr) {
-        *why = "no ANeuralNetworks_getSLDriverImpl, or it returned nullptr";
-        return false;
+        return unavailable("no ANeuralNetworks_getSLDriverImpl, or it returned nullptr");
     }
     *level = impl->implFeatureLevel;
     if (*level != 31 && *level != 1000006 && *level != 1000007) {
-        *why = "Unsupported NnApiSLDriverImpl->implFeatureLevel: " + std::to_string(*level);
-        return false;
+        return unavailable("Unsupported NnApiSLDriverImpl->implFeatureLevel: " + std::to_string(*level));
     }
     const auto* table = reinterpret_cast<const NnApiSLDriverImplFL5*>(impl);
     if (table->ANeuralNetworksModel_create != &ANeuralNetworksModel_create ||
         table->ANeuralNetworksExecution_compute != &ANeuralNetworksExecution_compute) {
-        *why = "it is not the libneuralnetworks.so this benchmark_model is linked with";
-        return false;
+        return unavailable("it is not the libneuralnetworks.so this benchmark_model is linked with");
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::benchmark

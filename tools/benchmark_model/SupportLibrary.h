@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <string>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::benchmark {
 
 // True with the table's level in `level`; false with the reason in `why`.
-bool checkSupportLibrary(const std::string& path, int64_t* level, std::string* why);
+Status checkSupportLibrary(const std::string& path, int64_t* level);
 
 }  // namespace nnemu::benchmark

@@ -24,46 +24,40 @@ std::vector<std::string> splitPathList(const std::string& text) {
     return paths;
 }
 
-bool readTensorFile(const std::string& path, size_t expectedBytes, std::vector<uint8_t>* bytes, std::string* error) {
+Status readTensorFile(const std::string& path, size_t expectedBytes, std::vector<uint8_t>* bytes) {
     std::error_code status;
     if (std::filesystem::exists(path, status) && !std::filesystem::is_regular_file(path, status)) {
-        *error = "Failed to read the input file " + path + ": not a regular file";
-        return false;
+        return unavailable("Failed to read the input file " + path + ": not a regular file");
     }
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) {
-        *error = "Failed to read the input file " + path + ": " + std::strerror(errno);
-        return false;
+        return unavailable("Failed to read the input file " + path + ": " + std::strerror(errno));
     }
     const std::streamoff size = file.tellg();
     if (size < 0 || static_cast<size_t>(size) != expectedBytes) {
         std::ostringstream message;
         message << "The size of " << path << " is " << size << " bytes. It should be " << expectedBytes << " bytes.";
-        *error = message.str();
-        return false;
+        return badData(message.str());
     }
     bytes->resize(expectedBytes);
     file.seekg(0);
     if (expectedBytes > 0 && !file.read(reinterpret_cast<char*>(bytes->data()), static_cast<std::streamsize>(expectedBytes))) {
-        *error = "Failed to read the input file " + path;
-        return false;
+        return unavailable("Failed to read the input file " + path);
     }
-    return true;
+    return {};
 }
 
-bool writeTensorFile(const std::string& path, const uint8_t* data, size_t size, std::string* error) {
+Status writeTensorFile(const std::string& path, const uint8_t* data, size_t size) {
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     if (!file) {
-        *error = "Failed to open the output file " + path + ": " + std::strerror(errno);
-        return false;
+        return unavailable("Failed to open the output file " + path + ": " + std::strerror(errno));
     }
     if (size > 0) file.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     file.close();
     if (!file) {
-        *error = "Failed to write the output file " + path;
-        return false;
+        return unavailable("Failed to write the output file " + path);
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::benchmark

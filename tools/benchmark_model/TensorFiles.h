@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::benchmark {
 
 // "a,b,c" -> {"a","b","c"}; "" -> {}.
 std::vector<std::string> splitPathList(const std::string& text);
 
 // Reads exactly expectedBytes bytes; any other size is an error naming both sizes.
-bool readTensorFile(const std::string& path, size_t expectedBytes, std::vector<uint8_t>* bytes, std::string* error);
+Status readTensorFile(const std::string& path, size_t expectedBytes, std::vector<uint8_t>* bytes);
 
-bool writeTensorFile(const std::string& path, const uint8_t* data, size_t size, std::string* error);
+Status writeTensorFile(const std::string& path, const uint8_t* data, size_t size);
 
 }  // namespace nnemu::benchmark

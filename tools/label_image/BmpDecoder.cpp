@@ -27,22 +27,19 @@ int32_t readI32(const std::vector<uint8_t>& b, size_t at) {
     return result;
 }
 
-bool fail(std::string* error, const std::string& message) {
-    *error = "BMP: " + message;
-    return false;
-}
+Status fail(const std::string& message) { return badData("BMP: " + message); }
 
 }  // namespace
 
 bool isBmp(const std::vector<uint8_t>& bytes) { return bytes.size() >= 2 && bytes[0] == 'B' && bytes[1] == 'M'; }
 
-bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* error) {
-    if (!isBmp(bytes)) return fail(error, "not a BMP file (no 'BM' signature)");
-    if (bytes.size() < kFileHeaderSize + 12) return fail(error, "file too short for its headers");
+Status decodeBmp(const std::vector<uint8_t>& bytes, Image* image) {
+    if (!isBmp(bytes)) return fail("not a BMP file (no 'BM' signature)");
+    if (bytes.size() < kFileHeaderSize + 12) return fail("file too short for its headers");
     const uint32_t dataOffset = readU32(bytes, 10);
     const uint32_t infoSize = readU32(bytes, 14);
-    if (infoSize != 12 && infoSize < 40) return fail(error, "unsupported header size " + std::to_string(infoSize));
-    if (bytes.size() < kFileHeaderSize + infoSize) return fail(error, "file too short for its headers");
+    if (infoSize != 12 && infoSize < 40) return fail("unsupported header size " + std::to_string(infoSize));
+    if (bytes.size() < kFileHeaderSize + infoSize) return fail("file too short for its headers");
 
     int64_t width = 0, height = 0;
     uint16_t bitsPerPixel = 0;
@@ -64,18 +61,18 @@ bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* err
     const bool topDown = height < 0;
     if (topDown) height = -height;
     if (width <= 0 || height <= 0 || width > kMaxDimension || height > kMaxDimension) {
-        return fail(error, "bad dimensions " + std::to_string(width) + "x" + std::to_string(height));
+        return fail("bad dimensions " + std::to_string(width) + "x" + std::to_string(height));
     }
     if (bitsPerPixel != 8 && bitsPerPixel != 24 && bitsPerPixel != 32) {
-        return fail(error, std::to_string(bitsPerPixel) + "-bit pixels are not supported (8, 24 or 32)");
+        return fail(std::to_string(bitsPerPixel) + "-bit pixels are not supported (8, 24 or 32)");
     }
     if (compression == kCompressionBitfields && bitsPerPixel == 32 && infoSize >= 52) {
         // Only the usual B,G,R byte order is accepted.
         if (readU32(bytes, 54) != 0x00FF0000u || readU32(bytes, 58) != 0x0000FF00u || readU32(bytes, 62) != 0x000000FFu) {
-            return fail(error, "32-bit BI_BITFIELDS with non-BGRA channel masks is not supported");
+            return fail("32-bit BI_BITFIELDS with non-BGRA channel masks is not supported");
         }
     } else if (compression != kCompressionNone) {
-        return fail(error, "compressed BMP (compression " + std::to_string(compression) + ") is not supported");
+        return fail("compressed BMP (compression " + std::to_string(compression) + ") is not supported");
     }
 
     // 8-bit: decide between raw grey and an applied palette.
@@ -86,7 +83,7 @@ bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* err
         const size_t paletteStart = kFileHeaderSize + infoSize;
         const size_t available = dataOffset > paletteStart ? (dataOffset - paletteStart) / paletteEntrySize : 0;
         const size_t entries = std::min<size_t>(paletteEntries, available);
-        if (paletteStart + entries * paletteEntrySize > bytes.size()) return fail(error, "palette extends past the end of the file");
+        if (paletteStart + entries * paletteEntrySize > bytes.size()) return fail("palette extends past the end of the file");
         for (size_t i = 0; i < entries; ++i) {
             const size_t at = paletteStart + i * paletteEntrySize;
             const uint8_t b = bytes[at], g = bytes[at + 1], r = bytes[at + 2];
@@ -98,7 +95,7 @@ bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* err
     const uint64_t rowBytes = ((static_cast<uint64_t>(bitsPerPixel) * static_cast<uint64_t>(width) + 31) / 32) * 4;
     const uint64_t needed = static_cast<uint64_t>(dataOffset) + rowBytes * static_cast<uint64_t>(height);
     if (dataOffset < kFileHeaderSize + infoSize || needed > bytes.size()) {
-        return fail(error, "pixel data extends past the end of the file (" + std::to_string(bytes.size()) +
+        return fail("pixel data extends past the end of the file (" + std::to_string(bytes.size()) +
                                " bytes, " + std::to_string(needed) + " needed)");
     }
 
@@ -132,7 +129,7 @@ bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* err
             }
         }
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::labelimage

@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "Image.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::labelimage {
 
 bool isBmp(const std::vector<uint8_t>& bytes);
 
-// false with a message naming the problem for anything malformed or unsupported.
-bool decodeBmp(const std::vector<uint8_t>& bytes, Image* image, std::string* error);
+// BAD_DATA with a message naming the problem for anything malformed or unsupported.
+Status decodeBmp(const std::vector<uint8_t>& bytes, Image* image);
 
 }  // namespace nnemu::labelimage

@@ -14,32 +14,22 @@
 namespace nnemu::labelimage {
 namespace {
 
-bool readWholeFile(const std::string& path, std::vector<uint8_t>* bytes, std::string* error) {
+Result<std::vector<uint8_t>> readWholeFile(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        *error = "cannot open image " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    bytes->assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-    if (file.bad()) {
-        *error = "cannot read image " + path;
-        return false;
-    }
-    return true;
+    if (!file) return unavailable("cannot open image " + path + ": " + std::strerror(errno));
+    std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(file), {});
+    if (file.bad()) return unavailable("cannot read image " + path);
+    return bytes;
 }
 
 // Grey+alpha becomes grey and RGBA becomes RGB: the models take grey or RGB.
-bool decodeWithStb(const std::vector<uint8_t>& bytes, Image* image, std::string* error) {
-    if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-        *error = "image file too large";
-        return false;
-    }
+Status decodeWithStb(const std::vector<uint8_t>& bytes, Image* image) {
+    if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return badData("image file too large");
     int width = 0, height = 0, channels = 0;
     stbi_uc* pixels = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height, &channels, 0);
     if (pixels == nullptr) {
         const char* reason = stbi_failure_reason();
-        *error = std::string("cannot decode image: ") + (reason ? reason : "unknown format");
-        return false;
+        return badData(std::string("cannot decode image: ") + (reason ? reason : "unknown format"));
     }
     const int outChannels = channels <= 2 ? 1 : 3;
     image->width = width;
@@ -54,22 +44,16 @@ bool decodeWithStb(const std::vector<uint8_t>& bytes, Image* image, std::string*
         }
     }
     stbi_image_free(pixels);
-    return true;
+    return {};
 }
 
 }  // namespace
 
-bool loadImageFile(const std::string& path, Image* image, std::string* error) {
-    std::vector<uint8_t> bytes;
-    if (!readWholeFile(path, &bytes, error)) return false;
-    if (isBmp(bytes)) {
-        if (decodeBmp(bytes, image, error)) return true;
-        *error = path + ": " + *error;
-        return false;
-    }
-    if (decodeWithStb(bytes, image, error)) return true;
-    *error = path + ": " + *error;
-    return false;
+Status loadImageFile(const std::string& path, Image* image) {
+    NNEMU_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, readWholeFile(path));
+    const Status decoded = isBmp(bytes) ? decodeBmp(bytes, image) : decodeWithStb(bytes, image);
+    if (!decoded) return {decoded.code(), path + ": " + decoded.message()};
+    return {};
 }
 
 }  // namespace nnemu::labelimage

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "Image.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::labelimage {
 
-bool loadImageFile(const std::string& path, Image* image, std::string* error);
+// The picture, or a failure whose message names the file and the problem.
+Status loadImageFile(const std::string& path, Image* image);
 
 }  // namespace nnemu::labelimage

@@ -102,7 +102,7 @@ bool runLabelImage(const LabelImageSettings& settings) {
     if (settings.verbose) printVerboseModel(*model);
 
     Image image;
-    if (!loadImageFile(settings.imagePath, &image, &error)) return fail(error);
+    if (const Status loaded = loadImageFile(settings.imagePath, &image); !loaded) return fail(loaded.message());
 
     tflite::DelegateOptions options;
     options.useNnapi = settings.accelerated;
@@ -185,7 +185,7 @@ bool runLabelImage(const LabelImageSettings& settings) {
         topResults(interpreter->outputData(0), classes, scoreType, static_cast<size_t>(settings.numberOfResults));
 
     std::vector<std::string> labels;
-    if (!readLabelsFile(settings.labelsPath, &labels, &error)) return fail(error);
+    if (const Status read = readLabelsFile(settings.labelsPath, &labels); !read) return fail(read.message());
     for (const ClassScore& result : top) {
         const std::string label = static_cast<size_t>(result.index) < labels.size() ? labels[result.index] : "";
         TOOL_LOG(INFO) << result.score << ": " << result.index << " " << label;

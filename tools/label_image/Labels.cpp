@@ -4,12 +4,9 @@
 
 namespace nnemu::labelimage {
 
-bool readLabelsFile(const std::string& path, std::vector<std::string>* labels, std::string* error) {
+Status readLabelsFile(const std::string& path, std::vector<std::string>* labels) {
     std::ifstream file(path);
-    if (!file) {
-        *error = "Labels file " + path + " not found";
-        return false;
-    }
+    if (!file) return unavailable("Labels file " + path + " not found");
     labels->clear();
     std::string line;
     while (std::getline(file, line)) {
@@ -17,7 +14,7 @@ bool readLabelsFile(const std::string& path, std::vector<std::string>* labels, s
         labels->push_back(line);
     }
     while (labels->size() % 16 != 0) labels->emplace_back();
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::labelimage

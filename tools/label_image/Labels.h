@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::labelimage {
 
-bool readLabelsFile(const std::string& path, std::vector<std::string>* labels, std::string* error);
+// UNAVAILABLE ("Labels file <path> not found") when the file cannot be opened.
+Status readLabelsFile(const std::string& path, std::vector<std::string>* labels);
 
 }  // namespace nnemu::labelimage

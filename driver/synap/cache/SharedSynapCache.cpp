@@ -207,11 +207,11 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
     opening.end();
     if (!cache) return false;
     cacheCounters().synapLookups++;
-    std::string fileProblem;
-    const Status status = cache->findImage(key, compilerVersion, program, &fileProblem);
-    if (!fileProblem.empty()) {
+    Status refusedFile;
+    const Status status = cache->findImage(key, compilerVersion, program, &refusedFile);
+    if (!refusedFile.isOk()) {
         cacheCounters().programFileRefusals++;
-        SYNAP_LOG(WARNING) << "refused " << fileProblem << "; removed it, the program comes from "
+        SYNAP_LOG(WARNING) << "refused " << refusedFile.message() << "; removed it, the program comes from "
                            << location.file;
     }
     switch (status.code()) {

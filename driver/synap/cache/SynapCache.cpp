@@ -1,5 +1,6 @@
 #include "nnemu/synap/cache/SynapCache.h"
 
+#include <functional>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,8 +43,8 @@ std::string entrySeal(const std::string& key, const std::string& program, int64_
     const std::string version = std::to_string(compilerVersion);
     Digest digest(DigestAlgorithm::MD5);
     digest.update(kDomain, sizeof kDomain);
-    for (const std::string* part : {&key, &program, &version}) {
-        digest.update(part->data(), part->size());
+    for (const std::string& part : {std::cref(key), std::cref(program), std::cref(version)}) {
+        digest.update(part.data(), part.size());
         digest.update("", 1);
     }
     return toHex(digest.finish());
@@ -106,7 +107,7 @@ Status SynapCache::failure() {
 
 // Reassembles `program` and derives its identity from the md5 of every chunk as read.
 bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete,
-                          std::string* identity) {
+                          std::string& identity) {
     auto chunks = db_->prepare(
             "SELECT c.data FROM program_chunks pc LEFT JOIN chunks c ON c.md5 = pc.chunk "
             "WHERE pc.program = ?1 ORDER BY pc.position");
@@ -123,7 +124,7 @@ bool SynapCache::assemble(const std::string& program, std::vector<uint8_t>* byte
         bytes->insert(bytes->end(), data, data + size);
         chunkMd5s.push_back(toHex(md5(data, size)));
     }
-    *identity = programIdentity(bytes->size(), chunkMd5s);
+    identity = programIdentity(bytes->size(), chunkMd5s);
     return db_->error().ok();
 }
 
@@ -174,7 +175,7 @@ Result<std::string> SynapCache::findVerified(const std::string& key, uint32_t co
             damage = "its program has lost chunks";
         } else if (size < 0 || size > kMaxProgramSize) {
             damage = "its program has an implausible size";
-        } else if (trace::Span span("sqlite read", "cache"); !assemble(programMd5, program, &complete, &identity)) {
+        } else if (trace::Span span("sqlite read", "cache"); !assemble(programMd5, program, &complete, identity)) {
             return failure();
         } else if (!complete) {
             damage = "its program has lost chunks";
@@ -216,7 +217,7 @@ void SynapCache::countHit(const std::string& key) {
     }
 }
 
-bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size) {
+bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size) {
     SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
     if (!read.active()) return false;
     auto entry = db_->prepare(
@@ -224,21 +225,21 @@ bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, st
             "WHERE e.key = ?1");
     entry.bind(1, key);
     if (!entry.step()) return false;
-    *programMd5 = entry.text(0);
+    programMd5 = entry.text(0);
     *size = entry.integer(2);
     const int64_t version = entry.integer(3);
-    return entry.text(1) == entrySeal(key, *programMd5, version) && version == compilerVersion && *size > 0 &&
+    return entry.text(1) == entrySeal(key, programMd5, version) && version == compilerVersion && *size > 0 &&
            *size <= kMaxProgramSize;
 }
 
 Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
-                             std::string* fileProblem) {
+                             Status* refusedFile) {
     std::string programMd5;
     int64_t size = 0;
     if (directory_ >= 0) {
         std::unique_lock<std::mutex> lock(mutex_);
         db_->clearError();
-        if (soundEntry(key, compilerVersion, &programMd5, &size)) {
+        if (soundEntry(key, compilerVersion, programMd5, &size)) {
             const std::string name = programFileName(name_, programMd5);
             trace::Span mapping("map program file", "cache");
             Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5);
@@ -249,7 +250,7 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
                 if (readOnly_.empty()) countHit(key);
                 return {};
             }
-            if (mapped.code() == StatusCode::DAMAGED && fileProblem != nullptr) *fileProblem = mapped.message();
+            if (mapped.code() == StatusCode::DAMAGED && refusedFile != nullptr) *refusedFile = mapped.status();
         }
     }
     std::vector<uint8_t> bytes;
@@ -573,7 +574,7 @@ CacheVerifyReport SynapCache::verify() {
                 count.bind(1, program);
                 if (count.step()) links = count.integer(0);
             }
-            if (!assemble(program, &bytes, &complete, &identity) || !complete || links != chunkCount ||
+            if (!assemble(program, &bytes, &complete, identity) || !complete || links != chunkCount ||
                 bytes.size() != static_cast<uint64_t>(size) || identity != program) {
                 damagedPrograms.push_back(program);
             }

@@ -59,8 +59,12 @@ ANeuralNetworksModel* ReferencedModels::get(int32_t index, std::string* error) {
 
 bool ReferencedModels::build(uint32_t index, std::string* error) {
     const Subgraph& subgraph = model_.subgraphs()[index];
-    std::vector<int32_t> used;
-    if (!checkDataFlow(subgraph, error) || !tensorsInUse(subgraph, &used, error)) return false;
+    Status checked = checkDataFlow(subgraph);
+    if (checked) checked = tensorsInUse(subgraph).status();
+    if (!checked) {
+        *error = checked.message();
+        return false;
+    }
     auto graph = std::make_unique<NnapiGraph>();
     graph->signedInt8 = signedInt8_;
     graph->references = this;

@@ -28,17 +28,16 @@ std::vector<Device> listDevices() {
 
 }  // namespace
 
-bool chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targets, std::string* error) {
+Status chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targets) {
     const std::vector<Device> devices = listDevices();
     for (const Device& device : devices) {
         targets->deviceNames.push_back(device.name);
         if (device.name == kReferenceDevice) targets->reference = device.handle;
     }
     if (targets->reference == nullptr) {
-        *error = std::string("the NNAPI device ") + kReferenceDevice + " is not available";
-        return false;
+        return unavailable(std::string("the NNAPI device ") + kReferenceDevice + " is not available");
     }
-    if (!options.useNnapi) return true;
+    if (!options.useNnapi) return {};
     if (!options.acceleratorName.empty()) {
         for (const Device& device : devices) {
             if (device.name == options.acceleratorName) targets->accelerators.push_back(device.handle);
@@ -46,9 +45,8 @@ bool chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targ
         if (targets->accelerators.empty()) {
             std::string available;
             for (const Device& device : devices) available += (available.empty() ? "" : ",") + device.name;
-            *error = "could not find the NNAPI accelerator '" + options.acceleratorName + "' (available: " +
-                     available + ")";
-            return false;
+            return unavailable("could not find the NNAPI accelerator '" + options.acceleratorName + "' (available: " +
+                               available + ")");
         }
     } else if (options.disableNnapiCpu) {
         for (const Device& device : devices) {
@@ -58,7 +56,7 @@ bool chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targ
         for (const Device& device : devices) targets->accelerators.push_back(device.handle);
         targets->runtimeChoice = true;
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::tflite

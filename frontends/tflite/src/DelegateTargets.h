@@ -10,6 +10,8 @@
 
 #include "nnemu/tflite/Interpreter.h"
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::tflite {
 
 struct DelegateTargets {
@@ -20,6 +22,6 @@ struct DelegateTargets {
 };
 
 // False with a message when nnapi-reference is missing or the named accelerator does not exist.
-bool chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targets, std::string* error);
+Status chooseDelegateTargets(const DelegateOptions& options, DelegateTargets* targets);
 
 }  // namespace nnemu::tflite

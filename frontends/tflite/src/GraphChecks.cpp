@@ -12,7 +12,7 @@ constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 30;
 }  // namespace
 
 // Nodes in execution order: each reads what exists when it runs; each tensor has one writer.
-bool checkDataFlow(const Subgraph& graph, std::string* error) {
+Status checkDataFlow(const Subgraph& graph) {
     const std::vector<Tensor>& tensors = graph.tensors;
     std::vector<int64_t> producer(tensors.size(), -1);
     std::vector<bool> isInput(tensors.size(), false);
@@ -24,30 +24,27 @@ bool checkDataFlow(const Subgraph& graph, std::string* error) {
             // A variable (state) tensor nobody writes holds its initial value: zeros.
             if (t < 0 || tensors[t].isConstant || tensors[t].isVariable || isInput[t]) continue;
             if (producer[t] < 0) {
-                *error = where + ": input " + tensorName(t) +
-                         " has no value (not a constant, a subgraph input or an earlier node's output)";
-                return false;
+                return badData(where + ": input " + tensorName(t) +
+                               " has no value (not a constant, a subgraph input or an earlier node's output)");
             }
         }
         for (int32_t t : node.outputs) {
             if (producer[t] >= 0 || isInput[t] || tensors[t].isConstant) {
-                *error = where + ": output " + tensorName(t) + " is already a constant, a subgraph input or "
-                         "another node's output";
-                return false;
+                return badData(where + ": output " + tensorName(t) +
+                               " is already a constant, a subgraph input or another node's output");
             }
             producer[t] = node.index;
         }
     }
     for (int32_t t : graph.outputs) {
         if (producer[t] < 0 && !isInput[t] && !tensors[t].isConstant) {
-            *error = "subgraph output " + tensorName(t) + " is never computed";
-            return false;
+            return badData("subgraph output " + tensorName(t) + " is never computed");
         }
     }
-    return true;
+    return {};
 }
 
-bool tensorsInUse(const Subgraph& graph, std::vector<int32_t>* used, std::string* error) {
+Result<std::vector<int32_t>> tensorsInUse(const Subgraph& graph) {
     std::set<int32_t> inUse(graph.inputs.begin(), graph.inputs.end());
     inUse.insert(graph.outputs.begin(), graph.outputs.end());
     for (const Node& node : graph.nodes) {
@@ -61,12 +58,11 @@ bool tensorsInUse(const Subgraph& graph, std::vector<int32_t>* used, std::string
         const Tensor& tensor = graph.tensors[t];
         total += std::max(tensor.byteSize(), tensor.dataSize);
         if (total > kMaxTensorBytes) {
-            *error = "the graph's tensors need more than " + std::to_string(kMaxTensorBytes >> 20) + " MB";
-            return false;
+            return Status(StatusCode::RESOURCE_EXHAUSTED_PERSISTENT,
+                          "the graph's tensors need more than " + std::to_string(kMaxTensorBytes >> 20) + " MB");
         }
     }
-    used->assign(inUse.begin(), inUse.end());
-    return true;
+    return std::vector<int32_t>(inUse.begin(), inUse.end());
 }
 
 }  // namespace nnemu::tflite

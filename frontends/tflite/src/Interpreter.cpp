@@ -92,12 +92,22 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     NnapiGraph graph;
     std::unique_ptr<Interpreter> interpreter(new Interpreter(model));
     DelegateTargets targets;
-    if (!chooseDelegateTargets(options, &targets, error)) return nullptr;
+    if (const Status chosen = chooseDelegateTargets(options, &targets); !chosen) {
+        *error = chosen.message();
+        return nullptr;
+    }
     interpreter->deviceNames_ = targets.deviceNames;
 
     // Graph checks and lowering.
-    std::vector<int32_t> used;
-    if (!checkDataFlow(model, error) || !tensorsInUse(model, &used, error)) return nullptr;
+    if (const Status flow = checkDataFlow(model); !flow) {
+        *error = flow.message();
+        return nullptr;
+    }
+    Result<std::vector<int32_t>> used = tensorsInUse(model);
+    if (!used.isOk()) {
+        *error = used.message();
+        return nullptr;
+    }
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
     if (!lowerModel(model, graph, error)) return nullptr;
@@ -214,7 +224,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     // Only what the host touches: a tensor inside a delegate kernel lives in the device's memory.
     const std::vector<bool> touched = interpreter->hostTensors();
     interpreter->tensorData_.resize(model.tensors().size());
-    for (int32_t t : used) {
+    for (int32_t t : *used) {
         if (!touched[t]) continue;
         const Tensor& tensor = model.tensors()[t];
         interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));

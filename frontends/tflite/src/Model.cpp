@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "BuiltinData.h"
+#include "nnemu/base/Status.h"
 #include "PrepareShapes.h"
 #include "nnemu/tflite/tflite_generated.h"
 
@@ -52,14 +53,11 @@ std::string operatorName(int32_t code, const fb::OperatorCode* opcode) {
     return builtinOperatorName(code);
 }
 
-bool fail(std::string* error, const std::string& message) {
-    if (error != nullptr) *error = message;
-    return false;
-}
+Status fail(std::string message) { return badData(std::move(message)); }
 
 // One subgraph's tensors, operators, inputs and outputs, every index checked.
-bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph& out,
-                   std::vector<std::shared_ptr<void>>& builtinData, std::string* error) {
+Status parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph& out,
+                     std::vector<std::shared_ptr<void>>& builtinData) {
     if (subgraph.name() != nullptr) out.name = subgraph.name()->str();
     const auto* buffers = root.buffers();
     const uint32_t bufferCount = buffers != nullptr ? buffers->size() : 0;
@@ -68,7 +66,7 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
     const auto* tensors = subgraph.tensors();
     const uint32_t tensorCount = tensors != nullptr ? tensors->size() : 0;
     if (tensorCount > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
-        return fail(error, "malformed TFLite model: too many tensors");
+        return fail("malformed TFLite model: too many tensors");
     }
     out.tensors.resize(tensorCount);
     std::vector<bool> shapeUnknown(tensorCount, false);   // for the shapes TFLite sets at prepare
@@ -79,30 +77,30 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
         if (source->name() != nullptr) tensor.name = source->name()->str();
         tensor.type = elementTypeOf(source->type());
         tensor.isVariable = source->is_variable();
-        if (source->sparsity() != nullptr) return fail(error, where + ": sparse tensors are not supported");
+        if (source->sparsity() != nullptr) return fail(where + ": sparse tensors are not supported");
         shapeUnknown[t] = source->shape() == nullptr || source->shape()->size() == 0;
         if (const auto* signature = source->shape_signature()) {
             for (int32_t dim : *signature) shapeUnknown[t] = shapeUnknown[t] || dim < 0;
         }
         if (source->shape() != nullptr) {
             if (source->shape()->size() > kMaxRank) {
-                return fail(error, where + ": rank " + std::to_string(source->shape()->size()) +
-                                           " is above the supported " + std::to_string(kMaxRank));
+                return fail(where + ": rank " + std::to_string(source->shape()->size()) +
+                                    " is above the supported " + std::to_string(kMaxRank));
             }
             uint64_t elements = 1;
             for (int32_t dim : *source->shape()) {
-                if (dim < 0) return fail(error, where + ": negative dimension " + std::to_string(dim));
+                if (dim < 0) return fail(where + ": negative dimension " + std::to_string(dim));
                 tensor.shape.push_back(dim);
                 elements *= static_cast<uint64_t>(dim);
-                if (elements > kMaxTensorBytes) return fail(error, where + ": shape too large");
+                if (elements > kMaxTensorBytes) return fail(where + ": shape too large");
             }
             if (elements * std::max<size_t>(elementSize(tensor.type), 1) > kMaxTensorBytes) {
-                return fail(error, where + ": shape too large");
+                return fail(where + ": shape too large");
             }
         }
         if (const fb::QuantizationParameters* quant = source->quantization()) {
             if (quant->details_type() != fb::QuantizationDetails_NONE) {
-                return fail(error, where + ": custom quantization is not supported");
+                return fail(where + ": custom quantization is not supported");
             }
             const auto* scales = quant->scale();
             const auto* zeroPoints = quant->zero_point();
@@ -110,12 +108,12 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             const size_t zeroPointCount = zeroPoints != nullptr ? zeroPoints->size() : 0;
             if (scaleCount > 0) {
                 if (zeroPointCount != 0 && zeroPointCount != scaleCount) {
-                    return fail(error, where + ": " + std::to_string(scaleCount) + " scales but " +
-                                               std::to_string(zeroPointCount) + " zero points");
+                    return fail(where + ": " + std::to_string(scaleCount) + " scales but " +
+                                        std::to_string(zeroPointCount) + " zero points");
                 }
                 for (float scale : *scales) {
                     if (!std::isfinite(scale) || scale < 0) {
-                        return fail(error, where + ": invalid quantization scale");
+                        return fail(where + ": invalid quantization scale");
                     }
                 }
                 // The verifier checked the vectors' 4-byte alignment; floats are stored little-endian.
@@ -125,7 +123,7 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
                     const int64_t zeroPoint = tensor.channelZeroPoint(i);
                     if (zeroPoint < std::numeric_limits<int32_t>::min() ||
                         zeroPoint > std::numeric_limits<int32_t>::max()) {
-                        return fail(error, where + ": quantization zero point out of range");
+                        return fail(where + ": quantization zero point out of range");
                     }
                 }
                 tensor.scale = tensor.channelScales[0];
@@ -139,9 +137,9 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
                     if (rank == 1 && dimension >= rank) dimension = 0;
                     if (dimension < 0 || dimension >= rank ||
                         static_cast<size_t>(tensor.shape[dimension]) != scaleCount) {
-                        return fail(error, where + ": " + std::to_string(scaleCount) +
-                                                   " quantization scales do not match quantized dimension " +
-                                                   std::to_string(tensor.quantizedDimension));
+                        return fail(where + ": " + std::to_string(scaleCount) +
+                                            " quantization scales do not match quantized dimension " +
+                                            std::to_string(tensor.quantizedDimension));
                     }
                     tensor.quantizedDimension = dimension;
                 }
@@ -151,21 +149,21 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
         // Index 0 is the empty sentinel; some writers leave the buffer list empty altogether.
         if (bufferIndex >= bufferCount) {
             if (bufferIndex == 0) continue;
-            return fail(error, where + ": buffer index " + std::to_string(bufferIndex) +
-                                       " out of range (" + std::to_string(bufferCount) + " buffers)");
+            return fail(where + ": buffer index " + std::to_string(bufferIndex) +
+                                " out of range (" + std::to_string(bufferCount) + " buffers)");
         }
         const fb::Buffer* buffer = buffers->Get(bufferIndex);
         if (buffer->offset() > 1 || buffer->size() > 1) {
-            return fail(error, where + ": data stored outside the flatbuffer (models over 2 GB) is not supported");
+            return fail(where + ": data stored outside the flatbuffer (models over 2 GB) is not supported");
         }
         if (buffer->data() == nullptr || buffer->data()->size() == 0) continue;
         tensor.isConstant = true;
         tensor.data = buffer->data()->data();
         tensor.dataSize = buffer->data()->size();
         if (elementSize(tensor.type) != 0 && tensor.dataSize != tensor.byteSize()) {
-            return fail(error, where + " (" + tensor.name + "): buffer holds " +
-                                       std::to_string(tensor.dataSize) + " bytes but its shape needs " +
-                                       std::to_string(tensor.byteSize()));
+            return fail(where + " (" + tensor.name + "): buffer holds " +
+                                std::to_string(tensor.dataSize) + " bytes but its shape needs " +
+                                std::to_string(tensor.byteSize()));
         }
     }
 
@@ -183,8 +181,8 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             node.index = n;
             const std::string where = "node " + std::to_string(n);
             if (source->opcode_index() >= opcodeCount) {
-                return fail(error, where + ": operator code index " + std::to_string(source->opcode_index()) +
-                                           " out of range (" + std::to_string(opcodeCount) + " codes)");
+                return fail(where + ": operator code index " + std::to_string(source->opcode_index()) +
+                                    " out of range (" + std::to_string(opcodeCount) + " codes)");
             }
             const fb::OperatorCode* opcode = opcodes->Get(source->opcode_index());
             // Old files only have the byte-wide code; new ones cap it at 127 and use builtin_code.
@@ -192,7 +190,7 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             const int32_t extendedCode = static_cast<int32_t>(opcode->builtin_code());
             node.builtinCode = std::max(deprecatedCode, extendedCode);
             if (deprecatedCode < 0 || extendedCode < 0) {
-                return fail(error, where + ": invalid operator code " + std::to_string(node.builtinCode));
+                return fail(where + ": invalid operator code " + std::to_string(node.builtinCode));
             }
             node.opName = operatorName(node.builtinCode, opcode);
             if (BuiltinData data = builtinDataOf(node.builtinCode, *source)) {
@@ -203,8 +201,8 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             if (const auto* inputs = source->inputs()) {
                 for (int32_t index : *inputs) {
                     if (!tensorIndexValid(index, true)) {
-                        return fail(error, where + " (" + node.opName + "): input tensor index " +
-                                                   std::to_string(index) + " out of range");
+                        return fail(where + " (" + node.opName + "): input tensor index " +
+                                            std::to_string(index) + " out of range");
                     }
                     node.inputs.push_back(index);
                 }
@@ -212,8 +210,8 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
             if (const auto* outputs = source->outputs()) {
                 for (int32_t index : *outputs) {
                     if (!tensorIndexValid(index, false)) {
-                        return fail(error, where + " (" + node.opName + "): output tensor index " +
-                                                   std::to_string(index) + " out of range");
+                        return fail(where + " (" + node.opName + "): output tensor index " +
+                                            std::to_string(index) + " out of range");
                     }
                     node.outputs.push_back(index);
                 }
@@ -224,20 +222,20 @@ bool parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgraph
     // Subgraph inputs and outputs.
     const auto readIndexes = [&](const flatbuffers::Vector<int32_t>* source, const char* what,
                                  std::vector<int32_t>* to) {
-        if (source == nullptr) return true;
+        if (source == nullptr) return Status();
         for (int32_t index : *source) {
             if (!tensorIndexValid(index, false)) {
-                return fail(error, std::string("subgraph ") + what + " tensor index " +
-                                           std::to_string(index) + " out of range");
+                return fail(std::string("subgraph ") + what + " tensor index " +
+                                    std::to_string(index) + " out of range");
             }
             to->push_back(index);
         }
-        return true;
+        return Status();
     };
-    if (!readIndexes(subgraph.inputs(), "input", &out.inputs)) return false;
-    if (!readIndexes(subgraph.outputs(), "output", &out.outputs)) return false;
+    NNEMU_RETURN_IF_ERROR(readIndexes(subgraph.inputs(), "input", &out.inputs));
+    NNEMU_RETURN_IF_ERROR(readIndexes(subgraph.outputs(), "output", &out.outputs));
     sizeOutputsAtPrepare(out, shapeUnknown);
-    return true;
+    return {};
 }
 
 }  // namespace
@@ -295,21 +293,21 @@ size_t Tensor::byteSize() const {
 std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        fail(error, "cannot open model file " + path);
+        if (error != nullptr) *error = "cannot open model file " + path;
         return nullptr;
     }
     std::unique_ptr<Model> model(new Model());
     model->fd_ = fd;
     struct stat info {};
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) > kMaxFileBytes) {
-        fail(error, "cannot read model file " + path + " (too large or not a regular file)");
+        if (error != nullptr) *error = "cannot read model file " + path + " (too large or not a regular file)";
         return nullptr;
     }
     const auto size = static_cast<size_t>(info.st_size);
     if (size > 0) {
         void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (mapping == MAP_FAILED) {
-            fail(error, "cannot read model file " + path);
+            if (error != nullptr) *error = "cannot read model file " + path;
             return nullptr;
         }
         model->mapping_ = mapping;
@@ -317,7 +315,7 @@ std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) 
     }
     std::string message;
     if (!model->parse(&message)) {
-        fail(error, path + ": " + message);
+        if (error != nullptr) *error = path + ": " + message;
         return nullptr;
     }
     return model;
@@ -345,34 +343,36 @@ Model::~Model() {
 }
 
 bool Model::parse(std::string* error) {
-    if (bytes_.size() < 8) return fail(error, "not a TFLite model: file too small");
-    if (bytes_.size() > kMaxFileBytes) return fail(error, "not a TFLite model: file over 2 GB");
-    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
-        return fail(error, "not a TFLite model: missing the \"TFL3\" file identifier");
-    }
-    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
-    if (!fb::VerifyModelBuffer(verifier)) {
-        return fail(error, "malformed TFLite model: the flatbuffers verifier rejected the file");
-    }
-    const fb::Model* root = fb::GetModel(bytes_.data());
-    version_ = root->version();
-    if (version_ != kSchemaVersion) {
-        return fail(error, "unsupported TFLite schema version " + std::to_string(version_) +
-                                   " (expected " + std::to_string(kSchemaVersion) + ")");
-    }
-    if (root->description() != nullptr) description_ = root->description()->str();
-    if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
-        return fail(error, "malformed TFLite model: no subgraph");
-    }
-    subgraphs_.resize(root->subgraphs()->size());
-    for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
-        std::string message;
-        if (!parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], builtinData_, &message)) {
-            // The main graph's messages stay as they were; other subgraphs say which they are.
-            return fail(error, s == 0 ? message : "subgraph " + std::to_string(s) + ": " + message);
+    const Status parsed = [this]() -> Status {
+        if (bytes_.size() < 8) return fail("not a TFLite model: file too small");
+        if (bytes_.size() > kMaxFileBytes) return fail("not a TFLite model: file over 2 GB");
+        if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
+            return fail("not a TFLite model: missing the \"TFL3\" file identifier");
         }
-    }
-    return true;
+        flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
+        if (!fb::VerifyModelBuffer(verifier)) {
+            return fail("malformed TFLite model: the flatbuffers verifier rejected the file");
+        }
+        const fb::Model* root = fb::GetModel(bytes_.data());
+        version_ = root->version();
+        if (version_ != kSchemaVersion) {
+            return fail("unsupported TFLite schema version " + std::to_string(version_) +
+                                " (expected " + std::to_string(kSchemaVersion) + ")");
+        }
+        if (root->description() != nullptr) description_ = root->description()->str();
+        if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
+            return fail("malformed TFLite model: no subgraph");
+        }
+        subgraphs_.resize(root->subgraphs()->size());
+        for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
+            const Status read = parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], builtinData_);
+            // The main graph's messages stay as they were; other subgraphs say which they are.
+            if (!read) return s == 0 ? read : fail("subgraph " + std::to_string(s) + ": " + read.message());
+        }
+        return {};
+    }();
+    if (!parsed && error != nullptr) *error = parsed.message();
+    return parsed.isOk();
 }
 
 }  // namespace nnemu::tflite

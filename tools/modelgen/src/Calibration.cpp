@@ -8,17 +8,18 @@
 
 namespace nnemu::modelgen {
 
-bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statistics, std::string* error) {
+Status calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statistics) {
     EmitOptions options;
     options.flavor = Flavor::FLOAT32;
     options.everyActivationIsOutput = true;
     options.skipCustomOperators = true;
     options.description = "nnemu_modelgen calibration";
-    std::unique_ptr<tflite::Model> model = tflite::Model::fromBuffer(emitTflite(graph, options), error);
-    if (model == nullptr) return false;
+    std::string error;
+    std::unique_ptr<tflite::Model> model = tflite::Model::fromBuffer(emitTflite(graph, options), &error);
+    if (model == nullptr) return badData(error);
     tflite::DelegateOptions delegate;  // plain CPU path: every node on nnapi-reference
-    std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, delegate, error);
-    if (interpreter == nullptr) return false;
+    std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, delegate, &error);
+    if (interpreter == nullptr) return opFailed(error);
     // Inputs: uniform over each input's designed range, from a fixed seed.
     DeterministicRandom random(0x5eedca1ull);
     for (size_t i = 0; i < interpreter->inputCount(); ++i) {
@@ -29,7 +30,7 @@ bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statist
         auto* data = reinterpret_cast<float*>(interpreter->inputData(i));
         for (size_t k = 0; k < count; ++k) data[k] = random.uniform(low, high);
     }
-    if (!interpreter->invoke(error)) return false;
+    if (!interpreter->invoke(&error)) return opFailed(error);
     statistics->assign(graph.tensors.size(), TensorStatistics{});
     const std::vector<int32_t>& outputs = model->outputs();
     for (size_t o = 0; o < outputs.size(); ++o) {
@@ -54,7 +55,7 @@ bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statist
         (*statistics)[input].range = {tensor.hasFixedRange ? tensor.fixedMin : -1.0f,
                                       tensor.hasFixedRange ? tensor.fixedMax : 1.0f};
     }
-    return true;
+    return {};
 }
 
 void applyTargetSpreads(NetworkGraph& graph, std::vector<TensorStatistics>& statistics) {

@@ -9,6 +9,8 @@
 #include "NetworkGraph.h"
 #include "TfliteEmitter.h"
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::modelgen {
 
 struct TensorStatistics {
@@ -16,9 +18,9 @@ struct TensorStatistics {
     float stddev = 0;
 };
 
-// One entry per graph tensor (zeros for constants). False with a message when the float model
-// does not run.
-bool calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statistics, std::string* error);
+// One entry per graph tensor (zeros for constants). The failure of the float model when it does
+// not run.
+Status calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* statistics);
 
 // Scales the weights and bias of every tensor with a targetStddev so that its spread matches,
 // and its recorded statistics with them.

@@ -154,11 +154,11 @@ const std::vector<ModelInfo>& modelCatalog() {
     return infos;
 }
 
-bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
+Status generateModel(const std::string& name, std::vector<uint8_t>* bytes) {
     for (const SpecModel& model : specModels()) {
         if (model.info.name == name) {
             *bytes = writeGraphs(model.graphs(name), "nnemu_modelgen " + name);
-            return true;
+            return {};
         }
     }
     for (const Entry& entry : entries()) {
@@ -171,22 +171,20 @@ bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::st
         options.description = "nnemu_modelgen " + name;
         if (needsCalibration) {
             std::vector<TensorStatistics> statistics;
-            if (!calibrate(graph, &statistics, error)) {
-                *error = "calibrating " + name + ": " + *error;
-                return false;
+            if (const Status calibrated = calibrate(graph, &statistics); !calibrated) {
+                return {calibrated.code(), "calibrating " + name + ": " + calibrated.message()};
             }
             applyTargetSpreads(graph, statistics);
-            if (graph.recalibrateAfterSpreads && !calibrate(graph, &statistics, error)) {
-                *error = "calibrating " + name + " again: " + *error;
-                return false;
+            if (const Status calibrated = graph.recalibrateAfterSpreads ? calibrate(graph, &statistics) : Status();
+                !calibrated) {
+                return {calibrated.code(), "calibrating " + name + " again: " + calibrated.message()};
             }
             for (const TensorStatistics& s : statistics) options.ranges.push_back(s.range);
         }
         *bytes = emitTflite(graph, options);
-        return true;
+        return {};
     }
-    *error = "unknown model name '" + name + "' (nnemu_modelgen --list shows the names)";
-    return false;
+    return {StatusCode::NOT_FOUND, "unknown model name '" + name + "' (nnemu_modelgen --list shows the names)"};
 }
 
 }  // namespace nnemu::modelgen

@@ -34,9 +34,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::vector<uint8_t> bytes;
-    std::string error;
-    if (!nnemu::modelgen::generateModel(argv[1], &bytes, &error)) {
-        std::fprintf(stderr, "nnemu_modelgen: %s\n", error.c_str());
+    if (const nnemu::Status generated = nnemu::modelgen::generateModel(argv[1], &bytes); !generated) {
+        std::fprintf(stderr, "nnemu_modelgen: %s\n", generated.message().c_str());
         return 1;
     }
     std::ofstream file(argv[2], std::ios::binary | std::ios::trunc);

@@ -24,16 +24,4 @@ Result<int> openInsideRoot(const std::string& root, const std::string& path, int
 // below the root; a missing root is created first, as openInsideRoot does.
 Status makeDirectoriesInsideRoot(const std::string& root, const std::string& directory);
 
-// The descriptor, or -1 with errno set and the reason in `error`: the form the TFLite delegate
-// (delegates/vx) still uses until it moves to Result.
-inline int openInsideRoot(const std::string& root, const std::string& path, int flags, mode_t mode, bool makeParents,
-                          std::string* error) {
-    Result<int> fd = openInsideRoot(root, path, flags, mode, makeParents);
-    if (fd.isOk()) return *fd;
-    const int err = errno;
-    if (error != nullptr) *error = fd.message();
-    errno = err;
-    return -1;
-}
-
 }  // namespace nnemu::base

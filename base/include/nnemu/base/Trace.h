@@ -24,8 +24,8 @@ namespace detail {
 enum State : int { kUnknown = 0, kOff = 1, kOn = 2 };
 extern std::atomic<int> state;
 bool enableFromEnvironment();  // the first call: reads NNEMU_TRACE
-void appendArg(std::string* args, const char* key, std::string_view value);
-void appendArg(std::string* args, const char* key, int64_t value);
+void appendArg(std::string& args, const char* key, std::string_view value);
+void appendArg(std::string& args, const char* key, int64_t value);
 }  // namespace detail
 
 inline bool enabled() {
@@ -47,9 +47,9 @@ public:
     template <typename T>
     Args& add(const char* key, const T& value) {
         if constexpr (std::is_integral_v<T>) {
-            detail::appendArg(&text_, key, static_cast<int64_t>(value));
+            detail::appendArg(text_, key, static_cast<int64_t>(value));
         } else {
-            detail::appendArg(&text_, key, std::string_view(value));
+            detail::appendArg(text_, key, std::string_view(value));
         }
         return *this;
     }

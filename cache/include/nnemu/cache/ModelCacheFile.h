@@ -50,24 +50,6 @@ Result<std::vector<uint8_t>> readModelCacheFile(int fd, const CacheToken& token,
 // holds the file's shared lock until the image is released.
 Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion);
 
-// The bool-and-message forms the TFLite delegate (delegates/vx) still uses until it moves to Status.
-inline bool writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                                const std::vector<uint8_t>& payload, std::string* error) {
-    const Status written = writeModelCacheFile(fd, token, producerVersion, std::span<const uint8_t>(payload));
-    if (!written && error != nullptr) *error = written.message();
-    return written.isOk();
-}
-inline bool readModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                               std::vector<uint8_t>* payload, std::string* error) {
-    Result<std::vector<uint8_t>> read = readModelCacheFile(fd, token, producerVersion);
-    if (!read.isOk()) {
-        if (error != nullptr) *error = read.message();
-        return false;
-    }
-    *payload = std::move(read).value();
-    return true;
-}
-
 // Whether the file starts with this format's magic, i.e. was written here (whatever its state).
 bool hasModelCacheMagic(int fd);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/hal/Types.h"
 
 namespace nnemu::hal {
@@ -20,7 +21,7 @@ const Subgraph* referencedSubgraph(const Model& model, const Operand& operand);
 bool compatibleAcrossSubgraphs(const Operand& a, const Operand& b);
 
 // Checks an IF or WHILE of `operands` (a graph of `model`) against its referenced subgraphs.
-bool validateControlFlow(const Model& model, const std::vector<Operand>& operands,
-                         const Operation& operation, std::string* why);
+// BAD_DATA saying what does not match.
+Status validateControlFlow(const Model& model, const std::vector<Operand>& operands, const Operation& operation);
 
 }  // namespace nnemu::hal

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::modelgen {
 
 struct ModelInfo {
@@ -18,8 +20,8 @@ struct ModelInfo {
 
 const std::vector<ModelInfo>& modelCatalog();
 
-// Builds the named model as .tflite bytes; false with a message for an unknown name or when
-// calibrating the float network fails.
-bool generateModel(const std::string& name, std::vector<uint8_t>* bytes, std::string* error);
+// Builds the named model as .tflite bytes; NOT_FOUND for an unknown name, or the failure of
+// calibrating the float network.
+Status generateModel(const std::string& name, std::vector<uint8_t>* bytes);
 
 }  // namespace nnemu::modelgen

@@ -94,10 +94,10 @@ public:
     Status find(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program);
     // find, preferring the program's file next to the database (ProgramFiles.h), mapped and
     // checked against the entry's program identity and size. Without a usable file (none yet, or one refused:
-    // removed and named in `fileProblem`) the program comes from the database, and the file is
-    // written for the next hit.
+    // removed, and its DAMAGED Status naming it left in `refusedFile`, whatever find answers) the
+    // program comes from the database, and the file is written for the next hit.
     Status findImage(const std::string& key, uint32_t compilerVersion, ProgramImage* program,
-                     std::string* fileProblem = nullptr);
+                     Status* refusedFile = nullptr);
     // Stores `program` under `key` (replacing what the key had), then evicts the least recently
     // used entries beyond `capacity`. Rows already stored for the same program are reused only
     // if they describe these bytes exactly (chunk contents compared); others are rewritten.
@@ -139,13 +139,13 @@ private:
     bool removeEntry(const std::string& key);
     bool collectProgram(const std::string& program);
     bool evictBeyond(uint64_t count, uint64_t* evicted);
-    bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string* identity);
+    bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string& identity);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
     // find, answering the program identity it verified (so the first hit does not hash the program again).
     Result<std::string> findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program);
     // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
-    bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string* programMd5, int64_t* size);
+    bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size);
     void countHit(const std::string& key);
     bool storeProgram(const std::string& programMd5, std::span<const uint8_t> program,
                       const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
