@@ -155,12 +155,9 @@ TEST(ControlFlowTest, SetOperandValueFromModelResultCodes) {
               ANEURALNETWORKS_BAD_STATE);
 }
 
-TEST(ControlFlowTest, ModelOperandWithoutValueIsRefusedAtFinish) {
-    ModelPtr thenModel = plusModel(1.0f);
-    Builder b;
-    const uint32_t cond = b.boolTensor();
-    const uint32_t thenBranch = b.modelValue(thenModel.get());
-    const uint32_t elseBranch = b.operand(scalarType(ANEURALNETWORKS_MODEL));  // never given a model
+// IF(cond, then, else, x) -> y added to `b`, cond and x its inputs and y its output: finish
+// must refuse the model.
+void expectIfRefusedAtFinish(Builder& b, uint32_t cond, uint32_t thenBranch, uint32_t elseBranch) {
     const uint32_t x = b.floatTensor();
     const uint32_t y = b.floatTensor();
     b.operation(ANEURALNETWORKS_IF, {cond, thenBranch, elseBranch, x}, {y});
@@ -170,6 +167,15 @@ TEST(ControlFlowTest, ModelOperandWithoutValueIsRefusedAtFinish) {
     EXPECT_EQ(ANeuralNetworksModel_finish(b.get()), ANEURALNETWORKS_BAD_DATA);
 }
 
+TEST(ControlFlowTest, ModelOperandWithoutValueIsRefusedAtFinish) {
+    ModelPtr thenModel = plusModel(1.0f);
+    Builder b;
+    const uint32_t cond = b.boolTensor();
+    const uint32_t thenBranch = b.modelValue(thenModel.get());
+    const uint32_t elseBranch = b.operand(scalarType(ANEURALNETWORKS_MODEL));  // never given a model
+    expectIfRefusedAtFinish(b, cond, thenBranch, elseBranch);
+}
+
 TEST(ControlFlowTest, IfBranchModelMustMatchTheOperation) {
     ModelPtr twoInputs = lessModel();  // (x, limit) -> bool: neither the count nor the type fits
     ModelPtr thenModel = plusModel(1.0f);
@@ -177,13 +183,7 @@ TEST(ControlFlowTest, IfBranchModelMustMatchTheOperation) {
     const uint32_t cond = b.boolTensor();
     const uint32_t thenBranch = b.modelValue(thenModel.get());
     const uint32_t elseBranch = b.modelValue(twoInputs.get());
-    const uint32_t x = b.floatTensor();
-    const uint32_t y = b.floatTensor();
-    b.operation(ANEURALNETWORKS_IF, {cond, thenBranch, elseBranch, x}, {y});
-    const std::vector<uint32_t> inputs = {cond, x}, outputs = {y};
-    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(b.get(), 2, inputs.data(), 1, outputs.data()),
-              ANEURALNETWORKS_NO_ERROR);
-    EXPECT_EQ(ANeuralNetworksModel_finish(b.get()), ANEURALNETWORKS_BAD_DATA);
+    expectIfRefusedAtFinish(b, cond, thenBranch, elseBranch);
 }
 
 TEST(ControlFlowTest, IfRunsTheChosenBranch) {

@@ -9,6 +9,22 @@
 namespace nnemu::apitest {
 namespace {
 
+// An ADD model's execution made reusable with its buffers bound (`ready` says it all worked).
+struct ReusableAdd {
+    ModelPtr model = makeAddModel();
+    CompilationPtr compilation;
+    ExecutionPtr execution;
+    AddBuffers buffers;
+    bool ready = false;
+
+    explicit ReusableAdd(std::vector<const ANeuralNetworksDevice*> devices = {}) {
+        compilation = devices.empty() ? compile(model.get()) : compileFor(model.get(), devices);
+        execution = newExecution(compilation.get());
+        ready = ANeuralNetworksExecution_setReusable(execution.get(), true) == ANEURALNETWORKS_NO_ERROR &&
+                bindAddBuffers(execution.get(), buffers) == ANEURALNETWORKS_NO_ERROR;
+    }
+};
+
 TEST(ReusableExecutionTest, SetReusableOnlyInPreparation) {
     EXPECT_EQ(ANeuralNetworksExecution_setReusable(nullptr, true), ANEURALNETWORKS_UNEXPECTED_NULL);
     ModelPtr model = makeAddModel();
@@ -37,12 +53,10 @@ TEST(ReusableExecutionTest, NonReusableExecutionComputesOnce) {
 
 // The bindings stay; the contents of the bound buffers change between computations.
 TEST(ReusableExecutionTest, ComputesAgainWithChangedInputContents) {
-    ModelPtr model = makeAddModel();
-    CompilationPtr compilation = compile(model.get());
-    ExecutionPtr execution = newExecution(compilation.get());
-    ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), ANEURALNETWORKS_NO_ERROR);
-    AddBuffers buffers;
-    ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ReusableAdd add;
+    ASSERT_TRUE(add.ready);
+    ExecutionPtr& execution = add.execution;
+    AddBuffers& buffers = add.buffers;
     for (int run = 0; run < 4; ++run) {
         buffers.input0[0] = static_cast<float>(run);
         buffers.input1[1] = static_cast<float>(100 * run);
@@ -60,14 +74,12 @@ TEST(ReusableExecutionTest, ComputesAgainWithChangedInputContents) {
 }
 
 TEST(ReusableExecutionTest, EveryComputeCallReusesTheExecution) {
-    ModelPtr model = makeAddModel();
-    CompilationPtr compilation = compileFor(model.get(), {referenceDevice()});
-    const BurstPtr burst = newBurst(compilation.get());
+    ReusableAdd add({referenceDevice()});
+    ASSERT_TRUE(add.ready);
+    const BurstPtr burst = newBurst(add.compilation.get());
     ASSERT_NE(burst, nullptr);
-    ExecutionPtr execution = newExecution(compilation.get());
-    ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), ANEURALNETWORKS_NO_ERROR);
-    AddBuffers buffers;
-    ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ExecutionPtr& execution = add.execution;
+    AddBuffers& buffers = add.buffers;
     for (int run = 0; run < 3; ++run) {
         buffers.input0[1] = static_cast<float>(run);
         ASSERT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get()), ANEURALNETWORKS_NO_ERROR);
@@ -90,12 +102,9 @@ TEST(ReusableExecutionTest, EveryComputeCallReusesTheExecution) {
 }
 
 TEST(ReusableExecutionTest, CannotComputeWhileComputing) {
-    ModelPtr model = makeAddModel();
-    CompilationPtr compilation = compile(model.get());
-    ExecutionPtr execution = newExecution(compilation.get());
-    ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), ANEURALNETWORKS_NO_ERROR);
-    AddBuffers buffers;
-    ASSERT_EQ(bindAddBuffers(execution.get(), buffers), ANEURALNETWORKS_NO_ERROR);
+    ReusableAdd add;
+    ASSERT_TRUE(add.ready);
+    ExecutionPtr& execution = add.execution;
     TestFence gate;
     const ANeuralNetworksEvent* dependencies[] = {gate.event.get()};
     ANeuralNetworksEvent* event = nullptr;

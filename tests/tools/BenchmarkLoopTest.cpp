@@ -57,6 +57,14 @@ TEST(BenchmarkLoop, SlowFirstRunGivesExactlyOneWarmupRun) {
     EXPECT_EQ(outcome.timesUs.toString(), "count=1 curr=637079");
 }
 
+// Limits of at least `minRuns` runs and `minSecs` seconds, the rest as by default.
+PhaseLimits runLimits(int minRuns, float minSecs) {
+    PhaseLimits limits;
+    limits.minRuns = minRuns;
+    limits.minSecs = minSecs;
+    return limits;
+}
+
 TEST(BenchmarkLoop, FastRunsContinueUntilTheMinimumDuration) {
     FakeClock clock;
     PhaseLimits warmup;
@@ -68,17 +76,12 @@ TEST(BenchmarkLoop, FastRunsContinueUntilTheMinimumDuration) {
 
 TEST(BenchmarkLoop, MinimumRunsWinOverAShortDuration) {
     FakeClock clock;
-    PhaseLimits regular;
-    regular.minRuns = 50;
-    regular.minSecs = 0.0f;
-    EXPECT_EQ(runWithDurations(regular, clock, {}, 100).timesUs.count(), 50);
+    EXPECT_EQ(runWithDurations(runLimits(50, 0.0f), clock, {}, 100).timesUs.count(), 50);
 }
 
 TEST(BenchmarkLoop, MaximumDurationStopsStartingRuns) {
     FakeClock clock;
-    PhaseLimits regular;
-    regular.minRuns = 1000;
-    regular.minSecs = 1.0f;
+    PhaseLimits regular = runLimits(1000, 1.0f);
     regular.maxSecs = 1.0f;
     // 300 ms runs: runs start at 0, 300, 600, 900 ms; the one ending at 1200 ms is the last.
     EXPECT_EQ(runWithDurations(regular, clock, {}, 300000).timesUs.count(), 4);
@@ -86,18 +89,13 @@ TEST(BenchmarkLoop, MaximumDurationStopsStartingRuns) {
 
 TEST(BenchmarkLoop, ZeroRunsAndZeroSecondsRunNothing) {
     FakeClock clock;
-    PhaseLimits none;
-    none.minRuns = 0;
-    none.minSecs = 0.0f;
-    const PhaseOutcome outcome = runWithDurations(none, clock, {}, 100);
+    const PhaseOutcome outcome = runWithDurations(runLimits(0, 0.0f), clock, {}, 100);
     EXPECT_EQ(outcome.timesUs.toString(), "count=0");
 }
 
 TEST(BenchmarkLoop, RunDelaySleepsBetweenRuns) {
     FakeClock clock;
-    PhaseLimits limits;
-    limits.minRuns = 3;
-    limits.minSecs = 0.0f;
+    PhaseLimits limits = runLimits(3, 0.0f);
     limits.runDelaySecs = 0.25f;
     EXPECT_EQ(runWithDurations(limits, clock, {}, 1000).timesUs.count(), 3);
     EXPECT_EQ(clock.sleeps().size(), 3u);
@@ -105,9 +103,7 @@ TEST(BenchmarkLoop, RunDelaySleepsBetweenRuns) {
 
 TEST(BenchmarkLoop, OnlyTheInvocationIsTimedAndHooksRun) {
     FakeClock clock;
-    PhaseLimits limits;
-    limits.minRuns = 2;
-    limits.minSecs = 0.0f;
+    const PhaseLimits limits = runLimits(2, 0.0f);
     int before = 0, after = 0;
     PhaseHooks hooks;
     hooks.beforeRun = [&] { ++before; clock.advance(5000); };

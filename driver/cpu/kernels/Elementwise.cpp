@@ -12,30 +12,19 @@
 namespace nnemu::cpu {
 namespace {
 
-float applyFloat(OperationType op, float a, float b) {
-    switch (op) {
-        case OperationType::ADD:
-            return a + b;
-        case OperationType::SUB:
-            return a - b;
-        case OperationType::MUL:
-            return a * b;
-        default:
-            return a / b;
-    }
-}
-
-bool binaryFloat32(OperationContext& context, int32_t fuse) {
+// F32 (T = float) or F16 (T = uint16_t, computed in float): `load` and `store` convert an
+// element. One loop per operation, so that each inlines its arithmetic and vectorizes.
+template <typename T, typename Load, typename Store>
+bool binaryFloating(OperationContext& context, int32_t fuse, Load load, Store store) {
     float low, high;
     quant::floatActivationRange(fuse, &low, &high);
-    const float* a = context.input(0).as<float>();
-    const float* b = context.input(1).as<float>();
-    float* out = context.output(0).as<float>();
-    // One loop per operation, so that each inlines its arithmetic and vectorizes.
+    const T* a = context.input(0).as<T>();
+    const T* b = context.input(1).as<T>();
+    T* out = context.output(0).as<T>();
     const auto run = [&](auto apply) {
         forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
                          [&](uint64_t o, uint64_t i, uint64_t j) {
-                             out[o] = quant::activationClamp(apply(a[i], b[j]), low, high);
+                             out[o] = store(quant::activationClamp(apply(load(a[i]), load(b[j])), low, high));
                          });
     };
     switch (context.type) {
@@ -47,19 +36,14 @@ bool binaryFloat32(OperationContext& context, int32_t fuse) {
     return true;
 }
 
+bool binaryFloat32(OperationContext& context, int32_t fuse) {
+    const auto same = [](float v) { return v; };
+    return binaryFloating<float>(context, fuse, same, same);
+}
+
 bool binaryFloat16(OperationContext& context, int32_t fuse) {
-    float low, high;
-    quant::floatActivationRange(fuse, &low, &high);
-    const uint16_t* a = context.input(0).as<uint16_t>();
-    const uint16_t* b = context.input(1).as<uint16_t>();
-    uint16_t* out = context.output(0).as<uint16_t>();
-    const OperationType op = context.type;
-    forEachBroadcast(context.output(0).dims, context.input(0).dims, context.input(1).dims,
-                     [&](uint64_t o, uint64_t i, uint64_t j) {
-                         const float r = applyFloat(op, base::halfToFloat(a[i]), base::halfToFloat(b[j]));
-                         out[o] = base::floatToHalf(quant::activationClamp(r, low, high));
-                     });
-    return true;
+    return binaryFloating<uint16_t>(context, fuse, [](uint16_t v) { return base::halfToFloat(v); },
+                                    [](float v) { return base::floatToHalf(v); });
 }
 
 // ADD / SUB on quant8 (T = uint8_t or int8_t): both inputs are brought to a common scale (twice

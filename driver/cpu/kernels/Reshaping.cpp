@@ -1,6 +1,7 @@
 // Reference kernels of RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
 // BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. They only move elements, so they work on whole
 // elements of the operand's byte size whatever the type (F32, F16, Q8, Q8S).
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -92,7 +93,12 @@ bool kernels::transpose(OperationContext& context) {
     return true;
 }
 
-bool kernels::depthToSpace(OperationContext& context) {
+namespace {
+
+// DEPTH_TO_SPACE and SPACE_TO_DEPTH move every output element (b, y, x, c) from the input
+// element `source(y, x, c, in, out, block)` names as (y, x, c) of the same batch.
+template <typename Source>
+bool moveBlocks(OperationContext& context, Source source) {
     if (!isDataType(context.inputType(0))) return false;
     const bool nchw = hal::layoutIsNchw(context, 2);
     const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
@@ -103,9 +109,9 @@ bool kernels::depthToSpace(OperationContext& context) {
         for (uint32_t y = 0; y < out.height; ++y) {
             for (uint32_t x = 0; x < out.width; ++x) {
                 for (uint32_t c = 0; c < out.channels; ++c) {
-                    const uint32_t inC = ((y % block) * block + x % block) * out.channels + c;
+                    const std::array<uint32_t, 3> from = source(y, x, c, in, out, block);
                     moveElement(context.output(0).data, out.at(b, y, x, c), context.input(0).data,
-                                in.at(b, y / block, x / block, inC), size);
+                                in.at(b, from[0], from[1], from[2]), size);
                 }
             }
         }
@@ -113,27 +119,19 @@ bool kernels::depthToSpace(OperationContext& context) {
     return true;
 }
 
+}  // namespace
+
+bool kernels::depthToSpace(OperationContext& context) {
+    return moveBlocks(context, [](uint32_t y, uint32_t x, uint32_t c, const Image4&, const Image4& out, uint32_t block) {
+        return std::array<uint32_t, 3>{y / block, x / block, ((y % block) * block + x % block) * out.channels + c};
+    });
+}
+
 bool kernels::spaceToDepth(OperationContext& context) {
-    if (!isDataType(context.inputType(0))) return false;
-    const bool nchw = hal::layoutIsNchw(context, 2);
-    const auto block = static_cast<uint32_t>(context.scalar<int32_t>(1));
-    const Image4 in = hal::makeImage4(context.input(0).dims, nchw);
-    const Image4 out = hal::makeImage4(context.output(0).dims, nchw);
-    const size_t size = hal::elementSize(context.inputType(0));
-    for (uint32_t b = 0; b < out.batches; ++b) {
-        for (uint32_t y = 0; y < out.height; ++y) {
-            for (uint32_t x = 0; x < out.width; ++x) {
-                for (uint32_t c = 0; c < out.channels; ++c) {
-                    const uint32_t offset = c / in.channels;  // position inside the block
-                    const uint32_t inY = y * block + offset / block;
-                    const uint32_t inX = x * block + offset % block;
-                    moveElement(context.output(0).data, out.at(b, y, x, c), context.input(0).data,
-                                in.at(b, inY, inX, c % in.channels), size);
-                }
-            }
-        }
-    }
-    return true;
+    return moveBlocks(context, [](uint32_t y, uint32_t x, uint32_t c, const Image4& in, const Image4&, uint32_t block) {
+        const uint32_t offset = c / in.channels;  // position inside the block
+        return std::array<uint32_t, 3>{y * block + offset / block, x * block + offset % block, c % in.channels};
+    });
 }
 
 bool kernels::batchToSpace(OperationContext& context) {
