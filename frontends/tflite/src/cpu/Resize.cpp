@@ -2,7 +2,9 @@
 // (NNAPI has them only from feature level 30). NHWC; the size comes from the output tensor and,
 // when given, must agree with the size input. Quantized tensors interpolate their stored values
 // (input and output share quantization). Each type follows the kernel TFLite's builtin resolver
-// runs for it, so outputs are TFLite's bit for bit.
+// runs for it, so outputs are TFLite's bit for bit; one exception: TFLite's uint8 kernel has a
+// special path for an exact 8x half-pixel upsampling of a depth divisible by 8
+// (ResizeBilinear888Uint8), which this file does not reproduce (the generic uint8 path runs).
 #include <algorithm>
 #include <cmath>
 
