@@ -125,32 +125,20 @@ REAL_TFLITE_TEST(LshProjectionSparseWeightedUint8) {
 }
 
 // ---- malformed nodes: refused cleanly when the model is prepared, in every mode.
-void expectRefused(const GraphBuilder& g, const std::string& reason) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    ASSERT_NE(model, nullptr) << error;
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        error.clear();
-        EXPECT_EQ(Interpreter::create(*model, mode.options, &error), nullptr);
-        EXPECT_NE(error.find(reason), std::string::npos) << error;
-    }
-}
-
 TEST(LookupMalformed, EmbeddingTableOfOneDimension) {
-    expectRefused(oneOp(fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookups(2), f32({6})}, {f32({2})}),
+    expectModelRefused(oneOp(fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookups(2), f32({6})}, {f32({2})}),
                   "at least 2 dimensions");
 }
 TEST(LookupMalformed, EmbeddingInt32Table) {
-    expectRefused(oneOp(fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookups(2), i32({6, 2})}, {i32({2, 2})}), "value");
+    expectModelRefused(oneOp(fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookups(2), i32({6, 2})}, {i32({2, 2})}), "value");
 }
 TEST(LookupMalformed, HashtableKeysAndValuesDisagree) {
-    expectRefused(oneOp(fb::BuiltinOperator_HASHTABLE_LOOKUP, {lookups(2), keys(), i8({4, 2}, 0.5f, 0)},
+    expectModelRefused(oneOp(fb::BuiltinOperator_HASHTABLE_LOOKUP, {lookups(2), keys(), i8({4, 2}, 0.5f, 0)},
                         {i8({2, 2}, 0.5f, 0), hits(2)}),
                   "differ in count");
 }
 TEST(LookupMalformed, LshProjectionUnknownType) {
-    expectRefused(oneOp(fb::BuiltinOperator_LSH_PROJECTION, {hashSeeds(), f32({5, 2})}, {i32({4})},
+    expectModelRefused(oneOp(fb::BuiltinOperator_LSH_PROJECTION, {hashSeeds(), f32({5, 2})}, {i32({4})},
                         fb::BuiltinOptions_LSHProjectionOptions, lsh(fb::LSHProjectionType_UNKNOWN)),
                   "SPARSE or DENSE");
 }

@@ -156,6 +156,16 @@ void* elementwise(const fb::Operator& op, fb::BuiltinOperator code) {
 // Options of builtins only the CPU kernels run (src/cpu/Activation.cpp).
 void* cpuElementwise(const fb::Operator& op, fb::BuiltinOperator code) {
     switch (code) {
+        case fb::BuiltinOperator_BUCKETIZE: {
+            // Options without their boundaries make TFLite refuse the model: no parameters here,
+            // and the kernel says so.
+            const fb::BucketizeOptions* options = op.builtin_options_as_BucketizeOptions();
+            if (options != nullptr && options->boundaries() == nullptr) return nullptr;
+            return make<TfLiteBucketizeParams>(options, [](const auto& o, auto& d) {
+                d.boundaries = o.boundaries()->data();
+                d.num_boundaries = static_cast<int>(o.boundaries()->size());
+            });
+        }
         case fb::BuiltinOperator_GELU:
             return make<TfLiteGeluParams>(op.builtin_options_as_GeluOptions(),
                                           [](const auto& o, auto& d) { d.approximate = o.approximate(); });

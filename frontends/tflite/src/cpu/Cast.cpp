@@ -59,8 +59,38 @@ bool runCast(const CpuKernelCall& call) {
     return true;
 }
 
+// BITCAST: the same bytes as another type. A wider input type adds a last dimension of
+// (input size / output size) elements, a narrower one removes a last dimension that must hold
+// (output size / input size) elements; equal sizes keep the shape.
+bool prepareBitcast(const CpuKernelCall& call) {
+    if (!call.expectCounts(1, 1, 1)) return false;
+    const size_t from = elementSize(call.in(0).type()), to = elementSize(call.out(0).type());
+    if (from == 0 || to == 0) return call.fail("the input and output types must be plain numbers");
+    std::vector<int32_t> shape = call.in(0).shape();
+    if (from > to) {
+        shape.push_back(static_cast<int32_t>(from / to));
+    } else if (from < to) {
+        if (shape.empty() || static_cast<size_t>(shape.back()) != to / from) {
+            return call.fail("the input's last dimension must be " + std::to_string(to / from) + " (" +
+                             elementTypeName(call.out(0).type()) + " from " + elementTypeName(call.in(0).type()) + ")");
+        }
+        shape.pop_back();
+    }
+    return call.expectOutputShape(0, shape);
+}
+
+bool runBitcast(const CpuKernelCall& call) {
+    if (!prepareBitcast(call)) return false;
+    const size_t bytes = call.in(0).count() * elementSize(call.in(0).type());
+    if (bytes != 0 && call.out(0).out != call.in(0).data) std::memcpy(call.out(0).out, call.in(0).data, bytes);
+    return true;
+}
+
 }  // namespace
 
-void addCastKernels(CpuKernelTable& table) { table.add(fb::BuiltinOperator_CAST, {prepareCast, runCast}); }
+void addCastKernels(CpuKernelTable& table) {
+    table.add(fb::BuiltinOperator_CAST, {prepareCast, runCast});
+    table.add(fb::BuiltinOperator_BITCAST, {prepareBitcast, runBitcast});
+}
 
 }  // namespace nnemu::tflite

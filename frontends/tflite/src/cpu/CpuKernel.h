@@ -134,6 +134,7 @@ void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
 void addGatherKernels(CpuKernelTable& table);
 void addLookupKernels(CpuKernelTable& table);
+void addBucketizeKernels(CpuKernelTable& table);
 void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);

@@ -165,6 +165,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addCastKernels(t);
         addGatherKernels(t);
         addLookupKernels(t);
+        addBucketizeKernels(t);
         addBinaryKernels(t);
         addReduceKernels(t);
         addShapeKernels(t);

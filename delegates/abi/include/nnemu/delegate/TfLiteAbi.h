@@ -463,6 +463,11 @@ typedef struct TfLiteLSHProjectionParams {
     TfLiteLSHProjectionType type;
 } TfLiteLSHProjectionParams;
 
+typedef struct TfLiteBucketizeParams {
+    const float* boundaries;   // not owned: the model's data
+    int num_boundaries;
+} TfLiteBucketizeParams;
+
 // Elementwise CPU kernels' options.
 typedef struct TfLiteGeluParams {
     bool approximate;
@@ -672,6 +677,8 @@ static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, activation,
               sizeof(TfLiteBidirectionalSequenceLSTMParams) == 16);
 static_assert(NNEMU_TFLITE_AT(TfLiteGeluParams, approximate, 0) && sizeof(TfLiteGeluParams) == 1);
 static_assert(NNEMU_TFLITE_AT(TfLiteLSHProjectionParams, type, 0) && sizeof(TfLiteLSHProjectionParams) == 4);
+static_assert(NNEMU_TFLITE_AT(TfLiteBucketizeParams, boundaries, 0) &&
+              NNEMU_TFLITE_AT(TfLiteBucketizeParams, num_boundaries, 8) && sizeof(TfLiteBucketizeParams) == 16);
 static_assert(NNEMU_TFLITE_AT(TfLiteFakeQuantParams, min, 0) && NNEMU_TFLITE_AT(TfLiteFakeQuantParams, max, 4) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, num_bits, 8) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, narrow_range, 12) && sizeof(TfLiteFakeQuantParams) == 16);
