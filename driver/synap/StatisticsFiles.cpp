@@ -2,12 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <ctime>
@@ -63,14 +61,6 @@ pid_t spareOwner(std::string_view name) {
 }
 
 }  // namespace
-
-pid_t processId() {
-    static std::atomic<pid_t> pid = [] {
-        pthread_atfork(nullptr, nullptr, [] { pid.store(getpid(), std::memory_order_relaxed); });
-        return getpid();
-    }();
-    return pid.load(std::memory_order_relaxed);
-}
 
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);

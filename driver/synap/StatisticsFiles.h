@@ -30,6 +30,7 @@
 #include <string>
 
 #include "StatisticsState.h"
+#include "nnemu/base/Process.h"
 #include "nnemu/base/Status.h"
 
 namespace nnemu::synap {
@@ -52,8 +53,7 @@ private:
     int fd_;
 };
 
-// getpid(), without a system call each time (updated in the child at fork).
-pid_t processId();
+using base::processId;  // getpid() without a system call
 
 FileIdentity identityOf(const struct stat& info);
 bool matches(const FileIdentity& identity, const struct stat& info);
