@@ -359,7 +359,10 @@ private:
             if (!replaceable(file)) continue;
             const time_t fileBackdate = file <= TIME ? backdate : 0;
             FileIdentity identity{};
-            inPlace[file] = seen_[file].present && inPlace_[file].holds(seen_[file].info);
+            // A shorter text (a reset, a network gone) is exchanged in: cut in place, a process
+            // killed between the write and the cut would leave a stale tail.
+            inPlace[file] = seen_[file].present && inPlace_[file].holds(seen_[file].info) &&
+                            static_cast<off_t>(texts[file].size()) >= seen_[file].info.st_size;
             if (inPlace[file]) {
                 identity = inPlace_[file].identity(texts[file].size(), fileBackdate);
             } else {
@@ -383,7 +386,7 @@ private:
             if (!inPlace[file]) continue;
             if (!stored) {
                 inPlace_[file].release();  // left as it was, like the record
-            } else if (!inPlace_[file].rewrite(texts[file], seen_[file].info.st_size, file <= TIME ? backdate : 0)) {
+            } else if (!inPlace_[file].rewrite(texts[file], file <= TIME ? backdate : 0)) {
                 warnNotWritten(kFiles[file].name);
             }
         }

@@ -131,11 +131,8 @@ bool InPlaceFile::holds(const struct stat& named) const {
 
 FileIdentity InPlaceFile::identity(size_t size, time_t backdate) const { return backdatedIdentity(inode_, size, backdate); }
 
-bool InPlaceFile::rewrite(const std::string& text, off_t oldSize, time_t backdate) {
-    const bool written = writeAllAt(fd_.get(), text) &&
-                         (oldSize <= static_cast<off_t>(text.size()) ||
-                          ftruncate(fd_.get(), static_cast<off_t>(text.size())) == 0) &&
-                         setTimes(fd_.get(), backdate);
+bool InPlaceFile::rewrite(const std::string& text, time_t backdate) {
+    const bool written = writeAllAt(fd_.get(), text) && setTimes(fd_.get(), backdate);
     const int cause = errno;
     if (written) {
         release();

@@ -10,11 +10,17 @@
 // - In place (the usual one). A process keeps open the version it last put in place
 //   (InPlaceFile). While the name still holds it, it has no other name and nobody else has it
 //   open, the process takes a write lease on it (the kernel grants one only then, and makes
-//   anyone opening the file wait until it is released), writes the new text over the old,
-//   truncates any stale tail and releases the lease: no reader has the file open during the
-//   write, and the next one opens the finished text. Five system calls, no directory change.
+//   anyone opening or truncating the file wait until it is released), writes the new text over
+//   the old and releases the lease: no reader has the file open during the write, and the next
+//   one opens the finished text. Only a text at least as long as the old one is written so
+//   (counts only grow between resets): nothing is ever cut in place. Four system calls (five
+//   with the back-dating), no directory change. The limits: a process stopped (SIGSTOP, a
+//   debugger) inside those microseconds makes a reader opening the file wait until it resumes or
+//   the kernel breaks the lease (/proc/sys/fs/lease-break-time, 45 s by default); one killed
+//   between the rewrite of inference_count or inference_time and its back-dating leaves a
+//   modification time the next update takes for a reset.
 // - By exchange, when the lease is refused (a reader holds the file open, another process put
-//   the version in place, the file was replaced or deleted). The new version is written under a
+//   the version in place, the file was replaced or deleted) or the text is shorter. The new version is written under a
 //   name private to this process (".<name>.<pid>.tmp") and the two names are exchanged, so a
 //   reader holding the old version keeps it whole. The version exchanged out is kept as the next
 //   exchange's spare and rewritten in place only if nobody has it open (again a write lease) and
@@ -94,8 +100,9 @@ public:
     bool holds(const struct stat& named) const;
     // What the version will look like once rewritten with `size` bytes and mtime `backdate`.
     FileIdentity identity(size_t size, time_t backdate) const;
-    // Rewrites the leased version (`oldSize` bytes before) and releases the lease, even on failure.
-    bool rewrite(const std::string& text, off_t oldSize, time_t backdate);
+    // Writes `text` over the leased version (never shorter than it: nothing is cut) and releases
+    // the lease, even on failure.
+    bool rewrite(const std::string& text, time_t backdate);
     // Releases the lease if held, leaving the version as it is.
     void release();
 

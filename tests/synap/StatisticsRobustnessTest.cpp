@@ -268,15 +268,16 @@ TEST_F(StatisticsRobustness, AReaderHoldingAVersionKeepsItWhole) {
 }
 
 // With nobody else holding them, the files are rewritten in place (no directory change per
-// execution): the same files, with every execution counted.
+// execution): the same files, with every execution counted. (A shorter text is exchanged in,
+// which `networks` needs when a network's last time loses a digit; the totals only grow.)
 TEST_F(StatisticsRobustness, UnheldFilesAreRewrittenInPlace) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
     waitReady(client);
-    const char* names[] = {"inference_count", "inference_time", "networks", "network_profile"};
-    struct stat before[4] {}, after[4] {};
-    for (int i = 0; i < 4; ++i) ASSERT_EQ(stat((dir_ + names[i]).c_str(), &before[i]), 0) << names[i];
+    const char* names[] = {"inference_count", "inference_time"};
+    struct stat before[2] {}, after[2] {};
+    for (int i = 0; i < 2; ++i) ASSERT_EQ(stat((dir_ + names[i]).c_str(), &before[i]), 0) << names[i];
     runMore(client, 5);
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 2; ++i) {
         ASSERT_EQ(stat((dir_ + names[i]).c_str(), &after[i]), 0) << names[i];
         EXPECT_EQ(after[i].st_ino, before[i].st_ino) << names[i];
     }
