@@ -348,7 +348,7 @@ private:
     // Each file is rewritten in place when this process may (StatisticsFiles.h), or gets a new
     // version written beside it. The record naming what the files will be is stored first, then
     // they are rewritten or exchanged into place: a crash between leaves the old or the new file,
-    // both known to the record.
+    // both known to the record (in place, short of a crash between a rewrite and its back-dating).
     void publish(int dir) {
         std::string texts[4];
         render(dir, texts);
