@@ -12,6 +12,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "nnemu/base/Process.h"
+
 namespace nnemu::synap {
 namespace {
 
@@ -173,7 +175,7 @@ public:
 
     pthreadpool_t acquire() {
         std::lock_guard lock(mutex_);
-        if (pool_ == nullptr || closing_ || getpid() != owner_) return nullptr;  // a forked child: no workers
+        if (pool_ == nullptr || closing_ || base::processId() != owner_) return nullptr;  // a forked child: no workers
         ++users_;
         return pool_;
     }
@@ -184,7 +186,7 @@ public:
     }
     pthreadpool_t peek() {
         std::lock_guard lock(mutex_);
-        return closing_ || getpid() != owner_ ? nullptr : pool_;
+        return closing_ || base::processId() != owner_ ? nullptr : pool_;
     }
 
     // A pool still in use is freed by its last user (a thread still running an inference while
@@ -201,7 +203,7 @@ private:
     void destroy() {
         // A forked child has the pool's memory but not its threads: joining them there would
         // wait for threads that do not exist, so the child leaves it alone.
-        if (pool_ == nullptr || getpid() != owner_) return;
+        if (pool_ == nullptr || base::processId() != owner_) return;
         pthreadpool_t pool = pool_;
         pool_ = nullptr;
         pthreadpool_destroy(pool);  // joins the workers: their thread-local storage goes with them
@@ -209,7 +211,7 @@ private:
 
     std::mutex mutex_;
     pthreadpool_t pool_;
-    const pid_t owner_ = getpid();  // the process whose threads the pool has
+    const pid_t owner_ = base::processId();  // the process whose threads the pool has
     size_t users_ = 0;
     bool closing_ = false;
 };

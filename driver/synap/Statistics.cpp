@@ -153,6 +153,9 @@ private:
             const int cause = errno;
             return warnOnce(locked.message() + "; the statistics are not updated, the run goes on", cause);
         }
+        // The leases first: from then on nobody else can open or truncate a leased file, so what
+        // the look sees of it stays true until it is rewritten.
+        for (InPlaceFile& file : inPlace_) file.lease();
         look(dir);
         bool dirty = !load(dir);
         dirty |= always;
@@ -162,6 +165,7 @@ private:
         dirty |= !allPublished();
         change(dir);
         if (dirty) publish(dir);
+        for (InPlaceFile& file : inPlace_) file.release();  // those no rewrite used
         state_.unlock();
     }
 
@@ -341,40 +345,72 @@ private:
         return false;
     }
 
-    // New contents are written beside the files, the record naming them is stored, then they are
-    // renamed into place: a crash between leaves the old or the new file, both known to the record.
+    // Each file is rewritten in place when this process may (StatisticsFiles.h), or gets a new
+    // version written beside it. The record naming what the files will be is stored first, then
+    // they are rewritten or exchanged into place: a crash between leaves the old or the new file,
+    // both known to the record (in place, short of a crash between a rewrite and its back-dating).
     void publish(int dir) {
         std::string texts[4];
         render(dir, texts);
-        std::vector<std::unique_ptr<Replacement>> files;
+        const time_t backdate = backdatedTime();
+        std::unique_ptr<Replacement> exchanges[4];
+        bool inPlace[4] = {};
         for (int file = 0; file < 4; ++file) {
             if (!replaceable(file)) continue;
-            auto replacement = std::make_unique<Replacement>(dir, kFiles[file].name, true);
+            const time_t fileBackdate = file <= TIME ? backdate : 0;
             FileIdentity identity{};
-            if (!replacement->prepare(texts[file], kFiles[file].mode, file <= TIME, &identity)) {
-                const int cause = errno;
-                warnOnce("cannot write " + path_ + "/" + kFiles[file].name + ": " + std::strerror(cause) +
-                         "; the statistics are not updated, the run goes on", cause);
-                continue;
+            // A shorter text (a reset, a network gone) is exchanged in: cut in place, a process
+            // killed between the write and the cut would leave a stale tail.
+            inPlace[file] = seen_[file].present && inPlace_[file].holds(seen_[file].info) &&
+                            static_cast<off_t>(texts[file].size()) >= seen_[file].info.st_size;
+            if (inPlace[file]) {
+                identity = inPlace_[file].identity(texts[file].size(), fileBackdate);
+            } else {
+                inPlace_[file].drop();  // closed: it may be the spare the exchange leases next
+                exchanges[file] = std::make_unique<Replacement>(dir, kFiles[file].name, true);
+                if (!exchanges[file]->prepare(texts[file], kFiles[file].mode, fileBackdate,
+                                              file <= TIME ? &identity : nullptr)) {
+                    exchanges[file].reset();
+                    warnNotWritten(kFiles[file].name);
+                    continue;
+                }
             }
             if (file <= TIME) {
                 record_.written[file][0] = record_.written[file][1];
                 record_.written[file][1] = identity;
             }
-            files.push_back(std::move(replacement));
         }
-        if (!state_.write(&record_)) {
-            const int cause = errno;
-            return warnOnce("cannot write " + path_ + "/.state: " + std::strerror(cause) +
-                            "; the statistics are not updated, the run goes on", cause);
-        }
-        for (auto& file : files) {
-            if (!file->commit()) {
-                const int cause = errno;
-                warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(cause) +
-                         "; the run goes on", cause);
+        const bool stored = state_.write(&record_);
+        const int cause = errno;
+        for (int file = 0; file < 4; ++file) {
+            if (!inPlace[file]) continue;
+            if (!stored) {
+                inPlace_[file].release();  // left as it was, like the record
+            } else if (!inPlace_[file].rewrite(texts[file], file <= TIME ? backdate : 0)) {
+                warnNotWritten(kFiles[file].name);
             }
         }
+        if (!stored) {
+            errno = cause;
+            return warnNotWritten(".state");
+        }
+        for (int file = 0; file < 4; ++file) {
+            if (exchanges[file] == nullptr) continue;
+            if (!exchanges[file]->commit()) {
+                const int failure = errno;
+                warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(failure) +
+                         "; the run goes on", failure);
+                continue;
+            }
+            inPlace_[file].adopt(exchanges[file]->takeFile());
+        }
+    }
+
+    void warnNotWritten(const char* name, const char* function = __builtin_FUNCTION(), int line = __builtin_LINE()) {
+        const int cause = errno;
+        warnOnce("cannot write " + path_ + "/" + name + ": " + std::strerror(cause) +
+                         "; the statistics are not updated, the run goes on",
+                 cause, function, line);
     }
 
     std::mutex mutex_;  // flock does not exclude this process's threads from each other
@@ -382,6 +418,7 @@ private:
     const std::string root_, path_;
     RootedDirectory directory_;
     StateFile state_;
+    InPlaceFile inPlace_[4];  // the visible files' versions this process last put in place
     StateRecord record_{};
     struct Seen {
         bool present = false;  // `info` holds the file's status

@@ -3,7 +3,8 @@
 // networks, network_profile; /sys/class/misc/synap/statistics links to the same folder).
 // Counters live in a state file shared by every process using the device root, under a kernel
 // file lock (StatisticsState.h), so counts are exact with several processes; each NPU execution
-// rewrites the visible files whole before it returns. Statistics are best-effort: nothing they
+// rewrites the visible files before it returns, in place while nobody else has them open or by
+// exchanging a whole new version in (StatisticsFiles.h): a reader never sees a mix. Statistics are best-effort: nothing they
 // meet on disk (damage, planted links, a stopped lock holder) fails or hangs an execution.
 #pragma once
 

@@ -2,12 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <ctime>
@@ -18,9 +16,7 @@
 namespace nnemu::synap {
 namespace {
 
-// inference_count and inference_time are published with a modification time this far in the
-// past, which no later write (it sets the time to now) reproduces: a write of the value a file
-// already shows is noticed too.
+// How far in the past backdatedTime() is.
 constexpr time_t kBackdateSeconds = 10;
 constexpr int kSpareFlags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 
@@ -36,11 +32,20 @@ bool writeAllAt(int fd, const std::string& text) {
 
 // A write lease is granted only when no other descriptor has the file open. Someone opening it
 // while we hold the lease makes the kernel signal us, with SIGIO by default, which would end the
-// process: the notice is sent as SIGURG (ignored by default) until no owner is left to notify.
-bool takeLease(int fd) {
-    if (fcntl(fd, F_SETSIG, SIGURG) != 0 || fcntl(fd, F_SETLEASE, F_WRLCK) != 0) return false;
-    fcntl(fd, F_SETOWN, 0);
-    return true;
+// process: the notice is sent as SIGURG (ignored by default). Releasing a lease resets the
+// descriptor's signal to SIGIO, so it is set before each lease.
+bool takeLease(int fd) { return fcntl(fd, F_SETSIG, SIGURG) == 0 && fcntl(fd, F_SETLEASE, F_WRLCK) == 0; }
+void releaseLease(int fd) { fcntl(fd, F_SETLEASE, F_UNLCK); }
+
+// The time set is the time stored (backdatedTime): no status to read back.
+FileIdentity backdatedIdentity(ino_t inode, size_t size, time_t backdate) {
+    return {static_cast<uint64_t>(inode), static_cast<int64_t>(size), static_cast<int64_t>(backdate), 0};
+}
+
+bool setTimes(int fd, time_t backdate) {
+    if (backdate == 0) return true;
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {backdate, 0}};
+    return futimens(fd, times) == 0;
 }
 
 // The pid in a spare's name (".<name>.<pid>.tmp"), or 0.
@@ -56,14 +61,6 @@ pid_t spareOwner(std::string_view name) {
 }
 
 }  // namespace
-
-pid_t processId() {
-    static std::atomic<pid_t> pid = [] {
-        pthread_atfork(nullptr, nullptr, [] { pid.store(getpid(), std::memory_order_relaxed); });
-        return getpid();
-    }();
-    return pid.load(std::memory_order_relaxed);
-}
 
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
@@ -103,6 +100,54 @@ Result<int> RootedDirectory::get() {
     return fd_.get();
 }
 
+// An even second with no fraction: what every file system stores exactly (FAT keeps even seconds),
+// so the time set is the time a later look reads.
+time_t backdatedTime() { return (std::time(nullptr) - kBackdateSeconds) & ~time_t{1}; }
+
+void InPlaceFile::adopt(int fd) {
+    drop();
+    fd_.reset(fd);
+    struct stat info {};
+    if (fd < 0 || fstat(fd, &info) != 0) return fd_.reset();
+    device_ = info.st_dev;
+    inode_ = info.st_ino;
+    owner_ = processId();
+}
+
+void InPlaceFile::drop() {
+    fd_.reset();  // closing it ends any lease
+    leased_ = false;
+}
+
+bool InPlaceFile::lease() {
+    if (fd_.get() >= 0 && owner_ == processId() && takeLease(fd_.get())) return leased_ = true;
+    drop();
+    return false;
+}
+
+bool InPlaceFile::holds(const struct stat& named) const {
+    return leased_ && S_ISREG(named.st_mode) && named.st_dev == device_ && named.st_ino == inode_ && named.st_nlink == 1;
+}
+
+FileIdentity InPlaceFile::identity(size_t size, time_t backdate) const { return backdatedIdentity(inode_, size, backdate); }
+
+bool InPlaceFile::rewrite(const std::string& text, time_t backdate) {
+    const bool written = writeAllAt(fd_.get(), text) && setTimes(fd_.get(), backdate);
+    const int cause = errno;
+    if (written) {
+        release();
+    } else {
+        drop();  // what it holds is not known: the next update exchanges a new version in
+    }
+    errno = cause;
+    return written;
+}
+
+void InPlaceFile::release() {
+    if (leased_) releaseLease(fd_.get());
+    leased_ = false;
+}
+
 Replacement::Replacement(int dir, const std::string& name, bool keepSpare)
     : dir_(dir), name_(name), temp_(spareName(name, processId())), keepSpare_(keepSpare) {}
 
@@ -132,7 +177,7 @@ int Replacement::reuseSpare() {
         unlinkat(dir_, temp_.c_str(), 0);
         return -1;
     }
-    return fd.release();  // the lease ends when the caller closes it
+    return fd.release();  // the caller releases the lease once the new version is written
 }
 
 int Replacement::createSpare(mode_t mode) {
@@ -144,28 +189,30 @@ int Replacement::createSpare(mode_t mode) {
     return fd;
 }
 
-bool Replacement::prepare(const std::string& text, mode_t mode, bool backdate, FileIdentity* identity) {
+bool Replacement::prepare(const std::string& text, mode_t mode, time_t backdate, FileIdentity* identity) {
     const int reused = keepSpare_ ? reuseSpare() : -1;
-    Fd fd(reused);
+    file_.reset(reused);
     struct stat info = spare_;  // a reused spare's, checked under the lease; a new file's is read
-    if (fd.get() < 0) fd.reset(createSpare(mode));
-    if (fd.get() < 0) return false;
+    if (file_.get() < 0) file_.reset(createSpare(mode));
+    if (file_.get() < 0) return false;
     ready_ = true;  // from here the name holds something of ours
-    if ((fd.get() != reused && fstat(fd.get(), &info) != 0) || !writeAllAt(fd.get(), text)) return false;
-    if (info.st_size > static_cast<off_t>(text.size()) && ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) {
-        return false;
-    }
-    if (!(mode & S_IWUSR) && (info.st_mode & S_IWUSR) && fchmod(fd.get(), info.st_mode & 07777 & ~0222) != 0) {
-        return false;
-    }
-    if (backdate) {
-        const struct timespec times[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - kBackdateSeconds, 0}};
-        if (futimens(fd.get(), times) != 0) return false;
-    }
-    if (identity != nullptr) {
-        if (fstat(fd.get(), &info) != 0) return false;
+    const int fd = file_.get();
+    const bool written =
+            (fd == reused || fstat(fd, &info) == 0) && writeAllAt(fd, text) &&
+            (info.st_size <= static_cast<off_t>(text.size()) || ftruncate(fd, static_cast<off_t>(text.size())) == 0) &&
+            ((mode & S_IWUSR) || !(info.st_mode & S_IWUSR) || fchmod(fd, info.st_mode & 07777 & ~0222) == 0) &&
+            setTimes(fd, backdate);
+    const int cause = errno;
+    if (fd == reused) releaseLease(fd);  // written whole: whoever opens the spare now sees this version
+    errno = cause;
+    if (!written) return false;
+    if (identity == nullptr) return true;
+    if (backdate == 0) {
+        if (fstat(fd, &info) != 0) return false;
         *identity = identityOf(info);
+        return true;
     }
+    *identity = backdatedIdentity(info.st_ino, text.size(), backdate);
     return true;
 }
 

@@ -150,6 +150,7 @@ Status StateFile::lock(int directory, const std::string& path) {
         struct stat named {};
         if (fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
             named.st_ino == inode_) {
+            sizeLocked_ = named.st_size;
             return {};
         }
         flock(fd_, LOCK_UN);
@@ -164,11 +165,11 @@ void StateFile::unlock() {
 
 std::string StateFile::read(StateRecord* record) {
     std::memset(static_cast<void*>(record), 0, sizeof *record);
-    struct stat info {};
-    if (fstat(fd_, &info) != 0) return std::strerror(errno);
-    sizeRead_ = info.st_size;
+    // The size the name showed once locked: only a writer ignoring the lock changes it, and what
+    // it cuts off reads short below.
+    sizeRead_ = sizeLocked_;
     const ssize_t bytes = pread(fd_, record, sizeof *record, 0);
-    return damage(*record, bytes, info.st_size);
+    return damage(*record, bytes, sizeRead_);
 }
 
 bool StateFile::write(StateRecord* record) {

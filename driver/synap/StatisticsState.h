@@ -103,6 +103,7 @@ private:
     int fd_ = -1;
     dev_t device_ = 0;      // fd_'s file, as opened: compared with what the name holds at each lock
     ino_t inode_ = 0;
+    off_t sizeLocked_ = 0;  // the file's size when the lock was taken
     off_t sizeRead_ = 0;    // the file's size at the last read, under the lock
     pid_t owner_ = 0;       // the process that opened fd_: a forked child must not share its lock
     bool stalled_ = false;  // the last lock attempt timed out: wait less until one succeeds

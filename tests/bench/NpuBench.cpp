@@ -1,7 +1,8 @@
 // Steady-state latency of generated MobileNets on synap-npu, as a ratio to the same NPU program run
 // directly on XNNPACK (NpuCore, no NNAPI runtime in between) and to nnapi-reference, plus the
 // first inference split into lowering, core load (XNNPACK runtime creation and weight packing)
-// and first run; and the statistics bookkeeping one NPU execution adds. Threads/ compares the
+// and first run; the statistics bookkeeping one NPU execution adds and what an execution costs
+// besides its NPU run (ExecutionOverhead/, on a small MobileNet). Threads/ compares the
 // core's default threading with one thread, inference by inference, idle and under load (a busy
 // loop on every core this process may use, in child processes the benchmark starts and stops).
 //
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +28,7 @@
 #include "NpuCore.h"
 #include "PreparedNetwork.h"
 #include "Statistics.h"
+#include "StatisticsView.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
@@ -208,6 +211,33 @@ void FirstInference(benchmark::State& state, const char* name) {
 
 // What one NPU execution adds for the statistics files: the locked update and the rewrite of
 // inference_count, inference_time, networks and network_profile.
+uint64_t statisticsNumber(const char* file) {
+    std::ifstream in(synap::statisticsDir() + "/" + file);
+    uint64_t value = 0;
+    in >> value;
+    return value;
+}
+
+// What an execution on synap-npu costs besides its NPU run (the runtime, the copies in and out,
+// the statistics): the loop's wall time less the NPU time the statistics count for its
+// executions, per execution. Needs a device root no other process executes on.
+void ExecutionOverhead(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    std::string error;
+    const uint64_t count = statisticsNumber("inference_count"), npuUs = statisticsNumber("inference_time");
+    const auto start = Clock::now();
+    for (auto _ : state) {
+        if (!net->npu->invoke(&error)) return state.SkipWithError(error.c_str());
+    }
+    const double wallUs = static_cast<double>(microsSince(start));
+    const double runs = static_cast<double>(statisticsNumber("inference_count") - count);
+    const double npu = static_cast<double>(statisticsNumber("inference_time") - npuUs);
+    if (runs != static_cast<double>(state.iterations())) return state.SkipWithError("another process counted executions");
+    state.counters["npu_us"] = npu / runs;
+    state.counters["outside_npu_us"] = (wallUs - npu) / runs;
+}
+
 void StatisticsBookkeeping(benchmark::State& state) {
     synap::NetworkStatistics statistics(2, 151529, 31, false);
     for (auto _ : state) statistics.recordInference(1800);
@@ -231,6 +261,9 @@ void registerAll() {
                 ->Unit(benchmark::kMillisecond)->Iterations(2);
     }
     benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("ExecutionOverhead/mobilenet_v1_0.25_128_quant", ExecutionOverhead,
+                                 "mobilenet_v1_0.25_128_quant")
+            ->Unit(benchmark::kMicrosecond);
     std::vector<const char*> threadNetworks(std::begin(kNetworks), std::end(kNetworks));
     threadNetworks.insert(threadNetworks.end(), std::begin(kInt8Networks), std::end(kInt8Networks));
     for (const char* name : threadNetworks) {
