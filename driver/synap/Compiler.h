@@ -14,8 +14,9 @@ namespace nnemu::synap {
 // programs of another version are recompiled. Part of the device's version string.
 // 4: int8 network ports and layers; 5: ADD/SUB between sign flips on int8 (SignedAdds.h);
 // 6: packed weights; 7: filters of packed layers dropped (PackedFilters.h); 8: depthwise and
-// unfolded convolutions stored packed; 9: requantizations that are sign flips become flips.
-constexpr uint32_t kCompilerVersion = 9;
+// unfolded convolutions stored packed; 9: requantizations that are sign flips become flips;
+// 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D).
+constexpr uint32_t kCompilerVersion = 10;
 
 // The serialized program, or BAD_DATA saying which shape or operation the NPU cannot take.
 Result<std::vector<uint8_t>> compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims);

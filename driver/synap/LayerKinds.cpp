@@ -187,7 +187,7 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::FullyConnected, "NN", defineFullyConnected, checkFullyConnectedShapes, runOwnLayer,
          filterMultiplyAccumulates, ownConvolution},
         {LayerParams::Add, "SH", defineAdd, checkBroadcastShapes, runOwnLayer, nullptr, ownAdd},
-        {LayerParams::Multiply, "SH", defineMultiply, checkBroadcastShapes, nullptr, nullptr},
+        {LayerParams::Multiply, "SH", defineMultiply, checkBroadcastShapes, runOwnLayer, nullptr, ownMultiply},
         {LayerParams::Subtract, "SH", defineSubtract, checkBroadcastShapes, runOwnLayer, nullptr, ownAdd},
         {LayerParams::AveragePool2D, "NN", defineAveragePool2D, checkPool2DShapes, nullptr, nullptr},
         {LayerParams::MaxPool2D, "NN", defineMaxPool2D, checkPool2DShapes, runOwnLayer, nullptr, ownMaxPool},
@@ -215,6 +215,7 @@ constexpr LayerKind kLayerKinds[] = {
         {LayerParams::Deconvolution2D, "NN", defineDeconvolution2D, checkDeconvolution2DShapes, nullptr,
          deconvolutionMultiplyAccumulates},
         {LayerParams::HardSwish, "SH", defineHardSwish, checkSameShape, nullptr, nullptr},
+        {LayerParams::QuantizedAveragePool2D, "NN", nullptr, checkPool2DShapes, runQuantizedAveragePool, nullptr},
 };
 
 constexpr bool oneEntryPerKindInSchemaOrder() {

@@ -110,6 +110,17 @@ bool checkPool2DShapes(const npu::Program& program, const npu::Layer& layer) {
         pad = q->padding();
         poolHeight = q->pool_height(), poolWidth = q->pool_width();
         strideHeight = q->stride_height(), strideWidth = q->stride_width();
+    } else if (const auto* r = layer.params_as_QuantizedAveragePool2D()) {
+        // 8-bit values moved, not rescaled: one quantization on both sides.
+        const npu::Tensor& in = inputOf(program, layer, 0);
+        const npu::Tensor& out = outputOf(program, layer);
+        if ((in.type() != npu::DataType::QUINT8 && in.type() != npu::DataType::QINT8) || in.scale() != out.scale() ||
+            in.zero_point() != out.zero_point()) {
+            return false;
+        }
+        pad = r->padding();
+        poolHeight = r->pool_height(), poolWidth = r->pool_width();
+        strideHeight = r->stride_height(), strideWidth = r->stride_width();
     }
     if (pad == nullptr || !sameTypeInputs(program, layer, 1)) return false;
     const Dims in = dimsOf(inputOf(program, layer, 0));

@@ -23,6 +23,9 @@ bool checkQuantizedMaxMin(const npu::Program& program, const npu::Layer& layer);
 bool runQuantizedMaximum(const NativeLayer& layer);
 bool runQuantizedMinimum(const NativeLayer& layer);
 
+// 8-bit windowed averages (NativePooling.cpp); the kind's check is checkPool2DShapes.
+bool runQuantizedAveragePool(const NativeLayer& layer);
+
 // Index of the largest / smallest element along an axis (NativeArgMinMax.cpp).
 bool checkArgMinMax(const npu::Program& program, const npu::Layer& layer);
 bool runArgMax(const NativeLayer& layer);

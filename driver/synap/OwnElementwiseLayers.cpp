@@ -1,10 +1,11 @@
-// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB and global average pools (exact
+// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB, MUL and global average pools (exact
 // where XNNPACK's are not, so by default although slower), max pools (XNNPACK's are exact and
 // faster: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
 #include "kernels/Isa.h"
 #include "kernels/QuantAdd.h"
+#include "kernels/QuantMul.h"
 #include "kernels/QuantPool.h"
 
 namespace nnemu::synap {
@@ -22,6 +23,31 @@ struct AddLayer : OwnLayer {
                                     layer.output);
     }
 };
+
+struct MulLayer : OwnLayer {
+    kernels::QuantMulParams params{};
+    std::vector<uint32_t> dims[3];  // inputs, output
+
+    bool run(const NativeLayer& layer) override {
+        return kernels::runQuantMul(params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2], layer.output);
+    }
+};
+
+// A binary 8-bit layer's three tensors (inputs, output), all of one 8-bit type; false otherwise.
+bool eightBitOperands(const npu::Program& program, const npu::Layer& layer, const npu::Tensor* tensors[3]) {
+    if (!ownKernelsEnabled() || layer.inputs()->size() != 2) return false;
+    tensors[0] = &tensorAt(program, layer.inputs()->Get(0));
+    tensors[1] = &tensorAt(program, layer.inputs()->Get(1));
+    tensors[2] = &outputOf(program, layer);
+    const npu::DataType type = tensors[2]->type();
+    return (type == npu::DataType::QUINT8 || type == npu::DataType::QINT8) && tensors[0]->type() == type &&
+           tensors[1]->type() == type;
+}
+
+template <typename Layer>
+void keepDims(const npu::Tensor* const tensors[3], Layer* state) {
+    for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
+}
 
 struct MaxPoolLayer : OwnLayer {
     kernels::MaxPoolSpec spec;
@@ -72,16 +98,10 @@ std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
 // add on AVX-512, 3-4 % of a MobileNet v2 (BENCHMARKS.md), but exact, where XNNPACK's can be one
 // step off the reference: by default, so that synap-npu and nnapi-reference agree to the bit.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
-    if (!ownKernelsEnabled() || layer.inputs()->size() != 2) return nullptr;
-    const npu::Tensor* tensors[] = {&tensorAt(program, layer.inputs()->Get(0)), &tensorAt(program, layer.inputs()->Get(1)),
-                                    &outputOf(program, layer)};
-    const npu::DataType type = tensors[2]->type();
-    if ((type != npu::DataType::QUINT8 && type != npu::DataType::QINT8) || tensors[0]->type() != type ||
-        tensors[1]->type() != type) {
-        return nullptr;
-    }
+    const npu::Tensor* tensors[3];
+    if (!eightBitOperands(program, layer, tensors)) return nullptr;
     kernels::QuantAddSpec spec;
-    spec.signedValues = type == npu::DataType::QINT8;
+    spec.signedValues = tensors[2]->type() == npu::DataType::QINT8;
     spec.subtract = layer.params_type() == npu::LayerParams::Subtract;
     for (int i = 0; i < 2; ++i) {
         spec.zeroPoints[i] = tensors[i]->zero_point();
@@ -92,8 +112,28 @@ std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer
     quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
     auto state = std::make_unique<AddLayer>();
     if (!kernels::prepareQuantAdd(spec, &state->params)) return nullptr;
-    for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
+    keepDims(tensors, state.get());
     state->isa = kernels::bestIsa();
+    return state;
+}
+
+// 8-bit MUL, any broadcast the kind's check let through: exact where XNNPACK's multiply rounds in
+// float (one step off the reference and TFLite in places), as ADD above.
+std::unique_ptr<LayerState> ownMultiply(const npu::Program& program, const npu::Layer& layer) {
+    const npu::Tensor* tensors[3];
+    if (!eightBitOperands(program, layer, tensors)) return nullptr;
+    kernels::QuantMulSpec spec;
+    spec.signedValues = tensors[2]->type() == npu::DataType::QINT8;
+    for (int i = 0; i < 2; ++i) {
+        spec.zeroPoints[i] = tensors[i]->zero_point();
+        spec.scales[i] = tensors[i]->scale();
+    }
+    spec.outputZeroPoint = tensors[2]->zero_point();
+    spec.outputScale = tensors[2]->scale();
+    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    auto state = std::make_unique<MulLayer>();
+    if (!kernels::prepareQuantMul(spec, &state->params)) return nullptr;
+    keepDims(tensors, state.get());
     return state;
 }
 

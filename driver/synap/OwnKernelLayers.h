@@ -19,6 +19,8 @@ namespace nnemu::synap {
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer);
 // 8-bit ADD and SUB (Add and Subtract kinds), with any broadcast.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);
+// 8-bit MUL (Multiply kind), with any broadcast.
+std::unique_ptr<LayerState> ownMultiply(const npu::Program& program, const npu::Layer& layer);
 // 8-bit max pools, and global average pools (AVERAGE_POOL_2D over the whole image, MEAN).
 std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);

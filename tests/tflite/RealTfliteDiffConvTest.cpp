@@ -152,13 +152,22 @@ void pools(fb::BuiltinOperator code, const Spec& in, const Spec& out) {
     expectOp(code, {in}, {out}, fb::BuiltinOptions_Pool2DOptions, pool(fb::Padding_SAME, 2, 3, fb::ActivationFunctionType_NONE));
 }
 REAL_TFLITE_TEST(DISABLED_AveragePool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_AVERAGE_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
-REAL_TFLITE_TEST(DISABLED_AveragePool2DUint8) {
+REAL_TFLITE_TEST(AveragePool2DUint8) {
     REQUIRE();
     pools(fb::BuiltinOperator_AVERAGE_POOL_2D, u8({1, 9, 8, 3}, 0.05f, 128), u8({1, 5, 4, 3}, 0.05f, 128));
 }
-REAL_TFLITE_TEST(DISABLED_AveragePool2DInt8) {
+REAL_TFLITE_TEST(AveragePool2DInt8) {
     REQUIRE();
     pools(fb::BuiltinOperator_AVERAGE_POOL_2D, i8({1, 9, 8, 3}, 0.05f, -4), i8({1, 5, 4, 3}, 0.05f, -4));
+}
+// A wider window than stride, clipped at the far edges only (VALID), with RELU6 clamping.
+REAL_TFLITE_TEST(AveragePool2DQuantizedValidRelu6) {
+    REQUIRE();
+    const auto options = pool(fb::Padding_VALID, 1, 3, fb::ActivationFunctionType_RELU6);
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {u8({2, 7, 6, 5}, 0.05f, 100)}, {u8({2, 5, 4, 5}, 0.05f, 100)},
+             fb::BuiltinOptions_Pool2DOptions, options);
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8({2, 7, 6, 5}, 0.05f, -20)}, {i8({2, 5, 4, 5}, 0.05f, -20)},
+             fb::BuiltinOptions_Pool2DOptions, options);
 }
 REAL_TFLITE_TEST(MaxPool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_MAX_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
 REAL_TFLITE_TEST(MaxPool2DUint8) {

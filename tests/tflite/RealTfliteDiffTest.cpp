@@ -35,10 +35,18 @@ TEST(RealTflite, AddUint8Quantized) {
     expectSameAsRealTflite(g, {rampBytes<uint8_t>(120, 0, 255), rampBytes<uint8_t>(15, 0, 255)});
 }
 
-TEST(RealTflite, DISABLED_MulInt8Quantized) {
+TEST(RealTflite, MulInt8Quantized) {
     NNEMU_REQUIRE_REAL_TFLITE();
     const GraphBuilder g = binary(fb::BuiltinOperator_MUL, fb::TensorType_INT8, 0.07f, -3);
     expectSameAsRealTflite(g, {rampBytes<int8_t>(120, -128, 127), rampBytes<int8_t>(15, -128, 127)});
+}
+
+// A squeeze-excite style product: per-channel factors broadcast over the image, RELU fused.
+TEST(RealTflite, MulUint8BroadcastWithRelu) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const GraphBuilder g = binary(fb::BuiltinOperator_MUL, fb::TensorType_UINT8, 0.11f, 120, fb::BuiltinOptions_MulOptions,
+                                  [](auto& b) { return fb::CreateMulOptions(b, fb::ActivationFunctionType_RELU).Union(); });
+    expectSameAsRealTflite(g, {rampBytes<uint8_t>(120, 0, 255), rampBytes<uint8_t>(15, 0, 255)});
 }
 
 TEST(RealTflite, SquaredDifferenceFloat) {

@@ -120,9 +120,8 @@ bool planWalk(const std::vector<uint32_t>& aDims, const std::vector<uint32_t>& b
 
 }  // namespace
 
-bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32_t>& aDims, const uint8_t* a,
-                 const std::vector<uint32_t>& bDims, const uint8_t* b, const std::vector<uint32_t>& outDims,
-                 uint8_t* out) {
+bool forEachBroadcastRow(const std::vector<uint32_t>& aDims, const std::vector<uint32_t>& bDims,
+                         const std::vector<uint32_t>& outDims, const BroadcastRow& row) {
     Walk walk;
     if (!planWalk(aDims, bDims, outDims, &walk)) return false;
     if (std::find(outDims.begin(), outDims.end(), 0u) != outDims.end()) return true;  // nothing to compute
@@ -131,8 +130,7 @@ bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32
     std::vector<size_t> index(outer, 0);
     size_t aOffset = 0, bOffset = 0;
     for (size_t done = 0;;) {
-        runQuantAddRow(isa, params, a + aOffset, walk.aSteps[0] != 0, b + bOffset, walk.bSteps[0] != 0,
-                       out + done, inner);
+        row(aOffset, walk.aSteps[0] != 0, bOffset, walk.bSteps[0] != 0, done, inner);
         done += inner;
         size_t k = 1;
         for (; k < outer; ++k) {
@@ -145,6 +143,15 @@ bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32
         }
         if (k == outer) return true;
     }
+}
+
+bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32_t>& aDims, const uint8_t* a,
+                 const std::vector<uint32_t>& bDims, const uint8_t* b, const std::vector<uint32_t>& outDims,
+                 uint8_t* out) {
+    return forEachBroadcastRow(aDims, bDims, outDims,
+                               [&](size_t aOffset, bool aSteps, size_t bOffset, bool bSteps, size_t o, size_t count) {
+        runQuantAddRow(isa, params, a + aOffset, aSteps, b + bOffset, bSteps, out + o, count);
+    });
 }
 
 }  // namespace nnemu::synap::kernels

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "Isa.h"
@@ -43,6 +44,15 @@ bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params);
 // row), with the kernel of `isa` (which the CPU must support).
 void runQuantAddRow(Isa isa, const QuantAddParams& params, const uint8_t* a, size_t aStep, const uint8_t* b,
                     size_t bStep, uint8_t* out, size_t count);
+
+// One run of a broadcast walk: `count` outputs from element offset `outOffset`, reading a and b
+// from their offsets, each stepping by one element or staying on one (a broadcast value).
+using BroadcastRow = std::function<void(size_t aOffset, bool aSteps, size_t bOffset, bool bSteps, size_t outOffset,
+                                        size_t count)>;
+// Walks a numpy-style broadcast of two inputs (dims right-aligned) as rows, adjacent dims merged
+// where both inputs step alike; false if the dims do not broadcast to `outDims`.
+bool forEachBroadcastRow(const std::vector<uint32_t>& aDims, const std::vector<uint32_t>& bDims,
+                         const std::vector<uint32_t>& outDims, const BroadcastRow& row);
 
 // The whole broadcast (numpy rules, ranks up to 4, dims right-aligned): false if the dims do not
 // broadcast to `outDims`.

@@ -76,14 +76,9 @@ bool lowering::lowerAveragePool(const OperationContext& context, ProgramBuilder&
     } else if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
         layer.Set(poolParams<npu::AveragePool2DT>(g));
         added = &builder.addLayer(name, std::move(layer), {builder.input(0)}, {builder.output(0)});
-    } else {  // windowed quantized averages run in float on this core
-        const uint32_t input = asFloat(builder, builder.input(0));
-        const uint32_t result = builder.intermediate(npu::DataType::FLOAT32, builder.tensor(builder.output(0)).dims);
-        layer.Set(poolParams<npu::AveragePool2DT>(g));
-        added = &builder.addLayer(name, std::move(layer), {input}, {result});
-        activationBounds(params.activation, &added->output_min, &added->output_max);
-        convertInto(builder, result, builder.output(0));
-        return true;
+    } else {  // windowed 8-bit averages: the core's own, exact layer
+        layer.Set(poolParams<npu::QuantizedAveragePool2DT>(g));
+        added = &builder.addLayer(name, std::move(layer), {builder.input(0)}, {builder.output(0)});
     }
     activationBounds(params.activation, &added->output_min, &added->output_max);
     return true;
