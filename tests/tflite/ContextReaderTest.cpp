@@ -13,6 +13,7 @@
 #include "VxTestHost.h"
 #include "nnemu/tflite/ContextReader.h"
 #include "nnemu/tflite/Lowering.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -41,9 +42,8 @@ struct ThreeNodeHost : Host {
 
 TEST(ContextReader, ViewsAreTheHostsMemory) {
     ThreeNodeHost host;
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     const Model& model = *graph->model;
     EXPECT_EQ(model.fileDescriptor(), -1);
     EXPECT_TRUE(model.bytes().empty());
@@ -64,9 +64,8 @@ TEST(ContextReader, ViewsAreTheHostsMemory) {
 
 TEST(ContextReader, LowersFromTheHostsBuiltinData) {
     ThreeNodeHost host;
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     for (TfLiteFusedActivation activation : {kTfLiteActRelu6, kTfLiteActNone}) {
         host.add.activation = activation;   // read at lowering time, from the host's struct
         NnapiGraph lowered;
@@ -102,9 +101,8 @@ TEST(ContextReader, PerChannelQuantizationIsReadOrTheNodeStaysWithTheHost) {
     TfLiteIntArray* zeroPoints = vxtest::intArray({3, -4});
     TfLiteAffineQuantization affine{scales, zeroPoints, 0};
     host.tensors[0].quantization = {kTfLiteAffineQuantization, &affine};
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     const Tensor& filter = graph->model->tensors()[0];
     ASSERT_TRUE(filter.isPerChannel());
     EXPECT_EQ(filter.channelScales.data(), scales->data);
@@ -113,8 +111,8 @@ TEST(ContextReader, PerChannelQuantizationIsReadOrTheNodeStaysWithTheHost) {
     EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{0});
     // Scales that do not match the quantized dimension: the node is left out.
     affine.quantized_dimension = 1;
-    graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{-1});
     std::free(scales);
     std::free(zeroPoints);

@@ -19,6 +19,7 @@
 #include "CpuKernelHarness.h"
 #include "GraphBuilder.h"
 #include "TestSupport.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -101,19 +102,18 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
                                    int floatUlps = 4) {
     const RealTfliteResult real = runRealTflite(bytes, inputs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-        ASSERT_NE(interpreter, nullptr) << error;
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
         ASSERT_EQ(interpreter->inputCount(), inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
             ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
             if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
         for (size_t o = 0; o < real.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));

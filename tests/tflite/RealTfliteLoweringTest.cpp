@@ -6,6 +6,7 @@
 #include <map>
 
 #include "RealTflite.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -47,16 +48,15 @@ size_t delegatedNodes(const GraphBuilder& g) {
         std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
                 .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     }
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    EXPECT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    EXPECT_NE(model, nullptr);
     if (model == nullptr) return 0;
     DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "nnapi-reference";
     options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, options, &error);
-    EXPECT_NE(interpreter, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    EXPECT_NE(interpreter, nullptr);
     return interpreter == nullptr ? 0 : interpreter->delegatedNodeCount();
 }
 
@@ -517,12 +517,10 @@ TEST(RealTfliteLowering, SplitVMalformedIsRefusedCleanly) {
             splitVAlong(SplitV{}, {1, -1, 2}, 1, {{2, 1, 3}, {2, 3, 3}, {2, 9, 3}}),   // a wrong output shape
     };
     for (const SplitV& s : malformed) {
-        std::string error;
-        std::unique_ptr<Model> model = Model::fromBuffer(splitV(s).buildBytes(), &error);
-        ASSERT_NE(model, nullptr) << error;
+        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(splitV(s).buildBytes()));
+        ASSERT_NE(model, nullptr);
         for (const RunMode& mode : kernelRunModes()) {
-            std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-            EXPECT_EQ(interpreter, nullptr) << mode.name;
+            const std::string error = failureOf(Interpreter::create(*model, mode.options));
             EXPECT_NE(error.find("SPLIT_V"), std::string::npos) << error;
         }
     }

@@ -90,11 +90,10 @@ std::vector<int32_t> values(const TfLiteIntArray* array) {
 
 }  // namespace
 
-std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error) {
+Result<std::unique_ptr<ContextGraph>> readContext(TfLiteContext* context) {
     TfLiteIntArray* plan = nullptr;
     if (context->GetExecutionPlan == nullptr || context->GetExecutionPlan(context, &plan) != kTfLiteOk || plan == nullptr) {
-        *error = "the host gave no execution plan";
-        return nullptr;
+        return badData("the host gave no execution plan");
     }
     auto graph = std::make_unique<ContextGraph>();
     Subgraph subgraph;
@@ -111,8 +110,7 @@ std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* e
         TfLiteNode* node = nullptr;
         TfLiteRegistration* registration = nullptr;
         if (context->GetNodeAndRegistration(context, plan->data[i], &node, &registration) != kTfLiteOk) {
-            *error = "the host refused node " + std::to_string(plan->data[i]);
-            return nullptr;
+            return badData("the host refused node " + std::to_string(plan->data[i]));
         }
         graph->builtinCodes[i] = registration->builtin_code;
         if (registration->builtin_code == kCustomCode || registration->builtin_code < 0 || !readableNode(*node, readable)) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Model.h"
 
@@ -24,7 +25,7 @@ struct ContextGraph {
     std::vector<std::vector<int64_t>> zeroPoints;   // the model's per-channel zero points (the host's are int32)
 };
 
-// nullptr with a message when the context cannot be read at all.
-std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error);
+// The graph, or BAD_DATA with a message when the context cannot be read at all.
+Result<std::unique_ptr<ContextGraph>> readContext(TfLiteContext* context);
 
 }  // namespace nnemu::tflite
