@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -81,7 +82,16 @@ inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const s
 // Floats within `ulps` units in the last place (NaN matches NaN); everything else byte for byte.
 inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std::vector<uint8_t>& want, int ulps) {
     if (tensor.type != ElementType::FLOAT32 || ulps == 0) {
-        EXPECT_EQ(std::vector<uint8_t>(got, got + want.size()), want);
+        // The count and the first differing bytes (gtest prints only the head of long vectors).
+        size_t differing = 0;
+        std::string first;
+        for (size_t i = 0; i < want.size(); ++i) {
+            if (got[i] == want[i]) continue;
+            if (++differing <= 8) {
+                first += " [" + std::to_string(i) + "] " + std::to_string(got[i]) + " vs " + std::to_string(want[i]);
+            }
+        }
+        EXPECT_EQ(differing, 0u) << "bytes differing of " << want.size() << " (nnemu vs TFLite):" << first;
         return;
     }
     const std::vector<float> a = valuesOf<float>(got, want.size() / 4), b = valuesOf<float>(want.data(), want.size() / 4);
@@ -137,6 +147,31 @@ std::vector<uint8_t> rampBytes(size_t count, double low, double high) {
         values[i] = static_cast<T>(low + t * (high - low));
     }
     return GraphBuilder::bytes(values);
+}
+
+// How many nodes the delegate takes on nnapi-reference. NNEMU_DUMP_MODELS=DIR also writes the
+// model to DIR/<test>.tflite, to compare with what real TFLite's delegate takes
+// (benchmark_model --use_nnapi=true with nnemu's libneuralnetworks.so).
+inline size_t delegatedNodes(const GraphBuilder& g) {
+    if (const char* dir = std::getenv("NNEMU_DUMP_MODELS")) {
+        const std::vector<uint8_t> bytes = g.buildBytes();
+        // A test's later models get a numbered name: <test>.1.tflite, <test>.2.tflite, ...
+        static std::map<std::string, int> dumped;
+        std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+        if (const int n = dumped[name]++; n > 0) name += "." + std::to_string(n);
+        std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
+                .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    EXPECT_NE(model, nullptr);
+    if (model == nullptr) return 0;
+    DelegateOptions options;
+    options.useNnapi = true;
+    options.acceleratorName = "nnapi-reference";
+    options.disableNnapiCpu = false;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    EXPECT_NE(interpreter, nullptr);
+    return interpreter == nullptr ? 0 : interpreter->delegatedNodeCount();
 }
 
 }  // namespace nnemu::tflite::test

@@ -3,8 +3,6 @@
 // against real TFLite's builtin kernels in every interpreter mode (RealTflite.h), and whether the
 // delegate on nnapi-reference takes the node as TFLite's delegate would. Skipped without
 // ../shared/tflite.
-#include <map>
-
 #include "RealTflite.h"
 #include "ResultCheck.h"
 
@@ -33,31 +31,6 @@ GraphBuilder unary(fb::BuiltinOperator code, fb::TensorType type, const std::vec
     g.inputs = {a};
     g.outputs = {b};
     return g;
-}
-
-// How many nodes the delegate takes on nnapi-reference. NNEMU_DUMP_MODELS=DIR also writes the
-// model to DIR/<test>.tflite, to compare with what real TFLite's delegate takes
-// (benchmark_model --use_nnapi=true with nnemu's libneuralnetworks.so).
-size_t delegatedNodes(const GraphBuilder& g) {
-    if (const char* dir = std::getenv("NNEMU_DUMP_MODELS")) {
-        const std::vector<uint8_t> bytes = g.buildBytes();
-        // A test's later models get a numbered name: <test>.1.tflite, <test>.2.tflite, ...
-        static std::map<std::string, int> dumped;
-        std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
-        if (const int n = dumped[name]++; n > 0) name += "." + std::to_string(n);
-        std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
-                .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    }
-    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
-    EXPECT_NE(model, nullptr);
-    if (model == nullptr) return 0;
-    DelegateOptions options;
-    options.useNnapi = true;
-    options.acceleratorName = "nnapi-reference";
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
-    EXPECT_NE(interpreter, nullptr);
-    return interpreter == nullptr ? 0 : interpreter->delegatedNodeCount();
 }
 
 std::vector<uint8_t> bools(size_t count) {

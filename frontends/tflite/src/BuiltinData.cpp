@@ -228,6 +228,14 @@ void* shape(const fb::Operator& op, fb::BuiltinOperator code) {
 
 void* sequenceAndControl(const fb::Operator& op, fb::BuiltinOperator code) {
     switch (code) {
+        case fb::BuiltinOperator_LSH_PROJECTION:
+            return make<TfLiteLSHProjectionParams>(op.builtin_options_as_LSHProjectionOptions(),
+                                                   [](const auto& o, auto& d) {
+                // A value the schema does not define reads as unknown, as TFLite's parser reads it.
+                d.type = o.type() == fb::LSHProjectionType_SPARSE ? kTfLiteLshProjectionSparse
+                         : o.type() == fb::LSHProjectionType_DENSE ? kTfLiteLshProjectionDense
+                                                                   : kTfLiteLshProjectionUnknown;
+            });
         case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN:
             return make<TfLiteSequenceRNNParams>(op.builtin_options_as_SequenceRNNOptions(), [](const auto& o, auto& d) {
                 d = {o.time_major(), activation(o.fused_activation_function()), o.asymmetric_quantize_inputs()};

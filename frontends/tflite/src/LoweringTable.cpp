@@ -35,6 +35,7 @@ const LoweringTable& LoweringTable::get() {
         addQuantizationLowerings(t);
         addComparisonLowerings(t);
         addSelectionLowerings(t);
+        addLookupLowerings(t);
         addMathLowerings(t);
         addTransposeConvLowerings(t);
         addSequenceLowerings(t);

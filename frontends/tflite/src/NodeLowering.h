@@ -137,6 +137,7 @@ void addResizeLowerings(LoweringTable& table);
 void addQuantizationLowerings(LoweringTable& table);
 void addComparisonLowerings(LoweringTable& table);
 void addSelectionLowerings(LoweringTable& table);
+void addLookupLowerings(LoweringTable& table);
 void addMathLowerings(LoweringTable& table);
 void addTransposeConvLowerings(LoweringTable& table);
 void addSequenceLowerings(LoweringTable& table);

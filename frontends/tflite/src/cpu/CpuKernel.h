@@ -136,6 +136,7 @@ void addArgMinMaxKernels(CpuKernelTable& table);
 void addResizeKernels(CpuKernelTable& table);
 void addCastKernels(CpuKernelTable& table);
 void addGatherKernels(CpuKernelTable& table);
+void addLookupKernels(CpuKernelTable& table);
 void addBinaryKernels(CpuKernelTable& table);
 void addReduceKernels(CpuKernelTable& table);
 void addShapeKernels(CpuKernelTable& table);

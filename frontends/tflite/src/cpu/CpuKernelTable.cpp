@@ -163,6 +163,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addResizeKernels(t);
         addCastKernels(t);
         addGatherKernels(t);
+        addLookupKernels(t);
         addBinaryKernels(t);
         addReduceKernels(t);
         addShapeKernels(t);

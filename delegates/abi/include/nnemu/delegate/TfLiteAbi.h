@@ -453,6 +453,16 @@ typedef struct TfLiteBidirectionalSequenceLSTMParams {
     bool asymmetric_quantize_inputs;
 } TfLiteBidirectionalSequenceLSTMParams;
 
+typedef enum {
+    kTfLiteLshProjectionUnknown = 0,
+    kTfLiteLshProjectionSparse = 1,
+    kTfLiteLshProjectionDense = 2,
+} TfLiteLSHProjectionType;
+
+typedef struct TfLiteLSHProjectionParams {
+    TfLiteLSHProjectionType type;
+} TfLiteLSHProjectionParams;
+
 // Elementwise CPU kernels' options.
 typedef struct TfLiteGeluParams {
     bool approximate;
@@ -661,6 +671,7 @@ static_assert(NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, activation,
               NNEMU_TFLITE_AT(TfLiteBidirectionalSequenceLSTMParams, asymmetric_quantize_inputs, 14) &&
               sizeof(TfLiteBidirectionalSequenceLSTMParams) == 16);
 static_assert(NNEMU_TFLITE_AT(TfLiteGeluParams, approximate, 0) && sizeof(TfLiteGeluParams) == 1);
+static_assert(NNEMU_TFLITE_AT(TfLiteLSHProjectionParams, type, 0) && sizeof(TfLiteLSHProjectionParams) == 4);
 static_assert(NNEMU_TFLITE_AT(TfLiteFakeQuantParams, min, 0) && NNEMU_TFLITE_AT(TfLiteFakeQuantParams, max, 4) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, num_bits, 8) &&
               NNEMU_TFLITE_AT(TfLiteFakeQuantParams, narrow_range, 12) && sizeof(TfLiteFakeQuantParams) == 16);
