@@ -226,12 +226,12 @@ TfLiteStatus delegatePrepare(TfLiteContext* context, TfLiteDelegate* abi) {
     Delegate* delegate = delegateOf(abi);
     if (delegate->takesNothing) return kTfLiteOk;
     auto prepared = std::make_shared<PreparedGraph>();
-    std::string error;
-    prepared->context = tflite::readContext(context, &error);
-    if (prepared->context == nullptr) {
-        context->ReportError(context, "Vx delegate: %s", error.c_str());
+    Result<std::unique_ptr<tflite::ContextGraph>> read = tflite::readContext(context);
+    if (!read) {
+        context->ReportError(context, "Vx delegate: %s", read.message().c_str());
         return kTfLiteDelegateError;
     }
+    prepared->context = std::move(read).value();
     prepared->graph.signedInt8 = true;  // the driver takes TENSOR_QUANT8_ASYMM_SIGNED
     tflite::lowerMappableNodes(*prepared->context->model, prepared->graph, nullptr);
     const std::vector<bool> claimed = claimNodes(*prepared, delegate->options);

@@ -10,20 +10,20 @@
 #include <vector>
 
 #include "NpuCore.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::bench {
 
-// The network called `name`, built by `build(Network&, std::string* error)` at the first call;
-// nullptr (with the error on stderr) when it cannot be, and it is tried again at the next call.
+// The network called `name`, built by `build(Network&)` (a Status) at the first call; nullptr
+// (with the error, if it says one, on stderr) when it cannot be, and it is tried again at the next call.
 template <typename Network, typename Build>
 Network* networkOnce(const std::string& name, Build build) {
     static std::map<std::string, std::unique_ptr<Network>> networks;
     auto& slot = networks[name];
     if (slot) return slot.get();
     auto created = std::make_unique<Network>();
-    std::string error;
-    if (!build(*created, &error)) {
-        if (!error.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+    if (const Status built = build(*created); !built) {
+        if (!built.message().empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), built.message().c_str());
         return nullptr;
     }
     slot = std::move(created);

@@ -98,16 +98,14 @@ const nnemu::tflite::Model& generatedModel(const std::string& name) {
     auto& model = models[name];
     if (model == nullptr) {
         std::vector<uint8_t> bytes;
-        std::string error;
-        if (const nnemu::Status generated = nnemu::modelgen::generateModel(name, &bytes); !generated) {
-            error = generated.message();
-        } else {
-            model = nnemu::tflite::Model::fromBuffer(std::move(bytes), &error);
-        }
-        if (model == nullptr) {
-            std::fprintf(stderr, "nnemu_bench_cache: %s: %s\n", name.c_str(), error.c_str());
+        const nnemu::Status generated = nnemu::modelgen::generateModel(name, &bytes);
+        nnemu::Result<std::unique_ptr<nnemu::tflite::Model>> loaded =
+                generated ? nnemu::tflite::Model::fromBuffer(std::move(bytes)) : generated;
+        if (!loaded) {
+            std::fprintf(stderr, "nnemu_bench_cache: %s: %s\n", name.c_str(), loaded.message().c_str());
             std::exit(1);
         }
+        model = std::move(loaded).value();
     }
     return *model;
 }
@@ -133,21 +131,21 @@ struct Run {
 // One interpreter's life: create, first inference, then `steadyRuns` more.
 Run runInterpreter(const nnemu::tflite::Model& model, const DelegateOptions& options, int steadyRuns) {
     Run run;
-    std::string error;
     const auto start = Clock::now();
-    auto interpreter = Interpreter::create(model, options, &error);
+    auto created = Interpreter::create(model, options);
     run.initMs = millisecondsSince(start);
-    if (interpreter == nullptr || interpreter->delegatedNodeCount() != model.nodes().size()) {
-        std::fprintf(stderr, "nnemu_bench_cache: the model does not run whole on synap-npu: %s\n", error.c_str());
+    if (!created || (*created)->delegatedNodeCount() != model.nodes().size()) {
+        std::fprintf(stderr, "nnemu_bench_cache: the model does not run whole on synap-npu: %s\n", created.message().c_str());
         std::exit(1);
     }
+    const std::unique_ptr<Interpreter> interpreter = std::move(created).value();
     for (size_t i = 0; i < interpreter->inputCount(); ++i) {
         std::fill_n(interpreter->inputData(i), interpreter->inputTensor(i).byteSize(), uint8_t{128});
     }
     const auto first = Clock::now();
     const double firstCpu = threadCpuMs();
-    if (!interpreter->invoke(&error)) {
-        std::fprintf(stderr, "nnemu_bench_cache: inference failed: %s\n", error.c_str());
+    if (const nnemu::Status ran = interpreter->invoke(); !ran) {
+        std::fprintf(stderr, "nnemu_bench_cache: inference failed: %s\n", ran.message().c_str());
         std::exit(1);
     }
     run.firstCpuMs = threadCpuMs() - firstCpu;
@@ -156,7 +154,7 @@ Run runInterpreter(const nnemu::tflite::Model& model, const DelegateOptions& opt
     for (int i = 0; i < steadyRuns; ++i) {
         const auto next = Clock::now();
         const double nextCpu = threadCpuMs();
-        interpreter->invoke(&error);
+        (void)interpreter->invoke();
         cpuTimes.push_back(threadCpuMs() - nextCpu);
         times.push_back(millisecondsSince(next));
     }

@@ -55,48 +55,39 @@ struct Network {
     std::vector<Side> apart;  // own kernels without banded pairs (NNEMU_NPU_BANDS=0)
 };
 
-bool modelBytes(const std::string& name, std::vector<uint8_t>* bytes, std::string* error) {
+Status modelBytes(const std::string& name, std::vector<uint8_t>* bytes) {
     if (name.ends_with(".tflite")) {
         std::ifstream file(std::string(NNEMU_SHARED_DIR) + "/models/models/" + name, std::ios::binary);
         bytes->assign(std::istreambuf_iterator<char>(file), {});
-        if (bytes->empty()) *error = "cannot read " + name;
-        return !bytes->empty();
+        return bytes->empty() ? unavailable("cannot read " + name) : Status();
     }
-    const Status generated = modelgen::generateModel(name, bytes);
-    *error = generated.message();
-    return generated.isOk();
+    return modelgen::generateModel(name, bytes);
 }
 
 // Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
-bool loadSide(const std::vector<uint8_t>& program, const char* variable, const char* value, bool profiling, Side* side,
-              std::string* error) {
+Status loadSide(const std::vector<uint8_t>& program, const char* variable, const char* value, bool profiling, Side* side) {
     const char* caller = variable != nullptr ? std::getenv(variable) : nullptr;
     const std::string saved = caller != nullptr ? caller : "";
     if (value != nullptr) setenv(variable, value, 1);
     auto loaded = synap::NpuCore::load(program, profiling, true);
     if (value != nullptr && caller != nullptr) setenv(variable, saved.c_str(), 1);
     if (value != nullptr && caller == nullptr) unsetenv(variable);
-    if (!loaded.isOk()) {
-        *error = loaded.message();
-        return false;
-    }
+    if (!loaded.isOk()) return loaded.status();
     side->core = std::move(loaded).value();
     side->buffers = bench::CoreBuffers(*side->core);
-    const Status ran = side->core->run(side->buffers.in, side->buffers.out);
-    *error = ran.message();
-    return ran.isOk();
+    return side->core->run(side->buffers.in, side->buffers.out);
 }
 
-bool setUp(const std::string& name, Network& created, std::string* error) {
+Status setUp(const std::string& name, Network& created) {
     std::vector<uint8_t> bytes;
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "synap-npu";
     const size_t before = synap::livePreparedNetworks().size();
-    if (!modelBytes(name, &bytes, error) || !(created.model = tflite::Model::fromBuffer(std::move(bytes), error)) ||
-        !(created.npu = tflite::Interpreter::create(*created.model, options, error)) || !created.npu->invoke(error)) {
-        return false;
-    }
+    NNEMU_RETURN_IF_ERROR(modelBytes(name, &bytes));
+    NNEMU_ASSIGN_OR_RETURN(created.model, tflite::Model::fromBuffer(std::move(bytes)));
+    NNEMU_ASSIGN_OR_RETURN(created.npu, tflite::Interpreter::create(*created.model, options));
+    NNEMU_RETURN_IF_ERROR(created.npu->invoke());
     const auto prepared = synap::livePreparedNetworks();
     for (size_t i = before; i < prepared.size(); ++i) {
         if (prepared[i]->core() == nullptr) continue;
@@ -107,21 +98,17 @@ bool setUp(const std::string& name, Network& created, std::string* error) {
         }
         // The own side keeps the caller's NNEMU_NPU_KERNELS (e.g. "all").
         const char* kernels = "NNEMU_NPU_KERNELS";
-        if (!loadSide(program, kernels, nullptr, false, &created.own.back(), error) ||
-            !loadSide(program, kernels, "xnnpack", false, &created.xnnpack.back(), error) ||
-            !loadSide(program, kernels, nullptr, true, &created.ownProfiled.back(), error) ||
-            !loadSide(program, kernels, "xnnpack", true, &created.xnnpackProfiled.back(), error) ||
-            !loadSide(program, "NNEMU_NPU_BANDS", "0", false, &created.apart.back(), error)) {
-            return false;
-        }
+        NNEMU_RETURN_IF_ERROR(loadSide(program, kernels, nullptr, false, &created.own.back()));
+        NNEMU_RETURN_IF_ERROR(loadSide(program, kernels, "xnnpack", false, &created.xnnpack.back()));
+        NNEMU_RETURN_IF_ERROR(loadSide(program, kernels, nullptr, true, &created.ownProfiled.back()));
+        NNEMU_RETURN_IF_ERROR(loadSide(program, kernels, "xnnpack", true, &created.xnnpackProfiled.back()));
+        NNEMU_RETURN_IF_ERROR(loadSide(program, "NNEMU_NPU_BANDS", "0", false, &created.apart.back()));
     }
-    return !created.own.empty();
+    return created.own.empty() ? opFailed("") : Status();
 }
 
 Network* network(const std::string& name) {
-    return bench::networkOnce<Network>(name, [&](Network& created, std::string* error) {
-        return setUp(name, created, error);
-    });
+    return bench::networkOnce<Network>(name, [&](Network& created) { return setUp(name, created); });
 }
 
 constexpr int kBlock = 8;
@@ -171,16 +158,13 @@ void Bands(benchmark::State& state, const char* name) {
 
 // Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
 // row (name, type, best µs) into `rows` if given.
-bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* error,
-                  std::vector<std::pair<std::string, uint32_t>>* rows = nullptr) {
+Status bestLayerSum(std::vector<Side>& sides, int runs, double* us,
+                    std::vector<std::pair<std::string, uint32_t>>* rows = nullptr) {
     *us = 0;
     for (Side& side : sides) {
         std::vector<uint32_t> best;
         for (int r = 0; r < runs; ++r) {
-            if (const Status ran = side.core->run(side.buffers.in, side.buffers.out); !ran) {
-                *error = ran.message();
-                return false;
-            }
+            NNEMU_RETURN_IF_ERROR(side.core->run(side.buffers.in, side.buffers.out));
             const auto& profile = side.core->lastProfile();
             best.resize(profile.size(), UINT32_MAX);
             for (size_t i = 0; i < profile.size(); ++i) best[i] = std::min(best[i], profile[i].timeUs);
@@ -191,7 +175,7 @@ bool bestLayerSum(std::vector<Side>& sides, int runs, double* us, std::string* e
             rows->emplace_back(profile[i].name + " " + profile[i].opType, best[i]);
         }
     }
-    return true;
+    return {};
 }
 
 // NNEMU_BENCH_LAYER_ROWS=1: every layer's best time on both cores, side by side, on stderr.
@@ -207,14 +191,12 @@ void printLayerRows(const char* name, const std::vector<std::pair<std::string, u
 void Layers(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
     double ownUs = 0, xnnpackUs = 0;
     std::vector<std::pair<std::string, uint32_t>> ownRows, xnnpackRows;
     for (auto _ : state) {
-        if (!bestLayerSum(net->ownProfiled, 20, &ownUs, &error, &ownRows) ||
-            !bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &error, &xnnpackRows)) {
-            return state.SkipWithError(error.c_str());
-        }
+        Status summed = bestLayerSum(net->ownProfiled, 20, &ownUs, &ownRows);
+        if (summed) summed = bestLayerSum(net->xnnpackProfiled, 20, &xnnpackUs, &xnnpackRows);
+        if (!summed) return state.SkipWithError(summed.message().c_str());
     }
     printLayerRows(name, ownRows, xnnpackRows);
     state.counters["own_us"] = ownUs;

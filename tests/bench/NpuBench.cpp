@@ -46,10 +46,12 @@ std::unique_ptr<tflite::Interpreter> interpreterOn(const tflite::Model& model, c
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = device;
-    std::string error;
-    auto interpreter = tflite::Interpreter::create(model, options, &error);
-    if (interpreter == nullptr) std::fprintf(stderr, "%s: %s\n", device, error.c_str());
-    return interpreter;
+    Result<std::unique_ptr<tflite::Interpreter>> interpreter = tflite::Interpreter::create(model, options);
+    if (!interpreter) {
+        std::fprintf(stderr, "%s: %s\n", device, interpreter.message().c_str());
+        return nullptr;
+    }
+    return std::move(interpreter).value();
 }
 
 // One generated network, set up once per process: on synap-npu (JIT done, its cost recorded),
@@ -65,55 +67,44 @@ struct Network {
     uint64_t firstInferenceUs = 0, directLoadUs = 0, directFirstRunUs = 0;
 };
 
-bool setUp(const std::string& name, Network& created, std::string* error) {
+// A failure without a message: the reason is already on stderr, or there is none to give.
+Status setUp(const std::string& name, Network& created) {
     std::vector<uint8_t> bytes;
-    if (const Status generated = modelgen::generateModel(name, &bytes); !generated) {
-        *error = generated.message();
-        return false;
-    }
-    if (!(created.model = tflite::Model::fromBuffer(std::move(bytes), error))) return false;
+    NNEMU_RETURN_IF_ERROR(modelgen::generateModel(name, &bytes));
+    NNEMU_ASSIGN_OR_RETURN(created.model, tflite::Model::fromBuffer(std::move(bytes)));
     created.npu = interpreterOn(*created.model, "synap-npu");
     created.reference = interpreterOn(*created.model, "nnapi-reference");
-    if (!created.npu || !created.reference || created.npu->partitions().size() != 1) return false;
+    if (!created.npu || !created.reference || created.npu->partitions().size() != 1) return opFailed("");
     const auto start = Clock::now();
-    if (!created.npu->invoke(error)) return false;
+    NNEMU_RETURN_IF_ERROR(created.npu->invoke());
     created.firstInferenceUs = microsSince(start);
     const auto prepared = synap::livePreparedNetworks();  // the one just compiled is the newest
-    if (prepared.empty() || prepared.back()->core() == nullptr) return false;
+    if (prepared.empty() || prepared.back()->core() == nullptr) return opFailed("");
     created.jit = prepared.back()->jitCost();
     const synap::NpuCore& core = *prepared.back()->core();
     const auto loadStart = Clock::now();
     const auto program = core.programBytes();
     auto loaded = synap::NpuCore::load(std::vector<uint8_t>(program.begin(), program.end()));
     created.directLoadUs = microsSince(loadStart);
-    if (!loaded.isOk()) {
-        *error = loaded.message();
-        return false;
-    }
+    if (!loaded.isOk()) return loaded.status();
     created.direct = std::move(loaded).value();
     created.buffers = bench::CoreBuffers(core);
     const auto runStart = Clock::now();
-    if (const Status ran = created.direct->run(created.buffers.in, created.buffers.out); !ran) {
-        *error = ran.message();
-        return false;
-    }
+    NNEMU_RETURN_IF_ERROR(created.direct->run(created.buffers.in, created.buffers.out));
     created.directFirstRunUs = microsSince(runStart);
-    return true;
+    return {};
 }
 
 Network* network(const std::string& name) {
-    return bench::networkOnce<Network>(name, [&](Network& created, std::string* error) {
-        return setUp(name, created, error);
-    });
+    return bench::networkOnce<Network>(name, [&](Network& created) { return setUp(name, created); });
 }
 
 // Inferences through one of the network's interpreters.
 void Invokes(benchmark::State& state, const char* name, std::unique_ptr<tflite::Interpreter> Network::*interpreter) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
     for (auto _ : state) {
-        if (!(net->*interpreter)->invoke(&error)) return state.SkipWithError(error.c_str());
+        if (const Status ran = (net->*interpreter)->invoke(); !ran) return state.SkipWithError(ran.message().c_str());
     }
 }
 
@@ -224,11 +215,10 @@ uint64_t statisticsNumber(const char* file) {
 void ExecutionOverhead(benchmark::State& state, const char* name) {
     Network* net = network(name);
     if (net == nullptr) return state.SkipWithError("cannot set up the network");
-    std::string error;
     const uint64_t count = statisticsNumber("inference_count"), npuUs = statisticsNumber("inference_time");
     const auto start = Clock::now();
     for (auto _ : state) {
-        if (!net->npu->invoke(&error)) return state.SkipWithError(error.c_str());
+        if (const Status ran = net->npu->invoke(); !ran) return state.SkipWithError(ran.message().c_str());
     }
     const double wallUs = static_cast<double>(microsSince(start));
     const double runs = static_cast<double>(statisticsNumber("inference_count") - count);

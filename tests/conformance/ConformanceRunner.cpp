@@ -227,13 +227,14 @@ struct VectorFile {
     std::string relative;  // e.g. "V1_0/add.json"
 };
 
-// The sorted list of *.json files under dir.
-std::vector<VectorFile> listVectorFiles(const fs::path& dir, std::string* error) {
+// The sorted list of *.json files under dir; nullopt, after saying why on stderr, when it cannot
+// be listed. (The runner is a client of the C API only: no nnemu::Status here.)
+std::optional<std::vector<VectorFile>> listVectorFiles(const fs::path& dir) {
     std::vector<VectorFile> files;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
-        *error = "not a directory: " + dir.string();
-        return files;
+        std::fprintf(stderr, "nnemu_conformance: not a directory: %s\n", dir.string().c_str());
+        return std::nullopt;
     }
     fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -243,8 +244,8 @@ std::vector<VectorFile> listVectorFiles(const fs::path& dir, std::string* error)
         }
     }
     if (ec) {
-        *error = "cannot list " + dir.string() + ": " + ec.message();
-        return {};
+        std::fprintf(stderr, "nnemu_conformance: cannot list %s: %s\n", dir.string().c_str(), ec.message().c_str());
+        return std::nullopt;
     }
     std::sort(files.begin(), files.end(),
               [](const VectorFile& a, const VectorFile& b) { return a.relative < b.relative; });
@@ -809,12 +810,9 @@ int runMain(int argc, char** argv) {
                     o.vectors.string().c_str());
         return kExitSkipped;
     }
-    std::string error;
-    const std::vector<VectorFile> files = listVectorFiles(o.vectors, &error);
-    if (!error.empty()) {
-        std::fprintf(stderr, "nnemu_conformance: %s\n", error.c_str());
-        return kExitUsage;
-    }
+    const std::optional<std::vector<VectorFile>> listed = listVectorFiles(o.vectors);
+    if (!listed) return kExitUsage;
+    const std::vector<VectorFile>& files = *listed;
 
     if (o.workerFd >= 0) {  // worker of a supervising parent
         ::signal(SIGPIPE, SIG_IGN);

@@ -97,16 +97,13 @@ std::vector<fs::path> specFiles(const fs::path& root) {
 
 }  // namespace
 
-std::vector<Variant> coupledSignedVariants(const fs::path& root, std::string* error) {
+Result<std::vector<Variant>> coupledSignedVariants(const fs::path& root) {
     std::vector<Variant> variants;
     for (const auto& file : specFiles(root)) {
         const conformance::SpecFile spec =
                 conformance::loadSpecFile(file, [](const std::string&) { return true; });
         for (const auto& entry : spec.entries) {
-            if (!entry.variant.has_value()) {
-                *error = entry.broken->id + ": " + entry.broken->error;
-                return {};
-            }
+            if (!entry.variant.has_value()) return badData(entry.broken->id + ": " + entry.broken->error);
             Variant v = *entry.variant;
             if (!isCoupled(v)) continue;
             convertToSigned(v);

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "Variant.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::coupling {
 
-// Every coupled variant under root/V1_0..V1_2, converted to signed; `error` names a broken
-// entry (then the result is empty).
-std::vector<conformance::Variant> coupledSignedVariants(const std::filesystem::path& root, std::string* error);
+// Every coupled variant under root/V1_0..V1_2, converted to signed; BAD_DATA naming a broken entry.
+Result<std::vector<conformance::Variant>> coupledSignedVariants(const std::filesystem::path& root);
 
 }  // namespace nnemu::coupling

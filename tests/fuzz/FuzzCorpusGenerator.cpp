@@ -182,11 +182,10 @@ void writeFile(const fs::path& path, const std::vector<uint8_t>& bytes) {
 
 // Loads, compiles and runs `file` once with `options`; false when any step fails.
 bool runModel(const fs::path& file, const nnemu::tflite::DelegateOptions& options) {
-    std::string error;
-    const auto model = nnemu::tflite::Model::fromBuffer(readFile(file), &error);
-    if (model == nullptr) return false;
-    const auto interpreter = nnemu::tflite::Interpreter::create(*model, options, &error);
-    return interpreter != nullptr && interpreter->invoke(&error);
+    const auto model = nnemu::tflite::Model::fromBuffer(readFile(file));
+    if (!model) return false;
+    const auto interpreter = nnemu::tflite::Interpreter::create(**model, options);
+    return interpreter && (*interpreter)->invoke().isOk();
 }
 
 std::vector<uint8_t> prefixed(std::vector<uint8_t> prefix, const std::vector<uint8_t>& bytes) {

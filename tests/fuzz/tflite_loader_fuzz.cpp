@@ -33,10 +33,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    std::string error;
-    std::unique_ptr<nnemu::tflite::Model> model =
-            nnemu::tflite::Model::fromBuffer(std::vector<uint8_t>(data, data + size), &error);
-    if (model == nullptr) return 0;
+    nnemu::Result<std::unique_ptr<nnemu::tflite::Model>> loaded =
+            nnemu::tflite::Model::fromBuffer(std::vector<uint8_t>(data, data + size));
+    if (!loaded) return 0;
+    const std::unique_ptr<nnemu::tflite::Model> model = std::move(loaded).value();
     const size_t bytes = totalTensorBytes(*model);
     if (bytes > kMaxCreateBytes) return 0;
     // Both paths: the delegate on nnapi-reference, or TFLite's CPU path node by node.
@@ -46,13 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         options.acceleratorName = "nnapi-reference";
         options.disableNnapiCpu = false;
     }
-    std::unique_ptr<nnemu::tflite::Interpreter> interpreter =
-            nnemu::tflite::Interpreter::create(*model, options, &error);
-    if (interpreter == nullptr || bytes > kMaxInvokeBytes) return 0;
+    nnemu::Result<std::unique_ptr<nnemu::tflite::Interpreter>> created = nnemu::tflite::Interpreter::create(*model, options);
+    if (!created || bytes > kMaxInvokeBytes) return 0;
+    nnemu::tflite::Interpreter* interpreter = created->get();
     for (size_t i = 0; i < interpreter->inputCount(); ++i) {
         uint8_t* input = interpreter->inputData(i);
         for (size_t k = 0; k < interpreter->inputTensor(i).byteSize(); ++k) input[k] = static_cast<uint8_t>(k * 31 + i);
     }
-    interpreter->invoke(&error);
+    (void)interpreter->invoke();
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu {
 namespace {
@@ -18,17 +19,16 @@ namespace {
 // The first output's bytes for `input` on `accelerator`, compiled with NNEMU_NPU_BANDS=`bands`.
 std::vector<uint8_t> classify(const tflite::Model& model, const char* accelerator, const char* bands,
                               const std::vector<uint8_t>& input) {
-    std::string error;
     setenv("NNEMU_NPU_BANDS", bands, 1);  // read when the core loads, at the first inference
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = accelerator;
-    auto interpreter = tflite::Interpreter::create(model, options, &error);
-    EXPECT_NE(interpreter, nullptr) << error;
+    auto interpreter = tflite::test::expectValue(tflite::Interpreter::create(model, options));
+    EXPECT_NE(interpreter, nullptr);
     if (interpreter == nullptr) return {};
     EXPECT_EQ(interpreter->inputTensor(0).byteSize(), input.size());
     std::memcpy(interpreter->inputData(0), input.data(), std::min(input.size(), interpreter->inputTensor(0).byteSize()));
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(tflite::test::isOk(interpreter->invoke()));
     unsetenv("NNEMU_NPU_BANDS");
     return std::vector<uint8_t>(interpreter->outputData(0),
                                 interpreter->outputData(0) + interpreter->outputTensor(0).byteSize());
@@ -37,11 +37,10 @@ std::vector<uint8_t> classify(const tflite::Model& model, const char* accelerato
 class BandedMobileNet : public testing::TestWithParam<const char*> {};
 
 TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
-    std::string error;
     std::vector<uint8_t> bytes;
     ASSERT_EQ(modelgen::generateModel(GetParam(), &bytes), nnemu::StatusCode::OK);
-    auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
-    ASSERT_NE(model, nullptr) << error;
+    auto model = tflite::test::expectValue(tflite::Model::fromBuffer(std::move(bytes)));
+    ASSERT_NE(model, nullptr);
     std::mt19937 random(11);
     for (int example = 0; example < 2; ++example) {
         std::vector<uint8_t> input(224 * 224 * 3);

@@ -12,25 +12,25 @@
 #include "nnemu/props/Properties.h"
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu {
 namespace {
 
 TEST(MobileNetProfile, EveryNpuLayerHasARow) {
-    std::string error;
     ASSERT_TRUE(props::set("vendor.NNAPI_SYNAP_PROFILE", "1").isOk());
     std::vector<uint8_t> bytes;
     ASSERT_EQ(modelgen::generateModel("mobilenet_v1_0.25_224_quant", &bytes), nnemu::StatusCode::OK);
-    auto model = tflite::Model::fromBuffer(std::move(bytes), &error);
-    ASSERT_NE(model, nullptr) << error;
+    auto model = tflite::test::expectValue(tflite::Model::fromBuffer(std::move(bytes)));
+    ASSERT_NE(model, nullptr);
     tflite::DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "synap-npu";
-    auto interpreter = tflite::Interpreter::create(*model, options, &error);
-    ASSERT_NE(interpreter, nullptr) << error;
+    auto interpreter = tflite::test::expectValue(tflite::Interpreter::create(*model, options));
+    ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->partitions().size(), 1u);
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(tflite::test::isOk(interpreter->invoke()));
+    ASSERT_TRUE(tflite::test::isOk(interpreter->invoke()));
 
     std::ifstream file(props::devicePath("/sys/class/misc/synap/statistics/network_profile"));
     std::stringstream text;

@@ -56,9 +56,9 @@ TEST(SignedCouplingOnNpu, ClaimedSignedVariantsMatchTheConvertedGoldens) {
     if (!fs::is_directory(root)) GTEST_SKIP() << "no conformance vectors at " << root;
     const auto device = synapNpu();
     ASSERT_NE(device, nullptr);
-    std::string error;
-    const auto variants = coupling::coupledSignedVariants(root, &error);
-    ASSERT_TRUE(error.empty()) << error;
+    const auto listed = coupling::coupledSignedVariants(root);
+    ASSERT_TRUE(listed.isOk()) << listed.message();
+    const std::vector<conformance::Variant>& variants = *listed;
     std::map<std::string, size_t> claimed;
     std::vector<std::string> failures;
     for (const auto& v : variants) {

@@ -93,8 +93,7 @@ TEST(GatherNdKernel, IndexOutOfRangeFailsTheNode) {
     ASSERT_NE(interpreter, nullptr);
     const int32_t bad = 3;
     std::memcpy(interpreter->inputData(1), &bad, 4);
-    std::string error;
-    EXPECT_FALSE(interpreter->invoke(&error));
+    const std::string error = failureOf(interpreter->invoke());
     EXPECT_NE(error.find("operator GATHER_ND at node 0: index 3 out of range"), std::string::npos) << error;
 }
 

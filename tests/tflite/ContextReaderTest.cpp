@@ -7,12 +7,14 @@
 #include <android/NeuralNetworks.h>
 
 #include <cstring>
+#include <limits>
 
 // Only the host part of the delegate tests' header is used here; its dlopen fixture is not.
 #define VX_DELEGATE_PATH "libvx_delegate.so"
 #include "VxTestHost.h"
 #include "nnemu/tflite/ContextReader.h"
 #include "nnemu/tflite/Lowering.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -41,9 +43,8 @@ struct ThreeNodeHost : Host {
 
 TEST(ContextReader, ViewsAreTheHostsMemory) {
     ThreeNodeHost host;
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     const Model& model = *graph->model;
     EXPECT_EQ(model.fileDescriptor(), -1);
     EXPECT_TRUE(model.bytes().empty());
@@ -64,9 +65,8 @@ TEST(ContextReader, ViewsAreTheHostsMemory) {
 
 TEST(ContextReader, LowersFromTheHostsBuiltinData) {
     ThreeNodeHost host;
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     for (TfLiteFusedActivation activation : {kTfLiteActRelu6, kTfLiteActNone}) {
         host.add.activation = activation;   // read at lowering time, from the host's struct
         NnapiGraph lowered;
@@ -102,9 +102,8 @@ TEST(ContextReader, PerChannelQuantizationIsReadOrTheNodeStaysWithTheHost) {
     TfLiteIntArray* zeroPoints = vxtest::intArray({3, -4});
     TfLiteAffineQuantization affine{scales, zeroPoints, 0};
     host.tensors[0].quantization = {kTfLiteAffineQuantization, &affine};
-    std::string error;
-    std::unique_ptr<ContextGraph> graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     const Tensor& filter = graph->model->tensors()[0];
     ASSERT_TRUE(filter.isPerChannel());
     EXPECT_EQ(filter.channelScales.data(), scales->data);
@@ -113,11 +112,101 @@ TEST(ContextReader, PerChannelQuantizationIsReadOrTheNodeStaysWithTheHost) {
     EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{0});
     // Scales that do not match the quantized dimension: the node is left out.
     affine.quantized_dimension = 1;
-    graph = readContext(&host.context, &error);
-    ASSERT_NE(graph, nullptr) << error;
+    graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
     EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{-1});
     std::free(scales);
     std::free(zeroPoints);
+}
+
+// A RESHAPE host node reading tensor 0 (of `type`, scale `scale`) into tensor 1: what the reader
+// makes of tensor 0's quantization.
+struct ScaleCase {
+    TfLiteType type;
+    float scale;
+    bool readable;
+};
+
+TEST(ContextReader, QuantizationScalesMustBeFiniteAndPositiveWhereNnapiNeedsThem) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    const ScaleCase cases[] = {
+            {kTfLiteInt8, 0.5f, true},   {kTfLiteUInt8, 0.0f, true},    // 0: no quantization, the lowering decides
+            {kTfLiteInt8, nan, false},   {kTfLiteUInt8, inf, false},    {kTfLiteInt8, -0.5f, false},
+            {kTfLiteInt16, -inf, false}, {kTfLiteFloat32, -1.0f, false}, {kTfLiteInt32, nan, false},
+    };
+    for (const ScaleCase& c : cases) {
+        SCOPED_TRACE(testing::Message() << "type " << c.type << ", scale " << c.scale);
+        Host host({TensorSpec{c.type, {1, 4}, {}, c.scale, 0}, TensorSpec{c.type, {4}, {}, c.scale, 0}},
+                  {NodeSpec{22, nullptr, {0}, {1}}});
+        std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+        ASSERT_NE(graph, nullptr);
+        EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{c.readable ? 0 : -1});   // else the host keeps it
+        ASSERT_EQ(graph->tensorProblems.size(), 2u);
+        if (c.readable) {
+            EXPECT_EQ(graph->tensorProblems[0], "");
+        } else {
+            EXPECT_NE(graph->tensorProblems[0].find("tensor 0 (t0): invalid quantization scale"), std::string::npos)
+                    << graph->tensorProblems[0];
+        }
+    }
+}
+
+TEST(ContextReader, PerChannelScalesMustBePositive) {
+    Host host({TensorSpec{kTfLiteInt8, {2, 1, 1, 1}, {1, 2}}, TensorSpec{kTfLiteInt8, {2}, {}}},
+              {NodeSpec{22, nullptr, {0}, {1}}});
+    TfLiteFloatArray* scales = static_cast<TfLiteFloatArray*>(std::malloc(sizeof(TfLiteFloatArray) + 2 * sizeof(float)));
+    scales->size = 2;
+    scales->data[0] = 0.5f;
+    TfLiteAffineQuantization affine{scales, nullptr, 0};
+    host.tensors[0].quantization = {kTfLiteAffineQuantization, &affine};
+    for (float second : {0.0f, -0.25f, std::numeric_limits<float>::quiet_NaN(), 0.25f}) {
+        SCOPED_TRACE(second);
+        scales->data[1] = second;
+        std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+        ASSERT_NE(graph, nullptr);
+        const bool readable = second > 0;
+        EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{readable ? 0 : -1});
+        EXPECT_EQ(graph->tensorProblems[0].empty(), readable) << graph->tensorProblems[0];
+    }
+    std::free(scales);
+}
+
+// Shapes whose element count or byte size overflows (or passes the 2 GB the file reader allows)
+// leave their nodes with the host, with a reason; nothing multiplies them unchecked.
+TEST(ContextReader, OverflowingShapesAreRefused) {
+    const std::vector<std::vector<int>> shapes = {
+            {65536, 65536, 65536},                     // 2^48 elements
+            {1 << 30, 4},                              // 2^32 elements
+            {1 << 29, 2},                              // 2^30 floats: 4 GB
+            {2147483647, 2147483647, 2147483647, 2147483647, 2147483647, 2147483647, 2147483647, 2147483647},
+    };
+    for (const std::vector<int>& shape : shapes) {
+        Host host({TensorSpec{kTfLiteFloat32, {1}, {}}, TensorSpec{kTfLiteFloat32, {1}, {}}},
+                  {NodeSpec{22, nullptr, {0}, {1}}});
+        host.tensors[0].dims = host.keep(vxtest::intArray(shape));   // declared only: the host allocated nothing
+        std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+        ASSERT_NE(graph, nullptr);
+        EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{-1});
+        EXPECT_EQ(graph->tensorProblems[0], "tensor 0 (t0): shape too large");
+        EXPECT_EQ(graph->tensorProblems[1], "");
+    }
+    // A negative dimension and a rank above 8 too.
+    Host host({TensorSpec{kTfLiteFloat32, {1}, {}}, TensorSpec{kTfLiteFloat32, {1}, {}}}, {NodeSpec{22, nullptr, {0}, {1}}});
+    host.tensors[0].dims = host.keep(vxtest::intArray({2, -3}));
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->tensorProblems[0], "tensor 0 (t0): negative dimension -3");
+    host.tensors[0].dims = host.keep(vxtest::intArray(std::vector<int>(9, 1)));
+    graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->tensorProblems[0], "tensor 0 (t0): rank 9 is outside [0, 8]");
+}
+
+TEST(ContextReader, AHostWithoutAPlanIsAnError) {
+    ThreeNodeHost host;
+    host.context.GetExecutionPlan = nullptr;
+    EXPECT_EQ(tflite::test::failureOf(readContext(&host.context)), "the host gave no execution plan");
 }
 
 }  // namespace

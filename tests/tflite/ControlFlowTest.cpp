@@ -10,14 +10,15 @@
 #include "TestSupport.h"
 #include "nnemu/modelgen/GraphSpec.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
 
 using modelgen::GraphSpec;
 
-std::unique_ptr<Model> fromGraphs(const std::vector<GraphSpec>& graphs, std::string* error) {
-    return Model::fromBuffer(modelgen::writeGraphs(graphs, "test"), error);
+Result<std::unique_ptr<Model>> fromGraphs(const std::vector<GraphSpec>& graphs) {
+    return Model::fromBuffer(modelgen::writeGraphs(graphs, "test"));
 }
 
 class ControlFlowModel : public testing::TestWithParam<std::string> {};
@@ -26,10 +27,9 @@ TEST_P(ControlFlowModel, MatchesThePlainComputationOnEveryPath) {
     const std::string name = GetParam();
     const bool isWhile = name.rfind("while", 0) == 0;
     std::vector<uint8_t> bytes;
-    std::string error;
     ASSERT_EQ(modelgen::generateModel(name, &bytes), nnemu::StatusCode::OK);
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     ASSERT_EQ(model->subgraphs().size(), 3u);
     const Tensor& input = model->tensors()[model->inputs()[0]];
     const Tensor& output = model->tensors()[model->outputs()[0]];
@@ -49,7 +49,7 @@ TEST_P(ControlFlowModel, MatchesThePlainComputationOnEveryPath) {
             std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
             ASSERT_NE(interpreter, nullptr) << mode.name;
             std::memcpy(interpreter->inputData(0), image.data(), image.size());
-            ASSERT_TRUE(interpreter->invoke(&error)) << mode.name << ": " << error;
+            ASSERT_TRUE(isOk(interpreter->invoke())) << mode.name;
             if (std::string(mode.name) == "synap_npu") {
                 // synap-npu claims no control flow: the WHILE/IF node runs on nnapi-reference
                 // (interpreting its subgraphs), the pooling after it in a delegate kernel.
@@ -84,9 +84,8 @@ INSTANTIATE_TEST_SUITE_P(Catalog, ControlFlowModel,
                          testing::Values("while_conv_float", "while_conv_int8", "if_conv_float", "if_conv_int8"));
 
 TEST(ControlFlowLoader, ReadsEverySubgraph) {
-    std::string error;
-    std::unique_ptr<Model> model = fromGraphs(modelgen::controlFlowGraphs("while_conv_float"), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(fromGraphs(modelgen::controlFlowGraphs("while_conv_float")));
+    ASSERT_NE(model, nullptr);
     ASSERT_EQ(model->subgraphs().size(), 3u);
     EXPECT_EQ(model->subgraphs()[1].name, "cond");
     EXPECT_EQ(model->subgraphs()[2].nodes.size(), 3u);
@@ -96,15 +95,14 @@ TEST(ControlFlowLoader, ReadsEverySubgraph) {
 
 // Interpreter::create on an altered model: refused, and the message names the operator.
 std::string refusal(const std::vector<GraphSpec>& graphs) {
+    const Result<std::unique_ptr<Model>> model = fromGraphs(graphs);
+    if (!model) return "load: " + model.message();
     std::string error;
-    std::unique_ptr<Model> model = fromGraphs(graphs, &error);
-    if (model == nullptr) return "load: " + error;
     for (const RunMode& mode : runModes()) {
-        std::string message;
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &message);
-        EXPECT_EQ(interpreter, nullptr) << mode.name;
-        if (interpreter != nullptr) return "";
-        error = message;
+        const Result<std::unique_ptr<Interpreter>> interpreter = Interpreter::create(**model, mode.options);
+        EXPECT_FALSE(interpreter.isOk()) << mode.name;
+        if (interpreter) return "";
+        error = interpreter.message();
     }
     return error;
 }
@@ -197,20 +195,19 @@ std::vector<GraphSpec> nestedIfs(int32_t levels) {
 }
 
 TEST(ControlFlowLoader, RunsNestedSubgraphsAndRefusesExcessiveNesting) {
-    std::string error;
-    std::unique_ptr<Model> model = fromGraphs(nestedIfs(4), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(fromGraphs(nestedIfs(4)));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : runModes()) {
         std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
         ASSERT_NE(interpreter, nullptr) << mode.name;
         const float x = 1.25f;
         std::memcpy(interpreter->inputData(0), &x, 4);
-        ASSERT_TRUE(interpreter->invoke(&error)) << mode.name << ": " << error;
+        ASSERT_TRUE(isOk(interpreter->invoke())) << mode.name;
         float y = 0;
         std::memcpy(&y, interpreter->outputData(0), 4);
         EXPECT_EQ(y, 2.5f) << mode.name;
     }
-    error = refusal(nestedIfs(40));
+    const std::string error = refusal(nestedIfs(40));
     EXPECT_NE(error.find("control flow nested more than 32 subgraphs deep"), std::string::npos) << error;
 }
 

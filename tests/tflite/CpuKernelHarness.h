@@ -7,6 +7,7 @@
 
 #include "GraphBuilder.h"
 #include "TestSupport.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -50,10 +51,10 @@ inline void expectOutputs(const Model& model, const std::vector<std::vector<uint
                           float tolerance = 0) {
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::string error;
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(model, mode.options, &error);
-        if (interpreter == nullptr && error.find("synap-npu") != std::string::npos) continue;   // not listed
-        ASSERT_NE(interpreter, nullptr) << error;
+        Result<std::unique_ptr<Interpreter>> created = Interpreter::create(model, mode.options);
+        if (!created && created.message().find("synap-npu") != std::string::npos) continue;   // not listed
+        ASSERT_TRUE(isOk(created.status()));
+        const std::unique_ptr<Interpreter> interpreter = std::move(created).value();
         if (expectCpuKernel && mode.options.useNnapi) {
             EXPECT_LT(interpreter->delegatedNodeCount(), model.nodes().size());
         }
@@ -62,7 +63,7 @@ inline void expectOutputs(const Model& model, const std::vector<std::vector<uint
             ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
             if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         ASSERT_EQ(interpreter->outputCount(), expected.size());
         for (size_t o = 0; o < expected.size(); ++o) {
             ASSERT_EQ(interpreter->outputTensor(o).byteSize(), expected[o].size());
@@ -73,11 +74,7 @@ inline void expectOutputs(const Model& model, const std::vector<std::vector<uint
 }
 
 // Interpreter::create's error for a model (empty when it succeeds).
-inline std::string createError(const Model& model) {
-    std::string error;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(model, DelegateOptions{}, &error);
-    return interpreter == nullptr ? error : std::string();
-}
+inline std::string createError(const Model& model) { return Interpreter::create(model, DelegateOptions{}).message(); }
 
 template <typename T>
 std::vector<T> randomValues(size_t count, double low, double high, uint32_t seed) {

@@ -2,6 +2,7 @@
 // as TFLite's builtin kernels do between NNAPI delegate kernels; --max_delegated_partitions
 // still keeps the largest; results match TFLite's CPU path.
 #include "CpuKernelHarness.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -45,8 +46,7 @@ DelegateOptions onDevice(const std::string& name, int maxPartitions = 0) {
 std::vector<uint8_t> run(Interpreter& interpreter, size_t output) {
     const std::vector<float> x = randomValues<float>(18, -2, 2, 5);
     std::memcpy(interpreter.inputData(0), x.data(), x.size() * 4);
-    std::string error;
-    EXPECT_TRUE(interpreter.invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter.invoke()));
     return std::vector<uint8_t>(interpreter.outputData(output),
                                 interpreter.outputData(output) + interpreter.outputTensor(output).byteSize());
 }

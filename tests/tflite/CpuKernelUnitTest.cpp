@@ -2,6 +2,7 @@
 // value + 128 (NNAPI's uint8 form); the kernel must still see, and write, TFLite's int8 values.
 #include "CpuKernelHarness.h"
 #include "cpu/CpuKernelUnit.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -30,26 +31,25 @@ TEST(CpuKernelUnit, ShiftedInt8InputsAndOutputs) {
         SCOPED_TRACE(shifted);
         std::unique_ptr<Model> toInt = castModel(fb::TensorType_INT8, fb::TensorType_INT32);
         ASSERT_NE(toInt, nullptr);
-        std::string error;
         std::unique_ptr<CpuKernelUnit> unit =
-                CpuKernelUnit::create(toInt->subgraphs()[0], toInt->nodes()[0], shifted, &error);
-        ASSERT_NE(unit, nullptr) << error;
+                expectValue(CpuKernelUnit::create(toInt->subgraphs()[0], toInt->nodes()[0], shifted));
+        ASSERT_NE(unit, nullptr);
         std::vector<TensorBuffer> buffers = buffersFor(*toInt);
         for (size_t i = 0; i < values.size(); ++i) {
             buffers[0].data()[i] = static_cast<uint8_t>(values[i]) ^ (shifted ? 0x80u : 0u);
         }
-        ASSERT_TRUE(unit->run(buffers, &error)) << error;
+        ASSERT_TRUE(isOk(unit->run(buffers)));
         EXPECT_EQ(valuesOf<int32_t>(buffers[1].data(), 4), (std::vector<int32_t>{-128, -1, 0, 127}));
         EXPECT_EQ(buffers[0].data()[0], shifted ? 0x00u : 0x80u);   // the input buffer is left as it was
 
         std::unique_ptr<Model> toInt8 = castModel(fb::TensorType_INT32, fb::TensorType_INT8);
         ASSERT_NE(toInt8, nullptr);
-        unit = CpuKernelUnit::create(toInt8->subgraphs()[0], toInt8->nodes()[0], shifted, &error);
-        ASSERT_NE(unit, nullptr) << error;
+        unit = expectValue(CpuKernelUnit::create(toInt8->subgraphs()[0], toInt8->nodes()[0], shifted));
+        ASSERT_NE(unit, nullptr);
         buffers = buffersFor(*toInt8);
         const std::vector<int32_t> ints = {-128, -1, 0, 127};
         std::memcpy(buffers[0].data(), ints.data(), 16);
-        ASSERT_TRUE(unit->run(buffers, &error)) << error;
+        ASSERT_TRUE(isOk(unit->run(buffers)));
         for (size_t i = 0; i < values.size(); ++i) {
             EXPECT_EQ(buffers[1].data()[i], static_cast<uint8_t>(values[i]) ^ (shifted ? 0x80u : 0u)) << i;
         }

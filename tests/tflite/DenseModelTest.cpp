@@ -9,6 +9,7 @@
 #include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -25,8 +26,7 @@ RunResult run(const Model& model, const DelegateOptions& options) {
     const std::vector<uint8_t> input = picture(interpreter->inputTensor(0));
     EXPECT_EQ(input.size(), interpreter->inputTensor(0).byteSize());
     std::memcpy(interpreter->inputData(0), input.data(), std::min(input.size(), interpreter->inputTensor(0).byteSize()));
-    std::string error;
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter->invoke()));
     for (size_t o = 0; o < interpreter->outputCount(); ++o) {
         result.outputs.push_back(realValues(interpreter->outputTensor(o), interpreter->outputData(o)));
     }

@@ -97,8 +97,7 @@ TEST(FlexbufferMap, ReadsScalarsOfEveryWidth) {
                                          {"text", Option::STRING, 0}};
     const std::vector<uint8_t> bytes = flex(options);
     FlexbufferMap map;
-    std::string why;
-    ASSERT_TRUE(map.parse(bytes.data(), bytes.size(), &why)) << why;
+    ASSERT_TRUE(isOk(map.parse(bytes.data(), bytes.size())));
     double value = 0;
     for (const Option& o : options) {
         if (o.kind == Option::STRING) {
@@ -119,12 +118,10 @@ TEST(FlexbufferMap, RefusesWhatIsNotAMap) {
     b.Int(7);
     b.Finish();
     FlexbufferMap map;
-    std::string why;
-    EXPECT_FALSE(map.parse(b.GetBuffer().data(), b.GetBuffer().size(), &why));
-    EXPECT_EQ(why, "the root is not a map");
+    EXPECT_EQ(failureOf(map.parse(b.GetBuffer().data(), b.GetBuffer().size())), "the root is not a map");
     const uint8_t tiny[2] = {1, 1};
-    EXPECT_FALSE(map.parse(tiny, sizeof tiny, &why));
-    EXPECT_FALSE(map.parse(nullptr, 0, &why));
+    EXPECT_FALSE(map.parse(tiny, sizeof tiny).isOk());
+    EXPECT_FALSE(map.parse(nullptr, 0).isOk());
 }
 
 // Every truncation and every single-byte change of a valid map parses or is refused; nothing
@@ -132,17 +129,16 @@ TEST(FlexbufferMap, RefusesWhatIsNotAMap) {
 TEST(FlexbufferMap, DamagedMapsNeverReadOutside) {
     const std::vector<uint8_t> bytes = flex(standardOptions());
     FlexbufferMap map;
-    std::string why;
     double value;
     for (size_t size = 0; size < bytes.size(); ++size) {
         std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size));
-        if (map.parse(cut.data(), cut.size(), &why)) map.number("num_classes", &value);
+        if (map.parse(cut.data(), cut.size())) map.number("num_classes", &value);
     }
     for (size_t at = 0; at < bytes.size(); ++at) {
         for (uint8_t change : {uint8_t{0}, uint8_t{1}, uint8_t{0x7f}, uint8_t{0xff}}) {
             std::vector<uint8_t> damaged = bytes;
             damaged[at] = change;
-            if (!map.parse(damaged.data(), damaged.size(), &why)) continue;
+            if (!map.parse(damaged.data(), damaged.size())) continue;
             for (const Option& o : standardOptions()) map.number(o.key, &value);
         }
     }

@@ -5,6 +5,7 @@
 
 #include "RealTflite.h"
 #include "UnsizedDetection.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -52,21 +53,19 @@ TEST(DetectionShapes, UnreadableOptionsAreRefusedByTheLowering) {
     const std::unique_ptr<Model> model = broken.build();
     ASSERT_NE(model, nullptr);
     EXPECT_TRUE(model->tensors()[outs[0]].shape.empty());
-    std::string error;
-    EXPECT_TRUE(Interpreter::create(*model, DelegateOptions{}, &error) == nullptr);
+    const std::string error = failureOf(Interpreter::create(*model, DelegateOptions{}));
     EXPECT_NE(error.find("malformed custom options"), std::string::npos) << error;
 }
 
 // Every output row is written (count = max_detections), so the comparison covers all bytes.
 void expectAllRowsFilled(const UnsizedDetectionParams& p) {
-    std::string error;
     const std::unique_ptr<Model> model = unsizedDetectionGraph(p).build();
     ASSERT_NE(model, nullptr);
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
-    ASSERT_NE(interpreter, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, DelegateOptions{}));
+    ASSERT_NE(interpreter, nullptr);
     const std::vector<std::vector<uint8_t>> inputs = unsizedDetectionInputs(p.quantized);
     for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     float count = 0;
     std::memcpy(&count, interpreter->outputData(3), sizeof count);
     EXPECT_EQ(count, static_cast<float>(p.maxDetections));

@@ -10,6 +10,7 @@
 
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -20,9 +21,8 @@ inline std::vector<uint8_t> generatedBytes(const std::string& name) {
 }
 
 inline std::unique_ptr<Model> generatedModel(const std::string& name) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(generatedBytes(name), &error);
-    EXPECT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(generatedBytes(name)));
+    EXPECT_NE(model, nullptr);
     return model;
 }
 

@@ -13,6 +13,7 @@
 
 #include "TestSupport.h"
 #include "nnemu/tflite/tflite_generated.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -88,11 +89,10 @@ public:
     }
 
     std::unique_ptr<Model> build() const {
-        std::string error;
         const std::vector<uint8_t> bytes = buildBytes();
         dumpForFuzzCorpus(bytes);
-        std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-        EXPECT_NE(model, nullptr) << error;
+        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+        EXPECT_NE(model, nullptr);
         return model;
     }
 

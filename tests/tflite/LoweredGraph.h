@@ -60,7 +60,9 @@ inline LoweredGraph lowerGraph(const GraphBuilder& builder, bool signedInt8 = fa
         lowered.error = flow.message();
         return lowered;
     }
-    lowered.ok = lowerModel(*lowered.model, lowered.graph, &lowered.error);
+    const Status status = lowerModel(*lowered.model, lowered.graph);
+    lowered.ok = status.isOk();
+    lowered.error = status.message();
     return lowered;
 }
 

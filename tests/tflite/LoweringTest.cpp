@@ -8,15 +8,12 @@
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/tflite_generated.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
 
-std::string createError(const Model& model) {
-    std::string error;
-    EXPECT_EQ(Interpreter::create(model, DelegateOptions{}, &error), nullptr);
-    return error;
-}
+std::string createError(const Model& model) { return failureOf(Interpreter::create(model, DelegateOptions{})); }
 
 GraphBuilder::Options addOptions(fb::ActivationFunctionType activation) {
     return [activation](flatbuffers::FlatBufferBuilder& b) { return fb::CreateAddOptions(b, activation).Union(); };
@@ -50,12 +47,11 @@ TEST(Lowering, ScalesTooFarApartRunOnTheCpuKernel) {
     options.useNnapi = true;
     options.acceleratorName = "nnapi-reference";
     options.disableNnapiCpu = false;
-    std::string error;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, options, &error);
-    ASSERT_NE(interpreter, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    ASSERT_NE(interpreter, nullptr);
     EXPECT_EQ(interpreter->delegatedNodeCount(), 0u);
     for (size_t i = 0; i < 4; ++i) interpreter->inputData(0)[i] = static_cast<uint8_t>(50 * i);
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     for (size_t i = 0; i < 4; ++i) EXPECT_EQ(interpreter->outputData(0)[i], 0) << i;   // 1e-9 at scale 10
 }
 
@@ -81,8 +77,7 @@ TEST(Lowering, TakesOutputScaleBelowInputTimesFilter) {
         ASSERT_NE(interpreter, nullptr) << mode.name;
         const uint8_t input[4] = {130, 126, 129, 128};   // real 1, -1, 0.5, 0
         std::memcpy(interpreter->inputData(0), input, 4);
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         // Unit 0: 1 x 0.25 + -1 x 0.5 + 0.5 x -0.25 = -0.375 -> 100 - 37.5 -> 62 (half away from 0).
         // Unit 1: 1 x -0.5 = -0.5 -> 50.
         EXPECT_EQ(interpreter->outputData(0)[0], 62) << mode.name;
@@ -176,8 +171,7 @@ TEST(Lowering, FullyConnectedKeepsDimensions) {
     ASSERT_NE(interpreter, nullptr);
     const float input[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     std::memcpy(interpreter->inputData(0), input, sizeof input);
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     float output[6];
     std::memcpy(output, interpreter->outputData(0), sizeof output);
     for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(output[i], 2 * input[2 * i] - input[2 * i + 1] + 0.5f) << i;
@@ -198,8 +192,7 @@ TEST(Lowering, QuantizedRelu6Requantizes) {
         ASSERT_NE(interpreter, nullptr);
         const int8_t input[8] = {-128, -20, -10, 0, 20, 50, 70, 127};
         std::memcpy(interpreter->inputData(0), input, sizeof input);
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         for (int i = 0; i < 8; ++i) {
             const float real = std::clamp(0.1f * static_cast<float>(input[i] + 10), 0.0f, 6.0f);
             const float expected = std::round(real / (6.0f / 255)) - 128;
@@ -224,8 +217,7 @@ TEST(Lowering, PadV2Int8PadsWithTheGivenValue) {
     ASSERT_NE(interpreter, nullptr);
     const int8_t input[2] = {-100, 100};
     std::memcpy(interpreter->inputData(0), input, 2);
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     const int8_t expected[5] = {-7, -100, 100, -7, -7};
     for (int i = 0; i < 5; ++i) EXPECT_EQ(static_cast<int8_t>(interpreter->outputData(0)[i]), expected[i]) << i;
 }
@@ -233,17 +225,16 @@ TEST(Lowering, PadV2Int8PadsWithTheGivenValue) {
 // QUANTIZE uint8 -> int8 with equal scales (TF2's input edge) is exact: q - 128.
 TEST(Lowering, RequantizeUint8ToInt8IsExact) {
     std::vector<uint8_t> bytes;
-    std::string error;
     ASSERT_EQ(modelgen::generateModel("requantize_int8", &bytes), nnemu::StatusCode::OK);
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
     ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->inputTensor(0).type, ElementType::UINT8);
     ASSERT_EQ(interpreter->outputTensor(0).type, ElementType::INT8);
     ASSERT_EQ(interpreter->inputTensor(0).zeroPoint - 128, interpreter->outputTensor(0).zeroPoint);
     for (size_t k = 0; k < interpreter->inputTensor(0).byteSize(); ++k) interpreter->inputData(0)[k] = static_cast<uint8_t>(k);
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     for (size_t k = 0; k < interpreter->outputTensor(0).byteSize(); ++k) {
         ASSERT_EQ(static_cast<int8_t>(interpreter->outputData(0)[k]), static_cast<int>(k) - 128) << k;
     }

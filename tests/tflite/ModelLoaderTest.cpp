@@ -8,27 +8,29 @@
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/tflite_generated.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
 
 // Loads and, when that works, creates an interpreter and runs it: must never crash.
 void loadAndMaybeRun(std::vector<uint8_t> bytes) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(std::move(bytes), &error);
-    if (model == nullptr) {
-        EXPECT_FALSE(error.empty());
+    Result<std::unique_ptr<Model>> loaded = Model::fromBuffer(std::move(bytes));
+    if (!loaded) {
+        EXPECT_FALSE(loaded.message().empty());
         return;
     }
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
-    if (interpreter == nullptr) {
-        EXPECT_FALSE(error.empty());
+    const std::unique_ptr<Model> model = std::move(loaded).value();
+    Result<std::unique_ptr<Interpreter>> created = Interpreter::create(*model, DelegateOptions{});
+    if (!created) {
+        EXPECT_FALSE(created.message().empty());
         return;
     }
+    Interpreter& interpreter = **created;
     // A corrupted shape can declare a huge tensor that NNAPI refuses only when run: skip those.
     size_t bytes = 0;
     for (const Tensor& tensor : model->tensors()) bytes += tensor.byteSize();
-    if (bytes <= (size_t{1} << 20)) interpreter->invoke(&error);
+    if (bytes <= (size_t{1} << 20)) (void)interpreter.invoke();
 }
 
 // A one-node model built by hand with the generated builder, for semantic errors the
@@ -68,11 +70,7 @@ struct HandModel {
     }
 };
 
-std::string loadError(const std::vector<uint8_t>& bytes) {
-    std::string error;
-    EXPECT_EQ(Model::fromBuffer(bytes, &error), nullptr);
-    return error;
-}
+std::string loadError(const std::vector<uint8_t>& bytes) { return failureOf(Model::fromBuffer(bytes)); }
 
 TEST(ModelLoader, ReadsSplitConcat) {
     NNEMU_REQUIRE_SHARED_MODELS();
@@ -128,9 +126,8 @@ TEST(ModelLoader, PerChannelQuantizationIsReadInPlaceExactly) {
     g.tensor({4, 1}, fb::TensorType_INT8, {1, 2, 3, 4}, scales, zeroPoints, 0);
     g.inputs = {input};
     g.outputs = {input};
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    ASSERT_NE(model, nullptr);
     const Tensor& t = model->tensors()[1];
     ASSERT_TRUE(t.isPerChannel());
     ASSERT_EQ(t.channelScales.size(), scales.size());
@@ -148,32 +145,29 @@ TEST(ModelLoader, OpcodeIsTheLargerOfBothFields) {
     HandModel legacy;  // only the byte-wide field, as old converters write
     legacy.builtinCode = fb::BuiltinOperator_ADD;
     legacy.deprecatedCode = fb::BuiltinOperator_RELU;
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(legacy.build(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(legacy.build()));
+    ASSERT_NE(model, nullptr);
     EXPECT_EQ(model->nodes()[0].opName, "RELU");
     HandModel extended;  // an operator above 127: placeholder in the old field
     extended.deprecatedCode = 127;
     extended.builtinCode = fb::BuiltinOperator_RFFT2D;
-    model = Model::fromBuffer(extended.build(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    model = expectValue(Model::fromBuffer(extended.build()));
+    ASSERT_NE(model, nullptr);
     EXPECT_EQ(model->nodes()[0].opName, "RFFT2D");
     // Unknown to us, still loadable; an interpreter says which operator it cannot map.
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
-    EXPECT_EQ(interpreter, nullptr);
+    const std::string error = failureOf(Interpreter::create(*model, DelegateOptions{}));
     EXPECT_NE(error.find("operator RFFT2D at node 0"), std::string::npos) << error;
 }
 
 TEST(ModelLoader, HandModelRunsWhenValid) {
     HandModel valid;
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(valid.build(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(valid.build()));
+    ASSERT_NE(model, nullptr);
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
     ASSERT_NE(interpreter, nullptr);
     const float in[4] = {-1.0f, 2.0f, -3.0f, 4.0f};
     std::memcpy(interpreter->inputData(0), in, sizeof in);
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     float out[4];
     std::memcpy(out, interpreter->outputData(0), sizeof out);
     EXPECT_EQ(out[0], 0.0f);
@@ -221,25 +215,22 @@ TEST(ModelLoader, RejectsBadIndexesAndShapes) {
 TEST(ModelLoader, RejectsBadDataFlow) {
     HandModel m;
     m.graphInputs = {};  // the node reads a tensor nothing provides
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(m.build(), &error);
-    ASSERT_NE(model, nullptr) << error;
-    EXPECT_EQ(Interpreter::create(*model, DelegateOptions{}, &error), nullptr);
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(m.build()));
+    ASSERT_NE(model, nullptr);
+    std::string error = failureOf(Interpreter::create(*model, DelegateOptions{}));
     EXPECT_NE(error.find("operator RELU at node 0: input tensor 0 (in) has no value"), std::string::npos) << error;
     m = HandModel();
     m.nodeOutputs = {0};  // writes its own input, a subgraph input
-    model = Model::fromBuffer(m.build(), &error);
-    ASSERT_NE(model, nullptr) << error;
-    EXPECT_EQ(Interpreter::create(*model, DelegateOptions{}, &error), nullptr);
+    model = expectValue(Model::fromBuffer(m.build()));
+    ASSERT_NE(model, nullptr);
+    error = failureOf(Interpreter::create(*model, DelegateOptions{}));
     EXPECT_NE(error.find("is already a constant, a subgraph input"), std::string::npos) << error;
 }
 
 TEST(ModelLoader, RejectsMissingAndForeignFiles) {
-    std::string error;
-    EXPECT_EQ(Model::load("/nonexistent/model.tflite", &error), nullptr);
+    const std::string error = failureOf(Model::load("/nonexistent/model.tflite"));
     EXPECT_NE(error.find("cannot open model file /nonexistent/model.tflite"), std::string::npos) << error;
-    EXPECT_EQ(Model::load("/", &error), nullptr);
-    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(failureOf(Model::load("/")).empty());
     EXPECT_NE(loadError({}).find("file too small"), std::string::npos);
     EXPECT_NE(loadError(std::vector<uint8_t>(64, 0)).find("TFL3"), std::string::npos);
 }
@@ -249,9 +240,7 @@ TEST(ModelLoader, RejectsEveryTruncation) {
     ASSERT_FALSE(bytes.empty());
     for (size_t length = 0; length < bytes.size(); ++length) {
         const std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length));
-        std::string error;
-        EXPECT_EQ(Model::fromBuffer(prefix, &error), nullptr) << "length " << length;
-        EXPECT_FALSE(error.empty());
+        EXPECT_FALSE(failureOf(Model::fromBuffer(prefix)).empty()) << "length " << length;
     }
 }
 
@@ -266,9 +255,7 @@ TEST(ModelLoader, RejectsRandomBytes) {
             std::vector<uint8_t> bytes(size);
             for (uint8_t& b : bytes) b = next();
             std::memcpy(bytes.data() + 4, "TFL3", 4);  // past the identifier check, into the verifier
-            std::string error;
-            EXPECT_EQ(Model::fromBuffer(bytes, &error), nullptr);
-            EXPECT_FALSE(error.empty());
+            EXPECT_FALSE(failureOf(Model::fromBuffer(bytes)).empty());
         }
     }
 }
@@ -280,9 +267,7 @@ TEST(ModelLoader, RejectsBadRootOffsets) {
                             0x7fffffffu, 0xfffffff0u}) {
         std::vector<uint8_t> bad = bytes;
         std::memcpy(bad.data(), &offset, 4);
-        std::string error;
-        EXPECT_EQ(Model::fromBuffer(bad, &error), nullptr) << "root offset " << offset;
-        EXPECT_FALSE(error.empty());
+        EXPECT_FALSE(failureOf(Model::fromBuffer(bad)).empty()) << "root offset " << offset;
     }
 }
 

@@ -6,6 +6,7 @@
 #include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -44,16 +45,15 @@ class ModelgenRoundTrip : public testing::TestWithParam<std::string> {};
 TEST_P(ModelgenRoundTrip, LoadsAndRunsOnBothPaths) {
     const std::vector<uint8_t> bytes = generatedBytes(GetParam());
     ASSERT_FALSE(bytes.empty());
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     EXPECT_EQ(model->fileSize(), bytes.size());
     std::vector<std::vector<uint8_t>> results;
     for (const RunMode& mode : runModes()) {
         std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, mode.options);
         ASSERT_NE(interpreter, nullptr) << mode.name;
         fillInputs(*interpreter);
-        ASSERT_TRUE(interpreter->invoke(&error)) << mode.name << ": " << error;
+        ASSERT_TRUE(isOk(interpreter->invoke())) << mode.name;
         std::vector<uint8_t> outputs;
         for (size_t o = 0; o < interpreter->outputCount(); ++o) {
             outputs.insert(outputs.end(), interpreter->outputData(o),
@@ -105,9 +105,8 @@ class QuantizedFlavor : public testing::TestWithParam<std::string> {};
 // Runs a flavor on the same real-valued inputs (quantized with each input's parameters) and
 // returns output 0 dequantized.
 std::vector<float> runDequantized(const std::string& name) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(generatedBytes(name), &error);
-    EXPECT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(generatedBytes(name)));
+    EXPECT_NE(model, nullptr);
     if (model == nullptr) return {};
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
     if (interpreter == nullptr) return {};
@@ -125,7 +124,7 @@ std::vector<float> runDequantized(const std::string& name) {
             }
         }
     }
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter->invoke()));
     const Tensor& out = interpreter->outputTensor(0);
     std::vector<float> values(out.byteSize() / elementSize(out.type));
     for (size_t k = 0; k < values.size(); ++k) {
@@ -169,13 +168,12 @@ INSTANTIATE_TEST_SUITE_P(SmallModels, QuantizedFlavor,
 
 TEST(Modelgen, MobileNetScoresAreNotSaturated) {
     for (const char* name : {"mobilenet_v1_0.25_128_quant", "mobilenet_v1_0.25_128_int8"}) {
-        std::string error;
-        std::unique_ptr<Model> model = Model::fromBuffer(generatedBytes(name), &error);
-        ASSERT_NE(model, nullptr) << error;
+        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(generatedBytes(name)));
+        ASSERT_NE(model, nullptr);
         std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, DelegateOptions{});
         ASSERT_NE(interpreter, nullptr);
         fillInputs(*interpreter);
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         const uint8_t* scores = interpreter->outputData(0);
         const std::vector<size_t> top = topIndexes(scores, 1001, 5);
         EXPECT_LT(scores[top[0]], 250) << name << ": one class takes everything";

@@ -10,6 +10,7 @@
 #include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -88,8 +89,7 @@ std::vector<int32_t> run(const Model& model, const DelegateOptions& options, con
     if (interpreter == nullptr) return {};
     EXPECT_EQ(interpreter->delegatedNodeCount(), expectDelegated) << options.acceleratorName;
     for (size_t k = 0; k < input.size(); ++k) interpreter->inputData(0)[k] = static_cast<uint8_t>(input[k]);
-    std::string error;
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter->invoke()));
     const Tensor& out = interpreter->outputTensor(0);
     std::vector<int32_t> scores(out.byteSize());
     for (size_t k = 0; k < scores.size(); ++k) {

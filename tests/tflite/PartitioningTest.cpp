@@ -7,6 +7,7 @@
 #include "Partitioning.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -98,8 +99,7 @@ TEST(Partitioning, MixedModelOnNnapiReferenceIsOnePartition) {
     EXPECT_EQ(interpreter->delegatedNodeCount(), 3u);
     EXPECT_EQ(interpreter->delegateKernelCount(), 1u);
     fillInputs(*interpreter);
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     ASSERT_EQ(interpreter->lastPartitionTimesUs().size(), 1u);
 }
 
@@ -134,10 +134,9 @@ TEST(Partitioning, DelegatedInternalTensorsHaveNoBuffer) {
     for (int32_t t : model->outputs()) EXPECT_NE(delegated->tensorData(t, nullptr), nullptr);
     fillInputs(*delegated);
     fillInputs(*cpu);
-    std::string error;
     for (int round = 0; round < 2; ++round) {   // the second run reads what the caller wrote again
-        ASSERT_TRUE(delegated->invoke(&error)) << error;
-        ASSERT_TRUE(cpu->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(delegated->invoke()));
+        ASSERT_TRUE(isOk(cpu->invoke()));
         for (size_t o = 0; o < cpu->outputCount(); ++o) {
             const size_t bytes = cpu->outputTensor(o).byteSize();
             ASSERT_GT(bytes, 0u);
@@ -159,8 +158,7 @@ TEST(Partitioning, CpuPathIsOneCpuPartitionWithNodeOrder) {
     const std::vector<std::string> devices = interpreter->deviceNames();
     EXPECT_NE(std::find(devices.begin(), devices.end(), "nnapi-reference"), devices.end());
     fillInputs(*interpreter);
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     ASSERT_EQ(interpreter->lastNodeTimesUs().size(), 3u);   // each CPU node timed on its own
     EXPECT_GT(interpreter->lastNodeTimesUs()[0] + interpreter->lastNodeTimesUs()[2], 0u);
 }
@@ -183,8 +181,7 @@ TEST(Partitioning, DelegateWithoutAcceleratorSkipsTheCpuDevice) {
 TEST(Partitioning, UnknownAcceleratorIsAnError) {
     std::unique_ptr<Model> model = generatedModel("conv_float");
     ASSERT_NE(model, nullptr);
-    std::string error;
-    EXPECT_EQ(Interpreter::create(*model, accelerator("no-such-npu"), &error), nullptr);
+    const std::string error = failureOf(Interpreter::create(*model, accelerator("no-such-npu")));
     EXPECT_NE(error.find("no-such-npu"), std::string::npos) << error;
     EXPECT_NE(error.find("nnapi-reference"), std::string::npos) << error;   // lists what exists
 }
@@ -201,8 +198,7 @@ TEST(Partitioning, CachingOptionsCompile) {
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(*model, options);
     ASSERT_NE(interpreter, nullptr);
     fillInputs(*interpreter);
-    std::string error;
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter->invoke()));
 }
 
 // The NPU accelerator, when the runtime lists it: RESIZE_NEAREST_NEIGHBOR in the middle runs
@@ -226,9 +222,8 @@ TEST(Partitioning, MixedModelOnSynapNpuWhenListed) {
     EXPECT_EQ(npu->partitions()[2].kernelIndex, 4u);
     fillInputs(*cpu);
     fillInputs(*npu);
-    std::string error;
-    ASSERT_TRUE(cpu->invoke(&error)) << error;
-    ASSERT_TRUE(npu->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(cpu->invoke()));
+    ASSERT_TRUE(isOk(npu->invoke()));
     for (size_t k = 0; k < cpu->outputTensor(0).byteSize(); ++k) {
         ASSERT_NEAR(cpu->outputData(0)[k], npu->outputData(0)[k], 1) << "element " << k;
     }

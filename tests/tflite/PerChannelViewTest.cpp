@@ -8,6 +8,7 @@
 #include "GraphBuilder.h"
 #include "TestSupport.h"
 #include "nnemu/tflite/Interpreter.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -57,8 +58,7 @@ std::optional<size_t> referenceTo(const std::vector<uint8_t>& bytes, size_t targ
 }
 
 void expectRefused(const std::vector<uint8_t>& bytes, const std::string& what) {
-    std::string error;
-    EXPECT_EQ(Model::fromBuffer(bytes, &error), nullptr) << what;
+    EXPECT_FALSE(Model::fromBuffer(bytes).isOk()) << what;
 }
 
 // Moves the field referring to the vector at `vector` by `delta` bytes, or sets its length.
@@ -85,8 +85,7 @@ void damageVector(const std::vector<uint8_t>& good, size_t vector, const std::st
 
 TEST(PerChannelView, MisplacedScaleVectorIsRefused) {
     const std::vector<uint8_t> good = perChannelConv();
-    std::string error;
-    ASSERT_NE(Model::fromBuffer(good, &error), nullptr) << error;
+    ASSERT_TRUE(isOk(Model::fromBuffer(good).status()));
     damageVector(good, vectorAt(good, kScales), "scales");
 }
 
@@ -114,8 +113,8 @@ TEST(PerChannelView, ZeroPointsAlignedToFourBytesOnly) {
     }
     write32(bytes, *field, static_cast<uint32_t>(copy - *field));
     std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     const Tensor& filter = model->tensors()[1];
     ASSERT_TRUE(filter.isPerChannel());
     for (size_t c = 0; c < kZeroPoints.size(); ++c) EXPECT_EQ(filter.channelZeroPoint(c), static_cast<int64_t>(c) - 1);
@@ -123,8 +122,8 @@ TEST(PerChannelView, ZeroPointsAlignedToFourBytesOnly) {
         DelegateOptions options;
         options.useNnapi = nnapi;
         options.acceleratorName = "nnapi-reference";
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, options, &error);
-        if (interpreter != nullptr) interpreter->invoke(&error);  // refused or run: never a wild read
+        Result<std::unique_ptr<Interpreter>> interpreter = Interpreter::create(*model, options);
+        if (interpreter) (void)(*interpreter)->invoke();  // refused or run: never a wild read
     }
 }
 

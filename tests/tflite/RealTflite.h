@@ -20,6 +20,7 @@
 #include "CpuKernelHarness.h"
 #include "GraphBuilder.h"
 #include "TestSupport.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -111,19 +112,18 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
                                    int floatUlps = 4) {
     const RealTfliteResult real = runRealTflite(bytes, inputs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-        ASSERT_NE(interpreter, nullptr) << error;
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
         ASSERT_EQ(interpreter->inputCount(), inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
             ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
             if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
         for (size_t o = 0; o < real.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));
@@ -162,16 +162,15 @@ inline size_t delegatedNodes(const GraphBuilder& g) {
         std::ofstream(std::string(dir) + "/" + name + ".tflite", std::ios::binary)
                 .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     }
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    EXPECT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    EXPECT_NE(model, nullptr);
     if (model == nullptr) return 0;
     DelegateOptions options;
     options.useNnapi = true;
     options.acceleratorName = "nnapi-reference";
     options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, options, &error);
-    EXPECT_NE(interpreter, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    EXPECT_NE(interpreter, nullptr);
     return interpreter == nullptr ? 0 : interpreter->delegatedNodeCount();
 }
 

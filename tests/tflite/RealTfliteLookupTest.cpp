@@ -3,6 +3,7 @@
 // tools' CPU kernels), in every interpreter mode (RealTfliteOps.h). Malformed nodes at the end run
 // everywhere.
 #include "RealTfliteOps.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {

@@ -4,6 +4,7 @@
 // delegate on nnapi-reference takes the node as TFLite's delegate would. Skipped without
 // ../shared/tflite.
 #include "RealTflite.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -489,12 +490,10 @@ TEST(RealTfliteLowering, SplitVMalformedIsRefusedCleanly) {
             splitVAlong(SplitV{}, {1, -1, 2}, 1, {{2, 1, 3}, {2, 3, 3}, {2, 9, 3}}),   // a wrong output shape
     };
     for (const SplitV& s : malformed) {
-        std::string error;
-        std::unique_ptr<Model> model = Model::fromBuffer(splitV(s).buildBytes(), &error);
-        ASSERT_NE(model, nullptr) << error;
+        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(splitV(s).buildBytes()));
+        ASSERT_NE(model, nullptr);
         for (const RunMode& mode : kernelRunModes()) {
-            std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-            EXPECT_EQ(interpreter, nullptr) << mode.name;
+            const std::string error = failureOf(Interpreter::create(*model, mode.options));
             EXPECT_NE(error.find("SPLIT_V"), std::string::npos) << error;
         }
     }

@@ -4,6 +4,7 @@
 // float outputs within a few ULP. Skipped without ../shared/tflite.
 #include "GeneratedModels.h"
 #include "RealTflite.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -35,9 +36,8 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
     NNEMU_REQUIRE_REAL_TFLITE();
     const std::vector<uint8_t> bytes = generatedBytes(GetParam());
     ASSERT_FALSE(bytes.empty());
-    std::string error;
-    const std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     std::vector<std::vector<uint8_t>> inputs;
     for (const int32_t t : model->inputs()) inputs.push_back(deterministicInput(model->tensors()[t]));
     expectSameAsRealTflite(bytes, inputs);

@@ -117,13 +117,11 @@ inline void expectOp(fb::BuiltinOperator code, const std::vector<Spec>& ins, con
 
 // The model is refused when it is prepared, in every interpreter mode, with `reason` in the message.
 inline void expectModelRefused(const GraphBuilder& g, const std::string& reason) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        error.clear();
-        EXPECT_EQ(Interpreter::create(*model, mode.options, &error), nullptr);
+        const std::string error = failureOf(Interpreter::create(*model, mode.options));
         EXPECT_NE(error.find(reason), std::string::npos) << error;
     }
 }

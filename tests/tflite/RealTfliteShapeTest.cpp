@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "RealTflite.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -41,19 +42,18 @@ void expectSameAsTflite(const GraphBuilder& g, const std::vector<std::vector<uin
     ASSERT_TRUE(real.ok) << real.log;
     const std::vector<std::vector<int32_t>> shapes = realShapes(real.log);
     ASSERT_EQ(shapes.size(), real.outputs.size()) << real.log;
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(bytes, &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-        ASSERT_NE(interpreter, nullptr) << error;
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         }
         // Twice: the second invoke starts from the shapes the first one gave.
         for (int run = 0; run < 2; ++run) {
-            ASSERT_TRUE(interpreter->invoke(&error)) << error;
+            ASSERT_TRUE(isOk(interpreter->invoke()));
             for (size_t o = 0; o < shapes.size(); ++o) {
                 EXPECT_EQ(interpreter->outputTensor(o).shape, shapes[o]) << "output " << o;
                 ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
@@ -88,15 +88,14 @@ GraphBuilder broadcastTo(std::vector<int32_t> inShape, fb::TensorType type, std:
 void expectBroadcast(const GraphBuilder& g, const std::vector<std::vector<uint8_t>>& inputs, std::vector<int32_t> shape,
                      const std::vector<uint8_t>& want) {
     if (access(realTfliteRun().c_str(), X_OK) == 0) expectSameAsTflite(g, inputs);
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-        ASSERT_NE(interpreter, nullptr) << error;
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
         for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         EXPECT_EQ(interpreter->outputTensor(0).shape, shape);
         ASSERT_EQ(interpreter->outputTensor(0).byteSize(), want.size());
         EXPECT_EQ(std::vector<uint8_t>(interpreter->outputData(0), interpreter->outputData(0) + want.size()), want);
@@ -856,21 +855,18 @@ TEST(RealTfliteShape, RangeThenCumsum) {
 // ---- malformed nodes: a clear error, never a crash (no TFLite needed) ----
 
 std::string createError(const GraphBuilder& g) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    if (model == nullptr) return error;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
-    return interpreter == nullptr ? error : "";
+    const Result<std::unique_ptr<Model>> model = Model::fromBuffer(g.buildBytes());
+    if (!model) return model.message();
+    return Interpreter::create(**model, DelegateOptions{}).message();
 }
 
 std::string invokeError(const GraphBuilder& g, const std::vector<std::vector<uint8_t>>& inputs) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    if (model == nullptr) return "load: " + error;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, DelegateOptions{}, &error);
-    if (interpreter == nullptr) return "create: " + error;
-    for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-    return interpreter->invoke(&error) ? "" : error;
+    const Result<std::unique_ptr<Model>> model = Model::fromBuffer(g.buildBytes());
+    if (!model) return "load: " + model.message();
+    Result<std::unique_ptr<Interpreter>> interpreter = Interpreter::create(**model, DelegateOptions{});
+    if (!interpreter) return "create: " + interpreter.message();
+    for (size_t i = 0; i < inputs.size(); ++i) std::memcpy((*interpreter)->inputData(i), inputs[i].data(), inputs[i].size());
+    return (*interpreter)->invoke().message();
 }
 
 TEST(ShapeKernelErrors, OneHotAxisOutOfRange) {

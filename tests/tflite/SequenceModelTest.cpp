@@ -7,6 +7,7 @@
 #include "GeneratedModels.h"
 #include "TestSupport.h"
 #include "nnemu/modelgen/ModelCatalog.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -30,8 +31,7 @@ std::vector<float> runModel(const Model& model, const DelegateOptions& options, 
     std::unique_ptr<Interpreter> interpreter = makeInterpreter(model, options);
     if (interpreter == nullptr) return {};
     std::memcpy(interpreter->inputData(0), input.data(), input.size() * 4);
-    std::string error;
-    EXPECT_TRUE(interpreter->invoke(&error)) << error;
+    EXPECT_TRUE(isOk(interpreter->invoke()));
     return realValues(interpreter->outputTensor(0), interpreter->outputData(0));
 }
 

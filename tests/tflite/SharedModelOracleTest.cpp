@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "TestSupport.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -23,8 +24,7 @@ protected:
         EXPECT_EQ(bytes.size(), interpreter->inputTensor(0).byteSize());
         if (bytes.size() != interpreter->inputTensor(0).byteSize()) return {};
         std::memcpy(interpreter->inputData(0), bytes.data(), bytes.size());
-        std::string error;
-        EXPECT_TRUE(interpreter->invoke(&error)) << error;
+        EXPECT_TRUE(isOk(interpreter->invoke()));
         EXPECT_EQ(interpreter->outputTensor(0).type, ElementType::UINT8);
         const size_t count = interpreter->outputTensor(0).byteSize();
         return std::vector<uint8_t>(interpreter->outputData(0), interpreter->outputData(0) + count);
@@ -81,8 +81,7 @@ TEST_P(SharedModelOracle, PersonDetection) {
         const std::vector<uint8_t> bytes = readFile(modelsDir() + "/inputs/" + input);
         ASSERT_EQ(bytes.size(), interpreter->inputTensor(0).byteSize());
         std::memcpy(interpreter->inputData(0), bytes.data(), bytes.size());  // already int8 values
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         const auto* scores = reinterpret_cast<const int8_t*>(interpreter->outputData(0));
         const bool person = std::strncmp(input, "person", 6) == 0;
         if (person) {
@@ -100,8 +99,7 @@ TEST_P(SharedModelOracle, HelloWorldFloat) {
     ASSERT_NE(interpreter, nullptr);
     for (float x : {0.0f, 1.0f, 3.0f, 5.0f}) {
         std::memcpy(interpreter->inputData(0), &x, sizeof x);
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         float y;
         std::memcpy(&y, interpreter->outputData(0), sizeof y);
         EXPECT_NEAR(y, std::sin(x), 0.05) << "x = " << x;
@@ -119,8 +117,7 @@ TEST_P(SharedModelOracle, HelloWorldInt8) {
     } cases[] = {{-96, 0.77f}, {-63, 1.57f}, {-34, 2.3f}, {0, 3.14f}};
     for (const auto& c : cases) {
         std::memcpy(interpreter->inputData(0), &c.xq, 1);
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         const auto yq = static_cast<int8_t>(interpreter->outputData(0)[0]);
         const float y = static_cast<float>(yq - 5) * 0.00829096f;
         EXPECT_NEAR(y, std::sin(c.x), 0.05) << "x_q = " << int{c.xq} << ", y_q = " << int{yq};
@@ -141,8 +138,7 @@ TEST_P(SharedModelOracle, SplitConcatExactOutputs) {
         ASSERT_EQ(interpreter->inputTensor(i).byteSize(), pixels * depths[i]);
         for (size_t k = 0; k < pixels * depths[i]; ++k) interpreter->inputData(i)[k] = static_cast<uint8_t>(k * 7 + 50 * i + 1);
     }
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     const auto in = [&](size_t input, size_t pixel, size_t channel) {
         return interpreter->inputData(input)[pixel * depths[input] + channel];
     };
@@ -169,8 +165,7 @@ TEST_P(SharedModelOracle, SimpleAddInt8MatchesRequantizedSum) {
         interpreter->inputData(0)[k] = static_cast<uint8_t>(k * 13);
         interpreter->inputData(1)[k] = static_cast<uint8_t>(k * 29 + 7);
     }
-    std::string error;
-    ASSERT_TRUE(interpreter->invoke(&error)) << error;
+    ASSERT_TRUE(isOk(interpreter->invoke()));
     for (size_t k = 0; k < out.byteSize(); ++k) {
         const float x = a.scale * (static_cast<int8_t>(interpreter->inputData(0)[k]) - a.zeroPoint);
         const float y = b.scale * (static_cast<int8_t>(interpreter->inputData(1)[k]) - b.zeroPoint);
@@ -182,8 +177,7 @@ TEST_P(SharedModelOracle, SimpleAddInt8MatchesRequantizedSum) {
 TEST_P(SharedModelOracle, ModelInvokingErrorIsRejectedCleanly) {
     std::unique_ptr<Model> model = loadModel(modelsDir() + "/models/negative/model_invoking_error.tflite");
     ASSERT_NE(model, nullptr);  // the file itself is well formed
-    std::string error;
-    EXPECT_EQ(Interpreter::create(*model, GetParam().options, &error), nullptr);
+    const std::string error = failureOf(Interpreter::create(*model, GetParam().options));
     EXPECT_NE(error.find("fake-op-double"), std::string::npos) << error;
     // TFLite's words, as libcoral's test expects them.
     EXPECT_NE(error.find("Encountered unresolved custom op: fake-op-double."), std::string::npos) << error;
@@ -215,8 +209,7 @@ TEST_P(SharedModelOracle, AgreesWithIndependentEngine) {
         const std::vector<uint8_t> input = readFile(modelsDir() + "/inputs/" + c[1] + ".bin");
         ASSERT_EQ(input.size(), interpreter->inputTensor(0).byteSize());
         std::memcpy(interpreter->inputData(0), input.data(), input.size());
-        std::string error;
-        ASSERT_TRUE(interpreter->invoke(&error)) << error;
+        ASSERT_TRUE(isOk(interpreter->invoke()));
         ASSERT_EQ(expected.size(), interpreter->outputTensor(0).byteSize()) << model;
         const auto value = [signedOutput](uint8_t byte) { return signedOutput ? int{static_cast<int8_t>(byte)} : int{byte}; };
         size_t ours = 0, theirs = 0;

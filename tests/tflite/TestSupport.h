@@ -14,6 +14,7 @@
 
 #include "nnemu/tflite/Interpreter.h"
 #include "nnemu/tflite/Model.h"
+#include "ResultCheck.h"
 
 namespace nnemu::tflite::test {
 
@@ -55,16 +56,14 @@ inline void PrintTo(const RunMode& mode, std::ostream* os) { *os << mode.name; }
 inline std::string runModeName(const testing::TestParamInfo<RunMode>& info) { return info.param.name; }
 
 inline std::unique_ptr<Model> loadModel(const std::string& path) {
-    std::string error;
-    std::unique_ptr<Model> model = Model::load(path, &error);
-    EXPECT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::load(path));
+    EXPECT_NE(model, nullptr);
     return model;
 }
 
 inline std::unique_ptr<Interpreter> makeInterpreter(const Model& model, const DelegateOptions& options) {
-    std::string error;
-    std::unique_ptr<Interpreter> interpreter = Interpreter::create(model, options, &error);
-    EXPECT_NE(interpreter, nullptr) << error;
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(model, options));
+    EXPECT_NE(interpreter, nullptr);
     return interpreter;
 }
 

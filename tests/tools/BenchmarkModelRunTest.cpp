@@ -12,6 +12,7 @@
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -274,9 +275,8 @@ TEST_P(BenchmarkModelOnDevice, PersonDetection) {
 
 TEST_P(BenchmarkModelOnDevice, SplitConcatExact) {
     SKIP_WITHOUT_SHARED_MODELS();
-    std::string error;
-    const auto loaded = tflite::Model::load(model("split_concat.tflite"), &error);
-    ASSERT_NE(loaded, nullptr) << error;
+    const auto loaded = tflite::test::expectValue(tflite::Model::load(model("split_concat.tflite")));
+    ASSERT_NE(loaded, nullptr);
     // Inputs by name: input1 [1,8,8,3], rnn1 [1,8,8,1], rnn2 [1,8,8,2], each with distinct bytes.
     std::vector<std::vector<uint8_t>> inputs;
     std::vector<uint8_t> input1, rnn1, rnn2;

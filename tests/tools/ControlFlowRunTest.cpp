@@ -13,6 +13,7 @@
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -36,9 +37,8 @@ protected:
 };
 
 TEST_P(ControlFlowRun, BenchmarkModelOnBothDevicesMatchesThePlainComputation) {
-    std::string error;
-    const std::unique_ptr<tflite::Model> model = tflite::Model::load(graph_, &error);
-    ASSERT_NE(model, nullptr) << error;
+    const std::unique_ptr<tflite::Model> model = tflite::test::expectValue(tflite::Model::load(graph_));
+    ASSERT_NE(model, nullptr);
     const tflite::Tensor& input = model->tensors()[model->inputs()[0]];
     const tflite::Tensor& output = model->tensors()[model->outputs()[0]];
     const std::vector<uint8_t> image = tflite::test::imageBytes(input, 1.0f);

@@ -16,6 +16,7 @@
 #include "ToolTestSupport.h"
 #include "nnemu/modelgen/GraphSpec.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -42,9 +43,8 @@ protected:
         graph_ = dir_ + "/" + GetParam() + ".tflite";
         const ToolRun run = runTool(kModelgen, {GetParam(), graph_});
         ASSERT_EQ(run.exitCode, 0) << run.err;
-        std::string error;
-        model_ = tflite::Model::load(graph_, &error);
-        ASSERT_NE(model_, nullptr) << error;
+        model_ = tflite::test::expectValue(tflite::Model::load(graph_));
+        ASSERT_NE(model_, nullptr);
     }
 
     const tflite::Tensor& outputTensor(size_t o) const { return model_->tensors()[model_->outputs()[o]]; }

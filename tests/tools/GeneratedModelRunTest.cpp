@@ -14,6 +14,7 @@
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -25,9 +26,8 @@ protected:
     // benchmark_model on the device with the test picture as input; the outputs as real values
     // (empty when the run failed) and what the tool printed.
     std::vector<std::vector<float>> runOnDevice(const std::string& graph, const std::string& device, std::string* log) {
-        std::string error;
-        const std::unique_ptr<tflite::Model> model = tflite::Model::load(graph, &error);
-        EXPECT_NE(model, nullptr) << error;
+        const std::unique_ptr<tflite::Model> model = tflite::test::expectValue(tflite::Model::load(graph));
+        EXPECT_NE(model, nullptr);
         if (model == nullptr) return {};
         const std::string input = dir_ + "/input.bin";
         writeBytes(input, tflite::test::picture(model->tensors()[model->inputs()[0]]));
@@ -146,10 +146,9 @@ TEST_F(GeneratedModelRun, DetectorOnBothDevices) {
     for (const std::string flavor : {"quant", "float"}) {
         const std::string full = generate("ssd_detector_" + flavor);
         const std::string raw = generate("ssd_detector_raw_" + flavor);
-        std::string error;
-        const std::unique_ptr<tflite::Model> fullModel = tflite::Model::load(full, &error);
-        const std::unique_ptr<tflite::Model> rawModel = tflite::Model::load(raw, &error);
-        ASSERT_TRUE(fullModel != nullptr && rawModel != nullptr) << error;
+        const std::unique_ptr<tflite::Model> fullModel = tflite::test::expectValue(tflite::Model::load(full));
+        const std::unique_ptr<tflite::Model> rawModel = tflite::test::expectValue(tflite::Model::load(raw));
+        ASSERT_TRUE(fullModel != nullptr && rawModel != nullptr);
         const std::vector<float> anchors = tflite::test::constantValues(*fullModel, "anchors");
         const float scoreStep = flavor == "quant" ? rawModel->tensors()[rawModel->outputs()[1]].scale : 0.0f;
         std::vector<std::vector<tflite::test::Detection>> perDevice;
@@ -188,9 +187,8 @@ TEST_F(GeneratedModelRun, SegmenterOnBothDevices) {
     for (const std::string flavor : {"quant", "float"}) {
         const std::string full = generate("segmenter_" + flavor);
         const std::string logitsModel = generate("segmenter_logits_" + flavor);
-        std::string error;
-        const std::unique_ptr<tflite::Model> model = tflite::Model::load(logitsModel, &error);
-        ASSERT_NE(model, nullptr) << error;
+        const std::unique_ptr<tflite::Model> model = tflite::test::expectValue(tflite::Model::load(logitsModel));
+        ASSERT_NE(model, nullptr);
         const float step = flavor == "quant" ? model->tensors()[model->outputs()[0]].scale : 0.0f;
         std::vector<std::vector<float>> labelsPerDevice, logitsPerDevice;
         for (const std::string device : kDevices) {

@@ -17,6 +17,7 @@
 #include "ToolProcess.h"
 #include "ToolTestSupport.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -74,9 +75,8 @@ protected:
     }
 
     void load(const std::string& path) {
-        std::string error;
-        model_ = tflite::Model::load(path, &error);
-        ASSERT_NE(model_, nullptr) << error;
+        model_ = tflite::test::expectValue(tflite::Model::load(path));
+        ASSERT_NE(model_, nullptr);
     }
 
     void generate(const std::string& name) {

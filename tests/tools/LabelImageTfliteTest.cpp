@@ -27,6 +27,7 @@
 #include "ToolTestSupport.h"
 #include "TopResults.h"
 #include "nnemu/tflite/Model.h"
+#include "../tflite/ResultCheck.h"
 
 namespace nnemu::tooltest {
 namespace {
@@ -60,9 +61,8 @@ std::string joined(const std::vector<std::string>& lines) {
 
 // TFLite's builtin kernels on the picture as label_image prepares it, scored as label_image does.
 std::vector<std::string> builtinKernelLines(const std::string& model, const std::string& picture, const std::string& dir) {
-    std::string error;
-    const std::unique_ptr<tflite::Model> loaded = tflite::Model::load(model, &error);
-    EXPECT_NE(loaded, nullptr) << error;
+    const std::unique_ptr<tflite::Model> loaded = tflite::test::expectValue(tflite::Model::load(model));
+    EXPECT_NE(loaded, nullptr);
     if (loaded == nullptr) return {};
     const tflite::Tensor& input = loaded->tensors()[loaded->inputs()[0]];
     const tflite::Tensor& output = loaded->tensors()[loaded->outputs()[0]];

@@ -40,9 +40,9 @@ TEST(QuantizationCoupling, SignedVariantsMatchTheConvertedGoldens) {
     if (!fs::is_directory(root)) {
         GTEST_SKIP() << "no conformance vectors at " << root << " (set NNEMU_SHARED_DIR)";
     }
-    std::string error;
-    const auto variants = coupling::coupledSignedVariants(root, &error);
-    ASSERT_TRUE(error.empty()) << error;
+    const auto listed = coupling::coupledSignedVariants(root);
+    ASSERT_TRUE(listed.isOk()) << listed.message();
+    const std::vector<conformance::Variant>& variants = *listed;
     std::map<std::string, Tally> tally;
     std::vector<std::string> failures;
     for (const auto& v : variants) {

@@ -176,13 +176,13 @@ tflite::DelegateOptions BenchmarkSession::delegateOptions() const {
 
 bool BenchmarkSession::init() {
     const std::string& graph = params_.getString("graph");
-    std::string error;
-    model_ = tflite::Model::load(graph, &error);
-    if (!model_) {
-        TOOL_LOG(ERROR) << error;
+    Result<std::unique_ptr<tflite::Model>> loaded = tflite::Model::load(graph);
+    if (!loaded) {
+        TOOL_LOG(ERROR) << loaded.message();
         TOOL_LOG(ERROR) << "Failed to mmap model " << graph;
         return false;
     }
+    model_ = std::move(loaded).value();
     TOOL_LOG(INFO) << "Loaded model " << graph;
     TOOL_LOG(INFO) << "Initialized TensorFlow Lite runtime.";
 
@@ -230,22 +230,22 @@ bool BenchmarkSession::init() {
     const int64_t startUs = clock_.nowUs();
     tflite::DelegateOptions options = delegateOptions();
     if (external_ != nullptr) {
-        if (external_->apply(*model_, &error)) {
+        if (const Status applied = external_->apply(*model_); applied) {
             options.externalKernels = external_->kernels();
-            options.runExternalKernel = [this](size_t kernel, std::string* why) { return external_->invokeKernel(kernel, why); };
+            options.runExternalKernel = [this](size_t kernel) { return external_->invokeKernel(kernel); };
         } else {
             // TFLite restores the plan it had before the delegate: the graph runs on the CPU path.
-            TOOL_LOG(ERROR) << error;
+            TOOL_LOG(ERROR) << applied.message();
             TOOL_LOG(WARNING) << "Restored original execution plan after delegate application failure.";
             external_.reset();
-            error.clear();
         }
     }
-    interpreter_ = tflite::Interpreter::create(*model_, options, &error);
+    Result<std::unique_ptr<tflite::Interpreter>> created = tflite::Interpreter::create(*model_, options);
+    if (created) interpreter_ = std::move(created).value();
     if (interpreter_ && external_ != nullptr) external_->bind(*interpreter_);
     const int64_t elapsedUs = clock_.nowUs() - startUs;
     if (!interpreter_) {
-        TOOL_LOG(ERROR) << error;
+        TOOL_LOG(ERROR) << created.message();
         if (useNnapi || external_ != nullptr) {
             TOOL_LOG(ERROR) << "Failed to apply " << delegateName() << " delegate.";
         } else {
@@ -266,16 +266,14 @@ bool BenchmarkSession::init() {
 // graph to the CPU path, with the reason.
 bool BenchmarkSession::loadExternalDelegate() {
     const std::string& path = params_.getString("external_delegate_path");
-    tflite::ExternalDelegate::Options options;
-    std::string error;
-    if (tflite::ExternalDelegate::parseOptions(params_.getString("external_delegate_options"), &options, &error)) {
-        external_ = tflite::ExternalDelegate::load(path, options, &error);
-    }
-    if (external_ == nullptr) {
-        TOOL_LOG(ERROR) << error;
+    Result<std::unique_ptr<tflite::ExternalDelegate>> loaded =
+            tflite::ExternalDelegate::loadWithOptionText(path, params_.getString("external_delegate_options"));
+    if (!loaded) {
+        TOOL_LOG(ERROR) << loaded.message();
         TOOL_LOG(WARNING) << "EXTERNAL delegate not created: the graph runs on the CPU path.";
         return true;
     }
+    external_ = std::move(loaded).value();
     TOOL_LOG(INFO) << "EXTERNAL delegate created.";
     return true;
 }
@@ -494,10 +492,7 @@ bool BenchmarkSession::run() {
         TOOL_LOG(INFO) << phaseHeader(limits);
         PhaseHooks hooks;
         hooks.beforeRun = [this] { resetInputs(); };
-        hooks.invoke = [this] {
-            std::string error;
-            return interpreter_->invoke(&error) ? Status() : opFailed(error);
-        };
+        hooks.invoke = [this] { return interpreter_->invoke(); };
         if (regular && profiling_) hooks.afterRun = [this] { recordRunProfile(); };
         PhaseOutcome outcome = runPhase(limits, clock_, hooks);
         TOOL_LOG(INFO) << outcome.timesUs.toString() << "\n";

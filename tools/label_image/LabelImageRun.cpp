@@ -68,35 +68,32 @@ std::unique_ptr<tflite::ExternalDelegate> applyExternalDelegate(const LabelImage
                                                                 const tflite::Model& model,
                                                                 tflite::DelegateOptions* options) {
     if (settings.externalDelegatePath.empty()) return nullptr;
-    std::string error;
-    tflite::ExternalDelegate::Options pluginOptions;
-    std::unique_ptr<tflite::ExternalDelegate> external;
-    if (tflite::ExternalDelegate::parseOptions(settings.externalDelegateOptions, &pluginOptions, &error)) {
-        external = tflite::ExternalDelegate::load(settings.externalDelegatePath, pluginOptions, &error);
-    }
-    if (external == nullptr) {
-        TOOL_LOG(ERROR) << error;
+    Result<std::unique_ptr<tflite::ExternalDelegate>> loaded =
+            tflite::ExternalDelegate::loadWithOptionText(settings.externalDelegatePath, settings.externalDelegateOptions);
+    if (!loaded) {
+        TOOL_LOG(ERROR) << loaded.message();
         TOOL_LOG(WARNING) << "EXTERNAL delegate not created: the graph runs on the CPU path.";
         return nullptr;
     }
+    std::unique_ptr<tflite::ExternalDelegate> external = std::move(loaded).value();
     TOOL_LOG(INFO) << "EXTERNAL delegate created.";
-    if (!external->apply(model, &error)) {
-        TOOL_LOG(ERROR) << error;
+    if (const Status applied = external->apply(model); !applied) {
+        TOOL_LOG(ERROR) << applied.message();
         TOOL_LOG(WARNING) << "Restored original execution plan after delegate application failure.";
         return nullptr;
     }
     tflite::ExternalDelegate* plugin = external.get();
     options->externalKernels = external->kernels();
-    options->runExternalKernel = [plugin](size_t kernel, std::string* why) { return plugin->invokeKernel(kernel, why); };
+    options->runExternalKernel = [plugin](size_t kernel) { return plugin->invokeKernel(kernel); };
     return external;
 }
 
 }  // namespace
 
 bool runLabelImage(const LabelImageSettings& settings) {
-    std::string error;
-    std::unique_ptr<tflite::Model> model = tflite::Model::load(settings.modelPath, &error);
-    if (!model) return fail(error + "\nFailed to mmap model " + settings.modelPath);
+    Result<std::unique_ptr<tflite::Model>> opened = tflite::Model::load(settings.modelPath);
+    if (!opened) return fail(opened.message() + "\nFailed to mmap model " + settings.modelPath);
+    const std::unique_ptr<tflite::Model> model = std::move(opened).value();
     TOOL_LOG(INFO) << "Loaded model " << settings.modelPath;
     TOOL_LOG(INFO) << "resolved reporter";
     if (settings.verbose) printVerboseModel(*model);
@@ -110,8 +107,13 @@ bool runLabelImage(const LabelImageSettings& settings) {
     options.numThreads = settings.numberOfThreads;
     options.maxDelegatedPartitions = 3;   // the NNAPI delegate's default for applications
     std::unique_ptr<tflite::ExternalDelegate> external = applyExternalDelegate(settings, *model, &options);
-    std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, options, &error);
-    if (interpreter && external) {
+    Result<std::unique_ptr<tflite::Interpreter>> created = tflite::Interpreter::create(*model, options);
+    if (!created) {
+        TOOL_LOG(ERROR) << created.message();
+        return fail(settings.accelerated ? "Failed to apply NNAPI delegate." : "Failed to allocate tensors!");
+    }
+    const std::unique_ptr<tflite::Interpreter> interpreter = std::move(created).value();
+    if (external) {
         external->bind(*interpreter);
         if (external->kernels().size() > 0) {
             TOOL_LOG(VERBOSE) << "Replacing " << interpreter->delegatedNodeCount() << " out of " << model->nodes().size()
@@ -119,10 +121,6 @@ bool runLabelImage(const LabelImageSettings& settings) {
                               << external->partitionCount() << " partitions for the whole graph.";
         }
         TOOL_LOG(INFO) << "Applied EXTERNAL delegate.";
-    }
-    if (!interpreter) {
-        TOOL_LOG(ERROR) << error;
-        return fail(settings.accelerated ? "Failed to apply NNAPI delegate." : "Failed to allocate tensors!");
     }
     if (settings.accelerated) {
         if (interpreter->delegatedNodeCount() > 0) {
@@ -158,12 +156,12 @@ bool runLabelImage(const LabelImageSettings& settings) {
     std::memcpy(interpreter->inputData(0), inputBytes.data(), inputBytes.size());
 
     for (int i = 0; i < settings.warmupRuns; ++i) {
-        if (!interpreter->invoke(&error)) return fail(error + "\nFailed to invoke tflite!");
+        if (const Status ran = interpreter->invoke(); !ran) return fail(ran.message() + "\nFailed to invoke tflite!");
         if (settings.profiling) printProfile(*model, *interpreter);
     }
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < settings.loopCount; ++i) {
-        if (!interpreter->invoke(&error)) return fail(error + "\nFailed to invoke tflite!");
+        if (const Status ran = interpreter->invoke(); !ran) return fail(ran.message() + "\nFailed to invoke tflite!");
         if (settings.profiling) printProfile(*model, *interpreter);
     }
     const auto stop = std::chrono::steady_clock::now();

@@ -73,17 +73,15 @@ std::string nodeName(const Model& model, uint32_t node) {
 
 }  // namespace
 
-std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const NnapiGraph& graph,
-                                                      const std::vector<uint32_t>& nodes, std::string* error) {
+Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model, const NnapiGraph& graph,
+                                                              const std::vector<uint32_t>& nodes) {
     std::unique_ptr<PartitionModel> result(new PartitionModel());
     if (nodes.empty()) {
-        *error = "a partition without nodes";
-        return nullptr;
+        return badData("a partition without nodes");
     }
     result->nodes_ = nodes;
     if (ANeuralNetworksModel_create(&result->model_) != ANEURALNETWORKS_NO_ERROR) {
-        *error = "ANeuralNetworksModel_create failed";
-        return nullptr;
+        return opFailed("ANeuralNetworksModel_create failed");
     }
     // Without the file's memory (a model from a buffer, or the runtime refused it) values are copied.
     if (model.fileDescriptor() >= 0 &&
@@ -139,16 +137,14 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
         for (uint32_t operand : operation.inputs) {
             const int status = addOperand(operand);
             if (status != ANEURALNETWORKS_NO_ERROR) {
-                *error = nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")";
-                return nullptr;
+                return badData(nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")");
             }
             ins.push_back(local[operand]);
         }
         for (uint32_t operand : operation.outputs) {
             const int status = addOperand(operand);
             if (status != ANEURALNETWORKS_NO_ERROR) {
-                *error = nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")";
-                return nullptr;
+                return badData(nodeName(model, operation.node) + ": NNAPI refused an operand (" + resultCodeName(status) + ")");
             }
             outs.push_back(local[operand]);
         }
@@ -156,9 +152,8 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
                                                              static_cast<uint32_t>(ins.size()), listData(ins),
                                                              static_cast<uint32_t>(outs.size()), listData(outs));
         if (status != ANEURALNETWORKS_NO_ERROR) {
-            *error = nodeName(model, operation.node) + ": NNAPI rejected the operation (" + resultCodeName(status) +
-                     "): unsupported operand types, shapes or parameters";
-            return nullptr;
+            return badData(nodeName(model, operation.node) + ": NNAPI rejected the operation (" + resultCodeName(status) +
+                       "): unsupported operand types, shapes or parameters");
         }
         result->operationNodes_.push_back(operation.node);
     }
@@ -169,10 +164,9 @@ std::unique_ptr<PartitionModel> PartitionModel::build(const Model& model, const 
     if (status != ANEURALNETWORKS_NO_ERROR) {
         std::string names;
         for (uint32_t node : nodes) names += (names.empty() ? "" : ", ") + std::to_string(node);
-        *error = (nodes.size() == 1 ? nodeName(model, nodes[0]) : "nodes " + names) +
-                 ": NNAPI rejected the model (" + resultCodeName(status) +
-                 "): operand shapes or parameters are inconsistent";
-        return nullptr;
+        return badData((nodes.size() == 1 ? nodeName(model, nodes[0]) : "nodes " + names) +
+                   ": NNAPI rejected the model (" + resultCodeName(status) +
+                   "): operand shapes or parameters are inconsistent");
     }
     return result;
 }
@@ -182,8 +176,8 @@ PartitionModel::~PartitionModel() {
     if (file_.memory != nullptr) ANeuralNetworksMemory_free(file_.memory);
 }
 
-std::unique_ptr<CompiledPartition> CompiledPartition::compile(std::unique_ptr<PartitionModel> model,
-                                                              const CompileTarget& target, std::string* error) {
+Result<std::unique_ptr<CompiledPartition>> CompiledPartition::compile(std::unique_ptr<PartitionModel> model,
+                                                                      const CompileTarget& target) {
     std::unique_ptr<CompiledPartition> result(new CompiledPartition());
     result->model_ = std::move(model);
     ANeuralNetworksModel* handle = result->model_->handle();
@@ -201,8 +195,7 @@ std::unique_ptr<CompiledPartition> CompiledPartition::compile(std::unique_ptr<Pa
     }
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksCompilation_finish(result->compilation_);
     if (status != ANEURALNETWORKS_NO_ERROR) {
-        *error = std::string("NNAPI compilation failed (") + resultCodeName(status) + ")";
-        return nullptr;
+        return opFailed(std::string("NNAPI compilation failed (") + resultCodeName(status) + ")");
     }
     return result;
 }
@@ -219,7 +212,7 @@ void CompiledPartition::markTensors(std::vector<bool>* touched) const {
     }
 }
 
-bool CompiledPartition::run(std::vector<TensorBuffer>& buffers, std::string* error) {
+Status CompiledPartition::run(std::vector<TensorBuffer>& buffers) {
     ANeuralNetworksExecution* execution = nullptr;
     int status = ANeuralNetworksExecution_create(compilation_, &execution);
     const std::vector<int32_t>& inputs = model_->inputTensors();
@@ -237,10 +230,9 @@ bool CompiledPartition::run(std::vector<TensorBuffer>& buffers, std::string* err
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_compute(execution);
     if (execution != nullptr) ANeuralNetworksExecution_free(execution);
     if (status != ANEURALNETWORKS_NO_ERROR) {
-        *error = std::string("NNAPI execution failed (") + resultCodeName(status) + ")";
-        return false;
+        return opFailed(std::string("NNAPI execution failed (") + resultCodeName(status) + ")");
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::tflite

@@ -30,8 +30,8 @@ class PartitionModel {
 public:
     // Adds the nodes' operations and operands through the public API. On failure names the node
     // whose operation NNAPI refused, or the result code of identifyInputsAndOutputs / finish.
-    static std::unique_ptr<PartitionModel> build(const Model& model, const NnapiGraph& graph,
-                                                 const std::vector<uint32_t>& nodes, std::string* error);
+    static Result<std::unique_ptr<PartitionModel>> build(const Model& model, const NnapiGraph& graph,
+                                                         const std::vector<uint32_t>& nodes);
     ~PartitionModel();
 
     ANeuralNetworksModel* handle() const { return model_; }
@@ -62,13 +62,13 @@ struct CompileTarget {
 
 class CompiledPartition : public ExecutionUnit {
 public:
-    static std::unique_ptr<CompiledPartition> compile(std::unique_ptr<PartitionModel> model, const CompileTarget& target,
-                                                      std::string* error);
+    static Result<std::unique_ptr<CompiledPartition>> compile(std::unique_ptr<PartitionModel> model,
+                                                              const CompileTarget& target);
     ~CompiledPartition() override;
 
     const PartitionModel& model() const { return *model_; }
     // buffers[t]: the interpreter's NNAPI-layout buffer of TFLite tensor t.
-    bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
+    Status run(std::vector<TensorBuffer>& buffers) override;
     uint32_t firstNode() const override { return model_->nodes().front(); }
     // Its boundary only: the tensors inside live in the device's memory.
     void markTensors(std::vector<bool>* touched) const override;

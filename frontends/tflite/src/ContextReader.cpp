@@ -2,6 +2,8 @@
 // (Model.cpp) for what a host can get wrong: element types, ranks, sizes, quantization.
 #include "nnemu/tflite/ContextReader.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace nnemu::tflite {
@@ -9,6 +11,7 @@ namespace {
 
 constexpr int32_t kCustomCode = 32;   // kTfLiteBuiltinCustom
 constexpr int kMaxRank = 8;
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 31;   // as the file reader (Model.cpp)
 
 ElementType elementTypeOf(TfLiteType type) {
     switch (type) {
@@ -29,26 +32,50 @@ const TfLiteAffineQuantization* affineOf(const TfLiteTensor& tensor) {
     return affine->scale != nullptr && affine->scale->size > 0 ? affine : nullptr;
 }
 
-// The host's tensor as the view's; false when the view cannot carry it (its nodes stay with the
+// NNAPI's quantized tensor types (TENSOR_QUANT8_*, TENSOR_QUANT16_*) need a scale above 0; other
+// types may carry none (0), never a negative or non-finite one.
+bool scaleFits(ElementType type, float scale) {
+    const bool quantized = type == ElementType::UINT8 || type == ElementType::INT8 || type == ElementType::INT16;
+    return std::isfinite(scale) && (quantized ? scale > 0.0f : scale >= 0.0f);
+}
+
+// Dimensions, element count and byte size as the file reader bounds them.
+Status readShape(const TfLiteIntArray* dims, Tensor& tensor) {
+    if (dims == nullptr) return {};
+    if (dims->size < 0 || dims->size > kMaxRank) {
+        return badData("rank " + std::to_string(dims->size) + " is outside [0, " + std::to_string(kMaxRank) + "]");
+    }
+    uint64_t elements = 1;
+    for (int d = 0; d < dims->size; ++d) {
+        const int dim = dims->data[d];
+        if (dim < 0) return badData("negative dimension " + std::to_string(dim));
+        tensor.shape.push_back(dim);
+        elements *= static_cast<uint64_t>(dim);
+        if (elements > kMaxTensorBytes) return badData("shape too large");
+    }
+    if (elements * std::max<size_t>(elementSize(tensor.type), 1) > kMaxTensorBytes) return badData("shape too large");
+    return {};
+}
+
+// The host's tensor as the view's, or why the view cannot carry it (its nodes stay with the
 // host). Per-channel scales are read only when there is one per entry of the quantized dimension:
 // anything else (say, a host whose TfLiteFloatArray is laid out otherwise) would be misread.
-bool readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std::vector<int64_t>& zeroPoints) {
+Status readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std::vector<int64_t>& zeroPoints) {
     tensor.name = source.name != nullptr ? source.name : "t" + std::to_string(index);
     tensor.type = elementTypeOf(source.type);
-    if (tensor.type == ElementType::OTHER) return false;
+    if (tensor.type == ElementType::OTHER) return badData("element type " + std::to_string(source.type) + " is not supported");
     tensor.isVariable = source.is_variable;
-    if (source.dims != nullptr) {
-        if (source.dims->size < 0 || source.dims->size > kMaxRank) return false;
-        for (int d = 0; d < source.dims->size; ++d) {
-            if (source.dims->data[d] < 0) return false;
-            tensor.shape.push_back(source.dims->data[d]);
-        }
-    }
+    NNEMU_RETURN_IF_ERROR(readShape(source.dims, tensor));
     if (const TfLiteAffineQuantization* affine = affineOf(source)) {
         const int count = affine->scale->size;
         const int axis = affine->quantized_dimension;
         if (count > 1 && (axis < 0 || axis >= static_cast<int>(tensor.shape.size()) || tensor.shape[axis] != count)) {
-            return false;
+            return badData(std::to_string(count) + " scales do not match quantized dimension " + std::to_string(axis));
+        }
+        for (int i = 0; i < count; ++i) {
+            if (!scaleFits(tensor.type, affine->scale->data[i])) {
+                return badData("invalid quantization scale " + std::to_string(affine->scale->data[i]));
+            }
         }
         tensor.channelScales = {affine->scale->data, static_cast<size_t>(count)};
         zeroPoints.assign(count, 0);
@@ -60,6 +87,9 @@ bool readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std::v
         tensor.zeroPoint = static_cast<int32_t>(zeroPoints[0]);
         tensor.quantizedDimension = count > 1 ? axis : 0;
     } else if (source.params.scale != 0.0f) {
+        if (!scaleFits(tensor.type, source.params.scale)) {
+            return badData("invalid quantization scale " + std::to_string(source.params.scale));
+        }
         tensor.scale = source.params.scale;
         tensor.zeroPoint = source.params.zero_point;
     }
@@ -67,9 +97,12 @@ bool readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std::v
         tensor.isConstant = true;
         tensor.data = reinterpret_cast<const uint8_t*>(source.data.raw_const);
         tensor.dataSize = source.bytes;
-        if (tensor.dataSize != tensor.byteSize()) return false;
+        if (tensor.dataSize != tensor.byteSize()) {
+            return badData("constant of " + std::to_string(tensor.dataSize) + " bytes, its shape needs " +
+                           std::to_string(tensor.byteSize()));
+        }
     }
-    return true;
+    return {};
 }
 
 bool readableNode(const TfLiteNode& node, const std::vector<bool>& readable) {
@@ -90,20 +123,22 @@ std::vector<int32_t> values(const TfLiteIntArray* array) {
 
 }  // namespace
 
-std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error) {
+Result<std::unique_ptr<ContextGraph>> readContext(TfLiteContext* context) {
     TfLiteIntArray* plan = nullptr;
     if (context->GetExecutionPlan == nullptr || context->GetExecutionPlan(context, &plan) != kTfLiteOk || plan == nullptr) {
-        *error = "the host gave no execution plan";
-        return nullptr;
+        return badData("the host gave no execution plan");
     }
     auto graph = std::make_unique<ContextGraph>();
     Subgraph subgraph;
     subgraph.name = "vx";
     subgraph.tensors.resize(context->tensors_size);
     graph->zeroPoints.resize(context->tensors_size);
+    graph->tensorProblems.resize(context->tensors_size);
     std::vector<bool> readable(context->tensors_size), produced(context->tensors_size, false);
     for (size_t t = 0; t < context->tensors_size; ++t) {
-        readable[t] = readTensor(context->tensors[t], t, subgraph.tensors[t], graph->zeroPoints[t]);
+        const Status read = readTensor(context->tensors[t], t, subgraph.tensors[t], graph->zeroPoints[t]);
+        readable[t] = read.isOk();
+        if (!read) graph->tensorProblems[t] = "tensor " + std::to_string(t) + " (" + subgraph.tensors[t].name + "): " + read.message();
     }
     graph->modelNodeOfPlan.assign(plan->size, -1);
     graph->builtinCodes.assign(plan->size, -1);
@@ -111,8 +146,7 @@ std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* e
         TfLiteNode* node = nullptr;
         TfLiteRegistration* registration = nullptr;
         if (context->GetNodeAndRegistration(context, plan->data[i], &node, &registration) != kTfLiteOk) {
-            *error = "the host refused node " + std::to_string(plan->data[i]);
-            return nullptr;
+            return badData("the host refused node " + std::to_string(plan->data[i]));
         }
         graph->builtinCodes[i] = registration->builtin_code;
         if (registration->builtin_code == kCustomCode || registration->builtin_code < 0 || !readableNode(*node, readable)) {

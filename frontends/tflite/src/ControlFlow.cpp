@@ -24,86 +24,80 @@ ReferencedModels::~ReferencedModels() {
     for (auto it = created_.rbegin(); it != created_.rend(); ++it) ANeuralNetworksModel_free(*it);
 }
 
-ANeuralNetworksModel* ReferencedModels::get(int32_t index, std::string* error) {
+Result<ANeuralNetworksModel*> ReferencedModels::get(int32_t index) {
     const size_t count = state_.size();
     if (index < 0 || static_cast<size_t>(index) >= count) {
-        *error = "subgraph index " + std::to_string(index) + " is out of range (the model has " +
-                 std::to_string(count) + " subgraph" + (count == 1 ? "" : "s") + ")";
-        return nullptr;
+        return badData("subgraph index " + std::to_string(index) + " is out of range (the model has " +
+                       std::to_string(count) + " subgraph" + (count == 1 ? "" : "s") + ")");
     }
     const auto s = static_cast<uint32_t>(index);
     if (state_[s] == State::BUILDING) {
-        *error = "subgraph " + std::to_string(s) + (s == 0 ? " (the main graph)" : "") +
-                 " is reached again while it is being built: a recursion cycle, which NNAPI cannot express";
-        return nullptr;
+        return badData("subgraph " + std::to_string(s) + (s == 0 ? " (the main graph)" : "") +
+                       " is reached again while it is being built: a recursion cycle, which NNAPI cannot express");
     }
     if (state_[s] == State::NOT_BUILT) {
         if (depth_ >= kMaxNesting) {
-            *error = "control flow nested more than " + std::to_string(kMaxNesting) + " subgraphs deep";
-            return nullptr;
+            return badData("control flow nested more than " + std::to_string(kMaxNesting) + " subgraphs deep");
         }
         state_[s] = State::BUILDING;
-        std::string message;
         ++depth_;
-        const bool built = build(s, &message);
+        const Status built = build(s);
         --depth_;
         state_[s] = built ? State::BUILT : State::NOT_BUILT;
         if (!built) {
             const std::string& name = model_.subgraphs()[s].name;
-            *error = "subgraph " + std::to_string(s) + (name.empty() ? "" : " (" + name + ")") + ": " + message;
-            return nullptr;
+            return Status(built.code(), "subgraph " + std::to_string(s) + (name.empty() ? "" : " (" + name + ")") +
+                                                ": " + built.message());
         }
     }
     return models_[s];
 }
 
-bool ReferencedModels::build(uint32_t index, std::string* error) {
+Status ReferencedModels::build(uint32_t index) {
     const Subgraph& subgraph = model_.subgraphs()[index];
-    Status checked = checkDataFlow(subgraph);
-    if (checked) checked = tensorsInUse(subgraph).status();
-    if (!checked) {
-        *error = checked.message();
-        return false;
-    }
+    NNEMU_RETURN_IF_ERROR(checkDataFlow(subgraph));
+    NNEMU_RETURN_IF_ERROR(tensorsInUse(subgraph));
     auto graph = std::make_unique<NnapiGraph>();
     graph->signedInt8 = signedInt8_;
     graph->references = this;
-    if (!lowerSubgraph(model_, index, *graph, error)) return false;
+    NNEMU_RETURN_IF_ERROR(lowerSubgraph(model_, index, *graph));
     std::vector<uint32_t> inputs, outputs;
-    if (!boundary(index, *graph, &inputs, &outputs, error)) return false;
+    NNEMU_RETURN_IF_ERROR(boundary(index, *graph, &inputs, &outputs));
     ANeuralNetworksModel* model = nullptr;
     if (ANeuralNetworksModel_create(&model) != ANEURALNETWORKS_NO_ERROR) {
-        *error = "ANeuralNetworksModel_create failed";
-        return false;
+        return opFailed("ANeuralNetworksModel_create failed");
     }
     created_.push_back(model);
-    if (!finish(index, *graph, inputs, outputs, model, error)) return false;
+    NNEMU_RETURN_IF_ERROR(finish(index, *graph, inputs, outputs, model));
     models_[index] = model;
     graphs_.push_back(std::move(graph));
-    return true;
+    return {};
 }
 
 // The subgraph's input and output operands, in order. A pseudo node after the last one owns
 // the identity CASTs that give a passed-through input, a constant or a repeated output its own
 // computed operand.
-bool ReferencedModels::boundary(uint32_t index, NnapiGraph& graph, std::vector<uint32_t>* inputs,
-                                std::vector<uint32_t>* outputs, std::string* error) {
+Status ReferencedModels::boundary(uint32_t index, NnapiGraph& graph, std::vector<uint32_t>* inputs,
+                                  std::vector<uint32_t>* outputs) {
     const Subgraph& subgraph = model_.subgraphs()[index];
     Node edges;
     edges.index = static_cast<uint32_t>(subgraph.nodes.size());
     edges.opName = "(subgraph inputs and outputs)";
     graph.nodeOperations.emplace_back();
     graph.cpuOnly.push_back(false);
-    NodeLowering lowering(model_, subgraph, edges, graph, error);
+    NodeLowering lowering(model_, subgraph, edges, graph);
     const std::set<int32_t> inputSet(subgraph.inputs.begin(), subgraph.inputs.end());
-    if (inputSet.size() != subgraph.inputs.size()) return lowering.fail("a tensor is listed twice as an input");
+    if (inputSet.size() != subgraph.inputs.size()) {
+        lowering.fail("a tensor is listed twice as an input");
+        return lowering.status();
+    }
     for (int32_t t : subgraph.inputs) {
         if (subgraph.tensors[t].isConstant) {
-            return lowering.fail("input tensor " + std::to_string(t) + " (" + subgraph.tensors[t].name +
-                                 ") is a constant");
+            lowering.fail("input tensor " + std::to_string(t) + " (" + subgraph.tensors[t].name + ") is a constant");
+            return lowering.status();
         }
         uint32_t operand;
-        if (!lowering.activation(t, &operand)) return false;
+        if (!lowering.activation(t, &operand)) return lowering.status();
         inputs->push_back(operand);
     }
     std::set<int32_t> listed;
@@ -111,21 +105,21 @@ bool ReferencedModels::boundary(uint32_t index, NnapiGraph& graph, std::vector<u
         const Tensor& tensor = subgraph.tensors[t];
         uint32_t operand;
         if (!(tensor.isConstant ? lowering.constantTensor(t, -1, &operand) : lowering.activation(t, &operand))) {
-            return false;
+            return lowering.status();
         }
         if (tensor.isConstant || inputSet.count(t) != 0 || !listed.insert(t).second) {
             const uint32_t copy = lowering.temporary(lowering.operand(operand), lowering.operand(operand).dims);
             lowering.addOperation(ANEURALNETWORKS_CAST, {operand}, {copy});
-            if (lowering.rejected()) return false;
+            if (lowering.rejected()) return lowering.status();
             operand = copy;
         }
         outputs->push_back(operand);
     }
-    return true;
+    return {};
 }
 
-bool ReferencedModels::finish(uint32_t index, const NnapiGraph& graph, const std::vector<uint32_t>& inputs,
-                              const std::vector<uint32_t>& outputs, ANeuralNetworksModel* model, std::string* error) {
+Status ReferencedModels::finish(uint32_t index, const NnapiGraph& graph, const std::vector<uint32_t>& inputs,
+                                const std::vector<uint32_t>& outputs, ANeuralNetworksModel* model) {
     std::map<uint32_t, uint32_t> local;   // graph operand -> model operand
     const auto add = [&](uint32_t index) -> int {
         if (local.count(index) != 0) return ANEURALNETWORKS_NO_ERROR;
@@ -155,9 +149,8 @@ bool ReferencedModels::finish(uint32_t index, const NnapiGraph& graph, const std
         if (status != ANEURALNETWORKS_NO_ERROR) {
             const std::vector<Node>& nodes = model_.subgraphs()[index].nodes;
             const std::string name = operation.node < nodes.size() ? nodes[operation.node].opName : "CAST";
-            *error = "operator " + name + " at node " + std::to_string(operation.node) +
-                     ": NNAPI rejected the operation (" + resultCodeName(status) + ")";
-            return false;
+            return badData("operator " + name + " at node " + std::to_string(operation.node) +
+                           ": NNAPI rejected the operation (" + resultCodeName(status) + ")");
         }
     }
     for (uint32_t operand : outputs) {
@@ -171,21 +164,20 @@ bool ReferencedModels::finish(uint32_t index, const NnapiGraph& graph, const std
     }
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksModel_finish(model);
     if (status != ANEURALNETWORKS_NO_ERROR) {
-        *error = std::string("NNAPI rejected the subgraph's model (") + resultCodeName(status) + ")";
-        return false;
+        return badData(std::string("NNAPI rejected the subgraph's model (") + resultCodeName(status) + ")");
     }
-    return true;
+    return {};
 }
 
 // Here, not beside lowerSubgraph: the main graph's lowering is what needs the NNAPI models of its
 // subgraphs, and a library that only maps nodes (libvx_delegate.so) must not link them.
-bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error) {
+Status lowerModel(const Model& model, NnapiGraph& graph) {
     if (graph.references == nullptr) {
         auto references = std::make_shared<ReferencedModels>(model, graph.signedInt8);
         graph.references = references.get();
         graph.ownedReferences = std::move(references);
     }
-    return lowerSubgraph(model, 0, graph, error);
+    return lowerSubgraph(model, 0, graph);
 }
 
 }  // namespace nnemu::tflite

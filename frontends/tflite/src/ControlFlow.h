@@ -24,22 +24,21 @@ public:
     ReferencedModels(const Model& model, bool signedInt8);
     ~ReferencedModels() override;   // frees the models, referring ones before those they refer to
 
-    // The finished model of subgraph `index`, built on first use; nullptr with a reason for an
+    // The finished model of subgraph `index`, built on first use; BAD_DATA with a reason for an
     // index out of range, a subgraph reached again while it is being built (a recursion cycle;
     // the main graph counts as being built), nesting deeper than kMaxNesting, or one that cannot
     // be lowered or that NNAPI refuses.
-    ANeuralNetworksModel* get(int32_t index, std::string* error) override;
+    Result<ANeuralNetworksModel*> get(int32_t index) override;
 
     ReferencedModels(const ReferencedModels&) = delete;
     ReferencedModels& operator=(const ReferencedModels&) = delete;
 
 private:
     enum class State : uint8_t { NOT_BUILT, BUILDING, BUILT };
-    bool build(uint32_t index, std::string* error);
-    bool boundary(uint32_t index, NnapiGraph& graph, std::vector<uint32_t>* inputs, std::vector<uint32_t>* outputs,
-                  std::string* error);
-    bool finish(uint32_t index, const NnapiGraph& graph, const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs,
-                ANeuralNetworksModel* model, std::string* error);
+    Status build(uint32_t index);
+    Status boundary(uint32_t index, NnapiGraph& graph, std::vector<uint32_t>* inputs, std::vector<uint32_t>* outputs);
+    Status finish(uint32_t index, const NnapiGraph& graph, const std::vector<uint32_t>& inputs,
+                  const std::vector<uint32_t>& outputs, ANeuralNetworksModel* model);
 
     const Model& model_;
     bool signedInt8_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "TensorBuffer.h"
+#include "nnemu/base/Status.h"
 
 namespace nnemu::tflite {
 
@@ -14,7 +15,7 @@ class ExecutionUnit {
 public:
     virtual ~ExecutionUnit() = default;
     // buffers[t]: the interpreter's buffer of TFLite tensor t (int8 shifted by 128 below FL30).
-    virtual bool run(std::vector<TensorBuffer>& buffers, std::string* error) = 0;
+    virtual Status run(std::vector<TensorBuffer>& buffers) = 0;
     virtual uint32_t firstNode() const = 0;
     // Sets (*touched)[t] for every tensor run() reads or writes through `buffers`.
     virtual void markTensors(std::vector<bool>* touched) const = 0;

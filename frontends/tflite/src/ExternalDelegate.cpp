@@ -74,11 +74,12 @@ struct ExternalDelegate::Host {
     std::vector<void*> persistent;
     std::vector<TfLiteDelegateParams> preview;
     std::vector<IntArray> previewArrays;
-    std::string* error = nullptr;
+    std::string failure;   // why a delegate kernel's prepare failed, for apply()
     // Where apply() wants the results of the delegate's ReplaceNodeSubsetsWithDelegateKernels.
     std::vector<std::vector<uint32_t>>* kernelsOut = nullptr;
     size_t* partitionsOut = nullptr;
-    std::string* kernelName = nullptr;
+    bool wantKernelName = false;
+    std::string kernelName;
 
     void buildTensors(const Model& model);
     void buildNodes(const Model& model);
@@ -113,7 +114,7 @@ TfLiteStatus getNodeAndRegistration(TfLiteContext* context, int index, TfLiteNod
 TfLiteStatus replaceNodeSubsets(TfLiteContext* context, TfLiteRegistration registration,
                                 const TfLiteIntArray* nodesToReplace, TfLiteDelegate*) {
     ExternalDelegate::Host* host = hostOf(context);
-    if (host->kernelName != nullptr && registration.custom_name != nullptr) *host->kernelName = registration.custom_name;
+    if (host->wantKernelName && registration.custom_name != nullptr) host->kernelName = registration.custom_name;
     return host->replace(registration, nodesToReplace, host->kernelsOut, host->partitionsOut);
 }
 
@@ -303,7 +304,7 @@ TfLiteStatus ExternalDelegate::Host::replace(const TfLiteRegistration& registrat
         if (kernelsOut != nullptr) kernelsOut->push_back(subset.nodes);
         KernelNode& added = *kernels.back();
         if (registration.prepare != nullptr && registration.prepare(&context, &added.node) != kTfLiteOk) {
-            if (error != nullptr) *error = "the delegate kernel's prepare failed";
+            failure = "the delegate kernel's prepare failed";
             return kTfLiteDelegateError;
         }
     }
@@ -320,7 +321,8 @@ ExternalDelegate::Host::~Host() {
     if (library != nullptr) dlclose(library);
 }
 
-bool ExternalDelegate::parseOptions(const std::string& text, Options* options, std::string* error) {
+Result<ExternalDelegate::Options> ExternalDelegate::parseOptions(const std::string& text) {
+    Options options;
     size_t start = 0;
     while (start <= text.size()) {
         const size_t end = std::min(text.find(';', start), text.size());
@@ -328,14 +330,13 @@ bool ExternalDelegate::parseOptions(const std::string& text, Options* options, s
         if (!entry.empty()) {
             const size_t colon = entry.find(':');
             if (colon == std::string::npos) {
-                *error = "malformed external delegate option '" + entry + "' (expected key:value)";
-                return false;
+                return badData("malformed external delegate option '" + entry + "' (expected key:value)");
             }
-            options->emplace_back(entry.substr(0, colon), entry.substr(colon + 1));
+            options.emplace_back(entry.substr(0, colon), entry.substr(colon + 1));
         }
         start = end + 1;
     }
-    return true;
+    return options;
 }
 
 std::string ExternalDelegate::resolvePath(const std::string& path) {
@@ -350,22 +351,19 @@ std::string ExternalDelegate::resolvePath(const std::string& path) {
     return resolved;
 }
 
-std::unique_ptr<ExternalDelegate> ExternalDelegate::load(const std::string& path, const Options& options,
-                                                         std::string* error) {
+Result<std::unique_ptr<ExternalDelegate>> ExternalDelegate::load(const std::string& path, const Options& options) {
     std::unique_ptr<ExternalDelegate> result(new ExternalDelegate());
     result->host_ = std::make_unique<Host>();
     Host& host = *result->host_;
     host.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (host.library == nullptr) {
         const char* why = dlerror();
-        *error = "cannot load the external delegate " + path + ": " + (why != nullptr ? why : "unknown error");
-        return nullptr;
+        return ::nnemu::unavailable("cannot load the external delegate " + path + ": " + (why != nullptr ? why : "unknown error"));
     }
     auto create = reinterpret_cast<TfLitePluginCreateDelegate>(dlsym(host.library, "tflite_plugin_create_delegate"));
     host.destroy = reinterpret_cast<TfLitePluginDestroyDelegate>(dlsym(host.library, "tflite_plugin_destroy_delegate"));
     if (create == nullptr || host.destroy == nullptr) {
-        *error = path + " does not export tflite_plugin_create_delegate and tflite_plugin_destroy_delegate";
-        return nullptr;
+        return ::nnemu::unavailable(path + " does not export tflite_plugin_create_delegate and tflite_plugin_destroy_delegate");
     }
     std::vector<char*> keys, values;
     for (const auto& [key, value] : options) {
@@ -375,18 +373,23 @@ std::unique_ptr<ExternalDelegate> ExternalDelegate::load(const std::string& path
     host.delegate = create(keys.data(), values.data(), options.size(),
                            [](const char* message) { std::fprintf(stderr, "ERROR: %s\n", message); });
     if (host.delegate == nullptr) {
-        *error = "the external delegate " + path + " refused its options and created no delegate";
-        return nullptr;
+        return ::nnemu::unavailable("the external delegate " + path + " refused its options and created no delegate");
     }
     return result;
 }
 
+Result<std::unique_ptr<ExternalDelegate>> ExternalDelegate::loadWithOptionText(const std::string& path,
+                                                                               const std::string& optionsText) {
+    NNEMU_ASSIGN_OR_RETURN(const Options options, parseOptions(optionsText));
+    return load(path, options);
+}
+
 ExternalDelegate::~ExternalDelegate() = default;
 
-bool ExternalDelegate::apply(const Model& model, std::string* error) {
+Status ExternalDelegate::apply(const Model& model) {
     Host& host = *host_;
     host.model = &model;
-    host.error = error;
+    host.failure.clear();
     host.buildTensors(model);
     host.buildNodes(model);
     TfLiteContext& context = host.context;
@@ -411,16 +414,17 @@ bool ExternalDelegate::apply(const Model& model, std::string* error) {
 
     host.kernelsOut = &kernels_;
     host.partitionsOut = &partitionCount_;
-    host.kernelName = &kernelName_;
+    host.wantKernelName = true;
     const TfLiteStatus status = host.delegate->Prepare != nullptr ? host.delegate->Prepare(&context, host.delegate)
                                                                    : kTfLiteError;
     if (status != kTfLiteOk) {
-        if (error->empty()) *error = "the external delegate's Prepare failed";
         releaseKernels();
-        return false;
+        return ::nnemu::unavailable(host.failure.empty() ? "the external delegate's Prepare failed" : host.failure);
     }
-    return true;
+    return {};
 }
+
+const std::string& ExternalDelegate::kernelName() const { return host_->kernelName; }
 
 void ExternalDelegate::releaseKernels() {
     Host& host = *host_;
@@ -443,15 +447,14 @@ void ExternalDelegate::bind(Interpreter& interpreter) {
     }
 }
 
-bool ExternalDelegate::invokeKernel(size_t kernel, std::string* error) {
+Status ExternalDelegate::invokeKernel(size_t kernel) {
     Host& host = *host_;
-    if (kernel >= host.kernels.size()) return false;
+    if (kernel >= host.kernels.size()) return opFailed("");   // as before: no reason
     KernelNode& node = *host.kernels[kernel];
     if (node.registration.invoke == nullptr || node.registration.invoke(&host.context, &node.node) != kTfLiteOk) {
-        *error = "the external delegate's kernel failed";
-        return false;
+        return opFailed("the external delegate's kernel failed");
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::tflite

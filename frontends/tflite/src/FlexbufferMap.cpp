@@ -11,25 +11,16 @@
 
 namespace nnemu::tflite {
 
-bool FlexbufferMap::parse(const uint8_t* data, size_t size, std::string* why) {
+Status FlexbufferMap::parse(const uint8_t* data, size_t size) {
     size_ = 0;
-    if (data == nullptr || size < 3) {
-        *why = "too short for a FlexBuffer";
-        return false;
-    }
+    if (data == nullptr || size < 3) return badData("too short for a FlexBuffer");
     bytes_.assign((size + sizeof(uint64_t) - 1) / sizeof(uint64_t), 0);
     auto* copy = reinterpret_cast<const uint8_t*>(bytes_.data());
     std::memcpy(bytes_.data(), data, size);
-    if (!flexbuffers::VerifyBuffer(copy, size)) {
-        *why = "not a well-formed FlexBuffer";
-        return false;
-    }
-    if (!flexbuffers::GetRoot(copy, size).IsMap()) {
-        *why = "the root is not a map";
-        return false;
-    }
+    if (!flexbuffers::VerifyBuffer(copy, size)) return badData("not a well-formed FlexBuffer");
+    if (!flexbuffers::GetRoot(copy, size).IsMap()) return badData("the root is not a map");
     size_ = size;
-    return true;
+    return {};
 }
 
 FlexbufferMap::Lookup FlexbufferMap::number(const std::string& key, double* value) const {

@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::tflite {
 
 class FlexbufferMap {
 public:
-    // False with a reason when the bytes are not a well-formed FlexBuffers map at the root.
-    bool parse(const uint8_t* data, size_t size, std::string* why);
+    // BAD_DATA with a reason when the bytes are not a well-formed FlexBuffers map at the root.
+    Status parse(const uint8_t* data, size_t size);
 
     enum class Lookup { ABSENT, NUMBER, NOT_A_NUMBER };
     // A key's value as a number (integers, floats and bools; indirect ones too).

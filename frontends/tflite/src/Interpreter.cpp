@@ -49,9 +49,8 @@ std::vector<uint8_t> partitionToken(const std::string& token, uint32_t kernelInd
 void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
     for (const Node& node : model.nodes()) {
         if (graph.cpuKernel[node.index] || CpuKernelTable::get().find(node) == nullptr) continue;
-        std::string why;
-        if (PartitionModel::build(model, graph, {node.index}, &why) != nullptr) continue;
-        if (prepareCpuKernel(model.subgraphs()[0], node, &why) == nullptr) continue;
+        if (PartitionModel::build(model, graph, {node.index}).isOk()) continue;
+        if (!prepareCpuKernel(model.subgraphs()[0], node).isOk()) continue;
         NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
                      << " runs on the tools' CPU kernel (NNAPI refused it)";
         graph.nodeOperations[node.index].clear();
@@ -84,33 +83,21 @@ std::vector<bool> hostOnlyOutputs(const Node& node, const NnapiGraph& graph) {
 Interpreter::Interpreter(const Model& model) : model_(model) {}
 Interpreter::~Interpreter() = default;
 
-std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const DelegateOptions& options, std::string* error) {
-    std::string ignored;
-    if (error == nullptr) error = &ignored;
+Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, const DelegateOptions& options) {
     // Declared first: on a failure the interpreter's models, which reference its values and
     // subgraph models, go before it; on success it hands those to the interpreter.
     NnapiGraph graph;
     std::unique_ptr<Interpreter> interpreter(new Interpreter(model));
     DelegateTargets targets;
-    if (const Status chosen = chooseDelegateTargets(options, &targets); !chosen) {
-        *error = chosen.message();
-        return nullptr;
-    }
+    NNEMU_RETURN_IF_ERROR(chooseDelegateTargets(options, &targets));
     interpreter->deviceNames_ = targets.deviceNames;
 
     // Graph checks and lowering.
-    if (const Status flow = checkDataFlow(model); !flow) {
-        *error = flow.message();
-        return nullptr;
-    }
-    Result<std::vector<int32_t>> used = tensorsInUse(model);
-    if (!used.isOk()) {
-        *error = used.message();
-        return nullptr;
-    }
+    NNEMU_RETURN_IF_ERROR(checkDataFlow(model));
+    NNEMU_ASSIGN_OR_RETURN(const std::vector<int32_t> used, tensorsInUse(model));
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
-    if (!lowerModel(model, graph, error)) return nullptr;
+    NNEMU_RETURN_IF_ERROR(lowerModel(model, graph));
     keepRefusedNodesOnCpuKernels(model, graph);
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
@@ -128,16 +115,14 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         if (!graph.cpuKernel[n]) all.push_back(n);
     }
     if (!external && !targets.accelerators.empty() && !all.empty()) {
-        std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
-        if (whole == nullptr) return nullptr;
+        NNEMU_ASSIGN_OR_RETURN(const std::unique_ptr<PartitionModel> whole, PartitionModel::build(model, graph, all));
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
         const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
                 whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
                 flags.get());
         if (status != ANEURALNETWORKS_NO_ERROR) {
-            *error = std::string("ANeuralNetworksModel_getSupportedOperationsForDevices failed (") +
-                     resultCodeName(status) + ")";
-            return nullptr;
+            return opFailed(std::string("ANeuralNetworksModel_getSupportedOperationsForDevices failed (") +
+                            resultCodeName(status) + ")");
         }
         std::fill(supported.begin(), supported.end(), true);
         for (size_t op = 0; op < whole->operationNodes().size(); ++op) {
@@ -165,8 +150,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
             // The host made the same subsets from the same claim (partitionNodes).
             if (static_cast<size_t>(nextExternal) >= options.externalKernels.size() ||
                 options.externalKernels[nextExternal] != subset.nodes) {
-                *error = "the external delegate's node subsets do not match the graph's partitioning";
-                return nullptr;
+                return badData("the external delegate's node subsets do not match the graph's partitioning");
             }
             partition.externalKernel = nextExternal++;
             interpreter->partitions_.push_back(std::move(partition));
@@ -192,24 +176,21 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
         for (const std::vector<uint32_t>& unit : units) {
             if (graph.cpuKernel[unit.front()]) {
                 const Node& node = model.nodes()[unit.front()];
-                std::unique_ptr<CpuKernelUnit> part =
-                        CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8, error);
-                if (part == nullptr) return nullptr;
+                NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelUnit> part,
+                                       CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8));
                 part->allowResizing(hostOnlyOutputs(node, graph));
                 compiled.push_back(std::move(part));
                 continue;
             }
-            std::unique_ptr<PartitionModel> partitionModel = PartitionModel::build(model, graph, unit, error);
-            if (partitionModel == nullptr) return nullptr;
-            std::string message;
-            std::unique_ptr<CompiledPartition> part = CompiledPartition::compile(std::move(partitionModel), target, &message);
-            if (part == nullptr) {
-                *error = (unit.size() == 1 ? "operator " + model.nodes()[unit[0]].opName + " at node " + std::to_string(unit[0])
-                                           : "delegate kernel " + std::to_string(partition.kernelIndex)) +
-                         ": " + message;
-                return nullptr;
+            NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<PartitionModel> partitionModel, PartitionModel::build(model, graph, unit));
+            Result<std::unique_ptr<CompiledPartition>> part = CompiledPartition::compile(std::move(partitionModel), target);
+            if (!part) {
+                return Status(part.code(), (unit.size() == 1 ? "operator " + model.nodes()[unit[0]].opName + " at node " +
+                                                                       std::to_string(unit[0])
+                                                             : "delegate kernel " + std::to_string(partition.kernelIndex)) +
+                                                   ": " + part.message());
             }
-            compiled.push_back(std::move(part));
+            compiled.push_back(std::move(part).value());
         }
         interpreter->partitions_.push_back(std::move(partition));
         interpreter->compiled_.push_back(std::move(compiled));
@@ -224,7 +205,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     // Only what the host touches: a tensor inside a delegate kernel lives in the device's memory.
     const std::vector<bool> touched = interpreter->hostTensors();
     interpreter->tensorData_.resize(model.tensors().size());
-    for (int32_t t : *used) {
+    for (int32_t t : used) {
         if (!touched[t]) continue;
         const Tensor& tensor = model.tensors()[t];
         interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
@@ -309,9 +290,7 @@ uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
     return tensorData_[t].data();
 }
 
-bool Interpreter::invoke(std::string* error) {
-    std::string ignored;
-    if (error == nullptr) error = &ignored;
+Status Interpreter::invoke() {
     // Below feature level 30, int8 travels through NNAPI as uint8 with the zero point moved by
     // 128: flip the sign bit.
     const bool shiftInt8 = !signedInt8_;
@@ -337,20 +316,22 @@ bool Interpreter::invoke(std::string* error) {
     for (size_t p = 0; p < partitions_.size(); ++p) {
         const auto start = std::chrono::steady_clock::now();
         if (partitions_[p].externalKernel >= 0) {
-            if (!runExternalKernel_ || !runExternalKernel_(static_cast<size_t>(partitions_[p].externalKernel), error)) {
-                *error = "delegate kernel " + std::to_string(partitions_[p].kernelIndex) + ": " + *error;
-                return false;
+            // No hook reads as an empty reason, as it always has.
+            const Status ran = runExternalKernel_ ? runExternalKernel_(static_cast<size_t>(partitions_[p].externalKernel))
+                                                  : opFailed("");
+            if (!ran) {
+                return Status(ran.code(), "delegate kernel " + std::to_string(partitions_[p].kernelIndex) + ": " +
+                                                  ran.message());
             }
         }
         for (const std::unique_ptr<ExecutionUnit>& part : compiled_[p]) {
             const auto unitStart = std::chrono::steady_clock::now();
-            if (!part->run(tensorData_, error)) {
+            if (const Status ran = part->run(tensorData_); !ran) {
                 const Partition& partition = partitions_[p];
-                *error = (partition.delegated ? "delegate kernel " + std::to_string(partition.kernelIndex)
-                                              : "operator " + model_.nodes()[part->firstNode()].opName +
-                                                        " at node " + std::to_string(part->firstNode())) +
-                         ": " + *error;
-                return false;
+                return Status(ran.code(), (partition.delegated ? "delegate kernel " + std::to_string(partition.kernelIndex)
+                                                               : "operator " + model_.nodes()[part->firstNode()].opName +
+                                                                         " at node " + std::to_string(part->firstNode())) +
+                                                  ": " + ran.message());
             }
             if (!partitions_[p].delegated) nodeTimesUs_[part->firstNode()] = microsecondsSince(unitStart);
         }
@@ -365,7 +346,7 @@ bool Interpreter::invoke(std::string* error) {
         if (outputData_[i].size() != tensorData_[t].size()) outputData_[i] = TensorBuffer(tensorData_[t].size());
         convert(tensorData_[t], outputData_[i], tensor.type);
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::tflite

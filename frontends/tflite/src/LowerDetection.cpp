@@ -54,8 +54,9 @@ bool readOptions(NodeLowering& l, DetectionOptions* o) {
     const std::span<const uint8_t> bytes = l.node().customData;
     if (bytes.empty()) return l.fail("missing custom options (a FlexBuffers map)");
     FlexbufferMap map;
-    std::string why;
-    if (!map.parse(bytes.data(), bytes.size(), &why)) return l.fail("malformed custom options: " + why);
+    if (const Status parsed = map.parse(bytes.data(), bytes.size()); !parsed) {
+        return l.fail("malformed custom options: " + parsed.message());
+    }
     double regular = 0;
     if (!readCount(l, map, "max_detections", true, &o->maxDetections) ||
         !readCount(l, map, "max_classes_per_detection", true, &o->maxClassesPerDetection) ||

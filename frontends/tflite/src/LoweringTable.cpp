@@ -51,23 +51,29 @@ const LoweringTable& LoweringTable::get() {
 
 namespace {
 
-// Lowers one node of `subgraph`; false leaves `error` set. A node that fails may have added
-// operations.
-bool lowerNode(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
-               std::string* error) {
-    NodeLowering lowering(model, subgraph, node, graph, error);
+// Lowers one node of `subgraph`. A node that fails may have added operations.
+Status lowerNode(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph) {
+    NodeLowering lowering(model, subgraph, node, graph);
     const LoweringFunction lower = LoweringTable::get().find(node);
     if (lower == nullptr && node.builtinCode == fb::BuiltinOperator_CUSTOM) {
         // TFLite's words for a custom operator no kernel is registered for.
-        *error = "Encountered unresolved custom op: " + node.opName +
-                 ".\nSee instructions: https://www.tensorflow.org/lite/guide/ops_custom \nNode number " +
-                 std::to_string(node.index) + " (" + node.opName + ") failed to prepare.";
-        return false;
+        return badData("Encountered unresolved custom op: " + node.opName +
+                       ".\nSee instructions: https://www.tensorflow.org/lite/guide/ops_custom \nNode number " +
+                       std::to_string(node.index) + " (" + node.opName + ") failed to prepare.");
     }
-    if (lower == nullptr) return lowering.fail("unsupported operator (no NNAPI mapping)");
-    if (!lower(lowering) || lowering.rejected()) return false;
-    if (graph.nodeOperations[node.index].empty()) return lowering.fail("no NNAPI operation");
-    return true;
+    if (lower == nullptr) {
+        lowering.fail("unsupported operator (no NNAPI mapping)");
+        return lowering.status();
+    }
+    if (!lower(lowering) || lowering.rejected()) {
+        if (lowering.status().isOk()) lowering.fail("");   // a lowering that refused without a reason
+        return lowering.status();
+    }
+    if (graph.nodeOperations[node.index].empty()) {
+        lowering.fail("no NNAPI operation");
+        return lowering.status();
+    }
+    return {};
 }
 
 void startGraph(const Subgraph& subgraph, NnapiGraph& graph) {
@@ -96,33 +102,29 @@ void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
 
 // A node that has no NNAPI form runs on the tools' CPU kernel when it has one that accepts it;
 // its operations (if any were added) go. Otherwise the lowering's reason, and the kernel's.
-bool lowerOrKeepForCpuKernel(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
-                             std::string* error) {
+Status lowerOrKeepForCpuKernel(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph) {
     const size_t operationsBefore = graph.operations.size();
-    if (lowerNode(model, subgraph, node, graph, error)) return true;
-    if (!graph.allowCpuKernels) return false;
-    std::string why;
-    if (prepareCpuKernel(subgraph, node, &why) == nullptr) {
-        if (CpuKernelTable::get().find(node) != nullptr) *error += " (CPU kernel: " + why + ")";
-        return false;
+    Status lowered = lowerNode(model, subgraph, node, graph);
+    if (lowered || !graph.allowCpuKernels) return lowered;
+    if (const Result<const CpuKernel*> kernel = prepareCpuKernel(subgraph, node); !kernel) {
+        if (CpuKernelTable::get().find(node) == nullptr) return lowered;
+        return Status(lowered.code(), lowered.message() + " (CPU kernel: " + kernel.message() + ")");
     }
     graph.operations.resize(operationsBefore);
     graph.nodeOperations[node.index].clear();
     graph.cpuKernel[node.index] = true;
     graph.cpuOnly[node.index] = true;
-    return true;
+    return {};
 }
 
 }  // namespace
 
-bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error) {
+Status lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph) {
     const Subgraph& subgraph = model.subgraphs()[index];
     startGraph(subgraph, graph);
-    for (const Node& node : subgraph.nodes) {
-        if (!lowerOrKeepForCpuKernel(model, subgraph, node, graph, error)) return false;
-    }
+    for (const Node& node : subgraph.nodes) NNEMU_RETURN_IF_ERROR(lowerOrKeepForCpuKernel(model, subgraph, node, graph));
     findReaders(subgraph, graph);
-    return true;
+    return {};
 }
 
 std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons) {
@@ -132,13 +134,13 @@ std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std:
     if (reasons != nullptr) reasons->assign(subgraph.nodes.size(), {});
     for (const Node& node : subgraph.nodes) {
         const size_t operationsBefore = graph.operations.size();
-        std::string why;
-        lowered[node.index] = lowerNode(model, subgraph, node, graph, &why);
+        const Status status = lowerNode(model, subgraph, node, graph);
+        lowered[node.index] = status.isOk();
         if (!lowered[node.index]) {
             // Its operands stay (unused); its operations go.
             graph.operations.resize(operationsBefore);
             graph.nodeOperations[node.index].clear();
-            if (reasons != nullptr) (*reasons)[node.index] = why;
+            if (reasons != nullptr) (*reasons)[node.index] = status.message();
         }
     }
     findReaders(subgraph, graph);

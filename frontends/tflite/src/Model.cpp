@@ -290,42 +290,31 @@ size_t Tensor::byteSize() const {
     return count * elementSize(type);
 }
 
-std::unique_ptr<Model> Model::load(const std::string& path, std::string* error) {
+Result<std::unique_ptr<Model>> Model::load(const std::string& path) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (error != nullptr) *error = "cannot open model file " + path;
-        return nullptr;
-    }
+    if (fd < 0) return unavailable("cannot open model file " + path);
     std::unique_ptr<Model> model(new Model());
     model->fd_ = fd;
     struct stat info {};
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) > kMaxFileBytes) {
-        if (error != nullptr) *error = "cannot read model file " + path + " (too large or not a regular file)";
-        return nullptr;
+        return unavailable("cannot read model file " + path + " (too large or not a regular file)");
     }
     const auto size = static_cast<size_t>(info.st_size);
     if (size > 0) {
         void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (mapping == MAP_FAILED) {
-            if (error != nullptr) *error = "cannot read model file " + path;
-            return nullptr;
-        }
+        if (mapping == MAP_FAILED) return unavailable("cannot read model file " + path);
         model->mapping_ = mapping;
         model->bytes_ = {static_cast<const uint8_t*>(mapping), size};
     }
-    std::string message;
-    if (!model->parse(&message)) {
-        if (error != nullptr) *error = path + ": " + message;
-        return nullptr;
-    }
+    if (const Status parsed = model->parse(); !parsed) return Status(parsed.code(), path + ": " + parsed.message());
     return model;
 }
 
-std::unique_ptr<Model> Model::fromBuffer(std::vector<uint8_t> bytes, std::string* error) {
+Result<std::unique_ptr<Model>> Model::fromBuffer(std::vector<uint8_t> bytes) {
     std::unique_ptr<Model> model(new Model());
     model->owned_ = std::move(bytes);
     model->bytes_ = model->owned_;
-    if (!model->parse(error)) return nullptr;
+    NNEMU_RETURN_IF_ERROR(model->parse());
     return model;
 }
 
@@ -342,37 +331,33 @@ Model::~Model() {
     if (fd_ >= 0) close(fd_);
 }
 
-bool Model::parse(std::string* error) {
-    const Status parsed = [this]() -> Status {
-        if (bytes_.size() < 8) return fail("not a TFLite model: file too small");
-        if (bytes_.size() > kMaxFileBytes) return fail("not a TFLite model: file over 2 GB");
-        if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
-            return fail("not a TFLite model: missing the \"TFL3\" file identifier");
-        }
-        flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
-        if (!fb::VerifyModelBuffer(verifier)) {
-            return fail("malformed TFLite model: the flatbuffers verifier rejected the file");
-        }
-        const fb::Model* root = fb::GetModel(bytes_.data());
-        version_ = root->version();
-        if (version_ != kSchemaVersion) {
-            return fail("unsupported TFLite schema version " + std::to_string(version_) +
-                                " (expected " + std::to_string(kSchemaVersion) + ")");
-        }
-        if (root->description() != nullptr) description_ = root->description()->str();
-        if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
-            return fail("malformed TFLite model: no subgraph");
-        }
-        subgraphs_.resize(root->subgraphs()->size());
-        for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
-            const Status read = parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], builtinData_);
-            // The main graph's messages stay as they were; other subgraphs say which they are.
-            if (!read) return s == 0 ? read : fail("subgraph " + std::to_string(s) + ": " + read.message());
-        }
-        return {};
-    }();
-    if (!parsed && error != nullptr) *error = parsed.message();
-    return parsed.isOk();
+Status Model::parse() {
+    if (bytes_.size() < 8) return fail("not a TFLite model: file too small");
+    if (bytes_.size() > kMaxFileBytes) return fail("not a TFLite model: file over 2 GB");
+    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
+        return fail("not a TFLite model: missing the \"TFL3\" file identifier");
+    }
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
+    if (!fb::VerifyModelBuffer(verifier)) {
+        return fail("malformed TFLite model: the flatbuffers verifier rejected the file");
+    }
+    const fb::Model* root = fb::GetModel(bytes_.data());
+    version_ = root->version();
+    if (version_ != kSchemaVersion) {
+        return fail("unsupported TFLite schema version " + std::to_string(version_) +
+                            " (expected " + std::to_string(kSchemaVersion) + ")");
+    }
+    if (root->description() != nullptr) description_ = root->description()->str();
+    if (root->subgraphs() == nullptr || root->subgraphs()->size() == 0) {
+        return fail("malformed TFLite model: no subgraph");
+    }
+    subgraphs_.resize(root->subgraphs()->size());
+    for (uint32_t s = 0; s < subgraphs_.size(); ++s) {
+        const Status read = parseSubgraph(*root, *root->subgraphs()->Get(s), subgraphs_[s], builtinData_);
+        // The main graph's messages stay as they were; other subgraphs say which they are.
+        if (!read) return s == 0 ? read : fail("subgraph " + std::to_string(s) + ": " + read.message());
+    }
+    return {};
 }
 
 }  // namespace nnemu::tflite

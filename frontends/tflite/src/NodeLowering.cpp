@@ -88,9 +88,7 @@ const char* nnapiTypeName(int32_t type) {
 }
 
 bool NodeLowering::fail(const std::string& reason) {
-    if (error_ != nullptr) {
-        *error_ = "operator " + node_.opName + " at node " + std::to_string(node_.index) + ": " + reason;
-    }
+    status_ = badData("operator " + node_.opName + " at node " + std::to_string(node_.index) + ": " + reason);
     return false;
 }
 
@@ -387,13 +385,12 @@ uint32_t NodeLowering::temporaryOfType(int32_t type, const std::vector<uint32_t>
 
 bool NodeLowering::referencedModel(int32_t index, const char* role, uint32_t* operand) {
     if (graph_.references == nullptr) return fail("control flow outside a lowered model");
-    std::string message;
-    ANeuralNetworksModel* model = graph_.references->get(index, &message);
-    if (model == nullptr) return fail(std::string(role) + ": " + message);
+    const Result<ANeuralNetworksModel*> model = graph_.references->get(index);
+    if (!model) return fail(std::string(role) + ": " + model.message());
     NnOperand o;
     o.type = ANEURALNETWORKS_MODEL;
     o.isConstant = true;
-    o.reference = model;
+    o.reference = *model;
     *operand = addOperand(std::move(o));
     return true;
 }

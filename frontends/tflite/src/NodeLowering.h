@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Lowering.h"
 #include "nnemu/tflite/NnapiGraph.h"
@@ -20,9 +21,8 @@ namespace nnemu::tflite {
 class NodeLowering {
 public:
     // node belongs to subgraph (model.subgraphs()[i] for some i), whose tensors it names.
-    NodeLowering(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph,
-                 std::string* error)
-        : model_(model), subgraph_(subgraph), node_(node), graph_(graph), error_(error) {}
+    NodeLowering(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph)
+        : model_(model), subgraph_(subgraph), node_(node), graph_(graph) {}
 
     const Model& model() const { return model_; }
 
@@ -39,8 +39,10 @@ public:
     const Tensor& output(size_t i) const { return subgraph_.tensors[node_.outputs[i]]; }
     bool signedInt8() const { return graph_.signedInt8; }
 
-    // Records "operator X at node N: reason" and returns false.
+    // Records "operator X at node N: reason" (BAD_DATA, see status()) and returns false.
     bool fail(const std::string& reason);
+    // The last failure fail() recorded; OK while there is none.
+    const Status& status() const { return status_; }
     // Checks the input/output counts; fails with a clear reason otherwise.
     bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs);
 
@@ -101,7 +103,7 @@ private:
     const Subgraph& subgraph_;
     const Node& node_;
     NnapiGraph& graph_;
-    std::string* error_;
+    Status status_;
     bool rejected_ = false;
 };
 

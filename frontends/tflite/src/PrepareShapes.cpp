@@ -23,8 +23,7 @@ int32_t countOption(const FlexbufferMap& map, const char* key) {
 void sizeDetectionOutputs(Subgraph& graph, const Node& node, const std::vector<bool>& shapeUnknown) {
     if (node.outputs.size() != 4 || node.customData.empty()) return;
     FlexbufferMap map;
-    std::string why;
-    if (!map.parse(node.customData.data(), node.customData.size(), &why)) return;
+    if (!map.parse(node.customData.data(), node.customData.size())) return;
     const int32_t detections = countOption(map, "max_detections");
     const int32_t classes = countOption(map, "max_classes_per_detection");
     if (detections == 0 || classes == 0 || static_cast<int64_t>(detections) * classes > static_cast<int64_t>(kMaxCount)) {

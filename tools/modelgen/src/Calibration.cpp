@@ -14,12 +14,11 @@ Status calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* stati
     options.everyActivationIsOutput = true;
     options.skipCustomOperators = true;
     options.description = "nnemu_modelgen calibration";
-    std::string error;
-    std::unique_ptr<tflite::Model> model = tflite::Model::fromBuffer(emitTflite(graph, options), &error);
-    if (model == nullptr) return badData(error);
+    NNEMU_ASSIGN_OR_RETURN(const std::unique_ptr<tflite::Model> model, tflite::Model::fromBuffer(emitTflite(graph, options)));
     tflite::DelegateOptions delegate;  // plain CPU path: every node on nnapi-reference
-    std::unique_ptr<tflite::Interpreter> interpreter = tflite::Interpreter::create(*model, delegate, &error);
-    if (interpreter == nullptr) return opFailed(error);
+    Result<std::unique_ptr<tflite::Interpreter>> created = tflite::Interpreter::create(*model, delegate);
+    if (!created) return opFailed(created.message());
+    const std::unique_ptr<tflite::Interpreter> interpreter = std::move(created).value();
     // Inputs: uniform over each input's designed range, from a fixed seed.
     DeterministicRandom random(0x5eedca1ull);
     for (size_t i = 0; i < interpreter->inputCount(); ++i) {
@@ -30,7 +29,7 @@ Status calibrate(const NetworkGraph& graph, std::vector<TensorStatistics>* stati
         auto* data = reinterpret_cast<float*>(interpreter->inputData(i));
         for (size_t k = 0; k < count; ++k) data[k] = random.uniform(low, high);
     }
-    if (!interpreter->invoke(&error)) return opFailed(error);
+    if (const Status ran = interpreter->invoke(); !ran) return opFailed(ran.message());
     statistics->assign(graph.tensors.size(), TensorStatistics{});
     const std::vector<int32_t>& outputs = model->outputs();
     for (size_t o = 0; o < outputs.size(); ++o) {

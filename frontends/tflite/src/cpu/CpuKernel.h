@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Model.h"
 #include "nnemu/tflite/tflite_generated.h"
@@ -47,7 +48,7 @@ struct CpuOperand {
 // What a kernel gets: the node, its options, its operands. prepare() and run() share it.
 class CpuKernelCall {
 public:
-    CpuKernelCall(const Node& node, std::string* why) : node_(node), why_(why) {}
+    explicit CpuKernelCall(const Node& node) : node_(node) {}
 
     const Node& node() const { return node_; }
     // The node's builtin_data as T, the builtin_op_data.h struct of its builtin code
@@ -59,8 +60,10 @@ public:
     const CpuOperand& in(size_t i) const { return inputs[i]; }
     const CpuOperand& out(size_t i) const { return outputs[i]; }
 
-    // Records the reason and returns false.
+    // Records the reason (BAD_DATA, see status()) and returns false.
     bool fail(const std::string& reason) const;
+    // The last failure fail() recorded; OK while there is none.
+    const Status& status() const { return status_; }
     // Input/output counts; the first minInputs inputs must be present.
     bool expectCounts(size_t minInputs, size_t maxInputs, size_t outputs) const;
     // Input i's type is one of `types`.
@@ -77,11 +80,11 @@ public:
     // Another shape than the declared one needs the interpreter's `resizer` (it rebinds out(i) to a
     // buffer of that size); without one only the declared element count is accepted.
     bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
-    std::function<bool(size_t i, const std::vector<int32_t>& shape, CpuOperand* output, std::string* why)> resizer;
+    std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
 
 private:
     const Node& node_;
-    std::string* why_;
+    mutable Status status_;
 };
 
 struct CpuKernel {
@@ -104,8 +107,8 @@ private:
 };
 
 // The kernel for `node` if it has one and its prepare() accepts the node (its constant data
-// bound); otherwise nullptr and the reason.
-const CpuKernel* prepareCpuKernel(const Subgraph& subgraph, const Node& node, std::string* why);
+// bound); otherwise the reason ("no CPU kernel" when it has none).
+Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node);
 
 size_t elementCount(const std::vector<int32_t>& shape);
 // Element i as a double (stored value, not dequantized): exact for every type but large int64.

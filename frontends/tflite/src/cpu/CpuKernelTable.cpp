@@ -55,7 +55,7 @@ bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t*
 size_t CpuOperand::count() const { return elementCount(tensor->shape); }
 
 bool CpuKernelCall::fail(const std::string& reason) const {
-    if (why_ != nullptr) *why_ = reason;
+    status_ = badData(reason);
     return false;
 }
 
@@ -125,9 +125,8 @@ bool CpuKernelCall::resizeOutput(size_t i, const std::vector<int32_t>& shape) co
         bytes *= static_cast<uint64_t>(dim);
     }
     if (resizer) {
-        std::string why;
-        if (!resizer(i, shape, &output, &why)) return fail(why);
-        return true;
+        const Status resized = resizer(i, shape, &output);
+        return resized ? true : fail(resized.message());
     }
     if (elementCount(output.shape()) == elementCount(shape)) return true;
     return fail("output " + std::to_string(i) + " is declared " + shapeText(output.shape()) + " but computes to " +
@@ -192,13 +191,10 @@ const CpuKernelTable& CpuKernelTable::get() {
     return table;
 }
 
-const CpuKernel* prepareCpuKernel(const Subgraph& subgraph, const Node& node, std::string* why) {
+Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node) {
     const CpuKernel* kernel = CpuKernelTable::get().find(node);
-    if (kernel == nullptr) {
-        *why = "no CPU kernel";
-        return nullptr;
-    }
-    CpuKernelCall call(node, why);
+    if (kernel == nullptr) return badData("no CPU kernel");
+    CpuKernelCall call(node);
     for (int32_t t : node.inputs) {
         CpuOperand operand;
         if (t >= 0) {
@@ -215,10 +211,11 @@ const CpuKernel* prepareCpuKernel(const Subgraph& subgraph, const Node& node, st
     for (const CpuOperand& operand : call.outputs) {
         if (operand.present() && operand.tensor->isConstant) {
             call.fail("an output is a constant");
-            return nullptr;
+            return call.status();
         }
     }
-    return kernel->prepare(call) ? kernel : nullptr;
+    if (kernel->prepare(call)) return kernel;
+    return call.status();
 }
 
 }  // namespace nnemu::tflite

@@ -9,15 +9,15 @@ void flipSignBits(uint8_t* data, size_t size) {
 
 }  // namespace
 
-std::unique_ptr<CpuKernelUnit> CpuKernelUnit::create(const Subgraph& subgraph, const Node& node, bool shiftedInt8,
-                                                     std::string* error) {
+Result<std::unique_ptr<CpuKernelUnit>> CpuKernelUnit::create(const Subgraph& subgraph, const Node& node,
+                                                             bool shiftedInt8) {
     std::unique_ptr<CpuKernelUnit> unit(new CpuKernelUnit(subgraph, node));
-    std::string why;
-    unit->kernel_ = prepareCpuKernel(subgraph, node, &why);
-    if (unit->kernel_ == nullptr) {
-        *error = "operator " + node.opName + " at node " + std::to_string(node.index) + ": " + why;
-        return nullptr;
+    const Result<const CpuKernel*> kernel = prepareCpuKernel(subgraph, node);
+    if (!kernel) {
+        return Status(kernel.code(),
+                      "operator " + node.opName + " at node " + std::to_string(node.index) + ": " + kernel.message());
     }
+    unit->kernel_ = *kernel;
     unit->shiftedInt8_ = shiftedInt8;
     unit->unshifted_.resize(node.inputs.size());
     unit->inputShapes_.resize(node.inputs.size());
@@ -33,9 +33,8 @@ void CpuKernelUnit::markTensors(std::vector<bool>* touched) const {
     }
 }
 
-bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) {
-    std::string why;
-    CpuKernelCall call(node_, &why);
+Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
+    CpuKernelCall call(node_);
     const auto buffer = [&](int32_t t, const Tensor& tensor) -> TensorBuffer* {
         if (static_cast<size_t>(t) >= buffers.size() || buffers[t].size() < tensor.byteSize()) return nullptr;
         return &buffers[t];
@@ -64,8 +63,7 @@ bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) 
                     operand.data = unshifted_[i].data();
                 }
             } else {
-                *error = "input tensor " + std::to_string(t) + " has no buffer";
-                return false;
+                return opFailed("input tensor " + std::to_string(t) + " has no buffer");
             }
         }
         call.inputs.push_back(operand);
@@ -76,37 +74,33 @@ bool CpuKernelUnit::run(std::vector<TensorBuffer>& buffers, std::string* error) 
         const Tensor* tensor = t >= 0 ? &shaped(t, &outputShapes_[o]) : nullptr;
         TensorBuffer* to = tensor != nullptr ? buffer(t, *tensor) : nullptr;
         if (to == nullptr) {
-            *error = "output tensor " + std::to_string(t) + " has no buffer";
-            return false;
+            return opFailed("output tensor " + std::to_string(t) + " has no buffer");
         }
         operand.tensor = tensor;
         operand.out = to->data();
         call.outputs.push_back(operand);
     }
-    call.resizer = [&](size_t o, const std::vector<int32_t>& shape, CpuOperand* operand, std::string* why) {
+    call.resizer = [&](size_t o, const std::vector<int32_t>& shape, CpuOperand* operand) -> Status {
         const int32_t t = node_.outputs[o];
         const Tensor& declared = subgraph_.tensors[t];
         if (o >= resizable_.size() || !resizable_[o]) {
-            if (elementCount(shape) == elementCount(declared.shape)) return true;
-            *why = "output " + std::to_string(o) + " computes to shape " + shapeText(shape) + " at invoke, but a " +
-                   "partition on NNAPI reads it with its declared shape " + shapeText(declared.shape);
-            return false;
+            if (elementCount(shape) == elementCount(declared.shape)) return {};
+            return opFailed("output " + std::to_string(o) + " computes to shape " + shapeText(shape) +
+                            " at invoke, but a partition on NNAPI reads it with its declared shape " +
+                            shapeText(declared.shape));
         }
         outputShapes_[o] = declared;
         outputShapes_[o].shape = shape;
         buffers[t].reshape(shape, outputShapes_[o].byteSize());
         operand->tensor = &outputShapes_[o];
         operand->out = buffers[t].data();
-        return true;
+        return {};
     };
-    if (!kernel_->run(call)) {
-        *error = why;
-        return false;
-    }
+    if (!kernel_->run(call)) return call.status().isOk() ? opFailed("") : call.status();
     for (const CpuOperand& operand : call.outputs) {
         if (shiftedInt8_ && operand.type() == ElementType::INT8) flipSignBits(operand.out, operand.tensor->byteSize());
     }
-    return true;
+    return {};
 }
 
 }  // namespace nnemu::tflite

@@ -12,9 +12,8 @@ namespace nnemu::tflite {
 class CpuKernelUnit : public ExecutionUnit {
 public:
     // shiftedInt8: int8 buffers hold value + 128 (uint8 NNAPI form, runtime below FL30).
-    static std::unique_ptr<CpuKernelUnit> create(const Subgraph& subgraph, const Node& node, bool shiftedInt8,
-                                                 std::string* error);
-    bool run(std::vector<TensorBuffer>& buffers, std::string* error) override;
+    static Result<std::unique_ptr<CpuKernelUnit>> create(const Subgraph& subgraph, const Node& node, bool shiftedInt8);
+    Status run(std::vector<TensorBuffer>& buffers) override;
     uint32_t firstNode() const override { return node_.index; }
     void markTensors(std::vector<bool>* touched) const override;
     // Per output: whether only the host reads it (graph outputs, other CPU kernels), so a kernel

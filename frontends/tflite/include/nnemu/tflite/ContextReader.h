@@ -3,14 +3,18 @@
 // Nothing is serialized: constants, quantization scales and the nodes' builtin_data stay the
 // host's and are read where the host keeps them (they live as long as the host's interpreter,
 // which outlives the delegate's kernels), so the mapping reads exactly what the host's own kernels
-// read. A node the view cannot carry (a custom operator, a tensor type or quantization it cannot
-// express) keeps its place in the plan but is left out of the model and stays with the host.
+// read. A node the view cannot carry (a custom operator, a tensor type, shape or quantization it
+// cannot express) keeps its place in the plan but is left out of the model and stays with the host.
+// Tensors are checked as the file reader checks them: rank, dimensions, an element count and byte
+// size that fit 2 GB, finite non-negative scales, positive ones for quantized 8- and 16-bit
+// tensors (NNAPI's quantized types require them), per-channel scales that match their dimension.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 #include "nnemu/tflite/Model.h"
 
@@ -22,9 +26,11 @@ struct ContextGraph {
     std::vector<int> modelNodeOfPlan;      // per plan position: model node or -1 (left out)
     std::vector<int32_t> builtinCodes;     // per plan position
     std::vector<std::vector<int64_t>> zeroPoints;   // the model's per-channel zero points (the host's are int32)
+    // Per host tensor: why the view cannot carry it ("tensor 3 (name): reason"), empty when it can.
+    std::vector<std::string> tensorProblems;
 };
 
-// nullptr with a message when the context cannot be read at all.
-std::unique_ptr<ContextGraph> readContext(TfLiteContext* context, std::string* error);
+// The graph, or BAD_DATA with a message when the context cannot be read at all.
+Result<std::unique_ptr<ContextGraph>> readContext(TfLiteContext* context);
 
 }  // namespace nnemu::tflite

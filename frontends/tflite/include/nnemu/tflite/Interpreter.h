@@ -25,7 +25,7 @@ struct DelegateOptions {
     // An external delegate (ExternalDelegate.h) replaced these node subsets: each runs through
     // runExternalKernel(k) instead of NNAPI, the other nodes run on nnapi-reference.
     std::vector<std::vector<uint32_t>> externalKernels;
-    std::function<bool(size_t kernel, std::string* error)> runExternalKernel;
+    std::function<Status(size_t kernel)> runExternalKernel;
 };
 
 struct Partition {
@@ -43,11 +43,11 @@ class TensorBuffer;       // internal: a lazily zero-filled byte buffer
 class Interpreter {
 public:
     // Maps the model to NNAPI; a node NNAPI cannot express runs on the tools' CPU kernel when there is one
-    // (otherwise nullptr with "operator X at node N: reason"),
+    // (otherwise the failure "operator X at node N: reason"),
     // asks the chosen device(s) which operations they support (getSupportedOperationsForDevices), splits the
     // graph into partitions like the NNAPI delegate, compiles each partition as its own NNAPI model
     // (delegated: createForDevices(accelerator); CPU: createForDevices(nnapi-reference)), allocates tensors.
-    static std::unique_ptr<Interpreter> create(const Model& model, const DelegateOptions& options, std::string* error);
+    static Result<std::unique_ptr<Interpreter>> create(const Model& model, const DelegateOptions& options);
     ~Interpreter();
 
     const std::vector<Partition>& partitions() const { return partitions_; }
@@ -74,7 +74,7 @@ public:
     // (it lives in the device's memory, as TFLite allocates only what the host touches).
     uint8_t* tensorData(int32_t t, size_t* bytes);
 
-    bool invoke(std::string* error);        // runs every partition in order
+    Status invoke();        // runs every partition in order
     const std::vector<uint64_t>& lastPartitionTimesUs() const { return partitionTimesUs_; }  // per partition, last invoke
     // Per TFLite node, last invoke: each CPU node's own time (CPU partitions run node by node, as
     // TFLite's profiler lists them); 0 for delegated nodes, which only have their kernel's time.
@@ -103,7 +103,7 @@ private:
     std::vector<Tensor> outputTensors_;      // the model's, with the shapes of the last invoke
     std::vector<uint64_t> partitionTimesUs_;
     std::vector<uint64_t> nodeTimesUs_;
-    std::function<bool(size_t kernel, std::string* error)> runExternalKernel_;
+    std::function<Status(size_t kernel)> runExternalKernel_;
 };
 
 }  // namespace nnemu::tflite

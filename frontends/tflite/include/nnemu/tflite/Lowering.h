@@ -8,17 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
 #include "nnemu/tflite/Model.h"
 #include "nnemu/tflite/NnapiGraph.h"
 
 namespace nnemu::tflite {
 
-// Lowers every node of a (data-flow checked) model's main graph into graph; false with
+// Lowers every node of a (data-flow checked) model's main graph into graph; BAD_DATA
 // "operator X at node N: reason" when a node has no NNAPI form. The subgraphs its IF and WHILE
 // nodes run are lowered and built as NNAPI models on the way (graph.ownedReferences).
-bool lowerModel(const Model& model, NnapiGraph& graph, std::string* error);
+Status lowerModel(const Model& model, NnapiGraph& graph);
 // The same for subgraph `index`; IF and WHILE need graph.references set.
-bool lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph, std::string* error);
+Status lowerSubgraph(const Model& model, uint32_t index, NnapiGraph& graph);
 // Lowers every node that has an NNAPI form and leaves the others without operations (false in
 // the result, the reason in `reasons`): for delegates that keep those nodes on their host.
 std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std::vector<std::string>* reasons);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 namespace nnemu::tflite {
 
 enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, OTHER };
@@ -67,10 +69,11 @@ struct Subgraph {
 class Model {
 public:
     // Maps (read-only: processes loading the same file share its pages) and verifies
-    // (flatbuffers verifier) the file; nullptr and a clear message on any problem. Like TFLite's
-    // mapped models, the file must not be changed while the Model lives.
-    static std::unique_ptr<Model> load(const std::string& path, std::string* error);
-    static std::unique_ptr<Model> fromBuffer(std::vector<uint8_t> bytes, std::string* error);
+    // (flatbuffers verifier) the file; a clear message on any problem (UNAVAILABLE: the file cannot
+    // be read; BAD_DATA: its content). Like TFLite's mapped models, the file must not be changed
+    // while the Model lives.
+    static Result<std::unique_ptr<Model>> load(const std::string& path);
+    static Result<std::unique_ptr<Model>> fromBuffer(std::vector<uint8_t> bytes);
     // A model over tensors and nodes another reader made (ContextReader.h): no file behind it;
     // what its views point at (constants, scales, builtin_data) must outlive the Model.
     static std::unique_ptr<Model> fromSubgraphs(std::vector<Subgraph> subgraphs, std::string description);
@@ -97,7 +100,7 @@ public:
 
 private:
     Model() = default;
-    bool parse(std::string* error);
+    Status parse();
 
     std::vector<uint8_t> owned_;     // fromBuffer's bytes
     void* mapping_ = nullptr;        // or load()'s mapping of the file

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "nnemu/base/Status.h"
+
 struct ANeuralNetworksModel;
 
 namespace nnemu::tflite {
@@ -20,8 +22,8 @@ namespace nnemu::tflite {
 class SubgraphModels {
 public:
     virtual ~SubgraphModels() = default;
-    // nullptr with a reason when the subgraph cannot be built.
-    virtual ANeuralNetworksModel* get(int32_t index, std::string* error) = 0;
+    // The model, or why the subgraph cannot be built.
+    virtual Result<ANeuralNetworksModel*> get(int32_t index) = 0;
 };
 
 struct NnOperand {
