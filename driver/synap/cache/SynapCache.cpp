@@ -401,8 +401,12 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
     if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
         return failure();
     }
-    // The program's file is written by the first hit, not here: a cold first inference costs
-    // what it did before the files existed.
+    // The program's file is written now, once the database names it, so the next process maps
+    // it rather than reassembling the program from its chunks (and writing the file then).
+    if (directory_ >= 0 && readOnly_.empty()) {
+        trace::Span span("program file write", "cache");
+        writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
+    }
     return {};
 }
 
