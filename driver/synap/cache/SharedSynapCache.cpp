@@ -250,6 +250,21 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
     }
 }
 
+void aliasCompiledProgram(const SynapCacheLocation& location, const std::string& alias, const std::string& key) {
+    if (location.capacity <= 0 || alias.empty() || key.empty()) return;
+    if (!registry().storesAllowed(location.file)) return;
+    CacheUse cache(location);
+    if (!cache || !cache->readOnly().empty()) return;
+    const Status status = cache->alias(alias, key, location.capacity);
+    if (status.isOk()) {
+        cache.keep();
+        registry().checkpointAtExit();
+        SYNAP_LOG(INFO) << "SyNAP cache entry " << alias << " names the program of " << key;
+    } else if (status.code() != StatusCode::NOT_FOUND) {
+        handleFailure(location, *cache, status, "alias");
+    }
+}
+
 void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why) {
     if (location.capacity <= 0 || key.empty()) return;
     CacheUse cache(location);
