@@ -197,6 +197,10 @@ bool SqliteDatabase::switchToWal(int timeoutMs) {
     return true;
 }
 
+void SqliteDatabase::keepLogOnClose() {
+    if (db_ != nullptr) sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+}
+
 SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(db_); }
 
 bool SqliteDatabase::execute(std::string_view sql) {

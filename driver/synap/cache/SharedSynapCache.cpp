@@ -67,6 +67,9 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
         warnDisabled(location.file, opened.message(), opened.code() == StatusCode::DAMAGED);
         return nullptr;
     }
+    // A lookup closes its connection at once: its hit count stays in the log for a later
+    // checkpoint (a storing process makes one at exit, SQLite another every 1000 pages).
+    (*opened)->keepLogOnClose();
     return std::move(opened).value();
 }
 

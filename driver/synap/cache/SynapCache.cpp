@@ -272,6 +272,11 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
     return {};
 }
 
+void SynapCache::keepLogOnClose() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->keepLogOnClose();
+}
+
 void SynapCache::checkpoint() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");

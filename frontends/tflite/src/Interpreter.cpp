@@ -127,8 +127,11 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
     for (uint32_t n = 0; n < model.nodes().size(); ++n) {
         if (!graph.cpuKernel[n]) all.push_back(n);
     }
+    // The model of every NNAPI node, built to ask the accelerator; compiled as it is when the
+    // accelerator takes every node (the usual case), not built again.
+    std::unique_ptr<PartitionModel> whole;
     if (!external && !targets.accelerators.empty() && !all.empty()) {
-        std::unique_ptr<PartitionModel> whole = PartitionModel::build(model, graph, all, error);
+        whole = PartitionModel::build(model, graph, all, error);
         if (whole == nullptr) return nullptr;
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
         const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
@@ -199,7 +202,9 @@ std::unique_ptr<Interpreter> Interpreter::create(const Model& model, const Deleg
                 compiled.push_back(std::move(part));
                 continue;
             }
-            std::unique_ptr<PartitionModel> partitionModel = PartitionModel::build(model, graph, unit, error);
+            std::unique_ptr<PartitionModel> partitionModel = whole != nullptr && subset.delegated && unit == all
+                                                                     ? std::move(whole)
+                                                                     : PartitionModel::build(model, graph, unit, error);
             if (partitionModel == nullptr) return nullptr;
             std::string message;
             std::unique_ptr<CompiledPartition> part = CompiledPartition::compile(std::move(partitionModel), target, &message);

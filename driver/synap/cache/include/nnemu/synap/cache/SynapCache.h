@@ -106,6 +106,9 @@ public:
     // Adds the entry `alias` naming the program of the entry `key` (sealed like any entry; replacing
     // what the alias had), then evicts beyond `capacity` as store does. NOT_FOUND without `key`.
     Status alias(const std::string& alias, const std::string& key, int64_t capacity);
+    // Closing this connection leaves the write-ahead log to a later checkpoint (a lookup's hit
+    // count then costs no sync at close).
+    void keepLogOnClose();
     // Copies the write-ahead log into the database file and truncates it (best effort: readers
     // in other processes may keep it partial).
     void checkpoint();
