@@ -68,7 +68,7 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
         return nullptr;
     }
     // A lookup closes its connection at once: its hit count stays in the log for a later
-    // checkpoint (a storing process makes one at exit, SQLite another every 1000 pages).
+    // checkpoint (a storing process makes one at exit, a commit another every 64 pages).
     (*opened)->keepLogOnClose();
     return std::move(opened).value();
 }
