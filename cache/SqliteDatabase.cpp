@@ -197,6 +197,14 @@ bool SqliteDatabase::switchToWal(int timeoutMs) {
     return true;
 }
 
+void SqliteDatabase::keepLogOnClose() {
+    if (db_ == nullptr) return;
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    // The next first connection reads the whole log back (SQLite's recovery): keep it short by
+    // checkpointing at the commit that passes 64 pages (256 KiB) rather than SQLite's 1000.
+    execute("PRAGMA wal_autocheckpoint=64");
+}
+
 SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(db_); }
 
 bool SqliteDatabase::execute(std::string_view sql) {

@@ -25,6 +25,7 @@ public:
     uint8_t* data() const override;
     size_t size() const override { return size_; }
     int fd() const override { return fd_; }
+    uint64_t fileOffset() const override { return offset_; }
     bool writable() const override;
 
 private:

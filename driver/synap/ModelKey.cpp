@@ -1,6 +1,13 @@
 #include "ModelKey.h"
 
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
 #include <bit>
+#include <chrono>
+#include <map>
+#include <optional>
 
 #include "nnemu/base/Digest.h"
 #include "nnemu/hal/Validation.h"
@@ -29,17 +36,23 @@ private:
     base::Digest& digest_;
 };
 
+// Constants below this size are hashed by value in the file identity digest too.
+constexpr uint32_t kSmallConstant = 4096;
+
 bool isConstant(hal::OperandLifeTime lifetime) {
     return lifetime == hal::OperandLifeTime::CONSTANT_COPY || lifetime == hal::OperandLifeTime::CONSTANT_REFERENCE;
 }
 
-}  // namespace
+bool largeReference(const hal::Model& model, const hal::Operand& operand) {
+    const hal::DataLocation& at = operand.location;
+    return operand.lifetime == hal::OperandLifeTime::CONSTANT_REFERENCE && at.length >= kSmallConstant &&
+           at.poolIndex < model.pools.size() && model.pools[at.poolIndex] != nullptr;
+}
 
-std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
-    static constexpr char kFormat[] = "nnemu compiled network key 2";
-    base::Digest digest(base::DigestAlgorithm::MD5);
-    digest.update(kFormat, sizeof kFormat);
-    CanonicalWriter out(digest);
+// The canonical serialization of what a program is compiled from; `constant` writes one
+// constant operand's value (its bytes, or what stands for them).
+template <typename WriteConstant>
+void serializeModel(CanonicalWriter& out, const hal::Model& model, uint32_t compilerVersion, WriteConstant constant) {
     out.u32(compilerVersion);
     out.u32(model.relaxComputationFloat32toFloat16 ? 1 : 0);
     out.u64(model.operands.size());
@@ -49,9 +62,9 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
         out.f32(operand.scale);
         out.i32(operand.zeroPoint);
         // Constants count by value: a copy and a reference to the same bytes compile alike.
-        const bool constant = isConstant(operand.lifetime);
-        out.i32(constant ? -1 : static_cast<int32_t>(operand.lifetime));
-        if (constant) out.bytes(hal::constantData(model, operand), operand.location.length);
+        const bool isConst = isConstant(operand.lifetime);
+        out.i32(isConst ? -1 : static_cast<int32_t>(operand.lifetime));
+        if (isConst) constant(operand);
         out.u32(operand.channelQuant.has_value() ? 1 : 0);
         if (operand.channelQuant) {
             out.u32(operand.channelQuant->channelDim);
@@ -67,6 +80,78 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
     }
     out.u32s(model.inputIndexes);
     out.u32s(model.outputIndexes);
+}
+
+// A regular file's identity, or nullopt when its bytes could change without it changing: a
+// memory that can be written, shared memory (tmpfs, hugetlbfs: writes through a mapping leave
+// its times alone), or a file changed in the last kSettledSeconds (a change within the same
+// clock tick would keep its times).
+struct FileIdentity {
+    uint64_t device, inode, size;
+    int64_t mtimeNs, ctimeNs;
+};
+constexpr int64_t kSettledSeconds = 2;
+
+std::optional<FileIdentity> settledFile(const hal::MemoryPool& pool) {
+    struct stat info {};
+    struct statfs system {};
+    if (pool.fd() < 0 || pool.writable() || fstat(pool.fd(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        fstatfs(pool.fd(), &system) != 0 || system.f_type == TMPFS_MAGIC || system.f_type == HUGETLBFS_MAGIC) {
+        return std::nullopt;
+    }
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+    if (now - info.st_mtim.tv_sec < kSettledSeconds || now - info.st_ctim.tv_sec < kSettledSeconds) return std::nullopt;
+    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+    return FileIdentity{info.st_dev, info.st_ino, static_cast<uint64_t>(info.st_size), ns(info.st_mtim), ns(info.st_ctim)};
+}
+
+}  // namespace
+
+std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
+    static constexpr char kFormat[] = "nnemu compiled network key 2";
+    base::Digest digest(base::DigestAlgorithm::MD5);
+    digest.update(kFormat, sizeof kFormat);
+    CanonicalWriter out(digest);
+    serializeModel(out, model, compilerVersion, [&](const hal::Operand& operand) {
+        out.bytes(hal::constantData(model, operand), operand.location.length);
+    });
+    return digest.finish();
+}
+
+std::vector<uint8_t> fileIdentityDigest(const hal::Model& model, uint32_t compilerVersion) {
+    static constexpr char kFormat[] = "nnemu file identity key 1";
+    base::Digest digest(base::DigestAlgorithm::MD5);
+    digest.update(kFormat, sizeof kFormat);
+    CanonicalWriter out(digest);
+    // The settled files of the pools holding large constants; without any, nothing stands in.
+    std::map<uint32_t, std::optional<FileIdentity>> files;
+    bool anyFile = false;
+    for (const auto& operand : model.operands) {
+        const hal::DataLocation& at = operand.location;
+        if (!largeReference(model, operand) || files.count(at.poolIndex) != 0) continue;
+        anyFile = files.emplace(at.poolIndex, settledFile(*model.pools[at.poolIndex])).first->second.has_value() || anyFile;
+    }
+    if (!anyFile) return {};
+    serializeModel(out, model, compilerVersion, [&](const hal::Operand& operand) {
+        const hal::DataLocation& at = operand.location;
+        const auto found = largeReference(model, operand) ? files.find(at.poolIndex) : files.end();
+        if (found == files.end() || !found->second) {
+            out.u32(0);  // by value
+            out.bytes(hal::constantData(model, operand), at.length);
+            return;
+        }
+        const hal::MemoryPool& pool = *model.pools[at.poolIndex];
+        const FileIdentity& file = *found->second;
+        out.u32(1);
+        out.u64(file.device);
+        out.u64(file.inode);
+        out.u64(file.size);
+        out.u64(static_cast<uint64_t>(file.mtimeNs));
+        out.u64(static_cast<uint64_t>(file.ctimeNs));
+        out.u64(pool.fileOffset() + at.offset);
+        out.u64(at.length);
+    });
     return digest.finish();
 }
 

@@ -24,4 +24,13 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
 std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
                                const std::vector<std::vector<uint32_t>>& inputDims);
 
+// What stands for modelDigest without reading the weights that lie in files: the same
+// serialization with each large constant (4 KiB and more) of a read-only memory of a regular
+// file unchanged for two seconds given by the file's identity (device, inode, size,
+// modification and change times in nanoseconds) and its place; every other constant by value
+// (copies, shared or writable memory, a file changed too recently). Its key
+// (compiledNetworkKey) names an alias entry of the SyNAP cache, recorded beside the content key
+// once that is known. Empty when no constant is given by its file.
+std::vector<uint8_t> fileIdentityDigest(const hal::Model& model, uint32_t compilerVersion);
+
 }  // namespace nnemu::synap

@@ -90,15 +90,27 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     // from the same content and shapes replaces the compiler.
     const cache::SynapCacheLocation synapCache{props::SynapProperties::cacheFile(),
                                                props::SynapProperties::cacheCapacity(), props::deviceRoot()};
+    const bool enabled = synapCache.capacity > 0;
     trace::Span hashing("synap cache key", "cache");
-    if (synapCache.capacity > 0 && modelDigest_.empty()) modelDigest_ = modelDigest(*model_, kCompilerVersion);
-    const std::string key = synapCache.capacity > 0 ? compiledNetworkKey(modelDigest_, inputDims) : "";
+    // The cheap key first (ModelKey.h: the weights' files by identity), then the content key.
+    const std::string alias = enabled ? compiledNetworkKey(fileDigest_, inputDims) : "";
     hashing.end();
     const bool profiling = props::SynapProperties::profile();
     cache::ProgramImage cachedProgram;
     // An injected read fault is a miss: the compiler runs.
-    const bool cached = (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_READ)) &&
-                        cache::findCompiledProgram(synapCache, key, kCompilerVersion, &cachedProgram);
+    const bool readable = !enabled || !npuFault(props::faults::Point::CACHE_READ);
+    std::string key;
+    bool cached = readable && cache::findCompiledProgram(synapCache, alias, kCompilerVersion, &cachedProgram);
+    if (cached) key = alias;
+    if (!cached && enabled) {
+        if (modelDigest_.empty()) {
+            trace::Span digest("synap cache model digest", "cache");
+            modelDigest_ = modelDigest(*model_, kCompilerVersion);
+        }
+        key = compiledNetworkKey(modelDigest_, inputDims);
+        cached = readable && cache::findCompiledProgram(synapCache, key, kCompilerVersion, &cachedProgram);
+        if (cached && !alias.empty()) cache::aliasCompiledProgram(synapCache, alias, key);
+    }
     jitCost_.cacheUs = microsSince(start);
     lookup.arg("hit", cached ? 1 : 0).end();
     span.arg("profiling", profiling ? 1 : 0);
@@ -113,6 +125,10 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
             SYNAP_LOG(INFO) << "network " << key << " from the SyNAP cache";
         } else {
             cache::dropCompiledProgram(synapCache, key, loaded.message());
+            if (key == alias) {  // the compiled program is stored under the content key
+                if (modelDigest_.empty()) modelDigest_ = modelDigest(*model_, kCompilerVersion);
+                key = compiledNetworkKey(modelDigest_, inputDims);
+            }
         }
     }
     if (core_ == nullptr) {
@@ -140,6 +156,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         if (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_WRITE)) {
             cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
+            if (!alias.empty()) cache::aliasCompiledProgram(synapCache, alias, key);
         }
         jitCost_.cacheUs += microsSince(start);
     }
@@ -196,11 +213,17 @@ std::vector<const PreparedNetwork*> livePreparedNetworks() {
 }
 
 PreparedNetwork::PreparedNetwork(std::shared_ptr<const hal::Model> model) : model_(std::move(model)) {
-    // The SyNAP cache key's expensive part (hashing every weight) belongs to preparing the
-    // model, not to its first inference; a model rebuilt from a cached program needs none.
+    // The SyNAP cache key's model part belongs to preparing the model, not to its first
+    // inference; a model rebuilt from a cached program needs none. Weights in files stand by
+    // their files' identity (the content digest is then computed only when that key misses).
     if (!model_->operations.empty() && props::SynapProperties::cacheCapacity() > 0) {
-        trace::Span hashing("synap cache model digest", "compilation");
-        modelDigest_ = modelDigest(*model_, kCompilerVersion);
+        trace::Span identity("synap cache file identity", "compilation");
+        fileDigest_ = fileIdentityDigest(*model_, kCompilerVersion);
+        identity.end();
+        if (fileDigest_.empty()) {
+            trace::Span hashing("synap cache model digest", "compilation");
+            modelDigest_ = modelDigest(*model_, kCompilerVersion);
+        }
     }
     std::lock_guard<std::mutex> lock(registryMutex());
     registry().push_back(this);

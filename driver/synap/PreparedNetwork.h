@@ -71,6 +71,7 @@ private:
     std::shared_ptr<const hal::Model> model_;
     std::atomic<bool> dead_{false};  // an injected DEAD_OBJECT: the driver died for this compilation
     std::vector<uint8_t> modelDigest_;  // the SyNAP cache key's model part (ModelKey.h), once known
+    std::vector<uint8_t> fileDigest_;   // its stand-in by the weights' files (fileIdentityDigest), or empty
     std::mutex mutex_;  // one execution at a time: the core's runtime is not reentrant
     std::unique_ptr<NpuCore> core_;
     std::unique_ptr<NetworkStatistics> statistics_;  // the network as the statistics files list it

@@ -1,9 +1,10 @@
 #!/bin/sh
 # First inference with a warm SyNAP cache, across processes, as an application sees it: one
-# benchmark_model run fills the cache (cold), one more writes the program's file (first hit),
+# benchmark_model run fills the cache and writes the program's file (cold), one more records the
+# stand-in key of a model file changed less than two seconds before the cold run (first hit),
 # then RUNS processes each start warm. Prints, per warm process, the first inference and the
 # steady average (benchmark_model's numbers) and the JIT's steps from the --nnemu_trace
-# timeline (model digest at compilation, key, cache open, mapping, core load). Usage:
+# timeline (file identity or model digest at compilation, key, cache open, mapping, core load). Usage:
 #   tests/bench/warm_start.sh MODEL.tflite [RUNS]      (build/bin must hold benchmark_model)
 set -eu
 model=$1
@@ -28,7 +29,7 @@ while [ "$i" -lt "$runs" ]; do
 import json, sys
 events = json.load(open(sys.argv[1]))
 events = events["traceEvents"] if isinstance(events, dict) else events
-wanted = ("synap cache model digest", "synap cache key", "cache open", "map program file", "count hit", "core load", "jit")
+wanted = ("synap cache file identity", "synap cache model digest", "synap cache key", "cache open", "map program file", "count hit", "core load", "jit")
 print(" ".join("%s=%.1fms" % (e["name"].replace(" ", "_"), e["dur"] / 1000)
                for e in events if e.get("ph") == "X" and e["name"] in wanted))
 PY

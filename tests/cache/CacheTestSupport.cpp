@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,7 +62,7 @@ float weight(uint32_t seed, size_t i) {
 
 }  // namespace
 
-ConvNetwork::ConvNetwork(const ConvNetworkSpec& spec) : spec_(spec) {
+ConvNetwork::ConvNetwork(const ConvNetworkSpec& spec, const std::string& weightsFile) : spec_(spec) {
     ANeuralNetworksModel* model = nullptr;
     if (ANeuralNetworksModel_create(&model) != ANEURALNETWORKS_NO_ERROR) return;
     const uint32_t c = spec.channels;
@@ -82,13 +83,32 @@ ConvNetwork::ConvNetwork(const ConvNetworkSpec& spec) : spec_(spec) {
     ok = ok && ANeuralNetworksModel_setOperandValue(model, padding, &same, sizeof same) == 0 &&
          ANeuralNetworksModel_setOperandValue(model, stride, &one, sizeof one) == 0 &&
          ANeuralNetworksModel_setOperandValue(model, relu, &fuse, sizeof fuse) == 0;
+    const size_t filterBytes = size_t{c} * 9 * c * sizeof(float);
+    if (!weightsFile.empty()) {
+        if (!std::filesystem::exists(weightsFile)) {
+            std::ofstream file(weightsFile, std::ios::binary);
+            for (uint32_t seed : spec.layerSeeds) {
+                for (size_t i = 0; i < filterBytes / sizeof(float); ++i) {
+                    const float value = weight(seed, i);
+                    file.write(reinterpret_cast<const char*>(&value), sizeof value);
+                }
+            }
+        }
+        const int fd = open(weightsFile.c_str(), O_RDONLY | O_CLOEXEC);
+        ok = fd >= 0 && ANeuralNetworksMemory_createFromFd(filterBytes * spec.layerSeeds.size(), PROT_READ, fd, 0,
+                                                           &weights_) == ANEURALNETWORKS_NO_ERROR;
+        if (fd >= 0) close(fd);  // the memory holds its own descriptor
+    }
     uint32_t current = input;
+    size_t layer = 0;
     for (uint32_t seed : spec.layerSeeds) {
         const uint32_t f = add(filter), b = add(bias), out = add(activation);
         values_.emplace_back(size_t{c} * 9 * c);
         for (size_t i = 0; i < values_.back().size(); ++i) values_.back()[i] = weight(seed, i);
-        ok = ok && ANeuralNetworksModel_setOperandValue(model, f, values_.back().data(),
-                                                        values_.back().size() * sizeof(float)) == 0;
+        ok = ok && (weights_ != nullptr
+                            ? ANeuralNetworksModel_setOperandValueFromMemory(model, f, weights_, filterBytes * layer++,
+                                                                             filterBytes)
+                            : ANeuralNetworksModel_setOperandValue(model, f, values_.back().data(), filterBytes)) == 0;
         values_.emplace_back(c);
         for (size_t i = 0; i < c; ++i) values_.back()[i] = weight(seed + 1000, i);
         ok = ok && ANeuralNetworksModel_setOperandValue(model, b, values_.back().data(), c * sizeof(float)) == 0;
@@ -105,7 +125,10 @@ ConvNetwork::ConvNetwork(const ConvNetworkSpec& spec) : spec_(spec) {
     model_ = model;
 }
 
-ConvNetwork::~ConvNetwork() { ANeuralNetworksModel_free(model_); }
+ConvNetwork::~ConvNetwork() {
+    ANeuralNetworksModel_free(model_);
+    ANeuralNetworksMemory_free(weights_);
+}
 
 ANeuralNetworksCompilation* ConvNetwork::compile(const std::string& cacheDir, const uint8_t* token,
                                                  const char* deviceName) const {

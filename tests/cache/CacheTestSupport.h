@@ -51,7 +51,9 @@ struct ConvNetworkSpec {
 
 class ConvNetwork {
 public:
-    explicit ConvNetwork(const ConvNetworkSpec& spec);
+    // With `weightsFile`, the filters lie in that file (written unless it exists), given to NNAPI
+    // as a read-only memory of it, as the tools give a model file's weights.
+    explicit ConvNetwork(const ConvNetworkSpec& spec, const std::string& weightsFile = "");
     ~ConvNetwork();
     ConvNetwork(const ConvNetwork&) = delete;
     ConvNetwork& operator=(const ConvNetwork&) = delete;
@@ -69,6 +71,7 @@ private:
     ConvNetworkSpec spec_;
     ANeuralNetworksModel* model_ = nullptr;
     std::vector<std::vector<float>> values_;  // kept alive: the model references them
+    ANeuralNetworksMemory* weights_ = nullptr;
 };
 
 ANeuralNetworksDevice* deviceNamed(const std::string& name);

@@ -5,8 +5,11 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "../props/FilePermissionsApply.h"
 #include "CacheTestSupport.h"
@@ -75,6 +78,43 @@ TEST_P(DriverSynapCacheBoardTest, TheFirstInferenceStoresAndALaterCompilationHit
     EXPECT_EQ(first, second);
     expectNear(second, onCpu(network));
     EXPECT_EQ(totalsOf(defaultCacheFile()).hits, 1u);
+}
+
+// Weights in a file: a later compilation finds the program by the file's identity (an alias
+// entry), without hashing them; the same bytes rewritten are another identity, found again by
+// their content.
+TEST_F(DriverSynapCacheTest, WeightsInAFileAreKnownByItsIdentity) {
+    const std::string weights = root() + "/weights.bin";
+    const ConvNetworkSpec spec{8, 16, {1, 2}};
+    { ConvNetwork writer(spec, weights); }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // a file changed just now counts by value
+    ConvNetwork network(spec, weights);
+    ASSERT_TRUE(network.valid());
+    const auto first = compileAndRun(network);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+    auto totals = totalsOf(defaultCacheFile());
+    EXPECT_EQ(totals.entries, 2u) << "the content key and the file identity's";
+    EXPECT_EQ(totals.programs, 1u);
+    EXPECT_EQ(compileAndRun(network), first);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+    EXPECT_EQ(cacheCounters().synapHits, 1u);
+    expectNear(first, onCpu(network));
+
+    const std::vector<char> bytes(fs::file_size(weights));
+    {
+        std::ifstream in(weights, std::ios::binary);
+        in.read(const_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    fs::remove(weights);
+    std::ofstream(weights, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    ConvNetwork rewritten(spec, weights);
+    EXPECT_EQ(compileAndRun(rewritten), first);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+    EXPECT_EQ(cacheCounters().synapHits, 2u);
+    totals = totalsOf(defaultCacheFile());
+    EXPECT_EQ(totals.entries, 3u);
+    EXPECT_EQ(totals.programs, 1u);
 }
 
 TEST_P(DriverSynapCacheBoardTest, OtherShapesOrWeightsAreOtherEntries) {

@@ -102,6 +102,28 @@ TEST_F(SynapCacheTest, StoresAndFindsAProgram) {
     EXPECT_GE(entries[0].lastUseUs, entries[0].createdUs);
 }
 
+TEST_F(SynapCacheTest, AnAliasNamesTheProgramOfItsKeyAndIsCheckedLikeAnyEntry) {
+    const auto program = randomBytes(100000, 4);
+    std::vector<uint8_t> found;
+    EXPECT_EQ(cache_->alias("cheap", "k1", 10), Status::NOT_FOUND);  // nothing to name yet
+    ASSERT_EQ(cache_->store("k1", program, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->alias("cheap", "k1", 10), Status::OK);
+    ASSERT_EQ(cache_->find("cheap", 1, &found), Status::OK);
+    EXPECT_EQ(found, program);
+    EXPECT_EQ(cache_->totals().programs, 1u);  // one program, two entries
+    EXPECT_EQ(cache_->totals().entries, 2u);
+    EXPECT_EQ(cache_->verify().mismatchedEntries, 0u);
+    // Re-aliased to another key's program: the alias follows it.
+    const auto other = randomBytes(50000, 5);
+    ASSERT_EQ(cache_->store("k2", other, 1, 10), Status::OK);
+    ASSERT_EQ(cache_->alias("cheap", "k2", 10), Status::OK);
+    ASSERT_EQ(cache_->find("cheap", 1, &found), Status::OK);
+    EXPECT_EQ(found, other);
+    // An alias counts as an entry for the capacity.
+    ASSERT_EQ(cache_->alias("cheaper", "k1", 3), Status::OK);
+    EXPECT_EQ(cache_->totals().entries, 3u);
+}
+
 TEST_F(SynapCacheTest, SurvivesReopening) {
     const auto program = randomBytes(5000, 2);
     ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);

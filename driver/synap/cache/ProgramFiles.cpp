@@ -92,6 +92,9 @@ Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t si
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5) {
     Trailer trailer {};
     if (programMd5.size() != sizeof trailer.md5) return;
+    // Already there (a store of a program another entry holds): a hit checks what it maps.
+    struct stat existing {};
+    if (fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) return;
     std::memcpy(trailer.magic, kMagic, sizeof kMagic);
     trailer.size = bytes.size();
     std::memcpy(trailer.md5, programMd5.data(), sizeof trailer.md5);

@@ -1,7 +1,7 @@
 // The SyNAP cache's program files: each stored program also lives, whole, in a file next to the
 // database named after its identity (SynapCache.h; "<database name>.<identity>.npu", mode 0600 like the database: the
-// weights are private), written by the first hit (a store stays as cheap as before) and mapped by
-// the later ones instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
+// weights are private), written when the program is stored (or by a hit that finds none) and mapped by
+// the hits instead of reassembling the program's chunks from SQLite. The program starts the file (page-aligned
 // once mapped); a trailer follows: magic, the program's size, its identity (as the database names it)
 // and its lane CRC-32Cs (Crc32c.h, checked at each mapping: ~15 times faster than SHA-256 with
 // the SHA extensions, which version 1 used).
@@ -35,7 +35,7 @@ std::string programFileName(const std::string& databaseName, const std::string& 
 // file has then been removed).
 Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5);
 
-// Best effort: written under a private name, then linked into place unless the name exists.
+// Best effort: written under a private name, then linked into place; nothing is done when the name exists.
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5);
 
 // Removes the program files of the database `databaseName` (every one when `programMd5` is empty).

@@ -67,6 +67,9 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
         warnDisabled(location.file, opened.message(), opened.code() == StatusCode::DAMAGED);
         return nullptr;
     }
+    // A lookup closes its connection at once: its hit count stays in the log for a later
+    // checkpoint (a storing process makes one at exit, a commit another every 64 pages).
+    (*opened)->keepLogOnClose();
     return std::move(opened).value();
 }
 
@@ -247,6 +250,21 @@ void storeCompiledProgram(const SynapCacheLocation& location, const std::string&
         SYNAP_LOG(INFO) << "stored " << key << " (" << program.size() << " bytes) in the SyNAP cache";
     } else {
         handleFailure(location, *cache, status, "store");
+    }
+}
+
+void aliasCompiledProgram(const SynapCacheLocation& location, const std::string& alias, const std::string& key) {
+    if (location.capacity <= 0 || alias.empty() || key.empty()) return;
+    if (!registry().storesAllowed(location.file)) return;
+    CacheUse cache(location);
+    if (!cache || !cache->readOnly().empty()) return;
+    const Status status = cache->alias(alias, key, location.capacity);
+    if (status.isOk()) {
+        cache.keep();
+        registry().checkpointAtExit();
+        SYNAP_LOG(INFO) << "SyNAP cache entry " << alias << " names the program of " << key;
+    } else if (status.code() != StatusCode::NOT_FOUND) {
+        handleFailure(location, *cache, status, "alias");
     }
 }
 

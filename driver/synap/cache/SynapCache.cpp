@@ -272,6 +272,11 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
     return {};
 }
 
+void SynapCache::keepLogOnClose() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->keepLogOnClose();
+}
+
 void SynapCache::checkpoint() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -391,18 +396,16 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
     // The key compiled differently before (e.g. into a damaged program): replace it.
     if (!previous.empty() && previous != programMd5 && !removeEntry(key)) return failure();
     if (!storeProgram(programMd5, program, chunks, chunkMd5s, compilerVersion)) return failure();
-    auto addEntry = db_->prepare(std::string("INSERT INTO entries(key, program, seal, created, last_use, hits) "
-                                             "VALUES(?2, ?3, ?4, ?1, ") +
-                                 kNextUse +
-                                 ", 0) ON CONFLICT(key) DO UPDATE SET last_use = excluded.last_use, "
-                                 "seal = excluded.seal");
-    addEntry.bind(1, now).bind(2, key).bind(3, programMd5).bind(4, entrySeal(key, programMd5, compilerVersion));
     uint64_t evicted = 0;
-    if (!addEntry.run() || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
+    if (!insertEntry(key, programMd5, compilerVersion, now) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
         return failure();
     }
-    // The program's file is written by the first hit, not here: a cold first inference costs
-    // what it did before the files existed.
+    // The program's file is written now, once the database names it, so the next process maps
+    // it rather than reassembling the program from its chunks (and writing the file then).
+    if (directory_ >= 0 && readOnly_.empty()) {
+        trace::Span span("program file write", "cache");
+        writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
+    }
     return {};
 }
 
@@ -475,6 +478,48 @@ bool SynapCache::storeChunks(std::span<const uint8_t> program, const std::vector
         if (!write.bindBlob(3, data, chunks[i].size).run()) return false;
     }
     return true;
+}
+
+// Adds (or refreshes) the entry `key` naming `programMd5`, sealed.
+bool SynapCache::insertEntry(const std::string& key, const std::string& programMd5, int64_t compilerVersion, int64_t now) {
+    auto addEntry = db_->prepare(std::string("INSERT INTO entries(key, program, seal, created, last_use, hits) "
+                                             "VALUES(?2, ?3, ?4, ?1, ") +
+                                 kNextUse +
+                                 ", 0) ON CONFLICT(key) DO UPDATE SET last_use = excluded.last_use, "
+                                 "seal = excluded.seal");
+    return addEntry.bind(1, now).bind(2, key).bind(3, programMd5).bind(4, entrySeal(key, programMd5, compilerVersion)).run();
+}
+
+Status SynapCache::alias(const std::string& alias, const std::string& key, int64_t capacity) {
+    if (capacity <= 0 || alias == key) return {};
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    if (!write.active()) return failure();
+    std::string programMd5;
+    int64_t version = 0;
+    {
+        auto source = db_->prepare("SELECT e.program, p.compiler_version FROM entries e JOIN programs p "
+                                   "ON p.md5 = e.program WHERE e.key = ?1");
+        if (source.bind(1, key).step()) {
+            programMd5 = source.text(0);
+            version = source.integer(1);
+        }
+        if (!db_->error().ok()) return failure();
+    }
+    if (programMd5.empty()) return {StatusCode::NOT_FOUND, "no entry " + key};
+    std::string previous;
+    {
+        auto existing = db_->prepare("SELECT program FROM entries WHERE key = ?1");
+        if (existing.bind(1, alias).step()) previous = existing.text(0);
+        if (!db_->error().ok()) return failure();
+    }
+    if (!previous.empty() && previous != programMd5 && !removeEntry(alias)) return failure();
+    uint64_t evicted = 0;
+    if (!insertEntry(alias, programMd5, version, nowUs()) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
+        return failure();
+    }
+    return {};
 }
 
 Status SynapCache::drop(const std::string& key) {

@@ -114,8 +114,11 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     for (uint32_t n = 0; n < model.nodes().size(); ++n) {
         if (!graph.cpuKernel[n]) all.push_back(n);
     }
+    // The model of every NNAPI node, built to ask the accelerator; compiled as it is when the
+    // accelerator takes every node (the usual case), not built again.
+    std::unique_ptr<PartitionModel> whole;
     if (!external && !targets.accelerators.empty() && !all.empty()) {
-        NNEMU_ASSIGN_OR_RETURN(const std::unique_ptr<PartitionModel> whole, PartitionModel::build(model, graph, all));
+        NNEMU_ASSIGN_OR_RETURN(whole, PartitionModel::build(model, graph, all));
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
         const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
                 whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
@@ -182,7 +185,12 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
                 compiled.push_back(std::move(part));
                 continue;
             }
-            NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<PartitionModel> partitionModel, PartitionModel::build(model, graph, unit));
+            std::unique_ptr<PartitionModel> partitionModel;
+            if (whole != nullptr && subset.delegated && unit == all) {
+                partitionModel = std::move(whole);
+            } else {
+                NNEMU_ASSIGN_OR_RETURN(partitionModel, PartitionModel::build(model, graph, unit));
+            }
             Result<std::unique_ptr<CompiledPartition>> part = CompiledPartition::compile(std::move(partitionModel), target);
             if (!part) {
                 return Status(part.code(), (unit.size() == 1 ? "operator " + model.nodes()[unit[0]].opName + " at node " +

@@ -171,7 +171,14 @@ bool NodeLowering::constantTensor(int32_t tensorIndex, int32_t perChannelDim, ui
     NnOperand o;
     o.isConstant = true;
     o.dims = nnapiDims(tensor);
-    setValue(o, tensor.data, tensor.dataSize);
+    // Bytes need no alignment: they stay in the model file, which NNAPI is given as a memory.
+    const bool bytes = tensor.type == ElementType::UINT8 || tensor.type == ElementType::INT8 || tensor.type == ElementType::BOOL;
+    if (bytes) {
+        o.value = tensor.data;
+        o.valueSize = tensor.dataSize;
+    } else {
+        setValue(o, tensor.data, tensor.dataSize);
+    }
     for (uint32_t dim : o.dims) {
         if (dim == 0) return fail(what + " has a zero-sized dimension");
     }

@@ -70,6 +70,10 @@ public:
     SqliteDatabase(const SqliteDatabase&) = delete;
     SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
+    // Closing leaves the write-ahead log as it is instead of checkpointing it into the file (the
+    // last connection's close would otherwise copy it and sync both files); a commit checkpoints
+    // once the log passes 64 pages, so the next opener's reading of it back stays short.
+    void keepLogOnClose();
     sqlite3* handle() const { return db_; }
     bool execute(std::string_view sql);
     // The first column of the first row of `sql` (a pragma, a count); false on failure.

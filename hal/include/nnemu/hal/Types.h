@@ -101,6 +101,7 @@ public:
     virtual uint8_t* data() const = 0;  // nullptr if the memory cannot be mapped
     virtual size_t size() const = 0;
     virtual int fd() const { return -1; }
+    virtual uint64_t fileOffset() const { return 0; }  // where in `fd` the bytes start
     virtual bool writable() const { return true; }  // false for memory mapped read-only
 };
 

@@ -31,6 +31,9 @@ bool findCompiledProgram(const SynapCacheLocation& location, const std::string& 
                          ProgramImage* program);
 void storeCompiledProgram(const SynapCacheLocation& location, const std::string& key,
                           std::span<const uint8_t> program, uint32_t compilerVersion);
+// Records `alias` (a key standing for `key` that is cheaper to compute) as an entry naming the
+// program of `key`, when `key` has one.
+void aliasCompiledProgram(const SynapCacheLocation& location, const std::string& alias, const std::string& key);
 // Drops an entry whose program passed the checksum but that the NPU core refused.
 void dropCompiledProgram(const SynapCacheLocation& location, const std::string& key, const std::string& why);
 

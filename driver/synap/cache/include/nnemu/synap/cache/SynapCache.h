@@ -103,6 +103,12 @@ public:
     // if they describe these bytes exactly (chunk contents compared); others are rewritten.
     Status store(const std::string& key, std::span<const uint8_t> program, uint32_t compilerVersion,
                  int64_t capacity);
+    // Adds the entry `alias` naming the program of the entry `key` (sealed like any entry; replacing
+    // what the alias had), then evicts beyond `capacity` as store does. NOT_FOUND without `key`.
+    Status alias(const std::string& alias, const std::string& key, int64_t capacity);
+    // Closing this connection leaves the write-ahead log to a later checkpoint (a lookup's hit
+    // count then costs no sync at close).
+    void keepLogOnClose();
     // Copies the write-ahead log into the database file and truncates it (best effort: readers
     // in other processes may keep it partial).
     void checkpoint();
@@ -137,6 +143,7 @@ private:
     Status upgrade();
     Status failure();
     bool removeEntry(const std::string& key);
+    bool insertEntry(const std::string& key, const std::string& programMd5, int64_t compilerVersion, int64_t now);
     bool collectProgram(const std::string& program);
     bool evictBeyond(uint64_t count, uint64_t* evicted);
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string& identity);

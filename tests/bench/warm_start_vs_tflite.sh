@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Warm start against real TensorFlow Lite with its weight cache: Init + First inference (as
+# benchmark_model reports them) of the second and of the third process running a model, nnemu on
+# the NNAPI path with the SyNAP cache (a fresh device root per pass), TFLite with XNNPACK and
+# --xnnpack_weight_cache_file_path (a fresh cache file per pass); the first process of each
+# fills the caches. One thread each. Passes alternate between the tools; each cell is the median
+# over the passes. Prints a Markdown table (BENCHMARKS.md, "Warm start"); with BASE_BUILD_DIR (an
+# earlier build) a column for it too, measured in the same passes.
+#
+#   bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]
+set -euo pipefail
+build=${1:-build}
+passes=${2:-3}
+base=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
+tflite=$shared/tflite/bin/benchmark_model
+if [[ ! -x $tflite ]]; then
+    echo "warm_start_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
+    exit 2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NNEMU_NPU_THREADS=1
+models=("$shared/models/models/mobilenet_v1_0.25_128_quant.tflite" "$shared/models/models/mobilenet_v2_1.0_224_quant.tflite"
+        "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite" "$work/mobilenet_v1_1.0_224_float.tflite")
+"$build/bin/nnemu_modelgen" mobilenet_v1_1.0_224_float "$work/mobilenet_v1_1.0_224_float.tflite" > /dev/null
+sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
+
+common=(--num_threads=1 --num_runs=5 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
+# "init_us first_us steady_us" of one benchmark_model run.
+start() {
+    "$@" 2>&1 | sed -n 's/.*Init: \([0-9.e+]*\), First inference: \([0-9.e+]*\),.*Inference (avg): \([0-9.e+]*\).*/\1 \2 \3/p' | tail -1
+}
+ours() { NNEMU_ROOT=$root start "${bin:-$build}/bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu "${common[@]}"; }
+theirs() { start "$tflite" --graph="$1" --use_xnnpack=true --xnnpack_weight_cache_file_path="$cache" "${common[@]}"; }
+median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+for ((pass = 0; pass < passes; ++pass)); do
+    for model in "${models[@]}"; do
+        name=$(basename "$model" .tflite)
+        root=$work/root.$pass.$name
+        cache=$work/xnn.$pass.$name
+        ours "$model" > /dev/null       # cold: compiles and stores
+        theirs "$model" > /dev/null     # cold: packs and writes the weight cache
+        for run in second third; do
+            ours "$model" >> "$work/$name.ours.$run"
+            theirs "$model" >> "$work/$name.theirs.$run"
+        done
+        if [[ -n $base ]]; then
+            root=$work/base.$pass.$name bin=$base
+            ours "$model" > /dev/null
+            for run in second third; do ours "$model" >> "$work/$name.base.$run"; done
+            bin=
+        fi
+    done
+done
+
+# Init + First inference in ms, median over the passes.
+warm() { awk '{printf "%.3f\n", ($1 + $2) / 1000}' "$1" | median; }
+steady() { awk '{printf "%.3f\n", $3 / 1000}' "$1" | median; }
+echo "| model | run | nnemu Init + first (ms) | TFLite + weight cache Init + first (ms) | ratio | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) |}"
+echo "|---|---|---|---|---|---|---|${base:+---|}"
+for model in "${models[@]}"; do
+    name=$(basename "$model" .tflite)
+    for run in second third; do
+        a=$(warm "$work/$name.ours.$run"); b=$(warm "$work/$name.theirs.$run")
+        sa=$(steady "$work/$name.ours.$run"); sb=$(steady "$work/$name.theirs.$run")
+        if [[ -z $a || -z $b ]]; then
+            echo "| $name | $run | ${a:-failed} | ${b:-failed} | - | | |"
+            continue
+        fi
+        c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") |"
+        awk -v n="$name" -v r="$run" -v a="$a" -v b="$b" -v sa="$sa" -v sb="$sb" -v c="$c" \
+            'BEGIN {printf "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.2f |%s\n", n, r, a, b, a / b, sa, sb, c}'
+    done
+done
