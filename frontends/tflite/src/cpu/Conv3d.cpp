@@ -1,0 +1,278 @@
+// CONV_3D and CONV_3D_TRANSPOSE in float32, as TFLite's builtin kernels compute them. Layouts are
+// TFLite's: input NDHWC; CONV_3D's filter [D, H, W, in, out], CONV_3D_TRANSPOSE's [D, H, W, out, in]
+// and its output shape given by input 0 (sized at invoke when that input is not a constant).
+// Float results are TFLite's bit for bit on the tested shapes, its default (generic optimized)
+// kernels' order: CONV_3D's GEMM starts each output from the bias and accumulates the filter taps
+// in (d, h, w, in channel) order with fused multiply-adds (the FMA instruction where the CPU has
+// it, else libm's exact std::fma), then clamps; CONV_3D_TRANSPOSE's GEMM (no fusing) sums a tap's
+// input channels and adds the taps' sums into the output in input order, and with a dilation
+// TFLite's reference transpose adds every product into the output directly; the bias and the clamp
+// come last. Loops run over contiguous channel vectors (no per-element calls); the file is built
+// with -ffp-contract=off so that only the explicit FMAs fuse.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "CpuKernel.h"
+
+namespace nnemu::tflite {
+namespace {
+
+constexpr size_t kRank = 5;
+
+// sum[o] += value * tap[o] for o < n: fused (one rounding) or as a rounded product added.
+using MultiplyAdd = void (*)(float* sum, float value, const float* tap, size_t n);
+
+#if defined(__x86_64__)
+__attribute__((target("fma"))) void fusedHardware(float* sum, float value, const float* tap, size_t n) {
+    for (size_t o = 0; o < n; ++o) sum[o] = std::fma(value, tap[o], sum[o]);
+}
+#endif
+void fusedLibm(float* sum, float value, const float* tap, size_t n) {
+    for (size_t o = 0; o < n; ++o) sum[o] = std::fma(value, tap[o], sum[o]);
+}
+void unfused(float* sum, float value, const float* tap, size_t n) {
+    for (size_t o = 0; o < n; ++o) sum[o] += value * tap[o];
+}
+MultiplyAdd fused() {
+#if defined(__x86_64__)
+    static const MultiplyAdd chosen = __builtin_cpu_supports("fma") ? fusedHardware : fusedLibm;
+    return chosen;
+#else
+    return fusedLibm;
+#endif
+}
+
+// The spatial geometry, in (depth, height, width) order.
+struct Geometry {
+    std::array<int32_t, 3> stride{}, dilation{}, pad{};
+    float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
+};
+
+// The options, checked; the activation as TFLite's float range (other codes do not clamp).
+bool readOptions(const CpuKernelCall& call, Geometry* g, bool* same) {
+    const auto* o = call.params<TfLiteConv3DParams>();
+    if (o == nullptr) return call.fail("missing Conv3DOptions");
+    if (o->padding != kTfLitePaddingSame && o->padding != kTfLitePaddingValid) return call.fail("unknown padding");
+    *same = o->padding == kTfLitePaddingSame;
+    g->stride = {o->stride_depth, o->stride_height, o->stride_width};
+    g->dilation = {o->dilation_depth_factor, o->dilation_height_factor, o->dilation_width_factor};
+    for (size_t k = 0; k < 3; ++k) {
+        if (g->stride[k] < 1 || g->dilation[k] < 1) return call.fail("strides and dilations must be positive");
+    }
+    if (o->activation == kTfLiteActRelu) g->low = 0;
+    if (o->activation == kTfLiteActRelu6) g->low = 0, g->high = 6;
+    if (o->activation == kTfLiteActReluN1To1) g->low = -1, g->high = 1;
+    return true;
+}
+
+// A convolution's output sizes over `in` (spatial sizes), and its padding before each dimension.
+bool windowed(const CpuKernelCall& call, bool same, const std::vector<int32_t>& in, const std::vector<int32_t>& filter,
+              Geometry* g, std::array<int32_t, 3>* out) {
+    for (size_t k = 0; k < 3; ++k) {
+        const int64_t effective = int64_t{filter[k] - 1} * g->dilation[k] + 1;
+        const int64_t size = same ? (int64_t{in[k]} + g->stride[k] - 1) / g->stride[k]
+                                  : (int64_t{in[k]} + g->stride[k] - effective) / g->stride[k];
+        if (size <= 0 || size > std::numeric_limits<int32_t>::max()) return call.fail("the filter is larger than the input");
+        const int64_t total = (size - 1) * g->stride[k] + effective - in[k];
+        (*out)[k] = static_cast<int32_t>(size);
+        g->pad[k] = static_cast<int32_t>(std::max<int64_t>(total, 0) / 2);
+    }
+    return true;
+}
+
+bool expectFloat(const CpuKernelCall& call, size_t input, size_t filter, size_t bias, size_t biasCount) {
+    if (!call.expectType(call.in(input), {ElementType::FLOAT32}, "input") ||
+        !call.expectType(call.in(filter), {ElementType::FLOAT32}, "filter") ||
+        !call.expectType(call.out(0), {ElementType::FLOAT32}, "output")) {
+        return false;
+    }
+    if (call.in(input).rank() != kRank || call.in(filter).rank() != kRank) return call.fail("input and filter must have rank 5");
+    if (call.inputs.size() <= bias || !call.in(bias).present()) return true;
+    if (!call.expectType(call.in(bias), {ElementType::FLOAT32}, "bias")) return false;
+    if (call.in(bias).count() != biasCount) return call.fail("bias must have one value per output channel");
+    return true;
+}
+
+std::vector<float> floats(const CpuOperand& operand) {
+    std::vector<float> values(operand.count());
+    if (!values.empty()) std::memcpy(values.data(), operand.data, values.size() * sizeof(float));
+    return values;
+}
+
+// The bias input's values; zeros (one per output channel) when the node has none.
+std::vector<float> biasOf(const CpuKernelCall& call, size_t input, size_t channels) {
+    const bool present = call.inputs.size() > input && call.in(input).present();
+    return present ? floats(call.in(input)) : std::vector<float>(channels);
+}
+
+// Adds the bias (when given: TFLite adds none, not zeros) and clamps, as TFLite's epilogue does,
+// into the output.
+void biasAndClamp(const CpuKernelCall& call, const Geometry& g, const std::vector<float>* bias, std::vector<float>* y) {
+    for (size_t i = 0; i < y->size(); ++i) {
+        const float value = bias != nullptr ? (*y)[i] + (*bias)[i % bias->size()] : (*y)[i];
+        (*y)[i] = std::min(std::max(value, g.low), g.high);
+    }
+    if (!y->empty()) std::memcpy(call.out(0).out, y->data(), y->size() * sizeof(float));
+}
+
+// ---- CONV_3D: input [N, D, H, W, C], filter [D, H, W, C, O], optional bias [O].
+bool conv3dGeometry(const CpuKernelCall& call, Geometry* g, std::vector<int32_t>* shape) {
+    bool same = false;
+    if (!call.expectCounts(2, 3, 1) || !readOptions(call, g, &same)) return false;
+    const std::vector<int32_t>& w = call.in(1).shape();
+    if (!expectFloat(call, 0, 1, 2, call.in(1).rank() == kRank ? static_cast<size_t>(w[4]) : 0)) return false;
+    const std::vector<int32_t>& x = call.in(0).shape();
+    if (x[4] != w[3]) return call.fail("input channels " + std::to_string(x[4]) + " differ from the filter's " + std::to_string(w[3]));
+    std::array<int32_t, 3> out{};
+    if (!windowed(call, same, {x[1], x[2], x[3]}, w, g, &out)) return false;
+    *shape = {x[0], out[0], out[1], out[2], w[4]};
+    return call.expectOutputShape(0, *shape);
+}
+
+bool prepareConv3d(const CpuKernelCall& call) {
+    Geometry g;
+    std::vector<int32_t> shape;
+    return conv3dGeometry(call, &g, &shape);
+}
+
+bool runConv3d(const CpuKernelCall& call) {
+    Geometry g;
+    std::vector<int32_t> ys;
+    if (!conv3dGeometry(call, &g, &ys)) return false;
+    const std::vector<int32_t> &xs = call.in(0).shape(), &ws = call.in(1).shape();
+    const std::vector<float> x = floats(call.in(0)), w = floats(call.in(1));
+    std::vector<float> y(elementCount(ys));
+    const size_t channels = static_cast<size_t>(xs[4]), outChannels = static_cast<size_t>(ws[4]);
+    float* acc = y.data();
+    const MultiplyAdd multiplyAdd = fused();
+    const std::vector<float> bias = biasOf(call, 2, outChannels);
+    for (int32_t b = 0; b < ys[0]; ++b) {
+        for (int32_t od = 0; od < ys[1]; ++od) {
+            for (int32_t oh = 0; oh < ys[2]; ++oh) {
+                for (int32_t ow = 0; ow < ys[3]; ++ow, acc += outChannels) {
+                    std::copy(bias.begin(), bias.end(), acc);   // TFLite's GEMM starts from the bias
+                    for (int32_t kd = 0; kd < ws[0]; ++kd) {
+                        const int32_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+                        if (id < 0 || id >= xs[1]) continue;
+                        for (int32_t kh = 0; kh < ws[1]; ++kh) {
+                            const int32_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+                            if (ih < 0 || ih >= xs[2]) continue;
+                            for (int32_t kw = 0; kw < ws[2]; ++kw) {
+                                const int32_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
+                                if (iw < 0 || iw >= xs[3]) continue;
+                                const float* in = &x[(((size_t(b) * xs[1] + id) * xs[2] + ih) * xs[3] + iw) * channels];
+                                const float* tap = &w[((size_t(kd) * ws[1] + kh) * ws[2] + kw) * channels * outChannels];
+                                for (size_t c = 0; c < channels; ++c, tap += outChannels) {
+                                    multiplyAdd(acc, in[c], tap, outChannels);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    biasAndClamp(call, g, nullptr, &y);   // the bias is in the sums
+    return true;
+}
+
+// ---- CONV_3D_TRANSPOSE: output shape (int32 [5]), filter [D, H, W, O, C], input [N, D, H, W, C],
+// optional bias [O]. `shape` empty: the shape input is not known yet.
+bool transposeGeometry(const CpuKernelCall& call, Geometry* g, std::vector<int32_t>* shape) {
+    bool same = false;
+    if (!call.expectCounts(3, 4, 1) || !readOptions(call, g, &same)) return false;
+    const std::vector<int32_t>& w = call.in(1).shape();
+    if (!expectFloat(call, 2, 1, 3, call.in(1).rank() == kRank ? static_cast<size_t>(w[3]) : 0)) return false;
+    const std::vector<int32_t>& x = call.in(2).shape();
+    if (x[4] != w[4]) return call.fail("input channels " + std::to_string(x[4]) + " differ from the filter's " + std::to_string(w[4]));
+    if (!call.expectType(call.in(0), {ElementType::INT32}, "output shape")) return false;
+    if (call.in(0).rank() != 1 || call.in(0).count() != kRank) return call.fail("the output shape must hold 5 values");
+    shape->clear();
+    if (!call.in(0).known()) return true;
+    for (size_t k = 0; k < kRank; ++k) shape->push_back(call.in(0).at<int32_t>(k));
+    const std::vector<int32_t>& s = *shape;
+    if (s[0] != x[0]) return call.fail("the output shape's batch differs from the input's");
+    if (s[4] != w[3]) return call.fail("the output shape's channels differ from the filter's");
+    std::array<int32_t, 3> out{};
+    if (std::min({s[1], s[2], s[3]}) < 1 || !windowed(call, same, {s[1], s[2], s[3]}, w, g, &out) ||
+        out != std::array<int32_t, 3>{x[1], x[2], x[3]}) {
+        return call.fail("output shape " + shapeText(s) + " does not convolve to the input's " + shapeText(x));
+    }
+    return true;
+}
+
+bool prepareTranspose(const CpuKernelCall& call) {
+    Geometry g;
+    std::vector<int32_t> shape;
+    if (!transposeGeometry(call, &g, &shape)) return false;
+    return shape.empty() || call.expectOutputShape(0, shape);
+}
+
+bool runTranspose(const CpuKernelCall& call) {
+    Geometry g;
+    std::vector<int32_t> ys;
+    if (!transposeGeometry(call, &g, &ys)) return false;
+    if (ys.empty()) return call.fail("the output shape input has no data");
+    if (!call.resizeOutput(0, ys)) return false;
+    const std::vector<int32_t> &xs = call.in(2).shape(), &ws = call.in(1).shape();
+    const std::vector<float> x = floats(call.in(2)), filter = floats(call.in(1));
+    const size_t channels = static_cast<size_t>(xs[4]), outChannels = static_cast<size_t>(ys[4]);
+    const size_t taps = static_cast<size_t>(ws[0]) * ws[1] * ws[2];
+    // The filter as [tap, in, out]: the output channels contiguous.
+    std::vector<float> w(filter.size());
+    for (size_t t = 0; t < taps; ++t) {
+        for (size_t o = 0; o < outChannels; ++o) {
+            for (size_t c = 0; c < channels; ++c) w[(t * channels + c) * outChannels + o] = filter[(t * outChannels + o) * channels + c];
+        }
+    }
+    // TFLite's reference kernel (dilated) adds each product into the output; its GEMM kernel sums a
+    // tap's channels first.
+    const bool direct = g.dilation != std::array<int32_t, 3>{1, 1, 1};
+    std::vector<float> y(elementCount(ys)), column(outChannels);
+    const float* in = x.data();
+    for (int32_t b = 0; b < xs[0]; ++b) {
+        for (int32_t id = 0; id < xs[1]; ++id) {
+            for (int32_t ih = 0; ih < xs[2]; ++ih) {
+                for (int32_t iw = 0; iw < xs[3]; ++iw, in += channels) {
+                    for (int32_t kd = 0; kd < ws[0]; ++kd) {
+                        const int32_t od = id * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+                        if (od < 0 || od >= ys[1]) continue;
+                        for (int32_t kh = 0; kh < ws[1]; ++kh) {
+                            const int32_t oh = ih * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+                            if (oh < 0 || oh >= ys[2]) continue;
+                            for (int32_t kw = 0; kw < ws[2]; ++kw) {
+                                const int32_t ow = iw * g.stride[2] - g.pad[2] + kw * g.dilation[2];
+                                if (ow < 0 || ow >= ys[3]) continue;
+                                float* to = &y[(((size_t(b) * ys[1] + od) * ys[2] + oh) * ys[3] + ow) * outChannels];
+                                float* sum = direct ? to : column.data();
+                                if (!direct) std::fill(column.begin(), column.end(), 0.0f);
+                                const float* tap = &w[((size_t(kd) * ws[1] + kh) * ws[2] + kw) * channels * outChannels];
+                                for (size_t c = 0; c < channels; ++c, tap += outChannels) {
+                                    unfused(sum, in[c], tap, outChannels);
+                                }
+                                if (!direct) {
+                                    for (size_t o = 0; o < outChannels; ++o) to[o] += column[o];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    const bool hasBias = call.inputs.size() > 3 && call.in(3).present();
+    const std::vector<float> bias = biasOf(call, 3, outChannels);
+    biasAndClamp(call, g, hasBias ? &bias : nullptr, &y);
+    return true;
+}
+
+}  // namespace
+
+void addConv3dKernels(CpuKernelTable& table) {
+    table.add(fb::BuiltinOperator_CONV_3D, {prepareConv3d, runConv3d});
+    table.add(fb::BuiltinOperator_CONV_3D_TRANSPOSE, {prepareTranspose, runTranspose});
+}
+
+}  // namespace nnemu::tflite
