@@ -117,6 +117,37 @@ void biasAndClamp(const CpuKernelCall& call, const Geometry& g, const std::vecto
     if (!y->empty()) std::memcpy(call.out(0).out, y->data(), y->size() * sizeof(float));
 }
 
+// The window walk both kernels share: for each position of the `from` grid ([N, D, H, W, ...], in
+// order) and each filter tap (in (d, h, w) order) landing inside the `to` grid at
+// position * stride - pad + tap * dilation: visit(from, to, tap), flat position and tap indices.
+template <typename Visit>
+void forEachTap(const Geometry& g, const std::vector<int32_t>& from, const std::vector<int32_t>& to,
+                const std::vector<int32_t>& filter, Visit visit) {
+    size_t at = 0;
+    for (int32_t b = 0; b < from[0]; ++b) {
+        for (int32_t d = 0; d < from[1]; ++d) {
+            for (int32_t h = 0; h < from[2]; ++h) {
+                for (int32_t w = 0; w < from[3]; ++w, ++at) {
+                    for (int32_t kd = 0; kd < filter[0]; ++kd) {
+                        const int32_t td = d * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+                        if (td < 0 || td >= to[1]) continue;
+                        for (int32_t kh = 0; kh < filter[1]; ++kh) {
+                            const int32_t th = h * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+                            if (th < 0 || th >= to[2]) continue;
+                            for (int32_t kw = 0; kw < filter[2]; ++kw) {
+                                const int32_t tw = w * g.stride[2] - g.pad[2] + kw * g.dilation[2];
+                                if (tw < 0 || tw >= to[3]) continue;
+                                visit(at, ((size_t(b) * to[1] + td) * to[2] + th) * to[3] + tw,
+                                      (size_t(kd) * filter[1] + kh) * filter[2] + kw);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- CONV_3D: input [N, D, H, W, C], filter [D, H, W, C, O], optional bias [O].
 bool conv3dGeometry(const CpuKernelCall& call, Geometry* g, std::vector<int32_t>* shape) {
     bool same = false;
@@ -145,35 +176,16 @@ bool runConv3d(const CpuKernelCall& call) {
     const std::vector<float> x = floats(call.in(0)), w = floats(call.in(1));
     std::vector<float> y(elementCount(ys));
     const size_t channels = static_cast<size_t>(xs[4]), outChannels = static_cast<size_t>(ws[4]);
-    float* acc = y.data();
     const MultiplyAdd multiplyAdd = fused();
     const std::vector<float> bias = biasOf(call, 2, outChannels);
-    for (int32_t b = 0; b < ys[0]; ++b) {
-        for (int32_t od = 0; od < ys[1]; ++od) {
-            for (int32_t oh = 0; oh < ys[2]; ++oh) {
-                for (int32_t ow = 0; ow < ys[3]; ++ow, acc += outChannels) {
-                    std::copy(bias.begin(), bias.end(), acc);   // TFLite's GEMM starts from the bias
-                    for (int32_t kd = 0; kd < ws[0]; ++kd) {
-                        const int32_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-                        if (id < 0 || id >= xs[1]) continue;
-                        for (int32_t kh = 0; kh < ws[1]; ++kh) {
-                            const int32_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-                            if (ih < 0 || ih >= xs[2]) continue;
-                            for (int32_t kw = 0; kw < ws[2]; ++kw) {
-                                const int32_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
-                                if (iw < 0 || iw >= xs[3]) continue;
-                                const float* in = &x[(((size_t(b) * xs[1] + id) * xs[2] + ih) * xs[3] + iw) * channels];
-                                const float* tap = &w[((size_t(kd) * ws[1] + kh) * ws[2] + kw) * channels * outChannels];
-                                for (size_t c = 0; c < channels; ++c, tap += outChannels) {
-                                    multiplyAdd(acc, in[c], tap, outChannels);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    for (size_t i = 0; i < y.size(); i += outChannels) {   // TFLite's GEMM starts from the bias
+        std::copy(bias.begin(), bias.end(), y.begin() + static_cast<std::ptrdiff_t>(i));
     }
+    forEachTap(g, ys, xs, ws, [&](size_t out, size_t in, size_t tap) {
+        const float* values = x.data() + in * channels;
+        const float* weights = w.data() + tap * channels * outChannels;
+        for (size_t c = 0; c < channels; ++c) multiplyAdd(y.data() + out * outChannels, values[c], weights + c * outChannels, outChannels);
+    });
     biasAndClamp(call, g, nullptr, &y);   // the bias is in the sums
     return true;
 }
@@ -231,37 +243,17 @@ bool runTranspose(const CpuKernelCall& call) {
     // tap's channels first.
     const bool direct = g.dilation != std::array<int32_t, 3>{1, 1, 1};
     std::vector<float> y(elementCount(ys)), column(outChannels);
-    const float* in = x.data();
-    for (int32_t b = 0; b < xs[0]; ++b) {
-        for (int32_t id = 0; id < xs[1]; ++id) {
-            for (int32_t ih = 0; ih < xs[2]; ++ih) {
-                for (int32_t iw = 0; iw < xs[3]; ++iw, in += channels) {
-                    for (int32_t kd = 0; kd < ws[0]; ++kd) {
-                        const int32_t od = id * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-                        if (od < 0 || od >= ys[1]) continue;
-                        for (int32_t kh = 0; kh < ws[1]; ++kh) {
-                            const int32_t oh = ih * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-                            if (oh < 0 || oh >= ys[2]) continue;
-                            for (int32_t kw = 0; kw < ws[2]; ++kw) {
-                                const int32_t ow = iw * g.stride[2] - g.pad[2] + kw * g.dilation[2];
-                                if (ow < 0 || ow >= ys[3]) continue;
-                                float* to = &y[(((size_t(b) * ys[1] + od) * ys[2] + oh) * ys[3] + ow) * outChannels];
-                                float* sum = direct ? to : column.data();
-                                if (!direct) std::fill(column.begin(), column.end(), 0.0f);
-                                const float* tap = &w[((size_t(kd) * ws[1] + kh) * ws[2] + kw) * channels * outChannels];
-                                for (size_t c = 0; c < channels; ++c, tap += outChannels) {
-                                    unfused(sum, in[c], tap, outChannels);
-                                }
-                                if (!direct) {
-                                    for (size_t o = 0; o < outChannels; ++o) to[o] += column[o];
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+    forEachTap(g, xs, ys, ws, [&](size_t in, size_t out, size_t tap) {
+        float* to = y.data() + out * outChannels;
+        float* sum = direct ? to : column.data();
+        if (!direct) std::fill(column.begin(), column.end(), 0.0f);
+        const float* values = x.data() + in * channels;
+        const float* weights = w.data() + tap * channels * outChannels;
+        for (size_t c = 0; c < channels; ++c) unfused(sum, values[c], weights + c * outChannels, outChannels);
+        if (!direct) {
+            for (size_t o = 0; o < outChannels; ++o) to[o] += column[o];
         }
-    }
+    });
     const bool hasBias = call.inputs.size() > 3 && call.in(3).present();
     const std::vector<float> bias = biasOf(call, 3, outChannels);
     biasAndClamp(call, g, hasBias ? &bias : nullptr, &y);
