@@ -21,23 +21,31 @@ namespace {
 
 constexpr size_t kRank = 5;
 
-// sum[o] += value * tap[o] for o < n: fused (one rounding) or as a rounded product added.
-using MultiplyAdd = void (*)(float* sum, float value, const float* tap, size_t n);
+// One filter tap: sum[o] += values[c] * weights[c * n + o] for c < channels (in order), o < n,
+// fused (one rounding) or as a rounded product added.
+using MultiplyAdd = void (*)(float* sum, const float* values, size_t channels, const float* weights, size_t n);
 
 #if defined(__x86_64__)
-__attribute__((target("fma"))) void fusedHardware(float* sum, float value, const float* tap, size_t n) {
-    for (size_t o = 0; o < n; ++o) sum[o] = std::fma(value, tap[o], sum[o]);
+__attribute__((target("avx2,fma"))) void fusedHardware(float* sum, const float* values, size_t channels,
+                                                       const float* weights, size_t n) {
+    for (size_t c = 0; c < channels; ++c, weights += n) {
+        for (size_t o = 0; o < n; ++o) sum[o] = std::fma(values[c], weights[o], sum[o]);
+    }
 }
 #endif
-void fusedLibm(float* sum, float value, const float* tap, size_t n) {
-    for (size_t o = 0; o < n; ++o) sum[o] = std::fma(value, tap[o], sum[o]);
+void fusedLibm(float* sum, const float* values, size_t channels, const float* weights, size_t n) {
+    for (size_t c = 0; c < channels; ++c, weights += n) {
+        for (size_t o = 0; o < n; ++o) sum[o] = std::fma(values[c], weights[o], sum[o]);
+    }
 }
-void unfused(float* sum, float value, const float* tap, size_t n) {
-    for (size_t o = 0; o < n; ++o) sum[o] += value * tap[o];
+void unfused(float* sum, const float* values, size_t channels, const float* weights, size_t n) {
+    for (size_t c = 0; c < channels; ++c, weights += n) {
+        for (size_t o = 0; o < n; ++o) sum[o] += values[c] * weights[o];
+    }
 }
 MultiplyAdd fused() {
 #if defined(__x86_64__)
-    static const MultiplyAdd chosen = __builtin_cpu_supports("fma") ? fusedHardware : fusedLibm;
+    static const MultiplyAdd chosen = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? fusedHardware : fusedLibm;
     return chosen;
 #else
     return fusedLibm;
@@ -182,9 +190,8 @@ bool runConv3d(const CpuKernelCall& call) {
         std::copy(bias.begin(), bias.end(), y.begin() + static_cast<std::ptrdiff_t>(i));
     }
     forEachTap(g, ys, xs, ws, [&](size_t out, size_t in, size_t tap) {
-        const float* values = x.data() + in * channels;
-        const float* weights = w.data() + tap * channels * outChannels;
-        for (size_t c = 0; c < channels; ++c) multiplyAdd(y.data() + out * outChannels, values[c], weights + c * outChannels, outChannels);
+        multiplyAdd(y.data() + out * outChannels, x.data() + in * channels, channels,
+                    w.data() + tap * channels * outChannels, outChannels);
     });
     biasAndClamp(call, g, nullptr, &y);   // the bias is in the sums
     return true;
@@ -247,9 +254,7 @@ bool runTranspose(const CpuKernelCall& call) {
         float* to = y.data() + out * outChannels;
         float* sum = direct ? to : column.data();
         if (!direct) std::fill(column.begin(), column.end(), 0.0f);
-        const float* values = x.data() + in * channels;
-        const float* weights = w.data() + tap * channels * outChannels;
-        for (size_t c = 0; c < channels; ++c) unfused(sum, values[c], weights + c * outChannels, outChannels);
+        unfused(sum, x.data() + in * channels, channels, w.data() + tap * channels * outChannels, outChannels);
         if (!direct) {
             for (size_t o = 0; o < outChannels; ++o) to[o] += column[o];
         }
