@@ -13,6 +13,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "CpuKernel.h"
 
@@ -26,10 +29,36 @@ constexpr size_t kRank = 5;
 using MultiplyAdd = void (*)(float* sum, const float* values, size_t channels, const float* weights, size_t n);
 
 #if defined(__x86_64__)
+// Blocks of 32 and 8 output channels kept in registers over all the channels (each output's
+// order unchanged), the rest one by one.
 __attribute__((target("avx2,fma"))) void fusedHardware(float* sum, const float* values, size_t channels,
                                                        const float* weights, size_t n) {
-    for (size_t c = 0; c < channels; ++c, weights += n) {
-        for (size_t o = 0; o < n; ++o) sum[o] = std::fma(values[c], weights[o], sum[o]);
+    size_t o = 0;
+    for (; o + 32 <= n; o += 32) {
+        __m256 a0 = _mm256_loadu_ps(sum + o), a1 = _mm256_loadu_ps(sum + o + 8);
+        __m256 a2 = _mm256_loadu_ps(sum + o + 16), a3 = _mm256_loadu_ps(sum + o + 24);
+        for (size_t c = 0; c < channels; ++c) {
+            const __m256 v = _mm256_set1_ps(values[c]);
+            const float* w = weights + c * n + o;
+            a0 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w), a0);
+            a1 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 8), a1);
+            a2 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 16), a2);
+            a3 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 24), a3);
+        }
+        _mm256_storeu_ps(sum + o, a0);
+        _mm256_storeu_ps(sum + o + 8, a1);
+        _mm256_storeu_ps(sum + o + 16, a2);
+        _mm256_storeu_ps(sum + o + 24, a3);
+    }
+    for (; o + 8 <= n; o += 8) {
+        __m256 a = _mm256_loadu_ps(sum + o);
+        for (size_t c = 0; c < channels; ++c) a = _mm256_fmadd_ps(_mm256_set1_ps(values[c]), _mm256_loadu_ps(weights + c * n + o), a);
+        _mm256_storeu_ps(sum + o, a);
+    }
+    for (; o < n; ++o) {
+        float a = sum[o];
+        for (size_t c = 0; c < channels; ++c) a = std::fma(values[c], weights[c * n + o], a);
+        sum[o] = a;
     }
 }
 #endif
