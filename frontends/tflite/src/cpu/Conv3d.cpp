@@ -30,9 +30,17 @@ using MultiplyAdd = void (*)(float* sum, const float* values, size_t channels, c
 
 #if defined(__x86_64__)
 // Blocks of 32 and 8 output channels kept in registers over all the channels (each output's
-// order unchanged), the rest one by one.
-__attribute__((target("avx2,fma"))) void fusedHardware(float* sum, const float* values, size_t channels,
-                                                       const float* weights, size_t n) {
+// order unchanged), the rest one by one; fused or a rounded product added.
+template <bool kFused>
+__attribute__((target("avx2,fma"))) inline __m256 step(__m256 sum, __m256 value, const float* weights) {
+    const __m256 w = _mm256_loadu_ps(weights);
+    if constexpr (kFused) return _mm256_fmadd_ps(value, w, sum);
+    return _mm256_add_ps(sum, _mm256_mul_ps(value, w));
+}
+
+template <bool kFused>
+__attribute__((target("avx2,fma"))) void blocked(float* sum, const float* values, size_t channels, const float* weights,
+                                                 size_t n) {
     size_t o = 0;
     for (; o + 32 <= n; o += 32) {
         __m256 a0 = _mm256_loadu_ps(sum + o), a1 = _mm256_loadu_ps(sum + o + 8);
@@ -40,10 +48,10 @@ __attribute__((target("avx2,fma"))) void fusedHardware(float* sum, const float* 
         for (size_t c = 0; c < channels; ++c) {
             const __m256 v = _mm256_set1_ps(values[c]);
             const float* w = weights + c * n + o;
-            a0 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w), a0);
-            a1 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 8), a1);
-            a2 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 16), a2);
-            a3 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + 24), a3);
+            a0 = step<kFused>(a0, v, w);
+            a1 = step<kFused>(a1, v, w + 8);
+            a2 = step<kFused>(a2, v, w + 16);
+            a3 = step<kFused>(a3, v, w + 24);
         }
         _mm256_storeu_ps(sum + o, a0);
         _mm256_storeu_ps(sum + o + 8, a1);
@@ -52,12 +60,18 @@ __attribute__((target("avx2,fma"))) void fusedHardware(float* sum, const float* 
     }
     for (; o + 8 <= n; o += 8) {
         __m256 a = _mm256_loadu_ps(sum + o);
-        for (size_t c = 0; c < channels; ++c) a = _mm256_fmadd_ps(_mm256_set1_ps(values[c]), _mm256_loadu_ps(weights + c * n + o), a);
+        for (size_t c = 0; c < channels; ++c) a = step<kFused>(a, _mm256_set1_ps(values[c]), weights + c * n + o);
         _mm256_storeu_ps(sum + o, a);
     }
     for (; o < n; ++o) {
         float a = sum[o];
-        for (size_t c = 0; c < channels; ++c) a = std::fma(values[c], weights[c * n + o], a);
+        for (size_t c = 0; c < channels; ++c) {
+            if constexpr (kFused) {
+                a = std::fma(values[c], weights[c * n + o], a);
+            } else {
+                a += values[c] * weights[c * n + o];
+            }
+        }
         sum[o] = a;
     }
 }
@@ -67,17 +81,25 @@ void fusedLibm(float* sum, const float* values, size_t channels, const float* we
         for (size_t o = 0; o < n; ++o) sum[o] = std::fma(values[c], weights[o], sum[o]);
     }
 }
-void unfused(float* sum, const float* values, size_t channels, const float* weights, size_t n) {
+void unfusedPortable(float* sum, const float* values, size_t channels, const float* weights, size_t n) {
     for (size_t c = 0; c < channels; ++c, weights += n) {
         for (size_t o = 0; o < n; ++o) sum[o] += values[c] * weights[o];
     }
 }
 MultiplyAdd fused() {
 #if defined(__x86_64__)
-    static const MultiplyAdd chosen = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? fusedHardware : fusedLibm;
+    static const MultiplyAdd chosen = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? blocked<true> : fusedLibm;
     return chosen;
 #else
     return fusedLibm;
+#endif
+}
+MultiplyAdd unfused() {
+#if defined(__x86_64__)
+    static const MultiplyAdd chosen = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? blocked<false> : unfusedPortable;
+    return chosen;
+#else
+    return unfusedPortable;
 #endif
 }
 
@@ -278,12 +300,13 @@ bool runTranspose(const CpuKernelCall& call) {
     // TFLite's reference kernel (dilated) adds each product into the output; its GEMM kernel sums a
     // tap's channels first.
     const bool direct = g.dilation != std::array<int32_t, 3>{1, 1, 1};
+    const MultiplyAdd multiplyAdd = unfused();
     std::vector<float> y(elementCount(ys)), column(outChannels);
     forEachTap(g, xs, ys, ws, [&](size_t in, size_t out, size_t tap) {
         float* to = y.data() + out * outChannels;
         float* sum = direct ? to : column.data();
         if (!direct) std::fill(column.begin(), column.end(), 0.0f);
-        unfused(sum, x.data() + in * channels, channels, w.data() + tap * channels * outChannels, outChannels);
+        multiplyAdd(sum, x.data() + in * channels, channels, w.data() + tap * channels * outChannels, outChannels);
         if (!direct) {
             for (size_t o = 0; o < outChannels; ++o) to[o] += column[o];
         }
