@@ -73,6 +73,13 @@ void* convolution(const fb::Operator& op, fb::BuiltinOperator code) {
                                                    [](const auto& o, auto& d) {
                 d = {padding(o.padding()), o.stride_w(), o.stride_h(), activation(o.fused_activation_function())};
             });
+        case fb::BuiltinOperator_CONV_3D:
+        case fb::BuiltinOperator_CONV_3D_TRANSPOSE:   // TFLite's typedef of the same struct
+            return make<TfLiteConv3DParams>(op.builtin_options_as_Conv3DOptions(), [](const auto& o, auto& d) {
+                d = {padding(o.padding()),    o.stride_w(),          o.stride_h(),
+                     o.stride_d(),            o.dilation_w_factor(), o.dilation_h_factor(),
+                     o.dilation_d_factor(),   activation(o.fused_activation_function())};
+            });
         case fb::BuiltinOperator_AVERAGE_POOL_2D:
         case fb::BuiltinOperator_MAX_POOL_2D:
         case fb::BuiltinOperator_L2_POOL_2D:

@@ -144,6 +144,7 @@ void addShapeKernels(CpuKernelTable& table);
 void addStridedSliceKernels(CpuKernelTable& table);
 void addArithmeticKernels(CpuKernelTable& table);
 void addConvKernels(CpuKernelTable& table);
+void addConv3dKernels(CpuKernelTable& table);   // CONV_3D, CONV_3D_TRANSPOSE (float32)
 // Elementwise builtins only the CPU kernels run (issue 24).
 void addUnaryKernels(CpuKernelTable& table);
 void addActivationKernels(CpuKernelTable& table);

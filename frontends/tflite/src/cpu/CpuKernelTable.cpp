@@ -171,6 +171,7 @@ const CpuKernelTable& CpuKernelTable::get() {
         addStridedSliceKernels(t);
         addArithmeticKernels(t);
         addConvKernels(t);
+        addConv3dKernels(t);
         addUnaryKernels(t);
         addActivationKernels(t);
         addBitwiseKernels(t);

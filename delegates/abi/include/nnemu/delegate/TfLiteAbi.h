@@ -239,6 +239,19 @@ typedef struct TfLiteConvParams {
     int dilation_height_factor;
 } TfLiteConvParams;
 
+typedef struct TfLiteConv3DParams {
+    TfLitePadding padding;
+    int stride_width;
+    int stride_height;
+    int stride_depth;
+    int dilation_width_factor;
+    int dilation_height_factor;
+    int dilation_depth_factor;
+    TfLiteFusedActivation activation;
+} TfLiteConv3DParams;
+
+typedef TfLiteConv3DParams TfLiteConv3DTransposeParams;
+
 typedef struct TfLiteDepthwiseConvParams {
     TfLitePadding padding;
     int stride_width;
@@ -585,6 +598,12 @@ static_assert(NNEMU_TFLITE_AT(TfLiteConvParams, padding, 0) && NNEMU_TFLITE_AT(T
               NNEMU_TFLITE_AT(TfLiteConvParams, stride_height, 8) && NNEMU_TFLITE_AT(TfLiteConvParams, activation, 12) &&
               NNEMU_TFLITE_AT(TfLiteConvParams, dilation_width_factor, 16) &&
               NNEMU_TFLITE_AT(TfLiteConvParams, dilation_height_factor, 20) && sizeof(TfLiteConvParams) == 24);
+static_assert(NNEMU_TFLITE_AT(TfLiteConv3DParams, padding, 0) && NNEMU_TFLITE_AT(TfLiteConv3DParams, stride_width, 4) &&
+              NNEMU_TFLITE_AT(TfLiteConv3DParams, stride_height, 8) && NNEMU_TFLITE_AT(TfLiteConv3DParams, stride_depth, 12) &&
+              NNEMU_TFLITE_AT(TfLiteConv3DParams, dilation_width_factor, 16) &&
+              NNEMU_TFLITE_AT(TfLiteConv3DParams, dilation_height_factor, 20) &&
+              NNEMU_TFLITE_AT(TfLiteConv3DParams, dilation_depth_factor, 24) &&
+              NNEMU_TFLITE_AT(TfLiteConv3DParams, activation, 28) && sizeof(TfLiteConv3DParams) == 32);
 static_assert(NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, padding, 0) &&
               NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, stride_width, 4) &&
               NNEMU_TFLITE_AT(TfLiteDepthwiseConvParams, stride_height, 8) &&
