@@ -204,17 +204,15 @@ TEST(Conv3dMalformed, TransposeShapeAtInvokeMismatch) {
     const GraphBuilder g = oneOp(fb::BuiltinOperator_CONV_3D_TRANSPOSE,
                                  {i32({5}), weights({1, 1, 1, 3, 2}), f32({1, 4, 4, 4, 2})}, {f32({1})},
                                  fb::BuiltinOptions_Conv3DOptions, conv3d({}));
-    std::string error;
-    std::unique_ptr<Model> model = Model::fromBuffer(g.buildBytes(), &error);
-    ASSERT_NE(model, nullptr) << error;
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
+    ASSERT_NE(model, nullptr);
     for (const RunMode& mode : kernelRunModes()) {
         SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = Interpreter::create(*model, mode.options, &error);
-        ASSERT_NE(interpreter, nullptr) << error;
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
         const std::vector<int32_t> shape = {1, 5, 4, 4, 3};
         std::memcpy(interpreter->inputData(0), shape.data(), shape.size() * sizeof(int32_t));
-        error.clear();
-        EXPECT_FALSE(interpreter->invoke(&error));
+        const std::string error = failureOf(interpreter->invoke());
         EXPECT_NE(error.find("does not convolve to the input's"), std::string::npos) << error;
     }
 }
