@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <source_location>
 #include <string>
 #include <utility>
 
@@ -12,23 +11,30 @@
 
 namespace nnemu::tflite::test {
 
+// The caller's place, taken by default arguments (std::source_location needs clang 15; GCC and
+// clang both give __builtin_FILE and __builtin_LINE the call's place there).
+struct CallSite {
+    const char* file = __builtin_FILE();
+    int line = __builtin_LINE();
+};
+
 // The value, or a non-fatal failure with the message and T{} (a null pointer for the front end's
 // factories): `auto model = expectValue(Model::load(path)); ASSERT_NE(model, nullptr);`.
 template <typename T>
-T expectValue(Result<T> result, std::source_location where = std::source_location::current()) {
+T expectValue(Result<T> result, CallSite where = {}) {
     if (result.isOk()) return std::move(result).value();
-    ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line())) << result.message();
+    ADD_FAILURE_AT(where.file, where.line) << result.message();
     return T{};
 }
 
 // The message of a failure the test expects; a non-fatal failure when there is none.
 template <typename T>
-std::string failureOf(const Result<T>& result, std::source_location where = std::source_location::current()) {
-    if (result.isOk()) ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line())) << "expected a failure";
+std::string failureOf(const Result<T>& result, CallSite where = {}) {
+    if (result.isOk()) ADD_FAILURE_AT(where.file, where.line) << "expected a failure";
     return result.message();
 }
-inline std::string failureOf(const Status& status, std::source_location where = std::source_location::current()) {
-    if (status.isOk()) ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line())) << "expected a failure";
+inline std::string failureOf(const Status& status, CallSite where = {}) {
+    if (status.isOk()) ADD_FAILURE_AT(where.file, where.line) << "expected a failure";
     return status.message();
 }
 
