@@ -44,6 +44,18 @@ bool eightBitOperands(const npu::Program& program, const npu::Layer& layer, cons
            tensors[1]->type() == type;
 }
 
+// The spec's quantization and clamp from the layer's tensors.
+void fillBinarySpec(const npu::Layer& layer, const npu::Tensor* const tensors[3], kernels::QuantBinarySpec* spec) {
+    spec->signedValues = tensors[2]->type() == npu::DataType::QINT8;
+    for (int i = 0; i < 2; ++i) {
+        spec->zeroPoints[i] = tensors[i]->zero_point();
+        spec->scales[i] = tensors[i]->scale();
+    }
+    spec->outputZeroPoint = tensors[2]->zero_point();
+    spec->outputScale = tensors[2]->scale();
+    quantizedBounds(layer, *tensors[2], spec->signedValues ? -128 : 0, &spec->low, &spec->high);
+}
+
 template <typename Layer>
 void keepDims(const npu::Tensor* const tensors[3], Layer* state) {
     for (int i = 0; i < 3; ++i) state->dims[i].assign(tensors[i]->dims()->begin(), tensors[i]->dims()->end());
@@ -101,15 +113,8 @@ std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer
     const npu::Tensor* tensors[3];
     if (!eightBitOperands(program, layer, tensors)) return nullptr;
     kernels::QuantAddSpec spec;
-    spec.signedValues = tensors[2]->type() == npu::DataType::QINT8;
+    fillBinarySpec(layer, tensors, &spec);
     spec.subtract = layer.params_type() == npu::LayerParams::Subtract;
-    for (int i = 0; i < 2; ++i) {
-        spec.zeroPoints[i] = tensors[i]->zero_point();
-        spec.scales[i] = tensors[i]->scale();
-    }
-    spec.outputZeroPoint = tensors[2]->zero_point();
-    spec.outputScale = tensors[2]->scale();
-    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
     auto state = std::make_unique<AddLayer>();
     if (!kernels::prepareQuantAdd(spec, &state->params)) return nullptr;
     keepDims(tensors, state.get());
@@ -123,14 +128,7 @@ std::unique_ptr<LayerState> ownMultiply(const npu::Program& program, const npu::
     const npu::Tensor* tensors[3];
     if (!eightBitOperands(program, layer, tensors)) return nullptr;
     kernels::QuantMulSpec spec;
-    spec.signedValues = tensors[2]->type() == npu::DataType::QINT8;
-    for (int i = 0; i < 2; ++i) {
-        spec.zeroPoints[i] = tensors[i]->zero_point();
-        spec.scales[i] = tensors[i]->scale();
-    }
-    spec.outputZeroPoint = tensors[2]->zero_point();
-    spec.outputScale = tensors[2]->scale();
-    quantizedBounds(layer, *tensors[2], spec.signedValues ? -128 : 0, &spec.low, &spec.high);
+    fillBinarySpec(layer, tensors, &spec);
     auto state = std::make_unique<MulLayer>();
     if (!kernels::prepareQuantMul(spec, &state->params)) return nullptr;
     keepDims(tensors, state.get());

@@ -12,14 +12,18 @@
 
 namespace nnemu::synap::kernels {
 
-struct QuantAddSpec {
+// The quantization of an 8-bit binary layer (ADD, SUB, MUL: QuantMul.h).
+struct QuantBinarySpec {
     bool signedValues = false;
-    bool subtract = false;  // input 0 minus input 1
     int32_t zeroPoints[2] = {0, 0};
     float scales[2] = {0, 0};
     int32_t outputZeroPoint = 0;
     float outputScale = 0;
     int32_t low = 0, high = 0;  // output clamp, quantized (fused activation applied)
+};
+
+struct QuantAddSpec : QuantBinarySpec {
+    bool subtract = false;  // input 0 minus input 1
 };
 
 // One input's rescaling: x = ((q - zeroPoint) << 20) * multiplier(q31) >> rightShift, rounded as

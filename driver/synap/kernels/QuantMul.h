@@ -8,16 +8,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "QuantAdd.h"
+
 namespace nnemu::synap::kernels {
 
-struct QuantMulSpec {
-    bool signedValues = false;
-    int32_t zeroPoints[2] = {0, 0};
-    float scales[2] = {0, 0};
-    int32_t outputZeroPoint = 0;
-    float outputScale = 0;
-    int32_t low = 0, high = 0;  // output clamp, quantized (fused activation applied)
-};
+using QuantMulSpec = QuantBinarySpec;
 
 struct QuantMulParams {
     bool signedValues;
