@@ -16,7 +16,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # name          folders (relative to the source root)   may use
-set(NNEMU_LAYERS base kernels props cache hal cpu synap_log synap_cache synap runtime abi frontends tools delegates)
+set(NNEMU_LAYERS base kernels props cache hal cpu synap_log synap_cache synap_kernels synap_stats synap_program
+    synap_compiler synap_core synap runtime abi frontends tools delegates)
 set(NNEMU_LAYER_base_DIRS base)
 set(NNEMU_LAYER_base_USES "")
 set(NNEMU_LAYER_kernels_DIRS kernels/common)
@@ -34,8 +35,25 @@ set(NNEMU_LAYER_synap_log_DIRS driver/synap/log)
 set(NNEMU_LAYER_synap_log_USES base)
 set(NNEMU_LAYER_synap_cache_DIRS driver/synap/cache)
 set(NNEMU_LAYER_synap_cache_USES base cache synap_log)
+# synap-npu's own parts (issue 26 part 7): the own int8 kernels and their weight layouts (pure
+# functions of their specs); the statistics files; the program (its schema, version, tensor
+# accessors, the core's limits and the weight packers: all the compiler and the core share);
+# the compiler (lowering rules, builder), which never sees the core; the core (layer kinds,
+# stages, arena, threads, own-kernel layers), which never sees the compiler; and the device on
+# top (driver/synap/device, the HAL device, prepared networks, the JIT trigger, public include/).
+set(NNEMU_LAYER_synap_kernels_DIRS driver/synap/kernels)
+set(NNEMU_LAYER_synap_kernels_USES kernels)
+set(NNEMU_LAYER_synap_stats_DIRS driver/synap/stats)
+set(NNEMU_LAYER_synap_stats_USES base props synap_log)
+set(NNEMU_LAYER_synap_program_DIRS driver/synap/program)
+set(NNEMU_LAYER_synap_program_USES base kernels synap_kernels)
+set(NNEMU_LAYER_synap_compiler_DIRS driver/synap/compiler)
+set(NNEMU_LAYER_synap_compiler_USES base kernels hal props synap_log synap_program)
+set(NNEMU_LAYER_synap_core_DIRS driver/synap/core)
+set(NNEMU_LAYER_synap_core_USES base kernels hal props cache synap_log synap_kernels synap_stats synap_program)
 set(NNEMU_LAYER_synap_DIRS driver/synap)
-set(NNEMU_LAYER_synap_USES base kernels props cache hal synap_log synap_cache)
+set(NNEMU_LAYER_synap_USES base kernels props cache hal synap_log synap_cache synap_kernels synap_stats synap_program
+    synap_compiler synap_core)
 set(NNEMU_LAYER_runtime_DIRS runtime)
 set(NNEMU_LAYER_runtime_USES base kernels props cache hal cpu synap_log synap_cache synap)
 # abi: TFLite's external-delegate C ABI as nnemu declares it.
@@ -64,7 +82,7 @@ set(NNEMU_LAYER_HEADERS
 set(NNEMU_LAYER_EXCEPTIONS
     # nnemu-sysfs shows the statistics files computed exactly as synap-npu publishes them: it
     # links the driver's statistics library (StatisticsView.h), on purpose.
-    nnemu-sysfs->synap
+    nnemu-sysfs->synap_stats
     # synap_cache inspects and maintains the driver's SyNAP cache: it links and includes the
     # driver's cache library (driver/synap/cache), nothing else of the driver.
     synap_cache->synap_cache

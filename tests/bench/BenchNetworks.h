@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "NpuCore.h"
+#include "core/NpuCore.h"
 #include "nnemu/base/Status.h"
 
 namespace nnemu::bench {

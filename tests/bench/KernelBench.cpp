@@ -27,9 +27,9 @@
 #include <utility>
 
 #include "BenchNetworks.h"
-#include "NpuCore.h"
-#include "OwnLayerSupport.h"
-#include "PreparedNetwork.h"
+#include "core/NpuCore.h"
+#include "core/OwnLayerSupport.h"
+#include "device/PreparedNetwork.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"

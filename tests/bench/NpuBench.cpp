@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "BenchNetworks.h"
-#include "NpuCore.h"
-#include "PreparedNetwork.h"
+#include "core/NpuCore.h"
+#include "device/PreparedNetwork.h"
 #include "Statistics.h"
 #include "StatisticsView.h"
 #include "nnemu/modelgen/ModelCatalog.h"

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "Compiler.h"
-#include "NpuCore.h"
-#include "PreparedNetwork.h"
+#include "compiler/Compiler.h"
+#include "core/NpuCore.h"
+#include "device/PreparedNetwork.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/synap/cache/SynapCache.h"
 

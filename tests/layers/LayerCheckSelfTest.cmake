@@ -54,6 +54,25 @@ expect(cache_to_its_driver FAIL "driver/synap/cache/Store.cpp (synap_cache) incl
        ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
 file(REMOVE ${WORK_DIR}/includes/driver/synap/cache/Store.cpp)
 
+# synap-npu's compiler and core share only the program (issue 26 part 7): each may include
+# program/, neither the other.
+write(includes/driver/synap/program/ProgramVersion.h "#pragma once")
+write(includes/driver/synap/core/NpuCore.h "#pragma once\n#include \"../program/ProgramVersion.h\"")
+write(includes/driver/synap/compiler/Compiler.h "#pragma once\n#include \"../program/ProgramVersion.h\"")
+expect(synap_parts_clean PASS "" ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
+write(includes/driver/synap/compiler/Packer.cpp "#include \"../core/NpuCore.h\"")
+expect(compiler_to_core FAIL "driver/synap/compiler/Packer.cpp (synap_compiler) includes ../core/NpuCore.h (synap_core)"
+       ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
+file(REMOVE ${WORK_DIR}/includes/driver/synap/compiler/Packer.cpp)
+write(includes/driver/synap/core/Load.cpp "#include \"../compiler/Compiler.h\"")
+expect(core_to_compiler FAIL "driver/synap/core/Load.cpp (synap_core) includes ../compiler/Compiler.h (synap_compiler)"
+       ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
+file(REMOVE ${WORK_DIR}/includes/driver/synap/core/Load.cpp)
+write(includes/driver/synap/program/Packing.cpp "#include \"../core/NpuCore.h\"")
+expect(program_to_core FAIL "driver/synap/program/Packing.cpp (synap_program) includes ../core/NpuCore.h (synap_core)"
+       ${CMAKE_COMMAND} -DNNEMU_LAYER_CHECK_ROOT=${WORK_DIR}/includes -P ${check})
+file(REMOVE ${WORK_DIR}/includes/driver/synap/program/Packing.cpp)
+
 # Link and include-directory checks: tiny projects without languages, configured.
 function(project_tree name body)
   write(${name}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)\nproject(${name} NONE)\n${body}\ninclude(${check})\nnnemu_check_layering()")

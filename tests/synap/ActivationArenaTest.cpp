@@ -1,4 +1,4 @@
-// The activation arena's placement (driver/synap/ActivationArena.h): values and stage workspaces
+// The activation arena's placement (driver/synap/core/ActivationArena.h): values and stage workspaces
 // live at the same layer never share bytes, and the arena is as small as the layer with the most
 // bytes live where the placement can reach it.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "ActivationArena.h"
+#include "core/ActivationArena.h"
 
 namespace nnemu::synap {
 namespace {

@@ -1,5 +1,5 @@
 // Generated MobileNets on synap-npu with their convolution + depthwise pairs in row bands
-// (driver/synap/BandedLayers.h): outputs equal, to the bit, those of the same network with the
+// (driver/synap/core/BandedLayers.h): outputs equal, to the bit, those of the same network with the
 // pairs run apart (NNEMU_NPU_BANDS=0) and those of nnapi-reference, on a few random inputs.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // A 1x1 convolution whose output only a 3x3 depthwise convolution reads runs with it in row
-// bands (driver/synap/BandedLayers.h), and so does a 1x1 projection reading the depthwise's
+// bands (driver/synap/core/BandedLayers.h), and so does a 1x1 projection reading the depthwise's
 // output: the result is the reference's to the bit, the same as the layers run apart
 // (NNEMU_NPU_BANDS=0), and the activation arena no longer holds the values between them. CMake
 // runs this suite again with 2 threads and with each kernel ISA.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "HalNetworkBuilder.h"
-#include "PreparedNetwork.h"
+#include "device/PreparedNetwork.h"
 #include "nnemu/cpu/Executor.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/hal/Validation.h"

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-#include "CoreThreads.h"
+#include "core/CoreThreads.h"
 
 namespace nnemu::synap {
 namespace {

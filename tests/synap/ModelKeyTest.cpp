@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-#include "ModelKey.h"
+#include "device/ModelKey.h"
 
 namespace nnemu::synap {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "Compiler.h"
+#include "compiler/Compiler.h"
 #include "ModelBuilder.h"
-#include "NpuCore.h"
+#include "core/NpuCore.h"
 #include "OneOperationModel.h"
 
 namespace nnemu {

@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "Compiler.h"
-#include "NpuCore.h"
+#include "compiler/Compiler.h"
+#include "core/NpuCore.h"
 
 namespace nnemu {
 namespace {

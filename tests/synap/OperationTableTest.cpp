@@ -8,7 +8,7 @@
 #include <string>
 
 #include "DocumentedOperations.h"
-#include "Lowering.h"
+#include "compiler/Lowering.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/OperandTypes.h"
 #include "nnemu/hal/Operations.h"
@@ -39,7 +39,7 @@ TEST(OperationTable, ListsEveryOperationWithItsReferenceKernelAndNpuClaim) {
     }
 }
 
-// The lowering rules listed in driver/synap/Lowering.cpp: none twice, none outside the table.
+// The lowering rules listed in driver/synap/compiler/Lowering.cpp: none twice, none outside the table.
 TEST(OperationTable, LoweringRulesAreListedOnceEach) {
     std::string problems;
     for (const auto& problem : nnemu::synap::loweringCoverageProblems()) problems += problem + "\n";

@@ -6,7 +6,7 @@
 #include <pthreadpool.h>
 
 #include "KernelTestSupport.h"
-#include "OwnLayerSupport.h"
+#include "core/OwnLayerSupport.h"
 #include "kernels/Depthwise.h"
 #include "kernels/QuantConv.h"
 #include "kernels/QuantGemm.h"

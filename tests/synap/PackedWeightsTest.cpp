@@ -12,10 +12,10 @@
 #include <fstream>
 #include <random>
 
-#include "Compiler.h"
+#include "compiler/Compiler.h"
 #include "HalNetworkBuilder.h"
-#include "NpuCore.h"
-#include "PackedFilters.h"
+#include "core/NpuCore.h"
+#include "program/PackedFilters.h"
 #include "kernels/Isa.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/cache/CacheCounters.h"

@@ -1,4 +1,4 @@
-// The program passes of driver/synap/SignedAdds.h: a feature level 29 (uint8) network whose
+// The program passes of driver/synap/compiler/SignedAdds.h: a feature level 29 (uint8) network whose
 // per-channel convolutions run on int8 gets its ADD and pooling layers on int8 too, without the
 // sign flips around them; a DEQUANTIZE + QUANTIZE pair that only changes the signedness becomes
 // one flip; both still compute what nnapi-reference does.
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "Compiler.h"
+#include "compiler/Compiler.h"
 #include "HalNetworkBuilder.h"
 #include "npu_program_generated.h"
 #include "nnemu/cpu/Executor.h"

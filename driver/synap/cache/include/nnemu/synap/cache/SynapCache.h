@@ -1,5 +1,5 @@
 // The SyNAP compilation cache: a SQLite database of compiled NPU programs (synap-behaviors.md
-// §2.2). Lookup keys (md5 of what a program was compiled from, see driver/synap/ModelKey.h) are entries; an
+// §2.2). Lookup keys (md5 of what a program was compiled from, see driver/synap/device/ModelKey.h) are entries; an
 // entry names its program by its identity, an md5 over its size and its chunks' md5s (one md5
 // pass over the bytes, schema version 3), which doubles as its checksum, and carries a seal (md5 of key, program and compiler version) that binds the program to its key; a
 // program is stored as content-defined chunks named by their md5, so identical programs, and

@@ -7,11 +7,12 @@
 #include <chrono>
 #include <cstring>
 
-#include "Compiler.h"
+#include "../program/ProgramVersion.h"
 #include "CoreThreads.h"
 #include "LayerKinds.h"
 #include "NativeLayers.h"
-#include "PackedFilters.h"
+#include "../program/PackedFilters.h"
+#include "OwnKernelLayers.h"
 #include "nnemu/base/Allocation.h"
 #include "nnemu/base/Trace.h"
 
@@ -82,7 +83,11 @@ size_t NpuCore::layerCount() const { return program_->layers() ? program_->layer
 // A core that does not run every packed layer on its packed weights (another ISA or layout, the
 // XNNPACK core) takes the program with its filters unpacked: the same structure, checked above.
 Status NpuCore::unpackFiltersIfNeeded() {
-    if (packedFiltersRunInPlace(*program_)) return {};
+    const std::vector<uint32_t> layers = layersOfPackedFilters(*program_);
+    if (std::all_of(layers.begin(), layers.end(),
+                    [&](uint32_t l) { return packedWeightsRunInPlace(*program_, *program_->layers()->Get(l)); })) {
+        return {};
+    }
     NNEMU_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, unpackFilters(*program_));
     bytes_ = cache::ProgramImage(std::move(bytes));
     program_ = npu::GetProgram(bytes_.data());

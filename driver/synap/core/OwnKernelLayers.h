@@ -35,12 +35,6 @@ std::shared_ptr<LayerState> convolutionOfFlipSource(const npu::Program& program,
                                                    const std::shared_ptr<LayerState>& readerState);
 // FlipSign layers: the flip, or the stage a flip heads (its state runs it).
 bool runFlipSignStage(const NativeLayer& layer);
-// At compilation: the weights of layer `layerIndex` packed for the own kernel that will run it,
-// for the program to store (ownConvolution then uses them in place); false when no own kernel
-// with packed weights takes the layer. `filter` holds the layer's filter where the program marks
-// it packed without bytes (the compiler's skeleton, ProgramBuilder.cpp).
-bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
-                    npu::PackedWeightsT* packed);
 // Whether this core runs `layer` on the program's packed weights of it, in place.
 bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer);
 // Converts that only move 8-bit values to the other signedness (same scale, zero point moved by

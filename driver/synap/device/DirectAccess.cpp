@@ -5,8 +5,8 @@
 #include <cstring>
 #include <span>
 
-#include "Compiler.h"
-#include "Lowering.h"
+#include "../compiler/Compiler.h"
+#include "../compiler/Lowering.h"
 #include "ModelKey.h"
 #include "NonFinite.h"
 #include "PreparedNetwork.h"

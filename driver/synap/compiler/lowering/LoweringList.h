@@ -1,5 +1,5 @@
 // The functions of synap-npu's lowering rules (`supports`, `lower`), each defined in the
-// driver/synap/lowering/<Family>.cpp named above its group; Lowering.cpp lists the rules built
+// driver/synap/compiler/lowering/<Family>.cpp named above its group; Lowering.cpp lists the rules built
 // from them (kRules).
 #pragma once
 

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <vector>
 
-#include "NpuCore.h"
-#include "Statistics.h"
+#include "../core/NpuCore.h"
+#include "../stats/Statistics.h"
 #include "nnemu/hal/Device.h"
 
 namespace nnemu::synap {

@@ -1,12 +1,8 @@
-// synap-npu's compiler: lowers an NNAPI model, with the input shapes of its first inference,
-// into a serialized NPU program.
+// The version of what a compiled NPU program means, shared by the compiler that writes programs
+// and the core that loads them (and by the device, whose version string carries it).
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "nnemu/base/Status.h"
-#include "nnemu/hal/Types.h"
+#include <cstdint>
 
 namespace nnemu::synap {
 
@@ -17,8 +13,5 @@ namespace nnemu::synap {
 // unfolded convolutions stored packed; 9: requantizations that are sign flips become flips;
 // 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D).
 constexpr uint32_t kCompilerVersion = 10;
-
-// The serialized program, or BAD_DATA saying which shape or operation the NPU cannot take.
-Result<std::vector<uint8_t>> compileProgram(const hal::Model& model, const std::vector<std::vector<uint32_t>>& inputDims);
 
 }  // namespace nnemu::synap

@@ -19,8 +19,8 @@ void dropPackedFilters(npu::ProgramT* program);
 // its filter, and that layer has packed weights; BAD_DATA saying why otherwise.
 Status checkPackedFilters(const npu::Program& program);
 
-// Whether this core runs every layer with a packed filter on the packed bytes in place.
-bool packedFiltersRunInPlace(const npu::Program& program);
+// The layers reading a filter held only packed (checkPackedFilters passed: one per such filter).
+std::vector<uint32_t> layersOfPackedFilters(const npu::Program& program);
 
 // `program` with every packed filter unpacked into its tensor and no packed weights; BAD_DATA
 // saying why when a filter does not unpack to its tensor's size.

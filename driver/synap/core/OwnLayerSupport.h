@@ -1,6 +1,6 @@
 // What the NPU core's own-kernel layers share (OwnConvolutionLayers.cpp, OwnElementwiseLayers.cpp):
 // the NNEMU_NPU_KERNELS choice, the layer state they run, slicing work over the pool, and reading
-// a quantized layer's operands into the kernels' specs. Internal to driver/synap.
+// (the specs they run come from program/OwnSpecs.h). Internal to driver/synap.
 #pragma once
 
 #include <pthreadpool.h>
@@ -12,17 +12,11 @@
 #include <vector>
 
 #include "NativeLayers.h"
-#include "kernels/Depthwise.h"
-#include "kernels/QuantConv.h"
-#include "kernels/Requant.h"
+#include "../kernels/Depthwise.h"
+#include "../kernels/QuantConv.h"
+#include "../program/OwnSpecs.h"
 
 namespace nnemu::synap::own {
-
-// NNEMU_NPU_KERNELS: "xnnpack" (none of the own kernels), "all" (every own kernel wherever it
-// computes exactly, even where it measures slower than XNNPACK), otherwise the default set.
-// Read at every load, so that one process can build several cores (benchmarks).
-std::string_view kernelChoice();
-bool ownKernelsEnabled();
 
 // A layer on an own kernel: its packed weights and how it runs.
 struct OwnLayer : LayerState {
@@ -95,52 +89,16 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, 
     pthreadpool_parallelize_1d(pool, tile, t.rowSlices * t.unitSlices);
 }
 
-// The program's packed weights for `layer` if they are the running kernel's: packed by `kernel`
-// in layout `version` for `isa`; empty otherwise. Unchecked: the caller checks them.
-std::span<const uint8_t> storedWeights(const npu::Program& program, const npu::Layer& layer, npu::PackedKernel kernel,
-                                       uint32_t version, kernels::Isa isa);
 // Stored weights that failed their check (the program may come from a file): never read.
 void damaged(const npu::Layer& layer);
-// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels.
-void tag(uint32_t layerIndex, npu::PackedKernel kernel, uint32_t version, npu::PackedWeightsT* packed);
-// The spec's weights: the program's, or `filter` (held outside the program) if it has the size.
-bool weightsOf(std::span<const uint8_t> filter, size_t size, kernels::QuantLayerSpec* spec);
-
 // The 3x3 depthwise layer (OwnDepthwiseLayer.cpp): its state, or null where the own kernel does
-// not take it; its weights packed for the program (packOwnWeights).
+// not take it.
 std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer);
-bool packOwnDepthwise(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
-                      npu::PackedWeightsT* packed);
 
 // An unfolded convolution's whole output (ConvLayer, OwnConvolutionLayers.cpp), its rows cut by
 // tilingOf over `pool`; each thread unfolds into its own working memory.
 bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
                             const uint8_t* input, uint8_t* output);
 
-// Bytes of the tensor's size, or a filter held packed (used in place, PackedFilters.h).
-bool hasData(const npu::Tensor& tensor);
-
-// The 8-bit operands the own kernels take: uint8 activations and weights, or int8 activations
-// with int8 weights of zero point 0 or per-channel weights along `channelDim`; constant weights
-// and int32 bias. Fills what the kernels' specs share.
-struct Operands {
-    const npu::Tensor *input, *filter, *bias, *output;
-    bool isSigned;
-    std::vector<float> filterScales;
-    std::vector<int32_t> bias32;  // the program's bytes need not be aligned
-    int32_t low, high;
-};
-
-// The layer's clamp in its output's quantized values, as the reference derives it from the
-// fused activation (the program keeps the activation's real bounds).
-void quantizedBounds(const npu::Layer& layer, const npu::Tensor& output, int32_t qmin, int32_t* low, int32_t* high);
-
-// What the kernels' specs share, from the operands (which must outlive the spec).
-void fillSpec(const Operands& o, kernels::QuantLayerSpec* spec);
-
-// The operands of a convolution-like layer (input, filter, bias; `channels` outputs, per-channel
-// scales along `channelDim`) that the own kernels take; false otherwise.
-bool readOperands(const npu::Program& program, const npu::Layer& layer, uint32_t channels, uint32_t channelDim,
-                  Operands* o);
 
 }  // namespace nnemu::synap::own

@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "Compiler.h"
+#include "../compiler/Compiler.h"
 #include "NpuFaults.h"
 #include "SynapLog.h"
 #include "PreparedNetwork.h"
-#include "Statistics.h"
+#include "../stats/Statistics.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "nnemu/hal/DeviceRegistry.h"

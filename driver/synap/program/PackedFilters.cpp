@@ -1,9 +1,7 @@
 #include "PackedFilters.h"
 
-#include "LayerKinds.h"
-#include "NativeLayers.h"
-#include "OwnKernelLayers.h"
-#include "kernels/QuantGemm.h"
+#include "../kernels/QuantGemm.h"
+#include "ProgramTensors.h"
 
 namespace nnemu::synap {
 namespace {
@@ -70,14 +68,14 @@ Status checkPackedFilters(const npu::Program& program) {
     return {};
 }
 
-bool packedFiltersRunInPlace(const npu::Program& program) {
-    std::vector<uint32_t> reader;
+std::vector<uint32_t> layersOfPackedFilters(const npu::Program& program) {
+    std::vector<uint32_t> reader, layers;
     for (uint32_t t = 0; t < program.tensors()->size(); ++t) {
         if (!dropped(*program.tensors()->Get(t))) continue;
         if (reader.empty()) reader = soleReaders(program);
-        if (!packedWeightsRunInPlace(program, *program.layers()->Get(reader[t]))) return false;
+        layers.push_back(reader[t]);
     }
-    return true;
+    return layers;
 }
 
 Result<std::vector<uint8_t>> unpackFilters(const npu::Program& program) {

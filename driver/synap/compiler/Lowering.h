@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../program/CoreLimits.h"
 #include "ProgramBuilder.h"
 #include "nnemu/hal/Operations.h"
 
@@ -43,12 +44,6 @@ bool fuseCodeValid(const hal::OperationContext& context, uint32_t input);
 // Real-valued output bounds of a fused activation, and its name in layer names ("Relu6").
 void activationBounds(int32_t fuseCode, float* low, float* high);
 const char* activationName(int32_t fuseCode);
-// Quantization ratio `numerator / denominator` inside [low, high): where the core is exact.
-bool ratioWithin(double numerator, double denominator, double low, double high);
-// A quantized convolution's requantization factor input·filter/output where the core computes
-// it: XNNPACK refuses a layer whose factor, computed in float, reaches 256, and asserts on one
-// below 2^-32 (the NPU core's load checks stored programs with it too).
-bool requantizationFactorSupported(float inputScale, float filterScale, float outputScale);
 
 // For layers the core only has in float: a Convert layer making a float copy of `tensor`
 // (returned as is when already float), and one converting a float result into `tensor`.

@@ -8,8 +8,8 @@
 
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
-#include "kernels/QuantConv.h"
-#include "kernels/QuantGemm.h"
+#include "../kernels/QuantConv.h"
+#include "../kernels/QuantGemm.h"
 #include "nnemu/cache/CacheCounters.h"
 
 namespace nnemu::synap {
@@ -70,31 +70,6 @@ struct ConvLayer : OwnLayer {
     bool readsOnlyItsInput() const override { return true; }
 };
 
-// A 1x1 stride-1 convolution without padding is a GEMM over the pixels (dilation is moot).
-bool isPointwise(const npu::Layer& layer) {
-    if (layer.params_type() == npu::LayerParams::FullyConnected) return true;
-    const auto* p = layer.params_as_Conv2D();
-    if (p == nullptr || p->depthwise() || p->padding() == nullptr) return false;
-    const auto* pad = p->padding();
-    return p->kernel_height() == 1 && p->kernel_width() == 1 && p->stride_height() == 1 && p->stride_width() == 1 &&
-           pad->top() == 0 && pad->bottom() == 0 && pad->left() == 0 && pad->right() == 0;
-}
-
-// The GEMM spec of a pointwise layer the own kernel takes (false otherwise); `o` backs it.
-bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantGemmSpec* spec) {
-    // The shapes passed the kind's check: filter [N, (1, 1,) K], bias [N], rows of K inputs.
-    const auto* filterDims = tensorAt(program, layer.inputs()->Get(1)).dims();
-    if (filterDims->size() == 0) return false;
-    const uint32_t channels = filterDims->Get(0), depth = filterDims->Get(filterDims->size() - 1);
-    if (!readOperands(program, layer, channels, 0, o) || depth == 0 || elementCount(*o->input) % depth != 0) {
-        return false;
-    }
-    spec->depth = depth;
-    spec->channels = channels;
-    fillSpec(*o, spec);
-    return true;
-}
-
 // The stored GEMM of a pointwise layer (or of an unfolded convolution's), checked; else empty.
 std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const npu::Layer& layer, npu::PackedKernel kernel,
                                            uint32_t version, const kernels::QuantGemmSpec& spec, kernels::Isa isa) {
@@ -133,40 +108,6 @@ std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Laye
         state->depth = spec.depth;
     }
     return state;
-}
-
-// A convolution with few input channels (the first layer of image networks, small detectors):
-// im2col + GEMM, measured as fast as XNNPACK's or faster from 3 to 64 input channels
-// (BENCHMARKS.md). Any kernel size, stride, dilation.
-constexpr uint32_t kMaxUnfoldedInputChannels = 64;
-
-bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantConvSpec* spec) {
-    const auto* p = layer.params_as_Conv2D();
-    if (p == nullptr || p->depthwise() || p->padding() == nullptr || p->input_channels() > kMaxUnfoldedInputChannels) {
-        return false;
-    }
-    // The kind's check holds: input [B, H, W, C], filter [N, KH, KW, C], output [B, OH, OW, N].
-    const uint32_t channels = p->output_channels();
-    if (!readOperands(program, layer, channels, 0, o)) return false;
-    const auto* in = o->input->dims();
-    const auto* out = o->output->dims();
-    spec->batches = in->Get(0);
-    spec->inHeight = in->Get(1);
-    spec->inWidth = in->Get(2);
-    spec->inChannels = in->Get(3);
-    spec->outHeight = out->Get(1);
-    spec->outWidth = out->Get(2);
-    spec->channels = channels;
-    spec->kernelHeight = p->kernel_height();
-    spec->kernelWidth = p->kernel_width();
-    spec->strideHeight = p->stride_height();
-    spec->strideWidth = p->stride_width();
-    spec->dilationHeight = p->dilation_height();
-    spec->dilationWidth = p->dilation_width();
-    spec->padTop = p->padding()->top();
-    spec->padLeft = p->padding()->left();
-    fillSpec(*o, spec);
-    return true;
 }
 
 // The GEMM an unfolded convolution of `packed`'s geometry runs (its weights aside).
@@ -237,32 +178,6 @@ std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const np
     if (isPointwise(layer)) return ownGemm(program, layer);
     if (auto unfolded = ownUnfoldedConvolution(program, layer)) return unfolded;
     return ownDepthwise(program, layer);
-}
-
-bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
-                    npu::PackedWeightsT* packed) {
-    if (!ownKernelsEnabled()) return false;
-    const npu::Layer& layer = *program.layers()->Get(layerIndex);
-    Operands o;
-    if (isPointwise(layer)) {
-        kernels::QuantGemmSpec spec;
-        if (!gemmSpec(program, layer, &o, &spec) || !weightsOf(filter, size_t{spec.channels} * spec.depth, &spec) ||
-            !kernels::packQuantGemm(spec, &packed->data)) {
-            return false;
-        }
-        tag(layerIndex, npu::PackedKernel::QUANT_GEMM, kernels::kQuantGemmLayoutVersion, packed);
-        return true;
-    }
-    kernels::QuantConvSpec conv;
-    if (unfoldedSpec(program, layer, &o, &conv)) {
-        kernels::PackedQuantConv unfolded;
-        const size_t size = size_t{conv.channels} * conv.kernelHeight * conv.kernelWidth * conv.inChannels;
-        if (!weightsOf(filter, size, &conv) || !kernels::packQuantConv(conv, &unfolded)) return false;
-        packed->data = std::move(unfolded.gemm);
-        tag(layerIndex, npu::PackedKernel::QUANT_CONV, kernels::kQuantConvLayoutVersion, packed);
-        return true;
-    }
-    return packOwnDepthwise(program, layerIndex, filter, packed);
 }
 
 bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer) {

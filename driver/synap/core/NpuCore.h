@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "Statistics.h"
+#include "../stats/Statistics.h"
 #include "nnemu/base/Status.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"

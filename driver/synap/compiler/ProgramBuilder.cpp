@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "Compiler.h"
-#include "OwnKernelLayers.h"
-#include "PackedFilters.h"
+#include "../program/WeightPacking.h"
+#include "../program/PackedFilters.h"
 #include "SignedAdds.h"
 #include "nnemu/hal/Validation.h"
 

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "npu_program_generated.h"
+#include "../program/ProgramTensors.h"
 
 namespace nnemu::synap {
 
@@ -78,13 +78,5 @@ struct LayerKind {
 
 // The entry of `params`; nullptr for NONE or a value outside the schema.
 const LayerKind* layerKind(npu::LayerParams params);
-
-// Bytes of one element, and of a whole tensor (saturating at SIZE_MAX).
-size_t elementBytes(npu::DataType type);
-size_t elementCount(const npu::Tensor& tensor);
-size_t byteSize(const npu::Tensor& tensor);
-// The largest tensor the core takes: what a HAL operand can be (32-bit lengths). Every size the
-// core computes from a loaded program's dims stays far from overflowing below it.
-constexpr uint64_t kMaxTensorBytes = UINT32_MAX;
 
 }  // namespace nnemu::synap

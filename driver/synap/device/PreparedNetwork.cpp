@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "Compiler.h"
+#include "../compiler/Compiler.h"
 #include "NonFinite.h"
 #include "NpuFaults.h"
 #include "nnemu/base/Allocation.h"

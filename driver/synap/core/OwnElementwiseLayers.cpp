@@ -3,10 +3,10 @@
 // faster: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
-#include "kernels/Isa.h"
-#include "kernels/QuantAdd.h"
-#include "kernels/QuantMul.h"
-#include "kernels/QuantPool.h"
+#include "../kernels/Isa.h"
+#include "../kernels/QuantAdd.h"
+#include "../kernels/QuantMul.h"
+#include "../kernels/QuantPool.h"
 
 namespace nnemu::synap {
 namespace {

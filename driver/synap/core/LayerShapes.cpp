@@ -1,6 +1,6 @@
 #include "LayerShapes.h"
 
-#include "Lowering.h"
+#include "../program/CoreLimits.h"
 #include "NativeLayers.h"
 #include "nnemu/hal/Broadcast.h"
 

@@ -60,7 +60,7 @@ constexpr LoweringRule kRules[] = {
 };
 
 hal::OperationIndex<LoweringRule> buildIndex() {
-    assert(loweringCoverageProblems().empty() && "driver/synap/Lowering.cpp: a rule listed twice");
+    assert(loweringCoverageProblems().empty() && "driver/synap/compiler/Lowering.cpp: a rule listed twice");
     return hal::OperationIndex<LoweringRule>(kRules);
 }
 
@@ -116,17 +116,6 @@ const char* activationName(int32_t fuseCode) {
         case 3: return "Relu6";
         default: return "";
     }
-}
-
-bool ratioWithin(double numerator, double denominator, double low, double high) {
-    const double ratio = numerator / denominator;
-    return ratio >= low && ratio < high;
-}
-
-bool requantizationFactorSupported(float inputScale, float filterScale, float outputScale) {
-    const float coreFactor = inputScale * filterScale / outputScale;
-    return coreFactor < 256.0f && coreFactor >= 0x1p-32f &&
-           ratioWithin(double{inputScale} * filterScale, outputScale, std::ldexp(1.0, -32), 256.0);
 }
 
 uint32_t asFloat(ProgramBuilder& builder, uint32_t tensor) {

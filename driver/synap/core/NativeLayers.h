@@ -31,17 +31,4 @@ bool checkArgMinMax(const npu::Program& program, const npu::Layer& layer);
 bool runArgMax(const NativeLayer& layer);
 bool runArgMin(const NativeLayer& layer);
 
-// Shared by the native layers.
-inline const npu::Tensor& tensorAt(const npu::Program& program, uint32_t index) {
-    return *program.tensors()->Get(index);
-}
-inline const npu::Tensor& outputOf(const npu::Program& program, const npu::Layer& layer) {
-    return tensorAt(program, layer.outputs()->Get(0));
-}
-// Constant: bytes in the program, or a filter the program holds packed (PackedFilters.h).
-inline bool isStored(const npu::Tensor& tensor) {
-    return (tensor.data() != nullptr && tensor.data()->size() > 0) || tensor.packed();
-}
-inline std::vector<uint32_t> dimsOf(const npu::Tensor& tensor) { return {tensor.dims()->begin(), tensor.dims()->end()}; }
-
 }  // namespace nnemu::synap

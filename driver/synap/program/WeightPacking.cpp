@@ -1,0 +1,59 @@
+#include "WeightPacking.h"
+
+#include "OwnSpecs.h"
+
+namespace nnemu::synap {
+namespace {
+
+using namespace own;
+
+// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels.
+void tag(uint32_t layerIndex, npu::PackedKernel kernel, uint32_t version, npu::PackedWeightsT* packed) {
+    packed->layer = layerIndex;
+    packed->kernel = kernel;
+    packed->layout_version = version;
+    packed->isa = static_cast<uint32_t>(kernels::bestIsa());
+}
+
+bool packDepthwiseWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                         npu::PackedWeightsT* packed) {
+    const npu::Layer& layer = *program.layers()->Get(layerIndex);
+    Operands o;
+    kernels::DepthwiseSpec spec;
+    if (!depthwiseSpec(program, layer, &o, &spec) || !weightsOf(filter, size_t{spec.channels} * 9, &spec)) return false;
+    const auto state = packDepthwise(spec, kernels::bestIsa());
+    if (state == nullptr) return false;
+    kernels::storeDepthwise(*state, &packed->data);
+    tag(layerIndex, npu::PackedKernel::DEPTHWISE, kernels::kDepthwiseLayoutVersion, packed);
+    return true;
+}
+
+}  // namespace
+
+bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
+                    npu::PackedWeightsT* packed) {
+    if (!ownKernelsEnabled()) return false;
+    const npu::Layer& layer = *program.layers()->Get(layerIndex);
+    Operands o;
+    if (isPointwise(layer)) {
+        kernels::QuantGemmSpec spec;
+        if (!gemmSpec(program, layer, &o, &spec) || !weightsOf(filter, size_t{spec.channels} * spec.depth, &spec) ||
+            !kernels::packQuantGemm(spec, &packed->data)) {
+            return false;
+        }
+        tag(layerIndex, npu::PackedKernel::QUANT_GEMM, kernels::kQuantGemmLayoutVersion, packed);
+        return true;
+    }
+    kernels::QuantConvSpec conv;
+    if (unfoldedSpec(program, layer, &o, &conv)) {
+        kernels::PackedQuantConv unfolded;
+        const size_t size = size_t{conv.channels} * conv.kernelHeight * conv.kernelWidth * conv.inChannels;
+        if (!weightsOf(filter, size, &conv) || !kernels::packQuantConv(conv, &unfolded)) return false;
+        packed->data = std::move(unfolded.gemm);
+        tag(layerIndex, npu::PackedKernel::QUANT_CONV, kernels::kQuantConvLayoutVersion, packed);
+        return true;
+    }
+    return packDepthwiseWeights(program, layerIndex, filter, packed);
+}
+
+}  // namespace nnemu::synap
