@@ -111,6 +111,27 @@ bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o,
     return true;
 }
 
+namespace {
+
+// What a convolution-like spec takes from an NHWC layer whose kind's check held: the image's
+// geometry, the padding before it, and what the kernels' specs share.
+template <typename Spec>
+void fillImageSpec(const Operands& o, const npu::Conv2D& p, uint32_t channels, Spec* spec) {
+    const auto* in = o.input->dims();
+    const auto* out = o.output->dims();
+    spec->batches = in->Get(0);
+    spec->inHeight = in->Get(1);
+    spec->inWidth = in->Get(2);
+    spec->outHeight = out->Get(1);
+    spec->outWidth = out->Get(2);
+    spec->channels = channels;
+    spec->padTop = p.padding()->top();
+    spec->padLeft = p.padding()->left();
+    fillSpec(o, spec);
+}
+
+}  // namespace
+
 // A convolution with few input channels (the first layer of image networks, small detectors):
 // im2col + GEMM, measured as fast as XNNPACK's or faster from 3 to 64 input channels
 // (BENCHMARKS.md). Any kernel size, stride, dilation.
@@ -124,24 +145,14 @@ bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands
     // The kind's check holds: input [B, H, W, C], filter [N, KH, KW, C], output [B, OH, OW, N].
     const uint32_t channels = p->output_channels();
     if (!readOperands(program, layer, channels, 0, o)) return false;
-    const auto* in = o->input->dims();
-    const auto* out = o->output->dims();
-    spec->batches = in->Get(0);
-    spec->inHeight = in->Get(1);
-    spec->inWidth = in->Get(2);
-    spec->inChannels = in->Get(3);
-    spec->outHeight = out->Get(1);
-    spec->outWidth = out->Get(2);
-    spec->channels = channels;
+    fillImageSpec(*o, *p, channels, spec);
+    spec->inChannels = o->input->dims()->Get(3);
     spec->kernelHeight = p->kernel_height();
     spec->kernelWidth = p->kernel_width();
     spec->strideHeight = p->stride_height();
     spec->strideWidth = p->stride_width();
     spec->dilationHeight = p->dilation_height();
     spec->dilationWidth = p->dilation_width();
-    spec->padTop = p->padding()->top();
-    spec->padLeft = p->padding()->left();
-    fillSpec(*o, spec);
     return true;
 }
 
@@ -160,18 +171,8 @@ bool depthwiseSpec(const npu::Program& program, const npu::Layer& layer, Operand
     // The kind's check holds: input [B, H, W, C], filter [1, 3, 3, C], output [B, OH, OW, C].
     const uint32_t channels = p->input_channels();
     if (!readOperands(program, layer, channels, 3, o)) return false;
-    const auto* in = o->input->dims();
-    const auto* out = o->output->dims();
-    spec->batches = in->Get(0);
-    spec->inHeight = in->Get(1);
-    spec->inWidth = in->Get(2);
-    spec->channels = channels;
-    spec->outHeight = out->Get(1);
-    spec->outWidth = out->Get(2);
+    fillImageSpec(*o, *p, channels, spec);
     spec->stride = p->stride_height();
-    spec->padTop = p->padding()->top();
-    spec->padLeft = p->padding()->left();
-    fillSpec(*o, spec);
     return true;
 }
 
