@@ -8,6 +8,7 @@
 
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
+#include "../kernels/FloatGemm.h"
 #include "../kernels/QuantConv.h"
 #include "../kernels/QuantGemm.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -85,6 +86,60 @@ std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const np
 std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const npu::Layer& layer,
                                            const kernels::QuantGemmSpec& spec, kernels::Isa isa) {
     return storedGemmWeights(program, layer, npu::PackedKernel::QUANT_GEMM, kernels::kQuantGemmLayoutVersion, spec, isa);
+}
+
+// A float32 pointwise layer on the own float GEMM: its weights where the program stores them
+// (in place in the mapped program file), or packed at load.
+struct FloatGemmLayer : OwnLayer {
+    std::vector<uint8_t> packed;
+    std::span<const uint8_t> weights;
+    size_t rows = 0, depth = 0, channels = 0;
+    float low = 0, high = 0;
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        const auto* input = reinterpret_cast<const float*>(layer.inputs[0]);
+        auto* output = reinterpret_cast<float*>(layer.output);
+        const size_t blocks = (channels + kernels::kFloatGemmBlock - 1) / kernels::kFloatGemmBlock;
+        // A float multiply-add costs about 4 of the 8-bit GEMM's (16 lanes, no 4-wide dot products).
+        const double blockRowCost = 4.0 * kernels::kFloatGemmBlock * depth;
+        inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+            kernels::runFloatGemmTile(isa, weights, input, output, low, high, begin, end,
+                                      first * kernels::kFloatGemmBlock, last * kernels::kFloatGemmBlock);
+        });
+        return true;
+    }
+};
+
+// The stored float GEMM of a pointwise layer, checked; else empty.
+std::span<const uint8_t> storedFloatGemm(const npu::Program& program, const npu::Layer& layer,
+                                         const kernels::FloatGemmSpec& spec, kernels::Isa isa) {
+    const std::span<const uint8_t> bytes =
+        storedWeights(program, layer, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, isa);
+    if (bytes.empty() || kernels::checkPackedFloatGemm(bytes, spec.depth, spec.channels)) return bytes;
+    damaged(layer);
+    return {};
+}
+
+std::unique_ptr<LayerState> ownFloatGemm(const npu::Program& program, const npu::Layer& layer,
+                                         const kernels::FloatGemmSpec& spec) {
+    auto state = std::make_unique<FloatGemmLayer>();
+    state->isa = kernels::bestIsa();
+    state->weights = storedFloatGemm(program, layer, spec, state->isa);
+    if (!state->weights.empty()) {
+        ++cache::cacheCounters().weightsInPlace;
+    } else {
+        // (A filter held packed has no bytes to pack from: the core unpacked it unless it runs here.)
+        if (spec.weights == nullptr || !kernels::packFloatGemm(spec, &state->packed)) return nullptr;
+        ++cache::cacheCounters().weightPackings;
+        state->weights = state->packed;
+    }
+    state->depth = spec.depth;
+    state->channels = spec.channels;
+    state->rows = elementCount(tensorAt(program, layer.inputs()->Get(0))) / spec.depth;
+    state->low = layer.output_min();
+    state->high = layer.output_max();
+    return state;
 }
 
 std::unique_ptr<LayerState> ownGemm(const npu::Program& program, const npu::Layer& layer) {
@@ -175,12 +230,18 @@ bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels:
 
 std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const npu::Layer& layer) {
     if (!ownKernelsEnabled()) return nullptr;
+    kernels::FloatGemmSpec floatGemm;
+    if (floatGemmSpec(program, layer, &floatGemm)) return ownFloatGemm(program, layer, floatGemm);
     if (isPointwise(layer)) return ownGemm(program, layer);
     if (auto unfolded = ownUnfoldedConvolution(program, layer)) return unfolded;
     return ownDepthwise(program, layer);
 }
 
 bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer) {
+    kernels::FloatGemmSpec floatGemm;
+    if (ownKernelsEnabled() && floatGemmSpec(program, layer, &floatGemm)) {
+        return !storedFloatGemm(program, layer, floatGemm, kernels::bestIsa()).empty();
+    }
     Operands o;
     kernels::QuantGemmSpec spec;
     return ownKernelsEnabled() && isPointwise(layer) && gemmSpec(program, layer, &o, &spec) &&

@@ -132,6 +132,28 @@ void fillImageSpec(const Operands& o, const npu::Conv2D& p, uint32_t channels, S
 
 }  // namespace
 
+bool floatGemmSpec(const npu::Program& program, const npu::Layer& layer, kernels::FloatGemmSpec* spec) {
+    if (!isPointwise(layer) || layer.inputs()->size() != 3) return false;
+    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
+    const npu::Tensor& filter = tensorAt(program, layer.inputs()->Get(1));
+    const npu::Tensor& bias = tensorAt(program, layer.inputs()->Get(2));
+    for (const npu::Tensor* t : {&input, &filter, &bias, &outputOf(program, layer)}) {
+        if (t->type() != npu::DataType::FLOAT32) return false;
+    }
+    // The kind's check holds: filter [N, (1, 1,) K], bias [N], rows of K inputs.
+    const auto* filterDims = filter.dims();
+    if (filterDims->size() == 0 || !hasData(filter) || !hasData(bias)) return false;
+    spec->channels = filterDims->Get(0);
+    spec->depth = filterDims->Get(filterDims->size() - 1);
+    if (spec->depth == 0 || elementCount(input) % spec->depth != 0 || bias.dims()->size() != 1 ||
+        bias.dims()->Get(0) != spec->channels) {
+        return false;
+    }
+    spec->weights = filter.data() != nullptr && filter.data()->size() > 0 ? filter.data()->data() : nullptr;
+    spec->bias = bias.data()->data();
+    return true;
+}
+
 // A convolution with few input channels (the first layer of image networks, small detectors):
 // im2col + GEMM, measured as fast as XNNPACK's or faster from 3 to 64 input channels
 // (BENCHMARKS.md). Any kernel size, stride, dilation.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../kernels/Depthwise.h"
+#include "../kernels/FloatGemm.h"
 #include "../kernels/QuantConv.h"
 #include "../kernels/QuantGemm.h"
 #include "ProgramTensors.h"
@@ -57,6 +58,9 @@ bool weightsOf(std::span<const uint8_t> filter, size_t size, kernels::QuantLayer
 bool isPointwise(const npu::Layer& layer);
 // The GEMM spec of a pointwise layer the own kernel takes (false otherwise); `o` backs it.
 bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantGemmSpec* spec);
+// The float GEMM spec of a float32 pointwise layer (false otherwise): weights and bias point
+// into the program, or weights are null where the program holds the filter only packed.
+bool floatGemmSpec(const npu::Program& program, const npu::Layer& layer, kernels::FloatGemmSpec* spec);
 // The im2col + GEMM spec of a convolution with few input channels (false otherwise); `o` backs it.
 bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantConvSpec* spec);
 // The 3x3 depthwise spec of a layer the own kernel may take (false otherwise); `o` backs it.

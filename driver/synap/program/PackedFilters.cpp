@@ -1,10 +1,25 @@
 #include "PackedFilters.h"
 
+#include "../kernels/FloatGemm.h"
 #include "../kernels/QuantGemm.h"
 #include "ProgramTensors.h"
 
 namespace nnemu::synap {
 namespace {
+
+// The packed layouts that hold the whole filter, exactly (the GEMMs'): the filter can go.
+bool unpacks(npu::PackedKernel kernel) {
+    return kernel == npu::PackedKernel::QUANT_GEMM || kernel == npu::PackedKernel::FLOAT_GEMM;
+}
+
+bool unpack(const npu::PackedWeights& entry, std::vector<uint8_t>* filter) {
+    const std::span<const uint8_t> packed(entry.data()->data(), entry.data()->size());
+    switch (entry.kernel()) {
+        case npu::PackedKernel::QUANT_GEMM: return kernels::unpackQuantGemm(packed, filter);
+        case npu::PackedKernel::FLOAT_GEMM: return kernels::unpackFloatGemm(packed, filter);
+        default: return false;
+    }
+}
 
 bool dropped(const npu::Tensor& tensor) {
     return tensor.packed() && (tensor.data() == nullptr || tensor.data()->size() == 0);
@@ -40,7 +55,7 @@ void dropPackedFilters(npu::ProgramT* program) {
         for (uint32_t t : layer->inputs) ++readers[t];
     }
     for (const auto& entry : program->packed_weights) {
-        if (entry->kernel != npu::PackedKernel::QUANT_GEMM) continue;  // only the GEMM's unpack
+        if (!unpacks(entry->kernel)) continue;
         const auto& inputs = program->layers[entry->layer]->inputs;
         if (inputs.size() < 2 || readers[inputs[1]] != 1) continue;
         npu::TensorT& filter = *program->tensors[inputs[1]];
@@ -86,16 +101,14 @@ Result<std::vector<uint8_t>> unpackFilters(const npu::Program& program) {
         if (!dropped(tensor)) continue;
         const npu::PackedWeights* entry = packedWeightsOf(program, reader[t]);  // checkPackedFilters passed
         npu::TensorT& filter = *unpacked->tensors[t];
-        const std::span<const uint8_t> packed(entry->data()->data(), entry->data()->size());
-        if (entry->kernel() != npu::PackedKernel::QUANT_GEMM || !kernels::unpackQuantGemm(packed, &filter.data) ||
-            filter.data.size() != byteSize(tensor)) {
+        if (!unpack(*entry, &filter.data) || filter.data.size() != byteSize(tensor)) {
             return badData("the NPU program is malformed: the packed filter of tensor " + std::to_string(t) +
                            " does not unpack");
         }
         filter.packed = false;
     }
     // The GEMM entries are what this core cannot run; the others keep their filters and stay.
-    std::erase_if(unpacked->packed_weights, [](const auto& entry) { return entry->kernel == npu::PackedKernel::QUANT_GEMM; });
+    std::erase_if(unpacked->packed_weights, [](const auto& entry) { return unpacks(entry->kernel); });
     flatbuffers::FlatBufferBuilder fbb(program.tensors()->size() * 64 + (1 << 20));
     fbb.Finish(npu::Program::Pack(fbb, unpacked.get()), npu::ProgramIdentifier());
     return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -11,7 +11,8 @@ namespace nnemu::synap {
 // 4: int8 network ports and layers; 5: ADD/SUB between sign flips on int8 (SignedAdds.h);
 // 6: packed weights; 7: filters of packed layers dropped (PackedFilters.h); 8: depthwise and
 // unfolded convolutions stored packed; 9: requantizations that are sign flips become flips;
-// 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D).
-constexpr uint32_t kCompilerVersion = 10;
+// 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D); 11: float 1x1
+// convolutions and fully connected layers stored packed for the own float GEMM.
+constexpr uint32_t kCompilerVersion = 11;
 
 }  // namespace nnemu::synap

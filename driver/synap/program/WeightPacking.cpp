@@ -34,6 +34,16 @@ bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<
                     npu::PackedWeightsT* packed) {
     if (!ownKernelsEnabled()) return false;
     const npu::Layer& layer = *program.layers()->Get(layerIndex);
+    kernels::FloatGemmSpec floatGemm;
+    if (floatGemmSpec(program, layer, &floatGemm)) {
+        if (floatGemm.weights == nullptr) floatGemm.weights = filter.data();
+        if (filter.data() == floatGemm.weights && filter.size() != size_t{floatGemm.channels} * floatGemm.depth * 4) {
+            return false;
+        }
+        if (!kernels::packFloatGemm(floatGemm, &packed->data)) return false;
+        tag(layerIndex, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, packed);
+        return true;
+    }
     Operands o;
     if (isPointwise(layer)) {
         kernels::QuantGemmSpec spec;
