@@ -29,8 +29,9 @@ struct LoweringRow {
     LoweringFunction function;
 };
 
-// Every builtin's lowering but LowerLookup.cpp's and LowerSequence.cpp's, one row per builtin code,
-// grouped by the Lower<Family>.cpp that defines its function (declared in LoweringList.h).
+// Every builtin's lowering but those of the families that add their own (NodeLowering.h), one
+// row per builtin code, grouped by the Lower<Family>.cpp that defines its function (declared in
+// LoweringList.h).
 const LoweringRow kLowerings[] = {
     // LowerActivation.cpp
     {fb::BuiltinOperator_HARD_SWISH, activation::lowerHardSwish},
