@@ -27,6 +27,20 @@ inline std::vector<RunMode> kernelRunModes() {
     return modes;
 }
 
+// Calls check(interpreter) for the model in `bytes` in every kernel run mode, under a SCOPED_TRACE
+// of the mode's name; a model or an interpreter that cannot be made fails the test.
+template <typename Check>
+void forEachKernelRunMode(const std::vector<uint8_t>& bytes, Check&& check) {
+    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
+    for (const RunMode& mode : kernelRunModes()) {
+        SCOPED_TRACE(mode.name);
+        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
+        ASSERT_NE(interpreter, nullptr);
+        check(*interpreter);
+    }
+}
+
 // Runs `model` in every mode with `inputs` (bytes per model input, TFLite layout) and checks each
 // output against `expected` (bytes per output): exactly, or float32 within `tolerance` and
 // 8-bit values within 1 when tolerance > 0. Modes whose accelerator is not listed are skipped.

@@ -43,11 +43,7 @@ TEST(Lowering, ScalesTooFarApartRunOnTheCpuKernel) {
     g.outputs = {out};
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
-    DelegateOptions options;
-    options.useNnapi = true;
-    options.acceleratorName = "nnapi-reference";
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, nnapiReferenceOptions()));
     ASSERT_NE(interpreter, nullptr);
     EXPECT_EQ(interpreter->delegatedNodeCount(), 0u);
     for (size_t i = 0; i < 4; ++i) interpreter->inputData(0)[i] = static_cast<uint8_t>(50 * i);

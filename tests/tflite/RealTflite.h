@@ -112,25 +112,20 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
                                    int floatUlps = 4) {
     const RealTfliteResult real = runRealTflite(bytes, inputs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
-    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
-    ASSERT_NE(model, nullptr);
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
-        ASSERT_NE(interpreter, nullptr);
-        ASSERT_EQ(interpreter->inputCount(), inputs.size());
+    forEachKernelRunMode(bytes, [&](Interpreter& interpreter) {
+        ASSERT_EQ(interpreter.inputCount(), inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
-            ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
-            if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
+            ASSERT_EQ(interpreter.inputTensor(i).byteSize(), inputs[i].size());
+            if (!inputs[i].empty()) std::memcpy(interpreter.inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(isOk(interpreter->invoke()));
-        ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
+        ASSERT_TRUE(isOk(interpreter.invoke()));
+        ASSERT_EQ(interpreter.outputCount(), real.outputs.size());
         for (size_t o = 0; o < real.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));
-            ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
-            expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
+            ASSERT_EQ(interpreter.outputTensor(o).byteSize(), real.outputs[o].size());
+            expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), real.outputs[o], floatUlps);
         }
-    }
+    });
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
@@ -165,11 +160,7 @@ inline size_t delegatedNodes(const GraphBuilder& g) {
     std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
     EXPECT_NE(model, nullptr);
     if (model == nullptr) return 0;
-    DelegateOptions options;
-    options.useNnapi = true;
-    options.acceleratorName = "nnapi-reference";
-    options.disableNnapiCpu = false;
-    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+    std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, nnapiReferenceOptions()));
     EXPECT_NE(interpreter, nullptr);
     return interpreter == nullptr ? 0 : interpreter->delegatedNodeCount();
 }

@@ -204,17 +204,12 @@ TEST(Conv3dMalformed, TransposeShapeAtInvokeMismatch) {
     const GraphBuilder g = oneOp(fb::BuiltinOperator_CONV_3D_TRANSPOSE,
                                  {i32({5}), weights({1, 1, 1, 3, 2}), f32({1, 4, 4, 4, 2})}, {f32({1})},
                                  fb::BuiltinOptions_Conv3DOptions, conv3d({}));
-    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
-    ASSERT_NE(model, nullptr);
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
-        ASSERT_NE(interpreter, nullptr);
+    forEachKernelRunMode(g.buildBytes(), [&](Interpreter& interpreter) {
         const std::vector<int32_t> shape = {1, 5, 4, 4, 3};
-        std::memcpy(interpreter->inputData(0), shape.data(), shape.size() * sizeof(int32_t));
-        const std::string error = failureOf(interpreter->invoke());
+        std::memcpy(interpreter.inputData(0), shape.data(), shape.size() * sizeof(int32_t));
+        const std::string error = failureOf(interpreter.invoke());
         EXPECT_NE(error.find("does not convolve to the input's"), std::string::npos) << error;
-    }
+    });
 }
 
 }  // namespace

@@ -42,25 +42,20 @@ void expectSameAsTflite(const GraphBuilder& g, const std::vector<std::vector<uin
     ASSERT_TRUE(real.ok) << real.log;
     const std::vector<std::vector<int32_t>> shapes = realShapes(real.log);
     ASSERT_EQ(shapes.size(), real.outputs.size()) << real.log;
-    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
-    ASSERT_NE(model, nullptr);
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
-        ASSERT_NE(interpreter, nullptr);
+    forEachKernelRunMode(bytes, [&](Interpreter& interpreter) {
         for (size_t i = 0; i < inputs.size(); ++i) {
-            if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
+            if (!inputs[i].empty()) std::memcpy(interpreter.inputData(i), inputs[i].data(), inputs[i].size());
         }
         // Twice: the second invoke starts from the shapes the first one gave.
         for (int run = 0; run < 2; ++run) {
-            ASSERT_TRUE(isOk(interpreter->invoke()));
+            ASSERT_TRUE(isOk(interpreter.invoke()));
             for (size_t o = 0; o < shapes.size(); ++o) {
-                EXPECT_EQ(interpreter->outputTensor(o).shape, shapes[o]) << "output " << o;
-                ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
-                expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], 0);
+                EXPECT_EQ(interpreter.outputTensor(o).shape, shapes[o]) << "output " << o;
+                ASSERT_EQ(interpreter.outputTensor(o).byteSize(), real.outputs[o].size());
+                expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), real.outputs[o], 0);
             }
         }
-    }
+    });
 }
 
 // ---- BROADCAST_TO ----
@@ -88,18 +83,13 @@ GraphBuilder broadcastTo(std::vector<int32_t> inShape, fb::TensorType type, std:
 void expectBroadcast(const GraphBuilder& g, const std::vector<std::vector<uint8_t>>& inputs, std::vector<int32_t> shape,
                      const std::vector<uint8_t>& want) {
     if (access(realTfliteRun().c_str(), X_OK) == 0) expectSameAsTflite(g, inputs);
-    std::unique_ptr<Model> model = expectValue(Model::fromBuffer(g.buildBytes()));
-    ASSERT_NE(model, nullptr);
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
-        ASSERT_NE(interpreter, nullptr);
-        for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-        ASSERT_TRUE(isOk(interpreter->invoke()));
-        EXPECT_EQ(interpreter->outputTensor(0).shape, shape);
-        ASSERT_EQ(interpreter->outputTensor(0).byteSize(), want.size());
-        EXPECT_EQ(std::vector<uint8_t>(interpreter->outputData(0), interpreter->outputData(0) + want.size()), want);
-    }
+    forEachKernelRunMode(g.buildBytes(), [&](Interpreter& interpreter) {
+        for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter.inputData(i), inputs[i].data(), inputs[i].size());
+        ASSERT_TRUE(isOk(interpreter.invoke()));
+        EXPECT_EQ(interpreter.outputTensor(0).shape, shape);
+        ASSERT_EQ(interpreter.outputTensor(0).byteSize(), want.size());
+        EXPECT_EQ(std::vector<uint8_t>(interpreter.outputData(0), interpreter.outputData(0) + want.size()), want);
+    });
 }
 
 TEST(ShapeKernels, BroadcastToFloat) {

@@ -42,13 +42,17 @@ struct RunMode {
     DelegateOptions options;
 };
 
-inline std::vector<RunMode> runModes() {
-    DelegateOptions cpu;
+// The NNAPI delegate with nnapi-reference named as the accelerator.
+inline DelegateOptions nnapiReferenceOptions() {
     DelegateOptions delegate;
     delegate.useNnapi = true;
     delegate.acceleratorName = "nnapi-reference";
     delegate.disableNnapiCpu = false;
-    return {{"cpu", cpu}, {"nnapi_reference", delegate}};
+    return delegate;
+}
+
+inline std::vector<RunMode> runModes() {
+    return {{"cpu", DelegateOptions{}}, {"nnapi_reference", nnapiReferenceOptions()}};
 }
 
 inline void PrintTo(const RunMode& mode, std::ostream* os) { *os << mode.name; }

@@ -11,11 +11,11 @@
 // exact arithmetic) runs it.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 #include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::activation {
 
 constexpr int64_t kLevel30 = 30;
 
@@ -95,13 +95,6 @@ bool lowerSquaredDifference(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addActivationLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_HARD_SWISH, lowerHardSwish);
-    table.add(fb::BuiltinOperator_LEAKY_RELU, lowerLeakyRelu);
-    table.add(fb::BuiltinOperator_ELU, lowerElu);
-    table.add(fb::BuiltinOperator_SQUARED_DIFFERENCE, lowerSquaredDifference);
-}
+}  // namespace lowerings::activation
 
 }  // namespace nnemu::tflite

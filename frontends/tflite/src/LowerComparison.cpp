@@ -4,10 +4,10 @@
 // int8 -> uint8 shift keeps real values); the output is always a bool tensor.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::comparison {
 
 bool boolOutput(NodeLowering& l, uint32_t* output) {
     if (!l.outputOperand(0, output)) return false;
@@ -18,11 +18,7 @@ bool boolOutput(NodeLowering& l, uint32_t* output) {
 bool lowerComparison(NodeLowering& l, int32_t nnapiType) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t a, b, output;
-    if (!l.inputOperand(0, &a) || !l.inputOperand(1, &b)) return false;
-    if (l.operand(a).type != l.operand(b).type) {
-        return l.fail(std::string("input types differ (") + nnapiTypeName(l.operand(a).type) + ", " +
-                      nnapiTypeName(l.operand(b).type) + ")");
-    }
+    if (!l.sameTypeInputs(&a, &b)) return false;
     if (!boolOutput(l, &output)) return false;
     l.addOperation(nnapiType, {a, b}, {output});
     return true;
@@ -53,18 +49,6 @@ bool lowerLogicalAnd(NodeLowering& l) { return lowerLogical(l, ANEURALNETWORKS_L
 bool lowerLogicalOr(NodeLowering& l) { return lowerLogical(l, ANEURALNETWORKS_LOGICAL_OR, 2); }
 bool lowerLogicalNot(NodeLowering& l) { return lowerLogical(l, ANEURALNETWORKS_LOGICAL_NOT, 1); }
 
-}  // namespace
-
-void addComparisonLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_EQUAL, lowerEqual);
-    table.add(fb::BuiltinOperator_NOT_EQUAL, lowerNotEqual);
-    table.add(fb::BuiltinOperator_GREATER, lowerGreater);
-    table.add(fb::BuiltinOperator_GREATER_EQUAL, lowerGreaterEqual);
-    table.add(fb::BuiltinOperator_LESS, lowerLess);
-    table.add(fb::BuiltinOperator_LESS_EQUAL, lowerLessEqual);
-    table.add(fb::BuiltinOperator_LOGICAL_AND, lowerLogicalAnd);
-    table.add(fb::BuiltinOperator_LOGICAL_OR, lowerLogicalOr);
-    table.add(fb::BuiltinOperator_LOGICAL_NOT, lowerLogicalNot);
-}
+}  // namespace lowerings::comparison
 
 }  // namespace nnemu::tflite

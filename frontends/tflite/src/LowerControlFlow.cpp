@@ -5,11 +5,11 @@
 // and then the values both branches receive, as NNAPI's does.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 #include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::control_flow {
 
 constexpr int64_t kControlFlowLevel = 30;
 
@@ -155,11 +155,6 @@ bool lowerIf(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addControlFlowLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_WHILE, lowerWhile);
-    table.add(fb::BuiltinOperator_IF, lowerIf);
-}
+}  // namespace lowerings::control_flow
 
 }  // namespace nnemu::tflite

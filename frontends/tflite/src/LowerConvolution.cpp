@@ -2,10 +2,10 @@
 // (TFLite's SAME/VALID are NNAPI's padding codes), dilation through the feature-level-29 form.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::convolution {
 
 int32_t paddingCode(TfLitePadding padding) {
     return padding == kTfLitePaddingSame ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
@@ -104,11 +104,6 @@ bool lowerDepthwiseConv2D(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addConvolutionLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_CONV_2D, lowerConv2D);
-    table.add(fb::BuiltinOperator_DEPTHWISE_CONV_2D, lowerDepthwiseConv2D);
-}
+}  // namespace lowerings::convolution
 
 }  // namespace nnemu::tflite

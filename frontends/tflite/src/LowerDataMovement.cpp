@@ -9,11 +9,11 @@
 
 #include <algorithm>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 #include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::data_movement {
 
 constexpr int64_t kFeatureLevel6 = 1000006;   // BATCH_MATMUL
 constexpr int64_t kFeatureLevel7 = 1000007;   // MIRROR_PAD, REVERSE
@@ -102,12 +102,6 @@ bool lowerBatchMatmul(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addDataMovementLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_MIRROR_PAD, lowerMirrorPad);
-    table.add(fb::BuiltinOperator_REVERSE_V2, lowerReverseV2);
-    table.add(fb::BuiltinOperator_BATCH_MATMUL, lowerBatchMatmul);
-}
+}  // namespace lowerings::data_movement
 
 }  // namespace nnemu::tflite

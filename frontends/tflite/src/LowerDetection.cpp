@@ -8,10 +8,10 @@
 #include <cmath>
 
 #include "FlexbufferMap.h"
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::detection {
 
 constexpr double kMaxCount = 1 << 20;   // detections, classes: beyond any real model
 
@@ -146,10 +146,6 @@ bool lowerDetectionPostProcess(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addDetectionLowerings(LoweringTable& table) {
-    table.addCustom("TFLite_Detection_PostProcess", lowerDetectionPostProcess);
-}
+}  // namespace lowerings::detection
 
 }  // namespace nnemu::tflite

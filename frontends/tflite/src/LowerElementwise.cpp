@@ -2,44 +2,32 @@
 // activations and math functions, each onto the NNAPI operation of the same meaning.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::elementwise {
 
 bool lowerBinary(NodeLowering& l, int32_t nnapiType, TfLiteFusedActivation activation) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t a, b, output, fuse;
-    if (!l.inputOperand(0, &a) || !l.inputOperand(1, &b)) return false;
-    if (l.operand(a).type != l.operand(b).type) {
-        return l.fail(std::string("input types differ (") + nnapiTypeName(l.operand(a).type) + ", " +
-                      nnapiTypeName(l.operand(b).type) + ")");
-    }
+    if (!l.sameTypeInputs(&a, &b)) return false;
     if (!l.fuseCode(activation, &fuse)) return false;
     if (!l.outputOperand(0, &output)) return false;
     l.addOperation(nnapiType, {a, b, fuse}, {output});
     return true;
 }
 
-bool lowerAdd(NodeLowering& l) {
-    const auto* options = l.params<TfLiteAddParams>();
-    return lowerBinary(l, ANEURALNETWORKS_ADD, options ? options->activation : kTfLiteActNone);
+// ADD, SUB, MUL, DIV: Params is the builtin's options struct (its fused activation).
+template <typename Params>
+bool lowerArithmetic(NodeLowering& l, int32_t nnapiType) {
+    const auto* options = l.params<Params>();
+    return lowerBinary(l, nnapiType, options ? options->activation : kTfLiteActNone);
 }
 
-bool lowerSub(NodeLowering& l) {
-    const auto* options = l.params<TfLiteSubParams>();
-    return lowerBinary(l, ANEURALNETWORKS_SUB, options ? options->activation : kTfLiteActNone);
-}
-
-bool lowerMul(NodeLowering& l) {
-    const auto* options = l.params<TfLiteMulParams>();
-    return lowerBinary(l, ANEURALNETWORKS_MUL, options ? options->activation : kTfLiteActNone);
-}
-
-bool lowerDiv(NodeLowering& l) {
-    const auto* options = l.params<TfLiteDivParams>();
-    return lowerBinary(l, ANEURALNETWORKS_DIV, options ? options->activation : kTfLiteActNone);
-}
+bool lowerAdd(NodeLowering& l) { return lowerArithmetic<TfLiteAddParams>(l, ANEURALNETWORKS_ADD); }
+bool lowerSub(NodeLowering& l) { return lowerArithmetic<TfLiteSubParams>(l, ANEURALNETWORKS_SUB); }
+bool lowerMul(NodeLowering& l) { return lowerArithmetic<TfLiteMulParams>(l, ANEURALNETWORKS_MUL); }
+bool lowerDiv(NodeLowering& l) { return lowerArithmetic<TfLiteDivParams>(l, ANEURALNETWORKS_DIV); }
 
 bool lowerUnary(NodeLowering& l, int32_t nnapiType) {
     if (!l.expectCounts(1, 1, 1)) return false;
@@ -82,26 +70,6 @@ bool lowerRsqrt(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_RSQRT); 
 bool lowerSin(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_SIN); }
 bool lowerSqrt(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_SQRT); }
 
-}  // namespace
-
-void addElementwiseLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_ADD, lowerAdd);
-    table.add(fb::BuiltinOperator_SUB, lowerSub);
-    table.add(fb::BuiltinOperator_MUL, lowerMul);
-    table.add(fb::BuiltinOperator_DIV, lowerDiv);
-    table.add(fb::BuiltinOperator_RELU, lowerRelu);
-    table.add(fb::BuiltinOperator_RELU_N1_TO_1, lowerRelu1);
-    table.add(fb::BuiltinOperator_RELU6, lowerRelu6);
-    table.add(fb::BuiltinOperator_LOGISTIC, lowerLogistic);
-    table.add(fb::BuiltinOperator_TANH, lowerTanh);
-    table.add(fb::BuiltinOperator_FLOOR, lowerFloor);
-    table.add(fb::BuiltinOperator_ABS, lowerAbs);
-    table.add(fb::BuiltinOperator_EXP, lowerExp);
-    table.add(fb::BuiltinOperator_LOG, lowerLog);
-    table.add(fb::BuiltinOperator_NEG, lowerNeg);
-    table.add(fb::BuiltinOperator_RSQRT, lowerRsqrt);
-    table.add(fb::BuiltinOperator_SIN, lowerSin);
-    table.add(fb::BuiltinOperator_SQRT, lowerSqrt);
-}
+}  // namespace lowerings::elementwise
 
 }  // namespace nnemu::tflite

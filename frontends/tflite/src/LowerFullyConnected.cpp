@@ -2,10 +2,10 @@
 // writes [batch, units]; when TFLite keeps more dimensions (keep_num_dims) a RESHAPE follows.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::fully_connected {
 
 bool lowerFullyConnected(NodeLowering& l) {
     const auto* options = l.params<TfLiteFullyConnectedParams>();
@@ -59,10 +59,6 @@ bool lowerFullyConnected(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addFullyConnectedLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_FULLY_CONNECTED, lowerFullyConnected);
-}
+}  // namespace lowerings::fully_connected
 
 }  // namespace nnemu::tflite

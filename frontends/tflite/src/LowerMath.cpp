@@ -6,20 +6,16 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::math {
 
 bool lowerTwoInputs(NodeLowering& l, int32_t nnapiType, std::initializer_list<int32_t> types) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t a, b, output;
-    if (!l.inputOperand(0, &a) || !l.inputOperand(1, &b)) return false;
+    if (!l.sameTypeInputs(&a, &b)) return false;
     const int32_t type = l.operand(a).type;
-    if (type != l.operand(b).type) {
-        return l.fail(std::string("input types differ (") + nnapiTypeName(type) + ", " +
-                      nnapiTypeName(l.operand(b).type) + ")");
-    }
     if (std::find(types.begin(), types.end(), type) == types.end()) {
         return l.fail(std::string("input type ") + nnapiTypeName(type) + " is not supported");
     }
@@ -89,15 +85,6 @@ bool lowerCast(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addMathLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_MAXIMUM, lowerMaximum);
-    table.add(fb::BuiltinOperator_MINIMUM, lowerMinimum);
-    table.add(fb::BuiltinOperator_POW, lowerPow);
-    table.add(fb::BuiltinOperator_PRELU, lowerPrelu);
-    table.add(fb::BuiltinOperator_LOG_SOFTMAX, lowerLogSoftmax);
-    table.add(fb::BuiltinOperator_CAST, lowerCast);
-}
+}  // namespace lowerings::math
 
 }  // namespace nnemu::tflite

@@ -2,10 +2,10 @@
 // same name.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::normalization {
 
 bool lowerSoftmax(NodeLowering& l) {
     const auto* options = l.params<TfLiteSoftmaxParams>();
@@ -43,12 +43,6 @@ bool lowerLocalResponseNormalization(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addNormalizationLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_SOFTMAX, lowerSoftmax);
-    table.add(fb::BuiltinOperator_L2_NORMALIZATION, lowerL2Normalization);
-    table.add(fb::BuiltinOperator_LOCAL_RESPONSE_NORMALIZATION, lowerLocalResponseNormalization);
-}
+}  // namespace lowerings::normalization
 
 }  // namespace nnemu::tflite

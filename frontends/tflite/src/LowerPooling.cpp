@@ -1,10 +1,10 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D -> the NNAPI pooling operations, implicit padding.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::pooling {
 
 bool lowerPool(NodeLowering& l, int32_t nnapiType) {
     const auto* options = l.params<TfLitePoolParams>();
@@ -32,12 +32,6 @@ bool lowerAveragePool(NodeLowering& l) { return lowerPool(l, ANEURALNETWORKS_AVE
 bool lowerMaxPool(NodeLowering& l) { return lowerPool(l, ANEURALNETWORKS_MAX_POOL_2D); }
 bool lowerL2Pool(NodeLowering& l) { return lowerPool(l, ANEURALNETWORKS_L2_POOL_2D); }
 
-}  // namespace
-
-void addPoolingLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_AVERAGE_POOL_2D, lowerAveragePool);
-    table.add(fb::BuiltinOperator_MAX_POOL_2D, lowerMaxPool);
-    table.add(fb::BuiltinOperator_L2_POOL_2D, lowerL2Pool);
-}
+}  // namespace lowerings::pooling
 
 }  // namespace nnemu::tflite

@@ -4,10 +4,10 @@
 // through a float temporary, one TFLite node still.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::quantization {
 
 bool lowerQuantize(NodeLowering& l) {
     if (!l.expectCounts(1, 1, 1)) return false;
@@ -46,11 +46,6 @@ bool lowerDequantize(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addQuantizationLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_QUANTIZE, lowerQuantize);
-    table.add(fb::BuiltinOperator_DEQUANTIZE, lowerDequantize);
-}
+}  // namespace lowerings::quantization
 
 }  // namespace nnemu::tflite

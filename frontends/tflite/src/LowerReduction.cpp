@@ -2,10 +2,10 @@
 // REDUCE_* (keep_dims as BOOL); the axes must be a constant.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::reduction {
 
 bool lowerReduction(NodeLowering& l, int32_t nnapiType, bool keepDimsIsBool) {
     const auto* options = l.params<TfLiteReducerParams>();
@@ -13,12 +13,7 @@ bool lowerReduction(NodeLowering& l, int32_t nnapiType, bool keepDimsIsBool) {
     if (!l.expectCounts(2, 2, 1)) return false;
     uint32_t input, output;
     std::vector<int32_t> axes;
-    if (!l.inputOperand(0, &input) || !l.constantInts(1, &axes)) return false;
-    if (axes.empty()) return l.fail("no axis to reduce");
-    const auto rank = static_cast<int32_t>(l.operand(input).dims.size());
-    for (int32_t axis : axes) {
-        if (axis < -rank || axis >= rank) return l.fail("axis " + std::to_string(axis) + " out of range");
-    }
+    if (!l.inputOperand(0, &input) || !l.reductionAxes(input, &axes)) return false;
     if (!l.outputOperand(0, &output)) return false;
     const uint32_t keep = keepDimsIsBool ? l.scalarBool(keepDims) : l.scalarInt32(keepDims ? 1 : 0);
     l.addOperation(nnapiType, {input, l.vectorInt32(axes), keep}, {output});
@@ -31,14 +26,6 @@ bool lowerReduceMax(NodeLowering& l) { return lowerReduction(l, ANEURALNETWORKS_
 bool lowerReduceMin(NodeLowering& l) { return lowerReduction(l, ANEURALNETWORKS_REDUCE_MIN, true); }
 bool lowerReduceProd(NodeLowering& l) { return lowerReduction(l, ANEURALNETWORKS_REDUCE_PROD, true); }
 
-}  // namespace
-
-void addReductionLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_MEAN, lowerMean);
-    table.add(fb::BuiltinOperator_SUM, lowerSum);
-    table.add(fb::BuiltinOperator_REDUCE_MAX, lowerReduceMax);
-    table.add(fb::BuiltinOperator_REDUCE_MIN, lowerReduceMin);
-    table.add(fb::BuiltinOperator_REDUCE_PROD, lowerReduceProd);
-}
+}  // namespace lowerings::reduction
 
 }  // namespace nnemu::tflite

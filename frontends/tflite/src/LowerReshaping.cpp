@@ -6,11 +6,11 @@
 
 #include <cstring>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 #include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::reshaping {
 
 // EXPAND_DIMS and TILE take float, int32 and quantized tensors at feature level 29.
 bool valueType(NodeLowering& l, uint32_t input) {
@@ -399,24 +399,6 @@ bool lowerStridedSlice(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addReshapingLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_RESHAPE, lowerReshape);
-    table.add(fb::BuiltinOperator_EXPAND_DIMS, lowerExpandDims);
-    table.add(fb::BuiltinOperator_TILE, lowerTile);
-    table.add(fb::BuiltinOperator_SQUEEZE, lowerSqueeze);
-    table.add(fb::BuiltinOperator_CONCATENATION, lowerConcatenation);
-    table.add(fb::BuiltinOperator_SPLIT, lowerSplit);
-    table.add(fb::BuiltinOperator_SPLIT_V, lowerSplitV);
-    table.add(fb::BuiltinOperator_UNPACK, lowerUnpack);
-    table.add(fb::BuiltinOperator_TRANSPOSE, lowerTranspose);
-    table.add(fb::BuiltinOperator_SPACE_TO_DEPTH, lowerSpaceToDepth);
-    table.add(fb::BuiltinOperator_DEPTH_TO_SPACE, lowerDepthToSpace);
-    table.add(fb::BuiltinOperator_PAD, lowerPad);
-    table.add(fb::BuiltinOperator_PADV2, lowerPadV2);
-    table.add(fb::BuiltinOperator_SLICE, lowerSlice);
-    table.add(fb::BuiltinOperator_STRIDED_SLICE, lowerStridedSlice);
-}
+}  // namespace lowerings::reshaping
 
 }  // namespace nnemu::tflite

@@ -3,10 +3,10 @@
 // in NNAPI from feature level 30, so they cannot be mapped here.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::resize {
 
 bool lowerResize(NodeLowering& l, int32_t nnapiType, bool alignCorners, bool halfPixelCenters) {
     if (alignCorners) return l.fail("align_corners=true is not supported by NNAPI at feature level 29");
@@ -45,11 +45,6 @@ bool lowerResizeNearest(NodeLowering& l) {
                        options && options->half_pixel_centers);
 }
 
-}  // namespace
-
-void addResizeLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_RESIZE_BILINEAR, lowerResizeBilinear);
-    table.add(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, lowerResizeNearest);
-}
+}  // namespace lowerings::resize
 
 }  // namespace nnemu::tflite

@@ -3,10 +3,10 @@
 // forms TFLite's delegate does not map at API level 29 but NNAPI can express stay on the CPU.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::selection {
 
 bool isValueType(int32_t type) {
     return type == ANEURALNETWORKS_TENSOR_FLOAT32 || type == ANEURALNETWORKS_TENSOR_INT32 ||
@@ -117,15 +117,6 @@ bool lowerArgMin(NodeLowering& l) {
     return lowerArgMinMax(l, ANEURALNETWORKS_ARGMIN, options != nullptr && options->output_type == kTfLiteInt64);
 }
 
-}  // namespace
-
-void addSelectionLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_SELECT, lowerSelect);
-    table.add(fb::BuiltinOperator_SELECT_V2, lowerSelectV2);
-    table.add(fb::BuiltinOperator_GATHER, lowerGather);
-    table.add(fb::BuiltinOperator_TOPK_V2, lowerTopK);
-    table.add(fb::BuiltinOperator_ARG_MAX, lowerArgMax);
-    table.add(fb::BuiltinOperator_ARG_MIN, lowerArgMin);
-}
+}  // namespace lowerings::selection
 
 }  // namespace nnemu::tflite

@@ -13,11 +13,11 @@
 
 #include <cstring>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 #include "RuntimeLevel.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::shape_ops {
 
 constexpr int64_t kLevel30 = 30;
 constexpr int64_t kFeatureLevel6 = 1000006;   // NNAPI PACK
@@ -182,26 +182,13 @@ bool lowerReduceAny(NodeLowering& l) {
     if (l.output(0).shape.empty()) return l.fail("NNAPI does not reduce to a scalar");
     uint32_t input, output;
     std::vector<int32_t> axes;
-    if (!l.inputOperand(0, &input) || !l.constantInts(1, &axes)) return false;
-    if (axes.empty()) return l.fail("no axis to reduce");
-    const auto rank = static_cast<int32_t>(l.operand(input).dims.size());
-    for (int32_t axis : axes) {
-        if (axis < -rank || axis >= rank) return l.fail("axis " + std::to_string(axis) + " out of range");
-    }
+    if (!l.inputOperand(0, &input) || !l.reductionAxes(input, &axes)) return false;
     if (!l.outputOperand(0, &output)) return false;
     const bool keepDims = options != nullptr && options->keep_dims;
     l.addOperation(ANEURALNETWORKS_REDUCE_ANY, {input, l.vectorInt32(axes), l.scalarBool(keepDims)}, {output});
     return true;
 }
 
-}  // namespace
-
-void addShapeOpLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_PACK, lowerPack);
-    table.add(fb::BuiltinOperator_FILL, lowerFill);
-    table.add(fb::BuiltinOperator_SPACE_TO_BATCH_ND, lowerSpaceToBatch);
-    table.add(fb::BuiltinOperator_BATCH_TO_SPACE_ND, lowerBatchToSpace);
-    table.add(fb::BuiltinOperator_REDUCE_ANY, lowerReduceAny);
-}
+}  // namespace lowerings::shape_ops
 
 }  // namespace nnemu::tflite

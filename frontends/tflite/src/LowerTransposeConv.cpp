@@ -3,10 +3,10 @@
 // [bias]); NNAPI's filter has the same layout, per-channel along dimension 0 when int8.
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "LoweringList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace lowerings::transpose_conv {
 
 bool lowerTransposeConv(NodeLowering& l) {
     const auto* options = l.params<TfLiteTransposeConvParams>();
@@ -54,10 +54,6 @@ bool lowerTransposeConv(NodeLowering& l) {
     return true;
 }
 
-}  // namespace
-
-void addTransposeConvLowerings(LoweringTable& table) {
-    table.add(fb::BuiltinOperator_TRANSPOSE_CONV, lowerTransposeConv);
-}
+}  // namespace lowerings::transpose_conv
 
 }  // namespace nnemu::tflite

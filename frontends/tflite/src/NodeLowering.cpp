@@ -272,6 +272,15 @@ bool NodeLowering::inputOperand(size_t i, uint32_t* operand) {
     return activation(tensorIndex, operand);
 }
 
+bool NodeLowering::sameTypeInputs(uint32_t* a, uint32_t* b) {
+    if (!inputOperand(0, a) || !inputOperand(1, b)) return false;
+    if (operand(*a).type != operand(*b).type) {
+        return fail(std::string("input types differ (") + nnapiTypeName(operand(*a).type) + ", " +
+                    nnapiTypeName(operand(*b).type) + ")");
+    }
+    return true;
+}
+
 bool NodeLowering::optionalInput(size_t i, int32_t omittedType, uint32_t* operand) {
     if (i < inputCount() && node_.inputs[i] < 0) {
         *operand = omitted(omittedType);
@@ -425,6 +434,16 @@ bool NodeLowering::constantInts(size_t inputIndex, std::vector<int32_t>* values)
         return true;
     }
     return fail("input " + std::to_string(inputIndex) + " must be an int32 constant");
+}
+
+bool NodeLowering::reductionAxes(uint32_t input, std::vector<int32_t>* axes) {
+    if (!constantInts(1, axes)) return false;
+    if (axes->empty()) return fail("no axis to reduce");
+    const auto rank = static_cast<int32_t>(operand(input).dims.size());
+    for (int32_t axis : *axes) {
+        if (axis < -rank || axis >= rank) return fail("axis " + std::to_string(axis) + " out of range");
+    }
+    return true;
 }
 
 const char* activationName(TfLiteFusedActivation activation) {

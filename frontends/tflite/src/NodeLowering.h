@@ -54,6 +54,8 @@ public:
     // given scale 1 and zero point 0.
     bool activation(int32_t tensorIndex, uint32_t* operand, bool rawIntegers = false);
     bool inputOperand(size_t i, uint32_t* operand);    // activation or (per-tensor) constant
+    // Inputs 0 and 1 as operands of one NNAPI type (else fails: "input types differ (A, B)").
+    bool sameTypeInputs(uint32_t* a, uint32_t* b);
     bool outputOperand(size_t i, uint32_t* operand);
     // An absent optional input (-1) becomes an omitted NNAPI operand of the given type.
     bool optionalInput(size_t i, int32_t omittedType, uint32_t* operand);
@@ -84,6 +86,9 @@ public:
 
     // Reads a constant integer tensor (INT32 or INT64) input as int32 values.
     bool constantInts(size_t inputIndex, std::vector<int32_t>* values);
+    // The constant axes (input 1) along which operand `input` is reduced: at least one, each in
+    // [-rank, rank).
+    bool reductionAxes(uint32_t input, std::vector<int32_t>* axes);
     // NNAPI fuse code of a TFLite fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
     bool fuseCode(TfLiteFusedActivation activation, uint32_t* operand);
 
@@ -112,8 +117,8 @@ using LoweringFunction = bool (*)(NodeLowering& lowering);
 // A fused activation's name as TFLite's schema spells it, for messages.
 const char* activationName(TfLiteFusedActivation activation);
 
-// Lowerings by builtin code. Each family file adds its own with add<Family>Lowerings (listed
-// in LoweringTable.cpp: explicit calls, because a static library drops self-registering objects).
+// Lowerings by builtin code: the rows of kLowerings (LoweringTable.cpp) and what the families
+// below add. Explicit, because a static library drops self-registering objects.
 class LoweringTable {
 public:
     void add(fb::BuiltinOperator code, LoweringFunction function);
@@ -126,26 +131,9 @@ private:
     std::map<std::string, LoweringFunction> custom_;
 };
 
-void addConvolutionLowerings(LoweringTable& table);
-void addFullyConnectedLowerings(LoweringTable& table);
-void addPoolingLowerings(LoweringTable& table);
-void addElementwiseLowerings(LoweringTable& table);
-void addNormalizationLowerings(LoweringTable& table);
-void addReshapingLowerings(LoweringTable& table);
-void addReductionLowerings(LoweringTable& table);
-void addResizeLowerings(LoweringTable& table);
-void addQuantizationLowerings(LoweringTable& table);
-void addComparisonLowerings(LoweringTable& table);
-void addSelectionLowerings(LoweringTable& table);
+// The families that add their own lowerings; every other family's functions are declared in
+// LoweringList.h.
 void addLookupLowerings(LoweringTable& table);
-void addMathLowerings(LoweringTable& table);
-void addTransposeConvLowerings(LoweringTable& table);
 void addSequenceLowerings(LoweringTable& table);
-void addDetectionLowerings(LoweringTable& table);
-void addControlFlowLowerings(LoweringTable& table);
-// Builtins mapped as TensorFlow Lite's NNAPI delegate (2.21) maps them, and their refused forms.
-void addActivationLowerings(LoweringTable& table);
-void addShapeOpLowerings(LoweringTable& table);
-void addDataMovementLowerings(LoweringTable& table);
 
 }  // namespace nnemu::tflite

@@ -11,13 +11,13 @@
 #include <cmath>
 #include <limits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 #include "EigenFloatMath.h"
 #include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::activation {
 
 bool quantizedScales(const CpuKernelCall& call) {
     for (const CpuOperand* operand : {&call.in(0), &call.out(0)}) {
@@ -184,12 +184,6 @@ bool runFakeQuant(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addActivationKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_RELU_0_TO_1, {prepareRelu0To1, runRelu0To1});
-    table.add(fb::BuiltinOperator_GELU, {prepareGelu, runGelu});
-    table.add(fb::BuiltinOperator_FAKE_QUANT, {prepareFakeQuant, runFakeQuant});
-}
+}  // namespace kernels::activation
 
 }  // namespace nnemu::tflite

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::add_n_atan2 {
 
 bool sameShapeInputs(const CpuKernelCall& call, std::initializer_list<ElementType> types) {
     if (!call.expectType(call.in(0), types, "input")) return false;
@@ -70,11 +70,6 @@ bool runAtan2(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addAddNAtan2Kernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_ADD_N, {prepareAddN, runAddN});
-    table.add(fb::BuiltinOperator_ATAN2, {prepareAtan2, runAtan2});
-}
+}  // namespace kernels::add_n_atan2
 
 }  // namespace nnemu::tflite

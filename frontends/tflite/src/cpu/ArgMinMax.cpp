@@ -1,10 +1,10 @@
 // ARG_MAX and ARG_MIN: the index of the largest (smallest) value along one axis, the first one
 // on ties, as int32 or int64 (the output tensor's type). Stored values are compared: the
 // quantization scale is positive, so it keeps their order.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::arg_min_max {
 
 // The axis when known, and the output shape it gives.
 bool argShape(const CpuKernelCall& call, bool* known, size_t* axis) {
@@ -77,11 +77,9 @@ bool runArg(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
+bool runArgMax(const CpuKernelCall& call) { return runArg<true>(call); }
+bool runArgMin(const CpuKernelCall& call) { return runArg<false>(call); }
 
-void addArgMinMaxKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_ARG_MAX, {prepareArg, runArg<true>});
-    table.add(fb::BuiltinOperator_ARG_MIN, {prepareArg, runArg<false>});
-}
+}  // namespace kernels::arg_min_max
 
 }  // namespace nnemu::tflite

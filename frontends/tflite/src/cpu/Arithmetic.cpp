@@ -8,11 +8,11 @@
 #include <limits>
 
 #include "Broadcast.h"
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::arithmetic {
 
 int32_t fusedActivation(const CpuKernelCall& call, bool isAdd) {
     if (isAdd) {
@@ -118,11 +118,9 @@ bool runArithmetic(const CpuKernelCall& call) {
     }
 }
 
-}  // namespace
+bool runAdd(const CpuKernelCall& call) { return runArithmetic<true>(call); }
+bool runMul(const CpuKernelCall& call) { return runArithmetic<false>(call); }
 
-void addArithmeticKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_ADD, {prepareAdd, runArithmetic<true>});
-    table.add(fb::BuiltinOperator_MUL, {prepareMul, runArithmetic<false>});
-}
+}  // namespace kernels::arithmetic
 
 }  // namespace nnemu::tflite

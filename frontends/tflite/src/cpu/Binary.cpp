@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "Broadcast.h"
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
 
@@ -22,11 +22,7 @@ bool broadcastShape(const std::vector<int32_t>& a, const std::vector<int32_t>& b
     return true;
 }
 
-namespace {
-
-enum class Binary { kFloorDiv, kFloorMod, kSquaredDifference };
-
-bool prepareBinary(const CpuKernelCall& call, std::initializer_list<ElementType> types) {
+bool prepareBroadcastBinary(const CpuKernelCall& call, std::initializer_list<ElementType> types) {
     if (!call.expectCounts(2, 2, 1)) return false;
     if (!call.expectType(call.in(0), types, "input")) return false;
     if (call.in(1).type() != call.in(0).type() || call.out(0).type() != call.in(0).type()) {
@@ -39,6 +35,10 @@ bool prepareBinary(const CpuKernelCall& call, std::initializer_list<ElementType>
     }
     return call.expectOutputShape(0, shape);
 }
+
+namespace kernels::binary {
+
+enum class Binary { kFloorDiv, kFloorMod, kSquaredDifference };
 
 template <typename T>
 bool floorDivide(T a, T b, T* result) {
@@ -98,21 +98,21 @@ bool runIntegerOrFloat(const CpuKernelCall& call) {
 }
 
 bool prepareFloorDiv(const CpuKernelCall& call) {
-    return prepareBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT16});
+    return prepareBroadcastBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT16});
 }
 bool runFloorDiv(const CpuKernelCall& call) {
     return prepareFloorDiv(call) && runIntegerOrFloat<Binary::kFloorDiv>(call);
 }
 
 bool prepareFloorMod(const CpuKernelCall& call) {
-    return prepareBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT64, ElementType::INT16});
+    return prepareBroadcastBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT64, ElementType::INT16});
 }
 bool runFloorMod(const CpuKernelCall& call) {
     return prepareFloorMod(call) && runIntegerOrFloat<Binary::kFloorMod>(call);
 }
 
 bool prepareSquaredDifference(const CpuKernelCall& call) {
-    if (!prepareBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT8, ElementType::UINT8})) {
+    if (!prepareBroadcastBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT8, ElementType::UINT8})) {
         return false;
     }
     const bool quantized = call.in(0).type() == ElementType::INT8 || call.in(0).type() == ElementType::UINT8;
@@ -146,12 +146,6 @@ bool runSquaredDifference(const CpuKernelCall& call) {
     }
 }
 
-}  // namespace
-
-void addBinaryKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_FLOOR_DIV, {prepareFloorDiv, runFloorDiv});
-    table.add(fb::BuiltinOperator_FLOOR_MOD, {prepareFloorMod, runFloorMod});
-    table.add(fb::BuiltinOperator_SQUARED_DIFFERENCE, {prepareSquaredDifference, runSquaredDifference});
-}
+}  // namespace kernels::binary
 
 }  // namespace nnemu::tflite

@@ -5,26 +5,13 @@
 #include <type_traits>
 
 #include "Broadcast.h"
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::bitwise {
 
 bool prepareBitwise(const CpuKernelCall& call) {
-    if (!call.expectCounts(2, 2, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::INT8, ElementType::UINT8, ElementType::INT16, ElementType::INT32},
-                         "input")) {
-        return false;
-    }
-    if (call.in(1).type() != call.in(0).type() || call.out(0).type() != call.in(0).type()) {
-        return call.fail("inputs and output must have the same type");
-    }
-    std::vector<int32_t> shape;
-    if (!broadcastShape(call.in(0).shape(), call.in(1).shape(), &shape)) {
-        return call.fail("shapes " + shapeText(call.in(0).shape()) + " and " + shapeText(call.in(1).shape()) +
-                         " do not broadcast");
-    }
-    return call.expectOutputShape(0, shape);
+    return prepareBroadcastBinary(call, {ElementType::INT8, ElementType::UINT8, ElementType::INT16, ElementType::INT32});
 }
 
 struct RightShift {
@@ -70,11 +57,9 @@ bool run(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
+bool runBitwiseXor(const CpuKernelCall& call) { return run<BitwiseXor>(call); }
+bool runRightShift(const CpuKernelCall& call) { return run<RightShift>(call); }
 
-void addBitwiseKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_BITWISE_XOR, {prepareBitwise, run<BitwiseXor>});
-    table.add(fb::BuiltinOperator_RIGHT_SHIFT, {prepareBitwise, run<RightShift>});
-}
+}  // namespace kernels::bitwise
 
 }  // namespace nnemu::tflite

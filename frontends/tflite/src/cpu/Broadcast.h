@@ -5,10 +5,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "CpuKernel.h"
+
 namespace nnemu::tflite {
 
 // The broadcast shape of a and b; false when a dimension pair is neither equal nor has a 1.
 bool broadcastShape(const std::vector<int32_t>& a, const std::vector<int32_t>& b, std::vector<int32_t>* out);
+
+// A binary builtin's checks: two inputs, one output, all of one type among `types`; the inputs'
+// shapes broadcast and the output declares the broadcast shape.
+bool prepareBroadcastBinary(const CpuKernelCall& call, std::initializer_list<ElementType> types);
 
 // Calls f(outIndex, aIndex, bIndex) for every element of the broadcast shape `out`.
 template <typename F>

@@ -4,10 +4,10 @@
 #include <algorithm>
 
 #include "Broadcast.h"
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::broadcast_to {
 
 constexpr size_t kMaxBroadcastRank = 8;
 
@@ -42,19 +42,11 @@ bool broadcastToShape(const CpuKernelCall& call, std::vector<int32_t>* shape, bo
     return true;
 }
 
-bool prepareBroadcastTo(const CpuKernelCall& call) {
-    std::vector<int32_t> shape;
-    bool known = false;
-    if (!broadcastToShape(call, &shape, &known)) return false;
-    return !known || call.expectOutputShape(0, shape);
-}
+bool prepareBroadcastTo(const CpuKernelCall& call) { return expectComputedShape(call, broadcastToShape); }
 
 bool runBroadcastTo(const CpuKernelCall& call) {
     std::vector<int32_t> shape;
-    bool known = false;
-    if (!broadcastToShape(call, &shape, &known)) return false;
-    if (!known) return call.fail("the shape input has no data");
-    if (!call.resizeOutput(0, shape)) return false;
+    if (!resizeToComputedShape(call, broadcastToShape, "the shape input has no data", &shape)) return false;
     const CpuOperand& in = call.in(0);
     const size_t size = elementSize(in.type());
     const uint8_t* from = in.data;
@@ -98,11 +90,6 @@ bool runBroadcastArgs(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addBroadcastKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_BROADCAST_TO, {prepareBroadcastTo, runBroadcastTo});
-    table.add(fb::BuiltinOperator_BROADCAST_ARGS, {broadcastArgsCheck, runBroadcastArgs});
-}
+}  // namespace kernels::broadcast_to
 
 }  // namespace nnemu::tflite

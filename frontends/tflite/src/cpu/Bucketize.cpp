@@ -4,10 +4,10 @@
 // be sorted; options without them make the model fail, as TFLite's reader refuses it.
 #include <algorithm>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::bucketize {
 
 // The boundaries, copied out of the model (its float vector has no alignment guarantee here).
 bool boundariesOf(const CpuKernelCall& call, std::vector<float>* boundaries) {
@@ -55,10 +55,6 @@ bool runBucketize(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addBucketizeKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_BUCKETIZE, {prepareBucketize, runBucketize});
-}
+}  // namespace kernels::bucketize
 
 }  // namespace nnemu::tflite

@@ -1,10 +1,10 @@
 // CAST among float32, int16, int32, int64, uint8, int8 and bool with TFLite's semantics: a C++
 // conversion of the stored value (quantization is ignored; floats out of an integer's range as
 // x86 truncates them), to bool as "not zero", from bool as 0 or 1. NNAPI at feature level 29 has no int64, bool or int8 form of it.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::cast {
 
 struct Bool {};   // stored as one byte, 0 or 1
 
@@ -86,11 +86,6 @@ bool runBitcast(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addCastKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_CAST, {prepareCast, runCast});
-    table.add(fb::BuiltinOperator_BITCAST, {prepareBitcast, runBitcast});
-}
+}  // namespace kernels::cast
 
 }  // namespace nnemu::tflite

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <limits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::conv {
 
 struct ConvGeometry {
     int32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
@@ -126,8 +126,6 @@ bool runConv(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addConvKernels(CpuKernelTable& table) { table.add(fb::BuiltinOperator_CONV_2D, {prepareConv, runConv}); }
+}  // namespace kernels::conv
 
 }  // namespace nnemu::tflite

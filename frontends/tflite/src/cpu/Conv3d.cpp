@@ -17,10 +17,10 @@
 #include <immintrin.h>
 #endif
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::conv3d {
 
 constexpr size_t kRank = 5;
 
@@ -317,11 +317,6 @@ bool runTranspose(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addConv3dKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_CONV_3D, {prepareConv3d, runConv3d});
-    table.add(fb::BuiltinOperator_CONV_3D_TRANSPOSE, {prepareTranspose, runTranspose});
-}
+}  // namespace kernels::conv3d
 
 }  // namespace nnemu::tflite

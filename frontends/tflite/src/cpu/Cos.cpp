@@ -2,10 +2,10 @@
 // NNAPI has no cosine operation, so it always runs here (real TFLite 2.21 delegates it: not nnemu).
 #include <cmath>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::cos {
 
 bool prepareCos(const CpuKernelCall& call) {
     if (!call.expectCounts(1, 1, 1)) return false;
@@ -21,8 +21,6 @@ bool runCos(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addCosKernels(CpuKernelTable& table) { table.add(fb::BuiltinOperator_COS, {prepareCos, runCos}); }
+}  // namespace kernels::cos
 
 }  // namespace nnemu::tflite

@@ -126,36 +126,24 @@ T truncateLikeX86(double value) {
         return static_cast<T>(fits ? static_cast<int32_t>(value) : std::numeric_limits<int32_t>::min());
     }
 }
+// The output shape of a kernel that computes it from input values: false (after fail) for a
+// malformed node; `known` false while those values have no data (in prepare(), for non-constants).
+using ShapeFunction = bool (*)(const CpuKernelCall& call, std::vector<int32_t>* shape, bool* known);
+// prepare(): output 0 declares the computed shape, once it is known.
+bool expectComputedShape(const CpuKernelCall& call, ShapeFunction shapeOf);
+// run(): the shape is known by now (else fails with `unknownReason`); output 0 is given it
+// (resizeOutput) and *shape holds it.
+bool resizeToComputedShape(const CpuKernelCall& call, ShapeFunction shapeOf, const char* unknownReason,
+                           std::vector<int32_t>* shape);
 // Stores an integer-valued result in an INT32 or INT64 output.
 void setIndex(const CpuOperand& operand, size_t i, int64_t value);
 // A normalized axis in [0, rank); false (after fail) when out of range.
 bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t* normalized);
+// A reducer's (ReducerOptions) dimensions of input 0 reduced by the axes in input 1 (repeats
+// allowed, negative counted from the end), and the check that output 0 declares the reduced shape
+// (reduced dimensions kept as 1 with keep_dims). `known` false while the axes have no data;
+// false (after fail) for an axis out of range.
+bool expectReduction(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known);
 std::string shapeText(const std::vector<int32_t>& shape);
-
-void addArgMinMaxKernels(CpuKernelTable& table);
-void addResizeKernels(CpuKernelTable& table);
-void addCastKernels(CpuKernelTable& table);
-void addGatherKernels(CpuKernelTable& table);
-void addLookupKernels(CpuKernelTable& table);
-void addBucketizeKernels(CpuKernelTable& table);
-void addBinaryKernels(CpuKernelTable& table);
-void addReduceKernels(CpuKernelTable& table);
-void addShapeKernels(CpuKernelTable& table);
-void addStridedSliceKernels(CpuKernelTable& table);
-void addArithmeticKernels(CpuKernelTable& table);
-void addConvKernels(CpuKernelTable& table);
-void addConv3dKernels(CpuKernelTable& table);   // CONV_3D, CONV_3D_TRANSPOSE (float32)
-// Elementwise builtins only the CPU kernels run (issue 24).
-void addUnaryKernels(CpuKernelTable& table);
-void addActivationKernels(CpuKernelTable& table);
-void addBitwiseKernels(CpuKernelTable& table);
-void addAddNAtan2Kernels(CpuKernelTable& table);
-void addReduceAllKernels(CpuKernelTable& table);
-void addCosKernels(CpuKernelTable& table);   // COS: no NNAPI form
-// Shape and indexing builtins (issue 24): outputs sized from input values.
-void addBroadcastKernels(CpuKernelTable& table);
-void addScanKernels(CpuKernelTable& table);
-void addGenerateKernels(CpuKernelTable& table);
-void addIndexingKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

@@ -1,14 +1,7 @@
-// The table of CPU kernels (every family adds its own) and what kernels share: operand checks.
-#include "CpuKernel.h"
+// The table of CPU kernels (kKernels, by builtin code) and what kernels share: operand checks.
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-
-// Shape and indexing builtins (issue 24, second part), each family in its own file.
-void addReverseSequenceKernels(CpuKernelTable& table);
-void addScatterKernels(CpuKernelTable& table);
-void addSegmentKernels(CpuKernelTable& table);
-void addMatrixDiagKernels(CpuKernelTable& table);
-void addNonMaxSuppressionKernels(CpuKernelTable& table);
 
 size_t elementCount(const std::vector<int32_t>& shape) {
     size_t count = 1;
@@ -50,6 +43,45 @@ bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t*
     }
     *normalized = static_cast<size_t>(axis < 0 ? axis + r : axis);
     return true;
+}
+
+bool expectReduction(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known) {
+    std::vector<int64_t> axes;
+    if (!call.ints(1, &axes, known)) return false;
+    if (!*known) return true;
+    const size_t rank = call.in(0).rank();
+    reduced->assign(rank, false);
+    for (int64_t axis : axes) {
+        size_t d = 0;
+        if (!normalizeAxis(call, axis, rank, &d)) return false;
+        (*reduced)[d] = true;
+    }
+    const auto* options = call.params<TfLiteReducerParams>();
+    const bool keepDims = options != nullptr && options->keep_dims;
+    std::vector<int32_t> shape;
+    for (size_t d = 0; d < rank; ++d) {
+        if (!(*reduced)[d]) {
+            shape.push_back(call.in(0).shape()[d]);
+        } else if (keepDims) {
+            shape.push_back(1);
+        }
+    }
+    return call.expectOutputShape(0, shape);
+}
+
+bool expectComputedShape(const CpuKernelCall& call, ShapeFunction shapeOf) {
+    std::vector<int32_t> shape;
+    bool known = false;
+    if (!shapeOf(call, &shape, &known)) return false;
+    return !known || call.expectOutputShape(0, shape);
+}
+
+bool resizeToComputedShape(const CpuKernelCall& call, ShapeFunction shapeOf, const char* unknownReason,
+                           std::vector<int32_t>* shape) {
+    bool known = false;
+    if (!shapeOf(call, shape, &known)) return false;
+    if (!known) return call.fail(unknownReason);
+    return call.resizeOutput(0, *shape);
 }
 
 size_t CpuOperand::count() const { return elementCount(tensor->shape); }
@@ -155,38 +187,114 @@ std::vector<std::string> CpuKernelTable::names() const {
     return result;
 }
 
-// Explicit calls: a static library drops self-registering objects.
+namespace kernels {
+namespace {
+
+struct KernelRow {
+    fb::BuiltinOperator code;
+    CpuKernel kernel;
+};
+
+// Every CPU kernel, one row per builtin code, grouped by the cpu/<Family>.cpp that defines its
+// functions (declared in CpuKernelList.h). Explicit, because a static library drops
+// self-registering objects.
+const KernelRow kKernels[] = {
+    // Activation.cpp
+    {fb::BuiltinOperator_RELU_0_TO_1, {activation::prepareRelu0To1, activation::runRelu0To1}},
+    {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
+    {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
+    // AddNAtan2.cpp
+    {fb::BuiltinOperator_ADD_N, {add_n_atan2::prepareAddN, add_n_atan2::runAddN}},
+    {fb::BuiltinOperator_ATAN2, {add_n_atan2::prepareAtan2, add_n_atan2::runAtan2}},
+    // ArgMinMax.cpp
+    {fb::BuiltinOperator_ARG_MAX, {arg_min_max::prepareArg, arg_min_max::runArgMax}},
+    {fb::BuiltinOperator_ARG_MIN, {arg_min_max::prepareArg, arg_min_max::runArgMin}},
+    // Arithmetic.cpp
+    {fb::BuiltinOperator_ADD, {arithmetic::prepareAdd, arithmetic::runAdd}},
+    {fb::BuiltinOperator_MUL, {arithmetic::prepareMul, arithmetic::runMul}},
+    // Binary.cpp
+    {fb::BuiltinOperator_FLOOR_DIV, {binary::prepareFloorDiv, binary::runFloorDiv}},
+    {fb::BuiltinOperator_FLOOR_MOD, {binary::prepareFloorMod, binary::runFloorMod}},
+    {fb::BuiltinOperator_SQUARED_DIFFERENCE, {binary::prepareSquaredDifference, binary::runSquaredDifference}},
+    // Bitwise.cpp
+    {fb::BuiltinOperator_BITWISE_XOR, {bitwise::prepareBitwise, bitwise::runBitwiseXor}},
+    {fb::BuiltinOperator_RIGHT_SHIFT, {bitwise::prepareBitwise, bitwise::runRightShift}},
+    // BroadcastTo.cpp
+    {fb::BuiltinOperator_BROADCAST_TO, {broadcast_to::prepareBroadcastTo, broadcast_to::runBroadcastTo}},
+    {fb::BuiltinOperator_BROADCAST_ARGS, {broadcast_to::broadcastArgsCheck, broadcast_to::runBroadcastArgs}},
+    // Bucketize.cpp
+    {fb::BuiltinOperator_BUCKETIZE, {bucketize::prepareBucketize, bucketize::runBucketize}},
+    // Cast.cpp
+    {fb::BuiltinOperator_CAST, {cast::prepareCast, cast::runCast}},
+    {fb::BuiltinOperator_BITCAST, {cast::prepareBitcast, cast::runBitcast}},
+    // Conv.cpp
+    {fb::BuiltinOperator_CONV_2D, {conv::prepareConv, conv::runConv}},
+    // Conv3d.cpp
+    {fb::BuiltinOperator_CONV_3D, {conv3d::prepareConv3d, conv3d::runConv3d}},
+    {fb::BuiltinOperator_CONV_3D_TRANSPOSE, {conv3d::prepareTranspose, conv3d::runTranspose}},
+    // Cos.cpp
+    {fb::BuiltinOperator_COS, {cos::prepareCos, cos::runCos}},
+    // Gather.cpp
+    {fb::BuiltinOperator_GATHER_ND, {gather::prepareGatherNd, gather::runGatherNd}},
+    // Generate.cpp
+    {fb::BuiltinOperator_ONE_HOT, {generate::prepareOneHot, generate::runOneHot}},
+    {fb::BuiltinOperator_RANGE, {generate::prepareRange, generate::runRange}},
+    // Indexing.cpp
+    {fb::BuiltinOperator_WHERE, {indexing::prepareWhere, indexing::runWhere}},
+    {fb::BuiltinOperator_UNIQUE, {indexing::prepareUnique, indexing::runUnique}},
+    // Lookup.cpp
+    {fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookup::prepareEmbeddingLookup, lookup::runEmbeddingLookup}},
+    {fb::BuiltinOperator_HASHTABLE_LOOKUP, {lookup::prepareHashtableLookup, lookup::runHashtableLookup}},
+    // MatrixDiag.cpp
+    {fb::BuiltinOperator_MATRIX_DIAG, {matrix_diag::prepareMatrixDiag, matrix_diag::runMatrixDiag}},
+    {fb::BuiltinOperator_MATRIX_SET_DIAG, {matrix_diag::prepareMatrixSetDiag, matrix_diag::runMatrixSetDiag}},
+    // NonMaxSuppression.cpp
+    {fb::BuiltinOperator_NON_MAX_SUPPRESSION_V4, {non_max_suppression::prepareNms, non_max_suppression::runNms}},
+    {fb::BuiltinOperator_NON_MAX_SUPPRESSION_V5, {non_max_suppression::prepareNms, non_max_suppression::runNms}},
+    // Reduce.cpp
+    {fb::BuiltinOperator_SUM, {reduce::prepareSum, reduce::runSum}},
+    // ReduceAll.cpp
+    {fb::BuiltinOperator_REDUCE_ALL, {reduce_all::prepareReduceAll, reduce_all::runReduceAll}},
+    // Resize.cpp
+    {fb::BuiltinOperator_RESIZE_BILINEAR, {resize::prepareResize, resize::runBilinear}},
+    {fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {resize::prepareResize, resize::runNearest}},
+    // ReverseSequence.cpp
+    {fb::BuiltinOperator_REVERSE_SEQUENCE,
+     {reverse_sequence::prepareReverseSequence, reverse_sequence::runReverseSequence}},
+    // Scan.cpp
+    {fb::BuiltinOperator_CUMSUM, {scan::prepareCumsum, scan::runCumsum}},
+    // Scatter.cpp
+    {fb::BuiltinOperator_SCATTER_ND, {scatter::prepareScatterNd, scatter::runScatterNd}},
+    {fb::BuiltinOperator_SPARSE_TO_DENSE, {scatter::prepareSparseToDense, scatter::runSparseToDense}},
+    {fb::BuiltinOperator_DYNAMIC_UPDATE_SLICE, {scatter::prepareDynamicUpdateSlice, scatter::runDynamicUpdateSlice}},
+    // Segment.cpp
+    {fb::BuiltinOperator_SEGMENT_SUM, {segment::prepareSegmentSum, segment::runSegmentSum}},
+    {fb::BuiltinOperator_UNSORTED_SEGMENT_SUM, {segment::prepareUnsorted, segment::runUnsortedSegmentSum}},
+    {fb::BuiltinOperator_UNSORTED_SEGMENT_PROD, {segment::prepareUnsorted, segment::runUnsortedSegmentProd}},
+    {fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, {segment::prepareUnsorted, segment::runUnsortedSegmentMax}},
+    {fb::BuiltinOperator_UNSORTED_SEGMENT_MIN, {segment::prepareUnsorted, segment::runUnsortedSegmentMin}},
+    // Shape.cpp
+    {fb::BuiltinOperator_SHAPE, {shape::prepareShape, shape::runShape}},
+    {fb::BuiltinOperator_UNPACK, {shape::prepareUnpack, shape::runUnpack}},
+    {fb::BuiltinOperator_SPLIT_V, {shape::prepareSplitV, shape::runSplitV}},
+    // StridedSlice.cpp
+    {fb::BuiltinOperator_STRIDED_SLICE, {strided_slice::prepareStridedSlice, strided_slice::runStridedSlice}},
+    // Unary.cpp
+    {fb::BuiltinOperator_SQUARE, {unary::prepareFloat, unary::runSquare}},
+    {fb::BuiltinOperator_CEIL, {unary::prepareFloat, unary::runCeil}},
+    {fb::BuiltinOperator_ROUND, {unary::prepareFloat, unary::runRound}},
+    {fb::BuiltinOperator_SIGN, {unary::prepareSign, unary::runSign}},
+    {fb::BuiltinOperator_ZEROS_LIKE, {unary::prepareZerosLike, unary::runZerosLike}},
+    {fb::BuiltinOperator_RANK, {unary::prepareRank, unary::runRank}},
+};
+
+}  // namespace
+}  // namespace kernels
+
 const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
-        addArgMinMaxKernels(t);
-        addResizeKernels(t);
-        addCastKernels(t);
-        addGatherKernels(t);
-        addLookupKernels(t);
-        addBucketizeKernels(t);
-        addBinaryKernels(t);
-        addReduceKernels(t);
-        addShapeKernels(t);
-        addStridedSliceKernels(t);
-        addArithmeticKernels(t);
-        addConvKernels(t);
-        addConv3dKernels(t);
-        addUnaryKernels(t);
-        addActivationKernels(t);
-        addBitwiseKernels(t);
-        addAddNAtan2Kernels(t);
-        addReduceAllKernels(t);
-        addCosKernels(t);
-        addBroadcastKernels(t);
-        addScanKernels(t);
-        addGenerateKernels(t);
-        addIndexingKernels(t);
-        addReverseSequenceKernels(t);
-        addScatterKernels(t);
-        addSegmentKernels(t);
-        addMatrixDiagKernels(t);
-        addNonMaxSuppressionKernels(t);
+        for (const auto& row : kernels::kKernels) t.add(row.code, row.kernel);
         return t;
     }();
     return table;

@@ -1,9 +1,9 @@
 // GATHER_ND: output[i..., :] = params[indices[i..., 0], ..., indices[i..., k-1], :], indices
 // int32 or int64 in the last dimension; an index out of range fails the node as in TFLite.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::gather {
 
 bool prepareGatherNd(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 2, 1)) return false;
@@ -49,10 +49,6 @@ bool runGatherNd(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addGatherKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_GATHER_ND, {prepareGatherNd, runGatherNd});
-}
+}  // namespace kernels::gather
 
 }  // namespace nnemu::tflite

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::generate {
 
 // ONE_HOT's axis in [0, indices rank]; false (after fail) otherwise.
 bool oneHotAxis(const CpuKernelCall& call, size_t* axis) {
@@ -160,11 +160,6 @@ bool rangeDispatch(const CpuKernelCall& call, bool run) {
 bool prepareRange(const CpuKernelCall& call) { return rangeDispatch(call, false); }
 bool runRange(const CpuKernelCall& call) { return rangeDispatch(call, true); }
 
-}  // namespace
-
-void addGenerateKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_ONE_HOT, {prepareOneHot, runOneHot});
-    table.add(fb::BuiltinOperator_RANGE, {prepareRange, runRange});
-}
+}  // namespace kernels::generate
 
 }  // namespace nnemu::tflite

@@ -4,10 +4,10 @@
 // index among them, int32 or int64 as the options say).
 #include <map>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::indexing {
 
 bool prepareWhere(const CpuKernelCall& call) {
     if (!call.expectCounts(1, 1, 1)) return false;
@@ -104,11 +104,6 @@ bool runUnique(const CpuKernelCall& call) {
     }
 }
 
-}  // namespace
-
-void addIndexingKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_WHERE, {prepareWhere, runWhere});
-    table.add(fb::BuiltinOperator_UNIQUE, {prepareUnique, runUnique});
-}
+}  // namespace kernels::indexing
 
 }  // namespace nnemu::tflite

@@ -9,10 +9,10 @@
 //   sets hits to 1 or 0.
 #include <cstdlib>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::lookup {
 
 bool oneDimensionalInt32(const CpuKernelCall& call, const CpuOperand& operand, const char* what) {
     if (operand.type() != ElementType::INT32 || operand.rank() != 1) {
@@ -126,11 +126,6 @@ bool runHashtableLookup(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addLookupKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_EMBEDDING_LOOKUP, {prepareEmbeddingLookup, runEmbeddingLookup});
-    table.add(fb::BuiltinOperator_HASHTABLE_LOOKUP, {prepareHashtableLookup, runHashtableLookup});
-}
+}  // namespace kernels::lookup
 
 }  // namespace nnemu::tflite

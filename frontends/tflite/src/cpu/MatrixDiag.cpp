@@ -4,10 +4,10 @@
 // uint8 (a quantized zero is the stored 0, as TFLite writes it).
 #include <algorithm>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::matrix_diag {
 
 bool diagTypes(const CpuKernelCall& call) {
     if (!call.expectType(call.in(0), {ElementType::FLOAT32, ElementType::INT64, ElementType::INT32, ElementType::INT16,
@@ -72,11 +72,6 @@ bool runMatrixSetDiag(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addMatrixDiagKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_MATRIX_DIAG, {prepareMatrixDiag, runMatrixDiag});
-    table.add(fb::BuiltinOperator_MATRIX_SET_DIAG, {prepareMatrixSetDiag, runMatrixSetDiag});
-}
+}  // namespace kernels::matrix_diag
 
 }  // namespace nnemu::tflite

@@ -10,10 +10,10 @@
 #include <deque>
 #include <queue>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::non_max_suppression {
 
 bool nmsCheck(const CpuKernelCall& call, bool* soft) {
     *soft = call.inputs.size() == 6;
@@ -137,11 +137,6 @@ bool runNms(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addNonMaxSuppressionKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_NON_MAX_SUPPRESSION_V4, {prepareNms, runNms});
-    table.add(fb::BuiltinOperator_NON_MAX_SUPPRESSION_V5, {prepareNms, runNms});
-}
+}  // namespace kernels::non_max_suppression
 
 }  // namespace nnemu::tflite

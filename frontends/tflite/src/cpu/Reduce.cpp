@@ -5,21 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
-
-// Which dimensions are reduced; false (after fail) for an axis out of range.
-bool reducedDims(const CpuKernelCall& call, const std::vector<int64_t>& axes, std::vector<bool>* reduced) {
-    reduced->assign(call.in(0).rank(), false);
-    for (int64_t axis : axes) {
-        size_t d = 0;
-        if (!normalizeAxis(call, axis, call.in(0).rank(), &d)) return false;
-        (*reduced)[d] = true;
-    }
-    return true;
-}
+namespace kernels::reduce {
 
 bool sumShape(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known) {
     if (!call.expectCounts(2, 2, 1)) return false;
@@ -29,21 +18,7 @@ bool sumShape(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known
         return false;
     }
     if (call.out(0).type() != call.in(0).type()) return call.fail("output type differs from the input's");
-    std::vector<int64_t> axes;
-    if (!call.ints(1, &axes, known)) return false;
-    if (!*known) return true;
-    if (!reducedDims(call, axes, reduced)) return false;
-    const auto* options = call.params<TfLiteReducerParams>();
-    const bool keepDims = options != nullptr && options->keep_dims;
-    std::vector<int32_t> shape;
-    for (size_t d = 0; d < call.in(0).rank(); ++d) {
-        if (!(*reduced)[d]) {
-            shape.push_back(call.in(0).shape()[d]);
-        } else if (keepDims) {
-            shape.push_back(1);
-        }
-    }
-    return call.expectOutputShape(0, shape);
+    return expectReduction(call, reduced, known);
 }
 
 bool prepareSum(const CpuKernelCall& call) {
@@ -113,8 +88,6 @@ bool runSum(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addReduceKernels(CpuKernelTable& table) { table.add(fb::BuiltinOperator_SUM, {prepareSum, runSum}); }
+}  // namespace kernels::reduce
 
 }  // namespace nnemu::tflite

@@ -1,37 +1,17 @@
 // REDUCE_ALL over bool: true where every element along the reduced axes is (true over no
 // elements), axes constant or computed, repeats allowed, negative counted from the end, with
 // keep_dims (ReducerOptions), as TFLite's kernel.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::reduce_all {
 
 // The reduced dimensions and the output shape; `known` false while the axes are not.
 bool reduceAllShape(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known) {
     if (!call.expectCounts(2, 2, 1)) return false;
     if (!call.expectType(call.in(0), {ElementType::BOOL}, "input")) return false;
     if (!call.expectType(call.out(0), {ElementType::BOOL}, "output")) return false;
-    std::vector<int64_t> axes;
-    if (!call.ints(1, &axes, known)) return false;
-    if (!*known) return true;
-    const size_t rank = call.in(0).rank();
-    reduced->assign(rank, false);
-    for (int64_t axis : axes) {
-        size_t d = 0;
-        if (!normalizeAxis(call, axis, rank, &d)) return false;
-        (*reduced)[d] = true;
-    }
-    const auto* options = call.params<TfLiteReducerParams>();
-    const bool keepDims = options != nullptr && options->keep_dims;
-    std::vector<int32_t> shape;
-    for (size_t d = 0; d < rank; ++d) {
-        if (!(*reduced)[d]) {
-            shape.push_back(call.in(0).shape()[d]);
-        } else if (keepDims) {
-            shape.push_back(1);
-        }
-    }
-    return call.expectOutputShape(0, shape);
+    return expectReduction(call, reduced, known);
 }
 
 bool prepareReduceAll(const CpuKernelCall& call) {
@@ -73,10 +53,6 @@ bool runReduceAll(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addReduceAllKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_REDUCE_ALL, {prepareReduceAll, runReduceAll});
-}
+}  // namespace kernels::reduce_all
 
 }  // namespace nnemu::tflite

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::resize {
 
 struct ResizeOptions {
     bool alignCorners = false;
@@ -256,11 +256,6 @@ bool runNearest(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addResizeKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_RESIZE_BILINEAR, {prepareResize, runBilinear});
-    table.add(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {prepareResize, runNearest});
-}
+}  // namespace kernels::resize
 
 }  // namespace nnemu::tflite

@@ -2,10 +2,10 @@
 // along batch_dim) in reverse order, the rest as they are; TFLite 2.21's types (float32, uint8,
 // int16, int32, int64; int32 or int64 lengths). A length above the sequence dimension is refused
 // (TFLite checks only the first); zero or negative leaves the batch as it is.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::reverse_sequence {
 
 bool prepareReverseSequence(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 2, 1)) return false;
@@ -64,10 +64,6 @@ bool runReverseSequence(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addReverseSequenceKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_REVERSE_SEQUENCE, {prepareReverseSequence, runReverseSequence});
-}
+}  // namespace kernels::reverse_sequence
 
 }  // namespace nnemu::tflite

@@ -3,10 +3,10 @@
 // sums in order, one addition per step as TFLite's kernel; int32 and int64 wrap on overflow.
 #include <type_traits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::scan {
 
 bool prepareCumsum(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 2, 1)) return false;
@@ -71,10 +71,6 @@ bool runCumsum(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addScanKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_CUMSUM, {prepareCumsum, runCumsum});
-}
+}  // namespace kernels::scan
 
 }  // namespace nnemu::tflite

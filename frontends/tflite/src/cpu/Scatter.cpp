@@ -5,10 +5,10 @@
 // DYNAMIC_UPDATE_SLICE (the operand with `update` written at start indices clamped into it).
 #include <algorithm>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::scatter {
 
 // The output shape from a 1-D int32/int64 shape input; `known` false: it comes at invoke.
 bool shapeFromInput(const CpuKernelCall& call, size_t input, std::vector<int32_t>* shape, bool* known) {
@@ -55,12 +55,7 @@ bool scatterNdShape(const CpuKernelCall& call, std::vector<int32_t>* shape, bool
     return true;
 }
 
-bool prepareScatterNd(const CpuKernelCall& call) {
-    std::vector<int32_t> shape;
-    bool known = false;
-    if (!scatterNdShape(call, &shape, &known)) return false;
-    return !known || call.expectOutputShape(0, shape);
-}
+bool prepareScatterNd(const CpuKernelCall& call) { return expectComputedShape(call, scatterNdShape); }
 
 template <typename T>
 void accumulate(const CpuOperand& out, size_t to, const CpuOperand& updates, size_t from) {
@@ -76,10 +71,7 @@ void accumulate(const CpuOperand& out, size_t to, const CpuOperand& updates, siz
 
 bool runScatterNd(const CpuKernelCall& call) {
     std::vector<int32_t> shape;
-    bool known = false;
-    if (!scatterNdShape(call, &shape, &known)) return false;
-    if (!known) return call.fail("the shape input has no data");
-    if (!call.resizeOutput(0, shape)) return false;
+    if (!resizeToComputedShape(call, scatterNdShape, "the shape input has no data", &shape)) return false;
     const CpuOperand& indices = call.in(0);
     const CpuOperand& updates = call.in(1);
     CpuOperand out = call.out(0);   // read back while adding: its data is its output buffer
@@ -149,19 +141,11 @@ bool sparseToDenseShape(const CpuKernelCall& call, std::vector<int32_t>* shape, 
     return shapeFromInput(call, 1, shape, known);
 }
 
-bool prepareSparseToDense(const CpuKernelCall& call) {
-    std::vector<int32_t> shape;
-    bool known = false;
-    if (!sparseToDenseShape(call, &shape, &known)) return false;
-    return !known || call.expectOutputShape(0, shape);
-}
+bool prepareSparseToDense(const CpuKernelCall& call) { return expectComputedShape(call, sparseToDenseShape); }
 
 bool runSparseToDense(const CpuKernelCall& call) {
     std::vector<int32_t> shape;
-    bool known = false;
-    if (!sparseToDenseShape(call, &shape, &known)) return false;
-    if (!known) return call.fail("output_shape has no data");
-    if (!call.resizeOutput(0, shape)) return false;
+    if (!resizeToComputedShape(call, sparseToDenseShape, "output_shape has no data", &shape)) return false;
     const CpuOperand& indices = call.in(0);
     const CpuOperand& values = call.in(2);
     const CpuOperand& out = call.out(0);
@@ -233,12 +217,6 @@ bool runDynamicUpdateSlice(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addScatterKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_SCATTER_ND, {prepareScatterNd, runScatterNd});
-    table.add(fb::BuiltinOperator_SPARSE_TO_DENSE, {prepareSparseToDense, runSparseToDense});
-    table.add(fb::BuiltinOperator_DYNAMIC_UPDATE_SLICE, {prepareDynamicUpdateSlice, runDynamicUpdateSlice});
-}
+}  // namespace kernels::scatter
 
 }  // namespace nnemu::tflite

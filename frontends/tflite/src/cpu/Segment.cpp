@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::segment {
 
 bool segmentTypes(const CpuKernelCall& call) {
     if (!call.expectType(call.in(0), {ElementType::FLOAT32, ElementType::INT32}, "data")) return false;
@@ -43,12 +43,7 @@ bool segmentSumShape(const CpuKernelCall& call, std::vector<int32_t>* shape, boo
     return true;
 }
 
-bool prepareSegmentSum(const CpuKernelCall& call) {
-    std::vector<int32_t> shape;
-    bool known = false;
-    if (!segmentSumShape(call, &shape, &known)) return false;
-    return !known || call.expectOutputShape(0, shape);
-}
+bool prepareSegmentSum(const CpuKernelCall& call) { return expectComputedShape(call, segmentSumShape); }
 
 // Rows of `slice` elements: out[id] = combine(out[id], in[i]) in order of i, from `initial`.
 template <typename T, typename Combine>
@@ -89,10 +84,7 @@ T multiply(T a, T b) {
 
 bool runSegmentSum(const CpuKernelCall& call) {
     std::vector<int32_t> shape;
-    bool known = false;
-    if (!segmentSumShape(call, &shape, &known)) return false;
-    if (!known) return call.fail("segment_ids has no data");
-    if (!call.resizeOutput(0, shape)) return false;
+    if (!resizeToComputedShape(call, segmentSumShape, "segment_ids has no data", &shape)) return false;
     const size_t slice = elementCount({shape.begin() + 1, shape.end()});
     if (call.in(0).type() == ElementType::FLOAT32) {
         reduceSegments<float>(call, slice, 0.0f, add<float>);
@@ -131,12 +123,7 @@ bool unsortedShape(const CpuKernelCall& call, std::vector<int32_t>* shape, bool*
     return true;
 }
 
-bool prepareUnsorted(const CpuKernelCall& call) {
-    std::vector<int32_t> shape;
-    bool known = false;
-    if (!unsortedShape(call, &shape, &known)) return false;
-    return !known || call.expectOutputShape(0, shape);
-}
+bool prepareUnsorted(const CpuKernelCall& call) { return expectComputedShape(call, unsortedShape); }
 
 template <typename T>
 void unsorted(const CpuKernelCall& call, size_t slice, Reduction reduction) {
@@ -155,10 +142,7 @@ void unsorted(const CpuKernelCall& call, size_t slice, Reduction reduction) {
 template <Reduction reduction>
 bool runUnsorted(const CpuKernelCall& call) {
     std::vector<int32_t> shape;
-    bool known = false;
-    if (!unsortedShape(call, &shape, &known)) return false;
-    if (!known) return call.fail("segment_ids or num_segments has no data");
-    if (!call.resizeOutput(0, shape)) return false;
+    if (!resizeToComputedShape(call, unsortedShape, "segment_ids or num_segments has no data", &shape)) return false;
     const size_t slice = elementCount({shape.begin() + 1, shape.end()});
     if (call.in(0).type() == ElementType::FLOAT32) {
         unsorted<float>(call, slice, reduction);
@@ -168,14 +152,11 @@ bool runUnsorted(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
+bool runUnsortedSegmentSum(const CpuKernelCall& call) { return runUnsorted<Reduction::SUM>(call); }
+bool runUnsortedSegmentProd(const CpuKernelCall& call) { return runUnsorted<Reduction::PROD>(call); }
+bool runUnsortedSegmentMax(const CpuKernelCall& call) { return runUnsorted<Reduction::MAX>(call); }
+bool runUnsortedSegmentMin(const CpuKernelCall& call) { return runUnsorted<Reduction::MIN>(call); }
 
-void addSegmentKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_SEGMENT_SUM, {prepareSegmentSum, runSegmentSum});
-    table.add(fb::BuiltinOperator_UNSORTED_SEGMENT_SUM, {prepareUnsorted, runUnsorted<Reduction::SUM>});
-    table.add(fb::BuiltinOperator_UNSORTED_SEGMENT_PROD, {prepareUnsorted, runUnsorted<Reduction::PROD>});
-    table.add(fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, {prepareUnsorted, runUnsorted<Reduction::MAX>});
-    table.add(fb::BuiltinOperator_UNSORTED_SEGMENT_MIN, {prepareUnsorted, runUnsorted<Reduction::MIN>});
-}
+}  // namespace kernels::segment
 
 }  // namespace nnemu::tflite

@@ -1,10 +1,10 @@
 // SHAPE (the input's dimensions as int32 or int64), UNPACK (split along an axis into `num`
 // tensors of one rank less): TFLite operators NNAPI has no form of; SPLIT_V (split along an axis
 // into parts of the given sizes) in the forms TFLite's NNAPI delegate does not lower.
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::shape {
 
 bool prepareShape(const CpuKernelCall& call) {
     if (!call.expectCounts(1, 1, 1)) return false;
@@ -152,12 +152,6 @@ bool runSplitV(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addShapeKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_SHAPE, {prepareShape, runShape});
-    table.add(fb::BuiltinOperator_UNPACK, {prepareUnpack, runUnpack});
-    table.add(fb::BuiltinOperator_SPLIT_V, {prepareSplitV, runSplitV});
-}
+}  // namespace kernels::shape
 
 }  // namespace nnemu::tflite

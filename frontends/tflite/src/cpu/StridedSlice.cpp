@@ -3,10 +3,10 @@
 // (one entry per begin value) is first expanded to one per input dimension.
 #include <algorithm>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 
 namespace nnemu::tflite {
-namespace {
+namespace kernels::strided_slice {
 
 struct DenseDim {
     int64_t begin = 0, stride = 1, size = 0;
@@ -117,10 +117,6 @@ bool runStridedSlice(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addStridedSliceKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_STRIDED_SLICE, {prepareStridedSlice, runStridedSlice});
-}
+}  // namespace kernels::strided_slice
 
 }  // namespace nnemu::tflite

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "CpuKernel.h"
+#include "CpuKernelList.h"
 #include "Elementwise.h"
 
 namespace nnemu::tflite {
@@ -20,7 +20,7 @@ bool prepareSameShape(const CpuKernelCall& call, std::initializer_list<ElementTy
     return call.expectOutputShape(0, call.in(0).shape());
 }
 
-namespace {
+namespace kernels::unary {
 
 // TFLite's rounding: from the floor, halves to the even neighbour.
 float roundHalfToEven(float value) {
@@ -90,15 +90,6 @@ bool runRank(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace
-
-void addUnaryKernels(CpuKernelTable& table) {
-    table.add(fb::BuiltinOperator_SQUARE, {prepareFloat, runSquare});
-    table.add(fb::BuiltinOperator_CEIL, {prepareFloat, runCeil});
-    table.add(fb::BuiltinOperator_ROUND, {prepareFloat, runRound});
-    table.add(fb::BuiltinOperator_SIGN, {prepareSign, runSign});
-    table.add(fb::BuiltinOperator_ZEROS_LIKE, {prepareZerosLike, runZerosLike});
-    table.add(fb::BuiltinOperator_RANK, {prepareRank, runRank});
-}
+}  // namespace kernels::unary
 
 }  // namespace nnemu::tflite

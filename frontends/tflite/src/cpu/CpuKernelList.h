@@ -1,0 +1,199 @@
+// The functions of the tools' CPU kernels (prepare, run), each family in the namespace of the
+// cpu/<Family>.cpp that defines them; CpuKernelTable.cpp lists them by builtin code (kKernels).
+#pragma once
+
+#include "CpuKernel.h"
+
+namespace nnemu::tflite::kernels {
+
+namespace activation {   // Activation.cpp
+bool prepareRelu0To1(const CpuKernelCall& call);
+bool runRelu0To1(const CpuKernelCall& call);
+bool prepareGelu(const CpuKernelCall& call);
+bool runGelu(const CpuKernelCall& call);
+bool prepareFakeQuant(const CpuKernelCall& call);
+bool runFakeQuant(const CpuKernelCall& call);
+}  // namespace activation
+
+namespace add_n_atan2 {   // AddNAtan2.cpp
+bool prepareAddN(const CpuKernelCall& call);
+bool runAddN(const CpuKernelCall& call);
+bool prepareAtan2(const CpuKernelCall& call);
+bool runAtan2(const CpuKernelCall& call);
+}  // namespace add_n_atan2
+
+namespace arg_min_max {   // ArgMinMax.cpp
+bool prepareArg(const CpuKernelCall& call);
+bool runArgMax(const CpuKernelCall& call);
+bool runArgMin(const CpuKernelCall& call);
+}  // namespace arg_min_max
+
+namespace arithmetic {   // Arithmetic.cpp
+bool prepareAdd(const CpuKernelCall& call);
+bool runAdd(const CpuKernelCall& call);
+bool prepareMul(const CpuKernelCall& call);
+bool runMul(const CpuKernelCall& call);
+}  // namespace arithmetic
+
+namespace binary {   // Binary.cpp
+bool prepareFloorDiv(const CpuKernelCall& call);
+bool runFloorDiv(const CpuKernelCall& call);
+bool prepareFloorMod(const CpuKernelCall& call);
+bool runFloorMod(const CpuKernelCall& call);
+bool prepareSquaredDifference(const CpuKernelCall& call);
+bool runSquaredDifference(const CpuKernelCall& call);
+}  // namespace binary
+
+namespace bitwise {   // Bitwise.cpp
+bool prepareBitwise(const CpuKernelCall& call);
+bool runBitwiseXor(const CpuKernelCall& call);
+bool runRightShift(const CpuKernelCall& call);
+}  // namespace bitwise
+
+namespace broadcast_to {   // BroadcastTo.cpp
+bool prepareBroadcastTo(const CpuKernelCall& call);
+bool runBroadcastTo(const CpuKernelCall& call);
+bool broadcastArgsCheck(const CpuKernelCall& call);
+bool runBroadcastArgs(const CpuKernelCall& call);
+}  // namespace broadcast_to
+
+namespace bucketize {   // Bucketize.cpp
+bool prepareBucketize(const CpuKernelCall& call);
+bool runBucketize(const CpuKernelCall& call);
+}  // namespace bucketize
+
+namespace cast {   // Cast.cpp
+bool prepareCast(const CpuKernelCall& call);
+bool runCast(const CpuKernelCall& call);
+bool prepareBitcast(const CpuKernelCall& call);
+bool runBitcast(const CpuKernelCall& call);
+}  // namespace cast
+
+namespace conv {   // Conv.cpp
+bool prepareConv(const CpuKernelCall& call);
+bool runConv(const CpuKernelCall& call);
+}  // namespace conv
+
+namespace conv3d {   // Conv3d.cpp
+bool prepareConv3d(const CpuKernelCall& call);
+bool runConv3d(const CpuKernelCall& call);
+bool prepareTranspose(const CpuKernelCall& call);
+bool runTranspose(const CpuKernelCall& call);
+}  // namespace conv3d
+
+namespace cos {   // Cos.cpp
+bool prepareCos(const CpuKernelCall& call);
+bool runCos(const CpuKernelCall& call);
+}  // namespace cos
+
+namespace gather {   // Gather.cpp
+bool prepareGatherNd(const CpuKernelCall& call);
+bool runGatherNd(const CpuKernelCall& call);
+}  // namespace gather
+
+namespace generate {   // Generate.cpp
+bool prepareOneHot(const CpuKernelCall& call);
+bool runOneHot(const CpuKernelCall& call);
+bool prepareRange(const CpuKernelCall& call);
+bool runRange(const CpuKernelCall& call);
+}  // namespace generate
+
+namespace indexing {   // Indexing.cpp
+bool prepareWhere(const CpuKernelCall& call);
+bool runWhere(const CpuKernelCall& call);
+bool prepareUnique(const CpuKernelCall& call);
+bool runUnique(const CpuKernelCall& call);
+}  // namespace indexing
+
+namespace lookup {   // Lookup.cpp
+bool prepareEmbeddingLookup(const CpuKernelCall& call);
+bool runEmbeddingLookup(const CpuKernelCall& call);
+bool prepareHashtableLookup(const CpuKernelCall& call);
+bool runHashtableLookup(const CpuKernelCall& call);
+}  // namespace lookup
+
+namespace matrix_diag {   // MatrixDiag.cpp
+bool prepareMatrixDiag(const CpuKernelCall& call);
+bool runMatrixDiag(const CpuKernelCall& call);
+bool prepareMatrixSetDiag(const CpuKernelCall& call);
+bool runMatrixSetDiag(const CpuKernelCall& call);
+}  // namespace matrix_diag
+
+namespace non_max_suppression {   // NonMaxSuppression.cpp
+bool prepareNms(const CpuKernelCall& call);
+bool runNms(const CpuKernelCall& call);
+}  // namespace non_max_suppression
+
+namespace reduce {   // Reduce.cpp
+bool prepareSum(const CpuKernelCall& call);
+bool runSum(const CpuKernelCall& call);
+}  // namespace reduce
+
+namespace reduce_all {   // ReduceAll.cpp
+bool prepareReduceAll(const CpuKernelCall& call);
+bool runReduceAll(const CpuKernelCall& call);
+}  // namespace reduce_all
+
+namespace resize {   // Resize.cpp
+bool prepareResize(const CpuKernelCall& call);
+bool runBilinear(const CpuKernelCall& call);
+bool runNearest(const CpuKernelCall& call);
+}  // namespace resize
+
+namespace reverse_sequence {   // ReverseSequence.cpp
+bool prepareReverseSequence(const CpuKernelCall& call);
+bool runReverseSequence(const CpuKernelCall& call);
+}  // namespace reverse_sequence
+
+namespace scan {   // Scan.cpp
+bool prepareCumsum(const CpuKernelCall& call);
+bool runCumsum(const CpuKernelCall& call);
+}  // namespace scan
+
+namespace scatter {   // Scatter.cpp
+bool prepareScatterNd(const CpuKernelCall& call);
+bool runScatterNd(const CpuKernelCall& call);
+bool prepareSparseToDense(const CpuKernelCall& call);
+bool runSparseToDense(const CpuKernelCall& call);
+bool prepareDynamicUpdateSlice(const CpuKernelCall& call);
+bool runDynamicUpdateSlice(const CpuKernelCall& call);
+}  // namespace scatter
+
+namespace segment {   // Segment.cpp
+bool prepareSegmentSum(const CpuKernelCall& call);
+bool runSegmentSum(const CpuKernelCall& call);
+bool prepareUnsorted(const CpuKernelCall& call);
+bool runUnsortedSegmentSum(const CpuKernelCall& call);
+bool runUnsortedSegmentProd(const CpuKernelCall& call);
+bool runUnsortedSegmentMax(const CpuKernelCall& call);
+bool runUnsortedSegmentMin(const CpuKernelCall& call);
+}  // namespace segment
+
+namespace shape {   // Shape.cpp
+bool prepareShape(const CpuKernelCall& call);
+bool runShape(const CpuKernelCall& call);
+bool prepareUnpack(const CpuKernelCall& call);
+bool runUnpack(const CpuKernelCall& call);
+bool prepareSplitV(const CpuKernelCall& call);
+bool runSplitV(const CpuKernelCall& call);
+}  // namespace shape
+
+namespace strided_slice {   // StridedSlice.cpp
+bool prepareStridedSlice(const CpuKernelCall& call);
+bool runStridedSlice(const CpuKernelCall& call);
+}  // namespace strided_slice
+
+namespace unary {   // Unary.cpp
+bool prepareFloat(const CpuKernelCall& call);
+bool runSquare(const CpuKernelCall& call);
+bool runCeil(const CpuKernelCall& call);
+bool runRound(const CpuKernelCall& call);
+bool prepareSign(const CpuKernelCall& call);
+bool runSign(const CpuKernelCall& call);
+bool prepareZerosLike(const CpuKernelCall& call);
+bool runZerosLike(const CpuKernelCall& call);
+bool prepareRank(const CpuKernelCall& call);
+bool runRank(const CpuKernelCall& call);
+}  // namespace unary
+
+}  // namespace nnemu::tflite::kernels
