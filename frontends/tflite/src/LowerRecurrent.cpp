@@ -11,16 +11,6 @@
 namespace nnemu::tflite {
 namespace {
 
-bool countsAre(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs) {
-    bool countOk = false;
-    for (size_t count : inputCounts) countOk = countOk || l.inputCount() == count;
-    if (!countOk) return l.fail("has " + std::to_string(l.inputCount()) + " inputs, which is not a known form");
-    if (l.outputCount() != outputs) {
-        return l.fail("has " + std::to_string(l.outputCount()) + " outputs, expected " + std::to_string(outputs));
-    }
-    return true;
-}
-
 // Every present input float32: the form NNAPI takes. `required`: the inputs that must be present.
 bool floatInputs(NodeLowering& l, std::initializer_list<size_t> required) {
     for (size_t i : required) {
@@ -69,7 +59,7 @@ bool lowerRnn(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing RNNOptions");
     std::vector<uint32_t> in, out(2);
     uint32_t activation;
-    if (!countsAre(l, {5}, 1) || !floatInputs(l, {0, 1, 2, 3, 4}) || !floatTensorInputs(l, 5, &in)) return false;
+    if (!recurrentCounts(l, {5}, 1) || !floatInputs(l, {0, 1, 2, 3, 4}) || !floatTensorInputs(l, 5, &in)) return false;
     const auto batch = static_cast<int32_t>(dimOf(l.input(0), 0)), units = static_cast<int32_t>(dimOf(l.input(1), 0));
     if (!stateShape(l, 4, {batch, units}) || !fuseActivation(l, options->activation, &activation)) return false;
     if (!l.stateOutput(4, false, &out[0]) || !l.outputOperand(0, &out[1])) return false;
@@ -85,7 +75,7 @@ bool lowerSvdf(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing SVDFOptions");
     std::vector<uint32_t> in, out(2);
     uint32_t activation;
-    if (!countsAre(l, {5}, 1) || !floatInputs(l, {0, 1, 2, 4}) || !floatTensorInputs(l, 5, &in)) return false;
+    if (!recurrentCounts(l, {5}, 1) || !floatInputs(l, {0, 1, 2, 4}) || !floatTensorInputs(l, 5, &in)) return false;
     const uint32_t filters = dimOf(l.input(1), 0);
     if (options->rank < 1 || filters == 0 || filters % static_cast<uint32_t>(options->rank) != 0) {
         return l.fail("rank " + std::to_string(options->rank) + " does not divide the " + std::to_string(filters) +
@@ -109,7 +99,7 @@ bool lowerLstm(NodeLowering& l) {
     if (options->kernel_type == kTfLiteLSTMBasicKernel || l.inputCount() == 5) {
         return l.fail("the basic LSTM kernel (5 inputs, 8-bit) is not supported");
     }
-    if (!countsAre(l, {20, 24}, 1)) return false;
+    if (!recurrentCounts(l, {20, 24}, 1)) return false;
     if (!floatInputs(l, {0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19})) return false;
     // Batch, cells (input-to-output weights [cells, input]), outputs (recurrent-to-output [cells, outputs]).
     const auto batch = static_cast<int32_t>(dimOf(l.input(0), 0)), cells = static_cast<int32_t>(dimOf(l.input(4), 0)),
@@ -143,6 +133,16 @@ bool lowerLstm(NodeLowering& l) {
 }
 
 }  // namespace
+
+bool recurrentCounts(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs) {
+    bool countOk = false;
+    for (size_t count : inputCounts) countOk = countOk || l.inputCount() == count;
+    if (!countOk) return l.fail("has " + std::to_string(l.inputCount()) + " inputs, which is not a known form");
+    if (l.outputCount() != outputs) {
+        return l.fail("has " + std::to_string(l.outputCount()) + " outputs, expected " + std::to_string(outputs));
+    }
+    return true;
+}
 
 bool floatTensorInputs(NodeLowering& l, size_t count, std::vector<uint32_t>* operands) {
     for (size_t i = 0; i < count; ++i) {

@@ -13,12 +13,7 @@ namespace nnemu::tflite {
 namespace {
 
 bool checkCounts(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs) {
-    bool countOk = false;
-    for (size_t count : inputCounts) countOk = countOk || l.inputCount() == count;
-    if (!countOk) return l.fail("has " + std::to_string(l.inputCount()) + " inputs, which is not a known form");
-    if (l.outputCount() != outputs) {
-        return l.fail("has " + std::to_string(l.outputCount()) + " outputs, expected " + std::to_string(outputs));
-    }
+    if (!recurrentCounts(l, inputCounts, outputs)) return false;
     if (!l.hasInput(0)) return l.fail("required input 0 is absent");
     for (size_t i = 0; i < l.inputCount(); ++i) {
         if (l.hasInput(i) && l.input(i).type != ElementType::FLOAT32) {

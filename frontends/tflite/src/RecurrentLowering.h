@@ -10,6 +10,9 @@
 
 namespace nnemu::tflite {
 
+// The node has one of `inputCounts` inputs and `outputs` outputs; fails with the counts otherwise.
+bool recurrentCounts(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs);
+
 // The node's first `count` inputs as float32 operands, absent ones omitted.
 bool floatTensorInputs(NodeLowering& l, size_t count, std::vector<uint32_t>* operands);
 
