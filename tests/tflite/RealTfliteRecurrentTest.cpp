@@ -164,12 +164,9 @@ struct LstmForm {
     Act activation = Act::ActivationFunctionType_TANH;
 };
 
-RecurrentModel lstm(int32_t batch, int32_t inputSize, int32_t cells, const LstmForm& form, bool sequence = false,
-                    int32_t steps = 1) {
-    RecurrentModel m;
-    const int32_t outputs = form.projection ? cells - 1 : cells;
-    const int32_t in = sequence ? m.input({batch, steps, inputSize}) : m.input({batch, inputSize});
-    std::vector<int32_t> ins = {in};
+// One direction's weights (LSTM inputs 1-17) appended to `ins`.
+void lstmWeights(RecurrentModel& m, int32_t inputSize, int32_t cells, int32_t outputs, const LstmForm& form,
+                 std::vector<int32_t>& ins) {
     for (int gate = 0; gate < 4; ++gate) ins.push_back(form.cifg && gate == 0 ? -1 : m.weights({cells, inputSize}));
     for (int gate = 0; gate < 4; ++gate) ins.push_back(form.cifg && gate == 0 ? -1 : m.weights({cells, outputs}));
     for (int gate = 0; gate < 3; ++gate) {
@@ -178,6 +175,15 @@ RecurrentModel lstm(int32_t batch, int32_t inputSize, int32_t cells, const LstmF
     for (int gate = 0; gate < 4; ++gate) ins.push_back(form.cifg && gate == 0 ? -1 : m.weights({cells}, 0.2f));
     ins.push_back(form.projection ? m.weights({outputs, cells}) : -1);
     ins.push_back(form.projection ? m.weights({outputs}, 0.1f) : -1);
+}
+
+RecurrentModel lstm(int32_t batch, int32_t inputSize, int32_t cells, const LstmForm& form, bool sequence = false,
+                    int32_t steps = 1) {
+    RecurrentModel m;
+    const int32_t outputs = form.projection ? cells - 1 : cells;
+    const int32_t in = sequence ? m.input({batch, steps, inputSize}) : m.input({batch, inputSize});
+    std::vector<int32_t> ins = {in};
+    lstmWeights(m, inputSize, cells, outputs, form, ins);
     ins.push_back(m.state({batch, outputs}));
     ins.push_back(m.state({batch, cells}));
     if (form.layerNorm) {
@@ -250,6 +256,25 @@ REAL_TFLITE_TEST(UnidirectionalSequenceRnnCarriesState) {
     EXPECT_EQ(delegatedNodes(m.g), 1u);
 }
 
+REAL_TFLITE_TEST(BidirectionalSequenceLstmCarriesState) {
+    REQUIRE();
+    RecurrentModel m;
+    const LstmForm form{.peephole = true};
+    const int32_t in = m.input({2, 3, 3});
+    std::vector<int32_t> ins = {in};
+    lstmWeights(m, 3, 4, 4, form, ins);   // forward 1-17
+    lstmWeights(m, 3, 4, 4, form, ins);   // backward 18-34
+    for (int state = 0; state < 4; ++state) ins.push_back(m.state({2, 4}));   // 35-38
+    for (int aux = 39; aux < 48; ++aux) ins.push_back(-1);
+    const int32_t fw = m.output({2, 3, 4}), bw = m.output({2, 3, 4});
+    m.g.op(fb::BuiltinOperator_BIDIRECTIONAL_SEQUENCE_LSTM, ins, {fw, bw},
+           fb::BuiltinOptions_BidirectionalSequenceLSTMOptions, [](flatbuffers::FlatBufferBuilder& fbb) {
+               return fb::CreateBidirectionalSequenceLSTMOptions(fbb, Act::ActivationFunctionType_TANH, 0.0f, 0.0f, false,
+                                                                 false)
+                       .Union();
+           });
+    expectSteps(m, false, kLstmUlps);
+}
 REAL_TFLITE_TEST(BidirectionalSequenceRnnCarriesState) {
     REQUIRE();
     RecurrentModel m;
