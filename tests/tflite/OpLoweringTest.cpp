@@ -530,7 +530,10 @@ TEST(OpLowering, BidirectionalSequenceLstmAndRnn) {
     ASSERT_TRUE(rnn.ok) << rnn.error;
     ASSERT_EQ(rnn.operationTypes(), std::vector<int32_t>{ANEURALNETWORKS_BIDIRECTIONAL_SEQUENCE_RNN});
     ASSERT_EQ(rnn.graph.operations[0].inputs.size(), 15u);
-    EXPECT_EQ(rnn.graph.operations[0].outputs.size(), 2u);
+    // Both outputs, then both final states (fed back into the variable tensors on the CPU path).
+    EXPECT_EQ(rnn.graph.operations[0].outputs.size(), 4u);
+    ASSERT_EQ(rnn.graph.stateFeedback.size(), 2u);
+    EXPECT_TRUE(rnn.graph.stateFeedback[0].cpuPathOnly && rnn.graph.stateFeedback[1].cpuPathOnly);
     EXPECT_TRUE(rnn.omitted(0, 9));
     EXPECT_EQ(rnn.value<int32_t>(0, 12), 1);
     EXPECT_EQ(rnn.value<uint8_t>(0, 13), 0);

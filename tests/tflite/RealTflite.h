@@ -43,7 +43,10 @@ struct RealTfliteResult {
 
 // Runs the model bytes with TFLite's builtin kernels on `inputs` (one byte vector per model
 // input, in order). Outputs are split by the sizes tflite_run prints ("output N: ... bytes=K").
-inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs) {
+// runs > 1: invoked that many times on the same inputs, the outputs of the last (variable
+// tensors carry the recurrent operators' state from one invoke to the next).
+inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs,
+                                      int runs = 1) {
     RealTfliteResult result;
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("nnemu-real-tflite-" + std::to_string(getpid()));
@@ -56,7 +59,7 @@ inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const s
     in.close();
     std::filesystem::remove(outPath);
     const std::string command = "'" + realTfliteRun() + "' --model='" + modelPath + "' --xnnpack=0 --input='" + inPath +
-                                "' --output='" + outPath + "' > '" + logPath + "' 2>&1";
+                                "' --output='" + outPath + "' --runs=" + std::to_string(runs) + " > '" + logPath + "' 2>&1";
     const int status = std::system(command.c_str());
     std::ifstream logFile(logPath);
     std::stringstream log;

@@ -253,6 +253,20 @@ void* sequenceAndControl(const fb::Operator& op, fb::BuiltinOperator code) {
                          : o.type() == fb::LSHProjectionType_DENSE ? kTfLiteLshProjectionDense
                                                                    : kTfLiteLshProjectionUnknown;
             });
+        case fb::BuiltinOperator_RNN:
+            return make<TfLiteRNNParams>(op.builtin_options_as_RNNOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.asymmetric_quantize_inputs()};
+            });
+        case fb::BuiltinOperator_SVDF:
+            return make<TfLiteSVDFParams>(op.builtin_options_as_SVDFOptions(), [](const auto& o, auto& d) {
+                d = {o.rank(), activation(o.fused_activation_function()), o.asymmetric_quantize_inputs()};
+            });
+        case fb::BuiltinOperator_LSTM:
+            return make<TfLiteLSTMParams>(op.builtin_options_as_LSTMOptions(), [](const auto& o, auto& d) {
+                d = {activation(o.fused_activation_function()), o.cell_clip(), o.proj_clip(),
+                     o.kernel_type() == fb::LSTMKernelType_BASIC ? kTfLiteLSTMBasicKernel : kTfLiteLSTMFullKernel,
+                     o.asymmetric_quantize_inputs()};
+            });
         case fb::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_RNN:
             return make<TfLiteSequenceRNNParams>(op.builtin_options_as_SequenceRNNOptions(), [](const auto& o, auto& d) {
                 d = {o.time_major(), activation(o.fused_activation_function()), o.asymmetric_quantize_inputs()};

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -112,7 +113,9 @@ Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model
     const std::set<int32_t> graphOutputs(model.outputs().begin(), model.outputs().end());
 
     std::map<uint32_t, uint32_t> local;  // graph operand -> model operand
-    std::vector<uint32_t> modelInputs, modelOutputs;
+    std::vector<uint32_t> modelInputs, modelOutputs, stateOutputs;
+    std::map<uint32_t, const StateFeedback*> stateOf;
+    for (const StateFeedback& state : graph.stateFeedback) stateOf[state.operand] = &state;
     const auto addOperand = [&](uint32_t index) -> int {
         if (local.count(index) != 0) return ANEURALNETWORKS_NO_ERROR;
         const NnOperand& operand = graph.operands[index];
@@ -121,6 +124,14 @@ Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model
         if (status != ANEURALNETWORKS_NO_ERROR) return status;
         local[index] = id;
         if (operand.isConstant) return ANEURALNETWORKS_NO_ERROR;
+        if (const auto state = stateOf.find(index); state != stateOf.end()) {
+            stateOutputs.push_back(id);
+            result->states_.push_back(*state->second);
+            size_t bytes = sizeof(float);   // the states are float32
+            for (uint32_t d : operand.dims) bytes *= d;
+            result->stateBytes_.push_back(bytes);
+            return ANEURALNETWORKS_NO_ERROR;
+        }
         if (produced.count(index) == 0) {
             modelInputs.push_back(id);
             result->inputTensors_.push_back(operand.tensor);
@@ -157,6 +168,7 @@ Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model
         }
         result->operationNodes_.push_back(operation.node);
     }
+    modelOutputs.insert(modelOutputs.end(), stateOutputs.begin(), stateOutputs.end());
     int status = ANeuralNetworksModel_identifyInputsAndOutputs(
             result->model_, static_cast<uint32_t>(modelInputs.size()), listData(modelInputs),
             static_cast<uint32_t>(modelOutputs.size()), listData(modelOutputs));
@@ -197,6 +209,10 @@ Result<std::unique_ptr<CompiledPartition>> CompiledPartition::compile(std::uniqu
     if (status != ANEURALNETWORKS_NO_ERROR) {
         return opFailed(std::string("NNAPI compilation failed (") + resultCodeName(status) + ")");
     }
+    for (size_t i = 0; i < result->model_->states().size(); ++i) {
+        result->stateBuffers_.emplace_back(result->model_->stateBytes()[i]);
+        result->carryState_.push_back(!result->model_->states()[i].cpuPathOnly || !target.delegated);
+    }
     return result;
 }
 
@@ -209,6 +225,9 @@ void CompiledPartition::markTensors(std::vector<bool>* touched) const {
         for (int32_t t : *tensors) {
             if (t >= 0 && static_cast<size_t>(t) < touched->size()) (*touched)[t] = true;
         }
+    }
+    for (const StateFeedback& state : model_->states()) {
+        if (state.tensor >= 0 && static_cast<size_t>(state.tensor) < touched->size()) (*touched)[state.tensor] = true;
     }
 }
 
@@ -227,10 +246,21 @@ Status CompiledPartition::run(std::vector<TensorBuffer>& buffers) {
         status = ANeuralNetworksExecution_setOutput(execution, static_cast<int32_t>(i), nullptr, buffer.data(),
                                                     buffer.size());
     }
+    for (size_t i = 0; status == ANEURALNETWORKS_NO_ERROR && i < stateBuffers_.size(); ++i) {
+        status = ANeuralNetworksExecution_setOutput(execution, static_cast<int32_t>(outputs.size() + i), nullptr,
+                                                    stateBuffers_[i].data(), stateBuffers_[i].size());
+    }
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksExecution_compute(execution);
     if (execution != nullptr) ANeuralNetworksExecution_free(execution);
     if (status != ANEURALNETWORKS_NO_ERROR) {
         return opFailed(std::string("NNAPI execution failed (") + resultCodeName(status) + ")");
+    }
+    // The new states replace the variable tensors, for the next invoke (TFLite's feedback loop).
+    for (size_t i = 0; i < stateBuffers_.size(); ++i) {
+        TensorBuffer& variable = buffers[model_->states()[i].tensor];
+        if (carryState_[i] && variable.size() == stateBuffers_[i].size()) {
+            std::memcpy(variable.data(), stateBuffers_[i].data(), variable.size());
+        }
     }
     return {};
 }

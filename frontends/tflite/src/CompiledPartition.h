@@ -39,6 +39,9 @@ public:
     const std::vector<int32_t>& outputTensors() const { return outputTensors_; }
     const std::vector<uint32_t>& operationNodes() const { return operationNodes_; }
     const std::vector<uint32_t>& nodes() const { return nodes_; }   // never empty
+    // The recurrent states the model outputs after outputTensors() (NnapiGraph::stateFeedback).
+    const std::vector<StateFeedback>& states() const { return states_; }
+    const std::vector<size_t>& stateBytes() const { return stateBytes_; }
 
     PartitionModel(const PartitionModel&) = delete;
     PartitionModel& operator=(const PartitionModel&) = delete;
@@ -51,6 +54,8 @@ private:
     std::vector<int32_t> inputTensors_, outputTensors_;
     std::vector<uint32_t> operationNodes_;
     std::vector<uint32_t> nodes_;
+    std::vector<StateFeedback> states_;
+    std::vector<size_t> stateBytes_;
 };
 
 struct CompileTarget {
@@ -58,6 +63,9 @@ struct CompileTarget {
     int32_t preference = -1;
     std::vector<uint8_t> cacheToken;                      // 32 bytes, with cacheDir
     std::string cacheDir;
+    // A delegate kernel: like TFLite's delegate, it does not carry the sequence operators'
+    // final states (StateFeedback::cpuPathOnly).
+    bool delegated = false;
 };
 
 class CompiledPartition : public ExecutionUnit {
@@ -81,6 +89,9 @@ private:
 
     std::unique_ptr<PartitionModel> model_;
     ANeuralNetworksCompilation* compilation_ = nullptr;
+    // Per model state output: where NNAPI writes it and whether it is copied back.
+    std::vector<TensorBuffer> stateBuffers_;
+    std::vector<bool> carryState_;
 };
 
 const char* resultCodeName(int code);

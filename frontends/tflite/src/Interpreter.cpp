@@ -170,6 +170,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         if (subset.delegated) {
             target.devices = targets.runtimeChoice ? std::vector<const ANeuralNetworksDevice*>{} : targets.accelerators;
             target.preference = options.executionPreference;
+            target.delegated = true;
             if (!options.cacheDir.empty() && !options.cacheToken.empty()) {
                 target.cacheDir = options.cacheDir;
                 target.cacheToken = partitionToken(options.cacheToken, partition.kernelIndex, subset.nodes);

@@ -1,38 +1,25 @@
 // Sequence operators -> the NNAPI operations of the same name, float32 only (NNAPI at feature
 // level 29 has no quantized or hybrid form). TFLite's inputs map one to one, absent optional
 // inputs become omitted operands, and the options follow as scalars. The state inputs are
-// TFLite variable tensors; NNAPI at feature level 29 does not output the state, so, as with
-// TFLite's delegate, every invocation starts from the initial state.
+// TFLite variable tensors. TFLite's own kernels leave the final states in them, so the next
+// invoke starts from there; its delegate maps no final-state output, so there every invoke
+// starts from the initial state. Both are kept: the final-state outputs (feature level 30) are
+// fed back only where the node is not delegated (sequenceFinalStates).
 #include <android/NeuralNetworks.h>
 
-#include "NodeLowering.h"
+#include "RecurrentLowering.h"
 
 namespace nnemu::tflite {
 namespace {
 
 bool checkCounts(NodeLowering& l, std::initializer_list<size_t> inputCounts, size_t outputs) {
-    bool countOk = false;
-    for (size_t count : inputCounts) countOk = countOk || l.inputCount() == count;
-    if (!countOk) return l.fail("has " + std::to_string(l.inputCount()) + " inputs, which is not a known form");
-    if (l.outputCount() != outputs) {
-        return l.fail("has " + std::to_string(l.outputCount()) + " outputs, expected " + std::to_string(outputs));
-    }
+    if (!recurrentCounts(l, inputCounts, outputs)) return false;
     if (!l.hasInput(0)) return l.fail("required input 0 is absent");
     for (size_t i = 0; i < l.inputCount(); ++i) {
         if (l.hasInput(i) && l.input(i).type != ElementType::FLOAT32) {
             return l.fail("input " + std::to_string(i) + " has type " + elementTypeName(l.input(i).type) +
                           ": quantized and hybrid sequence operators are not supported by NNAPI at feature level 29");
         }
-    }
-    return true;
-}
-
-// The first `count` inputs, absent ones omitted.
-bool tensorInputs(NodeLowering& l, size_t count, std::vector<uint32_t>* operands) {
-    for (size_t i = 0; i < count; ++i) {
-        uint32_t operand;
-        if (!l.optionalInput(i, ANEURALNETWORKS_TENSOR_FLOAT32, &operand)) return false;
-        operands->push_back(operand);
     }
     return true;
 }
@@ -63,8 +50,9 @@ bool lowerUnidirectionalRnn(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing SequenceRNNOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {5}, 1) || !tensorInputs(l, 5, &in)) return false;
+    if (!checkCounts(l, {5}, 1) || !floatTensorInputs(l, 5, &in)) return false;
     if (!activationCode(l, options->activation, false, &activation) || !outputs(l, &out)) return false;
+    if (!sequenceFinalStates(l, {4}, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarInt32(options->time_major ? 1 : 0));
     l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_RNN, in, out);
@@ -76,8 +64,9 @@ bool lowerBidirectionalRnn(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing BidirectionalSequenceRNNOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {12}, options->merge_outputs ? 1 : 2) || !tensorInputs(l, 12, &in)) return false;
+    if (!checkCounts(l, {12}, options->merge_outputs ? 1 : 2) || !floatTensorInputs(l, 12, &in)) return false;
     if (!activationCode(l, options->activation, false, &activation) || !outputs(l, &out)) return false;
+    if (!sequenceFinalStates(l, {4, 8}, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarBool(options->time_major));
     in.push_back(l.scalarBool(options->merge_outputs));
@@ -92,7 +81,7 @@ bool lowerUnidirectionalLstm(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing UnidirectionalSequenceLSTMOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {20, 24}, 1) || !tensorInputs(l, 20, &in)) return false;
+    if (!checkCounts(l, {20, 24}, 1) || !floatTensorInputs(l, 20, &in)) return false;
     if (!activationCode(l, options->activation, true, &activation)) return false;
     in.push_back(activation);
     in.push_back(l.scalarFloat32(options->cell_clip));
@@ -107,7 +96,7 @@ bool lowerUnidirectionalLstm(NodeLowering& l) {
         }
         in.push_back(operand);
     }
-    if (!outputs(l, &out)) return false;
+    if (!outputs(l, &out) || !sequenceFinalStates(l, {18, 19}, &out)) return false;
     l.addOperation(ANEURALNETWORKS_UNIDIRECTIONAL_SEQUENCE_LSTM, in, out);
     return true;
 }
@@ -119,8 +108,9 @@ bool lowerBidirectionalLstm(NodeLowering& l) {
     if (options == nullptr) return l.fail("missing BidirectionalSequenceLSTMOptions");
     std::vector<uint32_t> in, out;
     uint32_t activation;
-    if (!checkCounts(l, {48}, options->merge_outputs ? 1 : 2) || !tensorInputs(l, 48, &in)) return false;
+    if (!checkCounts(l, {48}, options->merge_outputs ? 1 : 2) || !floatTensorInputs(l, 48, &in)) return false;
     if (!activationCode(l, options->activation, true, &activation) || !outputs(l, &out)) return false;
+    if (!sequenceFinalStates(l, {35, 36, 37, 38}, &out)) return false;
     in.push_back(activation);
     in.push_back(l.scalarFloat32(options->cell_clip));
     in.push_back(l.scalarFloat32(options->proj_clip));

@@ -149,6 +149,7 @@ const LoweringTable& LoweringTable::get() {
         t.addCustom("TFLite_Detection_PostProcess", lowerings::detection::lowerDetectionPostProcess);
         addLookupLowerings(t);
         addSequenceLowerings(t);
+        addRecurrentLowerings(t);
         return t;
     }();
     return table;
@@ -182,6 +183,7 @@ Status lowerNode(const Model& model, const Subgraph& subgraph, const Node& node,
 }
 
 void startGraph(const Subgraph& subgraph, NnapiGraph& graph) {
+    graph.stateFeedback.clear();
     graph.tensorOperand.assign(subgraph.tensors.size(), -1);
     graph.nodeOperations.assign(subgraph.nodes.size(), {});
     graph.cpuOnly.assign(subgraph.nodes.size(), false);
@@ -208,7 +210,7 @@ void findReaders(const Subgraph& subgraph, NnapiGraph& graph) {
 // A node that has no NNAPI form runs on the tools' CPU kernel when it has one that accepts it;
 // its operations (if any were added) go. Otherwise the lowering's reason, and the kernel's.
 Status lowerOrKeepForCpuKernel(const Model& model, const Subgraph& subgraph, const Node& node, NnapiGraph& graph) {
-    const size_t operationsBefore = graph.operations.size();
+    const size_t operationsBefore = graph.operations.size(), statesBefore = graph.stateFeedback.size();
     Status lowered = lowerNode(model, subgraph, node, graph);
     if (lowered || !graph.allowCpuKernels) return lowered;
     if (const Result<const CpuKernel*> kernel = prepareCpuKernel(subgraph, node); !kernel) {
@@ -216,6 +218,7 @@ Status lowerOrKeepForCpuKernel(const Model& model, const Subgraph& subgraph, con
         return Status(lowered.code(), lowered.message() + " (CPU kernel: " + kernel.message() + ")");
     }
     graph.operations.resize(operationsBefore);
+    graph.stateFeedback.resize(statesBefore);
     graph.nodeOperations[node.index].clear();
     graph.cpuKernel[node.index] = true;
     graph.cpuOnly[node.index] = true;
@@ -238,12 +241,13 @@ std::vector<bool> lowerMappableNodes(const Model& model, NnapiGraph& graph, std:
     std::vector<bool> lowered(subgraph.nodes.size(), false);
     if (reasons != nullptr) reasons->assign(subgraph.nodes.size(), {});
     for (const Node& node : subgraph.nodes) {
-        const size_t operationsBefore = graph.operations.size();
+        const size_t operationsBefore = graph.operations.size(), statesBefore = graph.stateFeedback.size();
         const Status status = lowerNode(model, subgraph, node, graph);
         lowered[node.index] = status.isOk();
         if (!lowered[node.index]) {
-            // Its operands stay (unused); its operations go.
+            // Its operands stay (unused); its operations and state feedback go.
             graph.operations.resize(operationsBefore);
+            graph.stateFeedback.resize(statesBefore);
             graph.nodeOperations[node.index].clear();
             if (reasons != nullptr) (*reasons)[node.index] = status.message();
         }

@@ -399,6 +399,19 @@ uint32_t NodeLowering::temporaryOfType(int32_t type, const std::vector<uint32_t>
     return addOperand(std::move(o));
 }
 
+bool NodeLowering::stateOutput(size_t i, bool cpuPathOnly, uint32_t* operand) {
+    if (!hasInput(i)) return fail("state input " + std::to_string(i) + " is absent");
+    if (&subgraph_ != &model_.subgraphs()[0]) return fail("a recurrent state inside a control-flow subgraph is not supported");
+    const Tensor& state = input(i);
+    if (!state.isVariable) return fail("state input " + std::to_string(i) + " is not a variable tensor");
+    if (state.type != ElementType::FLOAT32) {
+        return fail("state input " + std::to_string(i) + " has type " + elementTypeName(state.type) + ", expected FLOAT32");
+    }
+    *operand = temporaryOfType(ANEURALNETWORKS_TENSOR_FLOAT32, nnapiDims(state), 0.0f, 0);
+    graph_.stateFeedback.push_back({*operand, node_.inputs[i], cpuPathOnly});
+    return true;
+}
+
 bool NodeLowering::referencedModel(int32_t index, const char* role, uint32_t* operand) {
     if (graph_.references == nullptr) return fail("control flow outside a lowered model");
     const Result<ANeuralNetworksModel*> model = graph_.references->get(index);

@@ -76,6 +76,9 @@ public:
     // A one-element constant of a TENSOR_QUANT8_ASYMM(_SIGNED) type holding `value`.
     uint32_t quantizedConstant(int32_t type, int32_t value, float scale, int32_t zeroPoint);
     uint32_t temporary(const NnOperand& like, const std::vector<uint32_t>& dims);
+    // The output operand of the new value of state input i (a float variable tensor, which must
+    // be present), fed back into that tensor after each run (NnapiGraph::stateFeedback).
+    bool stateOutput(size_t i, bool cpuPathOnly, uint32_t* operand);
     uint32_t temporaryOfType(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint);
     // An ANEURALNETWORKS_MODEL operand referring to subgraph `index` (IF, WHILE); `role` names it
     // in messages ("body", "then", ...). Fails for an index out of range, a subgraph that refers
@@ -135,5 +138,6 @@ private:
 // LoweringList.h.
 void addLookupLowerings(LoweringTable& table);
 void addSequenceLowerings(LoweringTable& table);
+void addRecurrentLowerings(LoweringTable& table);   // LSTM, RNN, SVDF
 
 }  // namespace nnemu::tflite

@@ -435,6 +435,30 @@ typedef struct TfLiteWhileParams {
     int body_subgraph_index;
 } TfLiteWhileParams;
 
+typedef struct TfLiteRNNParams {
+    TfLiteFusedActivation activation;
+    bool asymmetric_quantize_inputs;
+} TfLiteRNNParams;
+
+typedef struct TfLiteSVDFParams {
+    int rank;
+    TfLiteFusedActivation activation;
+    bool asymmetric_quantize_inputs;
+} TfLiteSVDFParams;
+
+typedef enum {
+    kTfLiteLSTMFullKernel = 0,
+    kTfLiteLSTMBasicKernel,
+} TfLiteLSTMKernelType;
+
+typedef struct TfLiteLSTMParams {
+    TfLiteFusedActivation activation;
+    float cell_clip;
+    float proj_clip;
+    TfLiteLSTMKernelType kernel_type;
+    bool asymmetric_quantize_inputs;
+} TfLiteLSTMParams;
+
 typedef struct TfLiteSequenceRNNParams {
     bool time_major;
     TfLiteFusedActivation activation;
@@ -671,6 +695,13 @@ static_assert(NNEMU_TFLITE_AT(TfLiteIfParams, then_subgraph_index, 0) &&
               NNEMU_TFLITE_AT(TfLiteIfParams, else_subgraph_index, 4) && sizeof(TfLiteIfParams) == 8 &&
               NNEMU_TFLITE_AT(TfLiteWhileParams, cond_subgraph_index, 0) &&
               NNEMU_TFLITE_AT(TfLiteWhileParams, body_subgraph_index, 4) && sizeof(TfLiteWhileParams) == 8);
+static_assert(NNEMU_TFLITE_AT(TfLiteRNNParams, activation, 0) &&
+              NNEMU_TFLITE_AT(TfLiteRNNParams, asymmetric_quantize_inputs, 4) && sizeof(TfLiteRNNParams) == 8 &&
+              NNEMU_TFLITE_AT(TfLiteSVDFParams, rank, 0) && NNEMU_TFLITE_AT(TfLiteSVDFParams, activation, 4) &&
+              NNEMU_TFLITE_AT(TfLiteSVDFParams, asymmetric_quantize_inputs, 8) && sizeof(TfLiteSVDFParams) == 12);
+static_assert(NNEMU_TFLITE_AT(TfLiteLSTMParams, activation, 0) && NNEMU_TFLITE_AT(TfLiteLSTMParams, cell_clip, 4) &&
+              NNEMU_TFLITE_AT(TfLiteLSTMParams, proj_clip, 8) && NNEMU_TFLITE_AT(TfLiteLSTMParams, kernel_type, 12) &&
+              NNEMU_TFLITE_AT(TfLiteLSTMParams, asymmetric_quantize_inputs, 16) && sizeof(TfLiteLSTMParams) == 20);
 static_assert(NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, time_major, 0) &&
               NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, activation, 4) &&
               NNEMU_TFLITE_AT(TfLiteSequenceRNNParams, asymmetric_quantize_inputs, 8) &&

@@ -52,6 +52,17 @@ struct NnOperation {
     std::vector<uint32_t> inputs, outputs;   // operand indexes in NnapiGraph::operands
 };
 
+// A recurrent operation's new state (NNAPI outputs it; TFLite keeps it in the variable tensor the
+// node reads): after each run the partition copies the operand's value into that tensor, so the
+// next invoke starts from it, as TFLite's delegate does with its model_state_outputs_.
+struct StateFeedback {
+    uint32_t operand = 0;   // the operation's state output (a temporary)
+    int32_t tensor = -1;    // the TFLite variable tensor it replaces
+    // The sequence operators' final states: TFLite's own kernels carry them, its delegate does
+    // not (it maps no final-state output), so only a partition that is not delegated copies them.
+    bool cpuPathOnly = false;
+};
+
 struct NnapiGraph {
     // int8 tensors become TENSOR_QUANT8_ASYMM_SIGNED (feature level 30+) instead of uint8
     // shifted by 128. Set before lowering (Interpreter: from RuntimeLevel.h).
@@ -68,6 +79,7 @@ struct NnapiGraph {
     std::vector<bool> cpuKernel;
     std::vector<int32_t> tensorOperand;                  // per TFLite tensor: activation operand or -1
     std::vector<std::vector<uint32_t>> tensorReaders;    // per TFLite tensor: the nodes reading it
+    std::vector<StateFeedback> stateFeedback;
     // The NNAPI models of the subgraphs IF and WHILE run, shared by the main graph and every
     // subgraph lowered for it; the main graph owns them (lowerModel creates them). Null where
     // control flow is not lowered (libvx_delegate.so, which builds no NNAPI model).
