@@ -71,6 +71,18 @@ void fillRandom(tflite::ElementType type, uint8_t* data, size_t bytes, std::mt19
             for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(dist(rng));
             return;
         }
+        case tflite::ElementType::FLOAT64: {
+            std::uniform_real_distribution<double> dist(-0.5, 0.5);
+            for (size_t i = 0; i + sizeof(double) <= bytes; i += sizeof(double)) {
+                const double value = dist(rng);
+                std::memcpy(data + i, &value, sizeof value);
+            }
+            return;
+        }
+        // Complex inputs as float pairs over the float range; a resource id is no input to fill.
+        case tflite::ElementType::COMPLEX64: fillRandom(tflite::ElementType::FLOAT32, data, bytes, rng); return;
+        case tflite::ElementType::COMPLEX128: fillRandom(tflite::ElementType::FLOAT64, data, bytes, rng); return;
+        case tflite::ElementType::RESOURCE:
         case tflite::ElementType::OTHER: std::memset(data, 0, bytes); return;
     }
 }

@@ -20,6 +20,8 @@
 
 namespace nnemu::tflite {
 
+class InterpreterResources;   // Resources.h
+
 // One input or output of a node. Element access goes through memcpy: constants live in the
 // model file, with no alignment guarantee.
 struct CpuOperand {
@@ -81,6 +83,8 @@ public:
     // buffer of that size); without one only the declared element count is accepted.
     bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
     std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
+    // The interpreter's resource variables (Resources.h), in run() only; nullptr in prepare().
+    InterpreterResources* resources = nullptr;
 
 private:
     const Node& node_;
@@ -157,5 +161,8 @@ void addBroadcastKernels(CpuKernelTable& table);
 void addScanKernels(CpuKernelTable& table);
 void addGenerateKernels(CpuKernelTable& table);
 void addIndexingKernels(CpuKernelTable& table);
+// Complex numbers and resource variables (issue 24): Complex.cpp, Variables.cpp.
+void addComplexKernels(CpuKernelTable& table);
+void addVariableKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

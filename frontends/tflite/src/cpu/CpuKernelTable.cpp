@@ -187,6 +187,8 @@ const CpuKernelTable& CpuKernelTable::get() {
         addSegmentKernels(t);
         addMatrixDiagKernels(t);
         addNonMaxSuppressionKernels(t);
+        addComplexKernels(t);
+        addVariableKernels(t);
         return t;
     }();
     return table;
