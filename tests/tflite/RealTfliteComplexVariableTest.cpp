@@ -79,42 +79,34 @@ TEST(RealTfliteComplex, Rfft2dThenMagnitudeAndParts) {
     expectSameAsRealTflite(g, {inputBytes(f32({2, 16, 16}))}, 4, 1, kResidue);
 }
 
-// ---- COMPLEX_ABS, REAL, IMAG on model inputs
-void expectPart(fb::BuiltinOperator code, bool doublePrecision) {
+// ---- COMPLEX_ABS, REAL, IMAG on model inputs, complex64 and complex128
+struct PartCase {
+    const char* name;
+    fb::BuiltinOperator code;
+    bool doublePrecision;
+};
+
+class RealTfliteComplexParts : public testing::TestWithParam<PartCase> {};
+
+TEST_P(RealTfliteComplexParts, SameAsRealTflite) {
+    REQUIRE();
     const std::vector<int32_t> shape = {2, 3, 7};
     const size_t values = 2 * elementCount(shape);   // real and imaginary parts
-    const std::vector<uint8_t> input =
-            doublePrecision ? rampBytes<double>(values, -3e5, 3e5) : rampBytes<float>(values, -30, 30);
-    const GraphBuilder g = oneOp(code, {doublePrecision ? complex128(shape) : complex64(shape)},
-                                 {doublePrecision ? f64(shape) : f32(shape)});
+    const bool wide = GetParam().doublePrecision;
+    const std::vector<uint8_t> input = wide ? rampBytes<double>(values, -3e5, 3e5) : rampBytes<float>(values, -30, 30);
+    const GraphBuilder g = oneOp(GetParam().code, {wide ? complex128(shape) : complex64(shape)}, {wide ? f64(shape) : f32(shape)});
     EXPECT_EQ(delegatedNodes(g), 0u);
     expectSameAsRealTflite(g, {input});
 }
 
-TEST(RealTfliteComplex, ComplexAbsComplex64) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_COMPLEX_ABS, false);
-}
-TEST(RealTfliteComplex, ComplexAbsComplex128) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_COMPLEX_ABS, true);
-}
-TEST(RealTfliteComplex, RealComplex64) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_REAL, false);
-}
-TEST(RealTfliteComplex, RealComplex128) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_REAL, true);
-}
-TEST(RealTfliteComplex, ImagComplex64) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_IMAG, false);
-}
-TEST(RealTfliteComplex, ImagComplex128) {
-    REQUIRE();
-    expectPart(fb::BuiltinOperator_IMAG, true);
-}
+INSTANTIATE_TEST_SUITE_P(Parts, RealTfliteComplexParts,
+                         testing::Values(PartCase{"ComplexAbsComplex64", fb::BuiltinOperator_COMPLEX_ABS, false},
+                                         PartCase{"ComplexAbsComplex128", fb::BuiltinOperator_COMPLEX_ABS, true},
+                                         PartCase{"RealComplex64", fb::BuiltinOperator_REAL, false},
+                                         PartCase{"RealComplex128", fb::BuiltinOperator_REAL, true},
+                                         PartCase{"ImagComplex64", fb::BuiltinOperator_IMAG, false},
+                                         PartCase{"ImagComplex128", fb::BuiltinOperator_IMAG, true}),
+                         [](const testing::TestParamInfo<PartCase>& info) { return std::string(info.param.name); });
 
 // ---- resource variables
 GraphBuilder::Options varHandle(const char* container, const char* name) {
