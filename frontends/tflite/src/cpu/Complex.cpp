@@ -5,12 +5,14 @@
 // Debian packages no build of that library; FFTW (libfftw3) would give the same numbers but adds
 // a runtime dependency, and a planner that is not thread-safe, to every tool for what is a
 // power-of-two transform (TFLite refuses other lengths). So the transform is written here: an
-// iterative radix-2 FFT in double, rows then columns, twiddles from cos/sin. Any accurate double
-// transform rounds to the same float but for a last-place difference where a value falls near a
-// rounding boundary, and the entries TFLite forces to zero (the imaginary parts of the DC and
-// Nyquist terms) are exactly zero here too.
+// iterative radix-2 FFT in double, rows (two real rows per complex transform) then columns,
+// twiddles from cos/sin. Any accurate double transform rounds to the same float but for a
+// last-place difference where a value falls near a rounding boundary, and for values whose exact
+// result is zero, where each leaves its own residue (~1e-16 of the largest): the entries TFLite
+// forces to zero (the imaginary parts of the DC and Nyquist terms) are exactly zero here too.
 #include <cmath>
 #include <complex>
+#include <map>
 #include <numbers>
 
 #include "CpuKernel.h"
@@ -22,9 +24,12 @@ using Complex = std::complex<double>;
 
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-// exp(-2 pi i k / n) for k < n / 2.
-std::vector<Complex> twiddles(size_t n) {
-    std::vector<Complex> w(n / 2);
+// exp(-2 pi i k / n) for k < n / 2, computed once per length and thread.
+const std::vector<Complex>& twiddles(size_t n) {
+    thread_local std::map<size_t, std::vector<Complex>> cache;
+    std::vector<Complex>& w = cache[n];
+    if (w.size() == n / 2) return w;
+    w.resize(n / 2);
     for (size_t k = 0; k < w.size(); ++k) {
         const double angle = 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
         w[k] = {std::cos(angle), -std::sin(angle)};
@@ -106,23 +111,38 @@ bool runRfft2d(const CpuKernelCall& call) {
     const size_t inHeight = static_cast<size_t>(input.shape()[input.rank() - 2]);
     const size_t inWidth = static_cast<size_t>(input.shape()[input.rank() - 1]);
     const size_t columns = width / 2 + 1, slices = input.count() / std::max<size_t>(inHeight * inWidth, 1);
-    const std::vector<Complex> rowTwiddles = twiddles(width), columnTwiddles = twiddles(height);
-    std::vector<Complex> row(width), grid(height * columns);
+    const std::vector<Complex>& rowTwiddles = twiddles(width);
+    const std::vector<Complex>& columnTwiddles = twiddles(height);
+    std::vector<Complex> row(width), column(height), grid(height * columns);
+    std::vector<float> slice(inHeight * inWidth);
+    std::vector<std::complex<float>> result(grid.size());
+    const auto sample = [&](size_t y, size_t x) {
+        return y < inHeight && x < inWidth ? static_cast<double>(slice[y * inWidth + x]) : 0.0;
+    };
     for (size_t s = 0; s < slices; ++s) {
-        // Rows of the zero-padded (or cropped) input, keeping the non-negative frequencies.
-        for (size_t y = 0; y < height; ++y) {
-            std::fill(row.begin(), row.end(), Complex{});
-            for (size_t x = 0; y < inHeight && x < std::min(inWidth, width); ++x) {
-                row[x] = input.at<float>((s * inHeight + y) * inWidth + x);
-            }
+        if (!slice.empty()) std::memcpy(slice.data(), input.data + s * slice.size() * sizeof(float), slice.size() * sizeof(float));
+        // Rows of the zero-padded (or cropped) input, keeping the non-negative frequencies: two
+        // real rows per complex transform (row y real, row y + 1 imaginary), then told apart by
+        // the symmetry of real transforms. Their DC and Nyquist terms stay exactly real.
+        for (size_t y = 0; y < height; y += 2) {
+            for (size_t x = 0; x < width; ++x) row[x] = {sample(y, x), sample(y + 1, x)};
             fft(row.data(), width, 1, rowTwiddles);
-            std::copy(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(columns), grid.begin() + y * columns);
+            for (size_t k = 0; k < columns; ++k) {
+                const Complex z = row[k], mirror = std::conj(row[(width - k) & (width - 1)]);
+                grid[y * columns + k] = {(z.real() + mirror.real()) * 0.5, (z.imag() + mirror.imag()) * 0.5};
+                if (y + 1 < height) {
+                    grid[(y + 1) * columns + k] = {(z.imag() - mirror.imag()) * 0.5, (mirror.real() - z.real()) * 0.5};
+                }
+            }
         }
-        for (size_t x = 0; x < columns; ++x) fft(grid.data() + x, height, columns, columnTwiddles);
-        for (size_t i = 0; i < grid.size(); ++i) {
-            const std::complex<float> value(static_cast<float>(grid[i].real()), static_cast<float>(grid[i].imag()));
-            call.out(0).set(s * grid.size() + i, value);
+        for (size_t x = 0; x < columns; ++x) {
+            for (size_t y = 0; y < height; ++y) column[y] = grid[y * columns + x];
+            fft(column.data(), height, 1, columnTwiddles);
+            for (size_t y = 0; y < height; ++y) {
+                result[y * columns + x] = {static_cast<float>(column[y].real()), static_cast<float>(column[y].imag())};
+            }
         }
+        std::memcpy(call.out(0).out + s * result.size() * sizeof(result[0]), result.data(), result.size() * sizeof(result[0]));
     }
     return true;
 }
