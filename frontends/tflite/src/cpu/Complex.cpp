@@ -110,40 +110,48 @@ bool runRfft2d(const CpuKernelCall& call) {
     const auto height = static_cast<size_t>(lengths.height), width = static_cast<size_t>(lengths.width);
     const size_t inHeight = static_cast<size_t>(input.shape()[input.rank() - 2]);
     const size_t inWidth = static_cast<size_t>(input.shape()[input.rank() - 1]);
-    const size_t columns = width / 2 + 1, slices = input.count() / std::max<size_t>(inHeight * inWidth, 1);
+    const size_t columns = width / 2 + 1;
+    size_t slices = 1;   // the leading dimensions (an empty input still gives zeros, as in TFLite)
+    for (size_t d = 0; d + 2 < input.rank(); ++d) slices *= static_cast<size_t>(input.shape()[d]);
     const std::vector<Complex>& rowTwiddles = twiddles(width);
     const std::vector<Complex>& columnTwiddles = twiddles(height);
-    std::vector<Complex> row(width), column(height), grid(height * columns);
-    std::vector<float> slice(inHeight * inWidth);
-    std::vector<std::complex<float>> result(grid.size());
-    const auto sample = [&](size_t y, size_t x) {
-        return y < inHeight && x < inWidth ? static_cast<double>(slice[y * inWidth + x]) : 0.0;
+    // Every row of every slice, zero-padded (or cropped), transformed two real rows at a time
+    // (row r real, row r + 1 imaginary, across slices too), told apart by the symmetry of real
+    // transforms, keeping the non-negative frequencies; their DC and Nyquist terms stay exactly real.
+    const size_t rows = slices * height;
+    std::vector<float> values(input.count());
+    if (!values.empty()) std::memcpy(values.data(), input.data, values.size() * sizeof(float));
+    const auto hasData = [&](size_t r) { return r < rows && r % height < inHeight; };
+    const auto sample = [&](size_t r, size_t x) {
+        return hasData(r) && x < inWidth ? static_cast<double>(values[((r / height) * inHeight + r % height) * inWidth + x])
+                                         : 0.0;
     };
-    for (size_t s = 0; s < slices; ++s) {
-        if (!slice.empty()) std::memcpy(slice.data(), input.data + s * slice.size() * sizeof(float), slice.size() * sizeof(float));
-        // Rows of the zero-padded (or cropped) input, keeping the non-negative frequencies: two
-        // real rows per complex transform (row y real, row y + 1 imaginary), then told apart by
-        // the symmetry of real transforms. Their DC and Nyquist terms stay exactly real.
-        for (size_t y = 0; y < height; y += 2) {
-            for (size_t x = 0; x < width; ++x) row[x] = {sample(y, x), sample(y + 1, x)};
-            fft(row.data(), width, 1, rowTwiddles);
-            for (size_t k = 0; k < columns; ++k) {
-                const Complex z = row[k], mirror = std::conj(row[(width - k) & (width - 1)]);
-                grid[y * columns + k] = {(z.real() + mirror.real()) * 0.5, (z.imag() + mirror.imag()) * 0.5};
-                if (y + 1 < height) {
-                    grid[(y + 1) * columns + k] = {(z.imag() - mirror.imag()) * 0.5, (mirror.real() - z.real()) * 0.5};
-                }
+    std::vector<Complex> row(width), column(height), grid(rows * columns);
+    for (size_t r = 0; r < rows; r += 2) {
+        if (!hasData(r) && !hasData(r + 1)) continue;   // padding: zeros transform to zeros
+        for (size_t x = 0; x < width; ++x) row[x] = {sample(r, x), sample(r + 1, x)};
+        fft(row.data(), width, 1, rowTwiddles);
+        for (size_t k = 0; k < columns; ++k) {
+            const Complex z = row[k], mirror = std::conj(row[(width - k) & (width - 1)]);
+            grid[r * columns + k] = {(z.real() + mirror.real()) * 0.5, (z.imag() + mirror.imag()) * 0.5};
+            if (r + 1 < rows) {
+                grid[(r + 1) * columns + k] = {(z.imag() - mirror.imag()) * 0.5, (mirror.real() - z.real()) * 0.5};
             }
         }
+    }
+    std::vector<std::complex<float>> result(rows * columns);
+    for (size_t s = 0; s < slices; ++s) {
+        const Complex* slice = grid.data() + s * height * columns;
+        std::complex<float>* out = result.data() + s * height * columns;
         for (size_t x = 0; x < columns; ++x) {
-            for (size_t y = 0; y < height; ++y) column[y] = grid[y * columns + x];
+            for (size_t y = 0; y < height; ++y) column[y] = slice[y * columns + x];
             fft(column.data(), height, 1, columnTwiddles);
             for (size_t y = 0; y < height; ++y) {
-                result[y * columns + x] = {static_cast<float>(column[y].real()), static_cast<float>(column[y].imag())};
+                out[y * columns + x] = {static_cast<float>(column[y].real()), static_cast<float>(column[y].imag())};
             }
         }
-        std::memcpy(call.out(0).out + s * result.size() * sizeof(result[0]), result.data(), result.size() * sizeof(result[0]));
     }
+    if (!result.empty()) std::memcpy(call.out(0).out, result.data(), result.size() * sizeof(result[0]));
     return true;
 }
 
