@@ -122,14 +122,19 @@ bool runRfft2d(const CpuKernelCall& call) {
     std::vector<float> values(input.count());
     if (!values.empty()) std::memcpy(values.data(), input.data, values.size() * sizeof(float));
     const auto hasData = [&](size_t r) { return r < rows && r % height < inHeight; };
-    const auto sample = [&](size_t r, size_t x) {
-        return hasData(r) && x < inWidth ? static_cast<double>(values[((r / height) * inHeight + r % height) * inWidth + x])
-                                         : 0.0;
+    // Row r's input values (the first min(inWidth, width) of them count), nullptr for padding.
+    const auto rowData = [&](size_t r) {
+        return hasData(r) ? values.data() + ((r / height) * inHeight + r % height) * inWidth : nullptr;
     };
+    const size_t used = std::min(inWidth, width);
     std::vector<Complex> row(width), column(height), grid(rows * columns);
     for (size_t r = 0; r < rows; r += 2) {
-        if (!hasData(r) && !hasData(r + 1)) continue;   // padding: zeros transform to zeros
-        for (size_t x = 0; x < width; ++x) row[x] = {sample(r, x), sample(r + 1, x)};
+        const float *first = rowData(r), *second = rowData(r + 1);
+        if (first == nullptr && second == nullptr) continue;   // padding: zeros transform to zeros
+        std::fill(row.begin(), row.end(), Complex{});
+        for (size_t x = 0; x < used; ++x) {
+            row[x] = {first != nullptr ? first[x] : 0.0, second != nullptr ? second[x] : 0.0};
+        }
         fft(row.data(), width, 1, rowTwiddles);
         for (size_t k = 0; k < columns; ++k) {
             const Complex z = row[k], mirror = std::conj(row[(width - k) & (width - 1)]);
