@@ -1,5 +1,5 @@
-// A one-subgraph .tflite model assembled tensor by tensor and operator by operator, for the
-// lowering tests: builtin and custom operators, quantized, constant and variable tensors.
+// A .tflite model assembled tensor by tensor and operator by operator, for the lowering tests:
+// builtin and custom operators, quantized, constant and variable tensors, further subgraphs.
 #pragma once
 
 #include <cstdint>
@@ -51,10 +51,31 @@ public:
                         nullptr, std::move(customOptions)});
     }
     std::vector<int32_t> inputs, outputs;
+    // Further subgraphs (CALL_ONCE's init graphs, ...): subgraph 1, 2, ... of the model.
+    std::vector<GraphBuilder> subgraphs;
 
     std::vector<uint8_t> buildBytes() const {
         flatbuffers::FlatBufferBuilder b;
         std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b)};
+        std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
+        std::vector<flatbuffers::Offset<fb::SubGraph>> graphs = {buildSubgraph(b, buffers, codes)};
+        for (const GraphBuilder& graph : subgraphs) graphs.push_back(graph.buildSubgraph(b, buffers, codes));
+        fb::FinishModelBuffer(b, fb::CreateModelDirect(b, 3, &codes, &graphs, "test", &buffers));
+        return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+    }
+
+    std::unique_ptr<Model> build() const {
+        const std::vector<uint8_t> bytes = buildBytes();
+        dumpForFuzzCorpus(bytes);
+        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+        EXPECT_NE(model, nullptr);
+        return model;
+    }
+
+private:
+    flatbuffers::Offset<fb::SubGraph> buildSubgraph(flatbuffers::FlatBufferBuilder& b,
+                                                    std::vector<flatbuffers::Offset<fb::Buffer>>& buffers,
+                                                    std::vector<flatbuffers::Offset<fb::OperatorCode>>& codes) const {
         std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
         for (const TensorSpec& t : tensors_) {
             uint32_t buffer = 0;
@@ -71,7 +92,6 @@ public:
             }
             tensors.push_back(fb::CreateTensorDirect(b, &t.shape, t.type, buffer, "t", quant, t.variable));
         }
-        std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const OpSpec& o : ops_) {
             codes.push_back(fb::CreateOperatorCodeDirect(b, static_cast<int8_t>(std::min<int>(o.code, 127)),
@@ -82,21 +102,9 @@ public:
                                                    o.optionsType, options,
                                                    o.customOptions.empty() ? nullptr : &o.customOptions));
         }
-        std::vector<flatbuffers::Offset<fb::SubGraph>> subgraphs = {
-                fb::CreateSubGraphDirect(b, &tensors, &inputs, &outputs, &ops)};
-        fb::FinishModelBuffer(b, fb::CreateModelDirect(b, 3, &codes, &subgraphs, "test", &buffers));
-        return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+        return fb::CreateSubGraphDirect(b, &tensors, &inputs, &outputs, &ops);
     }
 
-    std::unique_ptr<Model> build() const {
-        const std::vector<uint8_t> bytes = buildBytes();
-        dumpForFuzzCorpus(bytes);
-        std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
-        EXPECT_NE(model, nullptr);
-        return model;
-    }
-
-private:
     // NNEMU_TEST_MODEL_DUMP_DIR=<dir>: every model a test builds is also written there, named
     // after the test, as seeds for tflite_loader_fuzz (tests/fuzz/make_corpus.sh).
     static void dumpForFuzzCorpus(const std::vector<uint8_t>& bytes) {

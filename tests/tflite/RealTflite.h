@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -82,38 +84,55 @@ inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const s
     return result;
 }
 
-// Floats within `ulps` units in the last place (NaN matches NaN); everything else byte for byte.
-inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std::vector<uint8_t>& want, int ulps) {
-    if (tensor.type != ElementType::FLOAT32 || ulps == 0) {
-        // The count and the first differing bytes (gtest prints only the head of long vectors).
-        size_t differing = 0;
-        std::string first;
-        for (size_t i = 0; i < want.size(); ++i) {
-            if (got[i] == want[i]) continue;
-            if (++differing <= 8) {
-                first += " [" + std::to_string(i) + "] " + std::to_string(got[i]) + " vs " + std::to_string(want[i]);
-            }
-        }
-        EXPECT_EQ(differing, 0u) << "bytes differing of " << want.size() << " (nnemu vs TFLite):" << first;
-        return;
-    }
-    const std::vector<float> a = valuesOf<float>(got, want.size() / 4), b = valuesOf<float>(want.data(), want.size() / 4);
+// Floating-point values (T: float or double) within `ulps` units in the last place (NaN matches NaN).
+// floor > 0: a difference up to floor times the largest magnitude of `want` passes too (the
+// rounding residue of a transform computed in double where the exact value is zero).
+template <typename T, typename Bits>
+void expectWithinUlps(const uint8_t* got, const std::vector<uint8_t>& want, int ulps, double floor = 0) {
+    const std::vector<T> a = valuesOf<T>(got, want.size() / sizeof(T)), b = valuesOf<T>(want.data(), want.size() / sizeof(T));
+    double largest = 0;
+    for (T value : b) largest = std::isfinite(value) ? std::max(largest, std::fabs(static_cast<double>(value))) : largest;
     for (size_t i = 0; i < a.size(); ++i) {
         if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-        int32_t ia, ib;
-        std::memcpy(&ia, &a[i], 4);
-        std::memcpy(&ib, &b[i], 4);
+        if (floor > 0 && std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])) <= floor * largest) continue;
+        Bits ia, ib;
+        std::memcpy(&ia, &a[i], sizeof(T));
+        std::memcpy(&ib, &b[i], sizeof(T));
         // Ordered as integers across the sign (so that -0 and +0 are 0 ULP apart).
-        const int64_t oa = ia < 0 ? int64_t{INT32_MIN} - ia : ia, ob = ib < 0 ? int64_t{INT32_MIN} - ib : ib;
-        EXPECT_LE(std::llabs(oa - ob), ulps) << "element " << i << ": " << a[i] << " vs TFLite's " << b[i];
+        constexpr Bits kMin = std::numeric_limits<Bits>::min();
+        const Bits oa = ia < 0 ? static_cast<Bits>(kMin - ia) : ia, ob = ib < 0 ? static_cast<Bits>(kMin - ib) : ib;
+        const uint64_t apart = oa > ob ? static_cast<uint64_t>(oa) - static_cast<uint64_t>(ob)
+                                       : static_cast<uint64_t>(ob) - static_cast<uint64_t>(oa);
+        EXPECT_LE(apart, static_cast<uint64_t>(ulps)) << "element " << i << ": " << a[i] << " vs TFLite's " << b[i];
     }
 }
 
+// Floats (float32, float64 and the parts of complex64, complex128) within `ulps` units in the
+// last place; everything else byte for byte.
+inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std::vector<uint8_t>& want, int ulps,
+                            double floor = 0) {
+    const bool singles = tensor.type == ElementType::FLOAT32 || tensor.type == ElementType::COMPLEX64;
+    const bool doubles = tensor.type == ElementType::FLOAT64 || tensor.type == ElementType::COMPLEX128;
+    if (ulps > 0 && singles) return expectWithinUlps<float, int32_t>(got, want, ulps, floor);
+    if (ulps > 0 && doubles) return expectWithinUlps<double, int64_t>(got, want, ulps, floor);
+    // The count and the first differing bytes (gtest prints only the head of long vectors).
+    size_t differing = 0;
+    std::string first;
+    for (size_t i = 0; i < want.size(); ++i) {
+        if (got[i] == want[i]) continue;
+        if (++differing <= 8) {
+            first += " [" + std::to_string(i) + "] " + std::to_string(got[i]) + " vs " + std::to_string(want[i]);
+        }
+    }
+    EXPECT_EQ(differing, 0u) << "bytes differing of " << want.size() << " (nnemu vs TFLite):" << first;
+}
+
 // The model (.tflite bytes), on `inputs`, gives in every interpreter mode what real TFLite's
-// builtin kernels give.
+// builtin kernels give (after `runs` invokes: state such as resource variables carries over;
+// floatFloor: see expectWithinUlps).
 inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                   int floatUlps = 4) {
-    const RealTfliteResult real = runRealTflite(bytes, inputs);
+                                   int floatUlps = 4, int runs = 1, double floatFloor = 0) {
+    const RealTfliteResult real = runRealTflite(bytes, inputs, runs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     forEachKernelRunMode(bytes, [&](Interpreter& interpreter) {
         ASSERT_EQ(interpreter.inputCount(), inputs.size());
@@ -121,19 +140,20 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
             ASSERT_EQ(interpreter.inputTensor(i).byteSize(), inputs[i].size());
             if (!inputs[i].empty()) std::memcpy(interpreter.inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(isOk(interpreter.invoke()));
+        for (int run = 0; run < runs; ++run) ASSERT_TRUE(isOk(interpreter.invoke()));
         ASSERT_EQ(interpreter.outputCount(), real.outputs.size());
         for (size_t o = 0; o < real.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));
             ASSERT_EQ(interpreter.outputTensor(o).byteSize(), real.outputs[o].size());
-            expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), real.outputs[o], floatUlps);
+            expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), real.outputs[o], floatUlps,
+                            floatFloor);
         }
     });
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
-                                   int floatUlps = 4) {
-    expectSameAsRealTflite(builder.buildBytes(), inputs, floatUlps);
+                                   int floatUlps = 4, int runs = 1, double floatFloor = 0) {
+    expectSameAsRealTflite(builder.buildBytes(), inputs, floatUlps, runs, floatFloor);
 }
 
 // Deterministic test data: `count` values of T spread over [low, high].

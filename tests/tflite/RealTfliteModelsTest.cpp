@@ -25,7 +25,7 @@ std::vector<uint8_t> deterministicInput(const Tensor& tensor) {
             for (size_t i = 0; i < count; ++i) values[i] = static_cast<uint8_t>(i % 2);
             return values;
         }
-        case ElementType::OTHER: break;
+        default: break;   // FLOAT64, complex and resource inputs: zeros
     }
     return std::vector<uint8_t>(tensor.byteSize());
 }

@@ -21,17 +21,20 @@ const char* const kDelegateName = "NNAPI";
 const char* const kDelegateKernelName = "TfLiteNnapiDelegate";
 constexpr int32_t kDefaultMemoryCheckIntervalMs = 50;
 
+// Floats over [-0.5, 0.5].
+template <typename T>
+void fillUniform(uint8_t* data, size_t bytes, std::mt19937& rng) {
+    std::uniform_real_distribution<T> dist(-0.5, 0.5);
+    for (size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
+        const T value = dist(rng);
+        std::memcpy(data + i, &value, sizeof value);
+    }
+}
+
 // Random input contents in the ranges TFLite's benchmark_model uses per type.
 void fillRandom(tflite::ElementType type, uint8_t* data, size_t bytes, std::mt19937& rng) {
     switch (type) {
-        case tflite::ElementType::FLOAT32: {
-            std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-            for (size_t i = 0; i + sizeof(float) <= bytes; i += sizeof(float)) {
-                const float value = dist(rng);
-                std::memcpy(data + i, &value, sizeof value);
-            }
-            return;
-        }
+        case tflite::ElementType::FLOAT32: fillUniform<float>(data, bytes, rng); return;
         case tflite::ElementType::UINT8: {
             std::uniform_int_distribution<int> dist(0, 254);
             for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(dist(rng));
@@ -71,6 +74,11 @@ void fillRandom(tflite::ElementType type, uint8_t* data, size_t bytes, std::mt19
             for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(dist(rng));
             return;
         }
+        case tflite::ElementType::FLOAT64: fillUniform<double>(data, bytes, rng); return;
+        // Complex inputs as float pairs over the float range; a resource id is no input to fill.
+        case tflite::ElementType::COMPLEX64: fillUniform<float>(data, bytes, rng); return;
+        case tflite::ElementType::COMPLEX128: fillUniform<double>(data, bytes, rng); return;
+        case tflite::ElementType::RESOURCE:
         case tflite::ElementType::OTHER: std::memset(data, 0, bytes); return;
     }
 }

@@ -345,6 +345,22 @@ void* shapeAndIndexing(const fb::Operator& op, fb::BuiltinOperator code) {
     }
 }
 
+// Resource variables (VAR_HANDLE) and their initialization (CALL_ONCE): src/cpu/Variables.cpp.
+void* resources(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_VAR_HANDLE:
+            // Flatbuffer strings end in a NUL: the names point into the model's bytes.
+            return make<TfLiteVarHandleParams>(op.builtin_options_as_VarHandleOptions(), [](const auto& o, auto& d) {
+                d.container = o.container() != nullptr ? o.container()->c_str() : nullptr;
+                d.shared_name = o.shared_name() != nullptr ? o.shared_name()->c_str() : nullptr;
+            });
+        case fb::BuiltinOperator_CALL_ONCE:
+            return make<TfLiteCallOnceParams>(op.builtin_options_as_CallOnceOptions(),
+                                              [](const auto& o, auto& d) { d.init_subgraph_index = o.init_subgraph_index(); });
+        default: return nullptr;
+    }
+}
+
 }  // namespace
 
 void FreeBuiltinData::operator()(void* data) const { std::free(data); }
@@ -352,7 +368,7 @@ void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
     const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
     for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise,
-                                                                  delegateLowered, shapeAndIndexing}) {
+                                                                  delegateLowered, shapeAndIndexing, resources}) {
         if (void* data = convert(op, code)) return BuiltinData(data);
     }
     return BuiltinData(nullptr);

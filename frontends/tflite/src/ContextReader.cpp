@@ -22,6 +22,10 @@ ElementType elementTypeOf(TfLiteType type) {
         case kTfLiteInt32: return ElementType::INT32;
         case kTfLiteInt64: return ElementType::INT64;
         case kTfLiteBool: return ElementType::BOOL;
+        case kTfLiteFloat64: return ElementType::FLOAT64;
+        case kTfLiteComplex64: return ElementType::COMPLEX64;
+        case kTfLiteComplex128: return ElementType::COMPLEX128;
+        case kTfLiteResource: return ElementType::RESOURCE;
         default: return ElementType::OTHER;
     }
 }

@@ -39,6 +39,10 @@ TfLiteType tensorType(ElementType type) {
         case ElementType::INT32: return kTfLiteInt32;
         case ElementType::INT64: return kTfLiteInt64;
         case ElementType::BOOL: return kTfLiteBool;
+        case ElementType::FLOAT64: return kTfLiteFloat64;
+        case ElementType::COMPLEX64: return kTfLiteComplex64;
+        case ElementType::COMPLEX128: return kTfLiteComplex128;
+        case ElementType::RESOURCE: return kTfLiteResource;
         default: return kTfLiteNoType;
     }
 }

@@ -20,6 +20,7 @@
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
 #include "cpu/CpuKernelUnit.h"
+#include "cpu/Resources.h"
 #include "nnemu/base/Log.h"
 
 namespace nnemu::tflite {
@@ -99,6 +100,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     graph.allowCpuKernels = true;
     NNEMU_RETURN_IF_ERROR(lowerModel(model, graph));
     keepRefusedNodesOnCpuKernels(model, graph);
+    NNEMU_ASSIGN_OR_RETURN(interpreter->resources_, InterpreterResources::create(model));
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
     // external delegate takes the place of the accelerator.
@@ -183,6 +185,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
                 NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelUnit> part,
                                        CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8));
                 part->allowResizing(hostOnlyOutputs(node, graph));
+                part->useResources(interpreter->resources_.get());
                 compiled.push_back(std::move(part));
                 continue;
             }

@@ -39,6 +39,10 @@ ElementType elementTypeOf(fb::TensorType type) {
         case fb::TensorType_INT32: return ElementType::INT32;
         case fb::TensorType_INT64: return ElementType::INT64;
         case fb::TensorType_BOOL: return ElementType::BOOL;
+        case fb::TensorType_FLOAT64: return ElementType::FLOAT64;
+        case fb::TensorType_COMPLEX64: return ElementType::COMPLEX64;
+        case fb::TensorType_COMPLEX128: return ElementType::COMPLEX128;
+        case fb::TensorType_RESOURCE: return ElementType::RESOURCE;
         default: return ElementType::OTHER;
     }
 }
@@ -257,6 +261,10 @@ const char* elementTypeName(ElementType type) {
         case ElementType::INT32: return "INT32";
         case ElementType::INT64: return "INT64";
         case ElementType::BOOL: return "BOOL";
+        case ElementType::FLOAT64: return "FLOAT64";
+        case ElementType::COMPLEX64: return "COMPLEX64";
+        case ElementType::COMPLEX128: return "COMPLEX128";
+        case ElementType::RESOURCE: return "RESOURCE";
         case ElementType::OTHER: break;
     }
     return "OTHER";
@@ -265,7 +273,11 @@ const char* elementTypeName(ElementType type) {
 size_t elementSize(ElementType type) {
     switch (type) {
         case ElementType::FLOAT32:
-        case ElementType::INT32: return 4;
+        case ElementType::INT32:
+        case ElementType::RESOURCE: return 4;   // TFLite's VAR_HANDLE writes an int32 id
+        case ElementType::FLOAT64:
+        case ElementType::COMPLEX64: return 8;
+        case ElementType::COMPLEX128: return 16;
         case ElementType::UINT8:
         case ElementType::INT8:
         case ElementType::BOOL: return 1;

@@ -6,7 +6,21 @@
 #include <functional>
 #include <queue>
 
+#include "nnemu/tflite/tflite_generated.h"
+
 namespace nnemu::tflite {
+namespace {
+
+// Nodes that read or write an interpreter's resource variables, state no tensor shows.
+bool touchesVariables(const Node& node) {
+    for (fb::BuiltinOperator code : {fb::BuiltinOperator_READ_VARIABLE, fb::BuiltinOperator_ASSIGN_VARIABLE,
+                                     fb::BuiltinOperator_CALL_ONCE}) {
+        if (node.builtinCode == static_cast<int32_t>(code)) return true;
+    }
+    return false;
+}
+
+}  // namespace
 
 std::vector<NodeSubset> partitionNodes(const Model& model, const std::vector<bool>& supported) {
     const std::vector<Node>& nodes = model.nodes();
@@ -18,8 +32,15 @@ std::vector<NodeSubset> partitionNodes(const Model& model, const std::vector<boo
     // Producer -> consumer edges, each counted once.
     std::vector<std::vector<uint32_t>> consumers(count);
     std::vector<uint32_t> pending(count, 0);
+    int64_t lastStateful = -1;
     for (const Node& node : nodes) {
         std::vector<uint32_t> from;
+        // Variable reads and assignments keep their order, as TFLite runs them: each waits for
+        // the previous one as for a producer.
+        if (touchesVariables(node)) {
+            if (lastStateful >= 0) from.push_back(static_cast<uint32_t>(lastStateful));
+            lastStateful = node.index;
+        }
         for (int32_t t : node.inputs) {
             if (t >= 0 && producer[t] >= 0 && producer[t] != node.index) from.push_back(static_cast<uint32_t>(producer[t]));
         }

@@ -20,6 +20,8 @@
 
 namespace nnemu::tflite {
 
+class InterpreterResources;   // Resources.h
+
 // One input or output of a node. Element access goes through memcpy: constants live in the
 // model file, with no alignment guarantee.
 struct CpuOperand {
@@ -81,6 +83,8 @@ public:
     // buffer of that size); without one only the declared element count is accepted.
     bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
     std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
+    // The interpreter's resource variables (Resources.h), in run() only; nullptr in prepare().
+    InterpreterResources* resources = nullptr;
 
 private:
     const Node& node_;
@@ -145,5 +149,10 @@ bool normalizeAxis(const CpuKernelCall& call, int64_t axis, size_t rank, size_t*
 // false (after fail) for an axis out of range.
 bool expectReduction(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known);
 std::string shapeText(const std::vector<int32_t>& shape);
+
+// Families that add their own kernels (the others are listed in CpuKernelList.h, kKernels):
+// complex numbers and resource variables (issue 24): Complex.cpp, Variables.cpp.
+void addComplexKernels(CpuKernelTable& table);
+void addVariableKernels(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

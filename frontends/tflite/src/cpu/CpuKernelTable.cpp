@@ -295,6 +295,8 @@ const CpuKernelTable& CpuKernelTable::get() {
     static const CpuKernelTable table = [] {
         CpuKernelTable t;
         for (const auto& row : kernels::kKernels) t.add(row.code, row.kernel);
+        addComplexKernels(t);
+        addVariableKernels(t);
         return t;
     }();
     return table;

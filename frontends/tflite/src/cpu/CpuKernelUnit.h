@@ -19,6 +19,8 @@ public:
     // Per output: whether only the host reads it (graph outputs, other CPU kernels), so a kernel
     // may give it another shape at invoke (TFLite's dynamic tensors). Default: none may.
     void allowResizing(std::vector<bool> perOutput) { resizable_ = std::move(perOutput); }
+    // The interpreter's resource variables, for VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, CALL_ONCE.
+    void useResources(InterpreterResources* resources) { resources_ = resources; }
 
 private:
     CpuKernelUnit(const Subgraph& subgraph, const Node& node) : subgraph_(subgraph), node_(node) {}
@@ -27,6 +29,7 @@ private:
     const Node& node_;
     const CpuKernel* kernel_ = nullptr;
     bool shiftedInt8_ = false;
+    InterpreterResources* resources_ = nullptr;
     std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
     std::vector<bool> resizable_;
     // Per input and output: the tensor with the shape its buffer got at invoke (TensorBuffer::shape).

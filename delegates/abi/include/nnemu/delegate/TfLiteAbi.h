@@ -38,6 +38,9 @@ typedef enum TfLiteType {
     kTfLiteComplex64 = 8,
     kTfLiteInt8 = 9,
     kTfLiteFloat16 = 10,
+    kTfLiteFloat64 = 11,
+    kTfLiteComplex128 = 12,
+    kTfLiteResource = 14,
 } TfLiteType;
 
 // A size followed by that many elements (flexible array member).
@@ -500,6 +503,16 @@ typedef struct TfLiteLSHProjectionParams {
     TfLiteLSHProjectionType type;
 } TfLiteLSHProjectionParams;
 
+// Resource variables and their initialization (VAR_HANDLE, CALL_ONCE).
+typedef struct TfLiteVarHandleParams {
+    const char* container;     // not owned: the model's strings, nullptr when absent
+    const char* shared_name;
+} TfLiteVarHandleParams;
+
+typedef struct TfLiteCallOnceParams {
+    int init_subgraph_index;
+} TfLiteCallOnceParams;
+
 typedef struct TfLiteBucketizeParams {
     const float* boundaries;   // not owned: the model's data
     int num_boundaries;
@@ -746,5 +759,8 @@ static_assert(NNEMU_TFLITE_AT(TfLiteOneHotParams, axis, 0) && sizeof(TfLiteOneHo
               NNEMU_TFLITE_AT(TfLiteReverseSequenceParams, batch_dim, 4) && sizeof(TfLiteReverseSequenceParams) == 8 &&
               NNEMU_TFLITE_AT(TfLiteCumsumParams, exclusive, 0) && NNEMU_TFLITE_AT(TfLiteCumsumParams, reverse, 1) &&
               sizeof(TfLiteCumsumParams) == 2);
+static_assert(NNEMU_TFLITE_AT(TfLiteVarHandleParams, container, 0) &&
+              NNEMU_TFLITE_AT(TfLiteVarHandleParams, shared_name, 8) && sizeof(TfLiteVarHandleParams) == 16 &&
+              NNEMU_TFLITE_AT(TfLiteCallOnceParams, init_subgraph_index, 0) && sizeof(TfLiteCallOnceParams) == 4);
 #undef NNEMU_TFLITE_AT
 #endif

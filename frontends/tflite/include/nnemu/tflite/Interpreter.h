@@ -39,6 +39,7 @@ struct Partition {
 class ExecutionUnit;      // internal: one NNAPI model + compilation, or a node on a CPU kernel
 class SubgraphModels;     // internal: the NNAPI models of the subgraphs control flow runs
 class TensorBuffer;       // internal: a lazily zero-filled byte buffer
+class InterpreterResources;   // internal: resource variables and CALL_ONCE's init subgraphs
 
 class Interpreter {
 public:
@@ -92,6 +93,7 @@ private:
     bool signedInt8_ = false;
     std::vector<std::vector<uint8_t>> modelValues_;     // constants NNAPI references, not copies
     std::shared_ptr<SubgraphModels> subgraphModels_;    // the models IF and WHILE run
+    std::unique_ptr<InterpreterResources> resources_;    // kept across invokes, as TFLite keeps them
     std::vector<Partition> partitions_;
     // Per partition: one compiled NNAPI model (delegate kernel) or one unit per node (CPU: an
     // NNAPI model on nnapi-reference, or the tools' own CPU kernel).

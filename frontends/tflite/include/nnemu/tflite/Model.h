@@ -15,7 +15,9 @@
 
 namespace nnemu::tflite {
 
-enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, OTHER };
+// FLOAT64, COMPLEX64, COMPLEX128 and RESOURCE (a variable's id, int32 inside) only reach the
+// tools' CPU kernels (src/cpu/Complex.cpp, Variables.cpp); NNAPI has no such operands.
+enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, FLOAT64, COMPLEX64, COMPLEX128, RESOURCE, OTHER };
 const char* elementTypeName(ElementType type);
 size_t elementSize(ElementType type);  // bytes per element, 0 for OTHER
 
