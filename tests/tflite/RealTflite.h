@@ -43,7 +43,9 @@ struct RealTfliteResult {
 
 // Runs the model bytes with TFLite's builtin kernels on `inputs` (one byte vector per model
 // input, in order). Outputs are split by the sizes tflite_run prints ("output N: ... bytes=K").
-inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs) {
+// runs > 1: invoked that many times (--runs), the last invoke's outputs.
+inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs,
+                                      int runs = 1) {
     RealTfliteResult result;
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("nnemu-real-tflite-" + std::to_string(getpid()));
@@ -56,7 +58,7 @@ inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const s
     in.close();
     std::filesystem::remove(outPath);
     const std::string command = "'" + realTfliteRun() + "' --model='" + modelPath + "' --xnnpack=0 --input='" + inPath +
-                                "' --output='" + outPath + "' > '" + logPath + "' 2>&1";
+                                "' --output='" + outPath + "' --runs=" + std::to_string(runs) + " > '" + logPath + "' 2>&1";
     const int status = std::system(command.c_str());
     std::ifstream logFile(logPath);
     std::stringstream log;
@@ -107,10 +109,10 @@ inline void expectSameBytes(const Tensor& tensor, const uint8_t* got, const std:
 }
 
 // The model (.tflite bytes), on `inputs`, gives in every interpreter mode what real TFLite's
-// builtin kernels give.
+// builtin kernels give (in the last of `runs` invokes: state kept across them, as random ops keep).
 inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                   int floatUlps = 4) {
-    const RealTfliteResult real = runRealTflite(bytes, inputs);
+                                   int floatUlps = 4, int runs = 1) {
+    const RealTfliteResult real = runRealTflite(bytes, inputs, runs);
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
@@ -123,7 +125,7 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
             ASSERT_EQ(interpreter->inputTensor(i).byteSize(), inputs[i].size());
             if (!inputs[i].empty()) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         }
-        ASSERT_TRUE(isOk(interpreter->invoke()));
+        for (int run = 0; run < runs; ++run) ASSERT_TRUE(isOk(interpreter->invoke()));
         ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
         for (size_t o = 0; o < real.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));
@@ -134,8 +136,8 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,
-                                   int floatUlps = 4) {
-    expectSameAsRealTflite(builder.buildBytes(), inputs, floatUlps);
+                                   int floatUlps = 4, int runs = 1) {
+    expectSameAsRealTflite(builder.buildBytes(), inputs, floatUlps, runs);
 }
 
 // Deterministic test data: `count` values of T spread over [low, high].

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -81,6 +82,9 @@ public:
     // buffer of that size); without one only the declared element count is accepted.
     bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
     std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
+    // State a kernel keeps across invokes (the random builtins' generator): the unit's slot, empty
+    // until the kernel's first run fills it; nullptr in prepare.
+    std::shared_ptr<void>* state = nullptr;
 
 private:
     const Node& node_;

@@ -9,6 +9,11 @@ void addScatterKernels(CpuKernelTable& table);
 void addSegmentKernels(CpuKernelTable& table);
 void addMatrixDiagKernels(CpuKernelTable& table);
 void addNonMaxSuppressionKernels(CpuKernelTable& table);
+// RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL (Philox, state across invokes);
+// EMBEDDING_LOOKUP_SPARSE; DENSIFY (sparse constants).
+void addRandomKernels(CpuKernelTable& table);
+void addLookupSparseKernels(CpuKernelTable& table);
+void addDensifyKernels(CpuKernelTable& table);
 
 size_t elementCount(const std::vector<int32_t>& shape) {
     size_t count = 1;
@@ -187,6 +192,9 @@ const CpuKernelTable& CpuKernelTable::get() {
         addSegmentKernels(t);
         addMatrixDiagKernels(t);
         addNonMaxSuppressionKernels(t);
+        addRandomKernels(t);
+        addLookupSparseKernels(t);
+        addDensifyKernels(t);
         return t;
     }();
     return table;
