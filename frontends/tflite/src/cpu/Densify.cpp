@@ -25,12 +25,21 @@ bool prepareDensify(const CpuKernelCall& call) {
     return valid ? true : call.fail(valid.message());
 }
 
+// The dense tensor is computed once (TFLite too densifies only in its first invoke) and copied
+// into the output at every invoke (the unit may convert the output's int8 in place afterwards).
 bool runDensify(const CpuKernelCall& call) {
-    if (!prepareDensify(call)) return false;
-    const Tensor& input = *call.in(0).tensor;
-    const Status done = densify(*input.sparsity, input.shape, elementSize(input.type), input.data, input.dataSize,
-                                call.out(0).out);
-    return done ? true : call.fail(done.message());
+    if (*call.state == nullptr) {
+        if (!prepareDensify(call)) return false;
+        const Tensor& input = *call.in(0).tensor;
+        auto dense = std::make_shared<std::vector<uint8_t>>(input.byteSize());
+        const Status done = densify(*input.sparsity, input.shape, elementSize(input.type), input.data, input.dataSize,
+                                    dense->data());
+        if (!done) return call.fail(done.message());
+        *call.state = std::move(dense);
+    }
+    const auto& dense = *static_cast<const std::vector<uint8_t>*>(call.state->get());
+    if (!dense.empty()) std::memcpy(call.out(0).out, dense.data(), dense.size());
+    return true;
 }
 
 }  // namespace
