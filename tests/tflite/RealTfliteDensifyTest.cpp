@@ -115,6 +115,21 @@ REAL_TFLITE_TEST(FullyConnectedOnCsrWeights) {
     g.op(fb::BuiltinOperator_FULLY_CONNECTED, {x, w, bias}, {y}, fb::BuiltinOptions_FullyConnectedOptions, fullyConnected());
     expectSameAsRealTflite(g, {inputBytes(f32({2, 16}))}, 4);
 }
+// nnemu's delegate takes the consumer and leaves DENSIFY on its CPU kernel (the weights reach
+// the partition at run time). Real TFLite 2.21's delegate claims both nodes but gives NNAPI no
+// value for the weights operand, so nnemu's runtime refuses that model at finish and TFLite
+// falls back to its CPU kernels (docs/tflite.md).
+TEST(DensifyKernel, ConsumerDelegatedDensifyOnCpuKernel) {
+    GraphBuilder g;
+    const int32_t x = g.tensor({2, 16}, fb::TensorType_FLOAT32);
+    const int32_t sparse = addSparse(g, {8, 16}, fb::TensorType_FLOAT32, prunedWeights<float>(128, 5), csr());
+    const int32_t w = g.tensor({8, 16}, fb::TensorType_FLOAT32), y = g.tensor({2, 8}, fb::TensorType_FLOAT32);
+    g.inputs = {x};
+    g.outputs = {y};
+    g.op(fb::BuiltinOperator_DENSIFY, {sparse}, {w});
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {x, w, -1}, {y}, fb::BuiltinOptions_FullyConnectedOptions, fullyConnected());
+    EXPECT_EQ(delegatedNodes(g), 1u);
+}
 REAL_TFLITE_TEST(FullyConnectedOnBlockWeights) {
     REQUIRE();
     GraphBuilder g;
