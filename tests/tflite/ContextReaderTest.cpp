@@ -14,6 +14,7 @@
 #include "VxTestHost.h"
 #include "nnemu/tflite/ContextReader.h"
 #include "nnemu/tflite/Lowering.h"
+#include "RandomSparseAbi.h"
 #include "ResultCheck.h"
 
 namespace nnemu::tflite {
@@ -117,6 +118,36 @@ TEST(ContextReader, PerChannelQuantizationIsReadOrTheNodeStaysWithTheHost) {
     EXPECT_EQ(graph->modelNodeOfPlan, std::vector<int>{-1});
     std::free(scales);
     std::free(zeroPoints);
+}
+
+// A sparse constant (t0, [2, 3] CSR, 3 values): DENSIFY reads it into t1; ADD reading it as
+// it is stays with the host. Malformed metadata leaves DENSIFY with the host too.
+TEST(ContextReader, SparseConstantsAreReadForDensifyOnly) {
+    TfLiteAddParams add{kTfLiteActNone, false};
+    Host host({TensorSpec{kTfLiteFloat32, {2, 3}, floatBytes({1, 2, 3})}, TensorSpec{kTfLiteFloat32, {2, 3}, {}},
+               TensorSpec{kTfLiteFloat32, {2, 3}, {}}, TensorSpec{kTfLiteFloat32, {2, 3}, {}}},
+              {NodeSpec{124, nullptr, {0}, {1}}, NodeSpec{0, &add, {2, 0}, {3}}});
+    TfLiteIntArray* order = vxtest::intArray({0, 1});
+    TfLiteIntArray* segments = vxtest::intArray({0, 2, 3});
+    TfLiteIntArray* indices = vxtest::intArray({0, 2, 1});
+    TfLiteDimensionMetadata dims[2] = {{kTfLiteDimDense, 2, nullptr, nullptr},
+                                       {kTfLiteDimSparseCSR, 0, segments, indices}};
+    TfLiteSparsity sparsity{order, nullptr, dims, 2};
+    host.tensors[0].sparsity = &sparsity;
+    std::unique_ptr<ContextGraph> graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
+    const Tensor& sparse = graph->model->tensors()[0];
+    ASSERT_NE(sparse.sparsity, nullptr);
+    EXPECT_EQ(sparse.sparsity->traversalOrder, (std::vector<int32_t>{0, 1}));
+    ASSERT_EQ(sparse.sparsity->dimensions.size(), 2u);
+    EXPECT_EQ(sparse.sparsity->dimensions[1].indices, (std::vector<int32_t>{0, 2, 1}));
+    EXPECT_EQ(sparse.dataSize, 12u);   // the stored values, not the dense size
+    EXPECT_EQ(graph->modelNodeOfPlan, (std::vector<int>{0, -1}));
+    sparsity.dim_metadata_size = -1;
+    graph = tflite::test::expectValue(readContext(&host.context));
+    ASSERT_NE(graph, nullptr);
+    EXPECT_EQ(graph->modelNodeOfPlan, (std::vector<int>{-1, -1}));
+    for (TfLiteIntArray* array : {order, segments, indices}) std::free(array);
 }
 
 // A RESHAPE host node reading tensor 0 (of `type`, scale `scale`) into tensor 1: what the reader

@@ -23,9 +23,12 @@ public:
 
     int32_t tensor(std::vector<int32_t> shape, fb::TensorType type, std::vector<uint8_t> data = {},
                    std::vector<float> scales = {}, std::vector<int64_t> zeroPoints = {}, int32_t axis = 0) {
-        tensors_.push_back({std::move(shape), type, std::move(data), std::move(scales), std::move(zeroPoints), axis, false});
+        tensors_.push_back({std::move(shape), type, std::move(data), std::move(scales), std::move(zeroPoints), axis, false, nullptr});
         return static_cast<int32_t>(tensors_.size() - 1);
     }
+    // A sparse constant (DENSIFY's input): `data` holds its stored values, `sparsity` its encoding.
+    using Sparsity = std::function<flatbuffers::Offset<fb::SparsityParameters>(flatbuffers::FlatBufferBuilder&)>;
+    void setSparsity(int32_t t, Sparsity sparsity) { tensors_[t].sparsity = std::move(sparsity); }
     // A state tensor (RNN/LSTM): is_variable, no data.
     int32_t variable(std::vector<int32_t> shape, fb::TensorType type) {
         const int32_t t = tensor(std::move(shape), type);
@@ -90,7 +93,8 @@ private:
                 quant = fb::CreateQuantizationParametersDirect(b, nullptr, nullptr, &t.scales, &zeros,
                                                                fb::QuantizationDetails_NONE, 0, t.axis);
             }
-            tensors.push_back(fb::CreateTensorDirect(b, &t.shape, t.type, buffer, "t", quant, t.variable));
+            tensors.push_back(fb::CreateTensorDirect(b, &t.shape, t.type, buffer, "t", quant, t.variable,
+                                                     t.sparsity ? t.sparsity(b) : 0));
         }
         std::vector<flatbuffers::Offset<fb::Operator>> ops;
         for (const OpSpec& o : ops_) {
@@ -128,6 +132,7 @@ private:
         std::vector<int64_t> zeroPoints;
         int32_t axis;
         bool variable;
+        Sparsity sparsity = nullptr;
     };
     struct OpSpec {
         fb::BuiltinOperator code;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "RandomSparseAbi.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 
 namespace nnemu::tflite {
@@ -361,6 +362,27 @@ void* resources(const fb::Operator& op, fb::BuiltinOperator code) {
     }
 }
 
+// The random builtins (one options table for the three) and EMBEDDING_LOOKUP_SPARSE.
+void* randomAndSparse(const fb::Operator& op, fb::BuiltinOperator code) {
+    switch (code) {
+        case fb::BuiltinOperator_RANDOM_UNIFORM:
+        case fb::BuiltinOperator_RANDOM_STANDARD_NORMAL:
+        case fb::BuiltinOperator_MULTINOMIAL:
+            return make<TfLiteRandomParams>(op.builtin_options_as_RandomOptions(),
+                                            [](const auto& o, auto& d) {
+                                                d = {static_cast<int>(o.seed()), static_cast<int>(o.seed2())};
+                                            });
+        case fb::BuiltinOperator_EMBEDDING_LOOKUP_SPARSE:
+            return make<TfLiteEmbeddingLookupSparseParams>(
+                    op.builtin_options_as_EmbeddingLookupSparseOptions(), [](const auto& o, auto& d) {
+                        d.combiner = o.combiner() == fb::CombinerType_MEAN    ? kTfLiteCombinerTypeMean
+                                     : o.combiner() == fb::CombinerType_SQRTN ? kTfLiteCombinerTypeSqrtn
+                                                                              : kTfLiteCombinerTypeSum;
+                    });
+        default: return nullptr;
+    }
+}
+
 }  // namespace
 
 void FreeBuiltinData::operator()(void* data) const { std::free(data); }
@@ -368,7 +390,8 @@ void FreeBuiltinData::operator()(void* data) const { std::free(data); }
 BuiltinData builtinDataOf(int32_t builtinCode, const fb::Operator& op) {
     const auto code = static_cast<fb::BuiltinOperator>(builtinCode);
     for (void* (*convert)(const fb::Operator&, fb::BuiltinOperator) : {convolution, elementwise, shape, sequenceAndControl, cpuElementwise,
-                                                                  delegateLowered, shapeAndIndexing, resources}) {
+                                                                  delegateLowered, shapeAndIndexing, resources,
+                                                                  randomAndSparse}) {
         if (void* data = convert(op, code)) return BuiltinData(data);
     }
     return BuiltinData(nullptr);

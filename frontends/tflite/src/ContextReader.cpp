@@ -6,10 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "RandomSparseAbi.h"
+#include "SparseTensor.h"
+
 namespace nnemu::tflite {
 namespace {
 
 constexpr int32_t kCustomCode = 32;   // kTfLiteBuiltinCustom
+constexpr int32_t kDensifyCode = 124;   // kTfLiteBuiltinDensify
 constexpr int kMaxRank = 8;
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 31;   // as the file reader (Model.cpp)
 
@@ -97,11 +101,16 @@ Status readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std:
         tensor.scale = source.params.scale;
         tensor.zeroPoint = source.params.zero_point;
     }
+    if (source.sparsity != nullptr) {
+        Result<std::shared_ptr<const Sparsity>> read = readSparsity(*static_cast<const TfLiteSparsity*>(source.sparsity));
+        if (!read) return read.status();
+        tensor.sparsity = std::move(read).value();
+    }
     if (source.allocation_type == kTfLiteMmapRo && source.data.raw_const != nullptr && source.bytes > 0) {
         tensor.isConstant = true;
         tensor.data = reinterpret_cast<const uint8_t*>(source.data.raw_const);
         tensor.dataSize = source.bytes;
-        if (tensor.dataSize != tensor.byteSize()) {
+        if (tensor.dataSize != tensor.byteSize() && tensor.sparsity == nullptr) {
             return badData("constant of " + std::to_string(tensor.dataSize) + " bytes, its shape needs " +
                            std::to_string(tensor.byteSize()));
         }
@@ -119,6 +128,16 @@ bool readableNode(const TfLiteNode& node, const std::vector<bool>& readable) {
         }
     }
     return true;
+}
+
+// Only DENSIFY reads a sparse tensor: another node doing so stays with the host.
+bool readsSparseTensor(const TfLiteRegistration& registration, const TfLiteNode& node, const Subgraph& subgraph) {
+    if (registration.builtin_code == kDensifyCode) return false;
+    for (int i = 0; i < node.inputs->size; ++i) {
+        const int t = node.inputs->data[i];
+        if (t >= 0 && subgraph.tensors[t].sparsity != nullptr) return true;
+    }
+    return false;
 }
 
 std::vector<int32_t> values(const TfLiteIntArray* array) {
@@ -153,7 +172,8 @@ Result<std::unique_ptr<ContextGraph>> readContext(TfLiteContext* context) {
             return badData("the host refused node " + std::to_string(plan->data[i]));
         }
         graph->builtinCodes[i] = registration->builtin_code;
-        if (registration->builtin_code == kCustomCode || registration->builtin_code < 0 || !readableNode(*node, readable)) {
+        if (registration->builtin_code == kCustomCode || registration->builtin_code < 0 || !readableNode(*node, readable) ||
+            readsSparseTensor(*registration, *node, subgraph)) {
             continue;
         }
         Node view;

@@ -16,6 +16,7 @@
 #include "BuiltinData.h"
 #include "nnemu/base/Status.h"
 #include "PrepareShapes.h"
+#include "SparseTensor.h"
 #include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite {
@@ -81,7 +82,11 @@ Status parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgra
         if (source->name() != nullptr) tensor.name = source->name()->str();
         tensor.type = elementTypeOf(source->type());
         tensor.isVariable = source->is_variable();
-        if (source->sparsity() != nullptr) return fail(where + ": sparse tensors are not supported");
+        if (const fb::SparsityParameters* sparsity = source->sparsity()) {
+            Result<std::shared_ptr<const Sparsity>> read = readSparsity(*sparsity);
+            if (!read) return fail(where + ": " + read.message());
+            tensor.sparsity = std::move(read).value();
+        }
         shapeUnknown[t] = source->shape() == nullptr || source->shape()->size() == 0;
         if (const auto* signature = source->shape_signature()) {
             for (int32_t dim : *signature) shapeUnknown[t] = shapeUnknown[t] || dim < 0;
@@ -164,7 +169,7 @@ Status parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgra
         tensor.isConstant = true;
         tensor.data = buffer->data()->data();
         tensor.dataSize = buffer->data()->size();
-        if (elementSize(tensor.type) != 0 && tensor.dataSize != tensor.byteSize()) {
+        if (elementSize(tensor.type) != 0 && tensor.dataSize != tensor.byteSize() && tensor.sparsity == nullptr) {
             return fail(where + " (" + tensor.name + "): buffer holds " +
                                 std::to_string(tensor.dataSize) + " bytes but its shape needs " +
                                 std::to_string(tensor.byteSize()));
@@ -239,7 +244,7 @@ Status parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgra
     NNEMU_RETURN_IF_ERROR(readIndexes(subgraph.inputs(), "input", &out.inputs));
     NNEMU_RETURN_IF_ERROR(readIndexes(subgraph.outputs(), "output", &out.outputs));
     sizeOutputsAtPrepare(out, shapeUnknown);
-    return {};
+    return checkSparseTensorUses(out);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -85,6 +86,9 @@ public:
     std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
     // The interpreter's resource variables (Resources.h), in run() only; nullptr in prepare().
     InterpreterResources* resources = nullptr;
+    // State a kernel keeps across invokes (the random builtins' generator): the unit's slot, empty
+    // until the kernel's first run fills it; nullptr in prepare.
+    std::shared_ptr<void>* state = nullptr;
 
 private:
     const Node& node_;

@@ -3,6 +3,12 @@
 
 namespace nnemu::tflite {
 
+// Families that add their own kernels: RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL
+// (Philox, state across invokes); EMBEDDING_LOOKUP_SPARSE; DENSIFY (sparse constants).
+void addRandomKernels(CpuKernelTable& table);
+void addLookupSparseKernels(CpuKernelTable& table);
+void addDensifyKernels(CpuKernelTable& table);
+
 size_t elementCount(const std::vector<int32_t>& shape) {
     size_t count = 1;
     for (int32_t dim : shape) count *= static_cast<size_t>(dim < 0 ? 0 : dim);
@@ -297,6 +303,9 @@ const CpuKernelTable& CpuKernelTable::get() {
         for (const auto& row : kernels::kKernels) t.add(row.code, row.kernel);
         addComplexKernels(t);
         addVariableKernels(t);
+        addRandomKernels(t);
+        addLookupSparseKernels(t);
+        addDensifyKernels(t);
         return t;
     }();
     return table;

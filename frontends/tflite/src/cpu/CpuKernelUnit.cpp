@@ -36,6 +36,7 @@ void CpuKernelUnit::markTensors(std::vector<bool>* touched) const {
 Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
     CpuKernelCall call(node_);
     call.resources = resources_;
+    call.state = &state_;
     const auto buffer = [&](int32_t t, const Tensor& tensor) -> TensorBuffer* {
         if (static_cast<size_t>(t) >= buffers.size() || buffers[t].size() < tensor.byteSize()) return nullptr;
         return &buffers[t];

@@ -32,6 +32,7 @@ private:
     InterpreterResources* resources_ = nullptr;
     std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
     std::vector<bool> resizable_;
+    std::shared_ptr<void> state_;   // the kernel's state across invokes (CpuKernelCall::state)
     // Per input and output: the tensor with the shape its buffer got at invoke (TensorBuffer::shape).
     std::vector<Tensor> inputShapes_, outputShapes_;
 };

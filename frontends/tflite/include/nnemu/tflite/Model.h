@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nnemu/base/Status.h"
+#include "nnemu/tflite/Sparsity.h"
 
 namespace nnemu::tflite {
 
@@ -38,6 +39,7 @@ struct Tensor {
     const uint8_t* data = nullptr;          // constant contents, inside the owning Model
     bool isVariable = false;                // state (RNN/LSTM): starts at its data, or zeros
     size_t dataSize = 0;
+    std::shared_ptr<const Sparsity> sparsity;   // a sparse constant (DENSIFY's input); data: its values
     bool isPerChannel() const { return channelScales.size() > 1; }
     int64_t channelZeroPoint(size_t channel) const;   // 0 past the stored ones
 };
