@@ -30,14 +30,14 @@ std::vector<uint8_t> floatBytes(std::vector<float> values) {
     return out;
 }
 
-// t0 (input) + t1 (constant) -> t2 with ADD (RELU6); t2 -> t3 a custom operator; t4 (a string
+// t0 (input) + t1 (constant) -> t2 with ADD (RELU6); t2 -> t3 a custom operator; t4 (a float16
 // tensor) -> t5 with a builtin the view cannot carry.
 struct ThreeNodeHost : Host {
     TfLiteAddParams add{kTfLiteActRelu6, false};
     ThreeNodeHost()
         : Host({TensorSpec{kTfLiteFloat32, {1, 4}, {}}, TensorSpec{kTfLiteFloat32, {1, 4}, floatBytes({1, 2, 3, 4})},
                 TensorSpec{kTfLiteFloat32, {1, 4}, {}}, TensorSpec{kTfLiteFloat32, {1, 4}, {}},
-                TensorSpec{kTfLiteString, {1}, {}}, TensorSpec{kTfLiteFloat32, {1}, {}}},
+                TensorSpec{kTfLiteFloat16, {1}, {}}, TensorSpec{kTfLiteFloat32, {1}, {}}},
                {NodeSpec{0, &add, {0, 1}, {2}}, NodeSpec{32, nullptr, {2}, {3}, "MyCustomOp"},
                 NodeSpec{14, nullptr, {4}, {5}}}) {}
 };
@@ -60,7 +60,7 @@ TEST(ContextReader, ViewsAreTheHostsMemory) {
     EXPECT_EQ(graph->planNodes, std::vector<int>{0});
     EXPECT_EQ(graph->modelNodeOfPlan, (std::vector<int>{0, -1, -1}));
     EXPECT_EQ(graph->builtinCodes, (std::vector<int32_t>{0, 32, 14}));
-    // Graph inputs: the activations no readable node produces (not the string tensor).
+    // Graph inputs: the activations no readable node produces (not the float16 tensor).
     EXPECT_EQ(model.inputs(), (std::vector<int32_t>{0, 3, 5}));
 }
 

@@ -79,6 +79,7 @@ void fillRandom(tflite::ElementType type, uint8_t* data, size_t bytes, std::mt19
         case tflite::ElementType::COMPLEX64: fillUniform<float>(data, bytes, rng); return;
         case tflite::ElementType::COMPLEX128: fillUniform<double>(data, bytes, rng); return;
         case tflite::ElementType::RESOURCE:
+        case tflite::ElementType::STRING:   // the interpreter refuses string inputs
         case tflite::ElementType::OTHER: std::memset(data, 0, bytes); return;
     }
 }

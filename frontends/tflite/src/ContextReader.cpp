@@ -8,6 +8,7 @@
 
 #include "RandomSparseAbi.h"
 #include "SparseTensor.h"
+#include "StringTensor.h"
 
 namespace nnemu::tflite {
 namespace {
@@ -30,6 +31,7 @@ ElementType elementTypeOf(TfLiteType type) {
         case kTfLiteComplex64: return ElementType::COMPLEX64;
         case kTfLiteComplex128: return ElementType::COMPLEX128;
         case kTfLiteResource: return ElementType::RESOURCE;
+        case kTfLiteString: return ElementType::STRING;
         default: return ElementType::OTHER;
     }
 }
@@ -110,7 +112,11 @@ Status readTensor(const TfLiteTensor& source, size_t index, Tensor& tensor, std:
         tensor.isConstant = true;
         tensor.data = reinterpret_cast<const uint8_t*>(source.data.raw_const);
         tensor.dataSize = source.bytes;
-        if (tensor.dataSize != tensor.byteSize() && tensor.sparsity == nullptr) {
+        if (tensor.type == ElementType::STRING) {
+            size_t count = 1;
+            for (int32_t dim : tensor.shape) count *= static_cast<size_t>(dim);
+            if (const auto strings = readStrings(tensor.data, tensor.dataSize, count); !strings) return strings.status();
+        } else if (tensor.dataSize != tensor.byteSize() && tensor.sparsity == nullptr) {
             return badData("constant of " + std::to_string(tensor.dataSize) + " bytes, its shape needs " +
                            std::to_string(tensor.byteSize()));
         }

@@ -43,6 +43,7 @@ TfLiteType tensorType(ElementType type) {
         case ElementType::COMPLEX64: return kTfLiteComplex64;
         case ElementType::COMPLEX128: return kTfLiteComplex128;
         case ElementType::RESOURCE: return kTfLiteResource;
+        case ElementType::STRING: return kTfLiteString;
         default: return kTfLiteNoType;
     }
 }

@@ -95,6 +95,12 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
 
     // Graph checks and lowering.
     NNEMU_RETURN_IF_ERROR(checkDataFlow(model));
+    for (int32_t t : model.inputs()) {
+        // Their bytes are not a function of the shape: the caller's buffer could not be sized.
+        if (model.tensors()[t].type == ElementType::STRING && !model.tensors()[t].isConstant) {
+            return badData("input tensor " + std::to_string(t) + " holds strings: string inputs are not supported");
+        }
+    }
     NNEMU_ASSIGN_OR_RETURN(const std::vector<int32_t> used, tensorsInUse(model));
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
@@ -355,6 +361,7 @@ Status Interpreter::invoke() {
         if (tensor.isConstant) continue;  // already holds the constant, in TFLite layout
         // A CPU kernel sized it at invoke (TFLite's dynamic tensors): the caller sees that shape.
         if (const std::optional<std::vector<int32_t>>& shape = tensorData_[t].shape()) outputTensors_[i].shape = *shape;
+        if (tensor.type == ElementType::STRING) outputTensors_[i].dataSize = tensorData_[t].size();
         if (outputData_[i].size() != tensorData_[t].size()) outputData_[i] = TensorBuffer(tensorData_[t].size());
         convert(tensorData_[t], outputData_[i], tensor.type);
     }

@@ -17,10 +17,17 @@
 #include "nnemu/base/Status.h"
 #include "PrepareShapes.h"
 #include "SparseTensor.h"
+#include "StringTensor.h"
 #include "nnemu/tflite/tflite_generated.h"
 
 namespace nnemu::tflite {
 namespace {
+
+size_t shapeCount(const std::vector<int32_t>& shape) {
+    size_t count = 1;
+    for (int32_t dim : shape) count *= static_cast<size_t>(dim);
+    return count;
+}
 
 // Tensor::channelScales views the file's floats as they are stored (little-endian).
 static_assert(std::endian::native == std::endian::little);
@@ -44,6 +51,7 @@ ElementType elementTypeOf(fb::TensorType type) {
         case fb::TensorType_COMPLEX64: return ElementType::COMPLEX64;
         case fb::TensorType_COMPLEX128: return ElementType::COMPLEX128;
         case fb::TensorType_RESOURCE: return ElementType::RESOURCE;
+        case fb::TensorType_STRING: return ElementType::STRING;
         default: return ElementType::OTHER;
     }
 }
@@ -174,6 +182,11 @@ Status parseSubgraph(const fb::Model& root, const fb::SubGraph& subgraph, Subgra
                                 std::to_string(tensor.dataSize) + " bytes but its shape needs " +
                                 std::to_string(tensor.byteSize()));
         }
+        if (tensor.type == ElementType::STRING) {
+            if (const auto strings = readStrings(tensor.data, tensor.dataSize, shapeCount(tensor.shape)); !strings) {
+                return fail(where + " (" + tensor.name + "): " + strings.message());
+            }
+        }
     }
 
     // Nodes.
@@ -270,6 +283,7 @@ const char* elementTypeName(ElementType type) {
         case ElementType::COMPLEX64: return "COMPLEX64";
         case ElementType::COMPLEX128: return "COMPLEX128";
         case ElementType::RESOURCE: return "RESOURCE";
+        case ElementType::STRING: return "STRING";
         case ElementType::OTHER: break;
     }
     return "OTHER";
@@ -288,6 +302,7 @@ size_t elementSize(ElementType type) {
         case ElementType::BOOL: return 1;
         case ElementType::INT16: return 2;
         case ElementType::INT64: return 8;
+        case ElementType::STRING:
         case ElementType::OTHER: break;
     }
     return 0;
@@ -302,6 +317,7 @@ int64_t Tensor::channelZeroPoint(size_t channel) const {
 }
 
 size_t Tensor::byteSize() const {
+    if (type == ElementType::STRING) return dataSize;
     size_t count = 1;
     for (int32_t dim : shape) count *= static_cast<size_t>(dim);  // dims are checked at load
     return count * elementSize(type);

@@ -16,7 +16,7 @@ constexpr size_t kMaxBroadcastRank = 8;
 bool broadcastToShape(const CpuKernelCall& call, std::vector<int32_t>* shape, bool* known) {
     if (!call.expectCounts(2, 2, 1)) return false;
     const CpuOperand& in = call.in(0);
-    if (in.type() == ElementType::OTHER) return call.fail("input type is not supported");
+    if (elementSize(in.type()) == 0) return call.fail("input type is not supported");
     if (call.out(0).type() != in.type()) return call.fail("output type differs from the input's");
     if (in.rank() > kMaxBroadcastRank) return call.fail("supports inputs of rank 8 or less");
     if (call.in(1).rank() != 1) return call.fail("supports only a 1-D shape tensor");

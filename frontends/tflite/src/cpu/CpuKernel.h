@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -83,7 +84,11 @@ public:
     // Another shape than the declared one needs the interpreter's `resizer` (it rebinds out(i) to a
     // buffer of that size); without one only the declared element count is accepted.
     bool resizeOutput(size_t i, const std::vector<int32_t>& shape) const;
-    std::function<Status(size_t i, const std::vector<int32_t>& shape, CpuOperand* output)> resizer;
+    // stringBytes: a STRING output's buffer size (0 for other types).
+    std::function<Status(size_t i, const std::vector<int32_t>& shape, size_t stringBytes, CpuOperand* output)> resizer;
+    // run(): gives STRING output i `shape` and the packed `strings` (src/StringTensor.h), as
+    // TFLite's DynamicBuffer::WriteToTensor does; needs the interpreter's resizer.
+    bool writeStrings(size_t i, const std::vector<int32_t>& shape, const std::vector<std::string_view>& strings) const;
     // The interpreter's resource variables (Resources.h), in run() only; nullptr in prepare().
     InterpreterResources* resources = nullptr;
     // State a kernel keeps across invokes (the random builtins' generator): the unit's slot, empty

@@ -1,6 +1,10 @@
 // The table of CPU kernels (kKernels, by builtin code) and what kernels share: operand checks.
 #include "CpuKernelList.h"
 
+#include <cstring>
+
+#include "../StringTensor.h"
+
 namespace nnemu::tflite {
 
 // Families that add their own kernels: RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL
@@ -163,12 +167,22 @@ bool CpuKernelCall::resizeOutput(size_t i, const std::vector<int32_t>& shape) co
         bytes *= static_cast<uint64_t>(dim);
     }
     if (resizer) {
-        const Status resized = resizer(i, shape, &output);
+        const Status resized = resizer(i, shape, 0, &output);
         return resized ? true : fail(resized.message());
     }
     if (elementCount(output.shape()) == elementCount(shape)) return true;
     return fail("output " + std::to_string(i) + " is declared " + shapeText(output.shape()) + " but computes to " +
                 shapeText(shape));
+}
+
+bool CpuKernelCall::writeStrings(size_t i, const std::vector<int32_t>& shape,
+                                 const std::vector<std::string_view>& strings) const {
+    const std::vector<uint8_t> packed = packStrings(strings);
+    if (!resizer) return fail("output " + std::to_string(i) + " holds strings: no interpreter to size it");
+    CpuOperand& output = outputs[i];
+    if (const Status resized = resizer(i, shape, packed.size(), &output); !resized) return fail(resized.message());
+    std::memcpy(output.out, packed.data(), packed.size());
+    return true;
 }
 
 void CpuKernelTable::add(fb::BuiltinOperator code, CpuKernel kernel) {

@@ -44,9 +44,12 @@ Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
     // The tensor as this invoke sees it: with the shape an earlier kernel gave its buffer.
     const auto shaped = [&](int32_t t, Tensor* copy) -> const Tensor& {
         const Tensor& declared = subgraph_.tensors[t];
-        if (declared.isConstant || static_cast<size_t>(t) >= buffers.size() || !buffers[t].shape()) return declared;
+        if (declared.isConstant || static_cast<size_t>(t) >= buffers.size()) return declared;
+        const bool strings = declared.type == ElementType::STRING;   // sized by their buffer
+        if (!buffers[t].shape() && !strings) return declared;
         *copy = declared;
-        copy->shape = *buffers[t].shape();
+        if (buffers[t].shape()) copy->shape = *buffers[t].shape();
+        if (strings) copy->dataSize = buffers[t].size();
         return *copy;
     };
     for (size_t i = 0; i < node_.inputs.size(); ++i) {
@@ -82,10 +85,12 @@ Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
         operand.out = to->data();
         call.outputs.push_back(operand);
     }
-    call.resizer = [&](size_t o, const std::vector<int32_t>& shape, CpuOperand* operand) -> Status {
+    call.resizer = [&](size_t o, const std::vector<int32_t>& shape, size_t stringBytes, CpuOperand* operand) -> Status {
         const int32_t t = node_.outputs[o];
         const Tensor& declared = subgraph_.tensors[t];
+        const bool strings = declared.type == ElementType::STRING;
         if (o >= resizable_.size() || !resizable_[o]) {
+            if (strings) return opFailed("output " + std::to_string(o) + " holds strings, but a partition on NNAPI reads it");
             if (elementCount(shape) == elementCount(declared.shape)) return {};
             return opFailed("output " + std::to_string(o) + " computes to shape " + shapeText(shape) +
                             " at invoke, but a partition on NNAPI reads it with its declared shape " +
@@ -93,6 +98,7 @@ Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
         }
         outputShapes_[o] = declared;
         outputShapes_[o].shape = shape;
+        if (strings) outputShapes_[o].dataSize = stringBytes;
         buffers[t].reshape(shape, outputShapes_[o].byteSize());
         operand->tensor = &outputShapes_[o];
         operand->out = buffers[t].data();

@@ -10,7 +10,7 @@ bool prepareGatherNd(const CpuKernelCall& call) {
     const CpuOperand& params = call.in(0);
     const CpuOperand& indices = call.in(1);
     if (!call.expectType(indices, {ElementType::INT32, ElementType::INT64}, "indices")) return false;
-    if (params.type() == ElementType::OTHER) return call.fail("params type is not supported");
+    if (elementSize(params.type()) == 0) return call.fail("params type is not supported");
     if (call.out(0).type() != params.type()) return call.fail("output type differs from the params'");
     if (params.rank() == 0) return call.fail("params must have rank 1 or more");
     if (indices.rank() == 0) return call.fail("indices must have rank 1 or more");

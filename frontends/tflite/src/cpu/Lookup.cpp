@@ -85,7 +85,7 @@ bool prepareHashtableLookup(const CpuKernelCall& call) {
     }
     const CpuOperand& value = call.in(2);
     if (value.rank() < 1) return call.fail("the value tensor must have at least 1 dimension");
-    if (value.type() == ElementType::OTHER) return call.fail("the value type is not supported");
+    if (elementSize(value.type()) == 0) return call.fail("the value type is not supported");
     if (value.shape()[0] != call.in(1).shape()[0]) return call.fail("the keys and the values differ in count");
     if (call.out(0).type() != value.type()) return call.fail("the output type differs from the values'");
     if (call.out(1).type() != ElementType::UINT8) return call.fail("the hits output must be uint8");

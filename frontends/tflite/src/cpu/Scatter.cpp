@@ -172,7 +172,7 @@ bool prepareDynamicUpdateSlice(const CpuKernelCall& call) {
     if (!call.expectCounts(3, 3, 1)) return false;
     const CpuOperand& operand = call.in(0);
     const CpuOperand& update = call.in(1);
-    if (operand.type() == ElementType::OTHER) return call.fail("operand type is not supported");
+    if (elementSize(operand.type()) == 0) return call.fail("operand type is not supported");
     if (update.type() != operand.type() || call.out(0).type() != operand.type()) {
         return call.fail("update and output must have the operand's type");
     }

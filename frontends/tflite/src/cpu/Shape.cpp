@@ -42,7 +42,7 @@ bool unpackAxis(const CpuKernelCall& call, size_t* axis) {
         if (call.out(o).type() != in.type()) return call.fail("output type differs from the input's");
         if (!call.expectOutputShape(o, shape)) return false;
     }
-    return in.type() != ElementType::OTHER || call.fail("input type is not supported");
+    return elementSize(in.type()) != 0 || call.fail("input type is not supported");
 }
 
 bool prepareUnpack(const CpuKernelCall& call) {

@@ -40,7 +40,7 @@ bool denseDim(const CpuKernelCall& call, int64_t dim, int64_t begin, int64_t end
 bool buildSlice(const CpuKernelCall& call, bool* known, Slice* slice) {
     if (!call.expectCounts(4, 4, 1)) return false;
     const CpuOperand& in = call.in(0);
-    if (in.type() == ElementType::OTHER) return call.fail("input type is not supported");
+    if (elementSize(in.type()) == 0) return call.fail("input type is not supported");
     if (call.out(0).type() != in.type()) return call.fail("output type differs from the input's");
     const auto* o = call.params<TfLiteStridedSliceParams>();
     const int32_t beginMask = o ? o->begin_mask : 0, endMask = o ? o->end_mask : 0;

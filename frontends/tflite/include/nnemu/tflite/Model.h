@@ -16,11 +16,12 @@
 
 namespace nnemu::tflite {
 
-// FLOAT64, COMPLEX64, COMPLEX128 and RESOURCE (a variable's id, int32 inside) only reach the
-// tools' CPU kernels (src/cpu/Complex.cpp, Variables.cpp); NNAPI has no such operands.
-enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, FLOAT64, COMPLEX64, COMPLEX128, RESOURCE, OTHER };
+// FLOAT64, COMPLEX64, COMPLEX128, RESOURCE (a variable's or hashtable's id, int32 inside) and
+// STRING (TFLite's packed strings, src/StringTensor.h) only reach the tools' CPU kernels
+// (src/cpu/Complex.cpp, Variables.cpp, Hashtable.cpp, SkipGram.cpp); NNAPI has no such operands.
+enum class ElementType { FLOAT32, UINT8, INT8, INT16, INT32, INT64, BOOL, FLOAT64, COMPLEX64, COMPLEX128, RESOURCE, STRING, OTHER };
 const char* elementTypeName(ElementType type);
-size_t elementSize(ElementType type);  // bytes per element, 0 for OTHER
+size_t elementSize(ElementType type);  // bytes per element, 0 for STRING and OTHER
 
 struct Tensor {
     std::string name;
@@ -29,6 +30,8 @@ struct Tensor {
     float scale = 0;                // per-tensor quantization (first entry when per-channel)
     int32_t zeroPoint = 0;
     bool isConstant = false;        // has a non-empty buffer
+    // Shape times element size; a STRING tensor's is its buffer's size (dataSize: the constant's,
+    // or what a kernel wrote at invoke; 0 before).
     size_t byteSize() const;
 
     // What the loader needs beyond the contract. The quantization vectors are views into the
