@@ -52,6 +52,7 @@ TfLiteType tensorType(fb::TensorType value) {
         case fb::TensorType_BOOL: return kTfLiteBool;
         case fb::TensorType_INT16: return kTfLiteInt16;
         case fb::TensorType_INT8: return kTfLiteInt8;
+        case fb::TensorType_STRING: return kTfLiteString;
         default: return kTfLiteNoType;   // a type the front end does not read, or no type at all
     }
 }
@@ -358,6 +359,14 @@ void* resources(const fb::Operator& op, fb::BuiltinOperator code) {
         case fb::BuiltinOperator_CALL_ONCE:
             return make<TfLiteCallOnceParams>(op.builtin_options_as_CallOnceOptions(),
                                               [](const auto& o, auto& d) { d.init_subgraph_index = o.init_subgraph_index(); });
+        case fb::BuiltinOperator_HASHTABLE:
+            return make<TfLiteHashtableParams>(op.builtin_options_as_HashtableOptions(), [](const auto& o, auto& d) {
+                d = {o.table_id(), tensorType(o.key_dtype()), tensorType(o.value_dtype())};
+            });
+        case fb::BuiltinOperator_SKIP_GRAM:
+            return make<TfLiteSkipGramParams>(op.builtin_options_as_SkipGramOptions(), [](const auto& o, auto& d) {
+                d = {o.ngram_size(), o.max_skip_size(), o.include_all_ngrams()};
+            });
         default: return nullptr;
     }
 }

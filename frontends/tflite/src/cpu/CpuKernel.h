@@ -160,8 +160,11 @@ bool expectReduction(const CpuKernelCall& call, std::vector<bool>* reduced, bool
 std::string shapeText(const std::vector<int32_t>& shape);
 
 // Families that add their own kernels (the others are listed in CpuKernelList.h, kKernels):
-// complex numbers and resource variables (issue 24): Complex.cpp, Variables.cpp.
+// complex numbers, resource variables, hashtables and SKIP_GRAM (issue 24): Complex.cpp,
+// Variables.cpp, Hashtable.cpp, SkipGram.cpp.
 void addComplexKernels(CpuKernelTable& table);
 void addVariableKernels(CpuKernelTable& table);
+void addHashtableKernels(CpuKernelTable& table);
+void addSkipGramKernel(CpuKernelTable& table);
 
 }  // namespace nnemu::tflite

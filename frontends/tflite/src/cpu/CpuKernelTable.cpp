@@ -317,6 +317,8 @@ const CpuKernelTable& CpuKernelTable::get() {
         for (const auto& row : kernels::kKernels) t.add(row.code, row.kernel);
         addComplexKernels(t);
         addVariableKernels(t);
+        addHashtableKernels(t);
+        addSkipGramKernel(t);
         addRandomKernels(t);
         addLookupSparseKernels(t);
         addDensifyKernels(t);

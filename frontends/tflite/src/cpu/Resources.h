@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,16 @@ struct ResourceVariable {
     ElementType type = ElementType::OTHER;
     std::vector<int32_t> shape;
     std::vector<uint8_t> bytes;
+};
+
+// A TFLite static hashtable (HASHTABLE, Hashtable.cpp): int64 -> string or string -> int64, filled
+// once by the first HASHTABLE_IMPORT (later imports are ignored, as TFLite ignores them).
+struct Hashtable {
+    ElementType key = ElementType::OTHER, value = ElementType::OTHER;
+    bool initialized = false;
+    std::unordered_map<int64_t, std::string> intToString;
+    std::unordered_map<std::string, int64_t> stringToInt;
+    size_t size() const { return key == ElementType::INT64 ? intToString.size() : stringToInt.size(); }
 };
 
 class InitSubgraph;   // one CALL_ONCE target, ready to run (Variables.cpp)
@@ -39,6 +50,10 @@ public:
     // nullptr until the variable is assigned.
     const ResourceVariable* variable(int32_t id) const;
     void assign(int32_t id, ResourceVariable value) { variables_[id] = std::move(value); }
+    // The table HASHTABLE made under `id` (its table_id), nullptr before; createHashtable keeps an
+    // existing one.
+    Hashtable* hashtable(int32_t id);
+    void createHashtable(int32_t id, ElementType key, ElementType value);
     // Runs init subgraph `index` unless this interpreter has run it already.
     Status callOnce(int32_t index);
 
@@ -53,6 +68,7 @@ private:
     std::map<int32_t, ResourceVariable> variables_;
     std::map<int32_t, std::unique_ptr<InitSubgraph>> inits_;
     std::set<int32_t> initialized_;
+    std::map<int32_t, Hashtable> hashtables_;
 };
 
 }  // namespace nnemu::tflite

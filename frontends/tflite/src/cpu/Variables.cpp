@@ -195,6 +195,18 @@ const ResourceVariable* InterpreterResources::variable(int32_t id) const {
     return found != variables_.end() ? &found->second : nullptr;
 }
 
+Hashtable* InterpreterResources::hashtable(int32_t id) {
+    const auto found = hashtables_.find(id);
+    return found != hashtables_.end() ? &found->second : nullptr;
+}
+
+void InterpreterResources::createHashtable(int32_t id, ElementType key, ElementType value) {
+    if (hashtables_.count(id) != 0) return;
+    Hashtable& table = hashtables_[id];
+    table.key = key;
+    table.value = value;
+}
+
 Status InterpreterResources::callOnce(int32_t index) {
     if (initialized_.count(index) != 0) return {};
     const auto found = inits_.find(index);

@@ -513,6 +513,19 @@ typedef struct TfLiteCallOnceParams {
     int init_subgraph_index;
 } TfLiteCallOnceParams;
 
+// Hashtables (HASHTABLE) and SKIP_GRAM.
+typedef struct TfLiteHashtableParams {
+    int table_id;
+    TfLiteType key_dtype;
+    TfLiteType value_dtype;
+} TfLiteHashtableParams;
+
+typedef struct TfLiteSkipGramParams {
+    int ngram_size;
+    int max_skip_size;
+    bool include_all_ngrams;
+} TfLiteSkipGramParams;
+
 typedef struct TfLiteBucketizeParams {
     const float* boundaries;   // not owned: the model's data
     int num_boundaries;
