@@ -238,6 +238,17 @@ TEST(RealTfliteHashtable, MalformedNodesRefused) {
     numbers.op(fb::BuiltinOperator_SKIP_GRAM, {x}, {grams}, fb::BuiltinOptions_SkipGramOptions, skipGram(2, 0, false));
     numbers.outputs = {grams};
     expectModelRefused(numbers, "input of type INT32 is not supported");
+
+    // Other builtins on strings are refused cleanly (TFLite's GATHER takes them: not here yet).
+    GraphBuilder gather;
+    const int32_t params = stringConstant(gather, {"a", "b"}, {2});
+    const int32_t indices = gather.tensor({1}, fb::TensorType_INT32);
+    const int32_t picked = gather.tensor({1}, fb::TensorType_STRING);
+    gather.op(fb::BuiltinOperator_GATHER, {params, indices}, {picked}, fb::BuiltinOptions_GatherOptions,
+              [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateGatherOptions(b, 0).Union(); });
+    gather.inputs = {indices};
+    gather.outputs = {picked};
+    expectModelRefused(gather, "element type STRING is not supported");
 }
 
 // FIND before any IMPORT: TFLite's error, cleanly.
