@@ -42,7 +42,7 @@ const std::vector<ParamSpec>& benchmarkParamSpecs() {
         {"nnapi_execution_priority", T::STRING, "", "execution priority in nnapi: default, low, medium, high (needs feature level 30; ignored)"},
         {"nnapi_accelerator_name", T::STRING, "", "the name of the nnapi accelerator to use, e.g. synap-npu"},
         {"disable_nnapi_cpu", T::BOOL, "true", "disable the NNAPI CPU device (nnapi-reference); ignored when an accelerator name is given"},
-        {"nnapi_allow_fp16", T::BOOL, "false", "allow fp32 computation to be run in fp16 (accepted, not used by nnemu)"},
+        {"nnapi_allow_fp16", T::BOOL, "false", "allow fp32 computation to be run in fp16 (relaxComputationFloat32toFloat16)"},
         {"nnapi_allow_dynamic_dimensions", T::BOOL, "false", "allow dynamic dimensions in NNAPI (accepted, not used by nnemu)"},
         {"nnapi_use_burst_mode", T::BOOL, "false", "use burst computation in NNAPI (accepted, not used by nnemu)"},
         {"nnapi_support_library_path", T::STRING, "", "path to an NNAPI support library: the libneuralnetworks.so benchmark_model is linked with"},

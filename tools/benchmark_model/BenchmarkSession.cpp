@@ -164,6 +164,7 @@ tflite::DelegateOptions BenchmarkSession::delegateOptions() const {
     options.useNnapi = params_.getBool("use_nnapi") && !supportLibraryFailed_;
     options.acceleratorName = params_.getString("nnapi_accelerator_name");
     options.disableNnapiCpu = params_.getBool("disable_nnapi_cpu");
+    options.allowFp16 = params_.getBool("nnapi_allow_fp16");
     options.maxDelegatedPartitions = params_.getInt("max_delegated_partitions");
     options.numThreads = params_.getInt("num_threads");
     const std::string& dir = params_.getString("delegate_serialize_dir");

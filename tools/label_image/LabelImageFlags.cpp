@@ -150,7 +150,7 @@ std::string labelImageUsage() {
            "\t--accelerator_name: NNAPI device to use, e.g. synap-npu or nnapi-reference (implies -a 1)\n"
            "\t--external_delegate_path: a TFLite external delegate plugin, e.g. libvx_delegate.so\n"
            "\t--external_delegate_options: its options, key:value;key:value\n"
-           "\t--allow_fp16, -f: [0|1], allow running fp32 models with fp16 or not (not used by nnemu)\n"
+           "\t--allow_fp16, -f: [0|1], allow running fp32 models with fp16 or not (NNAPI: relaxComputationFloat32toFloat16)\n"
            "\t--count, -c: loop interpreter->Invoke() for certain times\n"
            "\t--input_mean, -b: input mean\n"
            "\t--input_std, -s: input standard deviation\n"

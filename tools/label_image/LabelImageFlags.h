@@ -23,7 +23,7 @@ struct LabelImageSettings {
     int numberOfThreads = -1;        // -t
     bool verbose = false;            // -v
     bool profiling = false;          // -p
-    bool allowFp16 = false;          // -f: accepted, not used
+    bool allowFp16 = false;          // -f: the delegated partitions relaxed to 16-bit float precision
     int maxProfilingBufferEntries = 1024;   // -e: accepted, not used
 };
 

@@ -105,6 +105,7 @@ bool runLabelImage(const LabelImageSettings& settings) {
     options.useNnapi = settings.accelerated;
     options.acceleratorName = settings.acceleratorName;
     options.numThreads = settings.numberOfThreads;
+    options.allowFp16 = settings.allowFp16;
     options.maxDelegatedPartitions = 3;   // the NNAPI delegate's default for applications
     std::unique_ptr<tflite::ExternalDelegate> external = applyExternalDelegate(settings, *model, &options);
     Result<std::unique_ptr<tflite::Interpreter>> created = tflite::Interpreter::create(*model, options);

@@ -25,6 +25,7 @@ npu::DataType npuTypeOf(const hal::Operand& operand) {
 ProgramBuilder::ProgramBuilder(const hal::Model& model, const std::vector<std::vector<uint32_t>>& dims)
     : model_(model), dims_(dims), tensorOf_(model.operands.size(), -1) {
     program_.compiler_version = kCompilerVersion;
+    program_.relaxed_float32 = model.relaxComputationFloat32toFloat16;
     program_.input_count = static_cast<uint32_t>(model.inputIndexes.size());
     program_.output_count = static_cast<uint32_t>(model.outputIndexes.size());
 }

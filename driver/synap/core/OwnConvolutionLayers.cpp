@@ -9,6 +9,7 @@
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
 #include "../kernels/FloatGemm.h"
+#include "../kernels/FloatGemmBf16.h"
 #include "../kernels/QuantConv.h"
 #include "../kernels/QuantGemm.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -89,21 +90,31 @@ std::span<const uint8_t> storedGemmWeights(const npu::Program& program, const np
 }
 
 // A float32 pointwise layer on the own float GEMM: its weights where the program stores them
-// (in place in the mapped program file), or packed at load.
+// (in place in the mapped program file), or packed at load; in bfloat16 in a relaxed program
+// where the CPU runs that kernel (FloatGemmBf16.h).
 struct FloatGemmLayer : OwnLayer {
     std::vector<uint8_t> packed;
     std::span<const uint8_t> weights;
     size_t rows = 0, depth = 0, channels = 0;
     float low = 0, high = 0;
     kernels::Isa isa = kernels::Isa::Portable;
+    bool bf16 = false;
 
     bool run(const NativeLayer& layer) override {
         const auto* input = reinterpret_cast<const float*>(layer.inputs[0]);
         auto* output = reinterpret_cast<float*>(layer.output);
         const size_t blocks = (channels + kernels::kFloatGemmBlock - 1) / kernels::kFloatGemmBlock;
-        // A float multiply-add costs about 4 of the 8-bit GEMM's (16 lanes, no 4-wide dot products).
-        const double blockRowCost = 4.0 * kernels::kFloatGemmBlock * depth;
+        // A float multiply-add costs about 4 of the 8-bit GEMM's (16 lanes, no 4-wide dot
+        // products); a bf16 one about 2 (pairs).
+        const double blockRowCost = (bf16 ? 2.0 : 4.0) * kernels::kFloatGemmBlock * depth;
         inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+            if (bf16) {
+                thread_local std::vector<uint32_t> scratch;  // the tile's input rows in bf16
+                kernels::runFloatGemmBf16Tile(weights, input, output, low, high, begin, end,
+                                              first * kernels::kFloatGemmBlock, last * kernels::kFloatGemmBlock,
+                                              &scratch);
+                return;
+            }
             kernels::runFloatGemmTile(isa, weights, input, output, low, high, begin, end,
                                       first * kernels::kFloatGemmBlock, last * kernels::kFloatGemmBlock);
         });
@@ -111,12 +122,19 @@ struct FloatGemmLayer : OwnLayer {
     }
 };
 
-// The stored float GEMM of a pointwise layer, checked; else empty.
+// The stored float GEMM of a pointwise layer (the bf16 one in a relaxed program where the CPU
+// runs it), checked; else empty.
 std::span<const uint8_t> storedFloatGemm(const npu::Program& program, const npu::Layer& layer,
                                          const kernels::FloatGemmSpec& spec, kernels::Isa isa) {
+    const bool bf16 = relaxedFloatGemm(program);
     const std::span<const uint8_t> bytes =
-        storedWeights(program, layer, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, isa);
-    if (bytes.empty() || kernels::checkPackedFloatGemm(bytes, spec.depth, spec.channels)) return bytes;
+        bf16 ? storedWeights(program, layer, npu::PackedKernel::FLOAT_GEMM_BF16, kernels::kFloatGemmBf16LayoutVersion,
+                             isa)
+             : storedWeights(program, layer, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, isa);
+    if (bytes.empty() || (bf16 ? kernels::checkPackedFloatGemmBf16(bytes, spec.depth, spec.channels)
+                               : kernels::checkPackedFloatGemm(bytes, spec.depth, spec.channels))) {
+        return bytes;
+    }
     damaged(layer);
     return {};
 }
@@ -125,12 +143,17 @@ std::unique_ptr<LayerState> ownFloatGemm(const npu::Program& program, const npu:
                                          const kernels::FloatGemmSpec& spec) {
     auto state = std::make_unique<FloatGemmLayer>();
     state->isa = kernels::bestIsa();
+    state->bf16 = relaxedFloatGemm(program);
     state->weights = storedFloatGemm(program, layer, spec, state->isa);
     if (!state->weights.empty()) {
         ++cache::cacheCounters().weightsInPlace;
     } else {
         // (A filter held packed has no bytes to pack from: the core unpacked it unless it runs here.)
-        if (spec.weights == nullptr || !kernels::packFloatGemm(spec, &state->packed)) return nullptr;
+        if (spec.weights == nullptr) return nullptr;
+        if (!(state->bf16 ? kernels::packFloatGemmBf16(spec, &state->packed)
+                          : kernels::packFloatGemm(spec, &state->packed))) {
+            return nullptr;
+        }
         ++cache::cacheCounters().weightPackings;
         state->weights = state->packed;
     }

@@ -13,6 +13,7 @@
 
 #include "../kernels/Depthwise.h"
 #include "../kernels/FloatGemm.h"
+#include "../kernels/FloatGemmBf16.h"
 #include "../kernels/QuantConv.h"
 #include "../kernels/QuantGemm.h"
 #include "ProgramTensors.h"
@@ -61,6 +62,10 @@ bool gemmSpec(const npu::Program& program, const npu::Layer& layer, Operands* o,
 // The float GEMM spec of a float32 pointwise layer (false otherwise): weights and bias point
 // into the program, or weights are null where the program holds the filter only packed.
 bool floatGemmSpec(const npu::Program& program, const npu::Layer& layer, kernels::FloatGemmSpec* spec);
+// Whether the program's float GEMMs run in bfloat16: it is relaxed and this CPU runs the kernel.
+inline bool relaxedFloatGemm(const npu::Program& program) {
+    return program.relaxed_float32() && kernels::hasFloatGemmBf16();
+}
 // The im2col + GEMM spec of a convolution with few input channels (false otherwise); `o` backs it.
 bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantConvSpec* spec);
 // The 3x3 depthwise spec of a layer the own kernel may take (false otherwise); `o` backs it.

@@ -1,6 +1,7 @@
 #include "PackedFilters.h"
 
 #include "../kernels/FloatGemm.h"
+#include "../kernels/FloatGemmBf16.h"
 #include "../kernels/QuantGemm.h"
 #include "ProgramTensors.h"
 
@@ -9,7 +10,8 @@ namespace {
 
 // The packed layouts that hold the whole filter, exactly (the GEMMs'): the filter can go.
 bool unpacks(npu::PackedKernel kernel) {
-    return kernel == npu::PackedKernel::QUANT_GEMM || kernel == npu::PackedKernel::FLOAT_GEMM;
+    return kernel == npu::PackedKernel::QUANT_GEMM || kernel == npu::PackedKernel::FLOAT_GEMM ||
+           kernel == npu::PackedKernel::FLOAT_GEMM_BF16;
 }
 
 bool unpack(const npu::PackedWeights& entry, std::vector<uint8_t>* filter) {
@@ -17,6 +19,7 @@ bool unpack(const npu::PackedWeights& entry, std::vector<uint8_t>* filter) {
     switch (entry.kernel()) {
         case npu::PackedKernel::QUANT_GEMM: return kernels::unpackQuantGemm(packed, filter);
         case npu::PackedKernel::FLOAT_GEMM: return kernels::unpackFloatGemm(packed, filter);
+        case npu::PackedKernel::FLOAT_GEMM_BF16: return kernels::unpackFloatGemmBf16(packed, filter);  // rounded
         default: return false;
     }
 }

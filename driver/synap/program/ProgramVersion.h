@@ -12,7 +12,8 @@ namespace nnemu::synap {
 // 6: packed weights; 7: filters of packed layers dropped (PackedFilters.h); 8: depthwise and
 // unfolded convolutions stored packed; 9: requantizations that are sign flips become flips;
 // 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D); 11: float 1x1
-// convolutions and fully connected layers stored packed for the own float GEMM.
-constexpr uint32_t kCompilerVersion = 11;
+// convolutions and fully connected layers stored packed for the own float GEMM; 12: relaxed
+// programs (relaxed_float32) store their float GEMMs in bfloat16 where the CPU runs it.
+constexpr uint32_t kCompilerVersion = 12;
 
 }  // namespace nnemu::synap

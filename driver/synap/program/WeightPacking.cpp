@@ -40,6 +40,11 @@ bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<
         if (filter.data() == floatGemm.weights && filter.size() != size_t{floatGemm.channels} * floatGemm.depth * 4) {
             return false;
         }
+        if (relaxedFloatGemm(program)) {
+            if (!kernels::packFloatGemmBf16(floatGemm, &packed->data)) return false;
+            tag(layerIndex, npu::PackedKernel::FLOAT_GEMM_BF16, kernels::kFloatGemmBf16LayoutVersion, packed);
+            return true;
+        }
         if (!kernels::packFloatGemm(floatGemm, &packed->data)) return false;
         tag(layerIndex, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, packed);
         return true;

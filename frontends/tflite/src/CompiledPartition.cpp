@@ -75,7 +75,7 @@ std::string nodeName(const Model& model, uint32_t node) {
 }  // namespace
 
 Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model, const NnapiGraph& graph,
-                                                              const std::vector<uint32_t>& nodes) {
+                                                              const std::vector<uint32_t>& nodes, bool relaxed) {
     std::unique_ptr<PartitionModel> result(new PartitionModel());
     if (nodes.empty()) {
         return badData("a partition without nodes");
@@ -172,6 +172,9 @@ Result<std::unique_ptr<PartitionModel>> PartitionModel::build(const Model& model
     int status = ANeuralNetworksModel_identifyInputsAndOutputs(
             result->model_, static_cast<uint32_t>(modelInputs.size()), listData(modelInputs),
             static_cast<uint32_t>(modelOutputs.size()), listData(modelOutputs));
+    if (status == ANEURALNETWORKS_NO_ERROR && relaxed) {
+        status = ANeuralNetworksModel_relaxComputationFloat32toFloat16(result->model_, true);
+    }
     if (status == ANEURALNETWORKS_NO_ERROR) status = ANeuralNetworksModel_finish(result->model_);
     if (status != ANEURALNETWORKS_NO_ERROR) {
         std::string names;

@@ -30,8 +30,9 @@ class PartitionModel {
 public:
     // Adds the nodes' operations and operands through the public API. On failure names the node
     // whose operation NNAPI refused, or the result code of identifyInputsAndOutputs / finish.
+    // `relaxed`: the model lets float32 math run with 16-bit precision.
     static Result<std::unique_ptr<PartitionModel>> build(const Model& model, const NnapiGraph& graph,
-                                                         const std::vector<uint32_t>& nodes);
+                                                         const std::vector<uint32_t>& nodes, bool relaxed = false);
     ~PartitionModel();
 
     ANeuralNetworksModel* handle() const { return model_; }

@@ -118,6 +118,8 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         }
     }
     interpreter->runExternalKernel_ = options.runExternalKernel;
+    // As TFLite's delegate with allow_fp16: its kernels' models are relaxed, the CPU path's not.
+    const bool relaxed = options.useNnapi && options.allowFp16;
     std::vector<uint32_t> all;   // the nodes with NNAPI operations
     for (uint32_t n = 0; n < model.nodes().size(); ++n) {
         if (!graph.cpuKernel[n]) all.push_back(n);
@@ -126,7 +128,7 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     // accelerator takes every node (the usual case), not built again.
     std::unique_ptr<PartitionModel> whole;
     if (!external && !targets.accelerators.empty() && !all.empty()) {
-        NNEMU_ASSIGN_OR_RETURN(whole, PartitionModel::build(model, graph, all));
+        NNEMU_ASSIGN_OR_RETURN(whole, PartitionModel::build(model, graph, all, relaxed));
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
         const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
                 whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
@@ -199,7 +201,8 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
             if (whole != nullptr && subset.delegated && unit == all) {
                 partitionModel = std::move(whole);
             } else {
-                NNEMU_ASSIGN_OR_RETURN(partitionModel, PartitionModel::build(model, graph, unit));
+                NNEMU_ASSIGN_OR_RETURN(partitionModel,
+                                       PartitionModel::build(model, graph, unit, relaxed && subset.delegated));
             }
             Result<std::unique_ptr<CompiledPartition>> part = CompiledPartition::compile(std::move(partitionModel), target);
             if (!part) {

@@ -22,6 +22,10 @@ struct DelegateOptions {
     int maxDelegatedPartitions = 0;       // <= 0: no limit (benchmark_model); apps default to 3
     std::string cacheDir, cacheToken;     // both non-empty => ANeuralNetworksCompilation_setCaching
     int numThreads = -1;
+    // Lets the delegated partitions compute float32 with 16-bit precision
+    // (ANeuralNetworksModel_relaxComputationFloat32toFloat16), as TFLite's delegate does with
+    // allow_fp16 (benchmark_model --nnapi_allow_fp16, label_image --allow_fp16). Only with useNnapi.
+    bool allowFp16 = false;
     // An external delegate (ExternalDelegate.h) replaced these node subsets: each runs through
     // runExternalKernel(k) instead of NNAPI, the other nodes run on nnapi-reference.
     std::vector<std::vector<uint32_t>> externalKernels;

@@ -1,0 +1,130 @@
+// A relaxed float model (relaxComputationFloat32toFloat16) on synap-npu: its program says so and
+// stores its float GEMMs in bfloat16 where the CPU runs that kernel, a core runs them in place
+// (mapped or not), a core that cannot (NNEMU_NPU_KERNELS=xnnpack) unpacks the rounded weights;
+// every way, the outputs are within NNAPI's relaxed tolerance (the CTS's: 5 fp16 epsilons,
+// absolute and relative) of the strict float32 program's. A strict model is never relaxed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+#include "HalNetworkBuilder.h"
+#include "compiler/Compiler.h"
+#include "core/NpuCore.h"
+#include "kernels/FloatGemmBf16.h"
+#include "nnemu/cache/CacheCounters.h"
+
+namespace nnemu {
+namespace {
+
+using cache::cacheCounters;
+using hal::OperandType;
+
+std::vector<float> randomFloats(size_t n, uint32_t seed, float scale) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(-scale, scale);
+    std::vector<float> values(n);
+    for (float& v : values) v = value(rng);
+    return values;
+}
+
+// float32 [1, 7, 7, 96] -> 1x1 CONV_2D to 80 (RELU) -> FULLY_CONNECTED to 10: two float GEMMs.
+hal::Model floatNetwork(bool relaxed) {
+    test::HalNetworkBuilder b;
+    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, 7, 7, 96});
+    const uint32_t f = b.constant(OperandType::TENSOR_FLOAT32, {80, 1, 1, 96}, randomFloats(80 * 96, 1, 0.2f));
+    const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT32, {80}, randomFloats(80, 2, 0.5f));
+    const uint32_t hidden = b.tensor(OperandType::TENSOR_FLOAT32, {1, 7, 7, 80});
+    b.operation(hal::OperationType::CONV_2D, {input, f, bias, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1)},
+                hidden);
+    const uint32_t w = b.constant(OperandType::TENSOR_FLOAT32, {10, 7 * 7 * 80}, randomFloats(10 * 7 * 7 * 80, 3, 0.05f));
+    const uint32_t wb = b.constant(OperandType::TENSOR_FLOAT32, {10}, randomFloats(10, 4, 0.5f));
+    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, 10});
+    b.operation(hal::OperationType::FULLY_CONNECTED, {hidden, w, wb, b.scalar(0)}, output);
+    hal::Model model = b.finish(input, output);
+    model.relaxComputationFloat32toFloat16 = relaxed;
+    return model;
+}
+
+std::vector<uint8_t> compiled(bool relaxed) {
+    Result<std::vector<uint8_t>> program = synap::compileProgram(floatNetwork(relaxed), {{1, 7, 7, 96}});
+    EXPECT_TRUE(program.isOk()) << program.message();
+    return program.isOk() ? std::move(program).value() : std::vector<uint8_t>();
+}
+
+struct Ran {
+    std::vector<float> output;
+    uint64_t inPlace = 0, packings = 0;
+};
+
+Ran run(const std::vector<uint8_t>& program) {
+    cacheCounters().reset();
+    auto core = synap::NpuCore::load(cache::ProgramImage(program));
+    EXPECT_TRUE(core.isOk()) << core.message();
+    if (!core.isOk()) return {};
+    const std::vector<float> input = randomFloats(7 * 7 * 96, 5, 1.0f);
+    std::vector<float> output(10);
+    const Status ran = (*core)->run({reinterpret_cast<const uint8_t*>(input.data())},
+                                    {reinterpret_cast<uint8_t*>(output.data())});
+    EXPECT_TRUE(ran.isOk()) << ran.message();
+    return {output, cacheCounters().weightsInPlace.load(), cacheCounters().weightPackings.load()};
+}
+
+// NNAPI's relaxed tolerance as the CTS checks it: |got - expected| <= atol + rtol * |expected|.
+void expectWithinRelaxedTolerance(const std::vector<float>& got, const std::vector<float>& expected) {
+    constexpr double kTolerance = 5 * 0.0009765625;
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_LE(std::fabs(double{got[i]} - expected[i]), kTolerance + kTolerance * std::fabs(expected[i])) << i;
+    }
+}
+
+class RelaxedFloatGemm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* choice = std::getenv("NNEMU_NPU_KERNELS");
+        if (choice != nullptr && std::string(choice) == "xnnpack") GTEST_SKIP() << "own kernels are off";
+    }
+};
+
+TEST_F(RelaxedFloatGemm, TheProgramSaysWhetherTheModelIsRelaxed) {
+    const std::vector<uint8_t> strict = compiled(false), relaxed = compiled(true);
+    EXPECT_FALSE(npu::GetProgram(strict.data())->relaxed_float32());
+    EXPECT_TRUE(npu::GetProgram(relaxed.data())->relaxed_float32());
+    const auto kinds = [](const std::vector<uint8_t>& bytes) {
+        std::vector<npu::PackedKernel> found;
+        for (const npu::PackedWeights* p : *npu::GetProgram(bytes.data())->packed_weights()) found.push_back(p->kernel());
+        return found;
+    };
+    using K = npu::PackedKernel;
+    EXPECT_EQ(kinds(strict), (std::vector<K>{K::FLOAT_GEMM, K::FLOAT_GEMM}));
+    const K expected = synap::kernels::hasFloatGemmBf16() ? K::FLOAT_GEMM_BF16 : K::FLOAT_GEMM;
+    EXPECT_EQ(kinds(relaxed), (std::vector<K>{expected, expected}));
+}
+
+TEST_F(RelaxedFloatGemm, RunsInPlaceWithinTheRelaxedTolerance) {
+    const Ran strict = run(compiled(false));
+    const Ran relaxed = run(compiled(true));
+    EXPECT_EQ(relaxed.inPlace, 2u);
+    EXPECT_EQ(relaxed.packings, 0u);
+    expectWithinRelaxedTolerance(relaxed.output, strict.output);
+    if (synap::kernels::hasFloatGemmBf16()) {
+        // bfloat16 operands: not the float32 results to the bit.
+        EXPECT_NE(0, std::memcmp(relaxed.output.data(), strict.output.data(), strict.output.size() * sizeof(float)));
+    }
+}
+
+TEST_F(RelaxedFloatGemm, ACoreWithoutTheKernelRunsTheRoundedWeights) {
+    const Ran strict = run(compiled(false));
+    const std::vector<uint8_t> relaxed = compiled(true);
+    setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load
+    const Ran xnnpack = run(relaxed);
+    unsetenv("NNEMU_NPU_KERNELS");
+    EXPECT_EQ(xnnpack.inPlace, 0u);
+    expectWithinRelaxedTolerance(xnnpack.output, strict.output);
+}
+
+}  // namespace
+}  // namespace nnemu

@@ -1,0 +1,65 @@
+// allow_fp16 (benchmark_model --nnapi_allow_fp16, label_image --allow_fp16): as TFLite's NNAPI
+// delegate, the delegated partitions' models are relaxed (relaxComputationFloat32toFloat16) and
+// the CPU path's are not. On synap-npu a generated float MobileNet then stays within NNAPI's
+// relaxed tolerance of its strict float32 outputs, keeps its top class, and the CPU path gives
+// the strict bytes whatever the flag.
+#include <cmath>
+#include <cstring>
+
+#include "GeneratedModels.h"
+#include "TestSupport.h"
+
+namespace nnemu::tflite::test {
+namespace {
+
+std::vector<float> runOnce(const Model& model, const DelegateOptions& options) {
+    std::unique_ptr<Interpreter> interpreter = makeInterpreter(model, options);
+    if (interpreter == nullptr) return {};
+    const Tensor& input = interpreter->inputTensor(0);
+    const size_t count = input.byteSize() / sizeof(float);
+    for (size_t k = 0; k < count; ++k) {
+        const float value = std::sin(static_cast<float>(k) * 0.37f);
+        std::memcpy(interpreter->inputData(0) + 4 * k, &value, 4);
+    }
+    EXPECT_TRUE(isOk(interpreter->invoke()));
+    std::vector<float> output(interpreter->outputTensor(0).byteSize() / sizeof(float));
+    std::memcpy(output.data(), interpreter->outputData(0), output.size() * sizeof(float));
+    return output;
+}
+
+DelegateOptions npuOptions(bool allowFp16) {
+    DelegateOptions options;
+    options.useNnapi = true;
+    options.acceleratorName = "synap-npu";
+    options.allowFp16 = allowFp16;
+    return options;
+}
+
+TEST(AllowFp16, DelegatedFloatModelStaysWithinTheRelaxedTolerance) {
+    const std::unique_ptr<Model> model = generatedModel("mobilenet_v1_0.25_128_float");
+    ASSERT_NE(model, nullptr);
+    const std::vector<float> strict = runOnce(*model, npuOptions(false));
+    const std::vector<float> relaxed = runOnce(*model, npuOptions(true));
+    ASSERT_EQ(strict.size(), relaxed.size());
+    ASSERT_FALSE(strict.empty());
+    constexpr double kTolerance = 5 * 0.0009765625;  // the CTS's relaxed atol and rtol
+    for (size_t i = 0; i < strict.size(); ++i) {
+        EXPECT_LE(std::fabs(double{relaxed[i]} - strict[i]), kTolerance + kTolerance * std::fabs(strict[i])) << i;
+    }
+    const auto top = [](const std::vector<float>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); };
+    EXPECT_EQ(top(relaxed), top(strict));
+}
+
+TEST(AllowFp16, TheCpuPathIsNeverRelaxed) {
+    const std::unique_ptr<Model> model = generatedModel("mobilenet_v1_0.25_128_float");
+    ASSERT_NE(model, nullptr);
+    DelegateOptions cpu;  // no delegate: the tools' CPU path
+    const std::vector<float> strict = runOnce(*model, cpu);
+    cpu.allowFp16 = true;
+    const std::vector<float> flagged = runOnce(*model, cpu);
+    ASSERT_EQ(strict.size(), flagged.size());
+    EXPECT_EQ(0, std::memcmp(strict.data(), flagged.data(), strict.size() * sizeof(float)));
+}
+
+}  // namespace
+}  // namespace nnemu::tflite::test
