@@ -105,6 +105,11 @@ bool prepareUnique(const CpuKernelCall& call);
 bool runUnique(const CpuKernelCall& call);
 }  // namespace indexing
 
+namespace hybrid {   // HybridFullyConnected.cpp
+bool prepareFullyConnected(const CpuKernelCall& call);
+bool runFullyConnected(const CpuKernelCall& call);
+}  // namespace hybrid
+
 namespace lookup {   // Lookup.cpp
 bool prepareEmbeddingLookup(const CpuKernelCall& call);
 bool runEmbeddingLookup(const CpuKernelCall& call);

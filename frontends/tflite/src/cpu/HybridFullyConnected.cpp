@@ -1,0 +1,164 @@
+// FULLY_CONNECTED in its hybrid form (TFLite's dynamic-range quantization: float32 input and
+// output, int8 weights with one scale per tensor or per output unit and zero point 0, optional
+// float32 bias), which NNAPI has no operation for, computed as TFLite's kernel computes it:
+// - each input row is quantized on the fly: symmetrically (scale max|x| / 127, values
+//   round(x * 127 / max|x|) in [-127, 127]; an all-zero row gives zeros and scale 1) or, with
+//   asymmetric_quantize_inputs, asymmetrically over [min(0, min x), max(0, max x)] to [-128, 127]
+//   with a nudged zero point;
+// - each output is the bias plus (the integer dot product of the row and the unit's weights, less
+//   the zero point times the weights' sum) times the row's scale times the weights' scale, in
+//   float, then the fused activation; an input that is all zeros gives the activated bias.
+#include <algorithm>
+#include <cmath>
+
+#include "CpuKernelList.h"
+
+namespace nnemu::tflite {
+namespace kernels::hybrid {
+namespace {
+
+const TfLiteFullyConnectedParams* options(const CpuKernelCall& call) { return call.params<TfLiteFullyConnectedParams>(); }
+
+struct RowQuantization {
+    float scale = 1;
+    int32_t offset = 0;
+};
+
+RowQuantization quantizeSymmetric(const float* values, size_t size, int8_t* quantized) {
+    const auto [low, high] = std::minmax_element(values, values + size);
+    const float range = std::max(std::abs(*low), std::abs(*high));
+    if (range == 0) {
+        std::fill(quantized, quantized + size, int8_t{0});
+        return {};
+    }
+    const float inverse = 127.0f / range;
+    for (size_t i = 0; i < size; ++i) {
+        const auto q = static_cast<int32_t>(std::round(values[i] * inverse));
+        quantized[i] = static_cast<int8_t>(std::clamp(q, -127, 127));
+    }
+    return {range / 127.0f, 0};
+}
+
+RowQuantization quantizeAsymmetric(const float* values, size_t size, int8_t* quantized) {
+    const auto [low, high] = std::minmax_element(values, values + size);
+    const double rmin = std::min(0.0f, *low), rmax = std::max(0.0f, *high);
+    if (rmin == rmax) {
+        std::fill(quantized, quantized + size, int8_t{0});
+        return {1, 0};
+    }
+    const double qmin = -128, qmax = 127;
+    const double scale = (rmax - rmin) / (qmax - qmin);
+    const double fromMin = qmin - rmin / scale, fromMax = qmax - rmax / scale;
+    const double zeroPoint =
+            std::abs(qmin) + std::abs(rmin / scale) < std::abs(qmax) + std::abs(rmax / scale) ? fromMin : fromMax;
+    int32_t nudged = 0;
+    if (zeroPoint <= qmin) {
+        nudged = -128;
+    } else if (zeroPoint >= qmax) {
+        nudged = 127;
+    } else {
+        nudged = static_cast<int32_t>(std::round(zeroPoint));
+    }
+    const RowQuantization row{static_cast<float>(scale), nudged};
+    const float inverse = 1.0f / row.scale;
+    for (size_t i = 0; i < size; ++i) {
+        const auto q = static_cast<int32_t>(std::round(static_cast<float>(row.offset) + values[i] * inverse));
+        quantized[i] = static_cast<int8_t>(std::clamp(q, -128, 127));
+    }
+    return row;
+}
+
+float activated(float value, TfLiteFusedActivation activation) {
+    switch (activation) {
+        case kTfLiteActRelu: return std::max(0.0f, value);
+        case kTfLiteActReluN1To1: return std::clamp(value, -1.0f, 1.0f);
+        case kTfLiteActRelu6: return std::clamp(value, 0.0f, 6.0f);
+        default: return value;
+    }
+}
+
+bool isHybridFullyConnected(const CpuKernelCall& call) {
+    return call.in(0).type() == ElementType::FLOAT32 && call.in(1).type() == ElementType::INT8;
+}
+
+}  // namespace
+
+bool prepareFullyConnected(const CpuKernelCall& call) {
+    if (!call.expectCounts(2, 3, 1)) return false;
+    const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
+    if (!isHybridFullyConnected(call)) {
+        return call.fail("the tools' CPU kernel computes the hybrid form only (float32 input, int8 weights)");
+    }
+    if (!call.expectType(output, {ElementType::FLOAT32}, "output")) return false;
+    const Tensor& w = *weights.tensor;
+    if (weights.rank() != 2 || weights.shape()[1] <= 0) return call.fail("weights must have shape [units, depth]");
+    const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);
+    if (w.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
+    if (w.channelScales.size() > 1 && (w.quantizedDimension != 0 || w.channelScales.size() != units)) {
+        return call.fail("weights quantized per channel must have one scale per unit, along dimension 0");
+    }
+    if (call.inputs.size() > 2 && call.in(2).present()) {
+        const CpuOperand& bias = call.in(2);
+        if (!call.expectType(bias, {ElementType::FLOAT32}, "bias")) return false;
+        if (bias.count() != units) return call.fail("bias must have one value per unit");
+    }
+    const auto* o = options(call);
+    if (o != nullptr && o->weights_format != kTfLiteFullyConnectedWeightsFormatDefault) {
+        return call.fail("shuffled weights are not supported in the hybrid form");
+    }
+    if (o != nullptr && o->activation > kTfLiteActRelu6) return call.fail("the fused activation is not supported");
+    if (input.count() % depth != 0) return call.fail("input size is not a multiple of the weights' depth");
+    const auto rows = static_cast<int32_t>(input.count() / depth);
+    std::vector<int32_t> shape{rows, static_cast<int32_t>(units)};
+    if (o != nullptr && o->keep_num_dims) {
+        shape = input.shape();
+        shape.back() = static_cast<int32_t>(units);
+    }
+    return call.expectOutputShape(0, shape);
+}
+
+bool runFullyConnected(const CpuKernelCall& call) {
+    if (!prepareFullyConnected(call)) return false;
+    const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
+    const Tensor& w = *weights.tensor;
+    const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);
+    const size_t rows = input.count() / depth;
+    const auto* o = options(call);
+    const TfLiteFusedActivation activation = o != nullptr ? o->activation : kTfLiteActNone;
+    const bool asymmetric = o != nullptr && o->asymmetric_quantize_inputs;
+    const bool hasBias = call.inputs.size() > 2 && call.in(2).present();
+    std::vector<float> values(input.count());
+    if (!values.empty()) std::memcpy(values.data(), input.data, values.size() * sizeof(float));
+    const auto* weightBytes = reinterpret_cast<const int8_t*>(weights.data);
+    std::vector<float> result(rows * units);
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t u = 0; u < units; ++u) result[r * units + u] = hasBias ? call.in(2).at<float>(u) : 0.0f;
+    }
+    // TFLite leaves an all-zero input at the bias.
+    const bool zero = std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; });
+    std::vector<int8_t> quantized(depth);
+    const bool perChannel = w.channelScales.size() > 1;
+    const float tensorScale = w.channelScales.empty() ? w.scale : w.channelScales[0];
+    for (size_t r = 0; r < rows && !zero; ++r) {
+        const float* row = values.data() + r * depth;
+        RowQuantization q = asymmetric ? quantizeAsymmetric(row, depth, quantized.data())
+                                       : quantizeSymmetric(row, depth, quantized.data());
+        if (!perChannel) q.scale *= tensorScale;
+        for (size_t u = 0; u < units; ++u) {
+            const int8_t* unitWeights = weightBytes + u * depth;
+            int32_t dot = 0, sum = 0;
+            for (size_t k = 0; k < depth; ++k) {
+                dot += int32_t{unitWeights[k]} * quantized[k];
+                sum += unitWeights[k];
+            }
+            if (asymmetric) dot -= sum * q.offset;
+            const float scale = perChannel ? q.scale * w.channelScales[u] : q.scale;
+            result[r * units + u] += static_cast<float>(dot) * scale;
+        }
+    }
+    for (size_t i = 0; i < result.size(); ++i) output.set<float>(i, activated(result[i], activation));
+    return true;
+}
+
+}  // namespace kernels::hybrid
+}  // namespace nnemu::tflite

@@ -1,0 +1,89 @@
+// Hybrid FULLY_CONNECTED (TFLite's dynamic-range quantization: float activations, int8 weights
+// with a scale per tensor or per output channel, float bias) against real TFLite 2.21's builtin
+// kernel: each input row quantized on the fly (symmetrically, or asymmetrically with
+// asymmetric_quantize_inputs), integer dot products scaled back to float.
+#include "RealTfliteOps.h"
+
+namespace nnemu::tflite::test {
+namespace {
+
+#define REAL_TFLITE_TEST(name) TEST(RealTfliteHybrid, name)
+#define REQUIRE() NNEMU_REQUIRE_REAL_TFLITE()
+
+GraphBuilder::Options fullyConnected(fb::ActivationFunctionType act, bool keepNumDims = false,
+                                     bool asymmetricInputs = false) {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+        return fb::CreateFullyConnectedOptions(b, act, fb::FullyConnectedOptionsWeightsFormat_DEFAULT, keepNumDims,
+                                               asymmetricInputs)
+                .Union();
+    };
+}
+
+// input [rows, depth] float, weights [units, depth] int8 (per-tensor scale, or one per unit),
+// bias [units] float (or none), output float.
+GraphBuilder hybridFc(int32_t rows, int32_t depth, int32_t units, bool perChannel, bool bias,
+                      fb::ActivationFunctionType act, bool asymmetricInputs) {
+    GraphBuilder g;
+    const int32_t in = g.tensor({rows, depth}, fb::TensorType_FLOAT32);
+    std::vector<float> scales{0.02f};
+    if (perChannel) {
+        scales.clear();
+        for (int32_t u = 0; u < units; ++u) scales.push_back(0.005f + 0.003f * static_cast<float>(u));
+    }
+    const int32_t w = g.tensor({units, depth}, fb::TensorType_INT8, rampBytes<int8_t>(size_t(units) * depth, -127, 127),
+                               scales, std::vector<int64_t>(scales.size(), 0));
+    const int32_t b = bias ? g.tensor({units}, fb::TensorType_FLOAT32, rampBytes<float>(size_t(units), -1, 1)) : -1;
+    const int32_t out = g.tensor({rows, units}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, w, b}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         fullyConnected(act, false, asymmetricInputs));
+    g.inputs = {in};
+    g.outputs = {out};
+    return g;
+}
+
+std::vector<uint8_t> rows(int32_t count, int32_t depth) {
+    std::vector<float> values(size_t(count) * depth);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.37 * static_cast<double>(i)) * (1 + i % 5);
+    if (count > 1) std::fill(values.begin() + depth, values.begin() + 2 * depth, 0.0f);  // an all-zero row
+    return GraphBuilder::bytes(values);
+}
+
+REAL_TFLITE_TEST(FullyConnectedPerTensor) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridFc(3, 20, 7, false, true, fb::ActivationFunctionType_NONE, false), {rows(3, 20)});
+}
+REAL_TFLITE_TEST(FullyConnectedPerChannelRelu) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridFc(4, 33, 9, true, true, fb::ActivationFunctionType_RELU, false), {rows(4, 33)});
+}
+REAL_TFLITE_TEST(FullyConnectedAsymmetricInputs) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridFc(3, 40, 6, false, true, fb::ActivationFunctionType_NONE, true), {rows(3, 40)});
+    expectSameAsRealTflite(hybridFc(2, 16, 5, true, false, fb::ActivationFunctionType_RELU6, true), {rows(2, 16)});
+}
+
+// Weights with a zero point, or a tanh fused in: refused by name, cleanly.
+TEST(HybridMalformed, RefusedByName) {
+    GraphBuilder zeroPoint;
+    const int32_t in = zeroPoint.tensor({1, 4}, fb::TensorType_FLOAT32);
+    const int32_t w = zeroPoint.tensor({2, 4}, fb::TensorType_INT8, rampBytes<int8_t>(8, -100, 100), {0.1f}, {3});
+    const int32_t out = zeroPoint.tensor({1, 2}, fb::TensorType_FLOAT32);
+    zeroPoint.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, w, -1}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+                 fullyConnected(fb::ActivationFunctionType_NONE));
+    zeroPoint.inputs = {in};
+    zeroPoint.outputs = {out};
+    expectModelRefused(zeroPoint, "hybrid weights must have zero point 0");
+
+    GraphBuilder tanh;
+    const int32_t x = tanh.tensor({1, 4}, fb::TensorType_FLOAT32);
+    const int32_t v = tanh.tensor({2, 4}, fb::TensorType_INT8, rampBytes<int8_t>(8, -100, 100), {0.1f}, {0});
+    const int32_t y = tanh.tensor({1, 2}, fb::TensorType_FLOAT32);
+    tanh.op(fb::BuiltinOperator_FULLY_CONNECTED, {x, v, -1}, {y}, fb::BuiltinOptions_FullyConnectedOptions,
+            fullyConnected(fb::ActivationFunctionType_TANH));
+    tanh.inputs = {x};
+    tanh.outputs = {y};
+    expectModelRefused(tanh, "the fused activation is not supported");
+}
+
+}  // namespace
+}  // namespace nnemu::tflite::test
