@@ -1,7 +1,6 @@
-// Hybrid FULLY_CONNECTED (TFLite's dynamic-range quantization: float activations, int8 weights
-// with a scale per tensor or per output channel, float bias) against real TFLite 2.21's builtin
-// kernel: each input row quantized on the fly (symmetrically, or asymmetrically with
-// asymmetric_quantize_inputs), integer dot products scaled back to float.
+// Hybrid FULLY_CONNECTED and CONV_2D (TFLite's dynamic-range quantization: float activations,
+// int8 weights with a scale per tensor or per output channel, float bias) against real TFLite
+// 2.21's builtin kernels: inputs quantized on the fly, integer dot products scaled back to float.
 #include "RealTfliteOps.h"
 
 namespace nnemu::tflite::test {
@@ -60,6 +59,59 @@ REAL_TFLITE_TEST(FullyConnectedAsymmetricInputs) {
     REQUIRE();
     expectSameAsRealTflite(hybridFc(3, 40, 6, false, true, fb::ActivationFunctionType_NONE, true), {rows(3, 40)});
     expectSameAsRealTflite(hybridFc(2, 16, 5, true, false, fb::ActivationFunctionType_RELU6, true), {rows(2, 16)});
+}
+
+// CONV_2D: input [batch, h, w, c] float, filter [out, kh, kw, c] int8 per tensor (symmetric
+// input quantization per image) or per output channel (asymmetric, the zero point standing for
+// the padding), float bias.
+GraphBuilder hybridConv(std::vector<int32_t> input, std::vector<int32_t> filter, bool perChannel, fb::Padding padding,
+                        int32_t stride, fb::ActivationFunctionType act, std::vector<int32_t> output) {
+    GraphBuilder g;
+    const int32_t in = g.tensor(input, fb::TensorType_FLOAT32);
+    std::vector<float> scales{0.03f};
+    if (perChannel) {
+        scales.clear();
+        for (int32_t c = 0; c < filter[0]; ++c) scales.push_back(0.01f + 0.004f * static_cast<float>(c));
+    }
+    const size_t weights = size_t(filter[0]) * filter[1] * filter[2] * filter[3];
+    const int32_t w = g.tensor(filter, fb::TensorType_INT8, rampBytes<int8_t>(weights, -127, 127), scales,
+                               std::vector<int64_t>(scales.size(), 0));
+    const int32_t b = g.tensor({filter[0]}, fb::TensorType_FLOAT32, rampBytes<float>(size_t(filter[0]), -0.5, 0.5));
+    const int32_t out = g.tensor(output, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_CONV_2D, {in, w, b}, {out}, fb::BuiltinOptions_Conv2DOptions,
+         [=](flatbuffers::FlatBufferBuilder& fbb) {
+             return fb::CreateConv2DOptions(fbb, padding, stride, stride, act).Union();
+         });
+    g.inputs = {in};
+    g.outputs = {out};
+    return g;
+}
+
+std::vector<uint8_t> image(const std::vector<int32_t>& shape) {
+    size_t count = 1;
+    for (int32_t d : shape) count *= size_t(d);
+    std::vector<float> values(count);
+    for (size_t i = 0; i < count; ++i) values[i] = std::sin(0.23 * static_cast<double>(i)) * 2 + 0.3;
+    return GraphBuilder::bytes(values);
+}
+
+REAL_TFLITE_TEST(Conv2DPerTensorSame) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridConv({2, 7, 7, 3}, {5, 3, 3, 3}, false, fb::Padding_SAME, 1,
+                                      fb::ActivationFunctionType_NONE, {2, 7, 7, 5}),
+                           {image({2, 7, 7, 3})});
+}
+REAL_TFLITE_TEST(Conv2DPerChannelStride2Relu6) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridConv({1, 9, 8, 4}, {6, 3, 3, 4}, true, fb::Padding_SAME, 2,
+                                      fb::ActivationFunctionType_RELU6, {1, 5, 4, 6}),
+                           {image({1, 9, 8, 4})});
+}
+REAL_TFLITE_TEST(Conv2DPerChannelValid) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridConv({2, 6, 6, 8}, {4, 1, 1, 8}, true, fb::Padding_VALID, 1,
+                                      fb::ActivationFunctionType_RELU, {2, 6, 6, 4}),
+                           {image({2, 6, 6, 8})});
 }
 
 // Weights with a zero point, or a tanh fused in: refused by name, cleanly.

@@ -1,11 +1,13 @@
-// CONV_2D with int16 activations and int8 weights (TFLite's 16x8 quantization), which NNAPI has
-// no type for: an int64 accumulator plus the int64 (or int32) bias, requantized per output
+// CONV_2D in the forms NNAPI has no type for: float32 activations with int8 weights (the hybrid
+// form of TFLite's dynamic-range quantization, runHybridConv), and int16 activations with int8
+// weights (TFLite's 16x8 quantization): an int64 accumulator plus the int64 (or int32) bias, requantized per output
 // channel with TFLite's 64-bit multiply (multiplier rounded to 16 bits, one rounding shift).
 // NHWC input, OHWI filter, grouped when the filter has fewer input channels than the input.
 #include <algorithm>
 #include <limits>
 
 #include "CpuKernelList.h"
+#include "HybridQuantization.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
@@ -25,24 +27,40 @@ int32_t padBefore(int32_t in, int32_t out, int32_t filter, int32_t stride, int32
     return std::max(total, 0) / 2;
 }
 
+// The hybrid form of TFLite's dynamic-range quantization: float32 input and output, int8 weights.
+bool isHybrid(const CpuKernelCall& call) {
+    return call.in(0).type() == ElementType::FLOAT32 && call.in(1).type() == ElementType::INT8 &&
+           call.out(0).type() == ElementType::FLOAT32;
+}
+
 bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
     if (!call.expectCounts(2, 3, 1)) return false;
     const CpuOperand &in = call.in(0), &filter = call.in(1);
-    if (in.type() != ElementType::INT16 || filter.type() != ElementType::INT8 || call.out(0).type() != ElementType::INT16) {
-        return call.fail("only int16 activations with int8 weights run on the CPU kernel");
+    const bool hybrid = isHybrid(call);
+    if (!hybrid && (in.type() != ElementType::INT16 || filter.type() != ElementType::INT8 ||
+                    call.out(0).type() != ElementType::INT16)) {
+        return call.fail("only int16 activations with int8 weights, or float32 ones with int8 weights (hybrid), run "
+                         "on the CPU kernel");
     }
     if (in.rank() != 4 || filter.rank() != 4) return call.fail("input and filter must have rank 4");
-    if (in.tensor->zeroPoint != 0 || call.out(0).tensor->zeroPoint != 0) return call.fail("int16 zero points must be 0");
+    if (!hybrid && (in.tensor->zeroPoint != 0 || call.out(0).tensor->zeroPoint != 0)) {
+        return call.fail("int16 zero points must be 0");
+    }
+    if (hybrid && filter.tensor->zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
     if (w[3] <= 0 || x[3] % w[3] != 0 || w[0] % (x[3] / w[3]) != 0) return call.fail("filter channels do not divide the input's");
+    if (hybrid && w[3] != x[3]) return call.fail("a hybrid convolution cannot be grouped");
     if (filter.tensor->isPerChannel() && filter.tensor->channelScales.size() != static_cast<size_t>(w[0])) {
         return call.fail("one filter scale per output channel expected");
     }
-    if (!(in.tensor->scale > 0 && filter.tensor->scale > 0 && call.out(0).tensor->scale > 0)) {
+    if (!(filter.tensor->scale > 0 && (hybrid || (in.tensor->scale > 0 && call.out(0).tensor->scale > 0)))) {
         return call.fail("quantized tensors need positive scales");
     }
     if (call.inputs.size() == 3 && call.in(2).present()) {
-        if (!call.expectType(call.in(2), {ElementType::INT64, ElementType::INT32}, "bias")) return false;
+        if (hybrid ? !call.expectType(call.in(2), {ElementType::FLOAT32}, "bias")
+                   : !call.expectType(call.in(2), {ElementType::INT64, ElementType::INT32}, "bias")) {
+            return false;
+        }
         if (call.in(2).count() != static_cast<size_t>(w[0])) return call.fail("bias must have one value per output channel");
     }
     const auto* o = call.params<TfLiteConvParams>();
@@ -51,6 +69,7 @@ bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
     if (o->padding != kTfLitePaddingSame && o->padding != kTfLitePaddingValid) return call.fail("unknown padding");
     *g = {o->stride_height, o->stride_width, o->dilation_height_factor, o->dilation_width_factor, 0, 0};
     if (g->strideH < 1 || g->strideW < 1 || g->dilationH < 1 || g->dilationW < 1) return call.fail("strides and dilations must be positive");
+    if (hybrid && (g->dilationH != 1 || g->dilationW != 1)) return call.fail("a hybrid convolution cannot be dilated");
     const bool same = o->padding == kTfLitePaddingSame;
     const int32_t outH = outputSize(same, x[1], w[1], g->strideH, g->dilationH);
     const int32_t outW = outputSize(same, x[2], w[2], g->strideW, g->dilationW);
@@ -67,6 +86,55 @@ bool prepareConv(const CpuKernelCall& call) {
     return convGeometry(call, &g);
 }
 
+// The hybrid convolution as TFLite computes it: each image quantized on the fly (per-tensor
+// weights: symmetrically, scale times the weights'; per-channel weights: asymmetrically, its zero
+// point standing for the padding), integer sums of weights times (input - zero point), scaled
+// back to float ((sum x channel scale) x image scale with per-channel weights), plus the bias,
+// clamped to the fused activation.
+bool runHybridConv(const CpuKernelCall& call, const ConvGeometry& g) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
+    const Tensor& weights = *filter.tensor;
+    const bool perChannel = weights.isPerChannel();
+    const size_t imageSize = static_cast<size_t>(x[1]) * x[2] * x[3];
+    std::vector<float> image(imageSize);
+    std::vector<int8_t> quantized(imageSize);
+    const auto* o = call.params<TfLiteConvParams>();
+    const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
+    size_t index = 0;
+    for (int32_t b = 0; b < y[0]; ++b) {
+        if (imageSize != 0) std::memcpy(image.data(), in.data + b * imageSize * sizeof(float), imageSize * sizeof(float));
+        const hybrid::RowQuantization q = perChannel ? hybrid::quantizeAsymmetric(image.data(), imageSize, quantized.data())
+                                                     : hybrid::quantizeSymmetric(image.data(), imageSize, quantized.data());
+        const float imageScale = perChannel ? q.scale : q.scale * weights.scale;
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                for (int32_t oc = 0; oc < y[3]; ++oc, ++index) {
+                    int32_t acc = 0;
+                    for (int32_t ky = 0; ky < w[1]; ++ky) {
+                        const int32_t iy = oy * g.strideH - g.padTop + ky;
+                        if (iy < 0 || iy >= x[1]) continue;
+                        for (int32_t kx = 0; kx < w[2]; ++kx) {
+                            const int32_t ix = ox * g.strideW - g.padLeft + kx;
+                            if (ix < 0 || ix >= x[2]) continue;
+                            const size_t inBase = (static_cast<size_t>(iy) * x[2] + ix) * x[3];
+                            const size_t wBase = ((static_cast<size_t>(oc) * w[1] + ky) * w[2] + kx) * w[3];
+                            for (int32_t ic = 0; ic < w[3]; ++ic) {
+                                acc += int32_t{filter.at<int8_t>(wBase + ic)} * (quantized[inBase + ic] - q.offset);
+                            }
+                        }
+                    }
+                    float total = perChannel ? static_cast<float>(acc) * weights.channelScales[oc] * imageScale
+                                             : static_cast<float>(acc) * imageScale;
+                    if (hasBias) total += call.in(2).at<float>(oc);
+                    out.set<float>(index, hybrid::activated(total, o->activation));
+                }
+            }
+        }
+    }
+    return true;
+}
+
 // TFLite's 64-bit requantization: the Q31 multiplier rounded to Q15, then one rounding shift.
 int32_t requantize64(int64_t acc, int32_t multiplier, int shift) {
     const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
@@ -78,6 +146,7 @@ int32_t requantize64(int64_t acc, int32_t multiplier, int shift) {
 bool runConv(const CpuKernelCall& call) {
     ConvGeometry g;
     if (!convGeometry(call, &g)) return false;
+    if (isHybrid(call)) return runHybridConv(call, g);
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
     const int32_t groupIn = w[3], groupOut = w[0] / (x[3] / w[3]);

@@ -1,0 +1,26 @@
+// The on-the-fly input quantization of TFLite's hybrid kernels (dynamic-range quantization:
+// float activations, int8 weights), shared by the hybrid FULLY_CONNECTED and CONV_2D kernels:
+// - symmetric: scale max|x| / 127, values round(x * 127 / max|x|) in [-127, 127]; all zeros give
+//   zeros and scale 1;
+// - asymmetric: over [min(0, min x), max(0, max x)] to [-128, 127], the zero point taken from
+//   the end with the smaller error and nudged into range; an empty range gives zeros, scale 1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "nnemu/delegate/TfLiteAbi.h"
+
+namespace nnemu::tflite::kernels::hybrid {
+
+struct RowQuantization {
+    float scale = 1;
+    int32_t offset = 0;  // the zero point (asymmetric), else 0
+};
+
+RowQuantization quantizeSymmetric(const float* values, size_t size, int8_t* quantized);
+RowQuantization quantizeAsymmetric(const float* values, size_t size, int8_t* quantized);
+// A float output's fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
+float activated(float value, TfLiteFusedActivation activation);
+
+}  // namespace nnemu::tflite::kernels::hybrid
