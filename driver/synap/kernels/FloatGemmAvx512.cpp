@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "FloatGemm.h"
+#include "FloatGemmAvx512Tail.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -31,33 +32,17 @@ void rowsAvx512(const FloatGemmArgs& a) {
             for (size_t b = 0; b < B; ++b) acc[r][b] = _mm512_fmadd_ps(x, wk[b], acc[r][b]);
         }
     }
-    const __m512 low = _mm512_set1_ps(a.low), high = _mm512_set1_ps(a.high);
-    const __mmask16 last = static_cast<__mmask16>((1u << a.lastCount) - 1);
-#pragma GCC unroll 6
-    for (size_t r = 0; r < R; ++r) {
-        float* out = a.output + r * a.outputStride;
-#pragma GCC unroll 2
-        for (size_t b = 0; b < B; ++b) {
-            const __m512 v = _mm512_min_ps(_mm512_max_ps(acc[r][b], low), high);
-            _mm512_mask_storeu_ps(out + b * kFloatGemmBlock, b + 1 == B ? last : __mmask16(0xffff), v);
-        }
-    }
+    storeClamped<R, B>(acc, a.output, a.outputStride, a.low, a.high, a.lastCount);
 }
 
-template <size_t B>
-void blocksAvx512(const FloatGemmArgs& a) {
-    switch (a.rows) {
-        case 1: return rowsAvx512<1, B>(a);
-        case 2: return rowsAvx512<2, B>(a);
-        case 3: return rowsAvx512<3, B>(a);
-        case 4: return rowsAvx512<4, B>(a);
-        case 5: return rowsAvx512<5, B>(a);
-        default: return rowsAvx512<6, B>(a);
-    }
-}
+struct Rows {
+    const FloatGemmArgs& a;
+    template <size_t R, size_t B>
+    void run() const { rowsAvx512<R, B>(a); }
+};
 
 }  // namespace
 
-void floatGemmAvx512(const FloatGemmArgs& a) { return a.blocks == 2 ? blocksAvx512<2>(a) : blocksAvx512<1>(a); }
+void floatGemmAvx512(const FloatGemmArgs& a) { byShape(a.rows, a.blocks, Rows{a}); }
 
 }  // namespace nnemu::synap::kernels

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "FloatGemmAvx512Tail.h"
 #include "FloatGemmBf16.h"
 
 namespace nnemu::synap::kernels {
@@ -33,34 +34,18 @@ void rowsBf16(const FloatGemmBf16Args& a) {
             for (size_t b = 0; b < B; ++b) acc[r][b] = _mm512_dpbf16_ps(acc[r][b], x, wp[b]);
         }
     }
-    const __m512 low = _mm512_set1_ps(a.low), high = _mm512_set1_ps(a.high);
-    const __mmask16 last = static_cast<__mmask16>((1u << a.lastCount) - 1);
-#pragma GCC unroll 6
-    for (size_t r = 0; r < R; ++r) {
-        float* out = a.output + r * a.outputStride;
-#pragma GCC unroll 2
-        for (size_t b = 0; b < B; ++b) {
-            const __m512 v = _mm512_min_ps(_mm512_max_ps(acc[r][b], low), high);
-            _mm512_mask_storeu_ps(out + b * kFloatGemmBlock, b + 1 == B ? last : __mmask16(0xffff), v);
-        }
-    }
+    storeClamped<R, B>(acc, a.output, a.outputStride, a.low, a.high, a.lastCount);
 }
 
-template <size_t B>
-void blocksBf16(const FloatGemmBf16Args& a) {
-    switch (a.rows) {
-        case 1: return rowsBf16<1, B>(a);
-        case 2: return rowsBf16<2, B>(a);
-        case 3: return rowsBf16<3, B>(a);
-        case 4: return rowsBf16<4, B>(a);
-        case 5: return rowsBf16<5, B>(a);
-        default: return rowsBf16<6, B>(a);
-    }
-}
+struct Rows {
+    const FloatGemmBf16Args& a;
+    template <size_t R, size_t B>
+    void run() const { rowsBf16<R, B>(a); }
+};
 
 }  // namespace
 
-void floatGemmBf16Avx512(const FloatGemmBf16Args& a) { return a.blocks == 2 ? blocksBf16<2>(a) : blocksBf16<1>(a); }
+void floatGemmBf16Avx512(const FloatGemmBf16Args& a) { byShape(a.rows, a.blocks, Rows{a}); }
 
 void toBf16PairsAvx512(const float* input, size_t inputStride, size_t rows, size_t depth, uint32_t* pairs) {
     const size_t pairsPerRow = (depth + 1) / 2;
