@@ -1,4 +1,4 @@
-// Hybrid FULLY_CONNECTED and CONV_2D (TFLite's dynamic-range quantization: float activations,
+// Hybrid FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (TFLite's dynamic-range quantization: float activations,
 // int8 weights with a scale per tensor or per output channel, float bias) against real TFLite
 // 2.21's builtin kernels: inputs quantized on the fly, integer dot products scaled back to float.
 #include "RealTfliteOps.h"
@@ -112,6 +112,50 @@ REAL_TFLITE_TEST(Conv2DPerChannelValid) {
     expectSameAsRealTflite(hybridConv({2, 6, 6, 8}, {4, 1, 1, 8}, true, fb::Padding_VALID, 1,
                                       fb::ActivationFunctionType_RELU, {2, 6, 6, 4}),
                            {image({2, 6, 6, 8})});
+}
+
+// DEPTHWISE_CONV_2D: filter [1, kh, kw, channels x multiplier] int8 with one scale per output
+// channel, float bias.
+GraphBuilder hybridDepthwise(std::vector<int32_t> input, int32_t kernel, int32_t multiplier, fb::Padding padding,
+                             int32_t stride, int32_t dilation, fb::ActivationFunctionType act,
+                             std::vector<int32_t> output) {
+    GraphBuilder g;
+    const int32_t in = g.tensor(input, fb::TensorType_FLOAT32);
+    const int32_t channels = input[3] * multiplier;
+    std::vector<float> scales;
+    for (int32_t c = 0; c < channels; ++c) scales.push_back(0.01f + 0.005f * static_cast<float>(c));
+    const int32_t w = g.tensor({1, kernel, kernel, channels}, fb::TensorType_INT8,
+                               rampBytes<int8_t>(size_t(kernel) * kernel * channels, -127, 127), scales,
+                               std::vector<int64_t>(scales.size(), 0), 3);
+    const int32_t b = g.tensor({channels}, fb::TensorType_FLOAT32, rampBytes<float>(size_t(channels), -0.5, 0.5));
+    const int32_t out = g.tensor(output, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_DEPTHWISE_CONV_2D, {in, w, b}, {out}, fb::BuiltinOptions_DepthwiseConv2DOptions,
+         [=](flatbuffers::FlatBufferBuilder& fbb) {
+             return fb::CreateDepthwiseConv2DOptions(fbb, padding, stride, stride, multiplier, act, dilation, dilation)
+                     .Union();
+         });
+    g.inputs = {in};
+    g.outputs = {out};
+    return g;
+}
+
+REAL_TFLITE_TEST(DepthwiseSame) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridDepthwise({2, 7, 7, 5}, 3, 1, fb::Padding_SAME, 1, 1,
+                                           fb::ActivationFunctionType_NONE, {2, 7, 7, 5}),
+                           {image({2, 7, 7, 5})});
+}
+REAL_TFLITE_TEST(DepthwiseStride2MultiplierRelu6) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridDepthwise({1, 9, 8, 3}, 3, 2, fb::Padding_SAME, 2, 1,
+                                           fb::ActivationFunctionType_RELU6, {1, 5, 4, 6}),
+                           {image({1, 9, 8, 3})});
+}
+REAL_TFLITE_TEST(DepthwiseValidDilated) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridDepthwise({1, 10, 10, 4}, 3, 1, fb::Padding_VALID, 1, 2,
+                                           fb::ActivationFunctionType_RELU, {1, 6, 6, 4}),
+                           {image({1, 10, 10, 4})});
 }
 
 // Weights with a zero point, or a tanh fused in: refused by name, cleanly.

@@ -105,9 +105,11 @@ bool prepareUnique(const CpuKernelCall& call);
 bool runUnique(const CpuKernelCall& call);
 }  // namespace indexing
 
-namespace hybrid {   // HybridFullyConnected.cpp
+namespace hybrid {   // HybridFullyConnected.cpp, HybridDepthwise.cpp
 bool prepareFullyConnected(const CpuKernelCall& call);
 bool runFullyConnected(const CpuKernelCall& call);
+bool prepareDepthwise(const CpuKernelCall& call);
+bool runDepthwise(const CpuKernelCall& call);
 }  // namespace hybrid
 
 namespace lookup {   // Lookup.cpp

@@ -265,6 +265,7 @@ const KernelRow kKernels[] = {
     // Lookup.cpp
     {fb::BuiltinOperator_EMBEDDING_LOOKUP, {lookup::prepareEmbeddingLookup, lookup::runEmbeddingLookup}},
     {fb::BuiltinOperator_FULLY_CONNECTED, {hybrid::prepareFullyConnected, hybrid::runFullyConnected}},
+    {fb::BuiltinOperator_DEPTHWISE_CONV_2D, {hybrid::prepareDepthwise, hybrid::runDepthwise}},
     {fb::BuiltinOperator_HASHTABLE_LOOKUP, {lookup::prepareHashtableLookup, lookup::runHashtableLookup}},
     // MatrixDiag.cpp
     {fb::BuiltinOperator_MATRIX_DIAG, {matrix_diag::prepareMatrixDiag, matrix_diag::runMatrixDiag}},

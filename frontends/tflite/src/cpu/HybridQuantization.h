@@ -24,3 +24,11 @@ RowQuantization quantizeAsymmetric(const float* values, size_t size, int8_t* qua
 float activated(float value, TfLiteFusedActivation activation);
 
 }  // namespace nnemu::tflite::kernels::hybrid
+
+namespace nnemu::tflite::kernels::conv {
+
+// A convolution's output size along one axis (SAME or VALID padding) and the padding before it.
+int32_t outputSize(bool same, int32_t in, int32_t filter, int32_t stride, int32_t dilation);
+int32_t padBefore(int32_t in, int32_t out, int32_t filter, int32_t stride, int32_t dilation);
+
+}  // namespace nnemu::tflite::kernels::conv
