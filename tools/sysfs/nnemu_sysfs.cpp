@@ -80,8 +80,12 @@ bool withRecord(Use&& use) {
     std::lock_guard guard(gStateMutex);
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!gState.current(gBacking) && !gState.open(gBacking, "statistics")) return false;
+        // The driver's lock word, and flock(2) for the driver working through this view (it
+        // cannot map the record: its pages through FUSE are not the file's underneath).
+        const bool flocked = flock(gState.fd(), LOCK_EX) == 0;
         const StateMap::Locked locked = gState.lock();
         if (locked == StateMap::Locked::FAULT) {  // cut under us: open it again
+            if (flocked) flock(gState.fd(), LOCK_UN);
             gState.close();
             continue;
         }
@@ -89,6 +93,7 @@ bool withRecord(Use&& use) {
         const bool usable = gState.load(&record) && stateDamage(record).empty();
         const bool stored = usable && (!use(record) || gState.store(record));
         gState.unlock();
+        if (flocked) flock(gState.fd(), LOCK_UN);
         if (usable && stored) return true;
         if (usable) {
             gState.close();

@@ -150,7 +150,11 @@ private:
             lookNeeded_ = true;
         }
         if (nowNs() - lastLookNs_ >= kPruneIntervalNs) lookNeeded_ = true;
-        for (int attempt = 0; attempt < 4; ++attempt) {
+        for (int attempt = 0;; ++attempt) {
+            if (attempt == 4) {
+                return warnOnce(path_ + "/.state or a statistics file keeps being cut under this process; the "
+                                "statistics are not updated, the run goes on");
+            }
             if (!state_.isOpen() && !openState()) return;
             const StateMap::Locked locked = state_.lock();
             if (locked == StateMap::Locked::FAULT) {
@@ -216,7 +220,9 @@ private:
             return false;
         }
         dir_ = *opened;
-        if (const Status mapped = state_.open(dir_, path_); !mapped) {
+        struct statfs system {};
+        fuse_ = fstatfs(dir_, &system) == 0 && system.f_type == kFuseSuperMagic;
+        if (const Status mapped = state_.open(dir_, path_, !fuse_); !mapped) {
             const int cause = errno;
             warnOnce(mapped.message() + "; the statistics are not updated, the run goes on", cause);
             return false;
@@ -241,8 +247,6 @@ private:
             watchedGeneration_ = generation;
             watch_.start(root_, path_, dir);  // without one, every update looks
         }
-        struct statfs system {};
-        fuse_ = fstatfs(dir, &system) == 0 && system.f_type == kFuseSuperMagic;
         makeYoctoLink();
         for (int file = 0; file < 4; ++file) {
             Seen& seen = seen_[file];

@@ -169,6 +169,7 @@ bool PublishedFile::refreshSize() {
 bool PublishedFile::read(std::string* text) const {
     const size_t size = std::min(size_, mapped_);
     text->resize(size);
+    if (size == 0) return true;
     return guarded([&] { std::memcpy(text->data(), map_, size); }) || faulted();
 }
 
@@ -180,12 +181,19 @@ bool PublishedFile::write(std::string_view text, bool resize) {
         }
         if (text.size() > mapped_ && !remap(text.size())) return false;
         // Extended first, or cut after: the mapping is never touched past the file's end.
-        if (text.size() > size_ && ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0) return false;
-        if (!guarded([&] { std::memcpy(map_, text.data(), text.size()); })) return faulted();
+        if (text.size() > size_) {  // allocated, so that a full file system says so here, not with a SIGBUS
+            const int failed = posix_fallocate(fd_.get(), static_cast<off_t>(size_), static_cast<off_t>(text.size() - size_));
+            if (failed != 0 && (failed != EOPNOTSUPP || ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0)) {
+                if (failed != EOPNOTSUPP) errno = failed;
+                return false;
+            }
+        }
+        if (!text.empty() && !guarded([&] { std::memcpy(map_, text.data(), text.size()); })) return faulted();
         if (text.size() < size_ && ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0) return false;
         size_ = text.size();
         return true;
     }
+    if (text.empty()) return true;  // an empty file has no page to touch
     const bool stored = guarded([&] {
         if (text.size() <= 8) {
             // One aligned store: the bytes past the end of the text are past the file's end too.

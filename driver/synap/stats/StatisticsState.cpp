@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,7 +106,7 @@ void StateMap::close() {
     token_ = 0;
 }
 
-Status StateMap::open(int directory, const std::string& path) {
+Status StateMap::open(int directory, const std::string& path, bool mapped) {
     close();
     // O_NOFOLLOW: a symlink planted as .state is refused; O_NONBLOCK: a FIFO does not block us.
     fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
@@ -132,6 +133,16 @@ Status StateMap::open(int directory, const std::string& path) {
             return refused;
         }
     }
+    if (const int failed = posix_fallocate(fd_, 0, sizeof(StateRecord)); failed != 0 && failed != EOPNOTSUPP) {
+        errno = failed;
+        Status refused = refusal("cannot write " + path + "/.state: " + std::strerror(failed));
+        close();
+        return refused;
+    }
+    device_ = info.st_dev;
+    inode_ = info.st_ino;
+    owner_ = processId();
+    if (!mapped) return {};
     void* map = mmap(nullptr, kMapBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (map == MAP_FAILED) {
         Status refused = refusal("cannot map " + path + "/.state: " + std::strerror(errno));
@@ -139,15 +150,12 @@ Status StateMap::open(int directory, const std::string& path) {
         return refused;
     }
     map_ = static_cast<StateRecord*>(map);
-    device_ = info.st_dev;
-    inode_ = info.st_ino;
-    owner_ = processId();
     return {};
 }
 
 bool StateMap::current(int directory) const {
     struct stat named {};
-    return map_ != nullptr && owner_ == processId() &&
+    return fd_ >= 0 && owner_ == processId() &&
            fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
            named.st_ino == inode_ && named.st_size == static_cast<off_t>(sizeof(StateRecord)) && named.st_nlink == 1;
 }
@@ -158,7 +166,22 @@ std::string StateMap::takeOpenDamage() {
     return damage;
 }
 
+// Through the FUSE view: the kernel's lock, dropped when its holder exits; a stopped holder
+// costs one wait of 5 s, after which the update goes on unlocked.
+StateMap::Locked StateMap::lockFile() {
+    const auto deadline = std::chrono::steady_clock::now() + kLockBudget;
+    while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) return Locked::YES;  // no locks here: the update goes on unlocked
+        if (std::chrono::steady_clock::now() >= deadline) return Locked::TAKEN_OVER;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    token_ = 1;
+    return Locked::YES;
+}
+
 StateMap::Locked StateMap::lock() {
+    if (map_ == nullptr) return lockFile();
     const uint64_t mine = (static_cast<uint64_t>(processId()) << 32) | ++acquisitions_;
     uint64_t seen = 0;  // the holder's word, and since when we have seen it unchanged
     auto seenSince = std::chrono::steady_clock::time_point();
@@ -209,17 +232,20 @@ StateMap::Locked StateMap::lock() {
 }
 
 void StateMap::unlock() {
-    if (token_ == 0 || map_ == nullptr) return;
+    if (token_ != 0 && map_ == nullptr) flock(fd_, LOCK_UN);
+    if (token_ == 0 || map_ == nullptr) return token_ = 0, void();
     uint64_t expected = token_;
     guarded([&] { lockWord(map_).compare_exchange_strong(expected, 0, std::memory_order_release); });
     token_ = 0;
 }
 
 bool StateMap::load(StateRecord* record) {
+    if (map_ == nullptr) return pread(fd_, record, sizeof *record, 0) == static_cast<ssize_t>(sizeof *record);
     return guarded([&] { std::memcpy(static_cast<void*>(record), map_, sizeof *record); });
 }
 
 bool StateMap::store(const StateRecord& record) {
+    if (map_ == nullptr) return pwrite(fd_, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
     return guarded([&] {
         if (lockWord(map_).load(std::memory_order_relaxed) != token_) return;  // taken over meanwhile
         std::memcpy(reinterpret_cast<char*>(map_) + kDataOffset, reinterpret_cast<const char*>(&record) + kDataOffset,

@@ -83,11 +83,15 @@ public:
     StateMap& operator=(const StateMap&) = delete;
 
     // Opens (creating it) and maps the `.state` that `directory` (the statistics folder, `path`
-    // for messages) names now, brought to the record's size. UNAVAILABLE saying why (errno kept)
-    // when it is refused.
-    Status open(int directory, const std::string& path);
+    // for messages) names now, brought to the record's size, its blocks allocated (a full file
+    // system says so here, not with a SIGBUS later). UNAVAILABLE saying why (errno kept) when it
+    // is refused. `mapped` false (the folder is the nnemu-sysfs FUSE view, whose pages are not
+    // the file's underneath): the record is read and written with pread/pwrite under flock(2),
+    // which the view takes too.
+    Status open(int directory, const std::string& path, bool mapped = true);
     void close();
-    bool isOpen() const { return map_ != nullptr; }
+    bool isOpen() const { return fd_ >= 0; }
+    int fd() const { return fd_; }
     // The name still holds the mapped file, at the record's size (one fstatat).
     bool current(int directory) const;
 
@@ -105,8 +109,10 @@ public:
     std::string takeOpenDamage();
 
 private:
+    Locked lockFile();
+
     int fd_ = -1;
-    StateRecord* map_ = nullptr;
+    StateRecord* map_ = nullptr;  // null: not mapped (pread/pwrite under flock)
     dev_t device_ = 0;
     ino_t inode_ = 0;
     pid_t owner_ = 0;         // the process that mapped it: a forked child maps its own
