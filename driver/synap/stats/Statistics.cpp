@@ -285,26 +285,8 @@ private:
     // The update proper, under the lock. False: a mapping was cut under us (look and retry).
     template <typename Change>
     bool apply(Change&& change) {
-        if (!state_.load(&record_)) return false;
         const int dir = dir_;
-        // What the content shows first (a foreign or older file is that, whatever its size).
-        const std::string opened = state_.takeOpenDamage();
-        std::string damage = stateDamage(record_);
-        if (opened == kStateMissing) {
-            if (!damage.empty()) damage = opened;  // still empty: nobody made it meanwhile
-        } else if (damage.empty()) {
-            damage = opened;
-        }
-        if (!damage.empty()) {
-            if (!(damage == kStateMissing && seen_[COUNT].missing)) {
-                SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
-                                   << "; rebuilt it, the counters restart from 0";
-            }
-            initializeState(&record_);
-        } else {
-            forgetOtherBoot(dir);
-            if (!noticeReset()) return false;
-        }
+        if (!load(dir)) return false;
         pruneExitedProcesses(dir);
         listOwnNetworks(dir);
         change(dir);
@@ -316,6 +298,30 @@ private:
         }
         if (!state_.store(record_)) return false;
         return publish(dir, texts);
+    }
+
+    // The record out of the mapping: rebuilt (with a warning) when damaged, its networks of
+    // another boot forgotten, a reset written to the files applied. False: the mapping was cut.
+    bool load(int dir) {
+        if (!state_.load(&record_)) return false;
+        // What the content shows first (a foreign or older file is that, whatever its size).
+        const std::string opened = state_.takeOpenDamage();
+        std::string damage = stateDamage(record_);
+        if (opened == kStateMissing) {
+            if (!damage.empty()) damage = opened;  // still empty: nobody made it meanwhile
+        } else if (damage.empty()) {
+            damage = opened;
+        }
+        if (damage.empty()) {
+            forgetOtherBoot(dir);
+            return noticeReset();
+        }
+        if (!(damage == kStateMissing && seen_[COUNT].missing)) {
+            SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
+                               << "; rebuilt it, the counters restart from 0";
+        }
+        initializeState(&record_);
+        return true;
     }
 
     // Every process listed ran on another boot: its networks are gone, its pid means nothing.
