@@ -60,14 +60,14 @@ bool holderGone(uint64_t word) {
 }  // namespace
 
 std::string stateDamage(const StateRecord& record) {
-    if (allZero(&record, sizeof record)) return "zeroed";
-    if (record.magic != kStateMagic) return "not a statistics state";
+    if (record.magic != kStateMagic) return allZero(&record, sizeof record) ? "zeroed" : "not a statistics state";
     if (record.version != kStateVersion || record.size != sizeof record) {
         return "of another format (version " + std::to_string(record.version) + ")";
     }
+    static constexpr StateSlot kFree{};
     for (const StateSlot& slot : record.slots) {
         if (slot.pid < 0 || (slot.pid != 0 && slot.order >= record.nextOrder) ||
-            (slot.pid == 0 && !allZero(&slot, sizeof slot))) {
+            (slot.pid == 0 && std::memcmp(&slot, &kFree, sizeof slot) != 0)) {
             return "inconsistent (torn)";
         }
     }
