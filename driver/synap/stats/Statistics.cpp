@@ -372,8 +372,9 @@ private:
     void listOwnNetworks(int dir) {
         const int32_t self = processId();
         for (StateSlot& slot : record_.slots) {
+            if (slot.pid != self) continue;
             auto network = networks_.find(slot.nid);
-            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) forget(dir, slot);
+            if (network == networks_.end() || network->second.owner != self) forget(dir, slot);
         }
         for (const auto& [nid, network] : networks_) {
             if (network.owner != self || findSlot(self, nid) != nullptr) continue;
