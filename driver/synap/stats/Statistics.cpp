@@ -209,16 +209,18 @@ private:
         }
     }
 
+    void warnFolderRefused(const Result<int>& opened, const char* function = __builtin_FUNCTION(),
+                           int line = __builtin_LINE()) {
+        const int cause = errno;
+        warnOnce("cannot open the statistics folder (" + opened.message() +
+                         "); the statistics are not updated, the run goes on",
+                 cause, function, line);
+    }
+
     // The folder, opened by the walk from the root, and `.state` in it, mapped.
     bool openState() {
         const Result<int> opened = directory_.get();
-        if (!opened.isOk()) {
-            const int cause = errno;
-            warnOnce("cannot open the statistics folder (" + opened.message() +
-                             "); the statistics are not updated, the run goes on",
-                     cause);
-            return false;
-        }
+        if (!opened.isOk()) return warnFolderRefused(opened), false;
         dir_ = *opened;
         struct statfs system {};
         fuse_ = fstatfs(dir_, &system) == 0 && system.f_type == kFuseSuperMagic;
@@ -239,9 +241,8 @@ private:
     Looked look() {
         const unsigned generation = directory_.generation();
         const Result<int> opened = directory_.get();
-        if (!opened.isOk() || directory_.generation() != generation || !state_.current(*opened)) {
-            return opened.isOk() ? Looked::STATE_MOVED : Looked::FAILED;
-        }
+        if (!opened.isOk()) return warnFolderRefused(opened), Looked::FAILED;
+        if (directory_.generation() != generation || !state_.current(*opened)) return Looked::STATE_MOVED;
         const int dir = dir_ = *opened;
         if (!watch_.active() || watch_.broken() || watchedGeneration_ != generation) {
             watchedGeneration_ = generation;
@@ -282,7 +283,8 @@ private:
         if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
     }
 
-    // The update proper, under the lock. False: a mapping was cut under us (look and retry).
+    // The update proper, under the lock. False: a mapping was cut under us before the change was
+    // stored (look and retry).
     template <typename Change>
     bool apply(Change&& change) {
         const int dir = dir_;
@@ -297,7 +299,9 @@ private:
             texts[file].copy(record_.published[file], sizeof record_.published[file] - 1);
         }
         if (!state_.store(record_)) return false;
-        return publish(dir, texts);
+        // The change is in the record now: a file cut under us is only rewritten at the next update.
+        if (!publish(dir, texts)) lookNeeded_ = true;
+        return true;
     }
 
     // The record out of the mapping: rebuilt (with a warning) when damaged, its networks of
