@@ -165,6 +165,26 @@ TEST_P(TruncatedUnderARunningProcess, IsRebuiltWithoutACrash) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, TruncatedUnderARunningProcess, ::testing::Values(0, 100, 4096));
 
+// The visible files are mapped too: one cut (to nothing, or a reader's `truncate -s 1`) under a
+// running process costs it nothing but a rewrite.
+class VisibleFileCut : public StatisticsRobustness, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(VisibleFileCut, IsRewrittenWithoutACrash) {
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "12", "--hold"});
+    waitReady(client);
+    for (off_t size : {0, 1}) {
+        ASSERT_EQ(truncate((dir_ + GetParam()).c_str(), size), 0);
+        runMore(client, 1);
+    }
+    EXPECT_TRUE(std::regex_match(read("networks"), kNetworkLine)) << read("networks");
+    EXPECT_TRUE(std::regex_match(read("inference_time"), kNumber)) << read("inference_time");
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_FALSE(WIFSIGNALED(client.status)) << "killed by signal " << WTERMSIG(client.status);
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, VisibleFileCut, ::testing::Values("networks", "network_profile", "inference_count"),
+                         [](const auto& info) { return std::to_string(info.index); });
+
 // Networks listed on another boot belong to processes that no longer exist, whatever pid they
 // had; the totals stay (they are the board's since the last reset).
 TEST_F(StatisticsRobustness, AStateFromAnotherBootForgetsItsNetworks) {
