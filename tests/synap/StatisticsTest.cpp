@@ -1,5 +1,9 @@
 // The statistics files as a user of the board reads them, with the NNAPI work done by separate
 // application processes (nnemu_npu_client) and the settings changed with the setprop tool.
+#include <cinttypes>
+#include <cstdio>
+
+#include "Statistics.h"
 #include "StatisticsFixture.h"
 
 namespace nnemu {
@@ -19,6 +23,30 @@ protected:
 };
 
 INSTANTIATE_TEST_SUITE_P(Boards, BoardStatistics, ::testing::Values("android", "yocto"));
+
+// networks lines are built without printf (they are rendered at every NPU execution): the text of
+// the kernel's format, extremes included.
+TEST(StatisticsFormat, NetworkLineIsTheKernelsFormat) {
+    struct Values {
+        uint64_t pid;
+        uint32_t nid;
+        uint64_t count, time;
+        uint32_t last;
+        int32_t iobufCount;
+        int64_t iobufSize;
+        int32_t layers;
+    };
+    for (const Values& v : {Values{0, 0, 0, 0, 0, 0, 0, 0}, Values{4242, 3, 17, 123456, 1800, 2, 151529, 31},
+                            Values{UINT64_MAX, UINT32_MAX, UINT64_MAX, UINT64_MAX, UINT32_MAX, INT32_MIN, INT64_MIN, -1}}) {
+        char expected[256];
+        std::snprintf(expected, sizeof expected,
+                      "pid: %" PRIu64 ", nid: %u, inference_count: %" PRIu64 ", inference_time: %" PRIu64
+                      ", inference_last: %u, iobuf_count: %d, iobuf_size: %" PRId64 ", layers: %d\n",
+                      v.pid, v.nid, v.count, v.time, v.last, v.iobufCount, v.iobufSize, v.layers);
+        EXPECT_EQ(synap::networkLine(v.pid, v.nid, v.count, v.time, v.last, v.iobufCount, v.iobufSize, v.layers),
+                  expected);
+    }
+}
 
 TEST_P(BoardStatistics, CountsAreExactWithThreeConcurrentProcesses) {
     std::vector<Process> clients;

@@ -5,10 +5,9 @@
 // reset, dead processes and networks of another boot already applied), and a write to
 // inference_count or inference_time resets the counters at once, with no process alive.
 //
-// A reset is recorded the way the driver notices one (StatisticsState.h): under the record's
-// lock, the underlying file gets a new modification time, so it no longer matches what the
-// driver wrote. Reads see it immediately; the driver applies it at its next update, and after
-// an unmount the plain files show it at the next start-up of any process loading the library.
+// A reset is made in the shared record itself (StatisticsState.h), under the driver's lock:
+// reads see it immediately; the driver's next update rewrites the files underneath, and after an
+// unmount the plain files show it at the next start-up of any process loading the library.
 #define FUSE_USE_VERSION 31
 #include <dirent.h>
 #include <fcntl.h>
@@ -25,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <mutex>
 #include <thread>
 
 #include "StatisticsFiles.h"
@@ -69,61 +69,65 @@ int viewFile(const char* path) {
 
 int result(int value) { return value < 0 ? -errno : value; }
 
-// The record's lock, waited for a bounded time: a stopped holder never hangs a reader.
-bool lockState(int fd, int kind) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (flock(fd, kind | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR) return false;
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+std::mutex gStateMutex;  // FUSE's threads take turns with the shared record
+StateMap gState;
+
+// Runs `use` on the shared record under its lock (the driver's lock, a word of the mapped
+// `.state`); what `use` changes is stored back when it returns true. False when there is no
+// usable record (none yet, or damaged: the driver rebuilds it at its next update).
+template <typename Use>
+bool withRecord(Use&& use) {
+    std::lock_guard guard(gStateMutex);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!gState.current(gBacking) && !gState.open(gBacking, "statistics")) return false;
+        // The driver's lock word, and flock(2) for the driver working through this view (it
+        // cannot map the record: its pages through FUSE are not the file's underneath).
+        const bool flocked = flock(gState.fd(), LOCK_EX) == 0;
+        const StateMap::Locked locked = gState.lock();
+        if (locked == StateMap::Locked::FAULT) {  // cut under us: open it again
+            if (flocked) flock(gState.fd(), LOCK_UN);
+            gState.close();
+            continue;
+        }
+        StateRecord record{};
+        const bool usable = gState.load(&record) && stateDamage(record).empty();
+        const bool stored = usable && (!use(record) || gState.store(record));
+        gState.unlock();
+        if (flocked) flock(gState.fd(), LOCK_UN);
+        if (usable && stored) return true;
+        if (usable) {
+            gState.close();
+            continue;
+        }
+        return false;
     }
-    return true;
+    return false;
 }
 
 // The files' texts as the driver would publish them now.
 void render(std::string texts[4]) {
     StateRecord record{};
     initializeState(&record);
-    Fd state(openat(gBacking, ".state", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (state.get() >= 0) {
-        const bool locked = lockState(state.get(), LOCK_SH);
-        StateRecord stored{};
-        const bool whole = pread(state.get(), &stored, sizeof stored, 0) == static_cast<ssize_t>(sizeof stored);
-        if (whole && stored.magic == kStateMagic && stored.version == kStateVersion && stored.size == sizeof stored &&
-            stored.checksum == stateChecksum(stored)) {
-            record = stored;
-            bool reset = false;
-            for (int file : {COUNT, TIME}) {
-                struct stat info {};
-                if (fstatat(gBacking, kFiles[file].name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) continue;
-                reset = reset || (!matches(record.written[file][0], info) && !matches(record.written[file][1], info));
-            }
-            if (reset) resetCounters(&record);
-            const bool otherBoot = std::strncmp(record.bootId, currentBootId().c_str(), sizeof record.bootId) != 0;
-            for (StateSlot& slot : record.slots) {
-                if (slot.pid > 0 && (otherBoot || (kill(slot.pid, 0) != 0 && errno == ESRCH))) slot = StateSlot{};
-            }
-        }
-        if (locked) flock(state.get(), LOCK_UN);
+    withRecord([&](StateRecord& stored) {
+        record = stored;
+        return false;
+    });
+    const bool otherBoot = std::strncmp(record.bootId, currentBootId().c_str(), sizeof record.bootId) != 0;
+    for (StateSlot& slot : record.slots) {
+        if (slot.pid > 0 && (otherBoot || (kill(slot.pid, 0) != 0 && errno == ESRCH))) slot = StateSlot{};
     }
     Fd profiles(openat(gBacking, kProfilesName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     renderStatistics(record, profiles.get(), texts);
 }
 
-// A write to inference_count or inference_time: the reset the driver and every reader notice.
-int reset(int file) {
-    Fd state(openat(gBacking, ".state", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (state.get() < 0) return 0;  // nothing counted yet
-    if (!lockState(state.get(), LOCK_EX)) return -EBUSY;
-    const timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
-    int status = utimensat(gBacking, kFiles[file].name, times, AT_SYMLINK_NOFOLLOW);
-    if (status != 0 && errno == ENOENT) {
-        Fd created(openat(gBacking, kFiles[file].name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-        status = created.get() >= 0 ? 0 : -1;
-    }
-    const int error = status != 0 ? -errno : 0;
-    flock(state.get(), LOCK_UN);
-    return error;
+// A write to inference_count or inference_time: the counters are reset in the shared record, so
+// every reader and the driver's next update (which rewrites the files underneath) see it.
+int reset() {
+    withRecord([](StateRecord& record) {
+        resetCounters(&record);
+        return true;
+    });
+    return 0;
 }
 
 void* init(fuse_conn_info*, fuse_config* config) {
@@ -230,7 +234,7 @@ int write(const char*, const char* buffer, size_t size, off_t offset, fuse_file_
     Handle* handle = handleOf(fi);
     if (handle->fd >= 0) return result(static_cast<int>(pwrite(handle->fd, buffer, size, offset)));
     if (handle->file == COUNT || handle->file == TIME) {
-        if (const int error = reset(handle->file); error != 0) return error;
+        if (const int error = reset(); error != 0) return error;
     }
     return static_cast<int>(size);  // networks: accepted, as the kernel's (a window it does not emulate)
 }
@@ -334,14 +338,13 @@ int main(int argc, char** argv) {
     }
     // The view shows the four files even before any NPU work; a record to go with them keeps the
     // driver from taking their presence for a lost record (and warning) on a fresh root.
-    StateFile state;
-    if (state.lock(gBacking, folder)) {
+    if (gState.open(gBacking, folder) && gState.lock() != StateMap::Locked::FAULT) {
         StateRecord record{};
-        if (state.read(&record) == kStateMissing) {
+        if (gState.takeOpenDamage() == kStateMissing && gState.load(&record) && !stateDamage(record).empty()) {
             initializeState(&record);
-            state.write(&record);
+            gState.store(record);
         }
-        state.unlock();
+        gState.unlock();
     }
     fuse_args args = FUSE_ARGS_INIT(0, nullptr);
     fuse_opt_add_arg(&args, argv[0]);

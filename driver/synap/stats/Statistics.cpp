@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,10 +49,13 @@ struct LocalNetwork {
     bool profiling;
 };
 
-// The statistics folder of the device root. Every change is one locked update: read the shared
-// record, notice resets and dead processes, list this process's networks, apply the change,
-// rewrite the visible files and the record. Each step is best-effort: a refused or damaged file
-// costs a warning (once per process and cause), never the NPU execution.
+// The statistics folder of the device root. Every change is one update under the state's lock:
+// take the shared record out of the mapping, notice resets and dead processes, list this
+// process's networks, apply the change, put the record back and store the visible files' texts
+// in place. An NPU execution's update makes one system call (the watch's read); what the watch
+// reports, and every 100 ms regardless, sends the process to look at the files again. Each step
+// is best-effort: a refused or damaged file costs a warning (once per process and cause), never
+// the NPU execution.
 class StatisticsFolder {
 public:
     static StatisticsFolder& get() {
@@ -95,8 +99,7 @@ public:
         std::lock_guard guard(mutex_);
         update([&](int dir) {
             Fd profiles(openProfiles(dir, true));
-            Replacement file(profiles.get(), profileName(processId(), nid), false);
-            if (profiles.get() >= 0 && !(file.prepare(table, 0600, false, nullptr) && file.commit())) {
+            if (profiles.get() >= 0 && !replaceFile(profiles.get(), profileName(processId(), nid).c_str(), table, 0600)) {
                 const int cause = errno;
                 warnOnce("cannot write a profile table in " + path_ + "/" + kProfilesName + ": " + std::strerror(cause) +
                          "; the run goes on", cause);
@@ -105,10 +108,10 @@ public:
     }
 
     // Applies what happened to the files since the last update (a reset written, a file deleted
-    // or garbled, a killed process's networks) and rewrites them only then.
+    // or garbled, a killed process's networks).
     void touch() {
         std::lock_guard guard(mutex_);
-        update([](int) {}, false);
+        update([](int) {});
     }
 
     // The start-up check of a process that loads the driver: a reset written while no process
@@ -131,42 +134,58 @@ private:
         struct stat info {};
         if (stat(root_.c_str(), &info) != 0) released_ = true;  // the root is gone, and its files with it
         std::erase_if(networks_, [](const auto& entry) { return entry.second.owner == processId(); });
-        update([](int) {}, false);  // rewrites the files only if this process's networks were listed
+        update([](int) {});
         released_ = true;  // what the exit handlers free afterwards is already gone from the files
         if (const Result<int> dir = directory_.get(); dir.isOk()) removeSpares(*dir, processId());
     }
 
-    // `always`: publish even when nothing but the change happened (a change always publishes).
     template <typename Change>
-    void update(Change&& change, bool always = true) {
+    void update(Change&& change) {
         if (released_) return;
-        const Result<int> opened = directory_.get();
-        if (!opened.isOk()) {
-            const int cause = errno;
-            return warnOnce("cannot open the statistics folder (" + opened.message() +
-                                    "); the statistics are not updated, the run goes on",
-                            cause);
+        if (owner_ != processId()) {  // a forked child maps, watches and lists its own
+            owner_ = processId();
+            state_.close();
+            for (PublishedFile& file : files_) file.close();
+            watch_.stop();
+            lookNeeded_ = true;
         }
-        const int dir = *opened;
-        makeYoctoLink();
-        if (const Status locked = state_.lock(dir, path_); !locked) {
-            const int cause = errno;
-            return warnOnce(locked.message() + "; the statistics are not updated, the run goes on", cause);
+        if (nowNs() - lastLookNs_ >= kPruneIntervalNs) lookNeeded_ = true;
+        for (int attempt = 0;; ++attempt) {
+            if (attempt == 4) {
+                return warnOnce(path_ + "/.state or a statistics file keeps being cut under this process; the "
+                                "statistics are not updated, the run goes on");
+            }
+            if (!state_.isOpen() && !openState()) return;
+            const StateMap::Locked locked = state_.lock();
+            if (locked == StateMap::Locked::FAULT) {
+                state_.close();  // cut under us: opened again, found short and rebuilt
+                continue;
+            }
+            if (locked == StateMap::Locked::TAKEN_OVER) {
+                warnOnce(path_ + "/.state was locked for 5 s by a process that did not let go (stopped?); "
+                         "took the lock over");
+            }
+            const FolderEvents events = watch_.poll();
+            for (int file = 0; file < 4; ++file) {
+                if (events.resized[file] && files_[file].isOpen() && !files_[file].refreshSize()) {
+                    files_[file].close();
+                    lookNeeded_ = true;
+                }
+            }
+            if (events.look || lookNeeded_ || fuse_) {
+                const Looked looked = look();
+                if (looked == Looked::FAILED) return state_.unlock();
+                if (looked == Looked::STATE_MOVED) {
+                    state_.unlock();
+                    state_.close();
+                    continue;
+                }
+            }
+            const bool done = apply(change);
+            state_.unlock();
+            if (done) return;
+            lookNeeded_ = true;
         }
-        // The leases first: from then on nobody else can open or truncate a leased file, so what
-        // the look sees of it stays true until it is rewritten.
-        for (InPlaceFile& file : inPlace_) file.lease();
-        look(dir);
-        bool dirty = !load(dir);
-        dirty |= always;
-        dirty |= noticeReset();
-        dirty |= pruneExitedProcesses(dir);
-        dirty |= listOwnNetworks(dir);
-        dirty |= !allPublished();
-        change(dir);
-        if (dirty) publish(dir);
-        for (InPlaceFile& file : inPlace_) file.release();  // those no rewrite used
-        state_.unlock();
     }
 
     // Once per process, whichever folder object (the start-up check's or the networks') meets it:
@@ -190,6 +209,69 @@ private:
         }
     }
 
+    void warnFolderRefused(const Result<int>& opened, const char* function = __builtin_FUNCTION(),
+                           int line = __builtin_LINE()) {
+        const int cause = errno;
+        warnOnce("cannot open the statistics folder (" + opened.message() +
+                         "); the statistics are not updated, the run goes on",
+                 cause, function, line);
+    }
+
+    // The folder, opened by the walk from the root, and `.state` in it, mapped.
+    bool openState() {
+        const Result<int> opened = directory_.get();
+        if (!opened.isOk()) return warnFolderRefused(opened), false;
+        dir_ = *opened;
+        struct statfs system {};
+        fuse_ = fstatfs(dir_, &system) == 0 && system.f_type == kFuseSuperMagic;
+        if (const Status mapped = state_.open(dir_, path_, !fuse_); !mapped) {
+            const int cause = errno;
+            warnOnce(mapped.message() + "; the statistics are not updated, the run goes on", cause);
+            return false;
+        }
+        lookNeeded_ = true;
+        return true;
+    }
+
+    enum class Looked { OK, FAILED, STATE_MOVED };
+
+    // Under the lock (so no other process changes the files meanwhile): the folder still where
+    // the path says, `.state` the file the name holds, each visible file mapped if it can be
+    // rewritten in place; the watch started on this folder.
+    Looked look() {
+        const unsigned generation = directory_.generation();
+        const Result<int> opened = directory_.get();
+        if (!opened.isOk()) return warnFolderRefused(opened), Looked::FAILED;
+        if (directory_.generation() != generation || !state_.current(*opened)) return Looked::STATE_MOVED;
+        const int dir = dir_ = *opened;
+        if (!watch_.active() || watch_.broken() || watchedGeneration_ != generation) {
+            watchedGeneration_ = generation;
+            watch_.start(root_, path_, dir);  // without one, every update looks
+        }
+        makeYoctoLink();
+        for (int file = 0; file < 4; ++file) {
+            Seen& seen = seen_[file];
+            struct stat named {};
+            const bool present = fstatat(dir, kFiles[file].name, &named, AT_SYMLINK_NOFOLLOW) == 0;
+            seen.missing = !present && errno == ENOENT;
+            seen.planted = present && !S_ISREG(named.st_mode);
+            seen.foreign = seen.linked = false;
+            if (!present || seen.planted || fuse_) {
+                files_[file].close();
+            } else if (files_[file].sameFile(named) && named.st_nlink > 1) {
+                seen.linked = true;  // kept for reading; a new version goes over the name
+            } else if (!files_[file].holds(named)) {
+                // Another name (a hard link) or not openable for writing: a new version goes over it.
+                seen.foreign = !files_[file].open(dir, kFiles[file].name, kFiles[file].mode);
+            } else if (static_cast<off_t>(files_[file].size()) != named.st_size && !files_[file].refreshSize()) {
+                files_[file].close();
+            }
+        }
+        lookNeeded_ = false;
+        lastLookNs_ = nowNs();
+        return Looked::OK;
+    }
+
     // The Android board's second path to the folder (a Yocto board has only that path).
     void makeYoctoLink() {
         if (linkMade_ || props::isYocto()) return;
@@ -201,92 +283,102 @@ private:
         if (parent.get() >= 0) symlinkat(kYoctoLinkTarget, parent.get(), "statistics");
     }
 
-    // False when the record was rebuilt or changed on loading.
-    bool load(int dir) {
-        const std::string damage = state_.read(&record_);
-        if (!damage.empty()) {
-            struct stat info {};
-            const bool fresh = damage == kStateMissing &&
-                               fstatat(dir, kFiles[COUNT].name, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
-            if (!fresh) {
-                SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
-                                << "; rebuilt it, the counters restart from 0";
-            }
-            initializeState(&record_);
-            return false;
+    // The update proper, under the lock. False: a mapping was cut under us before the change was
+    // stored (look and retry).
+    template <typename Change>
+    bool apply(Change&& change) {
+        const int dir = dir_;
+        if (!load(dir)) return false;
+        pruneExitedProcesses(dir);
+        listOwnNetworks(dir);
+        change(dir);
+        std::string texts[4];
+        render(dir, texts);
+        for (int file : {COUNT, TIME}) {
+            std::memset(record_.published[file], 0, sizeof record_.published[file]);
+            texts[file].copy(record_.published[file], sizeof record_.published[file] - 1);
         }
-        const std::string& boot = currentBootId();
-        if (!boot.empty() && std::strncmp(record_.bootId, boot.c_str(), sizeof record_.bootId) != 0) {
-            // Every process listed ran on another boot: its networks are gone, its pid means nothing.
-            for (StateSlot& slot : record_.slots) forget(dir, slot);
-            std::memset(record_.bootId, 0, sizeof record_.bootId);
-            std::memcpy(record_.bootId, boot.data(), boot.size());
-            record_.lastPruneNs = 0;
-            return false;
-        }
+        if (!state_.store(record_)) return false;
+        // The change is in the record now: a file cut under us is only rewritten at the next update.
+        if (!publish(dir, texts)) lookNeeded_ = true;
         return true;
     }
 
-    // Every visible file is there as a regular file (a deleted one is rewritten; anything planted
-    // is left to publish's refusal, which does not count as missing here).
-    bool allPublished() const {
-        return std::none_of(std::begin(seen_), std::end(seen_), [](const Seen& file) { return file.missing; });
-    }
-
-    // One look at each visible file per update, under the lock: what the reset check, the
-    // rewrite check and publish's refusal of planted files all read.
-    void look(int dir) {
-        for (int file = 0; file < 4; ++file) {
-            Seen& seen = seen_[file];
-            seen.present = fstatat(dir, kFiles[file].name, &seen.info, AT_SYMLINK_NOFOLLOW) == 0;
-            seen.missing = !seen.present && errno == ENOENT;
+    // The record out of the mapping: rebuilt (with a warning) when damaged, its networks of
+    // another boot forgotten, a reset written to the files applied. False: the mapping was cut.
+    bool load(int dir) {
+        if (!state_.load(&record_)) return false;
+        // What the content shows first (a foreign or older file is that, whatever its size).
+        const std::string opened = state_.takeOpenDamage();
+        std::string damage = stateDamage(record_);
+        if (opened == kStateMissing) {
+            if (!damage.empty()) damage = opened;  // still empty: nobody made it meanwhile
+        } else if (damage.empty()) {
+            damage = opened;
         }
+        if (damage.empty()) {
+            forgetOtherBoot(dir);
+            return noticeReset();
+        }
+        if (!(damage == kStateMissing && seen_[COUNT].missing)) {
+            SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << damage
+                               << "; rebuilt it, the counters restart from 0";
+        }
+        initializeState(&record_);
+        return true;
     }
 
-    // A write to inference_count or inference_time by anyone else (any content, even the value
-    // shown) clears both totals and every network's counters, as on the board. A deleted file is
-    // not a write: it is rewritten.
+    // Every process listed ran on another boot: its networks are gone, its pid means nothing.
+    void forgetOtherBoot(int dir) {
+        const std::string& boot = currentBootId();
+        if (boot.empty() || std::strncmp(record_.bootId, boot.c_str(), sizeof record_.bootId) == 0) return;
+        for (StateSlot& slot : record_.slots) forget(dir, slot);
+        std::memset(record_.bootId, 0, sizeof record_.bootId);
+        std::memcpy(record_.bootId, boot.data(), boot.size());
+        record_.lastPruneNs = 0;
+    }
+
+    // A write to inference_count or inference_time by anyone else (any text but the one shown)
+    // clears both totals and every network's counters, as on the board. A deleted file is not a
+    // write: it is put back. False when a mapping was cut under us.
     bool noticeReset() {
         bool reset = false;
         for (int file : {COUNT, TIME}) {
-            const struct stat& info = seen_[file].info;
-            if (!seen_[file].present || !S_ISREG(info.st_mode)) continue;
-            reset = reset || (!matches(record_.written[file][0], info) && !matches(record_.written[file][1], info));
+            if (fuse_ || seen_[file].missing || seen_[file].planted) continue;
+            if (seen_[file].foreign || !files_[file].isOpen()) {
+                reset = true;  // something else was put under the name
+                continue;
+            }
+            std::string shown;
+            if (!files_[file].read(&shown)) return false;
+            reset = reset || shown != record_.published[file];
         }
         if (reset) resetCounters(&record_);
-        return reset;
+        return true;
     }
 
     // Networks of processes that died without unloading them disappear.
-    bool pruneExitedProcesses(int dir) {
+    void pruneExitedProcesses(int dir) {
         const int64_t now = nowNs();
-        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return false;
+        if (record_.lastPruneNs <= now && now - record_.lastPruneNs < kPruneIntervalNs) return;
         record_.lastPruneNs = now;
         const int32_t self = processId();
-        bool pruned = false;
         for (StateSlot& slot : record_.slots) {
-            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) {
-                forget(dir, slot);
-                pruned = true;
-            }
+            if (slot.pid > 0 && slot.pid != self && kill(slot.pid, 0) != 0 && errno == ESRCH) forget(dir, slot);
         }
         removeSpares(dir, 0);
         Fd profiles(openProfiles(dir, false));
         if (profiles.get() >= 0) removeSpares(profiles.get(), 0);
-        return pruned;
     }
 
     // The record lists exactly this process's live networks: after a rebuild they come back
     // (counting from 0), and a release the record missed (an update skipped) is caught up.
-    bool listOwnNetworks(int dir) {
+    void listOwnNetworks(int dir) {
         const int32_t self = processId();
-        bool changed = false;
         for (StateSlot& slot : record_.slots) {
+            if (slot.pid != self) continue;
             auto network = networks_.find(slot.nid);
-            if (slot.pid == self && (network == networks_.end() || network->second.owner != self)) {
-                forget(dir, slot);
-                changed = true;
-            }
+            if (network == networks_.end() || network->second.owner != self) forget(dir, slot);
         }
         for (const auto& [nid, network] : networks_) {
             if (network.owner != self || findSlot(self, nid) != nullptr) continue;
@@ -298,9 +390,7 @@ private:
             *slot = StateSlot{self, nid, record_.nextOrder++, 0, 0, 0, static_cast<int32_t>(network.iobufCount),
                               static_cast<int64_t>(network.iobufBytes),
                               network.profiling ? static_cast<int32_t>(network.layers) : 0, network.profiling ? 1u : 0u};
-            changed = true;
         }
-        return changed;
     }
 
     StateSlot* findSlot(int32_t pid, uint32_t nid) {
@@ -317,7 +407,6 @@ private:
         }
         slot = StateSlot{};
     }
-
 
     int openProfiles(int dir, bool create) {
         if (create) mkdirat(dir, kProfilesName, 0700);
@@ -336,74 +425,38 @@ private:
         renderStatistics(record_, profiles.get(), texts);
     }
 
-    // Only a regular file (or nothing) is replaced; anything else planted under a visible name is
-    // refused and left alone.
-    bool replaceable(int file) {
-        if (!seen_[file].present || S_ISREG(seen_[file].info.st_mode)) return true;
-        warnOnce(path_ + "/" + kFiles[file].name + " is a symbolic link or not a regular file; refusing to follow "
-                 "or replace it (the other statistics go on)");
-        return false;
-    }
-
-    // Each file is rewritten in place when this process may (StatisticsFiles.h), or gets a new
-    // version written beside it. The record naming what the files will be is stored first, then
-    // they are rewritten or exchanged into place: a crash between leaves the old or the new file,
-    // both known to the record (in place, short of a crash between a rewrite and its back-dating).
-    void publish(int dir) {
-        std::string texts[4];
-        render(dir, texts);
-        const time_t backdate = backdatedTime();
-        std::unique_ptr<Replacement> exchanges[4];
-        bool inPlace[4] = {};
+    // Each text is stored in place when its file is mapped and keeps its length (networks and
+    // network_profile also when it does not); otherwise a new version is renamed over the name.
+    // Through the FUSE view nothing is mapped: every text is replaced at every update. Anything
+    // planted under a visible name is refused and left alone. False: a mapping was cut.
+    bool publish(int dir, const std::string texts[4]) {
+        bool intact = true;
         for (int file = 0; file < 4; ++file) {
-            if (!replaceable(file)) continue;
-            const time_t fileBackdate = file <= TIME ? backdate : 0;
-            FileIdentity identity{};
-            // A shorter text (a reset, a network gone) is exchanged in: cut in place, a process
-            // killed between the write and the cut would leave a stale tail.
-            inPlace[file] = seen_[file].present && inPlace_[file].holds(seen_[file].info) &&
-                            static_cast<off_t>(texts[file].size()) >= seen_[file].info.st_size;
-            if (inPlace[file]) {
-                identity = inPlace_[file].identity(texts[file].size(), fileBackdate);
-            } else {
-                inPlace_[file].drop();  // closed: it may be the spare the exchange leases next
-                exchanges[file] = std::make_unique<Replacement>(dir, kFiles[file].name, true);
-                if (!exchanges[file]->prepare(texts[file], kFiles[file].mode, fileBackdate,
-                                              file <= TIME ? &identity : nullptr)) {
-                    exchanges[file].reset();
+            if (seen_[file].planted) {
+                warnOnce(path_ + "/" + kFiles[file].name + " is a symbolic link or not a regular file; refusing to "
+                         "follow or replace it (the other statistics go on)");
+                continue;
+            }
+            PublishedFile& published = files_[file];
+            if (published.isOpen() && !seen_[file].linked) {
+                if (published.write(texts[file], file >= NETWORKS)) continue;
+                if (errno == EFAULT) {
+                    intact = false;
+                    continue;
+                }
+                if (errno != 0) {
                     warnNotWritten(kFiles[file].name);
                     continue;
                 }
             }
-            if (file <= TIME) {
-                record_.written[file][0] = record_.written[file][1];
-                record_.written[file][1] = identity;
-            }
-        }
-        const bool stored = state_.write(&record_);
-        const int cause = errno;
-        for (int file = 0; file < 4; ++file) {
-            if (!inPlace[file]) continue;
-            if (!stored) {
-                inPlace_[file].release();  // left as it was, like the record
-            } else if (!inPlace_[file].rewrite(texts[file], file <= TIME ? backdate : 0)) {
+            if (!replaceFile(dir, kFiles[file].name, texts[file], kFiles[file].mode)) {
                 warnNotWritten(kFiles[file].name);
-            }
-        }
-        if (!stored) {
-            errno = cause;
-            return warnNotWritten(".state");
-        }
-        for (int file = 0; file < 4; ++file) {
-            if (exchanges[file] == nullptr) continue;
-            if (!exchanges[file]->commit()) {
-                const int failure = errno;
-                warnOnce("cannot update the statistics files in " + path_ + ": " + std::strerror(failure) +
-                         "; the run goes on", failure);
                 continue;
             }
-            inPlace_[file].adopt(exchanges[file]->takeFile());
+            seen_[file] = Seen{};
+            if (!fuse_) published.open(dir, kFiles[file].name, kFiles[file].mode);
         }
+        return intact;
     }
 
     void warnNotWritten(const char* name, const char* function = __builtin_FUNCTION(), int line = __builtin_LINE()) {
@@ -413,18 +466,28 @@ private:
                  cause, function, line);
     }
 
-    std::mutex mutex_;  // flock does not exclude this process's threads from each other
+    static constexpr long kFuseSuperMagic = 0x65735546;
+
+    std::mutex mutex_;  // the state's lock is the processes': this process's threads take turns here
     std::map<uint32_t, LocalNetwork> networks_;
     const std::string root_, path_;
     RootedDirectory directory_;
-    StateFile state_;
-    InPlaceFile inPlace_[4];  // the visible files' versions this process last put in place
+    StateMap state_;
+    FolderWatch watch_;
+    PublishedFile files_[4];
     StateRecord record_{};
     struct Seen {
-        bool present = false;  // `info` holds the file's status
         bool missing = false;  // nothing has the name
-        struct stat info {};
+        bool planted = false;  // something not a regular file has it
+        bool foreign = false;  // a regular file that cannot be rewritten in place (not ours, another name)
+        bool linked = false;   // the mapped file, given another name since
     } seen_[4];
+    pid_t owner_ = processId();
+    int dir_ = -1;  // the folder, as the last look found it
+    unsigned watchedGeneration_ = 0;
+    int64_t lastLookNs_ = 0;
+    bool lookNeeded_ = true;
+    bool fuse_ = false;  // the folder is the nnemu-sysfs view: nothing mapped, every update looks
     bool linkMade_ = false;
     bool released_ = false;
 };

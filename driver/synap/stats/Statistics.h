@@ -1,11 +1,12 @@
 // The NPU's sysfs-style statistics files under the device root
 // (/sys/class/misc/synap/device/misc/synap/statistics/: inference_count, inference_time,
 // networks, network_profile; /sys/class/misc/synap/statistics links to the same folder).
-// Counters live in a state file shared by every process using the device root, under a kernel
-// file lock (StatisticsState.h), so counts are exact with several processes; each NPU execution
-// rewrites the visible files before it returns, in place while nobody else has them open or by
-// exchanging a whole new version in (StatisticsFiles.h): a reader never sees a mix. Statistics are best-effort: nothing they
-// meet on disk (damage, planted links, a stopped lock holder) fails or hangs an execution.
+// Counters live in a state file shared by every process using the device root, mapped and
+// changed under a lock word of its own (StatisticsState.h), so counts are exact with several
+// processes; each NPU execution stores the visible files' new texts through shared mappings
+// before it returns, with one system call (StatisticsFiles.h). Statistics are best-effort:
+// nothing they meet on disk (damage, planted links, truncation under a mapping, a stopped lock
+// holder) fails or hangs an execution.
 #pragma once
 
 #include <cstdint>

@@ -2,25 +2,27 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
-#include <stdio.h>  // renameat2
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <ctime>
-#include <string_view>
+#include <cstring>
 
+#include "MappedGuard.h"
+#include "StatisticsView.h"
 #include "nnemu/base/RootedFile.h"
 
 namespace nnemu::synap {
 namespace {
 
-// How far in the past backdatedTime() is.
-constexpr time_t kBackdateSeconds = 10;
-constexpr int kSpareFlags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+constexpr size_t kPage = 4096;
 
-bool writeAllAt(int fd, const std::string& text) {
+bool writeAllAt(int fd, std::string_view text) {
     for (size_t done = 0; done < text.size();) {
         const ssize_t written = pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
         if (written < 0 && errno == EINTR) continue;
@@ -30,23 +32,7 @@ bool writeAllAt(int fd, const std::string& text) {
     return true;
 }
 
-// A write lease is granted only when no other descriptor has the file open. Someone opening it
-// while we hold the lease makes the kernel signal us, with SIGIO by default, which would end the
-// process: the notice is sent as SIGURG (ignored by default). Releasing a lease resets the
-// descriptor's signal to SIGIO, so it is set before each lease.
-bool takeLease(int fd) { return fcntl(fd, F_SETSIG, SIGURG) == 0 && fcntl(fd, F_SETLEASE, F_WRLCK) == 0; }
-void releaseLease(int fd) { fcntl(fd, F_SETLEASE, F_UNLCK); }
-
-// The time set is the time stored (backdatedTime): no status to read back.
-FileIdentity backdatedIdentity(ino_t inode, size_t size, time_t backdate) {
-    return {static_cast<uint64_t>(inode), static_cast<int64_t>(size), static_cast<int64_t>(backdate), 0};
-}
-
-bool setTimes(int fd, time_t backdate) {
-    if (backdate == 0) return true;
-    const struct timespec times[2] = {{0, UTIME_OMIT}, {backdate, 0}};
-    return futimens(fd, times) == 0;
-}
+std::string spareName(const char* name, pid_t pid) { return "." + std::string(name) + "." + std::to_string(pid) + ".tmp"; }
 
 // The pid in a spare's name (".<name>.<pid>.tmp"), or 0.
 pid_t spareOwner(std::string_view name) {
@@ -60,22 +46,25 @@ pid_t spareOwner(std::string_view name) {
     return error == std::errc() && end == name.data() + name.size() && pid > 0 ? pid : 0;
 }
 
+// Index of a visible file's name, -1 for `.state`, -2 for anything else.
+int fileIndex(const char* name) {
+    for (int file = 0; file < 4; ++file) {
+        if (std::strcmp(name, kFiles[file].name) == 0) return file;
+    }
+    return std::strcmp(name, ".state") == 0 ? -1 : -2;
+}
+
+// A guarded access that was cut short: EFAULT tells it from a refusal of the file system.
+bool faulted() {
+    errno = EFAULT;
+    return false;
+}
+
 }  // namespace
 
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
-}
-
-FileIdentity identityOf(const struct stat& info) {
-    return {static_cast<uint64_t>(info.st_ino), static_cast<int64_t>(info.st_size),
-            static_cast<int64_t>(info.st_mtim.tv_sec), static_cast<int64_t>(info.st_mtim.tv_nsec)};
-}
-
-bool matches(const FileIdentity& identity, const struct stat& info) {
-    const FileIdentity now = identityOf(info);
-    return identity.inode == now.inode && identity.size == now.size && identity.mtimeSec == now.mtimeSec &&
-           identity.mtimeNsec == now.mtimeNsec;
 }
 
 Result<int> RootedDirectory::get() {
@@ -97,134 +86,196 @@ Result<int> RootedDirectory::get() {
     }
     device_ = held.st_dev;
     inode_ = held.st_ino;
+    ++generation_;
     return fd_.get();
 }
 
-// An even second with no fraction: what every file system stores exactly (FAT keeps even seconds),
-// so the time set is the time a later look reads.
-time_t backdatedTime() { return (std::time(nullptr) - kBackdateSeconds) & ~time_t{1}; }
+bool replaceFile(int dir, const char* name, std::string_view text, mode_t mode) {
+    const std::string temp = spareName(name, processId());
+    const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    Fd fd(openat(dir, temp.c_str(), flags, mode));
+    if (fd.get() < 0 && errno == EEXIST && unlinkat(dir, temp.c_str(), 0) == 0) {
+        fd.reset(openat(dir, temp.c_str(), flags, mode));  // left by a crashed process that had our pid
+    }
+    if (fd.get() < 0) return false;
+    if (!writeAllAt(fd.get(), text) || renameat(dir, temp.c_str(), dir, name) != 0) {
+        const int cause = errno;
+        unlinkat(dir, temp.c_str(), 0);
+        errno = cause;
+        return false;
+    }
+    return true;
+}
 
-void InPlaceFile::adopt(int fd) {
-    drop();
-    fd_.reset(fd);
+void PublishedFile::close() {
+    if (map_ != nullptr && owner_ == processId()) munmap(map_, mapped_);
+    map_ = nullptr;
+    mapped_ = size_ = 0;
+    fd_.reset();
+}
+
+bool PublishedFile::open(int dir, const char* name, mode_t mode) {
+    close();
+    constexpr int kFlags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    Fd fd(openat(dir, name, kFlags));
+    if (fd.get() < 0 && errno == EACCES && !(mode & S_IWUSR)) {  // network_profile, 0444 like the kernel's
+        Fd readOnly(openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        struct stat info {};
+        if (readOnly.get() >= 0 && fstat(readOnly.get(), &info) == 0 && S_ISREG(info.st_mode) && info.st_nlink == 1 &&
+            fchmod(readOnly.get(), (info.st_mode & 07777) | S_IWUSR) == 0) {
+            fd.reset(openat(dir, name, kFlags));
+            fchmod(readOnly.get(), info.st_mode & 07777);
+            struct stat opened {};
+            if (fd.get() >= 0 && (fstat(fd.get(), &opened) != 0 || opened.st_ino != info.st_ino)) fd.reset();
+        }
+    }
     struct stat info {};
-    if (fd < 0 || fstat(fd, &info) != 0) return fd_.reset();
+    if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink != 1) return false;
+    fd_.reset(fd.release());
+    size_ = static_cast<size_t>(info.st_size);
     device_ = info.st_dev;
     inode_ = info.st_ino;
     owner_ = processId();
-}
-
-void InPlaceFile::drop() {
-    fd_.reset();  // closing it ends any lease
-    leased_ = false;
-}
-
-bool InPlaceFile::lease() {
-    if (fd_.get() >= 0 && owner_ == processId() && takeLease(fd_.get())) return leased_ = true;
-    drop();
-    return false;
-}
-
-bool InPlaceFile::holds(const struct stat& named) const {
-    return leased_ && S_ISREG(named.st_mode) && named.st_dev == device_ && named.st_ino == inode_ && named.st_nlink == 1;
-}
-
-FileIdentity InPlaceFile::identity(size_t size, time_t backdate) const { return backdatedIdentity(inode_, size, backdate); }
-
-bool InPlaceFile::rewrite(const std::string& text, time_t backdate) {
-    const bool written = writeAllAt(fd_.get(), text) && setTimes(fd_.get(), backdate);
-    const int cause = errno;
-    if (written) {
-        release();
-    } else {
-        drop();  // what it holds is not known: the next update exchanges a new version in
-    }
-    errno = cause;
-    return written;
-}
-
-void InPlaceFile::release() {
-    if (leased_) releaseLease(fd_.get());
-    leased_ = false;
-}
-
-Replacement::Replacement(int dir, const std::string& name, bool keepSpare)
-    : dir_(dir), name_(name), temp_(spareName(name, processId())), keepSpare_(keepSpare) {}
-
-Replacement::~Replacement() {
-    if (ready_ && !committed_ && !keepSpare_) unlinkat(dir_, temp_.c_str(), 0);
-}
-
-std::string Replacement::spareName(const std::string& name, pid_t pid) {
-    return "." + name + "." + std::to_string(pid) + ".tmp";
-}
-
-int Replacement::reuseSpare() {
-    Fd fd(openat(dir_, temp_.c_str(), kSpareFlags));
-    if (fd.get() < 0 && errno == EACCES) {  // a read-only version (network_profile): make it writable
-        Fd readOnly(openat(dir_, temp_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-        struct stat info {};
-        if (readOnly.get() >= 0 && fstat(readOnly.get(), &info) == 0 && S_ISREG(info.st_mode) &&
-            fchmod(readOnly.get(), (info.st_mode & 07777) | S_IWUSR) == 0) {
-            fd.reset(openat(dir_, temp_.c_str(), kSpareFlags));
-        }
-    }
-    if (fd.get() < 0 && errno == ENOENT) return -1;
-    // A reader still holding the version it was, or another name for it, forbids rewriting it.
-    struct stat& info = spare_;
-    if (fd.get() < 0 || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink != 1 ||
-        !takeLease(fd.get())) {
-        unlinkat(dir_, temp_.c_str(), 0);
-        return -1;
-    }
-    return fd.release();  // the caller releases the lease once the new version is written
-}
-
-int Replacement::createSpare(mode_t mode) {
-    const int flags = kSpareFlags | O_CREAT | O_EXCL;
-    int fd = openat(dir_, temp_.c_str(), flags, mode);
-    if (fd < 0 && errno == EEXIST && unlinkat(dir_, temp_.c_str(), 0) == 0) {
-        fd = openat(dir_, temp_.c_str(), flags, mode);  // left by a crashed process that had our pid
-    }
-    return fd;
-}
-
-bool Replacement::prepare(const std::string& text, mode_t mode, time_t backdate, FileIdentity* identity) {
-    const int reused = keepSpare_ ? reuseSpare() : -1;
-    file_.reset(reused);
-    struct stat info = spare_;  // a reused spare's, checked under the lease; a new file's is read
-    if (file_.get() < 0) file_.reset(createSpare(mode));
-    if (file_.get() < 0) return false;
-    ready_ = true;  // from here the name holds something of ours
-    const int fd = file_.get();
-    const bool written =
-            (fd == reused || fstat(fd, &info) == 0) && writeAllAt(fd, text) &&
-            (info.st_size <= static_cast<off_t>(text.size()) || ftruncate(fd, static_cast<off_t>(text.size())) == 0) &&
-            ((mode & S_IWUSR) || !(info.st_mode & S_IWUSR) || fchmod(fd, info.st_mode & 07777 & ~0222) == 0) &&
-            setTimes(fd, backdate);
-    const int cause = errno;
-    if (fd == reused) releaseLease(fd);  // written whole: whoever opens the spare now sees this version
-    errno = cause;
-    if (!written) return false;
-    if (identity == nullptr) return true;
-    if (backdate == 0) {
-        if (fstat(fd, &info) != 0) return false;
-        *identity = identityOf(info);
-        return true;
-    }
-    *identity = backdatedIdentity(info.st_ino, text.size(), backdate);
-    return true;
-}
-
-bool Replacement::commit() {
-    if (!ready_) return false;
-    if (renameat2(dir_, temp_.c_str(), dir_, name_.c_str(), RENAME_EXCHANGE) == 0) {
-        if (!keepSpare_) unlinkat(dir_, temp_.c_str(), 0);  // the previous version
-    } else if (renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {  // no previous version, or no exchange here
+    if (!remap(size_)) {
+        close();
         return false;
     }
-    committed_ = true;
     return true;
+}
+
+bool PublishedFile::remap(size_t bytes) {
+    if (map_ != nullptr) munmap(map_, mapped_);
+    map_ = nullptr;
+    const size_t size = std::max(kPage, (bytes + kPage - 1) & ~(kPage - 1));
+    void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+    if (map == MAP_FAILED) return false;
+    map_ = static_cast<char*>(map);
+    mapped_ = size;
+    return true;
+}
+
+bool PublishedFile::sameFile(const struct stat& named) const {
+    return map_ != nullptr && owner_ == processId() && S_ISREG(named.st_mode) && named.st_dev == device_ &&
+           named.st_ino == inode_;
+}
+
+bool PublishedFile::refreshSize() {
+    struct stat info {};
+    if (fstat(fd_.get(), &info) != 0) return false;
+    size_ = static_cast<size_t>(info.st_size);
+    return true;
+}
+
+bool PublishedFile::read(std::string* text) const {
+    const size_t size = std::min(size_, mapped_);
+    text->resize(size);
+    if (size == 0) return true;
+    return guarded([&] { std::memcpy(text->data(), map_, size); }) || faulted();
+}
+
+bool PublishedFile::write(std::string_view text, bool resize) {
+    if (text.size() != size_) {
+        if (!resize) {
+            errno = 0;
+            return false;
+        }
+        if (text.size() > mapped_ && !remap(text.size())) return false;
+        // Extended first, or cut after: the mapping is never touched past the file's end.
+        if (text.size() > size_) {  // allocated, so that a full file system says so here, not with a SIGBUS
+            const int failed = posix_fallocate(fd_.get(), static_cast<off_t>(size_), static_cast<off_t>(text.size() - size_));
+            if (failed != 0 && (failed != EOPNOTSUPP || ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0)) {
+                if (failed != EOPNOTSUPP) errno = failed;
+                return false;
+            }
+        }
+        if (!text.empty() && !guarded([&] { std::memcpy(map_, text.data(), text.size()); })) return faulted();
+        if (text.size() < size_ && ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0) return false;
+        size_ = text.size();
+        return true;
+    }
+    if (text.empty()) return true;  // an empty file has no page to touch
+    const bool stored = guarded([&] {
+        if (text.size() <= 8) {
+            // One aligned store: the bytes past the end of the text are past the file's end too.
+            uint64_t word = 0;
+            std::memcpy(&word, text.data(), text.size());
+            std::atomic_ref<uint64_t> stored(*reinterpret_cast<uint64_t*>(map_));
+            if (stored.load(std::memory_order_relaxed) != word) stored.store(word, std::memory_order_relaxed);
+        } else if (std::memcmp(map_, text.data(), text.size()) != 0) {
+            std::memcpy(map_, text.data(), text.size());
+        }
+    });
+    return stored || faulted();
+}
+
+bool FolderWatch::start(const std::string& root, const std::string& path, int dir) {
+    stop();
+    if (path.size() <= root.size() || path.compare(0, root.size(), root) != 0 || path[root.size()] != '/') return false;
+    fd_.reset(inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (fd_.get() < 0) return false;
+    broken_ = false;
+    owner_ = processId();
+    constexpr uint32_t kAbove = IN_ONLYDIR | IN_DONT_FOLLOW | IN_MOVE_SELF | IN_DELETE_SELF | IN_CREATE | IN_DELETE |
+                                IN_MOVED_FROM | IN_MOVED_TO;
+    std::string above = root;
+    for (size_t start = root.size() + 1; start < path.size();) {
+        size_t end = path.find('/', start);
+        if (end == std::string::npos) end = path.size();
+        const int watch = inotify_add_watch(fd_.get(), above.c_str(), kAbove);
+        if (watch < 0) return stop(), false;
+        above_.emplace_back(watch, path.substr(start, end - start));
+        above += "/" + path.substr(start, end - start);
+        start = end + 1;
+    }
+    // The folder held open, whatever the path names by now.
+    const std::string held = "/proc/self/fd/" + std::to_string(dir);
+    folder_ = inotify_add_watch(fd_.get(), held.c_str(),
+                                IN_ONLYDIR | IN_MOVE_SELF | IN_DELETE_SELF | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+                                        IN_MOVED_TO | IN_MODIFY | IN_ATTRIB);
+    if (folder_ < 0) return stop(), false;
+    return true;
+}
+
+void FolderWatch::stop() {
+    fd_.reset();
+    above_.clear();
+    folder_ = -1;
+}
+
+FolderEvents FolderWatch::poll() {
+    FolderEvents events;
+    if (!active() || owner_ != processId()) {
+        events.look = true;
+        return events;
+    }
+    alignas(inotify_event) char buffer[sizeof(inotify_event) + NAME_MAX + 1 + 4096];
+    for (;;) {
+        const ssize_t bytes = ::read(fd_.get(), buffer, sizeof buffer);
+        if (bytes < 0 && errno == EINTR) continue;
+        if (bytes <= 0) {
+            if (bytes < 0 && errno != EAGAIN) events.look = true;
+            break;
+        }
+        for (ssize_t at = 0; at < bytes;) {
+            const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+            at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+            const char* name = event->len > 0 ? event->name : "";
+            if (event->mask & (IN_Q_OVERFLOW | IN_IGNORED | IN_MOVE_SELF | IN_DELETE_SELF | IN_UNMOUNT)) {
+                events.look = true;
+                broken_ = true;
+            } else if (event->wd == folder_) {
+                const int file = fileIndex(name);
+                if (file >= 0 && (event->mask & IN_MODIFY)) {
+                    events.resized[file] = true;
+                } else if (file != -2) {
+                    events.look = true;
+                }
+            } else {
+                for (const auto& [watch, next] : above_) events.look |= watch == event->wd && next == name;
+            }
+        }
+    }
+    return events;
 }
 
 void removeSpares(int dir, pid_t owner) {

@@ -1,13 +1,18 @@
 #include "StatisticsState.h"
 
+#include "MappedGuard.h"
 #include "StatisticsFiles.h"  // processId
 
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -20,35 +25,21 @@ namespace nnemu::synap {
 namespace {
 
 static_assert(std::is_trivially_copyable_v<StateRecord>);
-static_assert(sizeof(StateSlot) == 56 && sizeof(StateRecord) == 224 + kMaxNetworks * sizeof(StateSlot),
+static_assert(sizeof(StateSlot) == 56 && sizeof(StateRecord) == 144 + kMaxNetworks * sizeof(StateSlot),
               "the record must have no padding");
+static_assert(offsetof(StateRecord, lock) % 8 == 0 && offsetof(StateRecord, bootId) == offsetof(StateRecord, lock) + 8);
 
 constexpr const char* kStateName = ".state";
-// A holder in its critical section releases within microseconds; one that has not after this
-// long is stopped, and the update is skipped rather than inference held up.
+constexpr size_t kMapBytes = (sizeof(StateRecord) + 4095) & ~size_t{4095};
+// A holder's whole update takes microseconds; one acquisition held this long is stopped or
+// belongs to a copy of the file.
 constexpr auto kLockBudget = std::chrono::seconds(5);
-constexpr auto kStalledLockBudget = std::chrono::milliseconds(100);
 constexpr auto kLongestPause = std::chrono::milliseconds(2);
+constexpr size_t kDataOffset = offsetof(StateRecord, bootId);
 
-bool allZero(const StateRecord& record) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&record);
-    return std::all_of(bytes, bytes + sizeof record, [](unsigned char byte) { return byte == 0; });
-}
-
-std::string damage(const StateRecord& record, ssize_t bytes, off_t fileSize) {
-    if (fileSize == 0) return kStateMissing;
-    if (bytes < static_cast<ssize_t>(sizeof record) || fileSize < static_cast<off_t>(sizeof record)) return "truncated";
-    if (allZero(record)) return "zeroed";
-    if (record.magic != kStateMagic) return "not a statistics state";
-    if (record.version != kStateVersion || record.size != sizeof record) {
-        return "of another format (version " + std::to_string(record.version) + ")";
-    }
-    if (fileSize != static_cast<off_t>(sizeof record)) return "longer than a statistics state";
-    if (record.checksum != stateChecksum(record)) return "damaged (checksum mismatch)";
-    for (const StateSlot& slot : record.slots) {
-        if (slot.pid < 0 || (slot.pid != 0 && slot.order >= record.nextOrder)) return "inconsistent";
-    }
-    return "";
+bool allZero(const void* data, size_t size) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    return std::all_of(bytes, bytes + size, [](unsigned char byte) { return byte == 0; });
 }
 
 // UNAVAILABLE with `message`, errno left as the failure set it (the caller reports it).
@@ -59,20 +50,31 @@ Status refusal(std::string message) {
     return status;
 }
 
+std::atomic_ref<uint64_t> lockWord(StateRecord* map) { return std::atomic_ref<uint64_t>(map->lock); }
+
+bool holderGone(uint64_t word) {
+    const pid_t holder = static_cast<pid_t>(word >> 32);
+    return holder <= 0 || holder == processId() || (kill(holder, 0) != 0 && errno == ESRCH);
+}
+
 }  // namespace
 
-uint64_t stateChecksum(const StateRecord& record) {
-    static_assert(sizeof record % 8 == 0 && offsetof(StateRecord, checksum) % 8 == 0);
-    constexpr size_t kChecksumWord = offsetof(StateRecord, checksum) / 8;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&record);
-    uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over 64-bit words
-    for (size_t i = 0; i < sizeof record / 8; ++i) {
-        uint64_t word = 0;
-        if (i != kChecksumWord) std::memcpy(&word, bytes + 8 * i, 8);
-        hash = (hash ^ word) * 0x100000001b3ull;
-        hash ^= hash >> 29;  // word-wise FNV needs the high bits folded back in
+std::string stateDamage(const StateRecord& record) {
+    if (record.magic != kStateMagic) return allZero(&record, sizeof record) ? "zeroed" : "not a statistics state";
+    if (record.version != kStateVersion || record.size != sizeof record) {
+        return "of another format (version " + std::to_string(record.version) + ")";
     }
-    return hash;
+    static constexpr StateSlot kFree{};
+    for (const StateSlot& slot : record.slots) {
+        if (slot.pid < 0 || (slot.pid != 0 && slot.order >= record.nextOrder) ||
+            (slot.pid == 0 && std::memcmp(&slot, &kFree, sizeof slot) != 0)) {
+            return "inconsistent (torn)";
+        }
+    }
+    for (const char* text : record.published) {
+        if (std::memchr(text, '\0', sizeof record.published[0]) == nullptr) return "inconsistent (torn)";
+    }
+    return "";
 }
 
 // Never destroyed: the statistics folder releases this process's networks from an exit handler,
@@ -94,14 +96,18 @@ void initializeState(StateRecord* record) {
     std::memcpy(record->bootId, currentBootId().data(), currentBootId().size());
 }
 
-StateFile::~StateFile() { close(); }
+StateMap::~StateMap() { close(); }
 
-void StateFile::close() {
+void StateMap::close() {
+    if (map_ != nullptr && owner_ == processId()) munmap(map_, kMapBytes);
+    map_ = nullptr;
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
+    token_ = 0;
 }
 
-Status StateFile::open(int directory, const std::string& path) {
+Status StateMap::open(int directory, const std::string& path, bool mapped) {
+    close();
     // O_NOFOLLOW: a symlink planted as .state is refused; O_NONBLOCK: a FIFO does not block us.
     fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd_ < 0) {
@@ -109,7 +115,6 @@ Status StateFile::open(int directory, const std::string& path) {
                        (errno == ELOOP ? " is a symbolic link; refusing to follow it out of the device root"
                                        : std::string(": ") + std::strerror(errno)));
     }
-    owner_ = getpid();
     struct stat info {};
     if (fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode) || info.st_nlink > 1) {
         // A hard link would let the record be written into a file elsewhere.
@@ -117,69 +122,136 @@ Status StateFile::open(int directory, const std::string& path) {
         close();
         return refused;
     }
+    openDamage_.clear();
+    if (info.st_size != static_cast<off_t>(sizeof(StateRecord))) {
+        openDamage_ = info.st_size == 0                                        ? kStateMissing
+                      : info.st_size < static_cast<off_t>(sizeof(StateRecord)) ? "truncated"
+                                                                               : "longer than a statistics state";
+        if (ftruncate(fd_, sizeof(StateRecord)) != 0) {
+            Status refused = refusal("cannot write " + path + "/.state: " + std::strerror(errno));
+            close();
+            return refused;
+        }
+    }
+    if (const int failed = posix_fallocate(fd_, 0, sizeof(StateRecord)); failed != 0 && failed != EOPNOTSUPP) {
+        errno = failed;
+        Status refused = refusal("cannot write " + path + "/.state: " + std::strerror(failed));
+        close();
+        return refused;
+    }
     device_ = info.st_dev;
     inode_ = info.st_ino;
+    owner_ = processId();
+    if (!mapped) return {};
+    void* map = mmap(nullptr, kMapBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (map == MAP_FAILED) {
+        Status refused = refusal("cannot map " + path + "/.state: " + std::strerror(errno));
+        close();
+        return refused;
+    }
+    map_ = static_cast<StateRecord*>(map);
     return {};
 }
 
-Status StateFile::timedLock(const std::string& path) {
-    const auto deadline = std::chrono::steady_clock::now() + (stalled_ ? kStalledLockBudget : kLockBudget);
-    auto pause = std::chrono::microseconds(20);
+bool StateMap::current(int directory) const {
+    struct stat named {};
+    return fd_ >= 0 && owner_ == processId() &&
+           fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
+           named.st_ino == inode_ && named.st_size == static_cast<off_t>(sizeof(StateRecord)) && named.st_nlink == 1;
+}
+
+std::string StateMap::takeOpenDamage() {
+    std::string damage;
+    damage.swap(openDamage_);
+    return damage;
+}
+
+// Through the FUSE view: the kernel's lock, dropped when its holder exits; a stopped holder
+// costs one wait of 5 s, after which the update goes on unlocked.
+StateMap::Locked StateMap::lockFile() {
+    const auto deadline = std::chrono::steady_clock::now() + kLockBudget;
     while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR) continue;
-        if (errno != EWOULDBLOCK) return refusal("cannot lock " + path + "/.state: " + std::strerror(errno));
-        if (std::chrono::steady_clock::now() >= deadline) {
-            stalled_ = true;
-            return refusal(path + "/.state stays locked by a process that does not release it (stopped?); "
-                                  "NPU executions go on uncounted until it does");
+        if (errno != EWOULDBLOCK) return Locked::YES;  // no locks here: the update goes on unlocked
+        if (std::chrono::steady_clock::now() >= deadline) return Locked::TAKEN_OVER;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    token_ = 1;
+    return Locked::YES;
+}
+
+StateMap::Locked StateMap::lock() {
+    if (map_ == nullptr) return lockFile();
+    const uint64_t mine = (static_cast<uint64_t>(processId()) << 32) | ++acquisitions_;
+    uint64_t seen = 0;  // the holder's word, and since when we have seen it unchanged
+    auto seenSince = std::chrono::steady_clock::time_point();
+    auto pause = std::chrono::microseconds(20);
+    bool takenOver = false;
+    for (int round = 0;; ++round) {
+        uint64_t word = 0;
+        bool acquired = false;
+        bool ours = true;  // a record of this format: in any other, the word is no lock of ours
+        const bool reached = guarded([&] {
+            ours = map_->magic == kStateMagic && map_->version == kStateVersion;
+            auto lock = lockWord(map_);
+            for (int spin = 0; spin < 64 && !acquired; ++spin) {
+                word = 0;
+                acquired = lock.compare_exchange_strong(word, mine, std::memory_order_acquire);
+                if (!acquired) __builtin_ia32_pause();
+            }
+        });
+        if (!reached) return Locked::FAULT;
+        if (acquired) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (word != seen || round == 0) {
+            seen = word;
+            seenSince = now;
         }
-        std::this_thread::sleep_for(pause);
-        pause = std::min<std::chrono::microseconds>(pause * 2, kLongestPause);
-    }
-    stalled_ = false;
-    return {};
-}
-
-Status StateFile::lock(int directory, const std::string& path) {
-    for (int attempt = 0; attempt < 8; ++attempt) {
-        if (fd_ >= 0 && owner_ != processId()) close();
-        if (fd_ < 0) NNEMU_RETURN_IF_ERROR(open(directory, path));
-        NNEMU_RETURN_IF_ERROR(timedLock(path));
-        // The name may have been deleted or replaced while we waited: the lock that counts is the
-        // one on the file the name holds now.
-        struct stat named {};
-        if (fstatat(directory, kStateName, &named, AT_SYMLINK_NOFOLLOW) == 0 && named.st_dev == device_ &&
-            named.st_ino == inode_) {
-            sizeLocked_ = named.st_size;
-            return {};
+        // A dead holder at once; a live one that keeps one acquisition past the budget, too.
+        const bool stale = !ours || (round >= 1 && holderGone(word)) || now - seenSince >= kLockBudget;
+        if (stale) {
+            bool swapped = false;
+            if (!guarded([&] { swapped = lockWord(map_).compare_exchange_strong(word, mine, std::memory_order_acquire); })) {
+                return Locked::FAULT;
+            }
+            if (swapped) {
+                takenOver = ours && !holderGone(word);
+                break;
+            }
+            continue;
         }
-        flock(fd_, LOCK_UN);
-        close();
+        if (round < 4) {
+            sched_yield();
+        } else {
+            std::this_thread::sleep_for(pause);
+            pause = std::min<std::chrono::microseconds>(pause * 2, kLongestPause);
+        }
     }
-    return refusal(path + "/.state keeps being replaced; statistics skip this update");
+    token_ = mine;
+    return takenOver ? Locked::TAKEN_OVER : Locked::YES;
 }
 
-void StateFile::unlock() {
-    if (fd_ >= 0) flock(fd_, LOCK_UN);
+void StateMap::unlock() {
+    if (token_ != 0 && map_ == nullptr) flock(fd_, LOCK_UN);
+    if (token_ == 0 || map_ == nullptr) return token_ = 0, void();
+    uint64_t expected = token_;
+    guarded([&] { lockWord(map_).compare_exchange_strong(expected, 0, std::memory_order_release); });
+    token_ = 0;
 }
 
-std::string StateFile::read(StateRecord* record) {
-    std::memset(static_cast<void*>(record), 0, sizeof *record);
-    // The size the name showed once locked: only a writer ignoring the lock changes it, and what
-    // it cuts off reads short below.
-    sizeRead_ = sizeLocked_;
-    const ssize_t bytes = pread(fd_, record, sizeof *record, 0);
-    return damage(*record, bytes, sizeRead_);
+bool StateMap::load(StateRecord* record) {
+    if (map_ == nullptr) return pread(fd_, record, sizeof *record, 0) == static_cast<ssize_t>(sizeof *record);
+    return guarded([&] { std::memcpy(static_cast<void*>(record), map_, sizeof *record); });
 }
 
-bool StateFile::write(StateRecord* record) {
-    record->checksum = stateChecksum(*record);
-    // The size read under this lock: only a writer ignoring the lock could have changed it since.
-    if (sizeRead_ > static_cast<off_t>(sizeof *record)) {
-        if (ftruncate(fd_, sizeof *record) != 0) return false;
-        sizeRead_ = sizeof *record;
-    }
-    return pwrite(fd_, record, sizeof *record, 0) == static_cast<ssize_t>(sizeof *record);
+bool StateMap::store(const StateRecord& record) {
+    if (map_ == nullptr) return pwrite(fd_, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
+    return guarded([&] {
+        if (lockWord(map_).load(std::memory_order_relaxed) != token_) return;  // taken over meanwhile
+        std::memcpy(reinterpret_cast<char*>(map_) + kDataOffset, reinterpret_cast<const char*>(&record) + kDataOffset,
+                    sizeof record - kDataOffset);
+        std::memcpy(map_, &record, offsetof(StateRecord, lock));  // the header (a rebuild writes it)
+    });
 }
 
 }  // namespace nnemu::synap

@@ -1,19 +1,23 @@
 // The statistics counters every process using a device root shares, kept in the statistics
-// folder's `.state` (mode 0600: only the driver reads it).
+// folder's `.state` (mode 0600: only the driver reads it), mapped by each process.
 //
-// Why it survives anything a disk can hold:
-// - Nothing about the lock is stored in the file. The lock is flock(2) on the open `.state`
-//   (behind a process-local mutex, since flock does not exclude threads sharing one open file);
-//   the kernel drops it when its holder exits, so no image of the file (copied while locked,
-//   restored after power loss or from a container snapshot, made on another boot) can leave it
-//   held. A holder that is alive but stopped (SIGSTOP, a debugger) costs a bounded wait, after
-//   which the update is skipped: statistics are best-effort, inference never waits on them.
-// - The record is read with pread and written back with pwrite under the lock, never mapped: a
-//   file truncated under a running process reads short and is rebuilt, where a mapping would
-//   raise SIGBUS on the next access.
-// - Magic, version, size and a checksum over the whole record catch a truncated, zeroed, foreign,
-//   older-format (the mapped robust mutex of version 1) or torn file; it is rebuilt with one
-//   warning. The boot id tells networks of processes from another boot, which are all gone.
+// An update costs no system call: the record is changed in place in the shared mapping under a
+// lock that is a word of the record itself (compare-and-swap), and counts are exact with any
+// number of processes. Why it survives anything a disk or a user can leave there:
+// - The lock word names its holder (pid) and changes at every acquisition. A waiter takes it
+//   over from a holder that no longer exists at once, and from one that has held the same
+//   acquisition for 5 s (stopped in a debugger, or a copy of the file taken while locked): a
+//   holder's whole update is a few microseconds. So no image of the file (copied while locked,
+//   restored after power loss or from a snapshot, made on another boot) can block anyone, and
+//   neither can a killed holder. The price: a holder stopped for over 5 s in the middle of its
+//   update, then resumed, may lose the updates made by others meanwhile (it checks that it still
+//   holds the lock before writing back, not atomically with the write).
+// - Every access to the mapping is guarded (MappedGuard.h): a file truncated under a running
+//   process raises a SIGBUS that is caught; the process looks again, finds the file short and
+//   rebuilds it.
+// - Magic, version, size and the slots' consistency catch a truncated, zeroed, foreign,
+//   older-format or torn file; it is rebuilt with one warning. The boot id tells networks of
+//   processes from another boot, which are all gone.
 #pragma once
 
 #include <sys/types.h>
@@ -26,10 +30,10 @@
 namespace nnemu::synap {
 
 inline constexpr uint32_t kStateMagic = 0x5354504e;  // "NPTS"
-inline constexpr uint32_t kStateVersion = 2;
+inline constexpr uint32_t kStateVersion = 3;
 inline constexpr int kMaxNetworks = 128;
 
-// A network loaded in some process (pid 0: free).
+// A network loaded in some process (pid 0: free, all zero).
 struct StateSlot {
     int32_t pid;
     uint32_t nid;
@@ -43,70 +47,78 @@ struct StateSlot {
     uint32_t profiling;
 };
 
-// What the driver last wrote as inference_count or inference_time: any other content (a write,
-// even of the same value, sets the modification time to now) is a reset.
-struct FileIdentity {
-    uint64_t inode;
-    int64_t size;
-    int64_t mtimeSec;
-    int64_t mtimeNsec;
-};
-
-// The file's bytes, laid out without padding so that the checksum covers no undefined bytes.
+// The file's bytes, laid out without padding.
 struct StateRecord {
     uint32_t magic;
     uint32_t version;
     uint32_t size;
     uint32_t reserved;
-    uint64_t checksum;  // over the record with this field zero
+    uint64_t lock;  // the update lock (StateMap): holder pid << 32 | its acquisition number; 0 free
     char bootId[40];
     uint64_t totalCount;
     uint64_t totalTimeUs;
     uint64_t nextOrder;
     int64_t lastPruneNs;
-    // Per reset file, the two last versions written: a crash between writing the record and
-    // renaming the file into place leaves either one, and neither is a reset.
-    FileIdentity written[2][2];
+    // The texts of inference_count and inference_time as last put in place: a file showing
+    // anything else was written by someone (a reset).
+    char published[2][24];
     StateSlot slots[kMaxNetworks];
 };
 
-uint64_t stateChecksum(const StateRecord& record);
-// StateFile::read's reason for a file with no record in it yet.
+// Why a record cannot be used ("" when it can).
+std::string stateDamage(const StateRecord& record);
+// StateMap's reason for a file with no record in it yet.
 inline constexpr const char* kStateMissing = "missing or empty";
 // This boot's id (/proc/sys/kernel/random/boot_id), empty when unknown.
 const std::string& currentBootId();
 // A fresh, empty record of this boot.
 void initializeState(StateRecord* record);
 
-// `.state` opened and locked inside the statistics folder.
-class StateFile {
+// `.state` opened and mapped inside the statistics folder.
+class StateMap {
 public:
-    StateFile() = default;
-    ~StateFile();
-    StateFile(const StateFile&) = delete;
-    StateFile& operator=(const StateFile&) = delete;
+    StateMap() = default;
+    ~StateMap();
+    StateMap(const StateMap&) = delete;
+    StateMap& operator=(const StateMap&) = delete;
 
-    // Locks the `.state` that `directory` (the statistics folder, `path` for messages) names now,
-    // creating it if missing. UNAVAILABLE saying why (errno kept) when it is refused or stays
-    // locked too long.
-    Status lock(int directory, const std::string& path);
+    // Opens (creating it) and maps the `.state` that `directory` (the statistics folder, `path`
+    // for messages) names now, brought to the record's size, its blocks allocated (a full file
+    // system says so here, not with a SIGBUS later). UNAVAILABLE saying why (errno kept) when it
+    // is refused. `mapped` false (the folder is the nnemu-sysfs FUSE view, whose pages are not
+    // the file's underneath): the record is read and written with pread/pwrite under flock(2),
+    // which the view takes too.
+    Status open(int directory, const std::string& path, bool mapped = true);
+    void close();
+    bool isOpen() const { return fd_ >= 0; }
+    int fd() const { return fd_; }
+    // The name still holds the mapped file, at the record's size (one fstatat).
+    bool current(int directory) const;
+
+    enum class Locked { YES, TAKEN_OVER, FAULT };
+    // Takes the update lock, waiting while its holder works. TAKEN_OVER: from a live holder that
+    // kept one acquisition 5 s (worth a warning); FAULT: the mapping was cut (look again).
+    Locked lock();
     void unlock();
-    // Reads the record; returns why it cannot be used ("" when it can). Needs the lock.
-    std::string read(StateRecord* record);
-    bool write(StateRecord* record);  // fills in the checksum
+    // Under the lock: the record out of the mapping, and back (all but the lock word, and only
+    // while the lock is still ours). False: the mapping was cut.
+    bool load(StateRecord* record);
+    bool store(const StateRecord& record);
+    // Why the file could not be used as found when opened ("" if it could): consumed by the
+    // first load's caller.
+    std::string takeOpenDamage();
 
 private:
-    Status open(int directory, const std::string& path);
-    Status timedLock(const std::string& path);
-    void close();
+    Locked lockFile();
 
     int fd_ = -1;
-    dev_t device_ = 0;      // fd_'s file, as opened: compared with what the name holds at each lock
+    StateRecord* map_ = nullptr;  // null: not mapped (pread/pwrite under flock)
+    dev_t device_ = 0;
     ino_t inode_ = 0;
-    off_t sizeLocked_ = 0;  // the file's size when the lock was taken
-    off_t sizeRead_ = 0;    // the file's size at the last read, under the lock
-    pid_t owner_ = 0;       // the process that opened fd_: a forked child must not share its lock
-    bool stalled_ = false;  // the last lock attempt timed out: wait less until one succeeds
+    pid_t owner_ = 0;         // the process that mapped it: a forked child maps its own
+    uint64_t token_ = 0;      // our lock word while we hold it
+    uint32_t acquisitions_ = 0;
+    std::string openDamage_;
 };
 
 }  // namespace nnemu::synap
