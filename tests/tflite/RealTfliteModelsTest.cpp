@@ -50,20 +50,13 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 //   SOFTMAX scales the logits' absolute rounding by each probability, which a bound on the
 //   output tensor does not follow; not yet checked layer by layer.
 // - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
-// - The integer ones differ by one step on some outputs (MEAN, depthwise, the MobileNets) or
-//   follow NNAPI's semantics where TFLite's builtin differs (MAXIMUM/MINIMUM of inputs quantized
-//   otherwise than the output).
+// - The integer ones differ by one step on some outputs (MEAN, depthwise, the MobileNets).
 const std::vector<std::string> kKnownDifferent = {
-        "concat_int8",
         "conv_net_quant",
         "depthwise_conv_int8",
         "depthwise_conv_quant",
-        "maximum_int8",
-        "maximum_quant",
         "mean_int8",
         "mean_quant",
-        "minimum_int8",
-        "minimum_quant",
         "mixed_resize_nearest_int8",
         "mobilenet_v1_0_25_128_float",
         "mobilenet_v1_0_25_128_full_int8",
