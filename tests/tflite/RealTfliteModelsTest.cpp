@@ -50,7 +50,14 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 //   SOFTMAX scales the logits' absolute rounding by each probability, which a bound on the
 //   output tensor does not follow; not yet checked layer by layer.
 // - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
-// - The integer ones differ by one step on some outputs (MEAN, depthwise, the MobileNets).
+// - yolo_head_int8 (and, not yet isolated, the other int8 models with CONV_2D): its first int8
+//   CONV_2D is one step lower than TFLite's on 6 of 4096 outputs, in every mode, the rest
+//   follows. TFLite's int8 CONV_2D runs its GEMM on ruy on x86, whose requantization rounds both
+//   fixed-point steps half up ((a*b + 2^30) >> 31, then (x + 2^(e-1)) >> e); nnemu rounds them
+//   as TFLite's reference MultiplyByQuantizedMultiplier does (ties away from zero). With ruy's
+//   rounding in place of nnemu's for that layer, its output equals TFLite's (checked once by
+//   hand); the uint8 flavour goes through gemmlowp, which rounds as nnemu does, and is identical.
+// - The other integer ones differ by one step on some outputs (MEAN, depthwise, the MobileNets).
 const std::vector<std::string> kKnownDifferent = {
         "conv_net_quant",
         "depthwise_conv_int8",
