@@ -15,7 +15,7 @@ GraphBuilder::Options conv(fb::Padding padding, int stride, fb::ActivationFuncti
         return fb::CreateConv2DOptions(b, padding, stride, stride, act, dilation, dilation).Union();
     };
 }
-REAL_TFLITE_TEST(DISABLED_Conv2DFloatValidDilated) {
+REAL_TFLITE_TEST(Conv2DFloatValidDilated) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_CONV_2D,
              {f32({1, 11, 10, 3}, -2, 2), constant(f32({5, 3, 3, 3}), rampBytes<float>(135, -1, 1)),
@@ -52,7 +52,7 @@ GraphBuilder::Options depthwise(fb::Padding padding, int stride, int multiplier,
         return fb::CreateDepthwiseConv2DOptions(b, padding, stride, stride, multiplier, act).Union();
     };
 }
-REAL_TFLITE_TEST(DISABLED_DepthwiseConv2DFloatMultiplier2) {
+REAL_TFLITE_TEST(DepthwiseConv2DFloatMultiplier2) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_DEPTHWISE_CONV_2D,
              {f32({1, 8, 7, 3}, -2, 2), constant(f32({1, 3, 3, 6}), rampBytes<float>(54, -1, 1)),
@@ -88,7 +88,7 @@ REAL_TFLITE_TEST(DepthwiseConv2DInt8PerChannel) {
 GraphBuilder::Options fullyConnected(fb::ActivationFunctionType act) {
     return [=](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b, act).Union(); };
 }
-REAL_TFLITE_TEST(DISABLED_FullyConnectedFloat) {
+REAL_TFLITE_TEST(FullyConnectedFloat) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_FULLY_CONNECTED,
              {f32({3, 20}, -2, 2), constant(f32({7, 20}), rampBytes<float>(140, -1, 1)),
@@ -111,7 +111,7 @@ REAL_TFLITE_TEST(FullyConnectedInt8) {
 }
 
 // ---- TRANSPOSE_CONV (output shape, weights [out, h, w, in], input; optional bias)
-REAL_TFLITE_TEST(DISABLED_TransposeConvFloat) {
+REAL_TFLITE_TEST(TransposeConvFloat) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_TRANSPOSE_CONV,
              {constantOf<int32_t>({4}, fb::TensorType_INT32, {1, 8, 8, 2}), constant(f32({2, 3, 3, 3}), rampBytes<float>(54, -1, 1)),
@@ -151,7 +151,7 @@ void pools(fb::BuiltinOperator code, const Spec& in, const Spec& out) {
     SCOPED_TRACE("SAME stride 2 filter 3");
     expectOp(code, {in}, {out}, fb::BuiltinOptions_Pool2DOptions, pool(fb::Padding_SAME, 2, 3, fb::ActivationFunctionType_NONE));
 }
-REAL_TFLITE_TEST(DISABLED_AveragePool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_AVERAGE_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
+REAL_TFLITE_TEST(AveragePool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_AVERAGE_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
 REAL_TFLITE_TEST(AveragePool2DUint8) {
     REQUIRE();
     pools(fb::BuiltinOperator_AVERAGE_POOL_2D, u8({1, 9, 8, 3}, 0.05f, 128), u8({1, 5, 4, 3}, 0.05f, 128));
@@ -199,7 +199,7 @@ REAL_TFLITE_TEST(LocalResponseNormalizationFloat) {
 GraphBuilder::Options softmaxBeta(float beta) {
     return [=](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, beta).Union(); };
 }
-REAL_TFLITE_TEST(DISABLED_SoftmaxFloatBeta) {
+REAL_TFLITE_TEST(SoftmaxFloatBeta) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SOFTMAX, {f32({2, 3, 10}, -8, 8)}, {f32({2, 3, 10})}, fb::BuiltinOptions_SoftmaxOptions,
              softmaxBeta(0.7f));

@@ -48,7 +48,7 @@ REAL_TFLITE_TEST(ReluN1To1Int8) {
     REQUIRE();
     unary(fb::BuiltinOperator_RELU_N1_TO_1, i8(kShape, 0.02f, 0), i8(kShape, 0.01f, 0));
 }
-REAL_TFLITE_TEST(DISABLED_LogisticFloat) { REQUIRE(); unary(fb::BuiltinOperator_LOGISTIC, f32(kShape, -10, 10), f32(kShape)); }
+REAL_TFLITE_TEST(LogisticFloat) { REQUIRE(); unary(fb::BuiltinOperator_LOGISTIC, f32(kShape, -10, 10), f32(kShape)); }
 REAL_TFLITE_TEST(LogisticUint8) {
     REQUIRE();
     unary(fb::BuiltinOperator_LOGISTIC, u8(kShape, 0.08f, 128), u8(kShape, 1.0f / 256, 0));
@@ -57,7 +57,7 @@ REAL_TFLITE_TEST(LogisticInt8) {
     REQUIRE();
     unary(fb::BuiltinOperator_LOGISTIC, i8(kShape, 0.08f, 0), i8(kShape, 1.0f / 256, -128));
 }
-REAL_TFLITE_TEST(DISABLED_TanhFloat) { REQUIRE(); unary(fb::BuiltinOperator_TANH, f32(kShape, -5, 5), f32(kShape)); }
+REAL_TFLITE_TEST(TanhFloat) { REQUIRE(); unary(fb::BuiltinOperator_TANH, f32(kShape, -5, 5), f32(kShape)); }
 REAL_TFLITE_TEST(TanhUint8) { REQUIRE(); unary(fb::BuiltinOperator_TANH, u8(kShape, 0.03f, 128), u8(kShape, 1.0f / 128, 128)); }
 REAL_TFLITE_TEST(TanhInt8) { REQUIRE(); unary(fb::BuiltinOperator_TANH, i8(kShape, 0.03f, 0), i8(kShape, 1.0f / 128, 0)); }
 REAL_TFLITE_TEST(PreluFloat) {

@@ -193,7 +193,7 @@ void resizes(const SpecOf& t) {
                  fb::BuiltinOptions_ResizeNearestNeighborOptions, nearest(align, half));
     }
 }
-REAL_TFLITE_TEST(DISABLED_ResizeFloat) { REQUIRE(); resizes([](std::vector<int32_t> s) { return f32(std::move(s)); }); }
+REAL_TFLITE_TEST(ResizeFloat) { REQUIRE(); resizes([](std::vector<int32_t> s) { return f32(std::move(s)); }); }
 REAL_TFLITE_TEST(DISABLED_ResizeUint8) { REQUIRE(); resizes([](std::vector<int32_t> s) { return u8(std::move(s), 0.05f, 128); }); }
 REAL_TFLITE_TEST(DISABLED_ResizeInt8) { REQUIRE(); resizes([](std::vector<int32_t> s) { return i8(std::move(s), 0.05f, -3); }); }
 

@@ -65,7 +65,7 @@ TEST(RealTflite, FloorDivInt32) {
     expectSameAsRealTflite(g, {rampBytes<int32_t>(120, -50, 50), divisors});
 }
 
-TEST(RealTflite, DISABLED_Conv2DFloatSameStride2) {
+TEST(RealTflite, Conv2DFloatSameStride2) {
     NNEMU_REQUIRE_REAL_TFLITE();
     GraphBuilder g;
     const int32_t in = g.tensor({1, 9, 9, 3}, fb::TensorType_FLOAT32);

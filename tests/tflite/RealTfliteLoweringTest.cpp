@@ -45,7 +45,6 @@ TEST(RealTfliteLowering, HardSwishFloat) {
     NNEMU_REQUIRE_REAL_TFLITE();
     const GraphBuilder g = unary(fb::BuiltinOperator_HARD_SWISH, fb::TensorType_FLOAT32, {2, 3, 4, 5});
     EXPECT_EQ(delegatedNodes(g), 1u);
-    GTEST_SKIP() << "known driver difference, reported: synap-npu's float HARD_SWISH is up to 12 ULP from TFLite near zero (nnapi-reference matches)";
     expectSameAsRealTflite(g, {rampBytes<float>(120, -7, 7)});
 }
 

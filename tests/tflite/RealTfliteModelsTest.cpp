@@ -40,34 +40,33 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
     ASSERT_NE(model, nullptr);
     std::vector<std::vector<uint8_t>> inputs;
     for (const int32_t t : model->inputs()) inputs.push_back(deterministicInput(model->tensors()[t]));
-    expectSameAsRealTflite(bytes, inputs);
+    expectSameAsRealTflite(bytes, inputs, kModelFloatUlps);
 }
 
-// Models whose outputs differ from real TFLite today (issue 24 findings: float accumulation order
-// beyond a few ULP, MEAN, RESIZE_BILINEAR and LSTM differences); kept as DISABLED_ tests so
-// `--gtest_also_run_disabled_tests` shows them, by test name. Today's model blocks
-// (ModernModels.cpp): the float ones differ by float accumulation order (about 5 ULP on the CPU
-// path, up to a few hundred near zero on synap-npu: convolutions, FULLY_CONNECTED, BATCH_MATMUL);
-// yolo_head_int8 by one step on some outputs in every mode, while its _quant flavour is identical
-// (the int8 kernel at fault is not isolated yet).
+// Models whose outputs differ from real TFLite today (issue 24 findings); kept as DISABLED_ tests
+// so `--gtest_also_run_disabled_tests` shows them, by test name. Float outputs are compared
+// within kModelFloatUlps ULP of each output tensor's largest magnitude (ResultCheck.h).
+// - The float MobileNets: 10 to 69 ULP of the largest probability in every mode. Their logits
+//   (the layer before the 1001-way SOFTMAX, checked once as an extra output) are within 8 ULP of
+//   the largest logit for mobilenet_v1_0.25_224 and mobilenet_v2_1.0_224, up to 10 and 15 for
+//   mobilenet_v1_0.25_128 and mobilenet_v1_1.0_224 (28 layers of sums in other orders);
+//   the SOFTMAX then scales each logit's absolute rounding by its probability, which a bound on
+//   the output tensor does not follow.
+// - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
+// - yolo_head_int8 (and, not yet isolated, the other int8 models with CONV_2D): its first int8
+//   CONV_2D is one step lower than TFLite's on 6 of 4096 outputs, in every mode, the rest
+//   follows. TFLite's int8 CONV_2D runs its GEMM on ruy on x86, whose requantization rounds both
+//   fixed-point steps half up ((a*b + 2^30) >> 31, then (x + 2^(e-1)) >> e); nnemu rounds them
+//   as TFLite's reference MultiplyByQuantizedMultiplier does (ties away from zero). With ruy's
+//   rounding in place of nnemu's for that layer, its output equals TFLite's (checked once by
+//   hand); the uint8 flavour goes through gemmlowp, which rounds as nnemu does, and is identical.
+// - The other integer ones differ by one step on some outputs (MEAN, depthwise, the MobileNets).
 const std::vector<std::string> kKnownDifferent = {
-        "concat_int8",
-        "conv_float",
-        "conv_net_float",
         "conv_net_quant",
-        "deeplab_segmenter_float",
-        "depthwise_conv_float",
         "depthwise_conv_int8",
         "depthwise_conv_quant",
-        "fully_connected_float",
-        "maximum_int8",
-        "maximum_quant",
-        "mean_float",
         "mean_int8",
         "mean_quant",
-        "minimum_int8",
-        "minimum_quant",
-        "mixed_resize_nearest_float",
         "mixed_resize_nearest_int8",
         "mobilenet_v1_0_25_128_float",
         "mobilenet_v1_0_25_128_full_int8",
@@ -79,21 +78,10 @@ const std::vector<std::string> kKnownDifferent = {
         "mobilenet_v2_1_0_224_float",
         "mobilenet_v2_1_0_224_full_int8",
         "mobilenet_v2_1_0_224_int8",
-        "mobilenet_v3_block_float",
-        "pose_keypoints_float",
-        "resize_bilinear_float",
-        "segmenter_logits_float",
         "segmenter_logits_quant",
         "segmenter_quant",
-        "sequence_lstm_float",
-        "ssd_detector_float",
-        "ssd_detector_quant",
         "ssd_detector_raw_float",
-        "tanh_float",
-        "transformer_block_float",
-        "transpose_conv_float",
         "transpose_conv_quant",
-        "yolo_head_float",
         "yolo_head_int8"};
 
 std::string testName(const testing::TestParamInfo<std::string>& info);

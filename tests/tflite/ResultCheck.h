@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -42,6 +44,35 @@ inline std::string failureOf(const Status& status, CallSite where = {}) {
 inline ::testing::AssertionResult isOk(const Status& status) {
     if (status.isOk()) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << status.message();
+}
+
+// Float outputs against real TensorFlow Lite's. TFLite's builtin kernels and nnemu's (the CPU
+// path, nnapi-reference, synap-npu's XNNPACK stages) add the same products in other orders and
+// use other approximations of exp and tanh, so a result moves by a few roundings of the partial
+// sums it was made of. Counted in ULP of the element itself, that is meaningless where terms
+// cancel to near zero (a sum of +-1 terms that ends at 1e-6 has partial sums a million times its
+// own ULP). The partial sums of one output tensor are bounded by the magnitudes its values reach,
+// so the bound is `ulps` units in the last place of the largest magnitude in TFLite's output
+// tensor: |got - want| <= ulps * ulp(max |want|). One bound for every test; the whole-model
+// tests (RealTfliteModelsTest.cpp) use kModelFloatUlps, since a model rounds once per layer
+// where a one-operator model rounds once.
+constexpr int kModelFloatUlps = 8;
+
+// The distance between `magnitude` (>= 0, finite) and the next larger value of T.
+template <typename T>
+double ulpOf(double magnitude) {
+    const T m = static_cast<T>(magnitude);
+    return static_cast<double>(std::nextafter(m, std::numeric_limits<T>::infinity())) - static_cast<double>(m);
+}
+
+// True when `got` may stand for `want` in a tensor whose largest finite magnitude (TFLite's) is
+// `largest`: both NaN, equal (infinities included), or within `ulps` ULP of `largest`.
+template <typename T>
+bool withinFloatBound(T got, T want, double largest, int ulps) {
+    if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+    if (got == want) return true;
+    if (!std::isfinite(got) || !std::isfinite(want)) return false;
+    return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= ulps * ulpOf<T>(largest);
 }
 
 }  // namespace nnemu::tflite::test

@@ -58,10 +58,13 @@ void relu(NetworkGraph& g, Flavor) { g.outputs = {g.unary(fb::BuiltinOperator_RE
 void relu6(NetworkGraph& g, Flavor) {
     g.outputs = {g.unary(fb::BuiltinOperator_RELU6, "relu6", g.addInput("input", {1, 8, 8, 4}, -8.0f, 8.0f))};
 }
-void concat(NetworkGraph& g, Flavor) {
+// TFLite's int8 quantization spec gives CONCATENATION's inputs the output's scale and zero point
+// (its int8 kernel refuses others at prepare); uint8 keeps inputs of their own, which it rescales.
+void concat(NetworkGraph& g, Flavor flavor) {
     const int32_t a = image(g, 8, 3, "input1");
     const int32_t b = image(g, 8, 5, "input2");
     g.outputs = {g.concatenation("concat", {a, b}, 3)};
+    if (flavor == Flavor::INT8) g.setFixedRange(g.outputs[0], -1.0f, 127.0f / 128.0f);   // the inputs' range
 }
 void split(NetworkGraph& g, Flavor) { g.outputs = g.split("split", image(g, 8, 6), 3, 3); }
 void reshape(NetworkGraph& g, Flavor) { g.outputs = {g.reshape("reshape", image(g, 4, 8), {1, 128})}; }
@@ -92,16 +95,18 @@ void gather(NetworkGraph& g, Flavor) { g.outputs = {g.gather("gather", image(g, 
 void tile(NetworkGraph& g, Flavor) { g.outputs = {g.tile("tile", image(g, 4, 3), {1, 2, 2, 1})}; }
 void topK(NetworkGraph& g, Flavor) { g.outputs = g.topK("topk", g.addInput("input", {1, 16}), 4); }
 void expandDims(NetworkGraph& g, Flavor) { g.outputs = {g.expandDims("expand_dims", g.addInput("input", {1, 16}), 1)}; }
-void maximum(NetworkGraph& g, Flavor) {
+// Two inputs with different data. Quantized, both take the output's scale and zero point, as
+// TFLite's quantization spec has it: TFLite's kernel compares the stored values as they are,
+// NNAPI's rescales them to the output, and only with one quantization do the two agree.
+int32_t maxOrMin(NetworkGraph& g, fb::BuiltinOperator code, const char* name) {
     const int32_t a = image(g, 8, 4, "input1");
     const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
-    g.outputs = {g.binary(fb::BuiltinOperator_MAXIMUM, "maximum", a, b)};
+    const int32_t output = g.binary(code, name, a, b);
+    for (const int32_t t : {a, b, output}) g.setFixedRange(t, -2.0f, 2.0f);   // one range: one quantization
+    return output;
 }
-void minimum(NetworkGraph& g, Flavor) {
-    const int32_t a = image(g, 8, 4, "input1");
-    const int32_t b = g.addInput("input2", {1, 8, 8, 4}, -2.0f, 2.0f);
-    g.outputs = {g.binary(fb::BuiltinOperator_MINIMUM, "minimum", a, b)};
-}
+void maximum(NetworkGraph& g, Flavor) { g.outputs = {maxOrMin(g, fb::BuiltinOperator_MAXIMUM, "maximum")}; }
+void minimum(NetworkGraph& g, Flavor) { g.outputs = {maxOrMin(g, fb::BuiltinOperator_MINIMUM, "minimum")}; }
 void prelu(NetworkGraph& g, Flavor) {
     g.outputs = {g.prelu("prelu", image(g, 8, 4), {1, 1, 4}, {0.1f, 0.2f, 0.25f, 0.05f})};
 }
@@ -155,7 +160,7 @@ const std::vector<SmallModel>& smallModels() {
             {{"tanh", "TANH", true, true, true}, tanhModel},
             {{"relu", "RELU", true, true, true}, relu},
             {{"relu6", "RELU6", true, true, true}, relu6},
-            {{"concat", "CONCATENATION of 3 and 5 channels", true, true, true}, concat},
+            {{"concat", "CONCATENATION of 3 and 5 channels (int8: one quantization)", true, true, true}, concat},
             {{"split", "SPLIT into 3 along channels", true, true, true}, split},
             {{"reshape", "RESHAPE [1,4,4,8] -> [1,128]", true, true, true}, reshape},
             {{"squeeze", "SQUEEZE [1,1,1,10] -> [1,10]", true, true, true}, squeeze},
@@ -173,8 +178,8 @@ const std::vector<SmallModel>& smallModels() {
             {{"tile", "TILE [1,4,4,3] x [1,2,2,1]", true, true, true}, tile},
             {{"topk", "TOPK_V2 k=4 of 16 values (values and int32 indices)", true, true, true}, topK},
             {{"expand_dims", "EXPAND_DIMS [1,16] -> [1,1,16]", true, true, true}, expandDims},
-            {{"maximum", "MAXIMUM of two inputs with different ranges", true, true, true}, maximum},
-            {{"minimum", "MINIMUM of two inputs with different ranges", true, true, true}, minimum},
+            {{"maximum", "MAXIMUM of two inputs sharing the output's quantization", true, true, true}, maximum},
+            {{"minimum", "MINIMUM of two inputs sharing the output's quantization", true, true, true}, minimum},
             {{"prelu", "PRELU with per-channel alpha", true, true, true}, prelu},
             {{"log_softmax", "LOG_SOFTMAX over 10 values", true, false, false}, logSoftmax},
             {{"pow", "POW with a constant exponent", true, false, false}, power},
