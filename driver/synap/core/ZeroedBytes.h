@@ -1,8 +1,8 @@
-// Bytes that read as zero until written, without being written at allocation: large blocks are
-// fresh anonymous pages (the kernel zeroes a page when it is first touched, so a warm start does
-// not fault in and clear the whole activation arena before the first inference writes it; from
-// 2 MiB on they ask for transparent huge pages), small ones come from calloc. No byte can be
-// read uninitialised, padding and halos included.
+// Bytes that read as zero until written, without being written at allocation: blocks from 2 MiB
+// on are fresh anonymous pages on transparent huge pages where the system allows them (the kernel
+// zeroes a page when it is first touched, so a warm start does not fault in and clear the whole
+// activation arena before the first inference writes it), smaller ones come from calloc. No
+// byte can be read uninitialised, padding and halos included.
 #pragma once
 
 #include <cstddef>
