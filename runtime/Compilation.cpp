@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "Memory.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
 
@@ -124,6 +125,7 @@ int Compilation::finish() {
         options_.caching.token.emplace();
         std::copy(token_.begin(), token_.end(), options_.caching.token->begin());
     }
+    const Memory::CheckScope checkOnce;  // the model's memories checked once for the compilation
     return ExecutionPlan::create(*model_, devices_, options_, &plan_);
 }
 

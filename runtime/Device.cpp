@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "FeatureLevel.h"
+#include "Memory.h"
 #include "ModelFeatureLevel.h"
 #include "nnemu/hal/DeviceRegistry.h"
 
@@ -45,6 +46,7 @@ int64_t featureLevelOf(const Device& device) {
 }
 
 std::vector<bool> supportedOperations(const Device& device, const hal::Model& model) {
+    const Memory::CheckScope checkOnce;  // the memories' files checked once for the whole answer
     auto [status, flags] = device.driver->getSupportedOperations(model);
     if (status != hal::ErrorStatus::NONE || flags.size() != model.operations.size()) {
         return std::vector<bool>(model.operations.size(), false);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "Memory.h"
 #include "nnemu/base/Allocation.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/base/Trace.h"
@@ -275,6 +276,7 @@ int ExecutionPlan::execute(const std::vector<Argument>& inputs, const std::vecto
     shapes->clear();
     for (const auto& output : outputs) shapes->push_back({output.dims, true});
     *timing = {};
+    const Memory::CheckScope checkOnce;  // the memories' files checked once for this execution
     if (int n = checkMappings(inputs, outputs, *main_)) return n;
     Temporaries temporaries(main_->operands.size());
     for (const auto& step : steps_) {

@@ -32,7 +32,18 @@ bool accessModeAllows(int fd, int protect) {
     return (protect & PROT_WRITE) == 0 || mode == O_RDWR;
 }
 
+// Scopes are numbered from 1 across the process; 0 is none.
+std::atomic<uint64_t> lastScope{0};
+thread_local uint64_t currentScope = 0;
+
 }  // namespace
+
+Memory::CheckScope::CheckScope() : outer_(currentScope) {
+    // A nested scope keeps the outer one: the outer operation checked what it reads already.
+    if (outer_ == 0) currentScope = lastScope.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+Memory::CheckScope::~CheckScope() { currentScope = outer_; }
 
 int Memory::create(size_t size, int protect, int fd, size_t offset, std::shared_ptr<Memory>* memory) {
     const char* function = "ANeuralNetworksMemory_createFromFd";
@@ -77,8 +88,15 @@ bool Memory::writable() const { return (protect_ & PROT_WRITE) != 0; }
 
 bool Memory::fileHoldsRegion() const {
     if (!regularFile_) return true;
+    const uint64_t scope = currentScope;
+    if (scope != 0) {
+        const uint64_t checked = checkedIn_.load(std::memory_order_relaxed);
+        if (checked >> 1 == scope) return (checked & 1) != 0;
+    }
     struct stat info {};
-    if (fstat(fd_, &info) == 0 && offset_ + size_ <= static_cast<uint64_t>(info.st_size)) return true;
+    const bool held = fstat(fd_, &info) == 0 && offset_ + size_ <= static_cast<uint64_t>(info.st_size);
+    if (scope != 0) checkedIn_.store(scope << 1 | (held ? 1 : 0), std::memory_order_relaxed);
+    if (held) return true;
     if (!truncationReported_.exchange(true)) {
         NN_LOG(ERROR) << "the file of memory fd " << fd_ << " no longer holds its region [" << offset_ << ", +"
                       << size_ << "): it was truncated";

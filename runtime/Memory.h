@@ -21,8 +21,22 @@ public:
     Memory& operator=(const Memory&) = delete;
 
     // Maps lazily. nullptr if the fd cannot be mapped, or if its file no longer holds the region
-    // (checked at every call: a file truncated under a mapping would fault on access).
+    // (a file truncated under a mapping would fault on access). Checked at every call, except
+    // within a CheckScope on the calling thread: there once per memory and scope.
     uint8_t* data() const override;
+
+    // A model's finish, a compilation, an execution: each reads a memory's bytes many times (every
+    // constant of a model file), and checks its file's size once, at the first access.
+    class CheckScope {
+    public:
+        CheckScope();
+        ~CheckScope();
+        CheckScope(const CheckScope&) = delete;
+        CheckScope& operator=(const CheckScope&) = delete;
+
+    private:
+        uint64_t outer_;
+    };
     size_t size() const override { return size_; }
     int fd() const override { return fd_; }
     uint64_t fileOffset() const override { return offset_; }
@@ -42,6 +56,8 @@ private:
     mutable size_t mappingLength_ = 0;
     mutable uint8_t* base_ = nullptr;
     mutable std::atomic<bool> truncationReported_{false};
+    // The last scope that checked the file: its number times two, plus one if the region was held.
+    mutable std::atomic<uint64_t> checkedIn_{0};
 };
 
 }  // namespace nnemu::runtime

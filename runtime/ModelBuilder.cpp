@@ -8,6 +8,7 @@
 
 #include "ArgumentChecks.h"
 #include "FeatureLevel.h"
+#include "Memory.h"
 #include "MemoryDesc.h"
 #include "ModelFeatureLevel.h"
 #include "nnemu/base/Allocation.h"
@@ -202,6 +203,7 @@ int ModelBuilder::addOperation(int32_t type, uint32_t inputCount, const uint32_t
                                uint32_t outputCount, const uint32_t* outputs) {
     const char* function = "ANeuralNetworksModel_addOperation";
     if (int n = checkModifiable(function)) return n;
+    const Memory::CheckScope checkOnce;
     const bool isOem = type == static_cast<int32_t>(hal::OperationType::OEM_OPERATION);
     if (!isOem && (type < 0 || type >= hal::kNumberOfOperationTypes)) {
         NN_LOG(ERROR) << function << ": invalid operation type " << type;
@@ -437,6 +439,7 @@ int ModelBuilder::copyReferencedModels() {
 
 int ModelBuilder::finish() {
     if (int n = checkModifiable("ANeuralNetworksModel_finish")) return n;
+    const Memory::CheckScope checkOnce;  // the memories' files checked once while validating
     if (int n = copyReferencedValues()) return n;
     if (int n = copyReferencedModels()) return n;
     for (auto& operand : model_->operands) operand.numberOfConsumers = 0;

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Warm start against real TensorFlow Lite with its weight cache: Init + First inference (as
 # benchmark_model reports them) of the second and of the third process running a model, nnemu on
-# the NNAPI path with the SyNAP cache (a fresh device root per pass), TFLite with XNNPACK and
-# --xnnpack_weight_cache_file_path (a fresh cache file per pass); the first process of each
-# fills the caches. One thread each. Passes alternate between the tools; each cell is the median
-# over the passes. Prints a Markdown table (BENCHMARKS.md, "Warm start"); with BASE_BUILD_DIR (an
-# earlier build) a column for it too, measured in the same passes.
+# the NNAPI path with the SyNAP cache (a fresh device root per pass) and, on another fresh root,
+# with the NNAPI compilation cache too (vendor.npu.cache.model=1, --delegate_serialize_dir and
+# _token: a hit prepares from the cache file and never opens the SyNAP cache), TFLite with
+# XNNPACK and --xnnpack_weight_cache_file_path (a fresh cache file per pass); the first process
+# of each fills the caches. One thread each. Passes alternate between the tools; each cell is the
+# median over the passes. Prints a Markdown table (BENCHMARKS.md, "Warm start"); with
+# BASE_BUILD_DIR (an earlier build) a column for it too (SyNAP cache), measured in the same passes.
+#
+# A second table gives each cell's minimum over the passes (on a loaded machine the median
+# mostly measures the other processes).
 #
 #   bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]
 set -euo pipefail
@@ -32,21 +37,35 @@ common=(--num_threads=1 --num_runs=5 --min_secs=0 --warmup_runs=1 --warmup_min_s
 start() {
     "$@" 2>&1 | sed -n 's/.*Init: \([0-9.e+]*\), First inference: \([0-9.e+]*\),.*Inference (avg): \([0-9.e+]*\).*/\1 \2 \3/p' | tail -1
 }
-ours() { NNEMU_ROOT=$root start "${bin:-$build}/bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu "${common[@]}"; }
+ours() { NNEMU_ROOT=$root start "${bin:-$build}/bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu "${common[@]}" "${nnapi[@]}"; }
 theirs() { start "$tflite" --graph="$1" --use_xnnpack=true --xnnpack_weight_cache_file_path="$cache" "${common[@]}"; }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# The median (or with stat=minimum the minimum) of the numbers on stdin.
+summary() {
+    if [[ $stat == minimum ]]; then sort -g | head -1; return; fi
+    sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 
 for ((pass = 0; pass < passes; ++pass)); do
     for model in "${models[@]}"; do
         name=$(basename "$model" .tflite)
         root=$work/root.$pass.$name
         cache=$work/xnn.$pass.$name
+        serialize=$work/serialize.$pass.$name
+        mkdir -p "$serialize"
+        NNEMU_ROOT=$work/nnapi.$pass.$name "$build/bin/setprop" vendor.npu.cache.model 1
+        nnapi=()
         ours "$model" > /dev/null       # cold: compiles and stores
         theirs "$model" > /dev/null     # cold: packs and writes the weight cache
+        nnapi=(--delegate_serialize_dir="$serialize" --delegate_serialize_token="$name")
+        root=$work/nnapi.$pass.$name ours "$model" > /dev/null
         for run in second third; do
+            nnapi=()
             ours "$model" >> "$work/$name.ours.$run"
             theirs "$model" >> "$work/$name.theirs.$run"
+            nnapi=(--delegate_serialize_dir="$serialize" --delegate_serialize_token="$name")
+            root=$work/nnapi.$pass.$name ours "$model" >> "$work/$name.nnapi.$run"
         done
+        nnapi=()
         if [[ -n $base ]]; then
             root=$work/base.$pass.$name bin=$base
             ours "$model" > /dev/null
@@ -56,22 +75,27 @@ for ((pass = 0; pass < passes; ++pass)); do
     done
 done
 
-# Init + First inference in ms, median over the passes.
-warm() { awk '{printf "%.3f\n", ($1 + $2) / 1000}' "$1" | median; }
-steady() { awk '{printf "%.3f\n", $3 / 1000}' "$1" | median; }
-echo "| model | run | nnemu Init + first (ms) | TFLite + weight cache Init + first (ms) | ratio | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) |}"
-echo "|---|---|---|---|---|---|---|${base:+---|}"
-for model in "${models[@]}"; do
-    name=$(basename "$model" .tflite)
-    for run in second third; do
-        a=$(warm "$work/$name.ours.$run"); b=$(warm "$work/$name.theirs.$run")
-        sa=$(steady "$work/$name.ours.$run"); sb=$(steady "$work/$name.theirs.$run")
-        if [[ -z $a || -z $b ]]; then
-            echo "| $name | $run | ${a:-failed} | ${b:-failed} | - | | |"
-            continue
-        fi
-        c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") |"
-        awk -v n="$name" -v r="$run" -v a="$a" -v b="$b" -v sa="$sa" -v sb="$sb" -v c="$c" \
-            'BEGIN {printf "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.2f |%s\n", n, r, a, b, a / b, sa, sb, c}'
+# Init + First inference in ms, and the steady state, over the passes.
+warm() { awk '{printf "%.3f\n", ($1 + $2) / 1000}' "$1" | summary; }
+steady() { awk '{printf "%.3f\n", $3 / 1000}' "$1" | summary; }
+for stat in median minimum; do
+    echo
+    echo "$stat over $passes passes:"
+    echo
+    echo "| model | run | nnemu Init + first (ms) | nnemu + NNAPI cache (ms) | TFLite + weight cache Init + first (ms) | ratio | ratio NNAPI cache | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) |}"
+    echo "|---|---|---|---|---|---|---|---|---|${base:+---|}"
+    for model in "${models[@]}"; do
+        name=$(basename "$model" .tflite)
+        for run in second third; do
+            a=$(warm "$work/$name.ours.$run"); b=$(warm "$work/$name.theirs.$run"); d=$(warm "$work/$name.nnapi.$run")
+            sa=$(steady "$work/$name.ours.$run"); sb=$(steady "$work/$name.theirs.$run")
+            if [[ -z $a || -z $b || -z $d ]]; then
+                echo "| $name | $run | ${a:-failed} | ${d:-failed} | ${b:-failed} | - | - | | |"
+                continue
+            fi
+            c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") |"
+            awk -v n="$name" -v r="$run" -v a="$a" -v b="$b" -v d="$d" -v sa="$sa" -v sb="$sb" -v c="$c" \
+                'BEGIN {printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |%s\n", n, r, a, d, b, a / b, d / b, sa, sb, c}'
+        done
     done
 done

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -115,6 +116,38 @@ TEST_F(DriverSynapCacheTest, WeightsInAFileAreKnownByItsIdentity) {
     totals = totalsOf(defaultCacheFile());
     EXPECT_EQ(totals.entries, 3u);
     EXPECT_EQ(totals.programs, 1u);
+}
+
+// A weight in a file that holds NaN: the claim does not read it (a warm start reads no weight in
+// a file), so the NPU claims the layer; the JIT finds it before compiling, runs every inference
+// on the reference kernels and stores nothing, so no later hit ever vouches for it.
+TEST_F(DriverSynapCacheTest, NonFiniteWeightsInAFileRunOnTheReferenceKernelsAndAreNotStored) {
+    const std::string weights = root() + "/weights.bin";
+    std::vector<float> filter(16 * 9 * 16, 0.125f);
+    filter[100] = std::nanf("");
+    filter[700] = INFINITY;
+    writeFile(weights, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(filter.data()),
+                                            reinterpret_cast<const uint8_t*>(filter.data() + filter.size())));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // settled: given by its identity
+    ConvNetwork network({8, 16, {1}}, weights);
+    ASSERT_TRUE(network.valid());
+    const ANeuralNetworksDevice* npu = deviceNamed("synap-npu");
+    bool claimed[1] = {false};
+    ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(network.model(), &npu, 1, claimed), 0);
+    EXPECT_TRUE(claimed[0]);
+    const std::vector<float> expected = onCpu(network);
+    ASSERT_FALSE(expected.empty());
+    ASSERT_TRUE(std::any_of(expected.begin(), expected.end(), [](float v) { return std::isnan(v); }));
+    for (int run = 0; run < 2; ++run) {
+        const std::vector<float> actual = compileAndRun(network);
+        ASSERT_EQ(actual.size(), expected.size());
+        for (size_t i = 0; i < actual.size(); ++i) {
+            EXPECT_TRUE(std::isnan(expected[i]) ? std::isnan(actual[i]) : actual[i] == expected[i]) << i;
+        }
+    }
+    EXPECT_EQ(cacheCounters().compiles, 2u) << "nothing stored, nothing found";
+    EXPECT_EQ(cacheCounters().synapStores, 0u);
+    EXPECT_EQ(cacheCounters().synapHits, 0u);
 }
 
 TEST_P(DriverSynapCacheBoardTest, OtherShapesOrWeightsAreOtherEntries) {

@@ -124,6 +124,23 @@ TEST_F(SynapCacheTest, AnAliasNamesTheProgramOfItsKeyAndIsCheckedLikeAnyEntry) {
     EXPECT_EQ(cache_->totals().entries, 3u);
 }
 
+// The checkpoint a storing process makes at exit leaves the next log started with one frame
+// (page 1 as it was): the next process's hit count then appends to it, and does not restart an
+// emptied log, which makes SQLite sync the log and its directory inside a first inference.
+TEST_F(SynapCacheTest, TheCheckpointLeavesTheNextLogStarted) {
+    const auto program = randomBytes(100000, 6);
+    ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);
+    cache_->checkpoint();
+    constexpr uintmax_t kWalHeader = 32, kFrameHeader = 24, kPage = 16384;
+    EXPECT_EQ(std::filesystem::file_size(file_ + "-wal"), kWalHeader + kFrameHeader + kPage);
+    reopen();
+    std::vector<uint8_t> found;
+    ASSERT_EQ(cache_->find("k", 1, &found), Status::OK);
+    EXPECT_EQ(found, program);
+    EXPECT_EQ(cache_->verify().integrity, "ok");
+    EXPECT_EQ(cache_->entries()[0].hits, 1u);
+}
+
 TEST_F(SynapCacheTest, SurvivesReopening) {
     const auto program = randomBytes(5000, 2);
     ASSERT_EQ(cache_->store("k", program, 1, 10), Status::OK);

@@ -280,6 +280,18 @@ void SynapCache::keepLogOnClose() {
 void SynapCache::checkpoint() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    // Start the next log now: the first frame written into an emptied log makes SQLite sync the
+    // log's header (and that first sync, the directory), which would otherwise fall on the next
+    // process's hit count, inside its first inference. Writing the schema version back as it is
+    // changes page 1 only, into a one-frame log.
+    {
+        SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+        int64_t version = 0;
+        if (write.active() && db_->integer("PRAGMA user_version", &version) &&
+            db_->execute("PRAGMA user_version=" + std::to_string(version))) {
+            write.commit();
+        }
+    }
     db_->clearError();
 }
 

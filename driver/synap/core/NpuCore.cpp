@@ -114,7 +114,7 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     }
     if (const void* data = constantData(index)) return static_cast<uint8_t*>(const_cast<void*>(data));
     if (index < arenaOffsets_.size() && arenaOffsets_[index] != SIZE_MAX) return arena_.data() + arenaOffsets_[index];
-    if (activations_[index].empty()) activations_[index].assign(byteSize(tensor) + XNN_EXTRA_BYTES, 0);
+    if (activations_[index].empty()) activations_[index] = ZeroedBytes(byteSize(tensor) + XNN_EXTRA_BYTES);
     return activations_[index].data();
 }
 

@@ -14,6 +14,7 @@
 #include "nnemu/base/Status.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
+#include "ZeroedBytes.h"
 #include "nnemu/cache/ProgramImage.h"
 
 struct xnn_runtime;
@@ -129,9 +130,11 @@ private:
     std::vector<const void*> constants_;  // per tensor, once aligned
     std::vector<Port> inputs_;
     std::vector<Port> outputs_;
-    std::vector<std::vector<uint8_t>> activations_;  // per tensor crossing stages, unless in the arena:
-    std::vector<uint8_t> arena_;                     // activations crossing stages, by lifetime
-    std::vector<size_t> arenaOffsets_;               // per tensor: offset in arena_ or SIZE_MAX
+    // Zero until written, never cleared at load (ZeroedBytes.h): a warm start touches no page
+    // the first inference does not write.
+    std::vector<ZeroedBytes> activations_;  // per tensor crossing stages, unless in the arena:
+    ZeroedBytes arena_;                     // activations crossing stages, by lifetime
+    std::vector<size_t> arenaOffsets_;      // per tensor: offset in arena_ or SIZE_MAX
     std::vector<Stage> stages_;
     std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it

@@ -19,6 +19,8 @@ Result<std::vector<bool>> claimOperations(const hal::Model& model) {
     const hal::ConstantLookup constantOf = [&](uint32_t index) {
         return hal::constantData(model, model.operands[index]);
     };
+    // Non-finite weights a warm start would read only for this check wait for the JIT (NonFinite.h).
+    const std::vector<bool> unread = constantsGivenByFile(model);
     std::vector<bool> supported;
     for (const auto& operation : model.operations) {
         const LoweringRule* rule = findLowering(operation.type);
@@ -32,7 +34,8 @@ Result<std::vector<bool>> claimOperations(const hal::Model& model) {
             supported.push_back(true);
             continue;
         }
-        supported.push_back(rule != nullptr && !readsNonFiniteConstant(model, operation) && rule->supports(context));
+        supported.push_back(rule != nullptr && !readsNonFiniteConstant(model, operation, unread) &&
+                            rule->supports(context));
     }
     return supported;
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <map>
@@ -106,6 +107,23 @@ std::optional<FileIdentity> settledFile(const hal::MemoryPool& pool) {
     return FileIdentity{info.st_dev, info.st_ino, static_cast<uint64_t>(info.st_size), ns(info.st_mtim), ns(info.st_ctim)};
 }
 
+// The settled files of the pools holding large constants.
+using PoolFiles = std::map<uint32_t, std::optional<FileIdentity>>;
+PoolFiles settledPoolFiles(const hal::Model& model) {
+    PoolFiles files;
+    for (const auto& operand : model.operands) {
+        const hal::DataLocation& at = operand.location;
+        if (largeReference(model, operand) && files.count(at.poolIndex) == 0) {
+            files.emplace(at.poolIndex, settledFile(*model.pools[at.poolIndex]));
+        }
+    }
+    return files;
+}
+
+bool anySettled(const PoolFiles& files) {
+    return std::any_of(files.begin(), files.end(), [](const auto& file) { return file.second.has_value(); });
+}
+
 }  // namespace
 
 std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersion) {
@@ -119,20 +137,26 @@ std::vector<uint8_t> modelDigest(const hal::Model& model, uint32_t compilerVersi
     return digest.finish();
 }
 
+std::vector<bool> constantsGivenByFile(const hal::Model& model) {
+    const PoolFiles files = settledPoolFiles(model);
+    std::vector<bool> byFile(model.operands.size(), false);
+    if (!anySettled(files)) return byFile;
+    for (size_t i = 0; i < model.operands.size(); ++i) {
+        const hal::Operand& operand = model.operands[i];
+        const auto found = largeReference(model, operand) ? files.find(operand.location.poolIndex) : files.end();
+        byFile[i] = found != files.end() && found->second.has_value();
+    }
+    return byFile;
+}
+
 std::vector<uint8_t> fileIdentityDigest(const hal::Model& model, uint32_t compilerVersion) {
     static constexpr char kFormat[] = "nnemu file identity key 1";
     base::Digest digest(base::DigestAlgorithm::MD5);
     digest.update(kFormat, sizeof kFormat);
     CanonicalWriter out(digest);
-    // The settled files of the pools holding large constants; without any, nothing stands in.
-    std::map<uint32_t, std::optional<FileIdentity>> files;
-    bool anyFile = false;
-    for (const auto& operand : model.operands) {
-        const hal::DataLocation& at = operand.location;
-        if (!largeReference(model, operand) || files.count(at.poolIndex) != 0) continue;
-        anyFile = files.emplace(at.poolIndex, settledFile(*model.pools[at.poolIndex])).first->second.has_value() || anyFile;
-    }
-    if (!anyFile) return {};
+    // Without a settled file holding large constants, nothing stands in.
+    const PoolFiles files = settledPoolFiles(model);
+    if (!anySettled(files)) return {};
     serializeModel(out, model, compilerVersion, [&](const hal::Operand& operand) {
         const hal::DataLocation& at = operand.location;
         const auto found = largeReference(model, operand) ? files.find(at.poolIndex) : files.end();

@@ -33,4 +33,8 @@ std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
 // once that is known. Empty when no constant is given by its file.
 std::vector<uint8_t> fileIdentityDigest(const hal::Model& model, uint32_t compilerVersion);
 
+// Per operand: true for a constant that fileIdentityDigest gives by its file's identity, whose
+// bytes a warm start (a hit on that key) never reads.
+std::vector<bool> constantsGivenByFile(const hal::Model& model);
+
 }  // namespace nnemu::synap

@@ -1,5 +1,6 @@
 #include "NonFinite.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "nnemu/hal/Validation.h"
@@ -36,12 +37,19 @@ bool holdsNonFinite(hal::OperandType type, const uint8_t* bytes, size_t length) 
     }
 }
 
-bool readsNonFiniteConstant(const hal::Model& model, const hal::Operation& operation) {
+bool readsNonFiniteConstant(const hal::Model& model, const hal::Operation& operation,
+                            const std::vector<bool>& unread) {
     for (uint32_t index : operation.inputs) {
+        if (index < unread.size() && unread[index]) continue;
         const hal::Operand& operand = model.operands[index];
         if (holdsNonFinite(operand.type, hal::constantData(model, operand), operand.location.length)) return true;
     }
     return false;
+}
+
+bool anyNonFiniteConstant(const hal::Model& model) {
+    return std::any_of(model.operations.begin(), model.operations.end(),
+                       [&](const hal::Operation& operation) { return readsNonFiniteConstant(model, operation); });
 }
 
 }  // namespace nnemu::synap

@@ -132,6 +132,13 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         }
     }
     if (core_ == nullptr) {
+        // The constants the claim left unread (NonFinite.h), before anything is stored: a cached
+        // program vouches that the constants it was compiled from are finite.
+        nonFiniteConstants_ = anyNonFiniteConstant(*model_);
+        if (nonFiniteConstants_) {
+            SYNAP_LOG(INFO) << "the network's constants hold NaN or an infinity: it runs on the reference kernels "
+                               "and is not cached";
+        }
         trace::Span lowering("lowering", "jit");
         start = Clock::now();
         cache::cacheCounters().compiles++;
@@ -154,7 +161,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         load.arg("layers", core_->layerCount()).end();
         trace::Span store("synap cache store", "jit");
         start = Clock::now();
-        if (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_WRITE)) {
+        if (!nonFiniteConstants_ && (synapCache.capacity == 0 || !npuFault(props::faults::Point::CACHE_WRITE))) {
             cache::storeCompiledProgram(synapCache, key, core_->programBytes(), kCompilerVersion);
             if (!alias.empty()) cache::aliasCompiledProgram(synapCache, alias, key);
         }
@@ -165,8 +172,9 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         // Best effort: a failure leaves a file the next prepareModelFromCache refuses, or one that
         // another process runs from untouched.
-        if (npuFault(props::faults::Point::CACHE_WRITE)) {
-            // An injected write fault: the file stays empty, which the next prepareModelFromCache refuses.
+        if (nonFiniteConstants_ || npuFault(props::faults::Point::CACHE_WRITE)) {
+            // Nothing to vouch for, or an injected write fault: the file stays empty, which the
+            // next prepareModelFromCache refuses.
         } else if (const Status written = cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion,
                                                                      core_->programBytes());
                    written) {
@@ -329,7 +337,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (props::faults::armed()) [[unlikely]] {
         if (auto fault = executionFault(request)) return failed(*fault, request);
     }
-    if (nonFinite) return executeOnReferenceKernels(request, measure, start);
+    if (nonFinite || nonFiniteConstants_) return executeOnReferenceKernels(request, measure, start);
 
     std::vector<hal::OutputShape> shapes;
     std::vector<uint8_t*> outputs;
@@ -411,7 +419,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
         SYNAP_LOG(ERROR) << "a network loaded from the NNAPI model cache cannot take NaN or infinite inputs";
         return {ErrorStatus::GENERAL_FAILURE, {}, {}};
     }
-    SYNAP_LOG(VERBOSE) << "NaN or infinite inputs; running this inference on the reference kernels";
+    SYNAP_LOG(VERBOSE) << "NaN or infinite inputs or constants; running this inference on the reference kernels";
     if (reference_ == nullptr) {
         // The reference device through the HAL, as the runtime sees it: synap-npu does not call
         // into driver/cpu.

@@ -56,9 +56,9 @@ private:
     // The JIT: the program from the SyNAP cache or the compiler, loaded on the core; then the
     // caches are filled.
     bool jitCompile(const std::vector<std::vector<uint32_t>>& inputDims);
-    // An inference whose float inputs hold NaN or an infinity (NonFinite.h): run by the
-    // nnapi-reference device, found in the HAL's device registry and prepared with this model at
-    // the first such inference.
+    // An inference whose float inputs (or the network's constants) hold NaN or an infinity
+    // (NonFinite.h): run by the nnapi-reference device, found in the HAL's device registry and
+    // prepared with this model at the first such inference.
     std::tuple<hal::ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> executeOnReferenceKernels(
             const hal::Request& request, hal::MeasureTiming measure, std::chrono::steady_clock::time_point start);
 
@@ -81,6 +81,7 @@ private:
     int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
     hal::CacheToken cacheToken_{};
     std::shared_ptr<hal::IPreparedModel> reference_;  // the model on nnapi-reference, once needed
+    bool nonFiniteConstants_ = false;  // found by the JIT: every inference runs on nnapi-reference
 };
 
 // The prepared networks alive in this process, oldest first: for benchmarks and tools that look

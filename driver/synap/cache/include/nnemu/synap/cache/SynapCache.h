@@ -110,7 +110,8 @@ public:
     // count then costs no sync at close).
     void keepLogOnClose();
     // Copies the write-ahead log into the database file and truncates it (best effort: readers
-    // in other processes may keep it partial).
+    // in other processes may keep it partial), then starts the next log with one frame, so that
+    // the next process's hit count does not restart it (a restart syncs the log and directory).
     void checkpoint();
     // Removes one entry (e.g. when the NPU core rejected its program).
     Status drop(const std::string& key);
