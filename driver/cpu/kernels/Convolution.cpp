@@ -7,6 +7,7 @@
 
 #include "ConvKernel.h"
 #include "DotProduct.h"
+#include "ConvGemm.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
@@ -86,6 +87,33 @@ void forEachTap(const WindowGeometry& g, int64_t y0, int64_t x0, Fn fn) {
             fn(ky, kx, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix));
         }
     }
+}
+
+// CONV_2D (or a single-group GROUPED_CONV_2D) on NHWC tensors: the blocked GEMM of ConvGemm.h,
+// the same sums in the same order as NhwcWindowLoop.
+bool takesConvGemm(const ConvShape& s) {
+    return !s.params.nchw && s.kind != WindowKind::DEPTHWISE && s.groupInChannels == s.in.channels;
+}
+
+convgemm::ConvGeometry gemmGeometry(const ConvShape& s) {
+    const WindowGeometry& g = s.geometry;
+    convgemm::ConvGeometry geometry;
+    geometry.batches = s.in.batches;
+    geometry.inHeight = s.in.height;
+    geometry.inWidth = s.in.width;
+    geometry.inChannels = s.in.channels;
+    geometry.outHeight = s.out.height;
+    geometry.outWidth = s.out.width;
+    geometry.outChannels = s.out.channels;
+    geometry.filterHeight = g.filterHeight;
+    geometry.filterWidth = g.filterWidth;
+    geometry.strideH = g.strideH;
+    geometry.strideW = g.strideW;
+    geometry.dilationH = g.dilationH;
+    geometry.dilationW = g.dilationW;
+    geometry.padTop = g.padTop;
+    geometry.padLeft = g.padLeft;
+    return geometry;
 }
 
 // Visits every output element: `tap(inputIndex, filterIndex)` returns one product to add to
@@ -170,6 +198,13 @@ struct NhwcWindowLoop {
                     store);
             return true;
         }
+        if (takesConvGemm(s)) {
+            convgemm::convolveQuant(gemmGeometry(s), input, inputZeroPoint, filter, filterZeroPoint,
+                                    [&](size_t out, uint32_t first, uint32_t count, const int32_t* sums) {
+                                        for (uint32_t j = 0; j < count; ++j) store(out + j, first + j, sums[j]);
+                                    });
+            return true;
+        }
         const WindowGeometry& g = s.geometry;
         const uint32_t depth = s.groupInChannels, channels = s.out.channels;
         const size_t taps = static_cast<size_t>(g.filterHeight) * g.filterWidth;
@@ -246,9 +281,26 @@ struct NhwcWindowLoop {
     }
 };
 
+bool convolveFloatGemm(OperationContext& context, const ConvShape& s) {
+    const OperandView& filter = context.input(1);
+    const OperandView& bias = context.input(2);
+    OperandView& output = context.output(0);
+    NN_RET_CHECK(filter.type == OperandType::TENSOR_FLOAT32 && bias.type == OperandType::TENSOR_FLOAT32);
+    NN_RET_CHECK(bias.elements() == s.out.channels);
+    NN_RET_CHECK(convpool::fits(output, output.elements(), sizeof(float)));
+    float low, high;
+    quant::floatActivationRange(s.params.activation, &low, &high);
+    convgemm::convolve(gemmGeometry(s), context.input(0).as<float>(), filter.as<float>(), bias.as<float>(), low, high,
+                       output.as<float>());
+    return true;
+}
+
 bool runWindowConv(OperationContext& context, WindowKind kind) {
     ConvShape s;
     NN_RET_CHECK(resolveShape(context, kind, &s));
+    if (takesConvGemm(s) && context.input(0).type == OperandType::TENSOR_FLOAT32) {
+        return convolveFloatGemm(context, s);
+    }
     if (!s.params.nchw) return convpool::convolve(context, s.params.activation, s.out.channels, NhwcWindowLoop{s});
     return convpool::convolve(context, s.params.activation, s.out.channels, WindowLoop{s});
 }

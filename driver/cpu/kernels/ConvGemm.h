@@ -1,0 +1,40 @@
+// CONV_2D of nnapi-reference on NHWC tensors with one group, as a blocked GEMM: 16 output
+// channels at a time in vector registers (the filter packed per execution as [block][tap][input
+// channel][16]), up to 4 output pixels of a row sharing each weight load. Every output element is
+// still the sum of its products from 0 in the reference's order (filter rows, columns, input
+// channels; taps in the padding skipped): float results are the bits of the per-element loops, as
+// the file is compiled without FMA contraction (driver/cpu/CMakeLists.txt); quantized sums are
+// exact integers. Built for AVX-512, AVX2 and the baseline, chosen once at load.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace nnemu::cpu::convgemm {
+
+struct ConvGeometry {
+    uint32_t batches = 0, inHeight = 0, inWidth = 0, inChannels = 0;
+    uint32_t outHeight = 0, outWidth = 0, outChannels = 0;
+    uint32_t filterHeight = 0, filterWidth = 0;
+    uint32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+    uint32_t padTop = 0, padLeft = 0;
+};
+
+// output[b][y][x][oc] = clamp(sum over taps inside the input and input channels of input *
+// filter[oc][ky][kx][ic], + bias[oc], low, high); filter [outChannels][filterH][filterW][inChannels].
+void convolve(const ConvGeometry& g, const float* input, const float* filter, const float* bias, float low,
+              float high, float* output);
+
+// The quantized sums sum((input - inputZeroPoint) * (filter - filterZeroPoint)) over the same
+// taps, handed over by runs of output channels of one pixel: store(outputIndex of the first,
+// its channel, count, sums). The filter is of the input's type, or int8 per channel (zero point 0).
+using QuantStore = std::function<void(size_t outputIndex, uint32_t firstChannel, uint32_t count, const int32_t* sums)>;
+void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const uint8_t* filter,
+                   int32_t filterZeroPoint, const QuantStore& store);
+void convolveQuant(const ConvGeometry& g, const int8_t* input, int32_t inputZeroPoint, const int8_t* filter,
+                   int32_t filterZeroPoint, const QuantStore& store);
+void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const int8_t* filter,
+                   int32_t filterZeroPoint, const QuantStore& store);
+
+}  // namespace nnemu::cpu::convgemm
