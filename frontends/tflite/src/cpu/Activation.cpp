@@ -79,9 +79,10 @@ float geluApproximate(float x) {
 
 // The float kernel evaluates the same formulas with Eigen's approximations, in Eigen's order
 // (the cube first), as TFLite's float kernel does; its lookup tables use the C library's.
-float geluEigen(float x) { return 0.5f * x * eigen::erfc(x * static_cast<float>(-M_SQRT1_2)); }
+// Inlined into the element loops (too large for the compiler to choose it), so that they vectorize.
+[[gnu::always_inline]] inline float geluEigen(float x) { return 0.5f * x * eigen::erfc(x * static_cast<float>(-M_SQRT1_2)); }
 
-float geluApproximateEigen(float x) {
+[[gnu::always_inline]] inline float geluApproximateEigen(float x) {
     constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
     const float cube = x * x * x;
     return 0.5f * x * (1.0f + eigen::tanh(kSqrt2OverPi * (x + 0.044715f * cube)));
