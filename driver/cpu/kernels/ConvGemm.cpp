@@ -141,9 +141,10 @@ void convolveFloat(const ConvGeometry& g, const float* input, const Packed<Float
     });
 }
 
-template <typename T, typename W>
+template <typename T>
 [[gnu::always_inline]] inline void quantSums(const ConvGeometry& g, const T* input, int32_t inputZeroPoint,
-                                             const Packed<IntLanes>* packed, const QuantStore& store) {
+                                             const Packed<IntLanes>* packed, const int32_t* bias,
+                                             const convpool::Requantizer<T>& requantize, T* output) {
     const size_t blockSize = static_cast<size_t>(g.filterHeight) * g.filterWidth * g.inChannels;
     const size_t pixelStep = static_cast<size_t>(g.strideW) * g.inChannels;
     forEachRun(g, [&](uint32_t pixels, const Tap* taps, size_t tapCount, size_t out, uint32_t k)
@@ -156,23 +157,22 @@ template <typename T, typename W>
                                           acc);
         });
         for (uint32_t p = 0; p < pixels; ++p) {
-            int32_t sums[kLanes];
-            for (uint32_t j = 0; j < kLanes; ++j) sums[j] = acc[p][j];
-            store(out + static_cast<size_t>(p) * g.outChannels + first, first, count, sums);
+            T* o = output + out + static_cast<size_t>(p) * g.outChannels + first;
+            for (uint32_t j = 0; j < count; ++j) o[j] = requantize(acc[p][j], bias[first + j], first + j);
         }
     });
 }
 
 NNEMU_CONV_GEMM_CLONES
 void quantU8(const ConvGeometry& g, const uint8_t* input, int32_t zeroPoint, const Packed<IntLanes>* packed,
-             const QuantStore& store) {
-    quantSums<uint8_t, uint8_t>(g, input, zeroPoint, packed, store);
+             const int32_t* bias, const convpool::Requantizer<uint8_t>& requantize, uint8_t* output) {
+    quantSums(g, input, zeroPoint, packed, bias, requantize, output);
 }
 
 NNEMU_CONV_GEMM_CLONES
 void quantS8(const ConvGeometry& g, const int8_t* input, int32_t zeroPoint, const Packed<IntLanes>* packed,
-             const QuantStore& store) {
-    quantSums<int8_t, int8_t>(g, input, zeroPoint, packed, store);
+             const int32_t* bias, const convpool::Requantizer<int8_t>& requantize, int8_t* output) {
+    quantSums(g, input, zeroPoint, packed, bias, requantize, output);
 }
 
 template <typename W>
@@ -189,18 +189,21 @@ void convolve(const ConvGeometry& g, const float* input, const float* filter, co
 }
 
 void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const uint8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store) {
-    quantU8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<uint8_t>& requantize,
+                   uint8_t* output) {
+    quantU8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), bias, requantize, output);
 }
 
 void convolveQuant(const ConvGeometry& g, const int8_t* input, int32_t inputZeroPoint, const int8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store) {
-    quantS8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<int8_t>& requantize,
+                   int8_t* output) {
+    quantS8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), bias, requantize, output);
 }
 
 void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const int8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store) {
-    quantU8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<uint8_t>& requantize,
+                   uint8_t* output) {
+    quantU8(g, input, inputZeroPoint, packQuant(g, filter, filterZeroPoint).data(), bias, requantize, output);
 }
 
 }  // namespace nnemu::cpu::convgemm

@@ -9,7 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+
+#include "ConvPoolUtils.h"
 
 namespace nnemu::cpu::convgemm {
 
@@ -26,15 +27,17 @@ struct ConvGeometry {
 void convolve(const ConvGeometry& g, const float* input, const float* filter, const float* bias, float low,
               float high, float* output);
 
-// The quantized sums sum((input - inputZeroPoint) * (filter - filterZeroPoint)) over the same
-// taps, handed over by runs of output channels of one pixel: store(outputIndex of the first,
-// its channel, count, sums). The filter is of the input's type, or int8 per channel (zero point 0).
-using QuantStore = std::function<void(size_t outputIndex, uint32_t firstChannel, uint32_t count, const int32_t* sums)>;
+// The quantized form: the sums of (input - inputZeroPoint) * (filter - filterZeroPoint) over
+// the same taps, requantized with the bias into output. The filter is of the input's type, or
+// int8 per channel (zero point 0).
 void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const uint8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<uint8_t>& requantize,
+                   uint8_t* output);
 void convolveQuant(const ConvGeometry& g, const int8_t* input, int32_t inputZeroPoint, const int8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<int8_t>& requantize,
+                   int8_t* output);
 void convolveQuant(const ConvGeometry& g, const uint8_t* input, int32_t inputZeroPoint, const int8_t* filter,
-                   int32_t filterZeroPoint, const QuantStore& store);
+                   int32_t filterZeroPoint, const int32_t* bias, const convpool::Requantizer<uint8_t>& requantize,
+                   uint8_t* output);
 
 }  // namespace nnemu::cpu::convgemm

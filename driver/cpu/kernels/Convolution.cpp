@@ -188,7 +188,8 @@ struct NhwcWindowLoop {
     // execution, so the innermost loop is a plain 8-bit dot product. Integer sums are exact in
     // any order. Depthwise keeps the generic path (its loop is already per channel).
     template <typename T, typename W, typename Store>
-    bool runQuant(const T* input, int32_t inputZeroPoint, const W* filter, int32_t filterZeroPoint, Store store) const {
+    bool runQuant(const T* input, int32_t inputZeroPoint, const W* filter, int32_t filterZeroPoint, Store store,
+                  const convpool::QuantOutput<T>& quantOutput) const {
         if (s.kind == WindowKind::DEPTHWISE) {
             run<int32_t>(
                     [&](size_t i, size_t f) {
@@ -199,10 +200,8 @@ struct NhwcWindowLoop {
             return true;
         }
         if (takesConvGemm(s)) {
-            convgemm::convolveQuant(gemmGeometry(s), input, inputZeroPoint, filter, filterZeroPoint,
-                                    [&](size_t out, uint32_t first, uint32_t count, const int32_t* sums) {
-                                        for (uint32_t j = 0; j < count; ++j) store(out + j, first + j, sums[j]);
-                                    });
+            convgemm::convolveQuant(gemmGeometry(s), input, inputZeroPoint, filter, filterZeroPoint, quantOutput.bias,
+                                    quantOutput.requantize, quantOutput.output);
             return true;
         }
         const WindowGeometry& g = s.geometry;
