@@ -77,6 +77,15 @@ void expectWithinOneUlp(Scalar scalar, Loop loop, Exact exact, std::initializer_
     EXPECT_LE(worst, 1u) << "worst at x = " << worstAt;
 }
 
+TEST(FloatMath, ExpWithinOneUlpOfLibm) {
+    expectWithinOneUlp([](float x) { return fm::exp(x); }, [](const float* i, float* o, size_t n) { fm::exp(i, o, n); },
+                       [](double x) { return std::exp(x); }, {88.72f, 89.0f, 87.33f, 103.97f, 104.0f, 1e-20f});
+    EXPECT_EQ(fm::exp(std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(fm::exp(-std::numeric_limits<float>::infinity()), 0.0f);
+    EXPECT_EQ(fm::exp(0.0f), 1.0f);
+    EXPECT_TRUE(std::isnan(fm::exp(std::numeric_limits<float>::quiet_NaN())));
+}
+
 TEST(FloatMath, TanhWithinOneUlpOfLibm) {
     expectWithinOneUlp([](float x) { return fm::tanh(x); }, [](const float* i, float* o, size_t n) { fm::tanh(i, o, n); },
                        [](double x) { return std::tanh(x); }, {0.0625f, 10.0f, 1e-20f, 0.5f, 9.0f});

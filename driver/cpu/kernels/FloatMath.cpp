@@ -7,6 +7,10 @@ namespace nnemu::cpu::floatmath {
 // the same way.
 #define NNEMU_FLOAT_MATH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
+NNEMU_FLOAT_MATH_CLONES void exp(const float* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = exp(in[i]);
+}
+
 NNEMU_FLOAT_MATH_CLONES void tanh(const float* in, float* out, size_t n) {
     for (size_t i = 0; i < n; ++i) out[i] = tanh(in[i]);
 }

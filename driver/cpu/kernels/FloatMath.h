@@ -1,4 +1,5 @@
-// Float transcendental functions of the element-wise kernels (TANH, LOGISTIC) and HARD_SWISH,
+// Float transcendental functions of the element-wise kernels (TANH, LOGISTIC, SOFTMAX's
+// exponentials) and HARD_SWISH,
 // evaluated in double without branches or library calls, so that the loops over whole tensors
 // vectorize (FloatMath.cpp builds them for AVX-512, AVX2 and the baseline, chosen once at load;
 // every variant gives the same bits). Rounded once to float from a double result accurate to
@@ -46,6 +47,15 @@ inline double expInRange(double x) {
     return p * scale;
 }
 
+// e^x: x clamped to [-104, 89], beyond which the result rounds to 0 and to infinity in float.
+// NaN stays NaN.
+inline float exp(float value) {
+    double x = value;
+    x = x > 89.0 ? 89.0 : x;   // written so that NaN passes
+    x = x < -104.0 ? -104.0 : x;
+    return static_cast<float>(expInRange(x));
+}
+
 // tanh: an odd Taylor polynomial to degree 11 below |x| = 1/16, 1 - 2 / (e^(2|x|) + 1) above
 // (|x| clamped to 10, where tanh rounds to 1 in float), the sign put back. NaN stays NaN.
 inline float tanh(float value) {
@@ -83,6 +93,7 @@ inline double hardSwish(double x) {
 inline float hardSwish(float value) { return static_cast<float>(hardSwish(static_cast<double>(value))); }
 
 // The functions over n floats (in and out may be the same array).
+void exp(const float* in, float* out, size_t n);
 void tanh(const float* in, float* out, size_t n);
 void logistic(const float* in, float* out, size_t n);
 void hardSwish(const float* in, float* out, size_t n);
