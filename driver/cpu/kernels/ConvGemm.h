@@ -15,11 +15,8 @@
 namespace nnemu::cpu::convgemm {
 
 struct ConvGeometry {
-    uint32_t batches = 0, inHeight = 0, inWidth = 0, inChannels = 0;
-    uint32_t outHeight = 0, outWidth = 0, outChannels = 0;
-    uint32_t filterHeight = 0, filterWidth = 0;
-    uint32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
-    uint32_t padTop = 0, padLeft = 0;
+    uint32_t batches = 0, inChannels = 0, outChannels = 0;
+    hal::WindowGeometry window;   // heights, widths, filter size, strides, dilations, padding
 };
 
 // output[b][y][x][oc] = clamp(sum over taps inside the input and input channels of input *

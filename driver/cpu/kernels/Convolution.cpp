@@ -20,6 +20,7 @@ using hal::Image4;
 using hal::WindowGeometry;
 using hal::WindowKind;
 using hal::WindowParams;
+using convpool::forEachTap;
 
 struct ConvShape {
     WindowKind kind = WindowKind::CONV;
@@ -74,21 +75,6 @@ void forEachWindow(const ConvShape& s, Fn fn) {
     }
 }
 
-// Calls fn(ky, kx, iy, ix) for every tap of the window at (y0, x0) that lies inside the input,
-// rows first: taps in the padding contribute nothing.
-template <typename Fn>
-void forEachTap(const WindowGeometry& g, int64_t y0, int64_t x0, Fn fn) {
-    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-        if (iy < 0 || iy >= g.inHeight) continue;
-        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-            if (ix < 0 || ix >= g.inWidth) continue;
-            fn(ky, kx, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix));
-        }
-    }
-}
-
 // CONV_2D (or a single-group GROUPED_CONV_2D) on NHWC tensors: the blocked GEMM of ConvGemm.h,
 // the same sums in the same order as NhwcWindowLoop.
 bool takesConvGemm(const ConvShape& s) {
@@ -96,24 +82,7 @@ bool takesConvGemm(const ConvShape& s) {
 }
 
 convgemm::ConvGeometry gemmGeometry(const ConvShape& s) {
-    const WindowGeometry& g = s.geometry;
-    convgemm::ConvGeometry geometry;
-    geometry.batches = s.in.batches;
-    geometry.inHeight = s.in.height;
-    geometry.inWidth = s.in.width;
-    geometry.inChannels = s.in.channels;
-    geometry.outHeight = s.out.height;
-    geometry.outWidth = s.out.width;
-    geometry.outChannels = s.out.channels;
-    geometry.filterHeight = g.filterHeight;
-    geometry.filterWidth = g.filterWidth;
-    geometry.strideH = g.strideH;
-    geometry.strideW = g.strideW;
-    geometry.dilationH = g.dilationH;
-    geometry.dilationW = g.dilationW;
-    geometry.padTop = g.padTop;
-    geometry.padLeft = g.padLeft;
-    return geometry;
+    return {s.in.batches, s.in.channels, s.out.channels, s.geometry};
 }
 
 // Visits every output element: `tap(inputIndex, filterIndex)` returns one product to add to
