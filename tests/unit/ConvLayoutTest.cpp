@@ -1,5 +1,7 @@
-// The reference device's convolution kernels have a fast NHWC path (channels as contiguous runs,
-// quantized sums as 8-bit dot products) and the generic per-element path, which NCHW still takes.
+// The reference device's convolution kernels have fast NHWC paths (CONV_2D with one group: the
+// blocked GEMM of ConvGemm.h, 16 output channels and up to 4 pixels at a time; grouped: channels
+// as contiguous runs, quantized sums as 8-bit dot products) and the generic per-element path,
+// which NCHW still takes.
 // Random CONV_2D, GROUPED_CONV_2D and DEPTHWISE_CONV_2D operations (padding, strides, dilation,
 // depth multipliers, fused activations, float32 / quant8 / signed quant8) run in both layouts
 // must give the same bytes: both paths add the same products in the same order per element.
@@ -118,7 +120,7 @@ ConvCase randomCase(std::mt19937& random, OperationType type, OperandType dataTy
     c.dataType = dataType;
     c.batches = pick(1, 2);
     c.height = pick(3, 9);
-    c.width = pick(3, 9);
+    c.width = pick(3, 14);   // runs of 4 pixels with windows inside the input, and borders
     c.kernelH = pick(1, 3);
     c.kernelW = pick(1, 3);
     c.strideH = pick(1, 2);
@@ -128,7 +130,10 @@ ConvCase randomCase(std::mt19937& random, OperationType type, OperandType dataTy
     c.groups = type == OperationType::GROUPED_CONV_2D ? pick(2, 3) : 1;
     c.multiplier = type == OperationType::DEPTHWISE_CONV_2D ? pick(1, 2) : 1;
     c.inChannels = c.groups * pick(1, 20);
-    c.outChannels = type == OperationType::DEPTHWISE_CONV_2D ? c.inChannels * c.multiplier : c.groups * pick(1, 6);
+    // CONV_2D: whole blocks of 16 output channels and a partial one.
+    c.outChannels = type == OperationType::DEPTHWISE_CONV_2D ? c.inChannels * c.multiplier
+                    : type == OperationType::CONV_2D         ? pick(1, 40)
+                                                             : c.groups * pick(1, 6);
     c.padLeft = static_cast<int32_t>(pick(0, 2));
     c.padRight = static_cast<int32_t>(pick(0, 2));
     c.padTop = static_cast<int32_t>(pick(0, 2));

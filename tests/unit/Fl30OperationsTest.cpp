@@ -3,9 +3,11 @@
 // (zero-sized inputs, extreme integers) and malformed operands that must be refused cleanly.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "SingleOperation.h"
@@ -179,6 +181,38 @@ TEST(BatchMatmul, Int32AndFloat) {
                            {output(kF32, {2, 2}, 16)});
     ASSERT_EQ(r.status, ErrorStatus::NONE) << r.why;
     expectNear(r.values<float>(), {58, 64, 139, 154}, 0.0f);
+}
+
+// Float32 with X as given runs the blocked GEMM (ConvGemm.h), with X transposed the per-element
+// loop: both must give the same bits (the same sums from 0 in k order), signed zeros and
+// non-finite values included, over batches and column counts around the GEMM's 16-lane blocks.
+TEST(BatchMatmul, FloatGemmMatchesThePerElementLoop) {
+    std::mt19937 random(6);
+    std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+    for (const auto& [batches, rows, inner, cols] : std::vector<std::array<uint32_t, 4>>{
+                 {1, 1, 1, 1}, {2, 3, 5, 17}, {3, 7, 33, 32}, {1, 5, 64, 40}, {2, 9, 3, 15}}) {
+        std::vector<float> x(batches * rows * inner), xT(x.size()), y(batches * inner * cols);
+        for (float& v : x) v = value(random);
+        for (float& v : y) v = value(random);
+        x[0] = -0.0f;
+        y[0] = -0.0f;
+        if (y.size() > 2) y[2] = std::numeric_limits<float>::infinity();
+        for (uint32_t b = 0; b < batches; ++b) {
+            for (uint32_t r = 0; r < rows; ++r) {
+                for (uint32_t k = 0; k < inner; ++k) xT[(b * inner + k) * rows + r] = x[(b * rows + r) * inner + k];
+            }
+        }
+        const auto run = [&](const std::vector<float>& lhs, std::vector<uint32_t> lhsDims, bool adjX) {
+            return runSingleOperation(OperationType::BATCH_MATMUL,
+                                      {tensor(kF32, std::move(lhsDims), lhs), tensor(kF32, {batches, inner, cols}, y),
+                                       scalar(OperandType::BOOL, uint8_t{adjX}), scalar(OperandType::BOOL, uint8_t{0})},
+                                      {output(kF32, {batches, rows, cols}, 4 * batches * rows * cols)});
+        };
+        const auto gemm = run(x, {batches, rows, inner}, false), loop = run(xT, {batches, inner, rows}, true);
+        ASSERT_EQ(gemm.status, ErrorStatus::NONE) << gemm.why;
+        ASSERT_EQ(loop.status, ErrorStatus::NONE) << loop.why;
+        EXPECT_EQ(gemm.outputs[0], loop.outputs[0]) << batches << "x" << rows << "x" << inner << "x" << cols;
+    }
 }
 
 TEST(BatchMatmul, Adjoints) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "FloatMath.h"
 #include "MapFloat.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
@@ -13,6 +14,8 @@
 namespace nnemu::cpu {
 namespace {
 
+// One element in float with the C library's functions (LOGISTIC and TANH: only the quantized
+// kernels, whose integer results must not move; float tensors take FloatMath.h).
 float applyFloat(OperationType op, float x) {
     switch (op) {
         case OperationType::RELU:
@@ -114,12 +117,30 @@ bool unaryQuant8(OperationContext& context) {
     }
 }
 
+// TANH and LOGISTIC on float tensors: the vectorized functions of FloatMath.h (F16 through
+// the same function per element).
+bool floatMathKernel(OperationContext& context) {
+    const bool isTanh = context.type == OperationType::TANH;
+    if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
+        const uint64_t n = context.output(0).elements();
+        NN_RET_CHECK(context.input(0).elements() == n);
+        const float* in = context.input(0).as<float>();
+        float* out = context.output(0).as<float>();
+        isTanh ? floatmath::tanh(in, out, n) : floatmath::logistic(in, out, n);
+        return true;
+    }
+    return mapFloat(context, [isTanh](float x) { return isTanh ? floatmath::tanh(x) : floatmath::logistic(x); });
+}
+
 }  // namespace
 
 bool kernels::unaryKernel(OperationContext& context) {
     switch (context.inputType(0)) {
         case OperandType::TENSOR_FLOAT32:
         case OperandType::TENSOR_FLOAT16:
+            if (context.type == OperationType::TANH || context.type == OperationType::LOGISTIC) {
+                return floatMathKernel(context);
+            }
             return mapFloat(context, [&](float x) { return applyFloat(context.type, x); });
         case OperandType::TENSOR_INT32:
             return (context.type == OperationType::NEG || context.type == OperationType::ABS) &&

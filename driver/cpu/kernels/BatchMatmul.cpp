@@ -1,8 +1,11 @@
-// Reference kernel of BATCH_MATMUL. Quantized (signed int8): integer accumulation of
-// (x - zx)(y - zy), requantized by sx*sy/so with the fixed-point helpers.
+// Reference kernel of BATCH_MATMUL (float32 through ConvGemm.h's blocked GEMM). Quantized (signed
+// int8): integer accumulation of (x - zx)(y - zy), requantized by sx*sy/so with the fixed-point helpers.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
+#include "ConvGemm.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/kernels/QuantMath.h"
@@ -57,6 +60,29 @@ void multiply(const MatmulShape& s, LoadX loadX, LoadY loadY, Store store) {
     }
 }
 
+// Float32 with X not transposed: each batch as a 1x1 convolution of ConvGemm.h (rows as pixels,
+// Y's columns as output channels), the same sums from 0 in k order; a bias of -0 and no clamp
+// leave each sum as it is (x + -0 is x, signed zeros and NaN included).
+void multiplyFloatGemm(const MatmulShape& s, const float* x, const float* y, float* out) {
+    convgemm::ConvGeometry g;
+    g.batches = 1;
+    g.inChannels = s.inner;
+    g.outChannels = s.cols;
+    g.window.inHeight = g.window.outHeight = 1;
+    g.window.inWidth = g.window.outWidth = s.rows;
+    g.window.filterHeight = g.window.filterWidth = 1;
+    const std::vector<float> bias(s.cols, -0.0f);
+    std::vector<float> filter(uint64_t{s.cols} * s.inner);   // [cols][inner]
+    const float infinity = std::numeric_limits<float>::infinity();
+    for (uint64_t b = 0; b < s.batches; ++b) {
+        for (uint32_t c = 0; c < s.cols; ++c) {
+            for (uint32_t k = 0; k < s.inner; ++k) filter[uint64_t{c} * s.inner + k] = y[yIndex(s, b, k, c)];
+        }
+        convgemm::convolve(g, x + b * s.xSize, filter.data(), bias.data(), -infinity, infinity,
+                           out + b * uint64_t{s.rows} * s.cols);
+    }
+}
+
 }  // namespace
 
 bool kernels::batchMatmulKernel(OperationContext& context) {
@@ -67,6 +93,10 @@ bool kernels::batchMatmulKernel(OperationContext& context) {
     NN_RET_CHECK(x.elements() == s.batches * s.xSize && y.elements() == s.batches * s.ySize);
     switch (x.type) {
         case OperandType::TENSOR_FLOAT32:
+            if (!s.adjX) {
+                multiplyFloatGemm(s, x.as<float>(), y.as<float>(), out.as<float>());
+                return true;
+            }
             multiply<float>(s, [&](uint64_t i) { return x.as<float>()[i]; },
                             [&](uint64_t i) { return y.as<float>()[i]; },
                             [&](uint64_t i, float v) { out.as<float>()[i] = v; });

@@ -28,6 +28,14 @@ void convolveFloat(const Loop& loop, int32_t activation, const float* input, con
                              });
 }
 
+// What turns a quantized convolution's sums into its output.
+template <typename T>
+struct QuantOutput {
+    const Requantizer<T>& requantize;
+    const int32_t* bias;
+    T* output;
+};
+
 // T is the element type of input and output: uint8_t (Q8) or int8_t (Q8S).
 template <typename T, typename Loop>
 bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int32_t activation,
@@ -45,13 +53,15 @@ bool convolveQuant8(const Loop& loop, const hal::OperationContext& context, int3
     const int32_t inputZeroPoint = inputView.zeroPoint;
     T* output = outputView.as<T>();
     auto store = [&](size_t o, uint32_t oc, int32_t acc) { output[o] = requantize(acc, bias[oc], oc); };
-    // A loop with a quantized fast path (runQuant) computes the same integer sums its own way.
+    // A loop with a quantized fast path (runQuant) computes the same integer sums its own way
+    // (and may requantize them itself, with the same requantizer, bias and output).
     constexpr bool kHasQuantPath = requires { &Loop::template runQuant<T, T, decltype(store)>; };
     if constexpr (kHasQuantPath) {
+        const QuantOutput<T> out{requantize, bias, output};
         if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-            return loop.template runQuant<T, int8_t>(input, inputZeroPoint, filterView.as<int8_t>(), 0, store);
+            return loop.template runQuant<T, int8_t>(input, inputZeroPoint, filterView.as<int8_t>(), 0, store, out);
         }
-        return loop.template runQuant<T, T>(input, inputZeroPoint, filterView.as<T>(), filterView.zeroPoint, store);
+        return loop.template runQuant<T, T>(input, inputZeroPoint, filterView.as<T>(), filterView.zeroPoint, store, out);
     }
     if (filterView.type == hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         const int8_t* filter = filterView.as<int8_t>();

@@ -10,6 +10,7 @@
 #include "nnemu/kernels/QuantMath.h"
 #include "nnemu/base/Half.h"
 #include "nnemu/hal/Operations.h"
+#include "nnemu/hal/Padding.h"
 
 namespace nnemu::cpu::convpool {
 
@@ -37,6 +38,21 @@ inline int32_t clampInt(int32_t value, int32_t low, int32_t high) {
 // Whether an output buffer can hold `count` elements of `elementSize` bytes.
 inline bool fits(const hal::OperandView& operand, uint64_t count, uint32_t elementSize) {
     return count == 0 || (operand.data != nullptr && operand.length >= count * elementSize);
+}
+
+// Calls fn(ky, kx, iy, ix) for every tap of the window at (y0, x0) that lies inside the input,
+// rows first: taps in the padding contribute nothing.
+template <typename Fn>
+inline void forEachTap(const hal::WindowGeometry& g, int64_t y0, int64_t x0, Fn fn) {
+    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
+        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
+        if (iy < 0 || iy >= g.inHeight) continue;
+        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
+            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
+            if (ix < 0 || ix >= g.inWidth) continue;
+            fn(ky, kx, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix));
+        }
+    }
 }
 
 // Turns the int32 accumulators (bias included) of a convolution-like layer into 8-bit outputs
@@ -73,6 +89,13 @@ public:
                                                              multipliers_[channel], shifts_[channel]);
         return static_cast<T>(clampInt(quant::saturatingAdd(scaled, zeroPoint_), low_, high_));
     }
+
+    // The parts, for kernels that requantize many outputs at once the same way.
+    int32_t multiplier(uint32_t channel) const { return multipliers_[channel]; }
+    int shift(uint32_t channel) const { return shifts_[channel]; }
+    int32_t zeroPoint() const { return zeroPoint_; }
+    int32_t low() const { return low_; }
+    int32_t high() const { return high_; }
 
 private:
     static constexpr int32_t kMin = std::numeric_limits<T>::min();

@@ -7,6 +7,7 @@
 
 #include "ConvKernel.h"
 #include "DotProduct.h"
+#include "ConvGemm.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/Padding.h"
 #include "nnemu/hal/ShapeUtils.h"
@@ -19,6 +20,7 @@ using hal::Image4;
 using hal::WindowGeometry;
 using hal::WindowKind;
 using hal::WindowParams;
+using convpool::forEachTap;
 
 struct ConvShape {
     WindowKind kind = WindowKind::CONV;
@@ -73,19 +75,14 @@ void forEachWindow(const ConvShape& s, Fn fn) {
     }
 }
 
-// Calls fn(ky, kx, iy, ix) for every tap of the window at (y0, x0) that lies inside the input,
-// rows first: taps in the padding contribute nothing.
-template <typename Fn>
-void forEachTap(const WindowGeometry& g, int64_t y0, int64_t x0, Fn fn) {
-    for (uint32_t ky = 0; ky < g.filterHeight; ++ky) {
-        const int64_t iy = y0 + static_cast<int64_t>(ky) * g.dilationH;
-        if (iy < 0 || iy >= g.inHeight) continue;
-        for (uint32_t kx = 0; kx < g.filterWidth; ++kx) {
-            const int64_t ix = x0 + static_cast<int64_t>(kx) * g.dilationW;
-            if (ix < 0 || ix >= g.inWidth) continue;
-            fn(ky, kx, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix));
-        }
-    }
+// CONV_2D (or a single-group GROUPED_CONV_2D) on NHWC tensors: the blocked GEMM of ConvGemm.h,
+// the same sums in the same order as NhwcWindowLoop.
+bool takesConvGemm(const ConvShape& s) {
+    return !s.params.nchw && s.kind != WindowKind::DEPTHWISE && s.groupInChannels == s.in.channels;
+}
+
+convgemm::ConvGeometry gemmGeometry(const ConvShape& s) {
+    return {s.in.batches, s.in.channels, s.out.channels, s.geometry};
 }
 
 // Visits every output element: `tap(inputIndex, filterIndex)` returns one product to add to
@@ -160,7 +157,8 @@ struct NhwcWindowLoop {
     // execution, so the innermost loop is a plain 8-bit dot product. Integer sums are exact in
     // any order. Depthwise keeps the generic path (its loop is already per channel).
     template <typename T, typename W, typename Store>
-    bool runQuant(const T* input, int32_t inputZeroPoint, const W* filter, int32_t filterZeroPoint, Store store) const {
+    bool runQuant(const T* input, int32_t inputZeroPoint, const W* filter, int32_t filterZeroPoint, Store store,
+                  const convpool::QuantOutput<T>& quantOutput) const {
         if (s.kind == WindowKind::DEPTHWISE) {
             run<int32_t>(
                     [&](size_t i, size_t f) {
@@ -168,6 +166,11 @@ struct NhwcWindowLoop {
                                (static_cast<int32_t>(filter[f]) - filterZeroPoint);
                     },
                     store);
+            return true;
+        }
+        if (takesConvGemm(s)) {
+            convgemm::convolveQuant(gemmGeometry(s), input, inputZeroPoint, filter, filterZeroPoint, quantOutput.bias,
+                                    quantOutput.requantize, quantOutput.output);
             return true;
         }
         const WindowGeometry& g = s.geometry;
@@ -246,9 +249,26 @@ struct NhwcWindowLoop {
     }
 };
 
+bool convolveFloatGemm(OperationContext& context, const ConvShape& s) {
+    const OperandView& filter = context.input(1);
+    const OperandView& bias = context.input(2);
+    OperandView& output = context.output(0);
+    NN_RET_CHECK(filter.type == OperandType::TENSOR_FLOAT32 && bias.type == OperandType::TENSOR_FLOAT32);
+    NN_RET_CHECK(bias.elements() == s.out.channels);
+    NN_RET_CHECK(convpool::fits(output, output.elements(), sizeof(float)));
+    float low, high;
+    quant::floatActivationRange(s.params.activation, &low, &high);
+    convgemm::convolve(gemmGeometry(s), context.input(0).as<float>(), filter.as<float>(), bias.as<float>(), low, high,
+                       output.as<float>());
+    return true;
+}
+
 bool runWindowConv(OperationContext& context, WindowKind kind) {
     ConvShape s;
     NN_RET_CHECK(resolveShape(context, kind, &s));
+    if (takesConvGemm(s) && context.input(0).type == OperandType::TENSOR_FLOAT32) {
+        return convolveFloatGemm(context, s);
+    }
     if (!s.params.nchw) return convpool::convolve(context, s.params.activation, s.out.channels, NhwcWindowLoop{s});
     return convpool::convolve(context, s.params.activation, s.out.channels, WindowLoop{s});
 }

@@ -36,6 +36,10 @@ bool binaryFloating(OperationContext& context, int32_t fuse, Load load, Store st
     return true;
 }
 
+// One build per vector unit, chosen once at load (flatten: the broadcast loops and the
+// arithmetic are inlined into each build). Each element is one IEEE operation and the clamp,
+// the same in every build.
+__attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 bool binaryFloat32(OperationContext& context, int32_t fuse) {
     const auto same = [](float v) { return v; };
     return binaryFloating<float>(context, fuse, same, same);

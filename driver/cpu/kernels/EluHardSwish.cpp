@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "FloatMath.h"
 #include "MapFloat.h"
 #include "nnemu/kernels/FixedPoint16.h"
 #include "QuantValue.h"
@@ -14,8 +15,6 @@
 
 namespace nnemu::cpu {
 namespace {
-
-double hardSwish(double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }
 
 // The multipliers of the fixed-point form, from the scales as float arithmetic gives them.
 struct HardSwishParams {
@@ -70,8 +69,14 @@ bool kernels::eluKernel(OperationContext& context) {
 }
 
 bool kernels::hardSwishKernel(OperationContext& context) {
+    if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
+        const uint64_t n = context.output(0).elements();
+        NN_RET_CHECK(context.input(0).elements() == n);
+        floatmath::hardSwish(context.input(0).as<float>(), context.output(0).as<float>(), n);
+        return true;
+    }
     if (!hal::isQuant8Asymm(context.inputType(0))) {
-        return mapFloat(context, [](float x) { return static_cast<float>(hardSwish(x)); });
+        return mapFloat(context, [](float x) { return floatmath::hardSwish(x); });
     }
     const hal::OperandView& input = context.input(0);
     hal::OperandView& output = context.output(0);
@@ -80,7 +85,7 @@ bool kernels::hardSwishKernel(OperationContext& context) {
     const HardSwishParams params = hardSwishParams(input.scale, output.scale);
     // The output multiplier must not scale up (the reference refuses such scales too).
     if (params.outputExponent > 0) {
-        for (uint64_t i = 0; i < n; ++i) storeQuant8FromReal(hardSwish(quant8RealValue(input, i)), output, i);
+        for (uint64_t i = 0; i < n; ++i) storeQuant8FromReal(floatmath::hardSwish(quant8RealValue(input, i)), output, i);
         return true;
     }
     const int32_t low = hal::quant8Min(output.type), high = hal::quant8Max(output.type);

@@ -96,14 +96,30 @@ void bilinear(const Image4& in, const Image4& out, const Sampling& s, Load load,
 // Q8 (T = uint8_t) or Q8S (T = int8_t): interpolates the quantized values directly (input and
 // output share their quantization) and truncates toward zero, as TFLite's reference kernel does.
 template <typename T>
-void bilinearQuant8(OperationContext& context, const Image4& in, const Image4& out) {
-    const T* input = context.input(0).as<T>();
-    T* output = context.output(0).as<T>();
-    bilinear(in, out, samplingOf(context), [&](size_t i) { return static_cast<float>(input[i]); },
+void bilinearQuant8(const Image4& in, const Image4& out, const Sampling& s, const T* input, T* output) {
+    bilinear(in, out, s, [&](size_t i) { return static_cast<float>(input[i]); },
              [&](size_t i, float v) {
                  output[i] = static_cast<T>(std::clamp(v, static_cast<float>(kQuantMin<T>),
                                                        static_cast<float>(kQuantMax<T>)));
              });
+}
+
+// One build per vector unit, chosen once at load (flatten: the loops inlined into each build).
+// The file is compiled without FMA contraction (driver/cpu/CMakeLists.txt): every build rounds
+// each product and sum as the baseline does, so the results (and the 8-bit ones) do not move.
+#define NNEMU_RESIZE_CLONES __attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+NNEMU_RESIZE_CLONES void bilinearFloat32(const Image4& in, const Image4& out, const Sampling& s, const float* input,
+                                         float* output) {
+    bilinear(in, out, s, [&](size_t i) { return input[i]; }, [&](size_t i, float v) { output[i] = v; });
+}
+NNEMU_RESIZE_CLONES void bilinearUint8(const Image4& in, const Image4& out, const Sampling& s, const uint8_t* input,
+                                       uint8_t* output) {
+    bilinearQuant8(in, out, s, input, output);
+}
+NNEMU_RESIZE_CLONES void bilinearInt8(const Image4& in, const Image4& out, const Sampling& s, const int8_t* input,
+                                      int8_t* output) {
+    bilinearQuant8(in, out, s, input, output);
 }
 
 }  // namespace
@@ -115,13 +131,9 @@ bool kernels::resizeBilinear(OperationContext& context) {
     if (out.height == 0 || out.width == 0) return true;
     if ((in.height == 0 || in.width == 0) && out.batches * out.channels != 0) return false;
     switch (context.inputType(0)) {
-        case OperandType::TENSOR_FLOAT32: {
-            const float* input = context.input(0).as<float>();
-            float* output = context.output(0).as<float>();
-            bilinear(in, out, samplingOf(context), [&](size_t i) { return input[i]; },
-                     [&](size_t i, float v) { output[i] = v; });
+        case OperandType::TENSOR_FLOAT32:
+            bilinearFloat32(in, out, samplingOf(context), context.input(0).as<float>(), context.output(0).as<float>());
             return true;
-        }
         case OperandType::TENSOR_FLOAT16: {
             const uint16_t* input = context.input(0).as<uint16_t>();
             uint16_t* output = context.output(0).as<uint16_t>();
@@ -130,10 +142,10 @@ bool kernels::resizeBilinear(OperationContext& context) {
             return true;
         }
         case OperandType::TENSOR_QUANT8_ASYMM:
-            bilinearQuant8<uint8_t>(context, in, out);
+            bilinearUint8(in, out, samplingOf(context), context.input(0).as<uint8_t>(), context.output(0).as<uint8_t>());
             return true;
         case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-            bilinearQuant8<int8_t>(context, in, out);
+            bilinearInt8(in, out, samplingOf(context), context.input(0).as<int8_t>(), context.output(0).as<int8_t>());
             return true;
         default:
             return false;

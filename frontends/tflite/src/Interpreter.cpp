@@ -238,9 +238,11 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
         interpreter->inputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
     }
+    // Likewise an output: the caller reads the partitions' own buffer, no copy per invoke.
     for (int32_t t : model.outputs()) {
         const Tensor& tensor = model.tensors()[t];
-        interpreter->outputData_.emplace_back(interpreter->tensorData_[t].size());
+        const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
+        interpreter->outputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
         interpreter->outputTensors_.push_back(tensor);
         if (tensor.isConstant) std::memcpy(interpreter->outputData_.back().data(), tensor.data, tensor.dataSize);
     }
@@ -303,7 +305,15 @@ const Tensor& Interpreter::outputTensor(size_t i) const { return outputTensors_[
 uint8_t* Interpreter::inputData(size_t i) {
     return inputData_[i].data() != nullptr ? inputData_[i].data() : tensorData_[model_.inputs()[i]].data();
 }
-const uint8_t* Interpreter::outputData(size_t i) const { return outputData_[i].data(); }
+const uint8_t* Interpreter::outputData(size_t i) const {
+    const int32_t t = model_.outputs()[i];
+    return outputConverted(model_.tensors()[t]) ? outputData_[i].data() : tensorData_[t].data();
+}
+
+// An output the caller reads from a buffer of its own: a constant, or int8 shifted for NNAPI.
+bool Interpreter::outputConverted(const Tensor& tensor) const {
+    return tensor.isConstant || (tensor.type == ElementType::INT8 && !signedInt8_);
+}
 
 uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
     if (t < 0 || static_cast<size_t>(t) >= tensorData_.size()) return nullptr;
@@ -365,6 +375,7 @@ Status Interpreter::invoke() {
         // A CPU kernel sized it at invoke (TFLite's dynamic tensors): the caller sees that shape.
         if (const std::optional<std::vector<int32_t>>& shape = tensorData_[t].shape()) outputTensors_[i].shape = *shape;
         if (tensor.type == ElementType::STRING) outputTensors_[i].dataSize = tensorData_[t].size();
+        if (!outputConverted(tensor)) continue;  // read in place (outputData)
         if (outputData_[i].size() != tensorData_[t].size()) outputData_[i] = TensorBuffer(tensorData_[t].size());
         convert(tensorData_[t], outputData_[i], tensor.type);
     }

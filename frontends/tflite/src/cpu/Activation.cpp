@@ -9,6 +9,7 @@
 //   exact, and dequantize again; narrow_range is refused as TFLite refuses it at run time.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "CpuKernelList.h"
@@ -79,12 +80,36 @@ float geluApproximate(float x) {
 
 // The float kernel evaluates the same formulas with Eigen's approximations, in Eigen's order
 // (the cube first), as TFLite's float kernel does; its lookup tables use the C library's.
-float geluEigen(float x) { return 0.5f * x * eigen::erfc(x * static_cast<float>(-M_SQRT1_2)); }
+// Inlined into the element loops (too large for the compiler to choose it), so that they vectorize.
+[[gnu::always_inline]] inline float geluEigen(float x) { return 0.5f * x * eigen::erfc(x * static_cast<float>(-M_SQRT1_2)); }
 
-float geluApproximateEigen(float x) {
+[[gnu::always_inline]] inline float geluApproximateEigen(float x) {
     constexpr float kSqrt2OverPi = static_cast<float>(M_2_SQRTPI * M_SQRT1_2);
     const float cube = x * x * x;
     return 0.5f * x * (1.0f + eigen::tanh(kSqrt2OverPi * (x + 0.044715f * cube)));
+}
+
+// The float loops, one build per vector unit (target_clones; the file is compiled without FMA
+// contraction, so every build rounds as Eigen does without FMA, and without jump threading,
+// which would turn the clamps into branches the AVX builds cannot vectorize).
+#define NNEMU_GELU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+NNEMU_GELU_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = geluEigen(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+}
+
+NNEMU_GELU_CLONES void geluApproximateLoop(const uint8_t* in, uint8_t* out, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = geluApproximateEigen(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
 }
 
 bool prepareGelu(const CpuKernelCall& call) {
@@ -121,12 +146,7 @@ bool runGelu(const CpuKernelCall& call) {
         case ElementType::UINT8: geluQuantized<uint8_t>(call, transform); break;
         case ElementType::INT8: geluQuantized<int8_t>(call, transform); break;
         default:
-            // Lambdas, not function references: inlined, so the loops vectorize.
-            if (approximate) {
-                mapElements<float>(call, [](float x) { return geluApproximateEigen(x); });
-            } else {
-                mapElements<float>(call, [](float x) { return geluEigen(x); });
-            }
+            (approximate ? geluApproximateLoop : geluLoop)(call.in(0).data, call.out(0).out, call.in(0).count());
     }
     return true;
 }

@@ -58,15 +58,29 @@ void forEachBroadcast(const std::vector<uint32_t>& outDims, const std::vector<ui
     };
     fillStrides(aDims, aStride);
     fillStrides(bDims, bStride);
-    if (rank == 0) {
+    // Adjacent axes along which each input steps on contiguously (or stays) merge into one, and
+    // axes of size 1 drop out, so that rows are as long as they can be; the order of the visits
+    // is unchanged. Innermost axis first while merging.
+    std::vector<uint64_t> dims, aSteps, bSteps;
+    for (size_t k = rank; k-- > 0;) {
+        if (outDims[k] == 1) continue;
+        if (!dims.empty() && aSteps.back() * dims.back() == aStride[k] && bSteps.back() * dims.back() == bStride[k]) {
+            dims.back() *= outDims[k];
+            continue;
+        }
+        dims.push_back(outDims[k]);
+        aSteps.push_back(aStride[k]);
+        bSteps.push_back(bStride[k]);
+    }
+    if (dims.empty()) {  // a single element
         fn(uint64_t{0}, uint64_t{0}, uint64_t{0});
         return;
     }
-    // Rows of the innermost axis run as plain loops; the common steps (1 or 0 for each input)
-    // are compile-time constants there, so the loops vectorize.
-    const uint64_t rowLength = outDims[rank - 1];
-    const uint64_t aStep = aStride[rank - 1], bStep = bStride[rank - 1];
-    std::vector<uint32_t> index(rank, 0);
+    // Rows of the innermost (merged) axis run as plain loops; the common steps (1 or 0 for each
+    // input) are compile-time constants there, so the loops vectorize.
+    const uint64_t rowLength = dims[0];
+    const uint64_t aStep = aSteps[0], bStep = bSteps[0];
+    std::vector<uint64_t> index(dims.size(), 0);
     uint64_t ai = 0, bi = 0;
     const auto row = [&](uint64_t oi, auto aS, auto bS) {
         for (uint64_t k = 0; k < rowLength; ++k) fn(oi + k, ai + k * aS, bi + k * bS);
@@ -84,13 +98,13 @@ void forEachBroadcast(const std::vector<uint32_t>& outDims, const std::vector<ui
             row(oi, aStep, bStep);
         }
         // Advance the odometer over the outer axes.
-        for (size_t k = rank - 1; k-- > 0;) {
+        for (size_t k = 1; k < dims.size(); ++k) {
             ++index[k];
-            ai += aStride[k];
-            bi += bStride[k];
-            if (index[k] < outDims[k]) break;
-            ai -= aStride[k] * index[k];
-            bi -= bStride[k] * index[k];
+            ai += aSteps[k];
+            bi += bSteps[k];
+            if (index[k] < dims[k]) break;
+            ai -= aSteps[k] * index[k];
+            bi -= bSteps[k] * index[k];
             index[k] = 0;
         }
     }

@@ -1,0 +1,26 @@
+#include "FloatMath.h"
+
+namespace nnemu::cpu::floatmath {
+
+// One build per vector unit, chosen once at load by the dynamic linker. The file is compiled
+// without contracting a * b + c into FMA (driver/cpu/CMakeLists.txt), so every build rounds
+// the same way.
+#define NNEMU_FLOAT_MATH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+NNEMU_FLOAT_MATH_CLONES void exp(const float* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = exp(in[i]);
+}
+
+NNEMU_FLOAT_MATH_CLONES void tanh(const float* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = tanh(in[i]);
+}
+
+NNEMU_FLOAT_MATH_CLONES void logistic(const float* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = logistic(in[i]);
+}
+
+NNEMU_FLOAT_MATH_CLONES void hardSwish(const float* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = hardSwish(in[i]);
+}
+
+}  // namespace nnemu::cpu::floatmath
