@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "Clones.h"
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
@@ -39,7 +40,7 @@ bool binaryFloating(OperationContext& context, int32_t fuse, Load load, Store st
 // One build per vector unit, chosen once at load (flatten: the broadcast loops and the
 // arithmetic are inlined into each build). Each element is one IEEE operation and the clamp,
 // the same in every build.
-__attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+NNEMU_FLATTEN_CLONES
 bool binaryFloat32(OperationContext& context, int32_t fuse) {
     const auto same = [](float v) { return v; };
     return binaryFloating<float>(context, fuse, same, same);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "Clones.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"
@@ -107,7 +108,7 @@ void bilinearQuant8(const Image4& in, const Image4& out, const Sampling& s, cons
 // One build per vector unit, chosen once at load (flatten: the loops inlined into each build).
 // The file is compiled without FMA contraction (driver/cpu/CMakeLists.txt): every build rounds
 // each product and sum as the baseline does, so the results (and the 8-bit ones) do not move.
-#define NNEMU_RESIZE_CLONES __attribute__((flatten, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NNEMU_RESIZE_CLONES NNEMU_FLATTEN_CLONES
 
 NNEMU_RESIZE_CLONES void bilinearFloat32(const Image4& in, const Image4& out, const Sampling& s, const float* input,
                                          float* output) {
