@@ -189,8 +189,10 @@ TEST(BatchMatmul, Int32AndFloat) {
 TEST(BatchMatmul, FloatGemmMatchesThePerElementLoop) {
     std::mt19937 random(6);
     std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-    for (const auto& [batches, rows, inner, cols] : std::vector<std::array<uint32_t, 4>>{
+    for (const auto& shape : std::vector<std::array<uint32_t, 4>>{
                  {1, 1, 1, 1}, {2, 3, 5, 17}, {3, 7, 33, 32}, {1, 5, 64, 40}, {2, 9, 3, 15}}) {
+        // (Named copies: clang 14 cannot capture structured bindings in the lambda below.)
+        const uint32_t batches = shape[0], rows = shape[1], inner = shape[2], cols = shape[3];
         std::vector<float> x(batches * rows * inner), xT(x.size()), y(batches * inner * cols);
         for (float& v : x) v = value(random);
         for (float& v : y) v = value(random);
