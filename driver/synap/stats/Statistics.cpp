@@ -311,6 +311,16 @@ private:
         // What the content shows first (a foreign or older file is that, whatever its size).
         const std::string opened = state_.takeOpenDamage();
         std::string damage = stateDamage(record_);
+        if (opened == kStateMissing && damage.empty()) {
+            // This process made it, whole (StateMap::open): a warning when it was lost, no rebuild
+            // (others may have counted in it since).
+            if (!seen_[COUNT].missing) {
+                SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << opened
+                                   << "; rebuilt it, the counters restart from 0";
+            }
+            forgetOtherBoot(dir);
+            return noticeReset();
+        }
         if (opened == kStateMissing) {
             if (!damage.empty()) damage = opened;  // still empty: nobody made it meanwhile
         } else if (damage.empty()) {

@@ -106,10 +106,34 @@ void StateMap::close() {
     token_ = 0;
 }
 
+// A missing .state is made whole under a name of this process's (.state.<pid>.tmp) and renamed
+// into place unless another process got there first: no process ever maps a .state that is not a
+// statistics state yet (processes starting together on a fresh root would each rebuild it).
+static bool createInitialized(int directory) {
+    const std::string temporary = std::string(kStateName) + "." + std::to_string(processId()) + ".tmp";
+    unlinkat(directory, temporary.c_str(), 0);  // a leftover of a killed process with our pid
+    const int fd = ::openat(directory, temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return false;  // open() below reports what is wrong with the folder
+    StateRecord record;
+    initializeState(&record);
+    const bool written = pwrite(fd, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
+    ::close(fd);
+    if (!written || renameat2(directory, temporary.c_str(), directory, kStateName, RENAME_NOREPLACE) != 0) {
+        unlinkat(directory, temporary.c_str(), 0);
+        return false;
+    }
+    return true;
+}
+
 Status StateMap::open(int directory, const std::string& path, bool mapped) {
     close();
     // O_NOFOLLOW: a symlink planted as .state is refused; O_NONBLOCK: a FIFO does not block us.
-    fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    fd_ = ::openat(directory, kStateName, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    bool made = false;
+    if (fd_ < 0 && errno == ENOENT) {
+        made = createInitialized(directory);
+        fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    }
     if (fd_ < 0) {
         return refusal(path + "/.state" +
                        (errno == ELOOP ? " is a symbolic link; refusing to follow it out of the device root"
@@ -122,7 +146,7 @@ Status StateMap::open(int directory, const std::string& path, bool mapped) {
         close();
         return refused;
     }
-    openDamage_.clear();
+    openDamage_ = made ? kStateMissing : "";  // made here: fresh, and whole (StatisticsFolder::load)
     if (info.st_size != static_cast<off_t>(sizeof(StateRecord))) {
         openDamage_ = info.st_size == 0                                        ? kStateMissing
                       : info.st_size < static_cast<off_t>(sizeof(StateRecord)) ? "truncated"
