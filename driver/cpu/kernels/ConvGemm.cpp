@@ -1,3 +1,4 @@
+#include "nnemu/base/Clones.h"
 #include "ConvGemm.h"
 
 #include <algorithm>
@@ -128,7 +129,7 @@ template <typename Lanes, typename In, typename Value, typename Finish>
     });
 }
 
-#define NNEMU_CONV_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NNEMU_CONV_GEMM_CLONES NNEMU_CLONES
 
 NNEMU_CONV_GEMM_CLONES
 void convolveFloat(const ConvGeometry& g, const float* input, const Packed<FloatLanes>* packed, const float* bias,

@@ -1,3 +1,4 @@
+#include "nnemu/base/Clones.h"
 #include "DotProduct.h"
 
 namespace nnemu::cpu {
@@ -21,7 +22,7 @@ inline int32_t sum(const X* x, uint32_t n) {
 
 }  // namespace
 
-#define NNEMU_DOT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NNEMU_DOT_CLONES NNEMU_CLONES
 
 NNEMU_DOT_CLONES int32_t dotProduct(const uint8_t* x, const uint8_t* w, uint32_t n) { return dot(x, w, n); }
 NNEMU_DOT_CLONES int32_t dotProduct(const int8_t* x, const int8_t* w, uint32_t n) { return dot(x, w, n); }

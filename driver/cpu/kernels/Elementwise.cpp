@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "Clones.h"
+#include "nnemu/base/Clones.h"
 #include "Broadcast.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"

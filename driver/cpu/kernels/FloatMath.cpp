@@ -1,3 +1,4 @@
+#include "nnemu/base/Clones.h"
 #include "FloatMath.h"
 
 namespace nnemu::cpu::floatmath {
@@ -5,7 +6,7 @@ namespace nnemu::cpu::floatmath {
 // One build per vector unit, chosen once at load by the dynamic linker. The file is compiled
 // without contracting a * b + c into FMA (driver/cpu/CMakeLists.txt), so every build rounds
 // the same way.
-#define NNEMU_FLOAT_MATH_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NNEMU_FLOAT_MATH_CLONES NNEMU_CLONES
 
 NNEMU_FLOAT_MATH_CLONES void exp(const float* in, float* out, size_t n) {
     for (size_t i = 0; i < n; ++i) out[i] = exp(in[i]);

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "Clones.h"
+#include "nnemu/base/Clones.h"
 #include "QuantValue.h"
 #include "nnemu/cpu/Kernels.h"
 #include "nnemu/hal/ShapeUtils.h"

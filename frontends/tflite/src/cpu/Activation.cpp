@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "nnemu/base/Clones.h"
 #include "CpuKernelList.h"
 #include "EigenFloatMath.h"
 #include "Elementwise.h"
@@ -92,7 +93,7 @@ float geluApproximate(float x) {
 // The float loops, one build per vector unit (target_clones; the file is compiled without FMA
 // contraction, so every build rounds as Eigen does without FMA, and without jump threading,
 // which would turn the clamps into branches the AVX builds cannot vectorize).
-#define NNEMU_GELU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NNEMU_GELU_CLONES NNEMU_CLONES
 
 NNEMU_GELU_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
     for (size_t i = 0; i < count; ++i) {
