@@ -232,16 +232,17 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
         if (tensor.isConstant) std::memcpy(interpreter->tensorData_[t].data(), tensor.data, tensor.dataSize);
     }
+    interpreter->signedInt8_ = graph.signedInt8;
     // An input NNAPI takes as it is needs no second buffer: the caller writes the partitions' own.
     for (int32_t t : model.inputs()) {
         const Tensor& tensor = model.tensors()[t];
-        const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
+        const bool converted = interpreter->convertedAtBoundary(tensor);
         interpreter->inputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
     }
     // Likewise an output: the caller reads the partitions' own buffer, no copy per invoke.
     for (int32_t t : model.outputs()) {
         const Tensor& tensor = model.tensors()[t];
-        const bool converted = tensor.isConstant || (tensor.type == ElementType::INT8 && !graph.signedInt8);
+        const bool converted = interpreter->convertedAtBoundary(tensor);
         interpreter->outputData_.emplace_back(converted ? interpreter->tensorData_[t].size() : 0);
         interpreter->outputTensors_.push_back(tensor);
         if (tensor.isConstant) std::memcpy(interpreter->outputData_.back().data(), tensor.data, tensor.dataSize);
@@ -250,7 +251,6 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     interpreter->nodeTimesUs_.assign(model.nodes().size(), 0);
     // The graph served building the models; they keep referencing the values NNAPI did not copy
     // and the subgraphs' models, nothing else of it.
-    interpreter->signedInt8_ = graph.signedInt8;
     for (NnOperand& operand : graph.operands) {
         if (operand.ownedValue.size() > ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) {
             interpreter->modelValues_.push_back(std::move(operand.ownedValue));
@@ -307,11 +307,12 @@ uint8_t* Interpreter::inputData(size_t i) {
 }
 const uint8_t* Interpreter::outputData(size_t i) const {
     const int32_t t = model_.outputs()[i];
-    return outputConverted(model_.tensors()[t]) ? outputData_[i].data() : tensorData_[t].data();
+    return convertedAtBoundary(model_.tensors()[t]) ? outputData_[i].data() : tensorData_[t].data();
 }
 
-// An output the caller reads from a buffer of its own: a constant, or int8 shifted for NNAPI.
-bool Interpreter::outputConverted(const Tensor& tensor) const {
+// An input or output the caller reaches through a buffer of its own: a constant, or int8 shifted
+// for NNAPI.
+bool Interpreter::convertedAtBoundary(const Tensor& tensor) const {
     return tensor.isConstant || (tensor.type == ElementType::INT8 && !signedInt8_);
 }
 
@@ -375,7 +376,7 @@ Status Interpreter::invoke() {
         // A CPU kernel sized it at invoke (TFLite's dynamic tensors): the caller sees that shape.
         if (const std::optional<std::vector<int32_t>>& shape = tensorData_[t].shape()) outputTensors_[i].shape = *shape;
         if (tensor.type == ElementType::STRING) outputTensors_[i].dataSize = tensorData_[t].size();
-        if (!outputConverted(tensor)) continue;  // read in place (outputData)
+        if (!convertedAtBoundary(tensor)) continue;  // read in place (outputData)
         if (outputData_[i].size() != tensorData_[t].size()) outputData_[i] = TensorBuffer(tensorData_[t].size());
         convert(tensorData_[t], outputData_[i], tensor.type);
     }

@@ -91,7 +91,7 @@ public:
 private:
     explicit Interpreter(const Model& model);
     std::vector<bool> hostTensors() const;   // per TFLite tensor: read or written outside a device
-    bool outputConverted(const Tensor& tensor) const;
+    bool convertedAtBoundary(const Tensor& tensor) const;
 
     const Model& model_;
     // Of the lowered graph (NnapiGraph.h), dropped once the models are built: what they reference.
@@ -106,7 +106,7 @@ private:
     std::vector<std::string> deviceNames_;
     std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
     // The caller's side, TFLite layout (an input that needs no conversion has none: tensorData_ is it).
-    // An output that needs no conversion has none either (outputConverted).
+    // An output that needs no conversion has none either (convertedAtBoundary).
     std::vector<TensorBuffer> inputData_, outputData_;
     std::vector<Tensor> outputTensors_;      // the model's, with the shapes of the last invoke
     std::vector<uint64_t> partitionTimesUs_;
