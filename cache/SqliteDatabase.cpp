@@ -200,9 +200,18 @@ bool SqliteDatabase::switchToWal(int timeoutMs) {
 void SqliteDatabase::keepLogOnClose() {
     if (db_ == nullptr) return;
     sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-    // The next first connection reads the whole log back (SQLite's recovery): keep it short by
-    // checkpointing at the commit that passes 64 pages (256 KiB) rather than SQLite's 1000.
-    execute("PRAGMA wal_autocheckpoint=64");
+    // Replaces SQLite's automatic checkpoint (the same hook): a passive checkpoint by a process
+    // that is the log's only connection never lets the log restart, since the next process
+    // rebuilds the log's index without knowing the frames were copied. Each later process then
+    // copied and synced the whole, ever longer log again at its hit count, and read it all back
+    // at its open. The owner restarts the log instead (SynapCache::restartLogIfLong).
+    sqlite3_wal_hook(
+            db_,
+            [](void* self, sqlite3*, const char*, int frames) {
+                static_cast<SqliteDatabase*>(self)->walFrames_ = frames;
+                return SQLITE_OK;
+            },
+            this);
 }
 
 SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(db_); }

@@ -79,6 +79,34 @@ TEST_F(ProgramFileTest, TheStoreWritesAPrivateFileThatHitsMap) {
     EXPECT_EQ(cache_->totals().hits, 2u);
 }
 
+// Processes that only look the program up each open the database alone, count their hit and
+// close it leaving the log. The log must restart once it is long: a checkpoint alone never let
+// it, since each next opener rebuilds the log's index without knowing its frames were copied,
+// so the log grew by every hit and every later lookup copied and synced all of it again.
+TEST_F(ProgramFileTest, LookupsAloneKeepTheLogShortAndCountEveryHit) {
+    cache_.reset();
+    const int lookups = 3 * SynapCache::kLogRestartFrames;
+    uintmax_t longest = 0;
+    for (int i = 0; i < lookups; ++i) {
+        std::string error;
+        std::unique_ptr<SynapCache> process = openSynapCache(file_, false, error, root());
+        ASSERT_NE(process, nullptr) << error;
+        process->keepLogOnClose();
+        cache::ProgramImage image;
+        ASSERT_TRUE(process->findImage("key", kVersion, &image).isOk());
+        ASSERT_TRUE(image.mapped());
+        process.reset();
+        longest = std::max(longest, fs::file_size(file_ + "-wal"));
+    }
+    // Each hit adds at most two pages (the entry, and page 1 when the log restarts).
+    constexpr uintmax_t kFrameBytes = 24 + 16384;
+    EXPECT_LE(longest, 32 + (SynapCache::kLogRestartFrames + 2) * kFrameBytes);
+    std::string error;
+    cache_ = openSynapCache(file_, false, error, root());
+    ASSERT_NE(cache_, nullptr) << error;
+    EXPECT_EQ(cache_->totals().hits, static_cast<uint64_t>(lookups) + 1);  // and the fixture's
+}
+
 TEST_F(ProgramFileTest, AMissingFileIsWrittenAgainFromTheDatabase) {
     fs::remove(programFile());
     expectFound(true);

@@ -68,7 +68,8 @@ std::shared_ptr<SynapCache> openCache(const SynapCacheLocation& location) {
         return nullptr;
     }
     // A lookup closes its connection at once: its hit count stays in the log for a later
-    // checkpoint (a storing process makes one at exit, a commit another every 64 pages).
+    // checkpoint (a storing process makes one at exit, the write that makes the log 64 frames long
+    // another: SynapCache::restartLogIfLong).
     (*opened)->keepLogOnClose();
     return std::move(opened).value();
 }

@@ -215,6 +215,7 @@ void SynapCache::countHit(const std::string& key) {
         touch.bind(1, nowUs()).bind(2, key);
         if (touch.run()) write.commit();
     }
+    restartLogIfLong();
 }
 
 bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size) {
@@ -279,6 +280,14 @@ void SynapCache::keepLogOnClose() {
 
 void SynapCache::checkpoint() {
     std::lock_guard<std::mutex> lock(mutex_);
+    restartLog();
+}
+
+void SynapCache::restartLogIfLong() {
+    if (db_->walFrames() >= kLogRestartFrames) restartLog();
+}
+
+void SynapCache::restartLog() {
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");
     // Start the next log now: the first frame written into an emptied log makes SQLite sync the
     // log's header (and that first sync, the directory), which would otherwise fall on the next
@@ -418,6 +427,7 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
         trace::Span span("program file write", "cache");
         writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
     }
+    restartLogIfLong();
     return {};
 }
 

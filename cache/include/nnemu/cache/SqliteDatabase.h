@@ -71,9 +71,13 @@ public:
     SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
     // Closing leaves the write-ahead log as it is instead of checkpointing it into the file (the
-    // last connection's close would otherwise copy it and sync both files); a commit checkpoints
-    // once the log passes 64 pages, so the next opener's reading of it back stays short.
+    // last connection's close would otherwise copy it and sync both files), and commits no longer
+    // checkpoint by themselves: the owner reads walFrames() after its writes and restarts the log
+    // when it has grown (see SynapCache::restartLogIfLong).
     void keepLogOnClose();
+    // Frames in the write-ahead log after this connection's last commit (0 before any; counted
+    // once keepLogOnClose is set).
+    int walFrames() const { return walFrames_; }
     sqlite3* handle() const { return db_; }
     bool execute(std::string_view sql);
     // The first column of the first row of `sql` (a pragma, a count); false on failure.
@@ -93,6 +97,7 @@ public:
 private:
     sqlite3* db_ = nullptr;
     SqliteError error_;
+    int walFrames_ = 0;
 };
 
 // BEGIN IMMEDIATE (writers) or BEGIN (readers); rolls back on destruction unless committed.

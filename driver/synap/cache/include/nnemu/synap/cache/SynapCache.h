@@ -113,6 +113,8 @@ public:
     // in other processes may keep it partial), then starts the next log with one frame, so that
     // the next process's hit count does not restart it (a restart syncs the log and directory).
     void checkpoint();
+    // A write that leaves this many frames or more in the log restarts it (restartLogIfLong).
+    static constexpr int kLogRestartFrames = 64;
     // Removes one entry (e.g. when the NPU core rejected its program).
     Status drop(const std::string& key);
 
@@ -155,6 +157,12 @@ private:
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size);
     void countHit(const std::string& key);
+    // After a write, with mutex_ held: a log of kLogRestartFrames frames or more is copied into
+    // the database and restarted (checkpoint's work). Each process that finds the program counts
+    // a hit (two frames), so a lookup pays the copy and its syncs once every ~32 processes, and
+    // reads back at most ~1 MiB of log when it opens the database.
+    void restartLogIfLong();
+    void restartLog();
     bool storeProgram(const std::string& programMd5, std::span<const uint8_t> program,
                       const std::vector<Chunk>& chunks, const std::vector<std::string>& chunkMd5s,
                       uint32_t compilerVersion);
