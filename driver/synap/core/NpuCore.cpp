@@ -19,11 +19,6 @@
 namespace nnemu::synap {
 namespace {
 
-bool initializeXnnpack() {
-    static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
-    return initialized;
-}
-
 using Clock = std::chrono::steady_clock;
 
 // A profiled layer on the trace's timeline, with the unit it ran on.
@@ -52,7 +47,6 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
                                                    std::to_string(core->program_->compiler_version()) + ", not " +
                                                    std::to_string(kCompilerVersion));
     }
-    if (!initializeXnnpack()) return unavailable("the NPU core (XNNPACK) could not be initialized");
     NNEMU_RETURN_IF_ERROR(core->build());
     return core;
 }

@@ -13,6 +13,13 @@
 namespace nnemu::synap {
 namespace {
 
+// XNNPACK is set up by the first stage that needs it: a network of the core's own kernels only
+// (every 8-bit MobileNet) never pays for it in its load.
+bool initializeXnnpack() {
+    static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
+    return initialized;
+}
+
 // Fused-activation bounds as the core takes them: infinite for float, clipped to the
 // representable range for quantized outputs.
 void bounds(const npu::Layer& layer, const npu::Tensor& output, float* low, float* high) {
@@ -63,6 +70,7 @@ xnn_status defineTensor(xnn_subgraph_t subgraph, const npu::Tensor& tensor, cons
 
 // One XNNPACK runtime for layers [first, end): tensors with buffers are its external values.
 Status NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_runtime** built) {
+    if (!initializeXnnpack()) return unavailable("the NPU core (XNNPACK) could not be initialized");
     const std::vector<bool>& needsBuffer = needsBuffer_;
     const auto* tensors = program_->tensors();
     const auto* layers = program_->layers();
