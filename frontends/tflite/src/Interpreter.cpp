@@ -46,10 +46,18 @@ std::vector<uint8_t> partitionToken(const std::string& token, uint32_t kernelInd
 }
 
 // A node whose NNAPI form the runtime refuses (a type or parameter its feature level lacks, e.g.
-// a quantized REDUCE_SUM) runs on the tools' CPU kernel when it has one that accepts it.
+// a quantized REDUCE_SUM) runs on the tools' CPU kernel when it has one that accepts it. The
+// runtime validates each operation on its own, so one model of every such candidate that it
+// accepts means it refuses none of them (the usual case: one model built, not one per node);
+// otherwise each candidate is asked alone.
 void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
+    std::vector<uint32_t> candidates;
     for (const Node& node : model.nodes()) {
-        if (graph.cpuKernel[node.index] || CpuKernelTable::get().find(node) == nullptr) continue;
+        if (!graph.cpuKernel[node.index] && CpuKernelTable::get().find(node) != nullptr) candidates.push_back(node.index);
+    }
+    if (candidates.empty() || PartitionModel::build(model, graph, candidates).isOk()) return;
+    for (uint32_t index : candidates) {
+        const Node& node = model.nodes()[index];
         if (PartitionModel::build(model, graph, {node.index}).isOk()) continue;
         if (!prepareCpuKernel(model.subgraphs()[0], node).isOk()) continue;
         NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
