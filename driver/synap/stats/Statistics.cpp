@@ -20,6 +20,7 @@
 #include <mutex>
 #include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "StatisticsFiles.h"
@@ -60,7 +61,8 @@ class StatisticsFolder {
 public:
     static StatisticsFolder& get() {
         static StatisticsFolder* folder = [] {
-            auto* created = new StatisticsFolder();  // never destroyed: outlives every network
+            StatisticsFolder* created = adoptStartUpFolder();
+            if (created == nullptr) created = new StatisticsFolder();  // never destroyed: outlives every network
             std::atexit([] { get().releaseOwnNetworks(); });
             return created;
         }();
@@ -121,11 +123,26 @@ public:
         struct stat info {};
         const std::string path = statisticsDir();
         if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
-        StatisticsFolder folder;  // not the networks' folder: it would pin the device root of now
-        folder.touch();
+        // Not the networks' folder yet: that would pin the device root of now. Kept for it.
+        auto* folder = new StatisticsFolder();
+        folder->touch();
+        startUpFolder() = folder;
     }
 
 private:
+    static StatisticsFolder*& startUpFolder() {
+        static StatisticsFolder* folder = nullptr;
+        return folder;
+    }
+    // The start-up check's folder becomes the networks' when the device root is still the one it
+    // looked at: its mapping, watch and look serve the first network instead of being made again.
+    static StatisticsFolder* adoptStartUpFolder() {
+        StatisticsFolder* folder = std::exchange(startUpFolder(), nullptr);
+        if (folder != nullptr && folder->root_ == props::deviceRoot() && folder->path_ == statisticsDir()) return folder;
+        delete folder;
+        return nullptr;
+    }
+
     StatisticsFolder()
         : root_(props::deviceRoot()), path_(statisticsDir()), directory_(root_, path_) {}
 
