@@ -60,7 +60,8 @@ bool permutation(const CpuKernelCall& call, std::vector<size_t>* perm, bool* kno
 }
 
 bool concatShape(const CpuKernelCall& call, size_t* axis) {
-    if (call.inputs.empty() || !call.expectCounts(call.inputs.size(), call.inputs.size(), 1)) return false;
+    if (call.inputs.empty()) return call.fail("has no inputs");
+    if (!call.expectCounts(call.inputs.size(), call.inputs.size(), 1)) return false;
     const auto* options = call.params<TfLiteConcatenationParams>();
     if (options != nullptr && options->activation != kTfLiteActNone) return call.fail("a fused activation is not supported");
     const size_t rank = call.in(0).rank();
