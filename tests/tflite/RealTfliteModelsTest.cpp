@@ -63,8 +63,9 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 // - segmenter_quant, segmenter_logits_quant: equal to TFLite on the CPU path and on
 //   nnapi-reference (their quantized RESIZE_BILINEAR runs on the tools' CPU kernel off the
 //   delegate, TfliteKernelForms.cpp); one step off on some outputs on synap-npu.
-// - The other integer ones differ by one step on some outputs (depthwise, the MobileNets,
-//   mixed_resize_nearest_int8 in every mode).
+// - The other integer ones differ by one step on some outputs (depthwise, the MobileNets, and
+//   mixed_resize_nearest_int8 in every mode: its int8 per-channel CONV_2D layers, the ruy rounding
+//   above; its RESIZE_NEAREST_NEIGHBOR alone matches, RealTfliteShape.ResizeInt8).
 // (mean_int8 and mean_quant pass since the CPU path runs TFLite's quantized MEAN; a delegated
 // MEAN gives NNAPI's, see delegatedNnapiForms in RealTflite.h.)
 const std::vector<std::string> kKnownDifferent = {
