@@ -218,11 +218,11 @@ REAL_TFLITE_TEST(LogSoftmaxFloat) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {f32({3, 10}, -8, 8)}, {f32({3, 10})});
 }
-REAL_TFLITE_TEST(DISABLED_LogSoftmaxUint8) {
+REAL_TFLITE_TEST(LogSoftmaxUint8) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {u8({3, 10}, 0.1f, 128)}, {u8({3, 10}, 16.0f / 256, 255)});
 }
-REAL_TFLITE_TEST(DISABLED_LogSoftmaxInt8) {
+REAL_TFLITE_TEST(LogSoftmaxInt8) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {i8({3, 10}, 0.1f, 0)}, {i8({3, 10}, 16.0f / 256, 127)});
 }

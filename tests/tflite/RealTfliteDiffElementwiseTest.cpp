@@ -21,7 +21,7 @@ void binary(fb::BuiltinOperator code, const Spec& a, const Spec& b, const Spec& 
 
 // ---- unary math
 REAL_TFLITE_TEST(AbsFloat) { REQUIRE(); unary(fb::BuiltinOperator_ABS, f32(kShape), f32(kShape)); }
-REAL_TFLITE_TEST(DISABLED_AbsInt8) { REQUIRE(); unary(fb::BuiltinOperator_ABS, i8(kShape, 0.05f, 3), i8(kShape, 0.04f, -10)); }
+REAL_TFLITE_TEST(AbsInt8) { REQUIRE(); unary(fb::BuiltinOperator_ABS, i8(kShape, 0.05f, 3), i8(kShape, 0.04f, -10)); }
 REAL_TFLITE_TEST(AbsInt32) { REQUIRE(); unary(fb::BuiltinOperator_ABS, i32(kShape), i32(kShape)); }
 REAL_TFLITE_TEST(ExpFloat) { REQUIRE(); unary(fb::BuiltinOperator_EXP, f32(kShape, -8, 8), f32(kShape)); }
 REAL_TFLITE_TEST(LogFloat) { REQUIRE(); unary(fb::BuiltinOperator_LOG, f32(kShape, 0.01, 50), f32(kShape)); }
@@ -135,7 +135,7 @@ REAL_TFLITE_TEST(PowFloat) {
     REQUIRE();
     binary(fb::BuiltinOperator_POW, f32(kShape, 0.1, 4), f32(kBroadcast, -2, 2), f32(kShape));
 }
-REAL_TFLITE_TEST(DISABLED_PowInt32) { REQUIRE(); binary(fb::BuiltinOperator_POW, i32(kShape, -5, 5), i32(kBroadcast, 0, 4), i32(kShape)); }
+REAL_TFLITE_TEST(PowInt32) { REQUIRE(); binary(fb::BuiltinOperator_POW, i32(kShape, -5, 5), i32(kBroadcast, 0, 4), i32(kShape)); }
 REAL_TFLITE_TEST(MaximumFloat) { REQUIRE(); binary(fb::BuiltinOperator_MAXIMUM, f32(kShape), f32(kBroadcast), f32(kShape)); }
 REAL_TFLITE_TEST(MaximumUint8) {
     REQUIRE();
@@ -209,12 +209,12 @@ REAL_TFLITE_TEST(SelectUint8) {
     expectOp(fb::BuiltinOperator_SELECT, {boolean(kShape), u8(kShape, 0.05f, 128), u8(kShape, 0.05f, 128)},
              {u8(kShape, 0.05f, 128)});
 }
-REAL_TFLITE_TEST(DISABLED_SelectV2Int8Broadcast) {
+REAL_TFLITE_TEST(SelectV2Int8Broadcast) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SELECT_V2, {boolean(kBroadcast), i8(kShape, 0.05f, 0), i8(kShape, 0.05f, 0)},
              {i8(kShape, 0.05f, 0)});
 }
-REAL_TFLITE_TEST(DISABLED_SelectV2Int32) {
+REAL_TFLITE_TEST(SelectV2Int32) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SELECT_V2, {boolean(kShape), i32(kShape), i32(kBroadcast)}, {i32(kShape)});
 }

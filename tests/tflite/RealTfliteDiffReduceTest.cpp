@@ -27,23 +27,27 @@ void reduce(fb::BuiltinOperator code, const Spec& in, Spec out) {
 const std::vector<int32_t> kIn = {2, 3, 4, 5};
 
 REAL_TFLITE_TEST(MeanFloat) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, f32(kIn), f32({})); }
+// Quantized MEAN over axes {1, -1}: the CPU kernel (src/cpu/QuantizedMean.cpp) matches TFLite
+// 2.21 on the 4-D height-width case and on rescaled int8, but is one step below TFLite on 1 of 8
+// outputs here (uint8 rescaled: 207 vs 208, the exact value being 107.44 + 100) and on 2 of 8
+// with the same scale in and out (int8): TFLite's arithmetic for these forms is not reproduced yet.
 REAL_TFLITE_TEST(DISABLED_MeanUint8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, u8(kIn, 0.05f, 128), u8({}, 0.03f, 100)); }
 REAL_TFLITE_TEST(DISABLED_MeanInt8) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
 REAL_TFLITE_TEST(MeanInt8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.02f, 9)); }
 REAL_TFLITE_TEST(SumFloat) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, f32(kIn), f32({})); }
-REAL_TFLITE_TEST(DISABLED_SumUint8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, u8(kIn, 0.05f, 128), u8({}, 0.3f, 100)); }
+REAL_TFLITE_TEST(SumUint8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, u8(kIn, 0.05f, 128), u8({}, 0.3f, 100)); }
 REAL_TFLITE_TEST(SumInt8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, i8(kIn, 0.05f, -3), i8({}, 0.3f, 2)); }
 REAL_TFLITE_TEST(SumInt32) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, i32(kIn), i32({})); }
 REAL_TFLITE_TEST(ReduceProdFloat) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, f32(kIn, 0.5, 1.5), f32({})); }
-REAL_TFLITE_TEST(DISABLED_ReduceProdInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, i32(kIn, -2, 2), i32({})); }
+REAL_TFLITE_TEST(ReduceProdInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, i32(kIn, -2, 2), i32({})); }
 REAL_TFLITE_TEST(ReduceMaxFloat) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, f32(kIn), f32({})); }
 REAL_TFLITE_TEST(ReduceMaxUint8) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, u8(kIn, 0.05f, 128), u8({}, 0.05f, 128)); }
 REAL_TFLITE_TEST(ReduceMaxInt8) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
-REAL_TFLITE_TEST(DISABLED_ReduceMaxInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, i32(kIn), i32({})); }
+REAL_TFLITE_TEST(ReduceMaxInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, i32(kIn), i32({})); }
 REAL_TFLITE_TEST(ReduceMinFloat) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, f32(kIn), f32({})); }
 REAL_TFLITE_TEST(ReduceMinUint8) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, u8(kIn, 0.05f, 128), u8({}, 0.05f, 128)); }
 REAL_TFLITE_TEST(ReduceMinInt8) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
-REAL_TFLITE_TEST(DISABLED_ReduceMinInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, i32(kIn), i32({})); }
+REAL_TFLITE_TEST(ReduceMinInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, i32(kIn), i32({})); }
 
 // ARG_MAX / ARG_MIN over axis 2 of [2, 3, 4, 5], int32 and int64 indexes (ties: the first).
 void argReduce(fb::BuiltinOperator code, const Spec& in) {

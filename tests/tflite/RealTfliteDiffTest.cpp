@@ -80,7 +80,7 @@ TEST(RealTflite, Conv2DFloatSameStride2) {
     expectSameAsRealTflite(g, {rampBytes<float>(243, -2, 2)});
 }
 
-TEST(RealTflite, DISABLED_MeanUint8KeepDims) {
+TEST(RealTflite, MeanUint8KeepDims) {
     NNEMU_REQUIRE_REAL_TFLITE();
     GraphBuilder g;
     const int32_t in = g.tensor({1, 6, 7, 8}, fb::TensorType_UINT8, {}, {0.1f}, {120});

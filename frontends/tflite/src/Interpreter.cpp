@@ -19,6 +19,7 @@
 #include "Partitioning.h"
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
+#include "TfliteKernelForms.h"
 #include "cpu/CpuKernelUnit.h"
 #include "cpu/Resources.h"
 #include "nnemu/base/Log.h"
@@ -62,14 +63,7 @@ void keepRefusedNodesOnCpuKernels(const Model& model, NnapiGraph& graph) {
         if (!prepareCpuKernel(model.subgraphs()[0], node).isOk()) continue;
         NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
                      << " runs on the tools' CPU kernel (NNAPI refused it)";
-        graph.nodeOperations[node.index].clear();
-        graph.cpuKernel[node.index] = true;
-        graph.cpuOnly[node.index] = true;
-        for (int32_t t : node.inputs) {
-            if (t < 0) continue;
-            std::vector<uint32_t>& readers = graph.tensorReaders[t];
-            if (std::find(readers.begin(), readers.end(), node.index) == readers.end()) readers.push_back(node.index);
-        }
+        moveNodeToCpuKernel(node, graph);
     }
 }
 
@@ -151,6 +145,8 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         }
         for (size_t n = 0; n < supported.size(); ++n) supported[n] = supported[n] && !graph.cpuOnly[n];
     }
+    // What no delegate takes runs as TFLite would run it: its own kernel where its result differs.
+    runTfliteFormsOnCpuKernels(model, supported, graph);
     std::vector<NodeSubset> subsets = partitionNodes(model, supported);
     if (!external) {
         const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);

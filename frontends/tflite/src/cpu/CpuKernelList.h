@@ -126,14 +126,38 @@ bool prepareMatrixSetDiag(const CpuKernelCall& call);
 bool runMatrixSetDiag(const CpuKernelCall& call);
 }  // namespace matrix_diag
 
+namespace log_softmax {   // QuantizedLogSoftmax.cpp
+bool prepareQuantized(const CpuKernelCall& call);
+bool runQuantized(const CpuKernelCall& call);
+}  // namespace log_softmax
+
+namespace movement {   // Movement.cpp
+bool prepareSqueeze(const CpuKernelCall& call);
+bool runSqueeze(const CpuKernelCall& call);
+bool prepareTranspose(const CpuKernelCall& call);
+bool runTranspose(const CpuKernelCall& call);
+bool prepareConcatenation(const CpuKernelCall& call);
+bool runConcatenation(const CpuKernelCall& call);
+bool preparePad(const CpuKernelCall& call);
+bool runPad(const CpuKernelCall& call);
+}  // namespace movement
+
 namespace non_max_suppression {   // NonMaxSuppression.cpp
 bool prepareNms(const CpuKernelCall& call);
 bool runNms(const CpuKernelCall& call);
 }  // namespace non_max_suppression
 
-namespace reduce {   // Reduce.cpp
+namespace reduce {   // Reduce.cpp, ReduceExtrema.cpp, QuantizedMean.cpp
+bool prepareQuantizedMean(const CpuKernelCall& call);
+bool runQuantizedMean(const CpuKernelCall& call);
 bool prepareSum(const CpuKernelCall& call);
 bool runSum(const CpuKernelCall& call);
+bool prepareReduceMax(const CpuKernelCall& call);
+bool runReduceMax(const CpuKernelCall& call);
+bool prepareReduceMin(const CpuKernelCall& call);
+bool runReduceMin(const CpuKernelCall& call);
+bool prepareReduceProd(const CpuKernelCall& call);
+bool runReduceProd(const CpuKernelCall& call);
 }  // namespace reduce
 
 namespace reduce_all {   // ReduceAll.cpp
@@ -165,6 +189,15 @@ bool runSparseToDense(const CpuKernelCall& call);
 bool prepareDynamicUpdateSlice(const CpuKernelCall& call);
 bool runDynamicUpdateSlice(const CpuKernelCall& call);
 }  // namespace scatter
+
+namespace select_pow_abs {   // SelectPowAbs.cpp
+bool prepareSelectV2(const CpuKernelCall& call);
+bool runSelectV2(const CpuKernelCall& call);
+bool preparePow(const CpuKernelCall& call);
+bool runPow(const CpuKernelCall& call);
+bool prepareAbs(const CpuKernelCall& call);
+bool runAbs(const CpuKernelCall& call);
+}  // namespace select_pow_abs
 
 namespace segment {   // Segment.cpp
 bool prepareSegmentSum(const CpuKernelCall& call);

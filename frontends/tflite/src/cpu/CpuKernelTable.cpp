@@ -270,11 +270,24 @@ const KernelRow kKernels[] = {
     // MatrixDiag.cpp
     {fb::BuiltinOperator_MATRIX_DIAG, {matrix_diag::prepareMatrixDiag, matrix_diag::runMatrixDiag}},
     {fb::BuiltinOperator_MATRIX_SET_DIAG, {matrix_diag::prepareMatrixSetDiag, matrix_diag::runMatrixSetDiag}},
+    // QuantizedLogSoftmax.cpp
+    {fb::BuiltinOperator_LOG_SOFTMAX, {log_softmax::prepareQuantized, log_softmax::runQuantized}},
+    // Movement.cpp
+    {fb::BuiltinOperator_SQUEEZE, {movement::prepareSqueeze, movement::runSqueeze}},
+    {fb::BuiltinOperator_TRANSPOSE, {movement::prepareTranspose, movement::runTranspose}},
+    {fb::BuiltinOperator_CONCATENATION, {movement::prepareConcatenation, movement::runConcatenation}},
+    {fb::BuiltinOperator_PAD, {movement::preparePad, movement::runPad}},
     // NonMaxSuppression.cpp
     {fb::BuiltinOperator_NON_MAX_SUPPRESSION_V4, {non_max_suppression::prepareNms, non_max_suppression::runNms}},
     {fb::BuiltinOperator_NON_MAX_SUPPRESSION_V5, {non_max_suppression::prepareNms, non_max_suppression::runNms}},
     // Reduce.cpp
     {fb::BuiltinOperator_SUM, {reduce::prepareSum, reduce::runSum}},
+    // QuantizedMean.cpp
+    {fb::BuiltinOperator_MEAN, {reduce::prepareQuantizedMean, reduce::runQuantizedMean}},
+    // ReduceExtrema.cpp
+    {fb::BuiltinOperator_REDUCE_MAX, {reduce::prepareReduceMax, reduce::runReduceMax}},
+    {fb::BuiltinOperator_REDUCE_MIN, {reduce::prepareReduceMin, reduce::runReduceMin}},
+    {fb::BuiltinOperator_REDUCE_PROD, {reduce::prepareReduceProd, reduce::runReduceProd}},
     // ReduceAll.cpp
     {fb::BuiltinOperator_REDUCE_ALL, {reduce_all::prepareReduceAll, reduce_all::runReduceAll}},
     // Resize.cpp
@@ -295,6 +308,10 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_UNSORTED_SEGMENT_PROD, {segment::prepareUnsorted, segment::runUnsortedSegmentProd}},
     {fb::BuiltinOperator_UNSORTED_SEGMENT_MAX, {segment::prepareUnsorted, segment::runUnsortedSegmentMax}},
     {fb::BuiltinOperator_UNSORTED_SEGMENT_MIN, {segment::prepareUnsorted, segment::runUnsortedSegmentMin}},
+    // SelectPowAbs.cpp
+    {fb::BuiltinOperator_SELECT_V2, {select_pow_abs::prepareSelectV2, select_pow_abs::runSelectV2}},
+    {fb::BuiltinOperator_POW, {select_pow_abs::preparePow, select_pow_abs::runPow}},
+    {fb::BuiltinOperator_ABS, {select_pow_abs::prepareAbs, select_pow_abs::runAbs}},
     // Shape.cpp
     {fb::BuiltinOperator_SHAPE, {shape::prepareShape, shape::runShape}},
     {fb::BuiltinOperator_UNPACK, {shape::prepareUnpack, shape::runUnpack}},

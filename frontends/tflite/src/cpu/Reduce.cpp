@@ -1,11 +1,12 @@
 // SUM over constant or computed axes (repeats allowed, negative counted from the end), with
-// keep_dims. Quantized: the sum of dequantized values requantized to the output's parameters,
-// rounded to nearest. NNAPI's REDUCE_SUM at feature level 29 is float only.
+// keep_dims. Quantized: TFLite's arithmetic (see runSum). NNAPI's REDUCE_SUM at feature level 29
+// is float only.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "CpuKernelList.h"
+#include "Reduction.h"
 
 namespace nnemu::tflite {
 namespace kernels::reduce {
@@ -29,6 +30,8 @@ bool prepareSum(const CpuKernelCall& call) {
 
 int64_t integerAt(const CpuOperand& operand, size_t i) {
     switch (operand.type()) {
+        case ElementType::UINT8: return operand.at<uint8_t>(i);
+        case ElementType::INT8: return operand.at<int8_t>(i);
         case ElementType::INT16: return operand.at<int16_t>(i);
         case ElementType::INT32: return operand.at<int32_t>(i);
         default: return operand.at<int64_t>(i);
@@ -41,33 +44,21 @@ bool runSum(const CpuKernelCall& call) {
     if (!sumShape(call, &reduced, &known)) return false;
     const CpuOperand& in = call.in(0);
     const std::vector<int32_t>& shape = in.shape();
-    // Output position of each input element: its index over the kept dimensions.
     std::vector<double> sums(call.out(0).count(), 0.0);
-    std::vector<int32_t> index(shape.size(), 0);
-    const bool quantized = in.type() == ElementType::UINT8 || in.type() == ElementType::INT8;
-    // Integer sums wrap around as TFLite's integer accumulators do (modulo 2^64 here, then the
-    // output's width): a double could not hold large int64 values nor convert back when out of range.
-    const bool integral = in.type() == ElementType::INT16 || in.type() == ElementType::INT32 || in.type() == ElementType::INT64;
+    // Integer sums (of stored values, for 8-bit ones too) wrap around as TFLite's integer
+    // accumulators do (modulo 2^64 here, then the output's width): a double could not hold large
+    // int64 values nor convert back when out of range.
+    const bool integral = in.type() != ElementType::FLOAT32;
     std::vector<uint64_t> totals(integral ? sums.size() : 0, 0);
-    const double scale = quantized ? in.tensor->scale : 1.0;
-    const double zero = quantized ? in.tensor->zeroPoint : 0.0;
-    const size_t count = in.count();
-    for (size_t i = 0; i < count; ++i) {
-        size_t o = 0;
-        for (size_t d = 0; d < shape.size(); ++d) {
-            if (!reduced[d]) o = o * static_cast<size_t>(shape[d]) + static_cast<size_t>(index[d]);
-        }
+    forEachReduced(shape, reduced, in.count(), [&](size_t i, size_t o) {
         if (integral) {
             totals[o] += static_cast<uint64_t>(integerAt(in, i));
         } else {
-            sums[o] += (numberAt(in, i) - zero) * scale;
+            sums[o] += in.at<float>(i);
         }
-        for (size_t d = shape.size(); d-- > 0;) {
-            if (++index[d] < shape[d]) break;
-            index[d] = 0;
-        }
-    }
+    });
     const CpuOperand& out = call.out(0);
+    const size_t count = in.count() / std::max<size_t>(sums.size(), 1);
     for (size_t o = 0; o < sums.size(); ++o) {
         switch (out.type()) {
             case ElementType::FLOAT32: out.set<float>(o, static_cast<float>(sums[o])); break;
@@ -75,12 +66,23 @@ bool runSum(const CpuKernelCall& call) {
             case ElementType::INT64: out.set<int64_t>(o, static_cast<int64_t>(totals[o])); break;
             case ElementType::INT16: out.set<int16_t>(o, static_cast<int16_t>(totals[o])); break;
             default: {
-                if (!(out.tensor->scale > 0)) return call.fail("quantized output without a scale");
-                const double q = std::round(sums[o] / out.tensor->scale) + out.tensor->zeroPoint;
+                if (!(out.tensor->scale > 0) || !(in.tensor->scale > 0)) return call.fail("quantized operands need scales");
+                // TFLite's rescaling 8-bit sum: in float, the int32 sum times s = scale_in /
+                // scale_out minus zero_in * s * count, rounded, plus zero_out, clamped to the type.
+                // With the same scale and zero point in and out, the stored values' sum, clamped.
+                const auto sum = static_cast<int32_t>(totals[o]);
+                int32_t value = sum;
+                if (in.tensor->scale != out.tensor->scale || in.tensor->zeroPoint != out.tensor->zeroPoint) {
+                    const float scale = in.tensor->scale / out.tensor->scale;
+                    const float bias = static_cast<float>(-in.tensor->zeroPoint) * scale * static_cast<float>(count);
+                    value = static_cast<int32_t>(std::round(static_cast<float>(sum) * scale + bias)) + out.tensor->zeroPoint;
+                }
+                value = std::clamp<int32_t>(value, out.type() == ElementType::UINT8 ? 0 : -128,
+                                            out.type() == ElementType::UINT8 ? 255 : 127);
                 if (out.type() == ElementType::UINT8) {
-                    out.set<uint8_t>(o, static_cast<uint8_t>(std::clamp(q, 0.0, 255.0)));
+                    out.set<uint8_t>(o, static_cast<uint8_t>(value));
                 } else {
-                    out.set<int8_t>(o, static_cast<int8_t>(std::clamp(q, -128.0, 127.0)));
+                    out.set<int8_t>(o, static_cast<int8_t>(value));
                 }
             }
         }

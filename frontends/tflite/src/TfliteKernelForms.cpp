@@ -1,0 +1,71 @@
+#include "TfliteKernelForms.h"
+
+#include <algorithm>
+
+#include "cpu/CpuKernel.h"
+#include "nnemu/base/Log.h"
+
+namespace nnemu::tflite {
+namespace {
+
+struct KernelForm {
+    fb::BuiltinOperator code;
+    std::vector<ElementType> inputTypes;   // of input 0
+    const char* why;
+};
+
+// The table: builtin, input types, and how TFLite's kernel differs from NNAPI's operation.
+const std::vector<KernelForm>& kernelForms() {
+    static const std::vector<KernelForm> forms = {
+            {fb::BuiltinOperator_MEAN, {ElementType::UINT8, ElementType::INT8},
+             "TFLite truncates or rounds through a fixed-point or float path; NNAPI rounds the dequantized mean"},
+            {fb::BuiltinOperator_SUM, {ElementType::UINT8, ElementType::INT8},
+             "TFLite rescales the integer sum in float and narrows without clamping"},
+            {fb::BuiltinOperator_LOG_SOFTMAX, {ElementType::UINT8, ElementType::INT8},
+             "TFLite computes it through a float exp table; NNAPI's is float only"},
+            {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},
+             "TFLite interpolates the stored values in its own fixed-point or float steps"},
+    };
+    return forms;
+}
+
+const KernelForm* formOf(const Model& model, const Node& node) {
+    if (node.inputs.empty() || node.inputs[0] < 0) return nullptr;
+    const ElementType type = model.tensors()[node.inputs[0]].type;
+    for (const KernelForm& form : kernelForms()) {
+        if (static_cast<int32_t>(form.code) == node.builtinCode &&
+            std::find(form.inputTypes.begin(), form.inputTypes.end(), type) != form.inputTypes.end()) {
+            return &form;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+bool tfliteKernelDiffersFromNnapi(const Model& model, const Node& node) { return formOf(model, node) != nullptr; }
+
+void moveNodeToCpuKernel(const Node& node, NnapiGraph& graph) {
+    graph.nodeOperations[node.index].clear();
+    graph.cpuKernel[node.index] = true;
+    graph.cpuOnly[node.index] = true;
+    for (int32_t t : node.inputs) {
+        if (t < 0) continue;
+        std::vector<uint32_t>& readers = graph.tensorReaders[t];
+        if (std::find(readers.begin(), readers.end(), node.index) == readers.end()) readers.push_back(node.index);
+    }
+}
+
+void runTfliteFormsOnCpuKernels(const Model& model, const std::vector<bool>& delegated, NnapiGraph& graph) {
+    for (const Node& node : model.nodes()) {
+        if (delegated[node.index] || graph.cpuKernel[node.index]) continue;
+        const KernelForm* form = formOf(model, node);
+        if (form == nullptr || CpuKernelTable::get().find(node) == nullptr) continue;
+        if (!prepareCpuKernel(model.subgraphs()[0], node).isOk()) continue;
+        NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
+                     << " runs on the tools' CPU kernel, as TFLite's (" << form->why << ")";
+        moveNodeToCpuKernel(node, graph);
+    }
+}
+
+}  // namespace nnemu::tflite
