@@ -75,12 +75,16 @@ bool addSubQuant8(OperationContext& context, int32_t fuse) {
     const T* a = in1.as<T>();
     const T* b = in2.as<T>();
     T* o = out.as<T>();
+    // Each input's rescaled value depends on the element alone: computed once per value.
+    int32_t scaledA[256], scaledB[256];
+    for (int32_t q = kQuantMin<T>; q <= kQuantMax<T>; ++q) {
+        const size_t k = static_cast<size_t>(q - kQuantMin<T>);
+        scaledA[k] = quant::multiplyByQuantizedMultiplier((q - in1.zeroPoint) * (1 << kLeftShift), mult1, shift1);
+        scaledB[k] = quant::multiplyByQuantizedMultiplier((q - in2.zeroPoint) * (1 << kLeftShift), mult2, shift2);
+    }
     forEachBroadcast(out.dims, in1.dims, in2.dims, [&](uint64_t oi, uint64_t i, uint64_t j) {
-        const int32_t shiftedA = (static_cast<int32_t>(a[i]) - in1.zeroPoint) * (1 << kLeftShift);
-        const int32_t shiftedB = (static_cast<int32_t>(b[j]) - in2.zeroPoint) * (1 << kLeftShift);
-        const int32_t scaledA = quant::multiplyByQuantizedMultiplier(shiftedA, mult1, shift1);
-        const int32_t scaledB = quant::multiplyByQuantizedMultiplier(shiftedB, mult2, shift2);
-        const int32_t sum = scaledA + scaledB;
+        const int32_t sum = scaledA[static_cast<int32_t>(a[i]) - kQuantMin<T>] +
+                            scaledB[static_cast<int32_t>(b[j]) - kQuantMin<T>];
         const int32_t result = quant::multiplyByQuantizedMultiplier(sum, outMult, outShift) + out.zeroPoint;
         o[oi] = static_cast<T>(std::clamp(result, low, high));
     });

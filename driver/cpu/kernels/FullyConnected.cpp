@@ -1,11 +1,13 @@
 // Reference kernel of FULLY_CONNECTED (F32, F16, Q8, Q8S): output[b][u] = sum_i input[b][i] *
-// weights[u][i] + bias[u], the input read as [batch, inputSize].
+// weights[u][i] + bias[u], the input read as [batch, inputSize]. The float sums run in 16 lanes
+// (one build per vector unit, base/Clones.h; no FMA contraction, see CMakeLists.txt).
 #include <cstdint>
 #include <vector>
 
 #include "ConvPoolUtils.h"
 #include "DotProduct.h"
 #include "nnemu/cpu/Kernels.h"
+#include "nnemu/base/Clones.h"
 #include "nnemu/kernels/QuantMath.h"
 #include "KernelList.h"
 
@@ -18,32 +20,67 @@ struct FcShape {
     uint32_t inputSize = 0;
 };
 
-void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* input,
-                         const float* weights, const float* bias, float* output) {
+// 16 float lanes: one AVX-512 register, two AVX2 or four SSE registers (GCC's vector extension).
+typedef float FloatLanes __attribute__((vector_size(64)));
+constexpr uint32_t kLanes = 16;
+constexpr uint32_t kUnitBlock = 4;
+
+// sum_i x[i] * w[u][i] for kUnits units of inputSize elements, rows `stride` apart: lane l of a
+// unit's vector sums the products i = l, l + 16, ... in order, the 16 lanes are then added as a
+// fixed tree and the remaining inputSize % 16 products in order after. The same order in every
+// build (the lanes are the source's, not the vector unit's), so every build gives the same bits.
+template <uint32_t kUnits>
+[[gnu::always_inline]] inline void unitSums(const float* x, const float* w, size_t stride, uint32_t inputSize,
+                                            float* sums) {
+    FloatLanes acc[kUnits] = {};
+    const uint32_t vectorEnd = inputSize / kLanes * kLanes;
+    for (uint32_t i = 0; i < vectorEnd; i += kLanes) {
+        FloatLanes xi;
+        __builtin_memcpy(&xi, x + i, sizeof xi);
+        for (uint32_t k = 0; k < kUnits; ++k) {
+            FloatLanes wi;
+            __builtin_memcpy(&wi, w + k * stride + i, sizeof wi);
+            acc[k] += xi * wi;
+        }
+    }
+    for (uint32_t k = 0; k < kUnits; ++k) {
+        float lanes[kLanes];
+        __builtin_memcpy(lanes, &acc[k], sizeof lanes);
+        for (uint32_t width = kLanes / 2; width > 0; width /= 2) {
+            for (uint32_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+        }
+        float sum = lanes[0];
+        for (uint32_t i = vectorEnd; i < inputSize; ++i) sum += x[i] * w[k * stride + i];
+        sums[k] = sum;
+    }
+}
+
+// Blocks of units outside, batches inside: a block's weights are read from memory once and
+// from the cache for the other batches.
+NNEMU_CLONES void fullyConnectedFloat(const FcShape& s, int32_t activation, const float* input,
+                                      const float* weights, const float* bias, float* output) {
     float low, high;
     quant::floatActivationRange(activation, &low, &high);
-    for (uint32_t b = 0; b < s.batches; ++b) {
-        const float* row = input + static_cast<size_t>(b) * s.inputSize;
-        // Eight units at a time, each with its own sum in input order: the same result as one
-        // unit at a time, with eight independent chains of additions instead of one.
-        constexpr uint32_t kBlock = 8;
-        uint32_t u = 0;
-        for (; u + kBlock <= s.units; u += kBlock) {
-            const float* w = weights + static_cast<size_t>(u) * s.inputSize;
-            float sum[kBlock] = {};
-            for (uint32_t i = 0; i < s.inputSize; ++i) {
-                for (uint32_t k = 0; k < kBlock; ++k) sum[k] += row[i] * w[k * static_cast<size_t>(s.inputSize) + i];
-            }
-            for (uint32_t k = 0; k < kBlock; ++k) {
-                output[static_cast<size_t>(b) * s.units + u + k] = convpool::clampFloat(sum[k] + bias[u + k], low, high);
-            }
+    const size_t stride = s.inputSize;
+    uint32_t u = 0;
+    const auto store = [&](uint32_t b, uint32_t first, const float* sums, uint32_t count) {
+        for (uint32_t k = 0; k < count; ++k) {
+            output[static_cast<size_t>(b) * s.units + first + k] =
+                    convpool::clampFloat(sums[k] + bias[first + k], low, high);
         }
-        for (; u < s.units; ++u) {
-            const float* w = weights + static_cast<size_t>(u) * s.inputSize;
-            float sum = 0.0f;
-            for (uint32_t i = 0; i < s.inputSize; ++i) sum += row[i] * w[i];
-            output[static_cast<size_t>(b) * s.units + u] =
-                    convpool::clampFloat(sum + bias[u], low, high);
+    };
+    for (; u + kUnitBlock <= s.units; u += kUnitBlock) {
+        for (uint32_t b = 0; b < s.batches; ++b) {
+            float sums[kUnitBlock];
+            unitSums<kUnitBlock>(input + b * stride, weights + u * stride, stride, s.inputSize, sums);
+            store(b, u, sums, kUnitBlock);
+        }
+    }
+    for (; u < s.units; ++u) {
+        for (uint32_t b = 0; b < s.batches; ++b) {
+            float sum;
+            unitSums<1>(input + b * stride, weights + u * stride, stride, s.inputSize, &sum);
+            store(b, u, &sum, 1);
         }
     }
 }

@@ -55,25 +55,76 @@ void softmaxFloatTensor(const float* in, float* out, uint64_t outer, uint32_t ax
     softmaxFloat(in, out, outer, axisSize, inner, beta);
 }
 
+// The exponentials of one quantized softmax: exp((x - max) * beta) with x and max dequantized,
+// for every pair of an input value q and a row's largest value m that the tensor has, each
+// computed once (tables[m] holds the values from low[m] to m, filled downwards as rows need
+// them). Each is the same float expression as element by element, so the same bits.
+template <typename T>
+class QuantExpTable {
+public:
+    QuantExpTable(const hal::OperandView& input, float beta) : input_(input), beta_(beta) {}
+
+    // The table for a row with largest value m and smallest value q0: entries q0..m filled.
+    const float* row(T m, T q0) {
+        const size_t mi = index(m);
+        std::vector<float>& table = tables_[mi];
+        if (table.empty()) {
+            table.resize(256);
+            low_[mi] = static_cast<int32_t>(m) + 1;
+        }
+        const float maxValue = dequantize(m);
+        for (int32_t q = low_[mi] - 1; q >= static_cast<int32_t>(q0); --q) {
+            table[index(static_cast<T>(q))] = std::exp((dequantize(static_cast<T>(q)) - maxValue) * beta_);
+        }
+        low_[mi] = std::min(low_[mi], static_cast<int32_t>(q0));
+        return table.data();
+    }
+    static size_t index(T q) { return static_cast<size_t>(static_cast<int32_t>(q) - kQuantMin<T>); }
+
+private:
+    float dequantize(T q) const { return (static_cast<int32_t>(q) - input_.zeroPoint) * input_.scale; }
+    const hal::OperandView& input_;
+    float beta_;
+    std::vector<float> tables_[256];
+    int32_t low_[256] = {};
+};
+
 // Q8 (T = uint8_t) or Q8S (T = int8_t), evaluated in float from the dequantized input; the
-// output quantization is fixed: (1/256, 0), or (1/256, -128) signed. One row along the axis at a
-// time goes through float buffers of the axis's length (not of the whole tensor).
+// output quantization is fixed: (1/256, 0), or (1/256, -128) signed. With a finite positive
+// input scale (the dequantized maximum is that of the largest input value) the exponentials come
+// from a QuantExpTable, otherwise one row along the axis at a time goes through float buffers.
 template <typename T>
 void softmaxQuant8(const hal::OperandView& input, hal::OperandView& output, uint64_t outer,
                    uint32_t axisSize, uint64_t inner, float beta) {
     std::vector<float> in(axisSize), out(axisSize);
     const T* src = input.as<T>();
     T* dst = output.as<T>();
+    const bool tabled = std::isfinite(input.scale) && input.scale > 0.0f;
+    QuantExpTable<T> exps(input, beta);
     for (uint64_t o = 0; o < outer; ++o) {
         for (uint64_t i = 0; i < inner; ++i) {
             const uint64_t base = o * axisSize * inner + i;
-            for (uint32_t a = 0; a < axisSize; ++a) {
-                in[a] = (static_cast<int32_t>(src[base + a * inner]) - input.zeroPoint) * input.scale;
+            if (tabled) {
+                T m = src[base], q0 = src[base];
+                for (uint32_t a = 1; a < axisSize; ++a) {
+                    m = std::max(m, src[base + a * inner]);
+                    q0 = std::min(q0, src[base + a * inner]);
+                }
+                const float* table = exps.row(m, q0);
+                float sum = 0.0f;
+                for (uint32_t a = 0; a < axisSize; ++a) {
+                    out[a] = table[QuantExpTable<T>::index(src[base + a * inner])];
+                    sum += out[a];
+                }
+                for (uint32_t a = 0; a < axisSize; ++a) out[a] /= sum;
+            } else {
+                for (uint32_t a = 0; a < axisSize; ++a) {
+                    in[a] = (static_cast<int32_t>(src[base + a * inner]) - input.zeroPoint) * input.scale;
+                }
+                softmaxFloat(in.data(), out.data(), 1, axisSize, 1, beta);
             }
-            softmaxFloat(in.data(), out.data(), 1, axisSize, 1, beta);
             for (uint32_t a = 0; a < axisSize; ++a) {
-                dst[base + a * inner] = static_cast<T>(
-                        quant::quantizeSaturated(out[a] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
+                dst[base + a * inner] = static_cast<T>(quant::quantizeSaturatedFloat(out[a] / output.scale, output.zeroPoint, kQuantMin<T>, kQuantMax<T>));
             }
         }
     }

@@ -78,6 +78,20 @@ inline int32_t quantizeSaturated(double scaled, int32_t zeroPoint, int32_t qmin,
     return static_cast<int32_t>(std::clamp(std::round(scaled) + zeroPoint, static_cast<double>(qmin), static_cast<double>(qmax)));
 }
 
+// quantizeSaturated of a float, for clamp ranges and zero points inside +-2^29, without the C
+// library's round: the integer part by truncation (|v| clamped to 2^30 first) and the
+// fraction, exact in float, compared with 0.5: the same round half away from zero
+// (tests/unit/QuantizeFloatTest.cpp), which inlines where round() is a call.
+inline int32_t quantizeSaturatedFloat(float v, int32_t zeroPoint, int32_t qmin, int32_t qmax) {
+    if (std::isnan(v)) return std::clamp(zeroPoint, qmin, qmax);
+    constexpr float kLimit = 1073741824.0f;   // 2^30
+    v = std::clamp(v, -kLimit, kLimit);
+    const int32_t whole = static_cast<int32_t>(v);
+    const float fraction = v - static_cast<float>(whole);
+    const int32_t rounded = whole + (fraction >= 0.5f ? 1 : 0) - (fraction <= -0.5f ? 1 : 0);
+    return static_cast<int32_t>(std::clamp<int64_t>(int64_t{rounded} + zeroPoint, qmin, qmax));
+}
+
 // Clamp range in the quantized domain for a fused activation (FuseCode 0..3).
 inline void quantizedActivationRange(int32_t fuse, float scale, int32_t zeroPoint, int32_t qmin,
                                      int32_t qmax, int32_t* low, int32_t* high) {
