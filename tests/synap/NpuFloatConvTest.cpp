@@ -1,5 +1,5 @@
-// Float 3x3 depthwise and few-channel convolutions on synap-npu's own float kernels
-// (kernels/FloatDepthwise.h): one operation compiled for synap-npu alone gives nnapi-reference's
+// Float 3x3 depthwise and (with NNEMU_NPU_KERNELS=all) few-channel convolutions on synap-npu's
+// own float kernels (kernels/FloatDepthwise.h): one operation compiled for synap-npu alone gives nnapi-reference's
 // bytes on the same random operands (values in steps of 1/8: every sum is exact in float, so any
 // order of the additions gives the same bytes); the program stores their weights packed with the
 // filters dropped, a core runs them in place, and a core that cannot (NNEMU_NPU_KERNELS=xnnpack)
@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <random>
 
 #include "HalNetworkBuilder.h"
@@ -79,7 +81,27 @@ TEST(NpuFloatConv, DepthwiseStridesPaddingsAndActivationsGiveTheReferenceBytes) 
     }
 }
 
+// Sets NNEMU_NPU_KERNELS (read at every compilation and load) for the scope, unless the own
+// kernels are off; then puts back what was there.
+struct KernelChoice {
+    std::optional<std::string> before;
+    explicit KernelChoice(const char* choice) {
+        if (const char* now = std::getenv("NNEMU_NPU_KERNELS")) before = now;
+        if (!ownKernelsOff()) setenv("NNEMU_NPU_KERNELS", choice, 1);
+    }
+    ~KernelChoice() {
+        if (before) {
+            setenv("NNEMU_NPU_KERNELS", before->c_str(), 1);
+        } else {
+            unsetenv("NNEMU_NPU_KERNELS");
+        }
+    }
+    KernelChoice(const KernelChoice&) = delete;
+    KernelChoice& operator=(const KernelChoice&) = delete;
+};
+
 TEST(NpuFloatConv, FirstConvolutionGivesTheReferenceBytes) {
+    const KernelChoice all("all");
     for (int32_t stride : {1, 2}) {
         for (int32_t padding : {ANEURALNETWORKS_PADDING_SAME, ANEURALNETWORKS_PADDING_VALID}) {
             SCOPED_TRACE("stride " + std::to_string(stride) + " padding " + std::to_string(padding));
@@ -134,6 +156,7 @@ Ran run(const std::vector<uint8_t>& program) {
 
 TEST(NpuFloatConv, StoredPackedRunInPlaceAndUnpackForXnnpack) {
     if (ownKernelsOff()) GTEST_SKIP() << "own kernels are off";
+    std::optional<KernelChoice> all(std::in_place, "all");
     Result<std::vector<uint8_t>> program = synap::compileProgram(floatNetwork(), {{1, 10, 10, 3}});
     ASSERT_TRUE(program.isOk()) << program.message();
     const npu::Program& p = *npu::GetProgram(program->data());
@@ -144,6 +167,7 @@ TEST(NpuFloatConv, StoredPackedRunInPlaceAndUnpackForXnnpack) {
     for (const npu::Tensor* t : *p.tensors()) dropped += t->packed() ? 1 : 0;
     EXPECT_EQ(dropped, 2u);
     const Ran own = run(*program);
+    all.reset();
     EXPECT_EQ(own.inPlace, 2u);
     EXPECT_EQ(own.packings, 0u);
     setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load

@@ -101,6 +101,7 @@ void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t
     r.inWidth = g.inWidth;
     r.stride = s;
     r.padLeft = g.padLeft;
+    r.width = g.outWidth;
     r.low = g.low;
     r.high = g.high;
     for (size_t row = rowBegin; row < rowEnd; ++row) {
@@ -113,20 +114,9 @@ void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t
             whole = whole && in;
         }
         r.output = output + row * g.outWidth * C;
-        const auto columns = [&](size_t begin, size_t end, bool inside) {
-            if (begin >= end) return;
-            r.begin = begin;
-            r.end = end;
-            r.inside = inside;
-            kernel(r);
-        };
-        if (!whole) {
-            columns(0, g.outWidth, false);
-            continue;
-        }
-        columns(0, insideBegin, false);
-        columns(insideBegin, insideEnd, true);
-        columns(insideEnd, g.outWidth, false);
+        r.insideBegin = whole ? insideBegin : 0;
+        r.insideEnd = whole ? insideEnd : 0;
+        kernel(r);
     }
 }
 
@@ -141,16 +131,22 @@ void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> pac
             for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
                 const ptrdiff_t y = static_cast<ptrdiff_t>(oy * g.strideHeight + ky * g.dilationHeight) -
                                     static_cast<ptrdiff_t>(g.padTop);
+                const bool rowIn = y >= 0 && y < static_cast<ptrdiff_t>(g.inHeight);
+                const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * g.strideWidth) - static_cast<ptrdiff_t>(g.padLeft);
+                const ptrdiff_t xLast = x0 + static_cast<ptrdiff_t>((g.kernelWidth - 1) * g.dilationWidth);
+                const float* rowStart = input + (b * g.inHeight + static_cast<size_t>(rowIn ? y : 0)) * g.inWidth * cin;
+                if (rowIn && g.dilationWidth == 1 && x0 >= 0 && xLast < static_cast<ptrdiff_t>(g.inWidth)) {
+                    // The window's row inside the image: one run of kernelWidth pixels.
+                    unfolded = std::copy_n(rowStart + x0 * static_cast<ptrdiff_t>(cin), g.kernelWidth * cin, unfolded);
+                    continue;
+                }
                 for (size_t kx = 0; kx < g.kernelWidth; ++kx, unfolded += cin) {
-                    const ptrdiff_t x = static_cast<ptrdiff_t>(ox * g.strideWidth + kx * g.dilationWidth) -
-                                        static_cast<ptrdiff_t>(g.padLeft);
-                    if (y < 0 || y >= static_cast<ptrdiff_t>(g.inHeight) || x < 0 ||
-                        x >= static_cast<ptrdiff_t>(g.inWidth)) {
+                    const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(kx * g.dilationWidth);
+                    if (!rowIn || x < 0 || x >= static_cast<ptrdiff_t>(g.inWidth)) {
                         std::fill(unfolded, unfolded + cin, 0.0f);
                         continue;
                     }
-                    const size_t pixel = (b * g.inHeight + static_cast<size_t>(y)) * g.inWidth + static_cast<size_t>(x);
-                    std::copy(input + pixel * cin, input + (pixel + 1) * cin, unfolded);
+                    std::copy_n(rowStart + x * static_cast<ptrdiff_t>(cin), cin, unfolded);
                 }
             }
         }

@@ -3,9 +3,9 @@
 // unfolded rows on the float GEMM). Their weights are packed once in the float GEMM's layout
 // (FloatGemm.h: blocks of 16 channels, bias then one row of 16 per tap), so that a compiled
 // program stores them and every process reads them in place in the mapped program file.
-// Each depthwise output is the bias plus its in-bounds taps in (row, column) order, one fused
-// multiply-add each on AVX2 (with FMA) and AVX-512, then clamped; the portable loop rounds each
-// product. Bump the version with any change of either layout.
+// Each depthwise output is the bias plus its nine taps in (row, column) order, those outside the
+// image reading zeros (adding zero), one fused multiply-add each on AVX2 (with FMA) and AVX-512,
+// then clamped; the portable loop rounds each product. Bump the version with any change of either layout.
 #pragma once
 
 #include <cstddef>
@@ -51,13 +51,12 @@ void runFloatConvRows(Isa isa, const FloatImage& image, std::span<const uint8_t>
                       float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch);
 
 // One output row of the depthwise for the ISA kernels: the three input rows (null where the window
-// leaves the image), the columns [begin, end) to compute, and whether every tap of them is inside.
+// leaves the image), its `width` columns, those of [insideBegin, insideEnd) with every tap inside.
 struct FloatDepthwiseRow {
     const float* rows[3];
     float* output;
     const float* weights;  // the packed blocks
-    size_t channels, inWidth, stride, padLeft, begin, end;
-    bool inside;
+    size_t channels, inWidth, stride, padLeft, width, insideBegin, insideEnd;
     float low, high;
 };
 void floatDepthwiseRowPortable(const FloatDepthwiseRow& r);

@@ -9,7 +9,10 @@
 
 namespace nnemu::synap::kernels::depthwise_loops {
 
-// The block's columns [r.begin, r.end); Partial: only the first ops.count channels are read and
+// What a tap outside the image reads: a block of zeros.
+alignas(64) inline constexpr float kFloatZeros[kFloatGemmBlock] = {};
+
+// The block's columns [0, r.width); Partial: only the first ops.count channels are read and
 // written (the block past the last channel).
 template <bool Partial, typename Ops>
 void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, size_t c) {
@@ -21,10 +24,10 @@ void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, si
     const V low = ops.set1(r.low), high = ops.set1(r.high);
     const auto in = [&](const float* p) { return Partial ? ops.loadPart(p) : ops.load(p); };
     const size_t C = r.channels;
-    for (size_t ox = r.begin; ox < r.end; ++ox) {
+    for (size_t ox = 0; ox < r.width; ++ox) {
         const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * r.stride) - static_cast<ptrdiff_t>(r.padLeft);
         V acc = bias;
-        if (r.inside) {
+        if (ox >= r.insideBegin && ox < r.insideEnd) {
 #pragma GCC unroll 3
             for (size_t ky = 0; ky < 3; ++ky) {
                 const float* p = r.rows[ky] + x0 * static_cast<ptrdiff_t>(C) + c;
@@ -32,14 +35,20 @@ void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, si
                 for (size_t kx = 0; kx < 3; ++kx) acc = ops.fma(in(p + kx * C), wk[3 * ky + kx], acc);
             }
         } else {
+            // Taps outside the image read zeros (as XNNPACK's padding does): the same nine
+            // multiply-adds, each adding zero where the reference skips the tap.
+            const float* p[9];
+#pragma GCC unroll 3
             for (size_t ky = 0; ky < 3; ++ky) {
-                if (r.rows[ky] == nullptr) continue;
+#pragma GCC unroll 3
                 for (size_t kx = 0; kx < 3; ++kx) {
                     const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(kx);
-                    if (x < 0 || x >= static_cast<ptrdiff_t>(r.inWidth)) continue;
-                    acc = ops.fma(in(r.rows[ky] + x * static_cast<ptrdiff_t>(C) + c), wk[3 * ky + kx], acc);
+                    const bool in = r.rows[ky] != nullptr && x >= 0 && x < static_cast<ptrdiff_t>(r.inWidth);
+                    p[3 * ky + kx] = in ? r.rows[ky] + x * static_cast<ptrdiff_t>(C) + c : kFloatZeros;
                 }
             }
+#pragma GCC unroll 9
+            for (size_t t = 0; t < 9; ++t) acc = ops.fma(in(p[t]), wk[t], acc);
         }
         acc = ops.clamp(acc, low, high);
         float* out = r.output + ox * C + c;
@@ -51,7 +60,8 @@ void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, si
     }
 }
 
-// Every block of channels of the row's columns.
+// Every block of channels of the row's columns, each block along the whole row (its weights
+// held in registers).
 template <typename Ops>
 void row(const FloatDepthwiseRow& r) {
     for (size_t c = 0; c < r.channels; c += kFloatGemmBlock) {

@@ -197,8 +197,8 @@ bool floatConvSpec(const npu::Program& program, const npu::Layer& layer, FloatCo
             p->padding()->top() > 2) {
             return false;
         }
-    } else if (p->input_channels() > kMaxUnfoldedInputChannels) {
-        return false;
+    } else if (p->input_channels() > kMaxUnfoldedInputChannels || kernelChoice() != "all") {
+        return false;  // (unfolded on the float GEMM: measured slower than XNNPACK's, BENCHMARKS.md)
     }
     // The kind's check holds: input [B, H, W, C], filter [1 or N, KH, KW, C or 1], output [B, OH, OW, N].
     kernels::FloatImage& g = spec->image;
