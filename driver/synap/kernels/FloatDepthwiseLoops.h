@@ -24,9 +24,36 @@ void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, si
     const V low = ops.set1(r.low), high = ops.set1(r.high);
     const auto in = [&](const float* p) { return Partial ? ops.loadPart(p) : ops.load(p); };
     const size_t C = r.channels;
+    const auto finish = [&](size_t ox, V acc) {
+        acc = ops.clamp(acc, low, high);
+        float* out = r.output + ox * C + c;
+        if (Partial) {
+            ops.storePart(out, acc);
+        } else {
+            ops.store(out, acc);
+        }
+    };
+    const ptrdiff_t step = static_cast<ptrdiff_t>(r.stride * C);
     for (size_t ox = 0; ox < r.width; ++ox) {
         const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * r.stride) - static_cast<ptrdiff_t>(r.padLeft);
         V acc = bias;
+        if (ox >= r.insideBegin && ox + 1 < r.insideEnd) {
+            // Two columns at once: two chains of dependent multiply-adds in flight, each output's
+            // own order unchanged.
+            V acc2 = bias;
+#pragma GCC unroll 3
+            for (size_t ky = 0; ky < 3; ++ky) {
+                const float* p = r.rows[ky] + x0 * static_cast<ptrdiff_t>(C) + c;
+#pragma GCC unroll 3
+                for (size_t kx = 0; kx < 3; ++kx) {
+                    acc = ops.fma(in(p + kx * C), wk[3 * ky + kx], acc);
+                    acc2 = ops.fma(in(p + step + kx * C), wk[3 * ky + kx], acc2);
+                }
+            }
+            finish(ox, acc);
+            finish(++ox, acc2);
+            continue;
+        }
         if (ox >= r.insideBegin && ox < r.insideEnd) {
 #pragma GCC unroll 3
             for (size_t ky = 0; ky < 3; ++ky) {
@@ -50,13 +77,7 @@ void blockColumns(const Ops& ops, const FloatDepthwiseRow& r, const float* w, si
 #pragma GCC unroll 9
             for (size_t t = 0; t < 9; ++t) acc = ops.fma(in(p[t]), wk[t], acc);
         }
-        acc = ops.clamp(acc, low, high);
-        float* out = r.output + ox * C + c;
-        if (Partial) {
-            ops.storePart(out, acc);
-        } else {
-            ops.store(out, acc);
-        }
+        finish(ox, acc);
     }
 }
 
