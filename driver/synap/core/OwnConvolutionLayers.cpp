@@ -255,6 +255,7 @@ std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const np
     if (!ownKernelsEnabled()) return nullptr;
     kernels::FloatGemmSpec floatGemm;
     if (floatGemmSpec(program, layer, &floatGemm)) return ownFloatGemm(program, layer, floatGemm);
+    if (auto floatConv = ownFloatConvolution(program, layer)) return floatConv;
     if (isPointwise(layer)) return ownGemm(program, layer);
     if (auto unfolded = ownUnfoldedConvolution(program, layer)) return unfolded;
     return ownDepthwise(program, layer);
@@ -264,6 +265,10 @@ bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& laye
     kernels::FloatGemmSpec floatGemm;
     if (ownKernelsEnabled() && floatGemmSpec(program, layer, &floatGemm)) {
         return !storedFloatGemm(program, layer, floatGemm, kernels::bestIsa()).empty();
+    }
+    FloatConvSpec floatConv;
+    if (ownKernelsEnabled() && floatConvSpec(program, layer, &floatConv)) {
+        return !storedFloatConv(program, layer, floatConv, kernels::bestIsa()).empty();
     }
     Operands o;
     kernels::QuantGemmSpec spec;

@@ -95,6 +95,12 @@ void damaged(const npu::Layer& layer);
 // not take it.
 std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu::Layer& layer);
 
+// The float 3x3 depthwise and few-channel convolution layers (OwnFloatConvLayer.cpp): the state,
+// or null where the own float kernels do not take the layer; their stored weights, checked.
+std::unique_ptr<LayerState> ownFloatConvolution(const npu::Program& program, const npu::Layer& layer);
+std::span<const uint8_t> storedFloatConv(const npu::Program& program, const npu::Layer& layer,
+                                         const FloatConvSpec& spec, kernels::Isa isa);
+
 // An unfolded convolution's whole output (ConvLayer, OwnConvolutionLayers.cpp), its rows cut by
 // tilingOf over `pool`; each thread unfolds into its own working memory.
 bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,

@@ -10,7 +10,7 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d474646;  // "FFGM"
-constexpr size_t kHeaderBytes = 64;
+constexpr size_t kHeaderBytes = kFloatGemmHeaderBytes;
 
 struct Header {
     uint32_t magic, version, depth, channels;
@@ -21,12 +21,12 @@ size_t blockFloats(size_t depth) { return kFloatGemmBlock * (depth + 1); }
 // Rows per kernel call: what the kernels keep in registers.
 constexpr size_t kRows = 6;
 
-bool hasFma() {
+}  // namespace
+
+bool floatFmaSupported() {
     static const bool fma = cpuinfo_initialize() && cpuinfo_has_x86_fma3();
     return fma;
 }
-
-}  // namespace
 
 bool packFloatGemm(const FloatGemmSpec& spec, std::vector<uint8_t>* packed) {
     if (spec.depth == 0 || spec.channels == 0 || spec.weights == nullptr) return false;
@@ -107,7 +107,7 @@ void runFloatGemmTile(Isa isa, std::span<const uint8_t> packed, const float* inp
     if (isa == Isa::Avx512Vnni) {
         kernel = floatGemmAvx512;
         blocksPerCall = 2;
-    } else if (isa == Isa::Avx2 && hasFma()) {
+    } else if (isa == Isa::Avx2 && floatFmaSupported()) {
         kernel = floatGemmAvx2;
     }
     channelEnd = std::min<size_t>(channelEnd, header.channels);

@@ -26,6 +26,10 @@ struct FloatGemmSpec {
 // last one zero. Bump the version with any change of the layout.
 constexpr size_t kFloatGemmBlock = 16;
 constexpr uint32_t kFloatGemmLayoutVersion = 1;
+// The packed bytes' header, before the blocks.
+constexpr size_t kFloatGemmHeaderBytes = 64;
+// Whether the CPU has FMA (the AVX2 float kernels need it).
+bool floatFmaSupported();
 
 // The packed weights; false when the spec is empty or too large for the layout's 32-bit sizes.
 bool packFloatGemm(const FloatGemmSpec& spec, std::vector<uint8_t>* packed);

@@ -178,6 +178,67 @@ bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands
     return true;
 }
 
+bool floatConvSpec(const npu::Program& program, const npu::Layer& layer, FloatConvSpec* spec) {
+    const auto* p = layer.params_as_Conv2D();
+    if (p == nullptr || p->padding() == nullptr || isPointwise(layer) || layer.inputs()->size() != 3) return false;
+    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
+    const npu::Tensor& filter = tensorAt(program, layer.inputs()->Get(1));
+    const npu::Tensor& bias = tensorAt(program, layer.inputs()->Get(2));
+    const npu::Tensor& output = outputOf(program, layer);
+    for (const npu::Tensor* t : {&input, &filter, &bias, &output}) {
+        if (t->type() != npu::DataType::FLOAT32) return false;
+    }
+    if (!hasData(filter) || !hasData(bias) || input.dims()->size() != 4 || output.dims()->size() != 4) return false;
+    spec->depthwise = p->depthwise();
+    if (spec->depthwise) {
+        if (p->kernel_height() != 3 || p->kernel_width() != 3 || p->stride_height() != p->stride_width() ||
+            p->stride_height() == 0 || p->stride_height() > 2 || p->dilation_height() != 1 ||
+            p->dilation_width() != 1 || p->depth_multiplier() != 1 || p->padding()->left() > 2 ||
+            p->padding()->top() > 2) {
+            return false;
+        }
+    } else if (p->input_channels() > kMaxUnfoldedInputChannels || kernelChoice() != "all") {
+        return false;  // (unfolded on the float GEMM: measured slower than XNNPACK's, BENCHMARKS.md)
+    }
+    // The kind's check holds: input [B, H, W, C], filter [1 or N, KH, KW, C or 1], output [B, OH, OW, N].
+    kernels::FloatImage& g = spec->image;
+    g.batches = input.dims()->Get(0);
+    g.inHeight = input.dims()->Get(1);
+    g.inWidth = input.dims()->Get(2);
+    g.inChannels = input.dims()->Get(3);
+    g.outHeight = output.dims()->Get(1);
+    g.outWidth = output.dims()->Get(2);
+    g.channels = output.dims()->Get(3);
+    g.kernelHeight = p->kernel_height();
+    g.kernelWidth = p->kernel_width();
+    g.strideHeight = p->stride_height();
+    g.strideWidth = p->stride_width();
+    g.dilationHeight = p->dilation_height();
+    g.dilationWidth = p->dilation_width();
+    g.padTop = p->padding()->top();
+    g.padLeft = p->padding()->left();
+    g.low = layer.output_min();
+    g.high = layer.output_max();
+    if ((spec->depthwise && g.channels != g.inChannels) || g.channels == 0 || g.inChannels == 0 ||
+        byteSize(filter) != spec->filterBytes() || bias.dims()->size() != 1 || bias.dims()->Get(0) != g.channels) {
+        return false;
+    }
+    spec->filter = filter.data() != nullptr && filter.data()->size() > 0 ? filter.data()->data() : nullptr;
+    spec->bias = bias.data()->data();
+    return true;
+}
+
+bool packFloatConv(const FloatConvSpec& spec, const uint8_t* filter, std::vector<uint8_t>* packed) {
+    const kernels::FloatImage& g = spec.image;
+    if (spec.depthwise) return kernels::packFloatDepthwise(filter, spec.bias, g.channels, packed);
+    kernels::FloatGemmSpec gemm;
+    gemm.depth = g.kernelHeight * g.kernelWidth * g.inChannels;
+    gemm.channels = g.channels;
+    gemm.weights = filter;
+    gemm.bias = spec.bias;
+    return kernels::packFloatGemm(gemm, packed);
+}
+
 // 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel. By default
 // only on AVX-512 VNNI or AVX2 with the folded requantization (Depthwise.h), where it measures
 // faster than XNNPACK's; elsewhere (portable loop, saturating requantization) it is slower.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../kernels/Depthwise.h"
+#include "../kernels/FloatDepthwise.h"
 #include "../kernels/FloatGemm.h"
 #include "../kernels/FloatGemmBf16.h"
 #include "../kernels/QuantConv.h"
@@ -65,6 +66,25 @@ bool floatGemmSpec(const npu::Program& program, const npu::Layer& layer, kernels
 // Whether the program's float GEMMs run in bfloat16: it is relaxed and this CPU runs the kernel.
 inline bool relaxedFloatGemm(const npu::Program& program) {
     return program.relaxed_float32() && kernels::hasFloatGemmBf16();
+}
+// A float32 3x3 depthwise convolution (stride 1 or 2 both ways, no dilation, multiplier 1) or,
+// with NNEMU_NPU_KERNELS=all, a float32 convolution with few input channels, on the own float
+// kernels (FloatDepthwise.h).
+struct FloatConvSpec {
+    kernels::FloatImage image;
+    bool depthwise = false;
+    const uint8_t* filter = nullptr;  // the program's bytes, or null where it holds them only packed
+    const uint8_t* bias = nullptr;
+    size_t filterBytes() const {
+        return size_t{image.channels} * image.kernelHeight * image.kernelWidth * (depthwise ? 1 : image.inChannels) * 4;
+    }
+};
+// The spec of such a layer (false otherwise); pointwise layers are the float GEMM's (floatGemmSpec).
+bool floatConvSpec(const npu::Program& program, const npu::Layer& layer, FloatConvSpec* spec);
+// Its weights packed from `filter` (filterBytes() of them) and the spec's bias; the kind of them.
+bool packFloatConv(const FloatConvSpec& spec, const uint8_t* filter, std::vector<uint8_t>* packed);
+inline npu::PackedKernel floatConvKernel(const FloatConvSpec& spec) {
+    return spec.depthwise ? npu::PackedKernel::FLOAT_DEPTHWISE : npu::PackedKernel::FLOAT_CONV;
 }
 // The im2col + GEMM spec of a convolution with few input channels (false otherwise); `o` backs it.
 bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::QuantConvSpec* spec);

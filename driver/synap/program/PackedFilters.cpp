@@ -1,5 +1,6 @@
 #include "PackedFilters.h"
 
+#include "../kernels/FloatDepthwise.h"
 #include "../kernels/FloatGemm.h"
 #include "../kernels/FloatGemmBf16.h"
 #include "../kernels/QuantGemm.h"
@@ -8,17 +9,21 @@
 namespace nnemu::synap {
 namespace {
 
-// The packed layouts that hold the whole filter, exactly (the GEMMs'): the filter can go.
+// The packed layouts that hold the whole filter, exactly (the GEMMs' and the float kernels'): the
+// filter can go.
 bool unpacks(npu::PackedKernel kernel) {
     return kernel == npu::PackedKernel::QUANT_GEMM || kernel == npu::PackedKernel::FLOAT_GEMM ||
-           kernel == npu::PackedKernel::FLOAT_GEMM_BF16;
+           kernel == npu::PackedKernel::FLOAT_GEMM_BF16 || kernel == npu::PackedKernel::FLOAT_DEPTHWISE ||
+           kernel == npu::PackedKernel::FLOAT_CONV;
 }
 
 bool unpack(const npu::PackedWeights& entry, std::vector<uint8_t>* filter) {
     const std::span<const uint8_t> packed(entry.data()->data(), entry.data()->size());
     switch (entry.kernel()) {
         case npu::PackedKernel::QUANT_GEMM: return kernels::unpackQuantGemm(packed, filter);
-        case npu::PackedKernel::FLOAT_GEMM: return kernels::unpackFloatGemm(packed, filter);
+        case npu::PackedKernel::FLOAT_GEMM:
+        case npu::PackedKernel::FLOAT_CONV: return kernels::unpackFloatGemm(packed, filter);
+        case npu::PackedKernel::FLOAT_DEPTHWISE: return kernels::unpackFloatDepthwise(packed, filter);
         case npu::PackedKernel::FLOAT_GEMM_BF16: return kernels::unpackFloatGemmBf16(packed, filter);  // rounded
         default: return false;
     }

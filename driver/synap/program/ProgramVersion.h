@@ -13,7 +13,8 @@ namespace nnemu::synap {
 // unfolded convolutions stored packed; 9: requantizations that are sign flips become flips;
 // 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D); 11: float 1x1
 // convolutions and fully connected layers stored packed for the own float GEMM; 12: relaxed
-// programs (relaxed_float32) store their float GEMMs in bfloat16 where the CPU runs it.
-constexpr uint32_t kCompilerVersion = 12;
+// programs (relaxed_float32) store their float GEMMs in bfloat16 where the CPU runs it; 13: float
+// 3x3 depthwise and few-channel convolutions stored packed for the own float kernels.
+constexpr uint32_t kCompilerVersion = 13;
 
 }  // namespace nnemu::synap

@@ -28,6 +28,16 @@ bool packDepthwiseWeights(const npu::Program& program, uint32_t layerIndex, std:
     return true;
 }
 
+// A float depthwise or few-channel convolution's filter, packed for the float kernels.
+bool packFloatConvWeights(const FloatConvSpec& spec, uint32_t layerIndex, std::span<const uint8_t> filter,
+                          npu::PackedWeightsT* packed) {
+    const uint8_t* weights = spec.filter != nullptr ? spec.filter : filter.data();
+    if (spec.filter == nullptr && filter.size() != spec.filterBytes()) return false;
+    if (!packFloatConv(spec, weights, &packed->data)) return false;
+    tag(layerIndex, floatConvKernel(spec), kernels::kFloatDepthwiseLayoutVersion, packed);
+    return true;
+}
+
 }  // namespace
 
 bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,
@@ -49,6 +59,8 @@ bool packOwnWeights(const npu::Program& program, uint32_t layerIndex, std::span<
         tag(layerIndex, npu::PackedKernel::FLOAT_GEMM, kernels::kFloatGemmLayoutVersion, packed);
         return true;
     }
+    FloatConvSpec floatConv;
+    if (floatConvSpec(program, layer, &floatConv)) return packFloatConvWeights(floatConv, layerIndex, filter, packed);
     Operands o;
     if (isPointwise(layer)) {
         kernels::QuantGemmSpec spec;

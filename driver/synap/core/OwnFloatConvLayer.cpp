@@ -1,0 +1,73 @@
+// The own float kernels' 3x3 depthwise and few-channel convolution layers (kernels/FloatDepthwise.h):
+// their packed weights where the program stores them (in place in the mapped program file), or
+// packed at load.
+#include "OwnKernelLayers.h"
+#include "OwnLayerSupport.h"
+#include "../kernels/FloatDepthwise.h"
+#include "nnemu/cache/CacheCounters.h"
+
+namespace nnemu::synap::own {
+namespace {
+
+struct FloatConvLayer : OwnLayer {
+    FloatConvSpec spec;  // its pointers unused once packed
+    std::vector<uint8_t> packed;
+    std::span<const uint8_t> weights;  // `packed`, or the program's
+    kernels::Isa isa = kernels::Isa::Portable;
+
+    bool run(const NativeLayer& layer) override {
+        const kernels::FloatImage& g = spec.image;
+        const auto* input = reinterpret_cast<const float*>(layer.inputs[0]);
+        auto* output = reinterpret_cast<float*>(layer.output);
+        const size_t rows = size_t{g.batches} * g.outHeight;
+        // Multiply-adds per output row, at about 4 of the 8-bit GEMM's each (FloatGemmLayer).
+        const double taps = spec.depthwise ? 9.0 : static_cast<double>(g.kernelHeight) * g.kernelWidth * g.inChannels;
+        const double rowCost = 4.0 * taps * g.outWidth * g.channels;
+        inTiles(layer.pool, rows, 1, rowCost, [&](size_t begin, size_t end, size_t, size_t) {
+            if (spec.depthwise) {
+                kernels::runFloatDepthwiseRows(isa, g, weights, input, output, begin, end);
+            } else {
+                thread_local std::vector<float> scratch;  // a thread runs one slice at a time
+                kernels::runFloatConvRows(isa, g, weights, input, output, begin, end, &scratch);
+            }
+        });
+        return true;
+    }
+};
+
+bool checkPacked(const FloatConvSpec& spec, std::span<const uint8_t> bytes) {
+    const kernels::FloatImage& g = spec.image;
+    return spec.depthwise ? kernels::checkPackedFloatDepthwise(bytes, g.channels)
+                          : kernels::checkPackedFloatGemm(bytes, g.kernelHeight * g.kernelWidth * g.inChannels, g.channels);
+}
+
+}  // namespace
+
+std::span<const uint8_t> storedFloatConv(const npu::Program& program, const npu::Layer& layer,
+                                         const FloatConvSpec& spec, kernels::Isa isa) {
+    const std::span<const uint8_t> bytes =
+        storedWeights(program, layer, floatConvKernel(spec), kernels::kFloatDepthwiseLayoutVersion, isa);
+    if (bytes.empty() || checkPacked(spec, bytes)) return bytes;
+    damaged(layer);
+    return {};
+}
+
+std::unique_ptr<LayerState> ownFloatConvolution(const npu::Program& program, const npu::Layer& layer) {
+    auto state = std::make_unique<FloatConvLayer>();
+    if (!floatConvSpec(program, layer, &state->spec)) return nullptr;
+    state->isa = kernels::bestIsa();
+    state->weights = storedFloatConv(program, layer, state->spec, state->isa);
+    if (!state->weights.empty()) {
+        ++cache::cacheCounters().weightsInPlace;
+        return state;
+    }
+    // (A filter held packed has no bytes to pack from: the core unpacked it unless it runs here.)
+    const FloatConvSpec& s = state->spec;
+    if (s.filter == nullptr) return nullptr;
+    if (!packFloatConv(s, s.filter, &state->packed)) return nullptr;
+    ++cache::cacheCounters().weightPackings;
+    state->weights = state->packed;
+    return state;
+}
+
+}  // namespace nnemu::synap::own
