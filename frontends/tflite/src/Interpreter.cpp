@@ -2,7 +2,8 @@
 // accelerator takes (getSupportedOperationsForDevices), partitions like TFLite's delegate and
 // compiles each partition. CPU partitions run node by node on nnapi-reference, the stand-in for
 // TFLite's own CPU kernels, so each CPU node is timed on its own as TFLite's profiler shows it.
-// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead.
+// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead, and so
+// do CPU-path nodes whose TFLite results differ from NNAPI's (cpu/ReplacesNnapi.h).
 #include "nnemu/tflite/Interpreter.h"
 
 #include <android/NeuralNetworks.h>
@@ -20,6 +21,7 @@
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
 #include "cpu/CpuKernelUnit.h"
+#include "cpu/ReplacesNnapi.h"
 #include "cpu/Resources.h"
 #include "nnemu/base/Log.h"
 
@@ -147,6 +149,16 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     if (!external) {
         const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
         if (limited != supported) subsets = partitionNodes(model, limited);
+    }
+    // Outside the delegated partitions the CPU path is TFLite's builtin kernels: forms whose
+    // results TFLite computes otherwise than NNAPI run on the tools' kernel (cpu/ReplacesNnapi.h).
+    for (const NodeSubset& subset : subsets) {
+        for (uint32_t n : subset.delegated ? std::vector<uint32_t>{} : subset.nodes) {
+            if (graph.cpuKernel[n] || !cpuKernelReplacesNnapi(model.subgraphs()[0], model.nodes()[n])) continue;
+            NN_LOG(INFO) << "nnemu tflite: operator " << model.nodes()[n].opName << " at node " << n
+                         << " runs on the tools' CPU kernel (TFLite's results differ from NNAPI's)";
+            graph.cpuKernel[n] = true;
+        }
     }
     int32_t nextExternal = 0;
 

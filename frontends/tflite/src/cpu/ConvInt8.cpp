@@ -1,0 +1,133 @@
+// int8 CONV_2D (per-channel or per-tensor int8 weights, not grouped) as TFLite's x86 build runs
+// it: its optimized kernel hands the GEMM to ruy, whose requantization rounds both fixed-point
+// steps half up, (acc * m + 2^30) >> 31 and then (x + 2^(e-1)) >> e, where NNAPI (and TFLite's
+// reference kernel) round ties away from zero. The sums are exact integers either way, so only
+// the requantization decides: this kernel runs on the CPU path in place of nnapi-reference
+// (cpu/ReplacesNnapi.h), so that the tools give TFLite's bytes there.
+//
+// The GEMM (ConvInt8Gemm.h): each output pixel's window minus the input's zero point copied into
+// an int16 row (0 for the padding), times the weights packed as int16 pairs per 16 channels.
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "ConvInt8.h"
+#include "ConvInt8Gemm.h"
+#include "nnemu/kernels/QuantMath.h"
+
+namespace nnemu::tflite::kernels::conv {
+
+int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift) {
+    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
+    const auto high = static_cast<int32_t>((int64_t{shifted} * multiplier + (int64_t{1} << 30)) >> 31);
+    if (right == 0) return high;
+    const int32_t nudge = int32_t{1} << (right - 1);
+    // ruy's kernels give 2^(31 - e) where high + nudge would overflow.
+    if (high > std::numeric_limits<int32_t>::max() - nudge) return int32_t{1} << (31 - right);
+    return (high + nudge) >> right;
+}
+
+bool isInt8Conv(const CpuKernelCall& call) {
+    return call.inputs.size() >= 2 && call.in(0).present() && call.in(1).present() && !call.outputs.empty() &&
+           call.out(0).present() && call.in(0).type() == ElementType::INT8 && call.in(1).type() == ElementType::INT8 &&
+           call.out(0).type() == ElementType::INT8;
+}
+
+bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
+    if (w[3] != x[3]) return call.fail("a grouped int8 convolution runs on nnapi-reference");
+    if (!filter.known()) return call.fail("int8 weights must be constant");
+    const Tensor& weights = *filter.tensor;
+    bool zeroPointsZero = weights.zeroPoint == 0;
+    for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
+    if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (weights.isPerChannel() && weights.quantizedDimension != 0) return call.fail("per-channel weights must be quantized along dimension 0");
+    if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
+    if (call.inputs.size() == 3 && call.in(2).present()) {
+        if (!call.expectType(call.in(2), {ElementType::INT32}, "bias")) return false;
+        if (call.in(2).count() != static_cast<size_t>(w[0])) return call.fail("bias must have one value per output channel");
+    }
+    if (plan == nullptr) return true;
+    const size_t channels = static_cast<size_t>(w[0]), depth = static_cast<size_t>(w[1]) * w[2] * w[3];
+    plan->multipliers.resize(channels);
+    plan->shifts.resize(channels);
+    const size_t pairs = (depth + 1) / 2, blocks = (channels + kGemmLanes - 1) / kGemmLanes;
+    plan->pairs = pairs;
+    plan->blocks = blocks;
+    plan->packed.assign(blocks * pairs * 2 * kGemmLanes, 0);
+    for (size_t c = 0; c < channels; ++c) {
+        const double filterScale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
+        const double real = static_cast<double>(in.tensor->scale) * filterScale / static_cast<double>(out.tensor->scale);
+        quant::quantizeMultiplier(real, &plan->multipliers[c], &plan->shifts[c]);
+        if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
+        const auto* row = reinterpret_cast<const int8_t*>(filter.data) + c * depth;
+        int16_t* block = plan->packed.data() + (c / kGemmLanes) * pairs * 2 * kGemmLanes + (c % kGemmLanes) * 2;
+        for (size_t k = 0; k < depth; ++k) block[(k / 2) * 2 * kGemmLanes + k % 2] = row[k];
+    }
+    return true;
+}
+
+bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
+    // The plan depends on constants only: made at the first invoke, kept in the unit's state.
+    if (call.state == nullptr || *call.state == nullptr) {
+        auto made = std::make_shared<Int8ConvPlan>();
+        if (!prepareInt8Conv(call, made.get())) return false;
+        if (call.state == nullptr) return runInt8Conv(call, g, *made);
+        *call.state = made;
+    }
+    return runInt8Conv(call, g, *static_cast<const Int8ConvPlan*>(call.state->get()));
+}
+
+bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g, const Int8ConvPlan& plan) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
+    const auto* input = reinterpret_cast<const int8_t*>(in.data);
+    auto* output = reinterpret_cast<int8_t*>(out.out);
+    const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
+    const int32_t inZero = in.tensor->zeroPoint, outZero = out.tensor->zeroPoint;
+    int32_t low, high;
+    quant::quantizedActivationRange(static_cast<int32_t>(call.params<TfLiteConvParams>()->activation), out.tensor->scale,
+                                    outZero, -128, 127, &low, &high);
+    const size_t channels = static_cast<size_t>(w[0]), depth = 2 * plan.pairs, stride = plan.blocks * kGemmLanes;
+    constexpr size_t kTile = 48;   // output pixels per GEMM call
+    std::vector<int16_t> rows(kTile * depth, 0);
+    std::vector<int32_t> sums(kTile * stride);
+    std::vector<int32_t> bias(channels, 0);
+    for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
+    const Int16Gemm gemm = bestInt16Gemm();
+    const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
+    for (size_t first = 0; first < pixels; first += kTile) {
+        const size_t count = std::min(kTile, pixels - first);
+        for (size_t p = 0; p < count; ++p) {
+            const size_t pixel = first + p;
+            const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
+            const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
+            int16_t* row = rows.data() + p * depth;
+            for (int32_t ky = 0; ky < w[1]; ++ky) {
+                const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+                for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                    const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
+                        std::fill(row, row + inC, int16_t{0});
+                        continue;
+                    }
+                    const int8_t* from = input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC;
+                    for (size_t c = 0; c < inC; ++c) row[c] = static_cast<int16_t>(from[c] - inZero);
+                }
+            }
+        }
+        gemm(rows.data(), count, plan.packed.data(), plan.blocks, plan.pairs, sums.data());
+        for (size_t p = 0; p < count; ++p) {
+            for (size_t c = 0; c < channels; ++c) {
+                const int32_t acc = sums[p * stride + c] + bias[c];
+                const int32_t value = ruyRequantize(acc, plan.multipliers[c], plan.shifts[c]) + outZero;
+                output[(first + p) * channels + c] = static_cast<int8_t>(std::clamp(value, low, high));
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite::kernels::conv
