@@ -51,9 +51,12 @@ bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
     }
     if (plan == nullptr) return true;
     const size_t channels = static_cast<size_t>(w[0]), depth = static_cast<size_t>(w[1]) * w[2] * w[3];
-    plan->multipliers.resize(channels);
-    plan->shifts.resize(channels);
     const size_t pairs = (depth + 1) / 2, blocks = (channels + kGemmLanes - 1) / kGemmLanes;
+    // Padded to whole blocks (requantizeRuy reads 8 channels at a time).
+    plan->multipliers.assign(blocks * kGemmLanes, 0);
+    plan->shifts.assign(blocks * kGemmLanes, 0);
+    plan->leftShifts.assign(blocks * kGemmLanes, 0);
+    plan->rightShifts.assign(blocks * kGemmLanes, 0);
     plan->pairs = pairs;
     plan->blocks = blocks;
     plan->packed.assign(blocks * pairs * 2 * kGemmLanes, 0);
@@ -62,6 +65,8 @@ bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
         const double real = static_cast<double>(in.tensor->scale) * filterScale / static_cast<double>(out.tensor->scale);
         quant::quantizeMultiplier(real, &plan->multipliers[c], &plan->shifts[c]);
         if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
+        plan->leftShifts[c] = std::max(plan->shifts[c], 0);
+        plan->rightShifts[c] = std::max(-plan->shifts[c], 0);
         const auto* row = reinterpret_cast<const int8_t*>(filter.data) + c * depth;
         int16_t* block = plan->packed.data() + (c / kGemmLanes) * pairs * 2 * kGemmLanes + (c % kGemmLanes) * 2;
         for (size_t k = 0; k < depth; ++k) block[(k / 2) * 2 * kGemmLanes + k % 2] = row[k];
@@ -94,9 +99,11 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g, const Int8Con
     constexpr size_t kTile = 48;   // output pixels per GEMM call
     std::vector<int16_t> rows(kTile * depth, 0);
     std::vector<int32_t> sums(kTile * stride);
-    std::vector<int32_t> bias(channels, 0);
+    std::vector<int32_t> bias(stride, 0);
     for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
     const Int16Gemm gemm = bestInt16Gemm();
+    const RuyRequantization requant{bias.data(), plan.multipliers.data(), plan.leftShifts.data(), plan.rightShifts.data(),
+                                    outZero, low, high};
     const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
     for (size_t first = 0; first < pixels; first += kTile) {
         const size_t count = std::min(kTile, pixels - first);
@@ -114,18 +121,12 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g, const Int8Con
                         continue;
                     }
                     const int8_t* from = input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC;
-                    for (size_t c = 0; c < inC; ++c) row[c] = static_cast<int16_t>(from[c] - inZero);
+                    widenMinusZeroPoint(from, inC, inZero, row);
                 }
             }
         }
         gemm(rows.data(), count, plan.packed.data(), plan.blocks, plan.pairs, sums.data());
-        for (size_t p = 0; p < count; ++p) {
-            for (size_t c = 0; c < channels; ++c) {
-                const int32_t acc = sums[p * stride + c] + bias[c];
-                const int32_t value = ruyRequantize(acc, plan.multipliers[c], plan.shifts[c]) + outZero;
-                output[(first + p) * channels + c] = static_cast<int8_t>(std::clamp(value, low, high));
-            }
-        }
+        for (size_t p = 0; p < count; ++p) requantizeRuy(sums.data() + p * stride, channels, requant, output + (first + p) * channels);
     }
     return true;
 }

@@ -18,6 +18,7 @@ struct ConvGeometry {
 struct Int8ConvPlan {
     std::vector<int32_t> multipliers;
     std::vector<int> shifts;
+    std::vector<int32_t> leftShifts, rightShifts;
     std::vector<int16_t> packed;
     size_t blocks = 0, pairs = 0;
 };

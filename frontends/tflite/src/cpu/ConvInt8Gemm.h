@@ -24,4 +24,21 @@ void gemmInt16Avx512(const int16_t* rows, size_t count, const int16_t* packed, s
 // The best build this CPU runs.
 Int16Gemm bestInt16Gemm();
 
+// to[i] = from[i] - zero point, for a GEMM row (one build per vector level).
+void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
+
+// Per output channel, what requantizes its sums as ruy does (ruyRequantize, ConvInt8.h); each
+// array readable to the next multiple of 8 channels.
+struct RuyRequantization {
+    const int32_t* bias;         // added to the sums first
+    const int32_t* multiplier;   // Q31
+    const int32_t* leftShift;    // max(shift, 0)
+    const int32_t* rightShift;   // max(-shift, 0)
+    int32_t zeroPoint, low, high;
+};
+// out[c] = clamp(ruyRequantize(sums[c] + bias[c]) + zero point) for `count` channels (sums
+// readable to the next multiple of 8): the same steps in 64-bit lanes without branches, one
+// build per vector level.
+void requantizeRuy(const int32_t* sums, size_t count, const RuyRequantization& r, int8_t* out);
+
 }  // namespace nnemu::tflite::kernels::conv
