@@ -5,6 +5,7 @@
 
 #include "CpuKernelHarness.h"
 #include "cpu/ConvInt8.h"
+#include "cpu/ConvInt8Gemm.h"
 
 namespace nnemu::tflite::test {
 namespace {
@@ -40,6 +41,54 @@ TEST(ConvInt8Kernel, RequantizationRoundsTiesUp) {
         const int shift = i < 64 ? -(i % 5) : shifts(random);
         ASSERT_EQ(kernels::conv::ruyRequantize(x, m, shift), requantizeReference(x, m, shift, true))
                 << x << " " << m << " " << shift;
+    }
+}
+
+// Every GEMM build this CPU runs gives the portable build's sums, on odd pixel and block counts.
+TEST(ConvInt8Kernel, EveryGemmBuildGivesThePortableSums) {
+    using namespace kernels::conv;
+    std::vector<std::pair<const char*, Int16Gemm>> builds = {{"portable", &gemmInt16Portable}};
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) builds.emplace_back("avx2", &gemmInt16Avx2);
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) builds.emplace_back("avx512", &gemmInt16Avx512);
+    std::mt19937 random(7);
+    std::uniform_int_distribution<int> value(-255, 255), weight(-127, 127);
+    for (const auto& [pixels, blocks, pairs] : std::vector<std::tuple<size_t, size_t, size_t>>{
+                 {1, 1, 1}, {5, 3, 7}, {6, 2, 64}, {13, 1, 9}, {48, 4, 33}}) {
+        std::vector<int16_t> rows(pixels * 2 * pairs), packed(blocks * pairs * 2 * kGemmLanes);
+        for (int16_t& v : rows) v = static_cast<int16_t>(value(random));
+        for (int16_t& v : packed) v = static_cast<int16_t>(weight(random));
+        std::vector<int32_t> want(pixels * blocks * kGemmLanes);
+        gemmInt16Portable(rows.data(), pixels, packed.data(), blocks, pairs, want.data());
+        for (const auto& build : builds) {
+            std::vector<int32_t> got(want.size(), -1);
+            build.second(rows.data(), pixels, packed.data(), blocks, pairs, got.data());
+            EXPECT_EQ(got, want) << build.first << " " << pixels << "x" << blocks << "x" << pairs;
+        }
+    }
+}
+
+// The vector requantization gives ruyRequantize's results, clamped, for any channel count.
+TEST(ConvInt8Kernel, VectorRequantizationIsTheScalarOne) {
+    using namespace kernels::conv;
+    std::mt19937 random(11);
+    std::uniform_int_distribution<int32_t> sums(-(1 << 22), 1 << 22), multipliers(1 << 30, INT32_MAX);
+    std::uniform_int_distribution<int> shifts(-24, 3);
+    for (size_t count : {1u, 7u, 8u, 13u, 64u}) {
+        const size_t padded = (count + 7) / 8 * 8;
+        std::vector<int32_t> s(padded), bias(padded), m(padded), left(padded), right(padded);
+        std::vector<int> shift(padded);
+        for (size_t c = 0; c < padded; ++c) {
+            s[c] = sums(random), bias[c] = sums(random) / 8, m[c] = multipliers(random), shift[c] = shifts(random);
+            left[c] = std::max(shift[c], 0), right[c] = std::max(-shift[c], 0);
+        }
+        const RuyRequantization r{bias.data(), m.data(), left.data(), right.data(), -3, -100, 120};
+        std::vector<int8_t> got(count);
+        requantizeRuy(s.data(), count, r, got.data());
+        for (size_t c = 0; c < count; ++c) {
+            const int32_t want = std::clamp(ruyRequantize(s[c] + bias[c], m[c], shift[c]) - 3, -100, 120);
+            EXPECT_EQ(got[c], want) << "channel " << c << " of " << count;
+        }
     }
 }
 
