@@ -68,10 +68,10 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 //   the SOFTMAX then scales each logit's absolute rounding by its probability, which a bound on
 //   the output tensor does not follow.
 // - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
-// - The int8 MobileNets: their int8 CONV_2D now rounds as TFLite's on the CPU path (see
-//   kDelegatedAsTflitesDelegate), yet 2 to 8 of 1001 outputs still differ by a step in every
-//   mode; not yet isolated (FULLY_CONNECTED int8 also runs on ruy in TFLite's x86 build; the
-//   int8 DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and SOFTMAX are candidates). conv_net_quant (uint8)
+// - The int8 MobileNets: 2 to 8 of 1001 outputs differ by a step, the same bytes on the CPU path
+//   (whose int8 CONV_2D and FULLY_CONNECTED round as TFLite's, see kDelegatedAsTflitesDelegate)
+//   and in the delegated modes, so another operator rounds otherwise (the int8 AVERAGE_POOL_2D,
+//   SOFTMAX and DEPTHWISE_CONV_2D are the candidates), not yet isolated. conv_net_quant (uint8)
 //   differs in every mode by a step on 3 of 10 outputs, not yet isolated either.
 // - segmenter_quant, segmenter_logits_quant: the CPU path and nnapi-reference equal TFLite's
 //   builtin kernels, synap-npu differs by a step on some outputs; real TFLite's own delegate on
@@ -118,29 +118,7 @@ TEST_P(RealTfliteModelsByPath, CpuPathAsTfliteDelegatedAsTflitesNnapiDelegate) {
     NNEMU_REQUIRE_REAL_TFLITE();
     const CatalogCase c = catalogCase(GetParam());
     ASSERT_NE(c.model, nullptr);
-    const std::vector<uint8_t>& bytes = c.bytes;
-    const Model* model = c.model.get();
-    const std::vector<std::vector<uint8_t>>& inputs = c.inputs;
-    const RealTfliteResult builtin = runRealTflite(bytes, inputs);
-    ASSERT_TRUE(builtin.ok) << "tflite_run failed:\n" << builtin.log;
-    for (const RunMode& mode : kernelRunModes()) {
-        SCOPED_TRACE(mode.name);
-        RealTfliteResult want = builtin;
-        if (mode.options.useNnapi) {
-            want = runRealTfliteNnapi(bytes, *model, inputs, mode.options.acceleratorName);
-            ASSERT_TRUE(want.ok) << "benchmark_model --use_nnapi=true failed:\n" << want.log;
-        }
-        const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
-        ASSERT_NE(interpreter, nullptr);
-        for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-        ASSERT_TRUE(isOk(interpreter->invoke()));
-        ASSERT_EQ(interpreter->outputCount(), want.outputs.size());
-        for (size_t o = 0; o < want.outputs.size(); ++o) {
-            SCOPED_TRACE("output " + std::to_string(o));
-            ASSERT_EQ(interpreter->outputTensor(o).byteSize(), want.outputs[o].size());
-            expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), want.outputs[o], kModelFloatUlps);
-        }
-    }
+    expectCpuPathAsTfliteDelegatedAsItsDelegate(c.bytes, *c.model, c.inputs, kModelFloatUlps);
 }
 
 std::string testName(const testing::TestParamInfo<std::string>& info);

@@ -9,6 +9,7 @@
 // an int16 row (0 for the padding), times the weights packed as int16 pairs per 16 channels.
 #include <algorithm>
 #include <limits>
+#include <functional>
 #include <memory>
 
 #include "ConvInt8.h"
@@ -35,22 +36,27 @@ bool isInt8Conv(const CpuKernelCall& call) {
 }
 
 bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
-    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
-    const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape();
     if (w[3] != x[3]) return call.fail("a grouped int8 convolution runs on nnapi-reference");
+    return planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]) * w[2] * w[3], plan);
+}
+
+bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8ConvPlan* plan) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     if (!filter.known()) return call.fail("int8 weights must be constant");
     const Tensor& weights = *filter.tensor;
     bool zeroPointsZero = weights.zeroPoint == 0;
     for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
     if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
-    if (weights.isPerChannel() && weights.quantizedDimension != 0) return call.fail("per-channel weights must be quantized along dimension 0");
+    if (weights.isPerChannel() && (weights.quantizedDimension != 0 || weights.channelScales.size() != channels)) {
+        return call.fail("per-channel weights must have one scale per output channel, along dimension 0");
+    }
     if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
     if (call.inputs.size() == 3 && call.in(2).present()) {
         if (!call.expectType(call.in(2), {ElementType::INT32}, "bias")) return false;
-        if (call.in(2).count() != static_cast<size_t>(w[0])) return call.fail("bias must have one value per output channel");
+        if (call.in(2).count() != channels) return call.fail("bias must have one value per output channel");
     }
     if (plan == nullptr) return true;
-    const size_t channels = static_cast<size_t>(w[0]), depth = static_cast<size_t>(w[1]) * w[2] * w[3];
     const size_t pairs = (depth + 1) / 2, blocks = (channels + kGemmLanes - 1) / kGemmLanes;
     // Padded to whole blocks (requantizeRuy reads 8 channels at a time).
     plan->multipliers.assign(blocks * kGemmLanes, 0);
@@ -75,58 +81,66 @@ bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
 }
 
 bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
-    // The plan depends on constants only: made at the first invoke, kept in the unit's state.
-    if (call.state == nullptr || *call.state == nullptr) {
-        auto made = std::make_shared<Int8ConvPlan>();
-        if (!prepareInt8Conv(call, made.get())) return false;
-        if (call.state == nullptr) return runInt8Conv(call, g, *made);
-        *call.state = made;
-    }
-    return runInt8Conv(call, g, *static_cast<const Int8ConvPlan*>(call.state->get()));
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape(), &y = call.out(0).shape();
+    const auto* input = reinterpret_cast<const int8_t*>(call.in(0).data);
+    const int32_t inZero = call.in(0).tensor->zeroPoint;
+    const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
+    // Each output pixel's window minus the input's zero point, 0 for the padding.
+    const auto fillRow = [&](size_t pixel, int16_t* row) {
+        const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
+        const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
+        for (int32_t ky = 0; ky < w[1]; ++ky) {
+            const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+            for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
+                    std::fill(row, row + inC, int16_t{0});
+                    continue;
+                }
+                widenMinusZeroPoint(input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC, inZero, row);
+            }
+        }
+    };
+    return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
+                       fillRow);
 }
 
-bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g, const Int8ConvPlan& plan) {
-    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
-    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
-    const auto* input = reinterpret_cast<const int8_t*>(in.data);
+bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
+                 int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow) {
+    // The plan depends on constants only: made at the first invoke, kept in the unit's state.
+    std::shared_ptr<void> local;
+    std::shared_ptr<void>& slot = call.state != nullptr ? *call.state : local;
+    if (slot == nullptr) {
+        auto made = std::make_shared<Int8ConvPlan>();
+        if (!prepare(call, made.get())) return false;
+        slot = made;
+    }
+    auto& plan = *static_cast<Int8ConvPlan*>(slot.get());
+    const CpuOperand& out = call.out(0);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
-    const int32_t inZero = in.tensor->zeroPoint, outZero = out.tensor->zeroPoint;
+    const int32_t outZero = out.tensor->zeroPoint;
     int32_t low, high;
-    quant::quantizedActivationRange(static_cast<int32_t>(call.params<TfLiteConvParams>()->activation), out.tensor->scale,
-                                    outZero, -128, 127, &low, &high);
-    const size_t channels = static_cast<size_t>(w[0]), depth = 2 * plan.pairs, stride = plan.blocks * kGemmLanes;
+    quant::quantizedActivationRange(activation, out.tensor->scale, outZero, -128, 127, &low, &high);
+    const size_t channels = static_cast<size_t>(call.in(1).shape()[0]), depth = 2 * plan.pairs,
+                 stride = plan.blocks * kGemmLanes;
     constexpr size_t kTile = 48;   // output pixels per GEMM call
-    std::vector<int16_t> rows(kTile * depth, 0);
-    std::vector<int32_t> sums(kTile * stride);
+    const size_t tile = std::min(kTile, pixels);
+    // Scratch kept with the plan: allocated (the rows' padding zeroed) once, not at every invoke.
+    if (plan.rows.size() < tile * depth) plan.rows.assign(tile * depth, 0);
+    if (plan.sums.size() < tile * stride) plan.sums.resize(tile * stride);
+    int16_t* rows = plan.rows.data();
+    int32_t* sums = plan.sums.data();
     std::vector<int32_t> bias(stride, 0);
     for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
     const Int16Gemm gemm = bestInt16Gemm();
     const RuyRequantization requant{bias.data(), plan.multipliers.data(), plan.leftShifts.data(), plan.rightShifts.data(),
                                     outZero, low, high};
-    const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
-    for (size_t first = 0; first < pixels; first += kTile) {
-        const size_t count = std::min(kTile, pixels - first);
-        for (size_t p = 0; p < count; ++p) {
-            const size_t pixel = first + p;
-            const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
-            const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
-            int16_t* row = rows.data() + p * depth;
-            for (int32_t ky = 0; ky < w[1]; ++ky) {
-                const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
-                for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
-                    const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
-                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
-                        std::fill(row, row + inC, int16_t{0});
-                        continue;
-                    }
-                    const int8_t* from = input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC;
-                    widenMinusZeroPoint(from, inC, inZero, row);
-                }
-            }
-        }
-        gemm(rows.data(), count, plan.packed.data(), plan.blocks, plan.pairs, sums.data());
-        for (size_t p = 0; p < count; ++p) requantizeRuy(sums.data() + p * stride, channels, requant, output + (first + p) * channels);
+    for (size_t first = 0; first < pixels; first += tile) {
+        const size_t count = std::min(tile, pixels - first);
+        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
+        gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
+        for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, output + (first + p) * channels);
     }
     return true;
 }

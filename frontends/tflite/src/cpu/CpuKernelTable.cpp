@@ -361,6 +361,7 @@ struct ReplacesNnapiRow {
 };
 const ReplacesNnapiRow kReplacesNnapi[] = {
     {fb::BuiltinOperator_CONV_2D, kernels::conv::replacesNnapi},   // int8: ruy's rounding (ConvInt8.cpp)
+    {fb::BuiltinOperator_FULLY_CONNECTED, kernels::hybrid::replacesNnapiFullyConnected},   // int8: the same
 };
 
 bool cpuKernelReplacesNnapi(const Subgraph& subgraph, const Node& node) {
