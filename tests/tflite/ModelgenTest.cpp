@@ -1,5 +1,6 @@
 // nnemu_modelgen's catalog: every model loads and runs, generation is deterministic, quantized
 // flavors agree with the float one, and outputs are not saturated.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>

@@ -3,6 +3,7 @@
 // one delegated partition, with the results of the loader's CPU path (nnapi-reference node by
 // node) within one step.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -220,10 +221,22 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
     const Outcome whole = run(kBenchmark, kOnReference, graph, input);
     EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
     EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
-    // Its global pool is an int8 MEAN: delegated, it rounds as NNAPI's MEAN; on the CPU path as
-    // TFLite's kernel (frontends/tflite/src/TfliteKernelForms.cpp), so the scores may lie several
-    // steps apart after the classifier (3 today): the rankings are compared, not each element.
+    // Its global pool is an int8 MEAN and its convolutions int8 CONV_2D: delegated, they round as
+    // NNAPI's; on the CPU path as TFLite's kernels (frontends/tflite/src/TfliteKernelForms.cpp), so
+    // the scores may lie several steps apart after the classifier: the rankings are compared, not
+    // each element.
     expectClose(whole, cpu, "delegated vs CPU path", false);
+    // The CPU path is within a step of real TFLite's builtin kernels, when ../shared/tflite is there.
+    const std::string tfliteRun = std::string(NNEMU_SHARED_DIR) + "/tflite/bin/tflite_run";
+    if (access(tfliteRun.c_str(), X_OK) == 0) {
+        const std::string out = dir_ + "/tflite.bin";
+        const ToolRun real = runTool(tfliteRun, {"--model=" + graph, "--input=" + input, "--output=" + out, "--xnnpack=0"},
+                                     makeTempDir("tflite"));
+        ASSERT_EQ(real.exitCode, 0) << real.err;
+        Outcome tflite;
+        tflite.outputs.push_back(readBytes(out));
+        expectClose(cpu, tflite, "CPU path vs TFLite's builtin kernels");
+    }
     for (const Outcome* outcome : {&cpu, &whole}) {
         ASSERT_EQ(outcome->outputs.size(), 1u);
         const std::vector<uint8_t>& scores = outcome->outputs[0];

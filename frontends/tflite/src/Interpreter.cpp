@@ -2,7 +2,8 @@
 // accelerator takes (getSupportedOperationsForDevices), partitions like TFLite's delegate and
 // compiles each partition. CPU partitions run node by node on nnapi-reference, the stand-in for
 // TFLite's own CPU kernels, so each CPU node is timed on its own as TFLite's profiler shows it.
-// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead.
+// Nodes NNAPI cannot express at all run on the tools' own CPU kernels (src/cpu) instead, and so
+// do CPU-path nodes whose TFLite results differ from NNAPI's (TfliteKernelForms.h).
 #include "nnemu/tflite/Interpreter.h"
 
 #include <android/NeuralNetworks.h>
@@ -145,13 +146,18 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
         }
         for (size_t n = 0; n < supported.size(); ++n) supported[n] = supported[n] && !graph.cpuOnly[n];
     }
-    // What no delegate takes runs as TFLite would run it: its own kernel where its result differs.
-    runTfliteFormsOnCpuKernels(model, supported, graph);
     std::vector<NodeSubset> subsets = partitionNodes(model, supported);
     if (!external) {
         const std::vector<bool> limited = limitDelegatedPartitions(subsets, supported, options.maxDelegatedPartitions);
         if (limited != supported) subsets = partitionNodes(model, limited);
     }
+    // Outside the delegated partitions the CPU path is TFLite's builtin kernels: forms whose
+    // results TFLite computes otherwise than NNAPI run on the tools' kernel (TfliteKernelForms.h).
+    std::vector<bool> delegated(model.nodes().size(), false);
+    for (const NodeSubset& subset : subsets) {
+        for (uint32_t n : subset.delegated ? subset.nodes : std::vector<uint32_t>{}) delegated[n] = true;
+    }
+    runTfliteFormsOnCpuKernels(model, delegated, graph);
     int32_t nextExternal = 0;
 
     // Compile: a delegate kernel per delegated subset, one model per node elsewhere.

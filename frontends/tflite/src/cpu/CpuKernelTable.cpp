@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "../StringTensor.h"
+#include "ConvInt8.h"
+#include "ReplacesNnapi.h"
 
 namespace nnemu::tflite {
 
@@ -346,9 +348,10 @@ const CpuKernelTable& CpuKernelTable::get() {
     return table;
 }
 
-Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node) {
-    const CpuKernel* kernel = CpuKernelTable::get().find(node);
-    if (kernel == nullptr) return badData("no CPU kernel");
+namespace {
+
+// The node's operands as prepare() sees them: constants with their data.
+CpuKernelCall preparedCall(const Subgraph& subgraph, const Node& node) {
     CpuKernelCall call(node);
     for (int32_t t : node.inputs) {
         CpuOperand operand;
@@ -363,6 +366,33 @@ Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& 
         if (t >= 0) operand.tensor = &subgraph.tensors[t];
         call.outputs.push_back(operand);
     }
+    return call;
+}
+
+}  // namespace
+
+// The forms whose TFLite results differ from NNAPI's (ReplacesNnapi.h), by builtin code.
+struct ReplacesNnapiRow {
+    fb::BuiltinOperator code;
+    bool (*replaces)(const CpuKernelCall& call);
+};
+const ReplacesNnapiRow kReplacesNnapi[] = {
+    {fb::BuiltinOperator_CONV_2D, kernels::conv::replacesNnapi},   // int8: ruy's rounding (ConvInt8.cpp)
+    {fb::BuiltinOperator_FULLY_CONNECTED, kernels::hybrid::replacesNnapiFullyConnected},   // int8: the same
+};
+
+bool cpuKernelReplacesNnapi(const Subgraph& subgraph, const Node& node) {
+    for (const ReplacesNnapiRow& row : kReplacesNnapi) {
+        if (node.builtinCode != row.code || !row.replaces(preparedCall(subgraph, node))) continue;
+        return prepareCpuKernel(subgraph, node).isOk();
+    }
+    return false;
+}
+
+Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node) {
+    const CpuKernel* kernel = CpuKernelTable::get().find(node);
+    if (kernel == nullptr) return badData("no CPU kernel");
+    const CpuKernelCall call = preparedCall(subgraph, node);
     for (const CpuOperand& operand : call.outputs) {
         if (operand.present() && operand.tensor->isConstant) {
             call.fail("an output is a constant");

@@ -6,9 +6,13 @@
 // - each output is the bias plus (the integer dot product of the row and the unit's weights, less
 //   the zero point times the weights' sum) times the row's scale times the weights' scale, in
 //   float, then the fused activation; an input that is all zeros gives the activated bias.
+// And the int8 form (int8 input, weights and output), which NNAPI expresses but TFLite's x86
+// build rounds as ruy does: on the int8 GEMM of ConvInt8.cpp, each input row one GEMM row.
 #include <algorithm>
 #include <cmath>
 
+#include "ConvInt8.h"
+#include "ConvInt8Gemm.h"
 #include "CpuKernelList.h"
 #include "HybridQuantization.h"
 
@@ -27,18 +31,19 @@ bool isHybridFullyConnected(const CpuKernelCall& call) {
 bool prepareFullyConnected(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 3, 1)) return false;
     const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
-    if (!isHybridFullyConnected(call)) {
-        return call.fail("the tools' CPU kernel computes the hybrid form only (float32 input, int8 weights)");
+    const bool int8 = conv::isInt8Conv(call);
+    if (!isHybridFullyConnected(call) && !int8) {
+        return call.fail("the tools' CPU kernel computes the hybrid form (float32 input, int8 weights) and the int8 one only");
     }
-    if (!call.expectType(output, {ElementType::FLOAT32}, "output")) return false;
+    if (!int8 && !call.expectType(output, {ElementType::FLOAT32}, "output")) return false;
     const Tensor& w = *weights.tensor;
     if (weights.rank() != 2 || weights.shape()[1] <= 0) return call.fail("weights must have shape [units, depth]");
     const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);
-    if (w.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
+    if (!int8 && w.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
     if (w.channelScales.size() > 1 && (w.quantizedDimension != 0 || w.channelScales.size() != units)) {
         return call.fail("weights quantized per channel must have one scale per unit, along dimension 0");
     }
-    if (call.inputs.size() > 2 && call.in(2).present()) {
+    if (call.inputs.size() > 2 && call.in(2).present() && !int8) {
         const CpuOperand& bias = call.in(2);
         if (!call.expectType(bias, {ElementType::FLOAT32}, "bias")) return false;
         if (bias.count() != units) return call.fail("bias must have one value per unit");
@@ -55,11 +60,34 @@ bool prepareFullyConnected(const CpuKernelCall& call) {
         shape = input.shape();
         shape.back() = static_cast<int32_t>(units);
     }
-    return call.expectOutputShape(0, shape);
+    return call.expectOutputShape(0, shape) && (!int8 || conv::planInt8Gemm(call, units, depth, nullptr));
 }
+
+namespace {
+
+bool planInt8FullyConnected(const CpuKernelCall& call, conv::Int8ConvPlan* plan) {
+    const std::vector<int32_t>& w = call.in(1).shape();
+    return conv::planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]), plan);
+}
+
+bool runInt8FullyConnected(const CpuKernelCall& call) {
+    const auto depth = static_cast<size_t>(call.in(1).shape()[1]);
+    const auto* input = reinterpret_cast<const int8_t*>(call.in(0).data);
+    const int32_t zeroPoint = call.in(0).tensor->zeroPoint;
+    const auto* o = options(call);
+    return conv::runInt8Gemm(call, planInt8FullyConnected, call.in(0).count() / depth,
+                             o != nullptr ? static_cast<int32_t>(o->activation) : 0, [&](size_t row, int16_t* to) {
+                                 conv::widenMinusZeroPoint(input + row * depth, depth, zeroPoint, to);
+                             });
+}
+
+}  // namespace
+
+bool replacesNnapiFullyConnected(const CpuKernelCall& call) { return conv::isInt8Conv(call); }
 
 bool runFullyConnected(const CpuKernelCall& call) {
     if (!prepareFullyConnected(call)) return false;
+    if (conv::isInt8Conv(call)) return runInt8FullyConnected(call);
     const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
     const Tensor& w = *weights.tensor;
     const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);

@@ -1,0 +1,148 @@
+// int8 CONV_2D (per-channel or per-tensor int8 weights, not grouped) as TFLite's x86 build runs
+// it: its optimized kernel hands the GEMM to ruy, whose requantization rounds both fixed-point
+// steps half up, (acc * m + 2^30) >> 31 and then (x + 2^(e-1)) >> e, where NNAPI (and TFLite's
+// reference kernel) round ties away from zero. The sums are exact integers either way, so only
+// the requantization decides: this kernel runs on the CPU path in place of nnapi-reference
+// (cpu/ReplacesNnapi.h), so that the tools give TFLite's bytes there.
+//
+// The GEMM (ConvInt8Gemm.h): each output pixel's window minus the input's zero point copied into
+// an int16 row (0 for the padding), times the weights packed as int16 pairs per 16 channels.
+#include <algorithm>
+#include <limits>
+#include <functional>
+#include <memory>
+
+#include "ConvInt8.h"
+#include "ConvInt8Gemm.h"
+#include "nnemu/kernels/QuantMath.h"
+
+namespace nnemu::tflite::kernels::conv {
+
+int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift) {
+    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
+    const auto high = static_cast<int32_t>((int64_t{shifted} * multiplier + (int64_t{1} << 30)) >> 31);
+    if (right == 0) return high;
+    const int32_t nudge = int32_t{1} << (right - 1);
+    // ruy's kernels give 2^(31 - e) where high + nudge would overflow.
+    if (high > std::numeric_limits<int32_t>::max() - nudge) return int32_t{1} << (31 - right);
+    return (high + nudge) >> right;
+}
+
+bool isInt8Conv(const CpuKernelCall& call) {
+    return call.inputs.size() >= 2 && call.in(0).present() && call.in(1).present() && !call.outputs.empty() &&
+           call.out(0).present() && call.in(0).type() == ElementType::INT8 && call.in(1).type() == ElementType::INT8 &&
+           call.out(0).type() == ElementType::INT8;
+}
+
+bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape();
+    if (w[3] != x[3]) return call.fail("a grouped int8 convolution runs on nnapi-reference");
+    return planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]) * w[2] * w[3], plan);
+}
+
+bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8ConvPlan* plan) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    if (!filter.known()) return call.fail("int8 weights must be constant");
+    const Tensor& weights = *filter.tensor;
+    bool zeroPointsZero = weights.zeroPoint == 0;
+    for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
+    if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (weights.isPerChannel() && (weights.quantizedDimension != 0 || weights.channelScales.size() != channels)) {
+        return call.fail("per-channel weights must have one scale per output channel, along dimension 0");
+    }
+    if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
+    if (call.inputs.size() == 3 && call.in(2).present()) {
+        if (!call.expectType(call.in(2), {ElementType::INT32}, "bias")) return false;
+        if (call.in(2).count() != channels) return call.fail("bias must have one value per output channel");
+    }
+    if (plan == nullptr) return true;
+    const size_t pairs = (depth + 1) / 2, blocks = (channels + kGemmLanes - 1) / kGemmLanes;
+    // Padded to whole blocks (requantizeRuy reads 8 channels at a time).
+    plan->multipliers.assign(blocks * kGemmLanes, 0);
+    plan->shifts.assign(blocks * kGemmLanes, 0);
+    plan->leftShifts.assign(blocks * kGemmLanes, 0);
+    plan->rightShifts.assign(blocks * kGemmLanes, 0);
+    plan->pairs = pairs;
+    plan->blocks = blocks;
+    plan->packed.assign(blocks * pairs * 2 * kGemmLanes, 0);
+    for (size_t c = 0; c < channels; ++c) {
+        const double filterScale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
+        const double real = static_cast<double>(in.tensor->scale) * filterScale / static_cast<double>(out.tensor->scale);
+        quant::quantizeMultiplier(real, &plan->multipliers[c], &plan->shifts[c]);
+        if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
+        plan->leftShifts[c] = std::max(plan->shifts[c], 0);
+        plan->rightShifts[c] = std::max(-plan->shifts[c], 0);
+        const auto* row = reinterpret_cast<const int8_t*>(filter.data) + c * depth;
+        int16_t* block = plan->packed.data() + (c / kGemmLanes) * pairs * 2 * kGemmLanes + (c % kGemmLanes) * 2;
+        for (size_t k = 0; k < depth; ++k) block[(k / 2) * 2 * kGemmLanes + k % 2] = row[k];
+    }
+    return true;
+}
+
+bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape(), &y = call.out(0).shape();
+    const auto* input = reinterpret_cast<const int8_t*>(call.in(0).data);
+    const int32_t inZero = call.in(0).tensor->zeroPoint;
+    const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
+    // Each output pixel's window minus the input's zero point, 0 for the padding.
+    const auto fillRow = [&](size_t pixel, int16_t* row) {
+        const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
+        const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
+        for (int32_t ky = 0; ky < w[1]; ++ky) {
+            const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+            for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
+                    std::fill(row, row + inC, int16_t{0});
+                    continue;
+                }
+                widenMinusZeroPoint(input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC, inZero, row);
+            }
+        }
+    };
+    return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
+                       fillRow);
+}
+
+bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
+                 int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow) {
+    // The plan depends on constants only: made at the first invoke, kept in the unit's state.
+    std::shared_ptr<void> local;
+    std::shared_ptr<void>& slot = call.state != nullptr ? *call.state : local;
+    if (slot == nullptr) {
+        auto made = std::make_shared<Int8ConvPlan>();
+        if (!prepare(call, made.get())) return false;
+        slot = made;
+    }
+    auto& plan = *static_cast<Int8ConvPlan*>(slot.get());
+    const CpuOperand& out = call.out(0);
+    auto* output = reinterpret_cast<int8_t*>(out.out);
+    const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
+    const int32_t outZero = out.tensor->zeroPoint;
+    int32_t low, high;
+    quant::quantizedActivationRange(activation, out.tensor->scale, outZero, -128, 127, &low, &high);
+    const size_t channels = static_cast<size_t>(call.in(1).shape()[0]), depth = 2 * plan.pairs,
+                 stride = plan.blocks * kGemmLanes;
+    constexpr size_t kTile = 48;   // output pixels per GEMM call
+    const size_t tile = std::min(kTile, pixels);
+    // Scratch kept with the plan: allocated (the rows' padding zeroed) once, not at every invoke.
+    if (plan.rows.size() < tile * depth) plan.rows.assign(tile * depth, 0);
+    if (plan.sums.size() < tile * stride) plan.sums.resize(tile * stride);
+    int16_t* rows = plan.rows.data();
+    int32_t* sums = plan.sums.data();
+    std::vector<int32_t> bias(stride, 0);
+    for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
+    const Int16Gemm gemm = bestInt16Gemm();
+    const RuyRequantization requant{bias.data(), plan.multipliers.data(), plan.leftShifts.data(), plan.rightShifts.data(),
+                                    outZero, low, high};
+    for (size_t first = 0; first < pixels; first += tile) {
+        const size_t count = std::min(tile, pixels - first);
+        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
+        gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
+        for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, output + (first + p) * channels);
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite::kernels::conv

@@ -1,0 +1,55 @@
+// What Conv.cpp and ConvInt8.cpp share: the geometry of a CONV_2D and the int8 form that runs
+// with ruy's requantization (TFLite's x86 build), see ConvInt8.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "CpuKernel.h"
+
+namespace nnemu::tflite::kernels::conv {
+
+struct ConvGeometry {
+    int32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
+};
+
+// Per output channel the Q31 multiplier and shift of input scale x weight scale / output scale;
+// the weights packed for the GEMM (ConvInt8Gemm.h): `blocks` of 16 channels, `pairs` depth pairs.
+struct Int8ConvPlan {
+    std::vector<int32_t> multipliers;
+    std::vector<int> shifts;
+    std::vector<int32_t> leftShifts, rightShifts;
+    std::vector<int16_t> packed;
+    size_t blocks = 0, pairs = 0;
+    std::vector<int16_t> rows;   // scratch of runInt8Gemm
+    std::vector<int32_t> sums;
+};
+
+// x * multiplier * 2^shift as ruy's x86 kernels requantize: the left shift, then
+// (x * m + 2^30) >> 31, then (x + 2^(e-1)) >> e for a right shift e (ties rounded up).
+int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift);
+
+// int8 input, weights and output.
+bool isInt8Conv(const CpuKernelCall& call);
+// The node's TFLite results differ from NNAPI's (ReplacesNnapi.h): the int8 form.
+bool replacesNnapi(const CpuKernelCall& call);
+// The checks of the int8 form beyond the geometry; fills *plan when it is not nullptr.
+bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan);
+bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
+
+// What the int8 CONV_2D and FULLY_CONNECTED share: input 0, weights 1 ([channels, depth] once
+// flattened, constant, zero point 0, per tensor or per channel along dimension 0), optional int32
+// bias 2, output 0 [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it.
+bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8ConvPlan* plan);
+// Runs the GEMM on `pixels` rows that fillRow writes (depth values minus the input's zero point),
+// the plan made by `prepare` at the first invoke and kept in the unit's state.
+bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
+                 int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow);
+
+}  // namespace nnemu::tflite::kernels::conv
+
+namespace nnemu::tflite::kernels::hybrid {
+// FULLY_CONNECTED's int8 form (HybridFullyConnected.cpp): TFLite's results differ from NNAPI's.
+bool replacesNnapiFullyConnected(const CpuKernelCall& call);
+}  // namespace nnemu::tflite::kernels::hybrid

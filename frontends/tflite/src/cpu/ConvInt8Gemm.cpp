@@ -1,0 +1,73 @@
+// The int8 CONV_2D's GEMM: the portable build and the run-time choice (ConvInt8Gemm.h).
+#include "ConvInt8Gemm.h"
+
+#include <cstring>
+
+#include "nnemu/base/Clones.h"
+
+namespace nnemu::tflite::kernels::conv {
+
+void gemmInt16Portable(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs,
+                       int32_t* sums) {
+    const size_t depth = 2 * pairs, stride = blocks * kGemmLanes, blockSize = pairs * 2 * kGemmLanes;
+    for (size_t p = 0; p < count; ++p) {
+        for (size_t b = 0; b < blocks; ++b) {
+            int32_t acc[kGemmLanes] = {};
+            const int16_t* w = packed + b * blockSize;
+            for (size_t k = 0; k < pairs; ++k, w += 2 * kGemmLanes) {
+                const int32_t x0 = rows[p * depth + 2 * k], x1 = rows[p * depth + 2 * k + 1];
+                for (size_t c = 0; c < kGemmLanes; ++c) acc[c] += x0 * w[2 * c] + x1 * w[2 * c + 1];
+            }
+            for (size_t c = 0; c < kGemmLanes; ++c) sums[p * stride + b * kGemmLanes + c] = acc[c];
+        }
+    }
+}
+
+Int16Gemm bestInt16Gemm() {
+    static const Int16Gemm best = [] {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return &gemmInt16Avx512;
+        if (__builtin_cpu_supports("avx2")) return &gemmInt16Avx2;
+        return &gemmInt16Portable;
+    }();
+    return best;
+}
+
+NNEMU_CLONES
+void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to) {
+    for (size_t i = 0; i < count; ++i) to[i] = static_cast<int16_t>(from[i] - zeroPoint);
+}
+
+namespace {
+typedef int32_t Int32x8 __attribute__((vector_size(32)));
+typedef uint32_t Uint32x8 __attribute__((vector_size(32)));
+typedef int64_t Int64x8 __attribute__((vector_size(64)));
+typedef int8_t Int8x8 __attribute__((vector_size(8)));
+}  // namespace
+
+// Eight channels at a time in 64-bit lanes. (hi + nudge) >> e in 64 bits is ruy's result also
+// where hi + nudge overflows 32 bits: there hi + nudge < 2^31 + 2^e, so the shift gives
+// 2^(31 - e), what ruy's kernels substitute.
+NNEMU_CLONES
+void requantizeRuy(const int32_t* sums, size_t count, const RuyRequantization& r, int8_t* out) {
+    const Int64x8 zero{};
+    for (size_t c = 0; c < count; c += 8) {
+        Int32x8 sum, bias, multiplier, left, right;
+        std::memcpy(&sum, sums + c, sizeof(sum));
+        std::memcpy(&bias, r.bias + c, sizeof(bias));
+        std::memcpy(&multiplier, r.multiplier + c, sizeof(multiplier));
+        std::memcpy(&left, r.leftShift + c, sizeof(left));
+        std::memcpy(&right, r.rightShift + c, sizeof(right));
+        const auto shifted = reinterpret_cast<Int32x8>((reinterpret_cast<Uint32x8>(sum + bias)) << reinterpret_cast<Uint32x8>(left));
+        const Int64x8 product = __builtin_convertvector(shifted, Int64x8) * __builtin_convertvector(multiplier, Int64x8);
+        const Int64x8 high = (product + (int64_t{1} << 30)) >> 31;
+        const Int64x8 e = __builtin_convertvector(right, Int64x8);
+        Int64x8 value = ((high + (((zero + 1) << e) >> 1)) >> e) + r.zeroPoint;
+        value = value < r.low ? zero + r.low : value;
+        value = value > r.high ? zero + r.high : value;
+        const Int8x8 bytes = __builtin_convertvector(value, Int8x8);
+        std::memcpy(out + c, &bytes, count - c < 8 ? count - c : 8);
+    }
+}
+
+}  // namespace nnemu::tflite::kernels::conv

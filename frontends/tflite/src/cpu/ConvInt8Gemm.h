@@ -1,0 +1,44 @@
+// The int8 CONV_2D's GEMM (ConvInt8.cpp) in three builds chosen at run time: AVX-512BW, AVX2 and
+// portable (ConvInt8Gemm*.cpp, the ISA files compiled with their flags alone). Inputs are int16:
+// each output pixel's window minus the input's zero point (rows), the weights packed per block of
+// 16 output channels as int16 pairs along the depth (packed[block][pair][channel][2]), so that one
+// multiply-add of pairs (vpmaddwd) adds two products per channel lane. All sums are exact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nnemu::tflite::kernels::conv {
+
+constexpr size_t kGemmLanes = 16;   // output channels per packed block
+
+// sums[p * blocks * 16 + c] = sum over the 2 * pairs depth of rows[p][k] * weight[c][k], for
+// `count` pixels (rows: count x 2 * pairs values).
+using Int16Gemm = void (*)(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs,
+                           int32_t* sums);
+void gemmInt16Portable(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs,
+                       int32_t* sums);
+void gemmInt16Avx2(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs, int32_t* sums);
+void gemmInt16Avx512(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs,
+                     int32_t* sums);
+// The best build this CPU runs.
+Int16Gemm bestInt16Gemm();
+
+// to[i] = from[i] - zero point, for a GEMM row (one build per vector level).
+void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
+
+// Per output channel, what requantizes its sums as ruy does (ruyRequantize, ConvInt8.h); each
+// array readable to the next multiple of 8 channels.
+struct RuyRequantization {
+    const int32_t* bias;         // added to the sums first
+    const int32_t* multiplier;   // Q31
+    const int32_t* leftShift;    // max(shift, 0)
+    const int32_t* rightShift;   // max(-shift, 0)
+    int32_t zeroPoint, low, high;
+};
+// out[c] = clamp(ruyRequantize(sums[c] + bias[c]) + zero point) for `count` channels (sums
+// readable to the next multiple of 8): the same steps in 64-bit lanes without branches, one
+// build per vector level.
+void requantizeRuy(const int32_t* sums, size_t count, const RuyRequantization& r, int8_t* out);
+
+}  // namespace nnemu::tflite::kernels::conv
