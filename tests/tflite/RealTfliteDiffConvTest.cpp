@@ -84,6 +84,33 @@ REAL_TFLITE_TEST(DepthwiseConv2DInt8PerChannel) {
     expectSameAsRealTflite(g, {rampBytes<int8_t>(196, -128, 127)});
 }
 
+// A MobileNet-sized int8 depthwise layer: 32 channels with their own scales, RELU6, strides 1 and 2.
+REAL_TFLITE_TEST(DepthwiseConv2DInt8PerChannelMobileNetSized) {
+    REQUIRE();
+    for (const int stride : {1, 2}) {
+        SCOPED_TRACE("stride " + std::to_string(stride));
+        GraphBuilder g;
+        constexpr int kChannels = 32;
+        std::vector<float> scales, biasScales;
+        for (int c = 0; c < kChannels; ++c) {
+            scales.push_back(0.002f + 0.0007f * static_cast<float>(c % 11));
+            biasScales.push_back(0.05f * scales.back());
+        }
+        const int32_t in = g.tensor({1, 14, 14, kChannels}, fb::TensorType_INT8, {}, {0.05f}, {-128});
+        const int32_t w = g.tensor({1, 3, 3, kChannels}, fb::TensorType_INT8, rampBytes<int8_t>(9 * kChannels, -127, 127),
+                                   scales, std::vector<int64_t>(kChannels, 0), 3);
+        const int32_t bias = g.tensor({kChannels}, fb::TensorType_INT32, rampBytes<int32_t>(kChannels, -2000, 2000),
+                                      biasScales, std::vector<int64_t>(kChannels, 0), 0);
+        const int out = 14 / stride;
+        const int32_t output = g.tensor({1, out, out, kChannels}, fb::TensorType_INT8, {}, {0.0235f}, {-128});
+        g.op(fb::BuiltinOperator_DEPTHWISE_CONV_2D, {in, w, bias}, {output}, fb::BuiltinOptions_DepthwiseConv2DOptions,
+             depthwise(fb::Padding_SAME, stride, 1, fb::ActivationFunctionType_RELU6));
+        g.inputs = {in};
+        g.outputs = {output};
+        expectSameAsRealTflite(g, {rampBytes<int8_t>(14 * 14 * kChannels, -128, 127)});
+    }
+}
+
 // ---- FULLY_CONNECTED
 GraphBuilder::Options fullyConnected(fb::ActivationFunctionType act) {
     return [=](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b, act).Union(); };
@@ -169,6 +196,15 @@ REAL_TFLITE_TEST(AveragePool2DQuantizedValidRelu6) {
     expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8({2, 7, 6, 5}, 0.05f, -20)}, {i8({2, 5, 4, 5}, 0.05f, -20)},
              fb::BuiltinOptions_Pool2DOptions, options);
 }
+// MobileNet's global pool: a 7x7 window over the whole map, many channels.
+REAL_TFLITE_TEST(AveragePool2DQuantizedGlobal) {
+    REQUIRE();
+    const auto options = pool(fb::Padding_VALID, 1, 7, fb::ActivationFunctionType_NONE);
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {u8({1, 7, 7, 256}, 0.02f, 0)}, {u8({1, 1, 1, 256}, 0.02f, 0)},
+             fb::BuiltinOptions_Pool2DOptions, options);
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8({1, 7, 7, 256}, 0.02f, -128)}, {i8({1, 1, 1, 256}, 0.02f, -128)},
+             fb::BuiltinOptions_Pool2DOptions, options);
+}
 REAL_TFLITE_TEST(MaxPool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_MAX_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
 REAL_TFLITE_TEST(MaxPool2DUint8) {
     REQUIRE();
@@ -212,6 +248,16 @@ REAL_TFLITE_TEST(SoftmaxUint8) {
 REAL_TFLITE_TEST(SoftmaxInt8) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SOFTMAX, {i8({3, 10}, 0.1f, 0)}, {i8({3, 10}, 1.0f / 256, -128)},
+             fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
+}
+REAL_TFLITE_TEST(SoftmaxInt8Wide) {
+    REQUIRE();
+    expectOp(fb::BuiltinOperator_SOFTMAX, {i8({1, 1001}, 0.0925f, -20)}, {i8({1, 1001}, 1.0f / 256, -128)},
+             fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
+}
+REAL_TFLITE_TEST(SoftmaxUint8Wide) {
+    REQUIRE();
+    expectOp(fb::BuiltinOperator_SOFTMAX, {u8({1, 1001}, 0.0925f, 110)}, {u8({1, 1001}, 1.0f / 256, 0)},
              fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
 }
 REAL_TFLITE_TEST(LogSoftmaxFloat) {

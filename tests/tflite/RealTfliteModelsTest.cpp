@@ -70,8 +70,10 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 // - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
 // - The int8 MobileNets: 2 to 8 of 1001 outputs differ by a step, the same bytes on the CPU path
 //   (whose int8 CONV_2D and FULLY_CONNECTED round as TFLite's, see kDelegatedAsTflitesDelegate)
-//   and in the delegated modes, so another operator rounds otherwise (the int8 AVERAGE_POOL_2D,
-//   SOFTMAX and DEPTHWISE_CONV_2D are the candidates), not yet isolated. conv_net_quant (uint8)
+//   and in the delegated modes, so another operator rounds otherwise, not yet isolated: alone,
+//   in the MobileNets' shapes, their 1001-way 8-bit SOFTMAX, 7x7 global AVERAGE_POOL_2D and int8
+//   per-channel DEPTHWISE_CONV_2D with RELU6 equal TFLite (RealTfliteConv.SoftmaxInt8Wide,
+//   AveragePool2DQuantizedGlobal, DepthwiseConv2DInt8PerChannelMobileNetSized). conv_net_quant (uint8)
 //   differs in every mode by a step on 3 of 10 outputs, not yet isolated either.
 // - segmenter_quant, segmenter_logits_quant: equal to TFLite on the CPU path and on
 //   nnapi-reference (their quantized RESIZE_BILINEAR runs on the tools' CPU kernel off the
