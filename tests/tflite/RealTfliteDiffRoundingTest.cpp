@@ -1,6 +1,6 @@
 // One-operator models whose requantization meets many exact ties (scales that are powers of two),
 // against real TensorFlow Lite 2.21: where TFLite's builtin kernel rounds them otherwise than
-// NNAPI (int8 CONV_2D and FULLY_CONNECTED on ruy, src/cpu/ReplacesNnapi.h), the CPU path must give TFLite's bytes and
+// NNAPI (int8 CONV_2D and FULLY_CONNECTED on ruy, src/TfliteKernelForms.h), the CPU path must give TFLite's bytes and
 // each delegated mode what TFLite's own delegate gives through nnemu's library.
 #include "RealTfliteNnapi.h"
 #include "RealTfliteOps.h"

@@ -111,7 +111,7 @@ const std::vector<std::string> kKnownDifferent = {
 //   requantization rounds the final shift's ties up ((x + 2^(e-1)) >> e), where NNAPI and
 //   TFLite's reference kernels round them away from zero (6 of 4096 outputs of its first layer
 //   differed by one step). The CPU path runs the tools' kernel with ruy's rounding there
-//   (src/cpu/ReplacesNnapi.h); the delegated modes keep NNAPI's, as TFLite's delegate does.
+//   (src/TfliteKernelForms.h); the delegated modes keep NNAPI's, as TFLite's delegate does.
 // - depthwise_conv_int8, depthwise_conv_quant, transpose_conv_quant: the CPU path and
 //   nnapi-reference equal TFLite's builtin kernels; synap-npu's own kernels differ by a step on
 //   2 to 3 outputs, and TFLite's delegate on synap-npu gives those same bytes.

@@ -59,7 +59,7 @@ inline RealTfliteResult runRealTfliteNnapi(const std::vector<uint8_t>& bytes, co
 // The model gives on the CPU path (no delegate) what TFLite's builtin kernels give (tflite_run
 // --xnnpack=0), and in each delegated mode what real TFLite's own NNAPI delegate gives through
 // nnemu's library on the same accelerator: for forms whose TFLite results differ from NNAPI's
-// (src/cpu/ReplacesNnapi.h), where a delegated node computes NNAPI's.
+// (src/TfliteKernelForms.h), where a delegated node computes NNAPI's.
 inline void expectCpuPathAsTfliteDelegatedAsItsDelegate(const std::vector<uint8_t>& bytes, const Model& model,
                                                         const std::vector<std::vector<uint8_t>>& inputs, int floatUlps) {
     const RealTfliteResult builtin = runRealTflite(bytes, inputs);

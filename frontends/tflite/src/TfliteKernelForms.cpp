@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "cpu/CpuKernel.h"
-#include "cpu/ReplacesNnapi.h"
 #include "nnemu/base/Log.h"
 
 namespace nnemu::tflite {
@@ -26,6 +25,12 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite computes it through a float exp table; NNAPI's is float only"},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},
              "TFLite interpolates the stored values in its own fixed-point or float steps"},
+            // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
+            // stays on NNAPI (its prepare refuses it).
+            {fb::BuiltinOperator_CONV_2D, {ElementType::INT8},
+             "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
+            {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::INT8},
+             "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
     };
     return forms;
 }
@@ -42,19 +47,9 @@ const KernelForm* formOf(const Model& model, const Node& node) {
     return nullptr;
 }
 
-// The forms whose test needs the kernel's prepared call (int8 CONV_2D and FULLY_CONNECTED, which
-// TFLite's x86 build runs on ruy) are rows of kReplacesNnapi beside the CPU kernels.
-const char* whyDiffers(const Model& model, const Node& node) {
-    if (const KernelForm* form = formOf(model, node)) return form->why;
-    if (cpuKernelReplacesNnapi(model.subgraphs()[0], node)) {
-        return "TFLite's x86 build rounds its requantization as ruy does: the final shift's ties up";
-    }
-    return nullptr;
-}
-
 }  // namespace
 
-bool tfliteKernelDiffersFromNnapi(const Model& model, const Node& node) { return whyDiffers(model, node) != nullptr; }
+bool tfliteKernelDiffersFromNnapi(const Model& model, const Node& node) { return formOf(model, node) != nullptr; }
 
 void moveNodeToCpuKernel(const Node& node, NnapiGraph& graph) {
     graph.nodeOperations[node.index].clear();
@@ -70,11 +65,11 @@ void moveNodeToCpuKernel(const Node& node, NnapiGraph& graph) {
 void runTfliteFormsOnCpuKernels(const Model& model, const std::vector<bool>& delegated, NnapiGraph& graph) {
     for (const Node& node : model.nodes()) {
         if (delegated[node.index] || graph.cpuKernel[node.index]) continue;
-        const char* why = whyDiffers(model, node);
-        if (why == nullptr || CpuKernelTable::get().find(node) == nullptr) continue;
+        const KernelForm* form = formOf(model, node);
+        if (form == nullptr || CpuKernelTable::get().find(node) == nullptr) continue;
         if (!prepareCpuKernel(model.subgraphs()[0], node).isOk()) continue;
         NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
-                     << " runs on the tools' CPU kernel, as TFLite's (" << why << ")";
+                     << " runs on the tools' CPU kernel, as TFLite's (" << form->why << ")";
         moveNodeToCpuKernel(node, graph);
     }
 }

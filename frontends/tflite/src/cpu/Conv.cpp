@@ -84,8 +84,6 @@ bool prepareConv(const CpuKernelCall& call) {
     return convGeometry(call, &g) && (!isInt8Conv(call) || prepareInt8Conv(call, nullptr));
 }
 
-bool replacesNnapi(const CpuKernelCall& call) { return isInt8Conv(call); }
-
 // The hybrid convolution as TFLite computes it: each image quantized on the fly (per-tensor
 // weights: symmetrically, scale times the weights'; per-channel weights: asymmetrically, its zero
 // point standing for the padding), integer sums of weights times (input - zero point), scaled

@@ -3,7 +3,7 @@
 // steps half up, (acc * m + 2^30) >> 31 and then (x + 2^(e-1)) >> e, where NNAPI (and TFLite's
 // reference kernel) round ties away from zero. The sums are exact integers either way, so only
 // the requantization decides: this kernel runs on the CPU path in place of nnapi-reference
-// (cpu/ReplacesNnapi.h), so that the tools give TFLite's bytes there.
+// (TfliteKernelForms.h), so that the tools give TFLite's bytes there.
 //
 // The GEMM (ConvInt8Gemm.h): each output pixel's window minus the input's zero point copied into
 // an int16 row (0 for the padding), times the weights packed as int16 pairs per 16 channels.

@@ -32,8 +32,6 @@ int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift);
 
 // int8 input, weights and output.
 bool isInt8Conv(const CpuKernelCall& call);
-// The node's TFLite results differ from NNAPI's (ReplacesNnapi.h): the int8 form.
-bool replacesNnapi(const CpuKernelCall& call);
 // The checks of the int8 form beyond the geometry; fills *plan when it is not nullptr.
 bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan);
 bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
@@ -48,8 +46,3 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
                  int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow);
 
 }  // namespace nnemu::tflite::kernels::conv
-
-namespace nnemu::tflite::kernels::hybrid {
-// FULLY_CONNECTED's int8 form (HybridFullyConnected.cpp): TFLite's results differ from NNAPI's.
-bool replacesNnapiFullyConnected(const CpuKernelCall& call);
-}  // namespace nnemu::tflite::kernels::hybrid

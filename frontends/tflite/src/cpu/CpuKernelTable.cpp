@@ -4,8 +4,6 @@
 #include <cstring>
 
 #include "../StringTensor.h"
-#include "ConvInt8.h"
-#include "ReplacesNnapi.h"
 
 namespace nnemu::tflite {
 
@@ -370,24 +368,6 @@ CpuKernelCall preparedCall(const Subgraph& subgraph, const Node& node) {
 }
 
 }  // namespace
-
-// The forms whose TFLite results differ from NNAPI's (ReplacesNnapi.h), by builtin code.
-struct ReplacesNnapiRow {
-    fb::BuiltinOperator code;
-    bool (*replaces)(const CpuKernelCall& call);
-};
-const ReplacesNnapiRow kReplacesNnapi[] = {
-    {fb::BuiltinOperator_CONV_2D, kernels::conv::replacesNnapi},   // int8: ruy's rounding (ConvInt8.cpp)
-    {fb::BuiltinOperator_FULLY_CONNECTED, kernels::hybrid::replacesNnapiFullyConnected},   // int8: the same
-};
-
-bool cpuKernelReplacesNnapi(const Subgraph& subgraph, const Node& node) {
-    for (const ReplacesNnapiRow& row : kReplacesNnapi) {
-        if (node.builtinCode != row.code || !row.replaces(preparedCall(subgraph, node))) continue;
-        return prepareCpuKernel(subgraph, node).isOk();
-    }
-    return false;
-}
 
 Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node) {
     const CpuKernel* kernel = CpuKernelTable::get().find(node);

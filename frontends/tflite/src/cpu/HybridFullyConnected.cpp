@@ -83,7 +83,6 @@ bool runInt8FullyConnected(const CpuKernelCall& call) {
 
 }  // namespace
 
-bool replacesNnapiFullyConnected(const CpuKernelCall& call) { return conv::isInt8Conv(call); }
 
 bool runFullyConnected(const CpuKernelCall& call) {
     if (!prepareFullyConnected(call)) return false;
