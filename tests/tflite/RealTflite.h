@@ -145,9 +145,59 @@ inline std::string delegatedNnapiForms(const Model& model, const Interpreter& in
     return forms;
 }
 
+inline std::string realBenchmarkModel() { return sharedDir() + "/tflite/bin/benchmark_model"; }
+
+// Runs the model bytes with real TFLite's own NNAPI delegate on nnemu's libneuralnetworks.so
+// (benchmark_model --use_nnapi=true with LD_LIBRARY_PATH at this build's lib folder, beside the
+// test binary's bin folder), on
+// accelerator `device`, XNNPACK off: what TFLite's delegate computes through nnemu's library.
+// Outputs are split by the sizes of `model`'s output tensors.
+inline RealTfliteResult runRealTfliteNnapi(const std::vector<uint8_t>& bytes, const Model& model,
+                                           const std::vector<std::vector<uint8_t>>& inputs, const std::string& device) {
+    RealTfliteResult result;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("nnemu-real-tflite-nnapi-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string modelPath = (dir / "m.tflite").string(), outPath = (dir / "out.raw").string(),
+                      logPath = (dir / "log.txt").string();
+    std::ofstream(modelPath, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    std::string names, shapes, files;
+    for (size_t i = 0; i < inputs.size() && i < model.inputs().size(); ++i) {
+        const Tensor& tensor = model.tensors()[model.inputs()[i]];
+        const std::string file = (dir / ("in" + std::to_string(i) + ".raw")).string();
+        std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(inputs[i].data()), inputs[i].size());
+        std::string shape;
+        for (int32_t d : tensor.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        names += (i ? "," : "") + tensor.name;
+        shapes += (i ? ":" : "") + shape;
+        files += (i ? "," : "") + tensor.name + ":" + file;
+    }
+    const std::string libDir = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "lib";
+    const std::string command = "LD_LIBRARY_PATH='" + libDir + "' '" + realBenchmarkModel() +
+                                "' --graph='" + modelPath + "' --use_xnnpack=false --use_nnapi=true" +
+                                " --nnapi_accelerator_name=" + device + " --disable_nnapi_cpu=false --input_layer='" +
+                                names + "' --input_layer_shape='" + shapes + "' --input_layer_value_files='" + files +
+                                "' --output_filepath='" + outPath +
+                                "' --num_runs=1 --warmup_runs=0 --min_secs=0 --warmup_min_secs=0 > '" + logPath + "' 2>&1";
+    const int status = std::system(command.c_str());
+    const std::vector<uint8_t> log = readFile(logPath), all = readFile(outPath);
+    result.log.assign(log.begin(), log.end());
+    std::filesystem::remove_all(dir);
+    if (status != 0 || result.log.find("NNAPI acceleration is unsupported") != std::string::npos) return result;
+    size_t offset = 0;
+    for (int32_t t : model.outputs()) {
+        const size_t size = model.tensors()[t].byteSize();
+        if (offset + size > all.size()) return result;
+        result.outputs.emplace_back(all.begin() + offset, all.begin() + offset + size);
+        offset += size;
+    }
+    result.ok = offset == all.size();
+    return result;
+}
+
 // The model (.tflite bytes), on `inputs`, gives in every interpreter mode what real TFLite's
-// builtin kernels give (a delegated mode that gives NNAPI's semantics by design: see
-// delegatedNnapiForms) (after `runs` invokes: state such as resource variables carries over;
+// builtin kernels give (a delegated mode that gives NNAPI's semantics by design, see
+// delegatedNnapiForms: what real TFLite's own delegate gives on nnemu's library) (after `runs` invokes: state such as resource variables carries over;
 // floatFloor: see expectWithinUlps).
 inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
                                    int floatUlps = 4, int runs = 1, double floatFloor = 0) {
@@ -163,19 +213,45 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
         }
         for (int run = 0; run < runs; ++run) ASSERT_TRUE(isOk(interpreter.invoke()));
         ASSERT_EQ(interpreter.outputCount(), real.outputs.size());
+        // A delegated form whose NNAPI result is not TFLite's kernel's: the oracle is what real
+        // TFLite's own NNAPI delegate gives through nnemu's library on the same device.
+        RealTfliteResult delegatedOracle;
         if (const std::string forms = delegatedNnapiForms(*model, interpreter); !forms.empty()) {
-            std::cout << "[ NNAPI    ] " << testing::UnitTest::GetInstance()->current_test_info()->name() << " on "
-                      << (interpreter.deviceNames().empty() ? "the runtime" : interpreter.deviceNames().back())
-                      << ": delegated " << forms << " computes NNAPI's semantics, not compared with TFLite's kernel\n";
-            return;
+            ASSERT_FALSE(interpreter.deviceNames().empty()) << forms;
+            SCOPED_TRACE("delegated " + forms + ": against real TFLite's delegate on nnemu's library");
+            delegatedOracle = runRealTfliteNnapi(bytes, *model, inputs, interpreter.deviceNames().back());
+            ASSERT_TRUE(delegatedOracle.ok) << "benchmark_model --use_nnapi=true failed:\n" << delegatedOracle.log;
         }
-        for (size_t o = 0; o < real.outputs.size(); ++o) {
+        const RealTfliteResult& want = delegatedOracle.ok ? delegatedOracle : real;
+        for (size_t o = 0; o < want.outputs.size(); ++o) {
             SCOPED_TRACE("output " + std::to_string(o));
-            ASSERT_EQ(interpreter.outputTensor(o).byteSize(), real.outputs[o].size());
-            expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), real.outputs[o], floatUlps,
+            ASSERT_EQ(interpreter.outputTensor(o).byteSize(), want.outputs[o].size());
+            expectSameBytes(interpreter.outputTensor(o), interpreter.outputData(o), want.outputs[o], floatUlps,
                             floatFloor);
         }
     });
+}
+
+// Only the CPU path (no delegate) against TFLite's builtin kernels: for a model whose delegated
+// modes are known to differ from what real TFLite's own delegate gives on nnemu's library, named
+// with the reason where it is called.
+inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
+                                      int floatUlps = 4) {
+    const RealTfliteResult real = runRealTflite(bytes, inputs);
+    ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
+    const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
+    const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, DelegateOptions{}));
+    ASSERT_NE(interpreter, nullptr);
+    ASSERT_EQ(interpreter->inputCount(), inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
+    ASSERT_TRUE(isOk(interpreter->invoke()));
+    ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
+    for (size_t o = 0; o < real.outputs.size(); ++o) {
+        SCOPED_TRACE("output " + std::to_string(o));
+        ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
+        expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
+    }
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,

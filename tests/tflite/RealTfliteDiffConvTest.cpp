@@ -133,7 +133,10 @@ REAL_TFLITE_TEST(FullyConnectedInt8) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_FULLY_CONNECTED,
              {i8({2, 16}, 0.05f, -3), constant(i8({5, 16}, 0.01f, 0), rampBytes<int8_t>(80, -127, 127)),
-              constant(i32({5}), rampBytes<int32_t>(5, -200, 200))},
+              // As converters write it: the bias quantized at input scale x weight scale (NNAPI
+              // refuses any other at execution, so TFLite's delegate fails on one).
+              constant(Spec{{5}, fb::TensorType_INT32, 0.05f * 0.01f, 0, {}, -200, 200},
+                       rampBytes<int32_t>(5, -200, 200))},
              {i8({2, 5}, 0.1f, 4)}, fb::BuiltinOptions_FullyConnectedOptions, fullyConnected(fb::ActivationFunctionType_RELU));
 }
 
