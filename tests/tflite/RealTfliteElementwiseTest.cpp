@@ -74,6 +74,20 @@ void expectExactFloat(fb::BuiltinOperator code) {
     expectSameAsRealTflite(g, {GraphBuilder::bytes(values)}, /*floatUlps=*/0);
 }
 
+// TANH is an NNAPI operation, but TFLite's float kernel is Eigen's approximation: off the
+// delegate it runs on the tools' kernel (TfliteKernelForms.cpp) and must give TFLite's bits,
+// edge values and the clamp at +-7.907 included.
+TEST(RealTfliteElementwise, TanhFloatOffTheDelegateIsTflitesBitForBit) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectExactFloat(fb::BuiltinOperator_TANH);
+    // A sweep over [-9, 9] in steps that are not representable, and tiny magnitudes.
+    std::vector<float> sweep;
+    for (int i = 0; i < 4096; ++i) sweep.push_back(-9.0f + 18.0f * static_cast<float>(i) / 4095.0f);
+    for (int i = 0; i < 64; ++i) sweep[static_cast<size_t>(i) * 61] = std::ldexp(1.0f + static_cast<float>(i) / 64, -i);
+    expectSameAsRealTflite(unary(fb::BuiltinOperator_TANH, fb::TensorType_FLOAT32, {64, 64}), {GraphBuilder::bytes(sweep)},
+                           /*floatUlps=*/0);
+}
+
 TEST(RealTfliteElementwise, SquareFloat) {
     NNEMU_REQUIRE_REAL_TFLITE();
     expectExactFloat(fb::BuiltinOperator_SQUARE);

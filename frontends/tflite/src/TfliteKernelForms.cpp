@@ -25,6 +25,8 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite computes it through a float exp table; NNAPI's is float only"},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},
              "TFLite interpolates the stored values in its own fixed-point or float steps"},
+            {fb::BuiltinOperator_TANH, {ElementType::FLOAT32},
+             "TFLite's float kernel evaluates Eigen's rational approximation; NNAPI's is the C library's tanh"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
             // stays on NNAPI (its prepare refuses it).
             {fb::BuiltinOperator_CONV_2D, {ElementType::INT8},

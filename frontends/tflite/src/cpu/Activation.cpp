@@ -5,6 +5,9 @@
 //   0.044715 x^3))), with Eigen's erfc and tanh as TFLite (EigenFloatMath.h); uint8/int8
 //   through a 256-entry table built as TFLite builds its lookup tables (dequantize, transform
 //   with the C library's functions in float, round half away from zero, clamp).
+// - TANH (float32 only; the 8-bit forms stay NNAPI's, which equal TFLite's): Eigen's rational
+//   approximation, as TFLite's float kernel evaluates it (TfliteKernelForms.cpp moves a float
+//   TANH that is not delegated here; NNAPI's is the C library's tanh, a few ULP apart).
 // - FAKE_QUANT (float32): quantize to num_bits over the [min, max] range nudged so that 0 is
 //   exact, and dequantize again; narrow_range is refused as TFLite refuses it at run time.
 #include <algorithm>
@@ -90,12 +93,12 @@ float geluApproximate(float x) {
     return 0.5f * x * (1.0f + eigen::tanh(kSqrt2OverPi * (x + 0.044715f * cube)));
 }
 
-// The float loops, one build per vector unit (target_clones; the file is compiled without FMA
+// The float loops (GELU, TANH), one build per vector unit (target_clones; the file is compiled without FMA
 // contraction, so every build rounds as Eigen does without FMA, and without jump threading,
 // which would turn the clamps into branches the AVX builds cannot vectorize).
-#define NNEMU_GELU_CLONES NNEMU_CLONES
+#define NNEMU_FLOAT_LOOP_CLONES NNEMU_CLONES
 
-NNEMU_GELU_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
+NNEMU_FLOAT_LOOP_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
     for (size_t i = 0; i < count; ++i) {
         float x;
         std::memcpy(&x, in + i * sizeof(float), sizeof(float));
@@ -104,7 +107,7 @@ NNEMU_GELU_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
     }
 }
 
-NNEMU_GELU_CLONES void geluApproximateLoop(const uint8_t* in, uint8_t* out, size_t count) {
+NNEMU_FLOAT_LOOP_CLONES void geluApproximateLoop(const uint8_t* in, uint8_t* out, size_t count) {
     for (size_t i = 0; i < count; ++i) {
         float x;
         std::memcpy(&x, in + i * sizeof(float), sizeof(float));
@@ -149,6 +152,25 @@ bool runGelu(const CpuKernelCall& call) {
         default:
             (approximate ? geluApproximateLoop : geluLoop)(call.in(0).data, call.out(0).out, call.in(0).count());
     }
+    return true;
+}
+
+// ---- TANH (float) ----
+
+NNEMU_FLOAT_LOOP_CLONES void tanhLoop(const uint8_t* in, uint8_t* out, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = eigen::tanh(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+}
+
+bool prepareTanh(const CpuKernelCall& call) { return prepareSameShape(call, {ElementType::FLOAT32}); }
+
+bool runTanh(const CpuKernelCall& call) {
+    if (!prepareTanh(call)) return false;
+    tanhLoop(call.in(0).data, call.out(0).out, call.in(0).count());
     return true;
 }
 

@@ -13,6 +13,8 @@ bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);
 bool runFakeQuant(const CpuKernelCall& call);
+bool prepareTanh(const CpuKernelCall& call);
+bool runTanh(const CpuKernelCall& call);
 }  // namespace activation
 
 namespace add_n_atan2 {   // AddNAtan2.cpp

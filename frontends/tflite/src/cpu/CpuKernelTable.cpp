@@ -223,6 +223,7 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_RELU_0_TO_1, {activation::prepareRelu0To1, activation::runRelu0To1}},
     {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
+    {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
     // AddNAtan2.cpp
     {fb::BuiltinOperator_ADD_N, {add_n_atan2::prepareAddN, add_n_atan2::runAddN}},
     {fb::BuiltinOperator_ATAN2, {add_n_atan2::prepareAtan2, add_n_atan2::runAtan2}},

@@ -27,9 +27,10 @@ inline float polynomial(float x, const float (&c)[N]) {
     return polynomialSteps(x, c, std::make_index_sequence<N - 1>{});
 }
 
+// x clamped to [low, high]; NaN passes (as through Eigen's pmin/pmax on x86).
 inline float clampTo(float x, float low, float high) {
-    const float upper = x < high ? x : high;
-    return upper > low ? upper : low;
+    const float upper = x > high ? high : x;
+    return upper < low ? low : upper;
 }
 
 // tanh: a [9/8] odd/even rational on x clamped to the point where it reaches exactly +-1.
