@@ -191,6 +191,11 @@ void resizes(const SpecOf& t) {
                  fb::BuiltinOptions_ResizeBilinearOptions, bilinear(align, half));
         expectOp(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {t({1, 5, 7, 2}), ints({9, 4})}, {t({1, 9, 4, 2})},
                  fb::BuiltinOptions_ResizeNearestNeighborOptions, nearest(align, half));
+        // Channel counts that fill vector registers and leave a tail (DeepLab's 21 classes), two images.
+        for (int32_t channels : {21, 37}) {
+            expectOp(fb::BuiltinOperator_RESIZE_BILINEAR, {t({2, 6, 5, channels}), ints({13, 17})},
+                     {t({2, 13, 17, channels})}, fb::BuiltinOptions_ResizeBilinearOptions, bilinear(align, half));
+        }
     }
 }
 REAL_TFLITE_TEST(ResizeFloat) { REQUIRE(); resizes([](std::vector<int32_t> s) { return f32(std::move(s)); }); }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "CpuKernelList.h"
+#include "nnemu/base/Clones.h"
 
 namespace nnemu::tflite {
 namespace kernels::resize {
@@ -165,28 +166,46 @@ void bilinearFloat(const CpuKernelCall& call, const ImageShape& s, const ResizeO
 }
 
 // uint8: TFLite's optimized kernel (ResizeBilinearGenericSmallChannel): the four weighted corners
-// summed in float, plus 0.5, truncated.
+// summed in float, plus 0.5, truncated. One output row at a time, the columns' neighbours found
+// once per image and the channel loop built per vector unit (the same operations in the same
+// order in every build, so the bytes do not depend on it).
+struct Uint8Column {
+    size_t low, high;   // input pixel offsets (in elements) of the two neighbours
+    float dx;
+};
+
+NNEMU_CLONES void bilinearUint8Row(const uint8_t* top, const uint8_t* bottom, const Uint8Column* columns, int32_t width,
+                                   int32_t channels, float dy, uint8_t* out) {
+    for (int32_t x = 0; x < width; ++x) {
+        const Uint8Column& column = columns[x];
+        const float dx = column.dx;
+        const float w00 = (1 - dy) * (1 - dx), w01 = (1 - dy) * dx, w10 = dy * (1 - dx), w11 = dy * dx;
+        const uint8_t *p00 = top + column.low, *p01 = top + column.high;
+        const uint8_t *p10 = bottom + column.low, *p11 = bottom + column.high;
+        uint8_t* o = out + static_cast<size_t>(x) * channels;
+        for (int32_t c = 0; c < channels; ++c) {
+            const float value = static_cast<float>(p00[c]) * w00 + static_cast<float>(p01[c]) * w01 +
+                                static_cast<float>(p10[c]) * w10 + static_cast<float>(p11[c]) * w11 + 0.5f;
+            o[c] = static_cast<uint8_t>(static_cast<int32_t>(value));
+        }
+    }
+}
+
 void bilinearUint8(const CpuKernelCall& call, const ImageShape& s, const ResizeOptions& options) {
-    const CpuOperand& input = call.in(0);
-    const CpuOperand& output = call.out(0);
+    const uint8_t* input = call.in(0).data;
+    uint8_t* output = call.out(0).out;
     const float scaleH = scaleOf(s.inH, s.outH, options.alignCorners), scaleW = scaleOf(s.inW, s.outW, options.alignCorners);
+    std::vector<Uint8Column> columns(static_cast<size_t>(s.outW));
+    for (int32_t x = 0; x < s.outW; ++x) {
+        const Neighbours nx = bilinearSource(x, scaleW, s.inW, options.halfPixelCenters);
+        columns[x] = {static_cast<size_t>(nx.low) * s.channels, static_cast<size_t>(nx.high) * s.channels,
+                      nx.source - static_cast<float>(nx.low)};
+    }
     for (int32_t b = 0; b < s.batches; ++b) {
         for (int32_t y = 0; y < s.outH; ++y) {
             const Neighbours ny = bilinearSource(y, scaleH, s.inH, options.halfPixelCenters);
-            const float dy = ny.source - static_cast<float>(ny.low);
-            for (int32_t x = 0; x < s.outW; ++x) {
-                const Neighbours nx = bilinearSource(x, scaleW, s.inW, options.halfPixelCenters);
-                const float dx = nx.source - static_cast<float>(nx.low);
-                const size_t i00 = s.in(b, ny.low, nx.low), i01 = s.in(b, ny.low, nx.high);
-                const size_t i10 = s.in(b, ny.high, nx.low), i11 = s.in(b, ny.high, nx.high);
-                const float w00 = (1 - dy) * (1 - dx), w01 = (1 - dy) * dx, w10 = dy * (1 - dx), w11 = dy * dx;
-                const size_t o = s.out(b, y, x);
-                for (int32_t c = 0; c < s.channels; ++c) {
-                    const float value = input.at<uint8_t>(i00 + c) * w00 + input.at<uint8_t>(i01 + c) * w01 +
-                                        input.at<uint8_t>(i10 + c) * w10 + input.at<uint8_t>(i11 + c) * w11 + 0.5f;
-                    output.set<uint8_t>(o + c, static_cast<uint8_t>(value));
-                }
-            }
+            bilinearUint8Row(input + s.in(b, ny.low, 0), input + s.in(b, ny.high, 0), columns.data(), s.outW,
+                             s.channels, ny.source - static_cast<float>(ny.low), output + s.out(b, y, 0));
         }
     }
 }
