@@ -205,7 +205,8 @@ void Layers(benchmark::State& state, const char* name) {
 }
 
 // One 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per channel, or uint8 when
-// the fourth argument is 0) with random data, packed for the own GEMM.
+// the fourth argument is 0; the full output range, or a ReLU6-like clamp from the output zero
+// point when a fifth argument is 1) with random data, packed for the own GEMM.
 struct GemmCase {
     size_t rows, channels;
     std::vector<uint8_t> weights, input, output, packed;
@@ -235,6 +236,10 @@ struct GemmCase {
         spec.filterScales = scales;
         spec.low = spec.signedValues ? -128 : 0;
         spec.high = spec.low + 255;
+        if (state.range(4) != 0) {
+            spec.low = spec.outputZeroPoint;
+            spec.high = spec.low + 120;
+        }
         spec.weights = weights.data();
         spec.bias = bias.data();
         spec.depth = static_cast<uint32_t>(depth);
@@ -307,6 +312,7 @@ void GemmThreads(benchmark::State& state) {
 
 constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
+        "mobilenet_v1_1.0_224_int8",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
         "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
         // Full 3x3 convolutions with 8 to 64 input channels (the own unfolded convolution's range).
@@ -332,9 +338,13 @@ int main(int argc, char** argv) {
                                                                    {3136, 144, 24}, {196, 64, 384}, {196, 384, 64},
                                                                    {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
         for (int64_t isSigned : {1, 0}) {
-            benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)->Args({shape[0], shape[1], shape[2], isSigned})->Iterations(5);
+            for (int64_t relu6 : {0, 1}) {
+                benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)
+                        ->Args({shape[0], shape[1], shape[2], isSigned, relu6})
+                        ->Iterations(5);
+            }
             benchmark::RegisterBenchmark("GemmThreads", nnemu::GemmThreads)
-                    ->Args({shape[0], shape[1], shape[2], isSigned})
+                    ->Args({shape[0], shape[1], shape[2], isSigned, 0})
                     ->Iterations(5);
         }
     }

@@ -1,7 +1,7 @@
 // Property tests of the NPU core's own quantized ADD / SUB (driver/synap/kernels/QuantAdd.h):
 // random shapes and broadcasts, zero points, input scale ratios from 1 to 2^-10 (the shifts'
 // extremes), output scales, activations, uint8 and int8, against the reference kernel on every
-// ISA this CPU runs.
+// ISA this CPU runs (AVX-512 with and without the VBMI lookups).
 #include <gtest/gtest.h>
 
 #include "KernelTestSupport.h"
@@ -82,6 +82,17 @@ QuantAddParams params(const AddCase& c) {
     return p;
 }
 
+// The parameters as prepared and, where they pick the VBMI lookups, without them: both AVX-512
+// kernels run on a CPU with VBMI.
+std::vector<QuantAddParams> kernelsOf(const QuantAddParams& p) {
+    std::vector<QuantAddParams> variants{p};
+    if (p.byteLookups) {
+        variants.push_back(p);
+        variants.back().byteLookups = false;
+    }
+    return variants;
+}
+
 class KernelAdd : public ::testing::TestWithParam<bool> {};
 
 TEST_P(KernelAdd, MatchesTheReferenceOnEveryIsa) {
@@ -92,12 +103,15 @@ TEST_P(KernelAdd, MatchesTheReferenceOnEveryIsa) {
         for (uint32_t n : c.dims[2]) count *= n;
         std::vector<uint8_t> out(count);
         const std::vector<uint8_t> expected = reference(c, &out);
-        const QuantAddParams p = params(c);
-        for (Isa isa : supportedIsas()) {
-            std::fill(out.begin(), out.end(), 0xCD);
-            ASSERT_TRUE(runQuantAdd(isa, p, c.dims[0], c.data[0].data(), c.dims[1], c.data[1].data(), c.dims[2], out.data()));
-            ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << " scales " << c.scales[0] << " "
-                                     << c.scales[1] << " " << c.scales[2];
+        for (const QuantAddParams& p : kernelsOf(params(c))) {
+            for (Isa isa : supportedIsas()) {
+                std::fill(out.begin(), out.end(), 0xCD);
+                ASSERT_TRUE(runQuantAdd(isa, p, c.dims[0], c.data[0].data(), c.dims[1], c.data[1].data(), c.dims[2],
+                                        out.data()));
+                ASSERT_EQ(out, expected) << isaName(isa) << (p.byteLookups ? " (VBMI)" : "") << " iteration "
+                                         << iteration << " scales " << c.scales[0] << " " << c.scales[1] << " "
+                                         << c.scales[2];
+            }
         }
     }
 }
@@ -119,11 +133,13 @@ TEST_P(KernelAdd, EveryValuePairAtExtremeRatios) {
         c.scales[2] = std::max(c.scales[0], c.scales[1]) * 0.7f;
         std::vector<uint8_t> out(65536);
         const std::vector<uint8_t> expected = reference(c, &out);
-        const QuantAddParams p = params(c);
-        for (Isa isa : supportedIsas()) {
-            std::fill(out.begin(), out.end(), 0xCD);
-            ASSERT_TRUE(runQuantAdd(isa, p, c.dims[0], c.data[0].data(), c.dims[1], c.data[1].data(), c.dims[2], out.data()));
-            ASSERT_EQ(out, expected) << isaName(isa) << " ratio " << ratio;
+        for (const QuantAddParams& p : kernelsOf(params(c))) {
+            for (Isa isa : supportedIsas()) {
+                std::fill(out.begin(), out.end(), 0xCD);
+                ASSERT_TRUE(runQuantAdd(isa, p, c.dims[0], c.data[0].data(), c.dims[1], c.data[1].data(), c.dims[2],
+                                        out.data()));
+                ASSERT_EQ(out, expected) << isaName(isa) << (p.byteLookups ? " (VBMI)" : "") << " ratio " << ratio;
+            }
         }
     }
 }

@@ -84,14 +84,20 @@ FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
     return fastRequantOf(a.fastBlocks[block], a.biasAndColTerms + block * kGemmBlock);
 }
 
-// The folded product and shift of 16 values, neither clamped nor offset.
+// The folded product and shift of 16 values, neither clamped nor offset. AboveZero: for a clamp
+// that starts at or above the output zero point, where a negative x's value (at most 0) ends at
+// the clamp's lower bound whichever nudge it takes: the positive one for all, no compare and
+// blend (the clamp after must be monotonic, as saturating packs and min/max are).
+template <bool AboveZero = false>
 __m512i scaleFast(const FastRequant& q, __m512i x) {
     const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
     __m512i z[2];
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
-        const __mmask8 negative = _mm512_cmplt_epi64_mask(t, threshold);
-        const __m512i nudge = _mm512_mask_blend_epi64(negative, q.positive[p], q.negative[p]);
+        __m512i nudge = q.positive[p];
+        if constexpr (!AboveZero) {
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge, q.negative[p]);
+        }
         z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
     }
     return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);  // odd channels' low halves up

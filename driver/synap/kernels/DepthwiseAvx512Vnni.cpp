@@ -70,7 +70,7 @@ __m512i quadOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, __
     return kSigned ? _mm512_xor_si512(quad, _mm512_set1_epi32(0x808080)) : quad;
 }
 
-template <bool kSigned, int kSets, int kStride>
+template <bool kSigned, bool kAbove, int kSets, int kStride>
 void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
     const GemmArgs& q = a.requant;
     const size_t channels = q.channels, first = block * kGemmBlock;
@@ -101,7 +101,7 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             acc = _mm512_dpbusd_epi32(acc, q1, w[s][1]);
             acc = _mm512_dpbusd_epi32(acc, q2, w[s][2]);
         }
-        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast(f, acc), low), high);
+        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast<kAbove>(f, acc), low), high);
         _mm512_mask_cvtepi32_storeu_epi8(out, lanes, y);
         left += kStride;
         if (kStride == 1) {
@@ -116,10 +116,10 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     }
 }
 
-template <bool kSigned, int kSets>
+template <bool kSigned, bool kAbove, int kSets>
 void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
-    a.stride == 1 ? foldedBlockRow<kSigned, kSets, 1>(a, rows, outRow, block)
-                  : foldedBlockRow<kSigned, kSets, 2>(a, rows, outRow, block);
+    a.stride == 1 ? foldedBlockRow<kSigned, kAbove, kSets, 1>(a, rows, outRow, block)
+                  : foldedBlockRow<kSigned, kAbove, kSets, 2>(a, rows, outRow, block);
 }
 
 // One column's quads of a group of 64 (or 32) channels: 3 rows' bytes, the channels of each
@@ -180,7 +180,7 @@ constexpr size_t kTile = 16;
 
 // Block b (vector j of its group) over a tile's n output columns: its weights and constants in
 // registers, the quads from the tile's buffer.
-template <int kSets, int kStride, int kVectors>
+template <bool kAbove, int kSets, int kStride, int kVectors>
 void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quads)[kVectors],
                    __m512i (*staged)[kVectors], size_t n) {
     const FastRequant f = foldedOf(a, b);
@@ -193,11 +193,11 @@ void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quad
         for (int s = 0; s < kSets; ++s) {
             for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
         }
-        staged[i][j] = scaleFast(f, acc);
+        staged[i][j] = scaleFast<kAbove>(f, acc);
     }
 }
 
-template <bool kSigned, int kSets, int kStride, size_t kWidth>
+template <bool kSigned, bool kAbove, int kSets, int kStride, size_t kWidth>
 void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
     constexpr int kVectors = static_cast<int>(kWidth / kGemmBlock);
     const GemmArgs& q = a.requant;
@@ -219,41 +219,48 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
         }
         for (int j = 0; j < kVectors; ++j) {
             const size_t b = block + j;
-            kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<1, kStride, kVectors>(a, b, j, quads, staged, n)
-                                              : blockOverTile<kSets, kStride, kVectors>(a, b, j, quads, staged, n);
+            kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<kAbove, 1, kStride, kVectors>(a, b, j, quads, staged, n)
+                                              : blockOverTile<kAbove, kSets, kStride, kVectors>(a, b, j, quads, staged, n);
         }
         for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
     }
 }
 
-template <bool kSigned, int kSets, size_t kWidth>
+template <bool kSigned, bool kAbove, int kSets, size_t kWidth>
 void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
-    a.stride == 1 ? foldedGroupRow<kSigned, kSets, 1, kWidth>(a, rows, outRow, first)
-                  : foldedGroupRow<kSigned, kSets, 2, kWidth>(a, rows, outRow, first);
+    a.stride == 1 ? foldedGroupRow<kSigned, kAbove, kSets, 1, kWidth>(a, rows, outRow, first)
+                  : foldedGroupRow<kSigned, kAbove, kSets, 2, kWidth>(a, rows, outRow, first);
 }
 
 using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
 
-// Whole groups of 64 channels, one of 32 if that many remain, then 16-channel blocks.
-template <bool kSigned, int kSets>
+// Whole groups of 64 channels, one of 32 if that many remain, then 16-channel blocks. kAbove:
+// the clamp starts at or above the output zero point (scaleFast).
+template <bool kSigned, bool kAbove, int kSets>
 void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t) {
     const size_t channels = a.requant.channels, blocks = (channels + kGemmBlock - 1) / kGemmBlock;
     size_t first = 0;
-    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kSets, 64>(a, rows, outRow, first);
+    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kAbove, kSets, 64>(a, rows, outRow, first);
     if (first + 32 <= channels) {
-        foldedGroupRow<kSigned, kSets, 32>(a, rows, outRow, first);
+        foldedGroupRow<kSigned, kAbove, kSets, 32>(a, rows, outRow, first);
         first += 32;
     }
     for (size_t block = first / kGemmBlock; block < blocks; ++block) {
-        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, 1>(a, rows, outRow, block)
-                                              : foldedBlockRow<kSigned, kSets>(a, rows, outRow, block);
+        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, kAbove, 1>(a, rows, outRow, block)
+                                              : foldedBlockRow<kSigned, kAbove, kSets>(a, rows, outRow, block);
     }
+}
+
+template <bool kAbove>
+BlockRow foldedRowOf(const DepthwiseArgs& a) {
+    if (a.signedInput) return foldedRow<true, kAbove, 1>;
+    return a.weightSets == 1 ? foldedRow<false, kAbove, 1>
+                             : (a.weightSets == 2 ? foldedRow<false, kAbove, 2> : foldedRow<false, kAbove, 3>);
 }
 
 BlockRow blockRowOf(const DepthwiseArgs& a) {
     if (a.folded != nullptr) {
-        if (a.signedInput) return foldedRow<true, 1>;
-        return a.weightSets == 1 ? foldedRow<false, 1> : (a.weightSets == 2 ? foldedRow<false, 2> : foldedRow<false, 3>);
+        return a.requant.low >= a.requant.outputZeroPoint ? foldedRowOf<true>(a) : foldedRowOf<false>(a);
     }
     const bool fast = a.requant.fastBlocks != nullptr;
     if (a.signedInput) return fast ? blockRow<true, true> : blockRow<true, false>;

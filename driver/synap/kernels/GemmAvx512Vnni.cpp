@@ -6,7 +6,8 @@
 // Where nothing saturates (GemmArgs::fastBlocks) the accumulators start at bias + column term,
 // the folded requantization scales them and a row's 4 blocks narrow together with saturating
 // packs into one 64-byte store: the per-output work, not the multiplies, bounds the layers of
-// small depth.
+// small depth. Layers clamped at or above the output zero point (ReLU, ReLU6: MobileNets'
+// expansions and first convolution) skip the negative nudge's compare and blend (scaled()).
 #include <immintrin.h>
 
 #include <cstring>
@@ -63,16 +64,22 @@ template <int R, int B, bool Flip>
 }
 
 // The folded requantization (GemmArgs.h) of x = accumulator + bias + column term, without the
-// output zero point: even channels, then odd, merged back in place.
+// output zero point: even channels, then odd, merged back in place. AboveZero: the layer's clamp
+// starts at or above the output zero point (ReLU, ReLU6), so a negative x, whose value is at
+// most 0, ends at the clamp's lower bound whichever nudge it takes: the positive one for all,
+// no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.)
+template <bool AboveZero>
 __m512i scaled(const FastRequantBlock& f, __m512i x) {
     const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
     __m512i z[2];
     #pragma GCC unroll 16
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        const __mmask8 negative = _mm512_cmplt_epi64_mask(t, threshold);
-        const __m512i nudge =
-                _mm512_mask_blend_epi64(negative, _mm512_loadu_si512(f.positive[p]), _mm512_loadu_si512(f.negative[p]));
+        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        if constexpr (!AboveZero) {
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
+                                            _mm512_loadu_si512(f.negative[p]));
+        }
         z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), _mm512_loadu_si512(f.shift[p]));
     }
     return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
@@ -140,7 +147,7 @@ void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t s
 }
 
 // One function per shape: its registers are its own.
-template <int R, int B, bool Flip>
+template <int R, int B, bool Flip, bool AboveZero>
 [[gnu::noinline]] void fastTile(const GemmArgs& a, const Narrow& n, const int32_t* rowTerms, size_t row, size_t block) {
     __m512i acc[R][B];
     accumulate<R, B, Flip>(a, row, block, a.biasAndColTerms + block * kGemmBlock, rowTerms, acc);
@@ -148,7 +155,7 @@ template <int R, int B, bool Flip>
     for (int j = 0; j < B; ++j) {
         const FastRequantBlock& f = a.fastBlocks[block + j];
         #pragma GCC unroll 16
-        for (int i = 0; i < R; ++i) acc[i][j] = scaled(f, acc[i][j]);
+        for (int i = 0; i < R; ++i) acc[i][j] = scaled<AboveZero>(f, acc[i][j]);
     }
     const size_t first = block * kGemmBlock;
     const size_t count = a.channels - first;
@@ -175,10 +182,14 @@ template <int R, int B, bool Flip>
     }
 }
 
-template <bool Fast, int R, int B, bool Flip>
+// How a layer requantizes: where a step may saturate, where none can, and where none can and
+// the clamp starts at or above the output zero point.
+enum class Mode { Exact, Fast, FastAboveZero };
+
+template <Mode M, int R, int B, bool Flip>
 void tile(const GemmArgs& a, const Narrow& n, const int32_t* rowTerms, size_t row, size_t block) {
-    if constexpr (Fast) {
-        fastTile<R, B, Flip>(a, n, rowTerms, row, block);
+    if constexpr (M != Mode::Exact) {
+        fastTile<R, B, Flip, M == Mode::FastAboveZero>(a, n, rowTerms, row, block);
     } else {
         exactTile<R, B, Flip>(a, n, rowTerms, row, block);
     }
@@ -203,59 +214,71 @@ const int32_t* rowTermsOf(const GemmArgs& a, size_t row, int32_t (&terms)[R]) {
     return terms;
 }
 
-template <bool Fast, int R, bool Flip>
+template <Mode M, int R, bool Flip>
 void rowTile(const GemmArgs& a, const Narrow& n, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
     int32_t terms[R];
     const int32_t* rowTerms = rowTermsOf<R>(a, row, terms);
     size_t block = 0;
-    if constexpr (R <= kRows) {
-        for (; block + kBlocks <= blocks; block += kBlocks) tile<Fast, R, kBlocks, Flip>(a, n, rowTerms, row, block);
-        if (blocks - block == 3) return tile<Fast, R, 3, Flip>(a, n, rowTerms, row, block);
+    if constexpr (R > 8) {  // one-block layers only
+        return tile<M, R, 1, Flip>(a, n, rowTerms, row, block);
     }
-    for (; block + 2 <= blocks; block += 2) tile<Fast, R, 2, Flip>(a, n, rowTerms, row, block);
-    if (block < blocks) tile<Fast, R, 1, Flip>(a, n, rowTerms, row, block);
+    if constexpr (R <= kRows) {
+        for (; block + kBlocks <= blocks; block += kBlocks) tile<M, R, kBlocks, Flip>(a, n, rowTerms, row, block);
+        if (blocks - block == 3) return tile<M, R, 3, Flip>(a, n, rowTerms, row, block);
+    }
+    for (; block + 2 <= blocks; block += 2) tile<M, R, 2, Flip>(a, n, rowTerms, row, block);
+    if (block < blocks) tile<M, R, 1, Flip>(a, n, rowTerms, row, block);
 }
 
 // Row tiles of at most MaxRows rows, as even as possible (7 x 7 = 49 rows: 10 x 4 + 3 x 3, not
 // 12 x 4 + 1).
-template <bool Fast, bool Flip, int MaxRows>
-void rows(const GemmArgs& a, const Narrow& n) {
-    const size_t tiles = (a.rowCount + MaxRows - 1) / MaxRows;
-    size_t row = 0;
+// (From row `first` on.)
+template <Mode M, bool Flip, int MaxRows>
+void rows(const GemmArgs& a, const Narrow& n, size_t first = 0) {
+    const size_t tiles = (a.rowCount - first + MaxRows - 1) / MaxRows;
+    size_t row = first;
     for (size_t t = 0; t < tiles; ++t) {
         const size_t count = (a.rowCount - row + (tiles - t) - 1) / (tiles - t);
         switch (count) {
-            case 8: if constexpr (MaxRows == 8) rowTile<Fast, 8, Flip>(a, n, row); break;
-            case 7: if constexpr (MaxRows == 8) rowTile<Fast, 7, Flip>(a, n, row); break;
-            case 6: if constexpr (MaxRows == 8) rowTile<Fast, 6, Flip>(a, n, row); break;
-            case 5: if constexpr (MaxRows == 8) rowTile<Fast, 5, Flip>(a, n, row); break;
-            case 4: rowTile<Fast, 4, Flip>(a, n, row); break;
-            case 3: rowTile<Fast, 3, Flip>(a, n, row); break;
-            case 2: rowTile<Fast, 2, Flip>(a, n, row); break;
-            default: rowTile<Fast, 1, Flip>(a, n, row); break;
+            case 8: if constexpr (MaxRows == 8) rowTile<M, 8, Flip>(a, n, row); break;
+            case 7: if constexpr (MaxRows == 8) rowTile<M, 7, Flip>(a, n, row); break;
+            case 6: if constexpr (MaxRows == 8) rowTile<M, 6, Flip>(a, n, row); break;
+            case 5: if constexpr (MaxRows == 8) rowTile<M, 5, Flip>(a, n, row); break;
+            case 4: rowTile<M, 4, Flip>(a, n, row); break;
+            case 3: rowTile<M, 3, Flip>(a, n, row); break;
+            case 2: rowTile<M, 2, Flip>(a, n, row); break;
+            default: rowTile<M, 1, Flip>(a, n, row); break;
         }
         row += count;
     }
 }
 
-// Layers of one or two channel blocks take 8-row tiles (at most 16 accumulators and 2 weight
-// vectors), the others 4-row tiles.
-template <bool Fast, bool Flip>
+// One-block layers take 16-row tiles (16 accumulators; 12544x32x16 -13 % against 8-row ones);
+// layers of two blocks, and shallow ones (depth <= 32, where a tile's fixed costs weigh most:
+// 12544x16x96 -14 %, 3136x24x144 -8 %), 8-row tiles of up to 2 blocks (at most 16 accumulators
+// and 2 weight vectors); the others 4-row tiles of up to 4 blocks.
+template <Mode M, bool Flip>
 void run(const GemmArgs& a) {
     const Narrow n(a);
-    if ((a.channels + kGemmBlock - 1) / kGemmBlock <= 2) return rows<Fast, Flip, 8>(a, n);
-    rows<Fast, Flip, kRows>(a, n);
+    if (a.channels <= kGemmBlock) {  // one block: 16-row tiles (16 accumulators), the rest as below
+        size_t row = 0;
+        for (; row + 16 <= a.rowCount; row += 16) rowTile<M, 16, Flip>(a, n, row);
+        return rows<M, Flip, 8>(a, n, row);
+    }
+    if ((a.channels + kGemmBlock - 1) / kGemmBlock <= 2 || a.depthGroups <= 8) return rows<M, Flip, 8>(a, n);
+    rows<M, Flip, kRows>(a, n);
+}
+
+template <bool Flip>
+void runFlipped(const GemmArgs& a) {
+    if (a.fastBlocks == nullptr) return run<Mode::Exact, Flip>(a);
+    if (a.low >= a.outputZeroPoint) return run<Mode::FastAboveZero, Flip>(a);
+    run<Mode::Fast, Flip>(a);
 }
 
 }  // namespace
 
-void gemmAvx512Vnni(const GemmArgs& a) {
-    const bool fast = a.fastBlocks != nullptr;
-    if (fast && a.signedValues) return run<true, true>(a);
-    if (fast) return run<true, false>(a);
-    if (a.signedValues) return run<false, true>(a);
-    run<false, false>(a);
-}
+void gemmAvx512Vnni(const GemmArgs& a) { a.signedValues ? runFlipped<true>(a) : runFlipped<false>(a); }
 
 }  // namespace nnemu::synap::kernels

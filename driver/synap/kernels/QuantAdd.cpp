@@ -1,5 +1,7 @@
 #include "QuantAdd.h"
 
+#include <cpuinfo.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +11,15 @@ namespace nnemu::synap::kernels {
 namespace {
 
 constexpr int kLeftShift = 20;  // the reference's headroom
+
+// (cpuinfo is initialized by supportedIsas(), which the AVX-512 kernel's choice went through.)
+bool hasAvx512Vbmi() {
+    static const bool has = [] {
+        const auto& isas = supportedIsas();
+        return std::find(isas.begin(), isas.end(), Isa::Avx512Vnni) != isas.end() && cpuinfo_has_x86_avx512vbmi();
+    }();
+    return has;
+}
 
 // The reference multiplies (q - zeroPoint) << 20 by a Q31 multiplier with a right shift (the
 // input ratio is at most 1/2, so the shift never goes left).
@@ -25,6 +36,9 @@ bool prepareInput(bool isSigned, int32_t zeroPoint, double real, bool negate, Ad
     for (int byte = 0; byte < 256; ++byte) {
         const int32_t q = isSigned ? static_cast<int8_t>(byte) : byte;
         input->term[byte] = quant::multiplyByQuantizedMultiplier((q - zeroPoint) * (1 << kLeftShift), multiplier, shift);
+        for (int k = 0; k < 4; ++k) {
+            input->termBytes[k][byte] = static_cast<uint8_t>(static_cast<uint32_t>(input->term[byte]) >> (8 * k));
+        }
     }
     return true;
 }
@@ -51,6 +65,7 @@ bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params) {
     params->outputZeroPoint = spec.outputZeroPoint;
     params->low = spec.low;
     params->high = spec.high;
+    params->byteLookups = hasAvx512Vbmi();
     return true;
 }
 
@@ -70,7 +85,9 @@ void addRowPortable(const QuantAddParams& p, const uint8_t* a, size_t aStep, con
 void runQuantAddRow(Isa isa, const QuantAddParams& params, const uint8_t* a, size_t aStep, const uint8_t* b,
                     size_t bStep, uint8_t* out, size_t count) {
     switch (isa) {
-        case Isa::Avx512Vnni: return addRowAvx512(params, a, aStep, b, bStep, out, count);
+        case Isa::Avx512Vnni:
+            if (params.byteLookups) return addRowAvx512Vbmi(params, a, aStep, b, bStep, out, count);
+            return addRowAvx512(params, a, aStep, b, bStep, out, count);
         case Isa::Avx2: return addRowAvx2(params, a, aStep, b, bStep, out, count);
         default: return addRowPortable(params, a, aStep, b, bStep, out, count);
     }

@@ -31,6 +31,7 @@ struct QuantAddSpec : QuantBinarySpec {
 struct AddInput {
     int32_t zeroPoint, multiplierHigh, multiplierLow, rightShift;
     int32_t term[256];  // by byte value (int8 as its byte)
+    uint8_t termBytes[4][256];  // byte k of term[v] at [k][v] (the VBMI kernel's lookup planes)
 };
 
 // Everything a kernel reads, derived from the spec once.
@@ -38,6 +39,9 @@ struct QuantAddParams {
     bool signedValues;
     AddInput inputs[2];
     int32_t outputMultiplier, outputRightShift, outputZeroPoint, low, high;
+    // The AVX-512 kernel looks the terms up with VBMI (AddAvx512Vbmi.cpp): set where the CPU
+    // has it; tests clear it to run the plain AVX-512 kernel.
+    bool byteLookups = false;
 };
 
 // false where the kernels do not reproduce the reference (an output multiplier of 1 or more, a
@@ -64,13 +68,15 @@ bool runQuantAdd(Isa isa, const QuantAddParams& params, const std::vector<uint32
                  const std::vector<uint32_t>& bDims, const uint8_t* b, const std::vector<uint32_t>& outDims,
                  uint8_t* out);
 
-// The ISA kernels (AddPortable.cpp, AddAvx2.cpp, AddAvx512.cpp).
+// The ISA kernels (QuantAdd.cpp, AddAvx2.cpp, AddAvx512.cpp, AddAvx512Vbmi.cpp).
 void addRowPortable(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
                     uint8_t* out, size_t count);
 void addRowAvx2(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
                 uint8_t* out, size_t count);
 void addRowAvx512(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
                   uint8_t* out, size_t count);
+void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
+                      uint8_t* out, size_t count);
 // The reference's output step for one sum (shared by the vector kernels' tails).
 uint8_t addOutput(const QuantAddParams& p, int32_t sum);
 

@@ -1,0 +1,101 @@
+// The quantized ADD with AVX-512 VBMI, 64 values at a time, exactly the reference's arithmetic:
+// each input's rescaled term (QuantAdd.h AddInput::term, one per byte value) is looked up as its
+// 4 bytes, each from a 256-byte plane with two vpermi2b (bit 7 picks the half), and the planes
+// interleaved into 32-bit lanes by unpacks; the output step is the folded requantization
+// (GemmArgs.h: one 64-bit product and one rounding shift), narrowed by saturating packs (which
+// undo the unpacks' order; exact: the clamp lies inside every saturation bound). The tail of a
+// row goes to the plain AVX-512 kernel. Compiled with AVX-512 VBMI flags: only called when the
+// CPU has them.
+#include <immintrin.h>
+
+#include "QuantAdd.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+// The terms of the 64 bytes `x` as 16-lane vectors: out[j] holds values 4j..4j+3 of each
+// 128-bit lane.
+void terms(const AddInput& in, __m512i x, __m512i (&out)[4]) {
+    const __mmask64 upper = _mm512_movepi8_mask(x);
+    __m512i b[4];
+    for (int k = 0; k < 4; ++k) {
+        const uint8_t* plane = in.termBytes[k];
+        const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
+        const __m512i higher =
+                _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
+        b[k] = _mm512_mask_blend_epi8(upper, lower, higher);
+    }
+    const __m512i low01 = _mm512_unpacklo_epi8(b[0], b[1]), high01 = _mm512_unpackhi_epi8(b[0], b[1]);
+    const __m512i low23 = _mm512_unpacklo_epi8(b[2], b[3]), high23 = _mm512_unpackhi_epi8(b[2], b[3]);
+    out[0] = _mm512_unpacklo_epi16(low01, low23);
+    out[1] = _mm512_unpackhi_epi16(low01, low23);
+    out[2] = _mm512_unpacklo_epi16(high01, high23);
+    out[3] = _mm512_unpackhi_epi16(high01, high23);
+}
+
+// The output step's constants: the folded form of the multiply and rounding shift by R.
+struct Output {
+    __m512i multiplier, positive, negative, threshold, zeroPoint16, low8, high8;
+    __m128i shift;
+    explicit Output(const QuantAddParams& p) {
+        const int32_t r = p.outputRightShift;
+        const int64_t half = r > 0 ? int64_t{1} << (r - 1) : 0;
+        multiplier = _mm512_set1_epi64(p.outputMultiplier);
+        positive = _mm512_set1_epi64((int64_t{1} << 30) + (half << 31));
+        negative = _mm512_set1_epi64((int64_t{1} << 30) + ((r > 0 ? half - 1 : 0) << 31));
+        threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+        shift = _mm_cvtsi32_si128(31 + r);
+        zeroPoint16 = _mm512_set1_epi16(static_cast<int16_t>(p.outputZeroPoint));
+        low8 = _mm512_set1_epi8(static_cast<char>(p.low));
+        high8 = _mm512_set1_epi8(static_cast<char>(p.high));
+    }
+};
+
+__m512i scaled(const Output& o, __m512i sum) {
+    __m512i z[2];
+    for (int p = 0; p < 2; ++p) {
+        const __m512i t = _mm512_mul_epi32(p == 0 ? sum : _mm512_srli_epi64(sum, 32), o.multiplier);
+        const __m512i nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, o.threshold), o.positive, o.negative);
+        z[p] = _mm512_sra_epi64(_mm512_add_epi64(t, nudge), o.shift);
+    }
+    return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
+}
+
+template <bool Signed>
+__m512i outputBytes(const Output& o, const __m512i (&y)[4]) {
+    const __m512i w0 = _mm512_adds_epi16(_mm512_packs_epi32(y[0], y[1]), o.zeroPoint16);
+    const __m512i w1 = _mm512_adds_epi16(_mm512_packs_epi32(y[2], y[3]), o.zeroPoint16);
+    if constexpr (Signed) return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w0, w1), o.low8), o.high8);
+    return _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w0, w1), o.low8), o.high8);
+}
+
+template <bool Signed>
+size_t addRows(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep, uint8_t* out,
+               size_t count) {
+    const Output o(p);
+    __m512i ta[4], tb[4];
+    for (int j = 0; j < 4; ++j) {  // a broadcast input is one term for the whole row
+        ta[j] = _mm512_set1_epi32(p.inputs[0].term[a[0]]);
+        tb[j] = _mm512_set1_epi32(p.inputs[1].term[b[0]]);
+    }
+    size_t i = 0;
+    for (; i + 64 <= count; i += 64) {
+        if (aStep) terms(p.inputs[0], _mm512_loadu_si512(a + i), ta);
+        if (bStep) terms(p.inputs[1], _mm512_loadu_si512(b + i), tb);
+        __m512i y[4];
+        for (int j = 0; j < 4; ++j) y[j] = scaled(o, _mm512_add_epi32(ta[j], tb[j]));
+        _mm512_storeu_si512(out + i, outputBytes<Signed>(o, y));
+    }
+    return i;
+}
+
+}  // namespace
+
+void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
+                      uint8_t* out, size_t count) {
+    const size_t done = p.signedValues ? addRows<true>(p, a, aStep, b, bStep, out, count)
+                                       : addRows<false>(p, a, aStep, b, bStep, out, count);
+    if (done < count) addRowAvx512(p, a + done * aStep, aStep, b + done * bStep, bStep, out + done, count - done);
+}
+
+}  // namespace nnemu::synap::kernels
