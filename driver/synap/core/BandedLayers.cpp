@@ -114,7 +114,7 @@ struct BandedPair : OwnLayer {
         };
         if (runs == 1) return runOf(0);
         std::atomic<bool> ok = true;
-        pthreadpool_parallelize_1d(layer.pool, [&](size_t i) { if (!runOf(i)) ok = false; }, runs);
+        parallelize(layer.pool, [&](size_t i) { if (!runOf(i)) ok = false; }, runs);
         return ok;
     }
 };

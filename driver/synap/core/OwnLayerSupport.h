@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "NativeLayers.h"
+#include "ThreadTimes.h"
 #include "../kernels/Depthwise.h"
 #include "../kernels/QuantConv.h"
 #include "../program/OwnSpecs.h"
@@ -45,7 +46,7 @@ template <typename RunRows>
 void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRows& runRows) {
     if (pool == nullptr || rows < 2 * rowsPerSlice) return runRows(0, rows);
     const auto slice = [&](size_t i) { runRows(i * rowsPerSlice, (i + 1) * rowsPerSlice); };
-    pthreadpool_parallelize_1d(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
+    parallelize(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
 }
 
 // Work cut by cost (OwnConvolutionLayers.cpp): a slice holds at least this many multiply-
@@ -86,7 +87,7 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, 
         run(rows * r / t.rowSlices, rows * (r + 1) / t.rowSlices, units * u / t.unitSlices,
             units * (u + 1) / t.unitSlices);
     };
-    pthreadpool_parallelize_1d(pool, tile, t.rowSlices * t.unitSlices);
+    parallelize(pool, tile, t.rowSlices * t.unitSlices);
 }
 
 // Stored weights that failed their check (the program may come from a file): never read.
