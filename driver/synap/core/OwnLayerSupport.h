@@ -14,6 +14,7 @@
 #include "NativeLayers.h"
 #include "ThreadTimes.h"
 #include "../kernels/Depthwise.h"
+#include "../kernels/QuantAdd.h"
 #include "../kernels/QuantConv.h"
 #include "../program/OwnSpecs.h"
 
@@ -89,6 +90,14 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, 
     };
     parallelize(pool, tile, t.rowSlices * t.unitSlices);
 }
+
+// Elements a slice of a pooled element-wise ADD has at least: several microseconds of work, which
+// handing it to another thread costs a small part of.
+constexpr size_t kMinAddSlice = 8192;
+// An ADD of two same-shaped `count`-element inputs (MobileNet v2's residuals), cut in up to 2
+// slices per thread of at least kMinAddSlice elements, whole cache lines each (OwnElementwiseLayers.cpp).
+void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
+                 const uint8_t* b, uint8_t* out, size_t count);
 
 // Stored weights that failed their check (the program may come from a file): never read.
 void damaged(const npu::Layer& layer);
