@@ -241,8 +241,11 @@ void ThreadCut(benchmark::State& state, const char* name) {
         critical += busiest;
         bound += best;
         if (rows) {
-            std::printf("  stage %3zu %-60s work %7.1f us  busiest %7.1f  bound %7.1f  calls %4.1f tasks %5.1f\n", s,
-                        core.stageName(s).c_str(), stageWork / runs / 1e3, busiest / runs / 1e3, best / runs / 1e3,
+            std::printf("  stage %3zu %-50s one thread %7.1f us  pooled: work %7.1f  busiest %7.1f  bound %7.1f  "
+                        "calls %4.1f tasks %5.1f\n",
+                        s, core.stageName(s).c_str(),
+                        static_cast<double>(alone.value()->stageThreadTimes()[s].callerNs) / runs / 1e3,
+                        stageWork / runs / 1e3, busiest / runs / 1e3, best / runs / 1e3,
                         static_cast<double>(t.parallelCalls) / runs, static_cast<double>(t.tasks) / runs);
         }
     }
