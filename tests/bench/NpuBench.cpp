@@ -263,6 +263,7 @@ void ThreadCut(benchmark::State& state, const char* name) {
     double calls = 0;
     for (const auto& t : times) calls += static_cast<double>(t.parallelCalls);
     state.counters["barriers"] = calls / runs;
+    state.counters["arena_kib"] = static_cast<double>(core.arenaBytes()) / 1024;
 }
 
 void Reference(benchmark::State& state, const char* name) { Invokes(state, name, &Network::reference); }
