@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +188,84 @@ void Threads(benchmark::State& state, const char* name, bool load) {
     state.counters["default_vs_one"] = oneUs > 0 ? defaultUs / oneUs : 0;
 }
 
+// How the default core's pooled inferences cut their work (ThreadTimes.h), from CPU times, which
+// the machine's load leaves alone: per inference, the work (every thread's CPU time in the
+// stages' tasks, and the calling thread's in stages it runs alone), its critical path (per stage
+// the busiest thread), the best a cut into these tasks allows (per stage the longest task or half
+// the stage's work, whichever is more), half the work, and the share of the work in stages one
+// thread runs (and in XNNPACK's stages). With NNEMU_BENCH_LAYER_ROWS=1 it prints the stages. Run with NNEMU_NPU_THREADS=2
+// to time the pool whatever the load; `pooled` says how many inferences took it.
+void ThreadCut(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    const auto& in = net->buffers.in;
+    const auto& out = net->buffers.out;
+    auto loaded = synap::NpuCore::load(std::vector<uint8_t>(net->direct->programBytes().begin(),
+                                                            net->direct->programBytes().end()));
+    if (!loaded.isOk()) return state.SkipWithError(loaded.message().c_str());
+    synap::NpuCore& core = *loaded.value();
+    // XNNPACK stages hide their tasks: their work is the one-thread core's CPU time in them, and
+    // XNNPACK is taken to cut it perfectly (critical path half of it).
+    auto alone = synap::NpuCore::load(std::vector<uint8_t>(net->direct->programBytes().begin(),
+                                                           net->direct->programBytes().end()), false, true);
+    if (!alone.isOk()) return state.SkipWithError(alone.message().c_str());
+    synap::setThreadTimesOn(true);
+    for (auto _ : state) {
+        for (synap::NpuCore* c : {&core, alone.value().get()}) {
+            if (const Status ran = c->run(in, out); !ran) return state.SkipWithError(ran.message().c_str());
+        }
+    }
+    synap::setThreadTimesOn(false);
+    const double runs = static_cast<double>(core.runCount());
+    double work = 0, critical = 0, bound = 0, oneThread = 0, xnnpack = 0;
+    const bool rows = std::getenv("NNEMU_BENCH_LAYER_ROWS") != nullptr;
+    const auto& times = core.stageThreadTimes();
+    for (size_t s = 0; s < times.size(); ++s) {
+        const synap::StageThreadTimes& t = times[s];
+        double stageWork = 0, busiest = 0;
+        for (uint64_t ns : t.taskNs) {
+            stageWork += static_cast<double>(ns);
+            busiest = std::max(busiest, static_cast<double>(ns));
+        }
+        const bool parallel = t.parallelCalls > 0, byXnnpack = core.stageName(s).rfind("xnnpack:", 0) == 0;
+        double best = std::max(static_cast<double>(t.longestTaskNs), stageWork / 2);
+        if (byXnnpack) {
+            stageWork = static_cast<double>(alone.value()->stageThreadTimes()[s].callerNs);
+            busiest = best = stageWork / 2;
+            xnnpack += stageWork;
+        } else if (!parallel) {
+            stageWork = busiest = best = static_cast<double>(t.callerNs);
+            oneThread += stageWork;
+        }
+        work += stageWork;
+        critical += busiest;
+        bound += best;
+        if (rows) {
+            std::printf("  stage %3zu %-50s one thread %7.1f us  pooled: work %7.1f  busiest %7.1f  bound %7.1f  "
+                        "calls %4.1f tasks %5.1f\n",
+                        s, core.stageName(s).c_str(),
+                        static_cast<double>(alone.value()->stageThreadTimes()[s].callerNs) / runs / 1e3,
+                        stageWork / runs / 1e3, busiest / runs / 1e3, best / runs / 1e3,
+                        static_cast<double>(t.parallelCalls) / runs, static_cast<double>(t.tasks) / runs);
+        }
+    }
+    state.counters["xnnpack_share"] = work > 0 ? xnnpack / work : 0;
+    double oneThreadWork = 0;  // the one-thread core's, the same inferences interleaved
+    for (const auto& t : alone.value()->stageThreadTimes()) oneThreadWork += static_cast<double>(t.callerNs);
+    state.counters["one_thread_work_us"] = oneThreadWork / runs / 1e3;
+    state.counters["critical_vs_one"] = oneThreadWork > 0 ? critical / oneThreadWork : 0;
+    state.counters["pooled"] = static_cast<double>(core.pooledRunCount()) / runs;
+    state.counters["work_us"] = work / runs / 1e3;
+    state.counters["critical_us"] = critical / runs / 1e3;
+    state.counters["cut_bound_us"] = bound / runs / 1e3;
+    state.counters["half_work_us"] = work / 2 / runs / 1e3;
+    state.counters["alone_share"] = work > 0 ? oneThread / work : 0;
+    double calls = 0;
+    for (const auto& t : times) calls += static_cast<double>(t.parallelCalls);
+    state.counters["barriers"] = calls / runs;
+    state.counters["arena_kib"] = static_cast<double>(core.arenaBytes()) / 1024;
+}
+
 void Reference(benchmark::State& state, const char* name) { Invokes(state, name, &Network::reference); }
 
 // Reports, as counters, where the first synap-npu inference of the network went.
@@ -256,7 +336,10 @@ void registerAll() {
             ->Unit(benchmark::kMicrosecond);
     std::vector<const char*> threadNetworks(std::begin(kNetworks), std::end(kNetworks));
     threadNetworks.insert(threadNetworks.end(), std::begin(kInt8Networks), std::end(kInt8Networks));
+    for (const char* name : {"mobilenet_v1_1.0_224_int8", "mobilenet_v2_1.0_224_float"}) threadNetworks.push_back(name);
     for (const char* name : threadNetworks) {
+        benchmark::RegisterBenchmark((std::string("ThreadCut/") + name).c_str(), ThreadCut, name)
+                ->Unit(benchmark::kMicrosecond)->Iterations(200);
         for (const bool load : {false, true}) {
             const std::string label = std::string("Threads/") + (load ? "load/" : "idle/") + name;
             benchmark::RegisterBenchmark(label.c_str(), Threads, name, load)->Unit(benchmark::kMicrosecond)->MinTime(3.0);

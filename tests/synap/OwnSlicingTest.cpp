@@ -1,6 +1,6 @@
 // How the own-kernel layers cut their work over the core's threads (OwnLayerSupport.h): slices
 // by cost, along the channels when the rows are few, covering every output once; and the
-// kernels (GEMM, depthwise, unfolded convolution) give the same bytes on a 2-thread pool as on
+// kernels (GEMM, depthwise, unfolded convolution, same-shape ADD) give the same bytes on a 2-thread pool as on
 // the calling thread alone.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
@@ -8,6 +8,7 @@
 #include "KernelTestSupport.h"
 #include "core/OwnLayerSupport.h"
 #include "kernels/Depthwise.h"
+#include "kernels/QuantAdd.h"
 #include "kernels/QuantConv.h"
 #include "kernels/QuantGemm.h"
 
@@ -178,6 +179,35 @@ TEST(OwnSlicing, UnfoldedConvolutionOnTwoThreadsMatchesOneBitForBit) {
                 ASSERT_TRUE(runUnfoldedConvolution(nullptr, isa, packed, input.data(), one.data()));
                 ASSERT_TRUE(runUnfoldedConvolution(two.get(), isa, packed, input.data(), both.data()));
                 EXPECT_EQ(both, one) << isaName(isa) << " " << size << "x" << size << "x" << inChannels;
+            }
+        }
+    }
+}
+
+TEST(OwnSlicing, AddOnTwoThreadsMatchesOneBitForBit) {
+    Pool two(2);
+    std::mt19937 rng(80);
+    // MobileNet v2's residual ADDs (56x56x24 ... 7x7x160), odd counts, and one below a slice.
+    for (const size_t count : {size_t{75264}, size_t{25088}, size_t{18816}, size_t{7840}, size_t{16385}, size_t{40001}}) {
+        for (const bool isSigned : {false, true}) {
+            QuantAddSpec spec;
+            spec.signedValues = isSigned;
+            spec.zeroPoints[0] = isSigned ? -3 : 125;
+            spec.zeroPoints[1] = isSigned ? 7 : 131;
+            spec.scales[0] = 0.031f;
+            spec.scales[1] = 0.047f;
+            spec.outputZeroPoint = isSigned ? -1 : 128;
+            spec.outputScale = 0.06f;
+            spec.low = isSigned ? -128 : 0;
+            spec.high = isSigned ? 127 : 255;
+            QuantAddParams params{};
+            ASSERT_TRUE(prepareQuantAdd(spec, &params));
+            const std::vector<uint8_t> a = randomBytes(rng, count), b = randomBytes(rng, count);
+            for (Isa isa : supportedIsas()) {
+                std::vector<uint8_t> one(count, 0xCD), both(count, 0xAB);
+                addInSlices(nullptr, isa, params, a.data(), b.data(), one.data(), count);
+                addInSlices(two.get(), isa, params, a.data(), b.data(), both.data(), count);
+                EXPECT_EQ(both, one) << isaName(isa) << " " << count;
             }
         }
     }

@@ -25,6 +25,8 @@ bool bandsEnabled() {
 constexpr size_t kBandBytes = 32 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
+// Output rows a thread's run of bands needs at least to be worth a second core.
+constexpr size_t kMinRunRows = 2;
 
 struct BandedPair : OwnLayer {
     std::shared_ptr<LayerState> producerState, depthwiseState, consumerState;  // keep the layers' states alive
@@ -61,9 +63,11 @@ struct BandedPair : OwnLayer {
     size_t runBytes() const {
         return bandBufferBytes() + (consumer == nullptr ? 0 : (bandRows * depthwiseRowBytes + kBandSlack + 63) / 64 * 64);
     }
-    // One contiguous run of bands per thread: only where two runs meet are rows computed twice.
+    // One contiguous run of bands per thread: only where two runs meet are rows computed twice
+    // (2 convolution rows at stride 1, 1 at stride 2), which even the 7-row images of MobileNets'
+    // last blocks repay on a second core (a run of one band each there: 5 of 7 rows against 7).
     size_t runsOn(size_t threads) const {
-        return std::clamp<size_t>(spec.batches * spec.outHeight / (2 * bandRows), 1, threads);
+        return std::clamp<size_t>(spec.batches * spec.outHeight / kMinRunRows, 1, threads);
     }
     size_t workspaceBytes(size_t threads) const override { return runsOn(threads) * runBytes(); }
 
@@ -114,7 +118,7 @@ struct BandedPair : OwnLayer {
         };
         if (runs == 1) return runOf(0);
         std::atomic<bool> ok = true;
-        pthreadpool_parallelize_1d(layer.pool, [&](size_t i) { if (!runOf(i)) ok = false; }, runs);
+        parallelize(layer.pool, [&](size_t i) { if (!runOf(i)) ok = false; }, runs);
         return ok;
     }
 };

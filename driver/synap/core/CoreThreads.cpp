@@ -18,6 +18,11 @@ namespace nnemu::synap {
 namespace {
 
 constexpr auto kSampleInterval = std::chrono::milliseconds(50);
+// The busy time of other processes is measured over at least this long: /proc/stat counts in
+// ticks (10 ms), so over one 50 ms interval an idle 2-core machine could read as 0.4 core busy
+// (one tick more on each core) and the pool be declined; over 200 ms the error is 0.1 core.
+constexpr auto kWindow = std::chrono::milliseconds(200);
+constexpr size_t kSamples = 8;  // 50 ms apart at most: enough to reach back kWindow
 // Others may use this much of a core and the pool still pays: a pooled inference that meets a
 // busy core costs tens of single-threaded ones, so the pool needs the cores nearly idle.
 constexpr double kOthersAllowed = 0.25;
@@ -99,22 +104,22 @@ public:
         if (now < backoffUntil_) return false;
         if (sampled_ && now - sampleTime_ < kSampleInterval) return usePool_.load(std::memory_order_relaxed);
         const double cores = static_cast<double>(poolSize());
-        const long long ticks = busyTicks();
-        const double own = processCpuSeconds();
+        const Sample sample{now, busyTicks(), processCpuSeconds()};
         double free = 0;
-        if (sampled_ && ticks >= 0 && busyTicks_ >= 0) {
-            const double wall = std::chrono::duration<double>(now - sampleTime_).count();
-            free = freeCores(cores, static_cast<double>(ticks - busyTicks_), static_cast<double>(sysconf(_SC_CLK_TCK)),
-                             own - ownCpu_, wall);
+        if (const Sample* since = windowStart(now); since != nullptr && sample.ticks >= 0 && since->ticks >= 0) {
+            free = freeCores(cores, static_cast<double>(sample.ticks - since->ticks),
+                             static_cast<double>(sysconf(_SC_CLK_TCK)), sample.ownCpu - since->ownCpu,
+                             std::chrono::duration<double>(now - since->time).count());
         } else {
             // No interval yet: what runs right now, less this thread.
             const long runnable = runnableNow();
             free = runnable < 0 ? 0 : cores - static_cast<double>(std::max(0L, runnable - 1));
         }
+        samples_[next_] = sample;
+        next_ = (next_ + 1) % kSamples;
+        count_ = std::min(count_ + 1, kSamples);
         sampled_ = true;
         sampleTime_ = now;
-        busyTicks_ = ticks;
-        ownCpu_ = own;
         const bool use = free >= cores - kOthersAllowed;
         usePool_.store(use, std::memory_order_relaxed);
         return use;
@@ -132,12 +137,29 @@ public:
     }
 
 private:
+    struct Sample {
+        std::chrono::steady_clock::time_point time;
+        long long ticks = -1;  // busyTicks()
+        double ownCpu = 0;     // processCpuSeconds()
+    };
+
+    // The newest sample at least kWindow old, else the oldest kept; nullptr before the first.
+    const Sample* windowStart(std::chrono::steady_clock::time_point now) const {
+        const Sample* oldest = nullptr;
+        for (size_t k = 1; k <= count_; ++k) {  // newest first
+            const Sample& s = samples_[(next_ + kSamples - k) % kSamples];
+            oldest = &s;
+            if (now - s.time >= kWindow) return &s;
+        }
+        return oldest;
+    }
+
     std::mutex mutex_;
     std::atomic<bool> usePool_{false};
     bool sampled_ = false;
     std::chrono::steady_clock::time_point sampleTime_;
-    long long busyTicks_ = -1;
-    double ownCpu_ = 0;
+    Sample samples_[kSamples];
+    size_t next_ = 0, count_ = 0;
     // After a pooled inference that stalled (the samples missed a busy core), no pool for a while.
     std::chrono::steady_clock::time_point backoffUntil_;
     std::chrono::steady_clock::duration backoff_ = kFirstBackoff;

@@ -37,10 +37,10 @@ private:
 void closeCoreThreadPool();
 
 // Whether an inference started now should use the pool: always when NNEMU_NPU_THREADS fixes
-// the size, otherwise only when the cores the pool's threads need were free over the last few
-// tens of milliseconds (other processes used less than a quarter core, from /proc/stat,
-// re-sampled at most every 50 ms: a few microseconds per inference on average) and no pooled
-// inference stalled recently.
+// the size, otherwise only when the cores the pool's threads need were free over the last 200 ms
+// or more (other processes used less than a quarter core, from /proc/stat, re-sampled at most
+// every 50 ms: a few microseconds per inference on average) and no pooled inference stalled
+// recently.
 bool poolWorthUsingNow();
 
 // After an inference on the pool: `slow` when it took much longer than this network's runs

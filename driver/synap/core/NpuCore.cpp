@@ -150,11 +150,20 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
         const Stage& stage = stages_[s];
         const auto start = Clock::now();
         const npu::Layer& first = *program_->layers()->Get(stage.firstLayer);
+        StageThreadTimes times;
+        const bool timed = threadTimesOn();
+        const uint64_t callerStart = timed ? threadCpuNs() : 0;
+        if (timed) recordThreadTimesInto(&times);
         const bool ok = stage.native
                                 ? layerKind(first.params_type())->run(
                                           {*program_, first, stage.inputs, stage.output, stage.state.get(),
                                            pooled ? use.pool() : nullptr, stage.workspace})
                                 : xnn_invoke_runtime(stage.runtimes[pooled]) == xnn_status_success;
+        if (timed) {
+            recordThreadTimesInto(nullptr);
+            times.callerNs = threadCpuNs() - callerStart;
+            addThreadTimes(s, times);
+        }
         if (!ok) {
             return opFailed("the NPU core failed to run layer " + std::string(first.name() ? first.name()->c_str() : "?"));
         }
@@ -173,9 +182,30 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     return {};
 }
 
+void NpuCore::addThreadTimes(size_t stage, const StageThreadTimes& times) {
+    if (threadTimes_.size() != stages_.size()) threadTimes_.assign(stages_.size(), {});
+    StageThreadTimes& sum = threadTimes_[stage];
+    sum.callerNs += times.callerNs;
+    for (size_t t = 0; t < kTimedThreads; ++t) sum.taskNs[t] += times.taskNs[t];
+    sum.longestTaskNs += times.longestTaskNs;
+    sum.parallelCalls += times.parallelCalls;
+    sum.tasks += times.tasks;
+}
+
+std::string NpuCore::stageName(size_t stage) const {
+    const npu::Layer& layer = *program_->layers()->Get(stages_[stage].firstLayer);
+    std::string name = npu::EnumNameLayerParams(layer.params_type());
+    if (!stages_[stage].native) name = "xnnpack:" + name;
+    if (stages_[stage].endLayer - stages_[stage].firstLayer > 1) {
+        name += "+" + std::to_string(stages_[stage].endLayer - stages_[stage].firstLayer - 1);
+    }
+    return name + " " + (layer.name() ? layer.name()->str() : std::string("?"));
+}
+
 // A pooled run far slower than this network's runs on the pool, or than its runs on one
 // thread, met a busy core.
 void NpuCore::noteRunTime(bool pooled, uint64_t us) {
+    ++runs_[pooled];
     fastestUs_[pooled] = std::min(fastestUs_[pooled], us);
     if (!parallel_ || profiling_ || !pooled) return;
     const bool slow = us > 3 * fastestUs_[1] || (fastestUs_[0] != UINT64_MAX && us > 2 * fastestUs_[0]);

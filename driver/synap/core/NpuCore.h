@@ -14,6 +14,7 @@
 #include "nnemu/base/Status.h"
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
+#include "ThreadTimes.h"
 #include "ZeroedBytes.h"
 #include "nnemu/cache/ProgramImage.h"
 
@@ -67,6 +68,15 @@ public:
     // Per layer of the last run, in profiling mode: time, bytes read and written, unit.
     const std::vector<LayerProfile>& lastProfile() const { return profile_; }
 
+    // Inferences run, and how many of them on the thread pool (CoreThreads.h decides per run).
+    uint64_t runCount() const { return runs_[0] + runs_[1]; }
+    uint64_t pooledRunCount() const { return runs_[1]; }
+    // Per stage, summed over the runs since threadTimesOn() (ThreadTimes.h) was set: each
+    // thread's CPU time in the stage's pool tasks (longestTaskNs: the sum of each run's longest).
+    const std::vector<StageThreadTimes>& stageThreadTimes() const { return threadTimes_; }
+    // A stage's first layer's name and kind, for such reports.
+    std::string stageName(size_t stage) const;
+
 private:
     struct Port {
         std::vector<uint32_t> dims;
@@ -103,6 +113,7 @@ private:
     // runtimes for that choice the first time it is made.
     bool choosePool(const PoolUse& use);
     void noteRunTime(bool pooled, uint64_t us);
+    void addThreadTimes(size_t stage, const StageThreadTimes& times);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
     const void* constantData(uint32_t tensor);
     // Where a tensor's values live between stages: the arena (ports and activations), an own
@@ -140,6 +151,8 @@ private:
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;
+    uint64_t runs_[2] = {0, 0};  // [pooled]
+    std::vector<StageThreadTimes> threadTimes_;
 };
 
 }  // namespace nnemu::synap

@@ -19,8 +19,14 @@ struct AddLayer : OwnLayer {
     kernels::Isa isa = kernels::Isa::Portable;
 
     bool run(const NativeLayer& layer) override {
-        return kernels::runQuantAdd(isa, params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2],
-                                    layer.output);
+        if (layer.pool == nullptr || dims[0] != dims[2] || dims[1] != dims[2]) {
+            return kernels::runQuantAdd(isa, params, dims[0], layer.inputs[0], dims[1], layer.inputs[1], dims[2],
+                                        layer.output);
+        }
+        size_t count = 1;  // same shapes (MobileNet v2's residuals): cut over the pool
+        for (uint32_t d : dims[2]) count *= d;
+        addInSlices(layer.pool, isa, params, layer.inputs[0], layer.inputs[1], layer.output, count);
+        return true;
     }
 };
 
@@ -105,6 +111,20 @@ std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
 }
 
 }  // namespace
+
+namespace own {
+
+void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
+                 const uint8_t* b, uint8_t* out, size_t count) {
+    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    const size_t slice = std::max(kMinAddSlice, (count / (2 * threads) + 63) / 64 * 64);
+    inSlices(pool, count, slice, [&](size_t begin, size_t end) {
+        end = std::min(end, count);
+        kernels::runQuantAddRow(isa, params, a + begin, 1, b + begin, 1, out + begin, end - begin);
+    });
+}
+
+}  // namespace own
 
 // 8-bit ADD and SUB, any broadcast the kind's check let through. About 4x slower than XNNPACK's
 // add on AVX-512, 3-4 % of a MobileNet v2 (BENCHMARKS.md), but exact, where XNNPACK's can be one

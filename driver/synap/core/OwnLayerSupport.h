@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "NativeLayers.h"
+#include "ThreadTimes.h"
 #include "../kernels/Depthwise.h"
+#include "../kernels/QuantAdd.h"
 #include "../kernels/QuantConv.h"
 #include "../program/OwnSpecs.h"
 
@@ -45,7 +47,7 @@ template <typename RunRows>
 void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRows& runRows) {
     if (pool == nullptr || rows < 2 * rowsPerSlice) return runRows(0, rows);
     const auto slice = [&](size_t i) { runRows(i * rowsPerSlice, (i + 1) * rowsPerSlice); };
-    pthreadpool_parallelize_1d(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
+    parallelize(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
 }
 
 // Work cut by cost (OwnConvolutionLayers.cpp): a slice holds at least this many multiply-
@@ -86,8 +88,16 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, 
         run(rows * r / t.rowSlices, rows * (r + 1) / t.rowSlices, units * u / t.unitSlices,
             units * (u + 1) / t.unitSlices);
     };
-    pthreadpool_parallelize_1d(pool, tile, t.rowSlices * t.unitSlices);
+    parallelize(pool, tile, t.rowSlices * t.unitSlices);
 }
+
+// Elements a slice of a pooled element-wise ADD has at least: several microseconds of work, which
+// handing it to another thread costs a small part of.
+constexpr size_t kMinAddSlice = 8192;
+// An ADD of two same-shaped `count`-element inputs (MobileNet v2's residuals), cut in up to 2
+// slices per thread of at least kMinAddSlice elements, whole cache lines each (OwnElementwiseLayers.cpp).
+void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
+                 const uint8_t* b, uint8_t* out, size_t count);
 
 // Stored weights that failed their check (the program may come from a file): never read.
 void damaged(const npu::Layer& layer);
