@@ -27,12 +27,12 @@ void reduce(fb::BuiltinOperator code, const Spec& in, Spec out) {
 const std::vector<int32_t> kIn = {2, 3, 4, 5};
 
 REAL_TFLITE_TEST(MeanFloat) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, f32(kIn), f32({})); }
-// Quantized MEAN over axes {1, -1}: the CPU kernel (src/cpu/QuantizedMean.cpp) matches TFLite
-// 2.21 on the 4-D height-width case and on rescaled int8, but is one step below TFLite on 1 of 8
-// outputs here (uint8 rescaled: 207 vs 208, the exact value being 107.44 + 100) and on 2 of 8
-// with the same scale in and out (int8): TFLite's arithmetic for these forms is not reproduced yet.
+// Quantized MEAN over axes {1, -1}: TFLite's reference QuantizedMeanOrSum (the CPU kernel,
+// src/cpu/QuantizedMean.cpp); random shapes, axes and scales: RealTfliteMeanRandomTest.cpp. The
+// rescaled uint8 case's CPU path passes; delegated on nnapi-reference it is one step from what
+// TFLite's delegate gives on nnemu's library (2 of 8 outputs).
 REAL_TFLITE_TEST(DISABLED_MeanUint8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, u8(kIn, 0.05f, 128), u8({}, 0.03f, 100)); }
-REAL_TFLITE_TEST(DISABLED_MeanInt8) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
+REAL_TFLITE_TEST(MeanInt8) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
 // Rescaled int8 MEAN: the CPU path as TFLite's kernel. Delegated, nnemu's MEAN differs from what
 // real TFLite's own delegate gives on nnemu's library by a few steps (the global pool of the int8
 // MobileNets, RealTfliteModelsTest.cpp): not isolated yet, so only the CPU path is compared.
