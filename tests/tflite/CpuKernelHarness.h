@@ -4,6 +4,7 @@
 #pragma once
 
 #include <random>
+#include <type_traits>
 
 #include "GraphBuilder.h"
 #include "TestSupport.h"
@@ -27,8 +28,9 @@ inline std::vector<RunMode> kernelRunModes() {
     return modes;
 }
 
-// Calls check(interpreter) for the model in `bytes` in every kernel run mode, under a SCOPED_TRACE
-// of the mode's name; a model or an interpreter that cannot be made fails the test.
+// Calls check(interpreter), or check(interpreter, mode) when it takes the mode, for the model in
+// `bytes` in every kernel run mode, under a SCOPED_TRACE of the mode's name; a model or an
+// interpreter that cannot be made fails the test.
 template <typename Check>
 void forEachKernelRunMode(const std::vector<uint8_t>& bytes, Check&& check) {
     std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
@@ -37,7 +39,11 @@ void forEachKernelRunMode(const std::vector<uint8_t>& bytes, Check&& check) {
         SCOPED_TRACE(mode.name);
         std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, mode.options));
         ASSERT_NE(interpreter, nullptr);
-        check(*interpreter);
+        if constexpr (std::is_invocable_v<Check, Interpreter&, const RunMode&>) {
+            check(*interpreter, mode);
+        } else {
+            check(*interpreter);
+        }
     }
 }
 
