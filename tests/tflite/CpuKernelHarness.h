@@ -28,9 +28,9 @@ inline std::vector<RunMode> kernelRunModes() {
     return modes;
 }
 
-// Calls check(interpreter), or check(interpreter, mode), for the model in `bytes` in every kernel
-// run mode, under a SCOPED_TRACE of the mode's name; a model or an interpreter that cannot be made
-// fails the test.
+// Calls check(interpreter), or check(interpreter, mode) when it takes the mode, for the model in
+// `bytes` in every kernel run mode, under a SCOPED_TRACE of the mode's name; a model or an
+// interpreter that cannot be made fails the test.
 template <typename Check>
 void forEachKernelRunMode(const std::vector<uint8_t>& bytes, Check&& check) {
     std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));

@@ -214,12 +214,13 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
         for (int run = 0; run < runs; ++run) ASSERT_TRUE(isOk(interpreter.invoke()));
         ASSERT_EQ(interpreter.outputCount(), real.outputs.size());
         // A delegated form whose NNAPI result is not TFLite's kernel's: the oracle is what real
-        // TFLite's own NNAPI delegate gives through nnemu's library on the same device.
+        // TFLite's own NNAPI delegate gives through nnemu's library on the same device (the mode's
+        // accelerator; not the last device listed, which is always nnapi-reference).
         RealTfliteResult delegatedOracle;
         if (const std::string forms = delegatedNnapiForms(*model, interpreter); !forms.empty()) {
-            // The mode's accelerator (the interpreter lists every device, nnapi-reference last).
             ASSERT_FALSE(mode.options.acceleratorName.empty()) << forms;
-            SCOPED_TRACE("delegated " + forms + ": against real TFLite's delegate on " + mode.options.acceleratorName);
+            SCOPED_TRACE("delegated " + forms + ": against real TFLite's delegate on nnemu's library, " +
+                         mode.options.acceleratorName);
             delegatedOracle = runRealTfliteNnapi(bytes, *model, inputs, mode.options.acceleratorName);
             ASSERT_TRUE(delegatedOracle.ok) << "benchmark_model --use_nnapi=true failed:\n" << delegatedOracle.log;
         }

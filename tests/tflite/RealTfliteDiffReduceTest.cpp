@@ -27,28 +27,13 @@ void reduce(fb::BuiltinOperator code, const Spec& in, Spec out) {
 const std::vector<int32_t> kIn = {2, 3, 4, 5};
 
 REAL_TFLITE_TEST(MeanFloat) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, f32(kIn), f32({})); }
-// Quantized MEAN over axes {1, -1}: the CPU kernel (src/cpu/QuantizedMean.cpp) matches TFLite
-// 2.21 on the 4-D height-width case and on rescaled int8, but is one step below TFLite on 1 of 8
-// outputs here (uint8 rescaled: 207 vs 208, the exact value being 107.44 + 100) and on 2 of 8
-// with the same scale in and out (int8): TFLite's arithmetic for these forms is not reproduced yet.
-REAL_TFLITE_TEST(DISABLED_MeanUint8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, u8(kIn, 0.05f, 128), u8({}, 0.03f, 100)); }
-REAL_TFLITE_TEST(DISABLED_MeanInt8) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
-// Rescaled int8 MEAN: the CPU path as TFLite's kernel. Delegated, nnemu's MEAN differs from what
-// real TFLite's own delegate gives on nnemu's library by a few steps (the global pool of the int8
-// MobileNets, RealTfliteModelsTest.cpp): not isolated yet, so only the CPU path is compared.
-REAL_TFLITE_TEST(MeanInt8RescaledCpuPath) {
-    REQUIRE();
-    for (const bool keep : {false, true}) {
-        SCOPED_TRACE(keep ? "keep_dims" : "no keep_dims");
-        Spec out = i8({}, 0.02f, 9);
-        out.shape = keep ? std::vector<int32_t>{2, 1, 4, 1} : std::vector<int32_t>{2, 4};
-        const Spec in = i8(kIn, 0.05f, -3);
-        expectCpuPathAsRealTflite(
-                oneOp(fb::BuiltinOperator_MEAN, {in, axes({1, -1})}, {out}, fb::BuiltinOptions_ReducerOptions, keepDims(keep))
-                        .buildBytes(),
-                {inputBytes(in)});
-    }
-}
+// Quantized MEAN over axes {1, -1}: TFLite's reference QuantizedMeanOrSum (the CPU kernel,
+// src/cpu/QuantizedMean.cpp); delegated, a rescaling MEAN is lowered as TFLite's delegate lowers
+// it (MEAN, then ADD of a zero to requantize) and compared with what that delegate gives on
+// nnemu's library. Random shapes, axes and scales: RealTfliteMeanRandomTest.cpp.
+REAL_TFLITE_TEST(MeanUint8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, u8(kIn, 0.05f, 128), u8({}, 0.03f, 100)); }
+REAL_TFLITE_TEST(MeanInt8) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.05f, -3)); }
+REAL_TFLITE_TEST(MeanInt8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, i8(kIn, 0.05f, -3), i8({}, 0.02f, 9)); }
 REAL_TFLITE_TEST(SumFloat) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, f32(kIn), f32({})); }
 REAL_TFLITE_TEST(SumUint8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, u8(kIn, 0.05f, 128), u8({}, 0.3f, 100)); }
 REAL_TFLITE_TEST(SumInt8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, i8(kIn, 0.05f, -3), i8({}, 0.3f, 2)); }

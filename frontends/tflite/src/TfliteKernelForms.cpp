@@ -18,7 +18,7 @@ struct KernelForm {
 const std::vector<KernelForm>& kernelForms() {
     static const std::vector<KernelForm> forms = {
             {fb::BuiltinOperator_MEAN, {ElementType::UINT8, ElementType::INT8},
-             "TFLite truncates or rounds through a fixed-point or float path; NNAPI rounds the dequantized mean"},
+             "TFLite rescales the integer sum through fixed-point multipliers; NNAPI rounds the dequantized mean"},
             {fb::BuiltinOperator_SUM, {ElementType::UINT8, ElementType::INT8},
              "TFLite rescales the integer sum in float and narrows without clamping"},
             {fb::BuiltinOperator_LOG_SOFTMAX, {ElementType::UINT8, ElementType::INT8},

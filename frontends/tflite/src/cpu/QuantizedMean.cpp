@@ -1,12 +1,16 @@
 // Quantized MEAN (uint8, int8) as TFLite 2.21's builtin kernel computes it, which NNAPI's MEAN
-// does not (NNAPI rounds the dequantized mean to nearest). Two cases, as TFLite picks them:
-// - a 4-D input averaged over height and width (axes {1, 2}) with keep_dims (TFLite's optimized
-//   kernel): the sum of stored values through a fixed-point multiplier for scale_in / (count *
-//   scale_out), plus the bias zero_out - round(zero_in * scale_in / scale_out) (in float, half
-//   away from zero), clamped;
-// - otherwise: the sum of q - zero_in through the fixed-point multiplier for scale_in /
-//   scale_out, divided by the count rounding half away from zero, plus zero_out, clamped.
+// does not (NNAPI rounds the dequantized mean to nearest). TFLite's reduce.cc picks one of two
+// integer paths:
+// - a 4-D input averaged over height and width (axes {1, 2}) with keep_dims (its optimized
+//   Mean for uint8 and int8): the sum of stored values through one fixed-point multiplier for
+//   scale_in / (count * scale_out), plus the bias zero_out - round(zero_in * scale_in /
+//   scale_out) (in float, half away from zero), clamped;
+// - otherwise (reference QuantizedMeanOrSum): the multiplier for scale_in / scale_out from
+//   Prepare, folded with 1 / count as an integer (multiplier * 2^s / count truncated, the shift
+//   lowered by s, s = floor(log2 count) capped at 32 and at 31 + shift), applied once to
+//   sum - zero_in * count, plus zero_out, clamped. No axes at all: the input's bytes, copied.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -43,36 +47,47 @@ int32_t clampTo(int32_t value) {
     return std::clamp<int32_t>(value, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
 }
 
+// The reference path's multiplier for scale_in / (count * scale_out), from the one for
+// scale_in / scale_out as TFLite derives it (the division truncates; the precision a large count
+// costs is TFLite's too).
+void foldCount(int64_t count, int32_t* multiplier, int* shift) {
+    int fold = 63 - std::countl_zero(static_cast<uint64_t>(count));
+    fold = std::min({fold, 32, 31 + *shift});
+    *multiplier = static_cast<int32_t>((static_cast<int64_t>(*multiplier) << fold) / count);
+    *shift -= fold;
+}
+
 template <typename T>
 void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
     const CpuOperand &in = call.in(0), &out = call.out(0);
     const int32_t zeroIn = in.tensor->zeroPoint, zeroOut = out.tensor->zeroPoint;
     const float scaleIn = in.tensor->scale, scaleOut = out.tensor->scale;
-    const bool offsetSums = !heightWidthMean(call);
+    if (call.in(1).count() == 0) {   // no axes: TFLite copies, without rescaling
+        for (size_t o = 0; o < out.count(); ++o) out.set<T>(o, in.at<T>(o));
+        return;
+    }
     std::vector<int32_t> sums(out.count(), 0);
-    forEachReduced(in.shape(), reduced, in.count(), [&](size_t i, size_t o) {
-        sums[o] += static_cast<int32_t>(in.at<T>(i)) - (offsetSums ? zeroIn : 0);
-    });
-    const int32_t count = static_cast<int32_t>(in.count() / std::max<size_t>(sums.size(), 1));
-    if (count == 0) return;
-    int32_t multiplier = 0;
+    forEachReduced(in.shape(), reduced, in.count(), [&](size_t i, size_t o) { sums[o] += in.at<T>(i); });
+    const int64_t count = static_cast<int64_t>(in.count() / std::max<size_t>(sums.size(), 1));
+    if (count == 0) {   // an empty input: TFLite writes zeros
+        for (size_t o = 0; o < out.count(); ++o) out.set<T>(o, T{0});
+        return;
+    }
+    int32_t multiplier = 0, bias = zeroOut;
     int shift = 0;
     if (heightWidthMean(call)) {
         const float real = scaleIn / (static_cast<float>(count) * scaleOut);
         quant::quantizeMultiplier(static_cast<double>(real), &multiplier, &shift);
         float offset = static_cast<float>(zeroIn) * scaleIn / scaleOut;
         offset = offset > 0 ? offset + 0.5f : offset - 0.5f;
-        const int32_t bias = zeroOut - static_cast<int32_t>(offset);
-        for (size_t o = 0; o < sums.size(); ++o) {
-            out.set<T>(o, static_cast<T>(clampTo<T>(quant::multiplyByQuantizedMultiplier(sums[o], multiplier, shift) + bias)));
-        }
+        bias = zeroOut - static_cast<int32_t>(offset);
     } else {
         quant::quantizeMultiplier(static_cast<double>(scaleIn) / static_cast<double>(scaleOut), &multiplier, &shift);
-        for (size_t o = 0; o < sums.size(); ++o) {
-            const int32_t scaled = quant::multiplyByQuantizedMultiplier(sums[o], multiplier, shift);
-            const int32_t mean = scaled > 0 ? (scaled + count / 2) / count : (scaled - count / 2) / count;
-            out.set<T>(o, static_cast<T>(clampTo<T>(mean + zeroOut)));
-        }
+        foldCount(count, &multiplier, &shift);
+        for (int32_t& sum : sums) sum = static_cast<int32_t>(sum - int64_t{zeroIn} * count);
+    }
+    for (size_t o = 0; o < sums.size(); ++o) {
+        out.set<T>(o, static_cast<T>(clampTo<T>(quant::multiplyByQuantizedMultiplier(sums[o], multiplier, shift) + bias)));
     }
 }
 
