@@ -68,9 +68,7 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 //   the SOFTMAX then scales each logit's absolute rounding by its probability, which a bound on
 //   the output tensor does not follow.
 // - ssd_detector_raw_float: 5 to 10 ULP of the largest score and box.
-// - conv_net_quant (uint8): a step on 3 of 10 outputs in every mode, not yet isolated.
 const std::vector<std::string> kKnownDifferent = {
-        "conv_net_quant",
         "mobilenet_v1_0_25_128_float",
         "mobilenet_v1_0_25_224_float",
         "mobilenet_v1_1_0_224_float",
