@@ -99,14 +99,8 @@ hal::Model everyKindNetwork(bool int8 = false) {
     return b.finish(input, output);
 }
 
-// The own layers of everyKindNetwork on this machine (the depthwise on AVX-512 VNNI and AVX2,
-// or anywhere with NNEMU_NPU_KERNELS=all).
-uint64_t everyKindOwnLayers() {
-    const char* choice = std::getenv("NNEMU_NPU_KERNELS");
-    const bool all = choice != nullptr && std::string(choice) == "all";
-    const synap::kernels::Isa isa = synap::kernels::bestIsa();
-    return all || isa == synap::kernels::Isa::Avx512Vnni || isa == synap::kernels::Isa::Avx2 ? 4 : 3;
-}
+// The own layers of everyKindNetwork, on every ISA (the 8-bit depthwise included).
+constexpr uint64_t kEveryKindOwnLayers = 4;
 
 // The program with its packed weights changed by `edit`.
 std::vector<uint8_t> edited(const std::vector<uint8_t>& program, void (*edit)(npu::PackedWeightsT&)) {
@@ -319,19 +313,17 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
     const std::vector<uint8_t> program = std::move(compiled).value();
     const npu::Program* view = npu::GetProgram(program.data());
     ASSERT_NE(view->packed_weights(), nullptr);
-    ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
+    ASSERT_EQ(view->packed_weights()->size(), kEveryKindOwnLayers);
     std::vector<npu::PackedKernel> kinds;
     for (const npu::PackedWeights* packed : *view->packed_weights()) {
         kinds.push_back(packed->kernel());
         EXPECT_EQ((packed->data()->data() - program.data()) % 64, 0) << "layer " << packed->layer();
     }
     EXPECT_EQ(kinds[0], npu::PackedKernel::QUANT_CONV);
-    if (everyKindOwnLayers() == 4) {
-        EXPECT_EQ(kinds[1], npu::PackedKernel::DEPTHWISE);
-    }
+    EXPECT_EQ(kinds[1], npu::PackedKernel::DEPTHWISE);
 
     const Loaded mapped = loadMapped(program);
-    EXPECT_EQ(mapped.inPlace, everyKindOwnLayers());
+    EXPECT_EQ(mapped.inPlace, kEveryKindOwnLayers);
     EXPECT_EQ(mapped.packings, 0u);
     ASSERT_FALSE(mapped.output.empty());
 
@@ -340,7 +332,7 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
     for (const auto edit : {+otherIsa, +otherLayout}) {
         const Loaded loaded = load(cache::ProgramImage(edited(program, edit)));
         EXPECT_EQ(loaded.inPlace, 0u);
-        EXPECT_EQ(loaded.packings, everyKindOwnLayers());
+        EXPECT_EQ(loaded.packings, kEveryKindOwnLayers);
         EXPECT_EQ(loaded.output, mapped.output);
     }
     // Damaged stored state (the last byte of each entry's header or GEMM depth changed) is never
@@ -350,11 +342,11 @@ TEST_F(PackedWeightsTest, EveryOwnLayerKindRunsOnTheMappedProgramWithoutPacking)
     };
     const Loaded repacked = load(cache::ProgramImage(edited(program, damaged)));
     EXPECT_EQ(repacked.inPlace, 2u);
-    EXPECT_EQ(repacked.packings, everyKindOwnLayers() - 2);
+    EXPECT_EQ(repacked.packings, kEveryKindOwnLayers - 2);
     EXPECT_EQ(repacked.output, mapped.output);
     // Unpacked for another core: the GEMMs' filters come back, the other layers stay stored.
     const Loaded unpacked = load(cache::ProgramImage(withFilters(program)));
-    EXPECT_EQ(unpacked.inPlace, everyKindOwnLayers() - 2);
+    EXPECT_EQ(unpacked.inPlace, kEveryKindOwnLayers - 2);
     EXPECT_EQ(unpacked.packings, 2u);
     EXPECT_EQ(unpacked.output, mapped.output);
     setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load
@@ -374,13 +366,13 @@ TEST_F(PackedWeightsTest, AnInt8NetworkRunsOnTheMappedProgramWithoutPacking) {
     const std::vector<uint8_t> program = std::move(compiled).value();
     const npu::Program* view = npu::GetProgram(program.data());
     ASSERT_NE(view->packed_weights(), nullptr);
-    ASSERT_EQ(view->packed_weights()->size(), everyKindOwnLayers());
+    ASSERT_EQ(view->packed_weights()->size(), kEveryKindOwnLayers);
     const Loaded mapped = loadMapped(program);
-    EXPECT_EQ(mapped.inPlace, everyKindOwnLayers());
+    EXPECT_EQ(mapped.inPlace, kEveryKindOwnLayers);
     EXPECT_EQ(mapped.packings, 0u);
     const auto otherIsa = [](npu::PackedWeightsT& p) { p.isa = (p.isa + 1) % 3; };
     const Loaded repacked = load(cache::ProgramImage(edited(program, otherIsa)));
-    EXPECT_EQ(repacked.packings, everyKindOwnLayers());
+    EXPECT_EQ(repacked.packings, kEveryKindOwnLayers);
     EXPECT_EQ(repacked.output, mapped.output);
 }
 

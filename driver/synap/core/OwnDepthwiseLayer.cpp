@@ -42,8 +42,8 @@ std::unique_ptr<LayerState> ownDepthwise(const npu::Program& program, const npu:
     state->isa = kernels::bestIsa();
     const auto stored = storedWeights(program, layer, npu::PackedKernel::DEPTHWISE, kernels::kDepthwiseLayoutVersion,
                                       state->isa);
-    const bool foldedOnly = kernelChoice() != "all";
-    if (!stored.empty() && kernels::viewStoredDepthwise(stored, spec, state->isa, foldedOnly, &state->args)) {
+    // Any layout the ISA's kernel runs, folded or not (depthwiseSpec: the own kernel on every ISA).
+    if (!stored.empty() && kernels::viewStoredDepthwise(stored, spec, state->isa, false, &state->args)) {
         ++cache::cacheCounters().weightsInPlace;
         return state;
     }

@@ -239,12 +239,11 @@ bool packFloatConv(const FloatConvSpec& spec, const uint8_t* filter, std::vector
     return kernels::packFloatGemm(gemm, packed);
 }
 
-// 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel. By default
-// only on AVX-512 VNNI or AVX2 with the folded requantization (Depthwise.h), where it measures
-// faster than XNNPACK's; elsewhere (portable loop, saturating requantization) it is slower.
+// 3x3, stride 1 or 2 both ways, no dilation, one output channel per input channel. On every ISA
+// and requantization: XNNPACK's 8-bit depthwise rounds in float and can be one step off the
+// reference, so the own kernel runs also where it is slower (portable loop, saturating
+// requantization).
 bool depthwiseSpec(const npu::Program& program, const npu::Layer& layer, Operands* o, kernels::DepthwiseSpec* spec) {
-    const kernels::Isa isa = kernels::bestIsa();
-    if (kernelChoice() != "all" && isa != kernels::Isa::Avx512Vnni && isa != kernels::Isa::Avx2) return false;
     const auto* p = layer.params_as_Conv2D();
     if (p == nullptr || !p->depthwise() || p->padding() == nullptr || p->kernel_height() != 3 ||
         p->kernel_width() != 3 || p->stride_height() != p->stride_width() || p->stride_height() > 2 ||
@@ -262,8 +261,6 @@ bool depthwiseSpec(const npu::Program& program, const npu::Layer& layer, Operand
 std::unique_ptr<kernels::PackedDepthwise> packDepthwise(const kernels::DepthwiseSpec& spec, kernels::Isa isa) {
     auto packed = std::make_unique<kernels::PackedDepthwise>(spec.channels);
     if (!kernels::packDepthwise(spec, packed.get())) return nullptr;
-    const bool folded = isa == kernels::Isa::Avx2 ? !packed->avx2.folded.empty() : !packed->folded.empty();
-    if (kernelChoice() != "all" && !folded) return nullptr;
     kernels::keepDepthwiseFor(isa, packed.get());
     return packed;
 }
