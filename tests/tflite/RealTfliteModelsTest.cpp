@@ -90,9 +90,18 @@ const std::vector<std::string> kKnownDifferent = {
 //   nnapi-reference equal TFLite's builtin kernels; synap-npu's own kernels differ by a step on
 //   2 to 3 outputs, and TFLite's delegate on synap-npu gives those same bytes.
 // - mixed_resize_nearest_int8: its int8 per-channel CONV_2D layers, as yolo_head_int8.
-const std::vector<std::string> kDelegatedAsTflitesDelegate = {"depthwise_conv_int8", "depthwise_conv_quant",
-                                                              "mixed_resize_nearest_int8", "transpose_conv_quant",
-                                                              "yolo_head_int8"};
+// - segmenter_quant, segmenter_logits_quant: a standalone uint8 RELU whose output is quantized
+//   otherwise than its input, which TFLite's delegate lowers as it is. synap-npu declines it (its
+//   program would keep the declared quantization), so TFLite's kernel runs it there and the CPU
+//   path's kernel in nnemu's tools; nnapi-reference gives the temporary the input's quantization,
+//   as Android's CPU executor does, and the TRANSPOSE_CONV after it then fails its bias-scale
+//   check: that execution fails with real TFLite's delegate and with nnemu's tools alike
+//   (expectRealTfliteDelegateFailsToo), as on Android.
+// - if_conv_int8: its int8 CONV_2D inside the IF, as yolo_head_int8 (real TFLite's delegate runs
+//   with --nnapi_allow_dynamic_dimensions=true there, runRealTfliteNnapi).
+const std::vector<std::string> kDelegatedAsTflitesDelegate = {
+        "depthwise_conv_int8", "depthwise_conv_quant",   "if_conv_int8",   "mixed_resize_nearest_int8",
+        "segmenter_logits_quant", "segmenter_quant", "transpose_conv_quant", "yolo_head_int8"};
 
 class RealTfliteModelsByPath : public testing::TestWithParam<std::string> {};
 
@@ -113,21 +122,11 @@ TEST_P(RealTfliteModelsByPath, CpuPathAsTfliteDelegatedAsTflitesNnapiDelegate) {
 //   mobilenet_v3 blocks and the int8 MobileNets (whose CPU path equals TFLite in every
 //   intermediate tensor of mobilenet_v1_0.25_128_int8, checked once by making each operator's
 //   output a model output).
-// - segmenter_quant, segmenter_logits_quant: real TFLite's delegate on nnemu's library fails on
-//   their standalone quantized RELU, whose output is quantized otherwise than its input
-//   ("RELU: invalid operand values or shapes (execution-stage checks failed)" on nnapi-reference,
-//   "cannot infer the output shape of RELU" on synap-npu; Android's CPU driver gives a temporary
-//   RELU output its input's quantization instead), so they have no delegated oracle; synap-npu's
-//   own delegation also differs from TFLite's kernels by a step on some outputs.
-// - if_conv_int8: real TFLite's delegate fails to prepare its partition inside the IF on nnemu's
-//   library ("Node number 1 (TfLiteNnapiDelegate) failed to prepare"), so it has no delegated
-//   oracle.
 const std::vector<std::string> kDelegationDiffers = {
-        "conv_net_int8",         "if_conv_int8",          "mean_int8",
-        "mean_quant",            "mobilenet_v1_0_25_128_full_int8", "mobilenet_v1_0_25_128_int8",
-        "mobilenet_v1_0_25_224_int8", "mobilenet_v1_1_0_224_int8", "mobilenet_v2_1_0_224_full_int8",
-        "mobilenet_v2_1_0_224_int8", "mobilenet_v3_block_int8", "mobilenet_v3_block_quant",
-        "segmenter_logits_quant", "segmenter_quant"};
+        "conv_net_int8",         "mean_int8",             "mean_quant",
+        "mobilenet_v1_0_25_128_full_int8", "mobilenet_v1_0_25_128_int8", "mobilenet_v1_0_25_224_int8",
+        "mobilenet_v1_1_0_224_int8", "mobilenet_v2_1_0_224_full_int8", "mobilenet_v2_1_0_224_int8",
+        "mobilenet_v3_block_int8", "mobilenet_v3_block_quant"};
 
 class RealTfliteModelsCpuPath : public testing::TestWithParam<std::string> {};
 
