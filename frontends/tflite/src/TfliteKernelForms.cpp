@@ -50,6 +50,16 @@ const std::vector<KernelForm>& kernelForms() {
             {fb::BuiltinOperator_RELU, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
             {fb::BuiltinOperator_RELU6, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
             {fb::BuiltinOperator_RELU_N1_TO_1, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
+            // Hybrid (dynamic-range) forms, which TFLite's delegate lowers as DEQUANTIZE + the
+            // float operation.
+            {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::FLOAT32},
+             "TFLite's hybrid kernel quantizes the float input to int8 and scales integer dot products back; NNAPI "
+             "multiplies in float by the dequantized weights",
+             {ElementType::INT8}},
+            {fb::BuiltinOperator_CONV_2D, {ElementType::FLOAT32},
+             "TFLite's hybrid kernel quantizes the float input to int8 and scales integer dot products back; NNAPI "
+             "multiplies in float by the dequantized filter",
+             {ElementType::INT8}},
     };
     return forms;
 }
