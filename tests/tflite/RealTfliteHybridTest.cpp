@@ -167,8 +167,9 @@ int realDelegateKernels(const std::string& log) {
 }
 
 // TFLite's delegate lowers hybrid FULLY_CONNECTED and CONV_2D (DEQUANTIZE of the weights, then
-// the float operation) on both devices: nnemu's tools delegate the same nodes in as many
-// kernels, and a delegated mode gives what TFLite's delegate gives (expectSameAsRealTflite).
+// the float operation): nnemu's tools delegate as many kernels as real TFLite's delegate on
+// nnemu's library on each device, and a delegated mode gives what TFLite's delegate gives
+// (expectSameAsRealTflite).
 REAL_TFLITE_TEST(DelegatedAsTflitesDelegate) {
     REQUIRE();
     const std::pair<GraphBuilder, std::vector<uint8_t>> cases[] = {
@@ -193,7 +194,10 @@ REAL_TFLITE_TEST(DelegatedAsTflitesDelegate) {
             ASSERT_NE(interpreter, nullptr);
             int delegated = 0;
             for (const Partition& partition : interpreter->partitions()) delegated += partition.delegated ? 1 : 0;
-            EXPECT_EQ(delegated, 1);
+            // nnapi-reference takes the node (synap-npu claims no DEQUANTIZE of int8 weights).
+            if (std::string(device) == "nnapi-reference") {
+                EXPECT_EQ(delegated, 1);
+            }
             EXPECT_EQ(delegated, realDelegateKernels(real.log)) << real.log;
         }
         expectSameAsRealTflite(graph, {input});
