@@ -42,7 +42,22 @@ int64_t operationUseFeatureLevel(const OperationContext& context) {
 
 bool prepareOperation(const OperationSignature& signature, OperationContext& context) {
     if (signature.checkValues != nullptr && !signature.checkValues(context)) return false;
-    return signature.prepare(context);
+    if (!signature.prepare(context)) return false;
+    if (signature.outputQuantization != nullptr) signature.outputQuantization(context);
+    return true;
+}
+
+bool declaredQuantizationIsPrepared(const OperationSignature& signature, const OperationContext& context) {
+    if (signature.outputQuantization == nullptr) return true;
+    OperationContext prepared = context;
+    signature.outputQuantization(prepared);
+    for (uint32_t i = 0; i < context.numOutputs(); ++i) {
+        if (prepared.output(i).scale != context.output(i).scale ||
+            prepared.output(i).zeroPoint != context.output(i).zeroPoint) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs) {

@@ -91,7 +91,8 @@ private:
         bool anyElements = false;
         for (size_t i = 0; i < operation.outputs.size(); ++i) {
             const auto& dims = context.outputs[i].dims;
-            const ErrorStatus status = operands_.placeOutput(operation.outputs[i], dims, name, &insufficient);
+            ErrorStatus status = operands_.takeQuantization(operation.outputs[i], context.outputs[i], name);
+            if (status == ErrorStatus::NONE) status = operands_.placeOutput(operation.outputs[i], dims, name, &insufficient);
             if (status != ErrorStatus::NONE) return status;
             anyElements = anyElements || hal::elementCount(dims) != 0;
             const RunOperand& output = operands_[operation.outputs[i]];

@@ -175,6 +175,20 @@ ErrorStatus RunOperands::placeOutput(uint32_t index, const std::vector<uint32_t>
     return ErrorStatus::NONE;
 }
 
+ErrorStatus RunOperands::takeQuantization(uint32_t index, const hal::OperandView& prepared, const char* name) {
+    RunOperand& output = operands_[index];
+    if (output.view.scale == prepared.scale && output.view.zeroPoint == prepared.zeroPoint) return ErrorStatus::NONE;
+    if (output.lifetime == OperandLifeTime::MODEL_OUTPUT) {
+        NN_LOG(ERROR) << name << ": invalid " << (output.view.scale != prepared.scale ? "scale" : "zeroPoint")
+                      << " for model output (declared " << output.view.scale << ", " << output.view.zeroPoint
+                      << "; the operation gives " << prepared.scale << ", " << prepared.zeroPoint << ")";
+        return ErrorStatus::GENERAL_FAILURE;
+    }
+    output.view.scale = prepared.scale;
+    output.view.zeroPoint = prepared.zeroPoint;
+    return ErrorStatus::NONE;
+}
+
 void RunOperands::releaseInputs(const hal::Operation& operation) {
     for (uint32_t index : operation.inputs) {
         RunOperand& input = operands_[index];

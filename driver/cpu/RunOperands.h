@@ -68,6 +68,10 @@ public:
     // the application's buffer for a model output (unless too small: *insufficient), else scratch.
     hal::ErrorStatus placeOutput(uint32_t index, const std::vector<uint32_t>& dims, const char* name,
                                  bool* insufficient);
+    // Gives operand `index`, an operation's output, the quantization the operation's prepare()
+    // computed, as Android's CPU executor does: a temporary takes it (later operations read it),
+    // a model output declared otherwise fails the execution.
+    hal::ErrorStatus takeQuantization(uint32_t index, const hal::OperandView& prepared, const char* name);
     // Frees the temporaries `operation` was the last to read.
     void releaseInputs(const hal::Operation& operation);
     // Writes the outputs computed into aligned storage to the application's misaligned buffers.

@@ -50,33 +50,27 @@ int64_t signatures::signedFeatureLevel(const OperationContext& context) {
     return context.inputType(0) == kQ8S ? kFeatureLevel30 : operationFeatureLevel(context.type);
 }
 
-// Execution stage: a quant8 output of the RELU family keeps the input's quantization; LOGISTIC's
-// and TANH's have a fixed one: (1/256, 0) and (1/128, 128), zero points 128 lower for the signed
-// type.
-bool signatures::checkReluValues(const OperationContext& context) {
-    if (isQuant8Asymm(context.inputType(0))) {
-        NN_RET_CHECK(context.output(0).scale == context.input(0).scale);
-        NN_RET_CHECK(context.output(0).zeroPoint == context.input(0).zeroPoint);
+// Execution stage, as Android's prepare: a quant8 output's quantization is what the operation
+// gives, never a check of the declared one: the RELU family keeps the input's, LOGISTIC and TANH
+// have a fixed one, (1/256, 0) and (1/128, 128), zero points 128 lower for the signed type.
+void signatures::activationQuantization(OperationContext& context) {
+    const OperandView& input = context.input(0);
+    OperandView& output = context.output(0);
+    if (!isQuant8Asymm(input.type)) return;
+    switch (context.type) {
+        case OperationType::LOGISTIC:
+            output.scale = 1.0f / 256;
+            output.zeroPoint = quant8ZeroPoint(input.type, 0);
+            break;
+        case OperationType::TANH:
+            output.scale = 1.0f / 128;
+            output.zeroPoint = quant8ZeroPoint(input.type, 128);
+            break;
+        default:
+            output.scale = input.scale;
+            output.zeroPoint = input.zeroPoint;
+            break;
     }
-    return true;
-}
-
-bool signatures::checkLogisticValues(const OperationContext& context) {
-    const OperandType type = context.inputType(0);
-    if (isQuant8Asymm(type)) {
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 256);
-        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 0));
-    }
-    return true;
-}
-
-bool signatures::checkTanhValues(const OperationContext& context) {
-    const OperandType type = context.inputType(0);
-    if (isQuant8Asymm(type)) {
-        NN_RET_CHECK(context.output(0).scale == 1.0f / 128);
-        NN_RET_CHECK(context.output(0).zeroPoint == quant8ZeroPoint(type, 128));
-    }
-    return true;
 }
 
 bool signatures::validateFloatOnly(const OperationContext& context) {

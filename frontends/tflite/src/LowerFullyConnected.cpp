@@ -1,5 +1,7 @@
 // FULLY_CONNECTED -> NNAPI FULLY_CONNECTED. NNAPI flattens the input to [batch, depth] and
 // writes [batch, units]; when TFLite keeps more dimensions (keep_num_dims) a RESHAPE follows.
+// Hybrid (float input, int8 weights per tensor or per unit): DEQUANTIZE of the weights, then the
+// float operation, as TensorFlow Lite's delegate (2.21) does.
 #include <android/NeuralNetworks.h>
 
 #include "LoweringList.h"
@@ -16,11 +18,18 @@ bool lowerFullyConnected(NodeLowering& l) {
     if (!l.expectCounts(2, 3, 1)) return false;
     const Tensor& weightsTensor = l.input(1);
     if (weightsTensor.shape.size() != 2) return l.fail("weights must have rank 2");
-    if (weightsTensor.isPerChannel()) {
-        return l.fail("per-channel quantized weights are not supported by NNAPI FULLY_CONNECTED");
-    }
     uint32_t input, weights, bias, output, fuse;
-    if (!l.inputOperand(0, &input) || !l.inputOperand(1, &weights)) return false;
+    if (!l.inputOperand(0, &input)) return false;
+    // Hybrid (float input, int8 weights): the weights dequantized to float, as TFLite's delegate
+    // lowers it from feature level 29.
+    const bool hybrid = l.operand(input).type == ANEURALNETWORKS_TENSOR_FLOAT32 && weightsTensor.type == ElementType::INT8;
+    if (hybrid) {
+        if (!l.dequantizedWeights(1, 0, &weights)) return false;
+    } else if (weightsTensor.isPerChannel()) {
+        return l.fail("per-channel quantized weights are not supported by NNAPI FULLY_CONNECTED");
+    } else if (!l.inputOperand(1, &weights)) {
+        return false;
+    }
     const int32_t inType = l.operand(input).type;
     const int32_t weightsType = l.operand(weights).type;
     if ((inType == ANEURALNETWORKS_TENSOR_FLOAT32) != (weightsType == ANEURALNETWORKS_TENSOR_FLOAT32)) {

@@ -299,6 +299,32 @@ bool NodeLowering::outputOperand(size_t i, uint32_t* operand) {
     return activation(tensorIndex, operand);
 }
 
+bool NodeLowering::dequantizedWeights(size_t inputIndex, int32_t perChannelDim, uint32_t* operand) {
+    if (!hasInput(inputIndex)) return fail("required input " + std::to_string(inputIndex) + " is absent");
+    const int32_t tensorIndex = node_.inputs[inputIndex];
+    const Tensor& tensor = subgraph_.tensors[tensorIndex];
+    const std::string what = "hybrid weights " + std::to_string(tensorIndex) + " (" + tensor.name + ")";
+    if (tensor.type != ElementType::INT8 || !tensor.isConstant) return fail(what + " must be constant int8");
+    uint32_t weights;
+    if (tensor.isPerChannel()) {
+        if (!constantTensor(tensorIndex, perChannelDim, &weights)) return false;
+    } else {
+        if (tensor.zeroPoint != 0) return fail(what + " must have zero point 0");
+        if (!(tensor.scale >= kMinScale && tensor.scale <= kMaxScale)) return fail(what + ": quantization scale out of range");
+        NnOperand o;
+        o.isConstant = true;
+        o.type = ANEURALNETWORKS_TENSOR_QUANT8_SYMM;
+        o.dims = nnapiDims(tensor);
+        o.scale = tensor.scale;
+        o.value = tensor.data;
+        o.valueSize = tensor.dataSize;
+        weights = addOperand(std::move(o));
+    }
+    *operand = temporaryOfType(ANEURALNETWORKS_TENSOR_FLOAT32, graph_.operands[weights].dims, 0.0f, 0);
+    addOperation(ANEURALNETWORKS_DEQUANTIZE, {weights}, {*operand});
+    return true;
+}
+
 bool NodeLowering::bias(size_t inputIndex, uint32_t inputOperand, uint32_t filterOperand, uint32_t outChannels,
                         uint32_t* operand) {
     const NnOperand& input = graph_.operands[inputOperand];

@@ -63,6 +63,10 @@ public:
     // A constant tensor, converted (int8 per-tensor without signedInt8: +128) or, with perChannelDim >= 0 and
     // per-channel parameters, as TENSOR_QUANT8_SYMM_PER_CHANNEL.
     bool constantTensor(int32_t tensorIndex, int32_t perChannelDim, uint32_t* operand);
+    // The int8 weights of a hybrid operator (float input, int8 weights) in float, as TFLite's
+    // delegate gives them: the constant as TENSOR_QUANT8_SYMM (one scale, zero point 0) or
+    // TENSOR_QUANT8_SYMM_PER_CHANNEL along perChannelDim, then a DEQUANTIZE to float32.
+    bool dequantizedWeights(size_t inputIndex, int32_t perChannelDim, uint32_t* operand);
     // A bias for a quantized convolution or fully connected layer: INT32 with scale
     // inputScale * filterScale (0 when the filter is per-channel); zeros when absent.
     bool bias(size_t inputIndex, uint32_t inputOperand, uint32_t filterOperand, uint32_t outChannels,

@@ -12,7 +12,21 @@ struct KernelForm {
     fb::BuiltinOperator code;
     std::vector<ElementType> inputTypes;   // of input 0
     const char* why;
+    std::vector<ElementType> weightTypes = {};   // of input 1; empty: any
+    bool (*applies)(const Model& model, const Node& node) = nullptr;   // a further condition; nullptr: none
 };
+
+// The output is quantized otherwise than the input.
+bool rescales(const Model& model, const Node& node) {
+    if (node.outputs.empty() || node.outputs[0] < 0) return false;
+    const Tensor& in = model.tensors()[node.inputs[0]];
+    const Tensor& out = model.tensors()[node.outputs[0]];
+    return in.scale != out.scale || in.zeroPoint != out.zeroPoint;
+}
+
+constexpr const char* kReluWhy =
+        "TFLite requantizes to the output's quantization; NNAPI's keeps the input's (a temporary takes it, a model "
+        "output declared otherwise is refused)";
 
 // The table: builtin, input types, and how TFLite's kernel differs from NNAPI's operation.
 const std::vector<KernelForm>& kernelForms() {
@@ -33,6 +47,21 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
             {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::INT8},
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
+            // A quantized RELU whose output is quantized otherwise: TFLite's delegate lowers it as
+            // it is, so a device runs NNAPI's (or declines it and TFLite's kernel runs it).
+            {fb::BuiltinOperator_RELU, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
+            {fb::BuiltinOperator_RELU6, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
+            {fb::BuiltinOperator_RELU_N1_TO_1, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
+            // Hybrid (dynamic-range) forms, which TFLite's delegate lowers as DEQUANTIZE + the
+            // float operation.
+            {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::FLOAT32},
+             "TFLite's hybrid kernel quantizes the float input to int8 and scales integer dot products back; NNAPI "
+             "multiplies in float by the dequantized weights",
+             {ElementType::INT8}},
+            {fb::BuiltinOperator_CONV_2D, {ElementType::FLOAT32},
+             "TFLite's hybrid kernel quantizes the float input to int8 and scales integer dot products back; NNAPI "
+             "multiplies in float by the dequantized filter",
+             {ElementType::INT8}},
     };
     return forms;
 }
@@ -40,9 +69,15 @@ const std::vector<KernelForm>& kernelForms() {
 const KernelForm* formOf(const Model& model, const Node& node) {
     if (node.inputs.empty() || node.inputs[0] < 0) return nullptr;
     const ElementType type = model.tensors()[node.inputs[0]].type;
+    const bool hasWeights = node.inputs.size() > 1 && node.inputs[1] >= 0;
+    const ElementType weights = hasWeights ? model.tensors()[node.inputs[1]].type : ElementType::FLOAT32;
+    const auto listed = [](const std::vector<ElementType>& types, ElementType t) {
+        return std::find(types.begin(), types.end(), t) != types.end();
+    };
     for (const KernelForm& form : kernelForms()) {
-        if (static_cast<int32_t>(form.code) == node.builtinCode &&
-            std::find(form.inputTypes.begin(), form.inputTypes.end(), type) != form.inputTypes.end()) {
+        if (static_cast<int32_t>(form.code) == node.builtinCode && listed(form.inputTypes, type) &&
+            (form.weightTypes.empty() || (hasWeights && listed(form.weightTypes, weights))) &&
+            (form.applies == nullptr || form.applies(model, node))) {
             return &form;
         }
     }

@@ -1,4 +1,7 @@
 // Activations NNAPI at feature level 29 has no operation for, with TFLite's kernels' semantics:
+// - RELU, RELU6, RELU_N1_TO_1 (uint8/int8): (x - in_zp) requantized by in_scale / out_scale and
+//   clamped to the bounds on the output's scale (NNAPI has them, keeping the input's
+//   quantization; a rescaling one runs here off the delegate, TfliteKernelForms.cpp);
 // - RELU_0_TO_1: float32 clamps to [0, 1] (-0 and NaN pass unchanged, as in TFLite's kernel);
 //   uint8/int8 requantize (x - in_zp) by in_scale / out_scale and clamp to the quantized [0, 1].
 // - GELU: float32 0.5 x erfc(-x / sqrt 2), or with approximate 0.5 x (1 + tanh(sqrt(2/pi) (x +
@@ -40,23 +43,34 @@ bool prepareRelu0To1(const CpuKernelCall& call) {
     return call.in(0).type() == ElementType::FLOAT32 || quantizedScales(call);
 }
 
+// (x - in_zp) requantized by in_scale / out_scale onto the output's zero point, clamped to
+// [low, high] and the type's range, as TFLite's quantized ReluX.
 template <typename T>
-void relu0To1Quantized(const CpuKernelCall& call) {
+void requantizedClamp(const CpuKernelCall& call, int32_t low, int32_t high) {
     const Tensor &in = *call.in(0).tensor, &out = *call.out(0).tensor;
     int32_t multiplier;
     int shift;
     quant::quantizeMultiplier(static_cast<double>(in.scale / out.scale), &multiplier, &shift);
-    const int32_t low = std::max<int32_t>(std::numeric_limits<T>::min(), out.zeroPoint);
-    // 1 on the output's scale, converted as x86 converts (a huge quotient gives INT32_MIN), the
-    // sum wrapping as int32 arithmetic does there.
-    const int32_t one = truncateLikeX86<int32_t>(std::round(1.0f / out.scale));
-    const auto top = static_cast<int32_t>(static_cast<uint32_t>(out.zeroPoint) + static_cast<uint32_t>(one));
-    const int32_t high = std::min<int32_t>(std::numeric_limits<T>::max(), top);
+    low = std::max<int32_t>(std::numeric_limits<T>::min(), low);
+    high = std::min<int32_t>(std::numeric_limits<T>::max(), high);
     const int32_t inZero = in.zeroPoint, outZero = out.zeroPoint;
     mapElements<T>(call, [=](T x) {
         const int32_t value = outZero + quant::multiplyByQuantizedMultiplier(int32_t{x} - inZero, multiplier, shift);
         return static_cast<T>(std::min(high, std::max(low, value)));
     });
+}
+
+// The output's zero point plus `bound` on its scale, converted as x86 converts (a huge quotient
+// gives INT32_MIN), the sum wrapping as int32 arithmetic does there.
+int32_t quantizedBound(const Tensor& out, float bound) {
+    const int32_t steps = truncateLikeX86<int32_t>(std::round(bound / out.scale));
+    return static_cast<int32_t>(static_cast<uint32_t>(out.zeroPoint) + static_cast<uint32_t>(steps));
+}
+
+template <typename T>
+void relu0To1Quantized(const CpuKernelCall& call) {
+    const Tensor& out = *call.out(0).tensor;
+    requantizedClamp<T>(call, out.zeroPoint, quantizedBound(out, 1.0f));
 }
 
 bool runRelu0To1(const CpuKernelCall& call) {
@@ -72,6 +86,34 @@ bool runRelu0To1(const CpuKernelCall& call) {
     }
     return true;
 }
+
+// ---- RELU, RELU6, RELU_N1_TO_1, quantized: TFLite requantizes to the output's quantization
+// (NNAPI's keep the input's; TfliteKernelForms.cpp runs a rescaling one here off the delegate) ----
+
+bool prepareReluX(const CpuKernelCall& call) {
+    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8}) && quantizedScales(call);
+}
+
+template <typename T>
+void reluXQuantized(const CpuKernelCall& call, float low, float high) {
+    const Tensor& out = *call.out(0).tensor;
+    requantizedClamp<T>(call, quantizedBound(out, low),
+                        std::isinf(high) ? std::numeric_limits<int32_t>::max() : quantizedBound(out, high));
+}
+
+bool runReluX(const CpuKernelCall& call, float low, float high) {
+    if (!prepareReluX(call)) return false;
+    if (call.in(0).type() == ElementType::UINT8) {
+        reluXQuantized<uint8_t>(call, low, high);
+    } else {
+        reluXQuantized<int8_t>(call, low, high);
+    }
+    return true;
+}
+
+bool runRelu(const CpuKernelCall& call) { return runReluX(call, 0.0f, std::numeric_limits<float>::infinity()); }
+bool runRelu6(const CpuKernelCall& call) { return runReluX(call, 0.0f, 6.0f); }
+bool runReluN1To1(const CpuKernelCall& call) { return runReluX(call, -1.0f, 1.0f); }
 
 // ---- GELU ----
 

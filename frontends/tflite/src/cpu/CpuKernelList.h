@@ -9,6 +9,10 @@ namespace nnemu::tflite::kernels {
 namespace activation {   // Activation.cpp
 bool prepareRelu0To1(const CpuKernelCall& call);
 bool runRelu0To1(const CpuKernelCall& call);
+bool prepareReluX(const CpuKernelCall& call);
+bool runRelu(const CpuKernelCall& call);
+bool runRelu6(const CpuKernelCall& call);
+bool runReluN1To1(const CpuKernelCall& call);
 bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);

@@ -221,6 +221,9 @@ struct KernelRow {
 const KernelRow kKernels[] = {
     // Activation.cpp
     {fb::BuiltinOperator_RELU_0_TO_1, {activation::prepareRelu0To1, activation::runRelu0To1}},
+    {fb::BuiltinOperator_RELU, {activation::prepareReluX, activation::runRelu}},
+    {fb::BuiltinOperator_RELU6, {activation::prepareReluX, activation::runRelu6}},
+    {fb::BuiltinOperator_RELU_N1_TO_1, {activation::prepareReluX, activation::runReluN1To1}},
     {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
     {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},

@@ -87,6 +87,7 @@ struct OperationSignature {
     // Computes every output's dims from the inputs' actual dims (and data, where an input
     // such as a shape or a scalar is needed). Called, through prepareOperation(), once all inputs
     // are known. Writes context.outputs[i].dims; the caller checks them against the declared ones.
+
     bool (*prepare)(OperationContext& context);
     bool allowOmittedOperand = false;
     bool allowZeroSizedInput = false;
@@ -99,6 +100,12 @@ struct OperationSignature {
     // where only constants and declared dims are: it must accept what is not known (no data,
     // 0 or absent dims). nullptr: nothing to check.
     bool (*checkValues)(const OperationContext& context) = nullptr;
+    // Where Android's prepare gives a quantized output its own quantization (the RELU family: the
+    // input's; LOGISTIC, TANH: a fixed one), writes outputs[i].scale and zeroPoint from the
+    // inputs' quantization alone; run by prepareOperation() after prepare(). An executor gives a
+    // temporary those values (later operations read them) and refuses a model output declared
+    // otherwise, as Android's setInfoAndAllocateIfNeeded. nullptr: the declared ones stand.
+    void (*outputQuantization)(OperationContext& context) = nullptr;
 };
 
 // The feature level a validated use of an operation needs: the signature's featureLevel, else
@@ -112,8 +119,12 @@ std::vector<const OperationSignature*> listedSignatures();
 // The list against OperationTable.def (OperationCoverage.h): empty when every operation has
 // exactly one signature. findSignature's first use asserts this in debug builds.
 std::vector<std::string> signatureCoverageProblems();
-// The execution stage of one operation: checkValues(), then prepare().
+// The execution stage of one operation: checkValues(), then prepare() and outputQuantization().
 bool prepareOperation(const OperationSignature& signature, OperationContext& context);
+// Whether every output's declared quantization is the one the execution stage gives it, known
+// from the declared inputs (always true without outputQuantization): a device that compiles the
+// declared quantization declines an operation where it is not.
+bool declaredQuantizationIsPrepared(const OperationSignature& signature, const OperationContext& context);
 // Whether the omitted ones among `inputs` may be left out: none unless the signature allows
 // omitted operands, and never the first (the data every operation works on).
 bool omissionsAllowed(const OperationSignature& signature, const std::vector<OperandView>& inputs);
