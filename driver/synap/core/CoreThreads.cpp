@@ -28,6 +28,7 @@ constexpr size_t kSamples = 8;  // 50 ms apart at most: enough to reach back kWi
 constexpr double kOthersAllowed = 0.25;
 constexpr auto kFirstBackoff = std::chrono::milliseconds(500);
 constexpr auto kLongestBackoff = std::chrono::seconds(8);
+constexpr int kSlowRunsToBackOff = 2;   // slow pooled runs in a row before the back-off
 
 // NNEMU_NPU_THREADS, or 0 when unset or not a positive number.
 size_t fixedThreads() {
@@ -129,8 +130,13 @@ public:
         std::lock_guard lock(mutex_);
         if (!slow) {
             backoff_ = kFirstBackoff;
+            slowInARow_ = 0;
             return;
         }
+        // One stall alone is a hiccup (an idle VM shows a few ms now and then, which backed
+        // most of a benchmark off the pool); a core someone else holds stalls run after run.
+        if (++slowInARow_ < kSlowRunsToBackOff) return;
+        slowInARow_ = 0;
         backoffUntil_ = std::chrono::steady_clock::now() + backoff_;
         backoff_ = std::min<std::chrono::steady_clock::duration>(backoff_ * 2, kLongestBackoff);
         usePool_.store(false, std::memory_order_relaxed);
@@ -163,6 +169,7 @@ private:
     // After a pooled inference that stalled (the samples missed a busy core), no pool for a while.
     std::chrono::steady_clock::time_point backoffUntil_;
     std::chrono::steady_clock::duration backoff_ = kFirstBackoff;
+    int slowInARow_ = 0;
 };
 
 FreeCoreProbe& probe() {
