@@ -200,15 +200,15 @@ inline RealTfliteResult runRealTfliteNnapi(const std::vector<uint8_t>& bytes, co
     return result;
 }
 
-// A delegated mode whose execution failed (`status`): real TFLite's own delegate on nnemu's
-// library and the same device must fail at the same stage, the invoke (an execution Android's
-// runtime refuses, e.g. a RELU whose output is quantized otherwise than its input, which keeps
-// the input's quantization, then a bias of another scale), never run.
+// A delegated mode on `device` whose execution failed (`status`): real TFLite's own delegate on
+// nnemu's library and the same device must fail at the same stage, the invoke (an execution
+// Android's runtime refuses, e.g. a RELU whose output is quantized otherwise than its input,
+// which keeps the input's quantization, then a bias of another scale), never run.
 inline void expectRealTfliteDelegateFailsToo(const std::vector<uint8_t>& bytes, const Model& model,
-                                             const std::vector<std::vector<uint8_t>>& inputs,
-                                             const Interpreter& interpreter, const Status& status) {
-    ASSERT_FALSE(interpreter.deviceNames().empty()) << "the CPU path failed: " << status.message();
-    const RealTfliteResult oracle = runRealTfliteNnapi(bytes, model, inputs, interpreter.deviceNames().back());
+                                             const std::vector<std::vector<uint8_t>>& inputs, const std::string& device,
+                                             const Status& status) {
+    ASSERT_FALSE(device.empty()) << "the CPU path failed: " << status.message();
+    const RealTfliteResult oracle = runRealTfliteNnapi(bytes, model, inputs, device);
     ASSERT_FALSE(oracle.ok) << "nnemu's execution failed (" << status.message()
                             << ") where real TFLite's delegate ran on the same device";
     EXPECT_NE(oracle.log.find("failed to invoke"), std::string::npos) << oracle.log;
@@ -234,7 +234,7 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
         for (int run = 0; run < runs && status.isOk(); ++run) status = interpreter.invoke();
         if (!status.isOk()) {
             // Allowed only where Android refuses it too: real TFLite's delegate on the same device.
-            expectRealTfliteDelegateFailsToo(bytes, *model, inputs, interpreter, status);
+            expectRealTfliteDelegateFailsToo(bytes, *model, inputs, mode.options.acceleratorName, status);
             return;
         }
         ASSERT_EQ(interpreter.outputCount(), real.outputs.size());

@@ -190,23 +190,25 @@ REAL_TFLITE_TEST(AveragePool2DInt8) {
     REQUIRE();
     pools(fb::BuiltinOperator_AVERAGE_POOL_2D, i8({1, 9, 8, 3}, 0.05f, -4), i8({1, 5, 4, 3}, 0.05f, -4));
 }
+// The same AVERAGE_POOL_2D on uint8 and on int8, each with its zero point.
+void quantizedAveragePools(const GraphBuilder::Options& options, std::vector<int32_t> in, std::vector<int32_t> out,
+                           float scale, int64_t uint8Zero, int64_t int8Zero) {
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {u8(in, scale, uint8Zero)}, {u8(out, scale, uint8Zero)},
+             fb::BuiltinOptions_Pool2DOptions, options);
+    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8(in, scale, int8Zero)}, {i8(out, scale, int8Zero)},
+             fb::BuiltinOptions_Pool2DOptions, options);
+}
 // A wider window than stride, clipped at the far edges only (VALID), with RELU6 clamping.
 REAL_TFLITE_TEST(AveragePool2DQuantizedValidRelu6) {
     REQUIRE();
-    const auto options = pool(fb::Padding_VALID, 1, 3, fb::ActivationFunctionType_RELU6);
-    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {u8({2, 7, 6, 5}, 0.05f, 100)}, {u8({2, 5, 4, 5}, 0.05f, 100)},
-             fb::BuiltinOptions_Pool2DOptions, options);
-    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8({2, 7, 6, 5}, 0.05f, -20)}, {i8({2, 5, 4, 5}, 0.05f, -20)},
-             fb::BuiltinOptions_Pool2DOptions, options);
+    quantizedAveragePools(pool(fb::Padding_VALID, 1, 3, fb::ActivationFunctionType_RELU6), {2, 7, 6, 5}, {2, 5, 4, 5},
+                          0.05f, 100, -20);
 }
 // MobileNet's global pool: a 7x7 window over the whole map, many channels.
 REAL_TFLITE_TEST(AveragePool2DQuantizedGlobal) {
     REQUIRE();
-    const auto options = pool(fb::Padding_VALID, 1, 7, fb::ActivationFunctionType_NONE);
-    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {u8({1, 7, 7, 256}, 0.02f, 0)}, {u8({1, 1, 1, 256}, 0.02f, 0)},
-             fb::BuiltinOptions_Pool2DOptions, options);
-    expectOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {i8({1, 7, 7, 256}, 0.02f, -128)}, {i8({1, 1, 1, 256}, 0.02f, -128)},
-             fb::BuiltinOptions_Pool2DOptions, options);
+    quantizedAveragePools(pool(fb::Padding_VALID, 1, 7, fb::ActivationFunctionType_NONE), {1, 7, 7, 256}, {1, 1, 1, 256},
+                          0.02f, 0, -128);
 }
 REAL_TFLITE_TEST(MaxPool2DFloat) { REQUIRE(); pools(fb::BuiltinOperator_MAX_POOL_2D, f32({1, 9, 8, 3}), f32({1, 5, 4, 3})); }
 REAL_TFLITE_TEST(MaxPool2DUint8) {

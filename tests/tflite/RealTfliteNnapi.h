@@ -21,7 +21,7 @@ inline void expectCpuPathAsTfliteDelegatedAsItsDelegate(const std::vector<uint8_
         for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
         const Status status = interpreter->invoke();
         if (!status.isOk() && mode.options.useNnapi) {
-            expectRealTfliteDelegateFailsToo(bytes, model, inputs, *interpreter, status);
+            expectRealTfliteDelegateFailsToo(bytes, model, inputs, mode.options.acceleratorName, status);
             continue;
         }
         ASSERT_TRUE(status.isOk()) << status.message();
