@@ -2,6 +2,12 @@
 
 #include <cpuinfo.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <cstdlib>
 #include <string_view>
 
@@ -42,5 +48,46 @@ Isa bestIsa() {
     }();
     return best;
 }
+
+namespace {
+
+struct AmxUnits {
+    bool int8 = false;
+    bool bf16 = false;
+};
+
+// cpuinfo (Debian 12's) does not report AMX: CPUID leaf 7 subleaf 0, EDX bits 22 (AMX-BF16),
+// 24 (AMX-TILE) and 25 (AMX-INT8). The tile data state is off for a process until it asks Linux
+// for it (arch_prctl ARCH_REQ_XCOMP_PERM with XFEATURE_XTILEDATA, 18); a kernel or a VM that
+// refuses leaves AMX unused.
+AmxUnits amxUnits() {
+    static const AmxUnits units = [] {
+        AmxUnits found;
+#if defined(__x86_64__)
+        if (bestIsa() != Isa::Avx512Vnni) return found;
+        const char* cap = std::getenv("NNEMU_NPU_KERNEL_ISA");
+        if (cap != nullptr && *cap != '\0' && std::string_view(cap) != "amx") return found;
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return found;
+        if ((edx & (1u << 24)) == 0) return found;
+        constexpr long kArchGetXcompPerm = 0x1022, kArchReqXcompPerm = 0x1023, kXtileData = 18;
+        if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXtileData) != 0) return found;
+        unsigned long permitted = 0;
+        if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &permitted) != 0 ||
+            (permitted & (1ul << kXtileData)) == 0) {
+            return found;
+        }
+        found.int8 = (edx & (1u << 25)) != 0;
+        found.bf16 = (edx & (1u << 22)) != 0 && cpuinfo_has_x86_avx512bf16();
+#endif
+        return found;
+    }();
+    return units;
+}
+
+}  // namespace
+
+bool amxInt8Usable() { return amxUnits().int8; }
+bool amxBf16Usable() { return amxUnits().bf16; }
 
 }  // namespace nnemu::synap::kernels
