@@ -136,9 +136,9 @@ TEST(Lowering, PerChannelAndHybridFullyConnectedRunOnTheCpuKernel) {
     }
 }
 
-// align_corners runs on the tools' CPU kernel (tests/tflite/ResizeKernelTest.cpp); when that kernel
-// refuses the node too, both reasons are given.
-TEST(Lowering, RefusesAlignCornersWhenTheCpuKernelDoesToo) {
+// A node both the lowering and the tools' CPU kernel refuse (here a size input that is not the
+// output's shape) gets both reasons.
+TEST(Lowering, GivesBothReasonsWhenTheCpuKernelRefusesToo) {
     GraphBuilder g;
     const int32_t in = g.tensor({1, 2, 2, 1}, fb::TensorType_FLOAT32);
     const int32_t size = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{4, 5}));
@@ -150,7 +150,7 @@ TEST(Lowering, RefusesAlignCornersWhenTheCpuKernelDoesToo) {
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(createError(*model),
-              "operator RESIZE_BILINEAR at node 0: align_corners=true is not supported by NNAPI at feature level 29 "
+              "operator RESIZE_BILINEAR at node 0: the size input does not match the output shape "
               "(CPU kernel: the size input does not match the output shape)");
 }
 

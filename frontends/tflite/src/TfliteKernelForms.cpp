@@ -24,6 +24,12 @@ bool rescales(const Model& model, const Node& node) {
     return in.scale != out.scale || in.zeroPoint != out.zeroPoint;
 }
 
+// align_corners or half_pixel_centers is set.
+bool alignsCorners(const Model&, const Node& node) {
+    const auto* options = static_cast<const TfLiteResizeBilinearParams*>(node.builtinData);
+    return options != nullptr && (options->align_corners || options->half_pixel_centers);
+}
+
 constexpr const char* kReluWhy =
         "TFLite requantizes to the output's quantization; NNAPI's keeps the input's (a temporary takes it, a model "
         "output declared otherwise is refused)";
@@ -39,6 +45,9 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite computes it through a float exp table; NNAPI's is float only"},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},
              "TFLite interpolates the stored values in its own fixed-point or float steps"},
+            {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::FLOAT32},
+             "TFLite's optimized kernel steps the aligned or half-pixel source coordinates otherwise (a few ULP)", {},
+             alignsCorners},
             {fb::BuiltinOperator_TANH, {ElementType::FLOAT32},
              "TFLite's float kernel evaluates Eigen's rational approximation; NNAPI's is the C library's tanh"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
