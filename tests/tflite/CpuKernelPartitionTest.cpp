@@ -9,7 +9,8 @@ namespace {
 
 using GB = GraphBuilder;
 
-// ADD(0) -> RESIZE_BILINEAR align_corners(1, CPU kernel) -> ADD(2) -> ADD(3) -> ARG_MAX int64(4, CPU kernel)
+// ADD(0) -> RESIZE_NEAREST_NEIGHBOR with align_corners and half_pixel_centers (1, CPU kernel:
+// NNAPI refuses the pair) -> ADD(2) -> ADD(3) -> ARG_MAX int64(4, CPU kernel)
 std::unique_ptr<Model> splitModel() {
     GB g;
     const auto addOptions = [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateAddOptions(b).Union(); };
@@ -23,8 +24,8 @@ std::unique_ptr<Model> splitModel() {
     const int32_t axis = g.tensor({1}, fb::TensorType_INT32, GB::bytes(std::vector<int32_t>{3}));
     const int32_t out = g.tensor({1, 5, 5}, fb::TensorType_INT64);
     g.op(fb::BuiltinOperator_ADD, {in, bias}, {a}, fb::BuiltinOptions_AddOptions, addOptions);
-    g.op(fb::BuiltinOperator_RESIZE_BILINEAR, {a, size}, {r}, fb::BuiltinOptions_ResizeBilinearOptions,
-         [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateResizeBilinearOptions(fbb, true, false).Union(); });
+    g.op(fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {a, size}, {r}, fb::BuiltinOptions_ResizeNearestNeighborOptions,
+         [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateResizeNearestNeighborOptions(fbb, true, true).Union(); });
     g.op(fb::BuiltinOperator_ADD, {r, bias}, {b}, fb::BuiltinOptions_AddOptions, addOptions);
     g.op(fb::BuiltinOperator_ADD, {b, r}, {c}, fb::BuiltinOptions_AddOptions, addOptions);
     g.op(fb::BuiltinOperator_ARG_MAX, {c, axis}, {out}, fb::BuiltinOptions_ArgMaxOptions,

