@@ -243,10 +243,13 @@ def case_model_blocks(ctx):
     # squeeze-excite with the rescaling MEAN that TFLite's delegate lowers as MEAN then ADD of a
     # zero) in float, uint8 and int8, and the YOLO head in uint8 and int8 (synap-npu leaves the
     # nearest-neighbour resize and the SPLIT_V slices to the CPU side: several delegate kernels on
-    # each route but nnapi-reference).
+    # each route but nnapi-reference); and a dynamic-range quantized network (the converter's
+    # default optimization: float activations, int8 weights), whose hybrid convolution and fully
+    # connected layer TFLite's delegate lowers through DEQUANTIZE on nnapi-reference while
+    # synap-npu and the vx delegate leave them to the host's hybrid kernels.
     for name, make_input in (("mobilenet_v3_block_float", float_input), ("mobilenet_v3_block_quant", ramp_input),
                              ("mobilenet_v3_block_int8", ramp_input), ("yolo_head_quant", ramp_input),
-                             ("yolo_head_int8", ramp_input)):
+                             ("yolo_head_int8", ramp_input), ("dynamic_range_float", float_input)):
         model = generated(ctx, name)
         check_benchmark(ctx, name, model, make_input(ctx, model, name))
 

@@ -10,6 +10,11 @@
 //   extreme_scales_quant: uint8 image [1,8,8,3] -> MAX_POOL 2x2 -> h [1,4,4,3] -> MUL by a gain
 //       of scale 1e-14 (a degenerate range, as converters give tensors that stay near 0) -> tiny;
 //       ADD(h, tiny) -> MAX_POOL 4x4 -> RESHAPE -> scores [1,3]. Outputs: scores, h, tiny.
+//   dynamic_range_float: TFLite's dynamic-range quantization (the converter's default
+//       optimization without a representative dataset): float image [1,16,16,3] -> CONV 3x3/2
+//       RELU with int8 weights per output channel -> [1,8,8,8] -> RESHAPE [1,512] ->
+//       FULLY_CONNECTED with int8 weights per tensor -> [1,10] -> SOFTMAX. Float activations and
+//       biases; TFLite quantizes each input on the fly. Output: the 10 probabilities.
 // Weights come from fixed seeds; quantized models are uint8 per tensor (TF1 style).
 #include <algorithm>
 #include <cmath>
@@ -214,7 +219,54 @@ std::vector<GraphSpec> extremeScales() {
 
 }  // namespace
 
+// Symmetric int8 weights (zero point 0): one scale per output channel (dimension 0), or one.
+TensorSpec int8Weights(const std::string& name, std::vector<int32_t> shape, uint64_t seed, float range,
+                       bool perChannel) {
+    TensorSpec t = tensorSpec(name, shape, fb::TensorType_INT8);
+    size_t count = 1;
+    for (int32_t d : shape) count *= static_cast<size_t>(d);
+    const std::vector<float> values = randomValues(seed, count, -range, range);
+    const size_t channels = perChannel ? static_cast<size_t>(shape[0]) : 1, perRow = count / channels;
+    for (size_t c = 0; c < channels; ++c) {
+        float largest = 1e-6f;
+        for (size_t i = c * perRow; i < (c + 1) * perRow; ++i) largest = std::max(largest, std::fabs(values[i]));
+        t.scales.push_back(largest / 127.0f);
+        t.zeroPoints.push_back(0);
+        for (size_t i = c * perRow; i < (c + 1) * perRow; ++i) {
+            t.data.push_back(static_cast<uint8_t>(static_cast<int8_t>(std::lround(values[i] / t.scales.back()))));
+        }
+    }
+    t.axis = 0;
+    return t;
+}
+
+std::vector<GraphSpec> dynamicRange() {
+    Builder b;
+    b.g.name = "main";
+    const int32_t image = b.activation("image", {1, 16, 16, 3}, 0, 0);
+    const int32_t filter = b.g.add(int8Weights("conv/weights", {8, 3, 3, 3}, 0xd1a0001, 0.5f, true));
+    TensorSpec convBias = tensorSpec("conv/bias", {8});
+    convBias.data = bytesOf(randomValues(0xd1a0002, 8, -0.1f, 0.1f));
+    const int32_t features = b.activation("features", {1, 8, 8, 8}, 0, 0);
+    OpSpec conv;
+    conv.padding = fb::Padding_SAME;
+    conv.stride = 2;
+    conv.activation = fb::ActivationFunctionType_RELU;
+    b.op(fb::BuiltinOperator_CONV_2D, {image, filter, b.g.add(convBias)}, features, conv);
+    const int32_t flat = b.reshape(features, b.activation("flat", {1, 512}, 0, 0));
+    const int32_t weights = b.g.add(int8Weights("fc/weights", {10, 512}, 0xd1a0003, 0.2f, false));
+    TensorSpec fcBias = tensorSpec("fc/bias", {10});
+    fcBias.data = bytesOf(randomValues(0xd1a0004, 10, -0.1f, 0.1f));
+    const int32_t logits = b.op(fb::BuiltinOperator_FULLY_CONNECTED, {flat, weights, b.g.add(fcBias)},
+                                b.activation("logits", {1, 10}, 0, 0));
+    const int32_t scores = b.op(fb::BuiltinOperator_SOFTMAX, {logits}, b.activation("scores", {1, 10}, 0, 0));
+    b.g.inputs = {image};
+    b.g.outputs = {scores};
+    return {b.g};
+}
+
 std::vector<GraphSpec> cpuPathGraphs(const std::string& name) {
+    if (name == "dynamic_range_float") return dynamicRange();
     if (name == "deeplab_segmenter_float") return deeplabSegmenter(false);
     if (name == "deeplab_segmenter_quant") return deeplabSegmenter(true);
     if (name == "pose_keypoints_float") return poseKeypoints();

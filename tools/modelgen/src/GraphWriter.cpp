@@ -51,6 +51,12 @@ flatbuffers::Offset<void> optionsOf(flatbuffers::FlatBufferBuilder& b, const OpS
         case fb::BuiltinOperator_CONCATENATION:
             *type = fb::BuiltinOptions_ConcatenationOptions;
             return fb::CreateConcatenationOptions(b, op.axis, op.activation).Union();
+        case fb::BuiltinOperator_FULLY_CONNECTED:
+            *type = fb::BuiltinOptions_FullyConnectedOptions;
+            return fb::CreateFullyConnectedOptions(b, op.activation).Union();
+        case fb::BuiltinOperator_SOFTMAX:
+            *type = fb::BuiltinOptions_SoftmaxOptions;
+            return fb::CreateSoftmaxOptions(b, 1.0f).Union();
         case fb::BuiltinOperator_IF:
             *type = fb::BuiltinOptions_IfOptions;
             return fb::CreateIfOptions(b, op.subgraphA, op.subgraphB).Union();

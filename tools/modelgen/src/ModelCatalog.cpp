@@ -137,6 +137,7 @@ const std::vector<SpecModel>& specModels() {
             {{"deeplab_segmenter_float", "DeepLab-style segmenter 16x16: conv, RESIZE_BILINEAR (align_corners) to the input size, ARG_MAX to int64; float32", false}, cpuPathGraphs},
             {{"deeplab_segmenter_quant", "deeplab_segmenter with uint8 per-tensor activations and weights", false}, cpuPathGraphs},
             {{"pose_keypoints_float", "MoveNet-style pose head: heatmaps, ARG_MAX (int64), CAST, FLOOR_DIV/FLOOR_MOD, GATHER_ND; float32", false}, cpuPathGraphs},
+            {{"dynamic_range_float", "dynamic-range quantized (hybrid): float activations, int8 weights (conv per channel, fully connected per tensor), softmax over 10", false}, cpuPathGraphs},
             {{"extreme_scales_quant", "uint8 max pool, MUL by a gain of scale 1e-14 and ADD (scales NNAPI refuses, TFLite runs), max pool", false}, cpuPathGraphs},
     };
     return list;
