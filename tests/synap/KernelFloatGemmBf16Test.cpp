@@ -107,7 +107,8 @@ TEST(KernelFloatGemmBf16, MatchesADoublePrecisionReference) {
 }
 
 // Shapes for the AMX kernel: row counts around its 16- and 32-row tiles and past a chunk of
-// converted rows, depths around its 32-value groups (odd ones too), channels around its blocks.
+// converted rows, depths around its 32-value groups (odd ones too) and deep ones converted 32 rows
+// at a time, channels around its blocks.
 Case amxCase(std::mt19937& rng) {
     Case c = test::randomCase(rng, 700);
     auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
@@ -115,6 +116,10 @@ Case amxCase(std::mt19937& rng) {
     if (kind == 0) c.rows = 16 * uniform(1, 4) + uniform(0, 2) - 1;  // 15-17, 31-33, ...
     if (kind == 1) c.rows = uniform(200, 420);                        // several chunks when deep
     if (kind == 2) c.depth = 32 * uniform(1, 8) + uniform(0, 2) - 1;  // a group +- 1
+    if (kind == 3 && uniform(0, 3) == 0) {                              // deep: 32-row chunks
+        c.depth = uniform(4000, 6000);
+        c.rows = uniform(33, 100);
+    }
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     c.input.resize(size_t{c.rows} * c.depth);
     c.weights.resize(size_t{c.channels} * c.depth);
