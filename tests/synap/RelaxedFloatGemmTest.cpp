@@ -150,6 +150,89 @@ TEST_F(RelaxedFloatGemm, RandomShapesStayWithinTheRelaxedTolerance) {
     }
 }
 
+// float32 [1, height, width, depth] -> 1x1 CONV_2D to `expanded` (RELU6) -> 3x3 DEPTHWISE_CONV_2D
+// stride `stride`, SAME, RELU6 -> 1x1 CONV_2D to `projected`: MobileNet v2's block.
+hal::Model floatBlock(bool relaxed, uint32_t height, uint32_t width, uint32_t depth, uint32_t expanded,
+                      uint32_t stride, uint32_t projected, uint32_t seed) {
+    test::HalNetworkBuilder b;
+    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, depth});
+    const uint32_t f1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded, 1, 1, depth},
+                                   randomFloats(size_t{expanded} * depth, seed, 0.3f));
+    const uint32_t b1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 1, 0.5f));
+    const uint32_t value = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, expanded});
+    b.operation(hal::OperationType::CONV_2D, {input, f1, b1, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)}, value);
+    const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
+    const uint32_t f2 = b.constant(OperandType::TENSOR_FLOAT32, {1, 3, 3, expanded},
+                                   randomFloats(size_t{expanded} * 9, seed + 2, 0.5f));
+    const uint32_t b2 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 3, 0.5f));
+    const uint32_t filtered = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, expanded});
+    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
+                {value, f2, b2, b.scalar(1), b.scalar(int32_t(stride)), b.scalar(int32_t(stride)), b.scalar(1), b.scalar(3)},
+                filtered);
+    const uint32_t f3 = b.constant(OperandType::TENSOR_FLOAT32, {projected, 1, 1, expanded},
+                                   randomFloats(size_t{projected} * expanded, seed + 4, 0.2f));
+    const uint32_t b3 = b.constant(OperandType::TENSOR_FLOAT32, {projected}, randomFloats(projected, seed + 5, 0.5f));
+    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, projected});
+    b.operation(hal::OperationType::CONV_2D, {filtered, f3, b3, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(0)},
+                output);
+    hal::Model model = b.finish(input, output);
+    model.relaxComputationFloat32toFloat16 = relaxed;
+    return model;
+}
+
+struct BlockRun {
+    std::vector<float> output;
+    size_t arenaBytes = 0;
+};
+
+BlockRun runBlock(const std::vector<uint8_t>& program, size_t inputCount, size_t outputCount, bool bands) {
+    if (!bands) setenv("NNEMU_NPU_BANDS", "0", 1);  // read at every load
+    auto core = synap::NpuCore::load(cache::ProgramImage(program));
+    unsetenv("NNEMU_NPU_BANDS");
+    EXPECT_TRUE(core.isOk()) << core.message();
+    if (!core.isOk()) return {};
+    const std::vector<float> input = randomFloats(inputCount, 77, 1.0f);
+    BlockRun ran{std::vector<float>(outputCount, NAN), (*core)->arenaBytes()};
+    const Status status = (*core)->run({reinterpret_cast<const uint8_t*>(input.data())},
+                                       {reinterpret_cast<uint8_t*>(ran.output.data())});
+    EXPECT_TRUE(status.isOk()) << status.message();
+    return ran;
+}
+
+// A relaxed program's 1x1 convolution -> depthwise -> 1x1 convolution runs in row bands (BandedLayers.h)
+// where the bf16 GEMM runs: the outputs of the layers run apart (NNEMU_NPU_BANDS=0) to the bit, on
+// random shapes (strides 1 and 2, tails in rows, depth and channels) and on v2's first block, whose
+// 4.8 MB expanded value then never lies whole in the arena. A strict program is never banded here.
+TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
+    std::mt19937 rng(2613);
+    auto uniform = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+    for (int trial = 0; trial < 9; ++trial) {
+        uint32_t height = uniform(1, 40), width = uniform(1, 40), depth = uniform(1, 40), expanded = uniform(1, 100);
+        uint32_t stride = uniform(1, 2), projected = uniform(1, 40);
+        if (trial == 0) height = width = 112, depth = 16, expanded = 96, stride = 2, projected = 24;
+        SCOPED_TRACE(std::to_string(height) + "x" + std::to_string(width) + "x" + std::to_string(depth) + " -> " +
+                     std::to_string(expanded) + " stride " + std::to_string(stride) + " -> " + std::to_string(projected));
+        const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
+        const size_t inputCount = size_t{height} * width * depth, outputCount = size_t{outHeight} * outWidth * projected;
+        for (const bool relaxed : {true, false}) {
+            Result<std::vector<uint8_t>> program = synap::compileProgram(
+                    floatBlock(relaxed, height, width, depth, expanded, stride, projected, 30 + trial),
+                    {{1, height, width, depth}});
+            ASSERT_TRUE(program.isOk()) << program.message();
+            const BlockRun banded = runBlock(*program, inputCount, outputCount, true);
+            const BlockRun apart = runBlock(*program, inputCount, outputCount, false);
+            ASSERT_EQ(banded.output.size(), outputCount);
+            EXPECT_EQ(0, std::memcmp(banded.output.data(), apart.output.data(), outputCount * sizeof(float)));
+            const bool bands = relaxed && synap::kernels::hasFloatGemmBf16();
+            if (!bands) {
+                EXPECT_EQ(banded.arenaBytes, apart.arenaBytes);
+            } else if (trial == 0) {
+                EXPECT_LT(banded.arenaBytes, apart.arenaBytes / 2);  // 6.0 MB -> 2.5 MB
+            }
+        }
+    }
+}
+
 TEST_F(RelaxedFloatGemm, ACoreWithoutTheKernelRunsTheRoundedWeights) {
     const Ran strict = run(compiled(false));
     const std::vector<uint8_t> relaxed = compiled(true);
