@@ -23,6 +23,10 @@ bool bandsEnabled() {
 // New convolution output a band computes, at most about: one core's L1 data cache, where its rows
 // stay until the depthwise reads them (64 KiB measured as fast and took twice the memory).
 constexpr size_t kBandBytes = 32 * 1024;
+// The same for float values (a relaxed program's 1x1 convolutions on the bf16 GEMM), whose rows
+// are 4x wider: bands of a few rows would spend their time moving the rows they keep, so they
+// take about half of a 2 MB L2 (512 KiB measured best on MobileNets; 128 KiB and 1 MiB slower).
+constexpr size_t kFloatBandBytes = 512 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
 // Output rows a thread's run of bands needs at least to be worth a second core.
@@ -128,24 +132,25 @@ struct BandedPair : OwnLayer {
 std::shared_ptr<LayerState> withConsumer(const npu::Program& program, const BandedPair& pair, const npu::Layer& layer,
                                          const npu::Layer& reader, const std::shared_ptr<LayerState>& readerState) {
     auto* consumer = dynamic_cast<OwnLayer*>(readerState.get());
+    DepthwiseBandGeometry g, notDepthwise;
     if (pair.consumer != nullptr || consumer == nullptr || dynamic_cast<BandedPair*>(consumer) != nullptr ||
-        consumer->depthwiseArgs() != nullptr || !consumer->runImageRows(nullptr, 0, 0, nullptr) ||
-        reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
+        consumer->depthwiseBandGeometry(&notDepthwise) || !consumer->runImageRows(nullptr, 0, 0, nullptr) ||
+        !pair.depthwise->depthwiseBandGeometry(&g) || reader.inputs()->size() == 0 ||
+        reader.inputs()->Get(0) != layer.outputs()->Get(0)) {
         return nullptr;
     }
     const auto* in = tensorAt(program, reader.inputs()->Get(0)).dims();
     const auto* out = tensorAt(program, reader.outputs()->Get(0)).dims();
-    const kernels::DepthwiseArgs& args = *pair.depthwise->depthwiseArgs();
-    if (in->size() != 4 || out->size() != 4 || in->Get(1) != args.outHeight || in->Get(2) != args.outWidth ||
-        in->Get(3) != args.requant.channels || out->Get(0) != in->Get(0) || out->Get(1) != in->Get(1) ||
+    if (in->size() != 4 || out->size() != 4 || in->Get(1) != g.outHeight || in->Get(2) != g.outWidth ||
+        in->Get(3) != g.channels || out->Get(0) != in->Get(0) || out->Get(1) != in->Get(1) ||
         out->Get(2) != in->Get(2) || out->Get(3) == 0) {
         return nullptr;
     }
     auto triple = std::make_shared<BandedPair>(pair);
     triple->consumerState = readerState;
     triple->consumer = consumer;
-    triple->depthwiseRowBytes = size_t{args.outWidth} * args.requant.channels;
-    triple->consumerRowBytes = size_t{args.outWidth} * out->Get(3);
+    triple->depthwiseRowBytes = g.outWidth * g.channels * g.valueBytes;
+    triple->consumerRowBytes = g.outWidth * out->Get(3) * g.valueBytes;
     return triple;
 }
 
@@ -163,16 +168,16 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     if (producer == nullptr || depthwise == nullptr || !producer->runImageRows(nullptr, 0, 0, nullptr)) {
         return nullptr;
     }
-    const kernels::DepthwiseArgs* args = depthwise->depthwiseArgs();
-    if (args == nullptr || reader.inputs()->size() == 0 || reader.inputs()->Get(0) != layer.outputs()->Get(0) ||
-        args->outHeight == 0 || args->inWidth == 0 || args->requant.channels == 0 || args->stride == 0 ||
-        args->rowEnd % args->outHeight != 0) {
+    DepthwiseBandGeometry g;
+    if (!depthwise->depthwiseBandGeometry(&g) || reader.inputs()->size() == 0 ||
+        reader.inputs()->Get(0) != layer.outputs()->Get(0) || g.outHeight == 0 || g.inWidth == 0 || g.channels == 0 ||
+        g.stride == 0 || g.rows % g.outHeight != 0) {
         return nullptr;
     }
     // The convolution's output [B, H, W, C] (the kind's check holds) must be the depthwise's input.
     const auto* value = tensorAt(program, layer.outputs()->Get(0)).dims();
-    if (value->size() != 4 || value->Get(0) != args->rowEnd / args->outHeight || value->Get(1) != args->inHeight ||
-        value->Get(2) != args->inWidth || value->Get(3) != args->requant.channels) {
+    if (value->size() != 4 || value->Get(0) != g.rows / g.outHeight || value->Get(1) != g.inHeight ||
+        value->Get(2) != g.inWidth || value->Get(3) != g.channels) {
         return nullptr;
     }
     auto pair = std::make_shared<BandedPair>();
@@ -180,10 +185,11 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     pair->depthwiseState = readerState;
     pair->producer = producer;
     pair->depthwise = depthwise;
-    pair->spec = {args->rowEnd / args->outHeight, args->inHeight, args->inWidth, args->requant.channels,
-                  args->outHeight, args->stride, static_cast<int64_t>(args->padTop)};
-    pair->rowBytes = pair->spec.inWidth * pair->spec.channels;
-    pair->bandRows = std::clamp<size_t>(kBandBytes / (pair->rowBytes * pair->spec.stride), 1, args->outHeight);
+    pair->spec = {g.rows / g.outHeight, g.inHeight, g.inWidth, g.channels, g.outHeight, g.stride,
+                  static_cast<int64_t>(g.padTop)};
+    pair->rowBytes = pair->spec.inWidth * pair->spec.channels * g.valueBytes;
+    const size_t bandBytes = g.valueBytes == 1 ? kBandBytes : kFloatBandBytes;
+    pair->bandRows = std::clamp<size_t>(bandBytes / (pair->rowBytes * pair->spec.stride), 1, g.outHeight);
     return pair;
 }
 

@@ -5,7 +5,8 @@
 // convolution that alone reads the depthwise's output (MobileNet v2's projection) can join as a
 // third layer: it takes each band of the depthwise's rows into the stage's output. The values
 // between them are never whole: the activation arena leaves them out. Results are those of the
-// layers run apart, to the bit.
+// layers run apart, to the bit. 8-bit layers, and in a relaxed program the float ones whose 1x1
+// convolutions run on the bf16 GEMM (bands of about 512 KB: their rows are 4x wider).
 // NNEMU_NPU_BANDS=0 (read at every load) runs them apart, for comparisons.
 #pragma once
 

@@ -22,7 +22,11 @@ struct DepthwiseLayer : OwnLayer {
         return true;
     }
 
-    const kernels::DepthwiseArgs* depthwiseArgs() const override { return &args; }
+    bool depthwiseBandGeometry(DepthwiseBandGeometry* g) const override {
+        *g = {args.inHeight, args.inWidth, args.outHeight, args.outWidth, args.requant.channels,
+              args.stride,   args.padTop,  args.rowEnd,    1};
+        return true;
+    }
     void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t outputFirstRow,
                           size_t begin, size_t end) override {
         kernels::DepthwiseArgs banded = args;

@@ -33,6 +33,23 @@ struct FloatConvLayer : OwnLayer {
         });
         return true;
     }
+
+    // Banded (BandedLayers.h) only in a relaxed program, after a 1x1 convolution on the bf16 GEMM
+    // (FloatGemmLayer::runImageRows): strict float32 programs run as before.
+    bool banded = false;
+
+    bool depthwiseBandGeometry(DepthwiseBandGeometry* geometry) const override {
+        if (!spec.depthwise || !banded) return false;
+        const kernels::FloatImage& g = spec.image;
+        *geometry = {g.inHeight, g.inWidth,   g.outHeight, g.outWidth, g.channels, g.strideHeight,
+                     g.padTop,   size_t{g.batches} * g.outHeight,      sizeof(float)};
+        return true;
+    }
+    void runDepthwiseBand(const uint8_t* band, size_t bandFirstRow, uint8_t* output, size_t outputFirstRow,
+                          size_t begin, size_t end) override {
+        kernels::runFloatDepthwiseRows(isa, spec.image, weights, reinterpret_cast<const float*>(band),
+                                       reinterpret_cast<float*>(output), begin, end, bandFirstRow, outputFirstRow);
+    }
 };
 
 bool checkPacked(const FloatConvSpec& spec, std::span<const uint8_t> bytes) {
@@ -56,6 +73,7 @@ std::unique_ptr<LayerState> ownFloatConvolution(const npu::Program& program, con
     auto state = std::make_unique<FloatConvLayer>();
     if (!floatConvSpec(program, layer, &state->spec)) return nullptr;
     state->isa = kernels::bestIsa();
+    state->banded = state->spec.depthwise && relaxedFloatGemm(program);
     state->weights = storedFloatConv(program, layer, state->spec, state->isa);
     if (!state->weights.empty()) {
         ++cache::cacheCounters().weightsInPlace;

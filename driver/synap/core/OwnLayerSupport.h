@@ -20,17 +20,24 @@
 
 namespace nnemu::synap::own {
 
+// What a banded pair needs of its 3x3 depthwise layer (BandedLayers.h): its geometry, its output
+// rows (batches * outHeight) and the bytes of one value (1 for 8-bit layers, 4 for float ones).
+struct DepthwiseBandGeometry {
+    size_t inHeight = 0, inWidth = 0, outHeight = 0, outWidth = 0, channels = 0, stride = 0, padTop = 0;
+    size_t rows = 0, valueBytes = 1;
+};
+
 // A layer on an own kernel: its packed weights and how it runs.
 struct OwnLayer : LayerState {
     virtual bool run(const NativeLayer& layer) = 0;
     // Layers run in row bands (BandedLayers.h): a convolution's output rows [first, first + count)
     // of its image (batch * height + y) into `band`, on the calling thread (count 0: whether the
-    // layer can); a 3x3 depthwise's arguments (geometry), and its output rows [begin, end) from
-    // an input band into `output`, which holds output rows from `outputFirstRow` on.
+    // layer can); a 3x3 depthwise's geometry (false: not one), and its output rows [begin, end)
+    // from an input band into `output`, which holds output rows from `outputFirstRow` on.
     virtual bool runImageRows(const uint8_t* /*input*/, size_t /*first*/, size_t /*count*/, uint8_t* /*band*/) {
         return false;
     }
-    virtual const kernels::DepthwiseArgs* depthwiseArgs() const { return nullptr; }
+    virtual bool depthwiseBandGeometry(DepthwiseBandGeometry* /*geometry*/) const { return false; }
     // Whether the layer reads no byte past its first input's (so it may read a network input
     // where the caller holds it, not copied into the core's padded buffers).
     virtual bool readsOnlyItsInput() const { return false; }

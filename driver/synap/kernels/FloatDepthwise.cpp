@@ -82,7 +82,7 @@ bool unpackFloatDepthwise(std::span<const uint8_t> packed, std::vector<uint8_t>*
 }
 
 void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t> packed, const float* input,
-                           float* output, size_t rowBegin, size_t rowEnd) {
+                           float* output, size_t rowBegin, size_t rowEnd, size_t inRowFirst, size_t outRowFirst) {
     void (*kernel)(const FloatDepthwiseRow&) = floatDepthwiseRowPortable;
     if (isa == Isa::Avx512Vnni) {
         kernel = floatDepthwiseRowAvx512;
@@ -110,10 +110,10 @@ void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t
         for (size_t ky = 0; ky < 3; ++ky) {
             const ptrdiff_t y = static_cast<ptrdiff_t>(oy * g.strideHeight + ky) - static_cast<ptrdiff_t>(g.padTop);
             const bool in = y >= 0 && y < static_cast<ptrdiff_t>(g.inHeight);
-            r.rows[ky] = in ? input + (b * g.inHeight + static_cast<size_t>(y)) * g.inWidth * C : nullptr;
+            r.rows[ky] = in ? input + (b * g.inHeight + static_cast<size_t>(y) - inRowFirst) * g.inWidth * C : nullptr;
             whole = whole && in;
         }
-        r.output = output + row * g.outWidth * C;
+        r.output = output + (row - outRowFirst) * g.outWidth * C;
         r.insideBegin = whole ? insideBegin : 0;
         r.insideEnd = whole ? insideEnd : 0;
         kernel(r);

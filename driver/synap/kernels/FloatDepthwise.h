@@ -40,8 +40,11 @@ bool unpackFloatDepthwise(std::span<const uint8_t> packed, std::vector<uint8_t>*
 // Output rows [rowBegin, rowEnd) of batches * outHeight of the 3x3 depthwise (stride
 // strideHeight == strideWidth, 1 or 2; `image` checked by the caller against its tensors) with the
 // kernel of `isa` (which the CPU must support). `packed` passed checkPackedFloatDepthwise.
+// `input` may hold the image's rows (batch * inHeight + y) from `inRowFirst` on only (a band of
+// it) and `output` the output rows from `outRowFirst` on.
 void runFloatDepthwiseRows(Isa isa, const FloatImage& image, std::span<const uint8_t> packed, const float* input,
-                           float* output, size_t rowBegin, size_t rowEnd);
+                           float* output, size_t rowBegin, size_t rowEnd, size_t inRowFirst = 0,
+                           size_t outRowFirst = 0);
 
 // The convolution's filter [channels][kernelHeight][kernelWidth][inChannels] is a float GEMM of
 // that depth (packFloatGemm). Output rows [rowBegin, rowEnd) of batches * outHeight, each unfolded

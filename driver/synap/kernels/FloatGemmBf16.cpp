@@ -2,6 +2,8 @@
 
 #include <cpuinfo.h>
 
+#include "Isa.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -100,12 +102,32 @@ bool unpackFloatGemmBf16(std::span<const uint8_t> packed, std::vector<uint8_t>* 
     return true;
 }
 
+Bf16Kernel bestBf16Kernel() {
+    static const Bf16Kernel best = amxBf16Usable() ? Bf16Kernel::Amx : Bf16Kernel::Avx512;
+    return best;
+}
+
+const char* bf16KernelName(Bf16Kernel kernel) { return kernel == Bf16Kernel::Amx ? "amx" : "avx512bf16"; }
+
 void runFloatGemmBf16Tile(std::span<const uint8_t> packed, const float* input, float* output, float low, float high,
                           size_t rowBegin, size_t rowEnd, size_t channelBegin, size_t channelEnd,
                           std::vector<uint32_t>* scratch) {
+    runFloatGemmBf16Tile(bestBf16Kernel(), packed, input, output, low, high, rowBegin, rowEnd, channelBegin, channelEnd,
+                         scratch);
+}
+
+void runFloatGemmBf16Tile(Bf16Kernel kernel, std::span<const uint8_t> packed, const float* input, float* output,
+                          float low, float high, size_t rowBegin, size_t rowEnd, size_t channelBegin,
+                          size_t channelEnd, std::vector<uint32_t>* scratch) {
     Header header;
     std::memcpy(&header, packed.data(), sizeof header);
     channelEnd = std::min<size_t>(channelEnd, header.channels);
+    if (rowBegin >= rowEnd || channelBegin >= channelEnd) return;
+    if (kernel == Bf16Kernel::Amx) {
+        runFloatGemmBf16TileAmx(packed.data() + kHeaderBytes, header.depth, header.channels, input, output, low, high,
+                                rowBegin, rowEnd, channelBegin, channelEnd, scratch);
+        return;
+    }
     const size_t pairs = pairsOf(header.depth), chunk = rowsPerChunk(header.depth);
     FloatGemmBf16Args a{};
     a.inputStride = pairs;

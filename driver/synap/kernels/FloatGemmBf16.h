@@ -5,7 +5,9 @@
 // float32 FMA, half the weight bytes. Error of an output: at most about 2^-7 of the sum of its
 // products' magnitudes (each operand rounded by at most 2^-8) plus float32's summation error.
 // Only where the CPU has AVX512-BF16; a core without it unpacks the (rounded) weights to float32
-// and runs the float32 GEMM (FloatGemm.h), which relaxation also allows.
+// and runs the float32 GEMM (FloatGemm.h), which relaxation also allows. Where the CPU also has
+// AMX-BF16 (amxBf16Usable(), Isa.h) the same packed weights run on AMX tiles: the same rounded
+// operands, their products summed in float32 in another order (within the same bound).
 #pragma once
 
 #include <cstddef>
@@ -37,12 +39,22 @@ bool checkPackedFloatGemmBf16(std::span<const uint8_t> packed, uint32_t depth, u
 // The [channels][depth] float32 weights of the packed (rounded) ones, as bytes, exactly.
 bool unpackFloatGemmBf16(std::span<const uint8_t> packed, std::vector<uint8_t>* weights);
 
+// The bf16 kernels: VDPBF16PS on AVX-512 registers, TDPBF16PS on AMX tiles.
+enum class Bf16Kernel : uint8_t { Avx512, Amx };
+// Amx where amxBf16Usable(), else Avx512 (hasFloatGemmBf16() must hold).
+Bf16Kernel bestBf16Kernel();
+const char* bf16KernelName(Bf16Kernel kernel);
+
 // As runFloatGemmTile, on the bf16 kernel (hasFloatGemmBf16() must hold; `packed` passed
 // checkPackedFloatGemmBf16). `scratch`: the calling thread's working memory for its rows of
 // input in bf16 (grown as needed, kept between calls).
 void runFloatGemmBf16Tile(std::span<const uint8_t> packed, const float* input, float* output, float low, float high,
                           size_t rowBegin, size_t rowEnd, size_t channelBegin, size_t channelEnd,
                           std::vector<uint32_t>* scratch);
+// The same on a chosen kernel (Amx only where amxBf16Usable()): for tests and benchmarks.
+void runFloatGemmBf16Tile(Bf16Kernel kernel, std::span<const uint8_t> packed, const float* input, float* output,
+                          float low, float high, size_t rowBegin, size_t rowEnd, size_t channelBegin,
+                          size_t channelEnd, std::vector<uint32_t>* scratch);
 
 // One kernel call: `rows` rows (at most 6) of input pairs (bf16 x 2 per uint32) times `blocks`
 // blocks (1 or 2), into output columns [0, count) of each block.
@@ -59,5 +71,11 @@ struct FloatGemmBf16Args {
 void floatGemmBf16Avx512(const FloatGemmBf16Args& a);  // FloatGemmBf16Avx512.cpp
 // `rows` rows of `depth` floats (`inputStride` apart) as bf16 pairs, `pairs` per row.
 void toBf16PairsAvx512(const float* input, size_t inputStride, size_t rows, size_t depth, uint32_t* pairs);
+// The AMX kernel (FloatGemmBf16Amx.cpp) on a layout's blocks (the packed bytes past the header)
+// of `depth` x `channels` weights: rows [rowBegin, rowEnd) x channels [channelBegin, channelEnd),
+// channelBegin a multiple of 16.
+void runFloatGemmBf16TileAmx(const uint8_t* blocks, size_t depth, size_t channels, const float* input, float* output,
+                             float low, float high, size_t rowBegin, size_t rowEnd, size_t channelBegin,
+                             size_t channelEnd, std::vector<uint32_t>* scratch);
 
 }  // namespace nnemu::synap::kernels
