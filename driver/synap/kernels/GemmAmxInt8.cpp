@@ -143,16 +143,42 @@ void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t b
     }
 }
 
+// A tile product whose requantization is still to come: its accumulators and place.
+struct Pending {
+    const int32_t* acc = nullptr;
+    size_t row = 0, count = 0, block = 0;
+    const int32_t* terms = nullptr;
+    bool twoBlocks = false;
+};
+
+template <Mode M>
+void finish(const Call& c, const Pending& p) {
+    if (p.acc == nullptr) return;
+    if (p.twoBlocks) return store<M, 2>(c, p.acc, p.row, p.count, p.block, p.terms);
+    store<M, 1>(c, p.acc, p.row, p.count, p.block, p.terms);
+}
+
+// Per-thread working memory: a row group's rows, two sets of accumulators, the start terms.
+struct Scratch {
+    std::vector<uint8_t> rows;
+    alignas(64) int32_t acc[2][kGroupRows * kAccStride];
+    std::vector<int32_t> start;
+};
+
 // One row group: `count` rows from `row` on, read from `rows` (stride a.rowStride, 32 rows
-// readable when count > 16, else 16), through every channel block.
+// readable when count > 16, else 16), through every channel block. Each product's
+// requantization comes after the next product's tile instructions, in the other accumulator
+// set: the vector units requantize while the tile unit multiplies.
 template <Mode M, bool Signed>
-void rowGroup(const Call& c, const uint8_t* rows, size_t row, size_t count, const int32_t* terms, int32_t* acc) {
+void rowGroup(const Call& c, const uint8_t* rows, size_t row, size_t count, const int32_t* terms, Scratch& scratch,
+              Pending* pending) {
     const GemmArgs& a = c.a;
     const size_t blockBytes = a.depthGroups * 64, stride = a.rowStride;
     const uint8_t* a1 = count > kTileRows ? rows + kTileRows * stride : rows;
     for (size_t block = 0; block < c.blocks; block += 2) {
         const int8_t* b = a.weights + block * blockBytes;
         const bool twoBlocks = block + 1 < c.blocks;
+        int32_t* acc = scratch.acc[pending->acc == scratch.acc[0] ? 1 : 0];
         if (count > kTileRows) {
             if (twoBlocks) {
                 multiply<Signed, true, true>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
@@ -164,20 +190,10 @@ void rowGroup(const Call& c, const uint8_t* rows, size_t row, size_t count, cons
         } else {
             multiply<Signed, false, false>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
         }
-        if (twoBlocks) {
-            store<M, 2>(c, acc, row, count, block, terms);
-        } else {
-            store<M, 1>(c, acc, row, count, block, terms);
-        }
+        finish<M>(c, *pending);
+        *pending = {acc, row, count, block, terms, twoBlocks};
     }
 }
-
-// Per-thread working memory: a row group's rows, the accumulators, the start terms.
-struct Scratch {
-    std::vector<uint8_t> rows;
-    alignas(64) int32_t acc[kGroupRows * kAccStride];
-    std::vector<int32_t> start;
-};
 
 template <Mode M, Rows R>
 void run(const GemmArgs& a) {
@@ -213,7 +229,8 @@ void run(const GemmArgs& a) {
     }
     _tile_loadconfig(&config);
     const size_t stride = a.rowStride;
-    int32_t terms[kGroupRows];
+    int32_t terms[2][kGroupRows];  // of this row group and of the previous one (pending)
+    Pending pending;
     for (size_t row = 0; row < a.rowCount; row += kGroupRows) {
         const size_t count = std::min(kGroupRows, a.rowCount - row);
         const uint8_t* rows = a.rows + row * stride;
@@ -235,13 +252,14 @@ void run(const GemmArgs& a) {
             std::memset(copy + count * stride, 0, (tiles * kTileRows - count) * stride);
             rows = copy;
         }
-        const int32_t* rowTerms = nullptr;
+        int32_t* rowTerms = nullptr;
         if (a.rowFactor != 0) {
-            for (size_t i = 0; i < count; ++i) terms[i] = rowTerm(a, a.rows + (row + i) * stride);
-            rowTerms = terms;
+            rowTerms = terms[row / kGroupRows % 2];
+            for (size_t i = 0; i < count; ++i) rowTerms[i] = rowTerm(a, a.rows + (row + i) * stride);
         }
-        rowGroup<M, R == Rows::SignedInPlace>(c, rows, row, count, rowTerms, scratch.acc);
+        rowGroup<M, R == Rows::SignedInPlace>(c, rows, row, count, rowTerms, scratch, &pending);
     }
+    finish<M>(c, pending);
     _tile_release();
 }
 
