@@ -237,8 +237,9 @@ void run(const GemmArgs& a) {
         // A row group read in place needs all the rows its tiles read.
         const size_t tiles = count > kTileRows ? 2 : 1;
         if (R == Rows::SignedFlipped || count < tiles * kTileRows) {
-            scratch.rows.resize(kGroupRows * stride);
-            uint8_t* copy = scratch.rows.data();
+            // From a 64-byte boundary: tile rows split across cache lines took up to 2x as long.
+            scratch.rows.resize(kGroupRows * stride + 64);
+            uint8_t* copy = scratch.rows.data() + (64 - reinterpret_cast<uintptr_t>(scratch.rows.data()) % 64) % 64;
             for (size_t i = 0; i < count; ++i) {
                 const uint8_t* from = rows + i * stride;
                 uint8_t* to = copy + i * stride;
