@@ -227,7 +227,12 @@ void run(const GemmArgs& a) {
         config.rows[t] = static_cast<uint8_t>(kc);
         config.columnBytes[t] = 64;
     }
-    _tile_loadconfig(&config);
+    // The thread's tiles keep the configuration between calls (calls of a few hundred rows, as
+    // the unfolded convolutions and the row bands make, lost 20 % to loading it and releasing the
+    // tiles each time); another kernel on this thread may have loaded its own since.
+    TileConfig current;
+    _tile_storeconfig(&current);
+    if (std::memcmp(&current, &config, sizeof(config)) != 0) _tile_loadconfig(&config);
     const size_t stride = a.rowStride;
     int32_t terms[2][kGroupRows];  // of this row group and of the previous one (pending)
     Pending pending;
@@ -261,7 +266,6 @@ void run(const GemmArgs& a) {
         rowGroup<M, R == Rows::SignedInPlace>(c, rows, row, count, rowTerms, scratch, &pending);
     }
     finish<M>(c, pending);
-    _tile_release();
 }
 
 template <Rows R>
