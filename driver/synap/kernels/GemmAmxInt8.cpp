@@ -13,8 +13,9 @@
 // Tiles: 0-3 accumulate 32 rows x 32 channels (two row tiles x two channel blocks), 4 and 5 hold
 // the two row tiles' activations, 6 and 7 the two blocks' weights. The depth goes in chunks of kc
 // 4-byte groups, kc the largest divisor of the depth's groups up to 16, so every tile of a call
-// has one shape: each call loads its configuration (on its own thread) and releases the tiles at
-// its end. A row group of fewer rows than its tiles read is copied into a zero-padded scratch.
+// has one shape: each call makes sure its thread's tiles hold that configuration (loading it
+// when they hold another) and leaves it there for the next call. A row group of fewer rows
+// than its tiles read is copied into a zero-padded scratch.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -286,12 +287,13 @@ void gemmAmxInt8(const GemmArgs& a) {
 }
 
 // Measured (BENCHMARKS.md, "AMX-INT8 in the GEMM"): a call of fewer rows than a tile fills
-// wastes most of each tile product and streams the weights through tile loads, slower than
-// VNNI (a classifier's 1 row: 2x the time); depths of at most 16 (4 groups) take one short
-// tile product per 16 x 16 outputs, where the requantization, the same in both kernels, is
-// nearly all the work (12544x16x96: AMX 0.94-1.05x VNNI's time); from 24 on AMX wins
-// (3136x24x144 0.88-1.0x, 3136x144x24 0.45-0.6x, 196x512x512 0.25-0.39x).
-bool amxInt8Suits(const GemmArgs& a) { return a.rowCount >= kTileRows && a.depthGroups > 4; }
+// wastes most of each tile product, slower than VNNI (a classifier's 1 row: 1.5x the time);
+// depth chunks of at most 16 bytes (4 groups) make tile products so short that the
+// requantization, the same in both kernels, is nearly all the work (12544x16x96: AMX
+// 0.92-1.05x VNNI's time), which also holds for depths whose groups split only into such
+// chunks (17 groups: 17 chunks of 1); from chunks of 24 bytes on AMX wins (3136x24x144
+// 0.83-0.97x, 3136x144x24 0.37-0.54x, 196x512x512 0.22-0.27x).
+bool amxInt8Suits(const GemmArgs& a) { return a.rowCount >= kTileRows && chunkGroups(a.depthGroups) > 4; }
 
 void gemmAvx512Amx(const GemmArgs& a) { amxInt8Suits(a) ? gemmAmxInt8(a) : gemmAvx512Vnni(a); }
 
