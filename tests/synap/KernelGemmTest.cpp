@@ -105,6 +105,21 @@ void expectMatches(Case& c, const std::string& label) {
         runQuantGemmTile(job, 0, split, middle, c.channels);
         runQuantGemmTile(job, 0, c.rows, 0, middle);
         ASSERT_EQ(out, expected) << k.name << " in channel tiles, " << label;
+        // uint8 rows with their row terms given by the caller instead of summed by the kernel.
+        if (job.args.rowFactor == 0) continue;
+        std::vector<int32_t> terms(c.rows);
+        for (size_t r = 0; r < c.rows; ++r) {
+            uint32_t sum = 0;
+            for (size_t b = 0; b < job.args.depthGroups * 4; ++b) sum += job.args.rows[r * job.args.rowStride + b];
+            terms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(job.args.rowFactor));
+        }
+        std::fill(out.begin(), out.end(), 0xCD);
+        QuantGemmJob given = job;
+        given.args.rowTerms = terms.data();
+        given.args.rowFactor = 0;
+        runQuantGemmRows(given, split, c.rows);
+        runQuantGemmRows(given, 0, split);
+        ASSERT_EQ(out, expected) << k.name << " with the caller's row terms, " << label;
     }
 }
 

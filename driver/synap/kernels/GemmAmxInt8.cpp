@@ -259,10 +259,12 @@ void run(const GemmArgs& a) {
             std::memset(copy + count * stride, 0, (tiles * kTileRows - count) * stride);
             rows = copy;
         }
-        int32_t* rowTerms = nullptr;
-        if (a.rowFactor != 0) {
-            rowTerms = terms[row / kGroupRows % 2];
-            for (size_t i = 0; i < count; ++i) rowTerms[i] = rowTerm(a, a.rows + (row + i) * stride);
+        // The caller's row terms, or the rows' sums times rowFactor (GemmArgs.h).
+        const int32_t* rowTerms = a.rowTerms != nullptr ? a.rowTerms + row : nullptr;
+        if (rowTerms == nullptr && a.rowFactor != 0) {
+            int32_t* sums = terms[row / kGroupRows % 2];
+            for (size_t i = 0; i < count; ++i) sums[i] = rowTerm(a, a.rows + (row + i) * stride);
+            rowTerms = sums;
         }
         rowGroup<M, R == Rows::SignedInPlace>(c, rows, row, count, rowTerms, scratch, &pending);
     }
