@@ -102,7 +102,8 @@ struct Call {
 
 // Rows [0, count) of a row group's accumulators (`acc`, channel blocks `block` and, B = 2, the
 // next) requantized into the output from row `row` on; `terms` their row terms or nullptr.
-template <Mode M, int B>
+// Fast modes: High, every lane of the blocks shifts by 32 or more (scaledHigh).
+template <Mode M, int B, bool High = false>
 void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t block, const int32_t* terms) {
     const GemmArgs& a = c.a;
     const size_t first = block * kGemmBlock, channels = a.channels - first;
@@ -125,20 +126,34 @@ void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t b
         }
     } else {
         constexpr bool aboveZero = M == Mode::FastAboveZero;
+        if constexpr (!High) {
+            __m512i shift32[B];
+            bool high = true;
+            for (int j = 0; j < B; ++j) high = highShifts(a.fastBlocks[block + j], &shift32[j]) && high;
+            if (high) return store<M, B, true>(c, acc, row, count, block, terms);
+        }
+        __m512i shift32[B];
+        if constexpr (High) {
+            for (int j = 0; j < B; ++j) highShifts(a.fastBlocks[block + j], &shift32[j]);
+        }
+        auto scale = [&](int j, __m512i x) {
+            if constexpr (High) return scaledHigh<aboveZero>(a.fastBlocks[block + j], shift32[j], x);
+            return scaled<aboveZero>(a.fastBlocks[block + j], x);
+        };
         size_t i = 0;
         for (; i + 4 <= count; i += 4) {
             __m512i y[4][B];
             #pragma GCC unroll 8
             for (int r = 0; r < 4; ++r) {
                 #pragma GCC unroll 2
-                for (int j = 0; j < B; ++j) y[r][j] = scaled<aboveZero>(a.fastBlocks[block + j], sums(i + r, j));
+                for (int j = 0; j < B; ++j) y[r][j] = scale(j, sums(i + r, j));
             }
             storeTile<4, B>(c.narrow, y, out + i * a.outputStride, a.outputStride, channels);
         }
         for (; i < count; ++i) {
             __m512i y[1][B];
             #pragma GCC unroll 2
-            for (int j = 0; j < B; ++j) y[0][j] = scaled<aboveZero>(a.fastBlocks[block + j], sums(i, j));
+            for (int j = 0; j < B; ++j) y[0][j] = scale(j, sums(i, j));
             storeTile<1, B>(c.narrow, y, out + i * a.outputStride, a.outputStride, channels);
         }
     }

@@ -33,6 +33,38 @@ __m512i scaled(const FastRequantBlock& f, __m512i x) {
     return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
 }
 
+// scaled() for a block whose every lane shifts by S >= 32: the high dwords
+// of the 64-bit sums t + nudge merged, then one 32-bit arithmetic shift by S - 32, where
+// scaled() shifts both 64-bit halves by S and merges the low dwords. The same value for any
+// sum: floor(u / 2^S) = floor(floor(u / 2^32) / 2^(S - 32)), and it fits 32 bits (|u| < 2^63).
+// One vector instruction less per 16 outputs: the AMX kernel's requantization 3-6 % faster on
+// its requantization-bound shapes; in the VNNI kernel's tiles it measured within noise.
+template <bool AboveZero>
+__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x) {
+    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+    __m512i u[2];
+    #pragma GCC unroll 2
+    for (int p = 0; p < 2; ++p) {
+        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
+        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        if constexpr (!AboveZero) {
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
+                                            _mm512_loadu_si512(f.negative[p]));
+        }
+        u[p] = _mm512_add_epi64(t, nudge);
+    }
+    return _mm512_srav_epi32(_mm512_mask_shuffle_epi32(u[1], 0x5555, u[0], _MM_PERM_CDAB), shift32);
+}
+
+// The block's S - 32 per channel, in channel order; false when a lane (a padding one included)
+// shifts by less than 32 (a multiplier of 0.5 or more).
+bool highShifts(const FastRequantBlock& f, __m512i* shift32) {
+    const __m512i shifts = _mm512_mask_shuffle_epi32(_mm512_loadu_si512(f.shift[0]), 0xAAAA,
+                                                     _mm512_loadu_si512(f.shift[1]), _MM_PERM_CDAB);
+    *shift32 = _mm512_sub_epi32(shifts, _mm512_set1_epi32(32));
+    return _mm512_cmplt_epi32_mask(shifts, _mm512_set1_epi32(32)) == 0;
+}
+
 // Narrowing of scaled values: + zero point and the clamp, with saturating packs to 16 then 8
 // bits (exact: the clamp bounds lie inside every saturation bound). uint8 values (a clamp
 // reaching above 127) travel as value - 128 and flip back at the end; a clamp inside [0, 127]
