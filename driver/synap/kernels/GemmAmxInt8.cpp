@@ -304,13 +304,17 @@ void gemmAmxInt8(const GemmArgs& a) {
 }
 
 // Measured (BENCHMARKS.md, "AMX-INT8 in the GEMM"): a call of fewer rows than a tile fills
-// wastes most of each tile product, slower than VNNI (a classifier's 1 row: 1.5x the time);
-// depth chunks of at most 16 bytes (4 groups) make tile products so short that the
-// requantization, the same in both kernels, is nearly all the work (12544x16x96: AMX
-// 0.92-1.05x VNNI's time), which also holds for depths whose groups split only into such
-// chunks (17 groups: 17 chunks of 1); from chunks of 24 bytes on AMX wins (3136x24x144
-// 0.83-0.97x, 3136x144x24 0.37-0.54x, 196x512x512 0.22-0.27x).
-bool amxInt8Suits(const GemmArgs& a) { return a.rowCount >= kTileRows && chunkGroups(a.depthGroups) > 4; }
+// wastes most of each tile product, slower than VNNI (a classifier's 1 row: 1.5x the time).
+// With depth chunks of 16 bytes (4 groups) the requantization, the same in both kernels, is
+// nearly all the work: uint8 rows are level (12544x16x96: AMX 1.00x VNNI's time), int8 rows gain
+// what VNNI spends flipping each broadcast (0.87-0.91x); shorter chunks (depths below 16, or
+// groups that split only into short chunks, e.g. 17 groups: 17 chunks of 1) stay on VNNI. From
+// chunks of 24 bytes on AMX wins (3136x24x144 0.81-0.91x, 3136x144x24 0.38-0.57x, 196x512x512
+// 0.23-0.26x).
+bool amxInt8Suits(const GemmArgs& a) {
+    const size_t kc = chunkGroups(a.depthGroups);
+    return a.rowCount >= kTileRows && (kc > 4 || (kc == 4 && a.signedValues));
+}
 
 void gemmAvx512Amx(const GemmArgs& a) { amxInt8Suits(a) ? gemmAmxInt8(a) : gemmAvx512Vnni(a); }
 
