@@ -223,7 +223,9 @@ void run(const GemmArgs& a) {
         for (size_t block = 0; block < blocks; ++block) {
             const int8_t* w = a.weights + block * a.depthGroups * 64;
             __m512i sum = M == Mode::Exact ? _mm512_setzero_si512() : _mm512_loadu_si512(start + block * kGemmBlock);
-            for (size_t g = 0; g < a.depthGroups; ++g) sum = _mm512_dpbusd_epi32(sum, flip, _mm512_loadu_si512(w + g * 64));
+            for (size_t g = 0; g < a.depthGroups; ++g) {
+                sum = _mm512_dpbusd_epi32(sum, flip, _mm512_loadu_si512(w + g * 64));
+            }
             _mm512_storeu_si512(scratch.start.data() + block * kGemmBlock, sum);
         }
         start = scratch.start.data();
@@ -267,7 +269,9 @@ void run(const GemmArgs& a) {
                 for (size_t k = 0; k < stride; k += 64) {
                     const __mmask64 mask = prefix(stride - k);
                     __m512i bytes = _mm512_maskz_loadu_epi8(mask, from + k);
-                    if constexpr (R == Rows::SignedFlipped) bytes = _mm512_xor_si512(bytes, _mm512_set1_epi8(static_cast<char>(0x80)));
+                    if constexpr (R == Rows::SignedFlipped) {
+                        bytes = _mm512_xor_si512(bytes, _mm512_set1_epi8(static_cast<char>(0x80)));
+                    }
                     _mm512_mask_storeu_epi8(to + k, mask, bytes);
                 }
             }

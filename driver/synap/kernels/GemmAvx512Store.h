@@ -134,7 +134,8 @@ int32_t rowTerm(const GemmArgs& a, const uint8_t* bytes) {
         const __m512i chunk = _mm512_maskz_loadu_epi8(prefix(depth - k), bytes + k);
         sums = _mm512_add_epi64(sums, _mm512_sad_epu8(chunk, _mm512_setzero_si512()));
     }
-    return static_cast<int32_t>(static_cast<uint32_t>(_mm512_reduce_add_epi64(sums)) * static_cast<uint32_t>(a.rowFactor));
+    const auto sum = static_cast<uint32_t>(_mm512_reduce_add_epi64(sums));
+    return static_cast<int32_t>(sum * static_cast<uint32_t>(a.rowFactor));
 }
 
 }  // namespace
