@@ -41,6 +41,7 @@ struct alignas(64) TileConfig {
     uint16_t columnBytes[16] = {};
     uint8_t rows[16] = {};
 };
+static_assert(sizeof(TileConfig) == 64);
 
 // 4-byte groups per depth chunk: the depth's groups split evenly into chunks of at most 16.
 size_t chunkGroups(size_t groups) {
@@ -248,9 +249,15 @@ void run(const GemmArgs& a) {
     // The thread's tiles keep the configuration between calls (calls of a few hundred rows, as
     // the unfolded convolutions and the row bands make, lost 20 % to loading it and releasing the
     // tiles each time); another kernel on this thread may have loaded its own since.
+    // (GCC 12's _tile_storeconfig and _tile_loadconfig tell the compiler they write and read 8
+    // bytes only: compiler barriers keep all 64 bytes of both in memory, read after the store.)
     TileConfig current;
     _tile_storeconfig(&current);
-    if (std::memcmp(&current, &config, sizeof(config)) != 0) _tile_loadconfig(&config);
+    asm volatile("" ::: "memory");
+    if (std::memcmp(&current, &config, sizeof(config)) != 0) {
+        asm volatile("" ::: "memory");
+        _tile_loadconfig(&config);
+    }
     const size_t stride = a.rowStride;
     int32_t terms[2][kGroupRows];  // of this row group and of the previous one (pending)
     Pending pending;
