@@ -7,8 +7,9 @@
 // (NNEMU_NPU_BANDS=0) and reports both arenas. Networks: generated MobileNets (int8 per-channel, uint8, float)
 // and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
 //
-// Gemm/ runs the GEMM alone on MobileNet v2's 1x1 shapes; GemmThreads/ the same on 2 threads,
-// cut as the core cuts it and as it did before, against one thread.
+// Gemm/ runs the GEMM alone on MobileNet v2's and v1's 1x1 shapes (on AMX machines also the
+// AVX-512 VNNI and AMX-INT8 kernels each on its own, interleaved); GemmThreads/ the same on 2
+// threads, cut as the core cuts it and as it did before, against one thread.
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -204,6 +205,22 @@ void Layers(benchmark::State& state, const char* name) {
     state.counters["speedup"] = ownUs > 0 ? xnnpackUs / ownUs : 0;
 }
 
+// Bytes from a 64-byte boundary on, as the core's arena and mapped program hold them: where a
+// heap vector happens to start moved the AMX kernel's times by up to 2x (tile rows split across
+// cache lines), per shape and per binary.
+struct Aligned64 {
+    std::vector<uint8_t> storage;
+    size_t offset = 0, size = 0;
+    void assign(std::span<const uint8_t> bytes) {
+        storage.assign(bytes.size() + 64, 0);
+        offset = (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+        size = bytes.size();
+        std::copy(bytes.begin(), bytes.end(), storage.begin() + static_cast<std::ptrdiff_t>(offset));
+    }
+    uint8_t* data() { return storage.data() + offset; }
+    std::span<const uint8_t> span() const { return {storage.data() + offset, size}; }
+};
+
 // One 1x1 layer shape of MobileNet v2 (rows x depth x channels; int8 per channel, or uint8 when
 // the fourth argument is 0; the full output range, or a ReLU6-like clamp from the output zero
 // point when a fifth argument is 1) with random data, packed for the own GEMM.
@@ -245,7 +262,11 @@ struct GemmCase {
         spec.depth = static_cast<uint32_t>(depth);
         spec.channels = static_cast<uint32_t>(channels);
         if (!synap::kernels::packQuantGemm(spec, &packed)) packed.clear();
+        in.assign(input);
+        out.assign(output);
+        weights64.assign(packed);
     }
+    Aligned64 in, out, weights64;
 };
 
 // The quickest of 20 runs of `run` (robust to load), in µs.
@@ -260,19 +281,35 @@ double bestOf20(const Run& run) {
     return best;
 }
 
-// The own GEMM alone, with the best ISA, one thread.
+// The own GEMM alone, with the best ISA, one thread; where AMX-INT8 is usable also, interleaved,
+// the AVX-512 VNNI kernel (vnni_us) and the AMX one (amx_us) on their own, whatever the choice.
 void Gemm(benchmark::State& state) {
     GemmCase c(state);
     if (c.packed.empty()) return state.SkipWithError("cannot pack");
     synap::kernels::QuantGemmScratch scratch;
     const synap::kernels::Isa isa = synap::kernels::bestIsa();
-    double best = 1e30;
+    const bool amx = synap::kernels::amxInt8Usable();
+    synap::kernels::QuantGemmJob job;
+    if (!synap::kernels::prepareQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch, &job)) {
+        return state.SkipWithError("cannot prepare");
+    }
+    double best = 1e30, vnni = 1e30, tiles = 1e30;
     for (auto _ : state) {
         best = std::min(best, bestOf20([&] {
-            synap::kernels::runQuantGemm(isa, c.packed, c.input.data(), c.rows, c.output.data(), &scratch);
+            synap::kernels::runQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch);
         }));
+        if (!amx) continue;
+        job.kernel = synap::kernels::gemmAvx512Vnni;
+        vnni = std::min(vnni, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
+        job.kernel = synap::kernels::gemmAmxInt8;
+        tiles = std::min(tiles, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
     }
     state.counters["best_us"] = best;
+    if (amx) {
+        state.counters["vnni_us"] = vnni;
+        state.counters["amx_us"] = tiles;
+        state.counters["amx_vs_vnni"] = tiles / vnni;
+    }
 }
 
 // The same on a pool of 2 threads, cut as the core's GEMM layers cut it (OwnLayerSupport.h
@@ -285,7 +322,7 @@ void GemmThreads(benchmark::State& state) {
     synap::kernels::QuantGemmScratch scratch;
     synap::kernels::QuantGemmJob job;
     const synap::kernels::Isa isa = synap::kernels::bestIsa();
-    if (!synap::kernels::prepareQuantGemm(isa, c.packed, c.input.data(), c.rows, c.output.data(), &scratch, &job)) {
+    if (!synap::kernels::prepareQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch, &job)) {
         return state.SkipWithError("cannot prepare");
     }
     using synap::kernels::kGemmBlock;
@@ -333,10 +370,12 @@ int main(int argc, char** argv) {
                 ->Unit(benchmark::kMillisecond)
                 ->Iterations(1);
     }
-    // MobileNet v2 224's 1x1 shapes: expansion, projection, 7x7 and the classifier.
+    // MobileNet v2 224's 1x1 shapes: expansion, projection, 7x7 and the classifier; then v1's.
     for (auto shape : std::initializer_list<std::array<int64_t, 3>>{{12544, 32, 16}, {12544, 16, 96}, {3136, 24, 144},
                                                                    {3136, 144, 24}, {196, 64, 384}, {196, 384, 64},
-                                                                   {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000}}) {
+                                                                   {49, 960, 320}, {49, 320, 1280}, {1, 1280, 1000},
+                                                                   {12544, 32, 64}, {3136, 128, 128}, {784, 256, 256},
+                                                                   {196, 512, 512}, {49, 1024, 1024}}) {
         for (int64_t isSigned : {1, 0}) {
             for (int64_t relu6 : {0, 1}) {
                 benchmark::RegisterBenchmark("Gemm", nnemu::Gemm)

@@ -1,7 +1,8 @@
 // Property tests of the NPU core's own quantized GEMM (driver/synap/kernels): random 1x1
 // convolutions (uint8, int8 per tensor, int8 per channel; zero points, activations, multipliers
-// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs, whole,
-// in row slices and in tiles of channel blocks.
+// below and above 1) against the reference CONV_2D kernel, on every ISA this CPU runs (and on
+// AMX machines both the AVX-512 VNNI and the AMX-INT8 kernel on every shape), whole, in row
+// slices and in tiles of channel blocks.
 #include <gtest/gtest.h>
 
 #include "KernelTestSupport.h"
@@ -54,31 +55,71 @@ std::vector<uint8_t> packed(const Case& c) {
     return bytes;
 }
 
-// The kernel of every ISA on `c`, whole and in two slices of rows, against the reference.
+// The kernels a run may take: each ISA's choice, and on AMX machines the AVX-512 VNNI kernel
+// and the AMX-INT8 one on every shape (the choice runs each on the shapes it is faster on).
+struct Kernel {
+    std::string name;
+    Isa isa;
+    void (*kernel)(const GemmArgs&) = nullptr;  // nullptr: the ISA's choice
+};
+
+std::vector<Kernel> kernels() {
+    std::vector<Kernel> all;
+    for (Isa isa : supportedIsas()) all.push_back({isaName(isa), isa});
+    if (amxInt8Usable()) {
+        all.push_back({"avx512vnni without amx", Isa::Avx512Vnni, gemmAvx512Vnni});
+        all.push_back({"amx-int8 on every shape", Isa::Avx512Vnni, gemmAmxInt8});
+    }
+    return all;
+}
+
+// Every kernel on `c`, whole and in two slices of rows, against the reference.
 void expectMatches(Case& c, const std::string& label) {
     const std::vector<uint8_t> expected = reference(c);
     const std::vector<uint8_t> bytes = packed(c);
-    for (Isa isa : supportedIsas()) {
+    for (const Kernel& k : kernels()) {
         std::vector<uint8_t> out(expected.size(), 0xCD);
         QuantGemmScratch scratch;
-        ASSERT_TRUE(runQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
-        ASSERT_EQ(out, expected) << isaName(isa) << " " << label << ": rows " << c.rows << " depth " << c.depth
+        QuantGemmJob job;
+        if (k.kernel == nullptr) {
+            ASSERT_TRUE(runQuantGemm(k.isa, bytes, c.input.data(), c.rows, out.data(), &scratch));
+        } else {
+            ASSERT_TRUE(prepareQuantGemm(k.isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+            job.kernel = k.kernel;
+            runQuantGemmRows(job, 0, c.rows);
+        }
+        ASSERT_EQ(out, expected) << k.name << " " << label << ": rows " << c.rows << " depth " << c.depth
                                  << " channels " << c.channels << " output scale " << c.quant.outputScale;
         // The same in two slices of rows, as the core's thread pool runs it.
         std::fill(out.begin(), out.end(), 0xCD);
-        QuantGemmJob job;
-        ASSERT_TRUE(prepareQuantGemm(isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+        ASSERT_TRUE(prepareQuantGemm(k.isa, bytes, c.input.data(), c.rows, out.data(), &scratch, &job));
+        if (k.kernel != nullptr) job.kernel = k.kernel;
         const size_t split = c.rows / 2;
         runQuantGemmRows(job, split, c.rows + 3);
         runQuantGemmRows(job, 0, split);
-        ASSERT_EQ(out, expected) << isaName(isa) << " in slices, " << label;
+        ASSERT_EQ(out, expected) << k.name << " in slices, " << label;
         // And in tiles of channel blocks, the later ones first (slices of layers with few rows).
         std::fill(out.begin(), out.end(), 0xCD);
         const size_t blocks = (c.channels + kGemmBlock - 1) / kGemmBlock, middle = blocks / 2 * kGemmBlock;
         runQuantGemmTile(job, split, c.rows, middle, c.channels + 5);
         runQuantGemmTile(job, 0, split, middle, c.channels);
         runQuantGemmTile(job, 0, c.rows, 0, middle);
-        ASSERT_EQ(out, expected) << isaName(isa) << " in channel tiles, " << label;
+        ASSERT_EQ(out, expected) << k.name << " in channel tiles, " << label;
+        // uint8 rows with their row terms given by the caller instead of summed by the kernel.
+        if (job.args.rowFactor == 0) continue;
+        std::vector<int32_t> terms(c.rows);
+        for (size_t r = 0; r < c.rows; ++r) {
+            uint32_t sum = 0;
+            for (size_t b = 0; b < job.args.depthGroups * 4; ++b) sum += job.args.rows[r * job.args.rowStride + b];
+            terms[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(job.args.rowFactor));
+        }
+        std::fill(out.begin(), out.end(), 0xCD);
+        QuantGemmJob given = job;
+        given.args.rowTerms = terms.data();
+        given.args.rowFactor = 0;
+        runQuantGemmRows(given, split, c.rows);
+        runQuantGemmRows(given, 0, split);
+        ASSERT_EQ(out, expected) << k.name << " with the caller's row terms, " << label;
     }
 }
 
@@ -95,11 +136,15 @@ TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
 
 // Shapes like MobileNets' 1x1 layers (depths that fill 4-byte groups: rows read in place; 1, 2
 // and 4+ blocks of channels, partial blocks; row counts that are no multiple of the tile) and
-// the first convolution's 27-deep rows, with output scales from saturating to fine.
+// the first convolution's 27-deep rows, with output scales from saturating to fine; and depths
+// whose 4-byte groups split into AMX chunks unevenly or not at all (17 and 65 groups: chunks of
+// 1 and 13; 288: 18 chunks of 16), more rows than channels and fewer (int8 rows read in place or
+// copied flipped).
 TEST_P(KernelGemm, MatchesTheReferenceOnNetworkShapes) {
     std::mt19937 rng(99 + static_cast<int>(GetParam()));
     const uint32_t shapes[][3] = {{130, 16, 96}, {67, 24, 144}, {61, 144, 24}, {49, 320, 40}, {23, 32, 16},
-                                  {9, 64, 16},   {1, 1280, 70}, {50, 27, 32},  {14, 8, 200},  {3, 4, 33}};
+                                  {9, 64, 16},   {1, 1280, 70}, {50, 27, 32},  {14, 8, 200},  {3, 4, 33},
+                                  {45, 68, 40},  {33, 260, 17}, {100, 1152, 48}, {20, 96, 130}};
     for (const auto& shape : shapes) {
         for (float exponent : {-0.5f, 0.1f, 1.0f, 3.0f}) {
             Case c(rng, GetParam(), shape[0], shape[1], shape[2]);

@@ -1,0 +1,332 @@
+// The quantized GEMM on AMX-INT8 tiles (Sapphire Rapids and later), run inside the AVX-512 VNNI
+// kernel choice where amxInt8Usable() (gemmAvx512Amx: the shapes where it measures faster):
+// tdpbusd multiplies a 16-row x 4*kc-byte tile of unsigned activations by a kc-row tile of the
+// packed weights, whose 16-channel x 4-byte rows are exactly AMX's B-tile rows: the packed layout
+// is Avx512Vnni's. The int32 sums are exact and the requantization and narrowing are the AVX-512
+// kernel's (GemmAvx512Store.h), so the bytes are the same.
+//
+// int8 rows: the column terms expect them flipped (a + 128). Calls of many rows read them as
+// they are with tdpbssd and start every channel at 128 * sum(weights) (one AVX-512 pass over the
+// weights per call); calls of fewer rows than channels copy them flipped instead (one pass over
+// the rows), whichever reads less.
+//
+// Tiles: 0-3 accumulate 32 rows x 32 channels (two row tiles x two channel blocks), 4 and 5 hold
+// the two row tiles' activations, 6 and 7 the two blocks' weights. The depth goes in chunks of kc
+// 4-byte groups, kc the largest divisor of the depth's groups up to 16, so every tile of a call
+// has one shape: each call makes sure its thread's tiles hold that configuration (loading it
+// when they hold another) and leaves it there for the next call. A row group of fewer rows
+// than its tiles read is copied into a zero-padded scratch.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "GemmArgs.h"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "Avx512Requant.h"
+#include "GemmAvx512Store.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+constexpr size_t kTileRows = 16;
+constexpr size_t kGroupRows = 2 * kTileRows;  // rows per row group: two row tiles
+constexpr size_t kAccStride = 2 * kGemmBlock;  // int32 values per row of the accumulator buffer
+
+struct alignas(64) TileConfig {
+    uint8_t palette = 1;
+    uint8_t startRow = 0;
+    uint8_t reserved[14] = {};
+    uint16_t columnBytes[16] = {};
+    uint8_t rows[16] = {};
+};
+static_assert(sizeof(TileConfig) == 64);
+
+// 4-byte groups per depth chunk: the depth's groups split evenly into chunks of at most 16.
+size_t chunkGroups(size_t groups) {
+    if (groups <= kTileRows) return groups;
+    for (size_t n = (groups + kTileRows - 1) / kTileRows;; ++n) {
+        if (groups % n == 0) return groups / n;
+    }
+}
+
+// acc[32][32] = dot(rows, weights) of up to two row tiles (a0 rows 0-15, a1 rows 16-31; stride
+// bytes from row to row) and up to two channel blocks (the second `blockBytes` after the first).
+template <bool Signed, bool TwoRows, bool TwoBlocks>
+void multiply(const uint8_t* a0, const uint8_t* a1, size_t stride, const int8_t* b, size_t blockBytes, size_t kc,
+              size_t chunks, int32_t* acc) {
+    _tile_zero(0);
+    if constexpr (TwoBlocks) _tile_zero(1);
+    if constexpr (TwoRows) _tile_zero(2);
+    if constexpr (TwoRows && TwoBlocks) _tile_zero(3);
+    const size_t rowStep = kc * 4, weightStep = kc * 64;
+    for (size_t k = 0; k < chunks; ++k) {
+        _tile_loadd(4, a0 + k * rowStep, stride);
+        _tile_loadd(6, b + k * weightStep, 64);
+        if constexpr (TwoBlocks) _tile_loadd(7, b + blockBytes + k * weightStep, 64);
+        if constexpr (TwoRows) _tile_loadd(5, a1 + k * rowStep, stride);
+        if constexpr (Signed) {
+            _tile_dpbssd(0, 4, 6);
+            if constexpr (TwoBlocks) _tile_dpbssd(1, 4, 7);
+            if constexpr (TwoRows) _tile_dpbssd(2, 5, 6);
+            if constexpr (TwoRows && TwoBlocks) _tile_dpbssd(3, 5, 7);
+        } else {
+            _tile_dpbusd(0, 4, 6);
+            if constexpr (TwoBlocks) _tile_dpbusd(1, 4, 7);
+            if constexpr (TwoRows) _tile_dpbusd(2, 5, 6);
+            if constexpr (TwoRows && TwoBlocks) _tile_dpbusd(3, 5, 7);
+        }
+    }
+    constexpr size_t bytes = kAccStride * sizeof(int32_t);
+    _tile_stored(0, acc, bytes);
+    if constexpr (TwoBlocks) _tile_stored(1, acc + kGemmBlock, bytes);
+    if constexpr (TwoRows) _tile_stored(2, acc + kTileRows * kAccStride, bytes);
+    if constexpr (TwoRows && TwoBlocks) _tile_stored(3, acc + kTileRows * kAccStride + kGemmBlock, bytes);
+}
+
+enum class Mode { Exact, Fast, FastAboveZero };
+
+// How rows are read: unsigned ones in place; int8 ones in place (tdpbssd, the start terms add
+// 128 * sum(weights)) or copied flipped to unsigned.
+enum class Rows { Unsigned, SignedInPlace, SignedFlipped };
+
+// What one call shares across its row groups.
+struct Call {
+    const GemmArgs& a;
+    Narrow narrow;
+    size_t kc, chunks, blocks;
+    // Per channel: what the accumulators start from: int8 rows' 128 * sum(weights) (flipped
+    // rows' sums, GemmArgs.h), plus in the fast modes the bias and column term; nullptr: zeros.
+    const int32_t* start;
+};
+
+// Rows [0, count) of a row group's accumulators (`acc`, channel blocks `block` and, B = 2, the
+// next) requantized into the output from row `row` on; `terms` their row terms or nullptr.
+// Fast modes: High, every lane of the blocks shifts by 32 or more (scaledHigh).
+template <Mode M, int B, bool High = false>
+void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t block, const int32_t* terms) {
+    const GemmArgs& a = c.a;
+    const size_t first = block * kGemmBlock, channels = a.channels - first;
+    uint8_t* out = a.output + row * a.outputStride + first;
+    auto sums = [&](size_t i, int j) {
+        __m512i x = _mm512_loadu_si512(acc + i * kAccStride + j * kGemmBlock);
+        if (c.start != nullptr) x = _mm512_add_epi32(x, _mm512_loadu_si512(c.start + first + j * kGemmBlock));
+        if (terms != nullptr) x = _mm512_add_epi32(x, _mm512_set1_epi32(terms[i]));
+        return x;
+    };
+    if constexpr (M == Mode::Exact) {
+        for (int j = 0; j < B; ++j) {
+            const size_t n = std::min(channels - j * kGemmBlock, kGemmBlock);
+            const __mmask16 mask = static_cast<__mmask16>((1u << n) - 1);
+            const Requant q = requantOf(a, block + j);
+            for (size_t i = 0; i < count; ++i) {
+                _mm512_mask_cvtepi32_storeu_epi8(out + i * a.outputStride + j * kGemmBlock, mask,
+                                                 requantize(a, q, sums(i, j), 0));
+            }
+        }
+    } else {
+        constexpr bool aboveZero = M == Mode::FastAboveZero;
+        if constexpr (!High) {
+            __m512i shift32[B];
+            bool high = true;
+            for (int j = 0; j < B; ++j) high = highShifts(a.fastBlocks[block + j], &shift32[j]) && high;
+            if (high) return store<M, B, true>(c, acc, row, count, block, terms);
+        }
+        __m512i shift32[B];
+        if constexpr (High) {
+            for (int j = 0; j < B; ++j) highShifts(a.fastBlocks[block + j], &shift32[j]);
+        }
+        auto scale = [&](int j, __m512i x) {
+            if constexpr (High) return scaledHigh<aboveZero>(a.fastBlocks[block + j], shift32[j], x);
+            return scaled<aboveZero>(a.fastBlocks[block + j], x);
+        };
+        size_t i = 0;
+        for (; i + 4 <= count; i += 4) {
+            __m512i y[4][B];
+            #pragma GCC unroll 8
+            for (int r = 0; r < 4; ++r) {
+                #pragma GCC unroll 2
+                for (int j = 0; j < B; ++j) y[r][j] = scale(j, sums(i + r, j));
+            }
+            storeTile<4, B>(c.narrow, y, out + i * a.outputStride, a.outputStride, channels);
+        }
+        for (; i < count; ++i) {
+            __m512i y[1][B];
+            #pragma GCC unroll 2
+            for (int j = 0; j < B; ++j) y[0][j] = scale(j, sums(i, j));
+            storeTile<1, B>(c.narrow, y, out + i * a.outputStride, a.outputStride, channels);
+        }
+    }
+}
+
+// A tile product whose requantization is still to come: its accumulators and place.
+struct Pending {
+    const int32_t* acc = nullptr;
+    size_t row = 0, count = 0, block = 0;
+    const int32_t* terms = nullptr;
+    bool twoBlocks = false;
+};
+
+template <Mode M>
+void finish(const Call& c, const Pending& p) {
+    if (p.acc == nullptr) return;
+    if (p.twoBlocks) return store<M, 2>(c, p.acc, p.row, p.count, p.block, p.terms);
+    store<M, 1>(c, p.acc, p.row, p.count, p.block, p.terms);
+}
+
+// Per-thread working memory: a row group's rows, two sets of accumulators, the start terms.
+struct Scratch {
+    std::vector<uint8_t> rows;
+    alignas(64) int32_t acc[2][kGroupRows * kAccStride];
+    std::vector<int32_t> start;
+};
+
+// One row group: `count` rows from `row` on, read from `rows` (stride a.rowStride, 32 rows
+// readable when count > 16, else 16), through every channel block. Each product's
+// requantization comes after the next product's tile instructions, in the other accumulator
+// set: the vector units requantize while the tile unit multiplies.
+template <Mode M, bool Signed>
+void rowGroup(const Call& c, const uint8_t* rows, size_t row, size_t count, const int32_t* terms, Scratch& scratch,
+              Pending* pending) {
+    const GemmArgs& a = c.a;
+    const size_t blockBytes = a.depthGroups * 64, stride = a.rowStride;
+    const uint8_t* a1 = count > kTileRows ? rows + kTileRows * stride : rows;
+    for (size_t block = 0; block < c.blocks; block += 2) {
+        const int8_t* b = a.weights + block * blockBytes;
+        const bool twoBlocks = block + 1 < c.blocks;
+        int32_t* acc = scratch.acc[pending->acc == scratch.acc[0] ? 1 : 0];
+        if (count > kTileRows) {
+            if (twoBlocks) {
+                multiply<Signed, true, true>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
+            } else {
+                multiply<Signed, true, false>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
+            }
+        } else if (twoBlocks) {
+            multiply<Signed, false, true>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
+        } else {
+            multiply<Signed, false, false>(rows, a1, stride, b, blockBytes, c.kc, c.chunks, acc);
+        }
+        finish<M>(c, *pending);
+        *pending = {acc, row, count, block, terms, twoBlocks};
+    }
+}
+
+template <Mode M, Rows R>
+void run(const GemmArgs& a) {
+    thread_local Scratch scratch;
+    const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock, padded = blocks * kGemmBlock;
+    const int32_t* start = M == Mode::Exact ? nullptr : a.biasAndColTerms;
+    if constexpr (R == Rows::SignedInPlace) {
+        // 128 * sum(weights) per channel: what flipping the rows would have added.
+        scratch.start.resize(padded);
+        const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u));
+        for (size_t block = 0; block < blocks; ++block) {
+            const int8_t* w = a.weights + block * a.depthGroups * 64;
+            __m512i sum = M == Mode::Exact ? _mm512_setzero_si512() : _mm512_loadu_si512(start + block * kGemmBlock);
+            for (size_t g = 0; g < a.depthGroups; ++g) {
+                sum = _mm512_dpbusd_epi32(sum, flip, _mm512_loadu_si512(w + g * 64));
+            }
+            _mm512_storeu_si512(scratch.start.data() + block * kGemmBlock, sum);
+        }
+        start = scratch.start.data();
+    }
+    const size_t kc = chunkGroups(a.depthGroups);
+    const Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start};
+    TileConfig config;
+    for (int t = 0; t < 4; ++t) {
+        config.rows[t] = kTileRows;
+        config.columnBytes[t] = kGemmBlock * sizeof(int32_t);
+    }
+    for (int t = 4; t < 6; ++t) {
+        config.rows[t] = kTileRows;
+        config.columnBytes[t] = static_cast<uint16_t>(kc * 4);
+    }
+    for (int t = 6; t < 8; ++t) {
+        config.rows[t] = static_cast<uint8_t>(kc);
+        config.columnBytes[t] = 64;
+    }
+    // The thread's tiles keep the configuration between calls (calls of a few hundred rows, as
+    // the unfolded convolutions and the row bands make, lost 20 % to loading it and releasing the
+    // tiles each time); another kernel on this thread may have loaded its own since.
+    // (GCC 12's _tile_storeconfig and _tile_loadconfig tell the compiler they write and read 8
+    // bytes only: compiler barriers keep all 64 bytes of both in memory, read after the store.)
+    TileConfig current;
+    _tile_storeconfig(&current);
+    asm volatile("" ::: "memory");
+    if (std::memcmp(&current, &config, sizeof(config)) != 0) {
+        asm volatile("" ::: "memory");
+        _tile_loadconfig(&config);
+    }
+    const size_t stride = a.rowStride;
+    int32_t terms[2][kGroupRows];  // of this row group and of the previous one (pending)
+    Pending pending;
+    for (size_t row = 0; row < a.rowCount; row += kGroupRows) {
+        const size_t count = std::min(kGroupRows, a.rowCount - row);
+        const uint8_t* rows = a.rows + row * stride;
+        // A row group read in place needs all the rows its tiles read.
+        const size_t tiles = count > kTileRows ? 2 : 1;
+        if (R == Rows::SignedFlipped || count < tiles * kTileRows) {
+            // From a 64-byte boundary: tile rows split across cache lines took up to 2x as long.
+            scratch.rows.resize(kGroupRows * stride + 64);
+            uint8_t* copy = scratch.rows.data() + (64 - reinterpret_cast<uintptr_t>(scratch.rows.data()) % 64) % 64;
+            for (size_t i = 0; i < count; ++i) {
+                const uint8_t* from = rows + i * stride;
+                uint8_t* to = copy + i * stride;
+                for (size_t k = 0; k < stride; k += 64) {
+                    const __mmask64 mask = prefix(stride - k);
+                    __m512i bytes = _mm512_maskz_loadu_epi8(mask, from + k);
+                    if constexpr (R == Rows::SignedFlipped) {
+                        bytes = _mm512_xor_si512(bytes, _mm512_set1_epi8(static_cast<char>(0x80)));
+                    }
+                    _mm512_mask_storeu_epi8(to + k, mask, bytes);
+                }
+            }
+            std::memset(copy + count * stride, 0, (tiles * kTileRows - count) * stride);
+            rows = copy;
+        }
+        // The caller's row terms, or the rows' sums times rowFactor (GemmArgs.h).
+        const int32_t* rowTerms = a.rowTerms != nullptr ? a.rowTerms + row : nullptr;
+        if (rowTerms == nullptr && a.rowFactor != 0) {
+            int32_t* sums = terms[row / kGroupRows % 2];
+            for (size_t i = 0; i < count; ++i) sums[i] = rowTerm(a, a.rows + (row + i) * stride);
+            rowTerms = sums;
+        }
+        rowGroup<M, R == Rows::SignedInPlace>(c, rows, row, count, rowTerms, scratch, &pending);
+    }
+    finish<M>(c, pending);
+}
+
+template <Rows R>
+void runRows(const GemmArgs& a) {
+    if (a.fastBlocks == nullptr) return run<Mode::Exact, R>(a);
+    if (a.low >= a.outputZeroPoint) return run<Mode::FastAboveZero, R>(a);
+    run<Mode::Fast, R>(a);
+}
+
+}  // namespace
+
+void gemmAmxInt8(const GemmArgs& a) {
+    if (a.rowCount == 0 || a.channels == 0) return;
+    if (!a.signedValues) return runRows<Rows::Unsigned>(a);
+    // Whichever pass reads less: the weights (once per call) or the rows.
+    if (a.rowCount < a.channels) return runRows<Rows::SignedFlipped>(a);
+    runRows<Rows::SignedInPlace>(a);
+}
+
+// Measured (BENCHMARKS.md, "AMX-INT8 in the GEMM"): a call of fewer rows than a tile fills
+// wastes most of each tile product, slower than VNNI (a classifier's 1 row: 1.5x the time).
+// With depth chunks of 16 bytes (4 groups) the requantization, the same in both kernels, is
+// nearly all the work: uint8 rows are level (12544x16x96: AMX 1.00x VNNI's time), int8 rows gain
+// what VNNI spends flipping each broadcast (0.87-0.91x); shorter chunks (depths below 16, or
+// groups that split only into short chunks, e.g. 17 groups: 17 chunks of 1) stay on VNNI. From
+// chunks of 24 bytes on AMX wins (3136x24x144 0.81-0.91x, 3136x144x24 0.38-0.57x, 196x512x512
+// 0.23-0.26x).
+bool amxInt8Suits(const GemmArgs& a) {
+    const size_t kc = chunkGroups(a.depthGroups);
+    return a.rowCount >= kTileRows && (kc > 4 || (kc == 4 && a.signedValues));
+}
+
+void gemmAvx512Amx(const GemmArgs& a) { amxInt8Suits(a) ? gemmAmxInt8(a) : gemmAvx512Vnni(a); }
+
+}  // namespace nnemu::synap::kernels
