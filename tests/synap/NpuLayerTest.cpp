@@ -264,7 +264,7 @@ bool runsWithoutXnnpack(const OneOperationModel& model) {
 }
 
 // An 8-bit classifier's tail (RESHAPE, then SOFTMAX through float and back) and the converts of
-// DEQUANTIZE and QUANTIZE run on the core itself, so that an 8-bit MobileNet starts no XNNPACK:
+// DEQUANTIZE and QUANTIZE (up to 16384 elements) run on the core itself, so that an 8-bit MobileNet starts no XNNPACK:
 // the reshape and the converts give the reference's bytes, softmax its tolerances.
 TEST(NpuNativeLayers, ReshapeConvertsAndSoftmaxNeedNoXnnpack) {
     const TestOperand beta{ANEURALNETWORKS_FLOAT32, {}, 0.0f, 0, bytesOf<float>({1.0f})};
@@ -285,6 +285,10 @@ TEST(NpuNativeLayers, ReshapeConvertsAndSoftmaxNeedNoXnnpack) {
         EXPECT_TRUE(runsWithoutXnnpack(*model));
         expectSameAsReference(*model, match);
     }
+    // Larger tensors stay with XNNPACK's vector kernels.
+    const OneOperationModel large(ANEURALNETWORKS_SOFTMAX, {{kF32, {2, 10000}}, beta}, {kF32, {2, 10000}});
+    EXPECT_FALSE(runsWithoutXnnpack(large));
+    expectSameAsReference(large, Match::kFloatTolerance);
 }
 
 // With profiling on, a run leaves one profile row per layer, on the unit its kind stands for.

@@ -39,8 +39,8 @@ bool runFlipSignStage(const NativeLayer& layer);
 bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer);
 // OwnValueLayers.cpp: reshapes (Reshape kind); converts (Convert kind) that only move 8-bit values
 // to the other signedness (same scale, zero point moved by 128: runFlipSign, exactly, in vectors)
-// or go between 8-bit and float as DEQUANTIZE and QUANTIZE compute it; float softmax (Softmax
-// kind) along the last axis.
+// or, up to 16384 elements, go between 8-bit and float as DEQUANTIZE and QUANTIZE compute it;
+// float softmax (Softmax kind) along the last axis, up to 16384 elements.
 std::unique_ptr<LayerState> ownReshape(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownConvert(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownSoftmax(const npu::Program& program, const npu::Layer& layer);

@@ -1,5 +1,5 @@
 // Layers of XNNPACK kinds that only move, convert or normalize values, run by the core itself:
-// reshapes, converts between 8-bit and float, and float softmax. An 8-bit classifier's tail
+// reshapes, and up to kMaxScalarElements converts between 8-bit and float and float softmax. An 8-bit classifier's tail
 // (reshape, 8-bit to float, softmax, float to 8-bit) was the one XNNPACK stage of the 8-bit
 // MobileNets, and a process paid XNNPACK's start (xnn_initialize, with cpuinfo's probe of the CPU,
 // 0.25-0.35 ms on a VM where each CPUID is an exit) in its first inference for it.
@@ -18,6 +18,11 @@ namespace {
 using namespace own;
 
 bool isEightBit(npu::DataType type) { return type == npu::DataType::QUINT8 || type == npu::DataType::QINT8; }
+
+// Converts between 8-bit and float and softmax run here up to this many elements (a classifier's
+// scores), in plain loops; larger tensors (a segmentation map, a float section inside an 8-bit
+// network) stay with XNNPACK's vector kernels.
+constexpr size_t kMaxScalarElements = 16384;
 
 // The same bytes under other dims (the kind's check: same type and element count).
 struct ReshapeLayer : OwnLayer {
@@ -117,6 +122,7 @@ std::unique_ptr<LayerState> ownConvert(const npu::Program& program, const npu::L
         }
         return std::make_unique<SignFlipLayer>();
     }
+    if (elementCount(output) > kMaxScalarElements) return nullptr;
     if (isEightBit(input.type()) && output.type() == npu::DataType::FLOAT32) {
         auto state = std::make_unique<DequantizeLayer>();
         state->signedValues = input.type() == npu::DataType::QINT8;
@@ -141,7 +147,10 @@ std::unique_ptr<LayerState> ownSoftmax(const npu::Program& program, const npu::L
     if (!ownKernelsEnabled() || layer.inputs()->size() != 1) return nullptr;
     const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
     const npu::Tensor& output = outputOf(program, layer);
-    if (input.type() != npu::DataType::FLOAT32 || output.type() != npu::DataType::FLOAT32) return nullptr;
+    if (input.type() != npu::DataType::FLOAT32 || output.type() != npu::DataType::FLOAT32 ||
+        elementCount(input) > kMaxScalarElements) {
+        return nullptr;
+    }
     const std::vector<uint32_t> dims = dimsOf(input);
     const size_t size = dims.empty() ? 1 : dims.back();
     if (size == 0) return nullptr;
