@@ -1,5 +1,5 @@
-// The NPU core's layers for PRELU, MAXIMUM, MINIMUM, CHANNEL_SHUFFLE, ARGMAX, ARGMIN and
-// TRANSPOSE_CONV_2D: each operation compiled for synap-npu alone (so the NPU must run all of it)
+// The NPU core's layers for PRELU, MAXIMUM, MINIMUM, CHANNEL_SHUFFLE, ARGMAX, ARGMIN,
+// TRANSPOSE_CONV_2D, RESHAPE, SOFTMAX, QUANTIZE and DEQUANTIZE: each operation compiled for synap-npu alone (so the NPU must run all of it)
 // gives what nnapi-reference gives on the same random operands: the same bytes where the core
 // runs the layer itself, the CTS tolerances (float, uint8 within 1) where XNNPACK computes it.
 #include <gtest/gtest.h>
@@ -251,6 +251,44 @@ TEST(NpuLowering, FloatPreluTakesTheXnnpackPreluWhereItApplies) {
     const OneOperationModel leading(ANEURALNETWORKS_PRELU, {{kF32, {2, 3, 5}}, constant({kF32, {3, 1}})},
                                     {kF32, {2, 3, 5}});
     EXPECT_EQ(layerKindsOf(leading), std::vector{LayerParams::BroadcastPrelu});
+}
+
+// Whether the core computes every layer of the model itself: no XNNPACK stage.
+bool runsWithoutXnnpack(const OneOperationModel& model) {
+    const auto core = loadCore(model, true);  // profiling: a stage per layer
+    if (core == nullptr) return false;
+    for (size_t stage = 0; stage < core->layerCount(); ++stage) {
+        if (core->stageName(stage).rfind("xnnpack:", 0) == 0) return false;
+    }
+    return true;
+}
+
+// An 8-bit classifier's tail (RESHAPE, then SOFTMAX through float and back) and the converts of
+// DEQUANTIZE and QUANTIZE (up to 16384 elements) run on the core itself, so that an 8-bit MobileNet starts no XNNPACK:
+// the reshape and the converts give the reference's bytes, softmax its tolerances.
+TEST(NpuNativeLayers, ReshapeConvertsAndSoftmaxNeedNoXnnpack) {
+    const TestOperand beta{ANEURALNETWORKS_FLOAT32, {}, 0.0f, 0, bytesOf<float>({1.0f})};
+    const OneOperationModel reshape(ANEURALNETWORKS_RESHAPE,
+                                    {{kQ8, {1, 1, 1, 12}, 0.5f, 3}, {kI32, {2}, 0.0f, 0, bytesOf<int32_t>({1, 12})}},
+                                    {kQ8, {1, 12}, 0.5f, 3});
+    const OneOperationModel dequantize(ANEURALNETWORKS_DEQUANTIZE, {{kQ8, {2, 3, 4}, 0.25f, 100}}, {kF32, {2, 3, 4}});
+    const OneOperationModel quantize(ANEURALNETWORKS_QUANTIZE, {{kF32, {2, 3, 4}}}, {kQ8, {2, 3, 4}, 0.0625f, 120});
+    const OneOperationModel softmax8(ANEURALNETWORKS_SOFTMAX, {{kQ8, {2, 11}, 0.125f, 128}, beta},
+                                     {kQ8, {2, 11}, 1.0f / 256, 0});
+    const OneOperationModel softmax(ANEURALNETWORKS_SOFTMAX, {{kF32, {3, 7}}, beta}, {kF32, {3, 7}});
+    const std::pair<const OneOperationModel*, Match> expected[] = {{&reshape, Match::kExact},
+                                                                   {&dequantize, Match::kExact},
+                                                                   {&quantize, Match::kExact},
+                                                                   {&softmax8, Match::kQuant8WithinOne},
+                                                                   {&softmax, Match::kFloatTolerance}};
+    for (const auto& [model, match] : expected) {
+        EXPECT_TRUE(runsWithoutXnnpack(*model));
+        expectSameAsReference(*model, match);
+    }
+    // Larger tensors stay with XNNPACK's vector kernels.
+    const OneOperationModel large(ANEURALNETWORKS_SOFTMAX, {{kF32, {2, 10000}}, beta}, {kF32, {2, 10000}});
+    EXPECT_FALSE(runsWithoutXnnpack(large));
+    expectSameAsReference(large, Match::kFloatTolerance);
 }
 
 // With profiling on, a run leaves one profile row per layer, on the unit its kind stands for.

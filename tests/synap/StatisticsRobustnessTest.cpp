@@ -310,6 +310,49 @@ TEST_F(StatisticsRobustness, AHardLinkToAVisibleFileIsLeftBehind) {
     EXPECT_EQ(finish(client), 0);
 }
 
+// The inotify instances `pid` holds.
+int inotifyInstances(pid_t pid) {
+    int found = 0;
+    for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+        std::error_code error;
+        found += fs::read_symlink(entry.path(), error).string() == "anon_inode:inotify";
+    }
+    return found;
+}
+
+// A process watches the folder with inotify only once it has used the statistics for 200 ms or
+// for 32 updates (closing a watch makes a short process wait for the kernel at exit); what others
+// do to the files is seen at its next update either way.
+TEST_F(StatisticsRobustness, OnlyAProcessUsingTheStatisticsAWhileWatchesTheFolder) {
+    const auto spawned = std::chrono::steady_clock::now();
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "2", "--hold"});
+    waitReady(client);
+    // A slow machine (a sanitizer build) may take the 200 ms to get here: then it may watch.
+    if (std::chrono::steady_clock::now() - spawned < std::chrono::milliseconds(150)) {
+        EXPECT_EQ(inotifyInstances(client.pid), 0);
+    }
+    write("inference_count", "0\n");  // a reset, seen by looking (or by the watch)
+    runMore(client, 1);
+    EXPECT_EQ(read("inference_count"), "1\n");
+    runMore(client, 40);
+    EXPECT_EQ(inotifyInstances(client.pid), 1);
+    write("inference_count", "0\n");  // a reset, reported by the watch
+    runMore(client, 3);
+    EXPECT_EQ(read("inference_count"), "3\n");
+    fs::remove(dir_ + "inference_time");  // put back, not a reset
+    runMore(client, 1);
+    EXPECT_EQ(read("inference_count"), "4\n");
+    EXPECT_TRUE(std::regex_match(read("inference_time"), kNumber)) << read("inference_time");
+    EXPECT_EQ(finish(client), 0);
+
+    Process waiting = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
+    waitReady(waiting);
+    usleep(300 * 1000);
+    runMore(waiting, 1);
+    EXPECT_EQ(inotifyInstances(waiting.pid), 1);
+    EXPECT_EQ(finish(waiting), 0);
+}
+
 // Links planted under a process's spare name: neither is written through.
 class PlantedSpare : public StatisticsRobustness, public ::testing::WithParamInterface<bool> {};
 

@@ -206,17 +206,5 @@ std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const 
     quantizedBounds(layer, *output, spec.signedValues ? -128 : 0, &spec.low, &spec.high);
     return poolLayer<GlobalAverageLayer>(spec);
 }
-std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer) {
-    if (!ownKernelsEnabled() || layer.inputs()->size() != 1) return nullptr;
-    const npu::Tensor& input = tensorAt(program, layer.inputs()->Get(0));
-    const npu::Tensor& output = outputOf(program, layer);
-    const bool toSigned = input.type() == npu::DataType::QUINT8 && output.type() == npu::DataType::QINT8;
-    const bool toUnsigned = input.type() == npu::DataType::QINT8 && output.type() == npu::DataType::QUINT8;
-    if (!(toSigned || toUnsigned) || input.scale() != output.scale() ||
-        output.zero_point() != input.zero_point() + (toSigned ? -128 : 128)) {
-        return nullptr;
-    }
-    return std::make_unique<LayerState>();
-}
 
 }  // namespace nnemu::synap

@@ -37,8 +37,12 @@ std::shared_ptr<LayerState> convolutionOfFlipSource(const npu::Program& program,
 bool runFlipSignStage(const NativeLayer& layer);
 // Whether this core runs `layer` on the program's packed weights of it, in place.
 bool packedWeightsRunInPlace(const npu::Program& program, const npu::Layer& layer);
-// Converts that only move 8-bit values to the other signedness (same scale, zero point moved by
-// 128): runFlipSign computes them exactly, in vectors.
-std::unique_ptr<LayerState> ownSignFlip(const npu::Program& program, const npu::Layer& layer);
+// OwnValueLayers.cpp: reshapes (Reshape kind); converts (Convert kind) that only move 8-bit values
+// to the other signedness (same scale, zero point moved by 128: runFlipSign, exactly, in vectors)
+// or, up to 16384 elements, go between 8-bit and float as DEQUANTIZE and QUANTIZE compute it;
+// float softmax (Softmax kind) along the last axis, up to 16384 elements.
+std::unique_ptr<LayerState> ownReshape(const npu::Program& program, const npu::Layer& layer);
+std::unique_ptr<LayerState> ownConvert(const npu::Program& program, const npu::Layer& layer);
+std::unique_ptr<LayerState> ownSoftmax(const npu::Program& program, const npu::Layer& layer);
 
 }  // namespace nnemu::synap

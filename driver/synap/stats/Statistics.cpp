@@ -35,6 +35,13 @@ namespace nnemu::synap {
 namespace {
 
 constexpr int64_t kPruneIntervalNs = 100'000'000;
+// A process starts its inotify watch only once it has used the statistics this long or this
+// often: closing a watch makes the kernel wait for a grace period of its notification marks
+// (10-15 ms on a VM), which a short process (a warm start, a tool, a test) would pay at exit for
+// a watch that saves it a few system calls per update; until then every update looks at the
+// folder instead. A process running many inferences has it after its first few dozen.
+constexpr int64_t kWatchAfterNs = 200'000'000;
+constexpr uint32_t kWatchAfterUpdates = 32;
 
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -166,6 +173,8 @@ private:
             watch_.stop();
             lookNeeded_ = true;
         }
+        if (firstUpdateNs_ == 0) firstUpdateNs_ = nowNs();
+        if (updates_ < kWatchAfterUpdates) ++updates_;
         if (nowNs() - lastLookNs_ >= kPruneIntervalNs) lookNeeded_ = true;
         for (int attempt = 0;; ++attempt) {
             if (attempt == 4) {
@@ -261,9 +270,11 @@ private:
         if (!opened.isOk()) return warnFolderRefused(opened), Looked::FAILED;
         if (directory_.generation() != generation || !state_.current(*opened)) return Looked::STATE_MOVED;
         const int dir = dir_ = *opened;
-        if (!watch_.active() || watch_.broken() || watchedGeneration_ != generation) {
+        // Without a watch (not yet due, or refused), every update looks.
+        const bool watchDue = updates_ >= kWatchAfterUpdates || nowNs() - firstUpdateNs_ >= kWatchAfterNs;
+        if (watchDue && (!watch_.active() || watch_.broken() || watchedGeneration_ != generation)) {
             watchedGeneration_ = generation;
-            watch_.start(root_, path_, dir);  // without one, every update looks
+            watch_.start(root_, path_, dir);
         }
         makeYoctoLink();
         for (int file = 0; file < 4; ++file) {
@@ -513,6 +524,8 @@ private:
     int dir_ = -1;  // the folder, as the last look found it
     unsigned watchedGeneration_ = 0;
     int64_t lastLookNs_ = 0;
+    int64_t firstUpdateNs_ = 0;  // the watch is started kWatchAfterNs after it,
+    uint32_t updates_ = 0;       // or after kWatchAfterUpdates updates
     bool lookNeeded_ = true;
     bool fuse_ = false;  // the folder is the nnemu-sysfs view: nothing mapped, every update looks
     bool linkMade_ = false;

@@ -108,30 +108,47 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     graph.signedInt8 = nnapiHasSignedInt8();
     graph.allowCpuKernels = true;
     NNEMU_RETURN_IF_ERROR(lowerModel(model, graph));
-    keepRefusedNodesOnCpuKernels(model, graph);
+    const bool external = !options.externalKernels.empty();
+    // As TFLite's delegate with allow_fp16: its kernels' models are relaxed, the CPU path's not.
+    const bool relaxed = options.useNnapi && options.allowFp16;
+    const bool askAccelerator = !external && !targets.accelerators.empty();
+    const auto nnapiNodes = [&] {
+        std::vector<uint32_t> nodes;
+        for (uint32_t n = 0; n < model.nodes().size(); ++n) {
+            if (!graph.cpuKernel[n]) nodes.push_back(n);
+        }
+        return nodes;
+    };
+    std::vector<uint32_t> all = nnapiNodes();  // the nodes with NNAPI operations
+    // The model of every NNAPI node, built to ask the accelerator; compiled as it is when the
+    // accelerator takes every node (the usual case), not built again. When the runtime accepts
+    // it, it refuses none of its operations, so no node needs the tools' CPU kernel in place of
+    // its NNAPI form (the one model is all keepRefusedNodesOnCpuKernels would have asked about);
+    // otherwise those nodes are found first and the model is built without them.
+    std::unique_ptr<PartitionModel> whole;
+    if (askAccelerator && !all.empty()) {
+        Result<std::unique_ptr<PartitionModel>> built = PartitionModel::build(model, graph, all, relaxed);
+        if (built.isOk()) whole = std::move(built).value();
+    }
+    if (whole == nullptr) {
+        keepRefusedNodesOnCpuKernels(model, graph);
+        all = nnapiNodes();
+        if (askAccelerator && !all.empty()) {
+            NNEMU_ASSIGN_OR_RETURN(whole, PartitionModel::build(model, graph, all, relaxed));
+        }
+    }
     NNEMU_ASSIGN_OR_RETURN(interpreter->resources_, InterpreterResources::create(model));
 
     // Which nodes the accelerator takes: all NNAPI operations of a node must be supported. An
     // external delegate takes the place of the accelerator.
     std::vector<bool> supported(model.nodes().size(), false);
-    const bool external = !options.externalKernels.empty();
     for (const std::vector<uint32_t>& kernel : options.externalKernels) {
         for (uint32_t n : kernel) {
             if (n < supported.size()) supported[n] = true;
         }
     }
     interpreter->runExternalKernel_ = options.runExternalKernel;
-    // As TFLite's delegate with allow_fp16: its kernels' models are relaxed, the CPU path's not.
-    const bool relaxed = options.useNnapi && options.allowFp16;
-    std::vector<uint32_t> all;   // the nodes with NNAPI operations
-    for (uint32_t n = 0; n < model.nodes().size(); ++n) {
-        if (!graph.cpuKernel[n]) all.push_back(n);
-    }
-    // The model of every NNAPI node, built to ask the accelerator; compiled as it is when the
-    // accelerator takes every node (the usual case), not built again.
-    std::unique_ptr<PartitionModel> whole;
-    if (!external && !targets.accelerators.empty() && !all.empty()) {
-        NNEMU_ASSIGN_OR_RETURN(whole, PartitionModel::build(model, graph, all, relaxed));
+    if (whole != nullptr) {
         std::unique_ptr<bool[]> flags(new bool[whole->operationNodes().size()]());
         const int status = ANeuralNetworksModel_getSupportedOperationsForDevices(
                 whole->handle(), targets.accelerators.data(), static_cast<uint32_t>(targets.accelerators.size()),
