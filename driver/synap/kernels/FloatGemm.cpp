@@ -1,6 +1,5 @@
 #include "FloatGemm.h"
 
-#include <cpuinfo.h>
 
 #include <algorithm>
 #include <cstring>
@@ -24,7 +23,7 @@ constexpr size_t kRows = 6;
 }  // namespace
 
 bool floatFmaSupported() {
-    static const bool fma = cpuinfo_initialize() && cpuinfo_has_x86_fma3();
+    static const bool fma = __builtin_cpu_supports("fma");
     return fma;
 }
 

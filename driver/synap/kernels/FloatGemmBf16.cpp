@@ -1,6 +1,5 @@
 #include "FloatGemmBf16.h"
 
-#include <cpuinfo.h>
 
 #include "Isa.h"
 
@@ -46,7 +45,7 @@ bool readHeader(std::span<const uint8_t> packed, Header* header) {
 }  // namespace
 
 bool hasFloatGemmBf16() {
-    static const bool has = bestIsa() == Isa::Avx512Vnni && cpuinfo_initialize() && cpuinfo_has_x86_avx512bf16();
+    static const bool has = bestIsa() == Isa::Avx512Vnni && __builtin_cpu_supports("avx512bf16");
     return has;
 }
 

@@ -1,6 +1,5 @@
 #include "Isa.h"
 
-#include <cpuinfo.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -16,11 +15,10 @@ namespace nnemu::synap::kernels {
 const std::vector<Isa>& supportedIsas() {
     static const std::vector<Isa> isas = [] {
         std::vector<Isa> found{Isa::Portable};
-        if (!cpuinfo_initialize()) return found;
-        if (cpuinfo_has_x86_avx2()) found.push_back(Isa::Avx2);
-        if (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
-            cpuinfo_has_x86_avx512dq() &&
-            cpuinfo_has_x86_avx512vnni()) {
+        if (__builtin_cpu_supports("avx2")) found.push_back(Isa::Avx2);
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vnni")) {
             found.push_back(Isa::Avx512Vnni);
         }
         return found;
@@ -56,7 +54,7 @@ struct AmxUnits {
     bool bf16 = false;
 };
 
-// cpuinfo (Debian 12's) does not report AMX: CPUID leaf 7 subleaf 0, EDX bits 22 (AMX-BF16),
+// __builtin_cpu_supports (GCC 12, clang 14) does not know AMX: CPUID leaf 7 subleaf 0, EDX bits 22 (AMX-BF16),
 // 24 (AMX-TILE) and 25 (AMX-INT8). The tile data state is off for a process until it asks Linux
 // for it (arch_prctl ARCH_REQ_XCOMP_PERM with XFEATURE_XTILEDATA, 18); a kernel or a VM that
 // refuses leaves AMX unused.
@@ -78,7 +76,7 @@ AmxUnits amxUnits() {
             return found;
         }
         found.int8 = (edx & (1u << 25)) != 0;
-        found.bf16 = (edx & (1u << 22)) != 0 && cpuinfo_has_x86_avx512bf16();
+        found.bf16 = (edx & (1u << 22)) != 0 && __builtin_cpu_supports("avx512bf16");
 #endif
         return found;
     }();

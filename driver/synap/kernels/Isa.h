@@ -8,7 +8,9 @@ namespace nnemu::synap::kernels {
 
 enum class Isa : uint8_t { Portable, Avx2, Avx512Vnni };
 
-// Every Isa this CPU runs (cpuinfo), Portable first.
+// Every Isa this CPU and its OS run (the compiler runtime's CPUID and XGETBV checks,
+// __builtin_cpu_supports: the library's start-up has run them already, where cpuinfo's
+// initialization cost a new process 0.25-0.35 ms of CPUID exits in a VM), Portable first.
 const std::vector<Isa>& supportedIsas();
 // The best supported Isa, capped by NNEMU_NPU_KERNEL_ISA (portable, avx2, avx512vnni, amx) if set.
 Isa bestIsa();

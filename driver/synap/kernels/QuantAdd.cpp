@@ -1,6 +1,5 @@
 #include "QuantAdd.h"
 
-#include <cpuinfo.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +11,10 @@ namespace {
 
 constexpr int kLeftShift = 20;  // the reference's headroom
 
-// (cpuinfo is initialized by supportedIsas(), which the AVX-512 kernel's choice went through.)
 bool hasAvx512Vbmi() {
     static const bool has = [] {
         const auto& isas = supportedIsas();
-        return std::find(isas.begin(), isas.end(), Isa::Avx512Vnni) != isas.end() && cpuinfo_has_x86_avx512vbmi();
+        return std::find(isas.begin(), isas.end(), Isa::Avx512Vnni) != isas.end() && __builtin_cpu_supports("avx512vbmi");
     }();
     return has;
 }
