@@ -88,7 +88,7 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
                         g.dilationW == 1 && g.padTop == 0 && g.padLeft == 0;
     const float* rows = input;
     if (!direct) {
-        state.rows.assign(pixels * depth, 0.0f);
+        state.rows.resize(pixels * depth);
         float* row = state.rows.data();
         for (size_t pixel = 0; pixel < pixels; ++pixel) {
             const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
@@ -97,7 +97,10 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
                 const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
                 for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
                     const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
-                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) continue;
+                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
+                        std::fill(row, row + inC, 0.0f);
+                        continue;
+                    }
                     std::memcpy(row, input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC * sizeof(float));
                 }
             }

@@ -130,31 +130,26 @@ inline float finish(float sum, const float* bias, size_t c, float low, float hig
     return std::min(std::max(value, low), high);
 }
 
-struct Kernels {
-    TileKernel tile;
-    GemvKernel gemv;
-};
-
-Kernels bestKernels() {
+LaneKernels bestKernels() {
 #if defined(__x86_64__) || defined(__i386__)
-    if (tileAvx512() != nullptr && __builtin_cpu_supports("avx512f")) return {tileAvx512(), gemvAvx512()};
+    if (__builtin_cpu_supports("avx512f")) return avx512Kernels();
 #endif
-    return {tilePortable(), gemvPortable()};
+    return portableKernels();
 }
 
-// The general product: channel blocks of kLanes over tiles of kPixels pixels in the sequential
+// The general product: channel blocks of kLanes over tiles of pixels in the sequential
 // order of Eigen's groups of 8 channels; the channels past them redone in their own orders.
-void runBlocked(const Plan& plan, const Kernels& kernels, const float* in, size_t pixels, const float* bias, float low,
+void runBlocked(const Plan& plan, const LaneKernels& kernels, const float* in, size_t pixels, const float* bias, float low,
                 float high, float* out) {
     const size_t units = plan.units, depth = plan.depth;
     const size_t kc = depthBlock(depth, units, pixels, eigenL1CacheBytes());
-    float acc[kPixels * kLanes];
-    const float* rows[kPixels];
-    for (size_t first = 0; first < pixels; first += kPixels) {
-        const size_t count = std::min(kPixels, pixels - first);
+    float acc[kMaxPixels * kLanes];
+    const float* rows[kMaxPixels];
+    for (size_t first = 0; first < pixels; first += kernels.pixels) {
+        const size_t count = std::min(kernels.pixels, pixels - first);
         for (size_t i = 0; i < count; ++i) rows[i] = in + (first + i) * depth;
         for (size_t b = 0; b < plan.blocks; ++b) {
-            std::fill(acc, acc + kPixels * kLanes, 0.0f);
+            std::fill(acc, acc + count * kLanes, 0.0f);
             const float* packed = plan.packed.data() + b * depth * kLanes;
             for (size_t k = 0; k < depth; k += kc) kernels.tile(packed, rows, count, k, std::min(kc, depth - k), acc);
             const size_t lanes = std::min(kLanes, units - b * kLanes);
@@ -240,7 +235,7 @@ void run(const Plan& plan, const float* in, size_t pixels, const float* bias, fl
         }
         return;
     }
-    static const Kernels kernels = bestKernels();
+    static const LaneKernels kernels = bestKernels();
     const float* w = plan.rows.data();
     if (pixels == 1 && units == 1) {
         out[0] = finish(innerProduct(w, in, depth), bias, 0, low, high);

@@ -23,8 +23,8 @@ namespace nnemu::tflite::kernels::floatgemm {
 
 // Output channels per packed weight block (the SIMD lanes of the tile kernels).
 constexpr size_t kLanes = 16;
-// Output pixels per tile.
-constexpr size_t kPixels = 4;
+// Output pixels per tile, at most (each ISA's build takes its own count, up to this).
+constexpr size_t kMaxPixels = 8;
 
 // The filters [units, depth] packed depth-major in blocks of kLanes channels (zero padded), and
 // the row-major copy the scalar orders read.
@@ -44,17 +44,22 @@ size_t depthBlock(size_t depth, size_t units, size_t pixels, size_t l1Bytes);
 // to [low, high]; bias may be nullptr (no addition). `in` holds `pixels` rows of `depth` values.
 void run(const Plan& plan, const float* in, size_t pixels, const float* bias, float low, float high, float* out);
 
-// One tile: sums of kPixels (or fewer) pixels for one block of kLanes channels over depths
-// [first, first + length), sequentially from 0, added to acc[pixel * kLanes + lane].
+// One tile: sums of up to the build's pixels per tile for one block of kLanes channels over
+// depths [first, first + length), sequentially from 0, added to acc[pixel * kLanes + lane].
 using TileKernel = void (*)(const float* packedBlock, const float* const* pixelRows, size_t pixelCount, size_t first,
                             size_t length, float* acc);
 // The same for Eigen's matrix-vector order over the whole depth: lanes of depth modulo 4, reduced
 // (l0 + l2) + (l1 + l3), then the rest, written to sums[lane].
 using GemvKernel = void (*)(const float* packedBlock, const float* row, size_t depth, float* sums);
 
-TileKernel tilePortable();
-GemvKernel gemvPortable();
-TileKernel tileAvx512();   // nullptr where the build has no AVX-512 variant
-GemvKernel gemvAvx512();
+// Each build's kernels and its pixels per tile (4 portable: 16 SSE registers of accumulators;
+// 8 with AVX-512's 32).
+struct LaneKernels {
+    TileKernel tile;
+    GemvKernel gemv;
+    size_t pixels;
+};
+LaneKernels portableKernels();
+LaneKernels avx512Kernels();
 
 }  // namespace nnemu::tflite::kernels::floatgemm

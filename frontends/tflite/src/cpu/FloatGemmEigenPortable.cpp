@@ -3,7 +3,6 @@
 
 namespace nnemu::tflite::kernels::floatgemm {
 
-TileKernel tilePortable() { return tile; }
-GemvKernel gemvPortable() { return gemv; }
+LaneKernels portableKernels() { return {tile<4>, gemv, 4}; }
 
 }  // namespace nnemu::tflite::kernels::floatgemm

@@ -37,7 +37,18 @@ inline void tileSums(const float* packed, const float* const* rows, size_t first
     }
 }
 
+template <size_t Max>
 inline void tile(const float* packed, const float* const* rows, size_t count, size_t first, size_t length, float* acc) {
+    static_assert(Max == 4 || Max == 8, "tiles of 4 or 8 pixels");
+    if (Max == 8) {
+        switch (count) {
+            case 8: return tileSums<8>(packed, rows, first, length, acc);
+            case 7: return tileSums<7>(packed, rows, first, length, acc);
+            case 6: return tileSums<6>(packed, rows, first, length, acc);
+            case 5: return tileSums<5>(packed, rows, first, length, acc);
+            default: break;
+        }
+    }
     switch (count) {
         case 4: return tileSums<4>(packed, rows, first, length, acc);
         case 3: return tileSums<3>(packed, rows, first, length, acc);
@@ -45,7 +56,7 @@ inline void tile(const float* packed, const float* const* rows, size_t count, si
         default: return tileSums<1>(packed, rows, first, length, acc);
     }
 }
-static_assert(kPixels == 4, "tile() handles up to 4 pixels");
+static_assert(kMaxPixels == 8, "tile() handles up to 8 pixels");
 
 inline void gemv(const float* packed, const float* row, size_t depth, float* sums) {
     Lanes lane[4];
