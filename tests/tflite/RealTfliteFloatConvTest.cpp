@@ -123,6 +123,36 @@ REAL_TFLITE_TEST(FullyConnectedReluWithoutBias) {
     expectCpuPathExact(g, {fullMantissas(2 * 3 * 40, -3, 3, 29)});
 }
 
+// Weights that are a model input: packed again at every invoke (the second invoke, with other
+// weights, gives TFLite's bits for those).
+REAL_TFLITE_TEST(FullyConnectedWeightsFromAnInput) {
+    REQUIRE();
+    GraphBuilder g;
+    const int32_t in = g.tensor({5, 40}, fb::TensorType_FLOAT32);
+    const int32_t w = g.tensor({13, 40}, fb::TensorType_FLOAT32);
+    const int32_t b = g.tensor({13}, fb::TensorType_FLOAT32, fullMantissas(13, -1, 1, 59));
+    const int32_t out = g.tensor({5, 13}, fb::TensorType_FLOAT32);
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, w, b}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateFullyConnectedOptions(fbb).Union(); });
+    g.inputs = {in, w};
+    g.outputs = {out};
+    const std::vector<uint8_t> bytes = g.buildBytes();
+    const std::vector<uint8_t> x = fullMantissas(5 * 40, -3, 3, 61);
+    const std::vector<uint8_t> first = fullMantissas(13 * 40, -1, 1, 67), second = fullMantissas(13 * 40, -1, 1, 71);
+    const RealTfliteResult real = runRealTflite(bytes, {x, second});
+    ASSERT_TRUE(real.ok) << real.log;
+    const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
+    const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, DelegateOptions{}));
+    ASSERT_NE(interpreter, nullptr);
+    for (const std::vector<uint8_t>* weights : {&first, &second}) {
+        std::memcpy(interpreter->inputData(0), x.data(), x.size());
+        std::memcpy(interpreter->inputData(1), weights->data(), weights->size());
+        ASSERT_TRUE(isOk(interpreter->invoke()));
+    }
+    expectSameBytes(interpreter->outputTensor(0), interpreter->outputData(0), real.outputs[0], 0);
+}
+
 struct Window {
     std::vector<int32_t> input;   // NHWC
     int32_t channels, kernel, stride, dilation;

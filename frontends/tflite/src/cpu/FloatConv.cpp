@@ -49,14 +49,13 @@ struct GemmState {
 
 GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std::shared_ptr<void>& local) {
     const CpuOperand& filters = call.in(1);
-    std::shared_ptr<void>& slot = call.state != nullptr && filters.known() ? *call.state : local;
-    if (slot == nullptr || static_cast<GemmState*>(slot.get())->plan.units != units) {
+    // Filters computed in the graph (a DENSIFY's output, a model input) are packed again at every invoke.
+    const bool constant = filters.tensor->isConstant && !filters.tensor->isVariable;
+    std::shared_ptr<void>& slot = call.state != nullptr && constant ? *call.state : local;
+    if (slot == nullptr) {
         auto made = std::make_shared<GemmState>();
         floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth, &made->plan);
         slot = made;
-    } else if (!filters.known()) {
-        floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth,
-                            &static_cast<GemmState*>(slot.get())->plan);
     }
     return *static_cast<GemmState*>(slot.get());
 }
