@@ -1,9 +1,9 @@
 // Differential tests against real TensorFlow Lite 2.21: convolutions, fully connected, pooling,
 // normalization and softmax, in float32, uint8 (per tensor) and int8 (per-channel weights where
 // TFLite takes them). One test per builtin and type (RealTfliteOps.h). The float CONV_2D,
-// DEPTHWISE_CONV_2D and FULLY_CONNECTED give TFLite's bits in every mode (0 ULP: the CPU path
-// sums in TFLite's order, each delegated mode as TFLite's own delegate on the same device);
-// RealTfliteFloatConvTest.cpp covers their shapes.
+// DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the float SOFTMAX, give TFLite's bits in every mode
+// (0 ULP: the CPU path sums in TFLite's order, each delegated mode as TFLite's own delegate on the
+// same device); RealTfliteFloatConvTest.cpp and RealTfliteFloatSoftmaxTest.cpp cover their shapes.
 #include "RealTfliteOps.h"
 
 namespace nnemu::tflite::test {
@@ -247,7 +247,7 @@ GraphBuilder::Options softmaxBeta(float beta) {
 REAL_TFLITE_TEST(SoftmaxFloatBeta) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SOFTMAX, {f32({2, 3, 10}, -8, 8)}, {f32({2, 3, 10})}, fb::BuiltinOptions_SoftmaxOptions,
-             softmaxBeta(0.7f));
+             softmaxBeta(0.7f), 0);
 }
 REAL_TFLITE_TEST(SoftmaxUint8) {
     REQUIRE();

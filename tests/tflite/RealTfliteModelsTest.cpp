@@ -65,7 +65,8 @@ TEST_P(RealTfliteModels, SameOutputsAsRealTflite) {
 // probability until session 19, from float CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED summed
 // in other orders than TFLite's) now run those nodes on the tools' kernels in TFLite's order on the
 // CPU path (src/cpu/FloatGemmEigen.h), and their delegated modes equal TFLite's own delegate on
-// nnemu's library; RealTfliteFloatModels below checks their CPU path bit for bit.
+// nnemu's library; RealTfliteFloatModels below checks their CPU path bit for bit (with the float
+// SOFTMAX on the tools' kernel in TFLite's order too).
 const std::vector<std::string> kKnownDifferent = {};
 
 // Models checked per path: the CPU path (no delegate) must equal TFLite's builtin kernels
@@ -139,20 +140,21 @@ std::string testName(const testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Catalog, RealTfliteModels, testing::ValuesIn(catalogNames(Check::Same)), testName);
 INSTANTIATE_TEST_SUITE_P(Catalog, RealTfliteModelsByPath, testing::ValuesIn(catalogNames(Check::ByPath)), testName);
 // The float models whose CPU path gives real TFLite's bits, every output byte for byte: their
-// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED run on the tools' kernels in TFLite's summation
-// order (src/cpu/FloatGemmEigen.h), the other float nodes they hold on kernels that give TFLite's
-// bits too.
+// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and SOFTMAX run on the tools' kernels in TFLite's
+// order (src/cpu/FloatGemmEigen.h, SoftmaxFloat.cpp), the other float nodes they hold on kernels
+// that give TFLite's bits too.
 const std::vector<std::string> kFloatBitForBit = {
-        "conv_float",     "depthwise_conv_float", "fully_connected_float",   "conv_net_float",
-        "segmenter_float", "deeplab_segmenter_float", "mixed_resize_nearest_float", "pose_keypoints_float"};
-// Those equal up to a last SOFTMAX or LOGISTIC: each output such a node writes is read at its
-// input instead (the model's bytes retargeted), which must be TFLite's bits; the float SOFTMAX and
-// LOGISTIC of the CPU path are a few ULP from TFLite's (nnapi-reference's exp), outside this check.
-const std::vector<std::string> kFloatBitForBitBeforeLastActivation = {
         "mobilenet_v1_1_0_224_float", "mobilenet_v1_0_25_224_float", "mobilenet_v1_0_25_128_float",
-        "mobilenet_v2_1_0_224_float", "ssd_detector_raw_float"};
+        "mobilenet_v2_1_0_224_float", "conv_float",                  "depthwise_conv_float",
+        "fully_connected_float",      "conv_net_float",              "segmenter_float",
+        "deeplab_segmenter_float",    "mixed_resize_nearest_float",  "pose_keypoints_float",
+        "softmax_float"};
+// Those equal up to a last LOGISTIC: each output such a node writes is read at its input instead
+// (the model's bytes retargeted), which must be TFLite's bits; the float LOGISTIC of the CPU path
+// is a few ULP from TFLite's (nnapi-reference's exp), outside this check.
+const std::vector<std::string> kFloatBitForBitBeforeLastActivation = {"ssd_detector_raw_float"};
 
-// The model's bytes with every output written by a SOFTMAX or LOGISTIC replaced by that node's input.
+// The model's bytes with every output written by a LOGISTIC replaced by that node's input.
 std::vector<uint8_t> beforeLastActivation(std::vector<uint8_t> bytes) {
     const fb::Model* model = fb::GetModel(bytes.data());
     const fb::SubGraph* graph = model->subgraphs()->Get(0);
@@ -161,7 +163,7 @@ std::vector<uint8_t> beforeLastActivation(std::vector<uint8_t> bytes) {
         for (const fb::Operator* op : *graph->operators()) {
             const fb::OperatorCode* code = model->operator_codes()->Get(op->opcode_index());
             const int32_t builtin = std::max<int32_t>(code->deprecated_builtin_code(), static_cast<int32_t>(code->builtin_code()));
-            if ((builtin == fb::BuiltinOperator_SOFTMAX || builtin == fb::BuiltinOperator_LOGISTIC) &&
+            if (builtin == fb::BuiltinOperator_LOGISTIC &&
                 op->outputs()->Get(0) == outputs->Get(o)) {
                 outputs->Mutate(o, op->inputs()->Get(0));
             }

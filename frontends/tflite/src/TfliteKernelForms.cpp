@@ -70,6 +70,9 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite's float kernel starts each output at its bias and adds the taps; NNAPI's reference adds the "
              "bias last",
              {ElementType::FLOAT32}},
+            {fb::BuiltinOperator_SOFTMAX, {ElementType::FLOAT32},
+             "TFLite's float kernel evaluates Eigen's exp approximation and sums each row in Eigen's packet "
+             "order; NNAPI's reference uses the C library's exp and its own sums"},
             // A quantized RELU whose output is quantized otherwise: TFLite's delegate lowers it as
             // it is, so a device runs NNAPI's (or declines it and TFLite's kernel runs it).
             {fb::BuiltinOperator_RELU, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},
