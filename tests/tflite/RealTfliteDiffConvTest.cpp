@@ -1,6 +1,9 @@
 // Differential tests against real TensorFlow Lite 2.21: convolutions, fully connected, pooling,
 // normalization and softmax, in float32, uint8 (per tensor) and int8 (per-channel weights where
-// TFLite takes them). One test per builtin and type (RealTfliteOps.h).
+// TFLite takes them). One test per builtin and type (RealTfliteOps.h). The float CONV_2D,
+// DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the float SOFTMAX, give TFLite's bits in every mode
+// (0 ULP: the CPU path sums in TFLite's order, each delegated mode as TFLite's own delegate on the
+// same device); RealTfliteFloatConvTest.cpp and RealTfliteFloatSoftmaxTest.cpp cover their shapes.
 #include "RealTfliteOps.h"
 
 namespace nnemu::tflite::test {
@@ -20,7 +23,8 @@ REAL_TFLITE_TEST(Conv2DFloatValidDilated) {
     expectOp(fb::BuiltinOperator_CONV_2D,
              {f32({1, 11, 10, 3}, -2, 2), constant(f32({5, 3, 3, 3}), rampBytes<float>(135, -1, 1)),
               constant(f32({5}), rampBytes<float>(5, -1, 1))},
-             {f32({1, 7, 6, 5})}, fb::BuiltinOptions_Conv2DOptions, conv(fb::Padding_VALID, 1, fb::ActivationFunctionType_NONE, 2));
+             {f32({1, 7, 6, 5})}, fb::BuiltinOptions_Conv2DOptions, conv(fb::Padding_VALID, 1, fb::ActivationFunctionType_NONE, 2),
+             0);
 }
 REAL_TFLITE_TEST(Conv2DUint8SameRelu6) {
     REQUIRE();
@@ -58,7 +62,7 @@ REAL_TFLITE_TEST(DepthwiseConv2DFloatMultiplier2) {
              {f32({1, 8, 7, 3}, -2, 2), constant(f32({1, 3, 3, 6}), rampBytes<float>(54, -1, 1)),
               constant(f32({6}), rampBytes<float>(6, -1, 1))},
              {f32({1, 8, 7, 6})}, fb::BuiltinOptions_DepthwiseConv2DOptions,
-             depthwise(fb::Padding_SAME, 1, 2, fb::ActivationFunctionType_RELU6));
+             depthwise(fb::Padding_SAME, 1, 2, fb::ActivationFunctionType_RELU6), 0);
 }
 REAL_TFLITE_TEST(DepthwiseConv2DUint8Stride2) {
     REQUIRE();
@@ -120,7 +124,7 @@ REAL_TFLITE_TEST(FullyConnectedFloat) {
     expectOp(fb::BuiltinOperator_FULLY_CONNECTED,
              {f32({3, 20}, -2, 2), constant(f32({7, 20}), rampBytes<float>(140, -1, 1)),
               constant(f32({7}), rampBytes<float>(7, -1, 1))},
-             {f32({3, 7})}, fb::BuiltinOptions_FullyConnectedOptions, fullyConnected(fb::ActivationFunctionType_RELU));
+             {f32({3, 7})}, fb::BuiltinOptions_FullyConnectedOptions, fullyConnected(fb::ActivationFunctionType_RELU), 0);
 }
 REAL_TFLITE_TEST(FullyConnectedUint8) {
     REQUIRE();
@@ -243,7 +247,7 @@ GraphBuilder::Options softmaxBeta(float beta) {
 REAL_TFLITE_TEST(SoftmaxFloatBeta) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_SOFTMAX, {f32({2, 3, 10}, -8, 8)}, {f32({2, 3, 10})}, fb::BuiltinOptions_SoftmaxOptions,
-             softmaxBeta(0.7f));
+             softmaxBeta(0.7f), 0);
 }
 REAL_TFLITE_TEST(SoftmaxUint8) {
     REQUIRE();

@@ -56,6 +56,23 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
             {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::INT8},
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
+            // Float convolutions: the same products, summed in another order (FloatGemmEigen.h,
+            // FloatConv.cpp); a grouped CONV_2D stays on NNAPI (its prepare refuses it).
+            {fb::BuiltinOperator_CONV_2D, {ElementType::FLOAT32},
+             "TFLite's x86 build sums in the order of its Eigen GEMM (depth blocks sized from the L1 cache, channels "
+             "and pixels in register groups); NNAPI's reference sums each window in its own order",
+             {ElementType::FLOAT32}},
+            {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::FLOAT32},
+             "TFLite's x86 build sums in the order of its Eigen GEMM or matrix-vector product; NNAPI's reference "
+             "sums each row in its own order",
+             {ElementType::FLOAT32}},
+            {fb::BuiltinOperator_DEPTHWISE_CONV_2D, {ElementType::FLOAT32},
+             "TFLite's float kernel starts each output at its bias and adds the taps; NNAPI's reference adds the "
+             "bias last",
+             {ElementType::FLOAT32}},
+            {fb::BuiltinOperator_SOFTMAX, {ElementType::FLOAT32},
+             "TFLite's float kernel evaluates Eigen's exp approximation and sums each row in Eigen's packet "
+             "order; NNAPI's reference uses the C library's exp and its own sums"},
             // A quantized RELU whose output is quantized otherwise: TFLite's delegate lowers it as
             // it is, so a device runs NNAPI's (or declines it and TFLite's kernel runs it).
             {fb::BuiltinOperator_RELU, {ElementType::UINT8, ElementType::INT8}, kReluWhy, {}, rescales},

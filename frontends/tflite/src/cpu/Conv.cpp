@@ -3,12 +3,14 @@
 // weights (TFLite's 16x8 quantization): an int64 accumulator plus the int64 (or int32) bias, requantized per output
 // channel with TFLite's 64-bit multiply (multiplier rounded to 16 bits, one rounding shift).
 // NHWC input, OHWI filter, grouped when the filter has fewer input channels than the input.
-// And int8 CONV_2D with ruy's rounding, TFLite's on x86 (ConvInt8.cpp), which NNAPI computes otherwise.
+// And int8 CONV_2D with ruy's rounding, TFLite's on x86 (ConvInt8.cpp), and float CONV_2D in the summation
+// order of TFLite's Eigen GEMM (FloatConv.cpp), which NNAPI compute otherwise.
 #include <algorithm>
 #include <limits>
 
 #include "ConvInt8.h"
 #include "CpuKernelList.h"
+#include "FloatConv.h"
 #include "HybridQuantization.h"
 #include "nnemu/kernels/QuantMath.h"
 
@@ -34,14 +36,14 @@ bool isHybrid(const CpuKernelCall& call) {
 bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
     if (!call.expectCounts(2, 3, 1)) return false;
     const CpuOperand &in = call.in(0), &filter = call.in(1);
-    const bool hybrid = isHybrid(call), int8 = isInt8Conv(call);
-    if (!hybrid && !int8 && (in.type() != ElementType::INT16 || filter.type() != ElementType::INT8 ||
+    const bool hybrid = isHybrid(call), int8 = isInt8Conv(call), floatForm = floatconv::isFloatForm(call);
+    if (!hybrid && !int8 && !floatForm && (in.type() != ElementType::INT16 || filter.type() != ElementType::INT8 ||
                     call.out(0).type() != ElementType::INT16)) {
-        return call.fail("only int8 convolutions, int16 activations with int8 weights, or float32 ones with int8 "
-                         "weights (hybrid), run on the CPU kernel");
+        return call.fail("only float32 and int8 convolutions, int16 activations with int8 weights, or float32 ones "
+                         "with int8 weights (hybrid), run on the CPU kernel");
     }
     if (in.rank() != 4 || filter.rank() != 4) return call.fail("input and filter must have rank 4");
-    if (!hybrid && !int8 && (in.tensor->zeroPoint != 0 || call.out(0).tensor->zeroPoint != 0)) {
+    if (!hybrid && !int8 && !floatForm && (in.tensor->zeroPoint != 0 || call.out(0).tensor->zeroPoint != 0)) {
         return call.fail("int16 zero points must be 0");
     }
     if (hybrid && filter.tensor->zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
@@ -51,10 +53,10 @@ bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
     if (filter.tensor->isPerChannel() && filter.tensor->channelScales.size() != static_cast<size_t>(w[0])) {
         return call.fail("one filter scale per output channel expected");
     }
-    if (!(filter.tensor->scale > 0 && (hybrid || (in.tensor->scale > 0 && call.out(0).tensor->scale > 0)))) {
+    if (!floatForm && !(filter.tensor->scale > 0 && (hybrid || (in.tensor->scale > 0 && call.out(0).tensor->scale > 0)))) {
         return call.fail("quantized tensors need positive scales");
     }
-    if (call.inputs.size() == 3 && call.in(2).present() && !int8) {
+    if (call.inputs.size() == 3 && call.in(2).present() && !int8 && !floatForm) {
         if (hybrid ? !call.expectType(call.in(2), {ElementType::FLOAT32}, "bias")
                    : !call.expectType(call.in(2), {ElementType::INT64, ElementType::INT32}, "bias")) {
             return false;
@@ -81,7 +83,9 @@ bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
 
 bool prepareConv(const CpuKernelCall& call) {
     ConvGeometry g;
-    return convGeometry(call, &g) && (!isInt8Conv(call) || prepareInt8Conv(call, nullptr));
+    if (!convGeometry(call, &g)) return false;
+    if (floatconv::isFloatForm(call)) return floatconv::prepareConv(call);
+    return !isInt8Conv(call) || prepareInt8Conv(call, nullptr);
 }
 
 // The hybrid convolution as TFLite computes it: each image quantized on the fly (per-tensor
@@ -146,6 +150,7 @@ bool runConv(const CpuKernelCall& call) {
     if (!convGeometry(call, &g)) return false;
     if (isHybrid(call)) return runHybridConv(call, g);
     if (isInt8Conv(call)) return runInt8Conv(call, g);
+    if (floatconv::isFloatForm(call)) return floatconv::runConv(call, g);
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
     const int32_t groupIn = w[3], groupOut = w[0] / (x[3] / w[3]);

@@ -118,6 +118,11 @@ bool prepareDepthwise(const CpuKernelCall& call);
 bool runDepthwise(const CpuKernelCall& call);
 }  // namespace hybrid
 
+namespace softmax {   // SoftmaxFloat.cpp
+bool prepareSoftmax(const CpuKernelCall& call);
+bool runSoftmax(const CpuKernelCall& call);
+}  // namespace softmax
+
 namespace lookup {   // Lookup.cpp
 bool prepareEmbeddingLookup(const CpuKernelCall& call);
 bool runEmbeddingLookup(const CpuKernelCall& call);

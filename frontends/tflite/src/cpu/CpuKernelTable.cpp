@@ -274,6 +274,8 @@ const KernelRow kKernels[] = {
     // MatrixDiag.cpp
     {fb::BuiltinOperator_MATRIX_DIAG, {matrix_diag::prepareMatrixDiag, matrix_diag::runMatrixDiag}},
     {fb::BuiltinOperator_MATRIX_SET_DIAG, {matrix_diag::prepareMatrixSetDiag, matrix_diag::runMatrixSetDiag}},
+    // SoftmaxFloat.cpp
+    {fb::BuiltinOperator_SOFTMAX, {softmax::prepareSoftmax, softmax::runSoftmax}},
     // QuantizedLogSoftmax.cpp
     {fb::BuiltinOperator_LOG_SOFTMAX, {log_softmax::prepareQuantized, log_softmax::runQuantized}},
     // Movement.cpp

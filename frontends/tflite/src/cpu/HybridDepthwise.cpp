@@ -3,8 +3,10 @@
 // NNAPI has no operation for, as TFLite's kernel computes it: each image quantized on the fly
 // asymmetrically (HybridQuantization.h; its zero point stands for the padding), integer sums of
 // weights times (input - zero point), times (channel scale x image scale) in float, plus the bias,
-// then the fused activation. Strides, dilations and depth multipliers as the float operator.
+// then the fused activation. Strides, dilations and depth multipliers as the float operator. And the
+// float form, in the order of TFLite's optimized float loops (FloatConv.cpp).
 #include "CpuKernelList.h"
+#include "FloatConv.h"
 #include "HybridQuantization.h"
 
 namespace nnemu::tflite {
@@ -18,9 +20,10 @@ struct DepthwiseGeometry {
 bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
     if (!call.expectCounts(2, 3, 1)) return false;
     const CpuOperand &in = call.in(0), &filter = call.in(1);
-    if (in.type() != ElementType::FLOAT32 || filter.type() != ElementType::INT8 ||
+    const bool floatForm = floatconv::isFloatForm(call);
+    if (in.type() != ElementType::FLOAT32 || (filter.type() != ElementType::INT8 && !floatForm) ||
         call.out(0).type() != ElementType::FLOAT32) {
-        return call.fail("the tools' CPU kernel computes the hybrid form only (float32 input, int8 weights)");
+        return call.fail("the tools' CPU kernel computes the float32 and hybrid (float32 input, int8 weights) forms only");
     }
     if (in.rank() != 4 || filter.rank() != 4 || filter.shape()[0] != 1) {
         return call.fail("input must have rank 4 and the filter shape [1, h, w, channels]");
@@ -32,8 +35,8 @@ bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
         return call.fail("filter channels must be the input's times the depth multiplier");
     }
     const Tensor& weights = *filter.tensor;
-    if (weights.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
-    if (weights.channelScales.size() != static_cast<size_t>(w[3]) || weights.quantizedDimension != 3) {
+    if (!floatForm && weights.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
+    if (!floatForm && (weights.channelScales.size() != static_cast<size_t>(w[3]) || weights.quantizedDimension != 3)) {
         return call.fail("hybrid depthwise weights need one scale per output channel, along dimension 3");
     }
     if (call.inputs.size() == 3 && call.in(2).present()) {
@@ -66,6 +69,7 @@ bool prepareDepthwise(const CpuKernelCall& call) {
 bool runDepthwise(const CpuKernelCall& call) {
     DepthwiseGeometry g;
     if (!depthwiseGeometry(call, &g)) return false;
+    if (floatconv::isFloatForm(call)) return floatconv::runDepthwise(call, g.padTop, g.padLeft);
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();

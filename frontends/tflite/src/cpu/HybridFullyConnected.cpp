@@ -7,13 +7,15 @@
 //   the zero point times the weights' sum) times the row's scale times the weights' scale, in
 //   float, then the fused activation; an input that is all zeros gives the activated bias.
 // And the int8 form (int8 input, weights and output), which NNAPI expresses but TFLite's x86
-// build rounds as ruy does: on the int8 GEMM of ConvInt8.cpp, each input row one GEMM row.
+// build rounds as ruy does: on the int8 GEMM of ConvInt8.cpp, each input row one GEMM row. And the
+// float form, in the summation order of TFLite's Eigen GEMM (FloatConv.cpp).
 #include <algorithm>
 #include <cmath>
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
 #include "CpuKernelList.h"
+#include "FloatConv.h"
 #include "HybridQuantization.h"
 
 namespace nnemu::tflite {
@@ -30,10 +32,11 @@ bool isHybridFullyConnected(const CpuKernelCall& call) {
 
 bool prepareFullyConnected(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 3, 1)) return false;
+    if (floatconv::isFloatForm(call)) return floatconv::prepareFullyConnected(call);
     const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
     const bool int8 = conv::isInt8Conv(call);
     if (!isHybridFullyConnected(call) && !int8) {
-        return call.fail("the tools' CPU kernel computes the hybrid form (float32 input, int8 weights) and the int8 one only");
+        return call.fail("the tools' CPU kernel computes the float32, hybrid (float32 input, int8 weights) and int8 forms only");
     }
     if (!int8 && !call.expectType(output, {ElementType::FLOAT32}, "output")) return false;
     const Tensor& w = *weights.tensor;
@@ -87,6 +90,7 @@ bool runInt8FullyConnected(const CpuKernelCall& call) {
 bool runFullyConnected(const CpuKernelCall& call) {
     if (!prepareFullyConnected(call)) return false;
     if (conv::isInt8Conv(call)) return runInt8FullyConnected(call);
+    if (floatconv::isFloatForm(call)) return floatconv::runFullyConnected(call);
     const CpuOperand &input = call.in(0), &weights = call.in(1), &output = call.out(0);
     const Tensor& w = *weights.tensor;
     const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);

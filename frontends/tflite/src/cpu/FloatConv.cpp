@@ -1,0 +1,193 @@
+// Float CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D as TFLite's x86 build computes them, bit
+// for bit (TfliteKernelForms.cpp runs them on the CPU path in place of nnapi-reference, whose sums
+// run in another order):
+// - CONV_2D: each output pixel's window copied into a row (im2col, 0 for the padding; the input
+//   itself for a 1x1 filter at stride 1), then the GEMM in Eigen's order (FloatGemmEigen.h), the
+//   bias added and the activation range applied;
+// - FULLY_CONNECTED: each input row one GEMM row, the same way;
+// - DEPTHWISE_CONV_2D: TFLite's optimized loops start each output at its bias and add the in-range
+//   taps row by row, left to right (each product rounded, then added).
+// TFLite clamps to [lowest, max] without an activation (an infinity becomes the largest float).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "FloatConv.h"
+#include "FloatGemmEigen.h"
+
+namespace nnemu::tflite::kernels::floatconv {
+namespace {
+
+void activationRange(int32_t activation, float* low, float* high) {
+    *low = std::numeric_limits<float>::lowest();
+    *high = std::numeric_limits<float>::max();
+    if (activation == kTfLiteActRelu || activation == kTfLiteActRelu6) *low = 0.0f;
+    if (activation == kTfLiteActRelu6) *high = 6.0f;
+    if (activation == kTfLiteActReluN1To1) {
+        *low = -1.0f;
+        *high = 1.0f;
+    }
+}
+
+bool checkBias(const CpuKernelCall& call, size_t channels) {
+    if (call.inputs.size() < 3 || !call.in(2).present()) return true;
+    if (!call.expectType(call.in(2), {ElementType::FLOAT32}, "bias")) return false;
+    if (call.in(2).count() != channels) return call.fail("bias must have one value per output channel");
+    return true;
+}
+
+const float* biasOf(const CpuKernelCall& call) {
+    return call.inputs.size() >= 3 && call.in(2).present() ? reinterpret_cast<const float*>(call.in(2).data) : nullptr;
+}
+
+// The packed filters, kept in the unit's state when they are constant; the im2col rows beside them.
+struct GemmState {
+    floatgemm::Plan plan;
+    std::vector<float> rows;
+};
+
+GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std::shared_ptr<void>& local) {
+    const CpuOperand& filters = call.in(1);
+    // Filters computed in the graph (a DENSIFY's output, a model input) are packed again at every invoke.
+    const bool constant = filters.tensor->isConstant && !filters.tensor->isVariable;
+    std::shared_ptr<void>& slot = call.state != nullptr && constant ? *call.state : local;
+    if (slot == nullptr) {
+        auto made = std::make_shared<GemmState>();
+        floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth, &made->plan);
+        slot = made;
+    }
+    return *static_cast<GemmState*>(slot.get());
+}
+
+}  // namespace
+
+bool isFloatForm(const CpuKernelCall& call) {
+    return call.inputs.size() >= 2 && !call.outputs.empty() && call.in(0).present() && call.in(1).present() &&
+           call.out(0).present() && call.in(0).type() == ElementType::FLOAT32 &&
+           call.in(1).type() == ElementType::FLOAT32 && call.out(0).type() == ElementType::FLOAT32;
+}
+
+bool prepareConv(const CpuKernelCall& call) {
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape();
+    if (w[3] != x[3]) return call.fail("a grouped float convolution runs on nnapi-reference");
+    return checkBias(call, static_cast<size_t>(w[0]));
+}
+
+bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
+    if (!prepareConv(call)) return false;
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape(), &y = call.out(0).shape();
+    const size_t units = static_cast<size_t>(w[0]), inC = static_cast<size_t>(x[3]);
+    const size_t depth = static_cast<size_t>(w[1]) * w[2] * inC;
+    const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2];
+    std::shared_ptr<void> local;
+    GemmState& state = gemmState(call, units, depth, local);
+    const auto* input = reinterpret_cast<const float*>(call.in(0).data);
+    const bool direct = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 &&
+                        g.dilationW == 1 && g.padTop == 0 && g.padLeft == 0;
+    const float* rows = input;
+    if (!direct) {
+        state.rows.resize(pixels * depth);
+        float* row = state.rows.data();
+        for (size_t pixel = 0; pixel < pixels; ++pixel) {
+            const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
+            const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
+            for (int32_t ky = 0; ky < w[1]; ++ky) {
+                const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+                for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                    const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
+                        std::fill(row, row + inC, 0.0f);
+                        continue;
+                    }
+                    std::memcpy(row, input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC * sizeof(float));
+                }
+            }
+        }
+        rows = state.rows.data();
+    }
+    float low, high;
+    activationRange(static_cast<int32_t>(call.params<TfLiteConvParams>()->activation), &low, &high);
+    floatgemm::run(state.plan, rows, pixels, biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));
+    return true;
+}
+
+bool prepareFullyConnected(const CpuKernelCall& call) {
+    const CpuOperand &input = call.in(0), &weights = call.in(1);
+    if (weights.rank() != 2 || weights.shape()[1] <= 0) return call.fail("weights must have shape [units, depth]");
+    const auto units = static_cast<size_t>(weights.shape()[0]), depth = static_cast<size_t>(weights.shape()[1]);
+    const auto* o = call.params<TfLiteFullyConnectedParams>();
+    if (o != nullptr && o->weights_format != kTfLiteFullyConnectedWeightsFormatDefault) {
+        return call.fail("shuffled weights are uint8 only");
+    }
+    if (o != nullptr && o->activation > kTfLiteActRelu6) return call.fail("the fused activation is not supported");
+    if (input.count() % depth != 0) return call.fail("input size is not a multiple of the weights' depth");
+    if (!checkBias(call, units)) return false;
+    std::vector<int32_t> shape{static_cast<int32_t>(input.count() / depth), static_cast<int32_t>(units)};
+    if (o != nullptr && o->keep_num_dims) {
+        shape = input.shape();
+        shape.back() = static_cast<int32_t>(units);
+    }
+    return call.expectOutputShape(0, shape);
+}
+
+bool runFullyConnected(const CpuKernelCall& call) {
+    if (!prepareFullyConnected(call)) return false;
+    const auto units = static_cast<size_t>(call.in(1).shape()[0]), depth = static_cast<size_t>(call.in(1).shape()[1]);
+    std::shared_ptr<void> local;
+    GemmState& state = gemmState(call, units, depth, local);
+    const auto* o = call.params<TfLiteFullyConnectedParams>();
+    float low, high;
+    activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
+    floatgemm::run(state.plan, reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
+                   biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));
+    return true;
+}
+
+bool runDepthwise(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
+    const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape(), &y = call.out(0).shape();
+    if (!checkBias(call, static_cast<size_t>(w[3]))) return false;
+    const auto* o = call.params<TfLiteDepthwiseConvParams>();
+    const auto* input = reinterpret_cast<const float*>(call.in(0).data);
+    const auto* filter = reinterpret_cast<const float*>(call.in(1).data);
+    const float* bias = biasOf(call);
+    auto* output = reinterpret_cast<float*>(call.out(0).out);
+    const auto channels = static_cast<size_t>(w[3]), inC = static_cast<size_t>(x[3]);
+    const auto multiplier = static_cast<size_t>(o->depth_multiplier);
+    float low, high;
+    activationRange(static_cast<int32_t>(o->activation), &low, &high);
+    std::vector<float> acc(channels);
+    for (int32_t b = 0; b < y[0]; ++b) {
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                for (size_t c = 0; c < channels; ++c) acc[c] = bias != nullptr ? bias[c] : 0.0f;
+                for (int32_t ky = 0; ky < w[1]; ++ky) {
+                    const int32_t iy = oy * o->stride_height - padTop + ky * o->dilation_height_factor;
+                    if (iy < 0 || iy >= x[1]) continue;
+                    for (int32_t kx = 0; kx < w[2]; ++kx) {
+                        const int32_t ix = ox * o->stride_width - padLeft + kx * o->dilation_width_factor;
+                        if (ix < 0 || ix >= x[2]) continue;
+                        const float* in = input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC;
+                        const float* f = filter + (static_cast<size_t>(ky) * w[2] + kx) * channels;
+                        if (multiplier == 1) {
+                            for (size_t c = 0; c < channels; ++c) {
+                                const float product = in[c] * f[c];
+                                acc[c] = acc[c] + product;
+                            }
+                        } else {
+                            for (size_t c = 0; c < channels; ++c) {
+                                const float product = in[c / multiplier] * f[c];
+                                acc[c] = acc[c] + product;
+                            }
+                        }
+                    }
+                }
+                float* to = output + ((static_cast<size_t>(b) * y[1] + oy) * y[2] + ox) * channels;
+                for (size_t c = 0; c < channels; ++c) to[c] = std::min(std::max(acc[c], low), high);
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite::kernels::floatconv
