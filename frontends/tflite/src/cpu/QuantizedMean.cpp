@@ -67,7 +67,16 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
         return;
     }
     std::vector<int32_t> sums(out.count(), 0);
-    forEachReduced(in.shape(), reduced, in.count(), [&](size_t i, size_t o) { sums[o] += in.at<T>(i); });
+    const T* values = reinterpret_cast<const T*>(in.data);
+    forEachReducedRow(in.shape(), reduced, in.count(), [&](size_t i, size_t o, size_t n, bool kept) {
+        if (kept) {
+            for (size_t k = 0; k < n; ++k) sums[o + k] += values[i + k];
+        } else {
+            int32_t sum = 0;
+            for (size_t k = 0; k < n; ++k) sum += values[i + k];
+            sums[o] += sum;
+        }
+    });
     const int64_t count = static_cast<int64_t>(in.count() / std::max<size_t>(sums.size(), 1));
     if (count == 0) {   // an empty input: TFLite writes zeros
         for (size_t o = 0; o < out.count(); ++o) out.set<T>(o, T{0});
