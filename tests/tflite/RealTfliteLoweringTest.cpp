@@ -46,6 +46,10 @@ TEST(RealTfliteLowering, HardSwishFloat) {
     const GraphBuilder g = unary(fb::BuiltinOperator_HARD_SWISH, fb::TensorType_FLOAT32, {2, 3, 4, 5});
     EXPECT_EQ(delegatedNodes(g), 1u);
     expectSameAsRealTflite(g, {rampBytes<float>(120, -7, 7)});
+    // Off the delegate the tools' kernel gives TFLite's bits (TfliteKernelForms.cpp): a sweep of
+    // 4096 values through the ramp of the gate, 0 ULP.
+    const GraphBuilder sweep = unary(fb::BuiltinOperator_HARD_SWISH, fb::TensorType_FLOAT32, {4, 1024});
+    expectSameAsRealTflite(sweep, {rampBytes<float>(4096, -4.1f, 4.3f)}, 0);
 }
 
 TEST(RealTfliteLowering, HardSwishUint8) {

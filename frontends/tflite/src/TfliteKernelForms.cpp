@@ -48,6 +48,9 @@ const std::vector<KernelForm>& kernelForms() {
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::FLOAT32},
              "TFLite's optimized kernel steps the aligned or half-pixel source coordinates otherwise (a few ULP)", {},
              alignsCorners},
+            {fb::BuiltinOperator_HARD_SWISH, {ElementType::FLOAT32},
+             "TFLite's float kernel rounds the product and the division in float; NNAPI's reference evaluates in "
+             "double"},
             {fb::BuiltinOperator_TANH, {ElementType::FLOAT32},
              "TFLite's float kernel evaluates Eigen's rational approximation; NNAPI's is the C library's tanh"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D

@@ -17,6 +17,8 @@ bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);
 bool runFakeQuant(const CpuKernelCall& call);
+bool prepareHardSwish(const CpuKernelCall& call);
+bool runHardSwish(const CpuKernelCall& call);
 bool prepareTanh(const CpuKernelCall& call);
 bool runTanh(const CpuKernelCall& call);
 }  // namespace activation

@@ -227,6 +227,7 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
     {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
+    {fb::BuiltinOperator_HARD_SWISH, {activation::prepareHardSwish, activation::runHardSwish}},
     // AddNAtan2.cpp
     {fb::BuiltinOperator_ADD_N, {add_n_atan2::prepareAddN, add_n_atan2::runAddN}},
     {fb::BuiltinOperator_ATAN2, {add_n_atan2::prepareAtan2, add_n_atan2::runAtan2}},
