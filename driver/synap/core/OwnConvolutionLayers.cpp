@@ -106,9 +106,16 @@ struct FloatGemmLayer : OwnLayer {
         // A float multiply-add costs about 4 of the 8-bit GEMM's (16 lanes, no 4-wide dot
         // products); a bf16 one about 2 (pairs), on AMX tiles about 0.5 (4-8x faster on MobileNet's
         // deeper layers, 2x on the shallow ones that writing their output bounds).
-        const double bf16Cost = kernels::bestBf16Kernel() == kernels::Bf16Kernel::Amx ? 0.5 : 2.0;
-        const double blockRowCost = (bf16 ? bf16Cost : 4.0) * kernels::kFloatGemmBlock * depth;
-        inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+        const bool amx = bf16 && kernels::bestBf16Kernel() == kernels::Bf16Kernel::Amx;
+        CutRules rules{(amx ? 0.5 : bf16 ? 2.0 : 4.0) * kernels::kFloatGemmBlock * static_cast<double>(depth)};
+        if (amx) {
+            // Its calls of 32 rows x 2 blocks (FloatGemmBf16Amx.cpp), the rows rounded to bf16 per
+            // call: whole groups, one channel slice per thread (as gemmCutRules for AMX-INT8).
+            rules.rowGrain = rules.minSliceRows = 32;
+            rules.unitGrain = 2;
+            rules.unitSlicesPerThread = 1;
+        }
+        inTiles(layer.pool, rows, blocks, rules, [&](size_t begin, size_t end, size_t first, size_t last) {
             if (bf16) {
                 thread_local std::vector<uint32_t> scratch;  // the tile's input rows in bf16
                 kernels::runFloatGemmBf16Tile(weights, input, output, low, high, begin, end,
