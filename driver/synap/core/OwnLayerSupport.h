@@ -59,8 +59,8 @@ void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRow
 }
 
 // Work cut by cost (OwnConvolutionLayers.cpp): a slice holds at least this many multiply-
-// accumulates, so that handing it to another thread costs little of its time (a few
-// microseconds of work on the fastest kernels).
+// accumulates of the AVX-512 VNNI GEMM's speed (CutRules: faster kernels weigh less), so that
+// handing it to another thread costs little of its time (a few microseconds of work).
 constexpr double kMinSliceCost = 256 * 1024;
 // Slices along the rows alone need this many rows each (whole runs of the kernels' row tiles).
 constexpr size_t kRowsPerRowSlice = 16;
