@@ -9,7 +9,8 @@
 //
 // Gemm/ runs the GEMM alone on MobileNet v2's and v1's 1x1 shapes (on AMX machines also the
 // AVX-512 VNNI and AMX-INT8 kernels each on its own, interleaved); GemmThreads/ the same on 2
-// threads, cut as the core cuts it and as it did before, against one thread.
+// threads, cut as the core cuts it (gemmCutRules: tiles_), with the VNNI kernel's costs and
+// grains whatever runs (vnni_cut_) and in slices of 64 rows, against one thread.
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -313,8 +314,9 @@ void Gemm(benchmark::State& state) {
 }
 
 // The same on a pool of 2 threads, cut as the core's GEMM layers cut it (OwnLayerSupport.h
-// inTiles: by cost, along the channels for few rows) and as they did before (slices of 64 rows),
-// against one thread, interleaved: the best of 20 runs each.
+// gemmCutRules: by the running kernel's cost and grains, along the channels for few rows), as
+// they did before this machine's AMX kernels (the VNNI kernel's costs, single rows and blocks) and
+// in slices of 64 rows, against one thread, interleaved: the best of 20 runs each.
 void GemmThreads(benchmark::State& state) {
     GemmCase c(state);
     if (c.packed.empty()) return state.SkipWithError("cannot pack");
@@ -328,10 +330,16 @@ void GemmThreads(benchmark::State& state) {
     using synap::kernels::kGemmBlock;
     const size_t blocks = (c.channels + kGemmBlock - 1) / kGemmBlock;
     const double blockRowCost = static_cast<double>(kGemmBlock * job.args.depthGroups * 4);
-    double one = 1e30, tiles = 1e30, rows64 = 1e30;
+    const synap::own::CutRules rules = synap::own::gemmCutRules(job);
+    double one = 1e30, tiles = 1e30, flat = 1e30, rows64 = 1e30;
     for (auto _ : state) {
         one = std::min(one, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
         tiles = std::min(tiles, bestOf20([&] {
+            synap::own::inTiles(pool.get(), c.rows, blocks, rules, [&](size_t b, size_t e, size_t f, size_t l) {
+                synap::kernels::runQuantGemmTile(job, b, e, f * kGemmBlock, l * kGemmBlock);
+            });
+        }));
+        flat = std::min(flat, bestOf20([&] {
             synap::own::inTiles(pool.get(), c.rows, blocks, blockRowCost, [&](size_t b, size_t e, size_t f, size_t l) {
                 synap::kernels::runQuantGemmTile(job, b, e, f * kGemmBlock, l * kGemmBlock);
             });
@@ -344,6 +352,8 @@ void GemmThreads(benchmark::State& state) {
     state.counters["tiles_us"] = tiles;
     state.counters["rows64_us"] = rows64;
     state.counters["tiles_vs_one"] = tiles / one;
+    state.counters["vnni_cut_us"] = flat;
+    state.counters["vnni_cut_vs_one"] = flat / one;
     state.counters["rows64_vs_one"] = rows64 / one;
 }
 

@@ -53,6 +53,39 @@ TEST(OwnSlicing, SlicesCoverEveryOutputOnceAndAreWorthTheirCost) {
     }
 }
 
+TEST(OwnSlicing, GrainedSlicesAreWholeGrainsAndCoverEveryOutputOnce) {
+    // AMX-like rules (gemmCutRules): 32-row groups, pairs of blocks, one channel slice per thread.
+    for (size_t threads = 1; threads <= 5; ++threads) {
+        for (const Shape& s : kShapes) {
+            const CutRules rules{s.unitRowCost * 0.3, 32, 2, 32, 1};
+            const Tiling t = tilingOf(threads, s.rows, s.units, rules);
+            const size_t slices = t.rowSlices * t.unitSlices;
+            ASSERT_GE(slices, 1u);
+            if (slices == 1) continue;
+            EXPECT_LE(t.rowSlices, grainsOf(s.rows, 32));
+            EXPECT_LE(t.unitSlices, grainsOf(s.units, 2));
+            if (t.unitSlices > 1) {
+                EXPECT_LE(slices, threads) << s.rows << "x" << s.units << " on " << threads;
+            }
+            std::vector<int> covered(s.rows * s.units, 0);
+            for (size_t i = 0; i < slices; ++i) {
+                const size_t r = i / t.unitSlices, u = i % t.unitSlices;
+                const size_t rowBegin = grainBoundary(s.rows, 32, r, t.rowSlices);
+                const size_t rowEnd = grainBoundary(s.rows, 32, r + 1, t.rowSlices);
+                const size_t unitBegin = grainBoundary(s.units, 2, u, t.unitSlices);
+                const size_t unitEnd = grainBoundary(s.units, 2, u + 1, t.unitSlices);
+                EXPECT_TRUE(rowBegin % 32 == 0 && unitBegin % 2 == 0);
+                EXPECT_TRUE(rowEnd % 32 == 0 || rowEnd == s.rows);
+                EXPECT_TRUE(unitEnd % 2 == 0 || unitEnd == s.units);
+                for (size_t row = rowBegin; row < rowEnd; ++row) {
+                    for (size_t unit = unitBegin; unit < unitEnd; ++unit) ++covered[row * s.units + unit];
+                }
+            }
+            EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), static_cast<long>(covered.size()));
+        }
+    }
+}
+
 TEST(OwnSlicing, LayersOfFewRowsUseEveryThread) {
     // 7x7 1x1 convolutions and the classifier: along the channels.
     for (const Shape s : {Shape{49, 60, 16 * 160}, Shape{49, 10, 16 * 960}, Shape{1, 63, 16 * 1280}}) {
@@ -75,7 +108,7 @@ private:
     pthreadpool_t pool_;
 };
 
-// The GEMM as GemmLayer runs it (OwnConvolutionLayers.cpp) on `pool`.
+// The GEMM as GemmLayer runs it (OwnConvolutionLayers.cpp: cut by gemmCutRules) on `pool`.
 std::vector<uint8_t> gemmOn(pthreadpool_t pool, Isa isa, const std::vector<uint8_t>& packed,
                             const std::vector<uint8_t>& input, size_t rows, size_t channels) {
     std::vector<uint8_t> out(rows * channels, 0xCD);
@@ -83,7 +116,7 @@ std::vector<uint8_t> gemmOn(pthreadpool_t pool, Isa isa, const std::vector<uint8
     QuantGemmJob job;
     EXPECT_TRUE(prepareQuantGemm(isa, packed, input.data(), rows, out.data(), &scratch, &job));
     const size_t blocks = (channels + kGemmBlock - 1) / kGemmBlock;
-    inTiles(pool, rows, blocks, static_cast<double>(kGemmBlock * job.args.depthGroups * 4),
+    inTiles(pool, rows, blocks, gemmCutRules(job),
             [&](size_t begin, size_t end, size_t first, size_t last) {
                 runQuantGemmTile(job, begin, end, first * kGemmBlock, last * kGemmBlock);
             });
@@ -93,7 +126,8 @@ std::vector<uint8_t> gemmOn(pthreadpool_t pool, Isa isa, const std::vector<uint8
 TEST(OwnSlicing, GemmOnTwoThreadsMatchesOneBitForBit) {
     Pool two(2);
     std::mt19937 rng(77);
-    const uint32_t shapes[][3] = {{49, 160, 960}, {49, 960, 160}, {1, 1280, 1000}, {196, 96, 576}, {3136, 24, 144}};
+    const uint32_t shapes[][3] = {{49, 160, 960}, {49, 960, 160}, {1, 1280, 1000}, {196, 96, 576}, {3136, 24, 144},
+                                  {49, 960, 320}, {196, 384, 64}, {200, 512, 512}, {40, 256, 48}};
     for (Family family : {Family::Uint8, Family::Int8, Family::Int8PerChannel}) {
         for (const auto& shape : shapes) {
             const uint32_t rows = shape[0], depth = shape[1], channels = shape[2];

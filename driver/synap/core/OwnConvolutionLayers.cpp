@@ -32,8 +32,7 @@ struct GemmLayer : OwnLayer {
         if (!kernels::prepareQuantGemm(isa, weights, layer.inputs[0], rows, layer.output, &scratch, &job)) return false;
         // Cut along the rows, or for layers of few rows (7x7 maps, classifiers) along the channels.
         const size_t blocks = (job.args.channels + kernels::kGemmBlock - 1) / kernels::kGemmBlock;
-        const double blockRowCost = static_cast<double>(kernels::kGemmBlock * job.args.depthGroups * 4);
-        inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+        inTiles(layer.pool, rows, blocks, gemmCutRules(job), [&](size_t begin, size_t end, size_t first, size_t last) {
             kernels::runQuantGemmTile(job, begin, end, first * kernels::kGemmBlock, last * kernels::kGemmBlock);
         });
         return true;
@@ -107,9 +106,16 @@ struct FloatGemmLayer : OwnLayer {
         // A float multiply-add costs about 4 of the 8-bit GEMM's (16 lanes, no 4-wide dot
         // products); a bf16 one about 2 (pairs), on AMX tiles about 0.5 (4-8x faster on MobileNet's
         // deeper layers, 2x on the shallow ones that writing their output bounds).
-        const double bf16Cost = kernels::bestBf16Kernel() == kernels::Bf16Kernel::Amx ? 0.5 : 2.0;
-        const double blockRowCost = (bf16 ? bf16Cost : 4.0) * kernels::kFloatGemmBlock * depth;
-        inTiles(layer.pool, rows, blocks, blockRowCost, [&](size_t begin, size_t end, size_t first, size_t last) {
+        const bool amx = bf16 && kernels::bestBf16Kernel() == kernels::Bf16Kernel::Amx;
+        CutRules rules{(amx ? 0.5 : bf16 ? 2.0 : 4.0) * kernels::kFloatGemmBlock * static_cast<double>(depth)};
+        if (amx) {
+            // Its calls of 32 rows x 2 blocks (FloatGemmBf16Amx.cpp), the rows rounded to bf16 per
+            // call: whole groups, one channel slice per thread (as gemmCutRules for AMX-INT8).
+            rules.rowGrain = rules.minSliceRows = 32;
+            rules.unitGrain = 2;
+            rules.unitSlicesPerThread = 1;
+        }
+        inTiles(layer.pool, rows, blocks, rules, [&](size_t begin, size_t end, size_t first, size_t last) {
             if (bf16) {
                 thread_local std::vector<uint32_t> scratch;  // the tile's input rows in bf16
                 kernels::runFloatGemmBf16Tile(weights, input, output, low, high, begin, end,
@@ -256,6 +262,25 @@ std::shared_ptr<LayerState> convolutionOfFlipSource(const npu::Program& program,
 }
 
 namespace own {
+
+CutRules gemmCutRules(const kernels::QuantGemmJob& job) {
+    const kernels::GemmArgs& a = job.args;
+    CutRules rules{static_cast<double>(kernels::kGemmBlock * a.depthGroups * 4)};
+    if (job.kernel != kernels::gemmAvx512Amx || !kernels::amxInt8Suits(a)) return rules;
+    // AMX-INT8 (GemmAmxInt8.cpp) against VNNI, one thread (BENCHMARKS.md "AMX-INT8 in the GEMM"):
+    // 0.23-0.26x the time from a depth of 512, 0.38-0.57x at 144, 0.81-0.91x at 24.
+    const size_t depth = size_t{a.depthGroups} * 4;
+    rules.unitRowCost *= depth >= 256 ? 0.3 : depth >= 96 ? 0.5 : 0.85;
+    // Its row groups of 32 rows (two 16-row tiles) and pairs of channel blocks: slices of fewer
+    // compute padding. A channel slice reads every row (and copies int8 ones flipped when the
+    // rows are fewer than the channels): one per thread.
+    constexpr size_t kAmxRowGroup = 32;
+    rules.rowGrain = kAmxRowGroup;
+    rules.minSliceRows = kAmxRowGroup;
+    rules.unitGrain = 2;
+    rules.unitSlicesPerThread = 1;
+    return rules;
+}
 
 bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
                             const uint8_t* input, uint8_t* output) {

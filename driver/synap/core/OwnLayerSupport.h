@@ -16,6 +16,7 @@
 #include "../kernels/Depthwise.h"
 #include "../kernels/QuantAdd.h"
 #include "../kernels/QuantConv.h"
+#include "../kernels/QuantGemm.h"
 #include "../program/OwnSpecs.h"
 
 namespace nnemu::synap::own {
@@ -58,45 +59,80 @@ void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRow
 }
 
 // Work cut by cost (OwnConvolutionLayers.cpp): a slice holds at least this many multiply-
-// accumulates, so that handing it to another thread costs little of its time (a few
-// microseconds of work on the fastest kernels).
+// accumulates of the AVX-512 VNNI GEMM's speed (CutRules: faster kernels weigh less), so that
+// handing it to another thread costs little of its time (a few microseconds of work).
 constexpr double kMinSliceCost = 256 * 1024;
 // Slices along the rows alone need this many rows each (whole runs of the kernels' row tiles).
 constexpr size_t kRowsPerRowSlice = 16;
 
-// How `rows` x `units` of work (a unit: a block of output channels, or 1), each row of a unit
-// costing `unitRowCost`, is cut for `threads` threads: up to 4 slices per thread, each of at
-// least kMinSliceCost, their count a multiple of the threads where the work allows; along the rows while they are many,
-// otherwise along the units (and the rows for what remains). One slice when not worth cutting.
+// How a layer's work may be cut (tilingOf): what one row of one unit costs, in multiply-
+// accumulates of the AVX-512 VNNI kernels (a kernel k times faster weighs 1/k of them), and the
+// runs a kernel wants whole: slices along the rows hold whole runs of `rowGrain` rows and at least
+// `minSliceRows` rows, slices along the units whole runs of `unitGrain` units; at most
+// `unitSlicesPerThread` slices per thread along the units (each such slice reads all the rows:
+// a kernel that copies them per call wants few).
+struct CutRules {
+    double unitRowCost = 0;
+    size_t rowGrain = 1, unitGrain = 1;
+    size_t minSliceRows = kRowsPerRowSlice;
+    size_t unitSlicesPerThread = 4;
+};
+
+// How `rows` x `units` of work is cut for `threads` threads, in grains (CutRules): up to 4 slices
+// per thread, each of at least kMinSliceCost, their count a multiple of the threads where the work
+// allows; along the rows while they are many, otherwise along the units (and the rows for what
+// remains). One slice when not worth cutting.
 struct Tiling {
     size_t rowSlices = 1, unitSlices = 1;
 };
-inline Tiling tilingOf(size_t threads, size_t rows, size_t units, double unitRowCost) {
-    const double cost = static_cast<double>(rows) * static_cast<double>(units) * unitRowCost;
-    size_t slices = std::min(4 * threads, rows * units);
+inline size_t grainsOf(size_t count, size_t grain) { return (count + grain - 1) / std::max<size_t>(grain, 1); }
+inline Tiling tilingOf(size_t threads, size_t rows, size_t units, const CutRules& rules) {
+    const size_t rowGrains = grainsOf(rows, rules.rowGrain), unitGrains = grainsOf(units, rules.unitGrain);
+    const double cost = static_cast<double>(rows) * static_cast<double>(units) * rules.unitRowCost;
+    size_t slices = std::min(4 * threads, rowGrains * unitGrains);
     if (cost < static_cast<double>(slices) * kMinSliceCost) slices = static_cast<size_t>(cost / kMinSliceCost);
     if (slices >= threads) slices -= slices % threads;
     if (threads < 2 || slices < 2) return {};
-    if (rows >= slices * kRowsPerRowSlice) return {slices, 1};
-    size_t unitSlices = std::min(slices, units);
+    if (rows >= slices * rules.minSliceRows && rowGrains >= slices) return {slices, 1};
+    slices = std::min(slices, std::max<size_t>(rules.unitSlicesPerThread, 1) * threads);
+    size_t unitSlices = std::min(slices, unitGrains);
     while (slices % unitSlices != 0) --unitSlices;  // rows x units slices, as many as asked
-    return {std::min(rows, slices / unitSlices), unitSlices};
+    return {std::min(rowGrains, slices / unitSlices), unitSlices};
+}
+// Every row and unit a grain of its own, `unitRowCost` per unit row.
+inline Tiling tilingOf(size_t threads, size_t rows, size_t units, double unitRowCost) {
+    return tilingOf(threads, rows, units, CutRules{unitRowCost});
+}
+
+// Where the i-th of `parts` slices of `count` begins, on a boundary of whole grains.
+inline size_t grainBoundary(size_t count, size_t grain, size_t i, size_t parts) {
+    return std::min(count, grainsOf(count, grain) * i / parts * std::max<size_t>(grain, 1));
 }
 
 // Runs rows x units of work on the pool, cut by tilingOf: run(rowBegin, rowEnd, unitBegin,
 // unitEnd) per slice, on any thread; the whole on the calling thread without a pool.
 template <typename RunTile>
-void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, const RunTile& run) {
+void inTiles(pthreadpool_t pool, size_t rows, size_t units, const CutRules& rules, const RunTile& run) {
     const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-    const Tiling t = tilingOf(threads, rows, units, unitRowCost);
+    const Tiling t = tilingOf(threads, rows, units, rules);
     if (t.rowSlices * t.unitSlices < 2) return run(size_t{0}, rows, size_t{0}, units);
     const auto tile = [&](size_t i) {
         const size_t r = i / t.unitSlices, u = i % t.unitSlices;
-        run(rows * r / t.rowSlices, rows * (r + 1) / t.rowSlices, units * u / t.unitSlices,
-            units * (u + 1) / t.unitSlices);
+        run(grainBoundary(rows, rules.rowGrain, r, t.rowSlices), grainBoundary(rows, rules.rowGrain, r + 1, t.rowSlices),
+            grainBoundary(units, rules.unitGrain, u, t.unitSlices),
+            grainBoundary(units, rules.unitGrain, u + 1, t.unitSlices));
     };
     parallelize(pool, tile, t.rowSlices * t.unitSlices);
 }
+template <typename RunTile>
+void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, const RunTile& run) {
+    inTiles(pool, rows, units, CutRules{unitRowCost}, run);
+}
+
+// How the quantized GEMM of `job` is cut, in blocks of kernels::kGemmBlock channels
+// (OwnConvolutionLayers.cpp): by the kernel that runs it (AMX-INT8's tiles of 32 rows x 2 blocks
+// are several times faster than VNNI on deep layers and copy the rows per call in some cases).
+CutRules gemmCutRules(const kernels::QuantGemmJob& job);
 
 // Elements a slice of a pooled element-wise ADD has at least: several microseconds of work, which
 // handing it to another thread costs a small part of.
