@@ -99,6 +99,10 @@ struct Call {
     // Per channel: what the accumulators start from: int8 rows' 128 * sum(weights) (flipped
     // rows' sums, GemmArgs.h), plus in the fast modes the bias and column term; nullptr: zeros.
     const int32_t* start;
+    // FastAboveZero without row terms: per block [2][8] (even, odd channels) start * multiplier
+    // + positive nudge, so that the accumulators enter the product as the tiles leave them,
+    // without adding `start` (one instruction less per 16 outputs); nullptr otherwise.
+    const int64_t* nudges = nullptr;
 };
 
 // Rows [0, count) of a row group's accumulators (`acc`, channel blocks `block` and, B = 2, the
@@ -111,7 +115,9 @@ void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t b
     uint8_t* out = a.output + row * a.outputStride + first;
     auto sums = [&](size_t i, int j) {
         __m512i x = _mm512_loadu_si512(acc + i * kAccStride + j * kGemmBlock);
-        if (c.start != nullptr) x = _mm512_add_epi32(x, _mm512_loadu_si512(c.start + first + j * kGemmBlock));
+        if (c.start != nullptr && c.nudges == nullptr) {
+            x = _mm512_add_epi32(x, _mm512_loadu_si512(c.start + first + j * kGemmBlock));
+        }
         if (terms != nullptr) x = _mm512_add_epi32(x, _mm512_set1_epi32(terms[i]));
         return x;
     };
@@ -137,9 +143,15 @@ void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t b
         if constexpr (High) {
             for (int j = 0; j < B; ++j) highShifts(a.fastBlocks[block + j], &shift32[j]);
         }
+        // The positive nudges: the call's, with the start folded in, or the blocks' own.
+        const int64_t(*positives[B])[8];
+        for (int j = 0; j < B; ++j) {
+            positives[j] = c.nudges != nullptr ? reinterpret_cast<const int64_t(*)[8]>(c.nudges + (block + j) * kGemmBlock)
+                                               : a.fastBlocks[block + j].positive;
+        }
         auto scale = [&](int j, __m512i x) {
-            if constexpr (High) return scaledHigh<aboveZero>(a.fastBlocks[block + j], shift32[j], x);
-            return scaled<aboveZero>(a.fastBlocks[block + j], x);
+            if constexpr (High) return scaledHigh<aboveZero>(a.fastBlocks[block + j], shift32[j], x, positives[j]);
+            return scaled<aboveZero>(a.fastBlocks[block + j], x, positives[j]);
         };
         size_t i = 0;
         for (; i + 4 <= count; i += 4) {
@@ -180,6 +192,7 @@ struct Scratch {
     std::vector<uint8_t> rows;
     alignas(64) int32_t acc[2][kGroupRows * kAccStride];
     std::vector<int32_t> start;
+    std::vector<int64_t> nudges;
 };
 
 // One row group: `count` rows from `row` on, read from `rows` (stride a.rowStride, 32 rows
@@ -232,7 +245,26 @@ void run(const GemmArgs& a) {
         start = scratch.start.data();
     }
     const size_t kc = chunkGroups(a.depthGroups);
-    const Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start};
+    Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start};
+    if (M == Mode::FastAboveZero && a.rowTerms == nullptr && a.rowFactor == 0) {
+        // x * m + positive = accumulator * m + (start * m + positive), the same 64-bit sum:
+        // `start` is x for rows of all zero bytes and the accumulator what the rows add to
+        // it, both within int32 by the fast requantization's condition (|x| <= the largest
+        // sum + |bias| for any rows), so x = accumulator + start without wrapping; the sum
+        // x * m + positive (< 2^62 + 2^62) fits int64, and 64-bit adds wrap, so the order
+        // of the terms does not matter.
+        scratch.nudges.resize(padded);
+        for (size_t block = 0; block < blocks; ++block) {
+            const FastRequantBlock& f = a.fastBlocks[block];
+            const __m512i s = _mm512_loadu_si512(start + block * kGemmBlock);
+            for (int p = 0; p < 2; ++p) {
+                const __m512i t = _mm512_mul_epi32(p == 0 ? s : _mm512_srli_epi64(s, 32), _mm512_loadu_si512(f.multiplier[p]));
+                _mm512_storeu_si512(scratch.nudges.data() + block * kGemmBlock + p * 8,
+                                    _mm512_add_epi64(t, _mm512_loadu_si512(f.positive[p])));
+            }
+        }
+        c.nudges = scratch.nudges.data();
+    }
     TileConfig config;
     for (int t = 0; t < 4; ++t) {
         config.rows[t] = kTileRows;

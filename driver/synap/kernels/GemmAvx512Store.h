@@ -15,15 +15,17 @@ namespace {
 // output zero point: even channels, then odd, merged back in place. AboveZero: the layer's clamp
 // starts at or above the output zero point (ReLU, ReLU6), so a negative x, whose value is at
 // most 0, ends at the clamp's lower bound whichever nudge it takes: the positive one for all,
-// no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.)
+// no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.) `positive`:
+// the positive nudges, f.positive or the same plus a term the caller took out of x times the
+// multiplier (GemmAmxInt8.cpp folds its accumulators' start in so).
 template <bool AboveZero>
-__m512i scaled(const FastRequantBlock& f, __m512i x) {
+__m512i scaled(const FastRequantBlock& f, __m512i x, const int64_t (*positive)[8]) {
     const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
     __m512i z[2];
     #pragma GCC unroll 16
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        __m512i nudge = _mm512_loadu_si512(positive[p]);
         if constexpr (!AboveZero) {
             nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
                                             _mm512_loadu_si512(f.negative[p]));
@@ -40,13 +42,13 @@ __m512i scaled(const FastRequantBlock& f, __m512i x) {
 // One vector instruction less per 16 outputs: the AMX kernel's requantization 3-6 % faster on
 // its requantization-bound shapes; in the VNNI kernel's tiles it measured within noise.
 template <bool AboveZero>
-__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x) {
+__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x, const int64_t (*positive)[8]) {
     const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
     __m512i u[2];
     #pragma GCC unroll 2
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        __m512i nudge = _mm512_loadu_si512(positive[p]);
         if constexpr (!AboveZero) {
             nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
                                             _mm512_loadu_si512(f.negative[p]));
