@@ -11,24 +11,40 @@
 namespace nnemu::synap::kernels {
 namespace {
 
+// The nudges of a block's folded requantization ([0] even channels, [1] odd): the product t
+// takes `negative` where t < threshold, else `positive`. A block's own (nudgesOf) have the
+// threshold -2^30; a caller that leaves a term s out of x (x = x' + s) gives t' = x' * m the
+// nudges plus s * m and the threshold -2^30 - s * m: the same sums t' + nudge, the same values
+// (GemmAmxInt8.cpp leaves out its accumulators' start so).
+struct Nudges {
+    const int64_t (*positive)[8];
+    const int64_t (*negative)[8];
+    const int64_t (*threshold)[8];
+};
+
+alignas(64) constexpr int64_t kNudgeThreshold[2][8] = {
+        {-(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30),
+         -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30)},
+        {-(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30),
+         -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30)}};
+
+inline Nudges nudgesOf(const FastRequantBlock& f) { return {f.positive, f.negative, kNudgeThreshold}; }
+
 // The folded requantization (GemmArgs.h) of x = accumulator + bias + column term, without the
 // output zero point: even channels, then odd, merged back in place. AboveZero: the layer's clamp
 // starts at or above the output zero point (ReLU, ReLU6), so a negative x, whose value is at
 // most 0, ends at the clamp's lower bound whichever nudge it takes: the positive one for all,
-// no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.) `positive`:
-// the positive nudges, f.positive or the same plus a term the caller took out of x times the
-// multiplier (GemmAmxInt8.cpp folds its accumulators' start in so).
+// no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.)
 template <bool AboveZero>
-__m512i scaled(const FastRequantBlock& f, __m512i x, const int64_t (*positive)[8]) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+__m512i scaled(const FastRequantBlock& f, __m512i x, const Nudges& n) {
     __m512i z[2];
     #pragma GCC unroll 16
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(positive[p]);
+        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
         if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
-                                            _mm512_loadu_si512(f.negative[p]));
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
+                                            _mm512_loadu_si512(n.negative[p]));
         }
         z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), _mm512_loadu_si512(f.shift[p]));
     }
@@ -42,16 +58,15 @@ __m512i scaled(const FastRequantBlock& f, __m512i x, const int64_t (*positive)[8
 // One vector instruction less per 16 outputs: the AMX kernel's requantization 3-6 % faster on
 // its requantization-bound shapes; in the VNNI kernel's tiles it measured within noise.
 template <bool AboveZero>
-__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x, const int64_t (*positive)[8]) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x, const Nudges& n) {
     __m512i u[2];
     #pragma GCC unroll 2
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(positive[p]);
+        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
         if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
-                                            _mm512_loadu_si512(f.negative[p]));
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
+                                            _mm512_loadu_si512(n.negative[p]));
         }
         u[p] = _mm512_add_epi64(t, nudge);
     }
