@@ -11,22 +11,40 @@
 namespace nnemu::synap::kernels {
 namespace {
 
+// The nudges of a block's folded requantization ([0] even channels, [1] odd): the product t
+// takes `negative` where t < threshold, else `positive`. A block's own (nudgesOf) have the
+// threshold -2^30; a caller that leaves a term s out of x (x = x' + s) gives t' = x' * m the
+// nudges plus s * m and the threshold -2^30 - s * m: the same sums t' + nudge, the same values
+// (GemmAmxInt8.cpp leaves out its accumulators' start so).
+struct Nudges {
+    const int64_t (*positive)[8];
+    const int64_t (*negative)[8];
+    const int64_t (*threshold)[8];
+};
+
+alignas(64) constexpr int64_t kNudgeThreshold[2][8] = {
+        {-(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30),
+         -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30)},
+        {-(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30),
+         -(int64_t{1} << 30), -(int64_t{1} << 30), -(int64_t{1} << 30)}};
+
+inline Nudges nudgesOf(const FastRequantBlock& f) { return {f.positive, f.negative, kNudgeThreshold}; }
+
 // The folded requantization (GemmArgs.h) of x = accumulator + bias + column term, without the
 // output zero point: even channels, then odd, merged back in place. AboveZero: the layer's clamp
 // starts at or above the output zero point (ReLU, ReLU6), so a negative x, whose value is at
 // most 0, ends at the clamp's lower bound whichever nudge it takes: the positive one for all,
 // no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.)
 template <bool AboveZero>
-__m512i scaled(const FastRequantBlock& f, __m512i x) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+__m512i scaled(const FastRequantBlock& f, __m512i x, const Nudges& n) {
     __m512i z[2];
     #pragma GCC unroll 16
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
         if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
-                                            _mm512_loadu_si512(f.negative[p]));
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
+                                            _mm512_loadu_si512(n.negative[p]));
         }
         z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), _mm512_loadu_si512(f.shift[p]));
     }
@@ -40,16 +58,15 @@ __m512i scaled(const FastRequantBlock& f, __m512i x) {
 // One vector instruction less per 16 outputs: the AMX kernel's requantization 3-6 % faster on
 // its requantization-bound shapes; in the VNNI kernel's tiles it measured within noise.
 template <bool AboveZero>
-__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
+__m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x, const Nudges& n) {
     __m512i u[2];
     #pragma GCC unroll 2
     for (int p = 0; p < 2; ++p) {
         const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(f.positive[p]);
+        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
         if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge,
-                                            _mm512_loadu_si512(f.negative[p]));
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
+                                            _mm512_loadu_si512(n.negative[p]));
         }
         u[p] = _mm512_add_epi64(t, nudge);
     }
@@ -84,7 +101,7 @@ struct Narrow {
 };
 
 // Four vectors of scaled values as output bytes: v0's 16 values, then v1's, v2's, v3's.
-__m512i narrow(const Narrow& n, __m512i v0, __m512i v1, __m512i v2, __m512i v3) {
+[[gnu::always_inline]] inline __m512i narrow(const Narrow& n, __m512i v0, __m512i v1, __m512i v2, __m512i v3) {
     const __m512i low = _mm512_adds_epi16(_mm512_packs_epi32(v0, v1), n.zeroPoint16);
     const __m512i high = _mm512_adds_epi16(_mm512_packs_epi32(v2, v3), n.zeroPoint16);
     const __m512i bytes = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(low, high), n.low8), n.high8);
@@ -96,8 +113,11 @@ __mmask64 prefix(size_t count) { return count >= 64 ? ~__mmask64{0} : (__mmask64
 // A tile's scaled values stored, `count` of the tile's channels: rows of 3 or 4 blocks one
 // 64-byte vector each; rows of 1 or 2 blocks 4 or 2 rows per vector, so that narrowing works
 // on full vectors.
+// Always inlined: GCC 12 kept storeTile<4, 2> out of line in the AMX kernel, its 8 vectors passed
+// through the stack (10 % of the generated int8 MobileNet v2's profile in that one function).
 template <int R, int B>
-void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t stride, size_t count) {
+[[gnu::always_inline]] inline void storeTile(const Narrow& n, const __m512i (&y)[R][B], uint8_t* out, size_t stride,
+                                             size_t count) {
     const __m512i zero = _mm512_setzero_si512();
     int i = 0;
     if constexpr (B == 1) {

@@ -73,7 +73,7 @@ template <int R, int B, bool Flip, bool AboveZero>
     for (int j = 0; j < B; ++j) {
         const FastRequantBlock& f = a.fastBlocks[block + j];
         #pragma GCC unroll 16
-        for (int i = 0; i < R; ++i) acc[i][j] = scaled<AboveZero>(f, acc[i][j]);
+        for (int i = 0; i < R; ++i) acc[i][j] = scaled<AboveZero>(f, acc[i][j], nudgesOf(f));
     }
     const size_t first = block * kGemmBlock;
     const size_t count = a.channels - first;
