@@ -174,6 +174,13 @@ bool kernels::resizeNearestNeighbor(OperationContext& context) {
     for (uint32_t b = 0; b < out.batches; ++b) {
         for (uint32_t y = 0; y < out.height; ++y) {
             const uint32_t inY = nearestIndex(y, heightScale, in.height, s);
+            // An NHWC output row that samples the same input row as the one above is its copy
+            // (an upscale repeats every row: one copy of the row instead of one per pixel).
+            if (!nchw && y > 0 && inY == nearestIndex(y - 1, heightScale, in.height, s)) {
+                std::memcpy(output + out.at(b, y, 0, 0) * size, output + out.at(b, y - 1, 0, 0) * size,
+                            size_t{out.width} * out.channels * size);
+                continue;
+            }
             for (uint32_t x = 0; x < out.width; ++x) {
                 const uint32_t inX = columns[x];
                 if (!nchw) {  // one pixel's channels are one contiguous run
