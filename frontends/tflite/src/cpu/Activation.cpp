@@ -144,12 +144,38 @@ float geluApproximate(float x) {
 // which would turn the clamps into branches the AVX builds cannot vectorize).
 #define NNEMU_FLOAT_LOOP_CLONES NNEMU_CLONES
 
+[[gnu::always_inline]] inline float geluSmallEigen(float x) {
+    return 0.5f * x * eigen::erfcSmall(x * static_cast<float>(-M_SQRT1_2));
+}
+
+// Eigen's erfc returns early with its small-argument polynomial for a packet whose arguments all
+// have x^2 <= 1 (GELU's common inputs). Here: that polynomial over each run of 64, then the whole
+// formula again over the run if it holds a larger argument, straight away after such a run (the
+// same bits either way: erfc selects the polynomial for those lanes). Inputs spread as N(0, 1)
+// take about the whole formula's time; the benchmark's [-0.5, 0.5] a third of it.
 NNEMU_FLOAT_LOOP_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = geluEigen(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    const auto* x = reinterpret_cast<const float*>(in);
+    auto* y = reinterpret_cast<float*>(out);
+    constexpr size_t kRun = 64;
+    bool lastLarge = false;
+    for (size_t begin = 0; begin < count; begin += kRun) {
+        const size_t end = std::min(count, begin + kRun);
+        int large = 0;
+        if (lastLarge) {   // the previous run needed the whole formula: likely this one too
+            for (size_t i = begin; i < end; ++i) {
+                y[i] = geluEigen(x[i]);
+                large |= eigen::erfcNeedsLarge(x[i] * static_cast<float>(-M_SQRT1_2)) ? 1 : 0;
+            }
+            lastLarge = large != 0;
+            continue;
+        }
+        for (size_t i = begin; i < end; ++i) {
+            y[i] = geluSmallEigen(x[i]);
+            large |= eigen::erfcNeedsLarge(x[i] * static_cast<float>(-M_SQRT1_2)) ? 1 : 0;
+        }
+        if (large == 0) continue;
+        for (size_t i = begin; i < end; ++i) y[i] = geluEigen(x[i]);
+        lastLarge = true;
     }
 }
 

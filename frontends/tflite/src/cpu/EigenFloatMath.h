@@ -79,18 +79,30 @@ inline float exp(float value) {
 
 // erfc: 1 + x P(x^2) for |x| <= 1; beyond, exp(-x^2) (with the rounding error of x^2 folded in)
 // times a [3/4] rational in 1/x^2 over x, plus 2 for negative x; x clamped to [-11, 11].
-inline float erfc(float value) {
+// erfc's clamped argument; erfcNeedsLarge: whether erfc takes its large-argument branch there
+// (x^2 > 1); erfcSmall: erfc's value where it does not (the same bits as erfc then).
+inline float erfcArgument(float value) { return clampTo(value, -11.0f, 11.0f); }
+inline bool erfcNeedsLarge(float value) {
+    const float x = erfcArgument(value);
+    return 1.0f < x * x;
+}
+inline float erfcSmall(float value) {
     constexpr float kSmall[] = {5.61802298761904239654541015625e-04f, -4.91381669417023658752441406250e-03f,
                                 2.67075151205062866210937500000e-02f, -1.12800106406211853027343750000e-01f,
                                 3.76122951507568359375000000000e-01f, -1.12837910652160644531250000000e+00f};
+    const float x = erfcArgument(value);
+    return x * polynomial(x * x, kSmall) + 1.0f;
+}
+
+inline float erfc(float value) {
     constexpr float kNumerator[] = {1.0208116471767425537109375e-01f, 4.2920666933059692382812500e-01f,
                                     3.2379078865051269531250000e-01f, 5.3971976041793823242187500e-02f};
     constexpr float kDenominator[] = {1.7251677811145782470703125e-02f, 3.9137163758277893066406250e-01f,
                                       1.0000000000000000000000000e+00f, 6.2173241376876831054687500e-01f,
                                       9.5662862062454223632812500e-02f};
-    const float x = clampTo(value, -11.0f, 11.0f);
+    const float x = erfcArgument(value);
     const float x2 = x * x;
-    const float small = x * polynomial(x2, kSmall) + 1.0f;
+    const float small = erfcSmall(value);
     // The exact low part of x * x: a fused multiply-add rounds the exact x * x - x2 once, as
     // converting the exact double difference to float does (one instruction in the FMA builds of
     // the callers' loops, where the double form halved their vector width).
