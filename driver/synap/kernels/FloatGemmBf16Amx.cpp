@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "AmxTiles.h"
 #include "FloatGemmBf16.h"
 
 namespace nnemu::synap::kernels {
@@ -24,19 +25,8 @@ constexpr size_t kGroupPairs = 16;  // pairs of input channels per tile (64 byte
 constexpr size_t kTileBytes = 1024;
 constexpr size_t kUnitBytes = 64;
 
-// The 64-byte operand of LDTILECFG, palette 1: every tile 16 rows of 64 bytes.
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t startRow = 0;
-    uint8_t reserved[14] = {};
-    uint16_t columnBytes[16] = {};
-    uint8_t rows[16] = {};
-};
-static_assert(sizeof(TileConfig) == 64);
-
-// GCC 12's tile loads do not tell the compiler what memory they read: the bytes written before
-// them (converted rows, padded weights, the configuration) are made to be in memory first.
-inline void memoryBarrier() { __asm__ __volatile__("" ::: "memory"); }
+using amx::memoryBarrier;
+using amx::TileConfig;
 
 // Loads the configuration at construction, releases the tiles (back to their initial state) at
 // destruction.

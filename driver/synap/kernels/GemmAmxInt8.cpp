@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "AmxTiles.h"
 #include "GemmArgs.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "Avx512Requant.h"
@@ -35,14 +36,7 @@ constexpr size_t kGroupRows = 2 * kTileRows;  // rows per row group: two row til
 constexpr size_t kAccStride = 2 * kGemmBlock;  // int32 values per row of the accumulator buffer
 constexpr size_t kNudgeValues = 3 * kGemmBlock;  // per block: positive, negative, threshold (Call::nudges)
 
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t startRow = 0;
-    uint8_t reserved[14] = {};
-    uint16_t columnBytes[16] = {};
-    uint8_t rows[16] = {};
-};
-static_assert(sizeof(TileConfig) == 64);
+using amx::TileConfig;
 
 // 4-byte groups per depth chunk: the depth's groups split evenly into chunks of at most 16.
 size_t chunkGroups(size_t groups) {
@@ -292,9 +286,9 @@ void run(const GemmArgs& a) {
     // bytes only: compiler barriers keep all 64 bytes of both in memory, read after the store.)
     TileConfig current;
     _tile_storeconfig(&current);
-    asm volatile("" ::: "memory");
+    amx::memoryBarrier();
     if (std::memcmp(&current, &config, sizeof(config)) != 0) {
-        asm volatile("" ::: "memory");
+        amx::memoryBarrier();
         _tile_loadconfig(&config);
     }
     const size_t stride = a.rowStride;
