@@ -47,6 +47,7 @@ public:
 
 private:
     void put(const void* data, size_t size) {
+        if (size == 0) return;   // an empty vector's data() may be null, which memcpy must not get
         if (size > sizeof buffer_ - used_) {
             flush();
             if (size >= sizeof buffer_) return digest_.update(data, size);
