@@ -48,7 +48,9 @@ bool convGeometry(const CpuKernelCall& call, ConvGeometry* g) {
     }
     if (hybrid && filter.tensor->zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
-    if (w[3] <= 0 || x[3] % w[3] != 0 || w[0] % (x[3] / w[3]) != 0) return call.fail("filter channels do not divide the input's");
+    if (w[3] <= 0 || x[3] <= 0 || x[3] % w[3] != 0 || w[0] % (x[3] / w[3]) != 0) {
+        return call.fail("filter channels do not divide the input's");
+    }
     if (hybrid && w[3] != x[3]) return call.fail("a hybrid convolution cannot be grouped");
     if (filter.tensor->isPerChannel() && filter.tensor->channelScales.size() != static_cast<size_t>(w[0])) {
         return call.fail("one filter scale per output channel expected");

@@ -56,9 +56,10 @@ inline float powerOfTwo(int32_t k) {
 
 // exp: x = m ln 2 + r with m = floor(x log2(e) + 1/2) (ln 2 subtracted in two parts), a degree-6
 // polynomial for exp(r), scaled by 2^m (in two exact steps, so only the last can round); 0
-// below -104, x clamped to 88.723 above.
+// below -104, x clamped to 88.723 above (and to -104 below, so that m stays a small integer: the
+// result there is 0 anyway; a NaN takes the upper bound and comes out NaN).
 inline float exp(float value) {
-    const float x = value < 88.723f ? value : 88.723f;
+    const float x = value < 88.723f ? (value > -104.0f ? value : -104.0f) : 88.723f;
     const float t = x * 1.44269504088896341f + 0.5f;
     float m = static_cast<float>(static_cast<int32_t>(t));   // floor: t lies well within int32
     m = m > t ? m - 1.0f : m;
