@@ -35,19 +35,23 @@ inline Nudges nudgesOf(const FastRequantBlock& f) { return {f.positive, f.negati
 // starts at or above the output zero point (ReLU, ReLU6), so a negative x, whose value is at
 // most 0, ends at the clamp's lower bound whichever nudge it takes: the positive one for all,
 // no compare and blend. (Its value stays at most 0 and the narrowing is monotonic.)
+// x's even (p = 0) or odd (p = 1) lanes times the multiplier, plus the rounding nudge.
+template <bool AboveZero>
+[[gnu::always_inline]] inline __m512i nudged(const FastRequantBlock& f, __m512i x, const Nudges& n, int p) {
+    const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
+    __m512i nudge = _mm512_loadu_si512(n.positive[p]);
+    if constexpr (!AboveZero) {
+        nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
+                                        _mm512_loadu_si512(n.negative[p]));
+    }
+    return _mm512_add_epi64(t, nudge);
+}
+
 template <bool AboveZero>
 __m512i scaled(const FastRequantBlock& f, __m512i x, const Nudges& n) {
     __m512i z[2];
     #pragma GCC unroll 16
-    for (int p = 0; p < 2; ++p) {
-        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
-        if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
-                                            _mm512_loadu_si512(n.negative[p]));
-        }
-        z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), _mm512_loadu_si512(f.shift[p]));
-    }
+    for (int p = 0; p < 2; ++p) z[p] = _mm512_srav_epi64(nudged<AboveZero>(f, x, n, p), _mm512_loadu_si512(f.shift[p]));
     return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);
 }
 
@@ -59,17 +63,7 @@ __m512i scaled(const FastRequantBlock& f, __m512i x, const Nudges& n) {
 // its requantization-bound shapes; in the VNNI kernel's tiles it measured within noise.
 template <bool AboveZero>
 __m512i scaledHigh(const FastRequantBlock& f, __m512i shift32, __m512i x, const Nudges& n) {
-    __m512i u[2];
-    #pragma GCC unroll 2
-    for (int p = 0; p < 2; ++p) {
-        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), _mm512_loadu_si512(f.multiplier[p]));
-        __m512i nudge = _mm512_loadu_si512(n.positive[p]);
-        if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_loadu_si512(n.threshold[p])), nudge,
-                                            _mm512_loadu_si512(n.negative[p]));
-        }
-        u[p] = _mm512_add_epi64(t, nudge);
-    }
+    const __m512i u[2] = {nudged<AboveZero>(f, x, n, 0), nudged<AboveZero>(f, x, n, 1)};
     return _mm512_srav_epi32(_mm512_mask_shuffle_epi32(u[1], 0x5555, u[0], _MM_PERM_CDAB), shift32);
 }
 

@@ -87,19 +87,14 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
     const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
     // Each output pixel's window minus the input's zero point, 0 for the padding.
     const auto fillRow = [&](size_t pixel, int16_t* row) {
-        const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
-        const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
-        for (int32_t ky = 0; ky < w[1]; ++ky) {
-            const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
-            for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
-                const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
-                if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
-                    std::fill(row, row + inC, int16_t{0});
-                    continue;
-                }
-                widenMinusZeroPoint(input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC, inZero, row);
+        forEachWindowTap(x, w, y, g, pixel, [&](int64_t at) {
+            if (at < 0) {
+                std::fill(row, row + inC, int16_t{0});
+            } else {
+                widenMinusZeroPoint(input + static_cast<size_t>(at) * inC, inC, inZero, row);
             }
-        }
+            row += inC;
+        });
     };
     return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
                        fillRow);

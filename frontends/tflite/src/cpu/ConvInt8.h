@@ -1,5 +1,5 @@
-// What Conv.cpp and ConvInt8.cpp share: the geometry of a CONV_2D and the int8 form that runs
-// with ruy's requantization (TFLite's x86 build), see ConvInt8.cpp.
+// What Conv.cpp, ConvInt8.cpp and FloatConv.cpp share: the geometry of a CONV_2D and its window
+// walk, and the int8 form that runs with ruy's requantization (TFLite's x86 build), see ConvInt8.cpp.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,24 @@ namespace nnemu::tflite::kernels::conv {
 struct ConvGeometry {
     int32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
 };
+
+// The taps of output pixel `pixel`'s window (x: NHWC input shape, w: the filter's, y: the
+// output's), row by row as im2col lays them out: tap(i) with the input pixel's flat index i, or
+// tap(-1) for a tap in the padding.
+template <typename Tap>
+void forEachWindowTap(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const std::vector<int32_t>& y,
+                      const ConvGeometry& g, size_t pixel, Tap&& tap) {
+    const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
+    const auto b = static_cast<int64_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
+    for (int32_t ky = 0; ky < w[1]; ++ky) {
+        const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+        for (int32_t kx = 0; kx < w[2]; ++kx) {
+            const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+            const bool inside = iy >= 0 && iy < x[1] && ix >= 0 && ix < x[2];
+            tap(inside ? (b * x[1] + iy) * x[2] + ix : int64_t{-1});
+        }
+    }
+}
 
 // Per output channel the Q31 multiplier and shift of input scale x weight scale / output scale;
 // the weights packed for the GEMM (ConvInt8Gemm.h): `blocks` of 16 channels, `pairs` depth pairs.

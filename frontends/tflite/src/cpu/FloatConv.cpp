@@ -90,19 +90,14 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
         state.rows.resize(pixels * depth);
         float* row = state.rows.data();
         for (size_t pixel = 0; pixel < pixels; ++pixel) {
-            const auto ox = static_cast<int32_t>(pixel % y[2]), oy = static_cast<int32_t>(pixel / y[2] % y[1]);
-            const auto b = static_cast<int32_t>(pixel / (static_cast<size_t>(y[2]) * y[1]));
-            for (int32_t ky = 0; ky < w[1]; ++ky) {
-                const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
-                for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
-                    const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
-                    if (iy < 0 || iy >= x[1] || ix < 0 || ix >= x[2]) {
-                        std::fill(row, row + inC, 0.0f);
-                        continue;
-                    }
-                    std::memcpy(row, input + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * inC, inC * sizeof(float));
+            conv::forEachWindowTap(x, w, y, g, pixel, [&](int64_t at) {
+                if (at < 0) {
+                    std::fill(row, row + inC, 0.0f);
+                } else {
+                    std::memcpy(row, input + static_cast<size_t>(at) * inC, inC * sizeof(float));
                 }
-            }
+                row += inC;
+            });
         }
         rows = state.rows.data();
     }
