@@ -523,5 +523,34 @@ TEST_F(StatisticsRobustness, AHardLinkedStateIsRefused) {
     EXPECT_EQ(linesWith(errors, ".state is not a regular file of its own"), 1) << errors;
 }
 
+// Processes starting together on a fresh root: the one that makes .state may look at the folder
+// after another has already published the counts into it. Whether a state was lost is decided
+// when .state is made (the count file there already), not by what the maker sees later.
+TEST_F(StatisticsRobustness, AFreshStateIsNotLostWhenAnotherProcessPublishesFirst) {
+    fs::create_directories(dir_);
+    const int dir = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(dir, 0);
+    {
+        synap::StateMap maker;
+        ASSERT_TRUE(maker.open(dir, dir_, true, "inference_count").isOk());
+        std::ofstream(dir_ + "inference_count") << "3\n";  // another process, quicker to publish
+        EXPECT_FALSE(maker.madeWhereLost());
+        EXPECT_EQ(maker.takeOpenDamage(), synap::kStateMissing);  // made here
+    }
+    {
+        synap::StateMap opener;  // finds it: nothing made, nothing lost
+        ASSERT_TRUE(opener.open(dir, dir_, true, "inference_count").isOk());
+        EXPECT_FALSE(opener.madeWhereLost());
+        EXPECT_EQ(opener.takeOpenDamage(), "");
+    }
+    ASSERT_EQ(unlink(statePath().c_str()), 0);
+    {
+        synap::StateMap remaker;  // the counts were published from a state that is gone
+        ASSERT_TRUE(remaker.open(dir, dir_, true, "inference_count").isOk());
+        EXPECT_TRUE(remaker.madeWhereLost());
+    }
+    close(dir);
+}
+
 }  // namespace
 }  // namespace nnemu

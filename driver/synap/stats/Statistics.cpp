@@ -250,7 +250,7 @@ private:
         dir_ = *opened;
         struct statfs system {};
         fuse_ = fstatfs(dir_, &system) == 0 && system.f_type == kFuseSuperMagic;
-        if (const Status mapped = state_.open(dir_, path_, !fuse_); !mapped) {
+        if (const Status mapped = state_.open(dir_, path_, !fuse_, kFiles[COUNT].name); !mapped) {
             const int cause = errno;
             warnOnce(mapped.message() + "; the statistics are not updated, the run goes on", cause);
             return false;
@@ -340,9 +340,9 @@ private:
         const std::string opened = state_.takeOpenDamage();
         std::string damage = stateDamage(record_);
         if (opened == kStateMissing && damage.empty()) {
-            // This process made it, whole (StateMap::open): a warning when it was lost, no rebuild
-            // (others may have counted in it since).
-            if (!seen_[COUNT].missing) {
+            // This process made it, whole (StateMap::open): a warning when it was lost (the count
+            // file was there when it was made), no rebuild (others may have counted in it since).
+            if (state_.madeWhereLost()) {
                 SYNAP_LOG(WARNING) << "the statistics state " << path_ << "/.state was " << opened
                                    << "; rebuilt it, the counters restart from 0";
             }

@@ -109,7 +109,10 @@ void StateMap::close() {
 // A missing .state is made whole under a name of this process's (.state.<pid>.tmp) and renamed
 // into place unless another process got there first: no process ever maps a .state that is not a
 // statistics state yet (processes starting together on a fresh root would each rebuild it).
-static bool createInitialized(int directory) {
+// `*lost`: `witness` (a file only a process holding a state publishes) was there just before:
+// a state existed and is gone. Checked here, not later: once .state has its name, other
+// processes may publish the witness before this one looks.
+static bool createInitialized(int directory, const char* witness, bool* lost) {
     const std::string temporary = std::string(kStateName) + "." + std::to_string(processId()) + ".tmp";
     unlinkat(directory, temporary.c_str(), 0);  // a leftover of a killed process with our pid
     const int fd = ::openat(directory, temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -118,6 +121,8 @@ static bool createInitialized(int directory) {
     initializeState(&record);
     const bool written = pwrite(fd, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
     ::close(fd);
+    struct stat seen {};
+    *lost = witness != nullptr && fstatat(directory, witness, &seen, AT_SYMLINK_NOFOLLOW) == 0;
     if (!written || renameat2(directory, temporary.c_str(), directory, kStateName, RENAME_NOREPLACE) != 0) {
         unlinkat(directory, temporary.c_str(), 0);
         return false;
@@ -125,13 +130,14 @@ static bool createInitialized(int directory) {
     return true;
 }
 
-Status StateMap::open(int directory, const std::string& path, bool mapped) {
+Status StateMap::open(int directory, const std::string& path, bool mapped, const char* witness) {
     close();
     // O_NOFOLLOW: a symlink planted as .state is refused; O_NONBLOCK: a FIFO does not block us.
     fd_ = ::openat(directory, kStateName, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     bool made = false;
+    madeWhereLost_ = false;
     if (fd_ < 0 && errno == ENOENT) {
-        made = createInitialized(directory);
+        made = createInitialized(directory, witness, &madeWhereLost_);
         fd_ = ::openat(directory, kStateName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     }
     if (fd_ < 0) {

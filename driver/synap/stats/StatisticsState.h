@@ -88,7 +88,9 @@ public:
     // is refused. `mapped` false (the folder is the nnemu-sysfs FUSE view, whose pages are not
     // the file's underneath): the record is read and written with pread/pwrite under flock(2),
     // which the view takes too.
-    Status open(int directory, const std::string& path, bool mapped = true);
+    // `witness`: a file of the folder that exists only once some process held a state (made
+    // here with `witness` present: madeWhereLost()).
+    Status open(int directory, const std::string& path, bool mapped = true, const char* witness = nullptr);
     void close();
     bool isOpen() const { return fd_ >= 0; }
     int fd() const { return fd_; }
@@ -107,6 +109,8 @@ public:
     // Why the file could not be used as found when opened ("" if it could): consumed by the
     // first load's caller.
     std::string takeOpenDamage();
+    // The last open made .state while its witness existed: an earlier state was lost.
+    bool madeWhereLost() const { return madeWhereLost_; }
 
 private:
     Locked lockFile();
@@ -119,6 +123,7 @@ private:
     uint64_t token_ = 0;      // our lock word while we hold it
     uint32_t acquisitions_ = 0;
     std::string openDamage_;
+    bool madeWhereLost_ = false;
 };
 
 }  // namespace nnemu::synap
