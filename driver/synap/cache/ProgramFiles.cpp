@@ -54,8 +54,8 @@ bool writeAll(int fd, std::span<const uint8_t> bytes) {
     return true;
 }
 
-Status refuse(int dir, const std::string& name, const std::string& reason) {
-    unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
+Status refuse(int dir, const std::string& name, const std::string& reason, bool remove = true) {
+    if (remove) unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
     return {StatusCode::DAMAGED, "the program file " + name + " " + reason};
 }
 
@@ -65,12 +65,13 @@ std::string programFileName(const std::string& databaseName, const std::string& 
     return databaseName + "." + programMd5 + kSuffix;
 }
 
-Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5) {
+Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
+                                    bool removeRefused) {
     const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return Status(StatusCode::NOT_FOUND, {});
-        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link");
-        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno));
+        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link", removeRefused);
+        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno), removeRefused);
     }
     struct stat info {};
     const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
@@ -79,12 +80,12 @@ Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t si
     Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
                                         : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
-    if (!regular) return refuse(dir, name, "is not a regular file");
-    if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize));
-    if (!mapped) return refuse(dir, name, mapped.message());
+    if (!regular) return refuse(dir, name, "is not a regular file", removeRefused);
+    if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), removeRefused);
+    if (!mapped) return refuse(dir, name, mapped.message(), removeRefused);
     if (const std::string damage = checkTrailer(*mapped, programMd5); !damage.empty()) {
         mapped = Status(StatusCode::DAMAGED, damage);  // unmapped before the file goes
-        return refuse(dir, name, damage);
+        return refuse(dir, name, damage, removeRefused);
     }
     return mapped;
 }
