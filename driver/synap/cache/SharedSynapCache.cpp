@@ -216,7 +216,12 @@ bool findIndexed(const SynapCacheLocation& location, const std::string& key, uin
     if (!registry().usable(location.file)) return false;
     trace::Span span("cache index", "cache");
     bool foldDue = false;
-    if (!SynapCache::findIndexed(location.file, location.boardRoot, key, compilerVersion, program, &foldDue).isOk()) {
+    if (const Status found = SynapCache::findIndexed(location.file, location.boardRoot, key, compilerVersion, program,
+                                                     &foldDue);
+        !found.isOk()) {
+        if (found.code() == StatusCode::DAMAGED) {
+            SYNAP_LOG(INFO) << "not using " << found.message() << "; looking " << key << " up in " << location.file;
+        }
         *program = {};
         return false;
     }
