@@ -125,6 +125,12 @@ Result<uint64_t> appendHit(int dir, const std::string& databaseName, const std::
     return unavailable("the hit log " + name + " keeps being replaced");
 }
 
+void createHitLog(int dir, const std::string& databaseName) {
+    const std::string name = hitLogName(databaseName);
+    struct stat info {};
+    if (fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) createLog(dir, name, false);
+}
+
 Result<HitLog> HitLog::open(int dir, const std::string& databaseName, bool exclusive) {
     const std::string name = hitLogName(databaseName);
     for (int attempt = 0; attempt < 4; ++attempt) {

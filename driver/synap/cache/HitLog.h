@@ -34,6 +34,9 @@ std::string hitLogName(const std::string& databaseName);
 // Returns how many hit records the log holds after it.
 Result<uint64_t> appendHit(int dir, const std::string& databaseName, const std::string& key, int64_t timeUs);
 
+// Creates the log (its header only) when there is none, so that the first hit does not pay for it.
+void createHitLog(int dir, const std::string& databaseName);
+
 struct LoggedHit {
     std::string key;
     int64_t timeUs = 0;

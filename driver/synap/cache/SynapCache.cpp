@@ -577,6 +577,7 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
         if (directory_ >= 0) removeEntryIndex(directory_, name_, key);
         return failure();
     }
+    if (directory_ >= 0 && readOnly_.empty()) createHitLog(directory_, name_);  // for the next process's first hit
     restartLogIfLong();
     return {};
 }
