@@ -1,6 +1,5 @@
 #include "EntryIndex.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <functional>
 
+#include "CacheFile.h"
 #include "nnemu/base/Digest.h"
 #include "nnemu/cache/Crc32c.h"
 
@@ -47,18 +47,6 @@ bool keyFits(const std::string& key) {
     for (const char c : key) {
         const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
         if (!ok) return false;
-    }
-    return true;
-}
-
-bool writeAll(int fd, const void* data, size_t size) {
-    const auto* bytes = static_cast<const uint8_t*>(data);
-    size_t done = 0;
-    while (done < size) {
-        const ssize_t n = write(fd, bytes + done, size - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<size_t>(n);
     }
     return true;
 }
@@ -147,7 +135,7 @@ bool writeEntryIndex(int dir, const std::string& databaseName, const EntryIndex&
     const std::string temp = "." + name + "." + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tmp";
     const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return false;
-    const bool written = writeAll(fd, &record, sizeof record);
+    const bool written = writeAll(fd, {reinterpret_cast<const uint8_t*>(&record), sizeof record});
     close(fd);
     // A rename replaces whatever has the name (a link itself, never its target).
     if (written && renameat(dir, temp.c_str(), dir, name.c_str()) == 0) return true;
@@ -160,21 +148,12 @@ void removeEntryIndex(int dir, const std::string& databaseName, const std::strin
 }
 
 void removeEntryIndexes(int dir, const std::string& databaseName) {
-    const int listFd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* list = listFd >= 0 ? fdopendir(listFd) : nullptr;
-    if (list == nullptr) {
-        if (listFd >= 0) close(listFd);
-        return;
-    }
     const std::string prefix = databaseName + ".";
-    while (const dirent* entry = readdir(list)) {
-        const std::string name = entry->d_name;
-        if (name.size() > prefix.size() + std::strlen(kSuffix) && name.starts_with(prefix) && name.ends_with(kSuffix) &&
-            keyFits(name.substr(prefix.size(), name.size() - prefix.size() - std::strlen(kSuffix)))) {
-            unlinkat(dir, name.c_str(), 0);
-        }
-    }
-    closedir(list);
+    const size_t suffix = std::strlen(kSuffix);
+    removeFilesMatching(dir, [&](const std::string& name) {
+        return name.size() > prefix.size() + suffix && name.starts_with(prefix) && name.ends_with(kSuffix) &&
+               keyFits(name.substr(prefix.size(), name.size() - prefix.size() - suffix));
+    });
 }
 
 }  // namespace nnemu::cache

@@ -1,6 +1,5 @@
 #include "ProgramFiles.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "CacheFile.h"
 #include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
@@ -41,17 +41,6 @@ std::string checkTrailer(const ProgramImage& image, const std::string& programMd
     const LaneCrcs sum = laneCrc32c(image.bytes());
     if (std::memcmp(sum.data(), trailer.crc32c, sizeof trailer.crc32c) != 0) return "fails its checksum";
     return {};
-}
-
-bool writeAll(int fd, std::span<const uint8_t> bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
 }
 
 Status refuse(int dir, const std::string& name, const std::string& reason, bool remove = true) {
@@ -118,20 +107,11 @@ void removeProgramFiles(int dir, const std::string& databaseName, const std::str
         unlinkat(dir, programFileName(databaseName, programMd5).c_str(), 0);
         return;
     }
-    const int listFd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* list = listFd >= 0 ? fdopendir(listFd) : nullptr;
-    if (list == nullptr) {
-        if (listFd >= 0) close(listFd);
-        return;
-    }
     const std::string prefix = databaseName + ".";
-    while (const dirent* entry = readdir(list)) {
-        const std::string name = entry->d_name;
-        if (name.size() == prefix.size() + 32 + std::strlen(kSuffix) && name.starts_with(prefix) && name.ends_with(kSuffix)) {
-            unlinkat(dir, name.c_str(), 0);
-        }
-    }
-    closedir(list);
+    removeFilesMatching(dir, [&](const std::string& name) {
+        return name.size() == prefix.size() + 32 + std::strlen(kSuffix) && name.starts_with(prefix) &&
+               name.ends_with(kSuffix);
+    });
 }
 
 }  // namespace nnemu::cache
