@@ -244,6 +244,34 @@ TEST_F(EntryIndexTest, LoggedHitsCountOnceInTheirOrderAndDecideEviction) {
     EXPECT_FALSE(fs::exists(indexOf("key")));
 }
 
+// A process dying between a fold's commit and the log's replacement leaves the folded log in
+// place: the database's (generation, offset) keeps its records from counting twice.
+TEST_F(EntryIndexTest, AFoldedLogLeftInPlaceIsNotCountedTwice) {
+    const uint64_t many = cache::kHitLogRestartRecords + 6;  // the fold replaces this log
+    for (uint64_t i = 0; i < many; ++i) ASSERT_TRUE(indexed().isOk());
+    const auto folded = readFile(hitLog());
+    EXPECT_EQ(hitsOf("key"), many);
+    EXPECT_EQ(fs::file_size(hitLog()), 128u) << "replaced by an empty log after the fold";
+    writeFile(hitLog(), folded);  // as if the replacement never happened
+    ASSERT_TRUE(indexed().isOk());
+    ASSERT_TRUE(indexed().isOk());
+    EXPECT_EQ(hitsOf("key"), many + 2);
+    EXPECT_EQ(cache_->totals().hits, many + 2);
+}
+
+TEST_F(EntryIndexTest, ADamagedOrTornLogLosesOnlyItsDamagedRecords) {
+    ASSERT_TRUE(indexed().isOk());
+    ASSERT_TRUE(indexed().isOk());
+    auto bytes = readFile(hitLog());
+    bytes[128 + 40] ^= 1;  // the first hit's key
+    bytes.insert(bytes.end(), 50, 'x');  // a torn record after the second
+    writeFile(hitLog(), bytes);
+    EXPECT_EQ(hitsOf("key"), 1u);
+    EXPECT_EQ(fs::file_size(hitLog()), 128u) << "a damaged log is replaced once folded";
+    ASSERT_TRUE(indexed().isOk());
+    EXPECT_EQ(hitsOf("key"), 2u);
+}
+
 TEST_F(EntryIndexTest, AReadOnlyViewCountsTheUnfoldedHitsWithoutWriting) {
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(indexed().isOk());
     cache_.reset();
