@@ -30,7 +30,7 @@ struct Record {
     uint8_t padding[24];  // zero
     uint32_t crc32c[4];   // laneCrc32c of everything above
 };
-static_assert(sizeof(Record) == 128);
+static_assert(sizeof(Record) == kHitLogRecordSize);
 
 LaneCrcs recordCrc(const Record& record) {
     return laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});

@@ -23,6 +23,8 @@
 
 namespace nnemu::cache {
 
+// Bytes of a record (the header is one).
+inline constexpr uint64_t kHitLogRecordSize = 128;
 // A process whose append leaves this many hit records in the log folds it (taking the write path).
 inline constexpr uint64_t kHitLogFoldRecords = 256;
 // A fold that finds this many records (or a damaged record) replaces the log after its commit.

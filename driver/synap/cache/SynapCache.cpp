@@ -254,7 +254,8 @@ bool SynapCache::foldHitLog() {
     Result<HitLog> opened = HitLog::open(directory_, name_, true);
     if (!opened.isOk()) return true;  // no log (or an unusable one, which appends refuse too)
     HitLog log = std::move(opened).value();
-    if (!log.read()) return true;
+    // A log holding its header alone (the usual case at a store) has nothing to fold.
+    if (!log.read() || (log.end() <= kHitLogRecordSize && !log.wantsRestart())) return true;
     if (!db_->execute("CREATE TABLE IF NOT EXISTS hit_log(id INTEGER PRIMARY KEY CHECK(id = 0), "
                       "generation INTEGER NOT NULL, folded INTEGER NOT NULL)")) {
         return false;
