@@ -4,7 +4,8 @@
 # stand-in key of a model file changed less than two seconds before the cold run (first hit),
 # then RUNS processes each start warm. Prints, per warm process, the first inference and the
 # steady average (benchmark_model's numbers) and the JIT's steps from the --nnemu_trace
-# timeline (file identity or model digest at compilation, key, cache open, mapping, core load). Usage:
+# timeline (file identity or model digest at compilation, key, entry index or cache open, mapping,
+# the hit logged or counted, core load). Usage:
 #   tests/bench/warm_start.sh MODEL.tflite [RUNS]      (build/bin must hold benchmark_model)
 set -eu
 model=$1
@@ -29,7 +30,8 @@ while [ "$i" -lt "$runs" ]; do
 import json, sys
 events = json.load(open(sys.argv[1]))
 events = events["traceEvents"] if isinstance(events, dict) else events
-wanted = ("synap cache file identity", "synap cache model digest", "synap cache key", "cache open", "map program file", "count hit", "core load", "jit")
+wanted = ("synap cache file identity", "synap cache model digest", "synap cache key", "cache index", "cache open", "map program file",
+          "log hit", "count hit", "fold hit log", "core load", "jit")
 print(" ".join("%s=%.1fms" % (e["name"].replace(" ", "_"), e["dur"] / 1000)
                for e in events if e.get("ph") == "X" and e["name"] in wanted))
 PY

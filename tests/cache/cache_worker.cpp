@@ -9,6 +9,10 @@
 //   nnemu_cache_worker store FILE SEED
 //       opens (creating) the SyNAP cache FILE, stores and finds a few programs, prints "stored";
 //       for the test of processes opening a new cache at once.
+//   nnemu_cache_worker hit FILE ROOT VERSION COUNT KEY...
+//       looks each KEY up COUNT times, in turn, as synap-npu does at a first inference (entry
+//       index and hit log first, the database when they do not serve; capacity 1000), and prints
+//       "hits=N"; for the tests of hits counted by processes at once.
 //   nnemu_cache_worker insert-loop FILE CAPACITY
 //       stores 1 MiB programs into the SyNAP cache FILE forever ("ready" after the first), for
 //       the test that kills a process in the middle of an insert.
@@ -27,6 +31,7 @@
 #include "CacheTestSupport.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/base/Digest.h"
+#include "nnemu/synap/cache/SharedSynapCache.h"
 #include "nnemu/synap/cache/SynapCache.h"
 
 namespace {
@@ -36,7 +41,8 @@ using cachetest::openSynapCache;
 
 int usage() {
     std::fprintf(stderr, "usage: nnemu_cache_worker run --layers 1,2 [--channels N] [--side N] [--compilations N] "
-                         "[--cache-dir DIR --token HEX] | store FILE SEED | insert-loop FILE CAPACITY\n");
+                         "[--cache-dir DIR --token HEX] | store FILE SEED | hit FILE ROOT VERSION COUNT KEY... | "
+                         "insert-loop FILE CAPACITY\n");
     return 2;
 }
 
@@ -179,11 +185,27 @@ int insertLoop(const std::string& file, int64_t capacity) {
     }
 }
 
+int hitLoop(int argc, char** argv) {
+    const cache::SynapCacheLocation location{argv[2], 1000, argv[3]};
+    const auto version = static_cast<uint32_t>(std::stoul(argv[4]));
+    const int count = std::atoi(argv[5]);
+    uint64_t hits = 0;
+    for (int i = 0; i < count; ++i) {
+        for (int k = 6; k < argc; ++k) {
+            cache::ProgramImage image;
+            hits += cache::findCompiledProgram(location, argv[k], version, &image) ? 1 : 0;
+        }
+    }
+    std::printf("hits=%llu\n", static_cast<unsigned long long>(hits));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc, argv);
     if (argc == 4 && std::strcmp(argv[1], "store") == 0) return storeSome(argv[2], std::atoi(argv[3]));
+    if (argc >= 7 && std::strcmp(argv[1], "hit") == 0) return hitLoop(argc, argv);
     if (argc == 4 && std::strcmp(argv[1], "insert-loop") == 0) return insertLoop(argv[2], std::atoll(argv[3]));
     return usage();
 }

@@ -5,7 +5,7 @@
 //    ANeuralNetworksModel_* functions, in the format of NnapiModelFormat.h;
 //  - npu_program: the NPU programs synap-npu compiles for the delegated partitions, taken from
 //    the NNAPI model cache files it writes, as a bare program, as the cache file itself, sealed
-//    with no change, and as a SyNAP cache entry without damage.
+//    with no change, and as a SyNAP cache entry without damage (one seed also through its entry index).
 // usage: nnemu_fuzz_corpus_generator MODEL_DIRECTORY NNAPI_MODEL_CORPUS NPU_PROGRAM_CORPUS
 #include <android/NeuralNetworks.h>
 #include <dlfcn.h>
@@ -264,6 +264,7 @@ int main(int argc, char** argv) {
     }
     allPrograms.resize(std::min<size_t>(allPrograms.size(), 48 << 10));
     writeFile(programCorpus / "all-programs.synapcache", prefixed({3, 0, 0, 0, 0}, allPrograms));
+    writeFile(programCorpus / "all-programs.synapindex", prefixed({3, 7, 0, 0, 0}, allPrograms));  // its entry index intact
     fs::remove_all(root);
     std::printf("%zu nnapi_model seeds, %zu npu_program seeds\n", modelSeeds, programSeeds);
     return modelSeeds > 0 && programSeeds > 0 ? 0 : 1;

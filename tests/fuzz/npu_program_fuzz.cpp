@@ -9,7 +9,8 @@
 //              a sealed file with one byte changed, cut or added, which must be refused
 //   mode 3     the SyNAP cache: the bytes stored as a program, damaged in its database (chunk
 //              bytes, sizes, order, links, version), then looked up: a lookup may only succeed
-//              with exactly the bytes stored
+//              with exactly the bytes stored; or its entry index file overwritten in place or
+//              replaced, then looked up through the index alone (no SQLite), likewise
 // In modes 0 and 1, bit 2 of the first byte loads with profiling on. Nothing may crash, hang or leak; a damaged or
 // foreign program must be refused. The same function backs npu_program_fuzz_replay.
 #include <sqlite3.h>
@@ -183,6 +184,7 @@ void modelCacheFile(const uint8_t* data, size_t size, bool sealed, bool ownToken
 
 // Mode 3: the SyNAP cache, one database for the whole run.
 struct SynapCacheFixture {
+    std::string file;
     std::unique_ptr<nnemu::cache::SynapCache> cache;
     sqlite3* raw = nullptr;  // a second connection, to damage what the cache stored
 };
@@ -193,7 +195,7 @@ SynapCacheFixture& synapCache() {
         const char* base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
         std::string pattern = std::string(base) + "/npu-program-fuzz-XXXXXX";
         if (mkdtemp(pattern.data()) == nullptr) fail("cannot create a directory for the cache");
-        const std::string file = pattern + "/nnhal.cache";
+        const std::string file = made.file = pattern + "/nnhal.cache";
         if (auto opened = nnemu::cache::SynapCache::open(file, true); opened.isOk()) made.cache = std::move(opened).value();
         if (made.cache == nullptr || sqlite3_open(file.c_str(), &made.raw) != SQLITE_OK) fail("cannot open the cache");
         sqlite3_busy_timeout(made.raw, 10000);
@@ -220,10 +222,45 @@ void damage(sqlite3* db, const char* sql, const std::string& program, int64_t a,
     sqlite3_finalize(statement);
 }
 
+// The entry index of `key` overwritten with `blob` from `offset` (or replaced by it), then the
+// lookup that skips SQLite: it may only map exactly `program`, and an untouched index must serve.
+void indexRoundTrip(const std::string& file, const std::string& key, const std::vector<uint8_t>& program,
+                    bool inPlace, size_t offset, const std::vector<uint8_t>& blob) {
+    const std::string index = file + "." + key + ".entry";
+    std::vector<uint8_t> bytes;
+    if (inPlace) {
+        FILE* in = std::fopen(index.c_str(), "rb");
+        if (in == nullptr) fail("the store wrote no entry index");
+        uint8_t buffer[512];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) bytes.insert(bytes.end(), buffer, buffer + n);
+        std::fclose(in);
+        for (size_t i = 0; i < blob.size(); ++i) {
+            if (offset + i < bytes.size()) {
+                bytes[offset + i] = blob[i];
+            } else {
+                bytes.push_back(blob[i]);
+            }
+        }
+    } else {
+        bytes = blob;
+    }
+    FILE* out = std::fopen(index.c_str(), "wb");
+    if (out == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) fail("cannot write the index");
+    std::fclose(out);
+    nnemu::cache::ProgramImage image;
+    bool foldDue = false;
+    const nnemu::Status status = nnemu::cache::SynapCache::findIndexed(file, {}, key, nnemu::synap::kCompilerVersion,
+                                                                       &image, &foldDue);
+    if (status.isOk() && (image.size() != program.size() || !std::equal(program.begin(), program.end(), image.data()))) {
+        fail("the entry index led to other bytes than stored");
+    }
+    if (inPlace && blob.empty() && !program.empty() && !status.isOk()) fail("an intact entry index was refused");
+}
+
 void synapCacheRoundTrip(const uint8_t* data, size_t size) {
     // [kind, a, b, blob length] then the blob, then the program.
     if (size < 4) return;
-    const uint8_t kind = data[0] % 7;
+    const uint8_t kind = data[0] % 9;
     const int64_t a = data[1], b = data[2];
     const size_t blobSize = std::min<size_t>(data[3], size - 4);
     const std::vector<uint8_t> blob(data + 4, data + 4 + blobSize);
@@ -254,6 +291,8 @@ void synapCacheRoundTrip(const uint8_t* data, size_t size) {
             damage(db, "UPDATE programs SET compiler_version = compiler_version + ?2 WHERE md5 = ?1", md5, a, 0);
             break;
         case 6: damage(db, "UPDATE programs SET chunk_count = chunk_count + ?2 - ?3 WHERE md5 = ?1", md5, a, b); break;
+        case 7:
+        case 8: indexRoundTrip(fixture.file, key, program, kind == 7, static_cast<size_t>(a), blob); return;
         default: break;
     }
     std::vector<uint8_t> found;

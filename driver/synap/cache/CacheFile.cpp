@@ -1,5 +1,6 @@
 #include "CacheFile.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -191,6 +192,30 @@ Status removeCacheFile(const CacheDirectory& directory) {
         }
     }
     return {};
+}
+
+bool writeAll(int fd, std::span<const uint8_t> bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+void removeFilesMatching(int dir, const std::function<bool(const std::string&)>& matches) {
+    const int listFd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* list = listFd >= 0 ? ::fdopendir(listFd) : nullptr;
+    if (list == nullptr) {
+        if (listFd >= 0) ::close(listFd);
+        return;
+    }
+    while (const dirent* entry = ::readdir(list)) {
+        if (matches(entry->d_name)) ::unlinkat(dir, entry->d_name, 0);
+    }
+    ::closedir(list);
 }
 
 }  // namespace nnemu::cache

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "nnemu/base/Status.h"
@@ -73,5 +74,10 @@ std::string fileSystemRefusal(int dirfd);
 
 // Deletes the file and its WAL companions, but only if its header marks it as a SyNAP cache.
 Status removeCacheFile(const CacheDirectory& directory);
+
+// The files beside the database (program files, entry indexes): every byte written, retrying
+// interrupted and short writes; and removing those of directory `dir` whose name `matches`.
+bool writeAll(int fd, std::span<const uint8_t> bytes);
+void removeFilesMatching(int dir, const std::function<bool(const std::string&)>& matches);
 
 }  // namespace nnemu::cache

@@ -1,6 +1,5 @@
 #include "ProgramFiles.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "CacheFile.h"
 #include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
@@ -43,19 +43,8 @@ std::string checkTrailer(const ProgramImage& image, const std::string& programMd
     return {};
 }
 
-bool writeAll(int fd, std::span<const uint8_t> bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
-}
-
-Status refuse(int dir, const std::string& name, const std::string& reason) {
-    unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
+Status refuse(int dir, const std::string& name, const std::string& reason, bool remove = true) {
+    if (remove) unlinkat(dir, name.c_str(), 0);  // a link or a regular file goes; a directory stays
     return {StatusCode::DAMAGED, "the program file " + name + " " + reason};
 }
 
@@ -65,12 +54,13 @@ std::string programFileName(const std::string& databaseName, const std::string& 
     return databaseName + "." + programMd5 + kSuffix;
 }
 
-Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5) {
+Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
+                                    bool removeRefused) {
     const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return Status(StatusCode::NOT_FOUND, {});
-        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link");
-        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno));
+        if (errno == ELOOP) return refuse(dir, name, "is a symbolic link", removeRefused);
+        return refuse(dir, name, std::string("cannot be opened: ") + std::strerror(errno), removeRefused);
     }
     struct stat info {};
     const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
@@ -79,12 +69,12 @@ Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t si
     Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
                                         : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
-    if (!regular) return refuse(dir, name, "is not a regular file");
-    if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize));
-    if (!mapped) return refuse(dir, name, mapped.message());
+    if (!regular) return refuse(dir, name, "is not a regular file", removeRefused);
+    if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), removeRefused);
+    if (!mapped) return refuse(dir, name, mapped.message(), removeRefused);
     if (const std::string damage = checkTrailer(*mapped, programMd5); !damage.empty()) {
         mapped = Status(StatusCode::DAMAGED, damage);  // unmapped before the file goes
-        return refuse(dir, name, damage);
+        return refuse(dir, name, damage, removeRefused);
     }
     return mapped;
 }
@@ -117,20 +107,11 @@ void removeProgramFiles(int dir, const std::string& databaseName, const std::str
         unlinkat(dir, programFileName(databaseName, programMd5).c_str(), 0);
         return;
     }
-    const int listFd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* list = listFd >= 0 ? fdopendir(listFd) : nullptr;
-    if (list == nullptr) {
-        if (listFd >= 0) close(listFd);
-        return;
-    }
     const std::string prefix = databaseName + ".";
-    while (const dirent* entry = readdir(list)) {
-        const std::string name = entry->d_name;
-        if (name.size() == prefix.size() + 32 + std::strlen(kSuffix) && name.starts_with(prefix) && name.ends_with(kSuffix)) {
-            unlinkat(dir, name.c_str(), 0);
-        }
-    }
-    closedir(list);
+    removeFilesMatching(dir, [&](const std::string& name) {
+        return name.size() == prefix.size() + 32 + std::strlen(kSuffix) && name.starts_with(prefix) &&
+               name.ends_with(kSuffix);
+    });
 }
 
 }  // namespace nnemu::cache

@@ -32,8 +32,9 @@ std::string programFileName(const std::string& databaseName, const std::string& 
 
 // Maps the program file `name` of directory `dir` if it holds exactly the program: `size` bytes
 // with md5 `programMd5`. NOT_FOUND when there is none; DAMAGED saying why when it is refused (the
-// file has then been removed).
-Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5);
+// file has then been removed, unless `removeRefused` is false).
+Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
+                                    bool removeRefused = true);
 
 // Best effort: written under a private name, then linked into place; nothing is done when the name exists.
 void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5);

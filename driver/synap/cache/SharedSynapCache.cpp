@@ -98,6 +98,14 @@ public:
         return open.cache;
     }
 
+    // Whether the cache for `file` may be used without opening it (not disabled, not at exit).
+    bool usable(const std::string& file) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (closed_) return false;
+        auto found = caches_.find(file);
+        return owner_ != getpid() || found == caches_.end() || !found->second.disabled;
+    }
+
     // After a use: a process that only reads the cache does not hold it (its SQLite connection
     // holds ~60 KB of pages and lookaside per process); the connection closes once no thread
     // still uses it. One that stored into it keeps it.
@@ -201,11 +209,43 @@ private:
     bool keep_ = false;
 };
 
+// A hit through the entry index, without SQLite (SynapCache::findIndexed). A process whose hit
+// leaves the hit log long folds it into the database. Anything else: the database decides.
+bool findIndexed(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
+                 ProgramImage* program) {
+    if (!registry().usable(location.file)) return false;
+    trace::Span span("cache index", "cache");
+    bool foldDue = false;
+    if (const Status found = SynapCache::findIndexed(location.file, location.boardRoot, key, compilerVersion, program,
+                                                     &foldDue);
+        !found.isOk()) {
+        if (found.code() == StatusCode::DAMAGED) {
+            SYNAP_LOG(INFO) << "not using " << found.message() << "; looking " << key << " up in " << location.file;
+        }
+        *program = {};
+        return false;
+    }
+    span.end();
+    cacheCounters().synapLookups++;
+    cacheCounters().synapHits++;
+    cacheCounters().synapMapped++;
+    SYNAP_LOG(INFO) << "SyNAP cache hit " << key << " (" << program->size() << " bytes, mapped, indexed)";
+    if (foldDue) {
+        trace::Span fold("fold hit log", "cache");
+        CacheUse cache(location);
+        if (cache && cache->readOnly().empty()) {
+            if (const Status folded = cache->foldHits(); !folded.isOk()) handleFailure(location, *cache, folded, "hit log fold");
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 bool findCompiledProgram(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
                          ProgramImage* program) {
     if (location.capacity <= 0 || key.empty()) return false;
+    if (findIndexed(location, key, compilerVersion, program)) return true;
     trace::Span opening("cache open", "cache");
     CacheUse cache(location);
     opening.end();

@@ -1,15 +1,19 @@
 #include "nnemu/synap/cache/SynapCache.h"
 
-#include <functional>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <set>
 #include <tuple>
 
 #include "CacheFile.h"
+#include "EntryIndex.h"
+#include "HitLog.h"
 #include "ProgramFiles.h"
 #include "nnemu/cache/SqliteDatabase.h"
 #include "nnemu/cache/Chunking.h"
@@ -35,20 +39,6 @@ int64_t nowUs() {
 // The entry's new last use: now, or just after the latest use if the clock says otherwise, so
 // the LRU order is exact even for uses within one microsecond or across a clock step.
 constexpr const char* kNextUse = "MAX(?1, (SELECT COALESCE(MAX(last_use), 0) + 1 FROM entries))";
-
-// Binds an entry to its key: swapping programs between entries, or altering an entry's program
-// or its program's compiler version, makes the seal fail.
-std::string entrySeal(const std::string& key, const std::string& program, int64_t compilerVersion) {
-    static constexpr char kDomain[] = "nnemu SyNAP cache entry";  // the terminating zero separates
-    const std::string version = std::to_string(compilerVersion);
-    Digest digest(DigestAlgorithm::MD5);
-    digest.update(kDomain, sizeof kDomain);
-    for (const std::string& part : {std::cref(key), std::cref(program), std::cref(version)}) {
-        digest.update(part.data(), part.size());
-        digest.update("", 1);
-    }
-    return toHex(digest.finish());
-}
 
 // Whether the stored chunk row holds exactly these bytes.
 bool chunkHolds(const SqliteStatement& row, const uint8_t* data, size_t size) {
@@ -82,6 +72,29 @@ std::vector<std::string> chunkDigests(std::span<const uint8_t> program, const st
 std::string programIdentity(std::span<const uint8_t> program) {
     return programIdentity(program.size(), chunkDigests(program, contentDefinedChunks(program.data(), program.size())));
 }
+
+// A write transaction (BEGIN IMMEDIATE) whose first work is folding the hit log, so the hits
+// found through entry indexes count before anything this transaction changes, in their order.
+class SynapCache::Write {
+public:
+    explicit Write(SynapCache& cache) : cache_(cache), write_(*cache.db_, SqliteTransaction::Kind::WRITE) {
+        active_ = write_.active() && cache_.foldHitLog();
+    }
+    ~Write() { cache_.finishFold(committed_); }
+    Write(const Write&) = delete;
+    Write& operator=(const Write&) = delete;
+    bool active() const { return active_; }
+    bool commit() {
+        committed_ = active_ && write_.commit();
+        return committed_;
+    }
+
+private:
+    SynapCache& cache_;
+    SqliteTransaction write_;
+    bool active_ = false;
+    bool committed_ = false;
+};
 
 SynapCache::SynapCache() : db_(std::make_unique<SqliteDatabase>()) {}
 SynapCache::~SynapCache() {
@@ -133,7 +146,7 @@ Status SynapCache::find(const std::string& key, uint32_t compilerVersion, std::v
 }
 
 Result<std::string> SynapCache::findVerified(const std::string& key, uint32_t compilerVersion,
-                                             std::vector<uint8_t>* program) {
+                                             std::vector<uint8_t>* program, bool count) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     program->clear();
@@ -192,30 +205,138 @@ Result<std::string> SynapCache::findVerified(const std::string& key, uint32_t co
         // A bad program goes with every entry naming it and its chunks that fail their own
         // checksum, checked before anything is unlinked (a later store must not reuse them).
         uint64_t entriesDropped = 0, chunksDropped = 0;
-        SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+        Write write(*this);
         if (!write.active()) return failure();
         const bool dropped =
                 entryOnly ? removeEntry(key) : dropDamagedProgram(programMd5, &entriesDropped, &chunksDropped);
         if (!dropped || !write.commit()) return failure();
         return Status(StatusCode::DAMAGED, damage);
     }
-    if (readOnly_.empty()) countHit(key);
+    if (count && readOnly_.empty()) countHit(key, programMd5, static_cast<int64_t>(program->size()), compilerVersion);
     if (db_->error().damage()) return failure();
     db_->clearError();  // a hit not counted (busy, or the write refused) is still a hit
     return programMd5;
 }
 
-// A hit counts and becomes the most recent use. Losing this update to a busy database only
-// makes the LRU order slightly stale, so it does not fail the lookup.
-void SynapCache::countHit(const std::string& key) {
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+// A hit counts and becomes the most recent use, after the logged hits before it (the fold).
+// Losing this update to a busy database only makes the LRU order slightly stale, so it does not
+// fail the lookup. A hit that comes here found no usable entry index: it writes one.
+void SynapCache::countHit(const std::string& key, const std::string& programMd5, int64_t size,
+                          uint32_t compilerVersion) {
+    Write write(*this);
     if (write.active()) {
         auto touch = db_->prepare(std::string("UPDATE entries SET hits = hits + 1, last_use = ") + kNextUse +
                                   " WHERE key = ?2");
         touch.bind(1, nowUs()).bind(2, key);
-        if (touch.run()) write.commit();
+        if (touch.run()) {
+            if (db_->changes() > 0) writeIndex(key, programMd5, size, compilerVersion);
+            write.commit();
+        }
     }
     restartLogIfLong();
+}
+
+// Within the write transaction that inserts or counts the entry, once its program file exists.
+void SynapCache::writeIndex(const std::string& key, const std::string& programMd5, int64_t size,
+                            uint32_t compilerVersion) {
+    if (directory_ < 0 || !readOnly_.empty() || entryIndexName(name_, key).empty()) return;
+    struct stat file {};
+    if (fstatat(directory_, programFileName(name_, programMd5).c_str(), &file, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(file.st_mode)) {
+        return;
+    }
+    writeEntryIndex(directory_, name_, {key, programMd5, size, compilerVersion, databaseDevice_, databaseInode_});
+}
+
+bool SynapCache::foldHitLog() {
+    foldLock_.reset();
+    if (directory_ < 0 || !readOnly_.empty()) return true;
+    Result<HitLog> opened = HitLog::open(directory_, name_, true);
+    if (!opened.isOk()) return true;  // no log (or an unusable one, which appends refuse too)
+    HitLog log = std::move(opened).value();
+    // A log holding its header alone (the usual case at a store) has nothing to fold.
+    if (!log.read() || (log.end() <= kHitLogRecordSize && !log.wantsRestart())) return true;
+    if (!db_->execute("CREATE TABLE IF NOT EXISTS hit_log(id INTEGER PRIMARY KEY CHECK(id = 0), "
+                      "generation INTEGER NOT NULL, folded INTEGER NOT NULL)")) {
+        return false;
+    }
+    int64_t generation = 0, folded = 0;
+    {
+        auto row = db_->prepare("SELECT generation, folded FROM hit_log WHERE id = 0");
+        if (row.step()) {
+            generation = row.integer(0);
+            folded = row.integer(1);
+        }
+        if (!db_->error().ok()) return false;
+    }
+    const bool sameLog = static_cast<uint64_t>(generation) == log.generation();
+    const uint64_t from = sameLog ? static_cast<uint64_t>(std::max<int64_t>(folded, 0)) : 0;
+    std::set<std::string> gone;
+    {
+        auto touch = db_->prepare(std::string("UPDATE entries SET hits = hits + 1, last_use = ") + kNextUse +
+                                  " WHERE key = ?2");
+        for (const LoggedHit& hit : log.hitsFrom(from)) {
+            if (!touch.reset().bind(1, hit.timeUs).bind(2, hit.key).run()) return false;
+            if (db_->changes() == 0) gone.insert(hit.key);  // evicted meanwhile: dropped
+        }
+    }
+    if (!sameLog || from != log.end()) {
+        auto mark = db_->prepare("INSERT OR REPLACE INTO hit_log(id, generation, folded) VALUES(0, ?1, ?2)");
+        if (!mark.bind(1, static_cast<int64_t>(log.generation())).bind(2, static_cast<int64_t>(log.end())).run()) {
+            return false;
+        }
+    }
+    // An index whose entry is gone is stale (its entry was removed by a process that could not
+    // remove it, or its store did not commit).
+    for (const std::string& key : gone) removeEntryIndex(directory_, name_, key);
+    if (log.wantsRestart()) foldLock_ = std::make_unique<HitLog>(std::move(log));
+    return true;
+}
+
+void SynapCache::finishFold(bool committed) {
+    if (foldLock_ != nullptr && committed) foldLock_->restart();
+    foldLock_.reset();
+}
+
+Status SynapCache::foldHits() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    if (!readOnly_.empty()) return {};
+    {
+        Write write(*this);
+        if (!write.active() || !write.commit()) return failure();
+    }
+    restartLogIfLong();
+    return {};
+}
+
+// The records of `log` the database has not folded (read in the caller's transaction; `log` held
+// with its shared lock, which excludes folds reading it).
+std::vector<LoggedHit> SynapCache::unfoldedHits(HitLog& log) {
+    if (!log.read()) return {};
+    int64_t generation = 0, folded = 0;
+    {
+        auto row = db_->prepare("SELECT generation, folded FROM hit_log WHERE id = 0");
+        if (row.valid() && row.step()) {
+            generation = row.integer(0);
+            folded = row.integer(1);
+        }
+        db_->clearError();  // no table yet: nothing folded
+    }
+    const bool sameLog = static_cast<uint64_t>(generation) == log.generation();
+    return log.hitsFrom(sameLog ? static_cast<uint64_t>(std::max<int64_t>(folded, 0)) : 0);
+}
+
+// For synap_cache: folds the log when the cache can be written (so the file shows the hits), and
+// opens what remains of it, shared, for the caller to count.
+Result<HitLog> SynapCache::foldForInspection() {
+    if (readOnly_.empty()) {
+        Write write(*this);
+        if (write.active()) write.commit();
+        db_->clearError();
+    }
+    if (directory_ < 0) return Status(StatusCode::NOT_FOUND, {});
+    return HitLog::open(directory_, name_, false);
 }
 
 bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size) {
@@ -248,28 +369,39 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
             if (mapped.isOk()) {
                 *program = std::move(mapped).value();
                 trace::Span hit("count hit", "cache");
-                if (readOnly_.empty()) countHit(key);
+                if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion);
                 return {};
             }
             if (mapped.code() == StatusCode::DAMAGED && refusedFile != nullptr) *refusedFile = mapped.status();
         }
     }
     std::vector<uint8_t> bytes;
-    NNEMU_ASSIGN_OR_RETURN(programMd5, findVerified(key, compilerVersion, &bytes));
+    Result<std::string> found = findVerified(key, compilerVersion, &bytes, false);
+    if (!found.isOk()) {
+        // No entry: an index left for the key is stale.
+        if (found.code() == StatusCode::NOT_FOUND && directory_ >= 0 && readOnly_.empty()) {
+            removeEntryIndex(directory_, name_, key);
+        }
+        return found.status();
+    }
+    programMd5 = std::move(found).value();
+    size = static_cast<int64_t>(bytes.size());
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool fromFile = false;
     if (directory_ >= 0 && readOnly_.empty()) {
         // The process that writes the program file maps it too, sharing its pages with the
         // processes that map it later rather than holding a copy of its own.
-        std::lock_guard<std::mutex> lock(mutex_);
         trace::Span span("program file write", "cache");
         const std::string name = programFileName(name_, programMd5);
         writeProgramFile(directory_, name, bytes, programMd5);
-        const auto written = static_cast<int64_t>(bytes.size());
-        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, written, programMd5); mapped.isOk()) {
+        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5); mapped.isOk()) {
             *program = std::move(mapped).value();
-            return {};
+            fromFile = true;
         }
     }
-    *program = ProgramImage(std::move(bytes));
+    if (!fromFile) *program = ProgramImage(std::move(bytes));
+    if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion);  // after the file: its index follows it
+    db_->clearError();
     return {};
 }
 
@@ -280,6 +412,10 @@ void SynapCache::keepLogOnClose() {
 
 void SynapCache::checkpoint() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (readOnly_.empty()) {  // the hits logged so far go into the database being checkpointed
+        Write write(*this);
+        if (write.active()) write.commit();
+    }
     restartLog();
 }
 
@@ -305,6 +441,9 @@ void SynapCache::restartLog() {
 }
 
 bool SynapCache::removeEntry(const std::string& key) {
+    // Its index goes first, whether the entry is there or not (a stale one too): a transaction
+    // rolled back leaves an entry without index, which the next hit through SQLite writes again.
+    if (directory_ >= 0) removeEntryIndex(directory_, name_, key);
     std::string program;
     {
         auto select = db_->prepare("SELECT program FROM entries WHERE key = ?1");
@@ -366,6 +505,12 @@ bool SynapCache::dropDamagedProgram(const std::string& program, uint64_t* entrie
         if (!remove.reset().bind(1, chunk).run()) return false;
         ++*chunksDropped;
     }
+    if (directory_ >= 0) {
+        auto keys = db_->prepare("SELECT key FROM entries WHERE program = ?1");
+        keys.bind(1, program);
+        while (keys.step()) removeEntryIndex(directory_, name_, keys.text(0));
+        if (!db_->error().ok()) return false;
+    }
     auto removeEntries = db_->prepare("DELETE FROM entries WHERE program = ?1");
     if (!removeEntries.bind(1, program).run()) return false;
     *entriesDropped += static_cast<uint64_t>(db_->changes());
@@ -404,7 +549,7 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
 
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    Write write(*this);
     if (!write.active()) return failure();
     const int64_t now = nowUs();
     std::string previous;
@@ -418,15 +563,22 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
     if (!previous.empty() && previous != programMd5 && !removeEntry(key)) return failure();
     if (!storeProgram(programMd5, program, chunks, chunkMd5s, compilerVersion)) return failure();
     uint64_t evicted = 0;
-    if (!insertEntry(key, programMd5, compilerVersion, now) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
+    if (!insertEntry(key, programMd5, compilerVersion, now) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted)) {
         return failure();
     }
-    // The program's file is written now, once the database names it, so the next process maps
-    // it rather than reassembling the program from its chunks (and writing the file then).
+    // The program's file is written now, in the transaction that names it, so the next process
+    // maps it rather than reassembling the program from its chunks (and writing the file then);
+    // then the entry's index, so the next process finds the file without SQLite.
     if (directory_ >= 0 && readOnly_.empty()) {
         trace::Span span("program file write", "cache");
         writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
+        writeIndex(key, programMd5, static_cast<int64_t>(program.size()), compilerVersion);
     }
+    if (!write.commit()) {
+        if (directory_ >= 0) removeEntryIndex(directory_, name_, key);
+        return failure();
+    }
+    if (directory_ >= 0 && readOnly_.empty()) createHitLog(directory_, name_);  // for the next process's first hit
     restartLogIfLong();
     return {};
 }
@@ -516,7 +668,7 @@ Status SynapCache::alias(const std::string& alias, const std::string& key, int64
     if (capacity <= 0 || alias == key) return {};
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    Write write(*this);
     if (!write.active()) return failure();
     std::string programMd5;
     int64_t version = 0;
@@ -538,7 +690,17 @@ Status SynapCache::alias(const std::string& alias, const std::string& key, int64
     }
     if (!previous.empty() && previous != programMd5 && !removeEntry(alias)) return failure();
     uint64_t evicted = 0;
-    if (!insertEntry(alias, programMd5, version, nowUs()) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted) || !write.commit()) {
+    if (!insertEntry(alias, programMd5, version, nowUs()) || !evictBeyond(static_cast<uint64_t>(capacity), &evicted)) {
+        return failure();
+    }
+    int64_t size = 0;
+    {
+        auto row = db_->prepare("SELECT size FROM programs WHERE md5 = ?1");
+        if (row.bind(1, programMd5).step()) size = row.integer(0);
+    }
+    if (size > 0) writeIndex(alias, programMd5, size, static_cast<uint32_t>(version));
+    if (!write.commit()) {
+        if (directory_ >= 0) removeEntryIndex(directory_, name_, alias);
         return failure();
     }
     return {};
@@ -547,7 +709,7 @@ Status SynapCache::alias(const std::string& alias, const std::string& key, int64
 Status SynapCache::drop(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    Write write(*this);
     if (!write.active() || !removeEntry(key) || !write.commit()) return failure();
     return {};
 }
@@ -555,11 +717,16 @@ Status SynapCache::drop(const std::string& key) {
 std::vector<CacheEntryInfo> SynapCache::entries() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
+    Result<HitLog> log = foldForInspection();
     std::vector<CacheEntryInfo> list;
+    SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
+    const std::vector<LoggedHit> pending = log.isOk() ? unfoldedHits(*log) : std::vector<LoggedHit>();
     auto select = db_->prepare(
             "SELECT e.key, e.program, COALESCE(p.size, 0), e.hits, e.last_use, e.created, "
             "COALESCE(p.compiler_version, 0) FROM entries e LEFT JOIN programs p ON p.md5 = e.program "
             "ORDER BY e.last_use DESC");
+    int64_t latest = 0;
+    std::map<std::string, size_t> byKey;
     while (select.step()) {
         CacheEntryInfo info;
         info.key = select.text(0);
@@ -569,7 +736,21 @@ std::vector<CacheEntryInfo> SynapCache::entries() {
         info.lastUseUs = select.integer(4);
         info.createdUs = select.integer(5);
         info.compilerVersion = static_cast<uint32_t>(select.integer(6));
+        latest = std::max(latest, info.lastUseUs);
+        byKey[info.key] = list.size();
         list.push_back(std::move(info));
+    }
+    read.commit();
+    // The hits not folded yet count as a fold would count them.
+    for (const LoggedHit& hit : pending) {
+        auto found = byKey.find(hit.key);
+        if (found == byKey.end()) continue;
+        CacheEntryInfo& info = list[found->second];
+        ++info.hits;
+        info.lastUseUs = latest = std::max(hit.timeUs, latest + 1);
+    }
+    if (!pending.empty()) {
+        std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.lastUseUs > b.lastUseUs; });
     }
     return list;
 }
@@ -577,8 +758,10 @@ std::vector<CacheEntryInfo> SynapCache::entries() {
 CacheTotals SynapCache::totals() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
+    Result<HitLog> log = foldForInspection();
     CacheTotals totals;
     SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
+    const std::vector<LoggedHit> pending = log.isOk() ? unfoldedHits(*log) : std::vector<LoggedHit>();
     auto number = [&](const char* sql) -> uint64_t {
         auto statement = db_->prepare(sql);
         return statement.step() ? static_cast<uint64_t>(statement.integer(0)) : 0;
@@ -591,6 +774,8 @@ CacheTotals SynapCache::totals() {
     totals.programBytes = number("SELECT COALESCE(SUM(size), 0) FROM programs");
     totals.storedBytes = number("SELECT COALESCE(SUM(size), 0) FROM chunks");
     totals.hits = number("SELECT COALESCE(SUM(hits), 0) FROM entries");
+    auto exists = db_->prepare("SELECT 1 FROM entries WHERE key = ?1");
+    for (const LoggedHit& hit : pending) totals.hits += exists.reset().bind(1, hit.key).step() ? 1 : 0;
     const uint64_t pages = number("PRAGMA page_count"), freePages = number("PRAGMA freelist_count");
     totals.fileBytes = (pages - std::min(pages, freePages)) * number("PRAGMA page_size");
     read.commit();
@@ -608,7 +793,7 @@ CacheVerifyReport SynapCache::verify() {
         report.integrity = db_->error().ok() ? result : db_->error().message;
         if (!db_->error().ok()) return report;
     }
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    Write write(*this);
     if (!write.active()) {
         report.integrity = db_->error().message;
         return report;
@@ -661,6 +846,10 @@ CacheVerifyReport SynapCache::verify() {
     uint64_t ignored = 0;
     for (const auto& program : damagedPrograms) dropDamagedProgram(program, &report.entriesDropped, &ignored);
     // Entries whose program row is gone entirely are damaged too.
+    if (directory_ >= 0) {
+        auto keys = db_->prepare("SELECT key FROM entries WHERE program NOT IN (SELECT md5 FROM programs)");
+        while (keys.step()) removeEntryIndex(directory_, name_, keys.text(0));
+    }
     auto orphans = db_->prepare("DELETE FROM entries WHERE program NOT IN (SELECT md5 FROM programs)");
     if (orphans.run()) report.entriesDropped += static_cast<uint64_t>(db_->changes());
     if (!write.commit()) report.integrity = db_->error().message;
@@ -681,7 +870,7 @@ uint64_t SynapCache::evictTo(uint64_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     uint64_t evicted = 0;
-    SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+    Write write(*this);
     if (!write.active() || !evictBeyond(count, &evicted) || !write.commit()) return 0;
     return evicted;
 }
@@ -690,14 +879,17 @@ bool SynapCache::clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     db_->clearError();
     {
-        SqliteTransaction write(*db_, SqliteTransaction::Kind::WRITE);
+        Write write(*this);
         if (!write.active() ||
             !db_->execute("DELETE FROM entries; DELETE FROM program_chunks; DELETE FROM programs; DELETE FROM chunks;") ||
             !write.commit()) {
             return false;
         }
     }
-    if (directory_ >= 0) removeProgramFiles(directory_, name_);
+    if (directory_ >= 0) {
+        removeEntryIndexes(directory_, name_);
+        removeProgramFiles(directory_, name_);
+    }
     // Give the space back; another process reading at this moment only makes this a no-op.
     db_->execute("VACUUM");
     db_->execute("PRAGMA wal_checkpoint(TRUNCATE)");

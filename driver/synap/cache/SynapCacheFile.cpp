@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "CacheFile.h"
+#include "EntryIndex.h"
+#include "HitLog.h"
 #include "ProgramFiles.h"
 #include "nnemu/cache/SqliteDatabase.h"
 #include "nnemu/synap/cache/SynapCache.h"
@@ -125,6 +127,8 @@ Result<std::unique_ptr<SynapCache>> SynapCache::open(const std::string& file, bo
         // The program files live beside the database, reached through the same checked directory.
         cache->directory_ = fcntl(directory.fd(), F_DUPFD_CLOEXEC, 0);
         cache->name_ = directory.name();
+        cache->databaseDevice_ = header.device;
+        cache->databaseInode_ = header.inode;
         if (const Status schema = cache->checkSchema(); !schema) return failed(schema.message());
         return cache;
     };
@@ -173,7 +177,10 @@ Status SynapCache::upgrade() {
         return unavailable("cannot upgrade the cache from schema version " + std::to_string(version) + ": " +
                            db_->error().message);
     }
-    if (directory_ >= 0) removeProgramFiles(directory_, name_);
+    if (directory_ >= 0) {
+        removeEntryIndexes(directory_, name_);
+        removeProgramFiles(directory_, name_);
+    }
     return {};
 }
 
@@ -181,6 +188,8 @@ Status SynapCache::removeFile(const std::string& file, const std::string& root) 
     CacheDirectory directory;
     NNEMU_RETURN_IF_ERROR(directory.open(root, file));
     NNEMU_RETURN_IF_ERROR(removeCacheFile(directory));
+    removeEntryIndexes(directory.fd(), directory.name());
+    removeHitLog(directory.fd(), directory.name());
     removeProgramFiles(directory.fd(), directory.name());
     return {};
 }

@@ -1,7 +1,8 @@
-// The SyNAP cache as the synap-npu driver uses it at each first-inference JIT. A connection to
-// the cache file is opened for each use and closed after it (a process running a network from
-// the cache holds no SQLite memory), except in a process that stored into it: that one keeps it
-// until exit, which folds what it wrote into the file. Whatever makes the cache unusable (a
+// The SyNAP cache as the synap-npu driver uses it at each first-inference JIT. A lookup first
+// tries the entry's index file and the hit log (SynapCache::findIndexed: no SQLite at all); when
+// they do not serve, a connection to the cache file is opened for the use and closed after it (a
+// process running a network from the cache holds no SQLite memory), except in a process that
+// stored into it: that one keeps it until exit, which folds what it wrote into the file. Whatever makes the cache unusable (a
 // missing or unwritable directory, a full disk, a corrupt or foreign database file) disables
 // that file for the rest of the process with one warning; inference goes on without it. A
 // damaged entry is dropped with a warning and the network is compiled again.

@@ -15,6 +15,8 @@
 // place complete, so no process ever sees a half-made cache.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,6 +31,8 @@ namespace nnemu::cache {
 
 class SqliteDatabase;
 struct Chunk;
+struct LoggedHit;
+class HitLog;
 
 struct CacheEntryInfo {
     std::string key;
@@ -77,6 +81,15 @@ public:
     // Deletes the cache file (and its WAL files) if its header marks it as a SyNAP cache, damaged
     // or not; anything else is refused saying why (NOT_FOUND when there is no file).
     static Status removeFile(const std::string& file, const std::string& root);
+    // A hit served without SQLite: the entry index of `key` beside the database `file`
+    // (EntryIndex.h, reached by the same walk as open's) names a program file that checks out
+    // (ProgramFiles.h), and the database file is the one the index was written for. The hit is
+    // counted in the hit log (HitLog.h) when the cache can be written; `foldDue` then says the
+    // log has grown long enough for this process to fold it (foldHits). Any other answer (nothing
+    // is removed): the lookup goes to the database (open, findImage), which checks, repairs or
+    // removes what was refused here.
+    static Status findIndexed(const std::string& file, const std::string& root, const std::string& key,
+                              uint32_t compilerVersion, ProgramImage* program, bool* foldDue);
     ~SynapCache();
     SynapCache(const SynapCache&) = delete;
     SynapCache& operator=(const SynapCache&) = delete;
@@ -106,6 +119,8 @@ public:
     // Adds the entry `alias` naming the program of the entry `key` (sealed like any entry; replacing
     // what the alias had), then evicts beyond `capacity` as store does. NOT_FOUND without `key`.
     Status alias(const std::string& alias, const std::string& key, int64_t capacity);
+    // Folds the hit log into the database (every write transaction does so first).
+    Status foldHits();
     // Closing this connection leaves the write-ahead log to a later checkpoint (a lookup's hit
     // count then costs no sync at close).
     void keepLogOnClose();
@@ -118,7 +133,9 @@ public:
     // Removes one entry (e.g. when the NPU core rejected its program).
     Status drop(const std::string& key);
 
-    // Inspection and maintenance, for the synap_cache tool.
+    // Inspection and maintenance, for the synap_cache tool. entries() and totals() fold the hit
+    // log first when the cache can be written, and count what remains in it (or all of it,
+    // read-only) without writing.
     std::vector<CacheEntryInfo> entries();  // most recently used first
     CacheTotals totals();
     // Checks every chunk, program and entry seal; drops damaged chunks, damaged programs with
@@ -141,6 +158,7 @@ public:
     bool errorIsDamage() const;
 
 private:
+    class Write;  // a write transaction that folds the hit log first
     SynapCache();
     Status checkSchema();
     Status upgrade();
@@ -152,11 +170,21 @@ private:
     bool assemble(const std::string& program, std::vector<uint8_t>* bytes, bool* complete, std::string& identity);
     bool dropDamagedProgram(const std::string& program, uint64_t* entriesDropped, uint64_t* chunksDropped);
     // find, answering the program identity it verified (so the first hit does not hash the program again).
-    Result<std::string> findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program);
+    Result<std::string> findVerified(const std::string& key, uint32_t compilerVersion, std::vector<uint8_t>* program,
+                                     bool count = true);
     // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size);
-    void countHit(const std::string& key);
+    // Counts a hit of the sound entry `key` (naming `programMd5` of `size` bytes) in the database,
+    // and writes its index when the program file is there.
+    void countHit(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion);
+    void writeIndex(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion);
+    // With mutex_ held, inside a write transaction: applies the hit log's unfolded records.
+    bool foldHitLog();
+    // After that transaction: replaces a long log once the fold is committed, and unlocks it.
+    void finishFold(bool committed);
+    std::vector<LoggedHit> unfoldedHits(HitLog& log);
+    Result<HitLog> foldForInspection();
     // After a write, with mutex_ held: a log of kLogRestartFrames frames or more is copied into
     // the database and restarted (checkpoint's work). Each process that finds the program counts
     // a hit (two frames), so a lookup pays the copy and its syncs once every ~32 processes, and
@@ -176,6 +204,9 @@ private:
     int directory_ = -1;  // the database's directory, for its program files
     std::string name_;    // the database's file name
     std::string readOnly_;
+    dev_t databaseDevice_ = 0;  // the database file's identity, recorded in its entry indexes
+    ino_t databaseInode_ = 0;
+    std::unique_ptr<HitLog> foldLock_;  // a folded log to replace after the commit
 };
 
 // A program's name in the cache (and in its file's name): md5 over its size and the md5s of its
