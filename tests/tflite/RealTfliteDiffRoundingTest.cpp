@@ -34,16 +34,19 @@ std::vector<uint8_t> conv2DInt8TiesModel(bool perChannel, fb::Padding padding, i
     return g.buildBytes();
 }
 
+// builtinAsNnapi: TFLite's builtin kernel rounds the model's ties as NNAPI does (the uint8 forms);
+// false: it rounds them otherwise (the int8 forms, on ruy).
 void expectTiesPerPath(const std::vector<uint8_t>& bytes,
-                       const std::vector<std::vector<uint8_t>>& inputs = {rampBytes<int8_t>(648, -128, 127)}) {
+                       const std::vector<std::vector<uint8_t>>& inputs = {rampBytes<int8_t>(648, -128, 127)},
+                       bool builtinAsNnapi = false) {
     const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
     expectCpuPathAsTfliteDelegatedAsItsDelegate(bytes, *model, inputs, 0);
-    // The model tells the roundings apart: TFLite's builtin kernel and its delegate differ on it.
+    // Whether TFLite's builtin kernel and its delegate on nnapi-reference round the ties alike.
     const RealTfliteResult builtin = runRealTflite(bytes, inputs);
     const RealTfliteResult delegated = runRealTfliteNnapi(bytes, *model, inputs, "nnapi-reference");
     ASSERT_TRUE(builtin.ok && delegated.ok);
-    EXPECT_NE(builtin.outputs, delegated.outputs);
+    EXPECT_EQ(builtin.outputs == delegated.outputs, builtinAsNnapi);
 }
 
 TEST(RealTfliteRounding, Conv2DInt8PerChannelTies) {
@@ -88,19 +91,8 @@ TEST(RealTfliteRounding, FullyConnectedInt8Ties) {
 
 // The uint8 forms (weights with a zero point of their own): TFLite 2.21's x86 builtin kernels round
 // their ties away from zero, as NNAPI does (unlike the int8 forms, ruy's rounding does not reach
-// them here), so the CPU path runs them on nnapi-reference and every mode gives TFLite's bytes.
-void expectTiesAsNnapi(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs) {
-    const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
-    ASSERT_NE(model, nullptr);
-    expectSameAsRealTflite(bytes, inputs, 0);
-    // TFLite's builtin kernel and its delegate on nnapi-reference agree on every tie (the scales
-    // make the multiplier 2^-4 exactly: every odd sum is a tie of the doubling high multiply).
-    const RealTfliteResult builtin = runRealTflite(bytes, inputs);
-    const RealTfliteResult delegated = runRealTfliteNnapi(bytes, *model, inputs, "nnapi-reference");
-    ASSERT_TRUE(builtin.ok && delegated.ok);
-    EXPECT_EQ(builtin.outputs, delegated.outputs);
-}
-
+// them here), so the CPU path runs them on nnapi-reference and gives TFLite's bytes. The scales
+// make the multiplier 2^-4 exactly: every odd sum is a tie of the doubling high multiply.
 TEST(RealTfliteRounding, Conv2DUint8Ties) {
     NNEMU_REQUIRE_REAL_TFLITE();
     GraphBuilder g;
@@ -114,7 +106,7 @@ TEST(RealTfliteRounding, Conv2DUint8Ties) {
          });
     g.inputs = {in};
     g.outputs = {out};
-    expectTiesAsNnapi(g.buildBytes(), {rampBytes<uint8_t>(648, 0, 255)});
+    expectTiesPerPath(g.buildBytes(), {rampBytes<uint8_t>(648, 0, 255)}, true);
 }
 TEST(RealTfliteRounding, FullyConnectedUint8Ties) {
     NNEMU_REQUIRE_REAL_TFLITE();
@@ -127,7 +119,7 @@ TEST(RealTfliteRounding, FullyConnectedUint8Ties) {
          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
     g.inputs = {in};
     g.outputs = {out};
-    expectTiesAsNnapi(g.buildBytes(), {rampBytes<uint8_t>(128, 0, 255)});
+    expectTiesPerPath(g.buildBytes(), {rampBytes<uint8_t>(128, 0, 255)}, true);
 }
 
 }  // namespace

@@ -205,51 +205,40 @@ void expectAsTflite(const QuantCase& c, QuantCases& random) {
     expectCpuPathAsRealTflite(g.buildBytes(), {random.bytes(elementCount(c.input))});
 }
 
-constexpr int kCasesPerForm = 256;   // about 1.5 s per form
+constexpr int kCasesPerForm = 256;   // a few seconds per form
 
-void expectRandomCases(Kind kind, fb::TensorType type, bool perChannel, uint32_t seed) {
-    QuantCases random(seed);
-    for (int i = 0; i < kCasesPerForm && !testing::Test::HasFatalFailure(); ++i) {
-        expectAsTflite(random.next(kind, type, perChannel), random);
+// One form: a builtin, its type, per-channel weights or not, and the seed of its cases.
+struct Form {
+    const char* name;
+    Kind kind;
+    fb::TensorType type;
+    bool perChannel;
+    uint32_t seed;
+};
+
+class RealTfliteQuantConvRandom : public testing::TestWithParam<Form> {};
+
+TEST_P(RealTfliteQuantConvRandom, CpuPathAsTflite) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const Form& form = GetParam();
+    QuantCases random(form.seed);
+    for (int i = 0; i < kCasesPerForm && !HasFatalFailure(); ++i) {
+        expectAsTflite(random.next(form.kind, form.type, form.perChannel), random);
     }
 }
 
-TEST(RealTfliteQuantConvRandom, DepthwiseInt8PerChannel) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Depthwise, fb::TensorType_INT8, true, 101);
-}
-TEST(RealTfliteQuantConvRandom, DepthwiseInt8PerTensor) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Depthwise, fb::TensorType_INT8, false, 102);
-}
-TEST(RealTfliteQuantConvRandom, DepthwiseUint8) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Depthwise, fb::TensorType_UINT8, false, 103);
-}
-TEST(RealTfliteQuantConvRandom, ConvInt8PerChannel) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Conv, fb::TensorType_INT8, true, 201);
-}
-TEST(RealTfliteQuantConvRandom, ConvInt8PerTensor) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Conv, fb::TensorType_INT8, false, 202);
-}
-TEST(RealTfliteQuantConvRandom, ConvUint8) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::Conv, fb::TensorType_UINT8, false, 203);
-}
-TEST(RealTfliteQuantConvRandom, FullyConnectedInt8PerChannel) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::FullyConnected, fb::TensorType_INT8, true, 301);
-}
-TEST(RealTfliteQuantConvRandom, FullyConnectedInt8PerTensor) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::FullyConnected, fb::TensorType_INT8, false, 302);
-}
-TEST(RealTfliteQuantConvRandom, FullyConnectedUint8) {
-    NNEMU_REQUIRE_REAL_TFLITE();
-    expectRandomCases(Kind::FullyConnected, fb::TensorType_UINT8, false, 303);
-}
+constexpr fb::TensorType kInt8 = fb::TensorType_INT8, kUint8 = fb::TensorType_UINT8;
+INSTANTIATE_TEST_SUITE_P(Forms, RealTfliteQuantConvRandom,
+                         testing::Values(Form{"DepthwiseInt8PerChannel", Kind::Depthwise, kInt8, true, 101},
+                                         Form{"DepthwiseInt8PerTensor", Kind::Depthwise, kInt8, false, 102},
+                                         Form{"DepthwiseUint8", Kind::Depthwise, kUint8, false, 103},
+                                         Form{"ConvInt8PerChannel", Kind::Conv, kInt8, true, 201},
+                                         Form{"ConvInt8PerTensor", Kind::Conv, kInt8, false, 202},
+                                         Form{"ConvUint8", Kind::Conv, kUint8, false, 203},
+                                         Form{"FullyConnectedInt8PerChannel", Kind::FullyConnected, kInt8, true, 301},
+                                         Form{"FullyConnectedInt8PerTensor", Kind::FullyConnected, kInt8, false, 302},
+                                         Form{"FullyConnectedUint8", Kind::FullyConnected, kUint8, false, 303}),
+                         [](const testing::TestParamInfo<Form>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace nnemu::tflite::test

@@ -112,13 +112,9 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
                  int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
-    std::shared_ptr<void>& slot = call.state != nullptr ? *call.state : local;
-    if (slot == nullptr) {
-        auto made = std::make_shared<Int8ConvPlan>();
-        if (!prepare(call, made.get())) return false;
-        slot = made;
-    }
-    auto& plan = *static_cast<Int8ConvPlan*>(slot.get());
+    Int8ConvPlan* kept = keptState<Int8ConvPlan>(call, local, [&](Int8ConvPlan& made) { return prepare(call, &made); });
+    if (kept == nullptr) return false;
+    Int8ConvPlan& plan = *kept;
     const CpuOperand& out = call.out(0);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();

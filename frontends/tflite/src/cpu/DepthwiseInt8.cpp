@@ -130,13 +130,9 @@ bool prepare(const CpuKernelCall& call) { return makePlan(call, nullptr); }
 bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
-    std::shared_ptr<void>& slot = call.state != nullptr ? *call.state : local;
-    if (slot == nullptr) {
-        auto made = std::make_shared<Plan>();
-        if (!makePlan(call, made.get())) return false;
-        slot = made;
-    }
-    Plan& plan = *static_cast<Plan*>(slot.get());
+    Plan* kept = keptState<Plan>(call, local, [&](Plan& made) { return makePlan(call, &made); });
+    if (kept == nullptr) return false;
+    Plan& plan = *kept;
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
