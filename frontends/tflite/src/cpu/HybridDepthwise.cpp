@@ -35,6 +35,7 @@ bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
     if (o == nullptr) return call.fail("missing DepthwiseConv2DOptions");
+    if (x[3] <= 0) return call.fail("the input has no channels");   // TFLite refuses it too
     if (o->depth_multiplier <= 0 || int64_t{x[3]} * o->depth_multiplier != w[3]) {
         return call.fail("filter channels must be the input's times the depth multiplier");
     }
