@@ -148,6 +148,7 @@ const std::vector<BenchModel>& benchModels() {
         {"conv_1x1_i8", [] { return conv(I, {1, 28, 28, 128}, 256, 1, 1); }},
         {"depthwise_f32", [] { return depthwise(F, {1, 112, 112, 32}, 1); }},
         {"depthwise_u8", [] { return depthwise(U, {1, 112, 112, 32}, 1); }},
+        {"depthwise_i8", [] { return depthwise(I, {1, 112, 112, 32}, 1); }},
         {"fully_connected_f32", [] { return fullyConnected(F, 1024, 1000); }},
         {"fully_connected_i8", [] { return fullyConnected(I, 1024, 1000); }},
         {"add_f32", [] { return binary(fb::BuiltinOperator_ADD, F, {1, 56, 56, 128}, {1, 56, 56, 128}); }},

@@ -262,9 +262,9 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
 // Only the CPU path (no delegate) against TFLite's builtin kernels: for a model whose delegated
 // modes are known to differ from what real TFLite's own delegate gives on nnemu's library, named
 // with the reason where it is called.
+// `real`: what tflite_run gave on these inputs (runRealTflite).
 inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                      int floatUlps = 4) {
-    const RealTfliteResult real = runRealTflite(bytes, inputs);
+                                      const RealTfliteResult& real, int floatUlps = 4) {
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
@@ -279,6 +279,10 @@ inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const s
         ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
         expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
     }
+}
+inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
+                                      int floatUlps = 4) {
+    expectCpuPathAsRealTflite(bytes, inputs, runRealTflite(bytes, inputs), floatUlps);
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,

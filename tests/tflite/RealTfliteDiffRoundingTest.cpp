@@ -1,7 +1,8 @@
 // One-operator models whose requantization meets many exact ties (scales that are powers of two),
 // against real TensorFlow Lite 2.21: where TFLite's builtin kernel rounds them otherwise than
 // NNAPI (int8 CONV_2D and FULLY_CONNECTED on ruy, src/TfliteKernelForms.h), the CPU path must give TFLite's bytes and
-// each delegated mode what TFLite's own delegate gives through nnemu's library.
+// each delegated mode what TFLite's own delegate gives through nnemu's library. The uint8 forms
+// round their ties as NNAPI does in TFLite's x86 build too, and stay on nnapi-reference.
 #include "RealTfliteNnapi.h"
 #include "RealTfliteOps.h"
 
@@ -33,16 +34,19 @@ std::vector<uint8_t> conv2DInt8TiesModel(bool perChannel, fb::Padding padding, i
     return g.buildBytes();
 }
 
+// builtinAsNnapi: TFLite's builtin kernel rounds the model's ties as NNAPI does (the uint8 forms);
+// false: it rounds them otherwise (the int8 forms, on ruy).
 void expectTiesPerPath(const std::vector<uint8_t>& bytes,
-                       const std::vector<std::vector<uint8_t>>& inputs = {rampBytes<int8_t>(648, -128, 127)}) {
+                       const std::vector<std::vector<uint8_t>>& inputs = {rampBytes<int8_t>(648, -128, 127)},
+                       bool builtinAsNnapi = false) {
     const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
     expectCpuPathAsTfliteDelegatedAsItsDelegate(bytes, *model, inputs, 0);
-    // The model tells the roundings apart: TFLite's builtin kernel and its delegate differ on it.
+    // Whether TFLite's builtin kernel and its delegate on nnapi-reference round the ties alike.
     const RealTfliteResult builtin = runRealTflite(bytes, inputs);
     const RealTfliteResult delegated = runRealTfliteNnapi(bytes, *model, inputs, "nnapi-reference");
     ASSERT_TRUE(builtin.ok && delegated.ok);
-    EXPECT_NE(builtin.outputs, delegated.outputs);
+    EXPECT_EQ(builtin.outputs == delegated.outputs, builtinAsNnapi);
 }
 
 TEST(RealTfliteRounding, Conv2DInt8PerChannelTies) {
@@ -83,6 +87,39 @@ TEST(RealTfliteRounding, FullyConnectedInt8Ties) {
             expectTiesPerPath(bytes, {rampBytes<int8_t>(128, -128, 127)});
         }
     }
+}
+
+// The uint8 forms (weights with a zero point of their own): TFLite 2.21's x86 builtin kernels round
+// their ties away from zero, as NNAPI does (unlike the int8 forms, ruy's rounding does not reach
+// them here), so the CPU path runs them on nnapi-reference and gives TFLite's bytes. The scales
+// make the multiplier 2^-4 exactly: every odd sum is a tie of the doubling high multiply.
+TEST(RealTfliteRounding, Conv2DUint8Ties) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    GraphBuilder g;
+    const int32_t in = g.tensor({1, 9, 9, 8}, fb::TensorType_UINT8, {}, {0.5f}, {125});
+    const int32_t w = g.tensor({6, 3, 3, 8}, fb::TensorType_UINT8, rampBytes<uint8_t>(432, 126, 132), {0.25f}, {129});
+    const int32_t bias = g.tensor({6}, fb::TensorType_INT32, rampBytes<int32_t>(6, -40, 40), {0.125f}, {0});
+    const int32_t out = g.tensor({1, 9, 9, 6}, fb::TensorType_UINT8, {}, {2.0f}, {128});
+    g.op(fb::BuiltinOperator_CONV_2D, {in, w, bias}, {out}, fb::BuiltinOptions_Conv2DOptions,
+         [](flatbuffers::FlatBufferBuilder& b) {
+             return fb::CreateConv2DOptions(b, fb::Padding_SAME, 1, 1, fb::ActivationFunctionType_NONE).Union();
+         });
+    g.inputs = {in};
+    g.outputs = {out};
+    expectTiesPerPath(g.buildBytes(), {rampBytes<uint8_t>(648, 0, 255)}, true);
+}
+TEST(RealTfliteRounding, FullyConnectedUint8Ties) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    GraphBuilder g;
+    const int32_t in = g.tensor({4, 32}, fb::TensorType_UINT8, {}, {0.5f}, {131});
+    const int32_t w = g.tensor({16, 32}, fb::TensorType_UINT8, rampBytes<uint8_t>(512, 126, 130), {0.25f}, {128});
+    const int32_t bias = g.tensor({16}, fb::TensorType_INT32, rampBytes<int32_t>(16, -40, 40), {0.125f}, {0});
+    const int32_t out = g.tensor({4, 16}, fb::TensorType_UINT8, {}, {1.0f}, {127});
+    g.op(fb::BuiltinOperator_FULLY_CONNECTED, {in, w, bias}, {out}, fb::BuiltinOptions_FullyConnectedOptions,
+         [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateFullyConnectedOptions(b).Union(); });
+    g.inputs = {in};
+    g.outputs = {out};
+    expectTiesPerPath(g.buildBytes(), {rampBytes<uint8_t>(128, 0, 255)}, true);
 }
 
 }  // namespace

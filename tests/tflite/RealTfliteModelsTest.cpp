@@ -1,7 +1,11 @@
-// Whole generated models against real TensorFlow Lite 2.21 (RealTflite.h): every model
-// nnemu_modelgen lists, on the same deterministic input, through nnemu's interpreter in every
-// mode and through TFLite's builtin kernels (tflite_run --xnnpack=0). Integer outputs identical,
-// float outputs within a few ULP. Skipped without ../shared/tflite.
+// Whole models against real TensorFlow Lite 2.21 (RealTflite.h): every model nnemu_modelgen
+// lists, on the same deterministic input, through nnemu's interpreter in every mode and through
+// TFLite's builtin kernels (tflite_run --xnnpack=0), and every shared model real TFLite runs
+// (../shared/models/models) on its CPU path. Integer outputs identical, float outputs within a
+// few ULP. Skipped without ../shared/tflite.
+#include <filesystem>
+#include <random>
+
 #include "GeneratedModels.h"
 #include "RealTflite.h"
 #include "RealTfliteNnapi.h"
@@ -195,6 +199,61 @@ std::vector<std::string> floatBitForBitNames() {
     return names;
 }
 INSTANTIATE_TEST_SUITE_P(Catalog, RealTfliteFloatModels, testing::ValuesIn(floatBitForBitNames()), testName);
+// The shared models (../shared/models/models/*.tflite) on the CPU path against TFLite's builtin
+// kernels, on tflite_run's own ramp (byte i of the inputs laid end to end is (7 i + 3) mod 256)
+// and on two seeded random inputs (floats over [-1, 1], other types random bytes): integer
+// outputs byte for byte. A model tflite_run refuses (person_detect.tflite: "quantized_dimension
+// must be in range") is skipped, named in the log.
+class RealTfliteSharedModels : public testing::TestWithParam<std::string> {};
+
+std::vector<std::vector<uint8_t>> sharedModelInputs(const Model& model, uint32_t seed) {
+    std::vector<std::vector<uint8_t>> inputs;
+    std::mt19937 random(seed);
+    size_t offset = 0;
+    for (const int32_t t : model.inputs()) {
+        const Tensor& tensor = model.tensors()[t];
+        std::vector<uint8_t> bytes(tensor.byteSize());
+        if (seed == 0) {
+            for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(((offset + i) * 7 + 3) % 256);
+        } else if (tensor.type == ElementType::FLOAT32) {
+            std::vector<float> values(bytes.size() / sizeof(float));
+            for (float& v : values) v = std::uniform_real_distribution<float>(-1, 1)(random);
+            bytes = GraphBuilder::bytes(values);
+        } else {
+            for (uint8_t& b : bytes) b = static_cast<uint8_t>(random() & 0xFF);
+        }
+        offset += bytes.size();
+        inputs.push_back(std::move(bytes));
+    }
+    return inputs;
+}
+
+TEST_P(RealTfliteSharedModels, CpuPathAsTflite) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    const std::vector<uint8_t> bytes = readFile(modelsDir() + "/models/" + GetParam());
+    const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
+    ASSERT_NE(model, nullptr);
+    for (const uint32_t seed : {0u, 2421u, 77u}) {
+        SCOPED_TRACE(seed == 0 ? std::string("ramp input") : "random input, seed " + std::to_string(seed));
+        const std::vector<std::vector<uint8_t>> inputs = sharedModelInputs(*model, seed);
+        const RealTfliteResult real = runRealTflite(bytes, inputs);
+        if (!real.ok && seed == 0) GTEST_SKIP() << "tflite_run does not run " << GetParam() << ":\n" << real.log;
+        expectCpuPathAsRealTflite(bytes, inputs, real, kModelFloatUlps);
+    }
+}
+
+std::vector<std::string> sharedModelNames() {
+    std::vector<std::string> names;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(modelsDir() + "/models", error)) {
+        if (entry.path().extension() == ".tflite") names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+INSTANTIATE_TEST_SUITE_P(Shared, RealTfliteSharedModels, testing::ValuesIn(sharedModelNames()), testName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RealTfliteSharedModels);
+
 INSTANTIATE_TEST_SUITE_P(DISABLED_KnownDifferent, RealTfliteModels, testing::ValuesIn(catalogNames(Check::KnownDifferent)),
                          testName);
 

@@ -54,11 +54,18 @@ const std::vector<KernelForm>& kernelForms() {
             {fb::BuiltinOperator_TANH, {ElementType::FLOAT32},
              "TFLite's float kernel evaluates Eigen's rational approximation; NNAPI's is the C library's tanh"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
-            // stays on NNAPI (its prepare refuses it).
+            // stays on NNAPI (its prepare refuses it). The int8 FULLY_CONNECTED with one weight
+            // scale derives its multiplier as NNAPI does, but rounds as ruy.
             {fb::BuiltinOperator_CONV_2D, {ElementType::INT8},
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
             {fb::BuiltinOperator_FULLY_CONNECTED, {ElementType::INT8},
              "TFLite's x86 build runs the GEMM on ruy, which rounds the requantization's last shift with ties up"},
+            // The int8 depthwise (DepthwiseInt8.cpp); the uint8 forms of all three compute
+            // NNAPI's values in TFLite too (the float product, gemmlowp's rounding) and stay on it.
+            {fb::BuiltinOperator_DEPTHWISE_CONV_2D, {ElementType::INT8},
+             "TFLite derives each channel's multiplier from the double product of the input and weight scales; "
+             "NNAPI from their float product",
+             {ElementType::INT8}},
             // Float convolutions: the same products, summed in another order (FloatGemmEigen.h,
             // FloatConv.cpp); a grouped CONV_2D stays on NNAPI (its prepare refuses it).
             {fb::BuiltinOperator_CONV_2D, {ElementType::FLOAT32},

@@ -29,6 +29,14 @@ int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift) {
     return (high + nudge) >> right;
 }
 
+void channelMultiplier(MultiplierFrom from, float inputScale, float weightScale, float outputScale, int32_t* multiplier,
+                       int* shift) {
+    const double product = from == MultiplierFrom::DoubleProduct
+                                   ? static_cast<double>(inputScale) * static_cast<double>(weightScale)
+                                   : static_cast<double>(inputScale * weightScale);
+    quant::quantizeMultiplier(product / static_cast<double>(outputScale), multiplier, shift);
+}
+
 bool isInt8Conv(const CpuKernelCall& call) {
     return call.inputs.size() >= 2 && call.in(0).present() && call.in(1).present() && !call.outputs.empty() &&
            call.out(0).present() && call.in(0).type() == ElementType::INT8 && call.in(1).type() == ElementType::INT8 &&
@@ -38,10 +46,11 @@ bool isInt8Conv(const CpuKernelCall& call) {
 bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
     const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape();
     if (w[3] != x[3]) return call.fail("a grouped int8 convolution runs on nnapi-reference");
-    return planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]) * w[2] * w[3], plan);
+    return planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]) * w[2] * w[3],
+                        MultiplierFrom::DoubleProduct, plan);
 }
 
-bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8ConvPlan* plan) {
+bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, MultiplierFrom from, Int8ConvPlan* plan) {
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     if (!filter.known()) return call.fail("int8 weights must be constant");
     const Tensor& weights = *filter.tensor;
@@ -67,9 +76,8 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8
     plan->blocks = blocks;
     plan->packed.assign(blocks * pairs * 2 * kGemmLanes, 0);
     for (size_t c = 0; c < channels; ++c) {
-        const double filterScale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
-        const double real = static_cast<double>(in.tensor->scale) * filterScale / static_cast<double>(out.tensor->scale);
-        quant::quantizeMultiplier(real, &plan->multipliers[c], &plan->shifts[c]);
+        const float filterScale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
+        channelMultiplier(from, in.tensor->scale, filterScale, out.tensor->scale, &plan->multipliers[c], &plan->shifts[c]);
         if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
         plan->leftShifts[c] = std::max(plan->shifts[c], 0);
         plan->rightShifts[c] = std::max(-plan->shifts[c], 0);
@@ -104,13 +112,9 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
                  int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
-    std::shared_ptr<void>& slot = call.state != nullptr ? *call.state : local;
-    if (slot == nullptr) {
-        auto made = std::make_shared<Int8ConvPlan>();
-        if (!prepare(call, made.get())) return false;
-        slot = made;
-    }
-    auto& plan = *static_cast<Int8ConvPlan*>(slot.get());
+    Int8ConvPlan* kept = keptState<Int8ConvPlan>(call, local, [&](Int8ConvPlan& made) { return prepare(call, &made); });
+    if (kept == nullptr) return false;
+    Int8ConvPlan& plan = *kept;
     const CpuOperand& out = call.out(0);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();

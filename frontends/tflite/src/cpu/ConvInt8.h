@@ -44,6 +44,19 @@ struct Int8ConvPlan {
     std::vector<int32_t> sums;
 };
 
+// Where TFLite 2.21 takes a multiplier input scale x weight scale / output scale from:
+// - DoubleProduct: double(input) * double(weight) / double(output), per output channel
+//   (PopulateConvolutionQuantizationParams): every int8 CONV_2D and DEPTHWISE_CONV_2D (a
+//   per-tensor weight scale repeated), and an int8 FULLY_CONNECTED with per-channel weights;
+// - FloatProduct: the product rounded to float first, double(input * weight) / double(output)
+//   (GetQuantizedConvolutionMultipler), as NNAPI derives every multiplier: an int8
+//   FULLY_CONNECTED with one weight scale (and every uint8 form, which nnapi-reference runs).
+// The two differ in the low bits of most multipliers, which now and then moves an output by one.
+enum class MultiplierFrom { DoubleProduct, FloatProduct };
+// The Q31 multiplier and shift for weight scale `weightScale` (quant::quantizeMultiplier).
+void channelMultiplier(MultiplierFrom from, float inputScale, float weightScale, float outputScale, int32_t* multiplier,
+                       int* shift);
+
 // x * multiplier * 2^shift as ruy's x86 kernels requantize: the left shift, then
 // (x * m + 2^30) >> 31, then (x + 2^(e-1)) >> e for a right shift e (ties rounded up).
 int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift);
@@ -56,8 +69,9 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
 
 // What the int8 CONV_2D and FULLY_CONNECTED share: input 0, weights 1 ([channels, depth] once
 // flattened, constant, zero point 0, per tensor or per channel along dimension 0), optional int32
-// bias 2, output 0 [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it.
-bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Int8ConvPlan* plan);
+// bias 2, output 0 [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it (the
+// multipliers derived `from`).
+bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, MultiplierFrom from, Int8ConvPlan* plan);
 // Runs the GEMM on `pixels` rows that fillRow writes (depth values minus the input's zero point),
 // the plan made by `prepare` at the first invoke and kept in the unit's state.
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,

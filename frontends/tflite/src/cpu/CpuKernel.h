@@ -100,6 +100,20 @@ private:
     mutable Status status_;
 };
 
+// A kernel's state of type T built from constants (packed weights, multipliers): made by
+// make(T&) at the first invoke and kept in the unit's slot (call.state) across invokes; without a
+// slot, or with keep false, it lives in `local` for this call only. nullptr when make fails.
+template <typename T, typename Make>
+T* keptState(const CpuKernelCall& call, std::shared_ptr<void>& local, Make&& make, bool keep = true) {
+    std::shared_ptr<void>& slot = call.state != nullptr && keep ? *call.state : local;
+    if (slot == nullptr) {
+        auto made = std::make_shared<T>();
+        if (!make(*made)) return nullptr;
+        slot = made;
+    }
+    return static_cast<T*>(slot.get());
+}
+
 struct CpuKernel {
     // Checks types and options, and, as far as the known data allows, that each output's declared
     // shape is the computed one. Must reject malformed nodes cleanly.

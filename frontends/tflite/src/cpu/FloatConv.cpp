@@ -51,13 +51,13 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
     const CpuOperand& filters = call.in(1);
     // Filters computed in the graph (a DENSIFY's output, a model input) are packed again at every invoke.
     const bool constant = filters.tensor->isConstant && !filters.tensor->isVariable;
-    std::shared_ptr<void>& slot = call.state != nullptr && constant ? *call.state : local;
-    if (slot == nullptr) {
-        auto made = std::make_shared<GemmState>();
-        floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth, &made->plan);
-        slot = made;
-    }
-    return *static_cast<GemmState*>(slot.get());
+    return *keptState<GemmState>(
+            call, local,
+            [&](GemmState& made) {
+                floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth, &made.plan);
+                return true;
+            },
+            constant);
 }
 
 }  // namespace

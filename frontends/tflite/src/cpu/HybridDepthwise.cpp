@@ -4,8 +4,10 @@
 // asymmetrically (HybridQuantization.h; its zero point stands for the padding), integer sums of
 // weights times (input - zero point), times (channel scale x image scale) in float, plus the bias,
 // then the fused activation. Strides, dilations and depth multipliers as the float operator. And the
-// float form, in the order of TFLite's optimized float loops (FloatConv.cpp).
+// float form, in the order of TFLite's optimized float loops (FloatConv.cpp), and the int8 form with
+// TFLite's multipliers (DepthwiseInt8.cpp).
 #include "CpuKernelList.h"
+#include "DepthwiseInt8.h"
 #include "FloatConv.h"
 #include "HybridQuantization.h"
 
@@ -20,10 +22,12 @@ struct DepthwiseGeometry {
 bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
     if (!call.expectCounts(2, 3, 1)) return false;
     const CpuOperand &in = call.in(0), &filter = call.in(1);
-    const bool floatForm = floatconv::isFloatForm(call);
-    if (in.type() != ElementType::FLOAT32 || (filter.type() != ElementType::INT8 && !floatForm) ||
-        call.out(0).type() != ElementType::FLOAT32) {
-        return call.fail("the tools' CPU kernel computes the float32 and hybrid (float32 input, int8 weights) forms only");
+    const bool floatForm = floatconv::isFloatForm(call), int8 = conv::isInt8Conv(call);
+    const bool hybrid = in.type() == ElementType::FLOAT32 && filter.type() == ElementType::INT8 &&
+                        call.out(0).type() == ElementType::FLOAT32;
+    if (!floatForm && !int8 && !hybrid) {
+        return call.fail("the tools' CPU kernel computes the float32, hybrid (float32 input, int8 weights) and int8 "
+                         "forms only");
     }
     if (in.rank() != 4 || filter.rank() != 4 || filter.shape()[0] != 1) {
         return call.fail("input must have rank 4 and the filter shape [1, h, w, channels]");
@@ -31,15 +35,16 @@ bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
     if (o == nullptr) return call.fail("missing DepthwiseConv2DOptions");
+    if (x[3] <= 0) return call.fail("the input has no channels");   // TFLite refuses it too
     if (o->depth_multiplier <= 0 || int64_t{x[3]} * o->depth_multiplier != w[3]) {
         return call.fail("filter channels must be the input's times the depth multiplier");
     }
     const Tensor& weights = *filter.tensor;
-    if (!floatForm && weights.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
-    if (!floatForm && (weights.channelScales.size() != static_cast<size_t>(w[3]) || weights.quantizedDimension != 3)) {
+    if (hybrid && weights.zeroPoint != 0) return call.fail("hybrid weights must have zero point 0");
+    if (hybrid && (weights.channelScales.size() != static_cast<size_t>(w[3]) || weights.quantizedDimension != 3)) {
         return call.fail("hybrid depthwise weights need one scale per output channel, along dimension 3");
     }
-    if (call.inputs.size() == 3 && call.in(2).present()) {
+    if (call.inputs.size() == 3 && call.in(2).present() && !int8) {
         if (!call.expectType(call.in(2), {ElementType::FLOAT32}, "bias")) return false;
         if (call.in(2).count() != static_cast<size_t>(w[3])) return call.fail("bias must have one value per output channel");
     }
@@ -63,13 +68,14 @@ bool depthwiseGeometry(const CpuKernelCall& call, DepthwiseGeometry* g) {
 
 bool prepareDepthwise(const CpuKernelCall& call) {
     DepthwiseGeometry g;
-    return depthwiseGeometry(call, &g);
+    return depthwiseGeometry(call, &g) && (!conv::isInt8Conv(call) || depthwise_int8::prepare(call));
 }
 
 bool runDepthwise(const CpuKernelCall& call) {
     DepthwiseGeometry g;
     if (!depthwiseGeometry(call, &g)) return false;
     if (floatconv::isFloatForm(call)) return floatconv::runDepthwise(call, g.padTop, g.padLeft);
+    if (conv::isInt8Conv(call)) return depthwise_int8::run(call, g.padTop, g.padLeft);
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();

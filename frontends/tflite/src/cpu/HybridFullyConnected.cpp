@@ -7,8 +7,10 @@
 //   the zero point times the weights' sum) times the row's scale times the weights' scale, in
 //   float, then the fused activation; an input that is all zeros gives the activated bias.
 // And the int8 form (int8 input, weights and output), which NNAPI expresses but TFLite's x86
-// build rounds as ruy does: on the int8 GEMM of ConvInt8.cpp, each input row one GEMM row. And the
-// float form, in the summation order of TFLite's Eigen GEMM (FloatConv.cpp).
+// build rounds as ruy does: on the int8 GEMM of ConvInt8.cpp, each input row one GEMM row, the
+// multiplier from the double product of the scales with per-channel weights and from their float
+// product with one weight scale (fully_connected.cc; conv::MultiplierFrom). And the float form, in
+// the summation order of TFLite's Eigen GEMM (FloatConv.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +25,13 @@ namespace kernels::hybrid {
 namespace {
 
 const TfLiteFullyConnectedParams* options(const CpuKernelCall& call) { return call.params<TfLiteFullyConnectedParams>(); }
+
+bool planInt8FullyConnected(const CpuKernelCall& call, conv::Int8ConvPlan* plan) {
+    const std::vector<int32_t>& w = call.in(1).shape();
+    const conv::MultiplierFrom from = call.in(1).tensor->isPerChannel() ? conv::MultiplierFrom::DoubleProduct
+                                                                        : conv::MultiplierFrom::FloatProduct;
+    return conv::planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]), from, plan);
+}
 
 bool isHybridFullyConnected(const CpuKernelCall& call) {
     return call.in(0).type() == ElementType::FLOAT32 && call.in(1).type() == ElementType::INT8;
@@ -63,15 +72,10 @@ bool prepareFullyConnected(const CpuKernelCall& call) {
         shape = input.shape();
         shape.back() = static_cast<int32_t>(units);
     }
-    return call.expectOutputShape(0, shape) && (!int8 || conv::planInt8Gemm(call, units, depth, nullptr));
+    return call.expectOutputShape(0, shape) && (!int8 || planInt8FullyConnected(call, nullptr));
 }
 
 namespace {
-
-bool planInt8FullyConnected(const CpuKernelCall& call, conv::Int8ConvPlan* plan) {
-    const std::vector<int32_t>& w = call.in(1).shape();
-    return conv::planInt8Gemm(call, static_cast<size_t>(w[0]), static_cast<size_t>(w[1]), plan);
-}
 
 bool runInt8FullyConnected(const CpuKernelCall& call) {
     const auto depth = static_cast<size_t>(call.in(1).shape()[1]);

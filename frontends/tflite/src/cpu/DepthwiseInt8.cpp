@@ -1,0 +1,177 @@
+// The int8 DEPTHWISE_CONV_2D as TFLite 2.21's x86 build computes it (depthwise_conv.cc with its
+// generic optimized per-channel kernel; x86 builds have none of the NEON 3x3 or dot-product paths):
+// - each output starts at its bias and adds, over the window's taps inside the input, the
+//   products (input - input zero point) x weight in int32 (exact);
+// - the sum is requantized per output channel as gemmlowp rounds (MultiplyByQuantizedMultiplier:
+//   a left shift, the doubling high multiply rounded to nearest, then a right shift rounding half
+//   away from zero), plus the output's zero point, clamped to the fused activation's range;
+// - the multiplier of each channel comes from the double product of the input and weight scales
+//   divided by the output scale (a per-tensor weight scale repeated; conv::MultiplierFrom).
+// NNAPI (nnapi-reference) rounds the same way but derives the multipliers from the float product
+// of the scales, which moves the low bits of most of them and now and then an output by one step:
+// this kernel runs such a node on the CPU path instead (TfliteKernelForms.cpp).
+// Output channel ic x multiplier + m reads input channel ic. The input image is widened once to
+// int16 (minus its zero point, each channel repeated `multiplier` times), then every output row
+// adds tap after tap over its pixels, channels innermost (one vectorized loop per tap and row).
+#include "DepthwiseInt8.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "ConvInt8.h"
+#include "nnemu/base/Clones.h"
+#include "nnemu/kernels/QuantMath.h"
+
+namespace nnemu::tflite::kernels::depthwise_int8 {
+namespace {
+
+struct Plan {
+    std::vector<int16_t> filter;   // [taps][channels]
+    std::vector<int32_t> bias;     // [channels], 0 without a bias
+    std::vector<int32_t> multipliers, leftShifts, rightShifts;
+    std::vector<int16_t> image;    // scratch: one input image widened, channels repeated
+    std::vector<int32_t> sums;     // scratch: one output row
+};
+
+bool inInt8Range(int32_t zeroPoint) { return zeroPoint >= -128 && zeroPoint <= 127; }
+
+// The checks, and with a plan its contents.
+bool makePlan(const CpuKernelCall& call, Plan* plan) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const auto channels = static_cast<size_t>(filter.shape()[3]);
+    if (!filter.known()) return call.fail("int8 depthwise weights must be constant");
+    const Tensor& weights = *filter.tensor;
+    if (weights.isPerChannel() && (weights.quantizedDimension != 3 || weights.channelScales.size() != channels)) {
+        return call.fail("per-channel depthwise weights need one scale per output channel, along dimension 3");
+    }
+    bool zeroPointsZero = weights.zeroPoint == 0;
+    for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
+    if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
+    if (!inInt8Range(in.tensor->zeroPoint) || !inInt8Range(out.tensor->zeroPoint)) {
+        return call.fail("zero points must lie in [-128, 127]");
+    }
+    const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
+    if (hasBias) {
+        if (!call.expectType(call.in(2), {ElementType::INT32}, "bias")) return false;
+        if (call.in(2).count() != channels) return call.fail("bias must have one value per output channel");
+    }
+    if (plan == nullptr) return true;
+    plan->multipliers.resize(channels);
+    plan->leftShifts.resize(channels);
+    plan->rightShifts.resize(channels);
+    plan->bias.assign(channels, 0);
+    for (size_t c = 0; c < channels; ++c) {
+        int shift = 0;
+        const float scale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
+        conv::channelMultiplier(conv::MultiplierFrom::DoubleProduct, in.tensor->scale, scale, out.tensor->scale,
+                                &plan->multipliers[c], &shift);
+        if (shift > 30 || shift < -31) return call.fail("requantization multiplier out of range");
+        plan->leftShifts[c] = std::max(shift, 0);
+        plan->rightShifts[c] = std::max(-shift, 0);
+        if (hasBias) plan->bias[c] = call.in(2).at<int32_t>(c);
+    }
+    plan->filter.resize(static_cast<size_t>(filter.shape()[1]) * filter.shape()[2] * channels);
+    for (size_t i = 0; i < plan->filter.size(); ++i) plan->filter[i] = static_cast<int8_t>(filter.data[i]);
+    return true;
+}
+
+// to[p * depth * multiplier + ic * multiplier + m] = from[p * depth + ic] - zero point.
+void widenImage(const int8_t* from, size_t pixels, size_t depth, size_t multiplier, int32_t zeroPoint, int16_t* to) {
+    for (size_t p = 0; p < pixels; ++p) {
+        for (size_t ic = 0; ic < depth; ++ic) {
+            const auto value = static_cast<int16_t>(from[p * depth + ic] - zeroPoint);
+            for (size_t m = 0; m < multiplier; ++m) *to++ = value;
+        }
+    }
+}
+
+// sums[p * channels + c] += in[p * step + c] * weights[c] for `pixels` output pixels: one tap.
+NNEMU_CLONES
+void addTap(int32_t* sums, const int16_t* in, size_t step, const int16_t* weights, size_t pixels, size_t channels) {
+    for (size_t p = 0; p < pixels; ++p, in += step, sums += channels) {
+        for (size_t c = 0; c < channels; ++c) sums[c] += int32_t{in[c]} * weights[c];
+    }
+}
+
+// gemmlowp's MultiplyByQuantizedMultiplier on each sum (the left shift wraps as TFLite's int32
+// multiply does; the multipliers are never negative, so the doubling high multiply never
+// saturates), plus the zero point, clamped to [low, high].
+NNEMU_CLONES
+void requantize(const int32_t* sums, size_t pixels, size_t channels, const Plan& plan, int32_t zeroPoint, int32_t low,
+                int32_t high, int8_t* out) {
+    for (size_t p = 0; p < pixels; ++p, sums += channels, out += channels) {
+        for (size_t c = 0; c < channels; ++c) {
+            const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) << plan.leftShifts[c]);
+            const int64_t product = int64_t{shifted} * plan.multipliers[c];
+            const int64_t nudged = product + (product >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30));
+            // nudged / 2^31, truncated toward zero.
+            const auto doubled = static_cast<int32_t>((nudged + (nudged < 0 ? (int64_t{1} << 31) - 1 : 0)) >> 31);
+            const int32_t exponent = plan.rightShifts[c];
+            const auto mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+            const int32_t remainder = doubled & mask, threshold = (mask >> 1) + (doubled < 0 ? 1 : 0);
+            const int32_t value = (doubled >> exponent) + (remainder > threshold ? 1 : 0) + zeroPoint;
+            out[c] = static_cast<int8_t>(std::clamp(value, low, high));
+        }
+    }
+}
+
+// The output columns whose tap at input column (column x stride + first) lies inside [0, width):
+// from firstInside to endInside.
+int32_t firstInside(int32_t first, int32_t stride) { return first >= 0 ? 0 : (-first + stride - 1) / stride; }
+int32_t endInside(int32_t first, int32_t width, int32_t stride) {
+    return width - first <= 0 ? 0 : (width - first + stride - 1) / stride;
+}
+
+}  // namespace
+
+bool prepare(const CpuKernelCall& call) { return makePlan(call, nullptr); }
+
+bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
+    // The plan depends on constants only: made at the first invoke, kept in the unit's state.
+    std::shared_ptr<void> local;
+    Plan* kept = keptState<Plan>(call, local, [&](Plan& made) { return makePlan(call, &made); });
+    if (kept == nullptr) return false;
+    Plan& plan = *kept;
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
+    const auto* o = call.params<TfLiteDepthwiseConvParams>();
+    const auto channels = static_cast<size_t>(y[3]), depth = static_cast<size_t>(x[3]);
+    const size_t imagePixels = static_cast<size_t>(x[1]) * x[2];
+    int32_t low, high;
+    quant::quantizedActivationRange(static_cast<int32_t>(o->activation), out.tensor->scale, out.tensor->zeroPoint, -128,
+                                    127, &low, &high);
+    plan.image.resize(imagePixels * channels);
+    plan.sums.resize(static_cast<size_t>(y[2]) * channels);
+    const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
+    const auto* input = reinterpret_cast<const int8_t*>(in.data);
+    auto* output = reinterpret_cast<int8_t*>(out.out);
+    for (int32_t b = 0; b < y[0]; ++b) {
+        widenImage(input + b * imagePixels * depth, imagePixels, depth, channels / depth, in.tensor->zeroPoint,
+                   plan.image.data());
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                std::copy(plan.bias.begin(), plan.bias.end(), plan.sums.begin() + static_cast<ptrdiff_t>(ox * channels));
+            }
+            for (int32_t ky = 0; ky < w[1]; ++ky) {
+                const int32_t iy = oy * sh - padTop + ky * dh;
+                if (iy < 0 || iy >= x[1]) continue;
+                for (int32_t kx = 0; kx < w[2]; ++kx) {
+                    const int32_t first = kx * dw - padLeft;   // the input column of output column 0's tap
+                    const int32_t begin = firstInside(first, sw), end = std::min(y[2], endInside(first, x[2], sw));
+                    if (begin >= end) continue;
+                    const auto ix = static_cast<size_t>(begin * sw + first);
+                    addTap(plan.sums.data() + static_cast<size_t>(begin) * channels,
+                           plan.image.data() + (static_cast<size_t>(iy) * x[2] + ix) * channels, sw * channels,
+                           plan.filter.data() + (static_cast<size_t>(ky) * w[2] + kx) * channels,
+                           static_cast<size_t>(end - begin), channels);
+                }
+            }
+            requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high,
+                       output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
+        }
+    }
+    return true;
+}
+
+}  // namespace nnemu::tflite::kernels::depthwise_int8
