@@ -131,6 +131,9 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
         return badData("wrong number of NPU inputs or outputs");
     }
+    // From the second inference on (the first runs on the small pages it found ready), once
+    // the helper has them.
+    if (runCount() > 0) arena_.adoptHugePagesIfReady();
     const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
     const bool pooled = choosePool(use);
     const auto runStart = Clock::now();

@@ -15,6 +15,7 @@
 #include "nnemu/hal/Device.h"
 #include "npu_program_generated.h"
 #include "ThreadTimes.h"
+#include "ArenaPages.h"
 #include "ZeroedBytes.h"
 #include "nnemu/cache/ProgramImage.h"
 
@@ -55,6 +56,8 @@ public:
     bool programMapped() const { return bytes_.mapped(); }
     // Bytes of the activation arena (every activation between stages, planned by lifetime).
     size_t arenaBytes() const { return arena_.size(); }
+    // Whether the arena's huge pages (ArenaPages.h) are still being prepared (tests).
+    bool arenaHugePagesPending() const { return arena_.hugePagesPending(); }
     // Bytes of the largest working memory a stage has in the arena (band buffers).
     size_t largestWorkspace() const;
 
@@ -144,7 +147,7 @@ private:
     // Zero until written, never cleared at load (ZeroedBytes.h): a warm start touches no page
     // the first inference does not write.
     std::vector<ZeroedBytes> activations_;  // per tensor crossing stages, unless in the arena:
-    ZeroedBytes arena_;                     // activations crossing stages, by lifetime
+    ArenaPages arena_;                      // activations crossing stages, by lifetime
     std::vector<size_t> arenaOffsets_;      // per tensor: offset in arena_ or SIZE_MAX
     std::vector<Stage> stages_;
     std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)

@@ -88,7 +88,7 @@ void NpuCore::planActivations() {
     }
     ActivationArena arena = planActivationArena(*program_, needsBuffer_, pairs, inputsReadInPlace(), workspaces);
     arenaOffsets_ = std::move(arena.offsets);
-    arena_ = ZeroedBytes(arena.bytes);
+    arena_ = ArenaPages(arena.bytes);
     for (size_t w = 0; w < workspaces.size(); ++w) {
         stages_[workspaceStage[w]].workspace = {arena_.data() + arena.workspaceOffsets[w], workspaces[w].bytes};
     }

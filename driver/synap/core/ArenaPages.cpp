@@ -1,0 +1,174 @@
+#include "ArenaPages.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "nnemu/base/Trace.h"
+#include "SynapLog.h"
+
+namespace nnemu::synap {
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kPage = 4096;
+
+enum class Pages { kAdopted, kSmallOnly, kDirect };
+
+Pages pagesFromEnvironment() {
+    const char* choice = std::getenv("NNEMU_NPU_HUGE_PAGES");
+    if (choice == nullptr) return Pages::kAdopted;
+    if (std::string_view(choice) == "0") return Pages::kSmallOnly;
+    if (std::string_view(choice) == "direct") return Pages::kDirect;
+    return Pages::kAdopted;
+}
+
+// Whether madvise(MADV_HUGEPAGE) can give huge pages at all (read once per process).
+bool hugePagesEnabled() {
+    static const bool enabled = [] {
+        std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string line;
+        return std::getline(file, line) && line.find("[never]") == std::string::npos;
+    }();
+    return enabled;
+}
+
+// `length` bytes of fresh anonymous memory starting at a 2 MiB boundary (huge pages move with
+// mremap only between such addresses), or nullptr.
+uint8_t* mapAligned(size_t length) {
+    const size_t span = length + kHugePage;
+    void* pages = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) return nullptr;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(pages);
+    const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+    if (aligned > start) munmap(pages, aligned - start);
+    if (start + span > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), start + span - aligned - length);
+    return reinterpret_cast<uint8_t*>(aligned);
+}
+
+}  // namespace
+
+// The huge-page copy being faulted in, and the thread doing it.
+struct ArenaPages::Helper {
+    uint8_t* pages = nullptr;
+    size_t length = 0;
+    std::atomic<bool> stop{false};
+    std::atomic<bool> done{false};  // pages faulted in (or stopped); `faulted` says which
+    bool faulted = false;           // written by the thread before `done`
+    std::thread thread;
+
+    ~Helper() {
+        stop.store(true, std::memory_order_relaxed);
+        if (thread.joinable()) thread.join();
+        if (pages != nullptr) munmap(pages, length);
+    }
+
+    // A write per 4 KiB page: one fault per huge page (a page fault takes no process-wide lock,
+    // where MADV_POPULATE_WRITE would hold mmap_lock against the loading thread's mappings).
+    void faultIn() {
+        for (size_t block = 0; block < length; block += kHugePage) {
+            if (stop.load(std::memory_order_relaxed)) break;
+            const size_t end = std::min(length, block + kHugePage);
+            for (size_t page = block; page < end; page += kPage) static_cast<volatile uint8_t*>(pages)[page] = 0;
+        }
+        faulted = !stop.load(std::memory_order_relaxed);
+        done.store(true, std::memory_order_release);
+    }
+};
+
+ArenaPages::ArenaPages(size_t size) {
+    if (size == 0) return;
+    const Pages pages = pagesFromEnvironment();
+    if (size < kHugePage || pages == Pages::kDirect) {
+        plain_ = ZeroedBytes(size);
+        return;
+    }
+    mapped_ = (size + kPage - 1) / kPage * kPage;
+    data_ = mapAligned(mapped_);
+    if (data_ == nullptr) throw std::bad_alloc();
+    size_ = size;
+    // Small pages, all faulted in by one call (Linux 5.14 on; before, by the first writes).
+    madvise(data_, mapped_, MADV_NOHUGEPAGE);
+    madvise(data_, mapped_, MADV_POPULATE_WRITE);
+    if (pages == Pages::kSmallOnly || !hugePagesEnabled()) return;
+
+    auto helper = std::make_unique<Helper>();
+    helper->length = mapped_;
+    helper->pages = mapAligned(mapped_);
+    if (helper->pages == nullptr) return;  // the arena works on small pages
+    madvise(helper->pages, mapped_, MADV_HUGEPAGE);
+    try {
+        helper->thread = std::thread([h = helper.get()] { h->faultIn(); });
+    } catch (const std::system_error&) {
+        return;  // no thread to spare: small pages
+    }
+    pthread_setname_np(helper->thread.native_handle(), "nnemu-arena");
+    helper_ = std::move(helper);
+}
+
+ArenaPages::ArenaPages() = default;
+
+ArenaPages::~ArenaPages() { release(); }
+
+ArenaPages::ArenaPages(ArenaPages&& other) noexcept
+    : plain_(std::move(other.plain_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      mapped_(std::exchange(other.mapped_, 0)), helper_(std::move(other.helper_)) {}
+
+ArenaPages& ArenaPages::operator=(ArenaPages&& other) noexcept {
+    if (this != &other) {
+        release();
+        plain_ = std::move(other.plain_);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        mapped_ = std::exchange(other.mapped_, 0);
+        helper_ = std::move(other.helper_);
+    }
+    return *this;
+}
+
+void ArenaPages::release() {
+    helper_.reset();
+    if (data_ != nullptr) munmap(data_, mapped_);
+    data_ = nullptr;
+    size_ = 0;
+    mapped_ = 0;
+}
+
+void ArenaPages::stopHelper() { helper_.reset(); }
+
+bool ArenaPages::adoptHugePagesIfReady() {
+    if (helper_ == nullptr || !helper_->done.load(std::memory_order_acquire)) return false;
+    helper_->thread.join();
+    bool moved = false;
+    if (helper_->faulted) {
+        trace::Span span("arena onto huge pages", "npu");
+        std::memcpy(helper_->pages, data_, mapped_);
+        if (mremap(helper_->pages, mapped_, mapped_, MREMAP_MAYMOVE | MREMAP_FIXED, data_) != MAP_FAILED) {
+            helper_->pages = nullptr;  // now at data_; the small pages are gone
+            moved = true;
+        } else if (mmap(data_, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+                   MAP_FAILED) {
+            // mremap may have unmapped the target before failing: the arena again, as it was.
+            std::memcpy(data_, helper_->pages, mapped_);
+        } else {
+            SYNAP_LOG(ERROR) << "the activation arena lost its pages (out of memory moving them)";
+            std::abort();
+        }
+    }
+    helper_.reset();
+    return moved;
+}
+
+}  // namespace nnemu::synap

@@ -1,0 +1,62 @@
+// The activation arena's memory: zero until written, like ZeroedBytes, and from 2 MiB on (float
+// networks) ready before the first inference on 4 KiB pages, moved onto transparent huge pages
+// between two later inferences.
+//
+// Why both: a huge page needs a whole free 2 MiB block, and on a VM that returns free blocks to
+// its host (virtio-balloon free page reporting) such a block is often not backed by the host any
+// more: its first touch took 5-6 ms per 2 MiB here, against 0.2-0.5 ms for a backed one, so the
+// first inference of a float network paid 10-15 ms in some processes. Small pages come from the
+// blocks the system split and used recently, which the host still backs; but on them the steady
+// state was 3-4 % slower (TLB misses). So the arena is populated on 4 KiB pages in one call
+// (MADV_POPULATE_WRITE) when the program loads, and one helper thread faults in a huge-page copy
+// of it meanwhile (the host's slow faults land there); the first call of adoptHugePagesIfReady()
+// that finds the helper done copies the arena's bytes over and moves the huge pages under the
+// same address (mremap), so every pointer into the arena stays valid. Nothing waits for the
+// helper but the destructor, which stops it between 2 MiB blocks.
+//
+// NNEMU_NPU_HUGE_PAGES (read at every load): 0 keeps the arena on 4 KiB pages (no helper);
+// "direct" maps it on huge pages faulted in by the first inference (before session 20).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ZeroedBytes.h"
+
+namespace nnemu::synap {
+
+class ArenaPages {
+public:
+    ArenaPages();
+    // Throws std::bad_alloc when the memory cannot be had (the core's loads are guarded).
+    explicit ArenaPages(size_t size);
+    ~ArenaPages();
+    ArenaPages(ArenaPages&& other) noexcept;
+    ArenaPages& operator=(ArenaPages&& other) noexcept;
+    ArenaPages(const ArenaPages&) = delete;
+    ArenaPages& operator=(const ArenaPages&) = delete;
+
+    uint8_t* data() const { return plain_.empty() ? data_ : plain_.data(); }
+    size_t size() const { return plain_.empty() ? size_ : plain_.size(); }
+
+    // Between inferences, never while one runs: takes the helper's huge pages once they are
+    // ready (copying the arena's bytes onto them), otherwise does nothing. True when it moved them.
+    bool adoptHugePagesIfReady();
+    // Whether a helper is still preparing huge pages (tests).
+    bool hugePagesPending() const { return helper_ != nullptr; }
+    // Stops the helper, if any, and waits for it (tests: the 4 KiB pages stay).
+    void stopHelper();
+
+private:
+    struct Helper;
+    void release();
+
+    ZeroedBytes plain_;  // under 2 MiB (calloc's), or NNEMU_NPU_HUGE_PAGES=direct
+    uint8_t* data_ = nullptr;
+    size_t size_ = 0;     // asked
+    size_t mapped_ = 0;   // mapped at data_: size_ rounded up to whole 4 KiB pages
+    std::unique_ptr<Helper> helper_;
+};
+
+}  // namespace nnemu::synap

@@ -1,0 +1,169 @@
+// The activation arena's memory (driver/synap/core/ArenaPages.h): zero until written at every
+// size, its bytes and its address kept when the helper's huge pages replace the small ones, the
+// helper stopped and joined however the arena ends (moved, destroyed before the pages are ready,
+// stopped), none with NNEMU_NPU_HUGE_PAGES=0 or =direct; and a float network whose arena moves
+// gives the same outputs before and after.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "HalNetworkBuilder.h"
+#include <android/NeuralNetworks.h>
+#include "compiler/Compiler.h"
+#include "core/ArenaPages.h"
+#include "core/NpuCore.h"
+
+namespace nnemu {
+namespace {
+
+using synap::ArenaPages;
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+bool allZero(const ArenaPages& arena) {
+    for (size_t i = 0; i < arena.size(); i += 509) {
+        if (arena.data()[i] != 0) return false;
+    }
+    return arena.data()[arena.size() - 1] == 0;
+}
+
+// Writes a pattern every 4093 bytes (and at both ends) that the moved pages must keep.
+void writePattern(ArenaPages& arena) {
+    for (size_t i = 0; i < arena.size(); i += 4093) arena.data()[i] = static_cast<uint8_t>(i / 4093 + 1);
+    arena.data()[arena.size() - 1] = 0xA5;
+}
+
+void expectPattern(const ArenaPages& arena) {
+    for (size_t i = 0; i < arena.size() - 1; ++i) {
+        const uint8_t expected = i % 4093 == 0 ? static_cast<uint8_t>(i / 4093 + 1) : 0;
+        ASSERT_EQ(arena.data()[i], expected) << "byte " << i;
+    }
+    EXPECT_EQ(arena.data()[arena.size() - 1], 0xA5);
+}
+
+// Waits (without a time limit: the helper always ends) until the helper is done, and moves its pages.
+bool adoptWhenReady(ArenaPages& arena) {
+    while (arena.hugePagesPending()) {
+        if (arena.adoptHugePagesIfReady()) return true;
+        std::this_thread::yield();
+    }
+    return false;
+}
+
+class HugePagesSetting {
+public:
+    explicit HugePagesSetting(const char* value) { setenv("NNEMU_NPU_HUGE_PAGES", value, 1); }
+    ~HugePagesSetting() { unsetenv("NNEMU_NPU_HUGE_PAGES"); }
+    HugePagesSetting(const HugePagesSetting&) = delete;
+    HugePagesSetting& operator=(const HugePagesSetting&) = delete;
+};
+
+TEST(ArenaPages, SmallArenasAreZeroAndNeedNoHelper) {
+    for (size_t size : {size_t{1}, size_t{4096}, 2 * kMiB - 1}) {
+        ArenaPages arena(size);
+        ASSERT_NE(arena.data(), nullptr);
+        EXPECT_EQ(arena.size(), size);
+        EXPECT_FALSE(arena.hugePagesPending());
+        EXPECT_TRUE(allZero(arena));
+    }
+    EXPECT_EQ(ArenaPages(0).size(), 0u);
+}
+
+TEST(ArenaPages, HugePagesKeepTheAddressAndEveryByte) {
+    ArenaPages arena(5 * kMiB + 123);
+    ASSERT_NE(arena.data(), nullptr);
+    EXPECT_TRUE(allZero(arena));
+    uint8_t* const before = arena.data();
+    writePattern(arena);
+    const bool moved = adoptWhenReady(arena);  // false only where the system has no huge pages
+    EXPECT_FALSE(arena.hugePagesPending());
+    EXPECT_EQ(arena.data(), before);
+    EXPECT_EQ(arena.size(), 5 * kMiB + 123);
+    expectPattern(arena);
+    EXPECT_FALSE(arena.adoptHugePagesIfReady()) << "moved twice";
+    if (!moved) GTEST_SKIP() << "no transparent huge pages on this system: the arena stayed on small pages";
+}
+
+TEST(ArenaPages, DestroyedMovedOrStoppedWhileTheHelperRuns) {
+    for (int round = 0; round < 8; ++round) {
+        ArenaPages destroyed(9 * kMiB);  // destroyed at once: the destructor stops and joins
+    }
+    ArenaPages first(3 * kMiB);
+    writePattern(first);
+    ArenaPages moved(std::move(first));
+    EXPECT_EQ(first.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
+    ArenaPages assigned(4 * kMiB);
+    assigned = std::move(moved);  // the 4 MiB arena's helper joined, the 3 MiB one's taken over
+    adoptWhenReady(assigned);
+    expectPattern(assigned);
+    ArenaPages stopped(3 * kMiB);
+    writePattern(stopped);
+    stopped.stopHelper();
+    EXPECT_FALSE(stopped.hugePagesPending());
+    EXPECT_FALSE(stopped.adoptHugePagesIfReady());
+    expectPattern(stopped);
+}
+
+TEST(ArenaPages, NoHelperWithHugePagesOffOrDirect) {
+    for (const char* value : {"0", "direct"}) {
+        const HugePagesSetting setting(value);
+        ArenaPages arena(5 * kMiB);
+        EXPECT_FALSE(arena.hugePagesPending()) << value;
+        EXPECT_TRUE(allZero(arena)) << value;
+        writePattern(arena);
+        expectPattern(arena);
+    }
+}
+
+// float [1, 128, 128, 32] -> 3x3 DEPTHWISE_CONV_2D (RELU6): input and output 2 MiB each, so the
+// arena holds more than 2 MiB.
+hal::Model wideDepthwise() {
+    test::HalNetworkBuilder b;
+    std::mt19937 rng(5);
+    const auto values = [&](size_t n) {
+        std::vector<float> v(n);
+        for (float& x : v) x = static_cast<float>(std::uniform_int_distribution<int>(-8, 8)(rng)) / 8.0f;
+        return v;
+    };
+    using hal::OperandType;
+    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
+    const uint32_t filter = b.constant(OperandType::TENSOR_FLOAT32, {1, 3, 3, 32}, values(9 * 32));
+    const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT32, {32}, values(32));
+    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
+    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
+                {input, filter, bias, b.scalar(ANEURALNETWORKS_PADDING_SAME), b.scalar(1), b.scalar(1), b.scalar(1),
+                 b.scalar(3)},
+                output);
+    return b.finish(input, output);
+}
+
+TEST(ArenaPages, CoreGivesTheSameOutputsOnEitherPages) {
+    Result<std::vector<uint8_t>> program = synap::compileProgram(wideDepthwise(), {{1, 128, 128, 32}});
+    ASSERT_TRUE(program.isOk()) << program.message();
+    auto core = synap::NpuCore::load(cache::ProgramImage(*program), false, /*callingThreadOnly=*/true);
+    ASSERT_TRUE(core.isOk()) << core.message();
+    ASSERT_GE((*core)->arenaBytes(), 2 * kMiB);
+    std::vector<float> input(128 * 128 * 32);
+    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(static_cast<int>(i % 23) - 11) / 4.0f;
+    const auto run = [&] {
+        std::vector<float> output(input.size(), -1.0f);
+        const Status ran = (*core)->run({reinterpret_cast<const uint8_t*>(input.data())},
+                                        {reinterpret_cast<uint8_t*>(output.data())});
+        EXPECT_TRUE(ran.isOk()) << ran.message();
+        return output;
+    };
+    const std::vector<float> first = run();  // on the small pages, whatever the helper did meanwhile
+    while ((*core)->arenaHugePagesPending()) {
+        EXPECT_EQ(run(), first);  // the first run after the helper is done moves the pages
+    }
+    EXPECT_EQ(run(), first);
+    EXPECT_EQ(run(), first);
+    // Every output a value of the clamp's range, the padding's zeros included in the borders' sums.
+    for (float value : first) ASSERT_TRUE(value >= 0.0f && value <= 6.0f) << value;
+}
+
+}  // namespace
+}  // namespace nnemu
