@@ -66,6 +66,7 @@ TEST(ArenaPages, SmallArenasAreZeroAndNeedNoHelper) {
         ArenaPages arena(size);
         ASSERT_NE(arena.data(), nullptr);
         EXPECT_EQ(arena.size(), size);
+        arena.startHugePages();
         EXPECT_FALSE(arena.hugePagesPending());
         EXPECT_TRUE(allZero(arena));
     }
@@ -78,6 +79,8 @@ TEST(ArenaPages, HugePagesKeepTheAddressAndEveryByte) {
     EXPECT_TRUE(allZero(arena));
     uint8_t* const before = arena.data();
     writePattern(arena);
+    EXPECT_FALSE(arena.hugePagesPending()) << "no helper before the first inference";
+    arena.startHugePages();
     const bool moved = adoptWhenReady(arena);  // false only where the system has no huge pages
     EXPECT_FALSE(arena.hugePagesPending());
     EXPECT_EQ(arena.data(), before);
@@ -90,18 +93,23 @@ TEST(ArenaPages, HugePagesKeepTheAddressAndEveryByte) {
 TEST(ArenaPages, DestroyedMovedOrStoppedWhileTheHelperRuns) {
     for (int round = 0; round < 8; ++round) {
         ArenaPages destroyed(9 * kMiB);  // destroyed at once: the destructor stops and joins
+        destroyed.startHugePages();
     }
     ArenaPages first(3 * kMiB);
     writePattern(first);
+    first.startHugePages();
     ArenaPages moved(std::move(first));
     EXPECT_EQ(first.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
     ArenaPages assigned(4 * kMiB);
+    assigned.startHugePages();
     assigned = std::move(moved);  // the 4 MiB arena's helper joined, the 3 MiB one's taken over
     adoptWhenReady(assigned);
     expectPattern(assigned);
     ArenaPages stopped(3 * kMiB);
     writePattern(stopped);
+    stopped.startHugePages();
     stopped.stopHelper();
+    stopped.startHugePages();  // once only: stopped stays stopped
     EXPECT_FALSE(stopped.hugePagesPending());
     EXPECT_FALSE(stopped.adoptHugePagesIfReady());
     expectPattern(stopped);
@@ -111,6 +119,7 @@ TEST(ArenaPages, NoHelperWithHugePagesOffOrDirect) {
     for (const char* value : {"0", "direct"}) {
         const HugePagesSetting setting(value);
         ArenaPages arena(5 * kMiB);
+        arena.startHugePages();
         EXPECT_FALSE(arena.hugePagesPending()) << value;
         EXPECT_TRUE(allZero(arena)) << value;
         writePattern(arena);
@@ -155,7 +164,9 @@ TEST(ArenaPages, CoreGivesTheSameOutputsOnEitherPages) {
         EXPECT_TRUE(ran.isOk()) << ran.message();
         return output;
     };
-    const std::vector<float> first = run();  // on the small pages, whatever the helper did meanwhile
+    const std::vector<float> first = run();  // on the small pages
+    EXPECT_FALSE((*core)->arenaHugePagesPending()) << "the helper starts after the second inference";
+    EXPECT_EQ(run(), first);  // starts the helper
     while ((*core)->arenaHugePagesPending()) {
         EXPECT_EQ(run(), first);  // the first run after the helper is done moves the pages
     }

@@ -1,6 +1,8 @@
 #include "ArenaPages.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -78,6 +80,11 @@ struct ArenaPages::Helper {
     // A write per 4 KiB page: one fault per huge page (a page fault takes no process-wide lock,
     // where MADV_POPULATE_WRITE would hold mmap_lock against the loading thread's mappings).
     void faultIn() {
+        // Behind every other thread: SCHED_BATCH (no preemption of a thread it wakes beside)
+        // and the lowest priority, so that it takes only cores nothing else wants.
+        const sched_param batch{};
+        sched_setscheduler(0, SCHED_BATCH, &batch);
+        setpriority(PRIO_PROCESS, 0, 19);
         for (size_t block = 0; block < length; block += kHugePage) {
             if (stop.load(std::memory_order_relaxed)) break;
             const size_t end = std::min(length, block + kHugePage);
@@ -102,8 +109,12 @@ ArenaPages::ArenaPages(size_t size) {
     // Small pages, all faulted in by one call (Linux 5.14 on; before, by the first writes).
     madvise(data_, mapped_, MADV_NOHUGEPAGE);
     madvise(data_, mapped_, MADV_POPULATE_WRITE);
-    if (pages == Pages::kSmallOnly || !hugePagesEnabled()) return;
+    hugePagesLater_ = pages == Pages::kAdopted && hugePagesEnabled();
+}
 
+void ArenaPages::startHugePages() {
+    if (!hugePagesLater_) return;
+    hugePagesLater_ = false;
     auto helper = std::make_unique<Helper>();
     helper->length = mapped_;
     helper->pages = mapAligned(mapped_);
@@ -124,7 +135,8 @@ ArenaPages::~ArenaPages() { release(); }
 
 ArenaPages::ArenaPages(ArenaPages&& other) noexcept
     : plain_(std::move(other.plain_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-      mapped_(std::exchange(other.mapped_, 0)), helper_(std::move(other.helper_)) {}
+      mapped_(std::exchange(other.mapped_, 0)), hugePagesLater_(std::exchange(other.hugePagesLater_, false)),
+      helper_(std::move(other.helper_)) {}
 
 ArenaPages& ArenaPages::operator=(ArenaPages&& other) noexcept {
     if (this != &other) {
@@ -133,6 +145,7 @@ ArenaPages& ArenaPages::operator=(ArenaPages&& other) noexcept {
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
         mapped_ = std::exchange(other.mapped_, 0);
+        hugePagesLater_ = std::exchange(other.hugePagesLater_, false);
         helper_ = std::move(other.helper_);
     }
     return *this;
@@ -144,9 +157,13 @@ void ArenaPages::release() {
     data_ = nullptr;
     size_ = 0;
     mapped_ = 0;
+    hugePagesLater_ = false;
 }
 
-void ArenaPages::stopHelper() { helper_.reset(); }
+void ArenaPages::stopHelper() {
+    helper_.reset();
+    hugePagesLater_ = false;
+}
 
 bool ArenaPages::adoptHugePagesIfReady() {
     if (helper_ == nullptr || !helper_->done.load(std::memory_order_acquire)) return false;

@@ -1,6 +1,6 @@
 // The activation arena's memory: zero until written, like ZeroedBytes, and from 2 MiB on (float
-// networks) ready before the first inference on 4 KiB pages, moved onto transparent huge pages
-// between two later inferences.
+// networks) faulted in on 4 KiB pages when the program loads, then moved onto transparent huge
+// pages between two later inferences.
 //
 // Why both: a huge page needs a whole free 2 MiB block, and on a VM that returns free blocks to
 // its host (virtio-balloon free page reporting) such a block is often not backed by the host any
@@ -8,8 +8,10 @@
 // first inference of a float network paid 10-15 ms in some processes. Small pages come from the
 // blocks the system split and used recently, which the host still backs; but on them the steady
 // state was 3-4 % slower (TLB misses). So the arena is populated on 4 KiB pages in one call
-// (MADV_POPULATE_WRITE) when the program loads, and one helper thread faults in a huge-page copy
-// of it meanwhile (the host's slow faults land there); the first call of adoptHugePagesIfReady()
+// (MADV_POPULATE_WRITE) when the program loads; after the second inference startHugePages() has
+// one helper thread, at the lowest priority, fault in a huge-page copy (the host's slow faults
+// land there: started with the first inference it slowed that inference, competing for the
+// cores; a network run once never starts it); the first later call of adoptHugePagesIfReady()
 // that finds the helper done copies the arena's bytes over and moves the huge pages under the
 // same address (mremap), so every pointer into the arena stays valid. Nothing waits for the
 // helper but the destructor, which stops it between 2 MiB blocks.
@@ -40,6 +42,9 @@ public:
     uint8_t* data() const { return plain_.empty() ? data_ : plain_.data(); }
     size_t size() const { return plain_.empty() ? size_ : plain_.size(); }
 
+    // Once (later calls do nothing): starts the helper that faults in the huge pages, where the
+    // arena is on small pages and the system has huge pages.
+    void startHugePages();
     // Between inferences, never while one runs: takes the helper's huge pages once they are
     // ready (copying the arena's bytes onto them), otherwise does nothing. True when it moved them.
     bool adoptHugePagesIfReady();
@@ -56,6 +61,7 @@ private:
     uint8_t* data_ = nullptr;
     size_t size_ = 0;     // asked
     size_t mapped_ = 0;   // mapped at data_: size_ rounded up to whole 4 KiB pages
+    bool hugePagesLater_ = false;  // startHugePages() has a helper to start
     std::unique_ptr<Helper> helper_;
 };
 

@@ -131,9 +131,7 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
         return badData("wrong number of NPU inputs or outputs");
     }
-    // From the second inference on (the first runs on the small pages it found ready), once
-    // the helper has them.
-    if (runCount() > 0) arena_.adoptHugePagesIfReady();
+    arena_.adoptHugePagesIfReady();  // once the helper the second run started has them (ArenaPages.h)
     const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
     const bool pooled = choosePool(use);
     const auto runStart = Clock::now();
@@ -182,6 +180,10 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     }
     const auto runTime = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - runStart);
     noteRunTime(pooled, static_cast<uint64_t>(runTime.count()));
+    copyOut.end();
+    // After the second inference (a network run once never needs them; the helper competes
+    // for the cores, and started any earlier it slowed the first inference): once.
+    if (runCount() >= 2) arena_.startHugePages();
     return {};
 }
 
