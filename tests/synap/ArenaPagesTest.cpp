@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <random>
 #include <thread>
 #include <vector>
 
@@ -130,21 +129,17 @@ TEST(ArenaPages, NoHelperWithHugePagesOffOrDirect) {
 // float [1, 128, 128, 32] -> 3x3 DEPTHWISE_CONV_2D (RELU6): input and output 2 MiB each, so the
 // arena holds more than 2 MiB.
 hal::Model wideDepthwise() {
+    // Weights in steps of 1/8 (every sum exact in float).
+    std::vector<float> filter(9 * 32), bias(32);
+    for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 5) / 8.0f;
     test::HalNetworkBuilder b;
-    std::mt19937 rng(5);
-    const auto values = [&](size_t n) {
-        std::vector<float> v(n);
-        for (float& x : v) x = static_cast<float>(std::uniform_int_distribution<int>(-8, 8)(rng)) / 8.0f;
-        return v;
-    };
-    using hal::OperandType;
-    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
-    const uint32_t filter = b.constant(OperandType::TENSOR_FLOAT32, {1, 3, 3, 32}, values(9 * 32));
-    const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT32, {32}, values(32));
-    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
+    const uint32_t input = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
+    const uint32_t output = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
     b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
-                {input, filter, bias, b.scalar(ANEURALNETWORKS_PADDING_SAME), b.scalar(1), b.scalar(1), b.scalar(1),
-                 b.scalar(3)},
+                {input, b.constant(hal::OperandType::TENSOR_FLOAT32, {1, 3, 3, 32}, filter),
+                 b.constant(hal::OperandType::TENSOR_FLOAT32, {32}, bias), b.scalar(ANEURALNETWORKS_PADDING_SAME),
+                 b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)},
                 output);
     return b.finish(input, output);
 }
