@@ -107,8 +107,10 @@ ArenaPages::ArenaPages(size_t size) {
     if (data_ == nullptr) throw std::bad_alloc();
     size_ = size;
     // Small pages, all faulted in by one call (Linux 5.14 on; before, by the first writes).
+    trace::Span span("arena pages", "npu");
     madvise(data_, mapped_, MADV_NOHUGEPAGE);
     madvise(data_, mapped_, MADV_POPULATE_WRITE);
+    span.arg("bytes", mapped_);
     hugePagesLater_ = pages == Pages::kAdopted && hugePagesEnabled();
 }
 
