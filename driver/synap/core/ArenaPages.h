@@ -3,11 +3,12 @@
 // pages between two later inferences.
 //
 // Why both: a huge page needs a whole free 2 MiB block, and on a VM that returns free blocks to
-// its host (virtio-balloon free page reporting) such a block is often not backed by the host any
-// more: its first touch took 5-6 ms per 2 MiB here, against 0.2-0.5 ms for a backed one, so the
+// its host (virtio-balloon free page reporting) such a block is at times no longer backed by the
+// host: its first touch took 5-6 ms per 2 MiB here, against 0.2-0.5 ms for a backed one, so the
 // first inference of a float network paid 10-15 ms in some processes. Small pages come from the
 // blocks the system split and used recently, which the host still backs; but on them the steady
-// state was 3-4 % slower (TLB misses). So the arena is populated on 4 KiB pages in one call
+// state was 3-4 % slower (TLB misses presumably: this VM
+// has no counters to show them). So the arena is populated on 4 KiB pages in one call
 // (MADV_POPULATE_WRITE) when the program loads; after the second inference startHugePages() has
 // one helper thread, at the lowest priority, fault in a huge-page copy (the host's slow faults
 // land there: started with the first inference it slowed that inference, competing for the
