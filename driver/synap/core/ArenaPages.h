@@ -7,15 +7,15 @@
 // host: its first touch took 5-6 ms per 2 MiB here, against 0.2-0.5 ms for a backed one, so the
 // first inference of a float network paid 10-15 ms in some processes. Small pages come from the
 // blocks the system split and used recently, which the host still backs; but on them the steady
-// state was 3-4 % slower (TLB misses presumably: this VM
-// has no counters to show them). So the arena is populated on 4 KiB pages in one call
-// (MADV_POPULATE_WRITE) when the program loads; after the second inference startHugePages() has
-// one helper thread, at the lowest priority, fault in a huge-page copy (the host's slow faults
-// land there: started with the first inference it slowed that inference, competing for the
-// cores; a network run once never starts it); the first later call of adoptHugePagesIfReady()
-// that finds the helper done copies the arena's bytes over and moves the huge pages under the
-// same address (mremap), so every pointer into the arena stays valid. Nothing waits for the
-// helper but the destructor, which stops it between 2 MiB blocks.
+// state was 3-4 % slower (TLB misses presumably: this VM has no counters to show them). So the
+// arena is populated on 4 KiB pages in one call (MADV_POPULATE_WRITE) when the program loads;
+// after the second inference startHugePages() has one helper thread, at the lowest priority,
+// fault in a huge-page copy (the host's slow faults land there: started with the first inference
+// it slowed that inference, competing for the cores; a network run once never starts it); the
+// first later call of adoptHugePagesIfReady() that finds the helper done copies the arena's bytes
+// over and moves the huge pages under the same address (mremap), so every pointer into the arena
+// stays valid. Nothing waits for the helper but the destructor, which stops it between 2 MiB
+// blocks.
 //
 // NNEMU_NPU_HUGE_PAGES (read at every load): 0 keeps the arena on 4 KiB pages (no helper);
 // "direct" maps it on huge pages faulted in by the first inference (before session 20).
