@@ -5,7 +5,11 @@
 // gives the same outputs before and after.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -112,6 +116,35 @@ TEST(ArenaPages, DestroyedMovedOrStoppedWhileTheHelperRuns) {
     EXPECT_FALSE(stopped.hugePagesPending());
     EXPECT_FALSE(stopped.adoptHugePagesIfReady());
     expectPattern(stopped);
+}
+
+// A process that forks while the helper runs: the child's copy of the arena keeps its small pages
+// and its bytes, and ends without waiting for a thread that ran in the parent only (joining it
+// hung; the alarm turns a hang into a failure). The parent's helper goes on.
+TEST(ArenaPages, AForkedChildNeitherWaitsForNorTakesTheParentsHelper) {
+    ArenaPages arena(9 * kMiB);
+    writePattern(arena);
+    arena.startHugePages();
+    const bool pending = arena.hugePagesPending();
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        alarm(20);
+        int failures = 0;
+        for (int i = 0; i < 3; ++i) failures += arena.adoptHugePagesIfReady() ? 1 : 0;
+        failures += arena.hugePagesPending() ? 1 : 0;
+        for (size_t i = 0; i + 1 < arena.size(); i += 4093) {
+            failures += arena.data()[i] != static_cast<uint8_t>(i / 4093 + 1) ? 1 : 0;
+        }
+        arena.~ArenaPages();  // as the child's unload would
+        new (&arena) ArenaPages();
+        _exit(failures == 0 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    if (pending) adoptWhenReady(arena);
+    expectPattern(arena);
 }
 
 TEST(ArenaPages, NoHelperWithHugePagesOffOrDirect) {

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -69,11 +70,21 @@ struct ArenaPages::Helper {
     std::atomic<bool> stop{false};
     std::atomic<bool> done{false};  // pages faulted in (or stopped); `faulted` says which
     bool faulted = false;           // written by the thread before `done`
-    std::thread thread;
+    const pid_t owner = getpid();
+    // Null once joined. In a child forked meanwhile the thread ran in the parent only: joining
+    // it there would wait forever, destroying a joinable std::thread aborts, so it is left.
+    std::thread* thread = nullptr;
 
+    bool forked() const { return getpid() != owner; }
+    void join() {
+        if (thread == nullptr || forked()) return;
+        thread->join();
+        delete thread;
+        thread = nullptr;
+    }
     ~Helper() {
         stop.store(true, std::memory_order_relaxed);
-        if (thread.joinable()) thread.join();
+        join();
         if (pages != nullptr) munmap(pages, length);
     }
 
@@ -123,11 +134,11 @@ void ArenaPages::startHugePages() {
     if (helper->pages == nullptr) return;  // the arena works on small pages
     madvise(helper->pages, mapped_, MADV_HUGEPAGE);
     try {
-        helper->thread = std::thread([h = helper.get()] { h->faultIn(); });
+        helper->thread = new std::thread([h = helper.get()] { h->faultIn(); });
     } catch (const std::system_error&) {
         return;  // no thread to spare: small pages
     }
-    pthread_setname_np(helper->thread.native_handle(), "nnemu-arena");
+    pthread_setname_np(helper->thread->native_handle(), "nnemu-arena");
     helper_ = std::move(helper);
 }
 
@@ -168,8 +179,13 @@ void ArenaPages::stopHelper() {
 }
 
 bool ArenaPages::adoptHugePagesIfReady() {
-    if (helper_ == nullptr || !helper_->done.load(std::memory_order_acquire)) return false;
-    helper_->thread.join();
+    if (helper_ == nullptr) return false;
+    if (helper_->forked()) {  // a child: the small pages stay (its copy of the helper's is dropped)
+        helper_.reset();
+        return false;
+    }
+    if (!helper_->done.load(std::memory_order_acquire)) return false;
+    helper_->join();
     bool moved = false;
     if (helper_->faulted) {
         trace::Span span("arena onto huge pages", "npu");
