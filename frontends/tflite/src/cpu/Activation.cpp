@@ -207,7 +207,7 @@ void buildTable(const Tensor& in, const Tensor& out, float (*transform)(float), 
 }
 
 template <typename T>
-void geluQuantized(const CpuKernelCall& call, float (*transform)(float)) {
+void mapThroughTable(const CpuKernelCall& call, float (*transform)(float)) {
     T table[256];
     buildTable<T>(*call.in(0).tensor, *call.out(0).tensor, transform, table);
     mapElements<T>(call, [&](T x) { return table[static_cast<uint8_t>(x)]; });
@@ -219,11 +219,26 @@ bool runGelu(const CpuKernelCall& call) {
     const bool approximate = options != nullptr && options->approximate;
     float (*transform)(float) = approximate ? geluApproximate : gelu;
     switch (call.in(0).type()) {
-        case ElementType::UINT8: geluQuantized<uint8_t>(call, transform); break;
-        case ElementType::INT8: geluQuantized<int8_t>(call, transform); break;
+        case ElementType::UINT8: mapThroughTable<uint8_t>(call, transform); break;
+        case ElementType::INT8: mapThroughTable<int8_t>(call, transform); break;
         default:
             (approximate ? geluApproximateLoop : geluLoop)(call.in(0).data, call.out(0).out, call.in(0).count());
     }
+    return true;
+}
+
+// ---- ELU (int8: TFLite's lookup table of exp(x) - 1 below zero, x above; the float form is
+// lowered to NNAPI's ELU)
+
+float elu(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
+bool prepareElu(const CpuKernelCall& call) {
+    return prepareSameShape(call, {ElementType::INT8}) && quantizedScales(call);
+}
+
+bool runElu(const CpuKernelCall& call) {
+    if (!prepareElu(call)) return false;
+    mapThroughTable<int8_t>(call, elu);
     return true;
 }
 

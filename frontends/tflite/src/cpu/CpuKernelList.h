@@ -15,6 +15,8 @@ bool runRelu6(const CpuKernelCall& call);
 bool runReluN1To1(const CpuKernelCall& call);
 bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
+bool prepareElu(const CpuKernelCall& call);
+bool runElu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);
 bool runFakeQuant(const CpuKernelCall& call);
 bool prepareHardSwish(const CpuKernelCall& call);
@@ -50,6 +52,9 @@ bool prepareFloorMod(const CpuKernelCall& call);
 bool runFloorMod(const CpuKernelCall& call);
 bool prepareSquaredDifference(const CpuKernelCall& call);
 bool runSquaredDifference(const CpuKernelCall& call);
+bool prepareQuantizedExtremum(const CpuKernelCall& call);
+bool runQuantizedMaximum(const CpuKernelCall& call);
+bool runQuantizedMinimum(const CpuKernelCall& call);
 }  // namespace binary
 
 namespace bitwise {   // Bitwise.cpp
@@ -76,6 +81,16 @@ bool runCast(const CpuKernelCall& call);
 bool prepareBitcast(const CpuKernelCall& call);
 bool runBitcast(const CpuKernelCall& call);
 }  // namespace cast
+
+namespace comparison {   // QuantizedComparison.cpp
+bool prepareQuantized(const CpuKernelCall& call);
+bool runEqual(const CpuKernelCall& call);
+bool runNotEqual(const CpuKernelCall& call);
+bool runLess(const CpuKernelCall& call);
+bool runLessEqual(const CpuKernelCall& call);
+bool runGreater(const CpuKernelCall& call);
+bool runGreaterEqual(const CpuKernelCall& call);
+}  // namespace comparison
 
 namespace conv {   // Conv.cpp
 bool prepareConv(const CpuKernelCall& call);
@@ -138,6 +153,16 @@ bool runMatrixDiag(const CpuKernelCall& call);
 bool prepareMatrixSetDiag(const CpuKernelCall& call);
 bool runMatrixSetDiag(const CpuKernelCall& call);
 }  // namespace matrix_diag
+
+namespace requantize {   // Requantize.cpp
+bool prepareRequantize(const CpuKernelCall& call);
+bool runRequantize(const CpuKernelCall& call);
+}  // namespace requantize
+
+namespace l2_norm {   // QuantizedL2Norm.cpp
+bool prepareQuantized(const CpuKernelCall& call);
+bool runQuantized(const CpuKernelCall& call);
+}  // namespace l2_norm
 
 namespace log_softmax {   // QuantizedLogSoftmax.cpp
 bool prepareQuantized(const CpuKernelCall& call);
