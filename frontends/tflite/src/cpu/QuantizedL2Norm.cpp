@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "CpuKernelList.h"
+#include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
@@ -95,17 +96,9 @@ void normalize(const CpuKernelCall& call) {
 }  // namespace
 
 bool prepareQuantized(const CpuKernelCall& call) {
-    if (!call.expectCounts(1, 1, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8}, "input")) return false;
-    if (call.out(0).type() != call.in(0).type()) return call.fail("output type differs from the input's");
-    if (call.in(0).rank() == 0) return call.fail("input must have at least one dimension");
     const auto* options = call.params<TfLiteL2NormParams>();
     if (options != nullptr && options->activation != kTfLiteActNone) return call.fail("fused activations are not supported");
-    const int32_t zero = call.in(0).type() == ElementType::UINT8 ? 128 : 0;
-    if (call.out(0).tensor->scale != 1.0f / 128 || call.out(0).tensor->zeroPoint != zero) {
-        return call.fail("output must have scale 1/128 and zero point " + std::to_string(zero));
-    }
-    return call.expectOutputShape(0, call.in(0).shape());
+    return prepareFixedOutput8(call, 1.0f / 128, "1/128", 128, 0);
 }
 
 bool runQuantized(const CpuKernelCall& call) {
