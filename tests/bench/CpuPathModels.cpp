@@ -195,6 +195,15 @@ const std::vector<BenchModel>& benchModels() {
         {"l2_normalization_i8", [] { return l2Normalization(I, {1, 56, 56, 128}); }},
         {"maximum_requantized_u8", [] { return extremum(fb::BuiltinOperator_MAXIMUM, U, {1, 56, 56, 128}, {1, 1, 1, 128}); }},
         {"less_u8", [] { return less(U, {1, 56, 56, 128}, {1, 1, 1, 128}); }},
+        {"dequantize_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_DEQUANTIZE, {{shape, fb::TensorType_INT16, 0.001f, 0}}, {f32(shape)});
+         }},
+        {"relu_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_RELU, {{shape, fb::TensorType_INT16, 0.001f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.0007f, 0}});
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -95,7 +95,7 @@ bool runRelu0To1(const CpuKernelCall& call) {
 // (NNAPI's keep the input's; TfliteKernelForms.cpp runs a rescaling one here off the delegate) ----
 
 bool prepareReluX(const CpuKernelCall& call) {
-    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8}) && quantizedScales(call);
+    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8, ElementType::INT16}) && quantizedScales(call);
 }
 
 template <typename T>
@@ -109,8 +109,10 @@ bool runReluX(const CpuKernelCall& call, float low, float high) {
     if (!prepareReluX(call)) return false;
     if (call.in(0).type() == ElementType::UINT8) {
         reluXQuantized<uint8_t>(call, low, high);
-    } else {
+    } else if (call.in(0).type() == ElementType::INT8) {
         reluXQuantized<int8_t>(call, low, high);
+    } else {
+        reluXQuantized<int16_t>(call, low, high);
     }
     return true;
 }

@@ -154,10 +154,12 @@ bool prepareMatrixSetDiag(const CpuKernelCall& call);
 bool runMatrixSetDiag(const CpuKernelCall& call);
 }  // namespace matrix_diag
 
-namespace requantize {   // Requantize.cpp
+namespace quantization {   // Quantization.cpp
 bool prepareRequantize(const CpuKernelCall& call);
 bool runRequantize(const CpuKernelCall& call);
-}  // namespace requantize
+bool prepareDequantize(const CpuKernelCall& call);
+bool runDequantize(const CpuKernelCall& call);
+}  // namespace quantization
 
 namespace l2_norm {   // QuantizedL2Norm.cpp
 bool prepareQuantized(const CpuKernelCall& call);

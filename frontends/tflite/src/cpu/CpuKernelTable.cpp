@@ -289,8 +289,9 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_LESS_EQUAL, {comparison::prepareQuantized, comparison::runLessEqual}},
     {fb::BuiltinOperator_GREATER, {comparison::prepareQuantized, comparison::runGreater}},
     {fb::BuiltinOperator_GREATER_EQUAL, {comparison::prepareQuantized, comparison::runGreaterEqual}},
-    // Requantize.cpp
-    {fb::BuiltinOperator_QUANTIZE, {requantize::prepareRequantize, requantize::runRequantize}},
+    // Quantization.cpp
+    {fb::BuiltinOperator_QUANTIZE, {quantization::prepareRequantize, quantization::runRequantize}},
+    {fb::BuiltinOperator_DEQUANTIZE, {quantization::prepareDequantize, quantization::runDequantize}},
     // QuantizedL2Norm.cpp
     {fb::BuiltinOperator_L2_NORMALIZATION, {l2_norm::prepareQuantized, l2_norm::runQuantized}},
     // Movement.cpp

@@ -1,9 +1,11 @@
-// QUANTIZE as TFLite's builtin kernel (its x86 build) computes it, to uint8, int8 or int16. From
-// a quantized tensor (uint8, int8, int16) it requantizes: scale_in / scale_out (in double) as a
-// Q31 multiplier and a shift, applied in fixed point to each offset value, plus the output's
-// zero point, clamped (nnemu lowers the form as NNAPI DEQUANTIZE + QUANTIZE through float, a step
-// off on some values). From float: round(x / scale) with the quotient in double (NNAPI's
-// QUANTIZE divides in float), plus the zero point, clamped.
+// QUANTIZE and DEQUANTIZE as TFLite's builtin kernels (its x86 build) compute them.
+// QUANTIZE to uint8, int8 or int16: from a quantized tensor (uint8, int8, int16) it requantizes
+// with scale_in / scale_out (in double) as a Q31 multiplier and a shift, applied in fixed point
+// to each offset value, plus the output's zero point, clamped (nnemu lowers the form as NNAPI
+// DEQUANTIZE + QUANTIZE through float, a step off on some values); from float it rounds
+// x / scale with the quotient in double (NNAPI's QUANTIZE divides in float), plus the zero point,
+// clamped. DEQUANTIZE of int16 (NNAPI has no int16 form): (q - zero point) * scale, the product in
+// double rounded to float once (the same float as NNAPI's 8-bit product).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -12,7 +14,7 @@
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
-namespace kernels::requantize {
+namespace kernels::quantization {
 namespace {
 
 int32_t storedAt(const CpuOperand& operand, size_t i) {
@@ -78,5 +80,26 @@ bool runRequantize(const CpuKernelCall& call) {
     return true;
 }
 
-}  // namespace kernels::requantize
+bool prepareDequantize(const CpuKernelCall& call) {
+    if (!call.expectCounts(1, 1, 1)) return false;
+    if (!call.expectType(call.in(0), {ElementType::INT16}, "input")) return false;
+    if (call.out(0).type() != ElementType::FLOAT32) return call.fail("output must be float32");
+    if (!(call.in(0).tensor->scale > 0) || call.in(0).tensor->isPerChannel()) {
+        return call.fail("input needs one positive scale");
+    }
+    return call.expectOutputShape(0, call.in(0).shape());
+}
+
+bool runDequantize(const CpuKernelCall& call) {
+    if (!prepareDequantize(call)) return false;
+    const CpuOperand &in = call.in(0), &out = call.out(0);
+    const auto scale = static_cast<double>(in.tensor->scale);
+    const auto zero = static_cast<int32_t>(in.tensor->zeroPoint);
+    for (size_t i = 0, n = in.count(); i < n; ++i) {
+        out.set<float>(i, static_cast<float>(scale * (in.at<int16_t>(i) - zero)));
+    }
+    return true;
+}
+
+}  // namespace kernels::quantization
 }  // namespace nnemu::tflite
