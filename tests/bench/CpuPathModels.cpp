@@ -204,6 +204,13 @@ const std::vector<BenchModel>& benchModels() {
              return oneOp(fb::BuiltinOperator_RELU, {{shape, fb::TensorType_INT16, 0.001f, 0}},
                           {{shape, fb::TensorType_INT16, 0.0007f, 0}});
          }},
+        {"sub_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_SUB,
+                          {{shape, fb::TensorType_INT16, 0.001f, 0}, {shape, fb::TensorType_INT16, 0.0007f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_SubOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSubOptions(b, kNone, false).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -64,7 +64,6 @@ bool batchesBroadcast(const std::vector<Spec>& ins) {
     return a.size() != b.size() || a.size() > 4 || !std::equal(a.begin(), a.end() - 2, b.begin());
 }
 const std::vector<Gap> kRefused = {
-        {fb::BuiltinOperator_SUB, kI16},
         {fb::BuiltinOperator_AVERAGE_POOL_2D, kI16},
         {fb::BuiltinOperator_MAX_POOL_2D, kI16},
         {fb::BuiltinOperator_MEAN, kI16},
@@ -216,7 +215,7 @@ std::string activationName(fb::ActivationFunctionType act) { return fb::EnumName
 #define REQUIRE() NNEMU_REQUIRE_REAL_TFLITE()
 
 // ---- binary arithmetic, broadcast either way, fused activations; int16 on TFLite's general
-// scale path (pot_scale_int16 false)
+// scale path (pot_scale_int16 false) and on its power-of-two one
 void addSub(fb::BuiltinOperator code, uint32_t seed) {
     Sweep s(seed);
     for (int i = 0; i < kCases; ++i) {
@@ -224,14 +223,26 @@ void addSub(fb::BuiltinOperator code, uint32_t seed) {
         const std::vector<int32_t> shape = s.shape(1, 4, 6);
         Spec a = s.q(type, shape), b = s.rescaled(a, s.broadcastOf(shape), 0.1, 10);
         if (s.coin()) std::swap(a, b);
-        const Spec out = s.rescaled(a.scale > b.scale ? a : b, shape, 0.5, 4);
+        Spec out = s.rescaled(a.scale > b.scale ? a : b, shape, 0.5, 4);
+        // int16 one time in three on TFLite's power-of-two path: the input scales powers of two,
+        // the output's the larger of them (TFLite requires one input's scale on the output), no
+        // broadcast (with one, tflite_run failed without a message on some runs: not a form to
+        // compare against).
+        const bool pot = type == kI16 && s.pick(3) == 0;
+        if (pot) {
+            for (Spec* spec : {&a, &b}) {
+                spec->scale = std::ldexp(1.0f, -(8 + s.pick(8)));
+                spec->shape = shape;
+            }
+            out.scale = std::max(a.scale, b.scale);
+        }
         const fb::ActivationFunctionType act = s.activation();
         const bool add = code == fb::BuiltinOperator_ADD;
         s.add(code, {a, b}, {out}, add ? fb::BuiltinOptions_AddOptions : fb::BuiltinOptions_SubOptions,
-              [act, add](flatbuffers::FlatBufferBuilder& fbb) {
-                  return add ? fb::CreateAddOptions(fbb, act, false).Union() : fb::CreateSubOptions(fbb, act, false).Union();
+              [act, add, pot](flatbuffers::FlatBufferBuilder& fbb) {
+                  return add ? fb::CreateAddOptions(fbb, act, pot).Union() : fb::CreateSubOptions(fbb, act, pot).Union();
               },
-              activationName(act));
+              activationName(act) + (pot ? " pot_scale_int16" : ""));
     }
     s.expectSameAsTflite();
 }
@@ -470,9 +481,10 @@ struct FixedOut {
 };
 void fixedOutput(fb::BuiltinOperator code, const std::vector<FixedOut>& forms, uint32_t seed,
                  fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE,
-                 std::function<std::pair<GraphBuilder::Options, std::string>(Sweep&)> options = nullptr) {
+                 std::function<std::pair<GraphBuilder::Options, std::string>(Sweep&)> options = nullptr,
+                 int cases = kCases) {
     Sweep s(seed);
-    for (int i = 0; i < kCases; ++i) {
+    for (int i = 0; i < cases; ++i) {
         const FixedOut& form = forms[static_cast<size_t>(s.pick(static_cast<int32_t>(forms.size())))];
         const std::vector<int32_t> shape = s.shape(1, 4, 7);
         const Spec in = form.type == kI16 ? s.q(kI16, shape, 1e-4, 2e-3) : s.q(form.type, shape, 0.005, 0.3);
@@ -483,16 +495,23 @@ void fixedOutput(fb::BuiltinOperator code, const std::vector<FixedOut>& forms, u
     }
     s.expectSameAsTflite();
 }
+std::pair<GraphBuilder::Options, std::string> softmaxBeta(Sweep& s) {
+    const auto beta = static_cast<float>(s.logUniform(0.1, 3));
+    return {[beta](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateSoftmaxOptions(fbb, beta).Union(); },
+            "beta " + std::to_string(beta)};
+}
+const std::vector<FixedOut> kSoftmaxForms = {{kU8, 1.0f / 256, 0}, {kI8, 1.0f / 256, -128}, {kI16, 1.0f / 32768, 0}};
 SWEEP_TEST(Softmax) {
     REQUIRE();
-    fixedOutput(fb::BuiltinOperator_SOFTMAX, {{kU8, 1.0f / 256, 0}, {kI8, 1.0f / 256, -128}, {kI16, 1.0f / 32768, 0}}, 116,
-                fb::BuiltinOptions_SoftmaxOptions, [](Sweep& s) {
-                    const auto beta = static_cast<float>(s.logUniform(0.1, 3));
-                    return std::make_pair(GraphBuilder::Options([beta](flatbuffers::FlatBufferBuilder& fbb) {
-                                              return fb::CreateSoftmaxOptions(fbb, beta).Union();
-                                          }),
-                                          "beta " + std::to_string(beta));
-                });
+    fixedOutput(fb::BuiltinOperator_SOFTMAX, kSoftmaxForms, 116, fb::BuiltinOptions_SoftmaxOptions, softmaxBeta);
+}
+// A known difference, not fixed yet (docs/tflite.md): on 1500 cases, case 680 (int8 [4,7,7,3],
+// scale 0.0659/76, beta 0.556) gives one byte of 588 a step from TFLite. TFLite's x86 build runs
+// 8-bit SOFTMAX on its optimized lookup-table kernel (float exp tables); the CPU path runs it on
+// nnapi-reference's fixed-point softmax, which agrees on the other 1499 cases.
+SWEEP_TEST(DISABLED_SoftmaxLong) {
+    REQUIRE();
+    fixedOutput(fb::BuiltinOperator_SOFTMAX, kSoftmaxForms, 116, fb::BuiltinOptions_SoftmaxOptions, softmaxBeta, 1500);
 }
 SWEEP_TEST(Logistic) {
     REQUIRE();

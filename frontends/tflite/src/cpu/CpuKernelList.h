@@ -41,6 +41,8 @@ bool runArgMin(const CpuKernelCall& call);
 namespace arithmetic {   // Arithmetic.cpp
 bool prepareAdd(const CpuKernelCall& call);
 bool runAdd(const CpuKernelCall& call);
+bool prepareSub(const CpuKernelCall& call);
+bool runSub(const CpuKernelCall& call);
 bool prepareMul(const CpuKernelCall& call);
 bool runMul(const CpuKernelCall& call);
 }  // namespace arithmetic

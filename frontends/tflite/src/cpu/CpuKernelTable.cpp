@@ -237,6 +237,7 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_ARG_MIN, {arg_min_max::prepareArg, arg_min_max::runArgMin}},
     // Arithmetic.cpp
     {fb::BuiltinOperator_ADD, {arithmetic::prepareAdd, arithmetic::runAdd}},
+    {fb::BuiltinOperator_SUB, {arithmetic::prepareSub, arithmetic::runSub}},
     {fb::BuiltinOperator_MUL, {arithmetic::prepareMul, arithmetic::runMul}},
     // Binary.cpp
     {fb::BuiltinOperator_FLOOR_DIV, {binary::prepareFloorDiv, binary::runFloorDiv}},
