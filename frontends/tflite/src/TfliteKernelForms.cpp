@@ -62,6 +62,9 @@ const std::vector<KernelForm>& kernelForms() {
             {fb::BuiltinOperator_L2_NORMALIZATION, {ElementType::UINT8, ElementType::INT8},
              "TFLite takes the inverse square root in fixed point (Newton-Raphson); NNAPI's reference divides in "
              "double"},
+            {fb::BuiltinOperator_SOFTMAX, {ElementType::UINT8, ElementType::INT8},
+             "TFLite's x86 kernel sums a float exp table and scales each entry by 1 / (sum * scale_out); "
+             "nnapi-reference's fixed-point softmax is a step off on rare values"},
             {fb::BuiltinOperator_LOG_SOFTMAX, {ElementType::UINT8, ElementType::INT8},
              "TFLite computes it through a float exp table; NNAPI's is float only"},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},

@@ -140,6 +140,8 @@ bool runDepthwise(const CpuKernelCall& call);
 namespace softmax {   // SoftmaxFloat.cpp
 bool prepareSoftmax(const CpuKernelCall& call);
 bool runSoftmax(const CpuKernelCall& call);
+bool prepareQuantized(const CpuKernelCall& call);   // QuantizedSoftmax.cpp
+bool runQuantized(const CpuKernelCall& call);
 }  // namespace softmax
 
 namespace lookup {   // Lookup.cpp
