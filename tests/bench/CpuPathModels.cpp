@@ -211,6 +211,14 @@ const std::vector<BenchModel>& benchModels() {
                           {{shape, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_SubOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSubOptions(b, kNone, false).Union(); });
          }},
+        {"average_pool_i16", [] {
+             return oneOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {{{1, 56, 56, 64}, fb::TensorType_INT16, 0.001f, 0}},
+                          {{{1, 28, 28, 64}, fb::TensorType_INT16, 0.001f, 0}}, fb::BuiltinOptions_Pool2DOptions, poolOptions(2));
+         }},
+        {"max_pool_i16", [] {
+             return oneOp(fb::BuiltinOperator_MAX_POOL_2D, {{{1, 56, 56, 64}, fb::TensorType_INT16, 0.001f, 0}},
+                          {{{1, 28, 28, 64}, fb::TensorType_INT16, 0.001f, 0}}, fb::BuiltinOptions_Pool2DOptions, poolOptions(2));
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -65,10 +65,8 @@ bool batchesBroadcast(const std::vector<Spec>& ins) {
 }
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // pools and MEAN are integer reference kernels; SOFTMAX, LOGISTIC and TANH lookup tables;
+        // MEAN is an integer reference kernel; SOFTMAX, LOGISTIC and TANH lookup tables;
         // LEAKY_RELU two multipliers; BATCH_MATMUL and TRANSPOSE_CONV int64 accumulators).
-        {fb::BuiltinOperator_AVERAGE_POOL_2D, kI16},
-        {fb::BuiltinOperator_MAX_POOL_2D, kI16},
         {fb::BuiltinOperator_MEAN, kI16},
         {fb::BuiltinOperator_SOFTMAX, kI16},
         {fb::BuiltinOperator_LOGISTIC, kI16},

@@ -158,6 +158,12 @@ bool prepareMatrixSetDiag(const CpuKernelCall& call);
 bool runMatrixSetDiag(const CpuKernelCall& call);
 }  // namespace matrix_diag
 
+namespace pooling {   // Pooling16.cpp
+bool preparePool16(const CpuKernelCall& call);
+bool runAveragePool16(const CpuKernelCall& call);
+bool runMaxPool16(const CpuKernelCall& call);
+}  // namespace pooling
+
 namespace quantization {   // Quantization.cpp
 bool prepareRequantize(const CpuKernelCall& call);
 bool runRequantize(const CpuKernelCall& call);
