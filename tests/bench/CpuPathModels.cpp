@@ -219,6 +219,12 @@ const std::vector<BenchModel>& benchModels() {
              return oneOp(fb::BuiltinOperator_MAX_POOL_2D, {{{1, 56, 56, 64}, fb::TensorType_INT16, 0.001f, 0}},
                           {{{1, 28, 28, 64}, fb::TensorType_INT16, 0.001f, 0}}, fb::BuiltinOptions_Pool2DOptions, poolOptions(2));
          }},
+        {"leaky_relu_i16", [] {
+             const std::vector<int32_t> shape = {1, 80, 80, 64};
+             return oneOp(fb::BuiltinOperator_LEAKY_RELU, {{shape, fb::TensorType_INT16, 0.001f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_LeakyReluOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateLeakyReluOptions(b, 0.1f).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -65,13 +65,11 @@ bool batchesBroadcast(const std::vector<Spec>& ins) {
 }
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // MEAN is an integer reference kernel; SOFTMAX, LOGISTIC and TANH lookup tables;
-        // LEAKY_RELU two multipliers; BATCH_MATMUL and TRANSPOSE_CONV int64 accumulators).
+        // MEAN is an integer reference kernel; SOFTMAX, LOGISTIC and TANH lookup tables; BATCH_MATMUL and TRANSPOSE_CONV int64 accumulators).
         {fb::BuiltinOperator_MEAN, kI16},
         {fb::BuiltinOperator_SOFTMAX, kI16},
         {fb::BuiltinOperator_LOGISTIC, kI16},
         {fb::BuiltinOperator_TANH, kI16},
-        {fb::BuiltinOperator_LEAKY_RELU, kI16},
         // Quantized REDUCE_PROD (TFLite requantizes after each product) and uint8 DIV (TFLite's
         // reciprocal in fixed point): NNAPI's operations are float only.
         {fb::BuiltinOperator_REDUCE_PROD, kI8},

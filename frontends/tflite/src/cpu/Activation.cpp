@@ -229,6 +229,36 @@ bool runGelu(const CpuKernelCall& call) {
     return true;
 }
 
+// ---- LEAKY_RELU (int16: NNAPI has no form; the 8-bit and float ones are lowered to PRELU).
+// TFLite's quantized kernel: the offset value times in_scale / out_scale where it is not
+// negative, times in_scale * alpha / out_scale below (two Q31 multipliers from float quotients),
+// plus the output's zero point, clamped.
+
+bool prepareLeakyRelu(const CpuKernelCall& call) {
+    if (!prepareSameShape(call, {ElementType::INT16}) || !quantizedScales(call)) return false;
+    return call.params<TfLiteLeakyReluParams>() != nullptr || call.fail("missing LeakyReluOptions");
+}
+
+bool runLeakyRelu(const CpuKernelCall& call) {
+    if (!prepareLeakyRelu(call)) return false;
+    const Tensor &in = *call.in(0).tensor, &out = *call.out(0).tensor;
+    const float alpha = call.params<TfLiteLeakyReluParams>()->alpha;
+    int32_t identity = 0, scaled = 0;
+    int identityShift = 0, scaledShift = 0;
+    // TFLite evaluates both quotients in float, then widens them.
+    quant::quantizeMultiplier(static_cast<double>(in.scale / out.scale), &identity, &identityShift);
+    quant::quantizeMultiplier(static_cast<double>(in.scale * alpha / out.scale), &scaled, &scaledShift);
+    const auto inZero = static_cast<int32_t>(in.zeroPoint), outZero = static_cast<int32_t>(out.zeroPoint);
+    mapElements<int16_t>(call, [=](int16_t x) {
+        const int32_t value = int32_t{x} - inZero;
+        const int32_t result = outZero + (value >= 0 ? quant::multiplyByQuantizedMultiplier(value, identity, identityShift)
+                                                     : quant::multiplyByQuantizedMultiplier(value, scaled, scaledShift));
+        return static_cast<int16_t>(std::clamp<int32_t>(result, std::numeric_limits<int16_t>::min(),
+                                                        std::numeric_limits<int16_t>::max()));
+    });
+    return true;
+}
+
 // ---- ELU (int8: TFLite's lookup table of exp(x) - 1 below zero, x above; the float form is
 // lowered to NNAPI's ELU)
 

@@ -15,6 +15,8 @@ bool runRelu6(const CpuKernelCall& call);
 bool runReluN1To1(const CpuKernelCall& call);
 bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
+bool prepareLeakyRelu(const CpuKernelCall& call);
+bool runLeakyRelu(const CpuKernelCall& call);
 bool prepareElu(const CpuKernelCall& call);
 bool runElu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);

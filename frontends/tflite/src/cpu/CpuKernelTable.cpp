@@ -226,6 +226,7 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_RELU_N1_TO_1, {activation::prepareReluX, activation::runReluN1To1}},
     {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
     {fb::BuiltinOperator_ELU, {activation::prepareElu, activation::runElu}},
+    {fb::BuiltinOperator_LEAKY_RELU, {activation::prepareLeakyRelu, activation::runLeakyRelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
     {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
     {fb::BuiltinOperator_HARD_SWISH, {activation::prepareHardSwish, activation::runHardSwish}},
