@@ -225,6 +225,13 @@ const std::vector<BenchModel>& benchModels() {
                           {{shape, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_LeakyReluOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateLeakyReluOptions(b, 0.1f).Union(); });
          }},
+        {"reduce_prod_i8", [] {
+             return oneOp(fb::BuiltinOperator_REDUCE_PROD,
+                          {act({1, 56, 56, 4}, fb::TensorType_INT8, 0.02f),
+                           constantOf<int32_t>({1}, fb::TensorType_INT32, {3})},
+                          {act({1, 56, 56}, fb::TensorType_INT8, 0.0005f)}, fb::BuiltinOptions_ReducerOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

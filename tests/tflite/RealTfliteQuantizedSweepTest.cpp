@@ -63,6 +63,13 @@ bool batchesBroadcast(const std::vector<Spec>& ins) {
     const std::vector<int32_t>&a = ins[0].shape, &b = ins[1].shape;
     return a.size() != b.size() || a.size() > 4 || !std::equal(a.begin(), a.end() - 2, b.begin());
 }
+// Every reduced axis of size 1 (REDUCE_PROD's inputs: the tensor, then its axes as a constant).
+bool singleElementProducts(const std::vector<Spec>& ins) {
+    const std::vector<int32_t> axes = valuesOf<int32_t>(ins[1].constant.data(), ins[1].constant.size() / 4);
+    const auto rank = static_cast<int32_t>(ins[0].shape.size());
+    return std::all_of(axes.begin(), axes.end(), [&](int32_t a) { return ins[0].shape[static_cast<size_t>(a < 0 ? a + rank : a)] == 1; });
+}
+
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
         // MEAN is an integer reference kernel; SOFTMAX, LOGISTIC and TANH lookup tables; BATCH_MATMUL and TRANSPOSE_CONV int64 accumulators).
@@ -70,10 +77,11 @@ const std::vector<Gap> kRefused = {
         {fb::BuiltinOperator_SOFTMAX, kI16},
         {fb::BuiltinOperator_LOGISTIC, kI16},
         {fb::BuiltinOperator_TANH, kI16},
-        // Quantized REDUCE_PROD (TFLite requantizes after each product) and uint8 DIV (TFLite's
-        // reciprocal in fixed point): NNAPI's operations are float only.
-        {fb::BuiltinOperator_REDUCE_PROD, kI8},
-        {fb::BuiltinOperator_REDUCE_PROD, kI16},
+        // Quantized REDUCE_PROD over single elements: TFLite's result there is not the rescaled
+        // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
+        {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
+        {fb::BuiltinOperator_REDUCE_PROD, kI16, singleElementProducts},
+        // uint8 DIV (TFLite's reciprocal in fixed point): NNAPI's DIV is float and int32 only.
         {fb::BuiltinOperator_DIV, kU8},
         {fb::BuiltinOperator_BATCH_MATMUL, kI8, batchesBroadcast},
         {fb::BuiltinOperator_BATCH_MATMUL, kI16},
