@@ -139,6 +139,27 @@ GraphBuilder batchMatMul() {
                  [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
 }
 
+GraphBuilder l2Normalization(fb::TensorType type, std::vector<int32_t> shape) {
+    Spec out = act(shape, type, 1.0f / 128);
+    out.zeroPoint = type == fb::TensorType_UINT8 ? 128 : 0;
+    return oneOp(fb::BuiltinOperator_L2_NORMALIZATION, {act(shape, type)}, {out}, fb::BuiltinOptions_L2NormOptions,
+                 [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateL2NormOptions(b).Union(); });
+}
+// The inputs and the output quantized otherwise (the forms TFLite compares stored values in).
+GraphBuilder extremum(fb::BuiltinOperator code, fb::TensorType type, std::vector<int32_t> a, std::vector<int32_t> b) {
+    return oneOp(code, {act(a, type), act(b, type, 0.02f)}, {act(a, type, 0.1f)});
+}
+GraphBuilder squaredDifference(fb::TensorType type, std::vector<int32_t> a, std::vector<int32_t> b) {
+    return oneOp(fb::BuiltinOperator_SQUARED_DIFFERENCE, {act(a, type), act(b, type, 0.02f)}, {act(a, type, 0.5f)});
+}
+
+GraphBuilder less(fb::TensorType type, std::vector<int32_t> a, std::vector<int32_t> b) {
+    return oneOp(fb::BuiltinOperator_LESS, {act(a, type), act(b, type, 0.02f)}, {{a, fb::TensorType_BOOL}});
+}
+GraphBuilder quantize(fb::TensorType from, fb::TensorType to, std::vector<int32_t> shape) {
+    return oneOp(fb::BuiltinOperator_QUANTIZE, {act(shape, from)}, {act(shape, to, 0.03f)});
+}
+
 const std::vector<BenchModel>& benchModels() {
     constexpr fb::TensorType F = fb::TensorType_FLOAT32, U = fb::TensorType_UINT8, I = fb::TensorType_INT8;
     static const std::vector<BenchModel> models = {
@@ -170,6 +191,51 @@ const std::vector<BenchModel>& benchModels() {
                                                  return fb::CreateLeakyReluOptions(b, 0.1f).Union();
                                              }); }},
         {"gelu_f32", [] { return unary(fb::BuiltinOperator_GELU, F, {1, 128, 768}); }},
+        {"elu_i8", [] { return unary(fb::BuiltinOperator_ELU, I, {1, 80, 80, 64}); }},
+        {"l2_normalization_u8", [] { return l2Normalization(U, {1, 56, 56, 128}); }},
+        {"l2_normalization_i8", [] { return l2Normalization(I, {1, 56, 56, 128}); }},
+        {"maximum_requantized_u8", [] { return extremum(fb::BuiltinOperator_MAXIMUM, U, {1, 56, 56, 128}, {1, 1, 1, 128}); }},
+        {"less_u8", [] { return less(U, {1, 56, 56, 128}, {1, 1, 1, 128}); }},
+        {"dequantize_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_DEQUANTIZE, {{shape, fb::TensorType_INT16, 0.001f, 0}}, {f32(shape)});
+         }},
+        {"relu_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_RELU, {{shape, fb::TensorType_INT16, 0.001f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.0007f, 0}});
+         }},
+        {"sub_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_SUB,
+                          {{shape, fb::TensorType_INT16, 0.001f, 0}, {shape, fb::TensorType_INT16, 0.0007f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_SubOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSubOptions(b, kNone, false).Union(); });
+         }},
+        {"average_pool_i16", [] {
+             return oneOp(fb::BuiltinOperator_AVERAGE_POOL_2D, {{{1, 56, 56, 64}, fb::TensorType_INT16, 0.001f, 0}},
+                          {{{1, 28, 28, 64}, fb::TensorType_INT16, 0.001f, 0}}, fb::BuiltinOptions_Pool2DOptions, poolOptions(2));
+         }},
+        {"max_pool_i16", [] {
+             return oneOp(fb::BuiltinOperator_MAX_POOL_2D, {{{1, 56, 56, 64}, fb::TensorType_INT16, 0.001f, 0}},
+                          {{{1, 28, 28, 64}, fb::TensorType_INT16, 0.001f, 0}}, fb::BuiltinOptions_Pool2DOptions, poolOptions(2));
+         }},
+        {"leaky_relu_i16", [] {
+             const std::vector<int32_t> shape = {1, 80, 80, 64};
+             return oneOp(fb::BuiltinOperator_LEAKY_RELU, {{shape, fb::TensorType_INT16, 0.001f, 0}},
+                          {{shape, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_LeakyReluOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateLeakyReluOptions(b, 0.1f).Union(); });
+         }},
+        {"reduce_prod_i8", [] {
+             return oneOp(fb::BuiltinOperator_REDUCE_PROD,
+                          {act({1, 56, 56, 4}, fb::TensorType_INT8, 0.02f),
+                           constantOf<int32_t>({1}, fb::TensorType_INT32, {3})},
+                          {act({1, 56, 56}, fb::TensorType_INT8, 0.0005f)}, fb::BuiltinOptions_ReducerOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
+         }},
+        {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
+        {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
+        {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},
         {"batch_matmul_f32", [] { return batchMatMul(); }},
         {"transpose_f32", [] { return transpose(F); }},
         {"concatenation_f32", [] { return concatenation(F); }},

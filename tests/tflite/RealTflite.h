@@ -160,17 +160,29 @@ inline RealTfliteResult runRealTfliteNnapi(const std::vector<uint8_t>& bytes, co
     std::filesystem::create_directories(dir);
     const std::string modelPath = (dir / "m.tflite").string(), outPath = (dir / "out.raw").string(),
                       logPath = (dir / "log.txt").string();
-    std::ofstream(modelPath, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    std::string names, shapes, files;
+    // benchmark_model finds each input by its name, and GraphBuilder names every tensor "t": the
+    // copy run here gives the model inputs distinct one-letter names, in place.
+    std::vector<uint8_t> renamed = bytes;
+    std::vector<std::string> inputNames;
+    const auto* subgraph = fb::GetModel(renamed.data())->subgraphs()->Get(0);
     for (size_t i = 0; i < inputs.size() && i < model.inputs().size(); ++i) {
+        const auto* name = subgraph->tensors()->Get(static_cast<flatbuffers::uoffset_t>(model.inputs()[i]))->name();
+        if (name != nullptr && name->size() == 1 && i < 52) {
+            const_cast<char*>(name->c_str())[0] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[i];
+        }
+        inputNames.push_back(name != nullptr ? name->str() : model.tensors()[model.inputs()[i]].name);
+    }
+    std::ofstream(modelPath, std::ios::binary).write(reinterpret_cast<const char*>(renamed.data()), renamed.size());
+    std::string names, shapes, files;
+    for (size_t i = 0; i < inputNames.size(); ++i) {
         const Tensor& tensor = model.tensors()[model.inputs()[i]];
         const std::string file = (dir / ("in" + std::to_string(i) + ".raw")).string();
         std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(inputs[i].data()), inputs[i].size());
         std::string shape;
         for (int32_t d : tensor.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-        names += (i ? "," : "") + tensor.name;
+        names += (i ? "," : "") + inputNames[i];
         shapes += (i ? ":" : "") + shape;
-        files += (i ? "," : "") + tensor.name + ":" + file;
+        files += (i ? "," : "") + inputNames[i] + ":" + file;
     }
     const std::string libDir = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "lib";
     // A model with control flow: TFLite re-applies its delegate to an IF or WHILE body at the
@@ -261,10 +273,12 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
 
 // Only the CPU path (no delegate) against TFLite's builtin kernels: for a model whose delegated
 // modes are known to differ from what real TFLite's own delegate gives on nnemu's library, named
-// with the reason where it is called.
-// `real`: what tflite_run gave on these inputs (runRealTflite).
+// with the reason where it is called. `real`: what tflite_run gave on these inputs
+// (runRealTflite); outputNames: what each output is, for failure messages (a model of many
+// independent cases).
 inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                      const RealTfliteResult& real, int floatUlps = 4) {
+                                      const RealTfliteResult& real, int floatUlps = 4,
+                                      const std::vector<std::string>& outputNames = {}) {
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
@@ -272,17 +286,18 @@ inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const s
     ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->inputCount(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
-    ASSERT_TRUE(isOk(interpreter->invoke()));
+    const Status status = interpreter->invoke();
+    ASSERT_TRUE(status.isOk()) << status.message();
     ASSERT_EQ(interpreter->outputCount(), real.outputs.size());
     for (size_t o = 0; o < real.outputs.size(); ++o) {
-        SCOPED_TRACE("output " + std::to_string(o));
+        SCOPED_TRACE("output " + std::to_string(o) + (o < outputNames.size() ? ": " + outputNames[o] : ""));
         ASSERT_EQ(interpreter->outputTensor(o).byteSize(), real.outputs[o].size());
         expectSameBytes(interpreter->outputTensor(o), interpreter->outputData(o), real.outputs[o], floatUlps);
     }
 }
 inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                      int floatUlps = 4) {
-    expectCpuPathAsRealTflite(bytes, inputs, runRealTflite(bytes, inputs), floatUlps);
+                                      int floatUlps = 4, const std::vector<std::string>& outputNames = {}) {
+    expectCpuPathAsRealTflite(bytes, inputs, runRealTflite(bytes, inputs), floatUlps, outputNames);
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,

@@ -19,6 +19,8 @@ struct Spec {
     int64_t zeroPoint = 0;
     std::vector<uint8_t> constant = {};
     double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
+    std::vector<float> channelScales = {};   // not empty: quantized per channel along channelAxis, zero points 0
+    int32_t channelAxis = 0;
 };
 
 inline Spec f32(std::vector<int32_t> shape, double low = -4, double high = 4) {
@@ -80,12 +82,12 @@ inline std::vector<uint8_t> inputBytes(const Spec& s) {
     return {};
 }
 
-// The one-operator model: every non-constant input spec is a model input (in order), every
-// output spec a model output.
-inline GraphBuilder oneOp(fb::BuiltinOperator code, const std::vector<Spec>& ins, const std::vector<Spec>& outs,
-                          fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE, GraphBuilder::Options options = nullptr) {
-    GraphBuilder g;
+// Adds one operator to `g`: every non-constant input spec becomes a model input (in order),
+// every output spec a model output (a model of many independent operators: one oracle run).
+inline void addOp(GraphBuilder& g, fb::BuiltinOperator code, const std::vector<Spec>& ins, const std::vector<Spec>& outs,
+                  fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE, GraphBuilder::Options options = nullptr) {
     const auto add = [&](const Spec& s) {
+        if (!s.channelScales.empty()) return g.tensor(s.shape, s.type, s.constant, s.channelScales, {}, s.channelAxis);
         const std::vector<float> scales = s.scale > 0 ? std::vector<float>{s.scale} : std::vector<float>{};
         const std::vector<int64_t> zeros = s.scale > 0 ? std::vector<int64_t>{s.zeroPoint} : std::vector<int64_t>{};
         return g.tensor(s.shape, s.type, s.constant, scales, zeros);
@@ -101,6 +103,13 @@ inline GraphBuilder oneOp(fb::BuiltinOperator code, const std::vector<Spec>& ins
         g.outputs.push_back(outputs.back());
     }
     g.op(code, inputs, outputs, optionsType, std::move(options));
+}
+
+// The one-operator model.
+inline GraphBuilder oneOp(fb::BuiltinOperator code, const std::vector<Spec>& ins, const std::vector<Spec>& outs,
+                          fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE, GraphBuilder::Options options = nullptr) {
+    GraphBuilder g;
+    addOp(g, code, ins, outs, optionsType, std::move(options));
     return g;
 }
 

@@ -24,6 +24,15 @@ bool rescales(const Model& model, const Node& node) {
     return in.scale != out.scale || in.zeroPoint != out.zeroPoint;
 }
 
+// The two inputs and the output are not all quantized alike.
+bool quantizedOtherwise(const Model& model, const Node& node) {
+    if (rescales(model, node)) return true;
+    if (node.inputs.size() < 2 || node.inputs[1] < 0) return false;
+    const Tensor& a = model.tensors()[node.inputs[0]];
+    const Tensor& b = model.tensors()[node.inputs[1]];
+    return a.scale != b.scale || a.zeroPoint != b.zeroPoint;
+}
+
 // align_corners or half_pixel_centers is set.
 bool alignsCorners(const Model&, const Node& node) {
     const auto* options = static_cast<const TfLiteResizeBilinearParams*>(node.builtinData);
@@ -34,6 +43,10 @@ constexpr const char* kReluWhy =
         "TFLite requantizes to the output's quantization; NNAPI's keeps the input's (a temporary takes it, a model "
         "output declared otherwise is refused)";
 
+constexpr const char* kComparisonWhy =
+        "TFLite compares the offset values shifted left by 8 and scaled by their scales in fixed point (values a step "
+        "apart can become equal); NNAPI's reference compares the exact real values";
+
 // The table: builtin, input types, and how TFLite's kernel differs from NNAPI's operation.
 const std::vector<KernelForm>& kernelForms() {
     static const std::vector<KernelForm> forms = {
@@ -41,10 +54,36 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite rescales the integer sum through fixed-point multipliers; NNAPI rounds the dequantized mean"},
             {fb::BuiltinOperator_SUM, {ElementType::UINT8, ElementType::INT8},
              "TFLite rescales the integer sum in float and narrows without clamping"},
+            {fb::BuiltinOperator_QUANTIZE, {ElementType::UINT8, ElementType::INT8},
+             "TFLite requantizes in fixed point (a Q31 multiplier for scale_in / scale_out); the lowering goes "
+             "through float (DEQUANTIZE + QUANTIZE)"},
+            {fb::BuiltinOperator_QUANTIZE, {ElementType::FLOAT32},
+             "TFLite's x86 kernel divides by the scale in double; NNAPI's QUANTIZE divides in float"},
+            {fb::BuiltinOperator_L2_NORMALIZATION, {ElementType::UINT8, ElementType::INT8},
+             "TFLite takes the inverse square root in fixed point (Newton-Raphson); NNAPI's reference divides in "
+             "double"},
+            {fb::BuiltinOperator_SOFTMAX, {ElementType::UINT8, ElementType::INT8},
+             "TFLite's x86 kernel sums a float exp table and scales each entry by 1 / (sum * scale_out); "
+             "nnapi-reference's fixed-point softmax is a step off on rare values"},
             {fb::BuiltinOperator_LOG_SOFTMAX, {ElementType::UINT8, ElementType::INT8},
              "TFLite computes it through a float exp table; NNAPI's is float only"},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::UINT8, ElementType::INT8},
              "TFLite interpolates the stored values in its own fixed-point or float steps"},
+            {fb::BuiltinOperator_MAXIMUM, {ElementType::UINT8, ElementType::INT8},
+             "TFLite compares and stores the stored values whatever the quantizations; NNAPI's compares the real "
+             "values and requantizes", {}, quantizedOtherwise},
+            {fb::BuiltinOperator_MINIMUM, {ElementType::UINT8, ElementType::INT8},
+             "TFLite compares and stores the stored values whatever the quantizations; NNAPI's compares the real "
+             "values and requantizes", {}, quantizedOtherwise},
+            {fb::BuiltinOperator_EQUAL, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_NOT_EQUAL, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_LESS, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_LESS_EQUAL, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_GREATER, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_GREATER_EQUAL, {ElementType::UINT8, ElementType::INT8}, kComparisonWhy},
+            {fb::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, {ElementType::UINT8, ElementType::INT8},
+             "TFLite copies the stored values whatever the output's quantization; NNAPI's takes the input's only",
+             {}, rescales},
             {fb::BuiltinOperator_RESIZE_BILINEAR, {ElementType::FLOAT32},
              "TFLite's optimized kernel steps the aligned or half-pixel source coordinates otherwise (a few ULP)", {},
              alignsCorners},

@@ -95,7 +95,7 @@ bool runRelu0To1(const CpuKernelCall& call) {
 // (NNAPI's keep the input's; TfliteKernelForms.cpp runs a rescaling one here off the delegate) ----
 
 bool prepareReluX(const CpuKernelCall& call) {
-    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8}) && quantizedScales(call);
+    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8, ElementType::INT16}) && quantizedScales(call);
 }
 
 template <typename T>
@@ -109,8 +109,10 @@ bool runReluX(const CpuKernelCall& call, float low, float high) {
     if (!prepareReluX(call)) return false;
     if (call.in(0).type() == ElementType::UINT8) {
         reluXQuantized<uint8_t>(call, low, high);
-    } else {
+    } else if (call.in(0).type() == ElementType::INT8) {
         reluXQuantized<int8_t>(call, low, high);
+    } else {
+        reluXQuantized<int16_t>(call, low, high);
     }
     return true;
 }
@@ -207,7 +209,7 @@ void buildTable(const Tensor& in, const Tensor& out, float (*transform)(float), 
 }
 
 template <typename T>
-void geluQuantized(const CpuKernelCall& call, float (*transform)(float)) {
+void mapThroughTable(const CpuKernelCall& call, float (*transform)(float)) {
     T table[256];
     buildTable<T>(*call.in(0).tensor, *call.out(0).tensor, transform, table);
     mapElements<T>(call, [&](T x) { return table[static_cast<uint8_t>(x)]; });
@@ -219,11 +221,56 @@ bool runGelu(const CpuKernelCall& call) {
     const bool approximate = options != nullptr && options->approximate;
     float (*transform)(float) = approximate ? geluApproximate : gelu;
     switch (call.in(0).type()) {
-        case ElementType::UINT8: geluQuantized<uint8_t>(call, transform); break;
-        case ElementType::INT8: geluQuantized<int8_t>(call, transform); break;
+        case ElementType::UINT8: mapThroughTable<uint8_t>(call, transform); break;
+        case ElementType::INT8: mapThroughTable<int8_t>(call, transform); break;
         default:
             (approximate ? geluApproximateLoop : geluLoop)(call.in(0).data, call.out(0).out, call.in(0).count());
     }
+    return true;
+}
+
+// ---- LEAKY_RELU (int16: NNAPI has no form; the 8-bit and float ones are lowered to PRELU).
+// TFLite's quantized kernel: the offset value times in_scale / out_scale where it is not
+// negative, times in_scale * alpha / out_scale below (two Q31 multipliers from float quotients),
+// plus the output's zero point, clamped.
+
+bool prepareLeakyRelu(const CpuKernelCall& call) {
+    if (!prepareSameShape(call, {ElementType::INT16}) || !quantizedScales(call)) return false;
+    return call.params<TfLiteLeakyReluParams>() != nullptr || call.fail("missing LeakyReluOptions");
+}
+
+bool runLeakyRelu(const CpuKernelCall& call) {
+    if (!prepareLeakyRelu(call)) return false;
+    const Tensor &in = *call.in(0).tensor, &out = *call.out(0).tensor;
+    const float alpha = call.params<TfLiteLeakyReluParams>()->alpha;
+    int32_t identity = 0, scaled = 0;
+    int identityShift = 0, scaledShift = 0;
+    // TFLite evaluates both quotients in float, then widens them.
+    quant::quantizeMultiplier(static_cast<double>(in.scale / out.scale), &identity, &identityShift);
+    quant::quantizeMultiplier(static_cast<double>(in.scale * alpha / out.scale), &scaled, &scaledShift);
+    const auto inZero = static_cast<int32_t>(in.zeroPoint), outZero = static_cast<int32_t>(out.zeroPoint);
+    mapElements<int16_t>(call, [=](int16_t x) {
+        const int32_t value = int32_t{x} - inZero;
+        const int32_t result = outZero + (value >= 0 ? quant::multiplyByQuantizedMultiplier(value, identity, identityShift)
+                                                     : quant::multiplyByQuantizedMultiplier(value, scaled, scaledShift));
+        return static_cast<int16_t>(std::clamp<int32_t>(result, std::numeric_limits<int16_t>::min(),
+                                                        std::numeric_limits<int16_t>::max()));
+    });
+    return true;
+}
+
+// ---- ELU (int8: TFLite's lookup table of exp(x) - 1 below zero, x above; the float form is
+// lowered to NNAPI's ELU)
+
+float elu(float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; }
+
+bool prepareElu(const CpuKernelCall& call) {
+    return prepareSameShape(call, {ElementType::INT8}) && quantizedScales(call);
+}
+
+bool runElu(const CpuKernelCall& call) {
+    if (!prepareElu(call)) return false;
+    mapThroughTable<int8_t>(call, elu);
     return true;
 }
 

@@ -1,10 +1,15 @@
-// Quantized ADD and MUL for what NNAPI cannot take: int16 activations (16x8 quantized models) and
-// 8-bit scales the runtime refuses (legal in TFLite). ADD rescales as TFLite's general integer
+// Quantized ADD, SUB and MUL for what NNAPI cannot take: int16 activations (16x8 quantized models)
+// and 8-bit scales the runtime refuses (legal in TFLite). ADD rescales as TFLite's general integer
 // ADD does: each input, offset and shifted left (20 bits for 8-bit types, 15 for int16), is
 // multiplied by its scale over twice the larger input scale; the sum is requantized to the
-// output scale. MUL requantizes the product of the offset inputs by in1 x in2 / out scale.
+// output scale. SUB is that ADD with the second input's multiplier negated (TFLite runs its int16
+// SUB so). MUL requantizes the product of the offset inputs by in1 x in2 / out scale. int16 ADD and
+// SUB with pot_scale_int16 (the schema's default) take TFLite's power-of-two path instead: every
+// scale a power of two, one input's that of the output; the other input is shifted right to it
+// (rounding half away from zero) and the two added or subtracted with int16 saturation.
 // Float forms stay with the lowering.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "Broadcast.h"
@@ -14,19 +19,29 @@
 namespace nnemu::tflite {
 namespace kernels::arithmetic {
 
-int32_t fusedActivation(const CpuKernelCall& call, bool isAdd) {
-    if (isAdd) {
-        const auto* o = call.params<TfLiteAddParams>();
-        return o ? static_cast<int32_t>(o->activation) : 0;
+enum class Op { kAdd, kSub, kMul };
+
+int32_t fusedActivation(const CpuKernelCall& call, Op op) {
+    switch (op) {
+        case Op::kAdd: {
+            const auto* o = call.params<TfLiteAddParams>();
+            return o ? static_cast<int32_t>(o->activation) : 0;
+        }
+        case Op::kSub: {
+            const auto* o = call.params<TfLiteSubParams>();
+            return o ? static_cast<int32_t>(o->activation) : 0;
+        }
+        default: {
+            const auto* o = call.params<TfLiteMulParams>();
+            return o ? static_cast<int32_t>(o->activation) : 0;
+        }
     }
-    const auto* o = call.params<TfLiteMulParams>();
-    return o ? static_cast<int32_t>(o->activation) : 0;
 }
 
 template <typename T>
-void activationRange(const CpuKernelCall& call, bool isAdd, int32_t* low, int32_t* high) {
+void activationRange(const CpuKernelCall& call, Op op, int32_t* low, int32_t* high) {
     const Tensor& out = *call.out(0).tensor;
-    quant::quantizedActivationRange(fusedActivation(call, isAdd), out.scale, out.zeroPoint, std::numeric_limits<T>::min(),
+    quant::quantizedActivationRange(fusedActivation(call, op), out.scale, out.zeroPoint, std::numeric_limits<T>::min(),
                                   std::numeric_limits<T>::max(), low, high);
 }
 
@@ -40,7 +55,42 @@ bool zeroPointFits(ElementType type, int32_t zeroPoint) {
     }
 }
 
-bool prepareArithmetic(const CpuKernelCall& call, bool isAdd) {
+// pot_scale_int16 of an int16 ADD or SUB (TFLite's power-of-two path).
+bool powerOfTwoPath(const CpuKernelCall& call, Op op) {
+    if (call.in(0).type() != ElementType::INT16) return false;
+    if (op == Op::kAdd) {
+        const auto* o = call.params<TfLiteAddParams>();
+        return o != nullptr && o->pot_scale_int16;
+    }
+    const auto* o = call.params<TfLiteSubParams>();
+    return op == Op::kSub && o != nullptr && o->pot_scale_int16;
+}
+
+// log2 of a scale, as TFLite's CheckedLog2 takes it: rounded, and the scale a power of two when
+// the rounding moved it less than 1e-3.
+bool log2Of(float scale, int* log2) {
+    const float exact = std::log(scale) * (1.0f / std::log(2.0f));
+    const float rounded = std::round(exact);
+    *log2 = static_cast<int>(rounded);
+    return std::abs(exact - rounded) < 1e-3f;
+}
+
+// The power-of-two path's right shifts of the inputs (one of them 0).
+bool powerOfTwoShifts(const CpuKernelCall& call, int* shiftA, int* shiftB) {
+    int a = 0, b = 0, out = 0;
+    if (!log2Of(call.in(0).tensor->scale, &a) || !log2Of(call.in(1).tensor->scale, &b) ||
+        !log2Of(call.out(0).tensor->scale, &out)) {
+        return call.fail("int16 pot_scale_int16 needs power-of-two scales");
+    }
+    *shiftA = out - a;
+    *shiftB = out - b;
+    if ((*shiftA != 0 && *shiftB != 0) || *shiftA < 0 || *shiftB < 0) {
+        return call.fail("int16 pot_scale_int16 needs one input's scale on the output and the other's no larger");
+    }
+    return true;
+}
+
+bool prepareArithmetic(const CpuKernelCall& call, Op op) {
     if (!call.expectCounts(2, 2, 1)) return false;
     if (!call.expectType(call.in(0), {ElementType::INT16, ElementType::INT8, ElementType::UINT8}, "input")) return false;
     if (call.in(1).type() != call.in(0).type() || call.out(0).type() != call.in(0).type()) {
@@ -55,16 +105,37 @@ bool prepareArithmetic(const CpuKernelCall& call, bool isAdd) {
                                                                      : "zero point outside the type's range");
         }
     }
-    if (fusedActivation(call, isAdd) > static_cast<int32_t>(kTfLiteActRelu6)) {
+    if (fusedActivation(call, op) > static_cast<int32_t>(kTfLiteActRelu6)) {
         return call.fail("fused activation is not supported");
     }
+    int shiftA = 0, shiftB = 0;
+    if (powerOfTwoPath(call, op) && !powerOfTwoShifts(call, &shiftA, &shiftB)) return false;
     std::vector<int32_t> shape;
     if (!broadcastShape(call.in(0).shape(), call.in(1).shape(), &shape)) return call.fail("shapes do not broadcast");
     return call.expectOutputShape(0, shape);
 }
 
+bool addPowerOfTwo(const CpuKernelCall& call, Op op) {
+    int shiftA = 0, shiftB = 0;
+    powerOfTwoShifts(call, &shiftA, &shiftB);
+    int32_t low, high;
+    activationRange<int16_t>(call, op, &low, &high);
+    const int32_t sign = op == Op::kSub ? -1 : 1;
+    const std::vector<int32_t>&a = call.in(0).shape(), &b = call.in(1).shape();
+    std::vector<int32_t> shape;
+    broadcastShape(a, b, &shape);
+    forEachBroadcast(a, b, shape, [&](size_t o, size_t ia, size_t ib) {
+        const int32_t x = quant::roundingDivideByPOT(call.in(0).at<int16_t>(ia), shiftA);
+        const int32_t y = quant::roundingDivideByPOT(call.in(1).at<int16_t>(ib), shiftB);
+        const int32_t sum = std::clamp<int32_t>(x + sign * y, std::numeric_limits<int16_t>::min(),
+                                                std::numeric_limits<int16_t>::max());
+        call.out(0).set<int16_t>(o, static_cast<int16_t>(std::clamp(sum, low, high)));
+    });
+    return true;
+}
+
 template <typename T>
-bool addQuantized(const CpuKernelCall& call) {
+bool addQuantized(const CpuKernelCall& call, Op op) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
     const int leftShift = std::is_same_v<T, int16_t> ? 15 : 20;
     const double twiceMax = 2.0 * std::max<double>(a.scale, b.scale);
@@ -72,18 +143,30 @@ bool addQuantized(const CpuKernelCall& call) {
     int sa, sb, so;
     quant::quantizeMultiplier(a.scale / twiceMax, &ma, &sa);
     quant::quantizeMultiplier(b.scale / twiceMax, &mb, &sb);
+    if (op == Op::kSub) mb = -mb;
     quant::quantizeMultiplier(twiceMax / (static_cast<double>(1 << leftShift) * out.scale), &mo, &so);
     int32_t low, high;
-    activationRange<T>(call, true, &low, &high);
-    std::vector<int32_t> shape;
-    broadcastShape(a.shape, b.shape, &shape);
-    forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
+    activationRange<T>(call, op, &low, &high);
+    // The input multipliers are below 1 (a right shift only): scaled without the general left
+    // shift's saturation, the same values.
+    const int ra = std::clamp(-sa, 0, 31), rb = std::clamp(-sb, 0, 31);
+    const auto scaled = [](int32_t x, int32_t m, int right) {
+        return quant::roundingDivideByPOT(quant::saturatingRoundingDoublingHighMul(x, m), right);
+    };
+    const auto element = [&](size_t o, size_t ia, size_t ib) {
         const int32_t x = (call.in(0).at<T>(ia) - a.zeroPoint) * (1 << leftShift);
         const int32_t y = (call.in(1).at<T>(ib) - b.zeroPoint) * (1 << leftShift);
-        const int32_t sum = quant::multiplyByQuantizedMultiplier(x, ma, sa) + quant::multiplyByQuantizedMultiplier(y, mb, sb);
+        const int32_t sum = scaled(x, ma, ra) + scaled(y, mb, rb);
         const int32_t result = quant::multiplyByQuantizedMultiplier(sum, mo, so) + out.zeroPoint;
         call.out(0).set<T>(o, static_cast<T>(std::clamp(result, low, high)));
-    });
+    };
+    if (a.shape == b.shape) {   // nothing broadcast: one flat walk
+        for (size_t i = 0, n = call.in(0).count(); i < n; ++i) element(i, i, i);
+        return true;
+    }
+    std::vector<int32_t> shape;
+    broadcastShape(a.shape, b.shape, &shape);
+    forEachBroadcast(a.shape, b.shape, shape, element);
     return true;
 }
 
@@ -94,7 +177,7 @@ bool mulQuantized(const CpuKernelCall& call) {
     int shift;
     quant::quantizeMultiplier(static_cast<double>(a.scale) * b.scale / out.scale, &multiplier, &shift);
     int32_t low, high;
-    activationRange<T>(call, false, &low, &high);
+    activationRange<T>(call, Op::kMul, &low, &high);
     std::vector<int32_t> shape;
     broadcastShape(a.shape, b.shape, &shape);
     forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
@@ -105,21 +188,29 @@ bool mulQuantized(const CpuKernelCall& call) {
     return true;
 }
 
-bool prepareAdd(const CpuKernelCall& call) { return prepareArithmetic(call, true); }
-bool prepareMul(const CpuKernelCall& call) { return prepareArithmetic(call, false); }
+bool prepareAdd(const CpuKernelCall& call) { return prepareArithmetic(call, Op::kAdd); }
+bool prepareSub(const CpuKernelCall& call) { return prepareArithmetic(call, Op::kSub); }
+bool prepareMul(const CpuKernelCall& call) { return prepareArithmetic(call, Op::kMul); }
 
-template <bool kAdd>
+template <typename T>
+bool runAs(const CpuKernelCall& call, Op op) {
+    if (powerOfTwoPath(call, op)) return addPowerOfTwo(call, op);
+    return op == Op::kMul ? mulQuantized<T>(call) : addQuantized<T>(call, op);
+}
+
+template <Op kOp>
 bool runArithmetic(const CpuKernelCall& call) {
-    if (!prepareArithmetic(call, kAdd)) return false;
+    if (!prepareArithmetic(call, kOp)) return false;
     switch (call.in(0).type()) {
-        case ElementType::INT16: return kAdd ? addQuantized<int16_t>(call) : mulQuantized<int16_t>(call);
-        case ElementType::INT8: return kAdd ? addQuantized<int8_t>(call) : mulQuantized<int8_t>(call);
-        default: return kAdd ? addQuantized<uint8_t>(call) : mulQuantized<uint8_t>(call);
+        case ElementType::INT16: return runAs<int16_t>(call, kOp);
+        case ElementType::INT8: return runAs<int8_t>(call, kOp);
+        default: return runAs<uint8_t>(call, kOp);
     }
 }
 
-bool runAdd(const CpuKernelCall& call) { return runArithmetic<true>(call); }
-bool runMul(const CpuKernelCall& call) { return runArithmetic<false>(call); }
+bool runAdd(const CpuKernelCall& call) { return runArithmetic<Op::kAdd>(call); }
+bool runSub(const CpuKernelCall& call) { return runArithmetic<Op::kSub>(call); }
+bool runMul(const CpuKernelCall& call) { return runArithmetic<Op::kMul>(call); }
 
 }  // namespace kernels::arithmetic
 

@@ -3,10 +3,12 @@
 // by zero fails the node, as in TFLite. Quantized SQUARED_DIFFERENCE dequantizes, computes and
 // requantizes to the output's parameters, rounding to nearest.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "Broadcast.h"
 #include "CpuKernelList.h"
+#include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
 
@@ -122,17 +124,38 @@ bool prepareSquaredDifference(const CpuKernelCall& call) {
     return true;
 }
 
+// TFLite's int8 kernel, in fixed point: each input's offset value shifted left by 7 and scaled by
+// its scale over twice the larger input scale (Q31 multipliers), the difference squared in int32,
+// scaled by (twice the larger scale)^2 / (2^14 * output scale), plus the output's zero point.
 template <typename T>
 bool squaredDifferenceQuantized(const CpuKernelCall& call) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
+    constexpr int kLeftShift = 7;
+    const double twiceMax = 2.0 * std::max(a.scale, b.scale);
+    int32_t multiplierA = 0, multiplierB = 0, multiplierOut = 0;
+    int shiftA = 0, shiftB = 0, shiftOut = 0;
+    quant::quantizeMultiplier(a.scale / twiceMax, &multiplierA, &shiftA);
+    quant::quantizeMultiplier(b.scale / twiceMax, &multiplierB, &shiftB);
+    quant::quantizeMultiplier(twiceMax * twiceMax / (static_cast<double>(1 << (2 * kLeftShift)) * out.scale), &multiplierOut,
+                              &shiftOut);
+    // Each input's scaled value per stored byte.
+    std::array<int32_t, 256> scaledA{}, scaledB{};
+    for (int32_t v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); ++v) {
+        const auto index = static_cast<uint8_t>(static_cast<T>(v));
+        scaledA[index] = quant::multiplyByQuantizedMultiplier(static_cast<int32_t>((v - a.zeroPoint) * (1 << kLeftShift)),
+                                                              multiplierA, shiftA);
+        scaledB[index] = quant::multiplyByQuantizedMultiplier(static_cast<int32_t>((v - b.zeroPoint) * (1 << kLeftShift)),
+                                                              multiplierB, shiftB);
+    }
     std::vector<int32_t> shape;
     broadcastShape(a.shape, b.shape, &shape);
     forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
-        const double x = (call.in(0).at<T>(ia) - a.zeroPoint) * static_cast<double>(a.scale);
-        const double y = (call.in(1).at<T>(ib) - b.zeroPoint) * static_cast<double>(b.scale);
-        const double q = std::round((x - y) * (x - y) / out.scale) + out.zeroPoint;
-        call.out(0).set<T>(o, static_cast<T>(std::clamp<double>(q, std::numeric_limits<T>::min(),
-                                                                std::numeric_limits<T>::max())));
+        const int32_t difference = scaledA[static_cast<uint8_t>(call.in(0).at<T>(ia))] -
+                                   scaledB[static_cast<uint8_t>(call.in(1).at<T>(ib))];
+        const int32_t value = quant::multiplyByQuantizedMultiplier(difference * difference, multiplierOut, shiftOut) +
+                              static_cast<int32_t>(out.zeroPoint);
+        call.out(0).set<T>(o, static_cast<T>(std::clamp<int32_t>(value, std::numeric_limits<T>::min(),
+                                                                 std::numeric_limits<T>::max())));
     });
     return true;
 }
@@ -145,6 +168,35 @@ bool runSquaredDifference(const CpuKernelCall& call) {
         default: return runIntegerOrFloat<Binary::kSquaredDifference>(call);
     }
 }
+
+// ---- MAXIMUM and MINIMUM of quantized tensors: TFLite compares the stored values and stores
+// the larger (smaller) one in the output, whatever the three tensors' quantizations.
+bool prepareQuantizedExtremum(const CpuKernelCall& call) {
+    return prepareBroadcastBinary(call, {ElementType::UINT8, ElementType::INT8, ElementType::INT16});
+}
+
+template <typename T, bool kMaximum>
+bool extremumOfStored(const CpuKernelCall& call) {
+    std::vector<int32_t> shape;
+    broadcastShape(call.in(0).shape(), call.in(1).shape(), &shape);
+    forEachBroadcast(call.in(0).shape(), call.in(1).shape(), shape, [&](size_t o, size_t ia, size_t ib) {
+        const T a = call.in(0).at<T>(ia), b = call.in(1).at<T>(ib);
+        call.out(0).set<T>(o, kMaximum ? std::max(a, b) : std::min(a, b));
+    });
+    return true;
+}
+
+template <bool kMaximum>
+bool runQuantizedExtremum(const CpuKernelCall& call) {
+    if (!prepareQuantizedExtremum(call)) return false;
+    switch (call.in(0).type()) {
+        case ElementType::UINT8: return extremumOfStored<uint8_t, kMaximum>(call);
+        case ElementType::INT8: return extremumOfStored<int8_t, kMaximum>(call);
+        default: return extremumOfStored<int16_t, kMaximum>(call);
+    }
+}
+bool runQuantizedMaximum(const CpuKernelCall& call) { return runQuantizedExtremum<true>(call); }
+bool runQuantizedMinimum(const CpuKernelCall& call) { return runQuantizedExtremum<false>(call); }
 
 }  // namespace kernels::binary
 

@@ -15,6 +15,10 @@ bool runRelu6(const CpuKernelCall& call);
 bool runReluN1To1(const CpuKernelCall& call);
 bool prepareGelu(const CpuKernelCall& call);
 bool runGelu(const CpuKernelCall& call);
+bool prepareLeakyRelu(const CpuKernelCall& call);
+bool runLeakyRelu(const CpuKernelCall& call);
+bool prepareElu(const CpuKernelCall& call);
+bool runElu(const CpuKernelCall& call);
 bool prepareFakeQuant(const CpuKernelCall& call);
 bool runFakeQuant(const CpuKernelCall& call);
 bool prepareHardSwish(const CpuKernelCall& call);
@@ -39,6 +43,8 @@ bool runArgMin(const CpuKernelCall& call);
 namespace arithmetic {   // Arithmetic.cpp
 bool prepareAdd(const CpuKernelCall& call);
 bool runAdd(const CpuKernelCall& call);
+bool prepareSub(const CpuKernelCall& call);
+bool runSub(const CpuKernelCall& call);
 bool prepareMul(const CpuKernelCall& call);
 bool runMul(const CpuKernelCall& call);
 }  // namespace arithmetic
@@ -50,6 +56,9 @@ bool prepareFloorMod(const CpuKernelCall& call);
 bool runFloorMod(const CpuKernelCall& call);
 bool prepareSquaredDifference(const CpuKernelCall& call);
 bool runSquaredDifference(const CpuKernelCall& call);
+bool prepareQuantizedExtremum(const CpuKernelCall& call);
+bool runQuantizedMaximum(const CpuKernelCall& call);
+bool runQuantizedMinimum(const CpuKernelCall& call);
 }  // namespace binary
 
 namespace bitwise {   // Bitwise.cpp
@@ -76,6 +85,16 @@ bool runCast(const CpuKernelCall& call);
 bool prepareBitcast(const CpuKernelCall& call);
 bool runBitcast(const CpuKernelCall& call);
 }  // namespace cast
+
+namespace comparison {   // QuantizedComparison.cpp
+bool prepareQuantized(const CpuKernelCall& call);
+bool runEqual(const CpuKernelCall& call);
+bool runNotEqual(const CpuKernelCall& call);
+bool runLess(const CpuKernelCall& call);
+bool runLessEqual(const CpuKernelCall& call);
+bool runGreater(const CpuKernelCall& call);
+bool runGreaterEqual(const CpuKernelCall& call);
+}  // namespace comparison
 
 namespace conv {   // Conv.cpp
 bool prepareConv(const CpuKernelCall& call);
@@ -123,6 +142,8 @@ bool runDepthwise(const CpuKernelCall& call);
 namespace softmax {   // SoftmaxFloat.cpp
 bool prepareSoftmax(const CpuKernelCall& call);
 bool runSoftmax(const CpuKernelCall& call);
+bool prepareQuantized(const CpuKernelCall& call);   // QuantizedSoftmax.cpp
+bool runQuantized(const CpuKernelCall& call);
 }  // namespace softmax
 
 namespace lookup {   // Lookup.cpp
@@ -138,6 +159,24 @@ bool runMatrixDiag(const CpuKernelCall& call);
 bool prepareMatrixSetDiag(const CpuKernelCall& call);
 bool runMatrixSetDiag(const CpuKernelCall& call);
 }  // namespace matrix_diag
+
+namespace pooling {   // Pooling16.cpp
+bool preparePool16(const CpuKernelCall& call);
+bool runAveragePool16(const CpuKernelCall& call);
+bool runMaxPool16(const CpuKernelCall& call);
+}  // namespace pooling
+
+namespace quantization {   // Quantization.cpp
+bool prepareRequantize(const CpuKernelCall& call);
+bool runRequantize(const CpuKernelCall& call);
+bool prepareDequantize(const CpuKernelCall& call);
+bool runDequantize(const CpuKernelCall& call);
+}  // namespace quantization
+
+namespace l2_norm {   // QuantizedL2Norm.cpp
+bool prepareQuantized(const CpuKernelCall& call);
+bool runQuantized(const CpuKernelCall& call);
+}  // namespace l2_norm
 
 namespace log_softmax {   // QuantizedLogSoftmax.cpp
 bool prepareQuantized(const CpuKernelCall& call);

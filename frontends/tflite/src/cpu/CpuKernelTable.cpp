@@ -225,6 +225,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_RELU6, {activation::prepareReluX, activation::runRelu6}},
     {fb::BuiltinOperator_RELU_N1_TO_1, {activation::prepareReluX, activation::runReluN1To1}},
     {fb::BuiltinOperator_GELU, {activation::prepareGelu, activation::runGelu}},
+    {fb::BuiltinOperator_ELU, {activation::prepareElu, activation::runElu}},
+    {fb::BuiltinOperator_LEAKY_RELU, {activation::prepareLeakyRelu, activation::runLeakyRelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
     {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
     {fb::BuiltinOperator_HARD_SWISH, {activation::prepareHardSwish, activation::runHardSwish}},
@@ -236,11 +238,14 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_ARG_MIN, {arg_min_max::prepareArg, arg_min_max::runArgMin}},
     // Arithmetic.cpp
     {fb::BuiltinOperator_ADD, {arithmetic::prepareAdd, arithmetic::runAdd}},
+    {fb::BuiltinOperator_SUB, {arithmetic::prepareSub, arithmetic::runSub}},
     {fb::BuiltinOperator_MUL, {arithmetic::prepareMul, arithmetic::runMul}},
     // Binary.cpp
     {fb::BuiltinOperator_FLOOR_DIV, {binary::prepareFloorDiv, binary::runFloorDiv}},
     {fb::BuiltinOperator_FLOOR_MOD, {binary::prepareFloorMod, binary::runFloorMod}},
     {fb::BuiltinOperator_SQUARED_DIFFERENCE, {binary::prepareSquaredDifference, binary::runSquaredDifference}},
+    {fb::BuiltinOperator_MAXIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMaximum}},
+    {fb::BuiltinOperator_MINIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMinimum}},
     // Bitwise.cpp
     {fb::BuiltinOperator_BITWISE_XOR, {bitwise::prepareBitwise, bitwise::runBitwiseXor}},
     {fb::BuiltinOperator_RIGHT_SHIFT, {bitwise::prepareBitwise, bitwise::runRightShift}},
@@ -279,6 +284,21 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_SOFTMAX, {softmax::prepareSoftmax, softmax::runSoftmax}},
     // QuantizedLogSoftmax.cpp
     {fb::BuiltinOperator_LOG_SOFTMAX, {log_softmax::prepareQuantized, log_softmax::runQuantized}},
+    // QuantizedComparison.cpp
+    {fb::BuiltinOperator_EQUAL, {comparison::prepareQuantized, comparison::runEqual}},
+    {fb::BuiltinOperator_NOT_EQUAL, {comparison::prepareQuantized, comparison::runNotEqual}},
+    {fb::BuiltinOperator_LESS, {comparison::prepareQuantized, comparison::runLess}},
+    {fb::BuiltinOperator_LESS_EQUAL, {comparison::prepareQuantized, comparison::runLessEqual}},
+    {fb::BuiltinOperator_GREATER, {comparison::prepareQuantized, comparison::runGreater}},
+    {fb::BuiltinOperator_GREATER_EQUAL, {comparison::prepareQuantized, comparison::runGreaterEqual}},
+    // Pooling16.cpp
+    {fb::BuiltinOperator_AVERAGE_POOL_2D, {pooling::preparePool16, pooling::runAveragePool16}},
+    {fb::BuiltinOperator_MAX_POOL_2D, {pooling::preparePool16, pooling::runMaxPool16}},
+    // Quantization.cpp
+    {fb::BuiltinOperator_QUANTIZE, {quantization::prepareRequantize, quantization::runRequantize}},
+    {fb::BuiltinOperator_DEQUANTIZE, {quantization::prepareDequantize, quantization::runDequantize}},
+    // QuantizedL2Norm.cpp
+    {fb::BuiltinOperator_L2_NORMALIZATION, {l2_norm::prepareQuantized, l2_norm::runQuantized}},
     // Movement.cpp
     {fb::BuiltinOperator_SQUEEZE, {movement::prepareSqueeze, movement::runSqueeze}},
     {fb::BuiltinOperator_TRANSPOSE, {movement::prepareTranspose, movement::runTranspose}},

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "CpuKernelList.h"
+#include "Elementwise.h"
 
 namespace nnemu::tflite {
 namespace kernels::log_softmax {
@@ -44,18 +45,7 @@ void logSoftmaxAs(const CpuKernelCall& call) {
 
 }  // namespace
 
-bool prepareQuantized(const CpuKernelCall& call) {
-    if (!call.expectCounts(1, 1, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8}, "input")) return false;
-    if (call.out(0).type() != call.in(0).type()) return call.fail("output type differs from the input's");
-    if (call.in(0).rank() == 0) return call.fail("input must have at least one dimension");
-    const int32_t zero = call.in(0).type() == ElementType::UINT8 ? 255 : 127;
-    if (call.out(0).tensor->scale != 16.0f / 256 || call.out(0).tensor->zeroPoint != zero) {
-        return call.fail("output must have scale 16/256 and zero point " + std::to_string(zero));
-    }
-    if (!(call.in(0).tensor->scale > 0)) return call.fail("quantized input needs a scale");
-    return call.expectOutputShape(0, call.in(0).shape());
-}
+bool prepareQuantized(const CpuKernelCall& call) { return prepareFixedOutput8(call, 16.0f / 256, "16/256", 255, 127); }
 
 bool runQuantized(const CpuKernelCall& call) {
     if (!prepareQuantized(call)) return false;

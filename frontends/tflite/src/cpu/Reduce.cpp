@@ -59,17 +59,22 @@ bool runSum(const CpuKernelCall& call) {
     });
     const CpuOperand& out = call.out(0);
     const size_t count = in.count() / std::max<size_t>(sums.size(), 1);
+    // TFLite rescales a quantized sum (8-bit always, int16 when its quantization differs from the
+    // input's; int16 otherwise wraps around as the plain integer sum does).
+    const bool quantized = out.type() == ElementType::UINT8 || out.type() == ElementType::INT8 ||
+                           (out.type() == ElementType::INT16 && out.tensor->scale > 0 &&
+                            (in.tensor->scale != out.tensor->scale || in.tensor->zeroPoint != out.tensor->zeroPoint));
+    if (quantized && (!(out.tensor->scale > 0) || !(in.tensor->scale > 0))) return call.fail("quantized operands need scales");
     for (size_t o = 0; o < sums.size(); ++o) {
-        switch (out.type()) {
+        switch (quantized ? ElementType::UINT8 : out.type()) {
             case ElementType::FLOAT32: out.set<float>(o, static_cast<float>(sums[o])); break;
             case ElementType::INT32: out.set<int32_t>(o, static_cast<int32_t>(totals[o])); break;
             case ElementType::INT64: out.set<int64_t>(o, static_cast<int64_t>(totals[o])); break;
             case ElementType::INT16: out.set<int16_t>(o, static_cast<int16_t>(totals[o])); break;
             default: {
-                if (!(out.tensor->scale > 0) || !(in.tensor->scale > 0)) return call.fail("quantized operands need scales");
-                // TFLite's rescaling 8-bit sum: in float, the int32 sum times s = scale_in /
-                // scale_out minus zero_in * s * count, rounded, plus zero_out, clamped to the type.
-                // With the same scale and zero point in and out, the stored values' sum, clamped.
+                // TFLite's rescaling sum: in float, the int32 sum times s = scale_in / scale_out
+                // minus zero_in * s * count, rounded, plus zero_out, clamped to the type. With the
+                // same scale and zero point in and out (8-bit), the stored values' sum, clamped.
                 const auto sum = static_cast<int32_t>(totals[o]);
                 int32_t value = sum;
                 if (in.tensor->scale != out.tensor->scale || in.tensor->zeroPoint != out.tensor->zeroPoint) {
@@ -77,12 +82,10 @@ bool runSum(const CpuKernelCall& call) {
                     const float bias = static_cast<float>(-in.tensor->zeroPoint) * scale * static_cast<float>(count);
                     value = static_cast<int32_t>(std::round(static_cast<float>(sum) * scale + bias)) + out.tensor->zeroPoint;
                 }
-                value = std::clamp<int32_t>(value, out.type() == ElementType::UINT8 ? 0 : -128,
-                                            out.type() == ElementType::UINT8 ? 255 : 127);
-                if (out.type() == ElementType::UINT8) {
-                    out.set<uint8_t>(o, static_cast<uint8_t>(value));
-                } else {
-                    out.set<int8_t>(o, static_cast<int8_t>(value));
+                switch (out.type()) {
+                    case ElementType::UINT8: out.set<uint8_t>(o, static_cast<uint8_t>(std::clamp(value, 0, 255))); break;
+                    case ElementType::INT8: out.set<int8_t>(o, static_cast<int8_t>(std::clamp(value, -128, 127))); break;
+                    default: out.set<int16_t>(o, static_cast<int16_t>(std::clamp(value, -32768, 32767))); break;
                 }
             }
         }

@@ -74,8 +74,8 @@ void absAs(const CpuKernelCall& call) {
     const CpuOperand &in = call.in(0), &out = call.out(0);
     int32_t multiplier = 0;
     int shift = 0;
-    quant::quantizeMultiplier(static_cast<double>(in.tensor->scale) / static_cast<double>(out.tensor->scale), &multiplier,
-                              &shift);
+    // TFLite divides the scales in float, then widens the quotient.
+    quant::quantizeMultiplier(static_cast<double>(in.tensor->scale / out.tensor->scale), &multiplier, &shift);
     const bool rescale = in.tensor->scale != out.tensor->scale;
     const size_t count = in.count();
     for (size_t i = 0; i < count; ++i) {

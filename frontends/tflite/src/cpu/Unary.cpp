@@ -20,6 +20,18 @@ bool prepareSameShape(const CpuKernelCall& call, std::initializer_list<ElementTy
     return call.expectOutputShape(0, call.in(0).shape());
 }
 
+bool prepareFixedOutput8(const CpuKernelCall& call, float scale, const char* scaleText, int32_t uint8Zero,
+                         int32_t int8Zero) {
+    if (!prepareSameShape(call, {ElementType::UINT8, ElementType::INT8})) return false;
+    if (call.in(0).rank() == 0) return call.fail("input must have at least one dimension");
+    if (!(call.in(0).tensor->scale > 0)) return call.fail("quantized input needs a scale");
+    const int32_t zero = call.in(0).type() == ElementType::UINT8 ? uint8Zero : int8Zero;
+    if (call.out(0).tensor->scale != scale || call.out(0).tensor->zeroPoint != zero) {
+        return call.fail(std::string("output must have scale ") + scaleText + " and zero point " + std::to_string(zero));
+    }
+    return true;
+}
+
 namespace kernels::unary {
 
 // TFLite's rounding: from the floor, halves to the even neighbour.
