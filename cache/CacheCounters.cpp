@@ -3,8 +3,8 @@
 namespace nnemu::cache {
 
 void CacheCounters::reset() {
-    for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &synapMapped, &programFileRefusals, &modelCacheWrites,
-                          &modelCacheLoads, &modelCacheRejects, &weightPackings, &weightsInPlace}) {
+    for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &synapMapped, &programFileRefusals,
+                          &programFileChecksums, &modelCacheWrites, &modelCacheLoads, &modelCacheRejects, &weightPackings, &weightsInPlace}) {
         counter->store(0);
     }
 }

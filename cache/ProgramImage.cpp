@@ -53,7 +53,8 @@ void ProgramImage::holdWhileMapped(int fd) {
     heldFd_ = fd;
 }
 
-Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize) {
+Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize,
+                                       bool populate) {
     if (programSize == 0 || programOffset > fileSize || programSize > fileSize - programOffset) {
         return unavailable("the program file is empty");
     }
@@ -61,8 +62,9 @@ Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOf
     if (mapping == MAP_FAILED) return unavailable(std::string("cannot map the program file: ") + std::strerror(errno));
     // Every byte is read right away (its checksum, then the core's weights): map the cached pages
     // in one call rather than fault them in a few at a time. Read-only, so no page is copied;
-    // a kernel without MADV_POPULATE_READ (before 5.14) just faults them in as read.
-    madvise(mapping, fileSize, MADV_POPULATE_READ);
+    // a kernel without MADV_POPULATE_READ (before 5.14) just faults them in as read. Without the
+    // checksum the core's first run faults them in at the same cost (BENCHMARKS.md, "Warm start").
+    if (populate) madvise(mapping, fileSize, MADV_POPULATE_READ);
     ProgramImage mapped;
     mapped.mapping_ = mapping;
     mapped.mappedSize_ = fileSize;

@@ -6,13 +6,16 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "../synap/NnapiDevices.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -250,6 +253,17 @@ std::vector<uint8_t> readFile(const std::string& path) {
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+void waitPastChangeTime(const std::string& path) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) != 0) return;
+    const auto past = [&] {
+        timespec now {};
+        clock_gettime(CLOCK_REALTIME_COARSE, &now);  // the clock file times are taken from
+        return now.tv_sec > info.st_ctim.tv_sec || (now.tv_sec == info.st_ctim.tv_sec && now.tv_nsec > info.st_ctim.tv_nsec);
+    };
+    while (!past()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 std::map<std::string, std::string> snapshotDirectory(const std::string& directory) {

@@ -99,6 +99,9 @@ size_t countOccurrences(const std::string& text, const std::string& needle);
 
 std::vector<uint8_t> readFile(const std::string& path);
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes);
+// Returns once the file system clock has moved past the change time of `path`, so the next
+// change of the file gets other times (a change within the same clock tick may keep them).
+void waitPastChangeTime(const std::string& path);
 // Every entry of `directory` (recursively, symlinks not followed) with its bytes, or its link
 // target for a symbolic link: equal snapshots mean nothing there was created, removed or changed.
 std::map<std::string, std::string> snapshotDirectory(const std::string& directory);

@@ -2,12 +2,15 @@
 // a later lookup maps the program file it names and logs the hit; an index that is missing,
 // truncated, foreign, planted as a link, sealed for another key, written for another database or
 // stale, or a program file that is missing or damaged, sends the lookup to the database (which
-// repairs), never to a wrong program; logged hits reach the database exactly once and in order
-// (hit counts, LRU order, synap_cache's output), also from processes hitting at once; a
-// read-only cache gets no file.
+// repairs), never to a wrong program; a program file that keeps the stamp its index records is
+// not checksummed again, and one that does not (rewritten, touched) is; logged hits reach the
+// database exactly once and in order (hit counts, LRU order, synap_cache's output), also from
+// processes hitting at once; a read-only cache gets no file.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "CacheTestSupport.h"
 #include "EntryIndex.h"
 #include "HitLog.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/Crc32c.h"
 #include "nnemu/synap/cache/SharedSynapCache.h"
 #include "nnemu/synap/cache/SynapCache.h"
@@ -27,6 +31,8 @@ namespace fs = std::filesystem;
 using cache::SynapCache;
 
 constexpr uint32_t kVersion = 7;
+constexpr size_t kIndexSize = 232, kIndexCrcOffset = 216;  // format version 2
+using cache::cacheCounters;
 
 std::vector<uint8_t> programOf(uint8_t seed, size_t size = 30011) {
     std::vector<uint8_t> bytes(size);
@@ -71,10 +77,11 @@ protected:
         return file_ + "." + cache::programIdentity(program) + ".npu";
     }
     // A lookup through the index alone (no SQLite).
-    Status indexed(const std::string& key = "key", std::vector<uint8_t>* bytes = nullptr, uint32_t version = kVersion) {
+    Status indexed(const std::string& key = "key", std::vector<uint8_t>* bytes = nullptr, uint32_t version = kVersion,
+                   cache::ProgramFileStamp* recheck = nullptr) {
         cache::ProgramImage image;
         bool foldDue = false;
-        const Status status = SynapCache::findIndexed(file_, root(), key, version, &image, &foldDue);
+        const Status status = SynapCache::findIndexed(file_, root(), key, version, &image, &foldDue, recheck);
         if (status.isOk()) {
             EXPECT_TRUE(image.mapped());
             if (bytes != nullptr) bytes->assign(image.data(), image.data() + image.size());
@@ -116,7 +123,7 @@ protected:
 };
 
 TEST_F(EntryIndexTest, AHitThroughTheIndexMapsTheProgramAndLogsTheHit) {
-    EXPECT_EQ(fs::file_size(indexOf("key")), 192u);
+    EXPECT_EQ(fs::file_size(indexOf("key")), kIndexSize);
     EXPECT_EQ(fs::status(indexOf("key")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
     std::vector<uint8_t> bytes;
     ASSERT_TRUE(indexed("key", &bytes).isOk());
@@ -141,7 +148,7 @@ TEST_F(EntryIndexTest, ATruncatedIndexIsRefused) {
 }
 
 TEST_F(EntryIndexTest, AForeignIndexIsRefused) {
-    writeFile(indexOf("key"), std::vector<uint8_t>(192, 'x'));
+    writeFile(indexOf("key"), std::vector<uint8_t>(kIndexSize, 'x'));
     expectRefusedThenRepaired("foreign");
 }
 
@@ -151,7 +158,7 @@ TEST_F(EntryIndexTest, APlantedSymbolicLinkIsNotFollowed) {
     fs::remove(indexOf("key"));
     fs::create_symlink(target, indexOf("key"));
     expectRefusedThenRepaired("link");
-    EXPECT_EQ(readFile(target).size(), 192u) << "the link's target is left alone";
+    EXPECT_EQ(readFile(target).size(), kIndexSize) << "the link's target is left alone";
 }
 
 TEST_F(EntryIndexTest, AnIndexSealedForAnotherKeyIsRefused) {
@@ -162,8 +169,8 @@ TEST_F(EntryIndexTest, AnIndexSealedForAnotherKeyIsRefused) {
     // The right key with a wrong seal (its checksum made to agree).
     auto bytes = readFile(indexOf("key"));
     bytes[120] ^= 1;  // the seal's first digit
-    const cache::LaneCrcs crc = cache::laneCrc32c({bytes.data(), 176});
-    std::memcpy(bytes.data() + 176, crc.data(), 16);
+    const cache::LaneCrcs crc = cache::laneCrc32c({bytes.data(), kIndexCrcOffset});
+    std::memcpy(bytes.data() + kIndexCrcOffset, crc.data(), 16);
     writeFile(indexOf("key"), bytes);
     expectRefusedThenRepaired("wrong seal");
     // A damaged byte fails its checksum.
@@ -189,12 +196,95 @@ TEST_F(EntryIndexTest, AnIndexOfAnotherDatabaseFileIsRefused) {
 TEST_F(EntryIndexTest, AMissingOrDamagedProgramFileIsNeverUsed) {
     fs::remove(programFile(program_));
     expectRefusedThenRepaired("program file missing");
+    waitPastChangeTime(programFile(program_));  // changed later than the index's stamp
     auto bytes = readFile(programFile(program_));
     bytes[1000] ^= 0x40;
     writeFile(programFile(program_), bytes);
     EXPECT_FALSE(indexed().isOk());
     EXPECT_TRUE(fs::exists(programFile(program_))) << "the index path removes nothing";
     expectRefusedThenRepaired("program file damaged");
+}
+
+TEST_F(EntryIndexTest, AProgramFileThatKeepsItsStampIsNotChecksummedAgain) {
+    // The store wrote the file and recorded its stamp; an alias records the same.
+    ASSERT_EQ(cache_->alias("alias", "key", 10), StatusCode::OK);
+    cacheCounters().reset();
+    for (const char* key : {"key", "alias", "key"}) {
+        std::vector<uint8_t> bytes;
+        cache::ProgramFileStamp recheck;
+        ASSERT_TRUE(indexed(key, &bytes, kVersion, &recheck).isOk()) << key;
+        EXPECT_EQ(bytes, program_);
+        EXPECT_TRUE(recheck.empty()) << "nothing to record again";
+    }
+    EXPECT_EQ(cacheCounters().programFileChecksums, 0u);
+    // The database's path checks in full, whatever the stamp.
+    throughDatabase();
+    EXPECT_EQ(cacheCounters().programFileChecksums, 1u);
+}
+
+TEST_F(EntryIndexTest, AProgramFileRewrittenInPlaceIsChecksummedAndRefused) {
+    const std::string path = programFile(program_);
+    struct stat before {};
+    ASSERT_EQ(stat(path.c_str(), &before), 0);
+    waitPastChangeTime(path);
+    auto bytes = readFile(path);
+    bytes[bytes.size() / 2] ^= 0x10;  // same size, same inode: only its times tell
+    writeFile(path, bytes);
+    struct stat after {};
+    ASSERT_EQ(stat(path.c_str(), &after), 0);
+    ASSERT_EQ(after.st_ino, before.st_ino);
+    ASSERT_EQ(after.st_size, before.st_size);
+    cacheCounters().reset();
+    const Status refused = indexed();
+    EXPECT_EQ(refused.code(), StatusCode::DAMAGED);
+    EXPECT_NE(refused.message().find("fails its checksum"), std::string::npos) << refused;
+    EXPECT_EQ(cacheCounters().programFileChecksums, 1u);
+    expectRefusedThenRepaired("rewritten in place");  // removed by the database's path, written again
+}
+
+TEST_F(EntryIndexTest, AnIndexOfTheFirstFormatIsRefusedAndRewritten) {
+    // Version 1: the same fields up to the database's inode (no program file stamp), 192 bytes.
+    auto bytes = readFile(indexOf("key"));
+    ASSERT_EQ(bytes.size(), kIndexSize);
+    bytes.resize(192);
+    const uint32_t first = 1;
+    std::memcpy(bytes.data() + 8, &first, sizeof first);
+    const cache::LaneCrcs crc = cache::laneCrc32c({bytes.data(), 176});
+    std::memcpy(bytes.data() + 176, crc.data(), 16);
+    writeFile(indexOf("key"), bytes);
+    const Status refused = indexed();
+    EXPECT_EQ(refused.code(), StatusCode::DAMAGED);
+    EXPECT_NE(refused.message().find("has format version 1, not 2"), std::string::npos) << refused;
+    expectRefusedThenRepaired("first format");
+    EXPECT_EQ(fs::file_size(indexOf("key")), kIndexSize);
+}
+
+// touch(1) gives the file new times: checksummed again; once settled, the hit records the new
+// stamp through the database and the next hits skip the checksum again.
+TEST_F(EntryIndexTest, ATouchedProgramFileIsChecksummedUntilItsNewStampIsRecorded) {
+    cache_.reset();
+    const std::string path = programFile(program_);
+    waitPastChangeTime(path);
+    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), nullptr, 0), 0);  // what touch(1) does
+    cacheCounters().reset();
+    cache::ProgramFileStamp recheck;
+    ASSERT_TRUE(indexed("key", nullptr, kVersion, &recheck).isOk());
+    EXPECT_EQ(cacheCounters().programFileChecksums, 1u);
+    EXPECT_TRUE(recheck.empty()) << "changed just now: not recorded";
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    const cache::SynapCacheLocation location{file_, 10, root()};
+    cache::ProgramImage image;
+    ASSERT_TRUE(cache::findCompiledProgram(location, "key", kVersion, &image));
+    EXPECT_EQ(cacheCounters().programFileChecksums, 2u);
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_TRUE(cache::findCompiledProgram(location, "key", kVersion, &image));
+        ASSERT_EQ(image.size(), program_.size());
+        EXPECT_TRUE(std::equal(program_.begin(), program_.end(), image.data()));
+    }
+    EXPECT_EQ(cacheCounters().programFileChecksums, 2u) << "the settled stamp was recorded";
+    EXPECT_EQ(cacheCounters().synapMapped, 3u);
+    cache_ = open();
+    EXPECT_EQ(hitsOf("key"), 4u);
 }
 
 TEST_F(EntryIndexTest, EvictionRemovesTheIndexAndAStaleOneFallsBack) {

@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kSuffix = ".entry";
 constexpr char kMagic[8] = {'N', 'N', 'E', 'M', 'U', 'I', 'X', '1'};
-constexpr uint32_t kFormatVersion = 1;
+// Version 2: the program file's stamp (232 bytes; version 1 had 192).
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kMaxKey = 64;
 
 struct Record {
@@ -34,9 +35,14 @@ struct Record {
     int64_t size;
     uint64_t databaseDevice;
     uint64_t databaseInode;
+    uint64_t fileDevice;  // the program file's stamp (all zero: none)
+    uint64_t fileInode;
+    int64_t fileSize;
+    int64_t fileMtimeNs;
+    int64_t fileCtimeNs;
     uint32_t crc32c[4];  // laneCrc32c of everything above
 };
-static_assert(sizeof(Record) == 192);
+static_assert(sizeof(Record) == 232);
 
 LaneCrcs recordCrc(const Record& record) {
     return laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
@@ -86,9 +92,16 @@ Result<EntryIndex> readEntryIndex(int dir, const std::string& databaseName, cons
     struct stat info {};
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == static_cast<off_t>(sizeof record);
-    const bool read = sized && pread(fd, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
+    // A file of another size is read as far as its format version, to say so.
+    const size_t head = sized ? sizeof record : offsetof(Record, compilerVersion);
+    const bool read = regular && pread(fd, &record, head, 0) == static_cast<ssize_t>(head) && sized;
     close(fd);
     if (!regular) return refused(name, "is not a regular file");
+    if (!sized && info.st_size >= static_cast<off_t>(offsetof(Record, compilerVersion)) &&
+        std::memcmp(record.magic, kMagic, sizeof kMagic) == 0 && record.formatVersion != kFormatVersion) {
+        return refused(name, "has format version " + std::to_string(record.formatVersion) + ", not " +
+                                     std::to_string(kFormatVersion));
+    }
     if (!sized) return refused(name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(sizeof record));
     if (!read) return refused(name, "cannot be read");
     if (std::memcmp(record.magic, kMagic, sizeof kMagic) != 0) return refused(name, "is not an entry index");
@@ -106,6 +119,7 @@ Result<EntryIndex> readEntryIndex(int dir, const std::string& databaseName, cons
     index.compilerVersion = record.compilerVersion;
     index.databaseDevice = static_cast<dev_t>(record.databaseDevice);
     index.databaseInode = static_cast<ino_t>(record.databaseInode);
+    index.programFile = {record.fileDevice, record.fileInode, record.fileSize, record.fileMtimeNs, record.fileCtimeNs};
     if (index.compilerVersion != compilerVersion) return refused(name, "is for compiler version " + std::to_string(index.compilerVersion));
     if (std::string(record.seal, sizeof record.seal) != entrySeal(key, index.program, index.compilerVersion)) {
         return refused(name, "does not match its key (its seal fails)");
@@ -130,6 +144,13 @@ bool writeEntryIndex(int dir, const std::string& databaseName, const EntryIndex&
     record.size = index.size;
     record.databaseDevice = index.databaseDevice;
     record.databaseInode = index.databaseInode;
+    if (!index.programFile.empty()) {
+        record.fileDevice = index.programFile.device;
+        record.fileInode = index.programFile.inode;
+        record.fileSize = index.programFile.size;
+        record.fileMtimeNs = index.programFile.mtimeNs;
+        record.fileCtimeNs = index.programFile.ctimeNs;
+    }
     const LaneCrcs crc = recordCrc(record);
     std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
     const std::string temp = "." + name + "." + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tmp";

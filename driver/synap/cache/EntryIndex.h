@@ -2,8 +2,9 @@
 // ("<database name>.<key>.entry", mode 0600), which lets a hit find its program file from the key
 // without opening SQLite. Fixed size; it holds a magic, its format version, the key, the
 // program's identity and size, the compiler version, the entry's seal (the database's, recomputed
-// on reading) and the identity (device, inode) of the database file it belongs to, under a
-// CRC-32C. Written (under a private name, renamed into place) in the write transaction that
+// on reading), the identity (device, inode) of the database file it belongs to and the stamp of
+// the program file when its bytes were known to be right (ProgramFileStamp.h; format version 2),
+// under a CRC-32C. An index of another format version is refused like a damaged one. Written (under a private name, renamed into place) in the write transaction that
 // inserts or counts the entry, once its program file exists; removed with the entry (eviction,
 // drop, clear, upgrade). The database stays the source of truth: an index that is missing, of
 // the wrong size, foreign, damaged, sealed for another key or compiler, or written for another
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "nnemu/base/Status.h"
+#include "nnemu/synap/cache/ProgramFileStamp.h"
 
 namespace nnemu::cache {
 
@@ -31,6 +33,7 @@ struct EntryIndex {
     uint32_t compilerVersion = 0;
     dev_t databaseDevice = 0;
     ino_t databaseInode = 0;
+    ProgramFileStamp programFile;  // empty: its next hit checksums the file
 };
 
 // The index file's name for `key`, or "" when the key cannot have one (an index holds keys of

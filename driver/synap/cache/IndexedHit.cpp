@@ -1,5 +1,6 @@
 // A SyNAP cache hit without SQLite (SynapCache::findIndexed): the entry index names the program
-// file, the hit goes into the hit log.
+// file (and the stamp it had when its bytes were known to be right: then it is not checksummed
+// again), the hit goes into the hit log.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,8 +17,10 @@
 namespace nnemu::cache {
 
 Status SynapCache::findIndexed(const std::string& file, const std::string& root, const std::string& key,
-                               uint32_t compilerVersion, ProgramImage* program, bool* foldDue) {
+                               uint32_t compilerVersion, ProgramImage* program, bool* foldDue,
+                               ProgramFileStamp* recheck) {
     *foldDue = false;
+    if (recheck != nullptr) *recheck = {};
     CacheDirectory directory;
     NNEMU_RETURN_IF_ERROR(directory.open(root, file));
     const int dir = directory.fd();
@@ -30,15 +33,17 @@ Status SynapCache::findIndexed(const std::string& file, const std::string& root,
     if (index.databaseDevice != database.st_dev || index.databaseInode != database.st_ino) {
         return Status(StatusCode::DAMAGED, "the entry index of " + key + " was written for another database file");
     }
+    ProgramFileStamp verified;
     {
         trace::Span mapping("map program file", "cache");
         NNEMU_ASSIGN_OR_RETURN(*program, mapProgramFile(dir, programFileName(directory.name(), index.program), index.size,
-                                                        index.program, false));
+                                                        index.program, false, index.programFile, &verified));
     }
     // Counted only where the cache can be written, as a hit through the database is (its
-    // directory and file writable); a read-only cache gets no log.
+    // directory and file writable); a read-only cache gets no log, and records no stamp.
     if (faccessat(dir, ".", W_OK, AT_EACCESS) == 0 &&
         faccessat(dir, directory.name().c_str(), W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0) {
+        if (recheck != nullptr && verified != index.programFile) *recheck = verified;
         trace::Span hit("log hit", "cache");
         const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
                                     std::chrono::system_clock::now().time_since_epoch())

@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "CacheFile.h"
+#include "nnemu/base/Trace.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
@@ -28,8 +31,9 @@ struct Trailer {
 };
 static_assert(sizeof(Trailer) == kProgramFileTrailerSize);
 
-// Whether the trailer of a mapped file describes exactly its program and the database's md5.
-std::string checkTrailer(const ProgramImage& image, const std::string& programMd5) {
+// Whether the trailer of a mapped file describes exactly its program and the database's md5,
+// and (when `checksum`) the program's bytes agree with its CRC-32Cs.
+std::string checkTrailer(const ProgramImage& image, const std::string& programMd5, bool checksum) {
     Trailer trailer {};
     if (image.tail().size() != sizeof trailer) return "has no trailer";
     std::memcpy(&trailer, image.tail().data(), sizeof trailer);
@@ -38,6 +42,9 @@ std::string checkTrailer(const ProgramImage& image, const std::string& programMd
         std::memcmp(trailer.md5, programMd5.data(), sizeof trailer.md5) != 0) {
         return "holds another program";
     }
+    if (!checksum) return {};
+    trace::Span span("checksum program file", "cache");
+    cacheCounters().programFileChecksums++;
     const LaneCrcs sum = laneCrc32c(image.bytes());
     if (std::memcmp(sum.data(), trailer.crc32c, sizeof trailer.crc32c) != 0) return "fails its checksum";
     return {};
@@ -48,14 +55,29 @@ Status refuse(int dir, const std::string& name, const std::string& reason, bool 
     return {StatusCode::DAMAGED, "the program file " + name + " " + reason};
 }
 
+int64_t nanoseconds(const timespec& time) { return int64_t{time.tv_sec} * 1000000000 + time.tv_nsec; }
+
 }  // namespace
+
+ProgramFileStamp ProgramFileStamp::of(const struct stat& info) {
+    return {static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino), static_cast<int64_t>(info.st_size),
+            nanoseconds(info.st_mtim), nanoseconds(info.st_ctim)};
+}
+
+bool ProgramFileStamp::settled() const {
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+    constexpr int64_t kSecond = 1000000000;
+    return !empty() && now - mtimeNs / kSecond >= kSettledSeconds && now - ctimeNs / kSecond >= kSettledSeconds;
+}
 
 std::string programFileName(const std::string& databaseName, const std::string& programMd5) {
     return databaseName + "." + programMd5 + kSuffix;
 }
 
 Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t size, const std::string& programMd5,
-                                    bool removeRefused) {
+                                    bool removeRefused, const ProgramFileStamp& known, ProgramFileStamp* verified) {
+    if (verified != nullptr) *verified = {};
     const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return Status(StatusCode::NOT_FOUND, {});
@@ -66,25 +88,30 @@ Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t si
     const int64_t fileSize = size + static_cast<int64_t>(sizeof(Trailer));
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == fileSize && size > 0;
-    Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
-                                        : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
+    const ProgramFileStamp stamp = ProgramFileStamp::of(info);
+    const bool unchanged = !known.empty() && stamp == known;  // no checksum: the pages fault in as read
+    Result<ProgramImage> mapped =
+            sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size), !unchanged)
+                  : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
     if (!regular) return refuse(dir, name, "is not a regular file", removeRefused);
     if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), removeRefused);
     if (!mapped) return refuse(dir, name, mapped.message(), removeRefused);
-    if (const std::string damage = checkTrailer(*mapped, programMd5); !damage.empty()) {
+    if (const std::string damage = checkTrailer(*mapped, programMd5, !unchanged); !damage.empty()) {
         mapped = Status(StatusCode::DAMAGED, damage);  // unmapped before the file goes
         return refuse(dir, name, damage, removeRefused);
     }
+    if (verified != nullptr && (unchanged || stamp.settled())) *verified = stamp;
     return mapped;
 }
 
-void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes, const std::string& programMd5) {
+ProgramFileStamp writeProgramFile(int dir, const std::string& name, std::span<const uint8_t> bytes,
+                                  const std::string& programMd5) {
     Trailer trailer {};
-    if (programMd5.size() != sizeof trailer.md5) return;
+    if (programMd5.size() != sizeof trailer.md5) return {};
     // Already there (a store of a program another entry holds): a hit checks what it maps.
     struct stat existing {};
-    if (fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) return;
+    if (fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0) return {};
     std::memcpy(trailer.magic, kMagic, sizeof kMagic);
     trailer.size = bytes.size();
     std::memcpy(trailer.md5, programMd5.data(), sizeof trailer.md5);
@@ -93,13 +120,25 @@ void writeProgramFile(int dir, const std::string& name, std::span<const uint8_t>
     const std::string temp = "." + name + "." + std::to_string(getpid()) + ".tmp";
     unlinkat(dir, temp.c_str(), 0);
     const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    const bool written =
-            writeAll(fd, bytes) && writeAll(fd, {reinterpret_cast<const uint8_t*>(&trailer), sizeof trailer});
+    if (fd < 0) return {};
+    struct stat own {};
+    const bool written = writeAll(fd, bytes) &&
+                         writeAll(fd, {reinterpret_cast<const uint8_t*>(&trailer), sizeof trailer}) && fstat(fd, &own) == 0;
     close(fd);
     // linkat refuses an existing name: another process's copy of the same bytes stays.
-    if (written) linkat(dir, temp.c_str(), dir, name.c_str(), 0);
+    const bool linked = written && linkat(dir, temp.c_str(), dir, name.c_str(), 0) == 0;
     unlinkat(dir, temp.c_str(), 0);
+    // Stamped after the private name is gone (which changes its change time).
+    const ProgramFileStamp stamp = linked ? programFileStamp(dir, name) : ProgramFileStamp{};
+    const bool ours = stamp.device == static_cast<uint64_t>(own.st_dev) && stamp.inode == static_cast<uint64_t>(own.st_ino) &&
+                      stamp.size == own.st_size;
+    return ours ? stamp : ProgramFileStamp{};
+}
+
+ProgramFileStamp programFileStamp(int dir, const std::string& name) {
+    struct stat info {};
+    if (fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode)) return {};
+    return ProgramFileStamp::of(info);
 }
 
 void removeProgramFiles(int dir, const std::string& databaseName, const std::string& programMd5) {

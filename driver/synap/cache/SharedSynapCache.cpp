@@ -210,14 +210,17 @@ private:
 };
 
 // A hit through the entry index, without SQLite (SynapCache::findIndexed). A process whose hit
-// leaves the hit log long folds it into the database. Anything else: the database decides.
+// leaves the hit log long folds it into the database; one that checksummed the program file in
+// full records its stamp in the index (and folds the log), so the next hits do not. Anything
+// else: the database decides.
 bool findIndexed(const SynapCacheLocation& location, const std::string& key, uint32_t compilerVersion,
                  ProgramImage* program) {
     if (!registry().usable(location.file)) return false;
     trace::Span span("cache index", "cache");
     bool foldDue = false;
+    ProgramFileStamp recheck;
     if (const Status found = SynapCache::findIndexed(location.file, location.boardRoot, key, compilerVersion, program,
-                                                     &foldDue);
+                                                     &foldDue, &recheck);
         !found.isOk()) {
         if (found.code() == StatusCode::DAMAGED) {
             SYNAP_LOG(INFO) << "not using " << found.message() << "; looking " << key << " up in " << location.file;
@@ -230,11 +233,13 @@ bool findIndexed(const SynapCacheLocation& location, const std::string& key, uin
     cacheCounters().synapHits++;
     cacheCounters().synapMapped++;
     SYNAP_LOG(INFO) << "SyNAP cache hit " << key << " (" << program->size() << " bytes, mapped, indexed)";
-    if (foldDue) {
-        trace::Span fold("fold hit log", "cache");
+    if (foldDue || !recheck.empty()) {
+        trace::Span fold(recheck.empty() ? "fold hit log" : "record program file", "cache");
         CacheUse cache(location);
         if (cache && cache->readOnly().empty()) {
-            if (const Status folded = cache->foldHits(); !folded.isOk()) handleFailure(location, *cache, folded, "hit log fold");
+            const Status written =
+                    recheck.empty() ? cache->foldHits() : cache->recordProgramFile(key, compilerVersion, recheck);
+            if (!written.isOk()) handleFailure(location, *cache, written, recheck.empty() ? "hit log fold" : "index write");
         }
     }
     return true;

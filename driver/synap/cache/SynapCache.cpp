@@ -222,14 +222,14 @@ Result<std::string> SynapCache::findVerified(const std::string& key, uint32_t co
 // Losing this update to a busy database only makes the LRU order slightly stale, so it does not
 // fail the lookup. A hit that comes here found no usable entry index: it writes one.
 void SynapCache::countHit(const std::string& key, const std::string& programMd5, int64_t size,
-                          uint32_t compilerVersion) {
+                          uint32_t compilerVersion, const ProgramFileStamp& verified) {
     Write write(*this);
     if (write.active()) {
         auto touch = db_->prepare(std::string("UPDATE entries SET hits = hits + 1, last_use = ") + kNextUse +
                                   " WHERE key = ?2");
         touch.bind(1, nowUs()).bind(2, key);
         if (touch.run()) {
-            if (db_->changes() > 0) writeIndex(key, programMd5, size, compilerVersion);
+            if (db_->changes() > 0) writeIndex(key, programMd5, size, compilerVersion, verified);
             write.commit();
         }
     }
@@ -237,15 +237,38 @@ void SynapCache::countHit(const std::string& key, const std::string& programMd5,
 }
 
 // Within the write transaction that inserts or counts the entry, once its program file exists.
+// The index records `verified` only if the file still has it.
 void SynapCache::writeIndex(const std::string& key, const std::string& programMd5, int64_t size,
-                            uint32_t compilerVersion) {
+                            uint32_t compilerVersion, const ProgramFileStamp& verified) {
     if (directory_ < 0 || !readOnly_.empty() || entryIndexName(name_, key).empty()) return;
-    struct stat file {};
-    if (fstatat(directory_, programFileName(name_, programMd5).c_str(), &file, AT_SYMLINK_NOFOLLOW) != 0 ||
-        !S_ISREG(file.st_mode)) {
-        return;
+    const ProgramFileStamp file = programFileStamp(directory_, programFileName(name_, programMd5));
+    if (file.empty()) return;
+    writeEntryIndex(directory_, name_,
+                    {key, programMd5, size, compilerVersion, databaseDevice_, databaseInode_,
+                     file == verified ? verified : ProgramFileStamp{}});
+}
+
+// The program file stamp the index of `key` records for `programMd5` (an alias of `key` may record it too).
+ProgramFileStamp SynapCache::recordedStamp(const std::string& key, const std::string& programMd5, uint32_t compilerVersion) {
+    if (directory_ < 0) return {};
+    const Result<EntryIndex> index = readEntryIndex(directory_, name_, key, compilerVersion);
+    return index.isOk() && index->program == programMd5 ? index->programFile : ProgramFileStamp{};
+}
+
+Status SynapCache::recordProgramFile(const std::string& key, uint32_t compilerVersion, const ProgramFileStamp& verified) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    db_->clearError();
+    if (directory_ < 0 || !readOnly_.empty()) return {};
+    {
+        Write write(*this);
+        if (!write.active()) return failure();
+        std::string programMd5;
+        int64_t size = 0;
+        if (soundEntryRow(key, compilerVersion, programMd5, &size)) writeIndex(key, programMd5, size, compilerVersion, verified);
+        if (!db_->error().ok() || !write.commit()) return failure();
     }
-    writeEntryIndex(directory_, name_, {key, programMd5, size, compilerVersion, databaseDevice_, databaseInode_});
+    restartLogIfLong();
+    return {};
 }
 
 bool SynapCache::foldHitLog() {
@@ -341,7 +364,11 @@ Result<HitLog> SynapCache::foldForInspection() {
 
 bool SynapCache::soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size) {
     SqliteTransaction read(*db_, SqliteTransaction::Kind::READ);
-    if (!read.active()) return false;
+    return read.active() && soundEntryRow(key, compilerVersion, programMd5, size);
+}
+
+bool SynapCache::soundEntryRow(const std::string& key, uint32_t compilerVersion, std::string& programMd5,
+                               int64_t* size) {
     auto entry = db_->prepare(
             "SELECT e.program, e.seal, p.size, p.compiler_version FROM entries e JOIN programs p ON p.md5 = e.program "
             "WHERE e.key = ?1");
@@ -364,12 +391,13 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
         if (soundEntry(key, compilerVersion, programMd5, &size)) {
             const std::string name = programFileName(name_, programMd5);
             trace::Span mapping("map program file", "cache");
-            Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5);
+            ProgramFileStamp verified;
+            Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5, true, {}, &verified);
             mapping.end();
             if (mapped.isOk()) {
                 *program = std::move(mapped).value();
                 trace::Span hit("count hit", "cache");
-                if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion);
+                if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion, verified);
                 return {};
             }
             if (mapped.code() == StatusCode::DAMAGED && refusedFile != nullptr) *refusedFile = mapped.status();
@@ -388,19 +416,22 @@ Status SynapCache::findImage(const std::string& key, uint32_t compilerVersion, P
     size = static_cast<int64_t>(bytes.size());
     std::lock_guard<std::mutex> lock(mutex_);
     bool fromFile = false;
+    ProgramFileStamp verified;
     if (directory_ >= 0 && readOnly_.empty()) {
         // The process that writes the program file maps it too, sharing its pages with the
-        // processes that map it later rather than holding a copy of its own.
+        // processes that map it later rather than holding a copy of its own (the bytes it
+        // wrote: not checksummed again).
         trace::Span span("program file write", "cache");
         const std::string name = programFileName(name_, programMd5);
-        writeProgramFile(directory_, name, bytes, programMd5);
-        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5); mapped.isOk()) {
+        const ProgramFileStamp written = writeProgramFile(directory_, name, bytes, programMd5);
+        if (Result<ProgramImage> mapped = mapProgramFile(directory_, name, size, programMd5, true, written, &verified);
+            mapped.isOk()) {
             *program = std::move(mapped).value();
             fromFile = true;
         }
     }
     if (!fromFile) *program = ProgramImage(std::move(bytes));
-    if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion);  // after the file: its index follows it
+    if (readOnly_.empty()) countHit(key, programMd5, size, compilerVersion, verified);  // after the file: its index follows it
     db_->clearError();
     return {};
 }
@@ -571,8 +602,8 @@ Status SynapCache::store(const std::string& key, std::span<const uint8_t> progra
     // then the entry's index, so the next process finds the file without SQLite.
     if (directory_ >= 0 && readOnly_.empty()) {
         trace::Span span("program file write", "cache");
-        writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
-        writeIndex(key, programMd5, static_cast<int64_t>(program.size()), compilerVersion);
+        const ProgramFileStamp written = writeProgramFile(directory_, programFileName(name_, programMd5), program, programMd5);
+        writeIndex(key, programMd5, static_cast<int64_t>(program.size()), compilerVersion, written);
     }
     if (!write.commit()) {
         if (directory_ >= 0) removeEntryIndex(directory_, name_, key);
@@ -698,7 +729,7 @@ Status SynapCache::alias(const std::string& alias, const std::string& key, int64
         auto row = db_->prepare("SELECT size FROM programs WHERE md5 = ?1");
         if (row.bind(1, programMd5).step()) size = row.integer(0);
     }
-    if (size > 0) writeIndex(alias, programMd5, size, static_cast<uint32_t>(version));
+    if (size > 0) writeIndex(alias, programMd5, size, static_cast<uint32_t>(version), recordedStamp(key, programMd5, static_cast<uint32_t>(version)));
     if (!write.commit()) {
         if (directory_ >= 0) removeEntryIndex(directory_, name_, alias);
         return failure();

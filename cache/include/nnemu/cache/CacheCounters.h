@@ -16,6 +16,7 @@ struct CacheCounters {
     std::atomic<uint64_t> synapDrops{0};        // damaged or foreign entries dropped
     std::atomic<uint64_t> synapMapped{0};       // hits served by mapping the program's file
     std::atomic<uint64_t> programFileRefusals{0};  // program files refused (and removed)
+    std::atomic<uint64_t> programFileChecksums{0};  // SyNAP program files checksummed in full when mapped
     std::atomic<uint64_t> modelCacheWrites{0};  // NNAPI model cache files written
     std::atomic<uint64_t> modelCacheLoads{0};   // networks prepared from an NNAPI model cache file
     std::atomic<uint64_t> modelCacheRejects{0}; // files that failed verification

@@ -26,8 +26,11 @@ public:
 
     // Maps the first `fileSize` bytes of the regular file `fd` (copy-on-write: a stray write stays
     // private), of which `programSize` bytes from `programOffset` are the program. The caller
-    // checks the file's size first and the contents after (checksum, verifier).
-    static Result<ProgramImage> map(int fd, size_t fileSize, size_t programOffset, size_t programSize);
+    // checks the file's size first and the contents after (checksum, verifier). `populate`: the
+    // caller reads every byte at once (its checksum), so the cached pages are mapped in one call;
+    // otherwise they fault in as they are read.
+    static Result<ProgramImage> map(int fd, size_t fileSize, size_t programOffset, size_t programSize,
+                                    bool populate = true);
     // The mapped bytes before the program (a header) and past it (a trailer).
     std::span<const uint8_t> head() const;
     std::span<const uint8_t> tail() const;

@@ -26,6 +26,7 @@
 
 #include "nnemu/base/Status.h"
 #include "nnemu/cache/ProgramImage.h"
+#include "nnemu/synap/cache/ProgramFileStamp.h"
 
 namespace nnemu::cache {
 
@@ -85,11 +86,15 @@ public:
     // (EntryIndex.h, reached by the same walk as open's) names a program file that checks out
     // (ProgramFiles.h), and the database file is the one the index was written for. The hit is
     // counted in the hit log (HitLog.h) when the cache can be written; `foldDue` then says the
-    // log has grown long enough for this process to fold it (foldHits). Any other answer (nothing
+    // log has grown long enough for this process to fold it (foldHits), and `recheck` (optional)
+    // receives the program file's stamp when the file was checksummed in full (its stamp not
+    // the one the index records) and may be recorded now (recordProgramFile). A program file
+    // with the stamp the index records is not checksummed again. Any other answer (nothing
     // is removed): the lookup goes to the database (open, findImage), which checks, repairs or
     // removes what was refused here.
     static Status findIndexed(const std::string& file, const std::string& root, const std::string& key,
-                              uint32_t compilerVersion, ProgramImage* program, bool* foldDue);
+                              uint32_t compilerVersion, ProgramImage* program, bool* foldDue,
+                              ProgramFileStamp* recheck = nullptr);
     ~SynapCache();
     SynapCache(const SynapCache&) = delete;
     SynapCache& operator=(const SynapCache&) = delete;
@@ -121,6 +126,9 @@ public:
     Status alias(const std::string& alias, const std::string& key, int64_t capacity);
     // Folds the hit log into the database (every write transaction does so first).
     Status foldHits();
+    // Writes the index of the sound entry `key` again, recording `verified` (findIndexed's
+    // `recheck`) if its program file still has that stamp; folds the hit log like any write.
+    Status recordProgramFile(const std::string& key, uint32_t compilerVersion, const ProgramFileStamp& verified);
     // Closing this connection leaves the write-ahead log to a later checkpoint (a lookup's hit
     // count then costs no sync at close).
     void keepLogOnClose();
@@ -175,10 +183,16 @@ private:
     // The identity and size of the program a sound entry of `key` names; false when the entry is
     // missing or anything about it needs find's full check.
     bool soundEntry(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size);
+    // The same inside the caller's transaction.
+    bool soundEntryRow(const std::string& key, uint32_t compilerVersion, std::string& programMd5, int64_t* size);
     // Counts a hit of the sound entry `key` (naming `programMd5` of `size` bytes) in the database,
-    // and writes its index when the program file is there.
-    void countHit(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion);
-    void writeIndex(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion);
+    // and writes its index when the program file is there (recording `verified`, the stamp the
+    // file was written or checked with, if the file still has it).
+    void countHit(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion,
+                  const ProgramFileStamp& verified = {});
+    void writeIndex(const std::string& key, const std::string& programMd5, int64_t size, uint32_t compilerVersion,
+                    const ProgramFileStamp& verified);
+    ProgramFileStamp recordedStamp(const std::string& key, const std::string& programMd5, uint32_t compilerVersion);
     // With mutex_ held, inside a write transaction: applies the hit log's unfolded records.
     bool foldHitLog();
     // After that transaction: replaces a long log once the fold is committed, and unlocks it.
