@@ -233,6 +233,19 @@ const std::vector<BenchModel>& benchModels() {
                           {act({1, 56, 56}, fb::TensorType_INT8, 0.0005f)}, fb::BuiltinOptions_ReducerOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
+        // An attention head's scores against one shared key matrix (batch broadcast: NNAPI's
+        // BATCH_MATMUL takes none), and the int16 form.
+        {"batch_matmul_broadcast_i8", [] {
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL, {act({12, 128, 64}, I, 0.05f), act({1, 64, 128}, I, 0.04f)},
+                          {act({12, 128, 128}, I, 0.5f)}, fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
+         }},
+        {"batch_matmul_i16", [] {
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL,
+                          {{{4, 128, 64}, fb::TensorType_INT16, 0.0005f, 0}, {{4, 64, 128}, fb::TensorType_INT16, 0.0004f, 0}},
+                          {{{4, 128, 128}, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -61,6 +61,11 @@ bool runQuantizedMaximum(const CpuKernelCall& call);
 bool runQuantizedMinimum(const CpuKernelCall& call);
 }  // namespace binary
 
+namespace batch_matmul {   // BatchMatmul.cpp
+bool prepareBatchMatmul(const CpuKernelCall& call);
+bool runBatchMatmul(const CpuKernelCall& call);
+}  // namespace batch_matmul
+
 namespace bitwise {   // Bitwise.cpp
 bool prepareBitwise(const CpuKernelCall& call);
 bool runBitwiseXor(const CpuKernelCall& call);

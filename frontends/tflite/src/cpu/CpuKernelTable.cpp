@@ -246,6 +246,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_SQUARED_DIFFERENCE, {binary::prepareSquaredDifference, binary::runSquaredDifference}},
     {fb::BuiltinOperator_MAXIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMaximum}},
     {fb::BuiltinOperator_MINIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMinimum}},
+    // BatchMatmul.cpp
+    {fb::BuiltinOperator_BATCH_MATMUL, {batch_matmul::prepareBatchMatmul, batch_matmul::runBatchMatmul}},
     // Bitwise.cpp
     {fb::BuiltinOperator_BITWISE_XOR, {bitwise::prepareBitwise, bitwise::runBitwiseXor}},
     {fb::BuiltinOperator_RIGHT_SHIFT, {bitwise::prepareBitwise, bitwise::runRightShift}},
