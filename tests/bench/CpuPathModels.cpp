@@ -246,6 +246,12 @@ const std::vector<BenchModel>& benchModels() {
                           {{{4, 128, 128}, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_BatchMatMulOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
          }},
+        {"div_u8", [] {   // per-channel divisors, a constant never at its zero point
+             return oneOp(fb::BuiltinOperator_DIV, {u8({1, 56, 56, 128}, 0.05f, 0),
+                                                     constant(u8({1, 1, 1, 128}, 0.02f, 0), rampBytes<uint8_t>(128, 1, 255))},
+                          {u8({1, 56, 56, 128}, 0.1f, 0)}, fb::BuiltinOptions_DivOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateDivOptions(b).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

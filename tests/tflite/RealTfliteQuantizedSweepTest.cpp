@@ -87,8 +87,6 @@ const std::vector<Gap> kRefused = {
         // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
         {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
         {fb::BuiltinOperator_REDUCE_PROD, kI16, singleElementProducts},
-        // uint8 DIV (TFLite's reciprocal in fixed point): NNAPI's DIV is float and int32 only.
-        {fb::BuiltinOperator_DIV, kU8},
         {fb::BuiltinOperator_TRANSPOSE_CONV, kI16},
         // Not a product in TFLite (adjointLhsFolded); the tools refuse the form.
         {fb::BuiltinOperator_BATCH_MATMUL, kI8, adjointLhsFolded},

@@ -188,6 +188,11 @@ bool prepareQuantized(const CpuKernelCall& call);
 bool runQuantized(const CpuKernelCall& call);
 }  // namespace log_softmax
 
+namespace quantized_div {   // QuantizedDiv.cpp
+bool prepareDiv(const CpuKernelCall& call);
+bool runDiv(const CpuKernelCall& call);
+}  // namespace quantized_div
+
 namespace movement {   // Movement.cpp
 bool prepareSqueeze(const CpuKernelCall& call);
 bool runSqueeze(const CpuKernelCall& call);

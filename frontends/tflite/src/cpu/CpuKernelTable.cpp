@@ -301,6 +301,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_DEQUANTIZE, {quantization::prepareDequantize, quantization::runDequantize}},
     // QuantizedL2Norm.cpp
     {fb::BuiltinOperator_L2_NORMALIZATION, {l2_norm::prepareQuantized, l2_norm::runQuantized}},
+    // QuantizedDiv.cpp
+    {fb::BuiltinOperator_DIV, {quantized_div::prepareDiv, quantized_div::runDiv}},
     // Movement.cpp
     {fb::BuiltinOperator_SQUEEZE, {movement::prepareSqueeze, movement::runSqueeze}},
     {fb::BuiltinOperator_TRANSPOSE, {movement::prepareTranspose, movement::runTranspose}},
