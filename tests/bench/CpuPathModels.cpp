@@ -252,6 +252,12 @@ const std::vector<BenchModel>& benchModels() {
                           {u8({1, 56, 56, 128}, 0.1f, 0)}, fb::BuiltinOptions_DivOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateDivOptions(b).Union(); });
          }},
+        {"mean_i16", [] {   // global pooling without keep_dims (the int16 form the tools run)
+             return oneOp(fb::BuiltinOperator_MEAN,
+                          {{{1, 14, 14, 576}, fb::TensorType_INT16, 0.001f, 0}, constantOf<int32_t>({2}, fb::TensorType_INT32, {1, 2})},
+                          {{{1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

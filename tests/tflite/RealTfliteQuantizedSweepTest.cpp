@@ -65,6 +65,14 @@ bool singleElementProducts(const std::vector<Spec>& ins, const std::vector<Spec>
     return std::all_of(axes.begin(), axes.end(), [&](int32_t a) { return ins[0].shape[static_cast<size_t>(a < 0 ? a + rank : a)] == 1; });
 }
 
+// MEAN over height and width of a 4-D input with keep_dims (MEAN's inputs: the tensor, then its
+// axes as a constant; a 4-D output: keep_dims).
+bool heightWidthMean(const std::vector<Spec>& ins, const std::vector<Spec>& outs, const std::string&) {
+    const std::vector<int32_t> axes = valuesOf<int32_t>(ins[1].constant.data(), ins[1].constant.size() / 4);
+    return ins[0].shape.size() == 4 && outs[0].shape.size() == 4 && axes.size() == 2 &&
+           ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+}
+
 // BATCH_MATMUL with adj_x, both ranks above 2, the right side's third dimension from the end 1
 // and the left side's not: TFLite folds that dimension away (the left side's two before the last
 // merged into rows) as if adj_x were not set, and writes a product of the wrong rows into part of
@@ -77,12 +85,14 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // MEAN is an integer reference kernel; SOFTMAX, LOGISTIC and TANH lookup tables;
-        // TRANSPOSE_CONV an int64 accumulator).
-        {fb::BuiltinOperator_MEAN, kI16},
+        // SOFTMAX, LOGISTIC and TANH lookup tables; TRANSPOSE_CONV an int64 accumulator).
         {fb::BuiltinOperator_SOFTMAX, kI16},
         {fb::BuiltinOperator_LOGISTIC, kI16},
         {fb::BuiltinOperator_TANH, kI16},
+        // int16 MEAN over height and width with keep_dims: TFLite's integer Mean there is a step
+        // off the tools' two paths (the reference one and rounding the scaled sum over the
+        // count) on a few values; the tools refuse that form (the other int16 MEANs run).
+        {fb::BuiltinOperator_MEAN, kI16, heightWidthMean},
         // Quantized REDUCE_PROD over single elements: TFLite's result there is not the rescaled
         // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
         {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
@@ -407,8 +417,12 @@ void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t 
         size_t count = elementCount(shape) / std::max<size_t>(1, elementCount(outShape));
         double factor = code == fb::BuiltinOperator_SUM ? std::sqrt(static_cast<double>(count)) : 1;
         Spec out = s.rescaled(in, outShape, 0.5 * factor, 2 * factor);
-        // TFLite's REDUCE_MAX and REDUCE_MIN take the input's quantization only.
-        if (code == fb::BuiltinOperator_REDUCE_MAX || code == fb::BuiltinOperator_REDUCE_MIN) out = {outShape, type, in.scale, in.zeroPoint};
+        // TFLite's REDUCE_MAX and REDUCE_MIN take the input's quantization only; MEAN has a path
+        // of its own for it (one case in six).
+        if (code == fb::BuiltinOperator_REDUCE_MAX || code == fb::BuiltinOperator_REDUCE_MIN ||
+            (code == fb::BuiltinOperator_MEAN && s.pick(6) == 0)) {
+            out = {outShape, type, in.scale, in.zeroPoint};
+        }
         if (code == fb::BuiltinOperator_REDUCE_PROD) {
             const double values = type == kI16 ? 3000 : 40;   // a typical stored magnitude
             out.scale = static_cast<float>(std::pow(in.scale * values, static_cast<double>(count)) / (type == kI16 ? 3000 : 60) *
@@ -424,6 +438,25 @@ void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t 
     s.expectSameAsTflite();
 }
 SWEEP_TEST(Mean) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109); }
+// MEAN's own path: 4-D over height and width with keep_dims (int16 there a listed gap), one case
+// in four quantized as the input
+SWEEP_TEST(MeanHeightWidth) {
+    REQUIRE();
+    Sweep s(135);
+    for (int i = 0; i < kCases; ++i) {
+        const TT type = s.choose({kU8, kI8, kI16});
+        const std::vector<int32_t> shape = {1 + s.pick(2), 1 + s.pick(7), 1 + s.pick(7), 1 + s.pick(5)};
+        const std::vector<int32_t> outShape = {shape[0], 1, 1, shape[3]};
+        const Spec in = s.q(type, shape);
+        Spec out = s.rescaled(in, outShape, 0.5, 2);
+        if (s.pick(4) == 0) out = {outShape, type, in.scale, in.zeroPoint};
+        const std::vector<int32_t> axes = s.coin() ? std::vector<int32_t>{1, 2} : std::vector<int32_t>{2, 1};
+        s.add(fb::BuiltinOperator_MEAN, {in, constantOf<int32_t>({2}, fb::TensorType_INT32, axes)}, {out},
+              fb::BuiltinOptions_ReducerOptions,
+              [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateReducerOptions(fbb, true).Union(); }, "");
+    }
+    s.expectSameAsTflite();
+}
 SWEEP_TEST(Sum) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, {kU8, kI8, kI16}, 110); }
 SWEEP_TEST(ReduceMax) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MAX, {kU8, kI8, kI16}, 111); }
 SWEEP_TEST(ReduceMin) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, {kU8, kI8, kI16}, 112); }
