@@ -258,6 +258,16 @@ const std::vector<BenchModel>& benchModels() {
                           {{{1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
+        {"logistic_i16", [] {   // an LSTM-sized gate tensor, a scale off the power-of-two path
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_LOGISTIC, {{shape, fb::TensorType_INT16, 0.0003f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}});
+         }},
+        {"tanh_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_TANH, {{shape, fb::TensorType_INT16, 0.0003f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}});
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

@@ -85,10 +85,8 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // SOFTMAX, LOGISTIC and TANH lookup tables; TRANSPOSE_CONV an int64 accumulator).
+        // SOFTMAX lookup tables; TRANSPOSE_CONV an int64 accumulator).
         {fb::BuiltinOperator_SOFTMAX, kI16},
-        {fb::BuiltinOperator_LOGISTIC, kI16},
-        {fb::BuiltinOperator_TANH, kI16},
         // int16 MEAN over height and width with keep_dims: TFLite's integer Mean there is a step
         // off the tools' two paths (the reference one and rounding the scaled sum over the
         // count) on a few values; the tools refuse that form (the other int16 MEANs run).
@@ -567,6 +565,20 @@ SWEEP_TEST(Logistic) {
 SWEEP_TEST(Tanh) {
     REQUIRE();
     fixedOutput(fb::BuiltinOperator_TANH, {{kU8, 1.0f / 128, 128}, {kI8, 1.0f / 128, 0}, {kI16, 1.0f / 32768, 0}}, 118);
+}
+// int16 LOGISTIC and TANH on TFLite's power-of-two path (input scale 2^-12, TANH also 2^-11):
+// gemmlowp's 16-bit functions instead of the lookup table
+SWEEP_TEST(Int16PowerOfTwoActivations) {
+    REQUIRE();
+    Sweep s(136);
+    for (int i = 0; i < kCases; ++i) {
+        const bool tanh = s.coin();
+        const float scale = tanh && s.coin() ? 1.0f / 2048 : 1.0f / 4096;
+        const std::vector<int32_t> shape = s.shape(1, 4, 7);
+        s.add(tanh ? fb::BuiltinOperator_TANH : fb::BuiltinOperator_LOGISTIC, {Sweep::fixed(kI16, shape, scale, 0)},
+              {Sweep::fixed(kI16, shape, 1.0f / 32768, 0)});
+    }
+    s.expectSameAsTflite();
 }
 SWEEP_TEST(L2Normalization) {
     REQUIRE();

@@ -27,6 +27,13 @@ bool prepareTanh(const CpuKernelCall& call);
 bool runTanh(const CpuKernelCall& call);
 }  // namespace activation
 
+namespace activation16 {   // Activation16.cpp
+bool prepareLogistic(const CpuKernelCall& call);
+bool runLogistic(const CpuKernelCall& call);
+bool prepareTanh(const CpuKernelCall& call);   // int16; float32 to activation::prepareTanh
+bool runTanh(const CpuKernelCall& call);
+}  // namespace activation16
+
 namespace add_n_atan2 {   // AddNAtan2.cpp
 bool prepareAddN(const CpuKernelCall& call);
 bool runAddN(const CpuKernelCall& call);

@@ -228,7 +228,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_ELU, {activation::prepareElu, activation::runElu}},
     {fb::BuiltinOperator_LEAKY_RELU, {activation::prepareLeakyRelu, activation::runLeakyRelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
-    {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
+    {fb::BuiltinOperator_TANH, {activation16::prepareTanh, activation16::runTanh}},   // Activation16.cpp
+    {fb::BuiltinOperator_LOGISTIC, {activation16::prepareLogistic, activation16::runLogistic}},
     {fb::BuiltinOperator_HARD_SWISH, {activation::prepareHardSwish, activation::runHardSwish}},
     // AddNAtan2.cpp
     {fb::BuiltinOperator_ADD_N, {add_n_atan2::prepareAddN, add_n_atan2::runAddN}},
