@@ -258,6 +258,12 @@ const std::vector<BenchModel>& benchModels() {
                           {{{1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
+        {"softmax_i16", [] {   // the transformer block's 12-head scores, int16
+             const std::vector<int32_t> shape = {12, 128, 128};
+             return oneOp(fb::BuiltinOperator_SOFTMAX, {{shape, fb::TensorType_INT16, 0.0005f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}}, fb::BuiltinOptions_SoftmaxOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 1.0f).Union(); });
+         }},
         {"logistic_i16", [] {   // an LSTM-sized gate tensor, a scale off the power-of-two path
              const std::vector<int32_t> shape = {1, 56, 56, 128};
              return oneOp(fb::BuiltinOperator_LOGISTIC, {{shape, fb::TensorType_INT16, 0.0003f, 0}},

@@ -85,8 +85,7 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 
 const std::vector<Gap> kRefused = {
         // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // SOFTMAX lookup tables; TRANSPOSE_CONV an int64 accumulator).
-        {fb::BuiltinOperator_SOFTMAX, kI16},
+        // TRANSPOSE_CONV: an int64 accumulator).
         // int16 MEAN over height and width with keep_dims: TFLite's integer Mean there is a step
         // off the tools' two paths (the reference one and rounding the scaled sum over the
         // count) on a few values; the tools refuse that form (the other int16 MEANs run).

@@ -156,6 +156,8 @@ bool prepareSoftmax(const CpuKernelCall& call);
 bool runSoftmax(const CpuKernelCall& call);
 bool prepareQuantized(const CpuKernelCall& call);   // QuantizedSoftmax.cpp
 bool runQuantized(const CpuKernelCall& call);
+bool prepareInt16(const CpuKernelCall& call);   // Softmax16.cpp
+bool runInt16(const CpuKernelCall& call);
 }  // namespace softmax
 
 namespace lookup {   // Lookup.cpp
