@@ -264,6 +264,18 @@ const std::vector<BenchModel>& benchModels() {
                           {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}}, fb::BuiltinOptions_SoftmaxOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 1.0f).Union(); });
          }},
+        {"transpose_conv_i16", [] {   // a decoder's 2x upsampling, 16x8 (int8 filters, int64 bias)
+             Spec filter = constant(i8({32, 3, 3, 64}, 0.01f, 0), rampBytes<int8_t>(32 * 3 * 3 * 64, -127, 127));
+             Spec bias = constant({{32}, fb::TensorType_INT64}, rampBytes<int64_t>(32, -500, 500));
+             bias.scale = 0.00001f;
+             return oneOp(fb::BuiltinOperator_TRANSPOSE_CONV,
+                          {constantOf<int32_t>({4}, fb::TensorType_INT32, {1, 64, 64, 32}), filter,
+                           {{1, 32, 32, 64}, fb::TensorType_INT16, 0.001f, 0}, bias},
+                          {{{1, 64, 64, 32}, fb::TensorType_INT16, 0.01f, 0}}, fb::BuiltinOptions_TransposeConvOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) {
+                              return fb::CreateTransposeConvOptions(b, fb::Padding_SAME, 2, 2).Union();
+                          });
+         }},
         {"logistic_i16", [] {   // an LSTM-sized gate tensor, a scale off the power-of-two path
              const std::vector<int32_t> shape = {1, 56, 56, 128};
              return oneOp(fb::BuiltinOperator_LOGISTIC, {{shape, fb::TensorType_INT16, 0.0003f, 0}},

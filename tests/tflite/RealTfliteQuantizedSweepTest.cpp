@@ -84,8 +84,6 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 }
 
 const std::vector<Gap> kRefused = {
-        // int16 forms NNAPI has no operation for, and the tools no kernel yet (TFLite's int16
-        // TRANSPOSE_CONV: an int64 accumulator).
         // int16 MEAN over height and width with keep_dims: TFLite's integer Mean there is a step
         // off the tools' two paths (the reference one and rounding the scaled sum over the
         // count) on a few values; the tools refuse that form (the other int16 MEANs run).
@@ -94,7 +92,6 @@ const std::vector<Gap> kRefused = {
         // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
         {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
         {fb::BuiltinOperator_REDUCE_PROD, kI16, singleElementProducts},
-        {fb::BuiltinOperator_TRANSPOSE_CONV, kI16},
         // Not a product in TFLite (adjointLhsFolded); the tools refuse the form.
         {fb::BuiltinOperator_BATCH_MATMUL, kI8, adjointLhsFolded},
         {fb::BuiltinOperator_BATCH_MATMUL, kI16, adjointLhsFolded},

@@ -202,6 +202,11 @@ bool prepareDiv(const CpuKernelCall& call);
 bool runDiv(const CpuKernelCall& call);
 }  // namespace quantized_div
 
+namespace transpose_conv {   // TransposeConv16.cpp
+bool prepareInt16(const CpuKernelCall& call);
+bool runInt16(const CpuKernelCall& call);
+}  // namespace transpose_conv
+
 namespace movement {   // Movement.cpp
 bool prepareSqueeze(const CpuKernelCall& call);
 bool runSqueeze(const CpuKernelCall& call);

@@ -304,6 +304,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_L2_NORMALIZATION, {l2_norm::prepareQuantized, l2_norm::runQuantized}},
     // QuantizedDiv.cpp
     {fb::BuiltinOperator_DIV, {quantized_div::prepareDiv, quantized_div::runDiv}},
+    // TransposeConv16.cpp
+    {fb::BuiltinOperator_TRANSPOSE_CONV, {transpose_conv::prepareInt16, transpose_conv::runInt16}},
     // Movement.cpp
     {fb::BuiltinOperator_SQUEEZE, {movement::prepareSqueeze, movement::runSqueeze}},
     {fb::BuiltinOperator_TRANSPOSE, {movement::prepareTranspose, movement::runTranspose}},
