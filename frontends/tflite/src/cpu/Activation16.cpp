@@ -84,32 +84,26 @@ int32_t scaled(int16_t x, const Plan& p) {
     return static_cast<int32_t>((int64_t{x} * p.multiplier + round) >> p.leftShift);
 }
 
+// The table interpolated at a magnitude with `fractionBits` bits below each entry's step (in
+// 0.16 + fractionBits), `saturated` from entry 255 on.
+uint32_t interpolated(uint32_t magnitude, int fractionBits, uint32_t saturated) {
+    const uint32_t step = magnitude >> fractionBits;
+    if (step >= 255) return saturated;
+    const uint32_t low = kSigmoid[step], high = kSigmoid[step + 1];
+    return (low << fractionBits) + (magnitude & ((1U << fractionBits) - 1)) * (high - low);
+}
+
 int16_t logisticByTable(int16_t x, const Plan& p) {
     const int32_t value = scaled(x, p);
-    const auto magnitude = static_cast<uint32_t>(std::abs(value));
-    const uint32_t step = magnitude >> 9;
-    uint32_t result;
-    if (step >= 255) {
-        result = uint32_t{0x7FFF} << 10;
-    } else {
-        const uint32_t low = kSigmoid[step], high = kSigmoid[step + 1];
-        result = (low << 9) + (magnitude & 0x1FF) * (high - low);
-    }
+    uint32_t result = interpolated(static_cast<uint32_t>(std::abs(value)), 9, uint32_t{0x7FFF} << 10);
     result = value >= 0 ? result + (1U << 9) : (1U << 25) - result + (1U << 9) - 1;
     return static_cast<int16_t>(result >> 10);
 }
 
+// tanh(x) = 2 * sigmoid(2x) - 1: the same table over steps of 2^8.
 int16_t tanhByTable(int16_t x, const Plan& p) {
     const int32_t value = scaled(x, p);
-    const auto magnitude = static_cast<uint32_t>(std::abs(value));
-    const uint32_t step = magnitude >> 8;
-    int32_t result;
-    if (step >= 255) {
-        result = 0xFFFF << 8;
-    } else {
-        const uint32_t low = kSigmoid[step], high = kSigmoid[step + 1];
-        result = static_cast<int32_t>((low << 8) + (magnitude & 0xFF) * (high - low));
-    }
+    auto result = static_cast<int32_t>(interpolated(static_cast<uint32_t>(std::abs(value)), 8, uint32_t{0xFFFF} << 8));
     result = value >= 0 ? result - (1 << 23) + (1 << 7) : -result + (1 << 23) + (1 << 7) - 1;
     return static_cast<int16_t>(result >> 8);
 }
