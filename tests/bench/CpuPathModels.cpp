@@ -233,6 +233,59 @@ const std::vector<BenchModel>& benchModels() {
                           {act({1, 56, 56}, fb::TensorType_INT8, 0.0005f)}, fb::BuiltinOptions_ReducerOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
+        // An attention head's scores against one shared key matrix (batch broadcast: NNAPI's
+        // BATCH_MATMUL takes none), and the int16 form.
+        {"batch_matmul_broadcast_i8", [] {
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL, {act({12, 128, 64}, I, 0.05f), act({1, 64, 128}, I, 0.04f)},
+                          {act({12, 128, 128}, I, 0.5f)}, fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
+         }},
+        {"batch_matmul_i16", [] {
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL,
+                          {{{4, 128, 64}, fb::TensorType_INT16, 0.0005f, 0}, {{4, 64, 128}, fb::TensorType_INT16, 0.0004f, 0}},
+                          {{{4, 128, 128}, fb::TensorType_INT16, 0.002f, 0}}, fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
+         }},
+        {"div_u8", [] {   // per-channel divisors, a constant never at its zero point
+             return oneOp(fb::BuiltinOperator_DIV, {u8({1, 56, 56, 128}, 0.05f, 0),
+                                                     constant(u8({1, 1, 1, 128}, 0.02f, 0), rampBytes<uint8_t>(128, 1, 255))},
+                          {u8({1, 56, 56, 128}, 0.1f, 0)}, fb::BuiltinOptions_DivOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateDivOptions(b).Union(); });
+         }},
+        {"mean_i16", [] {   // global pooling without keep_dims (the int16 form the tools run)
+             return oneOp(fb::BuiltinOperator_MEAN,
+                          {{{1, 14, 14, 576}, fb::TensorType_INT16, 0.001f, 0}, constantOf<int32_t>({2}, fb::TensorType_INT32, {1, 2})},
+                          {{{1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
+         }},
+        {"softmax_i16", [] {   // the transformer block's 12-head scores, int16
+             const std::vector<int32_t> shape = {12, 128, 128};
+             return oneOp(fb::BuiltinOperator_SOFTMAX, {{shape, fb::TensorType_INT16, 0.0005f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}}, fb::BuiltinOptions_SoftmaxOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSoftmaxOptions(b, 1.0f).Union(); });
+         }},
+        {"transpose_conv_i16", [] {   // a decoder's 2x upsampling, 16x8 (int8 filters, int64 bias)
+             Spec filter = constant(i8({32, 3, 3, 64}, 0.01f, 0), rampBytes<int8_t>(32 * 3 * 3 * 64, -127, 127));
+             Spec bias = constant({{32}, fb::TensorType_INT64}, rampBytes<int64_t>(32, -500, 500));
+             bias.scale = 0.00001f;
+             return oneOp(fb::BuiltinOperator_TRANSPOSE_CONV,
+                          {constantOf<int32_t>({4}, fb::TensorType_INT32, {1, 64, 64, 32}), filter,
+                           {{1, 32, 32, 64}, fb::TensorType_INT16, 0.001f, 0}, bias},
+                          {{{1, 64, 64, 32}, fb::TensorType_INT16, 0.01f, 0}}, fb::BuiltinOptions_TransposeConvOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) {
+                              return fb::CreateTransposeConvOptions(b, fb::Padding_SAME, 2, 2).Union();
+                          });
+         }},
+        {"logistic_i16", [] {   // an LSTM-sized gate tensor, a scale off the power-of-two path
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_LOGISTIC, {{shape, fb::TensorType_INT16, 0.0003f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}});
+         }},
+        {"tanh_i16", [] {
+             const std::vector<int32_t> shape = {1, 56, 56, 128};
+             return oneOp(fb::BuiltinOperator_TANH, {{shape, fb::TensorType_INT16, 0.0003f, 0}},
+                          {{shape, fb::TensorType_INT16, 1.0f / 32768, 0}});
+         }},
         {"quantize_f32_i8", [] { return quantize(F, I, {1, 224, 224, 3}); }},
         {"quantize_u8_i8", [] { return quantize(U, I, {1, 224, 224, 3}); }},
         {"squared_difference_i8", [] { return squaredDifference(I, {1, 128, 768}, {1, 128, 1}); }},

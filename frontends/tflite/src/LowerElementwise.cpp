@@ -27,7 +27,13 @@ bool lowerArithmetic(NodeLowering& l, int32_t nnapiType) {
 bool lowerAdd(NodeLowering& l) { return lowerArithmetic<TfLiteAddParams>(l, ANEURALNETWORKS_ADD); }
 bool lowerSub(NodeLowering& l) { return lowerArithmetic<TfLiteSubParams>(l, ANEURALNETWORKS_SUB); }
 bool lowerMul(NodeLowering& l) { return lowerArithmetic<TfLiteMulParams>(l, ANEURALNETWORKS_MUL); }
-bool lowerDiv(NodeLowering& l) { return lowerArithmetic<TfLiteDivParams>(l, ANEURALNETWORKS_DIV); }
+// NNAPI's DIV is float and int32 only (uint8 runs on the tools' kernel).
+bool lowerDiv(NodeLowering& l) {
+    if (l.hasInput(0) && l.input(0).type != ElementType::FLOAT32 && l.input(0).type != ElementType::INT32) {
+        return l.fail(std::string("input type ") + elementTypeName(l.input(0).type) + " has no NNAPI DIV form (float32, int32)");
+    }
+    return lowerArithmetic<TfLiteDivParams>(l, ANEURALNETWORKS_DIV);
+}
 
 bool lowerUnary(NodeLowering& l, int32_t nnapiType) {
     if (!l.expectCounts(1, 1, 1)) return false;

@@ -60,6 +60,9 @@ void channelMultiplier(MultiplierFrom from, float inputScale, float weightScale,
 // x * multiplier * 2^shift as ruy's x86 kernels requantize: the left shift, then
 // (x * m + 2^30) >> 31, then (x + 2^(e-1)) >> e for a right shift e (ties rounded up).
 int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift);
+// TFLite's 64-bit requantization (its int16 kernels' int64 sums, Conv.cpp): the Q31 multiplier
+// rounded to Q15, then one rounding shift.
+int32_t requantize64(int64_t acc, int32_t multiplier, int shift);
 
 // int8 input, weights and output.
 bool isInt8Conv(const CpuKernelCall& call);

@@ -27,6 +27,13 @@ bool prepareTanh(const CpuKernelCall& call);
 bool runTanh(const CpuKernelCall& call);
 }  // namespace activation
 
+namespace activation16 {   // Activation16.cpp
+bool prepareLogistic(const CpuKernelCall& call);
+bool runLogistic(const CpuKernelCall& call);
+bool prepareTanh(const CpuKernelCall& call);   // int16; float32 to activation::prepareTanh
+bool runTanh(const CpuKernelCall& call);
+}  // namespace activation16
+
 namespace add_n_atan2 {   // AddNAtan2.cpp
 bool prepareAddN(const CpuKernelCall& call);
 bool runAddN(const CpuKernelCall& call);
@@ -60,6 +67,11 @@ bool prepareQuantizedExtremum(const CpuKernelCall& call);
 bool runQuantizedMaximum(const CpuKernelCall& call);
 bool runQuantizedMinimum(const CpuKernelCall& call);
 }  // namespace binary
+
+namespace batch_matmul {   // BatchMatmul.cpp
+bool prepareBatchMatmul(const CpuKernelCall& call);
+bool runBatchMatmul(const CpuKernelCall& call);
+}  // namespace batch_matmul
 
 namespace bitwise {   // Bitwise.cpp
 bool prepareBitwise(const CpuKernelCall& call);
@@ -144,6 +156,8 @@ bool prepareSoftmax(const CpuKernelCall& call);
 bool runSoftmax(const CpuKernelCall& call);
 bool prepareQuantized(const CpuKernelCall& call);   // QuantizedSoftmax.cpp
 bool runQuantized(const CpuKernelCall& call);
+bool prepareInt16(const CpuKernelCall& call);   // Softmax16.cpp
+bool runInt16(const CpuKernelCall& call);
 }  // namespace softmax
 
 namespace lookup {   // Lookup.cpp
@@ -182,6 +196,16 @@ namespace log_softmax {   // QuantizedLogSoftmax.cpp
 bool prepareQuantized(const CpuKernelCall& call);
 bool runQuantized(const CpuKernelCall& call);
 }  // namespace log_softmax
+
+namespace quantized_div {   // QuantizedDiv.cpp
+bool prepareDiv(const CpuKernelCall& call);
+bool runDiv(const CpuKernelCall& call);
+}  // namespace quantized_div
+
+namespace transpose_conv {   // TransposeConv16.cpp
+bool prepareInt16(const CpuKernelCall& call);
+bool runInt16(const CpuKernelCall& call);
+}  // namespace transpose_conv
 
 namespace movement {   // Movement.cpp
 bool prepareSqueeze(const CpuKernelCall& call);

@@ -228,7 +228,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_ELU, {activation::prepareElu, activation::runElu}},
     {fb::BuiltinOperator_LEAKY_RELU, {activation::prepareLeakyRelu, activation::runLeakyRelu}},
     {fb::BuiltinOperator_FAKE_QUANT, {activation::prepareFakeQuant, activation::runFakeQuant}},
-    {fb::BuiltinOperator_TANH, {activation::prepareTanh, activation::runTanh}},
+    {fb::BuiltinOperator_TANH, {activation16::prepareTanh, activation16::runTanh}},   // Activation16.cpp
+    {fb::BuiltinOperator_LOGISTIC, {activation16::prepareLogistic, activation16::runLogistic}},
     {fb::BuiltinOperator_HARD_SWISH, {activation::prepareHardSwish, activation::runHardSwish}},
     // AddNAtan2.cpp
     {fb::BuiltinOperator_ADD_N, {add_n_atan2::prepareAddN, add_n_atan2::runAddN}},
@@ -246,6 +247,8 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_SQUARED_DIFFERENCE, {binary::prepareSquaredDifference, binary::runSquaredDifference}},
     {fb::BuiltinOperator_MAXIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMaximum}},
     {fb::BuiltinOperator_MINIMUM, {binary::prepareQuantizedExtremum, binary::runQuantizedMinimum}},
+    // BatchMatmul.cpp
+    {fb::BuiltinOperator_BATCH_MATMUL, {batch_matmul::prepareBatchMatmul, batch_matmul::runBatchMatmul}},
     // Bitwise.cpp
     {fb::BuiltinOperator_BITWISE_XOR, {bitwise::prepareBitwise, bitwise::runBitwiseXor}},
     {fb::BuiltinOperator_RIGHT_SHIFT, {bitwise::prepareBitwise, bitwise::runRightShift}},
@@ -299,6 +302,10 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_DEQUANTIZE, {quantization::prepareDequantize, quantization::runDequantize}},
     // QuantizedL2Norm.cpp
     {fb::BuiltinOperator_L2_NORMALIZATION, {l2_norm::prepareQuantized, l2_norm::runQuantized}},
+    // QuantizedDiv.cpp
+    {fb::BuiltinOperator_DIV, {quantized_div::prepareDiv, quantized_div::runDiv}},
+    // TransposeConv16.cpp
+    {fb::BuiltinOperator_TRANSPOSE_CONV, {transpose_conv::prepareInt16, transpose_conv::runInt16}},
     // Movement.cpp
     {fb::BuiltinOperator_SQUEEZE, {movement::prepareSqueeze, movement::runSqueeze}},
     {fb::BuiltinOperator_TRANSPOSE, {movement::prepareTranspose, movement::runTranspose}},

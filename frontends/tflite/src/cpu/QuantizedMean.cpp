@@ -1,6 +1,6 @@
-// Quantized MEAN (uint8, int8) as TFLite 2.21's builtin kernel computes it, which NNAPI's MEAN
-// does not (NNAPI rounds the dequantized mean to nearest). TFLite's reduce.cc picks one of two
-// integer paths:
+// Quantized MEAN (uint8, int8, int16) as TFLite 2.21's builtin kernel computes it, which NNAPI's
+// MEAN does not (NNAPI rounds the dequantized mean to nearest; it has no int16 form). TFLite's
+// reduce.cc picks one of these integer paths (int16 never takes its optimized one):
 // - a 4-D input averaged over height and width (axes {1, 2}) with keep_dims (its optimized
 //   Mean for uint8 and int8): the sum of stored values through one fixed-point multiplier for
 //   scale_in / (count * scale_out), plus the bias zero_out - round(zero_in * scale_in /
@@ -9,6 +9,10 @@
 //   Prepare, folded with 1 / count as an integer (multiplier * 2^s / count truncated, the shift
 //   lowered by s, s = floor(log2 count) capped at 32 and at 31 + shift), applied once to
 //   sum - zero_in * count, plus zero_out, clamped. No axes at all: the input's bytes, copied.
+// int16 takes the reference path (the sweep finds it TFLite's, also for an output quantized as
+// the input) but over height and width with keep_dims: TFLite's integer Mean there is a step
+// off both paths on some values (and off rounding the scaled sum over the count), so the tools
+// refuse that form for now.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -24,7 +28,7 @@ namespace {
 
 bool meanShape(const CpuKernelCall& call, std::vector<bool>* reduced, bool* known) {
     if (!call.expectCounts(2, 2, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8}, "input")) return false;
+    if (!call.expectType(call.in(0), {ElementType::UINT8, ElementType::INT8, ElementType::INT16}, "input")) return false;
     if (call.out(0).type() != call.in(0).type()) return call.fail("output type differs from the input's");
     if (!(call.in(0).tensor->scale > 0) || !(call.out(0).tensor->scale > 0)) {
         return call.fail("quantized input and output need scales");
@@ -105,17 +109,23 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
 bool prepareQuantizedMean(const CpuKernelCall& call) {
     std::vector<bool> reduced;
     bool known = false;
-    return meanShape(call, &reduced, &known);
+    if (!meanShape(call, &reduced, &known)) return false;
+    if (call.in(0).type() == ElementType::INT16 && heightWidthMean(call)) {
+        return call.fail("int16 MEAN over height and width with keep_dims is not supported (TFLite's integer Mean)");
+    }
+    return true;
 }
 
 bool runQuantizedMean(const CpuKernelCall& call) {
     std::vector<bool> reduced;
     bool known = false;
-    if (!meanShape(call, &reduced, &known)) return false;
+    if (!prepareQuantizedMean(call) || !meanShape(call, &reduced, &known)) return false;
     if (call.in(0).type() == ElementType::UINT8) {
         meanAs<uint8_t>(call, reduced);
-    } else {
+    } else if (call.in(0).type() == ElementType::INT8) {
         meanAs<int8_t>(call, reduced);
+    } else {
+        meanAs<int16_t>(call, reduced);
     }
     return true;
 }

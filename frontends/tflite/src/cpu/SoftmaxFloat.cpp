@@ -63,6 +63,7 @@ bool prepareSoftmax(const CpuKernelCall& call) {
     if (!call.expectCounts(1, 1, 1)) return false;
     const ElementType type = call.in(0).type();
     if (type == ElementType::UINT8 || type == ElementType::INT8) return prepareQuantized(call);   // QuantizedSoftmax.cpp
+    if (type == ElementType::INT16) return prepareInt16(call);                                    // Softmax16.cpp
     if (!call.expectType(call.in(0), {ElementType::FLOAT32}, "input")) return false;
     if (call.in(0).rank() < 1) return call.fail("the input needs at least one dimension");
     if (call.params<TfLiteSoftmaxParams>() == nullptr) return call.fail("missing SoftmaxOptions");
@@ -72,6 +73,7 @@ bool prepareSoftmax(const CpuKernelCall& call) {
 bool runSoftmax(const CpuKernelCall& call) {
     const ElementType type = call.in(0).type();
     if (type == ElementType::UINT8 || type == ElementType::INT8) return runQuantized(call);
+    if (type == ElementType::INT16) return runInt16(call);
     if (!prepareSoftmax(call)) return false;
     const auto* in = reinterpret_cast<const float*>(call.in(0).data);
     auto* out = reinterpret_cast<float*>(call.out(0).out);
