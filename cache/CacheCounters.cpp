@@ -4,7 +4,8 @@ namespace nnemu::cache {
 
 void CacheCounters::reset() {
     for (auto* counter : {&compiles, &synapLookups, &synapHits, &synapStores, &synapDrops, &synapMapped, &programFileRefusals,
-                          &programFileChecksums, &modelCacheWrites, &modelCacheLoads, &modelCacheRejects, &weightPackings, &weightsInPlace}) {
+                          &programFileChecksums, &modelCacheWrites, &modelCacheLoads, &modelCacheRejects,
+                          &modelCacheChecksums, &weightPackings, &weightsInPlace}) {
         counter->store(0);
     }
 }

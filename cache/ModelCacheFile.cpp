@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "nnemu/base/Trace.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
@@ -103,17 +105,33 @@ Status checksumMatches(const uint8_t* header, const uint8_t* payload, size_t siz
     return {};
 }
 
-// The file `held` (locked) mapped, its header and checksum verified.
-Result<ProgramImage> mapChecked(int held, const CacheToken& token, uint32_t producerVersion) {
+// The file `held` (locked) mapped, its header verified, and its payload checksummed unless the
+// file is still exactly as `known` says. `verified`: see mapModelCacheFile.
+Result<ProgramImage> mapChecked(int held, const CacheToken& token, uint32_t producerVersion, const ModelCacheSeal& known,
+                                ModelCacheSeal* verified) {
     struct stat info {};
     if (fstat(held, &info) != 0 || static_cast<uint64_t>(info.st_size) <= kModelCacheHeaderSize) {
         return damaged("the file is too short for its header");
     }
     const auto fileSize = static_cast<size_t>(info.st_size);
+    const FileStamp before = FileStamp::of(info);
+    const bool maybeKnown = !known.empty() && before == known.stamp;
+    // Checksummed, the whole file is read at once: its cached pages are mapped in one call.
     NNEMU_ASSIGN_OR_RETURN(ProgramImage mapped, ProgramImage::map(held, fileSize, kModelCacheHeaderSize,
-                                                                  fileSize - kModelCacheHeaderSize));
-    NNEMU_RETURN_IF_ERROR(checkHeader(mapped.head().data(), fileSize, token, producerVersion));
-    NNEMU_RETURN_IF_ERROR(checksumMatches(mapped.head().data(), mapped.data(), mapped.size()));
+                                                                  fileSize - kModelCacheHeaderSize, !maybeKnown));
+    const uint8_t* header = mapped.head().data();
+    NNEMU_RETURN_IF_ERROR(checkHeader(header, fileSize, token, producerVersion));
+    ModelCacheSeal seal;
+    std::memcpy(seal.checksum.data(), header + kChecksumOffset, seal.checksum.size());
+    // The status again now that the bytes are mapped: a write in between changed it.
+    seal.stamp = fstat(held, &info) == 0 ? FileStamp::of(info) : FileStamp{};
+    const bool unchanged = maybeKnown && seal == known;
+    if (!unchanged) {
+        trace::Span span("checksum model cache file", "cache");
+        cacheCounters().modelCacheChecksums++;
+        NNEMU_RETURN_IF_ERROR(checksumMatches(header, mapped.data(), mapped.size()));
+    }
+    if (verified != nullptr && (unchanged || seal.stamp.settled())) *verified = seal;
     return mapped;
 }
 
@@ -133,7 +151,8 @@ int reopen(int fd, const struct stat& info) {
 }  // namespace
 
 Status writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
-                           std::span<const uint8_t> payload) {
+                           std::span<const uint8_t> payload, ModelCacheSeal* written) {
+    if (written != nullptr) *written = {};
     struct stat info {};
     NNEMU_RETURN_IF_ERROR(isRegularFile(fd, &info));
     uint8_t header[kModelCacheHeaderSize] = {};
@@ -148,9 +167,14 @@ Status writeModelCacheFile(int fd, const CacheToken& token, uint32_t producerVer
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         return unavailable(errno == EWOULDBLOCK ? "a running network maps the file" : std::strerror(errno));
     }
-    const bool written = ftruncate(fd, 0) == 0 && writeAll(fd, header, sizeof header, 0) &&
-                         writeAll(fd, payload.data(), payload.size(), sizeof header) && fdatasync(fd) == 0;
-    Status status = written ? Status() : unavailable(std::strerror(errno));
+    const bool complete = ftruncate(fd, 0) == 0 && writeAll(fd, header, sizeof header, 0) &&
+                          writeAll(fd, payload.data(), payload.size(), sizeof header) && fdatasync(fd) == 0;
+    Status status = complete ? Status() : unavailable(std::strerror(errno));
+    // Stamped under the lock: no writer of ours changes the file in between.
+    if (complete && written != nullptr && fstat(fd, &info) == 0) {
+        written->stamp = FileStamp::of(info);
+        std::memcpy(written->checksum.data(), header + kChecksumOffset, written->checksum.size());
+    }
     flock(fd, LOCK_UN);
     return status;
 }
@@ -175,7 +199,9 @@ Result<std::vector<uint8_t>> readModelCacheFile(int fd, const CacheToken& token,
     return payload;
 }
 
-Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion) {
+Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t producerVersion,
+                                       const ModelCacheSeal& known, ModelCacheSeal* verified) {
+    if (verified != nullptr) *verified = {};
     struct stat info {};
     NNEMU_RETURN_IF_ERROR(isRegularFile(fd, &info));
     // An open file of our own holds a shared lock while the mapping lives: writers keep off. Its
@@ -189,7 +215,7 @@ Result<ProgramImage> mapModelCacheFile(int fd, const CacheToken& token, uint32_t
         return refused;
     }
     // The size again under the lock: a writer may have finished in between.
-    Result<ProgramImage> mapped = mapChecked(held, token, producerVersion);
+    Result<ProgramImage> mapped = mapChecked(held, token, producerVersion, known, verified);
     if (!mapped.isOk()) {
         close(held);
         return mapped;

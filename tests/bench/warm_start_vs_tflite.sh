@@ -7,7 +7,8 @@
 # XNNPACK and --xnnpack_weight_cache_file_path (a fresh cache file per pass); the first process
 # of each fills the caches. One thread each. Passes alternate between the tools; each cell is the
 # median over the passes. Prints a Markdown table (BENCHMARKS.md, "Warm start"); with
-# BASE_BUILD_DIR (an earlier build) a column for it too (SyNAP cache), measured in the same passes.
+# BASE_BUILD_DIR (an earlier build) two columns for it too (SyNAP cache, and NNAPI cache on a root
+# of its own), measured in the same passes.
 #
 # A second table gives each cell's minimum over the passes (on a loaded machine the median
 # mostly measures the other processes).
@@ -70,7 +71,14 @@ for ((pass = 0; pass < passes; ++pass)); do
             root=$work/base.$pass.$name bin=$base
             ours "$model" > /dev/null
             for run in second third; do ours "$model" >> "$work/$name.base.$run"; done
-            bin=
+            # The base build with the NNAPI compilation cache too, on a root of its own.
+            root=$work/basennapi.$pass.$name
+            mkdir -p "$serialize.base"
+            NNEMU_ROOT=$root "$base/bin/setprop" vendor.npu.cache.model 1
+            nnapi=(--delegate_serialize_dir="$serialize.base" --delegate_serialize_token="$name")
+            ours "$model" > /dev/null
+            for run in second third; do ours "$model" >> "$work/$name.basennapi.$run"; done
+            nnapi=() bin=
         fi
     done
 done
@@ -82,8 +90,8 @@ for stat in median minimum; do
     echo
     echo "$stat over $passes passes:"
     echo
-    echo "| model | run | nnemu Init + first (ms) | nnemu + NNAPI cache (ms) | TFLite + weight cache Init + first (ms) | ratio | ratio NNAPI cache | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) |}"
-    echo "|---|---|---|---|---|---|---|---|---|${base:+---|}"
+    echo "| model | run | nnemu Init + first (ms) | nnemu + NNAPI cache (ms) | TFLite + weight cache Init + first (ms) | ratio | ratio NNAPI cache | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) | base + NNAPI cache (ms) |}"
+    echo "|---|---|---|---|---|---|---|---|---|${base:+---|---|}"
     for model in "${models[@]}"; do
         name=$(basename "$model" .tflite)
         for run in second third; do
@@ -93,7 +101,7 @@ for stat in median minimum; do
                 echo "| $name | $run | ${a:-failed} | ${d:-failed} | ${b:-failed} | - | - | | |"
                 continue
             fi
-            c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") |"
+            c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") | $(warm "$work/$name.basennapi.$run") |"
             awk -v n="$name" -v r="$run" -v a="$a" -v b="$b" -v d="$d" -v sa="$sa" -v sb="$sb" -v c="$c" \
                 'BEGIN {printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |%s\n", n, r, a, d, b, a / b, d / b, sa, sb, c}'
         done

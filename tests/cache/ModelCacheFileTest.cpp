@@ -1,12 +1,16 @@
 // The NNAPI model cache file: what is written reads back only for the same token and compiler,
 // and any flipped bit, appended byte or truncation is refused.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "CacheTestSupport.h"
+#include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 
 namespace nnemu::cache {
@@ -141,6 +145,56 @@ TEST_F(ModelCacheFileTest, RefusesTheFirstFormatVersion) {
     ASSERT_EQ(pwrite(fd_, one, sizeof one, 8), 4);
     EXPECT_FALSE(readBack(error));
     EXPECT_NE(error.find("format version 2"), std::string::npos) << error;
+}
+
+// A seal (the file's stamp and header checksum when it was known right) lets a map skip the
+// payload's checksum only while the file keeps both; a write in place changes the times (the
+// change time even when the modification time is put back), and the checksum catches the damage.
+TEST_F(ModelCacheFileTest, ASealSkipsTheChecksumOnlyWhileTheFileKeepsIt) {
+    ModelCacheSeal seal;
+    ASSERT_TRUE(writeModelCacheFile(fd_, token_, 3, payload_, &seal).isOk());
+    struct stat info {};
+    ASSERT_EQ(fstat(fd_, &info), 0);
+    EXPECT_EQ(seal.stamp, FileStamp::of(info));
+    std::array<uint8_t, 32> header{};
+    ASSERT_EQ(pread(fd_, header.data(), header.size(), 56), 32);
+    EXPECT_EQ(seal.checksum, header);
+    auto map = [&](const ModelCacheSeal& known, ModelCacheSeal* verified = nullptr) {
+        const Result<ProgramImage> image = mapModelCacheFile(fd_, token_, 3, known, verified);
+        if (image.isOk()) {
+            EXPECT_TRUE(std::equal(payload_.begin(), payload_.end(), image->data()));
+        }
+        return image.isOk() ? std::string() : image.message();
+    };
+    CacheCounters& counters = cacheCounters();
+    ModelCacheSeal verified;
+    EXPECT_EQ(map(seal, &verified), "");
+    EXPECT_EQ(counters.modelCacheChecksums, 0u);
+    EXPECT_EQ(verified, seal) << "a matching seal may be kept";
+    EXPECT_EQ(map({}, &verified), "");
+    EXPECT_EQ(counters.modelCacheChecksums, 1u);
+    EXPECT_TRUE(verified.empty()) << "a file written just now is not sealed by a reader";
+    ModelCacheSeal other = seal;
+    other.checksum[5] ^= 1;
+    EXPECT_EQ(map(other), "");
+    other = seal;
+    other.stamp.mtimeNs += 1;
+    EXPECT_EQ(map(other), "");
+    EXPECT_EQ(counters.modelCacheChecksums, 3u);
+
+    // Damage in place, the same size, once the clock has moved past the sealed times.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    uint8_t byte = 0;
+    ASSERT_EQ(pread(fd_, &byte, 1, kModelCacheHeaderSize + 1000), 1);
+    byte ^= 0x10;
+    ASSERT_EQ(pwrite(fd_, &byte, 1, kModelCacheHeaderSize + 1000), 1);
+    EXPECT_NE(map(seal).find("checksum"), std::string::npos);
+    const timespec times[2] = {info.st_atim, info.st_mtim};  // the modification time put back
+    ASSERT_EQ(futimens(fd_, times), 0);
+    ASSERT_EQ(fstat(fd_, &info), 0);
+    EXPECT_EQ(FileStamp::of(info).mtimeNs, seal.stamp.mtimeNs);
+    EXPECT_NE(map(seal).find("checksum"), std::string::npos);
+    EXPECT_EQ(counters.modelCacheChecksums, 5u);
 }
 
 }  // namespace

@@ -7,8 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "CacheTestSupport.h"
-#include "CompilationCache.h"
+#include "NnapiCacheTest.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/base/Digest.h"
 
@@ -17,18 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using cache::cacheCounters;
-
-hal::CacheToken tokenOf(uint8_t fill) {
-    hal::CacheToken token;
-    token.fill(fill);
-    return token;
-}
-
-std::string synapVersion() {
-    const char* version = nullptr;
-    ANeuralNetworksDevice_getVersion(deviceNamed("synap-npu"), &version);
-    return version;
-}
 
 TEST(CacheTokenTest, FileNamesUseLowNibbleFirstLetters) {
     EXPECT_EQ(runtime::cacheFileBaseName(tokenOf(0)), std::string(64, 'A'));
@@ -64,37 +51,6 @@ TEST(CacheTokenTest, HashesTokenOperationsDeviceVersionAndPreference) {
     EXPECT_NE(*runtime::deriveCacheToken(app, operations, "synap-npu", "v1", hal::ExecutionPreference::LOW_POWER),
               base);
 }
-
-class NnapiCacheTest : public CacheTest {
-protected:
-    void SetUp() override {
-        CacheTest::SetUp();
-        cacheDir_ = root() + "/app-cache";
-        fs::create_directories(cacheDir_);
-        token_ = tokenOf(0x5A);
-    }
-    // The model cache file of a one-step synap-npu plan at the default preference.
-    std::string modelCacheFile(const hal::CacheToken& token) const {
-        const auto derived = runtime::deriveCacheToken(token, {}, "synap-npu", synapVersion(),
-                                                       hal::ExecutionPreference::FAST_SINGLE_ANSWER);
-        return cacheDir_ + "/" + runtime::cacheFileBaseName(*derived) + "10";
-    }
-    std::vector<float> compileAndRun(const ConvNetwork& network, bool run = true) {
-        ANeuralNetworksCompilation* compilation = network.compile(cacheDir_, token_.data());
-        EXPECT_NE(compilation, nullptr);
-        if (compilation == nullptr) return {};
-        std::vector<float> output;
-        if (run) output = network.run(compilation);
-        ANeuralNetworksCompilation_free(compilation);
-        return output;
-    }
-    size_t filesInCacheDir() const {
-        return static_cast<size_t>(std::distance(fs::directory_iterator(cacheDir_), fs::directory_iterator()));
-    }
-
-    std::string cacheDir_;
-    hal::CacheToken token_{};
-};
 
 TEST_F(NnapiCacheTest, IgnoredWhileTheHalPropertyIsOff) {
     ConvNetwork network({8, 16, {1}});

@@ -205,6 +205,18 @@ bool writeAll(int fd, std::span<const uint8_t> bytes) {
     return true;
 }
 
+bool replaceFile(int dir, const std::string& name, std::span<const uint8_t> bytes) {
+    static std::atomic<unsigned> counter{0};
+    const std::string temp = "." + name + "." + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+    const int fd = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    const bool written = writeAll(fd, bytes);
+    ::close(fd);
+    if (written && ::renameat(dir, temp.c_str(), dir, name.c_str()) == 0) return true;
+    ::unlinkat(dir, temp.c_str(), 0);
+    return false;
+}
+
 void removeFilesMatching(int dir, const std::function<bool(const std::string&)>& matches) {
     const int listFd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* list = listFd >= 0 ? ::fdopendir(listFd) : nullptr;

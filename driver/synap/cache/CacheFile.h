@@ -78,6 +78,10 @@ Status removeCacheFile(const CacheDirectory& directory);
 // The files beside the database (program files, entry indexes): every byte written, retrying
 // interrupted and short writes; and removing those of directory `dir` whose name `matches`.
 bool writeAll(int fd, std::span<const uint8_t> bytes);
+// Gives the file `name` of `dir` exactly `bytes`, written under a private name of this process
+// and renamed into place (which replaces whatever has the name, a link itself, never its
+// target), so no reader sees it half written. False when it could not (nothing is left behind).
+bool replaceFile(int dir, const std::string& name, std::span<const uint8_t> bytes);
 void removeFilesMatching(int dir, const std::function<bool(const std::string&)>& matches);
 
 }  // namespace nnemu::cache

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -129,7 +128,6 @@ Result<EntryIndex> readEntryIndex(int dir, const std::string& databaseName, cons
 }
 
 bool writeEntryIndex(int dir, const std::string& databaseName, const EntryIndex& index) {
-    static std::atomic<unsigned> counter{0};
     const std::string name = entryIndexName(databaseName, index.key);
     const std::string seal = entrySeal(index.key, index.program, index.compilerVersion);
     Record record {};
@@ -153,15 +151,7 @@ bool writeEntryIndex(int dir, const std::string& databaseName, const EntryIndex&
     }
     const LaneCrcs crc = recordCrc(record);
     std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
-    const std::string temp = "." + name + "." + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".tmp";
-    const int fd = openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return false;
-    const bool written = writeAll(fd, {reinterpret_cast<const uint8_t*>(&record), sizeof record});
-    close(fd);
-    // A rename replaces whatever has the name (a link itself, never its target).
-    if (written && renameat(dir, temp.c_str(), dir, name.c_str()) == 0) return true;
-    unlinkat(dir, temp.c_str(), 0);
-    return false;
+    return replaceFile(dir, name, {reinterpret_cast<const uint8_t*>(&record), sizeof record});
 }
 
 void removeEntryIndex(int dir, const std::string& databaseName, const std::string& key) {

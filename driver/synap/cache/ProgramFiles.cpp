@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -55,21 +54,7 @@ Status refuse(int dir, const std::string& name, const std::string& reason, bool 
     return {StatusCode::DAMAGED, "the program file " + name + " " + reason};
 }
 
-int64_t nanoseconds(const timespec& time) { return int64_t{time.tv_sec} * 1000000000 + time.tv_nsec; }
-
 }  // namespace
-
-ProgramFileStamp ProgramFileStamp::of(const struct stat& info) {
-    return {static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino), static_cast<int64_t>(info.st_size),
-            nanoseconds(info.st_mtim), nanoseconds(info.st_ctim)};
-}
-
-bool ProgramFileStamp::settled() const {
-    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                std::chrono::system_clock::now().time_since_epoch()).count();
-    constexpr int64_t kSecond = 1000000000;
-    return !empty() && now - mtimeNs / kSecond >= kSettledSeconds && now - ctimeNs / kSecond >= kSettledSeconds;
-}
 
 std::string programFileName(const std::string& databaseName, const std::string& programMd5) {
     return databaseName + "." + programMd5 + kSuffix;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "CacheFile.h"
+#include "nnemu/synap/cache/ModelCacheSeals.h"
 #include "EntryIndex.h"
 #include "HitLog.h"
 #include "ProgramFiles.h"
@@ -191,6 +192,7 @@ Status SynapCache::removeFile(const std::string& file, const std::string& root) 
     removeEntryIndexes(directory.fd(), directory.name());
     removeHitLog(directory.fd(), directory.name());
     removeProgramFiles(directory.fd(), directory.name());
+    removeModelCacheSeals(directory.fd(), directory.name());
     return {};
 }
 

@@ -15,6 +15,7 @@
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
 #include "ModelKey.h"
+#include "nnemu/synap/cache/ModelCacheSeals.h"
 #include "nnemu/synap/cache/SharedSynapCache.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/DeviceRegistry.h"
@@ -172,13 +173,16 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         start = Clock::now();
         // Best effort: a failure leaves a file the next prepareModelFromCache refuses, or one that
         // another process runs from untouched.
+        cache::ModelCacheSeal seal;
         if (nonFiniteConstants_ || npuFault(props::faults::Point::CACHE_WRITE)) {
             // Nothing to vouch for, or an injected write fault: the file stays empty, which the
             // next prepareModelFromCache refuses.
         } else if (const Status written = cache::writeModelCacheFile(modelCacheFd_, cacheToken_, kCompilerVersion,
-                                                                     core_->programBytes());
+                                                                     core_->programBytes(), &seal);
                    written) {
             cache::cacheCounters().modelCacheWrites++;
+            // Written whole by this process: its next prepare-from-cache need not checksum it.
+            cache::recordModelCacheSeal(props::SynapProperties::cacheFile(), props::deviceRoot(), seal);
         } else {
             SYNAP_LOG(WARNING) << "cannot write the NNAPI model cache file: " << written.message();
         }

@@ -10,9 +10,11 @@
 #include "../stats/Statistics.h"
 #include "nnemu/cache/CacheCounters.h"
 #include "nnemu/cache/ModelCacheFile.h"
+#include "nnemu/synap/cache/ModelCacheSeals.h"
 #include "nnemu/hal/DeviceRegistry.h"
 #include "nnemu/base/Log.h"
 #include "nnemu/hal/Validation.h"
+#include "nnemu/props/Properties.h"
 #include "nnemu/props/SynapProperties.h"
 #include "nnemu/synap/DirectAccess.h"
 
@@ -75,9 +77,20 @@ public:
         if (auto fault = npuFault(props::faults::Point::CACHE_READ)) return {*fault, nullptr};
         const int flags = fcntl(modelCache[0], F_GETFL);
         if (flags < 0 || (flags & O_ACCMODE) != O_RDWR) return {ErrorStatus::INVALID_ARGUMENT, nullptr};
-        Result<cache::ProgramImage> program = cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion);
+        // The file's seal, when the driver knows it to be right (ModelCacheSeals.h): the payload's
+        // checksum is skipped if the file still has it.
+        const std::string sealsBeside = props::SynapProperties::cacheFile();
+        const std::string root = props::deviceRoot();
+        struct stat file {};
+        const cache::ModelCacheSeal known = fstat(modelCache[0], &file) == 0
+                                                    ? cache::recordedModelCacheSeal(sealsBeside, root, file)
+                                                    : cache::ModelCacheSeal{};
+        cache::ModelCacheSeal verified;
+        Result<cache::ProgramImage> program =
+                cache::mapModelCacheFile(modelCache[0], token, kCompilerVersion, known, &verified);
         Result<std::shared_ptr<PreparedNetwork>> network =
                 program.isOk() ? PreparedNetwork::fromCachedProgram(std::move(program).value()) : program.status();
+        if (network.isOk() && verified != known) cache::recordModelCacheSeal(sealsBeside, root, verified);
         if (!network.isOk()) {
             cache::cacheCounters().modelCacheRejects++;
             // An empty file is a compilation that never ran its first inference, not damage.

@@ -20,6 +20,7 @@ struct CacheCounters {
     std::atomic<uint64_t> modelCacheWrites{0};  // NNAPI model cache files written
     std::atomic<uint64_t> modelCacheLoads{0};   // networks prepared from an NNAPI model cache file
     std::atomic<uint64_t> modelCacheRejects{0}; // files that failed verification
+    std::atomic<uint64_t> modelCacheChecksums{0};  // NNAPI model cache files checksummed in full when mapped
     std::atomic<uint64_t> weightPackings{0};    // layers whose weights the core packed at load
     std::atomic<uint64_t> weightsInPlace{0};    // layers that run on the program's packed weights
 
