@@ -234,10 +234,16 @@ const std::vector<BenchModel>& benchModels() {
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
         // An attention head's scores against one shared key matrix (batch broadcast: NNAPI's
-        // BATCH_MATMUL takes none), and the int16 form.
+        // BATCH_MATMUL takes none; float against a rank-2 matrix, 12 GEMMs in TFLite), and the
+        // int16 form.
         {"batch_matmul_broadcast_i8", [] {
              return oneOp(fb::BuiltinOperator_BATCH_MATMUL, {act({12, 128, 64}, I, 0.05f), act({1, 64, 128}, I, 0.04f)},
                           {act({12, 128, 128}, I, 0.5f)}, fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
+         }},
+        {"batch_matmul_broadcast_f32", [] {
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL, {f32({12, 128, 64}), f32({64, 128})}, {f32({12, 128, 128})},
+                          fb::BuiltinOptions_BatchMatMulOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
          }},
         {"batch_matmul_i16", [] {

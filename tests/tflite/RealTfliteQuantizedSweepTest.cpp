@@ -1,6 +1,7 @@
 // Differential sweep against real TensorFlow Lite 2.21: every quantized builtin whose output
 // depends on its tensors' scales (but CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, swept with
-// their kernels), on random scales, zero points, shapes, broadcasts and options drawn from a fixed
+// their kernels; float32 BATCH_MATMUL beside its quantized forms), on random scales, zero points,
+// shapes, broadcasts and options drawn from a fixed
 // seed, through nnemu's CPU path and through tflite_run's builtin kernels (--xnnpack=0), byte for
 // byte. Round, hand-picked scales hide how a kernel derives its multipliers (float or double
 // products, which rounding); random ones do not. Each test puts its cases (one operator each,
@@ -95,6 +96,7 @@ const std::vector<Gap> kRefused = {
         // Not a product in TFLite (adjointLhsFolded); the tools refuse the form.
         {fb::BuiltinOperator_BATCH_MATMUL, kI8, adjointLhsFolded},
         {fb::BuiltinOperator_BATCH_MATMUL, kI16, adjointLhsFolded},
+        {fb::BuiltinOperator_BATCH_MATMUL, fb::TensorType_FLOAT32, adjointLhsFolded},
 };
 
 bool refused(fb::BuiltinOperator code, const std::vector<Spec>& ins, const std::vector<Spec>& outs,
@@ -680,6 +682,31 @@ SWEEP_TEST(Dequantize) {
 
 // ---- BATCH_MATMUL: batches broadcast either way (ranks 2 to 5, differing), either side
 // transposed, the right side a constant one time in two
+
+// One case's shapes: `batch` and a broadcast of it (either side), [m, k] x [k, n] with random
+// adj_x and adj_y.
+struct MatmulShapes {
+    std::vector<int32_t> lhs, rhs, out;
+    bool adjX, adjY;
+};
+MatmulShapes matmulShapes(Sweep& s, int32_t m, int32_t k, int32_t n, const std::vector<int32_t>& batch) {
+    MatmulShapes c{batch, {}, batch, s.coin(), s.coin()};
+    c.rhs = s.broadcastOf(batch);
+    if (s.pick(3) == 0) std::swap(c.lhs, c.rhs);
+    c.lhs.insert(c.lhs.end(), {c.adjX ? k : m, c.adjX ? m : k});
+    c.rhs.insert(c.rhs.end(), {c.adjY ? n : k, c.adjY ? k : n});
+    c.out.insert(c.out.end(), {m, n});
+    return c;
+}
+void addMatmul(Sweep& s, const MatmulShapes& c, const Spec& lhs, const Spec& rhs, const Spec& out) {
+    const bool adjX = c.adjX, adjY = c.adjY;
+    s.add(fb::BuiltinOperator_BATCH_MATMUL, {lhs, rhs}, {out}, fb::BuiltinOptions_BatchMatMulOptions,
+          [adjX, adjY](flatbuffers::FlatBufferBuilder& fbb) {
+              return fb::CreateBatchMatMulOptions(fbb, adjX, adjY).Union();
+          },
+          std::string(adjX ? "adj_x " : "") + (adjY ? "adj_y" : ""));
+}
+
 SWEEP_TEST(BatchMatMul) {
     REQUIRE();
     Sweep s(133);
@@ -687,24 +714,35 @@ SWEEP_TEST(BatchMatMul) {
         const TT type = s.choose({kI8, kI16});
         const int32_t m = 1 + s.pick(6), k = 1 + s.pick(9), n = 1 + s.pick(6);
         const std::vector<int32_t> batch = s.shape(0, 3, 3);
-        const bool adjX = s.coin(), adjY = s.coin();
-        std::vector<int32_t> lhsShape = batch, rhsShape = s.broadcastOf(batch), outShape = batch;
-        if (s.pick(3) == 0) std::swap(lhsShape, rhsShape);
-        lhsShape.insert(lhsShape.end(), {adjX ? k : m, adjX ? m : k});
-        rhsShape.insert(rhsShape.end(), {adjY ? n : k, adjY ? k : n});
-        outShape.insert(outShape.end(), {m, n});
-        const Spec lhs = type == kI16 ? s.q(kI16, lhsShape, 1e-4, 2e-3) : s.q(type, lhsShape);
-        Spec rhs = type == kI16 ? s.q(kI16, rhsShape, 1e-4, 2e-3) : s.q(type, rhsShape);
+        const MatmulShapes c = matmulShapes(s, m, k, n, batch);
+        const Spec lhs = type == kI16 ? s.q(kI16, c.lhs, 1e-4, 2e-3) : s.q(type, c.lhs);
+        Spec rhs = type == kI16 ? s.q(kI16, c.rhs, 1e-4, 2e-3) : s.q(type, c.rhs);
         if (s.coin()) rhs = s.randomConstant(rhs);
-        Spec out = s.q(type, outShape);
+        Spec out = s.q(type, c.out);
         const double sums = std::sqrt(static_cast<double>(k));
         out.scale = static_cast<float>(lhs.scale * rhs.scale * sums *
                                        (type == kI16 ? s.logUniform(3000, 40000) : s.logUniform(16, 256)));
-        s.add(fb::BuiltinOperator_BATCH_MATMUL, {lhs, rhs}, {out}, fb::BuiltinOptions_BatchMatMulOptions,
-              [adjX, adjY](flatbuffers::FlatBufferBuilder& fbb) {
-                  return fb::CreateBatchMatMulOptions(fbb, adjX, adjY).Union();
-              },
-              std::string(adjX ? "adj_x " : "") + (adjY ? "adj_y" : ""));
+        addMatmul(s, c, lhs, rhs, out);
+    }
+    s.expectSameAsTflite();
+}
+
+// float32, the same forms, bit for bit: the broadcasts, differing ranks and rank 5 on the tools'
+// kernel, the equal batches of rank 2 to 4 on nnapi-reference (TFLite's x86 kernel sums each
+// output from 0 in the depth's order, as both do); small, medium and deep (600 to 2000) depths,
+// one row or one column, the right side constant or not
+SWEEP_TEST(BatchMatMulFloat) {
+    REQUIRE();
+    Sweep s(233);
+    for (int i = 0; i < kCases; ++i) {
+        const int32_t size = s.pick(3);
+        const int32_t m = 1 + s.pick(size == 0 ? 6 : size == 1 ? 20 : 5);
+        const int32_t k = size == 0 ? 1 + s.pick(9) : size == 1 ? 1 + s.pick(100) : 600 + s.pick(1400);
+        const int32_t n = 1 + s.pick(size == 0 ? 6 : size == 1 ? 40 : 10);
+        const MatmulShapes c = matmulShapes(s, m, k, n, size == 2 ? s.shape(0, 2, 2) : s.shape(0, 3, 3));
+        Spec rhs = f32(c.rhs);
+        if (s.coin()) rhs = s.randomConstant(rhs);
+        addMatmul(s, c, f32(c.lhs), rhs, f32(c.out));
     }
     s.expectSameAsTflite();
 }

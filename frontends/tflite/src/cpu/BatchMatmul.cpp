@@ -1,7 +1,11 @@
-// BATCH_MATMUL's quantized forms NNAPI's operation does not take: int8 whose batch dimensions
-// broadcast or whose ranks differ or pass 4, and int16 (NNAPI has no form). The float and the
-// plain int8 forms are lowered to NNAPI's BATCH_MATMUL.
-// TFLite 2.21's arithmetic: sum over the depth of (lhs - its zero point) * (rhs - its zero point),
+// BATCH_MATMUL's forms NNAPI's operation does not take: float32 and int8 whose batch dimensions
+// broadcast or whose ranks differ or pass 4, and int16 (NNAPI has no form). The plain float32 and
+// int8 forms are lowered to NNAPI's BATCH_MATMUL.
+// float32: TFLite 2.21's x86 build (its builtin kernel, without XNNPACK) sums each output from 0
+// in the depth's order, each product rounded before its addition, whatever the shapes (measured
+// against tflite_run: not the Eigen GEMM order of its FULLY_CONNECTED), as NNAPI's reference does
+// for the forms it takes. No bias, no clamp.
+// TFLite 2.21's quantized arithmetic: sum over the depth of (lhs - its zero point) * (rhs - its zero point),
 // requantized by lhs_scale * rhs_scale (a float product) / out_scale; int8 with int32 sums and
 // the rounding of its MultiplyByQuantizedMultiplier (halves away from zero; ruy's ties-up
 // requantization, which the int8 CONV_2D takes, is a step off on some values here), int16 (zero
@@ -12,10 +16,12 @@
 // two before its last into rows as if adj_x were not set: not the product, and only part of the
 // output is written.
 #include <algorithm>
+#include <cstdint>
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
 #include "CpuKernelList.h"
+#include "nnemu/base/Clones.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite::kernels::batch_matmul {
@@ -191,11 +197,52 @@ void runInt16(const CpuKernelCall& call, const Geometry& g, int32_t multiplier, 
     });
 }
 
+// float32: out[i][c] = sum over d of x[i][d] * y[d][c], summed from 0 in the depth's order, each
+// product rounded before its addition (the file builds without FMA contraction); a whole output
+// row at a time, its columns in vector lanes. x's element (i, d) is x[i * rowStep + d * depthStep];
+// y is row-major [k, n].
+NNEMU_CLONES void floatProduct(const float* x, size_t rowStep, size_t depthStep, const float* y, size_t m, size_t k,
+                               size_t n, float* out) {
+    for (size_t i = 0; i < m; ++i) {
+        float* to = out + i * n;
+        std::fill(to, to + n, 0.0f);
+        for (size_t d = 0; d < k; ++d) {
+            const float scale = x[i * rowStep + d * depthStep];
+            const float* row = y + d * n;
+            for (size_t c = 0; c < n; ++c) to[c] = to[c] + scale * row[c];
+        }
+    }
+}
+
+void runFloat(const CpuKernelCall& call, const Geometry& g) {
+    const auto* lhs = reinterpret_cast<const float*>(call.in(0).data);
+    const auto* rhs = reinterpret_cast<const float*>(call.in(1).data);
+    auto* output = reinterpret_cast<float*>(call.out(0).out);
+    const size_t m = g.m, k = g.k, n = g.n;
+    std::vector<float> columns(g.adjY ? k * n : 0);   // an adj_y matrix laid out [k, n]
+    size_t transposed = SIZE_MAX;
+    forEachBatch(g, [&](size_t b, size_t l, size_t r) {
+        const float* y = rhs + r * k * n;
+        if (g.adjY) {
+            if (r != transposed) {
+                for (size_t c = 0; c < n; ++c) {
+                    for (size_t d = 0; d < k; ++d) columns[d * n + c] = y[c * k + d];
+                }
+                transposed = r;
+            }
+            y = columns.data();
+        }
+        floatProduct(lhs + l * m * k, g.adjX ? 1 : k, g.adjX ? m : 1, y, m, k, n, output + b * m * n);
+    });
+}
+
 }  // namespace
 
 bool prepareBatchMatmul(const CpuKernelCall& call) {
     if (!call.expectCounts(2, 2, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::INT8, ElementType::INT16}, "input 0")) return false;
+    if (!call.expectType(call.in(0), {ElementType::FLOAT32, ElementType::INT8, ElementType::INT16}, "input 0")) {
+        return false;
+    }
     const ElementType type = call.in(0).type();
     if (call.in(1).type() != type || call.out(0).type() != type) return call.fail("input and output types differ");
     if (type == ElementType::INT16 &&
@@ -205,15 +252,21 @@ bool prepareBatchMatmul(const CpuKernelCall& call) {
     Geometry g;
     int32_t quantized = 0;
     int shift = 0;
-    return geometry(call, &g) && multiplier(call, &quantized, &shift);
+    return geometry(call, &g) && (type == ElementType::FLOAT32 || multiplier(call, &quantized, &shift));
 }
 
 bool runBatchMatmul(const CpuKernelCall& call) {
     Geometry g;
     int32_t quantized = 0;
     int shift = 0;
-    if (!prepareBatchMatmul(call) || !geometry(call, &g) || !multiplier(call, &quantized, &shift)) return false;
-    if (call.in(0).type() == ElementType::INT8) {
+    if (!prepareBatchMatmul(call) || !geometry(call, &g)) return false;
+    const ElementType type = call.in(0).type();
+    if (type == ElementType::FLOAT32) {
+        runFloat(call, g);
+        return true;
+    }
+    if (!multiplier(call, &quantized, &shift)) return false;
+    if (type == ElementType::INT8) {
         runInt8(call, g, quantized, shift);
     } else {
         runInt16(call, g, quantized, shift);
