@@ -90,7 +90,10 @@ void widenImage(const int8_t* from, size_t pixels, size_t depth, size_t multipli
 NNEMU_CLONES
 void addTap(int32_t* sums, const int16_t* in, size_t step, const int16_t* weights, size_t pixels, size_t channels) {
     for (size_t p = 0; p < pixels; ++p, in += step, sums += channels) {
-        for (size_t c = 0; c < channels; ++c) sums[c] += int32_t{in[c]} * weights[c];
+        // Wrapping, as TFLite's int32 sums do on x86 (only a bias near the int32 limits reaches it).
+        for (size_t c = 0; c < channels; ++c) {
+            sums[c] = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + static_cast<uint32_t>(int32_t{in[c]} * weights[c]));
+        }
     }
 }
 
@@ -110,8 +113,8 @@ void requantize(const int32_t* sums, size_t pixels, size_t channels, const Plan&
             const int32_t exponent = plan.rightShifts[c];
             const auto mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
             const int32_t remainder = doubled & mask, threshold = (mask >> 1) + (doubled < 0 ? 1 : 0);
-            const int32_t value = (doubled >> exponent) + (remainder > threshold ? 1 : 0) + zeroPoint;
-            out[c] = static_cast<int8_t>(std::clamp(value, low, high));
+            const int64_t value = int64_t{doubled >> exponent} + (remainder > threshold ? 1 : 0) + zeroPoint;
+            out[c] = static_cast<int8_t>(std::clamp<int64_t>(value, low, high));
         }
     }
 }

@@ -65,6 +65,7 @@ bool prepareSoftmax(const CpuKernelCall& call) {
     if (type == ElementType::UINT8 || type == ElementType::INT8) return prepareQuantized(call);   // QuantizedSoftmax.cpp
     if (type == ElementType::INT16) return prepareInt16(call);                                    // Softmax16.cpp
     if (!call.expectType(call.in(0), {ElementType::FLOAT32}, "input")) return false;
+    if (!call.expectType(call.out(0), {ElementType::FLOAT32}, "output")) return false;
     if (call.in(0).rank() < 1) return call.fail("the input needs at least one dimension");
     if (call.params<TfLiteSoftmaxParams>() == nullptr) return call.fail("missing SoftmaxOptions");
     return call.expectOutputShape(0, call.in(0).shape());
