@@ -37,15 +37,6 @@ constexpr uint16_t kSigmoid[256] = {
         65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
         65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
 
-// log2(x) rounded when x is within 1e-3 (in log2) of a power of two, in float as TFLite's
-// CheckedLog2.
-bool checkedLog2(float x, int* log2) {
-    const float value = std::log(x) * (1.0f / std::log(2.0f));
-    const float rounded = std::round(value);
-    *log2 = static_cast<int>(rounded);
-    return std::abs(value - rounded) < 1e-3f;
-}
-
 // What TFLite's Prepare derives: multiplier 0 for the power-of-two path.
 struct Plan {
     int32_t multiplier = 0;

@@ -14,6 +14,7 @@
 
 #include "Broadcast.h"
 #include "CpuKernelList.h"
+#include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
@@ -45,16 +46,6 @@ void activationRange(const CpuKernelCall& call, Op op, int32_t* low, int32_t* hi
                                   std::numeric_limits<T>::max(), low, high);
 }
 
-// The kernels' fixed-point steps stay inside int32 only for zero points the type can hold
-// (int16 ones must be 0, as TFLite's 16-bit kernels require).
-bool zeroPointFits(ElementType type, int32_t zeroPoint) {
-    switch (type) {
-        case ElementType::INT16: return zeroPoint == 0;
-        case ElementType::INT8: return zeroPoint >= -128 && zeroPoint <= 127;
-        default: return zeroPoint >= 0 && zeroPoint <= 255;
-    }
-}
-
 // pot_scale_int16 of an int16 ADD or SUB (TFLite's power-of-two path).
 bool powerOfTwoPath(const CpuKernelCall& call, Op op) {
     if (call.in(0).type() != ElementType::INT16) return false;
@@ -66,20 +57,11 @@ bool powerOfTwoPath(const CpuKernelCall& call, Op op) {
     return op == Op::kSub && o != nullptr && o->pot_scale_int16;
 }
 
-// log2 of a scale, as TFLite's CheckedLog2 takes it: rounded, and the scale a power of two when
-// the rounding moved it less than 1e-3.
-bool log2Of(float scale, int* log2) {
-    const float exact = std::log(scale) * (1.0f / std::log(2.0f));
-    const float rounded = std::round(exact);
-    *log2 = static_cast<int>(rounded);
-    return std::abs(exact - rounded) < 1e-3f;
-}
-
 // The power-of-two path's right shifts of the inputs (one of them 0).
 bool powerOfTwoShifts(const CpuKernelCall& call, int* shiftA, int* shiftB) {
     int a = 0, b = 0, out = 0;
-    if (!log2Of(call.in(0).tensor->scale, &a) || !log2Of(call.in(1).tensor->scale, &b) ||
-        !log2Of(call.out(0).tensor->scale, &out)) {
+    if (!checkedLog2(call.in(0).tensor->scale, &a) || !checkedLog2(call.in(1).tensor->scale, &b) ||
+        !checkedLog2(call.out(0).tensor->scale, &out)) {
         return call.fail("int16 pot_scale_int16 needs power-of-two scales");
     }
     *shiftA = out - a;

@@ -8,6 +8,7 @@
 
 #include "Broadcast.h"
 #include "CpuKernelList.h"
+#include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite {
@@ -117,10 +118,13 @@ bool prepareSquaredDifference(const CpuKernelCall& call) {
     if (!prepareBroadcastBinary(call, {ElementType::FLOAT32, ElementType::INT32, ElementType::INT8, ElementType::UINT8})) {
         return false;
     }
-    const bool quantized = call.in(0).type() == ElementType::INT8 || call.in(0).type() == ElementType::UINT8;
+    if (call.in(0).type() != ElementType::INT8 && call.in(0).type() != ElementType::UINT8) return true;
     for (const CpuOperand* operand : {&call.in(0), &call.in(1), &call.out(0)}) {
-        if (quantized && !(std::isfinite(operand->tensor->scale) && operand->tensor->scale > 0)) {
+        if (!(std::isfinite(operand->tensor->scale) && operand->tensor->scale > 0)) {
             return call.fail("quantized tensor without a finite positive scale");
+        }
+        if (!zeroPointFits(operand->type(), operand->tensor->zeroPoint)) {
+            return call.fail("zero point " + std::to_string(operand->tensor->zeroPoint) + " outside its type");
         }
     }
     return true;
@@ -129,10 +133,6 @@ bool prepareSquaredDifference(const CpuKernelCall& call) {
 // TFLite's int8 kernel, in fixed point: each input's offset value shifted left by 7 and scaled by
 // its scale over twice the larger input scale (Q31 multipliers), the difference squared in int32,
 // scaled by (twice the larger scale)^2 / (2^14 * output scale), plus the output's zero point.
-// Two's complement truncation to 32 bits (what TFLite's int32 arithmetic does on x86 where it
-// overflows, which only zero points outside the type's range make it do): defined here.
-int32_t wrapped(int64_t value) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(value))); }
-
 template <typename T>
 bool squaredDifferenceQuantized(const CpuKernelCall& call) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
@@ -148,19 +148,20 @@ bool squaredDifferenceQuantized(const CpuKernelCall& call) {
     std::array<int32_t, 256> scaledA{}, scaledB{};
     for (int32_t v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); ++v) {
         const auto index = static_cast<uint8_t>(static_cast<T>(v));
-        scaledA[index] = quant::multiplyByQuantizedMultiplier(wrapped((int64_t{v} - a.zeroPoint) * (1 << kLeftShift)),
+        scaledA[index] = quant::multiplyByQuantizedMultiplier((v - a.zeroPoint) * (1 << kLeftShift),
                                                               multiplierA, shiftA);
-        scaledB[index] = quant::multiplyByQuantizedMultiplier(wrapped((int64_t{v} - b.zeroPoint) * (1 << kLeftShift)),
+        scaledB[index] = quant::multiplyByQuantizedMultiplier((v - b.zeroPoint) * (1 << kLeftShift),
                                                               multiplierB, shiftB);
     }
     std::vector<int32_t> shape;
     broadcastShape(a.shape, b.shape, &shape);
     forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
-        const int64_t difference = int64_t{scaledA[static_cast<uint8_t>(call.in(0).at<T>(ia))]} -
+        // In range (prepare): |scaled| <= 255 * 2^7 / 2, so the square fits int32; the sum with the
+        // zero point may not (the multiplier saturates), hence 64 bits there.
+        const int32_t difference = scaledA[static_cast<uint8_t>(call.in(0).at<T>(ia))] -
                                    scaledB[static_cast<uint8_t>(call.in(1).at<T>(ib))];
         const int64_t value =
-                int64_t{quant::multiplyByQuantizedMultiplier(wrapped(difference * difference), multiplierOut, shiftOut)} +
-                out.zeroPoint;
+                int64_t{quant::multiplyByQuantizedMultiplier(difference * difference, multiplierOut, shiftOut)} + out.zeroPoint;
         call.out(0).set<T>(o, static_cast<T>(std::clamp<int64_t>(value, std::numeric_limits<T>::min(),
                                                                  std::numeric_limits<T>::max())));
     });

@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "ConvInt8.h"
+#include "Elementwise.h"
 #include "nnemu/base/Clones.h"
 #include "nnemu/kernels/QuantMath.h"
 
@@ -33,8 +34,6 @@ struct Plan {
     std::vector<int32_t> sums;     // scratch: one output row
 };
 
-bool inInt8Range(int32_t zeroPoint) { return zeroPoint >= -128 && zeroPoint <= 127; }
-
 // The checks, and with a plan its contents.
 bool makePlan(const CpuKernelCall& call, Plan* plan) {
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
@@ -48,7 +47,7 @@ bool makePlan(const CpuKernelCall& call, Plan* plan) {
     for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
     if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
     if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
-    if (!inInt8Range(in.tensor->zeroPoint) || !inInt8Range(out.tensor->zeroPoint)) {
+    if (!zeroPointFits(ElementType::INT8, in.tensor->zeroPoint) || !zeroPointFits(ElementType::INT8, out.tensor->zeroPoint)) {
         return call.fail("zero points must lie in [-128, 127]");
     }
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
