@@ -6,12 +6,15 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <string>
 
 #include "nnemu/base/Status.h"
+#include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
 
@@ -21,6 +24,19 @@ class SqliteDatabase;
 // (3: programs named by the md5 of their chunks' md5s; 2: by the md5 of their bytes).
 inline constexpr int64_t kApplicationId = 0x4E4E5343;
 inline constexpr int64_t kSchemaVersion = 3;
+
+// The cache's small fixed-size record files (entry indexes, hit log records, NNAPI cache seals)
+// end in `uint32_t crc32c[4]`, the lane CRC-32C of every byte before it.
+template <typename Record>
+void sealRecord(Record& record) {
+    const LaneCrcs crc = laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
+    std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
+}
+template <typename Record>
+bool recordSealed(const Record& record) {
+    const LaneCrcs crc = laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
+    return std::memcmp(crc.data(), record.crc32c, sizeof record.crc32c) == 0;
+}
 
 // The directory holding the cache file, open; closed on destruction.
 class CacheDirectory {

@@ -43,10 +43,6 @@ struct Record {
 };
 static_assert(sizeof(Record) == 232);
 
-LaneCrcs recordCrc(const Record& record) {
-    return laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
-}
-
 bool keyFits(const std::string& key) {
     if (key.empty() || key.size() > kMaxKey) return false;
     for (const char c : key) {
@@ -104,7 +100,7 @@ Result<EntryIndex> readEntryIndex(int dir, const std::string& databaseName, cons
     if (!sized) return refused(name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(sizeof record));
     if (!read) return refused(name, "cannot be read");
     if (std::memcmp(record.magic, kMagic, sizeof kMagic) != 0) return refused(name, "is not an entry index");
-    if (const LaneCrcs crc = recordCrc(record); std::memcmp(crc.data(), record.crc32c, sizeof record.crc32c) != 0) {
+    if (!recordSealed(record)) {
         return refused(name, "fails its checksum");
     }
     if (record.formatVersion != kFormatVersion || record.reserved != 0) return refused(name, "has another format");
@@ -149,8 +145,7 @@ bool writeEntryIndex(int dir, const std::string& databaseName, const EntryIndex&
         record.fileMtimeNs = index.programFile.mtimeNs;
         record.fileCtimeNs = index.programFile.ctimeNs;
     }
-    const LaneCrcs crc = recordCrc(record);
-    std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
+    sealRecord(record);
     return replaceFile(dir, name, {reinterpret_cast<const uint8_t*>(&record), sizeof record});
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <utility>
 
+#include "CacheFile.h"
 #include "nnemu/cache/Crc32c.h"
 
 namespace nnemu::cache {
@@ -32,25 +33,19 @@ struct Record {
 };
 static_assert(sizeof(Record) == kHitLogRecordSize);
 
-LaneCrcs recordCrc(const Record& record) {
-    return laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
-}
-
 Record makeRecord(const char (&magic)[8], int64_t value, const std::string& key) {
     Record record {};
     std::memcpy(record.magic, magic, sizeof record.magic);
     record.value = value;
     record.keyLength = static_cast<uint32_t>(key.size());
     std::memcpy(record.key, key.data(), key.size());
-    const LaneCrcs crc = recordCrc(record);
-    std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
+    sealRecord(record);
     return record;
 }
 
 bool valid(const Record& record, const char (&magic)[8]) {
-    const LaneCrcs crc = recordCrc(record);
     return std::memcmp(record.magic, magic, sizeof record.magic) == 0 && record.keyLength <= kMaxKey &&
-           std::memcmp(crc.data(), record.crc32c, sizeof record.crc32c) == 0;
+           recordSealed(record);
 }
 
 int64_t newGeneration() {

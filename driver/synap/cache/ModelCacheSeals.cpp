@@ -40,10 +40,6 @@ struct Record {
 };
 static_assert(sizeof(Record) == 104);
 
-LaneCrcs recordCrc(const Record& record) {
-    return laneCrc32c({reinterpret_cast<const uint8_t*>(&record), offsetof(Record, crc32c)});
-}
-
 bool isSealName(const std::string& name, const std::string& prefix) {
     return name.size() > prefix.size() + std::strlen(kSuffix) && name.starts_with(prefix) && name.ends_with(kSuffix);
 }
@@ -84,9 +80,8 @@ ModelCacheSeal recordedModelCacheSeal(const std::string& databaseFile, const std
     const bool read = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size == static_cast<off_t>(sizeof record) &&
                       pread(fd, &record, sizeof record, 0) == static_cast<ssize_t>(sizeof record);
     close(fd);
-    const LaneCrcs crc = recordCrc(record);
     if (!read || std::memcmp(record.magic, kMagic, sizeof kMagic) != 0 || record.formatVersion != kFormatVersion ||
-        record.reserved != 0 || std::memcmp(crc.data(), record.crc32c, sizeof record.crc32c) != 0 ||
+        record.reserved != 0 || !recordSealed(record) ||
         record.device != static_cast<uint64_t>(file.st_dev) || record.inode != static_cast<uint64_t>(file.st_ino)) {
         return {};
     }
@@ -117,8 +112,7 @@ void recordModelCacheSeal(const std::string& databaseFile, const std::string& ro
     record.mtimeNs = seal.stamp.mtimeNs;
     record.ctimeNs = seal.stamp.ctimeNs;
     std::memcpy(record.checksum, seal.checksum.data(), sizeof record.checksum);
-    const LaneCrcs crc = recordCrc(record);
-    std::memcpy(record.crc32c, crc.data(), sizeof record.crc32c);
+    sealRecord(record);
     const std::string name = modelCacheSealName(directory.name(), seal.stamp.device, seal.stamp.inode);
     if (replaceFile(directory.fd(), name, {reinterpret_cast<const uint8_t*>(&record), sizeof record})) {
         prune(directory.fd(), directory.name(), name);
