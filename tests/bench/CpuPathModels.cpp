@@ -264,6 +264,12 @@ const std::vector<BenchModel>& benchModels() {
                           {{{1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, false).Union(); });
          }},
+        {"mean_keep_dims_i16", [] {   // squeeze-excite's pooling, keep_dims (TFLite's height-width test)
+             return oneOp(fb::BuiltinOperator_MEAN,
+                          {{{1, 14, 14, 576}, fb::TensorType_INT16, 0.001f, 0}, constantOf<int32_t>({2}, fb::TensorType_INT32, {1, 2})},
+                          {{{1, 1, 1, 576}, fb::TensorType_INT16, 0.0008f, 0}}, fb::BuiltinOptions_ReducerOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateReducerOptions(b, true).Union(); });
+         }},
         {"softmax_i16", [] {   // the transformer block's 12-head scores, int16
              const std::vector<int32_t> shape = {12, 128, 128};
              return oneOp(fb::BuiltinOperator_SOFTMAX, {{shape, fb::TensorType_INT16, 0.0005f, 0}},

@@ -1,4 +1,5 @@
-// Differential test against real TensorFlow Lite 2.21: quantized MEAN (uint8, int8) on random
+// Differential test against real TensorFlow Lite 2.21: quantized MEAN (uint8, int8; int16 on the
+// height-width forms and large counts) on random
 // shapes, axes (negative, repeated, in any order), keep_dims and quantizations, each model run on
 // random bytes through nnemu's CPU path and through tflite_run's builtin kernels, byte for byte.
 // The cases cover both integer paths TFLite's reduce.cc takes (the 4-D height-width one and the
@@ -21,7 +22,9 @@ struct MeanCase {
 };
 
 std::string describe(const MeanCase& c) {
-    std::string text = c.type == fb::TensorType_UINT8 ? "uint8 [" : "int8 [";
+    std::string text = c.type == fb::TensorType_UINT8  ? "uint8 ["
+                       : c.type == fb::TensorType_INT8 ? "int8 ["
+                                                       : "int16 [";
     for (size_t i = 0; i < c.shape.size(); ++i) text += (i ? "," : "") + std::to_string(c.shape[i]);
     text += "] axes {";
     for (size_t i = 0; i < c.axes.size(); ++i) text += (i ? "," : "") + std::to_string(c.axes[i]);
@@ -65,10 +68,12 @@ public:
         return c;
     }
 
-    // Random scales (same in and out one time in four) and zero points for the case's type.
+    // Random scales (same in and out one time in four) and zero points for the case's type (0 for
+    // int16, symmetric in TFLite).
     void quantize(MeanCase* c) {
         const bool signedType = c->type == fb::TensorType_INT8;
-        const auto zero = [&] { return static_cast<int64_t>(pick(256)) - (signedType ? 128 : 0); };
+        const bool wide = c->type == fb::TensorType_INT16;
+        const auto zero = [&] { return wide ? 0 : static_cast<int64_t>(pick(256)) - (signedType ? 128 : 0); };
         c->scaleIn = static_cast<float>(std::exp(std::uniform_real_distribution<double>(std::log(0.002), std::log(0.5))(random_)));
         c->zeroIn = zero();
         if (pick(4) == 0) {
@@ -101,7 +106,8 @@ void expectMeanAsTflite(const MeanCase& c, MeanCases& random) {
                                  [keep = c.keepDims](flatbuffers::FlatBufferBuilder& b) {
                                      return fb::CreateReducerOptions(b, keep).Union();
                                  });
-    expectCpuPathAsRealTflite(g.buildBytes(), {random.bytes(elementCount(c.shape))});
+    const size_t width = c.type == fb::TensorType_INT16 ? 2 : 1;
+    expectCpuPathAsRealTflite(g.buildBytes(), {random.bytes(elementCount(c.shape) * width)});
 }
 
 // 48 random cases.
@@ -113,7 +119,8 @@ TEST(RealTfliteMeanRandom, RandomShapesAxesAndScales) {
 
 // The forms that choose TFLite's path: a 4-D input over height and width with keep_dims (the
 // axes as written, either order, negative), without keep_dims, and a large reduced count (the
-// reference path's multiplier loses precision to the count as TFLite's does).
+// reference path's multiplier loses precision to the count as TFLite's does); int16 takes the
+// reference path on all of them.
 TEST(RealTfliteMeanRandom, HeightWidthFormsAndLargeCounts) {
     NNEMU_REQUIRE_REAL_TFLITE();
     MeanCases random(77);
@@ -122,7 +129,7 @@ TEST(RealTfliteMeanRandom, HeightWidthFormsAndLargeCounts) {
             {{2, 5, 7, 3}, {1, -2}},  {{1, 7, 7, 16}, {1, 2}},    {{1, 48, 40, 2}, {1, 2}},
             {{1, 48, 40, 2}, {0, 1, 2}}, {{3, 1000}, {1}},        {{70000}, {0}}};
     for (const auto& [shape, axes] : forms) {
-        for (const fb::TensorType type : {fb::TensorType_UINT8, fb::TensorType_INT8}) {
+        for (const fb::TensorType type : {fb::TensorType_UINT8, fb::TensorType_INT8, fb::TensorType_INT16}) {
             for (const bool keep : {true, false}) {
                 MeanCase c;
                 c.type = type;

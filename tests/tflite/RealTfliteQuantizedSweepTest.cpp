@@ -66,14 +66,6 @@ bool singleElementProducts(const std::vector<Spec>& ins, const std::vector<Spec>
     return std::all_of(axes.begin(), axes.end(), [&](int32_t a) { return ins[0].shape[static_cast<size_t>(a < 0 ? a + rank : a)] == 1; });
 }
 
-// MEAN over height and width of a 4-D input with keep_dims (MEAN's inputs: the tensor, then its
-// axes as a constant; a 4-D output: keep_dims).
-bool heightWidthMean(const std::vector<Spec>& ins, const std::vector<Spec>& outs, const std::string&) {
-    const std::vector<int32_t> axes = valuesOf<int32_t>(ins[1].constant.data(), ins[1].constant.size() / 4);
-    return ins[0].shape.size() == 4 && outs[0].shape.size() == 4 && axes.size() == 2 &&
-           ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
-}
-
 // BATCH_MATMUL with adj_x, both ranks above 2, the right side's third dimension from the end 1
 // and the left side's not: TFLite folds that dimension away (the left side's two before the last
 // merged into rows) as if adj_x were not set, and writes a product of the wrong rows into part of
@@ -85,10 +77,6 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 }
 
 const std::vector<Gap> kRefused = {
-        // int16 MEAN over height and width with keep_dims: TFLite's integer Mean there is a step
-        // off the tools' two paths (the reference one and rounding the scaled sum over the
-        // count) on a few values; the tools refuse that form (the other int16 MEANs run).
-        {fb::BuiltinOperator_MEAN, kI16, heightWidthMean},
         // Quantized REDUCE_PROD over single elements: TFLite's result there is not the rescaled
         // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
         {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
@@ -434,8 +422,8 @@ void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t 
     s.expectSameAsTflite();
 }
 SWEEP_TEST(Mean) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109); }
-// MEAN's own path: 4-D over height and width with keep_dims (int16 there a listed gap), one case
-// in four quantized as the input
+// MEAN's own path: 4-D over height and width with keep_dims (8-bit; int16 takes the reference
+// path there too), one case in four quantized as the input
 SWEEP_TEST(MeanHeightWidth) {
     REQUIRE();
     Sweep s(135);
