@@ -77,8 +77,12 @@ bool adjointLhsFolded(const std::vector<Spec>& ins, const std::vector<Spec>&, co
 }
 
 const std::vector<Gap> kRefused = {
-        // Quantized REDUCE_PROD over single elements: TFLite's result there is not the rescaled
-        // value (int16 [1,2] over axis 0 gave 32767 and 9), so the tools' kernel does not take it.
+        // Quantized REDUCE_PROD over single elements: TFLite's optimized kernel drops the unit
+        // dimensions, which leaves it no axis, and then reads the word before its axis
+        // temporary to choose which dimensions to reduce: int8 and int16 [1, 2] over axis 0
+        // (3 and 5 stored, scales equal) gave 15 and 0 alone in a model and 3 and 5 after two
+        // other operators; an output it does not write keeps what the arena held. No kernel can
+        // reproduce that, so the tools' kernel refuses the form.
         {fb::BuiltinOperator_REDUCE_PROD, kI8, singleElementProducts},
         {fb::BuiltinOperator_REDUCE_PROD, kI16, singleElementProducts},
         // Not a product in TFLite (adjointLhsFolded); the tools refuse the form.

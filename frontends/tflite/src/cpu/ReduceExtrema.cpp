@@ -34,7 +34,8 @@ bool extremaShape(const CpuKernelCall& call, Reducer reducer, std::vector<bool>*
         if (quantized && (!(in.tensor->scale > 0) || !(call.out(0).tensor->scale > 0))) {
             return call.fail("quantized input and output need scales");
         }
-        // Over one element TFLite's result is not the rescaled value (seen saturated): not taken.
+        // Over single elements TFLite's result depends on its arena (it reads the word before its
+        // axis temporary to pick the reduced dimensions; outputs it skips keep old bytes): not taken.
         if (quantized && call.out(0).count() != 0 && in.count() / call.out(0).count() < 2) {
             return call.fail("a quantized product over fewer than two elements is not supported");
         }
