@@ -246,6 +246,11 @@ const std::vector<BenchModel>& benchModels() {
                           fb::BuiltinOptions_BatchMatMulOptions,
                           [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b).Union(); });
          }},
+        {"batch_matmul_adj_x_folded_f32", [] {   // adj_x against [1, K, N]: TFLite folds, writing one batch
+             return oneOp(fb::BuiltinOperator_BATCH_MATMUL, {f32({12, 64, 128}), f32({1, 64, 128})}, {f32({12, 128, 128})},
+                          fb::BuiltinOptions_BatchMatMulOptions,
+                          [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateBatchMatMulOptions(b, true, false).Union(); });
+         }},
         {"batch_matmul_i16", [] {
              return oneOp(fb::BuiltinOperator_BATCH_MATMUL,
                           {{{4, 128, 64}, fb::TensorType_INT16, 0.0005f, 0}, {{4, 64, 128}, fb::TensorType_INT16, 0.0004f, 0}},

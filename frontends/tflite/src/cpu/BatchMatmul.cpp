@@ -11,10 +11,11 @@
 // requantization, which the int8 CONV_2D takes, is a step off on some values here), int16 (zero
 // points 0) on its reference kernel with int64 sums and the 64-bit requantization. No fused
 // activation: the type's full range.
-// One form is refused: adj_x with both ranks above 2, the right side's third dimension from the
-// end 1 and the left side's not. TFLite folds that dimension away there, merging the left side's
-// two before its last into rows as if adj_x were not set: not the product, and only part of the
-// output is written.
+// adj_x with both ranks above 2, the right side's third dimension from the end 1 and the left
+// side's not: TFLite folds that dimension away there and writes the first left batch's product
+// only; the rest of its output keeps what its arena held before (measured: other operators' values
+// of the same model), which no kernel can reproduce. The tools compute the product there, which is
+// what TFLite gives when the right side's unit dimension is tiled to the left side's.
 #include <algorithm>
 #include <cstdint>
 
@@ -59,10 +60,6 @@ bool geometry(const CpuKernelCall& call, Geometry* g) {
     }
     g->adjX = options->adj_x;
     g->adjY = options->adj_y;
-    if (g->adjX && x.size() > 2 && y.size() > 2 && y[y.size() - 3] == 1 && x[x.size() - 3] != 1) {
-        return call.fail("adj_x with the right side's third dimension from the end 1 and the left side's not is not "
-                         "supported (TFLite's kernel folds that dimension as if adj_x were not set)");
-    }
     const int32_t lhsRows = g->lhs[rank - 2], lhsCols = g->lhs[rank - 1];
     const int32_t rhsRows = g->rhs[rank - 2], rhsCols = g->rhs[rank - 1];
     const int32_t depthX = g->adjX ? lhsRows : lhsCols, depthY = g->adjY ? rhsCols : rhsRows;
