@@ -4,6 +4,7 @@
 // largest floats, infinities, NaN, every 8-bit value). Exact results are compared byte for byte;
 // transcendental ones within a few ULP. Malformed nodes must be refused with a reason.
 #include <limits>
+#include <random>
 
 #include "RealTflite.h"
 
@@ -86,6 +87,31 @@ TEST(RealTfliteElementwise, TanhFloatOffTheDelegateIsTflitesBitForBit) {
     for (int i = 0; i < 64; ++i) sweep[static_cast<size_t>(i) * 61] = std::ldexp(1.0f + static_cast<float>(i) / 64, -i);
     expectSameAsRealTflite(unary(fb::BuiltinOperator_TANH, fb::TensorType_FLOAT32, {64, 64}), {GraphBuilder::bytes(sweep)},
                            /*floatUlps=*/0);
+}
+
+// LOGISTIC likewise: TFLite's float kernel is Eigen's logistic, up to 6 ULP from the exact
+// value (NNAPI's reference rounds that), with the C library's expf on the last 0-3 elements
+// and denormal results flushed to zero. Edge values in every mode, then on the CPU path random
+// ones over [-110, 20] (the
+// flush below about -87.3, Eigen's clamps at 16.64 and -104) in a tensor of 4 * 1023 + 3, so
+// that three take the single-element formula, and the same values in a 1-D tensor of 3.
+TEST(RealTfliteElementwise, LogisticFloatOffTheDelegateIsTflitesBitForBit) {
+    NNEMU_REQUIRE_REAL_TFLITE();
+    expectExactFloat(fb::BuiltinOperator_LOGISTIC);
+    std::mt19937 random(2424);
+    std::vector<float> values(4095);
+    for (float& v : values) v = std::uniform_real_distribution<float>(-110.0f, 20.0f)(random);
+    for (size_t i = 0; i < 256; ++i) values[i * 7] = std::uniform_real_distribution<float>(-90.0f, -86.0f)(random);
+    values[4092] = -87.2f;
+    values[4093] = -88.0f;
+    values[4094] = kNaN;
+    // The CPU path only: TFLite's processes run with denormals flushed (its own NNAPI delegate on
+    // nnemu's library gives 0 there too), nnemu's delegated modes do not.
+    expectCpuPathAsRealTflite(unary(fb::BuiltinOperator_LOGISTIC, fb::TensorType_FLOAT32, {4095}).buildBytes(),
+                              {GraphBuilder::bytes(values)}, /*floatUlps=*/0);
+    const std::vector<float> tail = {-5.5f, -87.25f, 3.0f};
+    expectCpuPathAsRealTflite(unary(fb::BuiltinOperator_LOGISTIC, fb::TensorType_FLOAT32, {3}).buildBytes(),
+                              {GraphBuilder::bytes(tail)}, /*floatUlps=*/0);
 }
 
 TEST(RealTfliteElementwise, SquareFloat) {

@@ -152,29 +152,7 @@ const std::vector<std::string> kFloatBitForBit = {
         "mobilenet_v2_1_0_224_float", "conv_float",                  "depthwise_conv_float",
         "fully_connected_float",      "conv_net_float",              "segmenter_float",
         "deeplab_segmenter_float",    "mixed_resize_nearest_float",  "pose_keypoints_float",
-        "softmax_float"};
-// Those equal up to a last LOGISTIC: each output such a node writes is read at its input instead
-// (the model's bytes retargeted), which must be TFLite's bits; the float LOGISTIC of the CPU path
-// is a few ULP from TFLite's (nnapi-reference's exp), outside this check.
-const std::vector<std::string> kFloatBitForBitBeforeLastActivation = {"ssd_detector_raw_float"};
-
-// The model's bytes with every output written by a LOGISTIC replaced by that node's input.
-std::vector<uint8_t> beforeLastActivation(std::vector<uint8_t> bytes) {
-    const fb::Model* model = fb::GetModel(bytes.data());
-    const fb::SubGraph* graph = model->subgraphs()->Get(0);
-    auto* outputs = const_cast<flatbuffers::Vector<int32_t>*>(graph->outputs());
-    for (flatbuffers::uoffset_t o = 0; o < outputs->size(); ++o) {
-        for (const fb::Operator* op : *graph->operators()) {
-            const fb::OperatorCode* code = model->operator_codes()->Get(op->opcode_index());
-            const int32_t builtin = std::max<int32_t>(code->deprecated_builtin_code(), static_cast<int32_t>(code->builtin_code()));
-            if (builtin == fb::BuiltinOperator_LOGISTIC &&
-                op->outputs()->Get(0) == outputs->Get(o)) {
-                outputs->Mutate(o, op->inputs()->Get(0));
-            }
-        }
-    }
-    return bytes;
-}
+        "softmax_float",              "ssd_detector_raw_float"};
 
 class RealTfliteFloatModels : public testing::TestWithParam<std::string> {};
 
@@ -182,17 +160,13 @@ TEST_P(RealTfliteFloatModels, CpuPathBitForBit) {
     NNEMU_REQUIRE_REAL_TFLITE();
     const CatalogCase c = catalogCase(GetParam());
     ASSERT_NE(c.model, nullptr);
-    if (listed(kFloatBitForBitBeforeLastActivation, GetParam())) {
-        expectCpuPathAsRealTflite(beforeLastActivation(c.bytes), c.inputs, 0);
-    } else {
-        expectCpuPathAsRealTflite(c.bytes, c.inputs, 0);
-    }
+    expectCpuPathAsRealTflite(c.bytes, c.inputs, 0);
 }
 
 std::vector<std::string> floatBitForBitNames() {
     std::vector<std::string> names;
     for (const modelgen::ModelInfo& info : modelgen::modelCatalog()) {
-        if (listed(kFloatBitForBit, info.name) || listed(kFloatBitForBitBeforeLastActivation, info.name)) {
+        if (listed(kFloatBitForBit, info.name)) {
             names.push_back(info.name);
         }
     }

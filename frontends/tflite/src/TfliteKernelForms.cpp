@@ -92,6 +92,10 @@ const std::vector<KernelForm>& kernelForms() {
              "double"},
             {fb::BuiltinOperator_TANH, {ElementType::FLOAT32},
              "TFLite's float kernel evaluates Eigen's rational approximation; NNAPI's is the C library's tanh"},
+            {fb::BuiltinOperator_LOGISTIC, {ElementType::FLOAT32},
+             "TFLite's float kernel evaluates Eigen's logistic (exp(x / 2) squared over 1 + that; the C library's "
+             "expf on the last 0-3 elements) and flushes denormal results; NNAPI's reference rounds the exact value "
+             "(up to 6 ULP apart)"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
             // stays on NNAPI (its prepare refuses it). The int8 FULLY_CONNECTED with one weight
             // scale derives its multiplier as NNAPI does, but rounds as ruy.

@@ -11,6 +11,11 @@
 // - TANH (float32 only; the 8-bit forms stay NNAPI's, which equal TFLite's): Eigen's rational
 //   approximation, as TFLite's float kernel evaluates it (TfliteKernelForms.cpp moves a float
 //   TANH that is not delegated here; NNAPI's is the C library's tanh, a few ULP apart).
+// - LOGISTIC (float32 only; the 8-bit forms stay NNAPI's, int16 in Activation16.cpp): Eigen's
+//   logistic as TFLite's float kernel evaluates it, exp(x / 2)^2 / (1 + exp(x / 2)^2) on whole
+//   packets and the C library's expf on the last 0-3 elements, denormal results flushed
+//   (TfliteKernelForms.cpp moves a float LOGISTIC that is not delegated here; NNAPI's reference
+//   is 1 / (1 + exp(-x)) with the C library's exp, up to 3 ULP apart, and keeps denormals).
 // - HARD_SWISH (float32 only; the 8-bit forms stay NNAPI's): (in * min(6, max(0, in + 3))) * (1 / 6)
 //   in float, as TFLite's optimized kernel computes it (its reference divides by 6: other bits) (NNAPI's reference evaluates it in double: an ULP
 //   apart on some values, and slower; TfliteKernelForms.cpp moves a float HARD_SWISH that is not
@@ -316,6 +321,35 @@ bool prepareTanh(const CpuKernelCall& call) { return prepareSameShape(call, {Ele
 bool runTanh(const CpuKernelCall& call) {
     if (!prepareTanh(call)) return false;
     tanhLoop(call.in(0).data, call.out(0).out, call.in(0).count());
+    return true;
+}
+
+// ---- LOGISTIC (float) ----
+
+// Eigen's assignment evaluates every whole 4-float packet of the flat tensor (TFLite's SSE
+// build; its arena aligns each tensor, so the packets start at the first element) and the last
+// 0-3 elements one at a time, by another formula.
+NNEMU_FLOAT_LOOP_CLONES void logisticLoop(const uint8_t* in, uint8_t* out, size_t count) {
+    const size_t packets = count - count % 4;
+    for (size_t i = 0; i < packets; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = eigen::logistic(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+    for (size_t i = packets; i < count; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = eigen::logisticScalar(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+}
+
+bool prepareLogistic(const CpuKernelCall& call) { return prepareSameShape(call, {ElementType::FLOAT32}); }
+
+bool runLogistic(const CpuKernelCall& call) {
+    if (!prepareLogistic(call)) return false;
+    logisticLoop(call.in(0).data, call.out(0).out, call.in(0).count());
     return true;
 }
 

@@ -1,5 +1,5 @@
-// int16 LOGISTIC and TANH (NNAPI has no int16 form; the other types are lowered, float TANH runs
-// in Activation.cpp). TFLite 2.21: input and output zero points 0, the output scale 2^-15.
+// int16 LOGISTIC and TANH (NNAPI has no int16 form; the other types are lowered, float TANH and
+// LOGISTIC run in Activation.cpp). TFLite 2.21: input and output zero points 0, the output scale 2^-15.
 // - An input scale 2^(e - 12) with e = 0 (TANH also e = 1) is its power-of-two path: gemmlowp's
 //   16-bit fixed-point function on the value as Q3.12 (doubled, saturating, for e = 1).
 // - Otherwise its lookup path: the value times an integer multiplier (scale * 4096 * 3, doubled
@@ -119,10 +119,18 @@ bool run(const CpuKernelCall& call) {
 }  // namespace
 
 bool prepareLogistic(const CpuKernelCall& call) {
+    if (call.inputs.size() == 1 && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32) {
+        return activation::prepareLogistic(call);
+    }
     Plan p;
     return plan(call, false, &p);
 }
-bool runLogistic(const CpuKernelCall& call) { return run<false>(call); }
+bool runLogistic(const CpuKernelCall& call) {
+    if (call.inputs.size() == 1 && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32) {
+        return activation::runLogistic(call);
+    }
+    return run<false>(call);
+}
 
 bool prepareTanh(const CpuKernelCall& call) {
     if (call.inputs.size() == 1 && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32) {

@@ -25,10 +25,12 @@ bool prepareHardSwish(const CpuKernelCall& call);
 bool runHardSwish(const CpuKernelCall& call);
 bool prepareTanh(const CpuKernelCall& call);
 bool runTanh(const CpuKernelCall& call);
+bool prepareLogistic(const CpuKernelCall& call);   // float32; reached through activation16's
+bool runLogistic(const CpuKernelCall& call);
 }  // namespace activation
 
 namespace activation16 {   // Activation16.cpp
-bool prepareLogistic(const CpuKernelCall& call);
+bool prepareLogistic(const CpuKernelCall& call);   // int16; float32 to activation::prepareLogistic
 bool runLogistic(const CpuKernelCall& call);
 bool prepareTanh(const CpuKernelCall& call);   // int16; float32 to activation::prepareTanh
 bool runTanh(const CpuKernelCall& call);

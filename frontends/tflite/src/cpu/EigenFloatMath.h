@@ -116,4 +116,44 @@ inline float erfc(float value) {
     return 1.0f < x2 ? large : small;
 }
 
+// TFLite's builds flush denormal float results to zero (measured: its float LOGISTIC gives 0
+// wherever Eigen's value is below the smallest normal float): the flush of one result.
+inline float flushDenormal(float value) {
+    constexpr float kSmallestNormal = 1.17549435e-38f;
+    return value < kSmallestNormal && value > -kSmallestNormal ? 0.0f * value : value;
+}
+
+// logistic as Eigen evaluates it on a whole packet: e = exp(x / 2)^2, then e / (1 + e). x is
+// clamped to 16.6355324 above (a NaN passes) and halved; x / 2 = m ln 2 + r with
+// m = floor(x / 2 log2(e) + 1/2) (ln 2 subtracted in two parts), a degree-5 polynomial for
+// exp(r) (even and odd terms apart), scaled by 2^m in one step (m >= -75 keeps it normal),
+// squared; 0 below -104. The square flushed as TFLite's builds flush it. (Clamped to -104
+// below too, where the result is 0 anyway, so that m stays a small integer.)
+inline float logistic(float value) {
+    const float clamped = value > 16.6355324f ? 16.6355324f : value;
+    const float x = (clamped > -104.0f ? clamped : -104.0f) * 0.5f;   // a NaN takes -104 (returned below)
+    const float t = x * 1.44269504088896341f + 0.5f;
+    float m = static_cast<float>(static_cast<int32_t>(t));   // floor: t lies within [-75.5, 12.5]
+    m = m > t ? m - 1.0f : m;
+    float r = m * -0.693359375f + x;
+    r = m * 2.12194440e-4f + r;
+    const float r2 = r * r;
+    const float even = r2 * 4.1898667812347412109375e-2f + 0.49999141693115234375f;
+    const float odd = r2 * 8.33471305668354034423828125e-3f + 0.16666877269744873046875f;
+    float p = r * odd + even;
+    p = r2 * p + (r + 1.0f);
+    float e = p * powerOfTwo(static_cast<int32_t>(m));
+    e = flushDenormal(e * e);
+    const float result = e / (1.0f + e);
+    return value < -104.0f ? 0.0f : (value == value ? result : value);
+}
+
+// logistic as Eigen evaluates a single element (the 0-3 after the last whole packet): the C
+// library's expf of x clamped to 16.6355324 above, flushed as TFLite's builds flush it, over
+// 1 + that.
+inline float logisticScalar(float value) {
+    const float e = flushDenormal(std::exp(16.6355324f < value ? 16.6355324f : value));
+    return e / (1.0f + e);
+}
+
 }  // namespace nnemu::tflite::eigen
