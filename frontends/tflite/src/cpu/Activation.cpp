@@ -151,6 +151,18 @@ float geluApproximate(float x) {
 // which would turn the clamps into branches the AVX builds cannot vectorize).
 #define NNEMU_FLOAT_LOOP_CLONES NNEMU_CLONES
 
+// y = f(x) over the floats [begin, end) of `in` into `out` (inlined into each clone's loop, so
+// that it vectorizes there).
+template <typename F>
+[[gnu::always_inline]] inline void mapFloats(const uint8_t* in, uint8_t* out, size_t begin, size_t end, F f) {
+    for (size_t i = begin; i < end; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        const float y = f(x);
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+}
+
 [[gnu::always_inline]] inline float geluSmallEigen(float x) {
     return 0.5f * x * eigen::erfcSmall(x * static_cast<float>(-M_SQRT1_2));
 }
@@ -187,12 +199,7 @@ NNEMU_FLOAT_LOOP_CLONES void geluLoop(const uint8_t* in, uint8_t* out, size_t co
 }
 
 NNEMU_FLOAT_LOOP_CLONES void geluApproximateLoop(const uint8_t* in, uint8_t* out, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = geluApproximateEigen(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
-    }
+    mapFloats(in, out, 0, count, [](float x) { return geluApproximateEigen(x); });
 }
 
 bool prepareGelu(const CpuKernelCall& call) {
@@ -289,12 +296,7 @@ bool runElu(const CpuKernelCall& call) {
 }
 
 NNEMU_FLOAT_LOOP_CLONES void hardSwishLoop(const uint8_t* in, uint8_t* out, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = hardSwishTflite(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
-    }
+    mapFloats(in, out, 0, count, [](float x) { return hardSwishTflite(x); });
 }
 
 bool prepareHardSwish(const CpuKernelCall& call) { return prepareSameShape(call, {ElementType::FLOAT32}); }
@@ -308,12 +310,7 @@ bool runHardSwish(const CpuKernelCall& call) {
 // ---- TANH (float) ----
 
 NNEMU_FLOAT_LOOP_CLONES void tanhLoop(const uint8_t* in, uint8_t* out, size_t count) {
-    for (size_t i = 0; i < count; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = eigen::tanh(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
-    }
+    mapFloats(in, out, 0, count, [](float x) { return eigen::tanh(x); });
 }
 
 bool prepareTanh(const CpuKernelCall& call) { return prepareSameShape(call, {ElementType::FLOAT32}); }
@@ -331,18 +328,8 @@ bool runTanh(const CpuKernelCall& call) {
 // 0-3 elements one at a time, by another formula.
 NNEMU_FLOAT_LOOP_CLONES void logisticLoop(const uint8_t* in, uint8_t* out, size_t count) {
     const size_t packets = count - count % 4;
-    for (size_t i = 0; i < packets; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = eigen::logistic(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
-    }
-    for (size_t i = packets; i < count; ++i) {
-        float x;
-        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
-        const float y = eigen::logisticScalar(x);
-        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
-    }
+    mapFloats(in, out, 0, packets, [](float x) { return eigen::logistic(x); });
+    mapFloats(in, out, packets, count, [](float x) { return eigen::logisticScalar(x); });
 }
 
 bool prepareLogistic(const CpuKernelCall& call) { return prepareSameShape(call, {ElementType::FLOAT32}); }
