@@ -21,6 +21,7 @@
 #include "RuntimeLevel.h"
 #include "TensorBuffer.h"
 #include "TfliteKernelForms.h"
+#include "XnnpackForms.h"
 #include "cpu/CpuKernelUnit.h"
 #include "cpu/Resources.h"
 #include "nnemu/base/Log.h"
@@ -174,6 +175,9 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     for (const NodeSubset& subset : subsets) {
         for (uint32_t n : subset.delegated ? subset.nodes : std::vector<uint32_t>{}) delegated[n] = true;
     }
+    // With TFLite's default delegate, the nodes XNNPACK would take compute its arithmetic.
+    const std::vector<bool> xnnpackNodes = options.xnnpack ? runXnnpackFormsOnCpuKernels(model, delegated, graph)
+                                                           : std::vector<bool>(model.nodes().size(), false);
     runTfliteFormsOnCpuKernels(model, delegated, graph);
     int32_t nextExternal = 0;
 
@@ -218,7 +222,9 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
             if (graph.cpuKernel[unit.front()]) {
                 const Node& node = model.nodes()[unit.front()];
                 NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernelUnit> part,
-                                       CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8));
+                                       CpuKernelUnit::create(model.subgraphs()[0], node, !graph.signedInt8,
+                                                             xnnpackNodes[node.index] ? QuantizedArithmetic::Xnnpack
+                                                                                      : QuantizedArithmetic::Builtin));
                 part->allowResizing(hostOnlyOutputs(node, graph));
                 part->useResources(interpreter->resources_.get());
                 compiled.push_back(std::move(part));

@@ -7,7 +7,8 @@
 // SUB with pot_scale_int16 (the schema's default) take TFLite's power-of-two path instead: every
 // scale a power of two, one input's that of the output; the other input is shifted right to it
 // (rounding half away from zero) and the two added or subtracted with int16 saturation.
-// Float forms stay with the lowering.
+// Under XNNPACK's arithmetic (call.xnnpack(): TFLite's default delegate would run the node), an
+// 8-bit ADD is XNNPACK's (addXnnpack). Float forms stay with the lowering.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -72,6 +73,13 @@ bool powerOfTwoShifts(const CpuKernelCall& call, int* shiftA, int* shiftB) {
     return true;
 }
 
+// An 8-bit ADD under XNNPACK's arithmetic.
+bool xnnpackAdd(const CpuKernelCall& call, Op op) {
+    return call.xnnpack() && op == Op::kAdd && call.in(0).type() != ElementType::INT16;
+}
+
+bool xnnpackAddRatios(const CpuKernelCall& call, float* ratioA, float* ratioB);
+
 bool prepareArithmetic(const CpuKernelCall& call, Op op) {
     if (!call.expectCounts(2, 2, 1)) return false;
     if (!call.expectType(call.in(0), {ElementType::INT16, ElementType::INT8, ElementType::UINT8}, "input")) return false;
@@ -90,6 +98,8 @@ bool prepareArithmetic(const CpuKernelCall& call, Op op) {
     if (fusedActivation(call, op) > static_cast<int32_t>(kTfLiteActRelu6)) {
         return call.fail("fused activation is not supported");
     }
+    float ratioA = 0, ratioB = 0;
+    if (xnnpackAdd(call, op) && !xnnpackAddRatios(call, &ratioA, &ratioB)) return false;
     int shiftA = 0, shiftB = 0;
     if (powerOfTwoPath(call, op) && !powerOfTwoShifts(call, &shiftA, &shiftB)) return false;
     std::vector<int32_t> shape;
@@ -152,6 +162,43 @@ bool addQuantized(const CpuKernelCall& call, Op op) {
     return true;
 }
 
+// XNNPACK's ratios of each input's scale to the output's (float quotients); its ADD takes them in
+// [2^-10, 2^8) only.
+bool xnnpackAddRatios(const CpuKernelCall& call, float* ratioA, float* ratioB) {
+    const float out = call.out(0).tensor->scale;
+    *ratioA = call.in(0).tensor->scale / out;
+    *ratioB = call.in(1).tensor->scale / out;
+    for (float ratio : {*ratioA, *ratioB}) {
+        if (!(ratio >= 0x1p-10f && ratio < 0x1p8f)) return call.fail("XNNPACK's ADD needs input/output scale ratios in [2^-10, 2^8)");
+    }
+    return true;
+}
+
+// The 8-bit ADD as XNNPACK 2025's vadd kernels compute it: shift = 20 - the binary exponent of the
+// larger ratio; each ratio times 2^shift rounded to nearest even is its multiplier; the offset
+// inputs times their multipliers plus 2^(shift - 1), shifted right arithmetically by shift, plus
+// the output's zero point, clamped to the fused activation's range.
+template <typename T>
+bool addXnnpack(const CpuKernelCall& call) {
+    const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
+    float ratioA = 0, ratioB = 0;
+    if (!xnnpackAddRatios(call, &ratioA, &ratioB)) return false;
+    const int shift = 20 - std::ilogb(std::max(ratioA, ratioB));
+    const auto ma = static_cast<int32_t>(std::lrint(std::ldexp(ratioA, shift)));
+    const auto mb = static_cast<int32_t>(std::lrint(std::ldexp(ratioB, shift)));
+    const int32_t rounding = int32_t{1} << (shift - 1);
+    int32_t low, high;
+    activationRange<T>(call, Op::kAdd, &low, &high);
+    std::vector<int32_t> shape;
+    broadcastShape(a.shape, b.shape, &shape);
+    forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
+        const int32_t sum = rounding + (call.in(0).at<T>(ia) - a.zeroPoint) * ma + (call.in(1).at<T>(ib) - b.zeroPoint) * mb;
+        const int32_t result = (sum >> shift) + out.zeroPoint;   // arithmetic shift, as XNNPACK's
+        call.out(0).set<T>(o, static_cast<T>(std::clamp(result, low, high)));
+    });
+    return true;
+}
+
 template <typename T>
 bool mulQuantized(const CpuKernelCall& call) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
@@ -177,6 +224,9 @@ bool prepareMul(const CpuKernelCall& call) { return prepareArithmetic(call, Op::
 template <typename T>
 bool runAs(const CpuKernelCall& call, Op op) {
     if (powerOfTwoPath(call, op)) return addPowerOfTwo(call, op);
+    if constexpr (!std::is_same_v<T, int16_t>) {
+        if (xnnpackAdd(call, op)) return addXnnpack<T>(call);
+    }
     return op == Op::kMul ? mulQuantized<T>(call) : addQuantized<T>(call, op);
 }
 

@@ -14,6 +14,7 @@
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
+#include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
 namespace nnemu::tflite::kernels::conv {
@@ -38,9 +39,21 @@ void channelMultiplier(MultiplierFrom from, float inputScale, float weightScale,
 }
 
 bool isInt8Conv(const CpuKernelCall& call) {
-    return call.inputs.size() >= 2 && call.in(0).present() && call.in(1).present() && !call.outputs.empty() &&
-           call.out(0).present() && call.in(0).type() == ElementType::INT8 && call.in(1).type() == ElementType::INT8 &&
-           call.out(0).type() == ElementType::INT8;
+    if (call.inputs.size() < 2 || !call.in(0).present() || !call.in(1).present() || call.outputs.empty() ||
+        !call.out(0).present()) {
+        return false;
+    }
+    const ElementType type = call.in(0).type();
+    const bool eightBit = type == ElementType::INT8 || (type == ElementType::UINT8 && call.xnnpack());
+    return eightBit && call.in(1).type() == type && call.out(0).type() == type;
+}
+
+void widenInput(const CpuOperand& in, size_t first, size_t count, int16_t* to) {
+    if (in.type() == ElementType::UINT8) {
+        widenMinusZeroPoint(in.data + first, count, in.tensor->zeroPoint, to);
+    } else {
+        widenMinusZeroPoint(reinterpret_cast<const int8_t*>(in.data) + first, count, in.tensor->zeroPoint, to);
+    }
 }
 
 bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan) {
@@ -54,9 +67,15 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Mult
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     if (!filter.known()) return call.fail("int8 weights must be constant");
     const Tensor& weights = *filter.tensor;
+    const bool unsignedForm = weights.type == ElementType::UINT8;
     bool zeroPointsZero = weights.zeroPoint == 0;
     for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
-    if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (unsignedForm && weights.isPerChannel()) return call.fail("uint8 weights must be quantized per tensor");
+    if (!unsignedForm && !zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (!zeroPointFits(in.type(), in.tensor->zeroPoint) || !zeroPointFits(weights.type, weights.zeroPoint) ||
+        !zeroPointFits(out.type(), out.tensor->zeroPoint)) {
+        return call.fail("zero points must lie in their type's range");
+    }
     if (weights.isPerChannel() && (weights.quantizedDimension != 0 || weights.channelScales.size() != channels)) {
         return call.fail("per-channel weights must have one scale per output channel, along dimension 0");
     }
@@ -74,24 +93,31 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Mult
     plan->rightShifts.assign(blocks * kGemmLanes, 0);
     plan->pairs = pairs;
     plan->blocks = blocks;
+    plan->scales.assign(call.xnnpack() ? blocks * kGemmLanes : 0, 0.0f);
     plan->packed.assign(blocks * pairs * 2 * kGemmLanes, 0);
     for (size_t c = 0; c < channels; ++c) {
         const float filterScale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
-        channelMultiplier(from, in.tensor->scale, filterScale, out.tensor->scale, &plan->multipliers[c], &plan->shifts[c]);
-        if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
-        plan->leftShifts[c] = std::max(plan->shifts[c], 0);
-        plan->rightShifts[c] = std::max(-plan->shifts[c], 0);
-        const auto* row = reinterpret_cast<const int8_t*>(filter.data) + c * depth;
+        if (call.xnnpack()) {
+            plan->scales[c] = xnnpackScale(in.tensor->scale, filterScale, out.tensor->scale);
+        } else {
+            channelMultiplier(from, in.tensor->scale, filterScale, out.tensor->scale, &plan->multipliers[c],
+                              &plan->shifts[c]);
+            if (plan->shifts[c] < -31 || plan->shifts[c] > 30) return call.fail("requantization multiplier out of range");
+            plan->leftShifts[c] = std::max(plan->shifts[c], 0);
+            plan->rightShifts[c] = std::max(-plan->shifts[c], 0);
+        }
         int16_t* block = plan->packed.data() + (c / kGemmLanes) * pairs * 2 * kGemmLanes + (c % kGemmLanes) * 2;
-        for (size_t k = 0; k < depth; ++k) block[(k / 2) * 2 * kGemmLanes + k % 2] = row[k];
+        for (size_t k = 0; k < depth; ++k) {
+            const uint8_t stored = filter.data[c * depth + k];
+            const int32_t value = unsignedForm ? stored - weights.zeroPoint : static_cast<int8_t>(stored);
+            block[(k / 2) * 2 * kGemmLanes + k % 2] = static_cast<int16_t>(value);
+        }
     }
     return true;
 }
 
 bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
     const std::vector<int32_t> &x = call.in(0).shape(), &w = call.in(1).shape(), &y = call.out(0).shape();
-    const auto* input = reinterpret_cast<const int8_t*>(call.in(0).data);
-    const int32_t inZero = call.in(0).tensor->zeroPoint;
     const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2], inC = static_cast<size_t>(x[3]);
     // Each output pixel's window minus the input's zero point, 0 for the padding.
     const auto fillRow = [&](size_t pixel, int16_t* row) {
@@ -99,7 +125,7 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
             if (at < 0) {
                 std::fill(row, row + inC, int16_t{0});
             } else {
-                widenMinusZeroPoint(input + static_cast<size_t>(at) * inC, inC, inZero, row);
+                widenInput(call.in(0), static_cast<size_t>(at) * inC, inC, row);
             }
             row += inC;
         });
@@ -119,8 +145,10 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
     auto* output = reinterpret_cast<int8_t*>(out.out);
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
     const int32_t outZero = out.tensor->zeroPoint;
+    const bool unsignedForm = out.type() == ElementType::UINT8;
     int32_t low, high;
-    quant::quantizedActivationRange(activation, out.tensor->scale, outZero, -128, 127, &low, &high);
+    quant::quantizedActivationRange(activation, out.tensor->scale, outZero, unsignedForm ? 0 : -128,
+                                    unsignedForm ? 255 : 127, &low, &high);
     const size_t channels = static_cast<size_t>(call.in(1).shape()[0]), depth = 2 * plan.pairs,
                  stride = plan.blocks * kGemmLanes;
     constexpr size_t kTile = 48;   // output pixels per GEMM call
@@ -135,11 +163,21 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
     const Int16Gemm gemm = bestInt16Gemm();
     const RuyRequantization requant{bias.data(), plan.multipliers.data(), plan.leftShifts.data(), plan.rightShifts.data(),
                                     outZero, low, high};
+    const Fp32Requantization fp32{bias.data(), plan.scales.data(), outZero, low, high};
     for (size_t first = 0; first < pixels; first += tile) {
         const size_t count = std::min(tile, pixels - first);
         for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
         gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
-        for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, output + (first + p) * channels);
+        for (size_t p = 0; p < count; ++p) {
+            int8_t* to = output + (first + p) * channels;
+            if (!call.xnnpack()) {
+                requantizeRuy(sums + p * stride, channels, requant, to);
+            } else if (unsignedForm) {
+                requantizeFp32(sums + p * stride, channels, fp32, reinterpret_cast<uint8_t*>(to));
+            } else {
+                requantizeFp32(sums + p * stride, channels, fp32, to);
+            }
+        }
     }
     return true;
 }

@@ -38,6 +38,7 @@ struct Int8ConvPlan {
     std::vector<int32_t> multipliers;
     std::vector<int> shifts;
     std::vector<int32_t> leftShifts, rightShifts;
+    std::vector<float> scales;   // XNNPACK's arithmetic: per output channel (xnnpackScale)
     std::vector<int16_t> packed;
     size_t blocks = 0, pairs = 0;
     std::vector<int16_t> rows;   // scratch of runInt8Gemm
@@ -64,16 +65,19 @@ int32_t ruyRequantize(int32_t acc, int32_t multiplier, int shift);
 // rounded to Q15, then one rounding shift.
 int32_t requantize64(int64_t acc, int32_t multiplier, int shift);
 
-// int8 input, weights and output.
+// int8 input, weights and output; under XNNPACK's arithmetic (call.xnnpack()) uint8 ones too.
 bool isInt8Conv(const CpuKernelCall& call);
+// Values [first, first + count) of an 8-bit input minus its zero point.
+void widenInput(const CpuOperand& in, size_t first, size_t count, int16_t* to);
 // The checks of the int8 form beyond the geometry; fills *plan when it is not nullptr.
 bool prepareInt8Conv(const CpuKernelCall& call, Int8ConvPlan* plan);
 bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
 
 // What the int8 CONV_2D and FULLY_CONNECTED share: input 0, weights 1 ([channels, depth] once
-// flattened, constant, zero point 0, per tensor or per channel along dimension 0), optional int32
-// bias 2, output 0 [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it (the
-// multipliers derived `from`).
+// flattened, constant, zero point 0, per tensor or per channel along dimension 0; uint8 weights,
+// under XNNPACK's arithmetic, per tensor with any zero point), optional int32 bias 2, output 0
+// [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it (the multipliers
+// derived `from`, or XNNPACK's float scales).
 bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, MultiplierFrom from, Int8ConvPlan* plan);
 // Runs the GEMM on `pixels` rows that fillRow writes (depth values minus the input's zero point),
 // the plan made by `prepare` at the first invoke and kept in the unit's state.

@@ -1,6 +1,8 @@
 // The int8 CONV_2D's GEMM: the portable build and the run-time choice (ConvInt8Gemm.h).
 #include "ConvInt8Gemm.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "nnemu/base/Clones.h"
@@ -37,6 +39,29 @@ NNEMU_CLONES
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to) {
     for (size_t i = 0; i < count; ++i) to[i] = static_cast<int16_t>(from[i] - zeroPoint);
 }
+
+NNEMU_CLONES
+void widenMinusZeroPoint(const uint8_t* from, size_t count, int32_t zeroPoint, int16_t* to) {
+    for (size_t i = 0; i < count; ++i) to[i] = static_cast<int16_t>(from[i] - zeroPoint);
+}
+
+float xnnpackScale(float inputScale, float weightScale, float outputScale) {
+    const float product = inputScale * weightScale;
+    return product / outputScale;
+}
+
+template <typename T>
+void requantizeFp32(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out) {
+    const auto below = static_cast<float>(r.low - r.zeroPoint), above = static_cast<float>(r.high - r.zeroPoint);
+    for (size_t c = 0; c < count; ++c) {
+        const uint32_t bias = r.bias != nullptr ? static_cast<uint32_t>(r.bias[c]) : 0;
+        const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + bias);
+        const float scaled = std::min(std::max(static_cast<float>(acc) * r.scale[c], below), above);
+        out[c] = static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + r.zeroPoint);
+    }
+}
+template void requantizeFp32<int8_t>(const int32_t*, size_t, const Fp32Requantization&, int8_t*);
+template void requantizeFp32<uint8_t>(const int32_t*, size_t, const Fp32Requantization&, uint8_t*);
 
 namespace {
 typedef int32_t Int32x8 __attribute__((vector_size(32)));

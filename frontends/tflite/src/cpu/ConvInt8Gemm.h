@@ -26,6 +26,7 @@ Int16Gemm bestInt16Gemm();
 
 // to[i] = from[i] - zero point, for a GEMM row (one build per vector level).
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
+void widenMinusZeroPoint(const uint8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
 
 // Per output channel, what requantizes its sums as ruy does (ruyRequantize, ConvInt8.h); each
 // array readable to the next multiple of 8 channels.
@@ -40,5 +41,21 @@ struct RuyRequantization {
 // readable to the next multiple of 8): the same steps in 64-bit lanes without branches, one
 // build per vector level.
 void requantizeRuy(const int32_t* sums, size_t count, const RuyRequantization& r, int8_t* out);
+
+// Per output channel, what requantizes its sums as TFLite's XNNPACK delegate does (its "fp32"
+// requantization, every x86 build of XNNPACK 2025): (float)(sum + bias) times the channel's float
+// scale, clamped to [low - zero point, high - zero point], rounded to nearest even (the magic-bias
+// add or cvtps2dq), plus the zero point.
+struct Fp32Requantization {
+    const int32_t* bias;   // added to the sums first (wrapping, as XNNPACK's int32 accumulators); nullptr: none
+    const float* scale;    // input scale x weight scale / output scale, in float: xnnpackScale
+    int32_t zeroPoint, low, high;
+};
+// XNNPACK's scale of a channel: the float product of the input and weight scales divided by the
+// output scale, in float.
+float xnnpackScale(float inputScale, float weightScale, float outputScale);
+// out[c] = the requantized sums[c] for `count` channels; T is int8_t or uint8_t.
+template <typename T>
+void requantizeFp32(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out);
 
 }  // namespace nnemu::tflite::kernels::conv

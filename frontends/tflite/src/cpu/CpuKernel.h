@@ -49,6 +49,11 @@ struct CpuOperand {
     }
 };
 
+// Whose arithmetic an 8-bit kernel computes: TFLite's builtin kernels (the default, what
+// `tflite_run --xnnpack=0` gives), or TFLite's default XNNPACK delegate, for a node it would claim
+// (XnnpackForms.h): the convolutions requantize in float, ADD with 20-bit multipliers.
+enum class QuantizedArithmetic { Builtin, Xnnpack };
+
 // What a kernel gets: the node, its options, its operands. prepare() and run() share it.
 class CpuKernelCall {
 public:
@@ -94,6 +99,8 @@ public:
     // State a kernel keeps across invokes (the random builtins' generator): the unit's slot, empty
     // until the kernel's first run fills it; nullptr in prepare.
     std::shared_ptr<void>* state = nullptr;
+    QuantizedArithmetic arithmetic = QuantizedArithmetic::Builtin;
+    bool xnnpack() const { return arithmetic == QuantizedArithmetic::Xnnpack; }
 
 private:
     const Node& node_;
@@ -135,7 +142,8 @@ private:
 
 // The kernel for `node` if it has one and its prepare() accepts the node (its constant data
 // bound); otherwise the reason ("no CPU kernel" when it has none).
-Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node);
+Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node,
+                                          QuantizedArithmetic arithmetic = QuantizedArithmetic::Builtin);
 
 size_t elementCount(const std::vector<int32_t>& shape);
 // Element i as a double (stored value, not dequantized): exact for every type but large int64.

@@ -403,10 +403,11 @@ CpuKernelCall preparedCall(const Subgraph& subgraph, const Node& node) {
 
 }  // namespace
 
-Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node) {
+Result<const CpuKernel*> prepareCpuKernel(const Subgraph& subgraph, const Node& node, QuantizedArithmetic arithmetic) {
     const CpuKernel* kernel = CpuKernelTable::get().find(node);
     if (kernel == nullptr) return badData("no CPU kernel");
-    const CpuKernelCall call = preparedCall(subgraph, node);
+    CpuKernelCall call = preparedCall(subgraph, node);
+    call.arithmetic = arithmetic;
     for (const CpuOperand& operand : call.outputs) {
         if (operand.present() && operand.tensor->isConstant) {
             call.fail("an output is a constant");

@@ -10,15 +10,16 @@ void flipSignBits(uint8_t* data, size_t size) {
 }  // namespace
 
 Result<std::unique_ptr<CpuKernelUnit>> CpuKernelUnit::create(const Subgraph& subgraph, const Node& node,
-                                                             bool shiftedInt8) {
+                                                             bool shiftedInt8, QuantizedArithmetic arithmetic) {
     std::unique_ptr<CpuKernelUnit> unit(new CpuKernelUnit(subgraph, node));
-    const Result<const CpuKernel*> kernel = prepareCpuKernel(subgraph, node);
+    const Result<const CpuKernel*> kernel = prepareCpuKernel(subgraph, node, arithmetic);
     if (!kernel) {
         return Status(kernel.code(),
                       "operator " + node.opName + " at node " + std::to_string(node.index) + ": " + kernel.message());
     }
     unit->kernel_ = *kernel;
     unit->shiftedInt8_ = shiftedInt8;
+    unit->arithmetic_ = arithmetic;
     unit->unshifted_.resize(node.inputs.size());
     unit->inputShapes_.resize(node.inputs.size());
     unit->outputShapes_.resize(node.outputs.size());
@@ -37,6 +38,7 @@ Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
     CpuKernelCall call(node_);
     call.resources = resources_;
     call.state = &state_;
+    call.arithmetic = arithmetic_;
     const auto buffer = [&](int32_t t, const Tensor& tensor) -> TensorBuffer* {
         if (static_cast<size_t>(t) >= buffers.size() || buffers[t].size() < tensor.byteSize()) return nullptr;
         return &buffers[t];

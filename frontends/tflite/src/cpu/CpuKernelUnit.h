@@ -12,7 +12,9 @@ namespace nnemu::tflite {
 class CpuKernelUnit : public ExecutionUnit {
 public:
     // shiftedInt8: int8 buffers hold value + 128 (uint8 NNAPI form, runtime below FL30).
-    static Result<std::unique_ptr<CpuKernelUnit>> create(const Subgraph& subgraph, const Node& node, bool shiftedInt8);
+    // arithmetic: whose 8-bit arithmetic the kernel computes (CpuKernel.h).
+    static Result<std::unique_ptr<CpuKernelUnit>> create(const Subgraph& subgraph, const Node& node, bool shiftedInt8,
+                                                         QuantizedArithmetic arithmetic = QuantizedArithmetic::Builtin);
     Status run(std::vector<TensorBuffer>& buffers) override;
     uint32_t firstNode() const override { return node_.index; }
     void markTensors(std::vector<bool>* touched) const override;
@@ -29,6 +31,7 @@ private:
     const Node& node_;
     const CpuKernel* kernel_ = nullptr;
     bool shiftedInt8_ = false;
+    QuantizedArithmetic arithmetic_ = QuantizedArithmetic::Builtin;
     InterpreterResources* resources_ = nullptr;
     std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
     std::vector<bool> resizable_;

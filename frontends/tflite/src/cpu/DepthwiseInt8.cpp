@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "ConvInt8.h"
+#include "ConvInt8Gemm.h"
 #include "Elementwise.h"
 #include "nnemu/base/Clones.h"
 #include "nnemu/kernels/QuantMath.h"
@@ -30,6 +31,7 @@ struct Plan {
     std::vector<int16_t> filter;   // [taps][channels]
     std::vector<int32_t> bias;     // [channels], 0 without a bias
     std::vector<int32_t> multipliers, leftShifts, rightShifts;
+    std::vector<float> scales;     // XNNPACK's arithmetic: per channel (conv::xnnpackScale)
     std::vector<int16_t> image;    // scratch: one input image widened, channels repeated
     std::vector<int32_t> sums;     // scratch: one output row
 };
@@ -43,12 +45,15 @@ bool makePlan(const CpuKernelCall& call, Plan* plan) {
     if (weights.isPerChannel() && (weights.quantizedDimension != 3 || weights.channelScales.size() != channels)) {
         return call.fail("per-channel depthwise weights need one scale per output channel, along dimension 3");
     }
+    const bool unsignedForm = weights.type == ElementType::UINT8;
     bool zeroPointsZero = weights.zeroPoint == 0;
     for (size_t c = 0; c < weights.channelScales.size(); ++c) zeroPointsZero = zeroPointsZero && weights.channelZeroPoint(c) == 0;
-    if (!zeroPointsZero) return call.fail("int8 weights must have zero point 0");
+    if (unsignedForm && weights.isPerChannel()) return call.fail("uint8 weights must be quantized per tensor");
+    if (!unsignedForm && !zeroPointsZero) return call.fail("int8 weights must have zero point 0");
     if (!(in.tensor->scale > 0 && out.tensor->scale > 0)) return call.fail("quantized tensors need positive scales");
-    if (!zeroPointFits(ElementType::INT8, in.tensor->zeroPoint) || !zeroPointFits(ElementType::INT8, out.tensor->zeroPoint)) {
-        return call.fail("zero points must lie in [-128, 127]");
+    if (!zeroPointFits(in.type(), in.tensor->zeroPoint) || !zeroPointFits(out.type(), out.tensor->zeroPoint) ||
+        !zeroPointFits(weights.type, weights.zeroPoint)) {
+        return call.fail(unsignedForm ? "zero points must lie in [0, 255]" : "zero points must lie in [-128, 127]");
     }
     const bool hasBias = call.inputs.size() == 3 && call.in(2).present();
     if (hasBias) {
@@ -60,23 +65,32 @@ bool makePlan(const CpuKernelCall& call, Plan* plan) {
     plan->leftShifts.resize(channels);
     plan->rightShifts.resize(channels);
     plan->bias.assign(channels, 0);
+    plan->scales.resize(call.xnnpack() ? channels : 0);
     for (size_t c = 0; c < channels; ++c) {
         int shift = 0;
         const float scale = weights.isPerChannel() ? weights.channelScales[c] : weights.scale;
+        if (hasBias) plan->bias[c] = call.in(2).at<int32_t>(c);
+        if (call.xnnpack()) {
+            plan->scales[c] = conv::xnnpackScale(in.tensor->scale, scale, out.tensor->scale);
+            continue;
+        }
         conv::channelMultiplier(conv::MultiplierFrom::DoubleProduct, in.tensor->scale, scale, out.tensor->scale,
                                 &plan->multipliers[c], &shift);
         if (shift > 30 || shift < -31) return call.fail("requantization multiplier out of range");
         plan->leftShifts[c] = std::max(shift, 0);
         plan->rightShifts[c] = std::max(-shift, 0);
-        if (hasBias) plan->bias[c] = call.in(2).at<int32_t>(c);
     }
     plan->filter.resize(static_cast<size_t>(filter.shape()[1]) * filter.shape()[2] * channels);
-    for (size_t i = 0; i < plan->filter.size(); ++i) plan->filter[i] = static_cast<int8_t>(filter.data[i]);
+    for (size_t i = 0; i < plan->filter.size(); ++i) {
+        plan->filter[i] = static_cast<int16_t>(unsignedForm ? filter.data[i] - weights.zeroPoint
+                                                            : static_cast<int8_t>(filter.data[i]));
+    }
     return true;
 }
 
 // to[p * depth * multiplier + ic * multiplier + m] = from[p * depth + ic] - zero point.
-void widenImage(const int8_t* from, size_t pixels, size_t depth, size_t multiplier, int32_t zeroPoint, int16_t* to) {
+template <typename T>
+void widenImage(const T* from, size_t pixels, size_t depth, size_t multiplier, int32_t zeroPoint, int16_t* to) {
     for (size_t p = 0; p < pixels; ++p) {
         for (size_t ic = 0; ic < depth; ++ic) {
             const auto value = static_cast<int16_t>(from[p * depth + ic] - zeroPoint);
@@ -140,17 +154,23 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
     const auto channels = static_cast<size_t>(y[3]), depth = static_cast<size_t>(x[3]);
     const size_t imagePixels = static_cast<size_t>(x[1]) * x[2];
+    const bool unsignedForm = in.type() == ElementType::UINT8;
     int32_t low, high;
-    quant::quantizedActivationRange(static_cast<int32_t>(o->activation), out.tensor->scale, out.tensor->zeroPoint, -128,
-                                    127, &low, &high);
+    quant::quantizedActivationRange(static_cast<int32_t>(o->activation), out.tensor->scale, out.tensor->zeroPoint,
+                                    unsignedForm ? 0 : -128, unsignedForm ? 255 : 127, &low, &high);
+    const conv::Fp32Requantization fp32{nullptr, plan.scales.data(), out.tensor->zeroPoint, low, high};
     plan.image.resize(imagePixels * channels);
     plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
-    const auto* input = reinterpret_cast<const int8_t*>(in.data);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     for (int32_t b = 0; b < y[0]; ++b) {
-        widenImage(input + b * imagePixels * depth, imagePixels, depth, channels / depth, in.tensor->zeroPoint,
-                   plan.image.data());
+        if (unsignedForm) {
+            widenImage(in.data + b * imagePixels * depth, imagePixels, depth, channels / depth, in.tensor->zeroPoint,
+                       plan.image.data());
+        } else {
+            widenImage(reinterpret_cast<const int8_t*>(in.data) + b * imagePixels * depth, imagePixels, depth,
+                       channels / depth, in.tensor->zeroPoint, plan.image.data());
+        }
         for (int32_t oy = 0; oy < y[1]; ++oy) {
             for (int32_t ox = 0; ox < y[2]; ++ox) {
                 std::copy(plan.bias.begin(), plan.bias.end(), plan.sums.begin() + static_cast<ptrdiff_t>(ox * channels));
@@ -169,8 +189,19 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
                            static_cast<size_t>(end - begin), channels);
                 }
             }
-            requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high,
-                       output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
+            int8_t* row = output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels;
+            for (int32_t ox = 0; ox < y[2] && call.xnnpack(); ++ox) {
+                const int32_t* sums = plan.sums.data() + static_cast<size_t>(ox) * channels;
+                if (unsignedForm) {
+                    conv::requantizeFp32(sums, channels, fp32, reinterpret_cast<uint8_t*>(row) + ox * channels);
+                } else {
+                    conv::requantizeFp32(sums, channels, fp32, row + ox * channels);
+                }
+            }
+            if (!call.xnnpack()) {
+                requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low,
+                           high, row);
+            }
         }
     }
     return true;

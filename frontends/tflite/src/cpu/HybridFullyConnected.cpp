@@ -79,13 +79,10 @@ namespace {
 
 bool runInt8FullyConnected(const CpuKernelCall& call) {
     const auto depth = static_cast<size_t>(call.in(1).shape()[1]);
-    const auto* input = reinterpret_cast<const int8_t*>(call.in(0).data);
-    const int32_t zeroPoint = call.in(0).tensor->zeroPoint;
     const auto* o = options(call);
     return conv::runInt8Gemm(call, planInt8FullyConnected, call.in(0).count() / depth,
-                             o != nullptr ? static_cast<int32_t>(o->activation) : 0, [&](size_t row, int16_t* to) {
-                                 conv::widenMinusZeroPoint(input + row * depth, depth, zeroPoint, to);
-                             });
+                             o != nullptr ? static_cast<int32_t>(o->activation) : 0,
+                             [&](size_t row, int16_t* to) { conv::widenInput(call.in(0), row * depth, depth, to); });
 }
 
 }  // namespace

@@ -14,6 +14,9 @@
 // scales), TFLite 2.21 computes that form with the folded multiplier, a double rounding (the
 // 32-bit multiply's, then the shift's), not the 8-bit form's single one nor the rounded
 // quotient of the scaled sum.
+// Under XNNPACK's arithmetic (call.xnnpack(): TFLite's default delegate takes the node), an 8-bit
+// MEAN is XNNPACK 2025's: the int32 sum minus count x zero_in, converted to float, times
+// (scale_in / scale_out) x (1 / count) in float, clamped, rounded to nearest even, plus zero_out.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -86,6 +89,17 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
     const int64_t count = static_cast<int64_t>(in.count() / std::max<size_t>(sums.size(), 1));
     if (count == 0) {   // an empty input: TFLite writes zeros
         for (size_t o = 0; o < out.count(); ++o) out.set<T>(o, T{0});
+        return;
+    }
+    if (call.xnnpack()) {
+        const float scale = (scaleIn / scaleOut) * (1.0f / static_cast<float>(count));
+        const auto below = static_cast<float>(std::numeric_limits<T>::min() - zeroOut);
+        const auto above = static_cast<float>(std::numeric_limits<T>::max() - zeroOut);
+        for (size_t o = 0; o < sums.size(); ++o) {
+            const auto centered = static_cast<int32_t>(sums[o] - int64_t{zeroIn} * count);
+            const float scaled = std::min(std::max(static_cast<float>(centered) * scale, below), above);
+            out.set<T>(o, static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + zeroOut));
+        }
         return;
     }
     int32_t multiplier = 0, bias = zeroOut;

@@ -1,0 +1,74 @@
+#include "XnnpackForms.h"
+
+#include <algorithm>
+
+#include "TfliteKernelForms.h"
+#include "cpu/CpuKernel.h"
+#include "nnemu/base/Log.h"
+
+namespace nnemu::tflite {
+namespace {
+
+// An 8-bit builtin TFLite 2.21's XNNPACK delegate claims (xnnpack_delegate.cc's Visit*Node checks:
+// uint8 or int8 activations, for the convolutions constant weights of the same type, uint8 per
+// tensor, int8 per tensor or per output channel with zero point 0, a constant int32 bias) and
+// how its arithmetic differs from the builtin kernel's. What the kernel's prepare refuses under
+// XNNPACK's arithmetic (other forms, scale ratios XNNPACK rejects) stays on the builtin path.
+struct XnnpackForm {
+    fb::BuiltinOperator code;
+    bool constantWeights;   // input 1 (and the bias) must be constant, as the delegate requires
+    const char* why;
+};
+
+constexpr const char* kConvolutionWhy =
+        "XNNPACK requantizes in float: the sum times input scale x weight scale / output scale, rounded to "
+        "nearest even; TFLite's builtin kernel multiplies by a Q31 fixed-point multiplier";
+
+const std::vector<XnnpackForm>& xnnpackForms() {
+    static const std::vector<XnnpackForm> forms = {
+            {fb::BuiltinOperator_CONV_2D, true, kConvolutionWhy},
+            {fb::BuiltinOperator_DEPTHWISE_CONV_2D, true, kConvolutionWhy},
+            {fb::BuiltinOperator_FULLY_CONNECTED, true, kConvolutionWhy},
+            {fb::BuiltinOperator_ADD, false,
+             "XNNPACK scales each input by a 20-bit multiplier of its scale over the output's and shifts once; "
+             "TFLite's builtin kernel rescales both through Q31 multipliers twice"},
+            {fb::BuiltinOperator_MEAN, true,
+             "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
+             "TFLite's builtin kernel through fixed-point multipliers"},
+    };
+    return forms;
+}
+
+const XnnpackForm* formOf(const Model& model, const Node& node) {
+    if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.empty() || node.outputs[0] < 0) return nullptr;
+    const ElementType type = model.tensors()[node.inputs[0]].type;
+    if (type != ElementType::UINT8 && type != ElementType::INT8) return nullptr;
+    for (const XnnpackForm& form : xnnpackForms()) {
+        if (static_cast<int32_t>(form.code) != node.builtinCode) continue;
+        if (!form.constantWeights) return &form;
+        for (size_t i = 1; i < node.inputs.size(); ++i) {
+            if (node.inputs[i] >= 0 && !model.tensors()[node.inputs[i]].isConstant) return nullptr;
+        }
+        return node.inputs.size() > 1 && node.inputs[1] >= 0 ? &form : nullptr;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<bool> runXnnpackFormsOnCpuKernels(const Model& model, const std::vector<bool>& delegated, NnapiGraph& graph) {
+    std::vector<bool> claimed(model.nodes().size(), false);
+    for (const Node& node : model.nodes()) {
+        if (delegated[node.index]) continue;
+        const XnnpackForm* form = formOf(model, node);
+        if (form == nullptr || CpuKernelTable::get().find(node) == nullptr) continue;
+        if (!prepareCpuKernel(model.subgraphs()[0], node, QuantizedArithmetic::Xnnpack).isOk()) continue;
+        NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
+                     << " runs on the tools' CPU kernel, as TFLite's XNNPACK delegate (" << form->why << ")";
+        if (!graph.cpuKernel[node.index]) moveNodeToCpuKernel(node, graph);
+        claimed[node.index] = true;
+    }
+    return claimed;
+}
+
+}  // namespace nnemu::tflite
