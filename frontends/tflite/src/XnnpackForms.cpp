@@ -49,7 +49,13 @@ const XnnpackForm* formOf(const Model& model, const Node& node) {
         for (size_t i = 1; i < node.inputs.size(); ++i) {
             if (node.inputs[i] >= 0 && !model.tensors()[node.inputs[i]].isConstant) return nullptr;
         }
-        return node.inputs.size() > 1 && node.inputs[1] >= 0 ? &form : nullptr;
+        if (node.inputs.size() < 2 || node.inputs[1] < 0) return nullptr;
+        // uint8 weights quantized along another dimension than 0 (one scale, a converter's
+        // leftover quantized_dimension): the delegate leaves the node (tflite_run --xnnpack=1
+        // takes 0 of 1 such DEPTHWISE_CONV_2D).
+        const Tensor& weights = model.tensors()[node.inputs[1]];
+        if (weights.type == ElementType::UINT8 && weights.quantizedDimension != 0) return nullptr;
+        return &form;
     }
     return nullptr;
 }

@@ -16,7 +16,9 @@
 // quotient of the scaled sum.
 // Under XNNPACK's arithmetic (call.xnnpack(): TFLite's default delegate takes the node), an 8-bit
 // MEAN is XNNPACK 2025's: the int32 sum minus count x zero_in, converted to float, times
-// (scale_in / scale_out) x (1 / count) in float, clamped, rounded to nearest even, plus zero_out.
+// (scale_in / scale_out) x (1 / count) in float, plus zero_out, clamped, rounded half up (ties
+// toward +infinity: measured against tflite_run --xnnpack=1, where an output quantized as its
+// input gives exact halves; rounding to nearest even misses them).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -93,12 +95,12 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
     }
     if (call.xnnpack()) {
         const float scale = (scaleIn / scaleOut) * (1.0f / static_cast<float>(count));
-        const auto below = static_cast<float>(std::numeric_limits<T>::min() - zeroOut);
-        const auto above = static_cast<float>(std::numeric_limits<T>::max() - zeroOut);
+        const auto below = static_cast<float>(std::numeric_limits<T>::min());
+        const auto above = static_cast<float>(std::numeric_limits<T>::max());
         for (size_t o = 0; o < sums.size(); ++o) {
             const auto centered = static_cast<int32_t>(sums[o] - int64_t{zeroIn} * count);
-            const float scaled = std::min(std::max(static_cast<float>(centered) * scale, below), above);
-            out.set<T>(o, static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + zeroOut));
+            const float shifted = static_cast<float>(centered) * scale + static_cast<float>(zeroOut);
+            out.set<T>(o, static_cast<T>(std::floor(std::min(std::max(shifted, below), above) + 0.5f)));
         }
         return;
     }
