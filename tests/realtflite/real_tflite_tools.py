@@ -10,8 +10,8 @@ and nnemu's own benchmark_model runs it with the same flags on the same input fi
 exit 0, both say the same of the delegate ("the model graph will be completely executed by the
 delegate" or "partially ... w/ N delegate kernels"; a model nnemu's tool fully delegates,
 "Replacing N out of N node(s)", must be completely executed by TFLite's delegate too), and the output bytes are identical (the same device
-computes them; the nodes outside the delegate run on TFLite's builtin kernels, XNNPACK off, and
-on nnemu's CPU path). For classifiers, TFLite's label_image and nnemu's print the same top
+computes them; the nodes outside the delegate run on TFLite's builtin kernels, XNNPACK off in both
+tools: --use_xnnpack=false). For classifiers, TFLite's label_image and nnemu's print the same top
 label through NNAPI (-a 1) and through the vx delegate (the order of the next four waits for
 label_image's TFLite resize, issue 24 part 5).
 
@@ -110,7 +110,7 @@ def check_benchmark(ctx, name, model, input_file):
                   "--output_filepath=" + tf_out] + short_run + [f.format(sl=sl, vx=vx) for f in tf_flags]
         nn_outs = ["%s.%d" % (nn_out, i) for i in range(outputs)]
         nn_cmd = [os.path.join(ctx.bin, "benchmark_model"), "--graph=" + model, "--input_file=" + input_file,
-                  "--output_file=" + ",".join(nn_outs)] + short_run + [f.format(sl=sl, vx=vx) for f in nn_flags]
+                  "--use_xnnpack=false", "--output_file=" + ",".join(nn_outs)] + short_run + [f.format(sl=sl, vx=vx) for f in nn_flags]
         env = {"LD_LIBRARY_PATH": ctx.lib} if use_path else {}
         tf_code, tf_log = ctx.run(tf_cmd, env, "%s.%s.tflite.log" % (name, route))
         nn_code, nn_log = ctx.run(nn_cmd, None, "%s.%s.nnemu.log" % (name, route))

@@ -48,9 +48,10 @@ struct RealTfliteResult {
 // Runs the model bytes with TFLite's builtin kernels on `inputs` (one byte vector per model
 // input, in order). Outputs are split by the sizes tflite_run prints ("output N: ... bytes=K").
 // runs > 1: invoked that many times on the same inputs, the outputs of the last (variable
-// tensors carry the recurrent operators' state from one invoke to the next).
+// tensors carry the recurrent operators' state from one invoke to the next). xnnpack: with
+// TFLite's default delegate on the nodes it claims (--xnnpack=1) instead of builtin kernels only.
 inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const std::vector<std::vector<uint8_t>>& inputs,
-                                      int runs = 1) {
+                                      int runs = 1, bool xnnpack = false) {
     RealTfliteResult result;
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("nnemu-real-tflite-" + std::to_string(getpid()));
@@ -62,7 +63,8 @@ inline RealTfliteResult runRealTflite(const std::vector<uint8_t>& model, const s
     for (const std::vector<uint8_t>& input : inputs) in.write(reinterpret_cast<const char*>(input.data()), input.size());
     in.close();
     std::filesystem::remove(outPath);
-    const std::string command = "'" + realTfliteRun() + "' --model='" + modelPath + "' --xnnpack=0 --input='" + inPath +
+    const std::string command = "'" + realTfliteRun() + "' --model='" + modelPath + "' --xnnpack=" +
+                                (xnnpack ? "1" : "0") + " --input='" + inPath +
                                 "' --output='" + outPath + "' --runs=" + std::to_string(runs) + " > '" + logPath + "' 2>&1";
     const int status = std::system(command.c_str());
     std::ifstream logFile(logPath);
@@ -275,14 +277,16 @@ inline void expectSameAsRealTflite(const std::vector<uint8_t>& bytes, const std:
 // modes are known to differ from what real TFLite's own delegate gives on nnemu's library, named
 // with the reason where it is called. `real`: what tflite_run gave on these inputs
 // (runRealTflite); outputNames: what each output is, for failure messages (a model of many
-// independent cases).
+// independent cases); options.xnnpack: nnemu's CPU path as TFLite's default delegate (then `real`
+// comes from tflite_run --xnnpack=1).
 inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
                                       const RealTfliteResult& real, int floatUlps = 4,
-                                      const std::vector<std::string>& outputNames = {}) {
+                                      const std::vector<std::string>& outputNames = {},
+                                      const DelegateOptions& options = {}) {
     ASSERT_TRUE(real.ok) << "tflite_run failed:\n" << real.log;
     const std::unique_ptr<Model> model = expectValue(Model::fromBuffer(bytes));
     ASSERT_NE(model, nullptr);
-    const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, DelegateOptions{}));
+    const std::unique_ptr<Interpreter> interpreter = expectValue(Interpreter::create(*model, options));
     ASSERT_NE(interpreter, nullptr);
     ASSERT_EQ(interpreter->inputCount(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(interpreter->inputData(i), inputs[i].data(), inputs[i].size());
@@ -296,8 +300,11 @@ inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const s
     }
 }
 inline void expectCpuPathAsRealTflite(const std::vector<uint8_t>& bytes, const std::vector<std::vector<uint8_t>>& inputs,
-                                      int floatUlps = 4, const std::vector<std::string>& outputNames = {}) {
-    expectCpuPathAsRealTflite(bytes, inputs, runRealTflite(bytes, inputs), floatUlps, outputNames);
+                                      int floatUlps = 4, const std::vector<std::string>& outputNames = {},
+                                      bool xnnpack = false) {
+    DelegateOptions options;
+    options.xnnpack = xnnpack;
+    expectCpuPathAsRealTflite(bytes, inputs, runRealTflite(bytes, inputs, 1, xnnpack), floatUlps, outputNames, options);
 }
 
 inline void expectSameAsRealTflite(const GraphBuilder& builder, const std::vector<std::vector<uint8_t>>& inputs,

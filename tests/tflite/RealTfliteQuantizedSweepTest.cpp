@@ -144,7 +144,8 @@ bool refused(fb::BuiltinOperator code, const std::vector<Spec>& ins, const std::
 // The random cases of one test and the model that holds them.
 class Sweep {
 public:
-    explicit Sweep(uint32_t seed) : random_(seed) {}
+    // xnnpack: against TFLite's default delegate (tflite_run --xnnpack=1), nnemu's CPU path as it.
+    explicit Sweep(uint32_t seed, bool xnnpack = false) : random_(seed), xnnpack_(xnnpack) {}
 
     int32_t pick(int32_t n) { return std::uniform_int_distribution<int32_t>(0, n - 1)(random_); }
     bool coin() { return pick(2) == 0; }
@@ -263,8 +264,8 @@ public:
     // forms in one model, against TFLite on their twins in another. The known gaps in one model
     // too: TFLite must run them.
     void expectSameAsTflite() {
-        if (!names_.empty()) expectCpuPathAsRealTflite(g_.buildBytes(), inputs_, 0, names_);
-        if (!looseNames_.empty()) {
+        if (!names_.empty()) expectCpuPathAsRealTflite(g_.buildBytes(), inputs_, 0, names_, xnnpack_);
+        if (!looseNames_.empty()) {   // TFLite's builtin kernels on the twins, whatever xnnpack_
             expectCpuPathAsRealTflite(loose_.buildBytes(), looseInputs_, runRealTflite(twins_.buildBytes(), twinInputs_), 0,
                                       looseNames_);
         }
@@ -275,6 +276,7 @@ public:
 
 private:
     std::mt19937 random_;
+    bool xnnpack_ = false;
     GraphBuilder g_, gaps_, loose_, twins_;
     std::vector<std::vector<uint8_t>> inputs_, gapInputs_, looseInputs_, twinInputs_;
     std::vector<std::string> names_, looseNames_;
@@ -289,8 +291,8 @@ std::string activationName(fb::ActivationFunctionType act) { return fb::EnumName
 
 // ---- binary arithmetic, broadcast either way, fused activations; int16 on TFLite's general
 // scale path (pot_scale_int16 false) and on its power-of-two one
-void addSub(fb::BuiltinOperator code, uint32_t seed) {
-    Sweep s(seed);
+void addSub(fb::BuiltinOperator code, uint32_t seed, bool xnnpack = false) {
+    Sweep s(seed, xnnpack);
     for (int i = 0; i < kCases; ++i) {
         const TT type = s.choose({kU8, kI8, kI16});
         const std::vector<int32_t> shape = s.shape(1, 4, 6);
@@ -320,6 +322,9 @@ void addSub(fb::BuiltinOperator code, uint32_t seed) {
     s.expectSameAsTflite();
 }
 SWEEP_TEST(Add) { REQUIRE(); addSub(fb::BuiltinOperator_ADD, 101); }
+// Against TFLite's default delegate: the 8-bit cases XNNPACK claims (XnnpackForms.cpp) compute its
+// arithmetic, the int16 ones (which it leaves) TFLite's builtin kernel's.
+SWEEP_TEST(AddXnnpack) { REQUIRE(); addSub(fb::BuiltinOperator_ADD, 101, true); }
 SWEEP_TEST(Sub) { REQUIRE(); addSub(fb::BuiltinOperator_SUB, 102); }
 
 SWEEP_TEST(Mul) {
@@ -442,8 +447,8 @@ SWEEP_TEST(AveragePool) { REQUIRE(); pool(fb::BuiltinOperator_AVERAGE_POOL_2D, 1
 SWEEP_TEST(MaxPool) { REQUIRE(); pool(fb::BuiltinOperator_MAX_POOL_2D, 108); }
 
 // ---- reductions over random axes, keep_dims either way
-void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t seed) {
-    Sweep s(seed);
+void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t seed, bool xnnpack = false) {
+    Sweep s(seed, xnnpack);
     for (int i = 0; i < kCases; ++i) {
         const TT type = s.choose(types);
         // A product's scale is the input's to the power of the count: few elements reduced.
@@ -486,6 +491,8 @@ void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t 
     s.expectSameAsTflite();
 }
 SWEEP_TEST(Mean) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109); }
+// Against TFLite's default delegate: the 8-bit means XNNPACK claims compute its arithmetic.
+SWEEP_TEST(MeanXnnpack) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109, true); }
 // MEAN's own path: 4-D over height and width with keep_dims (8-bit; int16 takes the reference
 // path there too), one case in four quantized as the input
 SWEEP_TEST(MeanHeightWidth) {

@@ -63,7 +63,8 @@ TEST(DetectionShapesRun, BenchmarkModelSizesOutputsAsTflite) {
             std::vector<std::string> args = {"--graph=" + model, "--input_file=" + dir + "/in0.bin," + dir + "/in1.bin",
                                              "--output_file=" + dir + "/o0.bin," + dir + "/o1.bin," + dir + "/o2.bin," +
                                                      dir + "/o3.bin",
-                                             "--num_runs=1", "--min_secs=0", "--warmup_min_secs=0"};
+                                             "--num_runs=1", "--min_secs=0", "--warmup_min_secs=0",
+                                             "--use_xnnpack=false"};   // TFLite's builtin kernels, as --xnnpack=0
             for (const std::string& flag : deviceFlags(device)) args.push_back(flag);
             const ToolRun run = runTool(BENCHMARK_MODEL_PATH, args, makeTempDir("root"));
             ASSERT_EQ(run.exitCode, 0) << where << "\n" << run.err;

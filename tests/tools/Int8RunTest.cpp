@@ -216,7 +216,8 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
     const std::string graph = kModelsDir + "/models/tf2_mobilenet_v2_1.0_224_ptq.tflite";
     ASSERT_NO_FATAL_FAILURE(load(graph));
     const std::string input = kModelsDir + "/inputs/cat_224x224x3_u8.bin";
-    const Outcome cpu = run(kBenchmark, {}, graph, input);
+    // TFLite's builtin kernels on the CPU path (no XNNPACK), as tflite_run --xnnpack=0 below.
+    const Outcome cpu = run(kBenchmark, {"--use_xnnpack=false"}, graph, input);
     if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
     const Outcome whole = run(kBenchmark, kOnReference, graph, input);
     EXPECT_NE(whole.log.find(replacingLine(model_->nodes().size())), std::string::npos) << whole.log;
@@ -243,6 +244,44 @@ TEST_F(Int8Run, SharedTf2MobileNetIsWholeOnTheShippedLibrary) {
         const size_t top = static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
         EXPECT_EQ(top, 286u);
         EXPECT_GE(scores[286], 151) << "Arm NN's 153 less the two steps the corpus README allows";
+    }
+}
+
+// --use_xnnpack's three states, as TFLite's benchmark_model reads them, on the shared quantized
+// classifiers (uint8 and the TF2 int8 one): unset and true apply TFLite's default delegate (the CPU
+// path gives tflite_run --xnnpack=1's bytes), false leaves TFLite's builtin kernels (--xnnpack=0).
+TEST_F(Int8Run, XnnpackFlagStatesOnSharedClassifiers) {
+    SKIP_WITHOUT_SHARED_MODELS();
+    const std::string tfliteRun = std::string(NNEMU_SHARED_DIR) + "/tflite/bin/tflite_run";
+    if (access(tfliteRun.c_str(), X_OK) != 0) GTEST_SKIP() << "../shared/tflite is absent: no real TFLite to compare with";
+    const std::pair<const char*, const char*> kModels[] = {{"mobilenet_v1_0.5_160_quant", "cat_160x160x3_u8.bin"},
+                                                           {"mobilenet_v2_1.0_224_quant", "bird_224x224x3_u8.bin"},
+                                                           {"tf2_mobilenet_v2_1.0_224_ptq", "cat_224x224x3_u8.bin"}};
+    for (const auto& [name, picture] : kModels) {
+        SCOPED_TRACE(name);
+        const std::string graph = kModelsDir + "/models/" + name + ".tflite";
+        const std::string input = kModelsDir + "/inputs/" + picture;
+        ASSERT_NO_FATAL_FAILURE(load(graph));
+        std::vector<uint8_t> real[2];
+        for (int xnnpack = 0; xnnpack < 2; ++xnnpack) {
+            const std::string out = dir_ + "/tflite" + std::to_string(xnnpack) + ".bin";
+            const ToolRun ran = runTool(tfliteRun, {"--model=" + graph, "--input=" + input, "--output=" + out,
+                                                    "--xnnpack=" + std::to_string(xnnpack)},
+                                        makeTempDir("tflite"));
+            ASSERT_EQ(ran.exitCode, 0) << ran.err;
+            real[xnnpack] = readBytes(out);
+        }
+        const std::pair<std::vector<std::string>, int> kStates[] = {
+                {{}, 1}, {{"--use_xnnpack=true"}, 1}, {{"--use_xnnpack=false"}, 0}};
+        for (const auto& [flags, xnnpack] : kStates) {
+            SCOPED_TRACE(flags.empty() ? "--use_xnnpack unset" : flags[0]);
+            const Outcome cpu = run(kBenchmark, flags, graph, input);
+            ASSERT_EQ(cpu.outputs.size(), 1u);
+            EXPECT_EQ(cpu.outputs[0], real[xnnpack]) << "against tflite_run --xnnpack=" << xnnpack;
+            // The line only when asked for: the board's default lines have none.
+            EXPECT_EQ(cpu.log.find("Created TensorFlow Lite XNNPACK delegate for CPU.") != std::string::npos,
+                      flags.size() == 1 && flags[0] == "--use_xnnpack=true");
+        }
     }
 }
 
@@ -308,7 +347,10 @@ TEST_F(Int8Run, SharedPersonDetectIsWholeOnTheShippedLibrary) {
     ASSERT_NO_FATAL_FAILURE(load(graph));
     for (const std::string image : {"person", "no_person"}) {
         const std::string input = kModelsDir + "/inputs/" + image + "_96x96x1_i8.bin";
-        const Outcome cpu = run(kBenchmark, {}, graph, input);
+        // TFLite's builtin kernels on the CPU path: within a step of NNAPI's delegated values (with
+        // XNNPACK's float requantization three steps apart on no_person; real TFLite 2.21 refuses
+        // this TFLite Micro model's quantized_dimension 3, so it gives no oracle either way).
+        const Outcome cpu = run(kBenchmark, {"--use_xnnpack=false"}, graph, input);
         if (!signedInt8Kept(cpu)) GTEST_SKIP() << "libneuralnetworks.so does not report feature level 30";
         const Outcome whole = run(kBenchmark, kOnReference, graph, input);
         EXPECT_NE(whole.log.find(kWhole), std::string::npos) << whole.log;
