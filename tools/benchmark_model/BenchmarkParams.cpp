@@ -49,7 +49,7 @@ const std::vector<ParamSpec>& benchmarkParamSpecs() {
         // Other delegates of the board's build.
         {"external_delegate_path", T::STRING, "", "path to an external delegate library (not supported by nnemu)"},
         {"external_delegate_options", T::STRING, "", "external delegate options, k1:v1;k2:v2 (not supported by nnemu)"},
-        {"use_xnnpack", T::BOOL, "false", "use the XNNPACK delegate (not available in nnemu: the CPU path is nnapi-reference)"},
+        {"use_xnnpack", T::BOOL, "false", "TFLite's XNNPACK delegate on the CPU nodes: 8-bit nodes it would take compute its arithmetic (nnemu has no XNNPACK: the tools' CPU kernels do); unset: applied as TFLite applies it implicitly, false: TFLite's builtin kernels only"},
         // nnemu's additions, so that results can be checked.
         {"input_file", T::STRING, "", "nnemu: raw bytes for each model input, in the input tensor's type and layout, PATH[,PATH...] in input order (default: random data)"},
         {"output_file", T::STRING, "", "nnemu: write the raw bytes of each model output after the last run, PATH[,PATH...] in output order"},

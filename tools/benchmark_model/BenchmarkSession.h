@@ -33,6 +33,10 @@ private:
     void logParam(const std::string& name, const std::string& description, bool always = false) const;
     bool init();
     tflite::DelegateOptions delegateOptions() const;
+    // --use_xnnpack as TFLite reads it: explicit true or false, unset kXnnpackByDefault.
+    bool useXnnpack() const;
+    // Whether an unset --use_xnnpack applies TFLite's default delegate (XnnpackForms.h).
+    static constexpr bool kXnnpackByDefault = true;
     bool reportDelegation();
     bool loadExternalDelegate();
     const char* delegateName() const;

@@ -106,6 +106,9 @@ bool runLabelImage(const LabelImageSettings& settings) {
     options.acceleratorName = settings.acceleratorName;
     options.numThreads = settings.numberOfThreads;
     options.allowFp16 = settings.allowFp16;
+    // TFLite's label_image runs its interpreter's default delegate (XNNPACK) on the CPU nodes,
+    // whatever its flags (XnnpackForms.h).
+    options.xnnpack = true;
     options.maxDelegatedPartitions = 3;   // the NNAPI delegate's default for applications
     std::unique_ptr<tflite::ExternalDelegate> external = applyExternalDelegate(settings, *model, &options);
     Result<std::unique_ptr<tflite::Interpreter>> created = tflite::Interpreter::create(*model, options);
