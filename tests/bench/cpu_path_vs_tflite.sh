@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # nnemu's CPU path (benchmark_model without a delegate) against TensorFlow Lite's builtin kernels
-# (../shared/tflite/bin/benchmark_model --use_xnnpack=false), one operator per model at the shapes
+# (../shared/tflite/bin/benchmark_model --use_xnnpack=false; nnemu's with --use_xnnpack=false too, the same
+# semantics), one operator per model at the shapes
 # of today's published models (nnemu_bench_cpu_path_models), one thread each. Passes alternate
 # between the two tools; each cell is the median over the passes of benchmark_model's steady-state
 # average. Prints a Markdown table (BENCHMARKS.md, "CPU path per operator").
@@ -36,7 +37,7 @@ for model in "$work"/models/*.tflite; do
     [[ $name =~ $filter ]] || continue
     : > "$work/ours" && : > "$work/theirs"
     for ((pass = 0; pass < passes; ++pass)); do
-        average "$build/bin/benchmark_model" --graph="$model" "${common[@]}" >> "$work/ours"
+        average "$build/bin/benchmark_model" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/ours"
         average "$tflite" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/theirs"
     done
     ours=$(median < "$work/ours")

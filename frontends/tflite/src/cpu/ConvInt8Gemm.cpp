@@ -50,18 +50,41 @@ float xnnpackScale(float inputScale, float weightScale, float outputScale) {
     return product / outputScale;
 }
 
+namespace {
+// Round to nearest even by the magic-number add (as XNNPACK's fmagic kernels; exact for the
+// clamped range), so that the loop vectorizes.
 template <typename T>
-void requantizeFp32(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out) {
+inline void requantizeFp32Loop(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out) {
+    constexpr float kMagic = 12582912.0f;   // 1.5 x 2^23
     const auto below = static_cast<float>(r.low - r.zeroPoint), above = static_cast<float>(r.high - r.zeroPoint);
     for (size_t c = 0; c < count; ++c) {
         const uint32_t bias = r.bias != nullptr ? static_cast<uint32_t>(r.bias[c]) : 0;
         const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + bias);
         const float scaled = std::min(std::max(static_cast<float>(acc) * r.scale[c], below), above);
-        out[c] = static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + r.zeroPoint);
+        const float rounded = (scaled + kMagic) - kMagic;
+        out[c] = static_cast<T>(static_cast<int32_t>(rounded) + r.zeroPoint);
     }
 }
-template void requantizeFp32<int8_t>(const int32_t*, size_t, const Fp32Requantization&, int8_t*);
-template void requantizeFp32<uint8_t>(const int32_t*, size_t, const Fp32Requantization&, uint8_t*);
+
+NNEMU_CLONES
+void requantizeFp32Signed(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {
+    requantizeFp32Loop(sums, count, r, out);
+}
+
+NNEMU_CLONES
+void requantizeFp32Unsigned(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
+    requantizeFp32Loop(sums, count, r, out);
+}
+}  // namespace
+
+template <>
+void requantizeFp32<int8_t>(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {
+    requantizeFp32Signed(sums, count, r, out);
+}
+template <>
+void requantizeFp32<uint8_t>(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
+    requantizeFp32Unsigned(sums, count, r, out);
+}
 
 namespace {
 typedef int32_t Int32x8 __attribute__((vector_size(32)));
