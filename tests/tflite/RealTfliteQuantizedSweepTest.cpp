@@ -327,9 +327,8 @@ SWEEP_TEST(Add) { REQUIRE(); addSub(fb::BuiltinOperator_ADD, 101); }
 SWEEP_TEST(AddXnnpack) { REQUIRE(); addSub(fb::BuiltinOperator_ADD, 101, true); }
 SWEEP_TEST(Sub) { REQUIRE(); addSub(fb::BuiltinOperator_SUB, 102); }
 
-SWEEP_TEST(Mul) {
-    REQUIRE();
-    Sweep s(103);
+void mul(bool xnnpack) {
+    Sweep s(103, xnnpack);
     for (int i = 0; i < kCases; ++i) {
         const TT type = s.choose({kU8, kI8, kI16});
         const std::vector<int32_t> shape = s.shape(1, 4, 6);
@@ -344,6 +343,9 @@ SWEEP_TEST(Mul) {
     }
     s.expectSameAsTflite();
 }
+SWEEP_TEST(Mul) { REQUIRE(); mul(false); }
+// Against TFLite's default delegate: the 8-bit cases XNNPACK claims compute its arithmetic.
+SWEEP_TEST(MulXnnpack) { REQUIRE(); mul(true); }
 
 SWEEP_TEST(SquaredDifference) {
     REQUIRE();
@@ -493,6 +495,24 @@ void reduce(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t 
 SWEEP_TEST(Mean) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109); }
 // Against TFLite's default delegate: the 8-bit means XNNPACK claims compute its arithmetic.
 SWEEP_TEST(MeanXnnpack) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN, {kU8, kI8, kI16}, 109, true); }
+// Exact halves against TFLite's default delegate: means of two values, the output quantized as
+// the input, so that half the outputs are ties (XNNPACK's uint8 MEAN rounds them up, its int8
+// one to even).
+SWEEP_TEST(MeanXnnpackTies) {
+    REQUIRE();
+    Sweep s(138, true);
+    for (int i = 0; i < kCases; ++i) {
+        const TT type = s.choose({kU8, kI8});
+        const int32_t rows = 1 + s.pick(8);
+        const Spec in = s.q(type, {rows, 2});
+        const Spec out{{rows}, type, in.scale, in.zeroPoint};
+        s.add(fb::BuiltinOperator_MEAN, {in, constantOf<int32_t>({1}, fb::TensorType_INT32, {1})}, {out},
+              fb::BuiltinOptions_ReducerOptions,
+              [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateReducerOptions(fbb, false).Union(); },
+              "axes {1}");
+    }
+    s.expectSameAsTflite();
+}
 // MEAN's own path: 4-D over height and width with keep_dims (8-bit; int16 takes the reference
 // path there too), one case in four quantized as the input
 SWEEP_TEST(MeanHeightWidth) {

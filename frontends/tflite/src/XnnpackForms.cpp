@@ -32,6 +32,9 @@ const std::vector<XnnpackForm>& xnnpackForms() {
             {fb::BuiltinOperator_ADD, false,
              "XNNPACK scales each input by a 20-bit multiplier of its scale over the output's and shifts once; "
              "TFLite's builtin kernel rescales both through Q31 multipliers twice"},
+            {fb::BuiltinOperator_MUL, false,
+             "XNNPACK requantizes the product in float (in1 x in2 / out scale), rounded to nearest even; TFLite's "
+             "builtin kernel through a Q31 multiplier"},
             {fb::BuiltinOperator_MEAN, true,
              "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
              "TFLite's builtin kernel through fixed-point multipliers"},

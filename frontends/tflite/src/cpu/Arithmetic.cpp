@@ -8,7 +8,7 @@
 // scale a power of two, one input's that of the output; the other input is shifted right to it
 // (rounding half away from zero) and the two added or subtracted with int16 saturation.
 // Under XNNPACK's arithmetic (call.xnnpack(): TFLite's default delegate would run the node), an
-// 8-bit ADD is XNNPACK's (addXnnpack). Float forms stay with the lowering.
+// 8-bit ADD or MUL is XNNPACK's (addXnnpack, mulXnnpack). Float forms stay with the lowering.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -77,6 +77,10 @@ bool powerOfTwoShifts(const CpuKernelCall& call, int* shiftA, int* shiftB) {
 bool xnnpackAdd(const CpuKernelCall& call, Op op) {
     return call.xnnpack() && op == Op::kAdd && call.in(0).type() != ElementType::INT16;
 }
+// An 8-bit MUL under XNNPACK's arithmetic; XNNPACK takes in1 x in2 / out scales in [2^-16, 2^8).
+bool xnnpackMul(const CpuKernelCall& call, Op op) {
+    return call.xnnpack() && op == Op::kMul && call.in(0).type() != ElementType::INT16;
+}
 
 bool xnnpackAddRatios(const CpuKernelCall& call, float* ratioA, float* ratioB);
 
@@ -100,6 +104,11 @@ bool prepareArithmetic(const CpuKernelCall& call, Op op) {
     }
     float ratioA = 0, ratioB = 0;
     if (xnnpackAdd(call, op) && !xnnpackAddRatios(call, &ratioA, &ratioB)) return false;
+    if (xnnpackMul(call, op)) {
+        const float product = call.in(0).tensor->scale * call.in(1).tensor->scale;
+        const float scale = product / call.out(0).tensor->scale;
+        if (!(scale >= 0x1p-16f && scale < 0x1p8f)) return call.fail("XNNPACK's MUL needs a product/output scale in [2^-16, 2^8)");
+    }
     int shiftA = 0, shiftB = 0;
     if (powerOfTwoPath(call, op) && !powerOfTwoShifts(call, &shiftA, &shiftB)) return false;
     std::vector<int32_t> shape;
@@ -199,6 +208,27 @@ bool addXnnpack(const CpuKernelCall& call) {
     return true;
 }
 
+// The 8-bit MUL as XNNPACK 2025's vmul kernels compute it (fp32 requantization): the product of
+// the offset inputs as a float times in1 x in2 / out scale (float products), clamped, rounded to
+// nearest even, plus the output's zero point.
+template <typename T>
+bool mulXnnpack(const CpuKernelCall& call) {
+    const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
+    const float productScale = a.scale * b.scale;
+    const float scale = productScale / out.scale;
+    int32_t low, high;
+    activationRange<T>(call, Op::kMul, &low, &high);
+    const auto below = static_cast<float>(low - out.zeroPoint), above = static_cast<float>(high - out.zeroPoint);
+    std::vector<int32_t> shape;
+    broadcastShape(a.shape, b.shape, &shape);
+    forEachBroadcast(a.shape, b.shape, shape, [&](size_t o, size_t ia, size_t ib) {
+        const int32_t product = (call.in(0).at<T>(ia) - a.zeroPoint) * (call.in(1).at<T>(ib) - b.zeroPoint);
+        const float scaled = std::min(std::max(static_cast<float>(product) * scale, below), above);
+        call.out(0).set<T>(o, static_cast<T>(static_cast<int32_t>(std::nearbyint(scaled)) + out.zeroPoint));
+    });
+    return true;
+}
+
 template <typename T>
 bool mulQuantized(const CpuKernelCall& call) {
     const Tensor &a = *call.in(0).tensor, &b = *call.in(1).tensor, &out = *call.out(0).tensor;
@@ -226,6 +256,7 @@ bool runAs(const CpuKernelCall& call, Op op) {
     if (powerOfTwoPath(call, op)) return addPowerOfTwo(call, op);
     if constexpr (!std::is_same_v<T, int16_t>) {
         if (xnnpackAdd(call, op)) return addXnnpack<T>(call);
+        if (xnnpackMul(call, op)) return mulXnnpack<T>(call);
     }
     return op == Op::kMul ? mulQuantized<T>(call) : addQuantized<T>(call, op);
 }
