@@ -15,10 +15,11 @@
 // 32-bit multiply's, then the shift's), not the 8-bit form's single one nor the rounded
 // quotient of the scaled sum.
 // Under XNNPACK's arithmetic (call.xnnpack(): TFLite's default delegate takes the node), an 8-bit
-// MEAN is XNNPACK 2025's: the int32 sum minus count x zero_in, converted to float, times
-// (scale_in / scale_out) x (1 / count) in float, plus zero_out, clamped, rounded half up (ties
-// toward +infinity: measured against tflite_run --xnnpack=1, where an output quantized as its
-// input gives exact halves; rounding to nearest even misses them).
+// MEAN is as TFLite 2.21's XNNPACK computes it, measured against tflite_run --xnnpack=1: the raw
+// int32 sum of stored values as a float, times (scale_in / scale_out) x (1 / count), plus
+// zero_out - zero_in x (scale_in / scale_out), all in float, clamped, rounded half away from zero.
+// Exact halves show it (an output quantized as its input, a count of 2): they go away from zero
+// in the raw sum's sign, neither to even nor up after the zero points.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -94,13 +95,14 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
         return;
     }
     if (call.xnnpack()) {
-        const float scale = (scaleIn / scaleOut) * (1.0f / static_cast<float>(count));
+        const float ratio = scaleIn / scaleOut;
+        const float scale = ratio * (1.0f / static_cast<float>(count));
+        const float bias = static_cast<float>(zeroOut) - static_cast<float>(zeroIn) * ratio;
         const auto below = static_cast<float>(std::numeric_limits<T>::min());
         const auto above = static_cast<float>(std::numeric_limits<T>::max());
         for (size_t o = 0; o < sums.size(); ++o) {
-            const auto centered = static_cast<int32_t>(sums[o] - int64_t{zeroIn} * count);
-            const float shifted = static_cast<float>(centered) * scale + static_cast<float>(zeroOut);
-            out.set<T>(o, static_cast<T>(std::floor(std::min(std::max(shifted, below), above) + 0.5f)));
+            const float value = static_cast<float>(sums[o]) * scale + bias;
+            out.set<T>(o, static_cast<T>(std::round(std::min(std::max(value, below), above))));
         }
         return;
     }
