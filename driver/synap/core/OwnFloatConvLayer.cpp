@@ -3,7 +3,7 @@
 // packed at load.
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
-#include "../kernels/FloatDepthwise.h"
+#include "../kernels/FloatConv.h"
 #include "nnemu/cache/CacheCounters.h"
 
 namespace nnemu::synap::own {

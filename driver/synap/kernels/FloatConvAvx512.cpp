@@ -1,0 +1,53 @@
+// The float few-channel convolution on AVX-512 (FloatConv.h): up to 6 pixels x two blocks of 16
+// channels (one vector each) per call, the 12 sums in registers, one fused multiply-add per tap in
+// (row, column, input channel) order, each tap's input broadcast from the image.
+#include <immintrin.h>
+
+#include "FloatConv.h"
+#include "FloatGemmAvx512Tail.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+template <size_t R, size_t B>
+void pixelsAvx512(const FloatConvArgs& a) {
+    const float* w[B];
+    for (size_t b = 0; b < B; ++b) w[b] = a.weights + b * a.blockStride;
+    __m512 acc[R][B];
+#pragma GCC unroll 2
+    for (size_t b = 0; b < B; ++b) {
+        const __m512 bias = _mm512_loadu_ps(w[b]);
+#pragma GCC unroll 6
+        for (size_t r = 0; r < R; ++r) acc[r][b] = bias;
+    }
+    size_t k = kFloatGemmBlock;
+    for (size_t s = 0; s < a.segmentCount; ++s) {
+        const float* in[R];
+#pragma GCC unroll 6
+        for (size_t r = 0; r < R; ++r) in[r] = a.segments[s] + r * a.pixelStride;
+        for (size_t j = 0; j < a.segmentLength; ++j, k += kFloatGemmBlock) {
+            __m512 wk[B];
+#pragma GCC unroll 2
+            for (size_t b = 0; b < B; ++b) wk[b] = _mm512_loadu_ps(w[b] + k);
+#pragma GCC unroll 6
+            for (size_t r = 0; r < R; ++r) {
+                const __m512 x = _mm512_set1_ps(in[r][j]);
+#pragma GCC unroll 2
+                for (size_t b = 0; b < B; ++b) acc[r][b] = _mm512_fmadd_ps(x, wk[b], acc[r][b]);
+            }
+        }
+    }
+    storeClamped<R, B>(acc, a.output, a.outputStride, a.low, a.high, a.lastCount);
+}
+
+struct Pixels {
+    const FloatConvArgs& a;
+    template <size_t R, size_t B>
+    void run() const { pixelsAvx512<R, B>(a); }
+};
+
+}  // namespace
+
+void floatConvAvx512(const FloatConvArgs& a) { byShape(a.pixels, a.blocks, Pixels{a}); }
+
+}  // namespace nnemu::synap::kernels
