@@ -63,7 +63,7 @@ void floatConvPortable(const FloatConvArgs& a) {
             std::copy(w, w + kFloatGemmBlock, acc);
             const float* wk = w + kFloatGemmBlock;
             for (size_t s = 0; s < a.segmentCount; ++s) {
-                const float* in = a.segments[s] + p * a.pixelStride;
+                const float* in = a.segments[s] + (a.firstPixel + p) * a.pixelStride;
                 for (size_t j = 0; j < a.segmentLength; ++j, wk += kFloatGemmBlock) {
                     for (size_t l = 0; l < kFloatGemmBlock; ++l) acc[l] += in[j] * wk[l];
                 }

@@ -2,8 +2,8 @@
 // networks: 224x224x3 -> 112x112x32, 3x3 stride 2, in MobileNets). Its weights are the float
 // GEMM's packing of the filter [channels][kernelHeight][kernelWidth][inChannels] (FloatGemm.h:
 // blocks of 16 channels, bias then one row of 16 per tap in (row, column, input channel) order),
-// stored in the program and read in place. A direct convolution: up to 6 output pixels x 32
-// channels (AVX-512; 16 on AVX2) summed in registers, each tap's input value broadcast from the
+// stored in the program and read in place. A direct convolution: up to 12 output pixels x 32
+// channels (AVX-512; 6 x 16 on AVX2) summed in registers, each tap's input value broadcast from the
 // image where the window lies inside it; the pixels whose window leaves the image are unfolded
 // (zeros outside) and run on the float GEMM. Either way each output is the bias plus its taps in
 // (row, column, input channel) order, one fused multiply-add each on AVX2 (with FMA) and AVX-512
@@ -27,13 +27,13 @@ void runFloatConvRows(Isa isa, const FloatImage& image, std::span<const uint8_t>
 
 // One kernel call: `pixels` output pixels (at most kFloatConvPixels) x `blocks` blocks (1, or 2 on
 // AVX-512) from `weights` (the first block's bias), into output columns [0, lastCount) of the last
-// block. Pixel p's taps are segments[s][p * pixelStride + j] for each segment s in order and j in
-// [0, segmentLength): a run of the window (a kernel row of inChannels * kernelWidth floats without
-// dilation, one pixel's inChannels with it).
-constexpr size_t kFloatConvPixels = 6;
+// block. Pixel p's taps are segments[s][(firstPixel + p) * pixelStride + j] for each segment s in
+// order and j in [0, segmentLength): a run of the window (a kernel row of inChannels * kernelWidth
+// floats without dilation, one pixel's inChannels with it).
+constexpr size_t kFloatConvPixels = 12;
 struct FloatConvArgs {
     const float* const* segments;
-    size_t segmentCount, segmentLength, pixelStride;
+    size_t segmentCount, segmentLength, pixelStride, firstPixel;
     const float* weights;
     size_t blockStride;  // floats between blocks
     float* output;

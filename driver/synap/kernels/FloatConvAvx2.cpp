@@ -3,6 +3,8 @@
 // (row, column, input channel) order, each tap's input broadcast from the image.
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "FloatConv.h"
 #include "FloatGemmAvx2Tail.h"
 
@@ -23,7 +25,7 @@ void pixelsAvx2(const FloatConvArgs& a) {
     for (size_t s = 0; s < a.segmentCount; ++s) {
         const float* in[R];
 #pragma GCC unroll 6
-        for (size_t r = 0; r < R; ++r) in[r] = a.segments[s] + r * a.pixelStride;
+        for (size_t r = 0; r < R; ++r) in[r] = a.segments[s] + (a.firstPixel + r) * a.pixelStride;
         for (size_t j = 0; j < a.segmentLength; ++j, w += kFloatGemmBlock) {
             const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
 #pragma GCC unroll 6
@@ -45,6 +47,14 @@ struct Pixels {
 
 }  // namespace
 
-void floatConvAvx2(const FloatConvArgs& a) { byRows(a.pixels, Pixels{a}); }
+void floatConvAvx2(const FloatConvArgs& a) {
+    FloatConvArgs part = a;
+    for (size_t p = 0; p < a.pixels; p += 6) {
+        part.pixels = std::min<size_t>(6, a.pixels - p);
+        part.firstPixel = a.firstPixel + p;
+        part.output = a.output + p * a.outputStride;
+        byRows(part.pixels, Pixels{part});
+    }
+}
 
 }  // namespace nnemu::synap::kernels

@@ -3,6 +3,8 @@
 // (row, column, input channel) order, each tap's input broadcast from the image.
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "FloatConv.h"
 #include "FloatGemmAvx512Tail.h"
 
@@ -17,19 +19,19 @@ void pixelsAvx512(const FloatConvArgs& a) {
 #pragma GCC unroll 2
     for (size_t b = 0; b < B; ++b) {
         const __m512 bias = _mm512_loadu_ps(w[b]);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
         for (size_t r = 0; r < R; ++r) acc[r][b] = bias;
     }
     size_t k = kFloatGemmBlock;
     for (size_t s = 0; s < a.segmentCount; ++s) {
         const float* in[R];
-#pragma GCC unroll 6
-        for (size_t r = 0; r < R; ++r) in[r] = a.segments[s] + r * a.pixelStride;
+#pragma GCC unroll 12
+        for (size_t r = 0; r < R; ++r) in[r] = a.segments[s] + (a.firstPixel + r) * a.pixelStride;
         for (size_t j = 0; j < a.segmentLength; ++j, k += kFloatGemmBlock) {
             __m512 wk[B];
 #pragma GCC unroll 2
             for (size_t b = 0; b < B; ++b) wk[b] = _mm512_loadu_ps(w[b] + k);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
             for (size_t r = 0; r < R; ++r) {
                 const __m512 x = _mm512_set1_ps(in[r][j]);
 #pragma GCC unroll 2
@@ -48,6 +50,16 @@ struct Pixels {
 
 }  // namespace
 
-void floatConvAvx512(const FloatConvArgs& a) { byShape(a.pixels, a.blocks, Pixels{a}); }
+// 12 pixels x two blocks where there are (24 sums of the 32 registers), otherwise up to 6.
+void floatConvAvx512(const FloatConvArgs& a) {
+    if (a.pixels == 12 && a.blocks == 2) return pixelsAvx512<12, 2>(a);
+    FloatConvArgs part = a;
+    for (size_t p = 0; p < a.pixels; p += 6) {
+        part.pixels = std::min<size_t>(6, a.pixels - p);
+        part.firstPixel = a.firstPixel + p;
+        part.output = a.output + p * a.outputStride;
+        byShape(part.pixels, part.blocks, Pixels{part});
+    }
+}
 
 }  // namespace nnemu::synap::kernels

@@ -17,7 +17,7 @@ template <size_t R>
 inline void storeClampedAvx2(const __m256 (&acc)[R][2], float* output, size_t outputStride, float lowValue,
                              float highValue, size_t count) {
     const __m256 low = _mm256_set1_ps(lowValue), high = _mm256_set1_ps(highValue);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (size_t r = 0; r < R; ++r) {
         float* out = output + r * outputStride;
         const __m256 v0 = _mm256_min_ps(_mm256_max_ps(acc[r][0], low), high);

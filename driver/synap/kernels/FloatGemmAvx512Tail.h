@@ -18,7 +18,7 @@ inline void storeClamped(const __m512 (&acc)[R][B], float* output, size_t output
                          float highValue, size_t lastCount) {
     const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
     const __mmask16 last = static_cast<__mmask16>((1u << lastCount) - 1);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (size_t r = 0; r < R; ++r) {
         float* out = output + r * outputStride;
 #pragma GCC unroll 2
