@@ -45,20 +45,30 @@ struct FloatAddLayer : OwnLayer {
 };
 
 struct FloatGlobalAverageLayer : OwnLayer {
+    static constexpr size_t kRun = 32;
     size_t batches = 0, pixels = 0, channels = 0;
     float low = 0, high = 0;
 
     bool run(const NativeLayer& layer) override {
         const auto* in = reinterpret_cast<const float*>(layer.inputs[0]);
         auto* out = reinterpret_cast<float*>(layer.output);
-        std::vector<float> sums(channels);
-        for (size_t b = 0; b < batches; ++b, out += channels) {
-            std::fill(sums.begin(), sums.end(), 0.0f);
-            for (size_t p = 0; p < pixels; ++p, in += channels) {
-                for (size_t c = 0; c < channels; ++c) sums[c] += in[c];
+        const float count = static_cast<float>(pixels);
+        for (size_t b = 0; b < batches; ++b, in += pixels * channels, out += channels) {
+            // Runs of kRun channels, their sums held in registers over the pixels.
+            for (size_t c = 0; c < channels; c += kRun) {
+                const size_t n = std::min(kRun, channels - c);
+                float sums[kRun] = {};
+                for (size_t p = 0; p < pixels; ++p) {
+                    const float* pixel = in + p * channels + c;
+                    if (n == kRun) {
+#pragma GCC unroll 32
+                        for (size_t j = 0; j < kRun; ++j) sums[j] += pixel[j];
+                    } else {
+                        for (size_t j = 0; j < n; ++j) sums[j] += pixel[j];
+                    }
+                }
+                for (size_t j = 0; j < n; ++j) out[c + j] = std::min(std::max(sums[j] / count, low), high);
             }
-            const float count = static_cast<float>(pixels);
-            for (size_t c = 0; c < channels; ++c) out[c] = std::min(std::max(sums[c] / count, low), high);
         }
         return true;
     }
