@@ -3,7 +3,8 @@
 // bytes on the same random operands (values in steps of 1/8: every sum is exact in float, so any
 // order of the additions gives the same bytes); the program stores their weights packed with the
 // filters dropped, a core runs them in place, and a core that cannot (NNEMU_NPU_KERNELS=xnnpack)
-// unpacks the filters and gives the same outputs.
+// unpacks the filters and gives the same outputs. Float ADD, SUB and global average pools on the
+// core's own layers give the reference's bytes too.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -117,6 +118,37 @@ TEST(NpuFloatConv, FirstConvolutionGivesTheReferenceBytes) {
     const KernelChoice all("all");
     expectSameAsReference(convolution(false, {2, 9, 13, 8}, 20, 3, ANEURALNETWORKS_PADDING_SAME, 1,
                                       ANEURALNETWORKS_FUSED_NONE));
+}
+
+// Float ADD and SUB of same-shape tensors and float global average pools (core/OwnFloatElementwise.cpp:
+// with the own float convolutions they leave a float MobileNet no XNNPACK stage): ADD and SUB round
+// once as the reference does; the average sums in the reference's order and divides by the count.
+TEST(NpuFloatElementwise, AddAndSubGiveTheReferenceBytes) {
+    for (int32_t op : {ANEURALNETWORKS_ADD, ANEURALNETWORKS_SUB}) {
+        for (int32_t activation : {ANEURALNETWORKS_FUSED_NONE, ANEURALNETWORKS_FUSED_RELU, ANEURALNETWORKS_FUSED_RELU6}) {
+            // Large enough for several slices over the threads.
+            for (std::vector<uint32_t> dims : {std::vector<uint32_t>{1, 5, 7, 3}, std::vector<uint32_t>{2, 56, 56, 24}}) {
+                SCOPED_TRACE("op " + std::to_string(op) + " activation " + std::to_string(activation) + " batches " +
+                             std::to_string(dims[0]));
+                expectSameAsReference(OneOperationModel(op, {{kF32, dims}, {kF32, dims}, int32Scalar(activation)},
+                                                        {kF32, dims}));
+            }
+        }
+    }
+}
+
+TEST(NpuFloatElementwise, GlobalAverageGivesTheReferenceBytes) {
+    for (int32_t activation : {ANEURALNETWORKS_FUSED_NONE, ANEURALNETWORKS_FUSED_RELU6}) {
+        for (std::vector<uint32_t> dims : {std::vector<uint32_t>{1, 7, 7, 1280}, std::vector<uint32_t>{2, 3, 5, 17}}) {
+            SCOPED_TRACE("activation " + std::to_string(activation) + " channels " + std::to_string(dims[3]));
+            expectSameAsReference(OneOperationModel(
+                ANEURALNETWORKS_AVERAGE_POOL_2D,
+                {{kF32, dims}, int32Scalar(ANEURALNETWORKS_PADDING_VALID), int32Scalar(1), int32Scalar(1),
+                 int32Scalar(static_cast<int32_t>(dims[2])), int32Scalar(static_cast<int32_t>(dims[1])),
+                 int32Scalar(activation)},
+                {kF32, {dims[0], 1, 1, dims[3]}}));
+        }
+    }
 }
 
 // float [1, 10, 10, 3] -> 3x3 stride-2 CONV_2D to 24 (RELU6) -> 3x3 DEPTHWISE_CONV_2D (RELU).

@@ -74,16 +74,24 @@ void floatConvPortable(const FloatConvArgs& a) {
     }
 }
 
+FloatConvKernel floatConvKernel(Isa isa) {
+    if (isa == Isa::Avx512Vnni) return {floatConvAvx512, 2};
+    if (isa == Isa::Avx2 && floatFmaSupported()) return {floatConvAvx2, 1};
+    return {floatConvPortable, 1};
+}
+
+void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, float* pixel0,
+                    FloatConvArgs* a) {
+    const size_t last = std::min(end, c + kernel.blocksPerCall * kFloatGemmBlock);
+    a->blocks = (last - c + kFloatGemmBlock - 1) / kFloatGemmBlock;
+    a->lastCount = last - c - (a->blocks - 1) * kFloatGemmBlock;
+    a->weights = weights + (c / kFloatGemmBlock) * a->blockStride;
+    a->output = pixel0 + c;
+}
+
 void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> packed, const float* input,
                       float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch) {
-    void (*kernel)(const FloatConvArgs&) = floatConvPortable;
-    size_t blocksPerCall = 1;
-    if (isa == Isa::Avx512Vnni) {
-        kernel = floatConvAvx512;
-        blocksPerCall = 2;
-    } else if (isa == Isa::Avx2 && floatFmaSupported()) {
-        kernel = floatConvAvx2;
-    }
+    const FloatConvKernel kernel = floatConvKernel(isa);
     const Layout layout = layoutOf(g, packed);
     const size_t C = g.channels, cin = g.inChannels;
     // Without dilation a kernel row's taps are one run of the input row; with it, each pixel's.
@@ -124,13 +132,9 @@ void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> pac
                 segments[s] = rows[ky] + (x0 + kx * g.dilationWidth) * cin;
             }
             a.pixels = std::min(kFloatConvPixels, end - ox);
-            for (size_t c = 0; c < C; c += blocksPerCall * kFloatGemmBlock) {
-                const size_t last = std::min(C, c + blocksPerCall * kFloatGemmBlock);
-                a.blocks = (last - c + kFloatGemmBlock - 1) / kFloatGemmBlock;
-                a.lastCount = last - c - (a.blocks - 1) * kFloatGemmBlock;
-                a.weights = layout.weights + (c / kFloatGemmBlock) * layout.blockStride;
-                a.output = out + ox * C + c;
-                kernel(a);
+            for (size_t c = 0; c < C; c += kernel.blocksPerCall * kFloatGemmBlock) {
+                selectChannels(kernel, layout.weights, c, C, out + ox * C, &a);
+                kernel.run(a);
             }
         }
     }

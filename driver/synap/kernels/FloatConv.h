@@ -42,6 +42,16 @@ struct FloatConvArgs {
     float low, high;
 };
 void floatConvPortable(const FloatConvArgs& a);
+// The kernel of `isa` and the blocks it takes per call.
+struct FloatConvKernel {
+    void (*run)(const FloatConvArgs&);
+    size_t blocksPerCall;
+};
+FloatConvKernel floatConvKernel(Isa isa);
+// Points `a` at the blocks of output channels [c, min(end, c + the kernel's blocks per call)) of
+// `weights` (packed blocks of blockStride floats), and its output `c` channels past `pixel0`.
+void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, float* pixel0,
+                    FloatConvArgs* a);
 void floatConvAvx2(const FloatConvArgs& a);    // FloatConvAvx2.cpp (AVX2 + FMA)
 void floatConvAvx512(const FloatConvArgs& a);  // FloatConvAvx512.cpp
 

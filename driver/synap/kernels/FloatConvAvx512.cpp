@@ -1,6 +1,7 @@
-// The float few-channel convolution on AVX-512 (FloatConv.h): up to 6 pixels x two blocks of 16
-// channels (one vector each) per call, the 12 sums in registers, one fused multiply-add per tap in
-// (row, column, input channel) order, each tap's input broadcast from the image.
+// The float few-channel convolution on AVX-512 (FloatConv.h), also the float GEMM's kernel (each
+// row a pixel of one run): up to 12 pixels x two blocks of 16 channels (one vector each) per call,
+// the sums in registers, one fused multiply-add per tap in (row, column, input channel) order,
+// each tap's input broadcast from the image.
 #include <immintrin.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// What the AVX-512 float GEMM kernels share (FloatGemmAvx512.cpp, FloatGemmBf16Avx512.cpp): the
+// What the AVX-512 float kernels share (FloatConvAvx512.cpp, also the float GEMM's, and FloatGemmBf16Avx512.cpp): the
 // clamped store of a tile's sums and the dispatch on its row count. Include only from files built
 // for AVX-512.
 #pragma once
