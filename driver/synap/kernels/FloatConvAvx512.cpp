@@ -12,8 +12,9 @@
 namespace nnemu::synap::kernels {
 namespace {
 
+// (Not inlined into the dispatch: one function per shape, each with all registers to itself.)
 template <size_t R, size_t B>
-void pixelsAvx512(const FloatConvArgs& a) {
+[[gnu::noinline]] void pixelsAvx512(const FloatConvArgs& a) {
     const float* w[B];
     for (size_t b = 0; b < B; ++b) w[b] = a.weights + b * a.blockStride;
     __m512 acc[R][B];
@@ -54,6 +55,7 @@ struct Pixels {
 // 12 pixels x two blocks where there are (24 sums of the 32 registers), otherwise up to 6.
 void floatConvAvx512(const FloatConvArgs& a) {
     if (a.pixels == 12 && a.blocks == 2) return pixelsAvx512<12, 2>(a);
+    if (a.pixels <= 6) return byShape(a.pixels, a.blocks, Pixels{a});
     FloatConvArgs part = a;
     for (size_t p = 0; p < a.pixels; p += 6) {
         part.pixels = std::min<size_t>(6, a.pixels - p);
