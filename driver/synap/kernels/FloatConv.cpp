@@ -80,13 +80,11 @@ FloatConvKernel floatConvKernel(Isa isa) {
     return {floatConvPortable, 1};
 }
 
-void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, float* pixel0,
-                    FloatConvArgs* a) {
+void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, FloatConvArgs* a) {
     const size_t last = std::min(end, c + kernel.blocksPerCall * kFloatGemmBlock);
     a->blocks = (last - c + kFloatGemmBlock - 1) / kFloatGemmBlock;
     a->lastCount = last - c - (a->blocks - 1) * kFloatGemmBlock;
     a->weights = weights + (c / kFloatGemmBlock) * a->blockStride;
-    a->output = pixel0 + c;
 }
 
 void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> packed, const float* input,
@@ -125,15 +123,19 @@ void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> pac
             unfold(g, rows.data(), from, to, scratch->data());
             runFloatGemmTile(isa, packed, scratch->data(), out + from * C, g.low, g.high, 0, to - from, 0, C);
         }
-        for (size_t ox = begin; ox < end; ox += kFloatConvPixels) {
-            const size_t x0 = ox * g.strideWidth - g.padLeft;
-            for (size_t s = 0; s < segmentCount; ++s) {
-                const size_t ky = runs ? s : s / g.kernelWidth, kx = runs ? 0 : s % g.kernelWidth;
-                segments[s] = rows[ky] + (x0 + kx * g.dilationWidth) * cin;
-            }
-            a.pixels = std::min(kFloatConvPixels, end - ox);
-            for (size_t c = 0; c < C; c += kernel.blocksPerCall * kFloatGemmBlock) {
-                selectChannels(kernel, layout.weights, c, C, out + ox * C, &a);
+        // The pixels' windows from the first inside column on: each call's pixels follow.
+        if (begin >= end) continue;
+        const size_t x0 = begin * g.strideWidth - g.padLeft;
+        for (size_t s = 0; s < segmentCount; ++s) {
+            const size_t ky = runs ? s : s / g.kernelWidth, kx = runs ? 0 : s % g.kernelWidth;
+            segments[s] = rows[ky] + (x0 + kx * g.dilationWidth) * cin;
+        }
+        for (size_t c = 0; c < C; c += kernel.blocksPerCall * kFloatGemmBlock) {
+            selectChannels(kernel, layout.weights, c, C, &a);
+            for (size_t ox = begin; ox < end; ox += kFloatConvPixels) {
+                a.firstPixel = ox - begin;
+                a.pixels = std::min(kFloatConvPixels, end - ox);
+                a.output = out + ox * C + c;
                 kernel.run(a);
             }
         }

@@ -49,9 +49,8 @@ struct FloatConvKernel {
 };
 FloatConvKernel floatConvKernel(Isa isa);
 // Points `a` at the blocks of output channels [c, min(end, c + the kernel's blocks per call)) of
-// `weights` (packed blocks of blockStride floats), and its output `c` channels past `pixel0`.
-void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, float* pixel0,
-                    FloatConvArgs* a);
+// `weights` (packed blocks of blockStride floats); the caller points its output at channel c.
+void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t c, size_t end, FloatConvArgs* a);
 void floatConvAvx2(const FloatConvArgs& a);    // FloatConvAvx2.cpp (AVX2 + FMA)
 void floatConvAvx512(const FloatConvArgs& a);  // FloatConvAvx512.cpp
 

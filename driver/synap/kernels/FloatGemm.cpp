@@ -88,9 +88,9 @@ void runFloatGemmTile(Isa isa, std::span<const uint8_t> packed, const float* inp
     const FloatConvKernel kernel = floatConvKernel(isa);
     const size_t rowsPerCall = header.depth >= kDeep ? kFloatConvPixels : kShallowRows;
     channelEnd = std::min<size_t>(channelEnd, header.channels);
-    const float* row = nullptr;  // the call's first row: its one segment
+    const float* const first = input + rowBegin * size_t{header.depth};  // one segment, row r's at r - rowBegin
     FloatConvArgs a{};
-    a.segments = &row;
+    a.segments = &first;
     a.segmentCount = 1;
     a.segmentLength = header.depth;
     a.pixelStride = header.depth;
@@ -99,10 +99,11 @@ void runFloatGemmTile(Isa isa, std::span<const uint8_t> packed, const float* inp
     a.low = low;
     a.high = high;
     for (size_t c = channelBegin; c < channelEnd; c += kernel.blocksPerCall * kFloatGemmBlock) {
+        selectChannels(kernel, weights, c, channelEnd, &a);
         for (size_t r = rowBegin; r < rowEnd; r += rowsPerCall) {
             a.pixels = std::min(rowsPerCall, rowEnd - r);
-            row = input + r * header.depth;
-            selectChannels(kernel, weights, c, channelEnd, output + r * a.outputStride, &a);
+            a.firstPixel = r - rowBegin;
+            a.output = output + r * a.outputStride + c;
             kernel.run(a);
         }
     }
