@@ -19,9 +19,10 @@ struct Header {
 size_t blockFloats(size_t depth) { return kFloatGemmBlock * (depth + 1); }
 
 // Rows per kernel call: from a depth of kDeep on, 12 (x 2 blocks of sums in registers on AVX-512:
-// half the weight loads per multiply-add of 6 rows; 14x14x512 to 512 16 % faster); shallower,
-// 6, whose calls cost less (12 measured 5-10 % slower at depths 16-32). AVX2 takes 6 at a time.
-constexpr size_t kDeep = 64, kShallowRows = 6;
+// half the weight loads per multiply-add of 6 rows; 14x14x512 to 512 15 % faster); shallower, 6
+// (12 measured up to 10 % slower on 56x56x128 to 128 and at depths 16-32, level at 64-128 on
+// smaller images). AVX2 takes 6 at a time.
+constexpr size_t kDeep = 256, kShallowRows = 6;
 
 }  // namespace
 
