@@ -1,8 +1,10 @@
 // Property tests of the NPU core's own float32 3x3 depthwise and few-channel convolution
-// (driver/synap/kernels/FloatDepthwise.h): random geometries (strides 1 and 2, SAME and VALID
-// padding, no clamp, RELU, RELU6) against a double-precision reference on every ISA this CPU runs,
-// whole and in slices of rows (which must equal the whole to the bit); packing and unpacking keep
-// the filter to the bit; malformed packed bytes are refused.
+// (driver/synap/kernels/FloatDepthwise.h, FloatConv.h): random geometries (strides 1 and 2, and
+// for the convolution 3, kernels up to 7x7, dilations 1 and 2; SAME and VALID padding, no clamp,
+// RELU, RELU6) against a double-precision reference on every ISA this CPU runs, whole and in
+// slices of rows (which must equal the whole to the bit); the convolution equal to the bit to the
+// float GEMM over unfolded windows; packing and unpacking keep the filter to the bit; malformed
+// packed bytes are refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,7 @@
 #include <limits>
 #include <random>
 
-#include "kernels/FloatDepthwise.h"
+#include "kernels/FloatConv.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -51,10 +53,13 @@ ConvCase randomCase(std::mt19937& rng, bool depthwise) {
     if (depthwise) {
         g.inChannels = g.channels = uniform(rng, 1, 3) == 1 ? uniform(rng, 1, 9) : uniform(rng, 1, 80);
     } else {
-        g.inChannels = uniform(rng, 1, 5);
+        // Few input channels, kernels up to 7x7 (wider rows, so that runs of 6 pixels have their
+        // window inside), and geometries only NNEMU_NPU_KERNELS=all gives the kernel.
+        g.inWidth = uniform(rng, 1, 40);
+        g.inChannels = uniform(rng, 1, 3) == 1 ? uniform(rng, 5, 12) : uniform(rng, 1, 4);
         g.channels = uniform(rng, 1, 40);
-        g.kernelHeight = uniform(rng, 1, 4);
-        g.kernelWidth = uniform(rng, 1, 4);
+        g.kernelHeight = uniform(rng, 1, 7);
+        g.kernelWidth = uniform(rng, 1, 7);
         g.strideWidth = uniform(rng, 1, 3);
         g.dilationHeight = uniform(rng, 1, 2);
         g.dilationWidth = uniform(rng, 1, 2);
@@ -160,6 +165,43 @@ void checkEveryIsa(bool depthwise, uint32_t seed) {
 TEST(KernelFloatDepthwise, EveryIsaMatchesADoublePrecisionReference) { checkEveryIsa(true, 20261130); }
 
 TEST(KernelFloatConv, EveryIsaMatchesADoublePrecisionReference) { checkEveryIsa(false, 3); }
+
+// The documented summation order: every output equals, to the bit, the float GEMM's over its
+// unfolded window (bias, then the taps in (row, column, input channel) order, zeros outside).
+TEST(KernelFloatConv, EqualsTheFloatGemmOverUnfoldedWindowsToTheBit) {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 60; ++trial) {
+        const ConvCase c = randomCase(rng, false);
+        const FloatImage& g = c.g;
+        const std::vector<uint8_t> bytes = packed(c);
+        const size_t pixels = size_t{g.batches} * g.outHeight * g.outWidth;
+        const size_t depth = size_t{g.kernelHeight} * g.kernelWidth * g.inChannels;
+        std::vector<float> unfolded(pixels * depth, 0.0f);
+        float* to = unfolded.data();
+        for (size_t b = 0; b < g.batches; ++b) {
+            for (size_t oy = 0; oy < g.outHeight; ++oy) {
+                for (size_t ox = 0; ox < g.outWidth; ++ox) {
+                    for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
+                        for (size_t kx = 0; kx < g.kernelWidth; ++kx, to += g.inChannels) {
+                            const long y = static_cast<long>(oy * g.strideHeight + ky * g.dilationHeight) - g.padTop;
+                            const long x = static_cast<long>(ox * g.strideWidth + kx * g.dilationWidth) - g.padLeft;
+                            if (y < 0 || y >= long{g.inHeight} || x < 0 || x >= long{g.inWidth}) continue;
+                            std::memcpy(to, &c.input[((b * g.inHeight + y) * g.inWidth + x) * g.inChannels],
+                                        g.inChannels * sizeof(float));
+                        }
+                    }
+                }
+            }
+        }
+        for (Isa isa : supportedIsas()) {
+            SCOPED_TRACE(std::string(isaName(isa)) + " trial " + std::to_string(trial));
+            std::vector<float> direct(pixels * g.channels, NAN), gemm(direct.size(), NAN);
+            run(isa, c, bytes, direct.data(), 0, size_t{g.batches} * g.outHeight);
+            runFloatGemmTile(isa, bytes, unfolded.data(), gemm.data(), g.low, g.high, 0, pixels, 0, g.channels);
+            ASSERT_EQ(0, std::memcmp(direct.data(), gemm.data(), direct.size() * sizeof(float)));
+        }
+    }
+}
 
 TEST(KernelFloatDepthwise, UnpackGivesTheFilterBack) {
     std::mt19937 rng(5);

@@ -1,9 +1,10 @@
-// Float 3x3 depthwise and (with NNEMU_NPU_KERNELS=all) few-channel convolutions on synap-npu's
-// own float kernels (kernels/FloatDepthwise.h): one operation compiled for synap-npu alone gives nnapi-reference's
+// Float 3x3 depthwise and few-channel convolutions on synap-npu's own float kernels
+// (kernels/FloatDepthwise.h, FloatConv.h): one operation compiled for synap-npu alone gives nnapi-reference's
 // bytes on the same random operands (values in steps of 1/8: every sum is exact in float, so any
 // order of the additions gives the same bytes); the program stores their weights packed with the
 // filters dropped, a core runs them in place, and a core that cannot (NNEMU_NPU_KERNELS=xnnpack)
-// unpacks the filters and gives the same outputs.
+// unpacks the filters and gives the same outputs. Float ADD, SUB and global average pools on the
+// core's own layers give the reference's bytes too.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -100,12 +101,52 @@ struct KernelChoice {
     KernelChoice& operator=(const KernelChoice&) = delete;
 };
 
+// The first convolution (up to 4 input channels, kernels up to 7x7: the own kernel by default),
+// and with NNEMU_NPU_KERNELS=all one of more input channels.
 TEST(NpuFloatConv, FirstConvolutionGivesTheReferenceBytes) {
+    for (uint32_t kernel : {3u, 5u, 7u}) {
+        for (int32_t stride : {1, 2}) {
+            for (int32_t padding : {ANEURALNETWORKS_PADDING_SAME, ANEURALNETWORKS_PADDING_VALID}) {
+                const uint32_t inChannels = kernel == 5 ? 1 : kernel == 7 ? 4 : 3;
+                SCOPED_TRACE("kernel " + std::to_string(kernel) + " stride " + std::to_string(stride) + " padding " +
+                             std::to_string(padding));
+                expectSameAsReference(convolution(false, {1, 15, 29, inChannels}, kernel == 7 ? 24 : 32, kernel, padding,
+                                                  stride, ANEURALNETWORKS_FUSED_RELU6));
+            }
+        }
+    }
     const KernelChoice all("all");
-    for (int32_t stride : {1, 2}) {
-        for (int32_t padding : {ANEURALNETWORKS_PADDING_SAME, ANEURALNETWORKS_PADDING_VALID}) {
-            SCOPED_TRACE("stride " + std::to_string(stride) + " padding " + std::to_string(padding));
-            expectSameAsReference(convolution(false, {1, 15, 12, 3}, 32, 3, padding, stride, ANEURALNETWORKS_FUSED_RELU6));
+    expectSameAsReference(convolution(false, {2, 9, 13, 8}, 20, 3, ANEURALNETWORKS_PADDING_SAME, 1,
+                                      ANEURALNETWORKS_FUSED_NONE));
+}
+
+// Float ADD and SUB of same-shape tensors and float global average pools (core/OwnFloatElementwise.cpp:
+// with the own float convolutions they leave a float MobileNet no XNNPACK stage): ADD and SUB round
+// once as the reference does; the average sums in the reference's order and divides by the count.
+TEST(NpuFloatElementwise, AddAndSubGiveTheReferenceBytes) {
+    for (int32_t op : {ANEURALNETWORKS_ADD, ANEURALNETWORKS_SUB}) {
+        for (int32_t activation : {ANEURALNETWORKS_FUSED_NONE, ANEURALNETWORKS_FUSED_RELU, ANEURALNETWORKS_FUSED_RELU6}) {
+            // Large enough for several slices over the threads.
+            for (std::vector<uint32_t> dims : {std::vector<uint32_t>{1, 5, 7, 3}, std::vector<uint32_t>{2, 56, 56, 24}}) {
+                SCOPED_TRACE("op " + std::to_string(op) + " activation " + std::to_string(activation) + " batches " +
+                             std::to_string(dims[0]));
+                expectSameAsReference(OneOperationModel(op, {{kF32, dims}, {kF32, dims}, int32Scalar(activation)},
+                                                        {kF32, dims}));
+            }
+        }
+    }
+}
+
+TEST(NpuFloatElementwise, GlobalAverageGivesTheReferenceBytes) {
+    for (int32_t activation : {ANEURALNETWORKS_FUSED_NONE, ANEURALNETWORKS_FUSED_RELU6}) {
+        for (std::vector<uint32_t> dims : {std::vector<uint32_t>{1, 7, 7, 1280}, std::vector<uint32_t>{2, 3, 5, 17}}) {
+            SCOPED_TRACE("activation " + std::to_string(activation) + " channels " + std::to_string(dims[3]));
+            expectSameAsReference(OneOperationModel(
+                ANEURALNETWORKS_AVERAGE_POOL_2D,
+                {{kF32, dims}, int32Scalar(ANEURALNETWORKS_PADDING_VALID), int32Scalar(1), int32Scalar(1),
+                 int32Scalar(static_cast<int32_t>(dims[2])), int32Scalar(static_cast<int32_t>(dims[1])),
+                 int32Scalar(activation)},
+                {kF32, {dims[0], 1, 1, dims[3]}}));
         }
     }
 }
@@ -156,7 +197,6 @@ Ran run(const std::vector<uint8_t>& program) {
 
 TEST(NpuFloatConv, StoredPackedRunInPlaceAndUnpackForXnnpack) {
     if (ownKernelsOff()) GTEST_SKIP() << "own kernels are off";
-    std::optional<KernelChoice> all(std::in_place, "all");
     Result<std::vector<uint8_t>> program = synap::compileProgram(floatNetwork(), {{1, 10, 10, 3}});
     ASSERT_TRUE(program.isOk()) << program.message();
     const npu::Program& p = *npu::GetProgram(program->data());
@@ -167,7 +207,6 @@ TEST(NpuFloatConv, StoredPackedRunInPlaceAndUnpackForXnnpack) {
     for (const npu::Tensor* t : *p.tensors()) dropped += t->packed() ? 1 : 0;
     EXPECT_EQ(dropped, 2u);
     const Ran own = run(*program);
-    all.reset();
     EXPECT_EQ(own.inPlace, 2u);
     EXPECT_EQ(own.packings, 0u);
     setenv("NNEMU_NPU_KERNELS", "xnnpack", 1);  // read at every load

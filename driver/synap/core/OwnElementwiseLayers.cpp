@@ -1,4 +1,4 @@
-// The own kernels' element-wise and pooling layers: 8-bit ADD/SUB, MUL and global average pools (exact
+// The own kernels' element-wise and pooling layers (float ones: OwnFloatElementwise.cpp): 8-bit ADD/SUB, MUL and global average pools (exact
 // where XNNPACK's are not, so by default although slower), max pools (XNNPACK's are exact and
 // faster: only with NNEMU_NPU_KERNELS=all), and sign-flip converts.
 #include "OwnKernelLayers.h"
@@ -130,6 +130,7 @@ void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddPa
 // add on AVX-512, 3-4 % of a MobileNet v2 (BENCHMARKS.md), but exact, where XNNPACK's can be one
 // step off the reference: by default, so that synap-npu and nnapi-reference agree to the bit.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
+    if (auto floatAdd = ownFloatAdd(program, layer)) return floatAdd;
     const npu::Tensor* tensors[3];
     if (!eightBitOperands(program, layer, tensors)) return nullptr;
     kernels::QuantAddSpec spec;
@@ -184,6 +185,7 @@ std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::L
 }
 
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer) {
+    if (auto floatAverage = ownFloatGlobalAverage(program, layer)) return floatAverage;
     const npu::Tensor *input, *output;
     kernels::GlobalAverageSpec spec;
     const auto* p = layer.params_as_GlobalAveragePool2D();

@@ -1,9 +1,9 @@
-// The own float kernels' 3x3 depthwise and few-channel convolution layers (kernels/FloatDepthwise.h):
-// their packed weights where the program stores them (in place in the mapped program file), or
-// packed at load.
+// The own float kernels' 3x3 depthwise and few-channel convolution layers (kernels/FloatDepthwise.h,
+// FloatConv.h): their packed weights where the program stores them (in place in the mapped program
+// file), or packed at load.
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
-#include "../kernels/FloatDepthwise.h"
+#include "../kernels/FloatConv.h"
 #include "nnemu/cache/CacheCounters.h"
 
 namespace nnemu::synap::own {

@@ -21,6 +21,10 @@ std::unique_ptr<LayerState> ownConvolution(const npu::Program& program, const np
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer);
 // 8-bit MUL (Multiply kind), with any broadcast.
 std::unique_ptr<LayerState> ownMultiply(const npu::Program& program, const npu::Layer& layer);
+// OwnFloatElementwise.cpp: float ADD and SUB of same-shape tensors, float global average pools
+// (the kinds' ownKernel entries try them first).
+std::unique_ptr<LayerState> ownFloatAdd(const npu::Program& program, const npu::Layer& layer);
+std::unique_ptr<LayerState> ownFloatGlobalAverage(const npu::Program& program, const npu::Layer& layer);
 // 8-bit max pools, and global average pools (AVERAGE_POOL_2D over the whole image, MEAN).
 std::unique_ptr<LayerState> ownMaxPool(const npu::Program& program, const npu::Layer& layer);
 std::unique_ptr<LayerState> ownGlobalAverage(const npu::Program& program, const npu::Layer& layer);

@@ -120,39 +120,4 @@ void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t
     }
 }
 
-void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> packed, const float* input,
-                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch) {
-    const size_t cin = g.inChannels, depth = size_t{g.kernelHeight} * g.kernelWidth * cin;
-    scratch->resize(size_t{g.outWidth} * depth);
-    for (size_t row = rowBegin; row < rowEnd; ++row) {
-        const size_t b = row / g.outHeight, oy = row % g.outHeight;
-        float* unfolded = scratch->data();
-        for (size_t ox = 0; ox < g.outWidth; ++ox) {
-            for (size_t ky = 0; ky < g.kernelHeight; ++ky) {
-                const ptrdiff_t y = static_cast<ptrdiff_t>(oy * g.strideHeight + ky * g.dilationHeight) -
-                                    static_cast<ptrdiff_t>(g.padTop);
-                const bool rowIn = y >= 0 && y < static_cast<ptrdiff_t>(g.inHeight);
-                const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * g.strideWidth) - static_cast<ptrdiff_t>(g.padLeft);
-                const ptrdiff_t xLast = x0 + static_cast<ptrdiff_t>((g.kernelWidth - 1) * g.dilationWidth);
-                const float* rowStart = input + (b * g.inHeight + static_cast<size_t>(rowIn ? y : 0)) * g.inWidth * cin;
-                if (rowIn && g.dilationWidth == 1 && x0 >= 0 && xLast < static_cast<ptrdiff_t>(g.inWidth)) {
-                    // The window's row inside the image: one run of kernelWidth pixels.
-                    unfolded = std::copy_n(rowStart + x0 * static_cast<ptrdiff_t>(cin), g.kernelWidth * cin, unfolded);
-                    continue;
-                }
-                for (size_t kx = 0; kx < g.kernelWidth; ++kx, unfolded += cin) {
-                    const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(kx * g.dilationWidth);
-                    if (!rowIn || x < 0 || x >= static_cast<ptrdiff_t>(g.inWidth)) {
-                        std::fill(unfolded, unfolded + cin, 0.0f);
-                        continue;
-                    }
-                    std::copy_n(rowStart + x * static_cast<ptrdiff_t>(cin), cin, unfolded);
-                }
-            }
-        }
-        runFloatGemmTile(isa, packed, scratch->data(), output + row * g.outWidth * g.channels, g.low, g.high, 0,
-                         g.outWidth, 0, g.channels);
-    }
-}
-
 }  // namespace nnemu::synap::kernels

@@ -1,6 +1,6 @@
 // The NPU core's own float32 3x3 depthwise convolution (stride 1 or 2, one output channel per
-// input channel) and its convolution with few input channels (the first layer of image networks:
-// unfolded rows on the float GEMM). Their weights are packed once in the float GEMM's layout
+// input channel); its convolution with few input channels is FloatConv.h. Both have their
+// weights packed once in the float GEMM's layout
 // (FloatGemm.h: blocks of 16 channels, bias then one row of 16 per tap), so that a compiled
 // program stores them and every process reads them in place in the mapped program file.
 // Each depthwise output is the bias plus its nine taps in (row, column) order, those outside the
@@ -45,13 +45,6 @@ bool unpackFloatDepthwise(std::span<const uint8_t> packed, std::vector<uint8_t>*
 void runFloatDepthwiseRows(Isa isa, const FloatImage& image, std::span<const uint8_t> packed, const float* input,
                            float* output, size_t rowBegin, size_t rowEnd, size_t inRowFirst = 0,
                            size_t outRowFirst = 0);
-
-// The convolution's filter [channels][kernelHeight][kernelWidth][inChannels] is a float GEMM of
-// that depth (packFloatGemm). Output rows [rowBegin, rowEnd) of batches * outHeight, each unfolded
-// into `scratch` (outWidth x depth floats, zeros where the window leaves the image), then run on
-// the float GEMM of `isa`.
-void runFloatConvRows(Isa isa, const FloatImage& image, std::span<const uint8_t> packed, const float* input,
-                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch);
 
 // One output row of the depthwise for the ISA kernels: the three input rows (null where the window
 // leaves the image), its `width` columns, those of [insideBegin, insideEnd) with every tap inside.

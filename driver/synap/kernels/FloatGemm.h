@@ -42,24 +42,9 @@ bool unpackFloatGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weig
 // output[rows][channels] = clamp(input[rows][depth] x weights + bias, low, high) for rows
 // [rowBegin, rowEnd) and channels [channelBegin, channelEnd) (channelBegin a multiple of
 // kFloatGemmBlock), with the kernel of `isa` (which the CPU must support). `packed` passed
-// checkPackedFloatGemm.
+// checkPackedFloatGemm. It runs on the float convolution's kernels (FloatConv.h), each row one
+// pixel whose window is a single run of `depth` inputs.
 void runFloatGemmTile(Isa isa, std::span<const uint8_t> packed, const float* input, float* output, float low,
                       float high, size_t rowBegin, size_t rowEnd, size_t channelBegin, size_t channelEnd);
-
-// The arguments of one kernel call: `rows` rows (at most 6) of `blocks` blocks (1, or 2 on
-// AVX-512) from `weights` (the first block's bias), into output columns [0, count) of each block.
-struct FloatGemmArgs {
-    const float* input;
-    size_t inputStride;  // floats between rows
-    const float* weights;
-    size_t blockStride;  // floats between blocks
-    float* output;
-    size_t outputStride;
-    size_t depth, rows, blocks, lastCount;  // lastCount: valid channels of the last block
-    float low, high;
-};
-void floatGemmPortable(const FloatGemmArgs& a);
-void floatGemmAvx2(const FloatGemmArgs& a);    // FloatGemmAvx2.cpp (AVX2 + FMA)
-void floatGemmAvx512(const FloatGemmArgs& a);  // FloatGemmAvx512.cpp
 
 }  // namespace nnemu::synap::kernels

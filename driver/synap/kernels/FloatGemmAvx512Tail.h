@@ -1,4 +1,4 @@
-// What the AVX-512 float GEMM kernels share (FloatGemmAvx512.cpp, FloatGemmBf16Avx512.cpp): the
+// What the AVX-512 float kernels share (FloatConvAvx512.cpp, also the float GEMM's, and FloatGemmBf16Avx512.cpp): the
 // clamped store of a tile's sums and the dispatch on its row count. Include only from files built
 // for AVX-512.
 #pragma once
@@ -18,7 +18,7 @@ inline void storeClamped(const __m512 (&acc)[R][B], float* output, size_t output
                          float highValue, size_t lastCount) {
     const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
     const __mmask16 last = static_cast<__mmask16>((1u << lastCount) - 1);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (size_t r = 0; r < R; ++r) {
         float* out = output + r * outputStride;
 #pragma GCC unroll 2

@@ -178,6 +178,18 @@ bool unfoldedSpec(const npu::Program& program, const npu::Layer& layer, Operands
     return true;
 }
 
+// The float few-channel convolutions the own kernel (FloatConv.h) takes by default, where it
+// measured ahead of XNNPACK's (BENCHMARKS.md, "The own float first convolution"): the first layer
+// of image networks. With NNEMU_NPU_KERNELS=all: up to kMaxUnfoldedInputChannels, any geometry.
+namespace {
+constexpr uint32_t kFirstConvolutionChannels = 4, kFirstConvolutionKernel = 7;
+bool firstConvolution(const npu::Conv2D& p) {
+    return p.input_channels() <= kFirstConvolutionChannels && p.kernel_height() <= kFirstConvolutionKernel &&
+           p.kernel_width() <= kFirstConvolutionKernel && p.stride_height() <= 2 && p.stride_width() <= 2 &&
+           p.dilation_height() == 1 && p.dilation_width() == 1;
+}
+}  // namespace
+
 bool floatConvSpec(const npu::Program& program, const npu::Layer& layer, FloatConvSpec* spec) {
     const auto* p = layer.params_as_Conv2D();
     if (p == nullptr || p->padding() == nullptr || isPointwise(layer) || layer.inputs()->size() != 3) return false;
@@ -197,8 +209,8 @@ bool floatConvSpec(const npu::Program& program, const npu::Layer& layer, FloatCo
             p->padding()->top() > 2) {
             return false;
         }
-    } else if (p->input_channels() > kMaxUnfoldedInputChannels || kernelChoice() != "all") {
-        return false;  // (unfolded on the float GEMM: measured slower than XNNPACK's, BENCHMARKS.md)
+    } else if (!(kernelChoice() == "all" ? p->input_channels() <= kMaxUnfoldedInputChannels : firstConvolution(*p))) {
+        return false;
     }
     // The kind's check holds: input [B, H, W, C], filter [1 or N, KH, KW, C or 1], output [B, OH, OW, N].
     kernels::FloatImage& g = spec->image;

@@ -67,9 +67,11 @@ bool floatGemmSpec(const npu::Program& program, const npu::Layer& layer, kernels
 inline bool relaxedFloatGemm(const npu::Program& program) {
     return program.relaxed_float32() && kernels::hasFloatGemmBf16();
 }
-// A float32 3x3 depthwise convolution (stride 1 or 2 both ways, no dilation, multiplier 1) or,
-// with NNEMU_NPU_KERNELS=all, a float32 convolution with few input channels, on the own float
-// kernels (FloatDepthwise.h).
+// A float32 3x3 depthwise convolution (stride 1 or 2 both ways, no dilation, multiplier 1) or a
+// float32 convolution with few input channels (by default the first convolution of image
+// networks: up to 4 input channels, kernels up to 7x7, strides 1 and 2, no dilation; with
+// NNEMU_NPU_KERNELS=all up to 64 input channels, any geometry), on the own float kernels
+// (FloatDepthwise.h, FloatConv.h).
 struct FloatConvSpec {
     kernels::FloatImage image;
     bool depthwise = false;

@@ -14,7 +14,8 @@ namespace nnemu::synap {
 // 10: 8-bit windowed averages on their own exact layer (QuantizedAveragePool2D); 11: float 1x1
 // convolutions and fully connected layers stored packed for the own float GEMM; 12: relaxed
 // programs (relaxed_float32) store their float GEMMs in bfloat16 where the CPU runs it; 13: float
-// 3x3 depthwise and few-channel convolutions stored packed for the own float kernels.
-constexpr uint32_t kCompilerVersion = 13;
+// 3x3 depthwise and few-channel convolutions stored packed for the own float kernels; 14: float
+// first convolutions (few input channels) on the own kernel by default (FloatConv.h), stored packed.
+constexpr uint32_t kCompilerVersion = 14;
 
 }  // namespace nnemu::synap
