@@ -65,6 +65,7 @@ TEST(BenchmarkModelRun, CpuLineSequence) {
                     "INFO: Graph: \\[" + quote(graph) + "\\]",
                     "INFO: Loaded model " + quote(graph),
                     "INFO: Initialized TensorFlow Lite runtime\\.",
+                    "INFO: Created TensorFlow Lite XNNPACK delegate for CPU\\.",
                     "INFO: The input model file size \\(MB\\): 0\\.003164",
                     "INFO: Initialized session in " + n + "ms\\.",
                     "INFO: Running benchmark for at least 1 iterations and at least 0 seconds but terminate if exceeding 150 seconds\\.",
@@ -79,7 +80,7 @@ TEST(BenchmarkModelRun, CpuLineSequence) {
                     "to the actual memory footprint of the model at runtime\\. Take the information at your discretion\\.",
                     "INFO: Memory footprint delta from the start of the tool \\(MB\\): init=-?" + n + " overall=-?" + n,
                 });
-    EXPECT_EQ(run.errLines().size(), 20u) << run.err;
+    EXPECT_EQ(run.errLines().size(), 21u) << run.err;
     EXPECT_TRUE(run.out.empty()) << run.out;
 }
 

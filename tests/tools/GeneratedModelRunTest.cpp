@@ -71,6 +71,8 @@ TEST_F(GeneratedModelRun, FullyDelegatedMobileNet) {
     EXPECT_NE(run.err.find("INFO: Explicitly applied NNAPI delegate, and the model graph will be completely executed by "
                            "the delegate.\n"),
               std::string::npos);
+    // A fully delegated graph never creates TFLite's default delegate (the board's log).
+    EXPECT_EQ(run.err.find("XNNPACK"), std::string::npos) << run.err;
     EXPECT_TRUE(std::regex_search(run.err, std::regex("INFO: Running benchmark for at least 1 iterations and at least 0.5 "
                                                       "seconds but terminate if exceeding 150 seconds.\nINFO: count=")))
             << run.err;
@@ -88,8 +90,9 @@ TEST_F(GeneratedModelRun, CpuOperationInTheMiddle) {
                            "partitions for the whole graph.\n"),
               std::string::npos)
         << run.err;
+    // TFLite 2.21 creates its default delegate for the nodes left, right after the NNAPI lines.
     EXPECT_NE(run.err.find("INFO: Explicitly applied NNAPI delegate, and the model graph will be partially executed by the "
-                           "delegate w/ 2 delegate kernels.\n"),
+                           "delegate w/ 2 delegate kernels.\nINFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n"),
               std::string::npos);
     // Run order: delegate kernel 3, the CPU node 1 by its op name, delegate kernel 4.
     const std::string rows = run.err.substr(run.err.find("Operator-wise Profiling Info for Regular Benchmark Runs:"));

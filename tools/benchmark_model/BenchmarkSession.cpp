@@ -237,9 +237,11 @@ bool BenchmarkSession::init() {
         TOOL_LOG(WARNING) << "NNAPI SL driver did not implement SL_ANeuralNetworksDiagnostic_registerCallbacks!";
     }
     if (!params_.getString("external_delegate_path").empty() && !loadExternalDelegate()) return false;
-    // The board's lines stay as they are by default (its documented CPU run has no XNNPACK line);
-    // an explicit --use_xnnpack=true says so as TFLite 2.21 does.
-    if (params_.isSet("use_xnnpack") && useXnnpack()) {
+    // TFLite's default delegate (XNNPACK) is created for a graph no explicit delegate takes
+    // whole: here when there is none (or --use_xnnpack=true asks for it), after the explicit
+    // delegate's lines otherwise (reportDelegation); a fully delegated graph never creates it,
+    // as the board's documented NNAPI and vx runs show.
+    if (useXnnpack() && (params_.isSet("use_xnnpack") || (!useNnapi && external_ == nullptr))) {
         TOOL_LOG(INFO) << "Created TensorFlow Lite XNNPACK delegate for CPU.";
     }
 
@@ -326,6 +328,9 @@ bool BenchmarkSession::reportDelegation() {
     } else {
         TOOL_LOG(INFO) << "Though " << delegateName()
                        << " delegate is explicitly applied, the model graph will not be executed by the delegate.";
+    }
+    if (!fullyDelegated && !params_.isSet("use_xnnpack") && useXnnpack()) {
+        TOOL_LOG(INFO) << "Created TensorFlow Lite XNNPACK delegate for CPU.";
     }
     return true;
 }
