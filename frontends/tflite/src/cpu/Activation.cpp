@@ -16,9 +16,10 @@
 //   TANH that is not delegated here; NNAPI's is the C library's tanh, a few ULP apart).
 // - LOGISTIC (float32 only; the 8-bit forms stay NNAPI's, int16 in Activation16.cpp): Eigen's
 //   logistic as TFLite's float kernel evaluates it, exp(x / 2)^2 / (1 + exp(x / 2)^2) on whole
-//   packets and the C library's expf on the last 0-3 elements, denormal results flushed
-//   (TfliteKernelForms.cpp moves a float LOGISTIC that is not delegated here; NNAPI's reference
-//   is 1 / (1 + exp(-x)) with the C library's exp, up to 3 ULP apart, and keeps denormals).
+//   packets and the C library's expf on the last 0-3 elements, denormal results flushed by the
+//   invoke's flags (DenormalFlush.h) (TfliteKernelForms.cpp moves a float LOGISTIC that is not
+//   delegated here; NNAPI's reference is 1 / (1 + exp(-x)) with the C library's exp, up to 3 ULP
+//   apart).
 // - HARD_SWISH (float32 only; the 8-bit forms stay NNAPI's): (in * min(6, max(0, in + 3))) * (1 / 6)
 //   in float, as TFLite's optimized kernel computes it (its reference divides by 6: other bits) (NNAPI's reference evaluates it in double: an ULP
 //   apart on some values, and slower; TfliteKernelForms.cpp moves a float HARD_SWISH that is not
