@@ -10,6 +10,10 @@
 #include <functional>
 #include <random>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
 #include "RealTfliteOps.h"
 
 namespace nnemu::tflite::test {
@@ -221,6 +225,33 @@ TEST(RealTfliteDenormal, Conv2DFloatOfTinyProducts) {
                                 {f32({1, 5, 5, 3})}, fb::BuiltinOptions_Conv2DOptions, options),
                           {GraphBuilder::bytes(input)});
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+// The flags hold for the invoke only: the caller's MXCSR comes back as it was, set or not (no real
+// TFLite needed).
+TEST(DenormalFlush, InvokeRestoresTheCallersFlags) {
+    const std::vector<float> a = denormalMix(64, 1, 81), b = denormalMix(64, 4, 82);
+    const std::vector<uint8_t> bytes = oneOp(fb::BuiltinOperator_MUL, {f32({64}), f32({64})}, {f32({64})}).buildBytes();
+    const unsigned saved = _mm_getcsr();
+    for (const unsigned callers : {saved & ~0x8040u, saved | 0x8040u, (saved & ~0x8040u) | 0x0040u}) {
+        forEachKernelRunMode(bytes, [&](Interpreter& interpreter) {
+            std::memcpy(interpreter.inputData(0), a.data(), a.size() * sizeof(float));
+            std::memcpy(interpreter.inputData(1), b.data(), b.size() * sizeof(float));
+            _mm_setcsr(callers);
+            const Status status = interpreter.invoke();
+            const unsigned after = _mm_getcsr();
+            _mm_setcsr(saved);
+            ASSERT_TRUE(status.isOk()) << status.message();
+            EXPECT_EQ(after & ~0x3fu, callers & ~0x3fu);   // the exception flags aside
+            // On the CPU path, flushed whatever the caller's flags (a device's own threads keep
+            // theirs: the tests above compare those modes with TFLite's delegate instead).
+            if (interpreter.delegatedNodeCount() == 0) {
+                EXPECT_EQ(denormalsIn(valuesOf<float>(interpreter.outputData(0), 64)), 0u);
+            }
+        });
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace nnemu::tflite::test
