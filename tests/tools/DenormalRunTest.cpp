@@ -56,8 +56,9 @@ TEST(DenormalRun, BenchmarkModelFlushesAsTflite) {
     ASSERT_EQ(builtinBytes.size(), 96u * 4u);
 
     const std::string libDir = std::filesystem::path(NNEMU_LIBRARY_PATH).parent_path().string();
-    const std::vector<std::string> common = {"--graph=" + model, "--num_runs=1", "--warmup_runs=0", "--min_secs=0",
-                                             "--warmup_min_secs=0"};
+    // XNNPACK off on both sides: TFLite's builtin kernels beside the delegate.
+    const std::vector<std::string> common = {"--graph=" + model, "--use_xnnpack=false", "--num_runs=1", "--warmup_runs=0",
+                                             "--min_secs=0", "--warmup_min_secs=0"};
     struct Route {
         std::string name;
         std::vector<std::string> flags;
@@ -81,7 +82,7 @@ TEST(DenormalRun, BenchmarkModelFlushesAsTflite) {
         std::vector<uint8_t> want = builtinBytes;
         if (route.name != "cpu") {
             std::vector<std::string> theirs = common;
-            theirs.insert(theirs.end(), {"--use_xnnpack=false", "--input_layer=t", "--input_layer_shape=1,96",
+            theirs.insert(theirs.end(), {"--input_layer=t", "--input_layer_shape=1,96",
                                          "--input_layer_value_files=t:" + input, "--output_filepath=" + dir + "/theirs.raw"});
             theirs.insert(theirs.end(), route.flags.begin(), route.flags.end());
             const std::vector<std::string> environment = {route.libraryPath ? "LD_LIBRARY_PATH=" + libDir : "LD_LIBRARY_PATH"};
