@@ -14,6 +14,7 @@
 
 #include "CompiledPartition.h"
 #include "DelegateTargets.h"
+#include "DenormalFlush.h"
 #include "GraphChecks.h"
 #include "NodeLowering.h"
 #include "nnemu/tflite/NnapiGraph.h"
@@ -356,6 +357,8 @@ uint8_t* Interpreter::tensorData(int32_t t, size_t* bytes) {
 }
 
 Status Interpreter::invoke() {
+    // As TFLite's Invoke: every node, CPU kernel or partition, with denormals flushed in this thread.
+    const ScopedDenormalFlush flushed;
     // Below feature level 30, int8 travels through NNAPI as uint8 with the zero point moved by
     // 128: flip the sign bit.
     const bool shiftInt8 = !signedInt8_;

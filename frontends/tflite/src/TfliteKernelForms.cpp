@@ -96,6 +96,13 @@ const std::vector<KernelForm>& kernelForms() {
              "TFLite's float kernel evaluates Eigen's logistic (exp(x / 2) squared over 1 + that; the C library's "
              "expf on the last 0-3 elements) and flushes denormal results; NNAPI's reference rounds the exact value "
              "(up to 6 ULP apart)"},
+            // Denormal inputs, read as zero in TFLite's invoke and in the tools' (DenormalFlush.h).
+            {fb::BuiltinOperator_RELU, {ElementType::FLOAT32},
+             "TFLite's float kernel takes Eigen's max, which gives a denormal input as a signed zero; NNAPI's "
+             "reference passes it"},
+            {fb::BuiltinOperator_RELU_N1_TO_1, {ElementType::FLOAT32},
+             "TFLite's float kernel compares and selects, which passes a denormal input; NNAPI's reference gives a "
+             "signed zero"},
             // The tools' kernels (ConvInt8.cpp) take the int8 forms only; a grouped int8 CONV_2D
             // stays on NNAPI (its prepare refuses it). The int8 FULLY_CONNECTED with one weight
             // scale derives its multiplier as NNAPI does, but rounds as ruy.

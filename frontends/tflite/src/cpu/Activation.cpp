@@ -1,7 +1,10 @@
 // Activations NNAPI at feature level 29 has no operation for, with TFLite's kernels' semantics:
 // - RELU, RELU6, RELU_N1_TO_1 (uint8/int8): (x - in_zp) requantized by in_scale / out_scale and
 //   clamped to the bounds on the output's scale (NNAPI has them, keeping the input's
-//   quantization; a rescaling one runs here off the delegate, TfliteKernelForms.cpp);
+//   quantization; a rescaling one runs here off the delegate, TfliteKernelForms.cpp); RELU and
+//   RELU_N1_TO_1 float32: TFLite's way with a denormal input (a signed zero out of RELU, the input
+//   itself out of RELU_N1_TO_1; NNAPI's reference does each the other way under the flags that
+//   TFLite's invoke sets), run here off the delegate;
 // - RELU_0_TO_1: float32 clamps to [0, 1] (-0 and NaN pass unchanged, as in TFLite's kernel);
 //   uint8/int8 requantize (x - in_zp) by in_scale / out_scale and clamp to the quantized [0, 1].
 // - GELU: float32 0.5 x erfc(-x / sqrt 2), or with approximate 0.5 x (1 + tanh(sqrt(2/pi) (x +
@@ -13,9 +16,10 @@
 //   TANH that is not delegated here; NNAPI's is the C library's tanh, a few ULP apart).
 // - LOGISTIC (float32 only; the 8-bit forms stay NNAPI's, int16 in Activation16.cpp): Eigen's
 //   logistic as TFLite's float kernel evaluates it, exp(x / 2)^2 / (1 + exp(x / 2)^2) on whole
-//   packets and the C library's expf on the last 0-3 elements, denormal results flushed
-//   (TfliteKernelForms.cpp moves a float LOGISTIC that is not delegated here; NNAPI's reference
-//   is 1 / (1 + exp(-x)) with the C library's exp, up to 3 ULP apart, and keeps denormals).
+//   packets and the C library's expf on the last 0-3 elements, denormal results flushed by the
+//   invoke's flags (DenormalFlush.h) (TfliteKernelForms.cpp moves a float LOGISTIC that is not
+//   delegated here; NNAPI's reference is 1 / (1 + exp(-x)) with the C library's exp, up to 3 ULP
+//   apart).
 // - HARD_SWISH (float32 only; the 8-bit forms stay NNAPI's): (in * min(6, max(0, in + 3))) * (1 / 6)
 //   in float, as TFLite's optimized kernel computes it (its reference divides by 6: other bits) (NNAPI's reference evaluates it in double: an ULP
 //   apart on some values, and slower; TfliteKernelForms.cpp moves a float HARD_SWISH that is not
@@ -100,7 +104,45 @@ bool runRelu0To1(const CpuKernelCall& call) {
 // (NNAPI's keep the input's; TfliteKernelForms.cpp runs a rescaling one here off the delegate) ----
 
 bool prepareReluX(const CpuKernelCall& call) {
-    return prepareSameShape(call, {ElementType::UINT8, ElementType::INT8, ElementType::INT16}) && quantizedScales(call);
+    if (!prepareSameShape(call, {ElementType::FLOAT32, ElementType::UINT8, ElementType::INT8, ElementType::INT16})) {
+        return false;
+    }
+    return call.in(0).type() == ElementType::FLOAT32 || quantizedScales(call);
+}
+
+// ---- RELU and RELU_N1_TO_1, float: TFLite's kernels run with denormals read as zero (its invoke
+// sets the flags, and so does the tools' invoke), and then differ in how a denormal input leaves.
+// RELU is Eigen's max(0, x): on every whole 4-float packet a max instruction, which returns the
+// operand it read as zero, a signed zero; on the last 0-3 elements a comparison and a select,
+// which pass it as it is. RELU_N1_TO_1 compares and selects throughout. NNAPI's reference kernel
+// gives other bits for some of them (TfliteKernelForms.cpp moves a float RELU or RELU_N1_TO_1 that
+// is not delegated here). RELU6 computes NNAPI's values and stays there. The bits are tested, not
+// compared with zero: under the flags a comparison reads a denormal as zero. ----
+
+inline bool isDenormal(float x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return (bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0;
+}
+
+void reluFloat(const CpuKernelCall& call) {
+    const size_t count = call.in(0).count(), packets = count - count % 4;
+    const uint8_t* in = call.in(0).data;
+    uint8_t* out = call.out(0).out;
+    for (size_t i = 0; i < count; ++i) {
+        float x;
+        std::memcpy(&x, in + i * sizeof(float), sizeof(float));
+        float y = x < 0.0f ? 0.0f : x;   // -0 and NaN pass
+        if (isDenormal(x)) y = i < packets ? std::copysign(0.0f, x) : x;
+        std::memcpy(out + i * sizeof(float), &y, sizeof(float));
+    }
+}
+
+void reluN1To1Float(const CpuKernelCall& call) {
+    mapElements<float>(call, [](float x) {
+        if (isDenormal(x)) return x;
+        return x > 1.0f ? 1.0f : (x < -1.0f ? -1.0f : x);   // -0 and NaN pass
+    });
 }
 
 template <typename T>
@@ -110,9 +152,12 @@ void reluXQuantized(const CpuKernelCall& call, float low, float high) {
                         std::isinf(high) ? std::numeric_limits<int32_t>::max() : quantizedBound(out, high));
 }
 
-bool runReluX(const CpuKernelCall& call, float low, float high) {
+bool runReluX(const CpuKernelCall& call, float low, float high, void (*floatForm)(const CpuKernelCall&)) {
     if (!prepareReluX(call)) return false;
-    if (call.in(0).type() == ElementType::UINT8) {
+    if (call.in(0).type() == ElementType::FLOAT32) {
+        if (floatForm == nullptr) return call.fail("the float form runs on NNAPI's kernel");
+        floatForm(call);
+    } else if (call.in(0).type() == ElementType::UINT8) {
         reluXQuantized<uint8_t>(call, low, high);
     } else if (call.in(0).type() == ElementType::INT8) {
         reluXQuantized<int8_t>(call, low, high);
@@ -122,9 +167,11 @@ bool runReluX(const CpuKernelCall& call, float low, float high) {
     return true;
 }
 
-bool runRelu(const CpuKernelCall& call) { return runReluX(call, 0.0f, std::numeric_limits<float>::infinity()); }
-bool runRelu6(const CpuKernelCall& call) { return runReluX(call, 0.0f, 6.0f); }
-bool runReluN1To1(const CpuKernelCall& call) { return runReluX(call, -1.0f, 1.0f); }
+bool runRelu(const CpuKernelCall& call) {
+    return runReluX(call, 0.0f, std::numeric_limits<float>::infinity(), reluFloat);
+}
+bool runRelu6(const CpuKernelCall& call) { return runReluX(call, 0.0f, 6.0f, nullptr); }
+bool runReluN1To1(const CpuKernelCall& call) { return runReluX(call, -1.0f, 1.0f, reluN1To1Float); }
 
 // ---- GELU ----
 

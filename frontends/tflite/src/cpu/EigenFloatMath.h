@@ -116,18 +116,12 @@ inline float erfc(float value) {
     return 1.0f < x2 ? large : small;
 }
 
-// TFLite's builds flush denormal float results to zero (measured: its float LOGISTIC gives 0
-// wherever Eigen's value is below the smallest normal float): the flush of one result.
-inline float flushDenormal(float value) {
-    constexpr float kSmallestNormal = 1.17549435e-38f;
-    return value < kSmallestNormal && value > -kSmallestNormal ? 0.0f * value : value;
-}
-
 // logistic as Eigen evaluates it on a whole packet: e = exp(x / 2)^2, then e / (1 + e). x is
 // clamped to 16.6355324 above (a NaN passes) and halved; x / 2 = m ln 2 + r with
 // m = floor(x / 2 log2(e) + 1/2) (ln 2 subtracted in two parts), a degree-5 polynomial for
 // exp(r) (even and odd terms apart), scaled by 2^m in one step (m >= -75 keeps it normal),
-// squared; 0 below -104. The square flushed as TFLite's builds flush it. (Clamped to -104
+// squared; 0 below -104. A denormal square is flushed to zero, as in TFLite, by the flags the
+// tools' invoke sets (DenormalFlush.h), not here: that alone gives TFLite's bits. (Clamped to -104
 // below too, where the result is 0 anyway, so that m stays a small integer.)
 inline float logistic(float value) {
     const float clamped = value > 16.6355324f ? 16.6355324f : value;
@@ -143,16 +137,16 @@ inline float logistic(float value) {
     float p = r * odd + even;
     p = r2 * p + (r + 1.0f);
     float e = p * powerOfTwo(static_cast<int32_t>(m));
-    e = flushDenormal(e * e);
+    e = e * e;
     const float result = e / (1.0f + e);
     return value < -104.0f ? 0.0f : (value == value ? result : value);
 }
 
 // logistic as Eigen evaluates a single element (the 0-3 after the last whole packet): the C
-// library's expf of x clamped to 16.6355324 above, flushed as TFLite's builds flush it, over
+// library's expf of x clamped to 16.6355324 above (denormal flushed by the invoke's flags), over
 // 1 + that.
 inline float logisticScalar(float value) {
-    const float e = flushDenormal(std::exp(16.6355324f < value ? 16.6355324f : value));
+    const float e = std::exp(16.6355324f < value ? 16.6355324f : value);
     return e / (1.0f + e);
 }
 
