@@ -18,7 +18,12 @@ struct XnnpackForm {
     fb::BuiltinOperator code;
     bool constantWeights;   // input 1 (and the bias) must be constant, as the delegate requires
     const char* why;
+    const char* floatWhy;   // the float32 form's difference; nullptr: the float form keeps the builtin kernel
 };
+
+constexpr const char* kFloatGemmWhy =
+        "XNNPACK starts each output from its bias and adds the products with fused multiply-adds in depth order; "
+        "TFLite's builtin kernel sums in Eigen's blocked order, then adds the bias";
 
 constexpr const char* kConvolutionWhy =
         "XNNPACK requantizes in float: the sum times input scale x weight scale / output scale, rounded to "
@@ -26,18 +31,20 @@ constexpr const char* kConvolutionWhy =
 
 const std::vector<XnnpackForm>& xnnpackForms() {
     static const std::vector<XnnpackForm> forms = {
-            {fb::BuiltinOperator_CONV_2D, true, kConvolutionWhy},
-            {fb::BuiltinOperator_DEPTHWISE_CONV_2D, true, kConvolutionWhy},
-            {fb::BuiltinOperator_FULLY_CONNECTED, true, kConvolutionWhy},
+            {fb::BuiltinOperator_CONV_2D, true, kConvolutionWhy, kFloatGemmWhy},
+            {fb::BuiltinOperator_DEPTHWISE_CONV_2D, true, kConvolutionWhy,
+             "XNNPACK adds the taps with fused multiply-adds, columns outer and rows inner; TFLite's builtin kernel "
+             "rounds each product, row by row"},
+            {fb::BuiltinOperator_FULLY_CONNECTED, true, kConvolutionWhy, kFloatGemmWhy},
             {fb::BuiltinOperator_ADD, false,
              "XNNPACK scales each input by a 20-bit multiplier of its scale over the output's and shifts once; "
-             "TFLite's builtin kernel rescales both through Q31 multipliers twice"},
+             "TFLite's builtin kernel rescales both through Q31 multipliers twice", nullptr},
             {fb::BuiltinOperator_MUL, false,
              "XNNPACK requantizes the product in float (in1 x in2 / out scale), rounded to nearest even; TFLite's "
-             "builtin kernel through a Q31 multiplier"},
+             "builtin kernel through a Q31 multiplier", nullptr},
             {fb::BuiltinOperator_MEAN, true,
              "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
-             "TFLite's builtin kernel through fixed-point multipliers"},
+             "TFLite's builtin kernel through fixed-point multipliers", nullptr},
     };
     return forms;
 }
@@ -45,18 +52,22 @@ const std::vector<XnnpackForm>& xnnpackForms() {
 const XnnpackForm* formOf(const Model& model, const Node& node) {
     if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.empty() || node.outputs[0] < 0) return nullptr;
     const ElementType type = model.tensors()[node.inputs[0]].type;
-    if (type != ElementType::UINT8 && type != ElementType::INT8) return nullptr;
+    const bool floatForm = type == ElementType::FLOAT32;
+    if (type != ElementType::UINT8 && type != ElementType::INT8 && !floatForm) return nullptr;
     for (const XnnpackForm& form : xnnpackForms()) {
         if (static_cast<int32_t>(form.code) != node.builtinCode) continue;
+        if (floatForm && form.floatWhy == nullptr) return nullptr;
         if (!form.constantWeights) return &form;
         for (size_t i = 1; i < node.inputs.size(); ++i) {
             if (node.inputs[i] >= 0 && !model.tensors()[node.inputs[i]].isConstant) return nullptr;
         }
         if (node.inputs.size() < 2 || node.inputs[1] < 0) return nullptr;
+        const Tensor& weights = model.tensors()[node.inputs[1]];
+        // The hybrid forms (float32 activations, 8-bit weights) keep the builtin kernels.
+        if (floatForm && weights.type != ElementType::FLOAT32) return nullptr;
         // uint8 weights quantized along another dimension than 0 (one scale, a converter's
         // leftover quantized_dimension): the delegate leaves the node (tflite_run --xnnpack=1
         // takes 0 of 1 such DEPTHWISE_CONV_2D).
-        const Tensor& weights = model.tensors()[node.inputs[1]];
         if (weights.type == ElementType::UINT8 && weights.quantizedDimension != 0) return nullptr;
         return &form;
     }
@@ -73,7 +84,8 @@ std::vector<bool> runXnnpackFormsOnCpuKernels(const Model& model, const std::vec
         if (form == nullptr || CpuKernelTable::get().find(node) == nullptr) continue;
         if (!prepareCpuKernel(model.subgraphs()[0], node, QuantizedArithmetic::Xnnpack).isOk()) continue;
         NN_LOG(INFO) << "nnemu tflite: operator " << node.opName << " at node " << node.index
-                     << " runs on the tools' CPU kernel, as TFLite's XNNPACK delegate (" << form->why << ")";
+                     << " runs on the tools' CPU kernel, as TFLite's XNNPACK delegate ("
+                     << (model.tensors()[node.inputs[0]].type == ElementType::FLOAT32 ? form->floatWhy : form->why) << ")";
         if (!graph.cpuKernel[node.index]) moveNodeToCpuKernel(node, graph);
         claimed[node.index] = true;
     }

@@ -15,6 +15,7 @@
 
 #include "FloatConv.h"
 #include "FloatGemmEigen.h"
+#include "XnnpackFloatConv.h"
 
 namespace nnemu::tflite::kernels::floatconv {
 namespace {
@@ -81,7 +82,8 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const size_t depth = static_cast<size_t>(w[1]) * w[2] * inC;
     const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2];
     std::shared_ptr<void> local;
-    GemmState& state = gemmState(call, units, depth, local);
+    GemmState xnnpackState;   // XNNPACK's order reads the filters as they are (OHWI: units x depth)
+    GemmState& state = call.xnnpack() ? xnnpackState : gemmState(call, units, depth, local);
     const auto* input = reinterpret_cast<const float*>(call.in(0).data);
     const bool direct = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 &&
                         g.dilationW == 1 && g.padTop == 0 && g.padLeft == 0;
@@ -102,7 +104,14 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
         rows = state.rows.data();
     }
     float low, high;
-    activationRange(static_cast<int32_t>(call.params<TfLiteConvParams>()->activation), &low, &high);
+    const auto activation = static_cast<int32_t>(call.params<TfLiteConvParams>()->activation);
+    if (call.xnnpack()) {
+        xnnpackfloat::activationRange(activation, &low, &high);
+        xnnpackfloat::gemm(rows, pixels, reinterpret_cast<const float*>(call.in(1).data), units, depth, biasOf(call),
+                           low, high, reinterpret_cast<float*>(call.out(0).out), direct ? 2 : 1);
+        return true;
+    }
+    activationRange(activation, &low, &high);
     floatgemm::run(state.plan, rows, pixels, biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));
     return true;
 }
@@ -129,10 +138,17 @@ bool prepareFullyConnected(const CpuKernelCall& call) {
 bool runFullyConnected(const CpuKernelCall& call) {
     if (!prepareFullyConnected(call)) return false;
     const auto units = static_cast<size_t>(call.in(1).shape()[0]), depth = static_cast<size_t>(call.in(1).shape()[1]);
-    std::shared_ptr<void> local;
-    GemmState& state = gemmState(call, units, depth, local);
     const auto* o = call.params<TfLiteFullyConnectedParams>();
     float low, high;
+    if (call.xnnpack()) {
+        xnnpackfloat::activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
+        xnnpackfloat::gemm(reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
+                           reinterpret_cast<const float*>(call.in(1).data), units, depth, biasOf(call), low, high,
+                           reinterpret_cast<float*>(call.out(0).out), 2);
+        return true;
+    }
+    std::shared_ptr<void> local;
+    GemmState& state = gemmState(call, units, depth, local);
     activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
     floatgemm::run(state.plan, reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
                    biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));
@@ -150,6 +166,14 @@ bool runDepthwise(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     const auto channels = static_cast<size_t>(w[3]), inC = static_cast<size_t>(x[3]);
     const auto multiplier = static_cast<size_t>(o->depth_multiplier);
     float low, high;
+    if (call.xnnpack()) {
+        xnnpackfloat::activationRange(static_cast<int32_t>(o->activation), &low, &high);
+        const xnnpackfloat::DepthwiseShape s{y[0], x[1], x[2], x[3], y[1], y[2], w[1], w[2], o->stride_height,
+                                             o->stride_width, o->dilation_height_factor, o->dilation_width_factor,
+                                             padTop, padLeft, multiplier};
+        xnnpackfloat::depthwise(s, input, filter, bias, low, high, output);
+        return true;
+    }
     activationRange(static_cast<int32_t>(o->activation), &low, &high);
     std::vector<float> acc(channels);
     for (int32_t b = 0; b < y[0]; ++b) {
