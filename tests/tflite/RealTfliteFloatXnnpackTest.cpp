@@ -116,6 +116,27 @@ REAL_TFLITE_TEST(FullyConnected) {
     }
 }
 
+REAL_TFLITE_TEST(AveragePool2D) {
+    REQUIRE();
+    Random r{404};
+    for (int i = 0; i < 16; ++i) {
+        const int32_t k = i % 4 == 0 ? 7 : r.in(1, 4), stride = i % 4 == 0 ? 1 : r.in(1, 2);
+        const int32_t h = i % 4 == 0 ? 7 : r.in(k, 12), w = i % 4 == 0 ? 7 : r.in(k, 12), c = r.in(1, 40);
+        const fb::Padding padding = i % 4 == 0 || r.in(0, 1) ? fb::Padding_VALID : fb::Padding_SAME;
+        SCOPED_TRACE("case " + std::to_string(i) + ": " + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                     std::to_string(c) + ", window " + std::to_string(k) + ", stride " + std::to_string(stride));
+        GraphBuilder g;
+        const int32_t in = g.tensor({1, h, w, c}, fb::TensorType_FLOAT32);
+        const int32_t out = g.tensor({1, outSize(h, k, stride, 1, padding), outSize(w, k, stride, 1, padding), c},
+                                     fb::TensorType_FLOAT32);
+        g.op(fb::BuiltinOperator_AVERAGE_POOL_2D, {in}, {out}, fb::BuiltinOptions_Pool2DOptions,
+             [=](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreatePool2DOptions(fbb, padding, stride, stride, k, k).Union(); });
+        g.inputs = {in};
+        g.outputs = {out};
+        expectAsXnnpack(g, {r.floats(static_cast<size_t>(h) * w * c, -3, 3)});
+    }
+}
+
 REAL_TFLITE_TEST(AddAndReshape) {
     REQUIRE();
     Random r{707};

@@ -42,6 +42,9 @@ const std::vector<XnnpackForm>& xnnpackForms() {
             {fb::BuiltinOperator_MUL, false,
              "XNNPACK requantizes the product in float (in1 x in2 / out scale), rounded to nearest even; TFLite's "
              "builtin kernel through a Q31 multiplier", nullptr},
+            {fb::BuiltinOperator_AVERAGE_POOL_2D, false, nullptr,
+             "XNNPACK sums each window in passes of 9 taps (columns outer) in a fixed tree and multiplies by "
+             "1 / count; TFLite's builtin kernel adds the taps row by row and divides"},
             {fb::BuiltinOperator_MEAN, true,
              "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
              "TFLite's builtin kernel through fixed-point multipliers", nullptr},
@@ -56,7 +59,7 @@ const XnnpackForm* formOf(const Model& model, const Node& node) {
     if (type != ElementType::UINT8 && type != ElementType::INT8 && !floatForm) return nullptr;
     for (const XnnpackForm& form : xnnpackForms()) {
         if (static_cast<int32_t>(form.code) != node.builtinCode) continue;
-        if (floatForm && form.floatWhy == nullptr) return nullptr;
+        if (floatForm ? form.floatWhy == nullptr : form.why == nullptr) return nullptr;
         if (!form.constantWeights) return &form;
         for (size_t i = 1; i < node.inputs.size(); ++i) {
             if (node.inputs[i] >= 0 && !model.tensors()[node.inputs[i]].isConstant) return nullptr;

@@ -180,6 +180,10 @@ namespace pooling {   // Pooling16.cpp
 bool preparePool16(const CpuKernelCall& call);
 bool runAveragePool16(const CpuKernelCall& call);
 bool runMaxPool16(const CpuKernelCall& call);
+bool prepareAveragePool(const CpuKernelCall& call);   // int16 (Pooling16.cpp), float: XnnpackFloatPool.cpp
+bool runAveragePool(const CpuKernelCall& call);
+bool prepareXnnpackAveragePool(const CpuKernelCall& call);   // XnnpackFloatPool.cpp
+bool runXnnpackAveragePool(const CpuKernelCall& call);
 }  // namespace pooling
 
 namespace quantization {   // Quantization.cpp

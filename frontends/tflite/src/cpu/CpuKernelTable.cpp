@@ -295,7 +295,7 @@ const KernelRow kKernels[] = {
     {fb::BuiltinOperator_GREATER, {comparison::prepareQuantized, comparison::runGreater}},
     {fb::BuiltinOperator_GREATER_EQUAL, {comparison::prepareQuantized, comparison::runGreaterEqual}},
     // Pooling16.cpp
-    {fb::BuiltinOperator_AVERAGE_POOL_2D, {pooling::preparePool16, pooling::runAveragePool16}},
+    {fb::BuiltinOperator_AVERAGE_POOL_2D, {pooling::prepareAveragePool, pooling::runAveragePool}},
     {fb::BuiltinOperator_MAX_POOL_2D, {pooling::preparePool16, pooling::runMaxPool16}},
     // Quantization.cpp
     {fb::BuiltinOperator_QUANTIZE, {quantization::prepareRequantize, quantization::runRequantize}},

@@ -2,7 +2,8 @@
 // integer kernels compute them: over each window's in-range taps (SAME padding puts the odd
 // padding row or column at the end), the maximum, or the sum divided by the tap count rounding
 // half away from zero; then clamped to the fused activation's range on the output's quantization
-// (TFLite takes the input's quantization on the output). 8-bit pools stay with NNAPI.
+// (TFLite takes the input's quantization on the output). 8-bit pools stay with NNAPI; a float
+// AVERAGE_POOL_2D under XNNPACK's arithmetic goes to XnnpackFloatPool.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -93,6 +94,16 @@ bool preparePool16(const CpuKernelCall& call) {
 
 bool runAveragePool16(const CpuKernelCall& call) { return preparePool16(call) && pool(call, true); }
 bool runMaxPool16(const CpuKernelCall& call) { return preparePool16(call) && pool(call, false); }
+
+bool isFloatPool(const CpuKernelCall& call) {
+    return !call.inputs.empty() && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32;
+}
+bool prepareAveragePool(const CpuKernelCall& call) {
+    return isFloatPool(call) ? prepareXnnpackAveragePool(call) : preparePool16(call);
+}
+bool runAveragePool(const CpuKernelCall& call) {
+    return isFloatPool(call) ? runXnnpackAveragePool(call) : runAveragePool16(call);
+}
 
 }  // namespace kernels::pooling
 }  // namespace nnemu::tflite
