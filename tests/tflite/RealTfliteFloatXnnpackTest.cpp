@@ -137,6 +137,24 @@ REAL_TFLITE_TEST(AveragePool2D) {
     }
 }
 
+REAL_TFLITE_TEST(MeanOverHeightAndWidth) {
+    REQUIRE();
+    Random r{505};
+    for (int i = 0; i < 12; ++i) {
+        const int32_t h = i == 0 ? 7 : r.in(1, 12), w = i == 0 ? 7 : r.in(1, 12), c = i == 0 ? 1280 : r.in(1, 70);
+        SCOPED_TRACE("case " + std::to_string(i) + ": " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c));
+        GraphBuilder g;
+        const int32_t in = g.tensor({1, h, w, c}, fb::TensorType_FLOAT32);
+        const int32_t axes = g.tensor({2}, fb::TensorType_INT32, GraphBuilder::bytes(std::vector<int32_t>{1, 2}));
+        const int32_t out = g.tensor({1, 1, 1, c}, fb::TensorType_FLOAT32);
+        g.op(fb::BuiltinOperator_MEAN, {in, axes}, {out}, fb::BuiltinOptions_ReducerOptions,
+             [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateReducerOptions(fbb, true).Union(); });
+        g.inputs = {in};
+        g.outputs = {out};
+        expectAsXnnpack(g, {r.floats(static_cast<size_t>(h) * w * c, -3, 3)});
+    }
+}
+
 REAL_TFLITE_TEST(AddAndReshape) {
     REQUIRE();
     Random r{707};

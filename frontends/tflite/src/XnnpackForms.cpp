@@ -47,7 +47,9 @@ const std::vector<XnnpackForm>& xnnpackForms() {
              "1 / count; TFLite's builtin kernel adds the taps row by row and divides"},
             {fb::BuiltinOperator_MEAN, true,
              "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
-             "TFLite's builtin kernel through fixed-point multipliers", nullptr},
+             "TFLite's builtin kernel through fixed-point multipliers",
+             "XNNPACK sums the rows from 0 in memory order and multiplies by 1 / count; TFLite's builtin kernel "
+             "divides the sum"},
     };
     return forms;
 }
@@ -67,7 +69,7 @@ const XnnpackForm* formOf(const Model& model, const Node& node) {
         if (node.inputs.size() < 2 || node.inputs[1] < 0) return nullptr;
         const Tensor& weights = model.tensors()[node.inputs[1]];
         // The hybrid forms (float32 activations, 8-bit weights) keep the builtin kernels.
-        if (floatForm && weights.type != ElementType::FLOAT32) return nullptr;
+        if (floatForm && (weights.type == ElementType::INT8 || weights.type == ElementType::UINT8)) return nullptr;
         // uint8 weights quantized along another dimension than 0 (one scale, a converter's
         // leftover quantized_dimension): the delegate leaves the node (tflite_run --xnnpack=1
         // takes 0 of 1 such DEPTHWISE_CONV_2D).

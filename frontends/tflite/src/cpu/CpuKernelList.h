@@ -232,6 +232,8 @@ bool runNms(const CpuKernelCall& call);
 namespace reduce {   // Reduce.cpp, ReduceExtrema.cpp, QuantizedMean.cpp
 bool prepareQuantizedMean(const CpuKernelCall& call);
 bool runQuantizedMean(const CpuKernelCall& call);
+bool prepareXnnpackMean(const CpuKernelCall& call);   // float MEAN, XNNPACK's (XnnpackFloatMean.cpp)
+bool runXnnpackMean(const CpuKernelCall& call);
 bool prepareSum(const CpuKernelCall& call);
 bool runSum(const CpuKernelCall& call);
 bool prepareReduceMax(const CpuKernelCall& call);

@@ -19,7 +19,8 @@
 // int32 sum of stored values as a float, times (scale_in / scale_out) x (1 / count), plus
 // zero_out - zero_in x (scale_in / scale_out), all in float, clamped, rounded half away from zero.
 // Exact halves show it (an output quantized as its input, a count of 2): they go away from zero
-// in the raw sum's sign, neither to even nor up after the zero points.
+// in the raw sum's sign, neither to even nor up after the zero points. A float MEAN under XNNPACK's
+// arithmetic goes to XnnpackFloatMean.cpp.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -127,12 +128,18 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
 }  // namespace
 
 bool prepareQuantizedMean(const CpuKernelCall& call) {
+    if (!call.inputs.empty() && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32) {
+        return prepareXnnpackMean(call);
+    }
     std::vector<bool> reduced;
     bool known = false;
     return meanShape(call, &reduced, &known);
 }
 
 bool runQuantizedMean(const CpuKernelCall& call) {
+    if (!call.inputs.empty() && call.in(0).present() && call.in(0).type() == ElementType::FLOAT32) {
+        return runXnnpackMean(call);
+    }
     std::vector<bool> reduced;
     bool known = false;
     if (!meanShape(call, &reduced, &known)) return false;
