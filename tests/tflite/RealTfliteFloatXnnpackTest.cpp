@@ -155,6 +155,27 @@ REAL_TFLITE_TEST(MeanOverHeightAndWidth) {
     }
 }
 
+REAL_TFLITE_TEST(Softmax) {
+    REQUIRE();
+    Random r{606};
+    for (int i = 0; i < 12; ++i) {
+        const int32_t rows = r.in(1, 4), n = i == 0 ? 1001 : r.in(1, 300);
+        SCOPED_TRACE("case " + std::to_string(i) + ": " + std::to_string(rows) + "x" + std::to_string(n));
+        GraphBuilder g;
+        const int32_t in = g.tensor({rows, n}, fb::TensorType_FLOAT32);
+        const int32_t out = g.tensor({rows, n}, fb::TensorType_FLOAT32);
+        g.op(fb::BuiltinOperator_SOFTMAX, {in}, {out}, fb::BuiltinOptions_SoftmaxOptions,
+             [i](flatbuffers::FlatBufferBuilder& fbb) {
+                 // case 2: beta 0.5, which XNNPACK leaves: both run TFLite's builtin kernel
+                 return fb::CreateSoftmaxOptions(fbb, i == 2 ? 0.5f : 1.0f).Union();
+             });
+        g.inputs = {in};
+        g.outputs = {out};
+        const double range = i == 1 ? 120 : 8;   // case 1 reaches exp's cutoff (x below -87.3 gives 0)
+        expectAsXnnpack(g, {r.floats(static_cast<size_t>(rows) * n, -range, range)});
+    }
+}
+
 REAL_TFLITE_TEST(AddAndReshape) {
     REQUIRE();
     Random r{707};

@@ -160,6 +160,8 @@ bool prepareQuantized(const CpuKernelCall& call);   // QuantizedSoftmax.cpp
 bool runQuantized(const CpuKernelCall& call);
 bool prepareInt16(const CpuKernelCall& call);   // Softmax16.cpp
 bool runInt16(const CpuKernelCall& call);
+bool prepareXnnpackSoftmax(const CpuKernelCall& call);   // XnnpackFloatSoftmax.cpp: float, beta 1
+void runXnnpackSoftmax(const float* in, float* out, size_t rows, size_t depth);
 }  // namespace softmax
 
 namespace lookup {   // Lookup.cpp

@@ -68,6 +68,7 @@ bool prepareSoftmax(const CpuKernelCall& call) {
     if (!call.expectType(call.out(0), {ElementType::FLOAT32}, "output")) return false;
     if (call.in(0).rank() < 1) return call.fail("the input needs at least one dimension");
     if (call.params<TfLiteSoftmaxParams>() == nullptr) return call.fail("missing SoftmaxOptions");
+    if (call.xnnpack() && !prepareXnnpackSoftmax(call)) return false;
     return call.expectOutputShape(0, call.in(0).shape());
 }
 
@@ -81,6 +82,10 @@ bool runSoftmax(const CpuKernelCall& call) {
     const float beta = call.params<TfLiteSoftmaxParams>()->beta;
     const size_t count = call.in(0).count(), depth = static_cast<size_t>(call.in(0).shape().back());
     if (count == 0 || depth == 0) return true;
+    if (call.xnnpack()) {   // XnnpackFloatSoftmax.cpp
+        runXnnpackSoftmax(in, out, count / depth, depth);
+        return true;
+    }
     for (size_t r = 0; r < count / depth; ++r) {
         const float* x = in + r * depth;
         float* y = out + r * depth;
