@@ -10,31 +10,61 @@
 #include <limits>
 #include <vector>
 
+#include "nnemu/base/Clones.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 
 namespace nnemu::tflite::kernels::xnnpackfloat {
 
+namespace {
+
+// One pixel's outputs: acc[u] (from the bias) takes the products of k with fused multiply-adds,
+// odd[u] those of odd k when there are two sums. The weights are transposed (depth x units), so
+// each step runs over the units, which the compiler vectorizes: lane by lane the same operations.
+NNEMU_CLONES void gemmPixel(const float* a, const float* transposed, size_t units, size_t depth, int accumulators,
+                            float* acc, float* odd) {
+    if (accumulators == 1) {
+        for (size_t k = 0; k < depth; ++k) {
+            const float x = a[k];
+            const float* w = transposed + k * units;
+            for (size_t u = 0; u < units; ++u) acc[u] = std::fma(x, w[u], acc[u]);
+        }
+        return;
+    }
+    std::fill(odd, odd + units, 0.0f);
+    for (size_t k = 0; k < depth; ++k) {
+        const float x = a[k];
+        const float* w = transposed + k * units;
+        float* sum = k % 2 == 0 ? acc : odd;
+        for (size_t u = 0; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
+    }
+    for (size_t u = 0; u < units; ++u) acc[u] = acc[u] + odd[u];
+}
+
+NNEMU_CLONES void depthwiseTap(const float* in, const float* f, size_t channels, size_t multiplier, bool scaleShift,
+                               float* acc) {
+    if (in == nullptr) {   // a padded tap reads zeros
+        for (size_t c = 0; c < channels; ++c) acc[c] = std::fma(0.0f, f[c], acc[c]);
+    } else if (scaleShift) {
+        for (size_t c = 0; c < channels; ++c) acc[c] = acc[c] + in[c] * f[c];
+    } else if (multiplier == 1) {
+        for (size_t c = 0; c < channels; ++c) acc[c] = std::fma(in[c], f[c], acc[c]);
+    } else {
+        for (size_t c = 0; c < channels; ++c) acc[c] = std::fma(in[c / multiplier], f[c], acc[c]);
+    }
+}
+
+}  // namespace
+
 void gemm(const float* rows, size_t pixels, const float* weights, size_t units, size_t depth, const float* bias,
           float low, float high, float* out, int accumulators) {
+    std::vector<float> transposed(units * depth), acc(units), odd(units);
+    for (size_t u = 0; u < units; ++u) {
+        for (size_t k = 0; k < depth; ++k) transposed[k * units + u] = weights[u * depth + k];
+    }
     for (size_t p = 0; p < pixels; ++p) {
-        const float* a = rows + p * depth;
-        for (size_t u = 0; u < units; ++u) {
-            const float* w = weights + u * depth;
-            float acc = bias != nullptr ? bias[u] : 0.0f;
-            if (accumulators == 1) {
-                for (size_t k = 0; k < depth; ++k) acc = std::fma(a[k], w[k], acc);
-            } else {
-                float odd = 0.0f;
-                size_t k = 0;
-                for (; k + 1 < depth; k += 2) {
-                    acc = std::fma(a[k], w[k], acc);
-                    odd = std::fma(a[k + 1], w[k + 1], odd);
-                }
-                if (k < depth) acc = std::fma(a[k], w[k], acc);
-                acc = acc + odd;
-            }
-            out[p * units + u] = std::min(std::max(acc, low), high);
-        }
+        for (size_t u = 0; u < units; ++u) acc[u] = bias != nullptr ? bias[u] : 0.0f;
+        gemmPixel(rows + p * depth, transposed.data(), units, depth, accumulators, acc.data(), odd.data());
+        for (size_t u = 0; u < units; ++u) out[p * units + u] = std::min(std::max(acc[u], low), high);
     }
 }
 
@@ -58,10 +88,7 @@ void depthwise(const DepthwiseShape& s, const float* input, const float* filter,
                     const float* in =
                             inside ? input + ((static_cast<size_t>(b) * s.inH + iy) * s.inW + ix) * s.inC : nullptr;
                     const float* f = filter + (static_cast<size_t>(ky) * s.kw + kx) * channels;
-                    for (size_t c = 0; c < channels; ++c) {
-                        const float value = inside ? in[c / s.multiplier] : 0.0f;
-                        acc[c] = scaleShift ? acc[c] + value * f[c] : std::fma(value, f[c], acc[c]);
-                    }
+                    depthwiseTap(in, f, channels, s.multiplier, scaleShift, acc.data());
                 }
                 float* to = output + ((static_cast<size_t>(b) * s.outH + oy) * s.outW + ox) * channels;
                 for (size_t c = 0; c < channels; ++c) to[c] = std::min(std::max(acc[c], low), high);
