@@ -9,7 +9,8 @@
 namespace nnemu::tflite {
 namespace {
 
-// An 8-bit builtin TFLite 2.21's XNNPACK delegate claims (xnnpack_delegate.cc's Visit*Node checks:
+// A builtin TFLite 2.21's XNNPACK delegate claims, in its 8-bit forms and (floatWhy) its float32
+// ones (the float kernels: cpu/XnnpackFloat*.cpp); for the 8-bit ones (xnnpack_delegate.cc's Visit*Node checks:
 // uint8 or int8 activations, for the convolutions constant weights of the same type, uint8 per
 // tensor, int8 per tensor or per output channel with zero point 0, a constant int32 bias) and
 // how its arithmetic differs from the builtin kernel's. What the kernel's prepare refuses under

@@ -1,7 +1,8 @@
 // TFLite's default delegate: real TensorFlow Lite 2.21 applies XNNPACK to the nodes no other
 // delegate took (benchmark_model without --use_xnnpack=false, label_image always). Its quantized
-// arithmetic differs from TFLite's builtin kernels': the table in XnnpackForms.cpp lists the 8-bit
-// builtins it claims whose bytes differ, and with DelegateOptions::xnnpack such a node runs on the
+// arithmetic and its float summation orders differ from TFLite's builtin kernels': the table in
+// XnnpackForms.cpp lists the 8-bit and float builtins it claims whose bytes differ, and with
+// DelegateOptions::xnnpack such a node runs on the
 // tools' CPU kernel with XNNPACK's arithmetic (QuantizedArithmetic::Xnnpack) instead of TFLite's
 // builtin kernel's. Nodes it claims that compute the same bytes (RESHAPE) keep their path.
 #pragma once

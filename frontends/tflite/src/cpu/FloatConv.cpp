@@ -8,6 +8,8 @@
 // - DEPTHWISE_CONV_2D: TFLite's optimized loops start each output at its bias and add the in-range
 //   taps row by row, left to right (each product rounded, then added).
 // TFLite clamps to [lowest, max] without an activation (an infinity becomes the largest float).
+// A node the tools run as TFLite's XNNPACK delegate (call.xnnpack()) takes XNNPACK's orders
+// instead (XnnpackFloatConv.h).
 #include <algorithm>
 #include <cstring>
 #include <limits>

@@ -27,7 +27,7 @@ struct DelegateOptions {
     // allow_fp16 (benchmark_model --nnapi_allow_fp16, label_image --allow_fp16). Only with useNnapi.
     bool allowFp16 = false;
     // TFLite's default delegate (XNNPACK), as real TFLite's tools apply it after any other: the
-    // 8-bit nodes no delegate took that XNNPACK would claim compute XNNPACK's arithmetic on the
+    // 8-bit and float nodes no delegate took that XNNPACK would claim compute XNNPACK's arithmetic on the
     // tools' CPU kernels (src/XnnpackForms.h); the rest TFLite's builtin kernels'. Off: builtin
     // kernels only (`tflite_run --xnnpack=0`). benchmark_model's --use_xnnpack, label_image.
     bool xnnpack = false;
