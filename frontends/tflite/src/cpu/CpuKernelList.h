@@ -182,6 +182,12 @@ namespace pooling {   // Pooling16.cpp
 bool preparePool16(const CpuKernelCall& call);
 bool runAveragePool16(const CpuKernelCall& call);
 bool runMaxPool16(const CpuKernelCall& call);
+// Pool2DOptions checked on a rank-4 input, the output size and leading padding (SAME puts the odd
+// padding row or column at the end), and the output's declared shape checked.
+struct PoolWindow {
+    int32_t outH = 0, outW = 0, padH = 0, padW = 0;
+};
+bool poolWindow(const CpuKernelCall& call, PoolWindow* shape);
 bool prepareAveragePool(const CpuKernelCall& call);   // int16 (Pooling16.cpp), float: XnnpackFloatPool.cpp
 bool runAveragePool(const CpuKernelCall& call);
 bool prepareXnnpackAveragePool(const CpuKernelCall& call);   // XnnpackFloatPool.cpp

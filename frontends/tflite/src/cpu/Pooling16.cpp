@@ -69,12 +69,8 @@ bool pool(const CpuKernelCall& call, bool average) {
 
 }  // namespace
 
-bool preparePool16(const CpuKernelCall& call) {
-    if (!call.expectCounts(1, 1, 1)) return false;
-    if (!call.expectType(call.in(0), {ElementType::INT16}, "input")) return false;
-    if (call.out(0).type() != ElementType::INT16) return call.fail("output type differs from the input's");
+bool poolWindow(const CpuKernelCall& call, PoolWindow* shape) {
     if (call.in(0).rank() != 4) return call.fail("input must have rank 4");
-    if (!(call.out(0).tensor->scale > 0)) return call.fail("quantized output needs a scale");
     const auto* p = call.params<TfLitePoolParams>();
     if (p == nullptr) return call.fail("missing Pool2DOptions");
     if (p->stride_height <= 0 || p->stride_width <= 0 || p->filter_height <= 0 || p->filter_width <= 0) {
@@ -85,11 +81,19 @@ bool preparePool16(const CpuKernelCall& call) {
         return call.fail("fused activation is not supported");
     }
     const std::vector<int32_t>& s = call.in(0).shape();
-    int32_t outH = 0, outW = 0, pad = 0;
-    window(p->padding, s[1], p->filter_height, p->stride_height, &outH, &pad);
-    window(p->padding, s[2], p->filter_width, p->stride_width, &outW, &pad);
-    if (outH <= 0 || outW <= 0) return call.fail("the window does not fit the input");
-    return call.expectOutputShape(0, {s[0], outH, outW, s[3]});
+    window(p->padding, s[1], p->filter_height, p->stride_height, &shape->outH, &shape->padH);
+    window(p->padding, s[2], p->filter_width, p->stride_width, &shape->outW, &shape->padW);
+    if (shape->outH <= 0 || shape->outW <= 0) return call.fail("the window does not fit the input");
+    return call.expectOutputShape(0, {s[0], shape->outH, shape->outW, s[3]});
+}
+
+bool preparePool16(const CpuKernelCall& call) {
+    if (!call.expectCounts(1, 1, 1)) return false;
+    if (!call.expectType(call.in(0), {ElementType::INT16}, "input")) return false;
+    if (call.out(0).type() != ElementType::INT16) return call.fail("output type differs from the input's");
+    if (!(call.out(0).tensor->scale > 0)) return call.fail("quantized output needs a scale");
+    PoolWindow shape;
+    return poolWindow(call, &shape);
 }
 
 bool runAveragePool16(const CpuKernelCall& call) { return preparePool16(call) && pool(call, true); }

@@ -18,34 +18,11 @@ namespace nnemu::tflite {
 namespace kernels::pooling {
 namespace {
 
-struct PoolShape {
-    int32_t outH, outW, padH, padW;
-};
-
-bool floatPoolShape(const CpuKernelCall& call, PoolShape* shape) {
+bool floatPoolShape(const CpuKernelCall& call, PoolWindow* shape) {
     if (!call.expectCounts(1, 1, 1)) return false;
     if (!call.xnnpack()) return call.fail("float AVERAGE_POOL_2D runs on NNAPI (XNNPACK's form only here)");
     if (call.out(0).type() != ElementType::FLOAT32) return call.fail("output type differs from the input's");
-    if (call.in(0).rank() != 4) return call.fail("input must have rank 4");
-    const auto* p = call.params<TfLitePoolParams>();
-    if (p == nullptr) return call.fail("missing Pool2DOptions");
-    if (p->stride_height <= 0 || p->stride_width <= 0 || p->filter_height <= 0 || p->filter_width <= 0) {
-        return call.fail("strides and filter sizes must be positive");
-    }
-    if (p->padding != kTfLitePaddingSame && p->padding != kTfLitePaddingValid) return call.fail("unknown padding");
-    if (static_cast<int32_t>(p->activation) > static_cast<int32_t>(kTfLiteActRelu6)) {
-        return call.fail("fused activation is not supported");
-    }
-    const std::vector<int32_t>& s = call.in(0).shape();
-    const bool same = p->padding == kTfLitePaddingSame;
-    const auto size = [&](int32_t in, int32_t filter, int32_t stride, int32_t* out, int32_t* pad) {
-        *out = same ? (in + stride - 1) / stride : (in - filter + stride) / stride;
-        *pad = same ? std::max((*out - 1) * stride + filter - in, 0) / 2 : 0;
-    };
-    size(s[1], p->filter_height, p->stride_height, &shape->outH, &shape->padH);
-    size(s[2], p->filter_width, p->stride_width, &shape->outW, &shape->padW);
-    if (shape->outH <= 0 || shape->outW <= 0) return call.fail("the window does not fit the input");
-    return call.expectOutputShape(0, {s[0], shape->outH, shape->outW, s[3]});
+    return poolWindow(call, shape);
 }
 
 // The sum of one pass's (up to) 9 taps, in XNNPACK's tree.
@@ -57,12 +34,12 @@ float passSum(const float t[9]) {
 }  // namespace
 
 bool prepareXnnpackAveragePool(const CpuKernelCall& call) {
-    PoolShape shape;
+    PoolWindow shape;
     return floatPoolShape(call, &shape);
 }
 
 bool runXnnpackAveragePool(const CpuKernelCall& call) {
-    PoolShape g;
+    PoolWindow g;
     if (!floatPoolShape(call, &g)) return false;
     const std::vector<int32_t>& s = call.in(0).shape();
     const auto* p = call.params<TfLitePoolParams>();
