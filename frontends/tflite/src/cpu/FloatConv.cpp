@@ -47,6 +47,7 @@ const float* biasOf(const CpuKernelCall& call) {
 // The packed filters, kept in the unit's state when they are constant; the im2col rows beside them.
 struct GemmState {
     floatgemm::Plan plan;
+    std::vector<float> transposed;   // XNNPACK's order (call.xnnpack()): the filters as depth x units
     std::vector<float> rows;
 };
 
@@ -57,7 +58,13 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
     return *keptState<GemmState>(
             call, local,
             [&](GemmState& made) {
-                floatgemm::makePlan(reinterpret_cast<const float*>(filters.data), units, depth, &made.plan);
+                const auto* weights = reinterpret_cast<const float*>(filters.data);
+                if (call.xnnpack()) {
+                    made.transposed.resize(units * depth);
+                    xnnpackfloat::transpose(weights, units, depth, made.transposed.data());
+                } else {
+                    floatgemm::makePlan(weights, units, depth, &made.plan);
+                }
                 return true;
             },
             constant);
@@ -84,8 +91,7 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const size_t depth = static_cast<size_t>(w[1]) * w[2] * inC;
     const size_t pixels = static_cast<size_t>(y[0]) * y[1] * y[2];
     std::shared_ptr<void> local;
-    GemmState xnnpackState;   // XNNPACK's order reads the filters as they are (OHWI: units x depth)
-    GemmState& state = call.xnnpack() ? xnnpackState : gemmState(call, units, depth, local);
+    GemmState& state = gemmState(call, units, depth, local);
     const auto* input = reinterpret_cast<const float*>(call.in(0).data);
     const bool direct = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 &&
                         g.dilationW == 1 && g.padTop == 0 && g.padLeft == 0;
@@ -109,8 +115,8 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const auto activation = static_cast<int32_t>(call.params<TfLiteConvParams>()->activation);
     if (call.xnnpack()) {
         xnnpackfloat::activationRange(activation, &low, &high);
-        xnnpackfloat::gemm(rows, pixels, reinterpret_cast<const float*>(call.in(1).data), units, depth, biasOf(call),
-                           low, high, reinterpret_cast<float*>(call.out(0).out), direct ? 2 : 1);
+        xnnpackfloat::gemm(rows, pixels, state.transposed.data(), units, depth, biasOf(call), low, high,
+                           reinterpret_cast<float*>(call.out(0).out), direct ? 2 : 1);
         return true;
     }
     activationRange(activation, &low, &high);
@@ -142,15 +148,15 @@ bool runFullyConnected(const CpuKernelCall& call) {
     const auto units = static_cast<size_t>(call.in(1).shape()[0]), depth = static_cast<size_t>(call.in(1).shape()[1]);
     const auto* o = call.params<TfLiteFullyConnectedParams>();
     float low, high;
+    std::shared_ptr<void> local;
+    GemmState& state = gemmState(call, units, depth, local);
     if (call.xnnpack()) {
         xnnpackfloat::activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
         xnnpackfloat::gemm(reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
-                           reinterpret_cast<const float*>(call.in(1).data), units, depth, biasOf(call), low, high,
+                           state.transposed.data(), units, depth, biasOf(call), low, high,
                            reinterpret_cast<float*>(call.out(0).out), 2);
         return true;
     }
-    std::shared_ptr<void> local;
-    GemmState& state = gemmState(call, units, depth, local);
     activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
     floatgemm::run(state.plan, reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
                    biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));

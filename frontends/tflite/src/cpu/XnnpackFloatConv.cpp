@@ -17,27 +17,27 @@ namespace nnemu::tflite::kernels::xnnpackfloat {
 
 namespace {
 
-// One pixel's outputs: acc[u] (from the bias) takes the products of k with fused multiply-adds,
-// odd[u] those of odd k when there are two sums. The weights are transposed (depth x units), so
-// each step runs over the units, which the compiler vectorizes: lane by lane the same operations.
-NNEMU_CLONES void gemmPixel(const float* a, const float* transposed, size_t units, size_t depth, int accumulators,
-                            float* acc, float* odd) {
-    if (accumulators == 1) {
-        for (size_t k = 0; k < depth; ++k) {
-            const float x = a[k];
-            const float* w = transposed + k * units;
-            for (size_t u = 0; u < units; ++u) acc[u] = std::fma(x, w[u], acc[u]);
-        }
-        return;
-    }
-    std::fill(odd, odd + units, 0.0f);
+// Up to kPixels pixels' outputs at once (each weight row read once for all of them): acc[q][u]
+// (from the bias) takes the products of k with fused multiply-adds, odd[q][u] those of odd k when
+// there are two sums. The weights are transposed (depth x units), so each step runs over the
+// units, which the compiler vectorizes: lane by lane the same operations.
+constexpr size_t kPixels = 4;
+
+NNEMU_CLONES void gemmPixels(const float* a, size_t count, const float* transposed, size_t units, size_t depth,
+                             int accumulators, float* acc, float* odd) {
+    if (accumulators == 2) std::fill(odd, odd + count * units, 0.0f);
     for (size_t k = 0; k < depth; ++k) {
-        const float x = a[k];
         const float* w = transposed + k * units;
-        float* sum = k % 2 == 0 ? acc : odd;
-        for (size_t u = 0; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
+        float* sums = accumulators == 2 && k % 2 == 1 ? odd : acc;
+        for (size_t q = 0; q < count; ++q) {
+            const float x = a[q * depth + k];
+            float* sum = sums + q * units;
+            for (size_t u = 0; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
+        }
     }
-    for (size_t u = 0; u < units; ++u) acc[u] = acc[u] + odd[u];
+    if (accumulators == 2) {
+        for (size_t i = 0; i < count * units; ++i) acc[i] = acc[i] + odd[i];
+    }
 }
 
 NNEMU_CLONES void depthwiseTap(const float* in, const float* f, size_t channels, size_t multiplier, bool scaleShift,
@@ -55,16 +55,22 @@ NNEMU_CLONES void depthwiseTap(const float* in, const float* f, size_t channels,
 
 }  // namespace
 
-void gemm(const float* rows, size_t pixels, const float* weights, size_t units, size_t depth, const float* bias,
-          float low, float high, float* out, int accumulators) {
-    std::vector<float> transposed(units * depth), acc(units), odd(units);
+void transpose(const float* weights, size_t units, size_t depth, float* transposed) {
     for (size_t u = 0; u < units; ++u) {
         for (size_t k = 0; k < depth; ++k) transposed[k * units + u] = weights[u * depth + k];
     }
-    for (size_t p = 0; p < pixels; ++p) {
-        for (size_t u = 0; u < units; ++u) acc[u] = bias != nullptr ? bias[u] : 0.0f;
-        gemmPixel(rows + p * depth, transposed.data(), units, depth, accumulators, acc.data(), odd.data());
-        for (size_t u = 0; u < units; ++u) out[p * units + u] = std::min(std::max(acc[u], low), high);
+}
+
+void gemm(const float* rows, size_t pixels, const float* transposed, size_t units, size_t depth, const float* bias,
+          float low, float high, float* out, int accumulators) {
+    std::vector<float> acc(kPixels * units), odd(kPixels * units);
+    for (size_t first = 0; first < pixels; first += kPixels) {
+        const size_t count = std::min(kPixels, pixels - first);
+        for (size_t q = 0; q < count; ++q) {
+            for (size_t u = 0; u < units; ++u) acc[q * units + u] = bias != nullptr ? bias[u] : 0.0f;
+        }
+        gemmPixels(rows + first * depth, count, transposed, units, depth, accumulators, acc.data(), odd.data());
+        for (size_t i = 0; i < count * units; ++i) out[first * units + i] = std::min(std::max(acc[i], low), high);
     }
 }
 
