@@ -20,11 +20,53 @@ namespace {
 // Up to kPixels pixels' outputs at once (each weight row read once for all of them): acc[q][u]
 // (from the bias) takes the products of k with fused multiply-adds, odd[q][u] those of odd k when
 // there are two sums. The weights are transposed (depth x units), so each step runs over the
-// units, which the compiler vectorizes: lane by lane the same operations.
-constexpr size_t kPixels = 4;
+// units, which the compiler vectorizes: lane by lane the same operations. Blocks of kPixels pixels
+// and kUnits units keep their sums in registers over the whole depth.
+constexpr size_t kPixels = 4, kUnits = 32;
+
+// One full block: the sums of 4 pixels x 32 units, in and out through acc (row stride `units`),
+// kept in local arrays (registers) across the depth; two: even k into e, odd k into o.
+NNEMU_CLONES void gemmBlock(const float* a, const float* w, size_t units, size_t depth, bool two, float* acc) {
+    float e[kPixels][kUnits], o[kPixels][kUnits];
+    for (size_t q = 0; q < kPixels; ++q) {
+        for (size_t j = 0; j < kUnits; ++j) {
+            e[q][j] = acc[q * units + j];
+            o[q][j] = 0.0f;
+        }
+    }
+    size_t k = 0;
+    for (; two && k + 1 < depth; k += 2) {
+        const float* w0 = w + k * units;
+        const float* w1 = w0 + units;
+        for (size_t q = 0; q < kPixels; ++q) {
+            const float x0 = a[q * depth + k], x1 = a[q * depth + k + 1];
+            for (size_t j = 0; j < kUnits; ++j) {
+                e[q][j] = std::fma(x0, w0[j], e[q][j]);
+                o[q][j] = std::fma(x1, w1[j], o[q][j]);
+            }
+        }
+    }
+    for (; k < depth; ++k) {
+        const float* w0 = w + k * units;
+        for (size_t q = 0; q < kPixels; ++q) {
+            const float x0 = a[q * depth + k];
+            for (size_t j = 0; j < kUnits; ++j) e[q][j] = std::fma(x0, w0[j], e[q][j]);
+        }
+    }
+    for (size_t q = 0; q < kPixels; ++q) {
+        for (size_t j = 0; j < kUnits; ++j) acc[q * units + j] = two ? e[q][j] + o[q][j] : e[q][j];
+    }
+}
 
 NNEMU_CLONES void gemmPixels(const float* a, size_t count, const float* transposed, size_t units, size_t depth,
                              int accumulators, float* acc, float* odd) {
+    size_t first = 0;
+    if (count == kPixels) {
+        for (; first + kUnits <= units; first += kUnits) {
+            gemmBlock(a, transposed + first, units, depth, accumulators == 2, acc + first);
+        }
+    }
+    if (first == units) return;
     if (accumulators == 2) std::fill(odd, odd + count * units, 0.0f);
     for (size_t k = 0; k < depth; ++k) {
         const float* w = transposed + k * units;
@@ -32,11 +74,13 @@ NNEMU_CLONES void gemmPixels(const float* a, size_t count, const float* transpos
         for (size_t q = 0; q < count; ++q) {
             const float x = a[q * depth + k];
             float* sum = sums + q * units;
-            for (size_t u = 0; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
+            for (size_t u = first; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
         }
     }
     if (accumulators == 2) {
-        for (size_t i = 0; i < count * units; ++i) acc[i] = acc[i] + odd[i];
+        for (size_t q = 0; q < count; ++q) {
+            for (size_t u = first; u < units; ++u) acc[q * units + u] = acc[q * units + u] + odd[q * units + u];
+        }
     }
 }
 
