@@ -155,6 +155,33 @@ REAL_TFLITE_TEST(MeanOverHeightAndWidth) {
     }
 }
 
+// Other reductions of one run of dimensions that leaves the innermost one: [2, r, c] over axis 1,
+// [n, h, w, c] over axis 2 or axes {0, 1} (size-1 dimensions between), without keep_dims.
+REAL_TFLITE_TEST(MeanOverOneRun) {
+    REQUIRE();
+    Random r{515};
+    struct Case {
+        std::vector<int32_t> shape, axes, out;
+    };
+    const std::vector<Case> cases = {{{2, 13, 21}, {1}, {2, 21}},
+                                     {{3, 5, 7, 9}, {2}, {3, 5, 9}},
+                                     {{4, 1, 6, 10}, {0, 1, 2}, {10}},
+                                     {{2, 6, 1, 33}, {-3, -2}, {2, 33}}};
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        SCOPED_TRACE("case " + std::to_string(i));
+        GraphBuilder g;
+        const int32_t in = g.tensor(c.shape, fb::TensorType_FLOAT32);
+        const int32_t axes = g.tensor({static_cast<int32_t>(c.axes.size())}, fb::TensorType_INT32, GraphBuilder::bytes(c.axes));
+        const int32_t out = g.tensor(c.out, fb::TensorType_FLOAT32);
+        g.op(fb::BuiltinOperator_MEAN, {in, axes}, {out}, fb::BuiltinOptions_ReducerOptions,
+             [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateReducerOptions(fbb, false).Union(); });
+        g.inputs = {in};
+        g.outputs = {out};
+        expectAsXnnpack(g, {r.floats(elementCount(c.shape), -3, 3)});
+    }
+}
+
 REAL_TFLITE_TEST(Softmax) {
     REQUIRE();
     Random r{606};
