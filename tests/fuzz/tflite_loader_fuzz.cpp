@@ -39,13 +39,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::unique_ptr<nnemu::tflite::Model> model = std::move(loaded).value();
     const size_t bytes = totalTensorBytes(*model);
     if (bytes > kMaxCreateBytes) return 0;
-    // Both paths: the delegate on nnapi-reference, or TFLite's CPU path node by node.
+    // Both paths: the delegate on nnapi-reference, or TFLite's CPU path node by node; and both
+    // semantics of the CPU nodes: TFLite's builtin kernels, or its default delegate's (XNNPACK
+    // forms, the tools' default).
     nnemu::tflite::DelegateOptions options;
     if (size > 0 && (data[size - 1] & 1) != 0) {
         options.useNnapi = true;
         options.acceleratorName = "nnapi-reference";
         options.disableNnapiCpu = false;
     }
+    options.xnnpack = size > 0 && (data[size - 1] & 2) != 0;
     nnemu::Result<std::unique_ptr<nnemu::tflite::Interpreter>> created = nnemu::tflite::Interpreter::create(*model, options);
     if (!created || bytes > kMaxInvokeBytes) return 0;
     nnemu::tflite::Interpreter* interpreter = created->get();
