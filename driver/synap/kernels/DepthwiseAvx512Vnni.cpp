@@ -157,9 +157,10 @@ Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2) {
 // Clamps the output values of a group's vectors (int32, slot order) and stores them in
 // channel order: the packs undo the unpacks (for 32 channels with one dword permutation);
 // saturating is exact inside the clamp.
+// `low`, `high`: the clamp's bounds in every byte (set once per row: the stores in between could
+// alias the layer's arguments, so the compiler reloaded them at every call).
 template <bool kSigned, size_t kWidth>
-void storeGroup(const GemmArgs& q, const __m512i* y, uint8_t* out) {
-    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+void storeGroup(__m512i low, __m512i high, const __m512i* y, uint8_t* out) {
     const auto bytesOf = [&](__m512i a, __m512i b) {
         return kSigned ? _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(a, b), low), high)
                        : _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(a, b), low), high);
@@ -205,6 +206,10 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     const int64_t width = a.inWidth;
     alignas(64) __m512i quads[(kTile - 1) * kStride + 3][kVectors];
     alignas(64) __m512i staged[kTile][kVectors];
+    const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
+    // In locals, as the clamp's bounds: the stores of the quads made the compiler reload them.
+    const uint8_t *const row0 = rows[0] + first, *const row1 = rows[1] + first, *const row2 = rows[2] + first;
+    const uint8_t* const zeroRow = a.zeroRow + first;
     uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
     for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
         const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
@@ -212,9 +217,9 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
         for (size_t c = 0; c < columns; ++c) {
             const int64_t ix = left + static_cast<int64_t>(c);
             const bool inside = ix >= 0 && ix < width;
-            const size_t at = inside ? static_cast<size_t>(ix) * channels + first : 0;
-            const Quads built = inside ? quadsOf<kSigned, kWidth>(rows[0] + at, rows[1] + at, rows[2] + at)
-                                       : quadsOf<kSigned, kWidth>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first);
+            const size_t at = inside ? static_cast<size_t>(ix) * channels : 0;
+            const Quads built = inside ? quadsOf<kSigned, kWidth>(row0 + at, row1 + at, row2 + at)
+                                       : quadsOf<kSigned, kWidth>(zeroRow, zeroRow, zeroRow);
             for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
         for (int j = 0; j < kVectors; ++j) {
@@ -222,7 +227,7 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<kAbove, 1, kStride, kVectors>(a, b, j, quads, staged, n)
                                               : blockOverTile<kAbove, kSets, kStride, kVectors>(a, b, j, quads, staged, n);
         }
-        for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(q, staged[i], out + (x0 + i) * channels);
+        for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(low, high, staged[i], out + (x0 + i) * channels);
     }
 }
 
