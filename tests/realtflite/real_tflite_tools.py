@@ -10,8 +10,9 @@ and nnemu's own benchmark_model runs it with the same flags on the same input fi
 exit 0, both say the same of the delegate ("the model graph will be completely executed by the
 delegate" or "partially ... w/ N delegate kernels"; a model nnemu's tool fully delegates,
 "Replacing N out of N node(s)", must be completely executed by TFLite's delegate too), and the output bytes are identical (the same device
-computes them; the nodes outside the delegate run on TFLite's builtin kernels, XNNPACK off in both
-tools: --use_xnnpack=false). For classifiers, TFLite's label_image and nnemu's print the same top
+computes them; the nodes outside the delegate run, first with both tools' defaults, on TFLite's
+XNNPACK delegate and on nnemu's XNNPACK forms, then with --use_xnnpack=false in both, on TFLite's
+builtin kernels and nnemu's; XNNPACK_GAPS lists the models compared the second way only). For classifiers, TFLite's label_image and nnemu's print the same top
 label through NNAPI (-a 1) and through the vx delegate (the order of the next four waits for
 label_image's TFLite resize, issue 24 part 5).
 
@@ -96,25 +97,39 @@ ROUTES = {
 }
 
 
+# Models whose CPU nodes include forms nnemu does not yet compute as TFLite's default delegate
+# (XNNPACK) does (docs/tflite.md, "The CPU path's two semantics"): compared with XNNPACK off only.
+XNNPACK_GAPS = {
+    "yolo_head_quant",   # its RESIZE_NEAREST_NEIGHBOR / CONCATENATION / SPLIT_V / LOGISTIC tail
+    "yolo_head_int8",
+    "dynamic_range_float",   # its hybrid CONV_2D / FULLY_CONNECTED (XNNPACK's dynamically quantized forms)
+}
+
+
 def check_benchmark(ctx, name, model, input_file):
     layer, shape, outputs = input_name(ctx, model)
     sl = os.path.join(ctx.lib, "libneuralnetworks.so")
     vx = os.path.join(ctx.lib, "libvx_delegate.so")
     short_run = ["--num_runs=1", "--warmup_runs=1", "--min_secs=0", "--warmup_min_secs=0"]
-    for route, (use_path, tf_flags, nn_flags) in ROUTES.items():
-        tf_out = os.path.join(ctx.work, "%s.%s.tflite.out" % (name, route))
-        nn_out = os.path.join(ctx.work, "%s.%s.nnemu.out" % (name, route))
-        tf_cmd = [os.path.join(ctx.tflite, "benchmark_model"), "--graph=" + model, "--use_xnnpack=false",
+    # Both tools' defaults (TFLite's XNNPACK delegate on the nodes the route leaves, nnemu's XNNPACK
+    # forms), then both with XNNPACK off (TFLite's builtin kernels on both sides).
+    semantics = [("off", ["--use_xnnpack=false"])]
+    if name not in XNNPACK_GAPS:
+        semantics.insert(0, ("default", []))
+    for (route, (use_path, tf_flags, nn_flags)), (sem, xnn) in [(r, s) for r in ROUTES.items() for s in semantics]:
+        tf_out = os.path.join(ctx.work, "%s.%s.%s.tflite.out" % (name, route, sem))
+        nn_out = os.path.join(ctx.work, "%s.%s.%s.nnemu.out" % (name, route, sem))
+        tf_cmd = [os.path.join(ctx.tflite, "benchmark_model"), "--graph=" + model] + xnn + [
                   "--input_layer=" + layer, "--input_layer_shape=" + shape,
                   "--input_layer_value_files=%s:%s" % (layer.replace(":", "\\:"), input_file),
                   "--output_filepath=" + tf_out] + short_run + [f.format(sl=sl, vx=vx) for f in tf_flags]
         nn_outs = ["%s.%d" % (nn_out, i) for i in range(outputs)]
-        nn_cmd = [os.path.join(ctx.bin, "benchmark_model"), "--graph=" + model, "--input_file=" + input_file,
-                  "--use_xnnpack=false", "--output_file=" + ",".join(nn_outs)] + short_run + [f.format(sl=sl, vx=vx) for f in nn_flags]
+        nn_cmd = [os.path.join(ctx.bin, "benchmark_model"), "--graph=" + model, "--input_file=" + input_file] + xnn + [
+                  "--output_file=" + ",".join(nn_outs)] + short_run + [f.format(sl=sl, vx=vx) for f in nn_flags]
         env = {"LD_LIBRARY_PATH": ctx.lib} if use_path else {}
-        tf_code, tf_log = ctx.run(tf_cmd, env, "%s.%s.tflite.log" % (name, route))
-        nn_code, nn_log = ctx.run(nn_cmd, None, "%s.%s.nnemu.log" % (name, route))
-        what = "%s, route %s" % (name, route)
+        tf_code, tf_log = ctx.run(tf_cmd, env, "%s.%s.%s.tflite.log" % (name, route, sem))
+        nn_code, nn_log = ctx.run(nn_cmd, None, "%s.%s.%s.nnemu.log" % (name, route, sem))
+        what = "%s, route %s, XNNPACK %s" % (name, route, sem)
         if tf_code != 0:
             fail("%s: TFLite's benchmark_model exited %d:\n%s" % (what, tf_code, tf_log))
         if nn_code != 0:
