@@ -100,8 +100,6 @@ ROUTES = {
 # Models whose CPU nodes include forms nnemu does not yet compute as TFLite's default delegate
 # (XNNPACK) does (docs/tflite.md, "The CPU path's two semantics"): compared with XNNPACK off only.
 XNNPACK_GAPS = {
-    "yolo_head_quant",   # its RESIZE_NEAREST_NEIGHBOR / CONCATENATION / SPLIT_V / LOGISTIC tail
-    "yolo_head_int8",
     "dynamic_range_float",   # its hybrid CONV_2D / FULLY_CONNECTED (XNNPACK's dynamically quantized forms)
 }
 

@@ -538,9 +538,8 @@ SWEEP_TEST(ReduceMin) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_MIN, {kU8, 
 SWEEP_TEST(ReduceProd) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, {kI8, kI16}, 137); }
 
 // ---- CONCATENATION: 2-4 inputs, each uint8 one quantized its own way
-SWEEP_TEST(Concatenation) {
-    REQUIRE();
-    Sweep s(113);
+void concatenation(bool xnnpack) {
+    Sweep s(113, xnnpack);
     for (int i = 0; i < kCases; ++i) {
         const TT type = s.choose({kU8, kI8, kI16});
         std::vector<int32_t> shape = s.shape(1, 4, 5);
@@ -567,6 +566,12 @@ SWEEP_TEST(Concatenation) {
     }
     s.expectSameAsTflite();
 }
+SWEEP_TEST(Concatenation) { REQUIRE(); concatenation(false); }
+// Against TFLite's default delegate (tflite_run --xnnpack=1), rescaling uint8 copies included: the
+// same bytes as TFLite's builtin kernel, so nnemu keeps the builtin path; this pins that.
+// Against TFLite's default delegate (tflite_run --xnnpack=1), rescaling uint8 copies included: the
+// same bytes as TFLite's builtin kernel, so nnemu keeps the builtin path; this pins that.
+SWEEP_TEST(ConcatenationXnnpack) { REQUIRE(); concatenation(true); }
 
 // ---- resizes: align_corners, half_pixel_centers or neither; the output requantized one time in four
 void resize(fb::BuiltinOperator code, uint32_t seed) {
@@ -605,8 +610,8 @@ struct FixedOut {
 void fixedOutput(fb::BuiltinOperator code, const std::vector<FixedOut>& forms, uint32_t seed,
                  fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE,
                  std::function<std::pair<GraphBuilder::Options, std::string>(Sweep&)> options = nullptr,
-                 int cases = kCases) {
-    Sweep s(seed);
+                 int cases = kCases, bool xnnpack = false) {
+    Sweep s(seed, xnnpack);
     for (int i = 0; i < cases; ++i) {
         const FixedOut& form = forms[static_cast<size_t>(s.pick(static_cast<int32_t>(forms.size())))];
         const std::vector<int32_t> shape = s.shape(1, 4, 7);
@@ -639,6 +644,13 @@ SWEEP_TEST(Logistic) {
     REQUIRE();
     fixedOutput(fb::BuiltinOperator_LOGISTIC, {{kU8, 1.0f / 256, 0}, {kI8, 1.0f / 256, -128}, {kI16, 1.0f / 32768, 0}}, 117);
 }
+// Against TFLite's default delegate (tflite_run --xnnpack=1): the same bytes as TFLite's builtin
+// kernel on these cases, so nnemu keeps the builtin path; this pins that.
+SWEEP_TEST(LogisticXnnpack) {
+    REQUIRE();
+    fixedOutput(fb::BuiltinOperator_LOGISTIC, {{kU8, 1.0f / 256, 0}, {kI8, 1.0f / 256, -128}, {kI16, 1.0f / 32768, 0}}, 117,
+                fb::BuiltinOptions_NONE, nullptr, kCases, true);
+}
 SWEEP_TEST(Tanh) {
     REQUIRE();
     fixedOutput(fb::BuiltinOperator_TANH, {{kU8, 1.0f / 128, 128}, {kI8, 1.0f / 128, 0}, {kI16, 1.0f / 32768, 0}}, 118);
@@ -669,8 +681,9 @@ SWEEP_TEST(LogSoftmax) {
 // ---- activations that requantize to any output quantization
 void rescaling(fb::BuiltinOperator code, std::initializer_list<TT> types, uint32_t seed, double low, double high,
                fb::BuiltinOptions optionsType = fb::BuiltinOptions_NONE,
-               std::function<std::pair<GraphBuilder::Options, std::string>(Sweep&)> options = nullptr) {
-    Sweep s(seed);
+               std::function<std::pair<GraphBuilder::Options, std::string>(Sweep&)> options = nullptr,
+               bool xnnpack = false) {
+    Sweep s(seed, xnnpack);
     for (int i = 0; i < kCases; ++i) {
         const TT type = s.choose(types);
         const std::vector<int32_t> shape = s.shape(1, 4, 7);
@@ -697,16 +710,23 @@ SWEEP_TEST(Gelu) {
                               std::string(approximate ? "approximate" : "exact"));
     });
 }
+std::pair<GraphBuilder::Options, std::string> leakyAlpha(Sweep& s) {
+    const auto alpha = static_cast<float>(s.pick(4) == 0 ? s.uniform(1, 3) : s.uniform(0.01, 0.99));
+    return std::make_pair(GraphBuilder::Options([alpha](flatbuffers::FlatBufferBuilder& fbb) {
+                              return fb::CreateLeakyReluOptions(fbb, alpha).Union();
+                          }),
+                          "alpha " + std::to_string(alpha));
+}
 SWEEP_TEST(LeakyRelu) {
     REQUIRE();
-    rescaling(fb::BuiltinOperator_LEAKY_RELU, {kU8, kI8, kI16}, 128, 0.3, 3, fb::BuiltinOptions_LeakyReluOptions,
-              [](Sweep& s) {
-                  const auto alpha = static_cast<float>(s.pick(4) == 0 ? s.uniform(1, 3) : s.uniform(0.01, 0.99));
-                  return std::make_pair(GraphBuilder::Options([alpha](flatbuffers::FlatBufferBuilder& fbb) {
-                                            return fb::CreateLeakyReluOptions(fbb, alpha).Union();
-                                        }),
-                                        "alpha " + std::to_string(alpha));
-              });
+    rescaling(fb::BuiltinOperator_LEAKY_RELU, {kU8, kI8, kI16}, 128, 0.3, 3, fb::BuiltinOptions_LeakyReluOptions, leakyAlpha);
+}
+// Against TFLite's default delegate: the 8-bit cases whose scale ratios XNNPACK accepts compute
+// its arithmetic (Activation.cpp), the others and int16 the builtin kernel's.
+SWEEP_TEST(LeakyReluXnnpack) {
+    REQUIRE();
+    rescaling(fb::BuiltinOperator_LEAKY_RELU, {kU8, kI8, kI16}, 128, 0.3, 3, fb::BuiltinOptions_LeakyReluOptions, leakyAlpha,
+              true);
 }
 SWEEP_TEST(Abs) { REQUIRE(); rescaling(fb::BuiltinOperator_ABS, {kI8, kI16}, 129, 0.3, 3); }
 

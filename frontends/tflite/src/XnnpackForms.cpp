@@ -43,6 +43,9 @@ const std::vector<XnnpackForm>& xnnpackForms() {
             {fb::BuiltinOperator_MUL, false,
              "XNNPACK requantizes the product in float (in1 x in2 / out scale), rounded to nearest even; TFLite's "
              "builtin kernel through a Q31 multiplier", nullptr},
+            {fb::BuiltinOperator_LEAKY_RELU, false,
+             "XNNPACK multiplies the offset value by in_scale / out_scale (or that times alpha) rounded to 8 "
+             "fraction bits and rounds half up; TFLite's builtin kernel through Q31 multipliers", nullptr},
             {fb::BuiltinOperator_AVERAGE_POOL_2D, false, nullptr,
              "XNNPACK sums each window in passes of 9 taps (columns outer) in a fixed tree and multiplies by "
              "1 / count; TFLite's builtin kernel adds the taps row by row and divides"},

@@ -293,13 +293,68 @@ bool runGelu(const CpuKernelCall& call) {
 // negative, times in_scale * alpha / out_scale below (two Q31 multipliers from float quotients),
 // plus the output's zero point, clamped.
 
+//
+// Under TFLite's default delegate (call.xnnpack(), uint8 and int8 only): XNNPACK's arithmetic. Its
+// two multipliers are in_scale / out_scale and that times alpha (float products) in units of
+// 2^-8, rounded to nearest even; the offset value times the one for its sign, plus 128, shifted
+// right by 8 (rounding half up), plus the output's zero point, clamped. The delegate leaves the
+// node (prepare fails) for a positive ratio outside [2^-8, 2^7] or a negative one whose magnitude
+// is below 2^-8 or which leaves [-0x1.FFFCp+6, 2^7].
+
+struct XnnpackLeakyMultipliers {
+    int32_t positive = 0, negative = 0;
+};
+
+bool xnnpackLeakyMultipliers(const CpuKernelCall& call, XnnpackLeakyMultipliers* m) {
+    const float alpha = call.params<TfLiteLeakyReluParams>()->alpha;
+    const float positiveScale = call.in(0).tensor->scale / call.out(0).tensor->scale;
+    const float negativeScale = positiveScale * alpha;
+    if (!(positiveScale >= 0x1.0p-8f && positiveScale <= 0x1.0p+7f && negativeScale <= 0x1.0p+7f &&
+          negativeScale >= -0x1.FFFC00p+6f && std::fabs(negativeScale) >= 0x1.0p-8f)) {
+        return call.fail("scale ratio outside XNNPACK's range for LEAKY_RELU");
+    }
+    m->positive = static_cast<int32_t>(std::nearbyint(256.0f * positiveScale));
+    m->negative = static_cast<int32_t>(std::nearbyint(256.0f * negativeScale));
+    return true;
+}
+
+template <typename T>
+void runXnnpackLeakyRelu(const CpuKernelCall& call, const XnnpackLeakyMultipliers& m) {
+    const auto inZero = static_cast<int32_t>(call.in(0).tensor->zeroPoint);
+    const auto outZero = static_cast<int32_t>(call.out(0).tensor->zeroPoint);
+    mapElements<T>(call, [=](T x) {
+        const int32_t value = int32_t{x} - inZero;
+        const int32_t scaled = (value * (value >= 0 ? m.positive : m.negative) + 128) >> 8;
+        return static_cast<T>(std::clamp<int32_t>(outZero + scaled, std::numeric_limits<T>::min(),
+                                                  std::numeric_limits<T>::max()));
+    });
+}
+
 bool prepareLeakyRelu(const CpuKernelCall& call) {
-    if (!prepareSameShape(call, {ElementType::INT16}) || !quantizedScales(call)) return false;
-    return call.params<TfLiteLeakyReluParams>() != nullptr || call.fail("missing LeakyReluOptions");
+    const bool eightBit = call.xnnpack() && (call.in(0).type() == ElementType::UINT8 || call.in(0).type() == ElementType::INT8);
+    if (eightBit) {
+        if (!prepareSameShape(call, {ElementType::UINT8, ElementType::INT8})) return false;
+    } else if (!prepareSameShape(call, {ElementType::INT16})) {
+        return false;
+    }
+    if (!quantizedScales(call)) return false;
+    if (call.params<TfLiteLeakyReluParams>() == nullptr) return call.fail("missing LeakyReluOptions");
+    XnnpackLeakyMultipliers m;
+    return !eightBit || xnnpackLeakyMultipliers(call, &m);
 }
 
 bool runLeakyRelu(const CpuKernelCall& call) {
     if (!prepareLeakyRelu(call)) return false;
+    if (call.in(0).type() != ElementType::INT16) {
+        XnnpackLeakyMultipliers m;
+        xnnpackLeakyMultipliers(call, &m);
+        if (call.in(0).type() == ElementType::UINT8) {
+            runXnnpackLeakyRelu<uint8_t>(call, m);
+        } else {
+            runXnnpackLeakyRelu<int8_t>(call, m);
+        }
+        return true;
+    }
     const Tensor &in = *call.in(0).tensor, &out = *call.out(0).tensor;
     const float alpha = call.params<TfLiteLeakyReluParams>()->alpha;
     int32_t identity = 0, scaled = 0;
