@@ -50,7 +50,7 @@ const std::vector<XnnpackForm>& xnnpackForms() {
              "XNNPACK sums each window in passes of 9 taps (columns outer) in a fixed tree and multiplies by "
              "1 / count; TFLite's builtin kernel adds the taps row by row and divides"},
             {fb::BuiltinOperator_SOFTMAX, false, nullptr,
-             "XNNPACK evaluates its own exp polynomial, sums in four lanes and multiplies by 1 / sum; TFLite's "
+             "XNNPACK evaluates its own exp polynomial, sums in 16 lanes with two accumulators and multiplies by 1 / sum; TFLite's "
              "builtin kernel uses Eigen's exp and sum"},
             {fb::BuiltinOperator_MEAN, true,
              "XNNPACK scales the offset sum in float by (scale_in / scale_out) / count and rounds to nearest even; "
