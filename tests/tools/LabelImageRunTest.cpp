@@ -81,6 +81,14 @@ TEST_P(LabelImageOnDevice, ClassificationOracles) {
         EXPECT_NE(run.err.find("INFO: Loaded model "), std::string::npos);
         EXPECT_NE(run.err.find("INFO: invoked\n"), std::string::npos);
         EXPECT_TRUE(std::regex_search(run.err, std::regex("INFO: average time: [0-9.e+-]+ ms\n"))) << run.err;
+        // TFLite's label_image creates its default delegate for a graph on the CPU, never for one
+        // the vx delegate takes whole.
+        const bool xnnpackLine = run.err.find("INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n") != std::string::npos;
+        if (device.empty()) {
+            EXPECT_TRUE(xnnpackLine) << run.err;
+        } else if (vx) {
+            EXPECT_FALSE(xnnpackLine) << run.err;
+        }
         if (vx) {
             EXPECT_TRUE(std::regex_search(run.err, std::regex("VERBOSE: Replacing ([0-9]+) out of \\1 node\\(s\\) with "
                                                               "delegate \\(Vx Delegate\\) node, yielding 1 partitions")))
