@@ -7,7 +7,7 @@
 # extra process, (PSS of N - PSS of 1) / (N - 1), and the ratio nnemu / TFLite (BENCHMARKS.md,
 # "Memory against TFLite"). With DETAIL=1 also the largest private mappings of one process of each.
 #
-#   bash tests/bench/memory_vs_tflite.sh [BUILD_DIR] [N]
+#   [MODELS=regex] bash tests/bench/memory_vs_tflite.sh [BUILD_DIR] [N]   (issue 26's seven models by default)
 set -euo pipefail
 build=${1:-build}
 count=${2:-4}
@@ -27,9 +27,19 @@ cleanup() {
 }
 trap cleanup EXIT
 settle=${SETTLE:-6}
-models=("$shared/models/models/mobilenet_v2_1.0_224_quant.tflite" "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite"
-        "$work/mobilenet_v1_1.0_224_float.tflite")
-"$build/bin/nnemu_modelgen" mobilenet_v1_1.0_224_float "$work/mobilenet_v1_1.0_224_float.tflite" > /dev/null
+models=("$shared/models/models/mobilenet_v1_0.25_128_quant.tflite" "$shared/models/models/mobilenet_v2_1.0_224_quant.tflite"
+        "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite")
+# Issue 26's generated models (the tools' generator writes them; nothing to download).
+for name in mobilenet_v2_1.0_224_full_int8 mobilenet_v1_1.0_224_int8 mobilenet_v1_1.0_224_float mobilenet_v2_1.0_224_float; do
+    "$build/bin/nnemu_modelgen" "$name" "$work/$name.tflite" > /dev/null
+    models+=("$work/$name.tflite")
+done
+# MODELS='regex' keeps the models whose file name matches.
+if [[ -n ${MODELS:-} ]]; then
+    kept=()
+    for m in "${models[@]}"; do [[ $(basename "$m") =~ $MODELS ]] && kept+=("$m"); done
+    models=("${kept[@]}")
+fi
 sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
 
 common=(--num_threads=1)

@@ -13,7 +13,7 @@
 # A second table gives each cell's minimum over the passes (on a loaded machine the median
 # mostly measures the other processes).
 #
-#   bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]
+#   [MODELS=regex] bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]   (issue 26's seven models by default)
 set -euo pipefail
 build=${1:-build}
 passes=${2:-3}
@@ -29,8 +29,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export NNEMU_NPU_THREADS=1
 models=("$shared/models/models/mobilenet_v1_0.25_128_quant.tflite" "$shared/models/models/mobilenet_v2_1.0_224_quant.tflite"
-        "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite" "$work/mobilenet_v1_1.0_224_float.tflite")
-"$build/bin/nnemu_modelgen" mobilenet_v1_1.0_224_float "$work/mobilenet_v1_1.0_224_float.tflite" > /dev/null
+        "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite")
+# Issue 26's generated models (the tools' generator writes them; nothing to download).
+for name in mobilenet_v2_1.0_224_full_int8 mobilenet_v1_1.0_224_int8 mobilenet_v1_1.0_224_float mobilenet_v2_1.0_224_float; do
+    "$build/bin/nnemu_modelgen" "$name" "$work/$name.tflite" > /dev/null
+    models+=("$work/$name.tflite")
+done
+# MODELS='regex' keeps the models whose file name matches.
+if [[ -n ${MODELS:-} ]]; then
+    kept=()
+    for m in "${models[@]}"; do [[ $(basename "$m") =~ $MODELS ]] && kept+=("$m"); done
+    models=("${kept[@]}")
+fi
 sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
 
 common=(--num_threads=1 --num_runs=5 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
