@@ -6,8 +6,11 @@ namespace nnemu::synap::kernels {
 namespace {
 
 struct MaddDot {
-    static __m256i add(__m256i acc, __m256i values, __m256i weights) {
-        return _mm256_add_epi32(acc, _mm256_madd_epi16(values, weights));
+    static __m256i sum(const __m256i (&v)[3][2], const __m256i (&w)[3][2]) {
+        const auto taps = [&](int kx) {
+            return _mm256_add_epi32(_mm256_madd_epi16(v[kx][0], w[kx][0]), _mm256_madd_epi16(v[kx][1], w[kx][1]));
+        };
+        return _mm256_add_epi32(_mm256_add_epi32(taps(0), taps(1)), taps(2));
     }
 };
 

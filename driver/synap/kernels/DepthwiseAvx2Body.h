@@ -3,9 +3,10 @@
 // internal to it). 16 channels (two vectors of 8) at a time along an output row. Per input
 // column, rows 0 and 1 as a pair of 16-bit values in each 32-bit lane and row 2 alone, so that
 // a 16-bit multiply-add sums two taps exactly against pairs of weights (DepthwiseAvx2Layout);
-// each column serves the outputs of up to 3 columns (stride 1). `Dot::add(acc, values, weights)`
-// is acc + vpmaddwd(values, weights) (no 16-bit saturation: the values are bytes, the weights
-// within +-255). The folded requantization (Avx2Requant.h) where nothing saturates, else the GEMM's.
+// each column serves the outputs of up to 3 columns (stride 1). `Dot::sum(values, weights)`, both
+// [3 kx][pair, third], is the sum of the six vpmaddwd(values, weights) (no 16-bit saturation: the
+// values are bytes, the weights within +-255). The folded requantization (Avx2Requant.h) where
+// nothing saturates, else the GEMM's.
 #pragma once
 
 #include <cstring>
@@ -118,13 +119,8 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
                               __attribute__((always_inline)) {
         __m256i y[2];
         for (int h = 0; h < 2; ++h) {
-            // Two chains, rows 0-1 and row 2, each from a plain vpmaddwd.
-            const __m256i pairs = Dot::add(Dot::add(_mm256_madd_epi16(c0.pair[h], w[h][0][0]), c1.pair[h], w[h][1][0]),
-                                           c2.pair[h], w[h][2][0]);
-            const __m256i thirds =
-                    Dot::add(Dot::add(_mm256_madd_epi16(c0.third[h], w[h][0][1]), c1.third[h], w[h][1][1]),
-                             c2.third[h], w[h][2][1]);
-            const __m256i acc = _mm256_add_epi32(pairs, thirds);
+            const __m256i values[3][2] = {{c0.pair[h], c0.third[h]}, {c1.pair[h], c1.third[h]}, {c2.pair[h], c2.third[h]}};
+            const __m256i acc = Dot::sum(values, w[h]);
             if constexpr (kMode == Mode::Saturating) {
                 y[h] = requantize(q, slow[h], acc, 0);
             } else {
