@@ -14,12 +14,28 @@
 
 namespace nnemu::synap::kernels {
 
+namespace {
+
+// AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (the OS saving the YMM state is AVX2's check).
+// GCC 12's runtime has read it at start-up; clang 14's does not know the name.
+bool avxVnni() {
+#if defined(__x86_64__) && defined(__clang__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
+#elif defined(__x86_64__)
+    return __builtin_cpu_supports("avxvnni");
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
 const std::vector<Isa>& supportedIsas() {
     static const std::vector<Isa> isas = [] {
         std::vector<Isa> found{Isa::Portable};
         if (__builtin_cpu_supports("avx2")) found.push_back(Isa::Avx2);
-        // (GCC 12's runtime reads CPUID leaf 7 subleaf 1 EAX bit 4, where the OS saves the YMM state.)
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avxvnni")) found.push_back(Isa::AvxVnni);
+        if (__builtin_cpu_supports("avx2") && avxVnni()) found.push_back(Isa::AvxVnni);
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
             __builtin_cpu_supports("avx512dq") &&
             __builtin_cpu_supports("avx512vnni")) {
