@@ -161,7 +161,8 @@ bool packDepthwise(const DepthwiseSpec& s, PackedDepthwise* packed) {
     return true;
 }
 
-void keepDepthwiseFor(Isa isa, PackedDepthwise* packed) {
+void keepDepthwiseFor(Isa runs, PackedDepthwise* packed) {
+    const Isa isa = baseIsa(runs);
     if (isa != Isa::Avx2) packed->avx2 = {};
     if (isa == Isa::Avx2) {
         std::vector<int32_t>().swap(packed->weights);
@@ -234,7 +235,9 @@ void runDepthwise(Isa isa, const DepthwiseArgs& prepared, const uint8_t* input, 
     args.rowBegin = rowBegin;
     args.rowEnd = std::min(rowEnd, prepared.rowEnd);  // the prepared arguments' rowEnd: all rows
     if (args.rowBegin >= args.rowEnd) return;
-    if (isa == Isa::Avx2 && args.pairWeights != nullptr) {
+    if (isa == Isa::AvxVnni && args.pairWeights != nullptr) {
+        depthwiseAvxVnni(args);
+    } else if (isa == Isa::Avx2 && args.pairWeights != nullptr) {
         depthwiseAvx2(args);
     } else if (isa == Isa::Avx512Vnni) {
         depthwiseAvx512Vnni(args);

@@ -50,8 +50,9 @@ bool packDepthwise(const DepthwiseSpec& spec, PackedDepthwise* packed);
 // The AVX2 layout of a packed depthwise (packDepthwise fills `avx2` with it).
 DepthwiseAvx2Layout packDepthwiseAvx2(const PackedDepthwise& packed);
 // Frees what runDepthwise with `isa` never reads (on AVX-512 VNNI with the folded layout: the
-// 32-bit weights and the requantization table; on AVX2 the 32-bit weights and the VNNI layout;
-// elsewhere the AVX2 layout); run it with that isa alone afterwards.
+// 32-bit weights and the requantization table; on AVX2 and AVX-VNNI the 32-bit weights and the
+// VNNI layout; elsewhere the AVX2 layout); run it with that isa, or one of the same baseIsa, alone
+// afterwards.
 void keepDepthwiseFor(Isa isa, PackedDepthwise* packed);
 // Output rows [rowBegin, rowEnd) of batches * outHeight.
 void runDepthwise(Isa isa, const PackedDepthwise& packed, const uint8_t* input, uint8_t* output, size_t rowBegin,

@@ -42,6 +42,7 @@ struct DepthwiseArgs {
 
 void depthwisePortable(const DepthwiseArgs& args);
 void depthwiseAvx2(const DepthwiseArgs& args);
+void depthwiseAvxVnni(const DepthwiseArgs& args);
 void depthwiseAvx512Vnni(const DepthwiseArgs& args);
 
 }  // namespace nnemu::synap::kernels

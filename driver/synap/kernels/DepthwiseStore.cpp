@@ -115,7 +115,7 @@ bool viewStoredDepthwise(std::span<const uint8_t> stored, const DepthwiseSpec& s
     }
     // What the kernel of `isa` reads: on AVX-512 VNNI the folded layout, on AVX2 its layout
     // (unfolded: with the requantization table), else the 16-bit weights and the table.
-    const bool runsFolded = isa == Isa::Avx512Vnni && hasFolded, runsAvx2 = isa == Isa::Avx2 && hasAvx2;
+    const bool runsFolded = isa == Isa::Avx512Vnni && hasFolded, runsAvx2 = baseIsa(isa) == Isa::Avx2 && hasAvx2;
     if (folded && !runsFolded && !(runsAvx2 && hasAvx2Folded)) return false;
     if (!runsFolded && (part[kArraysPart] == nullptr || (!runsAvx2 && part[kWeights] == nullptr))) return false;
     const auto* arrays = reinterpret_cast<const int32_t*>(part[kArraysPart]);

@@ -76,7 +76,7 @@ void floatConvPortable(const FloatConvArgs& a) {
 
 FloatConvKernel floatConvKernel(Isa isa) {
     if (isa == Isa::Avx512Vnni) return {floatConvAvx512, 2};
-    if (isa == Isa::Avx2 && floatFmaSupported()) return {floatConvAvx2, 1};
+    if (baseIsa(isa) == Isa::Avx2 && floatFmaSupported()) return {floatConvAvx2, 1};
     return {floatConvPortable, 1};
 }
 

@@ -86,7 +86,7 @@ void runFloatDepthwiseRows(Isa isa, const FloatImage& g, std::span<const uint8_t
     void (*kernel)(const FloatDepthwiseRow&) = floatDepthwiseRowPortable;
     if (isa == Isa::Avx512Vnni) {
         kernel = floatDepthwiseRowAvx512;
-    } else if (isa == Isa::Avx2 && floatFmaSupported()) {
+    } else if (baseIsa(isa) == Isa::Avx2 && floatFmaSupported()) {
         kernel = floatDepthwiseRowAvx2;
     }
     const size_t C = g.channels, s = g.strideWidth;

@@ -59,6 +59,7 @@ struct FastRequantBlock {
 
 void gemmPortable(const GemmArgs& args);
 void gemmAvx2(const GemmArgs& args);
+void gemmAvxVnni(const GemmArgs& args);
 void gemmAvx512Vnni(const GemmArgs& args);
 // AMX-INT8 (GemmAmxInt8.cpp): only where amxInt8Usable(). gemmAmxInt8 takes every shape;
 // gemmAvx512Amx runs it on the shapes where it measures faster than gemmAvx512Vnni (amxInt8Suits),

@@ -7,15 +7,35 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
 namespace nnemu::synap::kernels {
+
+namespace {
+
+// AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (the OS saving the YMM state is AVX2's check).
+// GCC 12's runtime has read it at start-up; clang 14's does not know the name.
+bool avxVnni() {
+#if defined(__x86_64__) && defined(__clang__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
+#elif defined(__x86_64__)
+    return __builtin_cpu_supports("avxvnni");
+#else
+    return false;
+#endif
+}
+
+}  // namespace
 
 const std::vector<Isa>& supportedIsas() {
     static const std::vector<Isa> isas = [] {
         std::vector<Isa> found{Isa::Portable};
         if (__builtin_cpu_supports("avx2")) found.push_back(Isa::Avx2);
+        if (__builtin_cpu_supports("avx2") && avxVnni()) found.push_back(Isa::AvxVnni);
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
             __builtin_cpu_supports("avx512dq") &&
             __builtin_cpu_supports("avx512vnni")) {
@@ -29,6 +49,7 @@ const std::vector<Isa>& supportedIsas() {
 const char* isaName(Isa isa) {
     switch (isa) {
         case Isa::Avx2: return "avx2";
+        case Isa::AvxVnni: return "avxvnni";
         case Isa::Avx512Vnni: return "avx512vnni";
         default: return "portable";
     }
@@ -36,11 +57,19 @@ const char* isaName(Isa isa) {
 
 Isa bestIsa() {
     static const Isa best = [] {
+        // A cap the CPU lacks still caps: avxvnni on an AVX-512 machine without AVX-VNNI is avx2.
+        constexpr Isa kRanked[] = {Isa::Portable, Isa::Avx2, Isa::AvxVnni, Isa::Avx512Vnni};
         const char* cap = std::getenv("NNEMU_NPU_KERNEL_ISA");
+        const auto rank = [&](Isa isa) {
+            return static_cast<size_t>(std::find(std::begin(kRanked), std::end(kRanked), isa) - std::begin(kRanked));
+        };
+        size_t capRank = std::size(kRanked) - 1;
+        for (Isa isa : kRanked) {
+            if (cap != nullptr && std::string_view(cap) == isaName(isa)) capRank = rank(isa);
+        }
         Isa chosen = Isa::Portable;
         for (Isa isa : supportedIsas()) {
-            chosen = isa;
-            if (cap != nullptr && std::string_view(cap) == isaName(isa)) break;
+            if (rank(isa) <= capRank) chosen = isa;
         }
         return chosen;
     }();

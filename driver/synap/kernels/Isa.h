@@ -6,13 +6,23 @@
 
 namespace nnemu::synap::kernels {
 
-enum class Isa : uint8_t { Portable, Avx2, Avx512Vnni };
+// The values are stored in programs (PackedWeights.isa): new ones go last, whatever their rank.
+enum class Isa : uint8_t { Portable, Avx2, Avx512Vnni, AvxVnni };
+
+// AvxVnni is AVX2 plus AVX-VNNI (Alder Lake and later clients: vpdpbusd and vpdpwssd on 256-bit
+// vectors, no AVX-512): its GEMM and depthwise kernels are the AVX2 ones with the real
+// instructions, reading AVX2's packed layouts, and every other kernel is the AVX2 one. baseIsa
+// gives the Isa whose layouts and other kernels an Isa uses (Avx2 for AvxVnni, itself otherwise):
+// programs record it, so avx2 and avxvnni processes share their packed weights.
+constexpr Isa baseIsa(Isa isa) { return isa == Isa::AvxVnni ? Isa::Avx2 : isa; }
 
 // Every Isa this CPU and its OS run (the compiler runtime's CPUID and XGETBV checks,
 // __builtin_cpu_supports: the library's start-up has run them already, where cpuinfo's
-// initialization cost a new process 0.25-0.35 ms of CPUID exits in a VM), Portable first.
+// initialization cost a new process 0.25-0.35 ms of CPUID exits in a VM), from Portable up:
+// Portable, Avx2, AvxVnni, Avx512Vnni.
 const std::vector<Isa>& supportedIsas();
-// The best supported Isa, capped by NNEMU_NPU_KERNEL_ISA (portable, avx2, avx512vnni, amx) if set.
+// The best supported Isa, capped by NNEMU_NPU_KERNEL_ISA (portable, avx2, avxvnni, avx512vnni,
+// amx) if set.
 Isa bestIsa();
 const char* isaName(Isa isa);
 

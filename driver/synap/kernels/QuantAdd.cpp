@@ -82,7 +82,7 @@ void addRowPortable(const QuantAddParams& p, const uint8_t* a, size_t aStep, con
 
 void runQuantAddRow(Isa isa, const QuantAddParams& params, const uint8_t* a, size_t aStep, const uint8_t* b,
                     size_t bStep, uint8_t* out, size_t count) {
-    switch (isa) {
+    switch (baseIsa(isa)) {
         case Isa::Avx512Vnni:
             if (params.byteLookups) return addRowAvx512Vbmi(params, a, aStep, b, bStep, out, count);
             return addRowAvx512(params, a, aStep, b, bStep, out, count);

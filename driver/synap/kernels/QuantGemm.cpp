@@ -44,6 +44,7 @@ size_t packedSize(const Header& h) {
 void (*kernelOf(Isa isa))(const GemmArgs&) {
     switch (isa) {
         case Isa::Avx512Vnni: return amxInt8Usable() ? gemmAvx512Amx : gemmAvx512Vnni;
+        case Isa::AvxVnni: return gemmAvxVnni;
         case Isa::Avx2: return gemmAvx2;
         default: return gemmPortable;
     }

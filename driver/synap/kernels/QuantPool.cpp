@@ -4,7 +4,7 @@ namespace nnemu::synap::kernels {
 namespace {
 
 const PoolLoops& loopsFor(Isa isa) {
-    switch (isa) {
+    switch (baseIsa(isa)) {
         case Isa::Avx512Vnni: return kPoolLoopsAvx512;
         case Isa::Avx2: return kPoolLoopsAvx2;
         default: return kPoolLoopsPortable;

@@ -285,7 +285,7 @@ std::span<const uint8_t> storedWeights(const npu::Program& program, const npu::L
     for (const npu::PackedWeights* entry : *program.packed_weights()) {
         if (entry->layer() >= program.layers()->size() || program.layers()->Get(entry->layer()) != &layer) continue;
         if (entry->kernel() != kernel || entry->data() == nullptr || entry->layout_version() != version ||
-            entry->isa() != static_cast<uint32_t>(isa)) {
+            entry->isa() != static_cast<uint32_t>(kernels::baseIsa(isa))) {
             return {};
         }
         return {entry->data()->data(), entry->data()->size()};

@@ -97,7 +97,8 @@ bool depthwiseSpec(const npu::Program& program, const npu::Layer& layer, Operand
 std::unique_ptr<kernels::PackedDepthwise> packDepthwise(const kernels::DepthwiseSpec& spec, kernels::Isa isa);
 
 // The program's packed weights for `layer` if they are the running kernel's: packed by `kernel`
-// in layout `version` for `isa`; empty otherwise. Unchecked: the caller checks them.
+// in layout `version` for `isa`'s baseIsa (the Isa tag() records); empty otherwise. Unchecked:
+// the caller checks them.
 std::span<const uint8_t> storedWeights(const npu::Program& program, const npu::Layer& layer, npu::PackedKernel kernel,
                                        uint32_t version, kernels::Isa isa);
 

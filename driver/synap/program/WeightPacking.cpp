@@ -7,12 +7,13 @@ namespace {
 
 using namespace own;
 
-// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels.
+// `packed` tagged as packed by `kernel` in layout `version` for this machine's kernels (their
+// baseIsa: avxvnni and avx2 read the same layouts).
 void tag(uint32_t layerIndex, npu::PackedKernel kernel, uint32_t version, npu::PackedWeightsT* packed) {
     packed->layer = layerIndex;
     packed->kernel = kernel;
     packed->layout_version = version;
-    packed->isa = static_cast<uint32_t>(kernels::bestIsa());
+    packed->isa = static_cast<uint32_t>(kernels::baseIsa(kernels::bestIsa()));
 }
 
 bool packDepthwiseWeights(const npu::Program& program, uint32_t layerIndex, std::span<const uint8_t> filter,

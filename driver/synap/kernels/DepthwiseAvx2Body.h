@@ -1,0 +1,193 @@
+// The 3x3 depthwise convolution on 256-bit vectors, for the AVX2 kernel files only
+// (DepthwiseAvx2.cpp, DepthwiseAvxVnni.cpp: each compiles it with its own flags, everything here
+// internal to it). 16 channels (two vectors of 8) at a time along an output row. Per input
+// column, rows 0 and 1 as a pair of 16-bit values in each 32-bit lane and row 2 alone, so that
+// a 16-bit multiply-add sums two taps exactly against pairs of weights (DepthwiseAvx2Layout);
+// each column serves the outputs of up to 3 columns (stride 1). `Dot::sum(values, weights)`, both
+// [3 kx][pair, third], is the sum of the six vpmaddwd(values, weights) (no 16-bit saturation: the
+// values are bytes, the weights within +-255). The folded requantization (Avx2Requant.h) where
+// nothing saturates, else the GEMM's.
+#pragma once
+
+#include <cstring>
+
+#include "Avx2Requant.h"
+#include "DepthwiseArgs.h"
+
+namespace nnemu::synap::kernels {
+namespace {
+
+// One input column of 16 channels: [half] rows 0 and 1 paired, row 2 with a zero.
+struct Column {
+    __m256i pair[2], third[2];
+};
+
+// 16 channels of rows 0, 1 and 2 of one input column (kFull: 16 readable bytes at each).
+template <bool kSigned, bool kFull>
+Column columnOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, size_t count) {
+    if constexpr (!kFull) {
+        alignas(16) uint8_t bytes[3][16] = {};
+        std::memcpy(bytes[0], row0, count);
+        std::memcpy(bytes[1], row1, count);
+        std::memcpy(bytes[2], row2, count);
+        return columnOf<kSigned, true>(bytes[0], bytes[1], bytes[2], 16);
+    } else {
+        const auto widen16 = [](__m128i v) { return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v); };
+        const auto widen32 = [](const uint8_t* p) {
+            const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+            return kSigned ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
+        };
+        const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row0));
+        const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1));
+        return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))},
+                {widen32(row2), widen32(row2 + 8)}};
+    }
+}
+
+// Clamps 16 output values (two vectors of 8, zero point included) and stores their bytes; the
+// saturating packs are exact inside the clamp.
+template <bool kSigned, bool kFull>
+void store16(const __m256i y[2], __m128i low, __m128i high, uint8_t* out, size_t count) {
+    const __m256i words = _mm256_packs_epi32(y[0], y[1]);  // lanes: 0-3 8-11 | 4-7 12-15
+    const __m256i bytes = kSigned ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
+    __m128i v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
+    v = kSigned ? _mm_min_epi8(_mm_max_epi8(v, low), high) : _mm_min_epu8(_mm_max_epu8(v, low), high);
+    if constexpr (kFull) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    } else {
+        alignas(16) uint8_t bytesOut[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(bytesOut), v);
+        std::memcpy(out, bytesOut, count);
+    }
+}
+
+// Saturating: GemmArgs' requantization; Folded: the folded one; FoldedAboveZero: the folded one
+// where the clamp's lower bound is at least the output zero point.
+enum class Mode { Saturating, Folded, FoldedAboveZero };
+
+// The input rows of output row `row` (batch * outHeight + y); above or below the input, the
+// zero-point row.
+void inputRowsOf(const DepthwiseArgs& a, size_t row, const uint8_t* rows[3]) {
+    const size_t batch = row / a.outHeight, y = row % a.outHeight;
+    for (int ky = 0; ky < 3; ++ky) {
+        const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + ky;
+        rows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
+                           ? a.input + (batch * a.inHeight + static_cast<size_t>(iy) - a.inRowFirst) *
+                               a.inWidth * a.requant.channels
+                           : a.zeroRow;
+    }
+}
+
+// One 16-channel block over output rows [rowBegin, rowEnd): its weights and constants loaded once.
+template <class Dot, bool kSigned, Mode kMode, bool kFull, int kStride>
+void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t rowEnd) {
+    const GemmArgs& q = a.requant;
+    const size_t channels = q.channels, first = block * kGemmBlock;
+    const size_t count = channels - first < kGemmBlock ? channels - first : kGemmBlock;
+    __m256i w[2][3][2];  // [half][kx][pair, third]
+    const int16_t* weights = a.pairWeights + block * 2 * 3 * 2 * 16;
+    for (int h = 0; h < 2; ++h) {
+        for (int kx = 0; kx < 3; ++kx) {
+            for (int k = 0; k < 2; ++k) {
+                const int16_t* at = weights + ((h * 3 + kx) * 2 + k) * 16;
+                w[h][kx][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+            }
+        }
+    }
+    FoldedRequant folded[2];
+    Requant slow[2];
+    for (int h = 0; h < 2; ++h) {
+        const size_t c = first + 8 * static_cast<size_t>(h);
+        if constexpr (kMode == Mode::Saturating) {
+            slow[h] = requantOf(q, c);
+        } else {
+            folded[h] = foldedRequantOf(a.avx2Folded[block], a.avx2Initial + c, a.avx2Post + c, h);
+        }
+    }
+    const __m128i low = _mm_set1_epi8(static_cast<char>(q.low)), high = _mm_set1_epi8(static_cast<char>(q.high));
+    const int64_t width = a.inWidth, left = -static_cast<int64_t>(a.padLeft);
+    const uint8_t* zero = a.zeroRow + first;
+    const Column pad = columnOf<kSigned, true>(zero, zero, zero, 16);
+    const uint8_t* rows[3];
+    uint8_t* out = nullptr;
+    const auto column = [&](int64_t ix) __attribute__((always_inline)) {
+        if (ix < 0 || ix >= width) return pad;
+        const size_t at = static_cast<size_t>(ix) * channels + first;
+        return columnOf<kSigned, kFull>(rows[0] + at, rows[1] + at, rows[2] + at, count);
+    };
+    const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x)
+                              __attribute__((always_inline)) {
+        __m256i y[2];
+        for (int h = 0; h < 2; ++h) {
+            const __m256i values[3][2] = {{c0.pair[h], c0.third[h]}, {c1.pair[h], c1.third[h]}, {c2.pair[h], c2.third[h]}};
+            const __m256i acc = Dot::sum(values, w[h]);
+            if constexpr (kMode == Mode::Saturating) {
+                y[h] = requantize(q, slow[h], acc, 0);
+            } else {
+                y[h] = scaleFolded<kMode == Mode::FoldedAboveZero>(folded[h], acc);
+            }
+        }
+        store16<kSigned, kFull>(y, low, high, out + x * channels, count);
+    };
+    for (size_t row = rowBegin; row < rowEnd; ++row) {
+        inputRowsOf(a, row, rows);
+        out = q.output + (row - a.outRowFirst) * a.outWidth * channels + first;
+        // Three column slots; output x reads slots b, b + 1, b + 2 (mod 3), then the columns the
+        // next output needs replace the ones it does not. The unrolled loop keeps the slots in registers.
+        Column s[3] = {column(left), column(left + 1), column(left + 2)};
+        const auto step = [&](int b, size_t x) __attribute__((always_inline)) {
+            emit(s[b], s[(b + 1) % 3], s[(b + 2) % 3], x);
+            const int64_t ix = left + static_cast<int64_t>(x) * kStride;
+            s[b] = column(ix + 3);
+            if (kStride == 2) s[(b + 1) % 3] = column(ix + 4);
+        };
+        constexpr int kSecond = kStride == 1 ? 1 : 2, kThird = kStride == 1 ? 2 : 1;
+        const size_t n = a.outWidth;
+        size_t x = 0;
+        for (; x + 3 <= n; x += 3) {
+            step(0, x);
+            step(kSecond, x + 1);
+            step(kThird, x + 2);
+        }
+        if (x < n) step(0, x);
+        if (x + 1 < n) step(kSecond, x + 1);
+    }
+}
+
+using BlockRows = void (*)(const DepthwiseArgs&, size_t, size_t, size_t);
+
+template <class Dot, bool kSigned, Mode kMode, bool kFull>
+BlockRows blockRowsOf(int stride) {
+    return stride == 1 ? blockRows<Dot, kSigned, kMode, kFull, 1> : blockRows<Dot, kSigned, kMode, kFull, 2>;
+}
+
+// Chunks of output rows of at least 256 outputs, each block over a chunk: few setups per output
+// on small layers, a chunk's input still in the caches on large ones.
+template <class Dot, bool kSigned, Mode kMode>
+void rows(const DepthwiseArgs& a) {
+    const size_t channels = a.requant.channels, whole = channels / kGemmBlock;
+    const BlockRows full = blockRowsOf<Dot, kSigned, kMode, true>(static_cast<int>(a.stride));
+    const BlockRows tail = blockRowsOf<Dot, kSigned, kMode, false>(static_cast<int>(a.stride));
+    const size_t chunk = (256 + a.outWidth - 1) / a.outWidth;
+    for (size_t begin = a.rowBegin; begin < a.rowEnd; begin += chunk) {
+        const size_t end = a.rowEnd - begin < chunk ? a.rowEnd : begin + chunk;
+        for (size_t block = 0; block < whole; ++block) full(a, block, begin, end);
+        if (whole * kGemmBlock < channels) tail(a, whole, begin, end);
+    }
+}
+
+template <class Dot, bool kSigned>
+void rowsOf(const DepthwiseArgs& a) {
+    if (a.avx2Folded == nullptr) return rows<Dot, kSigned, Mode::Saturating>(a);
+    if (a.requant.low >= a.requant.outputZeroPoint) return rows<Dot, kSigned, Mode::FoldedAboveZero>(a);
+    rows<Dot, kSigned, Mode::Folded>(a);
+}
+
+template <class Dot>
+void depthwiseRows(const DepthwiseArgs& a) {
+    a.signedInput ? rowsOf<Dot, true>(a) : rowsOf<Dot, false>(a);
+}
+
+}  // namespace
+
+}  // namespace nnemu::synap::kernels
