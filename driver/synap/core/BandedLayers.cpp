@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../kernels/Isa.h"
 #include "OwnLayerSupport.h"
 
 namespace nnemu::synap {
@@ -20,9 +21,14 @@ bool bandsEnabled() {
     return choice == nullptr || std::string_view(choice) != "0";
 }
 
-// New convolution output a band computes, at most about: one core's L1 data cache, where its rows
-// stay until the depthwise reads them (64 KiB measured as fast and took twice the memory).
+// New 8-bit convolution output a band computes, at most about. 32 KiB (one core's L1 data cache)
+// for the AVX2 kernels (2-4 % faster there than 256 KiB; AVX-VNNI and portable not measured).
+// Where the GEMM runs on AVX-512 VNNI (and AMX tiles) such bands made its calls a few image rows
+// each (28-224 GEMM rows, ragged against the AMX kernel's 32-row groups, the projection's calls as
+// small) and 8-bit MobileNets ran 4-11 % slower banded than apart; in 256 KiB bands they run
+// level with apart or ahead (BENCHMARKS.md, "Row bands sized for the AVX-512 GEMM").
 constexpr size_t kBandBytes = 32 * 1024;
+constexpr size_t kWideBandBytes = 256 * 1024;
 // The same for float values (a relaxed program's 1x1 convolutions on the bf16 GEMM), whose rows
 // are 4x wider: bands of a few rows would spend their time moving the rows they keep, so they
 // take about half of a 2 MB L2 (512 KiB measured best on MobileNets; 128 KiB and 1 MiB slower).
@@ -31,6 +37,16 @@ constexpr size_t kFloatBandBytes = 512 * 1024;
 constexpr size_t kBandSlack = 256;
 // Output rows a thread's run of bands needs at least to be worth a second core.
 constexpr size_t kMinRunRows = 2;
+
+// The new convolution output of a band, about: NNEMU_NPU_BAND_KIB (read at every load, for tests
+// and comparisons) sets it for 8-bit values.
+size_t bandBytes(size_t valueBytes) {
+    if (valueBytes != 1) return kFloatBandBytes;
+    if (const char* kib = std::getenv("NNEMU_NPU_BAND_KIB"); kib != nullptr && std::atoi(kib) > 0) {
+        return static_cast<size_t>(std::atoi(kib)) * 1024;
+    }
+    return kernels::bestIsa() == kernels::Isa::Avx512Vnni ? kWideBandBytes : kBandBytes;
+}
 
 struct BandedPair : OwnLayer {
     std::shared_ptr<LayerState> producerState, depthwiseState, consumerState;  // keep the layers' states alive
@@ -188,8 +204,8 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     pair->spec = {g.rows / g.outHeight, g.inHeight, g.inWidth, g.channels, g.outHeight, g.stride,
                   static_cast<int64_t>(g.padTop)};
     pair->rowBytes = pair->spec.inWidth * pair->spec.channels * g.valueBytes;
-    const size_t bandBytes = g.valueBytes == 1 ? kBandBytes : kFloatBandBytes;
-    pair->bandRows = std::clamp<size_t>(bandBytes / (pair->rowBytes * pair->spec.stride), 1, g.outHeight);
+    pair->bandRows =
+            std::clamp<size_t>(bandBytes(g.valueBytes) / (pair->rowBytes * pair->spec.stride), 1, g.outHeight);
     return pair;
 }
 

@@ -5,9 +5,10 @@
 // convolution that alone reads the depthwise's output (MobileNet v2's projection) can join as a
 // third layer: it takes each band of the depthwise's rows into the stage's output. The values
 // between them are never whole: the activation arena leaves them out. Results are those of the
-// layers run apart, to the bit. 8-bit layers, and in a relaxed program the float ones whose 1x1
-// convolutions run on the bf16 GEMM (bands of about 512 KB: their rows are 4x wider).
-// NNEMU_NPU_BANDS=0 (read at every load) runs them apart, for comparisons.
+// layers run apart, to the bit. 8-bit layers (bands of about 256 KB where the kernels run AVX-512
+// VNNI, 32 KB below), and in a relaxed program the float ones whose 1x1 convolutions run on the
+// bf16 GEMM (bands of about 512 KB: their rows are 4x wider). NNEMU_NPU_BANDS=0 (read at every
+// load) runs them apart, NNEMU_NPU_BAND_KIB=N sets the 8-bit bands' size, for comparisons.
 #pragma once
 
 #include <memory>
