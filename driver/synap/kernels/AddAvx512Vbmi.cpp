@@ -4,8 +4,10 @@
 // interleaved into 32-bit lanes by unpacks; the output step is the folded requantization
 // (GemmArgs.h: one 64-bit product and one rounding shift), narrowed by saturating packs (which
 // undo the unpacks' order; exact: the clamp lies inside every saturation bound). The tail of a
-// row goes to the plain AVX-512 kernel. Compiled with AVX-512 VBMI flags: only called when the
-// CPU has them.
+// row goes to the plain AVX-512 kernel. Where the layer has word tables (QuantAddWords.cpp), the
+// kernel looks up one 16-bit word per input instead (two byte planes each) and the output is the
+// high byte of their saturating sum, clamped: no 32-bit terms and no requantization. Compiled
+// with AVX-512 VBMI flags: only called when the CPU has them.
 #include <immintrin.h>
 
 #include "QuantAdd.h"
@@ -89,10 +91,71 @@ size_t addRows(const QuantAddParams& p, const uint8_t* a, size_t aStep, const ui
     return i;
 }
 
+// The word tables' words of the 64 bytes `x` (QuantAddWords.cpp), in the unpacks' order: `low`
+// holds values 0..7 of each 128-bit lane, `high` values 8..15.
+void words(const uint8_t (&planes)[2][256], __m512i x, __m512i* low, __m512i* high) {
+    const __mmask64 upper = _mm512_movepi8_mask(x);
+    __m512i b[2];
+    for (int k = 0; k < 2; ++k) {
+        const uint8_t* plane = planes[k];
+        const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
+        const __m512i higher =
+                _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
+        b[k] = _mm512_mask_blend_epi8(upper, lower, higher);
+    }
+    *low = _mm512_unpacklo_epi8(b[0], b[1]);
+    *high = _mm512_unpackhi_epi8(b[0], b[1]);
+}
+
+// The high bytes of the sums' words, back in the values' order: value 16L + k of 128-bit lane L
+// is word 8L + k of `low` (k < 8) or word 8L + k - 8 of `high`.
+__m512i highBytesInOrder() {
+    alignas(64) uint8_t index[64];
+    for (int i = 0; i < 64; ++i) {
+        const int lane = i / 16, k = i % 16;
+        index[i] = static_cast<uint8_t>(k < 8 ? lane * 16 + 2 * k + 1 : 64 + lane * 16 + 2 * (k - 8) + 1);
+    }
+    return _mm512_load_si512(index);
+}
+
+// Output = clamp(high byte of the saturated sum of the two words) (+ 128 for uint8).
+template <bool Signed>
+void addWords(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep, uint8_t* out,
+              size_t count) {
+    const int bias = Signed ? 0 : 128;
+    const __m512i low8 = _mm512_set1_epi8(static_cast<char>(p.low - bias));
+    const __m512i high8 = _mm512_set1_epi8(static_cast<char>(p.high - bias));
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+    const __m512i pick = highBytesInOrder();
+    auto word = [&](int input, uint8_t v) {
+        return static_cast<int16_t>(p.wordBytes[input][0][v] | p.wordBytes[input][1][v] << 8);
+    };
+    __m512i wa[2], wb[2];  // a broadcast input is one word for the whole row
+    wa[0] = wa[1] = _mm512_set1_epi16(word(0, a[0]));
+    wb[0] = wb[1] = _mm512_set1_epi16(word(1, b[0]));
+    // Rows of `n` values from offset i (a whole vector: n = 64; the tail's loads are masked).
+    auto run = [&](size_t i, size_t n) {
+        const __mmask64 mask = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+        if (aStep) words(p.wordBytes[0], _mm512_maskz_loadu_epi8(mask, a + i), &wa[0], &wa[1]);
+        if (bStep) words(p.wordBytes[1], _mm512_maskz_loadu_epi8(mask, b + i), &wb[0], &wb[1]);
+        __m512i y = _mm512_permutex2var_epi8(_mm512_adds_epi16(wa[0], wb[0]), pick, _mm512_adds_epi16(wa[1], wb[1]));
+        y = _mm512_min_epi8(_mm512_max_epi8(y, low8), high8);
+        if constexpr (!Signed) y = _mm512_xor_si512(y, flip);
+        _mm512_mask_storeu_epi8(out + i, mask, y);
+    };
+    size_t i = 0;
+    for (; i + 64 <= count; i += 64) run(i, 64);
+    if (i < count) run(i, count - i);
+}
+
 }  // namespace
 
 void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep,
                       uint8_t* out, size_t count) {
+    if (p.wordTables) {
+        return p.signedValues ? addWords<true>(p, a, aStep, b, bStep, out, count)
+                              : addWords<false>(p, a, aStep, b, bStep, out, count);
+    }
     const size_t done = p.signedValues ? addRows<true>(p, a, aStep, b, bStep, out, count)
                                        : addRows<false>(p, a, aStep, b, bStep, out, count);
     if (done < count) addRowAvx512(p, a + done * aStep, aStep, b + done * bStep, bStep, out + done, count - done);

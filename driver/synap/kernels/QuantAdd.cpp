@@ -64,6 +64,7 @@ bool prepareQuantAdd(const QuantAddSpec& spec, QuantAddParams* params) {
     params->low = spec.low;
     params->high = spec.high;
     params->byteLookups = hasAvx512Vbmi();
+    prepareWordTables(params);
     return true;
 }
 

@@ -42,6 +42,11 @@ struct QuantAddParams {
     // The AVX-512 kernel looks the terms up with VBMI (AddAvx512Vbmi.cpp): set where the CPU
     // has it; tests clear it to run the plain AVX-512 kernel.
     bool byteLookups = false;
+    // Where set (with byteLookups), the VBMI kernel adds two 16-bit words instead: output =
+    // clamp(high byte of saturate16(word[0][a] + word[1][b])), plus 128 for uint8, exactly the
+    // reference's (QuantAddWords.cpp builds them where the layer's quantization allows).
+    bool wordTables = false;
+    uint8_t wordBytes[2][2][256];  // byte k of input i's word for byte value v at [i][k][v]
 };
 
 // false where the kernels do not reproduce the reference (an output multiplier of 1 or more, a
@@ -79,5 +84,8 @@ void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, c
                       uint8_t* out, size_t count);
 // The reference's output step for one sum (shared by the vector kernels' tails).
 uint8_t addOutput(const QuantAddParams& p, int32_t sum);
+// Builds the word tables (QuantAddWords.cpp) and sets wordTables where they give every pair's
+// output exactly: only with byteLookups.
+void prepareWordTables(QuantAddParams* params);
 
 }  // namespace nnemu::synap::kernels
