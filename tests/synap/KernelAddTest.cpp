@@ -82,23 +82,27 @@ QuantAddParams params(const AddCase& c) {
     return p;
 }
 
-// The parameters as prepared and, where they pick them, without the word tables and without the
-// VBMI lookups: every AVX-512 kernel runs on a CPU with VBMI.
+// The parameters as prepared and, where they pick them, without the 16-bit words, without any
+// words and without the VBMI lookups: every AVX-512 kernel runs on a CPU with VBMI.
 std::vector<QuantAddParams> kernelsOf(const QuantAddParams& p) {
     std::vector<QuantAddParams> variants{p};
-    if (p.wordTables) {
+    if (p.wordTables && p.wideWords) {
         variants.push_back(p);
         variants.back().wordTables = false;
     }
+    if (p.wideWords || p.wordTables) {
+        variants.push_back(p);
+        variants.back().wordTables = variants.back().wideWords = false;
+    }
     if (p.byteLookups) {
         variants.push_back(p);
-        variants.back().byteLookups = variants.back().wordTables = false;
+        variants.back().byteLookups = variants.back().wordTables = variants.back().wideWords = false;
     }
     return variants;
 }
 
 const char* kernelName(const QuantAddParams& p) {
-    return p.wordTables ? " (words)" : p.byteLookups ? " (VBMI)" : "";
+    return p.wordTables ? " (words)" : p.wideWords ? " (wide words)" : p.byteLookups ? " (VBMI)" : "";
 }
 
 // Both inputs as a 256 x 256 grid: every pair of byte values once.
@@ -164,7 +168,7 @@ TEST_P(KernelAdd, EveryValuePairAtExtremeRatios) {
 // output steps: the words fit; the rare miss is a b whose sums of both signs round at one f).
 TEST_P(KernelAdd, EveryValuePairForRandomParameters) {
     std::mt19937 rng(303 + GetParam());
-    int sets = 0, withWords = 0, narrow = 0, narrowWithWords = 0;
+    int sets = 0, withWords = 0, withWide = 0, narrow = 0, narrowWithWords = 0;
     for (; sets < 150; ++sets) {
         AddCase c = randomCase(rng, GetParam());
         everyPair(&c);
@@ -173,6 +177,7 @@ TEST_P(KernelAdd, EveryValuePairForRandomParameters) {
         const QuantAddParams prepared = params(c);
         const bool isNarrow = prepared.byteLookups && c.scales[2] >= 1.1f * std::max(c.scales[0], c.scales[1]);
         withWords += prepared.wordTables;
+        withWide += prepared.wideWords;
         narrow += isNarrow;
         narrowWithWords += isNarrow && prepared.wordTables;
         for (const QuantAddParams& p : kernelsOf(prepared)) {
@@ -185,9 +190,10 @@ TEST_P(KernelAdd, EveryValuePairForRandomParameters) {
             }
         }
     }
-    std::printf("word tables kept for %d of %d parameter sets, %d of the %d with an output scale >= 1.1x\n", withWords,
-                sets, narrowWithWords, narrow);
+    std::printf("16-bit words kept for %d of %d parameter sets (%d of the %d with an output scale >= 1.1x), 32-bit "
+                "words for %d\n", withWords, sets, narrowWithWords, narrow, withWide);
     EXPECT_GE(narrowWithWords * 100, narrow * 95);
+    EXPECT_GE(withWide * 100, narrow * 95);
 }
 
 TEST(KernelAdd, RefusesShapesThatDoNotBroadcast) {

@@ -17,11 +17,11 @@ namespace {
 
 // The terms of the 64 bytes `x` as 16-lane vectors: out[j] holds values 4j..4j+3 of each
 // 128-bit lane.
-void terms(const AddInput& in, __m512i x, __m512i (&out)[4]) {
+void terms(const uint8_t (&planes)[4][256], __m512i x, __m512i (&out)[4]) {
     const __mmask64 upper = _mm512_movepi8_mask(x);
     __m512i b[4];
     for (int k = 0; k < 4; ++k) {
-        const uint8_t* plane = in.termBytes[k];
+        const uint8_t* plane = planes[k];
         const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
         const __m512i higher =
                 _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
@@ -39,7 +39,7 @@ void terms(const AddInput& in, __m512i x, __m512i (&out)[4]) {
 struct Output {
     __m512i multiplier, positive, negative, threshold, zeroPoint16, low8, high8;
     __m128i shift;
-    explicit Output(const QuantAddParams& p) {
+    explicit Output(const QuantAddParams& p, bool zeroPointInWords = false) {
         const int32_t r = p.outputRightShift;
         const int64_t half = r > 0 ? int64_t{1} << (r - 1) : 0;
         multiplier = _mm512_set1_epi64(p.outputMultiplier);
@@ -47,7 +47,7 @@ struct Output {
         negative = _mm512_set1_epi64((int64_t{1} << 30) + ((r > 0 ? half - 1 : 0) << 31));
         threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
         shift = _mm_cvtsi32_si128(31 + r);
-        zeroPoint16 = _mm512_set1_epi16(static_cast<int16_t>(p.outputZeroPoint));
+        zeroPoint16 = _mm512_set1_epi16(static_cast<int16_t>(zeroPointInWords ? 0 : p.outputZeroPoint));
         low8 = _mm512_set1_epi8(static_cast<char>(p.low));
         high8 = _mm512_set1_epi8(static_cast<char>(p.high));
     }
@@ -71,21 +71,33 @@ __m512i outputBytes(const Output& o, const __m512i (&y)[4]) {
     return _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w0, w1), o.low8), o.high8);
 }
 
-template <bool Signed>
+// Wide: the 32-bit words (QuantAdd.h wideWords) in place of the terms, their sum shifted by 8
+// in place of the requantization (their zero point is in the words).
+template <bool Signed, bool Wide>
 size_t addRows(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep, uint8_t* out,
                size_t count) {
-    const Output o(p);
+    const Output o(p, Wide);
+    auto planes = [&](int input) -> const uint8_t(&)[4][256] {
+        return Wide ? p.wideBytes[input] : p.inputs[input].termBytes;
+    };
+    auto value = [&](int input, uint8_t v) {
+        const uint8_t(&bytes)[4][256] = planes(input);
+        return static_cast<int32_t>(bytes[0][v] | bytes[1][v] << 8 | bytes[2][v] << 16 | uint32_t{bytes[3][v]} << 24);
+    };
     __m512i ta[4], tb[4];
     for (int j = 0; j < 4; ++j) {  // a broadcast input is one term for the whole row
-        ta[j] = _mm512_set1_epi32(p.inputs[0].term[a[0]]);
-        tb[j] = _mm512_set1_epi32(p.inputs[1].term[b[0]]);
+        ta[j] = _mm512_set1_epi32(value(0, a[0]));
+        tb[j] = _mm512_set1_epi32(value(1, b[0]));
     }
     size_t i = 0;
     for (; i + 64 <= count; i += 64) {
-        if (aStep) terms(p.inputs[0], _mm512_loadu_si512(a + i), ta);
-        if (bStep) terms(p.inputs[1], _mm512_loadu_si512(b + i), tb);
+        if (aStep) terms(planes(0), _mm512_loadu_si512(a + i), ta);
+        if (bStep) terms(planes(1), _mm512_loadu_si512(b + i), tb);
         __m512i y[4];
-        for (int j = 0; j < 4; ++j) y[j] = scaled(o, _mm512_add_epi32(ta[j], tb[j]));
+        for (int j = 0; j < 4; ++j) {
+            const __m512i sum = _mm512_add_epi32(ta[j], tb[j]);
+            y[j] = Wide ? _mm512_srai_epi32(sum, 8) : scaled(o, sum);
+        }
         _mm512_storeu_si512(out + i, outputBytes<Signed>(o, y));
     }
     return i;
@@ -156,8 +168,14 @@ void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, c
         return p.signedValues ? addWords<true>(p, a, aStep, b, bStep, out, count)
                               : addWords<false>(p, a, aStep, b, bStep, out, count);
     }
-    const size_t done = p.signedValues ? addRows<true>(p, a, aStep, b, bStep, out, count)
-                                       : addRows<false>(p, a, aStep, b, bStep, out, count);
+    size_t done;
+    if (p.wideWords) {
+        done = p.signedValues ? addRows<true, true>(p, a, aStep, b, bStep, out, count)
+                              : addRows<false, true>(p, a, aStep, b, bStep, out, count);
+    } else {
+        done = p.signedValues ? addRows<true, false>(p, a, aStep, b, bStep, out, count)
+                              : addRows<false, false>(p, a, aStep, b, bStep, out, count);
+    }
     if (done < count) addRowAvx512(p, a + done * aStep, aStep, b + done * bStep, bStep, out + done, count - done);
 }
 

@@ -47,6 +47,10 @@ struct QuantAddParams {
     // reference's (QuantAddWords.cpp builds them where the layer's quantization allows).
     bool wordTables = false;
     uint8_t wordBytes[2][2][256];  // byte k of input i's word for byte value v at [i][k][v]
+    // The same words in 32 bits (where they do not fit 16, set where wordTables could be): the
+    // VBMI kernel's 32-bit lanes add them and shift instead of requantizing the terms' sum.
+    bool wideWords = false;
+    uint8_t wideBytes[2][4][256];
 };
 
 // false where the kernels do not reproduce the reference (an output multiplier of 1 or more, a
@@ -84,8 +88,8 @@ void addRowAvx512Vbmi(const QuantAddParams& p, const uint8_t* a, size_t aStep, c
                       uint8_t* out, size_t count);
 // The reference's output step for one sum (shared by the vector kernels' tails).
 uint8_t addOutput(const QuantAddParams& p, int32_t sum);
-// Builds the word tables (QuantAddWords.cpp) and sets wordTables where they give every pair's
-// output exactly: only with byteLookups.
+// Builds the word tables (QuantAddWords.cpp) and sets wordTables and wideWords where they give
+// every pair's output exactly: only with byteLookups.
 void prepareWordTables(QuantAddParams* params);
 
 }  // namespace nnemu::synap::kernels

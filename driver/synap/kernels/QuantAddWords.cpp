@@ -113,7 +113,7 @@ struct Shares {
 }  // namespace
 
 void prepareWordTables(QuantAddParams* p) {
-    p->wordTables = false;
+    p->wordTables = p->wideWords = false;
     if (!p->byteLookups || p->outputMultiplier <= 0) return;
     // A sum S takes the nudge of S >= 0 where S * M >= -2^30: from S = -(2^30 / M) on.
     const int shift = 31 + p->outputRightShift;  // at most 62
@@ -122,16 +122,6 @@ void prepareWordTables(QuantAddParams* p) {
     std::vector<int64_t> bounds(s->part[1], s->part[1] + 256);
     std::sort(bounds.begin(), bounds.end());
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-    // The integer parts split between the words so that both fit int16: word_a from
-    // (I - moved) * 256 to (I - moved) * 256 + 256, word_b from (J' + moved) * 256 to that + 255.
-    const int bias = p->signedValues ? 0 : 128;  // uint8 outputs are computed as int8, 128 lower
-    const int64_t zero = p->outputZeroPoint - bias;
-    const auto [lowA, highA] = std::minmax_element(s->whole[0], s->whole[0] + 256);
-    const auto [lowB, highB] = std::minmax_element(s->whole[1], s->whole[1] + 256);
-    const int64_t least = std::max(*highA - 126, -128 - (*lowB + zero));
-    const int64_t most = std::min(*lowA + 128, 127 - (*highB + zero));
-    if (least > most) return;  // too wide for 16 bits
-    const int64_t moved = least + (most - least) / 2;
     // The ranks by merging: the a in order of f, the b in order of their thresholds.
     int byBound[256];
     std::iota(byBound, byBound + 256, 0);
@@ -147,6 +137,29 @@ void prepareWordTables(QuantAddParams* p) {
         while (bounds[below] < s->part[1][b]) ++below;
         ranks[1][b] = static_cast<int64_t>(below) + 1;
     }
+    // 32-bit words (the zero point in word_b): where both stay within 2^30, so that no sum wraps.
+    const auto [lowA, highA] = std::minmax_element(s->whole[0], s->whole[0] + 256);
+    const auto [lowB, highB] = std::minmax_element(s->whole[1], s->whole[1] + 256);
+    const int64_t limit = int64_t{1} << 21;  // integer parts within 2^21: words within 2^30
+    if (*lowA <= -limit || *highA >= limit || *lowB + p->outputZeroPoint <= -limit || *highB + p->outputZeroPoint >= limit) {
+        return;
+    }
+    for (int v = 0; v < 256; ++v) {
+        const int64_t words[2] = {s->whole[0][v] * 256 + ranks[0][v],
+                                  (s->whole[1][v] + p->outputZeroPoint) * 256 + 256 - ranks[1][v]};
+        for (int i = 0; i < 2; ++i) {
+            for (int k = 0; k < 4; ++k) p->wideBytes[i][k][v] = static_cast<uint8_t>(static_cast<uint64_t>(words[i]) >> (8 * k));
+        }
+    }
+    p->wideWords = true;
+    // 16-bit words: the integer parts split between them so that both fit int16, word_a from
+    // (I - moved) * 256 to (I - moved) * 256 + 256, word_b from (J' + moved) * 256 to that + 255.
+    const int bias = p->signedValues ? 0 : 128;  // uint8 outputs are computed as int8, 128 lower
+    const int64_t zero = p->outputZeroPoint - bias;
+    const int64_t least = std::max(*highA - 126, -128 - (*lowB + zero));
+    const int64_t most = std::min(*lowA + 128, 127 - (*highB + zero));
+    if (least > most) return;  // too wide for 16 bits
+    const int64_t moved = least + (most - least) / 2;
     for (int v = 0; v < 256; ++v) {
         const int64_t words[2] = {(s->whole[0][v] - moved) * 256 + ranks[0][v],
                                   (s->whole[1][v] + zero + moved) * 256 + 256 - ranks[1][v]};
