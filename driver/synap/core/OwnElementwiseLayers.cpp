@@ -126,9 +126,10 @@ void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddPa
 
 }  // namespace own
 
-// 8-bit ADD and SUB, any broadcast the kind's check let through. About 4x slower than XNNPACK's
-// add on AVX-512, 3-4 % of a MobileNet v2 (BENCHMARKS.md), but exact, where XNNPACK's can be one
-// step off the reference: by default, so that synap-npu and nnapi-reference agree to the bit.
+// 8-bit ADD and SUB, any broadcast the kind's check let through. With VBMI's word tables about
+// level with XNNPACK's add (the int8 MobileNet v2's ten ADDs; without VBMI about 4x slower:
+// BENCHMARKS.md), and exact, where XNNPACK's can be one step off the reference: by default, so
+// that synap-npu and nnapi-reference agree to the bit.
 std::unique_ptr<LayerState> ownAdd(const npu::Program& program, const npu::Layer& layer) {
     if (auto floatAdd = ownFloatAdd(program, layer)) return floatAdd;
     const npu::Tensor* tensors[3];

@@ -17,16 +17,17 @@ namespace {
 
 // The terms of the 64 bytes `x` as 16-lane vectors: out[j] holds values 4j..4j+3 of each
 // 128-bit lane.
+// plane[x] for the 64 bytes x (`upper`: their bit 7).
+__m512i lookup(const uint8_t (&plane)[256], __m512i x, __mmask64 upper) {
+    const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
+    const __m512i higher = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
+    return _mm512_mask_blend_epi8(upper, lower, higher);
+}
+
 void terms(const uint8_t (&planes)[4][256], __m512i x, __m512i (&out)[4]) {
     const __mmask64 upper = _mm512_movepi8_mask(x);
     __m512i b[4];
-    for (int k = 0; k < 4; ++k) {
-        const uint8_t* plane = planes[k];
-        const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
-        const __m512i higher =
-                _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
-        b[k] = _mm512_mask_blend_epi8(upper, lower, higher);
-    }
+    for (int k = 0; k < 4; ++k) b[k] = lookup(planes[k], x, upper);
     const __m512i low01 = _mm512_unpacklo_epi8(b[0], b[1]), high01 = _mm512_unpackhi_epi8(b[0], b[1]);
     const __m512i low23 = _mm512_unpacklo_epi8(b[2], b[3]), high23 = _mm512_unpackhi_epi8(b[2], b[3]);
     out[0] = _mm512_unpacklo_epi16(low01, low23);
@@ -107,14 +108,7 @@ size_t addRows(const QuantAddParams& p, const uint8_t* a, size_t aStep, const ui
 // holds values 0..7 of each 128-bit lane, `high` values 8..15.
 void words(const uint8_t (&planes)[2][256], __m512i x, __m512i* low, __m512i* high) {
     const __mmask64 upper = _mm512_movepi8_mask(x);
-    __m512i b[2];
-    for (int k = 0; k < 2; ++k) {
-        const uint8_t* plane = planes[k];
-        const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
-        const __m512i higher =
-                _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), x, _mm512_loadu_si512(plane + 192));
-        b[k] = _mm512_mask_blend_epi8(upper, lower, higher);
-    }
+    const __m512i b[2] = {lookup(planes[0], x, upper), lookup(planes[1], x, upper)};
     *low = _mm512_unpacklo_epi8(b[0], b[1]);
     *high = _mm512_unpackhi_epi8(b[0], b[1]);
 }
