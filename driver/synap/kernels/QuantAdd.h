@@ -47,8 +47,9 @@ struct QuantAddParams {
     // reference's (QuantAddWords.cpp builds them where the layer's quantization allows).
     bool wordTables = false;
     uint8_t wordBytes[2][2][256];  // byte k of input i's word for byte value v at [i][k][v]
-    // The same words in 32 bits (where they do not fit 16, set where wordTables could be): the
-    // VBMI kernel's 32-bit lanes add them and shift instead of requantizing the terms' sum.
+    // The same words in 32 bits (set wherever they fit 30, with or without wordTables): without
+    // the 16-bit ones, the VBMI kernel's 32-bit lanes add them and shift by 8 instead of
+    // requantizing the terms' sum.
     bool wideWords = false;
     uint8_t wideBytes[2][4][256];
 };

@@ -10,9 +10,10 @@
 //   word_b = (J_b + zeroPoint) * 256 + 256 - (rank of h_b)   (rank 1..256)
 // and the output is the high byte of word_a + word_b: the low bytes carry exactly where
 // f_a >= h_b. The integer parts are split between the words; where the words cannot both fit
-// 16 bits, no tables. The kernel adds the words with signed saturation, which is exact: a sum
-// beyond int16 has a high byte beyond int8, which the clamp to the output's range takes to the
-// same bound.
+// 16 bits, no 16-bit tables (wordTables), but the same words in 32 bits (wideWords) where they
+// fit 30. The kernel adds 16-bit words with signed saturation, which is exact: a sum beyond
+// int16 has a high byte beyond int8, which the clamp to the output's range takes to the same
+// bound.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -39,9 +40,10 @@ struct Shares {
     // b's J and threshold. With Y = term_b * M + nudge, floor((X_a + Y) / D) = I_a + share, share =
     // J + [f_a >= D - (Y mod D)], J and threshold by the nudge of the sum's sign (the negative one
     // 2^31 lower: its J the same or one less). In order of f the a form three runs: only in the
-    // two outer ones (one J) or the middle one (two J) does the sign change the share, and
-    // these are short (the nudges differ by 2^31 of D). false where the shares take more than
-    // two neighbouring values or f does not split them.
+    // middle one (one J: between the two thresholds) or the two outer ones (two J: below the
+    // negative's, from the positive's on) does the sign change the share, and these are short
+    // (the nudges differ by 2^31 of D). false where the shares take more than two neighbouring
+    // values or f does not split them.
     bool splitFor(int b, const int64_t (&shares)[2], const int64_t (&bounds)[2]) {
         const int64_t least = leastPositive - p.inputs[1].term[b];
         auto shareOf = [&](int a) {
