@@ -32,6 +32,7 @@
 #include "core/NpuCore.h"
 #include "core/OwnLayerSupport.h"
 #include "device/PreparedNetwork.h"
+#include "kernels/QuantAdd.h"
 #include "kernels/QuantGemm.h"
 #include "nnemu/modelgen/ModelCatalog.h"
 #include "nnemu/tflite/Interpreter.h"
@@ -313,6 +314,48 @@ void Gemm(benchmark::State& state) {
     }
 }
 
+// The own int8 ADD of two `count`-value rows, one thread, MobileNet v2-like quantization (input
+// scales 0.021 and 0.017, output 0.03, no clamp), each AVX-512 kernel interleaved, the best of 20
+// runs each: the 16-bit word tables (words_us), the 32-bit ones (wide_us), the looked-up terms
+// (terms_us) and the plain AVX-512 arithmetic (avx512_us). Skipped without AVX-512 VBMI.
+void Add(benchmark::State& state) {
+    synap::kernels::QuantAddSpec spec;
+    spec.signedValues = true;
+    spec.zeroPoints[0] = -3;
+    spec.zeroPoints[1] = 7;
+    spec.scales[0] = 0.021f;
+    spec.scales[1] = 0.017f;
+    spec.outputZeroPoint = -5;
+    spec.outputScale = 0.03f;
+    spec.low = -128;
+    spec.high = 127;
+    auto params = std::make_unique<synap::kernels::QuantAddParams>();
+    if (!synap::kernels::prepareQuantAdd(spec, params.get()) || !params->wordTables || !params->wideWords) {
+        return state.SkipWithError("no VBMI word tables here");
+    }
+    const auto count = static_cast<size_t>(state.range(0));
+    std::vector<uint8_t> a(count), b(count), out(count);
+    for (size_t i = 0; i < count; ++i) {
+        a[i] = static_cast<uint8_t>(i * 7 + 3);
+        b[i] = static_cast<uint8_t>(i * 13 + 5);
+    }
+    const char* names[4] = {"words_us", "wide_us", "terms_us", "avx512_us"};
+    double best[4] = {1e30, 1e30, 1e30, 1e30};
+    for (auto _ : state) {
+        for (int k = 0; k < 4; ++k) {
+            synap::kernels::QuantAddParams variant = *params;
+            variant.wordTables = k == 0;
+            variant.wideWords = k <= 1;
+            variant.byteLookups = k <= 2;
+            best[k] = std::min(best[k], bestOf20([&] {
+                synap::kernels::runQuantAddRow(synap::kernels::Isa::Avx512Vnni, variant, a.data(), 1, b.data(), 1,
+                                               out.data(), count);
+            }));
+        }
+    }
+    for (int k = 0; k < 4; ++k) state.counters[names[k]] = best[k];
+}
+
 // The same on a pool of 2 threads, cut as the core's GEMM layers cut it (OwnLayerSupport.h
 // gemmCutRules: by the running kernel's cost and grains, along the channels for few rows), as
 // they did before this machine's AMX kernels (the VNNI kernel's costs, single rows and blocks) and
@@ -396,6 +439,10 @@ int main(int argc, char** argv) {
                     ->Args({shape[0], shape[1], shape[2], isSigned, 0})
                     ->Iterations(5);
         }
+    }
+    // MobileNet v2 224's residual ADDs: 56x56x24, 28x28x32, 14x14x64, 14x14x96, 7x7x160.
+    for (int64_t count : {75264, 25088, 12544, 18816, 7840}) {
+        benchmark::RegisterBenchmark("Add", nnemu::Add)->Arg(count)->Iterations(5);
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

@@ -104,27 +104,11 @@ size_t addRows(const QuantAddParams& p, const uint8_t* a, size_t aStep, const ui
     return i;
 }
 
-// The word tables' words of the 64 bytes `x` (QuantAddWords.cpp), in the unpacks' order: `low`
-// holds values 0..7 of each 128-bit lane, `high` values 8..15.
-void words(const uint8_t (&planes)[2][256], __m512i x, __m512i* low, __m512i* high) {
-    const __mmask64 upper = _mm512_movepi8_mask(x);
-    const __m512i b[2] = {lookup(planes[0], x, upper), lookup(planes[1], x, upper)};
-    *low = _mm512_unpacklo_epi8(b[0], b[1]);
-    *high = _mm512_unpackhi_epi8(b[0], b[1]);
-}
-
-// The high bytes of the sums' words, back in the values' order: value 16L + k of 128-bit lane L
-// is word 8L + k of `low` (k < 8) or word 8L + k - 8 of `high`.
-__m512i highBytesInOrder() {
-    alignas(64) uint8_t index[64];
-    for (int i = 0; i < 64; ++i) {
-        const int lane = i / 16, k = i % 16;
-        index[i] = static_cast<uint8_t>(k < 8 ? lane * 16 + 2 * k + 1 : 64 + lane * 16 + 2 * (k - 8) + 1);
-    }
-    return _mm512_load_si512(index);
-}
-
-// Output = clamp(high byte of the saturated sum of the two words) (+ 128 for uint8).
+// Output = clamp(high byte of the saturated sum of the two words) (+ 128 for uint8), in bytes:
+// the words' high bytes plus the carry out of their low bytes (bit 7 of (a & b) | ((a | b) &
+// ~(a + b))), added to a's high byte first, which cannot overflow (QuantAddWords.cpp keeps it
+// at most 126 where its low byte is not 0, and a low byte of 0 carries nothing), then b's with
+// signed saturation: exact, as the 16-bit saturating sum's high byte.
 template <bool Signed>
 void addWords(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uint8_t* b, size_t bStep, uint8_t* out,
               size_t count) {
@@ -132,19 +116,24 @@ void addWords(const QuantAddParams& p, const uint8_t* a, size_t aStep, const uin
     const __m512i low8 = _mm512_set1_epi8(static_cast<char>(p.low - bias));
     const __m512i high8 = _mm512_set1_epi8(static_cast<char>(p.high - bias));
     const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-    const __m512i pick = highBytesInOrder();
-    auto word = [&](int input, uint8_t v) {
-        return static_cast<int16_t>(p.wordBytes[input][0][v] | p.wordBytes[input][1][v] << 8);
+    const __m512i minusOne = _mm512_set1_epi8(-1);
+    __m512i wa[2], wb[2];  // low and high bytes; a broadcast input is one word for the whole row
+    for (int k = 0; k < 2; ++k) {
+        wa[k] = _mm512_set1_epi8(static_cast<char>(p.wordBytes[0][k][a[0]]));
+        wb[k] = _mm512_set1_epi8(static_cast<char>(p.wordBytes[1][k][b[0]]));
+    }
+    auto words = [](const uint8_t(&planes)[2][256], __m512i x, __m512i (&w)[2]) {
+        const __mmask64 upper = _mm512_movepi8_mask(x);
+        for (int k = 0; k < 2; ++k) w[k] = lookup(planes[k], x, upper);
     };
-    __m512i wa[2], wb[2];  // a broadcast input is one word for the whole row
-    wa[0] = wa[1] = _mm512_set1_epi16(word(0, a[0]));
-    wb[0] = wb[1] = _mm512_set1_epi16(word(1, b[0]));
     // Rows of `n` values from offset i (a whole vector: n = 64; the tail's loads are masked).
     auto run = [&](size_t i, size_t n) {
         const __mmask64 mask = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-        if (aStep) words(p.wordBytes[0], _mm512_maskz_loadu_epi8(mask, a + i), &wa[0], &wa[1]);
-        if (bStep) words(p.wordBytes[1], _mm512_maskz_loadu_epi8(mask, b + i), &wb[0], &wb[1]);
-        __m512i y = _mm512_permutex2var_epi8(_mm512_adds_epi16(wa[0], wb[0]), pick, _mm512_adds_epi16(wa[1], wb[1]));
+        if (aStep) words(p.wordBytes[0], _mm512_maskz_loadu_epi8(mask, a + i), wa);
+        if (bStep) words(p.wordBytes[1], _mm512_maskz_loadu_epi8(mask, b + i), wb);
+        const __m512i lowSum = _mm512_add_epi8(wa[0], wb[0]);
+        const __mmask64 carry = _mm512_movepi8_mask(_mm512_ternarylogic_epi32(wa[0], wb[0], lowSum, 0xD4));
+        __m512i y = _mm512_adds_epi8(_mm512_mask_sub_epi8(wa[1], carry, wa[1], minusOne), wb[1]);
         y = _mm512_min_epi8(_mm512_max_epi8(y, low8), high8);
         if constexpr (!Signed) y = _mm512_xor_si512(y, flip);
         _mm512_mask_storeu_epi8(out + i, mask, y);
