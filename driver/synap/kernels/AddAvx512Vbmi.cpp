@@ -6,8 +6,9 @@
 // undo the unpacks' order; exact: the clamp lies inside every saturation bound). The tail of a
 // row goes to the plain AVX-512 kernel. Where the layer has word tables (QuantAddWords.cpp), the
 // kernel looks up one 16-bit word per input instead (two byte planes each) and the output is the
-// high byte of their saturating sum, clamped: no 32-bit terms and no requantization. Compiled
-// with AVX-512 VBMI flags: only called when the CPU has them.
+// high byte of their saturating sum, clamped, formed in bytes (addWords): no 32-bit terms and no
+// requantization; where it has only the 32-bit words, they take the terms' place and a shift the
+// requantization's. Compiled with AVX-512 VBMI flags: only called when the CPU has them.
 #include <immintrin.h>
 
 #include "QuantAdd.h"
@@ -15,8 +16,6 @@
 namespace nnemu::synap::kernels {
 namespace {
 
-// The terms of the 64 bytes `x` as 16-lane vectors: out[j] holds values 4j..4j+3 of each
-// 128-bit lane.
 // plane[x] for the 64 bytes x (`upper`: their bit 7).
 __m512i lookup(const uint8_t (&plane)[256], __m512i x, __mmask64 upper) {
     const __m512i lower = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), x, _mm512_loadu_si512(plane + 64));
@@ -24,6 +23,8 @@ __m512i lookup(const uint8_t (&plane)[256], __m512i x, __mmask64 upper) {
     return _mm512_mask_blend_epi8(upper, lower, higher);
 }
 
+// The terms (or 32-bit words) of the 64 bytes `x` as 16-lane vectors: out[j] holds values
+// 4j..4j+3 of each 128-bit lane.
 void terms(const uint8_t (&planes)[4][256], __m512i x, __m512i (&out)[4]) {
     const __mmask64 upper = _mm512_movepi8_mask(x);
     __m512i b[4];
