@@ -61,48 +61,54 @@ FastRequant foldedOf(const DepthwiseArgs& a, size_t block) {
     return fastRequantOf(a.folded[block], a.initial + block * kGemmBlock);
 }
 
-template <bool kSigned>
-__m512i quadOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, __mmask16 lanes) {
-    const __m512i a = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row0));
-    const __m512i b = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row1)), 8);
-    const __m512i c = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, row2)), 16);
-    const __m512i quad = _mm512_ternarylogic_epi32(a, b, c, 0xFE);  // a | b | c
-    return kSigned ? _mm512_xor_si512(quad, _mm512_set1_epi32(0x808080)) : quad;
+// kRows 2: a fourth row in the fourth byte, for a second output row (stride 1; foldedGroupRow).
+template <bool kSigned, int kRows>
+__m512i quadOf(const uint8_t* const rows[4], size_t at, __mmask16 lanes) {
+    const auto widened = [&](int r) { return _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(lanes, rows[r] + at)); };
+    const __m512i quad = _mm512_ternarylogic_epi32(widened(0), _mm512_slli_epi32(widened(1), 8),
+                                                   _mm512_slli_epi32(widened(2), 16), 0xFE);  // a | b | c
+    if constexpr (kRows == 1) return kSigned ? _mm512_xor_si512(quad, _mm512_set1_epi32(0x808080)) : quad;
+    const __m512i fourth = _mm512_slli_epi32(widened(3), 24);
+    return kSigned ? _mm512_ternarylogic_epi32(quad, fourth, _mm512_set1_epi32(0x80808080u), 0x56)  // (a | b) ^ c
+                   : _mm512_or_si512(quad, fourth);
 }
 
-template <bool kSigned, bool kAbove, int kSets, int kStride>
-void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
+template <bool kSigned, bool kAbove, int kSets, int kStride, int kRows>
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t outRow, size_t block) {
     const GemmArgs& q = a.requant;
-    const size_t channels = q.channels, first = block * kGemmBlock;
+    const size_t channels = q.channels, first = block * kGemmBlock, rowBytes = a.outWidth * channels;
     const size_t count = channels - first < kGemmBlock ? channels - first : kGemmBlock;
     const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1);
-    __m512i w[kSets][3];
+    __m512i w[kRows][kSets][3];
     for (int s = 0; s < kSets; ++s) {
         for (int kx = 0; kx < 3; ++kx) {
-            w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * a.weightSets + s) * 3 + kx) * 64);
+            w[0][s][kx] = _mm512_loadu_si512(a.quadWeights + ((block * a.weightSets + s) * 3 + kx) * 64);
+            if constexpr (kRows == 2) w[1][s][kx] = _mm512_slli_epi32(w[0][s][kx], 8);  // rows 1, 2, 3
         }
     }
     const FastRequant f = foldedOf(a, block);
     const __m512i low = _mm512_set1_epi32(q.low), high = _mm512_set1_epi32(q.high);
     const int64_t width = a.inWidth;
-    const __m512i pad = quadOf<kSigned>(a.zeroRow + first, a.zeroRow + first, a.zeroRow + first, lanes);
+    const uint8_t* const zeroRows[4] = {a.zeroRow, a.zeroRow, a.zeroRow, a.zeroRow};
+    const __m512i pad = quadOf<kSigned, kRows>(zeroRows, first, lanes);
     const auto column = [&](int64_t ix) {
         if (ix < 0 || ix >= width) return pad;
-        const size_t at = static_cast<size_t>(ix) * channels + first;
-        return quadOf<kSigned>(rows[0] + at, rows[1] + at, rows[2] + at, lanes);
+        return quadOf<kSigned, kRows>(rows, static_cast<size_t>(ix) * channels + first, lanes);
     };
     int64_t left = -static_cast<int64_t>(a.padLeft);
     __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
-    uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
+    uint8_t* out = q.output + (outRow - a.outRowFirst) * rowBytes + first;
     for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
-        __m512i acc = f.biasAndCol;
-        for (int s = 0; s < kSets; ++s) {
-            acc = _mm512_dpbusd_epi32(acc, q0, w[s][0]);
-            acc = _mm512_dpbusd_epi32(acc, q1, w[s][1]);
-            acc = _mm512_dpbusd_epi32(acc, q2, w[s][2]);
+        for (int r = 0; r < kRows; ++r) {
+            __m512i acc = f.biasAndCol;
+            for (int s = 0; s < kSets; ++s) {
+                acc = _mm512_dpbusd_epi32(acc, q0, w[r][s][0]);
+                acc = _mm512_dpbusd_epi32(acc, q1, w[r][s][1]);
+                acc = _mm512_dpbusd_epi32(acc, q2, w[r][s][2]);
+            }
+            const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast<kAbove>(f, acc), low), high);
+            _mm512_mask_cvtepi32_storeu_epi8(out + r * rowBytes, lanes, y);
         }
-        const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast<kAbove>(f, acc), low), high);
-        _mm512_mask_cvtepi32_storeu_epi8(out, lanes, y);
         left += kStride;
         if (kStride == 1) {
             q0 = q1;
@@ -116,41 +122,46 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
     }
 }
 
+// outRows output rows from `rows` (2: stride 1 only).
 template <bool kSigned, bool kAbove, int kSets>
-void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t block) {
-    a.stride == 1 ? foldedBlockRow<kSigned, kAbove, kSets, 1>(a, rows, outRow, block)
-                  : foldedBlockRow<kSigned, kAbove, kSets, 2>(a, rows, outRow, block);
+void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t outRow, size_t block, size_t outRows) {
+    if (a.stride != 1) return foldedBlockRow<kSigned, kAbove, kSets, 2, 1>(a, rows, outRow, block);
+    outRows == 2 ? foldedBlockRow<kSigned, kAbove, kSets, 1, 2>(a, rows, outRow, block)
+                 : foldedBlockRow<kSigned, kAbove, kSets, 1, 1>(a, rows, outRow, block);
 }
 
 // One column's quads of a group of 64 (or 32) channels: 3 rows' bytes, the channels of each
-// 128-bit lane spread over the vectors by the unpacks (Depthwise.cpp slotOf).
+// 128-bit lane spread over the vectors by the unpacks (Depthwise.cpp slotOf). kRows 2: a fourth
+// row in the fourth byte, so that the quads serve two output rows (stride 1): the first row's
+// weights leave the fourth byte out, the second's (the same shifted up a byte) the first.
 struct Quads {
     __m512i v[4];
 };
 
-template <bool kSigned, size_t kWidth>
-Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2) {
+template <bool kSigned, size_t kWidth, int kRows>
+Quads quadsOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, const uint8_t* row3) {
     if constexpr (kWidth == 64) {
         const __m512i flip = _mm512_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
         const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(row0), flip);
         const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(row1), flip);
         const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(row2), flip);
-        const __m512i zero = _mm512_setzero_si512();
+        const __m512i r3 = kRows == 2 ? _mm512_xor_si512(_mm512_loadu_si512(row3), flip) : _mm512_setzero_si512();
         const __m512i low01 = _mm512_unpacklo_epi8(r0, r1), high01 = _mm512_unpackhi_epi8(r0, r1);
-        const __m512i low2 = _mm512_unpacklo_epi8(r2, zero), high2 = _mm512_unpackhi_epi8(r2, zero);
-        return {{_mm512_unpacklo_epi16(low01, low2), _mm512_unpackhi_epi16(low01, low2),
-                 _mm512_unpacklo_epi16(high01, high2), _mm512_unpackhi_epi16(high01, high2)}};
+        const __m512i low23 = _mm512_unpacklo_epi8(r2, r3), high23 = _mm512_unpackhi_epi8(r2, r3);
+        return {{_mm512_unpacklo_epi16(low01, low23), _mm512_unpackhi_epi16(low01, low23),
+                 _mm512_unpacklo_epi16(high01, high23), _mm512_unpackhi_epi16(high01, high23)}};
     } else {
         const __m256i flip = _mm256_set1_epi8(kSigned ? static_cast<char>(0x80) : 0);
         const __m256i r0 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row0)), flip);
         const __m256i r1 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row1)), flip);
         const __m256i r2 = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row2)), flip);
-        const __m256i zero = _mm256_setzero_si256();
+        const __m256i r3 = kRows == 2 ? _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row3)), flip)
+                                     : _mm256_setzero_si256();
         const __m256i low01 = _mm256_unpacklo_epi8(r0, r1), high01 = _mm256_unpackhi_epi8(r0, r1);
-        const __m256i low2 = _mm256_unpacklo_epi8(r2, zero), high2 = _mm256_unpackhi_epi8(r2, zero);
+        const __m256i low23 = _mm256_unpacklo_epi8(r2, r3), high23 = _mm256_unpackhi_epi8(r2, r3);
         const auto join = [](__m256i a, __m256i b) { return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1); };
-        return {{join(_mm256_unpacklo_epi16(low01, low2), _mm256_unpackhi_epi16(low01, low2)),
-                 join(_mm256_unpacklo_epi16(high01, high2), _mm256_unpackhi_epi16(high01, high2))}};
+        return {{join(_mm256_unpacklo_epi16(low01, low23), _mm256_unpackhi_epi16(low01, low23)),
+                 join(_mm256_unpacklo_epi16(high01, high23), _mm256_unpackhi_epi16(high01, high23))}};
     }
 }
 
@@ -179,38 +190,45 @@ void storeGroup(__m512i low, __m512i high, const __m512i* y, uint8_t* out) {
 // 16-slot block runs over them with its constants in registers.
 constexpr size_t kTile = 16;
 
-// Block b (vector j of its group) over a tile's n output columns: its weights and constants in
-// registers, the quads from the tile's buffer.
-template <bool kAbove, int kSets, int kStride, int kVectors>
+// Block b (vector j of its group) over a tile's n output columns of kRows output rows: its
+// weights and constants in registers, the quads from the tile's buffer.
+template <bool kAbove, int kSets, int kStride, int kVectors, int kRows>
 void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quads)[kVectors],
-                   __m512i (*staged)[kVectors], size_t n) {
+                   __m512i (*staged)[kTile][kVectors], size_t n) {
     const FastRequant f = foldedOf(a, b);
-    __m512i w[kSets][3];
+    __m512i w[kRows][kSets][3];
     for (int s = 0; s < kSets; ++s) {
-        for (int kx = 0; kx < 3; ++kx) w[s][kx] = _mm512_loadu_si512(a.quadWeights + ((b * a.weightSets + s) * 3 + kx) * 64);
+        for (int kx = 0; kx < 3; ++kx) {
+            w[0][s][kx] = _mm512_loadu_si512(a.quadWeights + ((b * a.weightSets + s) * 3 + kx) * 64);
+            if constexpr (kRows == 2) w[1][s][kx] = _mm512_slli_epi32(w[0][s][kx], 8);  // rows 1, 2, 3
+        }
     }
     for (size_t i = 0; i < n; ++i) {
-        __m512i acc = f.biasAndCol;
-        for (int s = 0; s < kSets; ++s) {
-            for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[s][kx]);
+        for (int r = 0; r < kRows; ++r) {
+            __m512i acc = f.biasAndCol;
+            for (int s = 0; s < kSets; ++s) {
+                for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[r][s][kx]);
+            }
+            staged[r][i][j] = scaleFast<kAbove>(f, acc);
         }
-        staged[i][j] = scaleFast<kAbove>(f, acc);
     }
 }
 
-template <bool kSigned, bool kAbove, int kSets, int kStride, size_t kWidth>
-void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
+// kRows output rows (2: stride 1 only) of a group from `rows`, their kRows + 2 input rows.
+template <bool kSigned, bool kAbove, int kSets, int kStride, size_t kWidth, int kRows>
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t outRow, size_t first) {
     constexpr int kVectors = static_cast<int>(kWidth / kGemmBlock);
     const GemmArgs& q = a.requant;
-    const size_t channels = q.channels, block = first / kGemmBlock;
+    const size_t channels = q.channels, block = first / kGemmBlock, rowBytes = a.outWidth * channels;
     const int64_t width = a.inWidth;
     alignas(64) __m512i quads[(kTile - 1) * kStride + 3][kVectors];
-    alignas(64) __m512i staged[kTile][kVectors];
+    alignas(64) __m512i staged[kRows][kTile][kVectors];
     const __m512i low = _mm512_set1_epi8(static_cast<char>(q.low)), high = _mm512_set1_epi8(static_cast<char>(q.high));
     // In locals, as the clamp's bounds: the stores of the quads made the compiler reload them.
     const uint8_t *const row0 = rows[0] + first, *const row1 = rows[1] + first, *const row2 = rows[2] + first;
+    const uint8_t* const row3 = kRows == 2 ? rows[3] + first : nullptr;
     const uint8_t* const zeroRow = a.zeroRow + first;
-    uint8_t* out = q.output + (outRow - a.outRowFirst) * a.outWidth * channels + first;
+    uint8_t* out = q.output + (outRow - a.outRowFirst) * rowBytes + first;
     for (size_t x0 = 0; x0 < a.outWidth; x0 += kTile) {
         const size_t n = a.outWidth - x0 < kTile ? a.outWidth - x0 : kTile, columns = (n - 1) * kStride + 3;
         const int64_t left = static_cast<int64_t>(x0 * kStride) - a.padLeft;
@@ -218,41 +236,49 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t
             const int64_t ix = left + static_cast<int64_t>(c);
             const bool inside = ix >= 0 && ix < width;
             const size_t at = inside ? static_cast<size_t>(ix) * channels : 0;
-            const Quads built = inside ? quadsOf<kSigned, kWidth>(row0 + at, row1 + at, row2 + at)
-                                       : quadsOf<kSigned, kWidth>(zeroRow, zeroRow, zeroRow);
+            const Quads built = inside ? quadsOf<kSigned, kWidth, kRows>(row0 + at, row1 + at, row2 + at, row3 + at)
+                                       : quadsOf<kSigned, kWidth, kRows>(zeroRow, zeroRow, zeroRow, zeroRow);
             for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
         for (int j = 0; j < kVectors; ++j) {
             const size_t b = block + j;
-            kSets == 1 || a.blockSets[b] == 1 ? blockOverTile<kAbove, 1, kStride, kVectors>(a, b, j, quads, staged, n)
-                                              : blockOverTile<kAbove, kSets, kStride, kVectors>(a, b, j, quads, staged, n);
+            kSets == 1 || a.blockSets[b] == 1
+                    ? blockOverTile<kAbove, 1, kStride, kVectors, kRows>(a, b, j, quads, staged, n)
+                    : blockOverTile<kAbove, kSets, kStride, kVectors, kRows>(a, b, j, quads, staged, n);
         }
-        for (size_t i = 0; i < n; ++i) storeGroup<kSigned, kWidth>(low, high, staged[i], out + (x0 + i) * channels);
+        for (int r = 0; r < kRows; ++r) {
+            for (size_t i = 0; i < n; ++i) {
+                storeGroup<kSigned, kWidth>(low, high, staged[r][i], out + r * rowBytes + (x0 + i) * channels);
+            }
+        }
     }
 }
 
 template <bool kSigned, bool kAbove, int kSets, size_t kWidth>
-void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t first) {
-    a.stride == 1 ? foldedGroupRow<kSigned, kAbove, kSets, 1, kWidth>(a, rows, outRow, first)
-                  : foldedGroupRow<kSigned, kAbove, kSets, 2, kWidth>(a, rows, outRow, first);
+void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t outRow, size_t first, size_t outRows) {
+    if (a.stride != 1) return foldedGroupRow<kSigned, kAbove, kSets, 2, kWidth, 1>(a, rows, outRow, first);
+    outRows == 2 ? foldedGroupRow<kSigned, kAbove, kSets, 1, kWidth, 2>(a, rows, outRow, first)
+                 : foldedGroupRow<kSigned, kAbove, kSets, 1, kWidth, 1>(a, rows, outRow, first);
 }
 
-using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[3], size_t, size_t);
+// rows: the input rows of output row outRow and, for the folded kernel's rows of stride 1, of
+// the next `last` - 1 output rows (the folded kernel: `last` 1 or 2; the others: the block).
+using BlockRow = void (*)(const DepthwiseArgs&, const uint8_t* const[4], size_t, size_t);
 
 // Whole groups of 64 channels, one of 32 if that many remain, then 16-channel blocks. kAbove:
-// the clamp starts at or above the output zero point (scaleFast).
+// the clamp starts at or above the output zero point (scaleFast). outRows: 1, or 2 (stride 1).
 template <bool kSigned, bool kAbove, int kSets>
-void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[3], size_t outRow, size_t) {
+void foldedRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t outRow, size_t outRows) {
     const size_t channels = a.requant.channels, blocks = (channels + kGemmBlock - 1) / kGemmBlock;
     size_t first = 0;
-    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kAbove, kSets, 64>(a, rows, outRow, first);
+    for (; first + 64 <= channels; first += 64) foldedGroupRow<kSigned, kAbove, kSets, 64>(a, rows, outRow, first, outRows);
     if (first + 32 <= channels) {
-        foldedGroupRow<kSigned, kAbove, kSets, 32>(a, rows, outRow, first);
+        foldedGroupRow<kSigned, kAbove, kSets, 32>(a, rows, outRow, first, outRows);
         first += 32;
     }
     for (size_t block = first / kGemmBlock; block < blocks; ++block) {
-        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, kAbove, 1>(a, rows, outRow, block)
-                                              : foldedBlockRow<kSigned, kAbove, kSets>(a, rows, outRow, block);
+        kSets == 1 || a.blockSets[block] == 1 ? foldedBlockRow<kSigned, kAbove, 1>(a, rows, outRow, block, outRows)
+                                              : foldedBlockRow<kSigned, kAbove, kSets>(a, rows, outRow, block, outRows);
     }
 }
 
@@ -275,21 +301,25 @@ BlockRow blockRowOf(const DepthwiseArgs& a) {
 void rows(const DepthwiseArgs& a) {
     const BlockRow blockRowFn = blockRowOf(a);
     const size_t blocks = (a.requant.channels + kGemmBlock - 1) / kGemmBlock;
-    for (size_t row = a.rowBegin; row < a.rowEnd; ++row) {
+    for (size_t row = a.rowBegin; row < a.rowEnd;) {
         const size_t batch = row / a.outHeight, y = row % a.outHeight;
-        const uint8_t* inputRows[3];  // above or below the input: the zero-point row
-        for (int ky = 0; ky < 3; ++ky) {
-            const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + ky;
-            inputRows[ky] = iy >= 0 && iy < static_cast<int64_t>(a.inHeight)
-                                    ? a.input + (batch * a.inHeight + static_cast<size_t>(iy) - a.inRowFirst) *
-                                        a.inWidth * a.requant.channels
-                                    : a.zeroRow;
+        // The folded kernel takes two output rows of stride 1 (of one image) at once: they share
+        // the quads of their 4 input rows.
+        const size_t outRows = a.folded != nullptr && a.stride == 1 && row + 1 < a.rowEnd && y + 1 < a.outHeight ? 2 : 1;
+        const uint8_t* inputRows[4] = {a.zeroRow, a.zeroRow, a.zeroRow, a.zeroRow};  // outside: the zero-point row
+        for (size_t ky = 0; ky < 2 + outRows; ++ky) {
+            const int64_t iy = static_cast<int64_t>(y * a.stride) - a.padTop + static_cast<int64_t>(ky);
+            if (iy >= 0 && iy < static_cast<int64_t>(a.inHeight)) {
+                inputRows[ky] = a.input + (batch * a.inHeight + static_cast<size_t>(iy) - a.inRowFirst) * a.inWidth *
+                                                  a.requant.channels;
+            }
         }
         if (a.folded != nullptr) {
-            blockRowFn(a, inputRows, row, 0);
-            continue;
+            blockRowFn(a, inputRows, row, outRows);
+        } else {
+            for (size_t block = 0; block < blocks; ++block) blockRowFn(a, inputRows, row, block);
         }
-        for (size_t block = 0; block < blocks; ++block) blockRowFn(a, inputRows, row, block);
+        row += outRows;
     }
 }
 
