@@ -88,19 +88,42 @@ FastRequant fastRequantOf(const GemmArgs& a, size_t block) {
 // that starts at or above the output zero point, where a negative x's value (at most 0) ends at
 // the clamp's lower bound whichever nudge it takes: the positive one for all, no compare and
 // blend (the clamp after must be monotonic, as saturating packs and min/max are).
+// The even (p = 0) or odd (p = 1) lanes' 64-bit product plus its nudge (scaleFast).
+template <bool AboveZero>
+__m512i nudgedFast(const FastRequant& q, __m512i x, int p) {
+    const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
+    __m512i nudge = q.positive[p];
+    if constexpr (!AboveZero) {
+        nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, _mm512_set1_epi64(-(int64_t{1} << 30))), nudge,
+                                        q.negative[p]);
+    }
+    return _mm512_add_epi64(t, nudge);
+}
+
 template <bool AboveZero = false>
 __m512i scaleFast(const FastRequant& q, __m512i x) {
-    const __m512i threshold = _mm512_set1_epi64(-(int64_t{1} << 30));
-    __m512i z[2];
-    for (int p = 0; p < 2; ++p) {
-        const __m512i t = _mm512_mul_epi32(p == 0 ? x : _mm512_srli_epi64(x, 32), q.multiplier[p]);
-        __m512i nudge = q.positive[p];
-        if constexpr (!AboveZero) {
-            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold), nudge, q.negative[p]);
-        }
-        z[p] = _mm512_srav_epi64(_mm512_add_epi64(t, nudge), q.shift[p]);
-    }
+    const __m512i z[2] = {_mm512_srav_epi64(nudgedFast<AboveZero>(q, x, 0), q.shift[0]),
+                          _mm512_srav_epi64(nudgedFast<AboveZero>(q, x, 1), q.shift[1])};
     return _mm512_mask_shuffle_epi32(z[0], 0xAAAA, z[1], _MM_PERM_CDAB);  // odd channels' low halves up
+}
+
+// scaleFast for a block whose every lane shifts by S >= 32 (`shift32`: S - 32 per channel,
+// highShifts): the sums' high halves merged, then one 32-bit shift, the same
+// values (GemmAvx512Store.h scaledHigh): one vector instruction less per 16 values.
+template <bool AboveZero = false>
+__m512i scaleFastHigh(const FastRequant& q, __m512i shift32, __m512i x) {
+    return _mm512_srav_epi32(
+            _mm512_mask_shuffle_epi32(nudgedFast<AboveZero>(q, x, 1), 0x5555, nudgedFast<AboveZero>(q, x, 0), _MM_PERM_CDAB),
+            shift32);
+}
+
+// The block's S - 32 per channel, in channel order; false when a lane (a padding one included)
+// shifts by less than 32 (a multiplier of 0.5 or more).
+inline bool highShifts(const FastRequantBlock& f, __m512i* shift32) {
+    const __m512i shifts = _mm512_mask_shuffle_epi32(_mm512_loadu_si512(f.shift[0]), 0xAAAA,
+                                                     _mm512_loadu_si512(f.shift[1]), _MM_PERM_CDAB);
+    *shift32 = _mm512_sub_epi32(shifts, _mm512_set1_epi32(32));
+    return _mm512_cmplt_epi32_mask(shifts, _mm512_set1_epi32(32)) == 0;
 }
 
 __m512i requantizeFast(const GemmArgs& a, const FastRequant& q, __m512i acc, int32_t rowTerm) {

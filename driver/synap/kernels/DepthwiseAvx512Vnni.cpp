@@ -203,14 +203,22 @@ void blockOverTile(const DepthwiseArgs& a, size_t b, int j, const __m512i (*quad
             if constexpr (kRows == 2) w[1][s][kx] = _mm512_slli_epi32(w[0][s][kx], 8);  // rows 1, 2, 3
         }
     }
-    for (size_t i = 0; i < n; ++i) {
-        for (int r = 0; r < kRows; ++r) {
-            __m512i acc = f.biasAndCol;
-            for (int s = 0; s < kSets; ++s) {
-                for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[r][s][kx]);
+    const auto overTile = [&](auto scale) {
+        for (size_t i = 0; i < n; ++i) {
+            for (int r = 0; r < kRows; ++r) {
+                __m512i acc = f.biasAndCol;
+                for (int s = 0; s < kSets; ++s) {
+                    for (int kx = 0; kx < 3; ++kx) acc = _mm512_dpbusd_epi32(acc, quads[i * kStride + kx][j], w[r][s][kx]);
+                }
+                staged[r][i][j] = scale(acc);
             }
-            staged[r][i][j] = scaleFast<kAbove>(f, acc);
         }
+    };
+    __m512i shift32;
+    if (highShifts(a.folded[b], &shift32)) {
+        overTile([&](__m512i acc) { return scaleFastHigh<kAbove>(f, shift32, acc); });
+    } else {
+        overTile([&](__m512i acc) { return scaleFast<kAbove>(f, acc); });
     }
 }
 

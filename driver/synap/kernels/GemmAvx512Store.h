@@ -76,15 +76,6 @@ template <bool AboveZero>
     return _mm512_srav_epi32(_mm512_mask_shuffle_epi32(u[1], 0x5555, u[0], _MM_PERM_CDAB), shift32);
 }
 
-// The block's S - 32 per channel, in channel order; false when a lane (a padding one included)
-// shifts by less than 32 (a multiplier of 0.5 or more).
-bool highShifts(const FastRequantBlock& f, __m512i* shift32) {
-    const __m512i shifts = _mm512_mask_shuffle_epi32(_mm512_loadu_si512(f.shift[0]), 0xAAAA,
-                                                     _mm512_loadu_si512(f.shift[1]), _MM_PERM_CDAB);
-    *shift32 = _mm512_sub_epi32(shifts, _mm512_set1_epi32(32));
-    return _mm512_cmplt_epi32_mask(shifts, _mm512_set1_epi32(32)) == 0;
-}
-
 // Narrowing of scaled values: + zero point and the clamp, with saturating packs to 16 then 8
 // bits (exact: the clamp bounds lie inside every saturation bound). uint8 values (a clamp
 // reaching above 127) travel as value - 128 and flip back at the end; a clamp inside [0, 127]
