@@ -95,30 +95,38 @@ void foldedBlockRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t
         if (ix < 0 || ix >= width) return pad;
         return quadOf<kSigned, kRows>(rows, static_cast<size_t>(ix) * channels + first, lanes);
     };
-    int64_t left = -static_cast<int64_t>(a.padLeft);
-    __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
-    uint8_t* out = q.output + (outRow - a.outRowFirst) * rowBytes + first;
-    for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
-        for (int r = 0; r < kRows; ++r) {
-            __m512i acc = f.biasAndCol;
-            for (int s = 0; s < kSets; ++s) {
-                acc = _mm512_dpbusd_epi32(acc, q0, w[r][s][0]);
-                acc = _mm512_dpbusd_epi32(acc, q1, w[r][s][1]);
-                acc = _mm512_dpbusd_epi32(acc, q2, w[r][s][2]);
+    const auto overRow = [&](auto scale) {
+        int64_t left = -static_cast<int64_t>(a.padLeft);
+        __m512i q0 = column(left), q1 = column(left + 1), q2 = column(left + 2);
+        uint8_t* out = q.output + (outRow - a.outRowFirst) * rowBytes + first;
+        for (size_t x = 0; x < a.outWidth; ++x, out += channels) {
+            for (int r = 0; r < kRows; ++r) {
+                __m512i acc = f.biasAndCol;
+                for (int s = 0; s < kSets; ++s) {
+                    acc = _mm512_dpbusd_epi32(acc, q0, w[r][s][0]);
+                    acc = _mm512_dpbusd_epi32(acc, q1, w[r][s][1]);
+                    acc = _mm512_dpbusd_epi32(acc, q2, w[r][s][2]);
+                }
+                const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scale(acc), low), high);
+                _mm512_mask_cvtepi32_storeu_epi8(out + r * rowBytes, lanes, y);
             }
-            const __m512i y = _mm512_min_epi32(_mm512_max_epi32(scaleFast<kAbove>(f, acc), low), high);
-            _mm512_mask_cvtepi32_storeu_epi8(out + r * rowBytes, lanes, y);
+            left += kStride;
+            if (kStride == 1) {
+                q0 = q1;
+                q1 = q2;
+                q2 = column(left + 2);
+            } else {
+                q0 = q2;
+                q1 = column(left + 1);
+                q2 = column(left + 2);
+            }
         }
-        left += kStride;
-        if (kStride == 1) {
-            q0 = q1;
-            q1 = q2;
-            q2 = column(left + 2);
-        } else {
-            q0 = q2;
-            q1 = column(left + 1);
-            q2 = column(left + 2);
-        }
+    };
+    __m512i shift32;
+    if (highShifts(a.folded[block], &shift32)) {
+        overRow([&](__m512i acc) { return scaleFastHigh<kAbove>(f, shift32, acc); });
+    } else {
+        overRow([&](__m512i acc) { return scaleFast<kAbove>(f, acc); });
     }
 }
 
