@@ -252,7 +252,7 @@ void foldedGroupRow(const DepthwiseArgs& a, const uint8_t* const rows[4], size_t
             const int64_t ix = left + static_cast<int64_t>(c);
             const bool inside = ix >= 0 && ix < width;
             const size_t at = inside ? static_cast<size_t>(ix) * channels : 0;
-            const Quads built = inside ? quadsOf<kSigned, kWidth, kRows>(row0 + at, row1 + at, row2 + at, row3 + at)
+            const Quads built = inside ? quadsOf<kSigned, kWidth, kRows>(row0 + at, row1 + at, row2 + at, kRows == 2 ? row3 + at : nullptr)
                                        : quadsOf<kSigned, kWidth, kRows>(zeroRow, zeroRow, zeroRow, zeroRow);
             for (int j = 0; j < kVectors; ++j) quads[c][j] = built.v[j];
         }
