@@ -305,7 +305,7 @@ struct Scratch {
     // A spare vector after each set: the odd channels' load of the last row reads one value past
     // it (scaleAndStore); zeros, never written.
     alignas(64) int32_t acc[2][kGroupRows * kAccStride + kGemmBlock] = {};
-    std::vector<int32_t> start;
+    std::vector<int32_t> start, magnitudes;
     std::vector<int64_t> nudges;
     std::vector<uint8_t> fields;
 };
@@ -345,19 +345,27 @@ void run(const GemmArgs& a) {
     thread_local Scratch scratch;
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock, padded = blocks * kGemmBlock;
     const int32_t* start = M == Mode::Exact ? nullptr : a.biasAndColTerms;
+    const int32_t* magnitudes = nullptr;  // per channel sum(|weights|), where known
     if constexpr (R == Rows::SignedInPlace) {
-        // 128 * sum(weights) per channel: what flipping the rows would have added.
+        // 128 * sum(weights) per channel: what flipping the rows would have added; in the fast
+        // modes also sum(|weights|), for the 16-bit fields' bound (fieldsFit).
         scratch.start.resize(padded);
-        const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u));
+        scratch.magnitudes.resize(padded);
+        const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u)), one = _mm512_set1_epi8(1);
         for (size_t block = 0; block < blocks; ++block) {
             const int8_t* w = a.weights + block * a.depthGroups * 64;
             __m512i sum = M == Mode::Exact ? _mm512_setzero_si512() : _mm512_loadu_si512(start + block * kGemmBlock);
+            __m512i magnitude = _mm512_setzero_si512();
             for (size_t g = 0; g < a.depthGroups; ++g) {
-                sum = _mm512_dpbusd_epi32(sum, flip, _mm512_loadu_si512(w + g * 64));
+                const __m512i weights = _mm512_loadu_si512(w + g * 64);
+                sum = _mm512_dpbusd_epi32(sum, flip, weights);
+                if constexpr (M != Mode::Exact) magnitude = _mm512_dpbusd_epi32(magnitude, _mm512_abs_epi8(weights), one);
             }
             _mm512_storeu_si512(scratch.start.data() + block * kGemmBlock, sum);
+            _mm512_storeu_si512(scratch.magnitudes.data() + block * kGemmBlock, magnitude);
         }
         start = scratch.start.data();
+        magnitudes = scratch.magnitudes.data();
     }
     const size_t kc = chunkGroups(a.depthGroups);
     Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start, nullptr, nullptr, FieldNarrow(a)};
@@ -383,10 +391,9 @@ void run(const GemmArgs& a) {
         }
         c.nudges = scratch.nudges.data();
         // The blocks that take the 16-bit fields, by pairs as rowGroup() stores them.
-        const int64_t terms = static_cast<int64_t>(a.depthGroups) * 4 * 255 * 128;
         scratch.fields.resize(blocks);
         for (size_t block = 0; block < blocks; block += 2) {
-            const bool fit = fieldsFit(a, block, terms) && (block + 1 == blocks || fieldsFit(a, block + 1, terms));
+            const bool fit = fieldsFit(a, block, magnitudes) && (block + 1 == blocks || fieldsFit(a, block + 1, magnitudes));
             for (size_t b = block; b < blocks && b < block + 2; ++b) {
                 scratch.fields[b] = fit;
                 if (fit) foldZeroPoint(a, b, scratch.nudges.data() + b * kNudgeValues);

@@ -22,21 +22,25 @@ namespace {
 
 // Whether every channel of a block (padding lanes aside) can take the fields: its output before
 // the clamp, v + zero point with v = floor((x * m + nudge) / 2^S), stays within int16 for every
-// accumulator x the call can make, and S <= 48. |x| <= |start| + `terms` (start: the accumulator
-// of rows of zero bytes, GemmArgs::biasAndColTerms; terms: what the rows can add, K * 255 * 128
-// for a dot product of K unsigned and signed bytes), below 2^32, and |v| <= (|x| * m) / 2^S + 2
-// (the nudge is below 2^S). The field's 16 bits then hold the value exactly: the 64-bit sum lies
-// within 2^(S + 15) of zero. (m <= INT32_MAX: checked where the blocks are made, soundRequant.)
-bool fieldsFit(const GemmArgs& a, size_t block, int64_t terms) {
+// accumulator x the call can make, and S <= 48. x is start (the accumulator of rows of zero
+// bytes, GemmArgs::biasAndColTerms) plus a dot product of unsigned bytes and the channel's
+// weights, so |x| <= |start| + 255 * sum(|weights|) (`magnitudes`, per channel; nullptr: not
+// known, K * 128), below 2^32; and |v| <= (|x| * m) / 2^S + 2 (the nudge is below 2^S). The
+// field's 16 bits then hold the value exactly: the 64-bit sum lies within 2^(S + 15) of zero.
+// (m <= INT32_MAX: checked where the blocks are made, soundRequant.)
+bool fieldsFit(const GemmArgs& a, size_t block, const int32_t* magnitudes) {
     const FastRequantBlock& f = a.fastBlocks[block];
     const size_t channels = a.channels - block * kGemmBlock;
     const __m512i starts = _mm512_loadu_si512(a.biasAndColTerms + block * kGemmBlock);
+    const __m512i sums = magnitudes == nullptr ? _mm512_set1_epi32(static_cast<int32_t>(a.depthGroups * 4 * 128))
+                                               : _mm512_loadu_si512(magnitudes + block * kGemmBlock);
     const __m512i limit = _mm512_set1_epi64(32765 - std::llabs(int64_t{a.outputZeroPoint}));
     __mmask8 unfit = 0;
     for (int p = 0; p < 2; ++p) {
         const __m512i shift = _mm512_loadu_si512(f.shift[p]);
         const __m512i own = p == 0 ? _mm512_srai_epi64(_mm512_slli_epi64(starts, 32), 32) : _mm512_srai_epi64(starts, 32);
-        const __m512i largest = _mm512_add_epi64(_mm512_abs_epi64(own), _mm512_set1_epi64(terms));
+        const __m512i terms = _mm512_mul_epu32(p == 0 ? sums : _mm512_srli_epi64(sums, 32), _mm512_set1_epi64(255));
+        const __m512i largest = _mm512_add_epi64(_mm512_abs_epi64(own), terms);
         const __m512i scaled = _mm512_srlv_epi64(_mm512_mul_epu32(largest, _mm512_loadu_si512(f.multiplier[p])), shift);
         __mmask8 fits = _mm512_cmplt_epu64_mask(largest, _mm512_set1_epi64(int64_t{1} << 32));
         fits &= _mm512_cmple_epu64_mask(shift, _mm512_set1_epi64(48));
