@@ -137,6 +137,7 @@ std::vector<std::pair<std::string, void (*)(const GemmArgs&)>> kernels() {
     for (Isa isa : supportedIsas()) {
         if (isa == Isa::Portable) all.emplace_back("portable", gemmPortable);
         if (isa == Isa::Avx2) all.emplace_back("avx2", gemmAvx2);
+        if (isa == Isa::AvxVnni) all.emplace_back("avxvnni", gemmAvxVnni);
         if (isa == Isa::Avx512Vnni) all.emplace_back("avx512vnni", gemmAvx512Vnni);
     }
     if (amxInt8Usable()) all.emplace_back("amx-int8", gemmAmxInt8);
