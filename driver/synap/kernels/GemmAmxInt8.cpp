@@ -28,6 +28,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "Avx512Requant.h"
 #include "GemmAvx512Store.h"
+#include "GemmAvx512Fields.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -100,6 +101,11 @@ struct Call {
     // accumulators enter the product as the tiles leave them, without adding `start` (one
     // instruction less per 16 outputs); nullptr otherwise.
     const int64_t* nudges = nullptr;
+    // With `nudges`: per block, whether it and the block it is stored with (the pair from an even
+    // block on) take the 16-bit fields (GemmAvx512Fields.h), their nudges then with the output
+    // zero point folded in; nullptr: none does.
+    const uint8_t* fields = nullptr;
+    FieldNarrow fieldNarrow;
 };
 
 // The fast modes' requantization and narrowing of rows [0, count) of the accumulators' blocks.
@@ -146,6 +152,81 @@ template <int B, bool High, bool AboveZero, bool Loaded, typename Sums = std::nu
     }
 }
 
+// scaleAndStore() by 16-bit fields (GemmAvx512Fields.h), for blocks that take them (the
+// accumulators as the tiles leave them, Call::fields): the rows' pairs (row, block) of 16 channels
+// four at a time, as 64 bytes (4 rows of one block or 2 rows of two). The blocks' constants in
+// registers, everything the loop reads in locals (the output's stores could alias the call's
+// memory).
+template <int B, bool AboveZero, bool UnsignedBytes>
+void storeFields(const Call& c, const int32_t* acc, size_t count, size_t block, uint8_t* out) {
+    const GemmArgs& a = c.a;
+    const size_t stride = a.outputStride;
+    const __mmask64 stored = prefix(a.channels - block * kGemmBlock);
+    const FieldNarrow narrow = c.fieldNarrow;
+    const __m512i order = _mm512_load_si512(kFieldOrder.index);
+    __m512i multiplier[B][2], positive[B][2], negative[B][2], threshold[B][2], control[B][2];
+    for (int j = 0; j < B; ++j) {
+        const FastRequantBlock& f = a.fastBlocks[block + j];
+        const int64_t* nudges = c.nudges + (block + j) * kNudgeValues;
+        for (int p = 0; p < 2; ++p) {
+            multiplier[j][p] = _mm512_loadu_si512(f.multiplier[p]);
+            positive[j][p] = _mm512_loadu_si512(nudges + p * 8);
+            negative[j][p] = _mm512_loadu_si512(nudges + 16 + p * 8);
+            threshold[j][p] = _mm512_loadu_si512(nudges + 32 + p * 8);
+            control[j][p] = fieldControl(f, p);
+        }
+    }
+    // The nudged product of block j's even (p = 0) or odd channels (`lanes` as in nudged()).
+    auto product = [&](__m512i lanes, int j, int p) __attribute__((always_inline)) {
+        const __m512i t = _mm512_mul_epi32(lanes, multiplier[j][p]);
+        __m512i nudge = positive[j][p];
+        if constexpr (!AboveZero) {
+            nudge = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(t, threshold[j][p]), nudge, negative[j][p]);
+        }
+        return _mm512_add_epi64(t, nudge);
+    };
+    // Pair k (row i + k / B, block k % B) into the word slots of w; the odd channels by a load
+    // from one value further on (scaleAndStore()).
+    auto words = [&](size_t i, int k, __m512i w) __attribute__((always_inline)) {
+        const int j = k % B;
+        const int32_t* at = acc + (i + k / B) * kAccStride + j * kGemmBlock;
+        const __mmask64 slot = 0x0303030303030303ull << (4 * (k % 2));
+        w = _mm512_mask_multishift_epi64_epi8(w, slot, control[j][0], product(_mm512_loadu_si512(at), j, 0));
+        return _mm512_mask_multishift_epi64_epi8(w, slot << 2, control[j][1], product(_mm512_loadu_si512(at + 1), j, 1));
+    };
+    // `rows` rows from row i: 4 / B of them fill the 4 pairs.
+    auto quad = [&](size_t i, size_t rows) __attribute__((always_inline)) {
+        const __m512i zero = _mm512_setzero_si512();
+        __m512i w0 = words(i, 0, zero), w1 = zero;
+        if (B == 2 || rows > 1) w0 = words(i, 1, w0);
+        if (rows > 2 / B) {
+            w1 = words(i, 2, zero);
+            if (B == 2 || rows > 3) w1 = words(i, 3, w1);
+        }
+        const __m512i bytes = narrowFields<UnsignedBytes>(narrow, order, w0, w1);
+        uint8_t* to = out + i * stride;
+        if constexpr (B == 2) {
+            const auto mask = static_cast<__mmask32>(stored);
+            _mm256_mask_storeu_epi8(to, mask, _mm512_castsi512_si256(bytes));
+            if (rows > 1) _mm256_mask_storeu_epi8(to + stride, mask, _mm512_extracti64x4_epi64(bytes, 1));
+        } else {
+            const auto mask = static_cast<__mmask16>(stored);
+            _mm_mask_storeu_epi8(to, mask, _mm512_castsi512_si128(bytes));
+            if (rows > 1) _mm_mask_storeu_epi8(to + stride, mask, _mm512_extracti32x4_epi32(bytes, 1));
+            if (rows > 2) _mm_mask_storeu_epi8(to + 2 * stride, mask, _mm512_extracti32x4_epi32(bytes, 2));
+            if (rows > 3) _mm_mask_storeu_epi8(to + 3 * stride, mask, _mm512_extracti32x4_epi32(bytes, 3));
+        }
+    };
+    constexpr size_t kQuadRows = 4 / B;
+    size_t i = 0;
+    for (; i + 2 * kQuadRows <= count; i += 2 * kQuadRows) {
+        quad(i, kQuadRows);
+        quad(i + kQuadRows, kQuadRows);
+    }
+    for (; i + kQuadRows <= count; i += kQuadRows) quad(i, kQuadRows);
+    if (i < count) quad(i, count - i);
+}
+
 // Rows [0, count) of a row group's accumulators (`acc`, channel blocks `block` and, B = 2, the
 // next) requantized into the output from row `row` on; `terms` their row terms or nullptr.
 // Fast modes: High, every lane of the blocks shifts by 32 or more (scaledHigh).
@@ -175,6 +256,10 @@ void store(const Call& c, const int32_t* acc, size_t row, size_t count, size_t b
     } else {
         constexpr bool aboveZero = M == Mode::FastAboveZero;
         if constexpr (!High) {
+            if (c.fields != nullptr && c.fields[block] != 0) {
+                if (c.fieldNarrow.unsignedBytes) return storeFields<B, aboveZero, true>(c, acc, count, block, out);
+                return storeFields<B, aboveZero, false>(c, acc, count, block, out);
+            }
             __m512i shift32[B];
             bool high = true;
             for (int j = 0; j < B; ++j) high = highShifts(a.fastBlocks[block + j], &shift32[j]) && high;
@@ -220,8 +305,9 @@ struct Scratch {
     // A spare vector after each set: the odd channels' load of the last row reads one value past
     // it (scaleAndStore); zeros, never written.
     alignas(64) int32_t acc[2][kGroupRows * kAccStride + kGemmBlock] = {};
-    std::vector<int32_t> start;
+    std::vector<int32_t> start, magnitudes;
     std::vector<int64_t> nudges;
+    std::vector<uint8_t> fields;
 };
 
 // One row group: `count` rows from `row` on, read from `rows` (stride a.rowStride, 32 rows
@@ -259,22 +345,30 @@ void run(const GemmArgs& a) {
     thread_local Scratch scratch;
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock, padded = blocks * kGemmBlock;
     const int32_t* start = M == Mode::Exact ? nullptr : a.biasAndColTerms;
+    const int32_t* magnitudes = nullptr;  // per channel sum(|weights|), where known
     if constexpr (R == Rows::SignedInPlace) {
-        // 128 * sum(weights) per channel: what flipping the rows would have added.
+        // 128 * sum(weights) per channel: what flipping the rows would have added; in the fast
+        // modes also sum(|weights|), for the 16-bit fields' bound (fieldsFit).
         scratch.start.resize(padded);
-        const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u));
+        scratch.magnitudes.resize(padded);
+        const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u)), one = _mm512_set1_epi8(1);
         for (size_t block = 0; block < blocks; ++block) {
             const int8_t* w = a.weights + block * a.depthGroups * 64;
             __m512i sum = M == Mode::Exact ? _mm512_setzero_si512() : _mm512_loadu_si512(start + block * kGemmBlock);
+            __m512i magnitude = _mm512_setzero_si512();
             for (size_t g = 0; g < a.depthGroups; ++g) {
-                sum = _mm512_dpbusd_epi32(sum, flip, _mm512_loadu_si512(w + g * 64));
+                const __m512i weights = _mm512_loadu_si512(w + g * 64);
+                sum = _mm512_dpbusd_epi32(sum, flip, weights);
+                if constexpr (M != Mode::Exact) magnitude = _mm512_dpbusd_epi32(magnitude, _mm512_abs_epi8(weights), one);
             }
             _mm512_storeu_si512(scratch.start.data() + block * kGemmBlock, sum);
+            _mm512_storeu_si512(scratch.magnitudes.data() + block * kGemmBlock, magnitude);
         }
         start = scratch.start.data();
+        magnitudes = scratch.magnitudes.data();
     }
     const size_t kc = chunkGroups(a.depthGroups);
-    Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start};
+    Call c{a, Narrow(a), kc, a.depthGroups / kc, blocks, start, nullptr, nullptr, FieldNarrow(a)};
     if (M != Mode::Exact && a.rowTerms == nullptr && a.rowFactor == 0) {
         // x * m + nudge = accumulator * m + (start * m + nudge), the same 64-bit sum, and
         // x * m < -2^30 exactly where accumulator * m < -2^30 - start * m: `start` is x for
@@ -296,6 +390,16 @@ void run(const GemmArgs& a) {
             }
         }
         c.nudges = scratch.nudges.data();
+        // The blocks that take the 16-bit fields, by pairs as rowGroup() stores them.
+        scratch.fields.resize(blocks);
+        for (size_t block = 0; block < blocks; block += 2) {
+            const bool fit = fieldsFit(a, block, magnitudes) && (block + 1 == blocks || fieldsFit(a, block + 1, magnitudes));
+            for (size_t b = block; b < blocks && b < block + 2; ++b) {
+                scratch.fields[b] = fit;
+                if (fit) foldZeroPoint(a, b, scratch.nudges.data() + b * kNudgeValues);
+            }
+        }
+        c.fields = scratch.fields.data();
     }
     TileConfig config;
     for (int t = 0; t < 4; ++t) {

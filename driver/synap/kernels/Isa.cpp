@@ -104,7 +104,8 @@ AmxUnits amxUnits() {
             (permitted & (1ul << kXtileData)) == 0) {
             return found;
         }
-        found.int8 = (edx & (1u << 25)) != 0;
+        // (The int8 kernel's epilogue also takes AVX512-VBMI, GemmAvx512Fields.h: every AMX CPU has it.)
+        found.int8 = (edx & (1u << 25)) != 0 && __builtin_cpu_supports("avx512vbmi");
         found.bf16 = (edx & (1u << 22)) != 0 && __builtin_cpu_supports("avx512bf16");
 #endif
         return found;

@@ -32,9 +32,17 @@ bool RequantTable::set(uint32_t c, float inputScale, float filterScale, float ou
     const float product = inputScale * filterScale;  // in float, as the reference derives it
     const double real = static_cast<double>(product) / static_cast<double>(outputScale);
     if (!(real >= 0.0) || !std::isfinite(real)) return false;
-    int32_t* column = arrays.data() + c;
+    int32_t multiplier = 0;
     int shift = 0;
-    quant::quantizeMultiplier(real, &column[2 * padded], &shift);
+    quant::quantizeMultiplier(real, &multiplier, &shift);
+    setQuantized(c, multiplier, shift, bias, colTerm, largestSum);
+    return true;
+}
+
+void RequantTable::setQuantized(uint32_t c, int32_t multiplier, int shift, int32_t bias, int64_t colTerm,
+                                int64_t largestSum) {
+    int32_t* column = arrays.data() + c;
+    column[2 * padded] = multiplier;
     column[3 * padded] = std::clamp(shift, 0, 31);
     column[4 * padded] = std::clamp(-shift, 0, 31);
     column[0] = static_cast<int32_t>(static_cast<uint32_t>(colTerm));
@@ -42,7 +50,6 @@ bool RequantTable::set(uint32_t c, float inputScale, float filterScale, float ou
     column[5 * padded] = static_cast<int32_t>(static_cast<uint32_t>(column[0]) + static_cast<uint32_t>(bias));
     setFastRequant(fastBlocks.data(), c, column[2 * padded], column[4 * padded]);
     if (column[3 * padded] != 0 || largestSum + std::abs(int64_t{bias}) > INT32_MAX) fast = false;
-    return true;
 }
 
 void RequantTable::point(GemmArgs* args, const int32_t* arrays, size_t padded, const FastRequantBlock* blocks) {

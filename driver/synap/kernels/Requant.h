@@ -32,6 +32,9 @@ struct RequantTable {
     // the largest |accumulator| before the bias. false for a scale the reference rejects.
     bool set(uint32_t c, float inputScale, float filterScale, float outputScale, int32_t bias, int64_t colTerm,
              int64_t largestSum);
+    // The same from a multiplier and shift already quantized (quantizeMultiplier's: Q31, the
+    // power of two's exponent).
+    void setQuantized(uint32_t c, int32_t multiplier, int shift, int32_t bias, int64_t colTerm, int64_t largestSum);
     // Points `args`' per-channel arrays at `arrays` / `blocks` laid out like this table's.
     static void point(GemmArgs* args, const int32_t* arrays, size_t padded, const FastRequantBlock* blocks);
 
