@@ -114,6 +114,12 @@ struct FloatGemmLayer : OwnLayer {
             rules.rowGrain = rules.minSliceRows = 32;
             rules.unitGrain = 2;
             rules.unitSlicesPerThread = 1;
+        } else if (!bf16) {
+            // Slices of whole kernel calls: a slice edge inside a call's rows or blocks runs a
+            // narrower call there (ThreadCut on v2 float: two threads did 8 % more work than one).
+            const kernels::FloatGemmGrains grains = kernels::floatGemmGrains(isa, depth);
+            rules.rowGrain = grains.rows;
+            rules.unitGrain = grains.blocks;
         }
         inTiles(layer.pool, rows, blocks, rules, [&](size_t begin, size_t end, size_t first, size_t last) {
             if (bf16) {

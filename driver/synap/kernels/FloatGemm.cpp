@@ -81,13 +81,18 @@ bool unpackFloatGemm(std::span<const uint8_t> packed, std::vector<uint8_t>* weig
     return true;
 }
 
+FloatGemmGrains floatGemmGrains(Isa isa, size_t depth) {
+    const FloatConvKernel kernel = floatConvKernel(isa);
+    return {depth >= kDeep ? kFloatConvPixels : kShallowRows, std::max<size_t>(kernel.blocksPerCall, 1)};
+}
+
 void runFloatGemmTile(Isa isa, std::span<const uint8_t> packed, const float* input, float* output, float low,
                       float high, size_t rowBegin, size_t rowEnd, size_t channelBegin, size_t channelEnd) {
     Header header;
     std::memcpy(&header, packed.data(), sizeof header);
     const auto* weights = reinterpret_cast<const float*>(packed.data() + kHeaderBytes);
     const FloatConvKernel kernel = floatConvKernel(isa);
-    const size_t rowsPerCall = header.depth >= kDeep ? kFloatConvPixels : kShallowRows;
+    const size_t rowsPerCall = floatGemmGrains(isa, header.depth).rows;
     channelEnd = std::min<size_t>(channelEnd, header.channels);
     const float* const first = input + rowBegin * size_t{header.depth};  // one segment, row r's at r - rowBegin
     FloatConvArgs a{};

@@ -31,6 +31,13 @@ constexpr size_t kFloatGemmHeaderBytes = 64;
 // Whether the CPU has FMA (the AVX2 float kernels need it).
 bool floatFmaSupported();
 
+// The whole kernel calls of runFloatGemmTile at `depth` on `isa`: rows and blocks per call. A
+// tile cut at other boundaries runs a narrower call at each of its edges (a 1-row call does a
+// 12-row one's weight loads for a twelfth of the work).
+struct FloatGemmGrains {
+    size_t rows = 1, blocks = 1;
+};
+FloatGemmGrains floatGemmGrains(Isa isa, size_t depth);
 // The packed weights; false when the spec is empty or too large for the layout's 32-bit sizes.
 bool packFloatGemm(const FloatGemmSpec& spec, std::vector<uint8_t>* packed);
 // Whether `packed` (from a program file: untrusted) is a packed float GEMM of this layout
