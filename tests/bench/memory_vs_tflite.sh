@@ -27,19 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 settle=${SETTLE:-6}
-models=("$shared/models/models/mobilenet_v1_0.25_128_quant.tflite" "$shared/models/models/mobilenet_v2_1.0_224_quant.tflite"
-        "$shared/models/models/tf2_mobilenet_v2_1.0_224_ptq.tflite")
-# Issue 26's generated models (the tools' generator writes them; nothing to download).
-for name in mobilenet_v2_1.0_224_full_int8 mobilenet_v1_1.0_224_int8 mobilenet_v1_1.0_224_float mobilenet_v2_1.0_224_float; do
-    "$build/bin/nnemu_modelgen" "$name" "$work/$name.tflite" > /dev/null
-    models+=("$work/$name.tflite")
-done
-# MODELS='regex' keeps the models whose file name matches.
-if [[ -n ${MODELS:-} ]]; then
-    kept=()
-    for m in "${models[@]}"; do [[ $(basename "$m") =~ $MODELS ]] && kept+=("$m"); done
-    models=("${kept[@]}")
-fi
+source "$here/issue26_models.sh"
 sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
 
 common=(--num_threads=1)
