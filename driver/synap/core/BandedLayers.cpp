@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -39,11 +40,15 @@ constexpr size_t kBandSlack = 256;
 constexpr size_t kMinRunRows = 2;
 
 // The new convolution output of a band, about: NNEMU_NPU_BAND_KIB (read at every load, for tests
-// and comparisons) sets it for 8-bit values.
+// and comparisons; a whole number of KiB from 1 to 65536, anything else ignored) sets it for 8-bit
+// values.
 size_t bandBytes(size_t valueBytes) {
     if (valueBytes != 1) return kFloatBandBytes;
-    if (const char* kib = std::getenv("NNEMU_NPU_BAND_KIB"); kib != nullptr && std::atoi(kib) > 0) {
-        return static_cast<size_t>(std::atoi(kib)) * 1024;
+    if (const char* kib = std::getenv("NNEMU_NPU_BAND_KIB"); kib != nullptr) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long value = std::strtoul(kib, &end, 10);
+        if (errno == 0 && end != kib && *end == '\0' && *kib != '-' && value >= 1 && value <= 65536) return value * 1024;
     }
     return kernels::bestIsa() == kernels::Isa::Avx512Vnni ? kWideBandBytes : kBandBytes;
 }
