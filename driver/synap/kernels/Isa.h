@@ -29,8 +29,9 @@ const char* isaName(Isa isa);
 // AMX tiles on top of Avx512Vnni (Sapphire Rapids and later): the CPU has AMX-TILE and the
 // named unit, Linux granted this process the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM,
 // asked once), bestIsa() is Avx512Vnni and NNEMU_NPU_KERNEL_ISA does not cap below "amx" (unset
-// or "amx"); amxInt8Usable() also asks for AVX512-VBMI (the int8 kernel's epilogue). Kernels using them keep Avx512Vnni's packed layouts, so a program's packed weights
-// do not depend on AMX; each thread loads its own tile configuration.
+// or "amx"); amxInt8Usable() also asks for AVX512-VBMI (the int8 kernel's epilogue). Kernels
+// using them keep Avx512Vnni's packed layouts, so a program's packed weights do not depend on
+// AMX; each thread loads its own tile configuration.
 bool amxInt8Usable();
 bool amxBf16Usable();
 
