@@ -27,6 +27,7 @@ namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kPage = 4096;
+constexpr size_t kPopulatedFrom = size_t{64} << 10;
 
 enum class Pages { kAdopted, kSmallOnly, kDirect };
 
@@ -109,7 +110,7 @@ struct ArenaPages::Helper {
 ArenaPages::ArenaPages(size_t size) {
     if (size == 0) return;
     const Pages pages = pagesFromEnvironment();
-    if (size < kHugePage || pages == Pages::kDirect) {
+    if (size < kPopulatedFrom || pages == Pages::kDirect) {
         plain_ = ZeroedBytes(size);
         return;
     }
@@ -122,7 +123,7 @@ ArenaPages::ArenaPages(size_t size) {
     madvise(data_, mapped_, MADV_NOHUGEPAGE);
     madvise(data_, mapped_, MADV_POPULATE_WRITE);
     span.arg("bytes", mapped_);
-    hugePagesLater_ = pages == Pages::kAdopted && hugePagesEnabled();
+    hugePagesLater_ = size >= kHugePage && pages == Pages::kAdopted && hugePagesEnabled();
 }
 
 void ArenaPages::startHugePages() {
