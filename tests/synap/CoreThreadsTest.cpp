@@ -35,6 +35,28 @@ TEST(CoreThreads, NoIntervalMeansNoFreeCore) {
     EXPECT_DOUBLE_EQ(freeCores(2, 20, 0, 0, 0.1), 0);
 }
 
+// The first inference's check counts this process's runnable threads: a thread spinning is one
+// of them, one asleep is not.
+TEST(CoreThreads, OwnRunnableThreadsCountsSpinningNotSleeping) {
+    const long alone = ownRunnableThreads();
+    ASSERT_GE(alone, 1);  // this thread, reading
+    std::atomic<bool> stop{false}, started{false};
+    std::thread spinner([&] {
+        started = true;
+        while (!stop.load(std::memory_order_relaxed)) {
+        }
+    });
+    std::thread sleeper([&] {
+        while (!stop.load(std::memory_order_relaxed)) usleep(1000);
+    });
+    while (!started) std::this_thread::yield();
+    EXPECT_GE(ownRunnableThreads(), alone + 1);
+    EXPECT_LE(ownRunnableThreads(), alone + 2);  // the sleeper is at most briefly runnable
+    stop = true;
+    spinner.join();
+    sleeper.join();
+}
+
 // Exit: the pool is closed by the exit handler (closeCoreThreadPool); a holder keeps it usable
 // until it lets go, and nobody acquires it afterwards. Each case runs in a fresh process (the
 // pool is the process's, and NNEMU_NPU_THREADS is read once).
@@ -81,6 +103,31 @@ TEST(CoreThreadsExit, ExitingWhileAnotherThreadRunsOnThePoolNeitherHangsNorCrash
                 while (!started) usleep(1000);
                 alarm(20);  // a hang fails the case
                 std::exit(0);  // runs the exit handler while the thread keeps acquiring and releasing
+            },
+            ::testing::ExitedWithCode(0), "");
+}
+
+// By default the pool starts in the background: nothing waits for its threads, and once they
+// run it serves. Exiting while it may still be starting neither hangs nor crashes.
+TEST(CoreThreadsStart, TheDefaultPoolStartsInTheBackgroundAndThenServes) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+            {
+                unsetenv("NNEMU_NPU_THREADS");
+                if (coreThreadCount() < 2) _exit(0);  // a 1-core machine has no pool
+                startCoreThreadPool();
+                alarm(20);  // a pool that never comes fails the case
+                while (coreThreadPool() == nullptr) usleep(1000);
+                const PoolUse use;
+                if (use.pool() == nullptr || sumOnPool(use.pool()) != 4950) _exit(2);
+                std::exit(0);
+            },
+            ::testing::ExitedWithCode(0), "");
+    EXPECT_EXIT(
+            {
+                unsetenv("NNEMU_NPU_THREADS");
+                startCoreThreadPool();
+                std::exit(0);  // at once: the exit handler meets a pool still starting
             },
             ::testing::ExitedWithCode(0), "");
 }

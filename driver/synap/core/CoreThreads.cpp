@@ -1,16 +1,21 @@
 #include "CoreThreads.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <system_error>
+#include <thread>
 
 #include "nnemu/base/Process.h"
 
@@ -89,10 +94,47 @@ long runnableNow() {
     return running;
 }
 
+}  // namespace
+
+long ownRunnableThreads() {
+    constexpr long kMostThreads = 256;  // beyond this, reading each one's state costs too much
+    DIR* tasks = opendir("/proc/self/task");
+    if (tasks == nullptr) return -1;
+    long running = 0, seen = 0;
+    while (const dirent* entry = readdir(tasks)) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        if (++seen > kMostThreads) {
+            running = -1;
+            break;
+        }
+        char path[64], line[512];
+        std::snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", entry->d_name);
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;  // a thread that just ended
+        const ssize_t got = read(fd, line, sizeof line - 1);
+        close(fd);
+        if (got <= 0) continue;
+        line[got] = '\0';
+        // "tid (name) S ...": the name may hold spaces and parentheses, the state follows the last ')'.
+        const char* nameEnd = std::strrchr(line, ')');
+        if (nameEnd != nullptr && nameEnd[1] == ' ' && nameEnd[2] == 'R') ++running;
+    }
+    closedir(tasks);
+    return running;
+}
+
+namespace {
+
 double processCpuSeconds() {
     timespec now{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
     return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// How far /proc/stat's busy time of `cores` may be off over `seconds`: it counts whole ticks, so
+// about one tick per core.
+double countingError(double cores, double ticksPerSecond, double seconds) {
+    return ticksPerSecond > 0 && seconds > 0 ? cores / (ticksPerSecond * seconds) : 0;
 }
 
 // The decision of the last sample, and what it was taken from.
@@ -106,22 +148,27 @@ public:
         if (sampled_ && now - sampleTime_ < kSampleInterval) return usePool_.load(std::memory_order_relaxed);
         const double cores = static_cast<double>(poolSize());
         const Sample sample{now, busyTicks(), processCpuSeconds()};
-        double free = 0;
-        if (const Sample* since = windowStart(now); since != nullptr && sample.ticks >= 0 && since->ticks >= 0) {
-            free = freeCores(cores, static_cast<double>(sample.ticks - since->ticks),
-                             static_cast<double>(sysconf(_SC_CLK_TCK)), sample.ownCpu - since->ownCpu,
-                             std::chrono::duration<double>(now - since->time).count());
+        double free = 0, allowed = kOthersAllowed;
+        const Sample* since = windowStart(now);
+        if (since != nullptr && sample.ticks >= 0 && since->ticks >= 0 && now - since->time >= kSampleInterval) {
+            const double seconds = std::chrono::duration<double>(now - since->time).count();
+            const double ticksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
+            free = freeCores(cores, static_cast<double>(sample.ticks - since->ticks), ticksPerSecond,
+                             sample.ownCpu - since->ownCpu, seconds);
+            allowed += countingError(cores, ticksPerSecond, seconds) -
+                       countingError(cores, ticksPerSecond, std::chrono::duration<double>(kWindow).count());
         } else {
-            // No interval yet: what runs right now, less this thread.
-            const long runnable = runnableNow();
-            free = runnable < 0 ? 0 : cores - static_cast<double>(std::max(0L, runnable - 1));
+            // No interval long enough to count ticks over (the process's first inference): what
+            // runs right now, less this process's own threads (the caller, workers still spinning).
+            const long runnable = runnableNow(), own = ownRunnableThreads();
+            free = runnable < 0 || own < 0 ? 0 : cores - static_cast<double>(std::max(0L, runnable - std::max(1L, own)));
         }
         samples_[next_] = sample;
         next_ = (next_ + 1) % kSamples;
         count_ = std::min(count_ + 1, kSamples);
         sampled_ = true;
         sampleTime_ = now;
-        const bool use = free >= cores - kOthersAllowed;
+        const bool use = free >= cores - allowed;
         usePool_.store(use, std::memory_order_relaxed);
         return use;
     }
@@ -203,7 +250,8 @@ public:
     }
 
     pthreadpool_t acquire() {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        awaitWhenFixed(lock);
         if (pool_ == nullptr || closing_ || base::processId() != owner_) return nullptr;  // a forked child: no workers
         ++users_;
         return pool_;
@@ -214,12 +262,13 @@ public:
         if (closing_ && users_ == 0) destroy();
     }
     pthreadpool_t peek() {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
+        awaitWhenFixed(lock);
         return closing_ || base::processId() != owner_ ? nullptr : pool_;
     }
 
     // A pool still in use is freed by its last user (a thread still running an inference while
-    // the process exits); in between, nothing new acquires it.
+    // the process exits), one still starting by its starter; in between, nothing new acquires it.
     void close() {
         std::lock_guard lock(mutex_);
         closing_ = true;
@@ -227,7 +276,34 @@ public:
     }
 
 private:
-    PoolGate() : pool_(poolSize() > 1 ? pthreadpool_create(poolSize()) : nullptr) {}
+    // The pool starts on a thread of its own: pthreadpool_create returns once every worker has
+    // run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes kept its
+    // cores busy, all of it in the first inference of a network compiled at its first execution.
+    // Inferences meanwhile run on their calling thread (with NNEMU_NPU_THREADS set they wait).
+    PoolGate() {
+        if (poolSize() <= 1) return;
+        starting_ = true;
+        try {
+            std::thread([this] { start(); }).detach();
+        } catch (const std::system_error&) {
+            starting_ = false;  // no thread to spare: every inference runs on its caller
+        }
+    }
+
+    void start() {
+        pthreadpool_t pool = pthreadpool_create(poolSize());
+        std::lock_guard lock(mutex_);
+        pool_ = pool;
+        starting_ = false;
+        if (closing_ && users_ == 0) destroy();
+        started_.notify_all();
+    }
+
+    // With NNEMU_NPU_THREADS fixed every inference runs on the pool, the first one included.
+    void awaitWhenFixed(std::unique_lock<std::mutex>& lock) {
+        if (fixedThreads() == 0 || base::processId() != owner_) return;  // a forked child has no starter
+        started_.wait(lock, [&] { return !starting_; });
+    }
 
     void destroy() {
         // A forked child has the pool's memory but not its threads: joining them there would
@@ -239,7 +315,9 @@ private:
     }
 
     std::mutex mutex_;
-    pthreadpool_t pool_;
+    std::condition_variable started_;
+    pthreadpool_t pool_ = nullptr;
+    bool starting_ = false;  // the starter thread is creating the pool
     const pid_t owner_ = base::processId();  // the process whose threads the pool has
     size_t users_ = 0;
     bool closing_ = false;
@@ -248,6 +326,10 @@ private:
 }  // namespace
 
 pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
+
+size_t coreThreadCount() { return poolSize(); }
+
+void startCoreThreadPool() { PoolGate::get(); }
 
 void closeCoreThreadPool() { PoolGate::get().close(); }
 

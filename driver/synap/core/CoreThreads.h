@@ -12,8 +12,17 @@
 
 namespace nnemu::synap {
 
-// The process's pool; nullptr when it would have one thread, or once the process is exiting.
+// The process's pool; nullptr when it would have one thread, while it is still starting (unless
+// NNEMU_NPU_THREADS fixes its size: then this waits for it), or once the process is exiting.
 pthreadpool_t coreThreadPool();
+
+// The threads of the process's pool (the calling thread's included), started or not; 1 when it
+// has none.
+size_t coreThreadCount();
+
+// Starts the pool's threads, in the background, if they are not started yet. Nothing waits for
+// them: inferences until then run on the calling thread.
+void startCoreThreadPool();
 
 // Holds the pool for one inference (or one runtime build that records it): at process exit the
 // pool's threads are joined and the pool freed unless a PoolUse holds it (then its last holder
@@ -39,14 +48,23 @@ void closeCoreThreadPool();
 // Whether an inference started now should use the pool: always when NNEMU_NPU_THREADS fixes
 // the size, otherwise only when the cores the pool's threads need were free over the last 200 ms
 // or more (other processes used less than a quarter core, from /proc/stat, re-sampled at most
-// every 50 ms: a few microseconds per inference on average) and no pooled inference stalled
-// recently.
+// every 50 ms: a few microseconds per inference on average; over the process's first 50-200 ms,
+// the shorter interval with the larger error of counting in ticks allowed for) and no pooled
+// inference stalled recently. The process's first inference goes by what runs at that moment
+// (/proc/loadavg less this process's threads), so that it is not left on one thread.
 bool poolWorthUsingNow();
 
 // After an inference on the pool: `slow` when it took much longer than this network's runs
 // usually take (a worker waited for a core), which keeps the pool off for a while (0.5 s,
 // doubling while it keeps happening, at most 8 s).
 void pooledRunWas(bool slow);
+
+// This process's threads that are runnable right now (state R in /proc/self/task/*/stat), -1
+// when unknown (or more than 256 threads). The pool's workers spin for a while after the pool
+// starts and after each parallel run, so /proc/loadavg counts them as if another program held a
+// core: the first inference of a process, which has no interval of /proc/stat to go by, subtracts
+// them. Exposed for tests.
+long ownRunnableThreads();
 
 // The CPU time of other processes, in cores, over [previous, current] samples: what remains
 // free of `cores` for this process. Exposed for tests.

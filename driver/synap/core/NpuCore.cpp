@@ -35,6 +35,7 @@ void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start
 Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool profiling, bool callingThreadOnly) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->parallel_ = !callingThreadOnly;
+    if (core->parallel_) startCoreThreadPool();  // in the background: ready by the first inference
     core->bytes_ = std::move(program);
     core->profiling_ = profiling;
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
@@ -211,6 +212,7 @@ std::string NpuCore::stageName(size_t stage) const {
 // thread, met a busy core.
 void NpuCore::noteRunTime(bool pooled, uint64_t us) {
     ++runs_[pooled];
+    lastPooled_ = pooled;
     fastestUs_[pooled] = std::min(fastestUs_[pooled], us);
     if (!parallel_ || profiling_ || !pooled) return;
     const bool slow = us > 3 * fastestUs_[1] || (fastestUs_[0] != UINT64_MAX && us > 2 * fastestUs_[0]);

@@ -74,6 +74,8 @@ public:
     // Inferences run, and how many of them on the thread pool (CoreThreads.h decides per run).
     uint64_t runCount() const { return runs_[0] + runs_[1]; }
     uint64_t pooledRunCount() const { return runs_[1]; }
+    // Whether the last run used the thread pool.
+    bool lastRunPooled() const { return lastPooled_; }
     // Per stage, summed over the runs since threadTimesOn() (ThreadTimes.h) was set: each
     // thread's CPU time in the stage's pool tasks (longestTaskNs: the sum of each run's longest).
     const std::vector<StageThreadTimes>& stageThreadTimes() const { return threadTimes_; }
@@ -155,6 +157,7 @@ private:
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;
     uint64_t runs_[2] = {0, 0};  // [pooled]
+    bool lastPooled_ = false;
     std::vector<StageThreadTimes> threadTimes_;
 };
 

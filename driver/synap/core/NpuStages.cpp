@@ -74,7 +74,7 @@ std::vector<bool> NpuCore::inputsReadInPlace() {
 void NpuCore::planActivations() {
     std::vector<LayerRun> pairs;  // fused pairs: their layers run as one
     // Own layers' working memory, for as many threads as will run them.
-    const size_t threads = parallel_ ? pthreadpool_get_threads_count(coreThreadPool()) : 1;
+    const size_t threads = parallel_ ? coreThreadCount() : 1;
     std::vector<LiveRange> workspaces;  // over the stage's layers
     std::vector<size_t> workspaceStage;
     for (size_t s = 0; s < stages_.size(); ++s) {
@@ -217,9 +217,9 @@ Status NpuCore::buildStages() {
     fuseStages();
     markBufferedTensors();
     const PoolUse use;  // a pooled runtime records the pool: it must not go while one is built
-    parallel_ = parallel_ && use.pool() != nullptr && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    parallel_ = parallel_ && coreThreadCount() > 1 && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     planActivations();
-    const bool pooled = parallel_ && poolWorthUsingNow();
+    const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
     for (Stage& stage : stages_) {
         if (!stage.native) {
             NNEMU_RETURN_IF_ERROR(buildXnnpackStage(stage.firstLayer, stage.endLayer, pooled, &stage.runtimes[pooled]));

@@ -360,7 +360,7 @@ std::tuple<ErrorStatus, std::vector<hal::OutputShape>, hal::Timing> PreparedNetw
     if (!sufficient) return {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, shapes, {}};
     trace::Span run("npu run", "npu");
     const Status ran = core_->run(inputs, outputs, deadline);
-    run.arg("layers", core_->layerCount()).end();
+    run.arg("layers", core_->layerCount()).arg("pooled", core_->lastRunPooled() ? 1 : 0).end();
     trace::Span statistics("statistics", "npu");
     // Like the board's kernel, failed runs count too.
     statistics_->recordInference(microsSince(deviceStart));
