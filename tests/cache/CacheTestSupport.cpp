@@ -166,12 +166,13 @@ std::vector<float> ConvNetwork::run(ANeuralNetworksCompilation* compilation) con
 
 void runSmallConvCapturingLog(std::string* log) {
     ConvNetwork network({8, 8, {1}});
-    ANeuralNetworksCompilation* compilation = network.compile();
-    ASSERT_NE(compilation, nullptr);
+    // From the compilation on: a warm start's lookup starts when synap-npu prepares the model.
     testing::internal::CaptureStderr();
-    const auto output = network.run(compilation);
-    *log = testing::internal::GetCapturedStderr();
+    ANeuralNetworksCompilation* compilation = network.compile();
+    const std::vector<float> output = compilation != nullptr ? network.run(compilation) : std::vector<float>{};
     ANeuralNetworksCompilation_free(compilation);
+    *log = testing::internal::GetCapturedStderr();
+    ASSERT_NE(compilation, nullptr);
     EXPECT_FALSE(output.empty());
 }
 

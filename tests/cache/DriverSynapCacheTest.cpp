@@ -4,6 +4,8 @@
 // costs one warning, never an inference.
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -452,6 +454,63 @@ TEST_F(DriverSynapCacheTest, OnlyADamagedCacheAdvisesClearingIt) {
     const std::string log = testing::internal::GetCapturedStderr();
     EXPECT_EQ(countOccurrences(log, "disabled for this process"), 1u) << log;
     EXPECT_EQ(countOccurrences(log, "synap_cache --clear"), 1u) << log;
+}
+
+// A warm start: the compilation of a network the cache holds looks it up and loads it in the
+// background from prepare on, and the first inference takes that core (one lookup in all, no
+// compile). What the first inference reads decides: properties changed in between drop it.
+TEST_F(DriverSynapCacheTest, AWarmCompilationLooksUpAndLoadsBeforeItsFirstInference) {
+    ConvNetwork network({8, 16, {1, 2}});
+    ASSERT_TRUE(network.valid());
+    const auto expected = compileAndRun(network);
+    ASSERT_EQ(cacheCounters().compiles, 1u);
+    ASSERT_EQ(cacheCounters().synapHits, 0u);
+
+    ANeuralNetworksCompilation* compilation = network.compile();
+    ASSERT_NE(compilation, nullptr);
+    // No inference yet: the hit comes from the prefetch (bounded wait: a stuck one fails).
+    for (int i = 0; i < 2000 && cacheCounters().synapHits == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cacheCounters().synapHits, 1u) << "the lookup must not wait for the first inference";
+    EXPECT_EQ(network.run(compilation), expected);
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
+    EXPECT_EQ(cacheCounters().synapHits, 1u) << "the first inference takes the prefetched core";
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+
+    // Freed before it ever ran: nothing hangs, nothing leaks (sanitizer builds), nothing runs.
+    ANeuralNetworksCompilation_free(network.compile());
+
+    // The cache turned off between compiling and the first inference: the JIT compiles.
+    compilation = network.compile();
+    ASSERT_NE(compilation, nullptr);
+    setenv("SYNAP_CACHE_CAPACITY", "0", 1);
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
+    unsetenv("SYNAP_CACHE_CAPACITY");
+    EXPECT_EQ(cacheCounters().compiles, 2u) << "a prefetched core the first inference would not load is dropped";
+}
+
+// A child forked between compiling and the first inference runs the network by itself (the
+// parent's prefetch thread does not exist there), and so does the parent.
+TEST_F(DriverSynapCacheTest, AChildForkedBeforeTheFirstInferenceRunsOnItsOwn) {
+    ConvNetwork network({8, 16, {1}});
+    ASSERT_TRUE(network.valid());
+    const auto expected = compileAndRun(network);
+    ANeuralNetworksCompilation* compilation = network.compile();
+    ASSERT_NE(compilation, nullptr);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        alarm(30);  // a hang fails the case
+        const bool same = network.run(compilation) == expected;
+        ANeuralNetworksCompilation_free(compilation);
+        _exit(same ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "../compiler/Compiler.h"
 #include "NonFinite.h"
@@ -51,6 +53,82 @@ Result<std::vector<uint8_t>> compileWithinMemory(const hal::Model& model,
 }
 
 }  // namespace
+
+// The warm start's lookup and core load, on a thread of its own from prepare on: a program the
+// SyNAP cache holds for this model and its declared input shapes is found, mapped and loaded
+// while the application does whatever it does between compiling and its first inference
+// (benchmark_model: about 1 ms of Init), and that first inference's JIT takes the loaded core
+// instead of doing the same work itself. What the JIT decides stays the JIT's: the cache's path
+// and capacity, the profiling mode and the fault properties are read again at the first
+// inference, and a prefetched core that does not match them is dropped. A miss prefetches
+// nothing: the compiler runs at the first inference, as on the board.
+struct PreparedNetwork::Prefetch {
+    cache::SynapCacheLocation location;
+    std::string key;
+    bool profiling = false;
+    std::unique_ptr<NpuCore> core;  // written by the thread before it ends
+    std::thread* thread = nullptr;  // null once joined
+    const pid_t owner = getpid();
+
+    // A child forked meanwhile has no such thread: joining it there would wait forever, and
+    // destroying a joinable std::thread aborts, so the child leaves it (and the core) alone.
+    bool forked() const { return getpid() != owner; }
+    void join() {
+        if (thread == nullptr || forked()) return;
+        thread->join();
+        delete thread;
+        thread = nullptr;
+    }
+    void run() {
+        try {
+            trace::Span span("synap cache prefetch", "jit");
+            cache::ProgramImage program;
+            const bool found = cache::findCompiledProgram(location, key, kCompilerVersion, &program);
+            span.arg("hit", found ? 1 : 0);
+            if (!found) return;
+            trace::Span load("core load", "jit");
+            Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(program), profiling);
+            // A program the core refuses is the first inference's to drop, as without a prefetch.
+            if (loaded.isOk()) core = std::move(loaded).value();
+        } catch (...) {  // out of memory: the first inference loads (or compiles) as without a prefetch
+            core.reset();
+        }
+    }
+};
+
+void PreparedNetwork::startPrefetch() {
+    if (props::faults::armed()) return;  // injected faults count the JIT's own cache reads
+    const std::vector<uint8_t>& digest = fileDigest_.empty() ? modelDigest_ : fileDigest_;
+    if (digest.empty()) return;
+    std::vector<std::vector<uint32_t>> inputDims;
+    for (uint32_t index : model_->inputIndexes) {
+        const auto& dims = model_->operands[index].dimensions;
+        if (std::find(dims.begin(), dims.end(), 0u) != dims.end()) return;  // known at the first inference only
+        inputDims.push_back(dims);
+    }
+    auto prefetch = std::make_unique<Prefetch>();
+    prefetch->location = {props::SynapProperties::cacheFile(), props::SynapProperties::cacheCapacity(),
+                          props::deviceRoot()};
+    prefetch->key = compiledNetworkKey(digest, inputDims);
+    prefetch->profiling = props::SynapProperties::profile();
+    try {
+        prefetch->thread = new std::thread([p = prefetch.get()] { p->run(); });
+    } catch (const std::exception&) {
+        return;  // no thread to spare: the first inference looks the program up itself
+    }
+    prefetch_ = std::move(prefetch);
+}
+
+std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCacheLocation& location,
+                                                         const std::string& key, bool profiling) {
+    if (prefetch_ == nullptr || prefetch_->forked()) return nullptr;
+    prefetch_->join();
+    std::unique_ptr<Prefetch> prefetch = std::move(prefetch_);
+    const bool same = prefetch->location.file == location.file && prefetch->location.capacity == location.capacity &&
+                      prefetch->location.boardRoot == location.boardRoot && prefetch->key == key &&
+                      prefetch->profiling == profiling;
+    return same ? std::move(prefetch->core) : nullptr;
+}
 
 bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims) {
     if (core_ != nullptr) {
@@ -101,8 +179,25 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     // An injected read fault is a miss: the compiler runs.
     const bool readable = !enabled || !npuFault(props::faults::Point::CACHE_READ);
     std::string key;
-    bool cached = readable && cache::findCompiledProgram(synapCache, alias, kCompilerVersion, &cachedProgram);
-    if (cached) key = alias;
+    bool cached = false;
+    if (readable && enabled && prefetch_ != nullptr) {
+        // Looked up and loaded since prepare (Prefetch), under the key it would be looked up by now.
+        const std::string prefetchedKey = !alias.empty()               ? alias
+                                          : !modelDigest_.empty() ? compiledNetworkKey(modelDigest_, inputDims)
+                                                                  : std::string();
+        core_ = takePrefetched(synapCache, prefetchedKey, profiling);
+        cached = core_ != nullptr;
+        if (cached) key = prefetchedKey;
+        lookup.arg("prefetched", cached ? 1 : 0);
+    }
+    if (prefetch_ != nullptr && !prefetch_->forked()) {  // not the JIT's to take: dropped
+        prefetch_->join();
+        prefetch_.reset();
+    }
+    if (!cached) {
+        cached = readable && cache::findCompiledProgram(synapCache, alias, kCompilerVersion, &cachedProgram);
+        if (cached) key = alias;
+    }
     if (!cached && enabled) {
         if (modelDigest_.empty()) {
             trace::Span digest("synap cache model digest", "cache");
@@ -115,7 +210,9 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     jitCost_.cacheUs = microsSince(start);
     lookup.arg("hit", cached ? 1 : 0).end();
     span.arg("profiling", profiling ? 1 : 0);
-    if (cached) {
+    if (cached && core_ != nullptr) {
+        SYNAP_LOG(INFO) << "network " << key << " from the SyNAP cache (looked up and loaded since prepare)";
+    } else if (cached) {
         trace::Span load("core load", "jit");
         start = Clock::now();
         Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(cachedProgram), profiling);
@@ -236,6 +333,7 @@ PreparedNetwork::PreparedNetwork(std::shared_ptr<const hal::Model> model) : mode
             trace::Span hashing("synap cache model digest", "compilation");
             modelDigest_ = modelDigest(*model_, kCompilerVersion);
         }
+        startPrefetch();
     }
     std::lock_guard<std::mutex> lock(registryMutex());
     registry().push_back(this);
@@ -245,6 +343,13 @@ PreparedNetwork::~PreparedNetwork() {
     {
         std::lock_guard<std::mutex> lock(registryMutex());
         std::erase(registry(), this);
+    }
+    if (prefetch_ != nullptr) {
+        if (prefetch_->forked()) {
+            (void)prefetch_.release();  // the parent's thread and core: not this process's to free
+        } else {
+            prefetch_->join();
+        }
     }
     if (modelCacheFd_ >= 0) close(modelCacheFd_);
 }

@@ -1,5 +1,7 @@
 // A model prepared on synap-npu. Preparing only keeps the model: the network is compiled at
-// its first execution, when the input shapes are known, and those shapes are then frozen.
+// its first execution, when the input shapes are known, and those shapes are then frozen. (A
+// program the SyNAP cache already holds for the declared shapes is looked up and loaded in the
+// background from prepare on, for the first execution to take: PreparedNetwork.cpp, Prefetch.)
 // vendor.NNAPI_SYNAP_PROFILE is read then: a network compiled while it is 1 runs layer by
 // layer and publishes its per-layer profile.
 #pragma once
@@ -13,6 +15,7 @@
 
 #include "../core/NpuCore.h"
 #include "../stats/Statistics.h"
+#include "nnemu/synap/cache/SharedSynapCache.h"
 #include "nnemu/hal/Device.h"
 
 namespace nnemu::synap {
@@ -78,6 +81,15 @@ private:
     std::vector<std::vector<uint32_t>> frozenInputDims_;
     JitCost jitCost_;
     std::unique_ptr<NpuCore> preloaded_;  // from an NNAPI model cache file, until the first run
+    // A warm start's program looked up in the SyNAP cache and loaded in the background from
+    // prepare on, for the first inference's JIT to take (PreparedNetwork.cpp); null when none.
+    struct Prefetch;
+    std::unique_ptr<Prefetch> prefetch_;
+    void startPrefetch();
+    // The prefetched core when it is the one the JIT would load now (same key, cache and
+    // profiling mode); nullptr otherwise. Waits for the prefetch to end.
+    std::unique_ptr<NpuCore> takePrefetched(const cache::SynapCacheLocation& location, const std::string& key,
+                                            bool profiling);
     int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
     hal::CacheToken cacheToken_{};
     std::shared_ptr<hal::IPreparedModel> reference_;  // the model on nnapi-reference, once needed
