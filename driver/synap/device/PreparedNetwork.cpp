@@ -2,6 +2,7 @@
 #include "SynapLog.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +81,7 @@ struct PreparedNetwork::Prefetch {
         thread = nullptr;
     }
     void run() {
+        pthread_setname_np(pthread_self(), "nnemu-prefetch");
         try {
             trace::Span span("synap cache prefetch", "jit");
             cache::ProgramImage program;
