@@ -31,7 +31,7 @@ export NNEMU_NPU_THREADS=1
 source "$here/issue26_models.sh"
 sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
 
-common=(--num_threads=1 --num_runs=5 --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
+common=(--num_threads=1 --num_runs=${RUNS:-5} --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
 # "init_us first_us steady_us" of one benchmark_model run.
 start() {
     "$@" 2>&1 | sed -n 's/.*Init: \([0-9.e+]*\), First inference: \([0-9.e+]*\),.*Inference (avg): \([0-9.e+]*\).*/\1 \2 \3/p' | tail -1
@@ -84,24 +84,28 @@ done
 # Init + First inference in ms, and the steady state, over the passes.
 warm() { awk '{printf "%.3f\n", ($1 + $2) / 1000}' "$1" | summary; }
 steady() { awk '{printf "%.3f\n", $3 / 1000}' "$1" | summary; }
+# First inference alone over the same run's steady state (issue 26: within 1.5x).
+firstratio() { awk '$3 > 0 {printf "%.3f\n", $2 / $3}' "$1" | summary; }
 for stat in median minimum; do
     echo
     echo "$stat over $passes passes:"
     echo
-    echo "| model | run | nnemu Init + first (ms) | nnemu + NNAPI cache (ms) | TFLite + weight cache Init + first (ms) | ratio | ratio NNAPI cache | nnemu steady (ms) | TFLite steady (ms) |${base:+ base build Init + first (ms) | base + NNAPI cache (ms) |}"
-    echo "|---|---|---|---|---|---|---|---|---|${base:+---|---|}"
+    echo "| model | run | nnemu Init + first (ms) | nnemu + NNAPI cache (ms) | TFLite + weight cache Init + first (ms) | ratio | ratio NNAPI cache | nnemu steady (ms) | TFLite steady (ms) | first ÷ steady: nnemu | nnemu + NNAPI cache | TFLite |${base:+ base build Init + first (ms) | base + NNAPI cache (ms) |}"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|${base:+---|---|}"
     for model in "${models[@]}"; do
         name=$(basename "$model" .tflite)
         for run in second third; do
             a=$(warm "$work/$name.ours.$run"); b=$(warm "$work/$name.theirs.$run"); d=$(warm "$work/$name.nnapi.$run")
             sa=$(steady "$work/$name.ours.$run"); sb=$(steady "$work/$name.theirs.$run")
             if [[ -z $a || -z $b || -z $d ]]; then
-                echo "| $name | $run | ${a:-failed} | ${d:-failed} | ${b:-failed} | - | - | | |"
+                echo "| $name | $run | ${a:-failed} | ${d:-failed} | ${b:-failed} | - | - | | | | | |"
                 continue
             fi
+            fa=$(firstratio "$work/$name.ours.$run"); fd=$(firstratio "$work/$name.nnapi.$run"); fb=$(firstratio "$work/$name.theirs.$run")
             c=; [[ -n $base ]] && c=" $(warm "$work/$name.base.$run") | $(warm "$work/$name.basennapi.$run") |"
             awk -v n="$name" -v r="$run" -v a="$a" -v b="$b" -v d="$d" -v sa="$sa" -v sb="$sb" -v c="$c" \
-                'BEGIN {printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |%s\n", n, r, a, d, b, a / b, d / b, sa, sb, c}'
+                -v fa="${fa:-0}" -v fd="${fd:-0}" -v fb="${fb:-0}" \
+                'BEGIN {printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%s\n", n, r, a, d, b, a / b, d / b, sa, sb, fa, fd, fb, c}'
         done
     done
 done
