@@ -5,10 +5,12 @@
 // besides its NPU run (ExecutionOverhead/, on a small MobileNet). Threads/ compares the
 // core's default threading with one thread, inference by inference, idle and under load (a busy
 // loop on every core this process may use, in child processes the benchmark starts and stops).
+// CoreLoad/ times NpuCore::load alone, the program mapped from a file as a SyNAP cache hit maps it.
 //
 //   build/bin/nnemu_bench_npu [--benchmark_filter=...]   (leave NNEMU_NPU_THREADS unset for Threads/)
 #include <benchmark/benchmark.h>
 #include <sched.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -280,6 +282,34 @@ void FirstInference(benchmark::State& state, const char* name) {
     state.counters["direct_first_run_us"] = static_cast<double>(net->directFirstRunUs);
 }
 
+// NpuCore::load of the network's program, one thread, as a warm process loads a SyNAP cache hit:
+// the program mapped (populated) from a file before the clock starts, the load alone timed (its
+// checks, the own layers' tables, the arena's planning and pages).
+void CoreLoad(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    const auto bytes = net->direct->programBytes();
+    char path[] = "/tmp/nnemu-core-load-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return state.SkipWithError("cannot create the program file");
+    unlink(path);
+    const bool written = write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    for (auto _ : state) {
+        if (!written) break;
+        Result<cache::ProgramImage> image = cache::ProgramImage::map(fd, bytes.size(), 0, bytes.size());
+        if (!image.isOk()) break;
+        const auto start = Clock::now();
+        auto loaded = synap::NpuCore::load(std::move(image).value(), false, true);
+        state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+        if (!loaded.isOk()) {
+            state.SkipWithError(loaded.message().c_str());
+            break;
+        }
+    }
+    close(fd);
+    if (!written) state.SkipWithError("cannot write the program file");
+}
+
 // What one NPU execution adds for the statistics files: the locked update and the rewrite of
 // inference_count, inference_time, networks and network_profile.
 uint64_t statisticsNumber(const char* file) {
@@ -329,6 +359,11 @@ void registerAll() {
                 ->Unit(benchmark::kMicrosecond)->MinTime(2.0);
         benchmark::RegisterBenchmark((std::string("Reference/") + name).c_str(), Reference, name)
                 ->Unit(benchmark::kMillisecond)->Iterations(2);
+    }
+    for (const char* name : {"mobilenet_v2_1.0_224_quant", "mobilenet_v2_1.0_224_int8", "mobilenet_v2_1.0_224_full_int8",
+                             "mobilenet_v1_1.0_224_int8", "mobilenet_v1_1.0_224_quant"}) {
+        benchmark::RegisterBenchmark((std::string("CoreLoad/") + name).c_str(), CoreLoad, name)
+                ->Unit(benchmark::kMicrosecond)->UseManualTime()->MinTime(1.0);
     }
     benchmark::RegisterBenchmark("StatisticsBookkeeping", StatisticsBookkeeping)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("ExecutionOverhead/mobilenet_v1_0.25_128_quant", ExecutionOverhead,

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "KernelTestSupport.h"
 #include "kernels/GemmArgs.h"
 #include "kernels/Isa.h"
+#include "kernels/Requant.h"
 
 namespace nnemu::synap::kernels {
 namespace {
@@ -156,6 +158,38 @@ TEST(KernelGemmEdges, MatchTheReferenceRequantization) {
             ASSERT_EQ(out, expected) << name << " iteration " << iteration << ": rows " << l.rows << " depth "
                                      << l.depth << " channels " << l.channels << " output zero point "
                                      << l.outputZero << " clamp [" << l.low << ", " << l.high << "]";
+        }
+    }
+}
+
+// The check of requantization tables read from a program file (soundRequant) takes exactly the
+// ranges the kernels take, at each end, in any channel and in the blocks' padding lanes.
+TEST(KernelGemmEdges, RequantTablesFromAProgramAreCheckedAtTheirRanges) {
+    RequantTable table(20);  // two blocks, the second with 12 padding lanes
+    for (uint32_t c = 0; c < 20; ++c) table.setQuantized(c, c % 2 ? INT32_MAX : 1 << 30, -static_cast<int>(c), 0, 0, 0);
+    const auto sound = [&](const RequantTable& t) {
+        return soundRequant(t.arrays.data(), t.padded, t.fastBlocks.data(), t.fastBlocks.size());
+    };
+    ASSERT_TRUE(sound(table));
+    constexpr int64_t kWide[] = {-1, INT64_MIN, INT64_MAX, int64_t{1} << 31, int64_t{1} << 32};
+    for (const size_t c : {size_t{0}, size_t{19}, size_t{31}}) {
+        const size_t block = c / kGemmBlock, parity = c % 2, lane = c % kGemmBlock / 2;
+        for (const auto& [array, value, ok] : {std::tuple{2, INT32_MAX, true}, {2, -1, false}, {2, INT32_MIN, false},
+                                              {3, 31, true}, {3, 32, false}, {3, -1, false}, {4, 0, true},
+                                              {4, 31, true}, {4, 32, false}, {4, INT32_MIN, false}}) {
+            RequantTable t = table;
+            t.arrays[array * t.padded + c] = value;
+            EXPECT_EQ(sound(t), ok) << "channel " << c << " array " << array << " value " << value;
+        }
+        for (const int64_t shift : {int64_t{0}, int64_t{62}, int64_t{63}, int64_t{64}, kWide[0], kWide[1], kWide[2]}) {
+            RequantTable t = table;
+            t.fastBlocks[block].shift[parity][lane] = shift;
+            EXPECT_EQ(sound(t), shift >= 0 && shift <= 62) << "channel " << c << " shift " << shift;
+        }
+        for (const int64_t multiplier : {int64_t{0}, int64_t{INT32_MAX}, kWide[0], kWide[1], kWide[2], kWide[3], kWide[4]}) {
+            RequantTable t = table;
+            t.fastBlocks[block].multiplier[parity][lane] = multiplier;
+            EXPECT_EQ(sound(t), multiplier >= 0 && multiplier <= INT32_MAX) << "channel " << c << " multiplier " << multiplier;
         }
     }
 }

@@ -62,18 +62,25 @@ void RequantTable::point(GemmArgs* args, const int32_t* arrays, size_t padded, c
     args->fastBlocks = blocks;
 }
 
+// Every value is read at each load of a program (twice for a pointwise layer: whether its
+// weights run in place, then its layer), so the ranges are checked by shifts and ORs over whole
+// arrays, which the compiler vectorizes, rather than by a branch per value: an unsigned value is
+// within [0, 2^k) where it shifted right by k is 0.
 bool soundRequant(const int32_t* arrays, size_t padded, const FastRequantBlock* blocks, size_t blockCount) {
-    for (size_t c = 0; arrays != nullptr && c < padded; ++c) {
-        const int32_t multiplier = arrays[2 * padded + c], left = arrays[3 * padded + c], right = arrays[4 * padded + c];
-        if (multiplier < 0 || left < 0 || left > 31 || right < 0 || right > 31) return false;
+    uint32_t outside = 0;
+    if (arrays != nullptr) {
+        const auto* multipliers = reinterpret_cast<const uint32_t*>(arrays + 2 * padded);
+        const auto* lefts = reinterpret_cast<const uint32_t*>(arrays + 3 * padded);
+        const auto* rights = reinterpret_cast<const uint32_t*>(arrays + 4 * padded);
+        for (size_t c = 0; c < padded; ++c) outside |= multipliers[c] >> 31 | lefts[c] >> 5 | rights[c] >> 5;
     }
+    uint64_t wide = 0;  // shifts 0..62 (s >> 6 and (s + 1) >> 6 both 0), multipliers 0..INT32_MAX (padding lanes: 0)
     for (size_t b = 0; b < blockCount; ++b) {
-        for (size_t i = 0; i < 16; ++i) {
-            const int64_t shift = blocks[b].shift[i / 8][i % 8], multiplier = blocks[b].multiplier[i / 8][i % 8];
-            if (shift < 0 || shift > 62 || multiplier < 0 || multiplier > INT32_MAX) return false;  // padding lanes: 0
-        }
+        const auto* shifts = reinterpret_cast<const uint64_t*>(blocks[b].shift);
+        const auto* multipliers = reinterpret_cast<const uint64_t*>(blocks[b].multiplier);
+        for (size_t i = 0; i < 16; ++i) wide |= shifts[i] >> 6 | (shifts[i] + 1) >> 6 | multipliers[i] >> 31;
     }
-    return true;
+    return outside == 0 && wide == 0;
 }
 
 int64_t largestActivation(bool isSigned, int32_t zeroPoint) {
