@@ -116,9 +116,8 @@ Result<ProgramImage> mapChecked(int held, const CacheToken& token, uint32_t prod
     const auto fileSize = static_cast<size_t>(info.st_size);
     const FileStamp before = FileStamp::of(info);
     const bool maybeKnown = !known.empty() && before == known.stamp;
-    // Checksummed, the whole file is read at once: its cached pages are mapped in one call.
-    NNEMU_ASSIGN_OR_RETURN(ProgramImage mapped, ProgramImage::map(held, fileSize, kModelCacheHeaderSize,
-                                                                  fileSize - kModelCacheHeaderSize, !maybeKnown));
+    NNEMU_ASSIGN_OR_RETURN(ProgramImage mapped,
+                           ProgramImage::map(held, fileSize, kModelCacheHeaderSize, fileSize - kModelCacheHeaderSize));
     const uint8_t* header = mapped.head().data();
     NNEMU_RETURN_IF_ERROR(checkHeader(header, fileSize, token, producerVersion));
     ModelCacheSeal seal;

@@ -53,18 +53,20 @@ void ProgramImage::holdWhileMapped(int fd) {
     heldFd_ = fd;
 }
 
-Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize,
-                                       bool populate) {
+Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOffset, size_t programSize) {
     if (programSize == 0 || programOffset > fileSize || programSize > fileSize - programOffset) {
         return unavailable("the program file is empty");
     }
     void* mapping = mmap(nullptr, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (mapping == MAP_FAILED) return unavailable(std::string("cannot map the program file: ") + std::strerror(errno));
-    // Every byte is read right away (its checksum, then the core's weights): map the cached pages
-    // in one call rather than fault them in a few at a time. Read-only, so no page is copied;
-    // a kernel without MADV_POPULATE_READ (before 5.14) just faults them in as read. Without the
-    // checksum the core's first run faults them in at the same cost (BENCHMARKS.md, "Warm start").
-    if (populate) madvise(mapping, fileSize, MADV_POPULATE_READ);
+    // Every byte is read soon (a checksum, the verifier, the core's load and its first run): map
+    // the cached pages in one call rather than fault them in 16 pages at a time, which a sealed
+    // file's first run paid (a 14 MB float MobileNet: ~170 faults, ~1 ms of its first inference,
+    // against ~0.3-0.7 ms for the call; BENCHMARKS.md, "First inference from the NNAPI cache").
+    // Read, so no page is copied: the mapping shares the page cache's pages. A page not cached
+    // is read here instead of in the run; a kernel without MADV_POPULATE_READ (before 5.14)
+    // leaves them to fault in as read.
+    madvise(mapping, fileSize, MADV_POPULATE_READ);
     ProgramImage mapped;
     mapped.mapping_ = mapping;
     mapped.mappedSize_ = fileSize;

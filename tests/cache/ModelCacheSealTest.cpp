@@ -2,17 +2,25 @@
 // wrote, or checksummed once settled, is prepared from without its payload's checksum while it
 // keeps its stamp and header; a file damaged in place is checksummed and refused as without a
 // seal; and a seal file that is damaged, foreign, linked or unwritable only costs the checksum.
+// Without the checksum, the file's pages are still mapped at once when it is loaded.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "../props/FilePermissionsApply.h"
 #include "NnapiCacheTest.h"
 #include "nnemu/cache/CacheCounters.h"
+#include "nnemu/cache/ProgramImage.h"
 #include "nnemu/synap/cache/ModelCacheSeals.h"
 
 namespace nnemu::cachetest {
@@ -61,6 +69,87 @@ TEST_F(ModelCacheSealTest, AFileTheDriverWroteIsNotChecksummedAgain) {
         EXPECT_EQ(cacheCounters().modelCacheLoads, static_cast<uint64_t>(hit));
     }
     EXPECT_EQ(cacheCounters().modelCacheChecksums, 0u);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+}
+
+// The kB of `file`'s mapping in this process that are mapped to pages, and its size in kB
+// (/proc/self/smaps: Rss and Size of the mapping that names the file); {0, 0} when not mapped.
+std::pair<uint64_t, uint64_t> mappedKb(const std::string& file) {
+    std::ifstream smaps("/proc/self/smaps");
+    const std::string path = fs::canonical(file).string();
+    bool inside = false;
+    uint64_t size = 0;
+    for (std::string line; std::getline(smaps, line);) {
+        const bool header = line.find('-') < line.find(' ') && line.find(':') > line.find(' ');
+        if (header) inside = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+        if (!inside) continue;
+        std::istringstream fields(line);
+        std::string name;
+        uint64_t kb = 0;
+        fields >> name >> kb;
+        if (name == "Size:") size = kb;
+        if (name == "Rss:") return {kb, size};
+    }
+    return {0, 0};
+}
+
+bool kernelPopulatesReads() {
+    void* probe = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (probe == MAP_FAILED) return false;
+    const bool populates = madvise(probe, 4096, MADV_POPULATE_READ) == 0;
+    munmap(probe, 4096);
+    return populates;
+}
+
+// A program mapped from its file has every page mapped before anything reads it (one
+// MADV_POPULATE_READ, not 16 pages per fault as the core reads them), and the mapping holds the
+// file's bytes.
+TEST(ProgramImageTest, MapsEveryPageOfTheFileAtOnce) {
+    const fs::path file = fs::temp_directory_path() / ("nnemu_program_image_" + std::to_string(getpid()));
+    std::vector<uint8_t> bytes(1 << 20);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + (i >> 12));
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    Result<cache::ProgramImage> image = cache::ProgramImage::map(fd, bytes.size(), 128, bytes.size() - 128);
+    close(fd);
+    ASSERT_TRUE(image.isOk()) << image.message();
+    const auto [rss, size] = mappedKb(file.string());
+    fs::remove(file);
+    EXPECT_EQ(size, 1024u);
+    if (kernelPopulatesReads()) {
+        EXPECT_EQ(rss, size) << "kB mapped before any read";
+    }
+    ASSERT_EQ(image->size(), bytes.size() - 128);
+    EXPECT_TRUE(std::equal(image->bytes().begin(), image->bytes().end(), bytes.begin() + 128));
+}
+
+// A sealed file is not checksummed, and still every page of it is mapped when the compilation
+// loads it (MADV_POPULATE_READ), not faulted in by the first inference; the network runs the
+// same, also in a child forked with the compilation.
+TEST_F(ModelCacheSealTest, ASealedFileIsMappedWholeAtTheLoad) {
+    const bool populates = kernelPopulatesReads();
+    ConvNetwork network({8, 64, {1, 2}});
+    const auto expected = compileAndRun(network);
+    ANeuralNetworksCompilation* compilation = network.compile(cacheDir_, token_.data());
+    ASSERT_NE(compilation, nullptr);
+    EXPECT_EQ(cacheCounters().modelCacheLoads, 1u);
+    EXPECT_EQ(cacheCounters().modelCacheChecksums, 0u) << "read by no checksum";
+    const auto [rss, size] = mappedKb(modelCacheFile(token_));
+    EXPECT_GT(size, 8u);
+    if (populates) {
+        EXPECT_EQ(rss, size) << "kB mapped of the file's mapping";
+    } else {
+        std::cout << "this kernel has no MADV_POPULATE_READ (before 5.14): the pages fault in as read\n";
+    }
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(network.run(compilation) == expected ? 0 : 1);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the forked child's run, status " << status;
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
     EXPECT_EQ(cacheCounters().compiles, 1u);
 }
 

@@ -74,10 +74,9 @@ Result<ProgramImage> mapProgramFile(int dir, const std::string& name, int64_t si
     const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
     const bool sized = regular && info.st_size == fileSize && size > 0;
     const ProgramFileStamp stamp = ProgramFileStamp::of(info);
-    const bool unchanged = !known.empty() && stamp == known;  // no checksum: the pages fault in as read
-    Result<ProgramImage> mapped =
-            sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size), !unchanged)
-                  : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
+    const bool unchanged = !known.empty() && stamp == known;  // no checksum
+    Result<ProgramImage> mapped = sized ? ProgramImage::map(fd, static_cast<size_t>(fileSize), 0, static_cast<size_t>(size))
+                                        : Result<ProgramImage>(Status(StatusCode::BAD_DATA, {}));
     close(fd);
     if (!regular) return refuse(dir, name, "is not a regular file", removeRefused);
     if (!sized) return refuse(dir, name, "is " + std::to_string(info.st_size) + " bytes, not " + std::to_string(fileSize), removeRefused);

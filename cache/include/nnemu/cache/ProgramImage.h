@@ -26,11 +26,9 @@ public:
 
     // Maps the first `fileSize` bytes of the regular file `fd` (copy-on-write: a stray write stays
     // private), of which `programSize` bytes from `programOffset` are the program. The caller
-    // checks the file's size first and the contents after (checksum, verifier). `populate`: the
-    // caller reads every byte at once (its checksum), so the cached pages are mapped in one call;
-    // otherwise they fault in as they are read.
-    static Result<ProgramImage> map(int fd, size_t fileSize, size_t programOffset, size_t programSize,
-                                    bool populate = true);
+    // checks the file's size first and the contents after (checksum, verifier). The cached pages
+    // are mapped in one call (MADV_POPULATE_READ): the checksum or the core reads every byte soon.
+    static Result<ProgramImage> map(int fd, size_t fileSize, size_t programOffset, size_t programSize);
     // The mapped bytes before the program (a header) and past it (a trailer).
     std::span<const uint8_t> head() const;
     std::span<const uint8_t> tail() const;
