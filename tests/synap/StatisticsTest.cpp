@@ -123,6 +123,31 @@ TEST_P(BoardStatistics, NetworksListsTheNetworksOfLiveProcessesOnly) {
     EXPECT_EQ(read("networks"), "");
 }
 
+// A network prepared from the NNAPI compilation cache is loaded during the compilation, and
+// listed then (not by its first inference, which stays free of that update), once. (Android
+// only: a Yocto board has no property to turn the cache on.)
+TEST_F(Statistics, ANetworkFromTheNnapiCacheIsListedWhenItLoads) {
+    setprop("vendor.npu.cache.model", "1");
+    const std::string cacheDir = root_ + "/app-cache";
+    std::filesystem::create_directories(cacheDir);
+    Process writer = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--cache", cacheDir});  // compiles, writes the file
+    ASSERT_EQ(finish(writer), 0);
+    ASSERT_EQ(std::distance(std::filesystem::directory_iterator(cacheDir), std::filesystem::directory_iterator()), 1);
+    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "0", "--cache", cacheDir, "--hold"});
+    waitReady(client);
+    const std::string pid = "pid: " + std::to_string(client.pid) + ", nid: 1, inference_count: ";
+    std::string networks = read("networks");
+    EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
+    EXPECT_NE(networks.find(pid + "0, "), std::string::npos) << networks;
+    runMore(client, 2);
+    networks = read("networks");
+    EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
+    EXPECT_NE(networks.find(pid + "2, "), std::string::npos) << networks;
+    EXPECT_EQ(read("inference_count"), "3\n");
+    EXPECT_EQ(finish(client), 0);
+    EXPECT_EQ(read("networks"), "");
+}
+
 TEST_P(BoardStatistics, AKilledProcessDisappearsAtTheNextUpdate) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
     waitReady(client);

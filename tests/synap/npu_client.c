@@ -1,5 +1,6 @@
 /* A separate NNAPI application for the statistics tests: builds a small convolution network,
- * compiles it (for the default devices, or only for --device NAME), runs it --runs times, prints "READY", and with --hold reads commands
+ * compiles it (for the default devices, or only for --device NAME; with --cache DIR in the NNAPI
+ * compilation cache of that directory), runs it --runs times, prints "READY", and with --hold reads commands
  * on stdin: "run <n>" runs n more times and prints "READY" again; anything else, or the end of
  * input, frees everything and exits. */
 #include <android/NeuralNetworks.h>
@@ -45,10 +46,12 @@ static ANeuralNetworksDevice* find_device(const char* name) {
 int main(int argc, char** argv) {
     int runs = 1, hold = 0;
     const char* device_name = NULL;
+    const char* cache_dir = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device_name = argv[++i];
         else if (strcmp(argv[i], "--hold") == 0) hold = 1;
+        else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) cache_dir = argv[++i];
         else return fail("argument parsing", -1);
     }
     /* input [1,8,8,3] -> conv 3x3 SAME relu6 (3 -> 4) -> conv 1x1 (4 -> 2) -> output [1,8,8,2] */
@@ -98,6 +101,8 @@ int main(int argc, char** argv) {
     } else {
         status = ANeuralNetworksCompilation_create(model, &compilation);
     }
+    static const uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {0x5A};
+    if (status == 0 && cache_dir != NULL) status = ANeuralNetworksCompilation_setCaching(compilation, cache_dir, token);
     if (status || (status = ANeuralNetworksCompilation_finish(compilation))) return fail("compiling", status);
     if ((status = run(compilation, runs)) != 0) return fail("compute", status);
     printf("READY\n");
