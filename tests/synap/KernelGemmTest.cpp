@@ -4,6 +4,10 @@
 // AMX machines both the AVX-512 VNNI and the AMX-INT8 kernel on every shape), whole, in row
 // slices and in tiles of channel blocks.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "KernelTestSupport.h"
 #include "kernels/QuantGemm.h"
@@ -153,6 +157,35 @@ TEST_P(KernelGemm, MatchesTheReferenceOnNetworkShapes) {
             if (HasFatalFailure()) return;
         }
     }
+}
+
+// A thread whose tile state the core took at a program's load (prepareAmxThread: tiles
+// configured, used and released) runs every kernel the same, as does a child it forks; a second
+// call changes nothing. Where AMX is unusable the call does nothing.
+TEST_P(KernelGemm, AThreadPreparedForAmxTilesRunsThemTheSame) {
+    const auto check = [&] {
+        std::mt19937 rng(7 + static_cast<int>(GetParam()));
+        prepareAmxThread();
+        prepareAmxThread();
+        Case c(rng, GetParam(), 67, 144, 40);  // a shape the choice runs on tiles
+        expectMatches(c, "after prepareAmxThread");
+        Case d(rng, GetParam(), 33, 260, 17);
+        expectMatches(d, "after prepareAmxThread");
+    };
+    std::thread([&] { check(); }).join();
+    if (HasFatalFailure()) return;
+    std::thread([&] {
+        prepareAmxThread();
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            check();
+            _exit(::testing::Test::HasFailure() ? 1 : 0);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(child, &status, 0), child);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the forked child, status " << status;
+    }).join();
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, KernelGemm,

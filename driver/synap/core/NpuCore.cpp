@@ -13,6 +13,7 @@
 #include "NativeLayers.h"
 #include "../program/PackedFilters.h"
 #include "OwnKernelLayers.h"
+#include "../kernels/Isa.h"
 #include "nnemu/base/Allocation.h"
 #include "nnemu/base/Trace.h"
 
@@ -28,6 +29,23 @@ void traceLayer(const LayerProfile& layer, size_t index, Clock::time_point start
                     Clock::now(),
                     trace::Args().add("unit", layer.opType).add("layer", index).add("bytes read", layer.bytesRead)
                             .add("bytes written", layer.bytesWritten).take());
+}
+
+// Whether the program's own GEMMs may run on AMX tiles here: the 8-bit ones (1x1 and unfolded
+// convolutions, fully connected layers) where amxInt8Usable(), a relaxed program's bf16 ones
+// where amxBf16Usable(). Which calls do is the kernels' choice by shape; a thread that runs none
+// has only taken its tile state for nothing.
+bool mayRunOnAmxTiles(const npu::Program& program) {
+    if (program.packed_weights() == nullptr) return false;
+    for (const npu::PackedWeights* entry : *program.packed_weights()) {
+        const npu::PackedKernel kernel = entry->kernel();
+        if ((kernel == npu::PackedKernel::QUANT_GEMM || kernel == npu::PackedKernel::QUANT_CONV) &&
+            kernels::amxInt8Usable()) {
+            return true;
+        }
+        if (kernel == npu::PackedKernel::FLOAT_GEMM_BF16 && kernels::amxBf16Usable()) return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -49,6 +67,7 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
                                                    std::to_string(kCompilerVersion));
     }
     NNEMU_RETURN_IF_ERROR(core->build());
+    if (mayRunOnAmxTiles(*core->program_)) kernels::prepareAmxThread();
     return core;
 }
 
