@@ -61,8 +61,8 @@ Result<ProgramImage> ProgramImage::map(int fd, size_t fileSize, size_t programOf
     if (mapping == MAP_FAILED) return unavailable(std::string("cannot map the program file: ") + std::strerror(errno));
     // Every byte is read soon (a checksum, the verifier, the core's load and its first run): map
     // the cached pages in one call rather than fault them in 16 pages at a time, which a sealed
-    // file's first run paid (a 14 MB float MobileNet: ~170 faults, ~1 ms of its first inference,
-    // against ~0.3-0.7 ms for the call; BENCHMARKS.md, "First inference from the NNAPI cache").
+    // file's first run paid (a 14 MB float MobileNet: up to 167 faults, ~0.9 ms of its first
+    // inference, against 0.2-0.8 ms for the call; BENCHMARKS.md, "First inference from the NNAPI cache").
     // Read, so no page is copied: the mapping shares the page cache's pages. A page not cached
     // is read here instead of in the run; a kernel without MADV_POPULATE_READ (before 5.14)
     // leaves them to fault in as read.

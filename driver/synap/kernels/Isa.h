@@ -36,9 +36,10 @@ bool amxInt8Usable();
 bool amxBf16Usable();
 // Gives the calling thread its AMX tile state now, where amxInt8Usable() or amxBf16Usable(), and
 // releases the tiles again: Linux enlarges a thread's saved register state at its first tile
-// instruction (a trap of 25-60 us on the 2-core VM), which a program's first run would pay
-// otherwise. The core calls it when it loads a program whose kernels may run on tiles (from
-// the NNAPI cache: during Compilation_finish, on the thread that runs it). Once per thread.
+// instruction (a trap: ~20 us in a bare process on the 2-core VM, ~60 us in benchmark_model),
+// which a program's first run would pay otherwise. The core calls it when it loads a program
+// whose kernels may run on tiles (from the NNAPI cache: during Compilation_finish, on the thread
+// that runs it). Once per thread.
 void prepareAmxThread();
 
 }  // namespace nnemu::synap::kernels
