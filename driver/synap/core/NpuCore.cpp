@@ -67,7 +67,6 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
                                                    std::to_string(kCompilerVersion));
     }
     NNEMU_RETURN_IF_ERROR(core->build());
-    if (mayRunOnAmxTiles(*core->program_)) kernels::prepareAmxThread();
     return core;
 }
 
@@ -90,6 +89,10 @@ NpuCore::~NpuCore() {
             if (runtime != nullptr) xnn_delete_runtime(runtime);
         }
     }
+}
+
+void NpuCore::prepareCallingThread() const {
+    if (mayRunOnAmxTiles(*program_)) kernels::prepareAmxThread();
 }
 
 size_t NpuCore::layerCount() const { return program_->layers() ? program_->layers()->size() : 0; }

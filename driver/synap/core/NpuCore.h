@@ -68,6 +68,10 @@ public:
                const hal::Deadline& deadline = std::nullopt);
 
     bool profiling() const { return profiling_; }
+    // Takes on the calling thread, now, what this program's first run on it would take once per
+    // thread: the AMX tile state where its GEMMs may run on tiles (kernels::prepareAmxThread).
+    // For a load on the thread that will run it (from the NNAPI cache, during Compilation_finish).
+    void prepareCallingThread() const;
     // Per layer of the last run, in profiling mode: time, bytes read and written, unit.
     const std::vector<LayerProfile>& lastProfile() const { return profile_; }
 

@@ -372,6 +372,7 @@ Result<std::shared_ptr<PreparedNetwork>> PreparedNetwork::fromCachedProgram(cach
     trace::Span span("core load", "jit");
     span.arg("from", "nnapi cache");
     NNEMU_ASSIGN_OR_RETURN(std::unique_ptr<NpuCore> core, NpuCore::load(std::move(program), props::SynapProperties::profile()));
+    core->prepareCallingThread();  // most often the thread of the first inference too
     // The program's inputs and outputs stand in for the model the network was compiled from.
     const npu::Program* loaded = npu::GetProgram(core->programBytes().data());
     hal::Model model;

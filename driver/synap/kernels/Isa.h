@@ -37,9 +37,9 @@ bool amxBf16Usable();
 // Gives the calling thread its AMX tile state now, where amxInt8Usable() or amxBf16Usable(), and
 // releases the tiles again: Linux enlarges a thread's saved register state at its first tile
 // instruction (a trap: ~20 us in a bare process on the 2-core VM, ~60 us in benchmark_model),
-// which a program's first run would pay otherwise. The core calls it when it loads a program
-// whose kernels may run on tiles (from the NNAPI cache: during Compilation_finish, on the thread
-// that runs it). Once per thread.
+// which a program's first run would pay otherwise. Called for a program loaded from the NNAPI
+// cache whose kernels may run on tiles, on the thread that runs Compilation_finish
+// (NpuCore::prepareCallingThread). Once per thread.
 void prepareAmxThread();
 
 }  // namespace nnemu::synap::kernels
