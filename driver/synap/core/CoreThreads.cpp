@@ -17,6 +17,7 @@
 #include <system_error>
 #include <thread>
 
+#include "../kernels/Isa.h"
 #include "nnemu/base/Process.h"
 
 namespace nnemu::synap {
@@ -292,11 +293,36 @@ private:
 
     void start() {
         pthreadpool_t pool = pthreadpool_create(poolSize());
+        if (pool != nullptr) prepareWorkers(pool);
         std::lock_guard lock(mutex_);
         pool_ = pool;
         starting_ = false;
         if (closing_ && users_ == 0) destroy();
         started_.notify_all();
+    }
+
+    // Each worker takes its AMX tile state now (kernels::prepareAmxThread: the first use of the
+    // tiles traps into Linux, 16-27 us a thread) instead of in its first pooled inference. One
+    // task per thread, each waiting (at most 2 ms) for the others to start, so that no thread
+    // takes two; one that does leaves a worker to pay it later, nothing more.
+    static void prepareWorkers(pthreadpool_t pool) {
+        if (!kernels::amxInt8Usable() && !kernels::amxBf16Usable()) return;
+        struct Arrivals {
+            std::atomic<size_t> count{0};
+            size_t threads;
+        } arrivals{{0}, pthreadpool_get_threads_count(pool)};
+        pthreadpool_parallelize_1d(
+                pool,
+                [](void* context, size_t) {
+                    auto* a = static_cast<Arrivals*>(context);
+                    kernels::prepareAmxThread();
+                    a->count.fetch_add(1, std::memory_order_relaxed);
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+                    while (a->count.load(std::memory_order_relaxed) < a->threads && std::chrono::steady_clock::now() < until) {
+                        std::this_thread::yield();
+                    }
+                },
+                &arrivals, arrivals.threads, 0);
     }
 
     // With NNEMU_NPU_THREADS fixed every inference runs on the pool, the first one included.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "../compiler/Compiler.h"
+#include "../kernels/Isa.h"
 #include "NonFinite.h"
 #include "NpuFaults.h"
 #include "nnemu/base/Allocation.h"
@@ -128,6 +129,14 @@ void PreparedNetwork::startPrefetch() {
         return;  // no thread to spare: the first inference looks the program up itself
     }
     prefetch_ = std::move(prefetch);
+    // The first inference usually runs on this thread: it takes its AMX tile state now (~20 us,
+    // kernels::prepareAmxThread) where the network's 8-bit or relaxed layers may run on tiles.
+    const bool mayUseTiles = model_->relaxComputationFloat32toFloat16 ||
+                             std::any_of(model_->operands.begin(), model_->operands.end(), [](const hal::Operand& o) {
+                                 return o.type == hal::OperandType::TENSOR_QUANT8_ASYMM ||
+                                        o.type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+                             });
+    if (mayUseTiles) kernels::prepareAmxThread();
 }
 
 std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCacheLocation& location,
