@@ -1,6 +1,6 @@
 // Generated MobileNets on synap-npu with their convolution + depthwise pairs in row bands
 // (driver/synap/core/BandedLayers.h): outputs equal, to the bit, those of the same network with the
-// pairs run apart (NNEMU_NPU_BANDS=0) and those of nnapi-reference, on a few random inputs.
+// pairs run apart (NNEMU_NPU_BANDS=0) and, 8-bit ones, those of nnapi-reference, on a few random inputs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -50,6 +50,37 @@ TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
         EXPECT_EQ(banded, classify(*model, "nnapi-reference", "1", input)) << "example " << example;
     }
 }
+
+// Float MobileNets (strict float32): their blocks whose values hold a float band run in bands
+// (the first convolution's, the 1x1 convolutions' at 112x112 to 28x28), on one thread or more;
+// the outputs are those of the layers run apart, to the bit (each output the same sum in the same
+// order). nnapi-reference sums in another order: the float differential tests against real TFLite
+// check them within tolerance (tests/tflite/RealTfliteModelsTest.cpp).
+class BandedFloatMobileNet : public testing::TestWithParam<const char*> {};
+
+TEST_P(BandedFloatMobileNet, MatchesTheLayersRunApart) {
+    std::vector<uint8_t> bytes;
+    ASSERT_EQ(modelgen::generateModel(GetParam(), &bytes), nnemu::StatusCode::OK);
+    auto model = tflite::test::expectValue(tflite::Model::fromBuffer(std::move(bytes)));
+    ASSERT_NE(model, nullptr);
+    std::mt19937 random(12);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> image(224 * 224 * 3);
+    for (float& v : image) v = value(random);
+    std::vector<uint8_t> input(image.size() * sizeof(float));
+    std::memcpy(input.data(), image.data(), input.size());
+    const auto banded = classify(*model, "synap-npu", "1", input);
+    ASSERT_EQ(banded.size(), 1001 * sizeof(float));
+    EXPECT_EQ(banded, classify(*model, "synap-npu", "0", input));
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, BandedFloatMobileNet,
+                         testing::Values("mobilenet_v1_1.0_224_float", "mobilenet_v2_1.0_224_float"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                             std::string name = info.param;
+                             for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                             return name;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Generated, BandedMobileNet,
                          testing::Values("mobilenet_v1_1.0_224_quant", "mobilenet_v2_1.0_224_int8",

@@ -12,6 +12,7 @@
 
 #include "HalNetworkBuilder.h"
 #include "compiler/Compiler.h"
+#include "core/BandedLayers.h"
 #include "core/NpuCore.h"
 #include "kernels/FloatGemmBf16.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -200,16 +201,20 @@ BlockRun runBlock(const std::vector<uint8_t>& program, size_t inputCount, size_t
 }
 
 // A relaxed program's 1x1 convolution -> depthwise -> 1x1 convolution runs in row bands (BandedLayers.h)
-// where the bf16 GEMM runs: the outputs of the layers run apart (NNEMU_NPU_BANDS=0) to the bit, on
-// random shapes (strides 1 and 2, tails in rows, depth and channels) and on v2's first block, whose
-// 4.8 MB expanded value then never lies whole in the arena. A strict program is never banded here.
+// where the bf16 GEMM runs, a strict one where the expanded value holds a float band: the outputs
+// of the layers run apart (NNEMU_NPU_BANDS=0) to the bit, on random shapes (strides 1 and 2, tails
+// in rows, depth and channels) and on v2's blocks at 112x112 (whose 4.8 MB expanded value then
+// never lies whole in the arena), 56x56 and 28x28.
 TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
     std::mt19937 rng(2613);
     auto uniform = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+    size_t strictBanded = 0;
     for (int trial = 0; trial < 9; ++trial) {
         uint32_t height = uniform(1, 40), width = uniform(1, 40), depth = uniform(1, 40), expanded = uniform(1, 100);
         uint32_t stride = uniform(1, 2), projected = uniform(1, 40);
         if (trial == 0) height = width = 112, depth = 16, expanded = 96, stride = 2, projected = 24;
+        if (trial == 1) height = width = 56, depth = 24, expanded = 144, stride = 1, projected = 24;
+        if (trial == 2) height = width = 28, depth = 32, expanded = 192, stride = 2, projected = 64;
         SCOPED_TRACE(std::to_string(height) + "x" + std::to_string(width) + "x" + std::to_string(depth) + " -> " +
                      std::to_string(expanded) + " stride " + std::to_string(stride) + " -> " + std::to_string(projected));
         const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
@@ -223,7 +228,10 @@ TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
             const BlockRun apart = runBlock(*program, inputCount, outputCount, false);
             ASSERT_EQ(banded.output.size(), outputCount);
             EXPECT_EQ(0, std::memcmp(banded.output.data(), apart.output.data(), outputCount * sizeof(float)));
-            const bool bands = relaxed && synap::kernels::hasFloatGemmBf16();
+            const size_t value = size_t{height} * width * expanded * sizeof(float);
+            // (A relaxed program runs the float32 kernels where the CPU lacks the bf16 one.)
+            const bool bands = (relaxed && synap::kernels::hasFloatGemmBf16()) || value >= synap::kFloatBandBytes;
+            strictBanded += !relaxed && bands;  // (with or without bf16)
             if (!bands) {
                 EXPECT_EQ(banded.arenaBytes, apart.arenaBytes);
             } else if (trial == 0) {
@@ -231,6 +239,7 @@ TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
             }
         }
     }
+    EXPECT_EQ(strictBanded, 3u);  // v2's blocks at 112x112, 56x56 and 28x28 (1.8 and 0.6 MB values)
 }
 
 TEST_F(RelaxedFloatGemm, ACoreWithoutTheKernelRunsTheRoundedWeights) {
