@@ -151,29 +151,30 @@ TEST_F(RelaxedFloatGemm, RandomShapesStayWithinTheRelaxedTolerance) {
     }
 }
 
-// float32 [1, height, width, depth] -> 1x1 CONV_2D to `expanded` (RELU6) -> 3x3 DEPTHWISE_CONV_2D
-// stride `stride`, SAME, RELU6 -> 1x1 CONV_2D to `projected`: MobileNet v2's block.
+// float32 [batches, height, width, depth] -> `kernel` x `kernel` CONV_2D (SAME) to `expanded` (RELU6)
+// -> 3x3 DEPTHWISE_CONV_2D stride `stride`, SAME, RELU6 -> 1x1 CONV_2D to `projected`: MobileNet
+// v2's block (kernel 1), or its first block (kernel 3, depth 3: the few-channel convolution).
 hal::Model floatBlock(bool relaxed, uint32_t height, uint32_t width, uint32_t depth, uint32_t expanded,
-                      uint32_t stride, uint32_t projected, uint32_t seed) {
+                      uint32_t stride, uint32_t projected, uint32_t seed, uint32_t batches = 1, uint32_t kernel = 1) {
     test::HalNetworkBuilder b;
-    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, depth});
-    const uint32_t f1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded, 1, 1, depth},
-                                   randomFloats(size_t{expanded} * depth, seed, 0.3f));
+    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {batches, height, width, depth});
+    const uint32_t f1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded, kernel, kernel, depth},
+                                   randomFloats(size_t{expanded} * kernel * kernel * depth, seed, 0.3f));
     const uint32_t b1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 1, 0.5f));
-    const uint32_t value = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, expanded});
+    const uint32_t value = b.tensor(OperandType::TENSOR_FLOAT32, {batches, height, width, expanded});
     b.operation(hal::OperationType::CONV_2D, {input, f1, b1, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)}, value);
     const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
     const uint32_t f2 = b.constant(OperandType::TENSOR_FLOAT32, {1, 3, 3, expanded},
                                    randomFloats(size_t{expanded} * 9, seed + 2, 0.5f));
     const uint32_t b2 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 3, 0.5f));
-    const uint32_t filtered = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, expanded});
+    const uint32_t filtered = b.tensor(OperandType::TENSOR_FLOAT32, {batches, outHeight, outWidth, expanded});
     b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
                 {value, f2, b2, b.scalar(1), b.scalar(int32_t(stride)), b.scalar(int32_t(stride)), b.scalar(1), b.scalar(3)},
                 filtered);
     const uint32_t f3 = b.constant(OperandType::TENSOR_FLOAT32, {projected, 1, 1, expanded},
                                    randomFloats(size_t{projected} * expanded, seed + 4, 0.2f));
     const uint32_t b3 = b.constant(OperandType::TENSOR_FLOAT32, {projected}, randomFloats(projected, seed + 5, 0.5f));
-    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, projected});
+    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {batches, outHeight, outWidth, projected});
     b.operation(hal::OperationType::CONV_2D, {filtered, f3, b3, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(0)},
                 output);
     hal::Model model = b.finish(input, output);
@@ -240,6 +241,33 @@ TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
         }
     }
     EXPECT_EQ(strictBanded, 3u);  // v2's blocks at 112x112, 56x56 and 28x28 (1.8 and 0.6 MB values)
+}
+
+// The first convolution (3x3 over 3 channels, the own few-channel kernel) computes bands too:
+// with its depthwise and projection, two images (bands never cross one), strides 1 and 2, the
+// outputs of the layers apart to the bit.
+TEST_F(RelaxedFloatGemm, FirstBlocksInRowBandsGiveTheLayersApartsBits) {
+    for (const uint32_t stride : {1u, 2u}) {
+        for (const bool relaxed : {false, true}) {
+            SCOPED_TRACE("stride " + std::to_string(stride) + (relaxed ? " relaxed" : " strict"));
+            const uint32_t batches = 2, height = 61, width = 47, expanded = 32, projected = 16;
+            const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
+            Result<std::vector<uint8_t>> program = synap::compileProgram(
+                    floatBlock(relaxed, height, width, 3, expanded, stride, projected, 50 + stride, batches, 3),
+                    {{batches, height, width, 3}});
+            ASSERT_TRUE(program.isOk()) << program.message();
+            const size_t inputCount = size_t{batches} * height * width * 3;
+            const size_t outputCount = size_t{batches} * outHeight * outWidth * projected;
+            const BlockRun banded = runBlock(*program, inputCount, outputCount, true);
+            const BlockRun apart = runBlock(*program, inputCount, outputCount, false);
+            ASSERT_EQ(banded.output.size(), outputCount);
+            EXPECT_EQ(0, std::memcmp(banded.output.data(), apart.output.data(), outputCount * sizeof(float)));
+            EXPECT_FALSE(std::isnan(banded.output[outputCount - 1]));
+            // Banded: the value is not in the arena, the runs' band buffers are (one per thread,
+            // each for a whole band: with two threads more than the value here).
+            EXPECT_NE(banded.arenaBytes, apart.arenaBytes);
+        }
+    }
 }
 
 TEST_F(RelaxedFloatGemm, ACoreWithoutTheKernelRunsTheRoundedWeights) {
