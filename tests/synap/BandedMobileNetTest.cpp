@@ -63,7 +63,7 @@ TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
 }
 
 // Float MobileNets (strict float32): their blocks whose values hold a float band run in bands
-// (the first convolution's, the 1x1 convolutions' at 112x112 to 28x28), on one thread or more;
+// (the first convolution's, the 1x1 convolutions' at 112x112 and 56x56), on one thread or more;
 // the outputs are those of the layers run apart, to the bit (each output the same sum in the same
 // order). nnapi-reference sums in other orders: it is no bitwise oracle for float networks.
 class BandedFloatMobileNet : public testing::TestWithParam<const char*> {};

@@ -8,7 +8,7 @@
 // layers run apart, to the bit. 8-bit layers (bands of about 256 KB where the kernels run AVX-512
 // VNNI, 32 KB below), and float ones (bands of about 512 KB: their rows are 4x wider): in a
 // relaxed program wherever its 1x1 convolutions run on the bf16 GEMM, in a strict one where the
-// value between holds a band at least (OwnFloatConvLayer.cpp). NNEMU_NPU_BANDS=0 (read at every
+// value between holds two bands at least (OwnFloatConvLayer.cpp). NNEMU_NPU_BANDS=0 (read at every
 // load) runs them apart, NNEMU_NPU_BAND_KIB=N sets the 8-bit bands' size, for comparisons.
 #pragma once
 
@@ -23,6 +23,10 @@ namespace nnemu::synap {
 // and bands of a few rows would spend their time moving the rows they keep, so they take about
 // half of a 2 MB L2 (512 KiB measured best on relaxed MobileNets; 128 KiB and 1 MiB slower).
 constexpr size_t kFloatBandBytes = 512 * 1024;
+// A strict float32 program bands a value of two such bands at least (half a 2 MB L2): a smaller
+// one stays in L2 between the layers apart, and banded, each thread's run computes again the
+// rows where the runs meet (OwnFloatConvLayer.cpp).
+constexpr size_t kStrictFloatBandedBytes = 2 * kFloatBandBytes;
 
 // The Conv2D kind's fuseWithReader: the pair's state when `layer` runs on an own convolution
 // kernel and `reader` on the own 3x3 depthwise over its whole output; the three layers' state

@@ -51,9 +51,10 @@ struct FloatConvLayer : OwnLayer {
 
     // A depthwise runs in row bands (BandedLayers.h) after a convolution on the own float kernels
     // (FloatGemmLayer::runImageRows, or the few-channel one's above): in a relaxed program always,
-    // in a strict one where the value between them holds at least one band (smaller, a band would
-    // be the whole value: nothing kept out of memory, and where threads' runs meet rows computed
-    // twice; MobileNet v2's 14x14 and 7x7 blocks ran slower banded).
+    // in a strict one where the value between them holds two bands at least (smaller, it stays in
+    // L2 between the layers apart, and banded, where threads' runs meet rows are computed twice:
+    // MobileNet v2's 14x14 and 7x7 blocks ran slower banded, its 28x28 ones level, v1's 28x28
+    // pairs slower).
     bool banded = false;
 
     bool depthwiseBandGeometry(DepthwiseBandGeometry* geometry) const override {
@@ -93,7 +94,7 @@ std::unique_ptr<LayerState> ownFloatConvolution(const npu::Program& program, con
     state->isa = kernels::bestIsa();
     const kernels::FloatImage& g = state->spec.image;
     const size_t value = size_t{g.batches} * g.inHeight * g.inWidth * g.channels * sizeof(float);
-    state->banded = state->spec.depthwise && (relaxedFloatGemm(program) || value >= kFloatBandBytes);
+    state->banded = state->spec.depthwise && (relaxedFloatGemm(program) || value >= kStrictFloatBandedBytes);
     state->weights = storedFloatConv(program, layer, state->spec, state->isa);
     if (!state->weights.empty()) {
         ++cache::cacheCounters().weightsInPlace;
