@@ -50,11 +50,11 @@ struct FloatConvLayer : OwnLayer {
     bool readsOnlyItsInput() const override { return !spec.depthwise; }
 
     // A depthwise runs in row bands (BandedLayers.h) after a convolution on the own float kernels
-    // (FloatGemmLayer::runImageRows, or the few-channel one's above): in a relaxed program always,
-    // in a strict one where the value between them holds two bands at least (smaller, it stays in
-    // L2 between the layers apart, and banded, where threads' runs meet rows are computed twice:
-    // MobileNet v2's 14x14 and 7x7 blocks ran slower banded, its 28x28 ones level, v1's 28x28
-    // pairs slower).
+    // (FloatGemmLayer::runImageRows, or the few-channel one's above): in a relaxed program whose
+    // 1x1 convolutions run on the bf16 GEMM always, in a strict one where the value between them
+    // holds two bands at least (smaller, it stays in L2 between the layers apart, and banded, where
+    // threads' runs meet rows are computed twice: MobileNet v2's 14x14 and 7x7 blocks ran slower
+    // banded, its 28x28 ones level, v1's 28x28 pairs slower).
     bool banded = false;
 
     bool depthwiseBandGeometry(DepthwiseBandGeometry* geometry) const override {
