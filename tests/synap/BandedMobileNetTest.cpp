@@ -1,6 +1,6 @@
 // Generated MobileNets on synap-npu with their convolution + depthwise pairs in row bands
 // (driver/synap/core/BandedLayers.h): outputs equal, to the bit, those of the same network with the
-// pairs run apart (NNEMU_NPU_BANDS=0) and those of nnapi-reference, on a few random inputs.
+// pairs run apart (NNEMU_NPU_BANDS=0) and, 8-bit ones, those of nnapi-reference, on a few random inputs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -34,12 +34,23 @@ std::vector<uint8_t> classify(const tflite::Model& model, const char* accelerato
                                 interpreter->outputData(0) + interpreter->outputTensor(0).byteSize());
 }
 
+// The catalog's model `name`, parsed; null (with a failure) if it cannot be.
+std::unique_ptr<tflite::Model> generated(const char* name) {
+    std::vector<uint8_t> bytes;
+    EXPECT_EQ(modelgen::generateModel(name, &bytes), nnemu::StatusCode::OK);
+    return tflite::test::expectValue(tflite::Model::fromBuffer(std::move(bytes)));
+}
+
+std::string paramName(const testing::TestParamInfo<const char*>& info) {
+    std::string name = info.param;
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return name;
+}
+
 class BandedMobileNet : public testing::TestWithParam<const char*> {};
 
 TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
-    std::vector<uint8_t> bytes;
-    ASSERT_EQ(modelgen::generateModel(GetParam(), &bytes), nnemu::StatusCode::OK);
-    auto model = tflite::test::expectValue(tflite::Model::fromBuffer(std::move(bytes)));
+    const auto model = generated(GetParam());
     ASSERT_NE(model, nullptr);
     std::mt19937 random(11);
     for (int example = 0; example < 2; ++example) {
@@ -51,14 +62,32 @@ TEST_P(BandedMobileNet, MatchesTheLayersRunApartAndTheReference) {
     }
 }
 
+// Float MobileNets (strict float32): their blocks whose values hold a float band run in bands
+// (the first convolution's, the 1x1 convolutions' at 112x112 and 56x56), on one thread or more;
+// the outputs are those of the layers run apart, to the bit (each output the same sum in the same
+// order). nnapi-reference sums in other orders: it is no bitwise oracle for float networks.
+class BandedFloatMobileNet : public testing::TestWithParam<const char*> {};
+
+TEST_P(BandedFloatMobileNet, MatchesTheLayersRunApart) {
+    const auto model = generated(GetParam());
+    ASSERT_NE(model, nullptr);
+    std::mt19937 random(12);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> image(224 * 224 * 3);
+    for (float& v : image) v = value(random);
+    std::vector<uint8_t> input(image.size() * sizeof(float));
+    std::memcpy(input.data(), image.data(), input.size());
+    const auto banded = classify(*model, "synap-npu", "1", input);
+    ASSERT_EQ(banded.size(), 1001 * sizeof(float));
+    EXPECT_EQ(banded, classify(*model, "synap-npu", "0", input));
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, BandedFloatMobileNet,
+                         testing::Values("mobilenet_v1_1.0_224_float", "mobilenet_v2_1.0_224_float"), paramName);
+
 INSTANTIATE_TEST_SUITE_P(Generated, BandedMobileNet,
                          testing::Values("mobilenet_v1_1.0_224_quant", "mobilenet_v2_1.0_224_int8",
-                                         "mobilenet_v2_1.0_224_quant"),
-                         [](const testing::TestParamInfo<const char*>& info) {
-                             std::string name = info.param;
-                             for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             return name;
-                         });
+                                         "mobilenet_v2_1.0_224_quant"), paramName);
 
 }  // namespace
 }  // namespace nnemu

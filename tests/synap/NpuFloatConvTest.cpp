@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <random>
@@ -217,6 +218,31 @@ TEST(NpuFloatConv, StoredPackedRunInPlaceAndUnpackForXnnpack) {
     for (size_t i = 0; i < own.output.size(); ++i) {
         EXPECT_NEAR(own.output[i], xnnpack.output[i], 1e-5 + 1e-5 * std::fabs(xnnpack.output[i])) << i;
     }
+}
+
+// The first convolution reads the network input where the caller holds it (it reads no byte past
+// the image); from a copy where those bytes are not aligned for floats: the same outputs either way.
+TEST(NpuFloatConv, FirstConvolutionReadsItsInputInPlaceAlignedOrNot) {
+    if (ownKernelsOff()) GTEST_SKIP() << "own kernels are off";
+    Result<std::vector<uint8_t>> program = synap::compileProgram(floatNetwork(), {{1, 10, 10, 3}});
+    ASSERT_TRUE(program.isOk()) << program.message();
+    auto core = synap::NpuCore::load(cache::ProgramImage(*program));
+    ASSERT_TRUE(core.isOk()) << core.message();
+    std::vector<float> input(300);
+    for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+    std::vector<uint8_t> shifted(input.size() * sizeof(float) + 1);
+    std::memcpy(shifted.data() + 1, input.data(), input.size() * sizeof(float));
+    std::vector<float> aligned(5 * 5 * 24), odd(aligned.size()), again(aligned.size());
+    const auto runOn = [&](const uint8_t* in, std::vector<float>* out) {
+        const Status ran = (*core)->run({in}, {reinterpret_cast<uint8_t*>(out->data())});
+        EXPECT_TRUE(ran.isOk()) << ran.message();
+    };
+    runOn(reinterpret_cast<const uint8_t*>(input.data()), &aligned);
+    runOn(shifted.data() + 1, &odd);
+    runOn(reinterpret_cast<const uint8_t*>(input.data()), &again);
+    EXPECT_EQ(0, std::memcmp(aligned.data(), odd.data(), aligned.size() * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(aligned.data(), again.data(), aligned.size() * sizeof(float)));
+    EXPECT_EQ(aligned, run(*program).output);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "HalNetworkBuilder.h"
 #include "compiler/Compiler.h"
+#include "core/BandedLayers.h"
 #include "core/NpuCore.h"
 #include "kernels/FloatGemmBf16.h"
 #include "nnemu/cache/CacheCounters.h"
@@ -150,29 +151,30 @@ TEST_F(RelaxedFloatGemm, RandomShapesStayWithinTheRelaxedTolerance) {
     }
 }
 
-// float32 [1, height, width, depth] -> 1x1 CONV_2D to `expanded` (RELU6) -> 3x3 DEPTHWISE_CONV_2D
-// stride `stride`, SAME, RELU6 -> 1x1 CONV_2D to `projected`: MobileNet v2's block.
+// float32 [batches, height, width, depth] -> `kernel` x `kernel` CONV_2D (SAME) to `expanded` (RELU6)
+// -> 3x3 DEPTHWISE_CONV_2D stride `stride`, SAME, RELU6 -> 1x1 CONV_2D to `projected`: MobileNet
+// v2's block (kernel 1), or its first block (kernel 3, depth 3: the few-channel convolution).
 hal::Model floatBlock(bool relaxed, uint32_t height, uint32_t width, uint32_t depth, uint32_t expanded,
-                      uint32_t stride, uint32_t projected, uint32_t seed) {
+                      uint32_t stride, uint32_t projected, uint32_t seed, uint32_t batches = 1, uint32_t kernel = 1) {
     test::HalNetworkBuilder b;
-    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, depth});
-    const uint32_t f1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded, 1, 1, depth},
-                                   randomFloats(size_t{expanded} * depth, seed, 0.3f));
+    const uint32_t input = b.tensor(OperandType::TENSOR_FLOAT32, {batches, height, width, depth});
+    const uint32_t f1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded, kernel, kernel, depth},
+                                   randomFloats(size_t{expanded} * kernel * kernel * depth, seed, 0.3f));
     const uint32_t b1 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 1, 0.5f));
-    const uint32_t value = b.tensor(OperandType::TENSOR_FLOAT32, {1, height, width, expanded});
+    const uint32_t value = b.tensor(OperandType::TENSOR_FLOAT32, {batches, height, width, expanded});
     b.operation(hal::OperationType::CONV_2D, {input, f1, b1, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)}, value);
     const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
     const uint32_t f2 = b.constant(OperandType::TENSOR_FLOAT32, {1, 3, 3, expanded},
                                    randomFloats(size_t{expanded} * 9, seed + 2, 0.5f));
     const uint32_t b2 = b.constant(OperandType::TENSOR_FLOAT32, {expanded}, randomFloats(expanded, seed + 3, 0.5f));
-    const uint32_t filtered = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, expanded});
+    const uint32_t filtered = b.tensor(OperandType::TENSOR_FLOAT32, {batches, outHeight, outWidth, expanded});
     b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
                 {value, f2, b2, b.scalar(1), b.scalar(int32_t(stride)), b.scalar(int32_t(stride)), b.scalar(1), b.scalar(3)},
                 filtered);
     const uint32_t f3 = b.constant(OperandType::TENSOR_FLOAT32, {projected, 1, 1, expanded},
                                    randomFloats(size_t{projected} * expanded, seed + 4, 0.2f));
     const uint32_t b3 = b.constant(OperandType::TENSOR_FLOAT32, {projected}, randomFloats(projected, seed + 5, 0.5f));
-    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {1, outHeight, outWidth, projected});
+    const uint32_t output = b.tensor(OperandType::TENSOR_FLOAT32, {batches, outHeight, outWidth, projected});
     b.operation(hal::OperationType::CONV_2D, {filtered, f3, b3, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(0)},
                 output);
     hal::Model model = b.finish(input, output);
@@ -200,16 +202,20 @@ BlockRun runBlock(const std::vector<uint8_t>& program, size_t inputCount, size_t
 }
 
 // A relaxed program's 1x1 convolution -> depthwise -> 1x1 convolution runs in row bands (BandedLayers.h)
-// where the bf16 GEMM runs: the outputs of the layers run apart (NNEMU_NPU_BANDS=0) to the bit, on
-// random shapes (strides 1 and 2, tails in rows, depth and channels) and on v2's first block, whose
-// 4.8 MB expanded value then never lies whole in the arena. A strict program is never banded here.
+// where the bf16 GEMM runs, a strict one where the expanded value holds two float bands: the outputs
+// of the layers run apart (NNEMU_NPU_BANDS=0) to the bit, on random shapes (strides 1 and 2, tails
+// in rows, depth and channels) and on v2's blocks at 112x112 (whose 4.8 MB expanded value then
+// never lies whole in the arena), 56x56 and 28x28 (strict: apart).
 TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
     std::mt19937 rng(2613);
     auto uniform = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+    size_t strictBanded = 0;
     for (int trial = 0; trial < 9; ++trial) {
         uint32_t height = uniform(1, 40), width = uniform(1, 40), depth = uniform(1, 40), expanded = uniform(1, 100);
         uint32_t stride = uniform(1, 2), projected = uniform(1, 40);
         if (trial == 0) height = width = 112, depth = 16, expanded = 96, stride = 2, projected = 24;
+        if (trial == 1) height = width = 56, depth = 24, expanded = 144, stride = 1, projected = 24;
+        if (trial == 2) height = width = 28, depth = 32, expanded = 192, stride = 2, projected = 64;
         SCOPED_TRACE(std::to_string(height) + "x" + std::to_string(width) + "x" + std::to_string(depth) + " -> " +
                      std::to_string(expanded) + " stride " + std::to_string(stride) + " -> " + std::to_string(projected));
         const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
@@ -223,12 +229,43 @@ TEST_F(RelaxedFloatGemm, BlocksInRowBandsGiveTheLayersApartsBits) {
             const BlockRun apart = runBlock(*program, inputCount, outputCount, false);
             ASSERT_EQ(banded.output.size(), outputCount);
             EXPECT_EQ(0, std::memcmp(banded.output.data(), apart.output.data(), outputCount * sizeof(float)));
-            const bool bands = relaxed && synap::kernels::hasFloatGemmBf16();
+            const size_t value = size_t{height} * width * expanded * sizeof(float);
+            // (A relaxed program runs the float32 kernels where the CPU lacks the bf16 one.)
+            const bool bands = (relaxed && synap::kernels::hasFloatGemmBf16()) || value >= synap::kStrictFloatBandedBytes;
+            strictBanded += !relaxed && bands;  // (with or without bf16)
             if (!bands) {
                 EXPECT_EQ(banded.arenaBytes, apart.arenaBytes);
             } else if (trial == 0) {
                 EXPECT_LT(banded.arenaBytes, apart.arenaBytes / 2);  // 6.0 MB -> 2.5 MB
             }
+        }
+    }
+    EXPECT_EQ(strictBanded, 2u);  // v2's blocks at 112x112 and 56x56 (not 28x28: a 0.6 MB value)
+}
+
+// The first convolution (3x3 over 3 channels, the own few-channel kernel) computes bands too:
+// with its depthwise and projection, two images (bands never cross one), strides 1 and 2, the
+// outputs of the layers apart to the bit.
+TEST_F(RelaxedFloatGemm, FirstBlocksInRowBandsGiveTheLayersApartsBits) {
+    for (const uint32_t stride : {1u, 2u}) {
+        for (const bool relaxed : {false, true}) {
+            SCOPED_TRACE("stride " + std::to_string(stride) + (relaxed ? " relaxed" : " strict"));
+            const uint32_t batches = 2, height = 91, width = 77, expanded = 32, projected = 16;  // 1.8 MB value
+            const uint32_t outHeight = (height + stride - 1) / stride, outWidth = (width + stride - 1) / stride;
+            Result<std::vector<uint8_t>> program = synap::compileProgram(
+                    floatBlock(relaxed, height, width, 3, expanded, stride, projected, 50 + stride, batches, 3),
+                    {{batches, height, width, 3}});
+            ASSERT_TRUE(program.isOk()) << program.message();
+            const size_t inputCount = size_t{batches} * height * width * 3;
+            const size_t outputCount = size_t{batches} * outHeight * outWidth * projected;
+            const BlockRun banded = runBlock(*program, inputCount, outputCount, true);
+            const BlockRun apart = runBlock(*program, inputCount, outputCount, false);
+            ASSERT_EQ(banded.output.size(), outputCount);
+            EXPECT_EQ(0, std::memcmp(banded.output.data(), apart.output.data(), outputCount * sizeof(float)));
+            EXPECT_FALSE(std::isnan(banded.output[outputCount - 1]));
+            // Banded: the value is not in the arena, the runs' band buffers are (one per thread,
+            // each for a whole band: with two threads more than the value here).
+            EXPECT_NE(banded.arenaBytes, apart.arenaBytes);
         }
     }
 }

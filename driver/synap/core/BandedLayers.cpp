@@ -30,10 +30,6 @@ bool bandsEnabled() {
 // level with apart or ahead (BENCHMARKS.md, "Row bands sized for the AVX-512 GEMM").
 constexpr size_t kBandBytes = 32 * 1024;
 constexpr size_t kWideBandBytes = 256 * 1024;
-// The same for float values (a relaxed program's 1x1 convolutions on the bf16 GEMM), whose rows
-// are 4x wider: bands of a few rows would spend their time moving the rows they keep, so they
-// take about half of a 2 MB L2 (512 KiB measured best on MobileNets; 128 KiB and 1 MiB slower).
-constexpr size_t kFloatBandBytes = 512 * 1024;
 // The kernels may read (and the GEMMs write) a little past a band's last row.
 constexpr size_t kBandSlack = 256;
 // Output rows a thread's run of bands needs at least to be worth a second core.

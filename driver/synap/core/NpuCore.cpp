@@ -161,7 +161,14 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
     for (size_t i = 0; i < inputs_.size(); ++i) {
-        for (size_t stage : inputs_[i].readers) stages_[stage].inputs[0] = inputs[i];
+        Port& port = inputs_[i];
+        const uint8_t* input = inputs[i];
+        if (!port.readers.empty() && reinterpret_cast<uintptr_t>(input) % port.valueBytes != 0) {
+            port.aligned.resize((port.bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+            std::memcpy(port.aligned.data(), input, port.bytes);
+            input = reinterpret_cast<const uint8_t*>(port.aligned.data());
+        }
+        for (size_t stage : port.readers) stages_[stage].inputs[0] = input;
         if (inputs_[i].bytes > 0 && inputs_[i].readers.empty()) {
             std::memcpy(bufferOf(inputs_[i].tensor), inputs[i], inputs_[i].bytes);
         }

@@ -93,8 +93,11 @@ private:
         uint32_t externalId = 0;
         uint32_t tensor = 0;  // its values: in the arena, padded (XNNPACK may read past the end)
         // An input only layers that read no byte past it take: read where the caller holds it,
-        // bound as the first input of these stages at each run.
+        // bound as the first input of these stages at each run (from a copy in `aligned` where
+        // the caller's bytes are not aligned for its values: float layers read floats).
         std::vector<size_t> readers;
+        size_t valueBytes = 1;
+        std::vector<uint64_t> aligned;
     };
 
     NpuCore() = default;

@@ -66,6 +66,7 @@ std::vector<bool> NpuCore::inputsReadInPlace() {
         }
         if (!ok || readers.empty()) continue;
         port.readers = std::move(readers);
+        port.valueBytes = std::max<size_t>(elementBytes(tensor.type()), 1);
         inPlace[port.tensor] = true;
     }
     return inPlace;

@@ -135,12 +135,17 @@ struct FloatGemmLayer : OwnLayer {
         return true;
     }
 
-    size_t rowPixels = 0;  // of the layer's image, when it runs in row bands (relaxed 1x1 convolutions)
+    size_t rowPixels = 0;  // of the layer's image, when it may run in row bands (1x1 convolutions)
 
     bool runImageRows(const uint8_t* input, size_t first, size_t count, uint8_t* band) override {
         if (rowPixels == 0 || count == 0) return rowPixels != 0;
-        thread_local std::vector<uint32_t> scratch;
         const auto* in = reinterpret_cast<const float*>(input) + first * rowPixels * depth;
+        if (!bf16) {
+            kernels::runFloatGemmTile(isa, weights, in, reinterpret_cast<float*>(band), low, high, 0, count * rowPixels,
+                                      0, channels);
+            return true;
+        }
+        thread_local std::vector<uint32_t> scratch;
         kernels::runFloatGemmBf16Tile(weights, in, reinterpret_cast<float*>(band), low, high, 0, count * rowPixels, 0,
                                       channels, &scratch);
         return true;
@@ -185,10 +190,11 @@ std::unique_ptr<LayerState> ownFloatGemm(const npu::Program& program, const npu:
     state->depth = spec.depth;
     state->channels = spec.channels;
     state->rows = elementCount(tensorAt(program, layer.inputs()->Get(0))) / spec.depth;
-    // A relaxed program's 1x1 convolutions run in row bands with a depthwise that reads them
-    // (BandedLayers.h): their float32 outputs, MobileNets' largest values, then stay in L2.
+    // 1x1 convolutions run in row bands with a depthwise that reads them (BandedLayers.h; in a
+    // strict program where their output is large): their float32 outputs, MobileNets' largest
+    // values, then stay in L2. Each output is the same one kernel call's sum either way.
     const auto* outputDims = tensorAt(program, layer.outputs()->Get(0)).dims();
-    if (state->bf16 && layer.params_type() == npu::LayerParams::Conv2D && outputDims != nullptr &&
+    if (layer.params_type() == npu::LayerParams::Conv2D && outputDims != nullptr &&
         outputDims->size() == 4) {
         state->rowPixels = outputDims->Get(2);
     }

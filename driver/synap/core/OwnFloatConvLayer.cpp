@@ -1,6 +1,7 @@
 // The own float kernels' 3x3 depthwise and few-channel convolution layers (kernels/FloatDepthwise.h,
 // FloatConv.h): their packed weights where the program stores them (in place in the mapped program
 // file), or packed at load.
+#include "BandedLayers.h"
 #include "OwnKernelLayers.h"
 #include "OwnLayerSupport.h"
 #include "../kernels/FloatConv.h"
@@ -34,8 +35,26 @@ struct FloatConvLayer : OwnLayer {
         return true;
     }
 
-    // Banded (BandedLayers.h) only in a relaxed program, after a 1x1 convolution on the bf16 GEMM
-    // (FloatGemmLayer::runImageRows): strict float32 programs run as before.
+    // The few-channel convolution's output rows [first, first + count) into `band` (a band of a
+    // depthwise that reads it, BandedLayers.h).
+    bool runImageRows(const uint8_t* input, size_t first, size_t count, uint8_t* band) override {
+        if (spec.depthwise || count == 0) return !spec.depthwise;
+        thread_local std::vector<float> scratch;
+        kernels::runFloatConvRows(isa, spec.image, weights, reinterpret_cast<const float*>(input),
+                                  reinterpret_cast<float*>(band), first, first + count, &scratch, first);
+        return true;
+    }
+
+    // The few-channel convolution reads each tap where its window lies in the image, and unfolds
+    // only the image's values (FloatConv.cpp): a network input may be read where the caller holds it.
+    bool readsOnlyItsInput() const override { return !spec.depthwise; }
+
+    // A depthwise runs in row bands (BandedLayers.h) after a convolution on the own float kernels
+    // (FloatGemmLayer::runImageRows, or the few-channel one's above): in a relaxed program whose
+    // 1x1 convolutions run on the bf16 GEMM always, in a strict one where the value between them
+    // holds two bands at least (smaller, it stays in L2 between the layers apart, and banded, where
+    // threads' runs meet rows are computed twice: MobileNet v2's 14x14 and 7x7 blocks ran slower
+    // banded, its 28x28 ones level, v1's 28x28 pairs slower).
     bool banded = false;
 
     bool depthwiseBandGeometry(DepthwiseBandGeometry* geometry) const override {
@@ -73,7 +92,9 @@ std::unique_ptr<LayerState> ownFloatConvolution(const npu::Program& program, con
     auto state = std::make_unique<FloatConvLayer>();
     if (!floatConvSpec(program, layer, &state->spec)) return nullptr;
     state->isa = kernels::bestIsa();
-    state->banded = state->spec.depthwise && relaxedFloatGemm(program);
+    const kernels::FloatImage& g = state->spec.image;
+    const size_t value = size_t{g.batches} * g.inHeight * g.inWidth * g.channels * sizeof(float);
+    state->banded = state->spec.depthwise && (relaxedFloatGemm(program) || value >= kStrictFloatBandedBytes);
     state->weights = storedFloatConv(program, layer, state->spec, state->isa);
     if (!state->weights.empty()) {
         ++cache::cacheCounters().weightsInPlace;

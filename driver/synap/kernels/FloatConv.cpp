@@ -88,7 +88,8 @@ void selectChannels(const FloatConvKernel& kernel, const float* weights, size_t 
 }
 
 void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> packed, const float* input,
-                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch) {
+                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch,
+                      size_t outRowFirst) {
     const FloatConvKernel kernel = floatConvKernel(isa);
     const Layout layout = layoutOf(g, packed);
     const size_t C = g.channels, cin = g.inChannels;
@@ -114,7 +115,7 @@ void runFloatConvRows(Isa isa, const FloatImage& g, std::span<const uint8_t> pac
             rows[ky] = inputRow(g, input, b, oy, ky);
             whole = whole && rows[ky] != nullptr;
         }
-        float* out = output + row * g.outWidth * C;
+        float* out = output + (row - outRowFirst) * g.outWidth * C;
         const size_t begin = whole ? insideBegin : g.outWidth, end = whole ? insideEnd : g.outWidth;
         // The columns whose window leaves the image, unfolded onto the float GEMM.
         for (const auto& [from, to] : {std::pair<size_t, size_t>{0, begin}, {end, g.outWidth}}) {

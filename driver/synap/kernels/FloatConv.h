@@ -21,9 +21,11 @@ namespace nnemu::synap::kernels {
 // Output rows [rowBegin, rowEnd) of batches * outHeight (`image` checked by the caller against
 // its tensors; any kernel size, stride and dilation) with the kernels of `isa` (which the CPU must
 // support). `packed` passed checkPackedFloatGemm for depth kernelHeight * kernelWidth * inChannels;
-// `scratch` holds the unfolded edge pixels.
+// `scratch` holds the unfolded edge pixels. `output` holds the output rows from `outRowFirst` on
+// (a band of them).
 void runFloatConvRows(Isa isa, const FloatImage& image, std::span<const uint8_t> packed, const float* input,
-                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch);
+                      float* output, size_t rowBegin, size_t rowEnd, std::vector<float>* scratch,
+                      size_t outRowFirst = 0);
 
 // One kernel call: `pixels` output pixels (at most kFloatConvPixels) x `blocks` blocks (1, or 2 on
 // AVX-512) from `weights` (the first block's bias), into output columns [0, lastCount) of the last
