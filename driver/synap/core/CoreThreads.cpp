@@ -281,8 +281,19 @@ private:
     // run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes kept its
     // cores busy, all of it in the first inference of a network compiled at its first execution.
     // Inferences meanwhile run on their calling thread (with NNEMU_NPU_THREADS set they wait).
-    PoolGate() {
-        if (poolSize() <= 1) return;
+    PoolGate() = default;
+
+public:
+    // Starts the pool's threads once (later calls do nothing), on a thread of its own.
+    void launch() {
+        std::lock_guard lock(mutex_);
+        launchLocked();
+    }
+
+private:
+    void launchLocked() {
+        if (launched_ || closing_ || poolSize() <= 1 || base::processId() != owner_) return;
+        launched_ = true;
         starting_ = true;
         try {
             std::thread([this] { start(); }).detach();
@@ -302,32 +313,21 @@ private:
     }
 
     // Each worker takes its AMX tile state now (kernels::prepareAmxThread: the first use of the
-    // tiles traps into Linux, 16-27 us a thread) instead of in its first pooled inference. One
-    // task per thread, each waiting (at most 2 ms) for the others to start, so that no thread
-    // takes two; one that does leaves a worker to pay it later, nothing more.
+    // tiles traps into Linux, 16-27 us a thread) instead of in its first pooled inference: one
+    // task per thread (a thread that happens to take two leaves a worker to pay it later).
+    // PTHREADPOOL_FLAG_YIELD_WORKERS sends the workers to sleep right after, where they would
+    // otherwise spin for milliseconds (as after pthreadpool_create) and take a core from the
+    // threads loading the program and running the first inference: 3-7 ms stalls measured.
     static void prepareWorkers(pthreadpool_t pool) {
-        if (!kernels::amxInt8Usable() && !kernels::amxBf16Usable()) return;
-        struct Arrivals {
-            std::atomic<size_t> count{0};
-            size_t threads;
-        } arrivals{{0}, pthreadpool_get_threads_count(pool)};
         pthreadpool_parallelize_1d(
-                pool,
-                [](void* context, size_t) {
-                    auto* a = static_cast<Arrivals*>(context);
-                    kernels::prepareAmxThread();
-                    a->count.fetch_add(1, std::memory_order_relaxed);
-                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
-                    while (a->count.load(std::memory_order_relaxed) < a->threads && std::chrono::steady_clock::now() < until) {
-                        std::this_thread::yield();
-                    }
-                },
-                &arrivals, arrivals.threads, 0);
+                pool, [](void*, size_t) { kernels::prepareAmxThread(); }, nullptr, pthreadpool_get_threads_count(pool),
+                PTHREADPOOL_FLAG_YIELD_WORKERS);
     }
 
     // With NNEMU_NPU_THREADS fixed every inference runs on the pool, the first one included.
     void awaitWhenFixed(std::unique_lock<std::mutex>& lock) {
         if (fixedThreads() == 0 || base::processId() != owner_) return;  // a forked child has no starter
+        launchLocked();
         started_.wait(lock, [&] { return !starting_; });
     }
 
@@ -343,6 +343,7 @@ private:
     std::mutex mutex_;
     std::condition_variable started_;
     pthreadpool_t pool_ = nullptr;
+    bool launched_ = false;  // launch() ran
     bool starting_ = false;  // the starter thread is creating the pool
     const pid_t owner_ = base::processId();  // the process whose threads the pool has
     size_t users_ = 0;
@@ -355,7 +356,7 @@ pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
 
 size_t coreThreadCount() { return poolSize(); }
 
-void startCoreThreadPool() { PoolGate::get(); }
+void startCoreThreadPool() { PoolGate::get().launch(); }
 
 void closeCoreThreadPool() { PoolGate::get().close(); }
 

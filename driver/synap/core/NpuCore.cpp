@@ -53,7 +53,6 @@ bool mayRunOnAmxTiles(const npu::Program& program) {
 Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool profiling, bool callingThreadOnly) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->parallel_ = !callingThreadOnly;
-    if (core->parallel_) startCoreThreadPool();  // in the background: ready by the first inference
     core->bytes_ = std::move(program);
     core->profiling_ = profiling;
     flatbuffers::Verifier verifier(core->bytes_.data(), core->bytes_.size());
@@ -214,6 +213,9 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     // After the second inference (a network run once never needs them; the helper competes
     // for the cores, and started any earlier it slowed the first inference): once.
     if (runCount() >= 2) arena_.startHugePages();
+    // The pool's threads start after the first inference, in the background (CoreThreads.h):
+    // that one runs on the calling thread alone.
+    if (parallel_ && !pooled) startCoreThreadPool();
     return {};
 }
 
