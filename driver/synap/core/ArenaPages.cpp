@@ -19,6 +19,7 @@
 #include <thread>
 #include <utility>
 
+#include "ParentThread.h"
 #include "nnemu/base/Trace.h"
 #include "SynapLog.h"
 
@@ -71,18 +72,10 @@ struct ArenaPages::Helper {
     std::atomic<bool> stop{false};
     std::atomic<bool> done{false};  // pages faulted in (or stopped); `faulted` says which
     bool faulted = false;           // written by the thread before `done`
-    const pid_t owner = getpid();
-    // Null once joined. In a child forked meanwhile the thread ran in the parent only: joining
-    // it there would wait forever, destroying a joinable std::thread aborts, so it is left.
-    std::thread* thread = nullptr;
+    ParentThread thread;
 
-    bool forked() const { return getpid() != owner; }
-    void join() {
-        if (thread == nullptr || forked()) return;
-        thread->join();
-        delete thread;
-        thread = nullptr;
-    }
+    bool forked() const { return thread.forked(); }
+    void join() { thread.join(); }
     ~Helper() {
         stop.store(true, std::memory_order_relaxed);
         join();
@@ -134,12 +127,8 @@ void ArenaPages::startHugePages() {
     helper->pages = mapAligned(mapped_);
     if (helper->pages == nullptr) return;  // the arena works on small pages
     madvise(helper->pages, mapped_, MADV_HUGEPAGE);
-    try {
-        helper->thread = new std::thread([h = helper.get()] { h->faultIn(); });
-    } catch (const std::system_error&) {
-        return;  // no thread to spare: small pages
-    }
-    pthread_setname_np(helper->thread->native_handle(), "nnemu-arena");
+    if (!helper->thread.start([h = helper.get()] { h->faultIn(); })) return;  // no thread to spare: small pages
+    pthread_setname_np(helper->thread.get()->native_handle(), "nnemu-arena");
     helper_ = std::move(helper);
 }
 

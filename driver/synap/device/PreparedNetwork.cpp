@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "../compiler/Compiler.h"
+#include "../core/ParentThread.h"
 #include "../kernels/Isa.h"
 #include "NonFinite.h"
 #include "NpuFaults.h"
@@ -78,18 +79,10 @@ struct PreparedNetwork::Prefetch {
     std::string key;
     bool profiling = false;
     std::unique_ptr<NpuCore> core;  // written by the thread before it ends
-    std::thread* thread = nullptr;  // null once joined
-    const pid_t owner = getpid();
+    ParentThread thread;
 
-    // A child forked meanwhile has no such thread: joining it there would wait forever, and
-    // destroying a joinable std::thread aborts, so the child leaves it (and the core) alone.
-    bool forked() const { return getpid() != owner; }
-    void join() {
-        if (thread == nullptr || forked()) return;
-        thread->join();
-        delete thread;
-        thread = nullptr;
-    }
+    bool forked() const { return thread.forked(); }
+    void join() { thread.join(); }
     void run() {
         pthread_setname_np(pthread_self(), "nnemu-prefetch");
         try {
@@ -123,11 +116,7 @@ void PreparedNetwork::startPrefetch() {
                           props::deviceRoot()};
     prefetch->key = compiledNetworkKey(digest, inputDims);
     prefetch->profiling = props::SynapProperties::profile();
-    try {
-        prefetch->thread = new std::thread([p = prefetch.get()] { p->run(); });
-    } catch (const std::exception&) {
-        return;  // no thread to spare: the first inference looks the program up itself
-    }
+    if (!prefetch->thread.start([p = prefetch.get()] { p->run(); })) return;  // the first inference looks it up itself
     prefetch_ = std::move(prefetch);
     // The first inference usually runs on this thread: it takes its AMX tile state now (~20 us,
     // kernels::prepareAmxThread) where the network's 8-bit or relaxed layers may run on tiles.
