@@ -490,6 +490,22 @@ TEST_F(DriverSynapCacheTest, AWarmCompilationLooksUpAndLoadsBeforeItsFirstInfere
     EXPECT_EQ(cacheCounters().compiles, 2u) << "a prefetched core the first inference would not load is dropped";
 }
 
+// An application that compiles a cached network and exits at once: the exit waits for the
+// prefetch still running, nothing hangs or crashes.
+TEST_F(DriverSynapCacheTest, ExitingRightAfterAWarmCompilationIsClean) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    ConvNetwork network({8, 16, {1}});
+    ASSERT_TRUE(network.valid());
+    compileAndRun(network);
+    EXPECT_EXIT(
+            {
+                alarm(30);  // a hang fails the case
+                static ANeuralNetworksCompilation* kept = network.compile();  // never freed, still reachable
+                std::exit(kept != nullptr ? 0 : 1);
+            },
+            ::testing::ExitedWithCode(0), "");
+}
+
 // A child forked between compiling and the first inference runs the network by itself (the
 // parent's prefetch thread does not exist there), and so does the parent.
 TEST_F(DriverSynapCacheTest, AChildForkedBeforeTheFirstInferenceRunsOnItsOwn) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <thread>
 
@@ -66,6 +67,46 @@ std::unique_ptr<NetworkStatistics> listedNetwork(const NpuCore& core) {
 
 }  // namespace
 
+namespace {
+
+// Prefetches still running: the exit handler waits for them (at most 2 s) before the statics
+// they may use are destroyed (an application that compiles and exits at once). Registered before
+// the first prefetch starts, so it runs before the destructors of what existed then.
+class PrefetchesRunning {
+public:
+    static PrefetchesRunning& get() {
+        static PrefetchesRunning* running = [] {
+            auto* created = new PrefetchesRunning();  // never destroyed: used during exit
+            std::atexit([] { get().awaitNone(); });
+            return created;
+        }();
+        return *running;
+    }
+    void begin() {
+        std::lock_guard lock(mutex_);
+        ++count_;
+    }
+    void end() {
+        std::lock_guard lock(mutex_);
+        --count_;
+        ended_.notify_all();
+    }
+
+private:
+    void awaitNone() {
+        std::unique_lock lock(mutex_);
+        if (getpid() != owner_) return;  // a forked child: the parent's prefetches are not its
+        ended_.wait_for(lock, std::chrono::seconds(2), [&] { return count_ == 0; });
+    }
+
+    std::mutex mutex_;
+    std::condition_variable ended_;
+    size_t count_ = 0;
+    const pid_t owner_ = getpid();
+};
+
+}  // namespace
+
 // The warm start's lookup and core load, on a thread of its own from prepare on: a program the
 // SyNAP cache holds for this model and its declared input shapes is found, mapped and loaded
 // while the application does whatever it does between compiling and its first inference
@@ -85,6 +126,9 @@ struct PreparedNetwork::Prefetch {
     void join() { thread.join(); }
     void run() {
         pthread_setname_np(pthread_self(), "nnemu-prefetch");
+        struct Ended {
+            ~Ended() { PrefetchesRunning::get().end(); }
+        } ended;
         try {
             trace::Span span("synap cache prefetch", "jit");
             cache::ProgramImage program;
@@ -116,7 +160,11 @@ void PreparedNetwork::startPrefetch() {
                           props::deviceRoot()};
     prefetch->key = compiledNetworkKey(digest, inputDims);
     prefetch->profiling = props::SynapProperties::profile();
-    if (!prefetch->thread.start([p = prefetch.get()] { p->run(); })) return;  // the first inference looks it up itself
+    PrefetchesRunning::get().begin();
+    if (!prefetch->thread.start([p = prefetch.get()] { p->run(); })) {
+        PrefetchesRunning::get().end();
+        return;  // the first inference looks the program up itself
+    }
     prefetch_ = std::move(prefetch);
     // The first inference usually runs on this thread: it takes its AMX tile state now (~20 us,
     // kernels::prepareAmxThread) where the network's 8-bit or relaxed layers may run on tiles.

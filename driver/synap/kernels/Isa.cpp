@@ -32,18 +32,19 @@ bool avxVnni() {
 }  // namespace
 
 const std::vector<Isa>& supportedIsas() {
-    static const std::vector<Isa> isas = [] {
-        std::vector<Isa> found{Isa::Portable};
-        if (__builtin_cpu_supports("avx2")) found.push_back(Isa::Avx2);
-        if (__builtin_cpu_supports("avx2") && avxVnni()) found.push_back(Isa::AvxVnni);
+    // Never destroyed: threads that outlive main (the pool's starter, a prefetch) may ask at exit.
+    static const std::vector<Isa>* isas = [] {
+        auto* found = new std::vector<Isa>{Isa::Portable};
+        if (__builtin_cpu_supports("avx2")) found->push_back(Isa::Avx2);
+        if (__builtin_cpu_supports("avx2") && avxVnni()) found->push_back(Isa::AvxVnni);
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
             __builtin_cpu_supports("avx512dq") &&
             __builtin_cpu_supports("avx512vnni")) {
-            found.push_back(Isa::Avx512Vnni);
+            found->push_back(Isa::Avx512Vnni);
         }
         return found;
     }();
-    return isas;
+    return *isas;
 }
 
 const char* isaName(Isa isa) {
