@@ -23,9 +23,11 @@ size_t coreThreadCount();
 // Starts the pool's threads, in the background, if they are not started yet. Nothing waits for
 // them: inferences until then run on the calling thread. The core calls it when a network's
 // first inference ends, not before: that inference runs faster alone than on a pool whose
-// threads start, warm up and compete with the program's load meanwhile (2-core VM, idle:
-// MobileNet v2 uint8 first inference 2.3 ms alone, 2.9 pooled; v1 0.25 128 0.48 alone, 0.8-1.1
-// with the pool starting). With NNEMU_NPU_THREADS set the pool starts when first asked for.
+// threads start, warm up and compete with the program's load meanwhile (2-core VM, idle, medians
+// of 6-8 warm processes: MobileNet v2 uint8 first inference 2.35 ms alone against 2.92 on a pool
+// started at the load; v1 0.25 128 0.48 ms in a 1-thread process against 0.81 with the pool
+// starting; a pool's first run is cold: 1.4-1.7 ms against 0.85 steady for the tf2 int8 v2).
+// With NNEMU_NPU_THREADS set the pool starts when first asked for.
 void startCoreThreadPool();
 
 // Holds the pool for one inference (or one runtime build that records it): at process exit the
