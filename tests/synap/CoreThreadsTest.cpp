@@ -35,6 +35,17 @@ TEST(CoreThreads, NoIntervalMeansNoFreeCore) {
     EXPECT_DOUBLE_EQ(freeCores(2, 20, 0, 0, 0.1), 0);
 }
 
+// A window of /proc/stat shorter than 200 ms allows for its larger counting error; a longer one
+// is held to the quarter core, never to less.
+TEST(CoreThreads, ShortWindowsAllowForTheirCountingError) {
+    EXPECT_DOUBLE_EQ(othersAllowed(2, 100, 0.2), 0.25);
+    EXPECT_DOUBLE_EQ(othersAllowed(2, 100, 2.0), 0.25);
+    EXPECT_NEAR(othersAllowed(2, 100, 0.05), 0.55, 1e-12);
+    EXPECT_DOUBLE_EQ(othersAllowed(2, 0, 0.05), 0.25);
+    // A busy loop on the other core (one core of others) is never allowed, even at 50 ms.
+    EXPECT_LT(othersAllowed(2, 100, 0.05), 1.0);
+}
+
 // The first inference's check counts this process's runnable threads: a thread spinning is one
 // of them, one asleep is not.
 TEST(CoreThreads, OwnRunnableThreadsCountsSpinningNotSleeping) {

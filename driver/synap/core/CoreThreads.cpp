@@ -132,12 +132,6 @@ double processCpuSeconds() {
     return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-// How far /proc/stat's busy time of `cores` may be off over `seconds`: it counts whole ticks, so
-// about one tick per core.
-double countingError(double cores, double ticksPerSecond, double seconds) {
-    return ticksPerSecond > 0 && seconds > 0 ? cores / (ticksPerSecond * seconds) : 0;
-}
-
 // The decision of the last sample, and what it was taken from.
 class FreeCoreProbe {
 public:
@@ -156,8 +150,7 @@ public:
             const double ticksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
             free = freeCores(cores, static_cast<double>(sample.ticks - since->ticks), ticksPerSecond,
                              sample.ownCpu - since->ownCpu, seconds);
-            allowed += countingError(cores, ticksPerSecond, seconds) -
-                       countingError(cores, ticksPerSecond, std::chrono::duration<double>(kWindow).count());
+            allowed = othersAllowed(cores, ticksPerSecond, seconds);
         } else {
             // No interval long enough to count ticks over (the process's first inference): what
             // runs right now, less this process's own threads (the caller, workers still spinning).
@@ -226,6 +219,14 @@ FreeCoreProbe& probe() {
 }
 
 }  // namespace
+
+double othersAllowed(double cores, double ticksPerSecond, double seconds) {
+    // /proc/stat counts whole ticks: its busy time of `cores` may be off by about one tick per
+    // core, which kOthersAllowed already allows for over kWindow; a shorter window allows more.
+    const double window = std::chrono::duration<double>(kWindow).count();
+    if (ticksPerSecond <= 0 || seconds <= 0 || seconds >= window) return kOthersAllowed;
+    return kOthersAllowed + cores / ticksPerSecond * (1 / seconds - 1 / window);
+}
 
 double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, double ownCpuSecondsDelta,
                  double wallSecondsDelta) {

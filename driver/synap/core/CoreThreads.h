@@ -72,6 +72,11 @@ void pooledRunWas(bool slow);
 // them. Exposed for tests.
 long ownRunnableThreads();
 
+// How much of a core other processes may use, measured over `seconds` of /proc/stat, for the
+// pool to be used: a quarter core over 200 ms or more, more over a shorter window (the error of
+// counting in ticks; 0.55 at 50 ms on 2 cores at 100 ticks/s). Exposed for tests.
+double othersAllowed(double cores, double ticksPerSecond, double seconds);
+
 // The CPU time of other processes, in cores, over [previous, current] samples: what remains
 // free of `cores` for this process. Exposed for tests.
 double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, double ownCpuSecondsDelta,

@@ -215,7 +215,7 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     if (runCount() >= 2) arena_.startHugePages();
     // The pool's threads start after the first inference, in the background (CoreThreads.h):
     // that one runs on the calling thread alone.
-    if (parallel_ && !pooled) startCoreThreadPool();
+    if (parallel_ && runCount() == 1) startCoreThreadPool();
     return {};
 }
 
