@@ -53,12 +53,13 @@ asan() {
 }
 
 tsan_tests() {
-  # No suppressions needed: Debian's XNNPACK and pthreadpool are not instrumented and the pool's
-  # threads run only their code, so TSan records no access of those threads to report.
+  # No suppressions needed: Debian's XNNPACK and pthreadpool are not instrumented and their
+  # threads run only their code, so TSan records no access of those threads to report; the core's
+  # own pool (CorePool) is instrumented, and its tests and the own layers cut over it run here.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
   run build-tsan/bin/nnemu_api_tests --gtest_filter='*Concurrent*'
   run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*:Lifetime*'
-  run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*:CoreThreads*'
+  run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*:CoreThreads*:CorePool*:OwnSlicing*'
   run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*:DriverSynapCacheTest.AWarmCompilation*'
 }
 

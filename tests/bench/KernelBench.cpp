@@ -363,7 +363,7 @@ void Add(benchmark::State& state) {
 void GemmThreads(benchmark::State& state) {
     GemmCase c(state);
     if (c.packed.empty()) return state.SkipWithError("cannot pack");
-    const std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2), pthreadpool_destroy);
+    const std::unique_ptr<synap::CorePool> pool = synap::CorePool::create(2);
     synap::kernels::QuantGemmScratch scratch;
     synap::kernels::QuantGemmJob job;
     const synap::kernels::Isa isa = synap::kernels::bestIsa();

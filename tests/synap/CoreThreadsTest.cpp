@@ -73,9 +73,9 @@ TEST(CoreThreads, OwnRunnableThreadsCountsSpinningNotSleeping) {
 // pool is the process's, and NNEMU_NPU_THREADS is read once).
 void addUp(void* sum, size_t i) { static_cast<std::atomic<size_t>*>(sum)->fetch_add(i); }
 
-size_t sumOnPool(pthreadpool_t pool) {
+size_t sumOnPool(CorePool* pool) {
     std::atomic<size_t> sum{0};
-    pthreadpool_parallelize_1d(pool, addUp, &sum, 100, 0);
+    pool->parallelize(addUp, &sum, 100);
     return sum.load();
 }
 

@@ -3,7 +3,6 @@
 // kernels (GEMM, depthwise, unfolded convolution, same-shape ADD) give the same bytes on a 2-thread pool as on
 // the calling thread alone.
 #include <gtest/gtest.h>
-#include <pthreadpool.h>
 
 #include "KernelTestSupport.h"
 #include "core/OwnLayerSupport.h"
@@ -100,16 +99,15 @@ TEST(OwnSlicing, LayersOfFewRowsUseEveryThread) {
 
 class Pool {
 public:
-    explicit Pool(size_t threads) : pool_(pthreadpool_create(threads)) {}
-    ~Pool() { pthreadpool_destroy(pool_); }
-    pthreadpool_t get() const { return pool_; }
+    explicit Pool(size_t threads) : pool_(CorePool::create(threads)) {}
+    CorePool* get() const { return pool_.get(); }
 
 private:
-    pthreadpool_t pool_;
+    std::unique_ptr<CorePool> pool_;
 };
 
 // The GEMM as GemmLayer runs it (OwnConvolutionLayers.cpp: cut by gemmCutRules) on `pool`.
-std::vector<uint8_t> gemmOn(pthreadpool_t pool, Isa isa, const std::vector<uint8_t>& packed,
+std::vector<uint8_t> gemmOn(CorePool* pool, Isa isa, const std::vector<uint8_t>& packed,
                             const std::vector<uint8_t>& input, size_t rows, size_t channels) {
     std::vector<uint8_t> out(rows * channels, 0xCD);
     QuantGemmScratch scratch;
@@ -172,7 +170,7 @@ TEST(OwnSlicing, DepthwiseOnTwoThreadsMatchesOneBitForBit) {
             const size_t rows = spec.outHeight, outBytes = rows * spec.outWidth * channels;
             for (Isa isa : supportedIsas()) {
                 std::vector<uint8_t> one(outBytes, 0xCD), both(outBytes, 0xAB);
-                for (const auto& [pool, target] : {std::pair{two.get(), &both}, std::pair{pthreadpool_t{nullptr}, &one}}) {
+                for (const auto& [pool, target] : {std::pair{two.get(), &both}, std::pair{static_cast<CorePool*>(nullptr), &one}}) {
                     std::vector<uint8_t>* out = target;  // a structured binding cannot be captured before C++20
                     inTiles(pool, rows, 1, 36.0 * spec.outWidth * channels, [&](size_t begin, size_t end, size_t, size_t) {
                         runDepthwise(isa, packed, input.data(), out->data(), begin, end);

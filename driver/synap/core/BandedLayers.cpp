@@ -130,7 +130,7 @@ struct BandedPair : OwnLayer {
 
     bool run(const NativeLayer& layer) override {
         const size_t rows = size_t{spec.batches} * spec.outHeight;
-        const size_t threads = layer.pool == nullptr ? 1 : pthreadpool_get_threads_count(layer.pool);
+        const size_t threads = layer.pool == nullptr ? 1 : layer.pool->threads();
         const size_t runs = std::min(runsOn(threads), layer.workspace.size() / runBytes());
         if (runs == 0) return false;  // the core gave it no workspace
         const auto runOf = [&](size_t i) {

@@ -8,16 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
-#include <system_error>
-#include <thread>
 
 #include "../kernels/Isa.h"
+#include "CorePool.h"
 #include "nnemu/base/Process.h"
 
 namespace nnemu::synap {
@@ -237,8 +235,8 @@ double freeCores(double cores, double busyTicksDelta, double ticksPerSecond, dou
 
 namespace {
 
-// The pool and who holds it. Never destroyed itself (inferences may run during exit); the pool
-// in it is, by the exit handler, when nobody holds it.
+// The pools and who holds them. Never destroyed itself (inferences may run during exit); the
+// pools in it are, by the exit handler, when nobody holds them.
 class PoolGate {
 public:
     static PoolGate& get() {
@@ -251,109 +249,86 @@ public:
         return *gate;
     }
 
-    pthreadpool_t acquire() {
-        std::unique_lock lock(mutex_);
-        awaitWhenFixed(lock);
+    CorePool* acquire() {
+        std::lock_guard lock(mutex_);
+        if (fixedThreads() != 0) launchLocked();  // with NNEMU_NPU_THREADS every inference is pooled
         if (pool_ == nullptr || closing_ || base::processId() != owner_) return nullptr;  // a forked child: no workers
         ++users_;
-        return pool_;
+        return pool_.get();
     }
     void release() {
         std::lock_guard lock(mutex_);
         --users_;
         if (closing_ && users_ == 0) destroy();
     }
-    pthreadpool_t peek() {
-        std::unique_lock lock(mutex_);
-        awaitWhenFixed(lock);
-        return closing_ || base::processId() != owner_ ? nullptr : pool_;
+    CorePool* peek() {
+        std::lock_guard lock(mutex_);
+        if (fixedThreads() != 0) launchLocked();
+        return closing_ || base::processId() != owner_ ? nullptr : pool_.get();
+    }
+    pthreadpool_t xnnpackPool() {
+        std::lock_guard lock(mutex_);
+        if (closing_ || base::processId() != owner_ || poolSize() <= 1) return nullptr;
+        if (xnnpack_ == nullptr && !xnnpackTried_) {
+            xnnpackTried_ = true;
+            xnnpack_ = pthreadpool_create(poolSize());
+        }
+        return xnnpack_;
     }
 
     // A pool still in use is freed by its last user (a thread still running an inference while
-    // the process exits), one still starting by its starter; in between, nothing new acquires it.
+    // the process exits); in between, nothing new acquires it.
     void close() {
         std::lock_guard lock(mutex_);
         closing_ = true;
         if (users_ == 0) destroy();
     }
 
-private:
-    // The pool starts on a thread of its own: pthreadpool_create returns once every worker has
-    // run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes kept its
-    // cores busy, all of it in the first inference of a network compiled at its first execution.
-    // Inferences meanwhile run on their calling thread (with NNEMU_NPU_THREADS set they wait).
-    PoolGate() = default;
-
-public:
-    // Starts the pool's threads once (later calls do nothing), on a thread of its own.
+    // Starts the pool's threads once (later calls do nothing). pthread_create returns without
+    // waiting for the thread to run, and nothing waits for the workers afterwards either.
     void launch() {
         std::lock_guard lock(mutex_);
         launchLocked();
     }
 
 private:
+    PoolGate() = default;
+
     void launchLocked() {
         if (launched_ || closing_ || poolSize() <= 1 || base::processId() != owner_) return;
         launched_ = true;
-        starting_ = true;
-        try {
-            std::thread([this] { start(); }).detach();
-        } catch (const std::system_error&) {
-            starting_ = false;  // no thread to spare: every inference runs on its caller
-        }
-    }
-
-    void start() {
-        pthreadpool_t pool = pthreadpool_create(poolSize());
-        if (pool != nullptr) prepareWorkers(pool);
-        std::lock_guard lock(mutex_);
-        pool_ = pool;
-        starting_ = false;
-        if (closing_ && users_ == 0) destroy();
-        started_.notify_all();
-    }
-
-    // Each worker takes its AMX tile state now (kernels::prepareAmxThread: the first use of the
-    // tiles traps into Linux, 16-27 us a thread) instead of in its first pooled inference: one
-    // task per thread (a thread that happens to take two leaves a worker to pay it later).
-    // PTHREADPOOL_FLAG_YIELD_WORKERS sends the workers to sleep right after, where they would
-    // otherwise spin for milliseconds (as after pthreadpool_create) and take a core from the
-    // threads loading the program and running the first inference: 3-7 ms stalls measured.
-    static void prepareWorkers(pthreadpool_t pool) {
-        pthreadpool_parallelize_1d(
-                pool, [](void*, size_t) { kernels::prepareAmxThread(); }, nullptr, pthreadpool_get_threads_count(pool),
-                PTHREADPOOL_FLAG_YIELD_WORKERS);
-    }
-
-    // With NNEMU_NPU_THREADS fixed every inference runs on the pool, the first one included.
-    void awaitWhenFixed(std::unique_lock<std::mutex>& lock) {
-        if (fixedThreads() == 0 || base::processId() != owner_) return;  // a forked child has no starter
-        launchLocked();
-        started_.wait(lock, [&] { return !starting_; });
+        // Each worker takes its AMX tile state first (kernels::prepareAmxThread: the first use
+        // of the tiles traps into Linux, 16-27 us a thread), not in its first inference.
+        pool_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); });
     }
 
     void destroy() {
-        // A forked child has the pool's memory but not its threads: joining them there would
-        // wait for threads that do not exist, so the child leaves it alone.
-        if (pool_ == nullptr || base::processId() != owner_) return;
-        pthreadpool_t pool = pool_;
-        pool_ = nullptr;
-        pthreadpool_destroy(pool);  // joins the workers: their thread-local storage goes with them
+        // A forked child has the pools' memory but not their threads: joining them there would
+        // wait for threads that do not exist, so the child leaves them alone.
+        if (base::processId() != owner_) {
+            (void)pool_.release();
+            return;
+        }
+        pool_.reset();  // joins the workers: their thread-local storage goes with them
+        if (xnnpack_ != nullptr) pthreadpool_destroy(xnnpack_);
+        xnnpack_ = nullptr;
     }
 
     std::mutex mutex_;
-    std::condition_variable started_;
-    pthreadpool_t pool_ = nullptr;
+    std::unique_ptr<CorePool> pool_;
+    pthreadpool_t xnnpack_ = nullptr;
+    bool xnnpackTried_ = false;
     bool launched_ = false;  // launch() ran
-    bool starting_ = false;  // the starter thread is creating the pool
-    const pid_t owner_ = base::processId();  // the process whose threads the pool has
+    const pid_t owner_ = base::processId();  // the process whose threads the pools have
     size_t users_ = 0;
     bool closing_ = false;
 };
 
 }  // namespace
 
-pthreadpool_t coreThreadPool() { return PoolGate::get().peek(); }
+CorePool* coreThreadPool() { return PoolGate::get().peek(); }
+
+pthreadpool_t xnnpackThreadPool() { return PoolGate::get().xnnpackPool(); }
 
 size_t coreThreadCount() { return poolSize(); }
 

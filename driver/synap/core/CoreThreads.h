@@ -1,33 +1,37 @@
-// Which threads run the NPU core's XNNPACK stages. One pool serves every network of the
-// process. NNEMU_NPU_THREADS=N fixes its size (1: everything on the calling thread). By default
-// the pool has one thread per core this process may run on, and each inference first asks
-// whether those cores are free right now: a pool whose workers must wait for a busy core stalls
-// at every layer's barrier (measured: 75x slower than one thread on a loaded 2-core machine), so
-// on a busy machine inferences run on the calling thread alone.
+// Which threads run the NPU core's layers. One pool (CorePool.h) serves every network of the
+// process, and one pthreadpool of the same size their XNNPACK stages. NNEMU_NPU_THREADS=N fixes
+// its size (1: everything on the calling thread). By default the pool has one thread per core
+// this process may run on, and each inference first asks whether those cores are free right
+// now: a worker waiting for a busy core holds up the layers whose tasks it took (on pthreadpool,
+// whose every call waits for every worker, it was 75x slower than one thread on a loaded 2-core
+// machine), so on a busy machine inferences run on the calling thread alone.
 #pragma once
 
 #include <pthreadpool.h>
 
 #include <cstddef>
 
+#include "CorePool.h"
+
 namespace nnemu::synap {
 
-// The process's pool; nullptr when it would have one thread, while it is still starting (unless
-// NNEMU_NPU_THREADS fixes its size: then this waits for it), or once the process is exiting.
-pthreadpool_t coreThreadPool();
+// The process's pool for the core's own layers (CorePool.h); nullptr when it would have one
+// thread, before it is started, or once the process is exiting (or in a forked child).
+CorePool* coreThreadPool();
+
+// The process's pthreadpool for the XNNPACK stages (a network whose layers all run on the own
+// kernels never creates it), created at the first call (with the pool's thread count; nullptr
+// when that is 1, on failure or once the process is exiting).
+pthreadpool_t xnnpackThreadPool();
 
 // The threads of the process's pool (the calling thread's included), started or not; 1 when it
 // has none.
 size_t coreThreadCount();
 
-// Starts the pool's threads, in the background, if they are not started yet. Nothing waits for
-// them: inferences until then run on the calling thread. The core calls it when a network's
-// first inference ends, not before: that inference runs faster alone than on a pool whose
-// threads start, warm up and compete with the program's load meanwhile (2-core VM, idle, medians
-// of 6-8 warm processes: MobileNet v2 uint8 first inference 2.35 ms alone against 2.92 on a pool
-// started at the load; v1 0.25 128 0.48 ms in a 1-thread process against 0.81 with the pool
-// starting; a pool's first run is cold: 1.4-1.7 ms against 0.85 steady for the tf2 int8 v2).
-// With NNEMU_NPU_THREADS set the pool starts when first asked for.
+// Starts the pool's threads if they are not started yet (once per process). The core calls it
+// when a network is loaded for a pool: the workers take their AMX tile state and sleep, so the
+// first inference finds them ready (CorePool.h: an inference does not wait for a worker that is
+// late; before, with pthreadpool, the first inference ran alone and the pool started after it).
 void startCoreThreadPool();
 
 // Holds the pool for one inference (or one runtime build that records it): at process exit the
@@ -41,10 +45,10 @@ public:
     PoolUse(const PoolUse&) = delete;
     PoolUse& operator=(const PoolUse&) = delete;
     // The pool, or nullptr: none, or the process is exiting.
-    pthreadpool_t pool() const { return pool_; }
+    CorePool* pool() const { return pool_; }
 
 private:
-    pthreadpool_t pool_;
+    CorePool* pool_;
 };
 
 // What the exit handler runs (exposed for tests): no PoolUse acquires the pool from now on, and

@@ -15,6 +15,8 @@
 
 namespace nnemu::synap {
 
+class CorePool;
+
 // A layer being added to an XNNPACK subgraph.
 struct XnnLayer {
     xnn_subgraph_t subgraph;
@@ -43,7 +45,7 @@ struct NativeLayer {
     std::span<const uint8_t* const> inputs;  // one per layer input
     uint8_t* output;
     LayerState* state = nullptr;  // from the kind's ownKernel, if it made one
-    pthreadpool_t pool = nullptr;  // the core's pool when this inference runs on it
+    CorePool* pool = nullptr;  // the core's pool when this inference runs on it
     std::span<uint8_t> workspace;  // working memory the layer's state asked for (in the arena)
 
     const npu::Tensor& inputTensor(uint32_t i) const { return *program.tensors()->Get(layer.inputs()->Get(i)); }

@@ -1,6 +1,5 @@
 #include "NpuCore.h"
 
-#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include <algorithm>
@@ -66,6 +65,8 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
                                                    std::to_string(kCompilerVersion));
     }
     NNEMU_RETURN_IF_ERROR(core->build());
+    // The pool's workers start now and sleep until the first inference wakes them (CoreThreads.h).
+    if (core->parallel_) startCoreThreadPool();
     return core;
 }
 
@@ -156,6 +157,7 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     arena_.adoptHugePagesIfReady();  // once the helper the second run started has them (ArenaPages.h)
     const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
     const bool pooled = choosePool(use);
+    if (pooled) use.pool()->wake();  // workers asleep since the last inference start rising now
     const auto runStart = Clock::now();
     trace::Span copyIn("copy inputs", "npu");
     // An empty port's caller buffer may be null, which memcpy may not be given even for 0 bytes.
@@ -213,9 +215,6 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     // After the second inference (a network run once never needs them; the helper competes
     // for the cores, and started any earlier it slowed the first inference): once.
     if (runCount() >= 2) arena_.startHugePages();
-    // The pool's threads start after the first inference, in the background (CoreThreads.h):
-    // that one runs on the calling thread alone.
-    if (parallel_ && runCount() == 1) startCoreThreadPool();
     return {};
 }
 

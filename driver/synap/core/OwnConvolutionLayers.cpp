@@ -294,7 +294,7 @@ CutRules gemmCutRules(const kernels::QuantGemmJob& job) {
     return rules;
 }
 
-bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
+bool runUnfoldedConvolution(CorePool* pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
                             const uint8_t* input, uint8_t* output) {
     const kernels::QuantConvSpec& g = packed.geometry;
     const size_t rows = size_t{g.batches} * g.outHeight;

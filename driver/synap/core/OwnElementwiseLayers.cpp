@@ -114,9 +114,9 @@ std::unique_ptr<LayerState> poolLayer(const Spec& spec) {
 
 namespace own {
 
-void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
+void addInSlices(CorePool* pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
                  const uint8_t* b, uint8_t* out, size_t count) {
-    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    const size_t threads = pool == nullptr ? 1 : pool->threads();
     const size_t slice = std::max(kMinAddSlice, (count / (2 * threads) + 63) / 64 * 64);
     inSlices(pool, count, slice, [&](size_t begin, size_t end) {
         end = std::min(end, count);

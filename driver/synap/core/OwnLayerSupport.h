@@ -3,7 +3,7 @@
 // (the specs they run come from program/OwnSpecs.h). Internal to driver/synap.
 #pragma once
 
-#include <pthreadpool.h>
+#include "CorePool.h"
 
 #include <algorithm>
 #include <memory>
@@ -52,7 +52,7 @@ struct OwnLayer : LayerState {
 
 // Output rows per slice on the pool: large enough that handing out slices costs little.
 template <typename RunRows>
-void inSlices(pthreadpool_t pool, size_t rows, size_t rowsPerSlice, const RunRows& runRows) {
+void inSlices(CorePool* pool, size_t rows, size_t rowsPerSlice, const RunRows& runRows) {
     if (pool == nullptr || rows < 2 * rowsPerSlice) return runRows(0, rows);
     const auto slice = [&](size_t i) { runRows(i * rowsPerSlice, (i + 1) * rowsPerSlice); };
     parallelize(pool, slice, (rows + rowsPerSlice - 1) / rowsPerSlice);
@@ -112,8 +112,8 @@ inline size_t grainBoundary(size_t count, size_t grain, size_t i, size_t parts) 
 // Runs rows x units of work on the pool, cut by tilingOf: run(rowBegin, rowEnd, unitBegin,
 // unitEnd) per slice, on any thread; the whole on the calling thread without a pool.
 template <typename RunTile>
-void inTiles(pthreadpool_t pool, size_t rows, size_t units, const CutRules& rules, const RunTile& run) {
-    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+void inTiles(CorePool* pool, size_t rows, size_t units, const CutRules& rules, const RunTile& run) {
+    const size_t threads = pool == nullptr ? 1 : pool->threads();
     const Tiling t = tilingOf(threads, rows, units, rules);
     if (t.rowSlices * t.unitSlices < 2) return run(size_t{0}, rows, size_t{0}, units);
     const auto tile = [&](size_t i) {
@@ -125,7 +125,7 @@ void inTiles(pthreadpool_t pool, size_t rows, size_t units, const CutRules& rule
     parallelize(pool, tile, t.rowSlices * t.unitSlices);
 }
 template <typename RunTile>
-void inTiles(pthreadpool_t pool, size_t rows, size_t units, double unitRowCost, const RunTile& run) {
+void inTiles(CorePool* pool, size_t rows, size_t units, double unitRowCost, const RunTile& run) {
     inTiles(pool, rows, units, CutRules{unitRowCost}, run);
 }
 
@@ -139,7 +139,7 @@ CutRules gemmCutRules(const kernels::QuantGemmJob& job);
 constexpr size_t kMinAddSlice = 8192;
 // An ADD of two same-shaped `count`-element inputs (MobileNet v2's residuals), cut in up to 2
 // slices per thread of at least kMinAddSlice elements, whole cache lines each (OwnElementwiseLayers.cpp).
-void addInSlices(pthreadpool_t pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
+void addInSlices(CorePool* pool, kernels::Isa isa, const kernels::QuantAddParams& params, const uint8_t* a,
                  const uint8_t* b, uint8_t* out, size_t count);
 
 // Stored weights that failed their check (the program may come from a file): never read.
@@ -156,7 +156,7 @@ std::span<const uint8_t> storedFloatConv(const npu::Program& program, const npu:
 
 // An unfolded convolution's whole output (ConvLayer, OwnConvolutionLayers.cpp), its rows cut by
 // tilingOf over `pool`; each thread unfolds into its own working memory.
-bool runUnfoldedConvolution(pthreadpool_t pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
+bool runUnfoldedConvolution(CorePool* pool, kernels::Isa isa, const kernels::PackedQuantConv& packed,
                             const uint8_t* input, uint8_t* output);
 
 

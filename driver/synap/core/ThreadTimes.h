@@ -6,7 +6,7 @@
 // inference at a time in the process while on.
 #pragma once
 
-#include <pthreadpool.h>
+#include "CorePool.h"
 
 #include <array>
 #include <cstddef>
@@ -32,10 +32,10 @@ void recordThreadTimesInto(StageThreadTimes* stage);
 // The calling thread's CPU time, ns.
 uint64_t threadCpuNs();
 
-// pthreadpool_parallelize_1d(pool, task, count), each task timed while threadTimesOn(). The
-// calling thread runs tasks too (pthreadpool's thread 0).
+// pool->parallelize(task, count) (CorePool.h), each task timed while threadTimesOn(). The
+// calling thread runs tasks too; without a pool, it runs them all.
 template <typename Task>
-void parallelize(pthreadpool_t pool, const Task& task, size_t count);
+void parallelize(CorePool* pool, const Task& task, size_t count);
 
 namespace detail {
 void addTask(uint64_t ns);
@@ -53,11 +53,15 @@ void runTimedTask(void* context, size_t i) {
 }  // namespace detail
 
 template <typename Task>
-void parallelize(pthreadpool_t pool, const Task& task, size_t count) {
+void parallelize(CorePool* pool, const Task& task, size_t count) {
     const bool timed = threadTimesOn();
     if (timed) detail::addParallelCall(count);
-    pthreadpool_parallelize_1d(pool, timed ? &detail::runTimedTask<Task> : &detail::runTask<Task>,
-                               const_cast<Task*>(&task), count, 0);
+    const CorePool::Task run = timed ? &detail::runTimedTask<Task> : &detail::runTask<Task>;
+    if (pool == nullptr) {
+        for (size_t i = 0; i < count; ++i) run(const_cast<Task*>(&task), i);
+        return;
+    }
+    pool->parallelize(run, const_cast<Task*>(&task), count);
 }
 
 }  // namespace nnemu::synap

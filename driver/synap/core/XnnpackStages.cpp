@@ -124,7 +124,7 @@ Status NpuCore::buildXnnpackStage(size_t first, size_t end, bool pooled, xnn_run
         }
     }
     xnn_runtime_t runtime = nullptr;
-    if (xnn_create_runtime_v2(subgraph, pooled ? coreThreadPool() : nullptr, 0, &runtime) != xnn_status_success) {
+    if (xnn_create_runtime_v2(subgraph, pooled ? xnnpackThreadPool() : nullptr, 0, &runtime) != xnn_status_success) {
         return opFailed("the NPU core could not build a runtime for the program");
     }
     *built = runtime;  // owned by the stage from here on

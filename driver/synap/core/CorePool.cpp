@@ -1,0 +1,171 @@
+#include "CorePool.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <mutex>
+#include <immintrin.h>
+
+namespace nnemu::synap {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a worker spins for the next call before it sleeps: long enough to span the gap
+// between two layers and between back-to-back inferences, short enough that a process that
+// stops inferring gives the core back at once.
+constexpr auto kSpin = std::chrono::microseconds(1000);
+// How long the caller spins for workers still running a task before it yields its CPU at every
+// check (a worker preempted by another program).
+constexpr auto kCallerSpin = std::chrono::microseconds(200);
+
+void futexWait(std::atomic<uint32_t>* word, uint32_t expected) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void futexWakeAll(std::atomic<uint32_t>* word) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+struct Start {
+    CorePool* pool;
+    void (*onStart)();
+};
+
+}  // namespace
+
+std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
+    std::unique_ptr<CorePool> pool(new CorePool());
+    if (sched_getaffinity(0, sizeof pool->allowed_, &pool->allowed_) != 0) CPU_ZERO(&pool->allowed_);
+    // Started away from the creating thread's CPU, like later calls' workers (keepOff).
+    const int here = sched_getcpu();
+    cpu_set_t elsewhere = pool->allowed_;
+    if (here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &elsewhere);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    if (CPU_COUNT(&elsewhere) > 0) pthread_attr_setaffinity_np(&attributes, sizeof elsewhere, &elsewhere);
+    pool->keptOff_ = CPU_COUNT(&elsewhere) > 0 ? here : -1;
+    for (size_t t = 1; t < threads; ++t) {
+        auto* start = new Start{pool.get(), onStart};
+        pthread_t thread;
+        if (pthread_create(
+                    &thread, &attributes,
+                    [](void* argument) -> void* {
+                        const Start begin = *static_cast<Start*>(argument);
+                        delete static_cast<Start*>(argument);
+                        pthread_setname_np(pthread_self(), "nnemu-npu");
+                        begin.pool->work(begin.onStart);
+                        return nullptr;
+                    },
+                    start) != 0) {
+            delete start;
+            break;
+        }
+        pool->workers_.push_back(thread);
+    }
+    pthread_attr_destroy(&attributes);
+    if (pool->workers_.empty()) return nullptr;
+    return pool;
+}
+
+CorePool::~CorePool() {
+    stopping_.store(true);
+    word_.fetch_add(1);
+    futexWakeAll(&word_);
+    for (pthread_t thread : workers_) pthread_join(thread, nullptr);
+}
+
+void CorePool::wake() {
+    word_.fetch_add(1);
+    if (sleepers_.load() > 0) futexWakeAll(&word_);
+}
+
+void CorePool::runTasks() {
+    for (size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count_;
+         i = next_.fetch_add(1, std::memory_order_relaxed)) {
+        task_(context_, i);
+    }
+}
+
+void CorePool::work(void (*onStart)()) {
+    if (onStart != nullptr) onStart();
+    uint64_t joined = 0;  // the last call's state this worker looked at
+    auto spinUntil = Clock::now();  // a new worker sleeps until the first call or wake()
+    for (;;) {
+        const uint32_t word = word_.load();
+        const uint64_t state = state_.load();
+        if (stopping_.load()) return;
+        if (state != joined) {
+            joined = state;
+            if (state & 1) {
+                // Inside the call before looking at it: the caller, which closes the call and
+                // then waits for active_ to fall to 0, either sees this worker or this worker
+                // sees the call closed (or another call) and leaves it alone.
+                active_.fetch_add(1);
+                if (state_.load() == state) runTasks();
+                active_.fetch_sub(1);
+            }
+            spinUntil = Clock::now() + kSpin;
+            continue;
+        }
+        // Nothing new: spin for the next call, then sleep until the word changes.
+        bool changed = false;
+        while (!changed && Clock::now() < spinUntil) {
+            for (int p = 0; p < 32 && !changed; ++p) {
+                _mm_pause();
+                changed = word_.load(std::memory_order_relaxed) != word;
+            }
+        }
+        if (!changed) {
+            sleepers_.fetch_add(1);
+            futexWait(&word_, word);
+            sleepers_.fetch_sub(1);
+        }
+        spinUntil = Clock::now() + kSpin;  // roused (a call or wake()): ready for the next
+    }
+}
+
+void CorePool::keepOff(int cpu) {
+    cpu_set_t elsewhere = allowed_;
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_CLR(cpu, &elsewhere);
+    if (CPU_COUNT(&elsewhere) == 0) return;  // nowhere else to go
+    for (pthread_t thread : workers_) pthread_setaffinity_np(thread, sizeof elsewhere, &elsewhere);
+    keptOff_ = cpu;
+}
+
+void CorePool::publish() {
+    const uint64_t call = (state_.load(std::memory_order_relaxed) | 1) + 1;  // the next even number
+    state_.store(call | 1);
+    word_.fetch_add(1);
+    if (sleepers_.load() > 0) futexWakeAll(&word_);
+}
+
+void CorePool::parallelize(Task task, void* context, size_t count) {
+    if (count == 0) return;
+    // Another thread's inference has the workers: this one runs alone.
+    const std::unique_lock call(calling_, std::try_to_lock);
+    if (count == 1 || !call.owns_lock()) {
+        for (size_t i = 0; i < count; ++i) task(context, i);
+        return;
+    }
+    const int cpu = sched_getcpu();
+    if (cpu != keptOff_ && cpu >= 0) keepOff(cpu);
+    task_ = task;
+    context_ = context;
+    count_ = count;
+    next_.store(0, std::memory_order_relaxed);
+    publish();
+    runTasks();
+    state_.store(state_.load(std::memory_order_relaxed) & ~uint64_t{1});  // closed: nobody joins now
+    if (active_.load() == 0) return;
+    const auto spinUntil = Clock::now() + kCallerSpin;
+    while (active_.load() != 0) {
+        _mm_pause();
+        if (Clock::now() > spinUntil) sched_yield();
+    }
+}
+
+}  // namespace nnemu::synap

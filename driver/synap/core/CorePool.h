@@ -1,0 +1,86 @@
+// The threads that run the core's own layers side by side with the calling thread.
+//
+// Why not pthreadpool (which the XNNPACK stages still use, CoreThreads.h): a pthreadpool call
+// returns only once every worker has taken the command, whether or not it found work. A worker
+// that has slept since the last inference must first be woken, and on a VM the wake of an idle
+// vCPU takes 40-70 us at best; at worst Linux places the woken worker on the caller's own CPU
+// (an idle vCPU is halted and counts as preempted, not idle) where it waits for the next
+// scheduler tick while the caller spins for it: the first layer of a warm process's first pooled
+// inference took 5.3 ms instead of 0.1 (MobileNet v2 uint8, `perf sched`: 4.7 ms of scheduling
+// delay). Here a call returns as soon as its tasks are done: a worker that is not there yet
+// takes no task, and the caller runs them all if need be.
+//
+// - Tasks are handed out one at a time from a shared counter: whoever is running takes the next.
+// - Each worker is kept off the CPU of the thread that hands out the work (its affinity is every
+//   allowed CPU but that one, set again when the caller moves), so that a wake goes to another
+//   CPU instead of queueing behind the caller.
+// - After a call a worker spins for a while (kSpin in CorePool.cpp) for the next one, then
+//   sleeps on a futex. wake() rouses sleeping workers ahead of a run, without waiting for them.
+#pragma once
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace nnemu::synap {
+
+class CorePool {
+public:
+    using Task = void (*)(void* context, size_t index);
+
+    // A pool of `threads` threads, the calling thread of each call included (threads - 1
+    // workers), each worker run `onStart` first (may be null); nullptr when no worker thread can
+    // be created. The workers sleep until the first call or wake().
+    static std::unique_ptr<CorePool> create(size_t threads, void (*onStart)() = nullptr);
+    ~CorePool();  // joins the workers
+    CorePool(const CorePool&) = delete;
+    CorePool& operator=(const CorePool&) = delete;
+
+    size_t threads() const { return workers_.size() + 1; }
+
+    // Runs task(context, i) for every i < count, on the calling thread and whichever workers
+    // come, and returns when all have run. While another thread's call runs, this one runs its
+    // tasks alone.
+    void parallelize(Task task, void* context, size_t count);
+
+    // Rouses the workers that sleep: they spin, ready for the next call, for a while. Does not
+    // wait for them.
+    void wake();
+
+    // The CPU the workers were last kept off (tests), -1 before the first call.
+    int keptOffCpu() const { return keptOff_; }
+
+private:
+    CorePool() = default;
+    void work(void (*onStart)());
+    void runTasks();
+    void keepOff(int cpu);
+    void publish();
+
+    std::vector<pthread_t> workers_;
+    std::mutex calling_;
+    cpu_set_t allowed_{};
+    int keptOff_ = -1;
+
+    // The call being run. Written by the caller only while no worker is inside (active_ == 0
+    // and the state closed).
+    Task task_ = nullptr;
+    void* context_ = nullptr;
+    size_t count_ = 0;
+    alignas(64) std::atomic<size_t> next_{0};
+    // The call's number, times two, plus one while it is open for workers to join.
+    alignas(64) std::atomic<uint64_t> state_{0};
+    std::atomic<size_t> active_{0};  // workers between joining a call and leaving it
+    // What sleeping workers wait on: changes with every call and wake().
+    alignas(64) std::atomic<uint32_t> word_{0};
+    std::atomic<uint32_t> sleepers_{0};
+    std::atomic<bool> stopping_{false};
+};
+
+}  // namespace nnemu::synap

@@ -1,0 +1,138 @@
+// The core's own thread pool (CorePool.h): every task runs once, a call never waits for a worker
+// that has not come, concurrent callers each get their tasks run, and workers stay off the
+// caller's CPU.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "core/CorePool.h"
+
+namespace nnemu::synap {
+namespace {
+
+struct Counts {
+    std::vector<std::atomic<int>> runs;
+    explicit Counts(size_t n) : runs(n) {}
+};
+
+void countRun(void* context, size_t i) { static_cast<Counts*>(context)->runs[i].fetch_add(1); }
+
+bool eachRanOnce(const Counts& counts) {
+    for (const auto& r : counts.runs) {
+        if (r.load() != 1) return false;
+    }
+    return true;
+}
+
+TEST(CorePool, EveryTaskRunsOnceOnEveryCall) {
+    for (size_t threads : {2u, 3u}) {
+        const std::unique_ptr<CorePool> pool = CorePool::create(threads);
+        ASSERT_NE(pool, nullptr);
+        EXPECT_EQ(pool->threads(), threads);
+        for (size_t count = 0; count < 70; ++count) {
+            for (int repeat = 0; repeat < 20; ++repeat) {
+                Counts counts(count);
+                if (repeat % 7 == 3) pool->wake();
+                pool->parallelize(countRun, &counts, count);
+                ASSERT_TRUE(eachRanOnce(counts)) << threads << " threads, " << count << " tasks";
+            }
+        }
+    }
+}
+
+// A worker that has not come yet (here: held in its start hook) takes no task, and the call does
+// not wait for it: the caller runs every task.
+std::atomic<bool> releaseWorkers{false};
+std::atomic<int> workersStarted{0};
+
+TEST(CorePool, ACallDoesNotWaitForAWorkerThatHasNotCome) {
+    releaseWorkers = false;
+    const std::unique_ptr<CorePool> pool = CorePool::create(2, [] {
+        ++workersStarted;
+        while (!releaseWorkers.load()) usleep(200);
+    });
+    ASSERT_NE(pool, nullptr);
+    const std::thread::id caller = std::this_thread::get_id();
+    struct Seen {
+        std::thread::id caller;
+        std::atomic<int> elsewhere{0};
+        Counts counts{64};
+    } seen{caller};
+    const auto start = std::chrono::steady_clock::now();
+    pool->parallelize(
+            [](void* context, size_t i) {
+                auto* s = static_cast<Seen*>(context);
+                if (std::this_thread::get_id() != s->caller) ++s->elsewhere;
+                s->counts.runs[i].fetch_add(1);
+            },
+            &seen, 64);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_TRUE(eachRanOnce(seen.counts));
+    EXPECT_EQ(seen.elsewhere.load(), 0);  // the held worker ran none
+    releaseWorkers = true;                // and once there, it serves
+    for (int k = 0; k < 50; ++k) {
+        Counts counts(256);
+        pool->parallelize(countRun, &counts, 256);
+        ASSERT_TRUE(eachRanOnce(counts));
+    }
+}
+
+TEST(CorePool, TwoCallersAtOnceEachGetTheirTasksRun) {
+    const std::unique_ptr<CorePool> pool = CorePool::create(2);
+    ASSERT_NE(pool, nullptr);
+    std::atomic<bool> failed{false};
+    auto caller = [&] {
+        for (int k = 0; k < 300; ++k) {
+            Counts counts(1 + k % 40);
+            pool->parallelize(countRun, &counts, counts.runs.size());
+            if (!eachRanOnce(counts)) failed = true;
+        }
+    };
+    std::thread other(caller);
+    caller();
+    other.join();
+    EXPECT_FALSE(failed.load());
+}
+
+TEST(CorePool, WorkersAreKeptOffTheCallersCpu) {
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU: the workers have nowhere else to go";
+    const std::unique_ptr<CorePool> pool = CorePool::create(2);
+    ASSERT_NE(pool, nullptr);
+    // The caller pinned to one CPU, then to another: the workers follow away from it.
+    int pinned = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && pinned < 2; ++cpu) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+        Counts counts(8);
+        pool->parallelize(countRun, &counts, 8);
+        EXPECT_TRUE(eachRanOnce(counts));
+        EXPECT_EQ(pool->keptOffCpu(), cpu);
+        ++pinned;
+    }
+    ASSERT_EQ(sched_setaffinity(0, sizeof allowed, &allowed), 0);
+}
+
+TEST(CorePool, FreeingAnIdleOrSpinningPoolJoinsItsWorkers) {
+    for (int k = 0; k < 20; ++k) {
+        std::unique_ptr<CorePool> pool = CorePool::create(3);
+        ASSERT_NE(pool, nullptr);
+        if (k % 2 == 1) {  // workers spinning right after a call
+            Counts counts(16);
+            pool->parallelize(countRun, &counts, 16);
+        }
+        pool.reset();  // a hang here fails the test by its timeout
+    }
+}
+
+}  // namespace
+}  // namespace nnemu::synap
