@@ -5,7 +5,8 @@
 # with the NNAPI compilation cache too (vendor.npu.cache.model=1, --delegate_serialize_dir and
 # _token: a hit prepares from the cache file and never opens the SyNAP cache), TFLite with
 # XNNPACK and --xnnpack_weight_cache_file_path (a fresh cache file per pass); the first process
-# of each fills the caches. One thread each. Passes alternate between the tools; each cell is the
+# of each fills the caches. One thread each; with THREADS=default, nnemu's default threads against
+# TFLite's --num_threads=2. Passes alternate between the tools; each cell is the
 # median over the passes. Prints a Markdown table (BENCHMARKS.md, "Warm start"); with
 # BASE_BUILD_DIR (an earlier build) two columns for it too (SyNAP cache, and NNAPI cache on a root
 # of its own), measured in the same passes.
@@ -13,7 +14,7 @@
 # A second table gives each cell's minimum over the passes (on a loaded machine the median
 # mostly measures the other processes).
 #
-#   [MODELS=regex] bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]   (issue 26's seven models by default)
+#   [MODELS=regex] [THREADS=default] [RUNS=n] bash tests/bench/warm_start_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]   (issue 26's seven models by default)
 set -euo pipefail
 build=${1:-build}
 passes=${2:-3}
@@ -27,11 +28,17 @@ if [[ ! -x $tflite ]]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export NNEMU_NPU_THREADS=1
+threads=1
+if [[ ${THREADS:-1} == default ]]; then
+    unset NNEMU_NPU_THREADS
+    threads=2
+else
+    export NNEMU_NPU_THREADS=1
+fi
 source "$here/issue26_models.sh"
 sleep 2  # a model file changed in the last two seconds is hashed, not known by its identity
 
-common=(--num_threads=1 --num_runs=${RUNS:-5} --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
+common=(--num_threads=$threads --num_runs=${RUNS:-5} --min_secs=0 --warmup_runs=1 --warmup_min_secs=0)
 # "init_us first_us steady_us" of one benchmark_model run.
 start() {
     "$@" 2>&1 | sed -n 's/.*Init: \([0-9.e+]*\), First inference: \([0-9.e+]*\),.*Inference (avg): \([0-9.e+]*\).*/\1 \2 \3/p' | tail -1

@@ -1,7 +1,6 @@
 // The NPU core's free-core arithmetic: other processes' CPU time, not this process's, takes
 // cores from the thread pool.
 #include <gtest/gtest.h>
-#include <pthreadpool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -94,6 +93,28 @@ TEST(CoreThreadsExit, AHolderKeepsThePoolUntilItLetsGoAndNobodyAcquiresItAfterTh
                 }  // the last holder frees it (joins its workers)
                 const PoolUse afterwards;
                 _exit(afterwards.pool() == nullptr ? 0 : 5);
+            },
+            ::testing::ExitedWithCode(0), "");
+}
+
+// A network with XNNPACK stages runs its own layers on the pthreadpool those stages need
+// (CorePool::over); the exit handler frees that pool too, after its last holder.
+TEST(CoreThreadsExit, ThePthreadpoolOfXnnpackNetworksServesTheOwnLayersAndIsFreedLikeTheOther) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+            {
+                setenv("NNEMU_NPU_THREADS", "2", 1);
+                {
+                    const PoolUse xnnpack(true);
+                    if (xnnpack.pool() == nullptr || xnnpackThreadPool() == nullptr) _exit(2);
+                    if (xnnpack.pool()->threads() != 2) _exit(3);
+                    if (sumOnPool(xnnpack.pool()) != 4950) _exit(4);
+                    closeCoreThreadPool();
+                    if (sumOnPool(xnnpack.pool()) != 4950) _exit(5);  // still served until let go
+                    const PoolUse later(true);
+                    if (later.pool() != nullptr || xnnpackThreadPool() != nullptr) _exit(6);
+                }
+                _exit(0);
             },
             ::testing::ExitedWithCode(0), "");
 }

@@ -71,6 +71,13 @@ std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
     return pool;
 }
 
+std::unique_ptr<CorePool> CorePool::over(pthreadpool_t threads) {
+    if (threads == nullptr) return nullptr;
+    std::unique_ptr<CorePool> pool(new CorePool());
+    pool->pthreadpool_ = threads;
+    return pool;
+}
+
 CorePool::~CorePool() {
     stopping_.store(true);
     word_.fetch_add(1);
@@ -79,6 +86,7 @@ CorePool::~CorePool() {
 }
 
 void CorePool::wake() {
+    if (pthreadpool_ != nullptr) return;
     word_.fetch_add(1);
     if (sleepers_.load() > 0) futexWakeAll(&word_);
 }
@@ -145,6 +153,7 @@ void CorePool::publish() {
 
 void CorePool::parallelize(Task task, void* context, size_t count) {
     if (count == 0) return;
+    if (pthreadpool_ != nullptr) return pthreadpool_parallelize_1d(pthreadpool_, task, context, count, 0);
     // Another thread's inference has the workers: this one runs alone.
     const std::unique_lock call(calling_, std::try_to_lock);
     if (count == 1 || !call.owns_lock()) {

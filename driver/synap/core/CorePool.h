@@ -19,6 +19,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <pthreadpool.h>
 #include <sched.h>
 
 #include <atomic>
@@ -38,11 +39,15 @@ public:
     // workers), each worker run `onStart` first (may be null); nullptr when no worker thread can
     // be created. The workers sleep until the first call or wake().
     static std::unique_ptr<CorePool> create(size_t threads, void (*onStart)() = nullptr);
+    // The same calls on a pthreadpool's threads (not owned): a network with XNNPACK stages runs
+    // all its layers on the pthreadpool those stages need, since the workers of two pools would
+    // compete for the same cores.
+    static std::unique_ptr<CorePool> over(pthreadpool_t pool);
     ~CorePool();  // joins the workers
     CorePool(const CorePool&) = delete;
     CorePool& operator=(const CorePool&) = delete;
 
-    size_t threads() const { return workers_.size() + 1; }
+    size_t threads() const { return pthreadpool_ != nullptr ? pthreadpool_get_threads_count(pthreadpool_) : workers_.size() + 1; }
 
     // Runs task(context, i) for every i < count, on the calling thread and whichever workers
     // come, and returns when all have run. While another thread's call runs, this one runs its
@@ -63,6 +68,7 @@ private:
     void keepOff(int cpu);
     void publish();
 
+    pthreadpool_t pthreadpool_ = nullptr;  // over(): the calls go there
     std::vector<pthread_t> workers_;
     std::mutex calling_;
     cpu_set_t allowed_{};

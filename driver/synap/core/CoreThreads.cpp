@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <system_error>
+#include <thread>
 
 #include "../kernels/Isa.h"
 #include "CorePool.h"
@@ -249,76 +252,133 @@ public:
         return *gate;
     }
 
-    CorePool* acquire() {
-        std::lock_guard lock(mutex_);
-        if (fixedThreads() != 0) launchLocked();  // with NNEMU_NPU_THREADS every inference is pooled
-        if (pool_ == nullptr || closing_ || base::processId() != owner_) return nullptr;  // a forked child: no workers
-        ++users_;
-        return pool_.get();
+    // The own pool, or (xnnpack) the pthreadpool's; nullptr when there is none (yet), the
+    // process is exiting or is a forked child. With NNEMU_NPU_THREADS set the pool asked for is
+    // started (and waited for) first.
+    CorePool* acquire(bool xnnpack) {
+        std::unique_lock lock(mutex_);
+        CorePool* pool = available(lock, xnnpack);
+        if (pool != nullptr) ++users_;
+        return pool;
     }
     void release() {
         std::lock_guard lock(mutex_);
         --users_;
         if (closing_ && users_ == 0) destroy();
     }
-    CorePool* peek() {
-        std::lock_guard lock(mutex_);
-        if (fixedThreads() != 0) launchLocked();
-        return closing_ || base::processId() != owner_ ? nullptr : pool_.get();
+    CorePool* peek(bool xnnpack) {
+        std::unique_lock lock(mutex_);
+        return available(lock, xnnpack);
     }
-    pthreadpool_t xnnpackPool() {
-        std::lock_guard lock(mutex_);
-        if (closing_ || base::processId() != owner_ || poolSize() <= 1) return nullptr;
-        if (xnnpack_ == nullptr && !xnnpackTried_) {
-            xnnpackTried_ = true;
-            xnnpack_ = pthreadpool_create(poolSize());
-        }
-        return xnnpack_;
+    pthreadpool_t xnnpackThreads() {
+        std::unique_lock lock(mutex_);
+        return available(lock, true) != nullptr ? xnnpack_ : nullptr;
     }
 
     // A pool still in use is freed by its last user (a thread still running an inference while
-    // the process exits); in between, nothing new acquires it.
+    // the process exits), one still starting by its starter; in between, nothing new acquires it.
     void close() {
         std::lock_guard lock(mutex_);
         closing_ = true;
         if (users_ == 0) destroy();
     }
 
-    // Starts the pool's threads once (later calls do nothing). pthread_create returns without
-    // waiting for the thread to run, and nothing waits for the workers afterwards either.
-    void launch() {
+    // Starts the own pool's threads once: pthread_create returns without waiting for the thread
+    // to run, and nothing waits for the workers afterwards either.
+    void launchOwn() {
         std::lock_guard lock(mutex_);
-        launchLocked();
+        launchOwnLocked();
+    }
+    // Starts the pthreadpool once, on a thread of its own: pthreadpool_create returns once every
+    // worker has run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes
+    // kept its cores busy. Inferences meanwhile run on their calling thread.
+    void launchXnnpack() {
+        std::lock_guard lock(mutex_);
+        launchXnnpackLocked();
     }
 
 private:
     PoolGate() = default;
 
-    void launchLocked() {
-        if (launched_ || closing_ || poolSize() <= 1 || base::processId() != owner_) return;
-        launched_ = true;
+    bool usable() const { return !closing_ && poolSize() > 1 && base::processId() == owner_; }
+
+    CorePool* available(std::unique_lock<std::mutex>& lock, bool xnnpack) {
+        if (!usable()) return nullptr;
+        if (!xnnpack) {
+            if (fixedThreads() != 0) launchOwnLocked();
+            return own_.get();
+        }
+        if (fixedThreads() != 0) {
+            launchXnnpackLocked();
+            started_.wait(lock, [&] { return !startingXnnpack_; });
+            if (!usable()) return nullptr;
+        }
+        return overXnnpack_.get();
+    }
+
+    void launchOwnLocked() {
+        if (launchedOwn_ || !usable()) return;
+        launchedOwn_ = true;
         // Each worker takes its AMX tile state first (kernels::prepareAmxThread: the first use
         // of the tiles traps into Linux, 16-27 us a thread), not in its first inference.
-        pool_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); });
+        own_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); });
+    }
+
+    void launchXnnpackLocked() {
+        if (launchedXnnpack_ || !usable()) return;
+        launchedXnnpack_ = true;
+        startingXnnpack_ = true;
+        try {
+            std::thread([this] { startXnnpack(); }).detach();
+        } catch (const std::system_error&) {
+            startingXnnpack_ = false;  // no thread to spare: every inference runs on its caller
+        }
+    }
+
+    void startXnnpack() {
+        pthreadpool_t pool = pthreadpool_create(poolSize());
+        if (pool != nullptr) prepareWorkers(pool);
+        std::unique_ptr<CorePool> over = CorePool::over(pool);
+        std::lock_guard lock(mutex_);
+        xnnpack_ = pool;
+        overXnnpack_ = std::move(over);
+        startingXnnpack_ = false;
+        if (closing_ && users_ == 0) destroy();
+        started_.notify_all();
+    }
+
+    // Each pthreadpool worker takes its AMX tile state now, one task per thread (a thread that
+    // happens to take two leaves a worker to pay it later). PTHREADPOOL_FLAG_YIELD_WORKERS sends
+    // the workers to sleep right after, where they would otherwise spin for milliseconds (as
+    // after pthreadpool_create) and take a core from the threads loading and running networks.
+    static void prepareWorkers(pthreadpool_t pool) {
+        pthreadpool_parallelize_1d(
+                pool, [](void*, size_t) { kernels::prepareAmxThread(); }, nullptr, pthreadpool_get_threads_count(pool),
+                PTHREADPOOL_FLAG_YIELD_WORKERS);
     }
 
     void destroy() {
         // A forked child has the pools' memory but not their threads: joining them there would
         // wait for threads that do not exist, so the child leaves them alone.
         if (base::processId() != owner_) {
-            (void)pool_.release();
+            (void)own_.release();
+            (void)overXnnpack_.release();
             return;
         }
-        pool_.reset();  // joins the workers: their thread-local storage goes with them
+        own_.reset();  // joins the workers: their thread-local storage goes with them
+        overXnnpack_.reset();
         if (xnnpack_ != nullptr) pthreadpool_destroy(xnnpack_);
         xnnpack_ = nullptr;
     }
 
     std::mutex mutex_;
-    std::unique_ptr<CorePool> pool_;
+    std::condition_variable started_;
+    std::unique_ptr<CorePool> own_;
     pthreadpool_t xnnpack_ = nullptr;
-    bool xnnpackTried_ = false;
-    bool launched_ = false;  // launch() ran
+    std::unique_ptr<CorePool> overXnnpack_;  // calls on xnnpack_
+    bool launchedOwn_ = false;
+    bool launchedXnnpack_ = false;
+    bool startingXnnpack_ = false;  // the starter thread is creating the pthreadpool
     const pid_t owner_ = base::processId();  // the process whose threads the pools have
     size_t users_ = 0;
     bool closing_ = false;
@@ -326,24 +386,25 @@ private:
 
 }  // namespace
 
-CorePool* coreThreadPool() { return PoolGate::get().peek(); }
+CorePool* coreThreadPool() { return PoolGate::get().peek(false); }
 
-pthreadpool_t xnnpackThreadPool() { return PoolGate::get().xnnpackPool(); }
+pthreadpool_t xnnpackThreadPool() { return PoolGate::get().xnnpackThreads(); }
 
 size_t coreThreadCount() { return poolSize(); }
 
-void startCoreThreadPool() { PoolGate::get().launch(); }
+void startCoreThreadPool() { PoolGate::get().launchOwn(); }
+
+void startXnnpackThreadPool() { PoolGate::get().launchXnnpack(); }
 
 void closeCoreThreadPool() { PoolGate::get().close(); }
 
-PoolUse::PoolUse() : pool_(PoolGate::get().acquire()) {}
+PoolUse::PoolUse(bool xnnpack) : pool_(PoolGate::get().acquire(xnnpack)) {}
 
 PoolUse::~PoolUse() {
     if (pool_ != nullptr) PoolGate::get().release();
 }
 
 bool poolWorthUsingNow() {
-    if (coreThreadPool() == nullptr) return false;
     if (fixedThreads() != 0) return true;
     return probe().worthUsingPool();
 }

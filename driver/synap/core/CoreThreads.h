@@ -15,36 +15,47 @@
 
 namespace nnemu::synap {
 
-// The process's pool for the core's own layers (CorePool.h); nullptr when it would have one
-// thread, before it is started, or once the process is exiting (or in a forked child).
+// The process's pool for networks whose every layer runs on the own kernels (CorePool.h);
+// nullptr when it would have one thread, before it is started, or once the process is exiting
+// (or in a forked child).
 CorePool* coreThreadPool();
 
-// The process's pthreadpool for the XNNPACK stages (a network whose layers all run on the own
-// kernels never creates it), created at the first call (with the pool's thread count; nullptr
-// when that is 1, on failure or once the process is exiting).
+// The process's pthreadpool, for networks with XNNPACK stages (XNNPACK needs one; the own layers
+// of such a network run on it too, through CorePool::over, so that two pools' workers do not
+// compete for the cores); nullptr while it is not started (with NNEMU_NPU_THREADS set: started
+// and waited for), or as above.
 pthreadpool_t xnnpackThreadPool();
 
-// The threads of the process's pool (the calling thread's included), started or not; 1 when it
-// has none.
+// The threads of the process's pools (the calling thread's included), started or not; 1 when
+// they have none.
 size_t coreThreadCount();
 
-// Starts the pool's threads if they are not started yet (once per process). The core calls it
-// when a network is loaded for a pool: the workers take their AMX tile state and sleep, so the
-// first inference finds them ready (CorePool.h: an inference does not wait for a worker that is
-// late; before, with pthreadpool, the first inference ran alone and the pool started after it).
+// Starts the own pool's threads if they are not started yet (once per process). The core calls
+// it when a network of own layers is loaded for a pool: the workers take their AMX tile state
+// and sleep, so the first inference finds them ready (CorePool.h: an inference does not wait
+// for a worker that is late; before, on pthreadpool, the first inference ran alone and the pool
+// started after it).
 void startCoreThreadPool();
 
-// Holds the pool for one inference (or one runtime build that records it): at process exit the
-// pool's threads are joined and the pool freed unless a PoolUse holds it (then its last holder
-// frees it), and no PoolUse acquires it afterwards (those inferences run on the calling thread). Without this the workers outlive main and their thread-local storage shows as
+// Starts the pthreadpool in the background if it is not started yet. The core calls it when a
+// network with XNNPACK stages ends its first inference: that one runs on the calling thread
+// alone (a pthreadpool call waits for every worker, and workers starting meanwhile slowed it:
+// MobileNet v2 uint8 2.35 ms alone against 2.92 on a pool started at the load, 2-core VM).
+void startXnnpackThreadPool();
+
+// Holds one of the pools for one inference (or one runtime build that records it): at process
+// exit the pools' threads are joined and the pools freed unless a PoolUse holds them (then its
+// last holder frees them), and no PoolUse acquires one afterwards (those inferences run on the
+// calling thread). Without this the workers outlive main and their thread-local storage shows as
 // "possibly lost" to leak checkers such as valgrind.
 class PoolUse {
 public:
-    PoolUse();
+    // The own pool, or with `xnnpack` the pthreadpool's (CorePool::over).
+    explicit PoolUse(bool xnnpack = false);
     ~PoolUse();
     PoolUse(const PoolUse&) = delete;
     PoolUse& operator=(const PoolUse&) = delete;
-    // The pool, or nullptr: none, or the process is exiting.
+    // The pool, or nullptr: none (yet), or the process is exiting.
     CorePool* pool() const { return pool_; }
 
 private:

@@ -65,8 +65,9 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
                                                    std::to_string(kCompilerVersion));
     }
     NNEMU_RETURN_IF_ERROR(core->build());
-    // The pool's workers start now and sleep until the first inference wakes them (CoreThreads.h).
-    if (core->parallel_) startCoreThreadPool();
+    // The own pool's workers start now and sleep until the first inference wakes them
+    // (CoreThreads.h); a network with XNNPACK stages starts the pthreadpool after its first run.
+    if (core->parallel_ && !core->hasXnnpackStages_) startCoreThreadPool();
     return core;
 }
 
@@ -155,7 +156,7 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
         return badData("wrong number of NPU inputs or outputs");
     }
     arena_.adoptHugePagesIfReady();  // once the helper the second run started has them (ArenaPages.h)
-    const PoolUse use;  // the pool stays alive until this run ends, even if the process exits meanwhile
+    const PoolUse use(hasXnnpackStages_);  // alive until this run ends, even if the process exits meanwhile
     const bool pooled = choosePool(use);
     if (pooled) use.pool()->wake();  // workers asleep since the last inference start rising now
     const auto runStart = Clock::now();
@@ -215,6 +216,7 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
     // After the second inference (a network run once never needs them; the helper competes
     // for the cores, and started any earlier it slowed the first inference): once.
     if (runCount() >= 2) arena_.startHugePages();
+    if (parallel_ && hasXnnpackStages_ && runCount() == 1) startXnnpackThreadPool();
     return {};
 }
 

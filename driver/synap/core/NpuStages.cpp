@@ -217,7 +217,8 @@ Status NpuCore::buildStages() {
     NNEMU_RETURN_IF_ERROR(cutIntoStages());
     fuseStages();
     markBufferedTensors();
-    const PoolUse use;  // a pooled runtime records the pool: it must not go while one is built
+    hasXnnpackStages_ = std::any_of(stages_.begin(), stages_.end(), [](const Stage& stage) { return !stage.native; });
+    const PoolUse use(hasXnnpackStages_);  // a pooled runtime records the pool: it must not go while one is built
     parallel_ = parallel_ && coreThreadCount() > 1 && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
     planActivations();
     const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
