@@ -87,6 +87,7 @@ CorePool::~CorePool() {
 
 void CorePool::wake() {
     if (pthreadpool_ != nullptr) return;
+    keepOffThisThread();  // before the wake: a worker started by another thread may sit on this CPU
     word_.fetch_add(1);
     if (sleepers_.load() > 0) futexWakeAll(&word_);
 }
@@ -136,12 +137,14 @@ void CorePool::work(void (*onStart)()) {
     }
 }
 
-void CorePool::keepOff(int cpu) {
+void CorePool::keepOffThisThread() {
+    const int cpu = sched_getcpu();  // no system call (rseq area or vDSO)
+    if (cpu < 0 || cpu >= CPU_SETSIZE || cpu == keptOff_.load(std::memory_order_relaxed)) return;
     cpu_set_t elsewhere = allowed_;
-    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_CLR(cpu, &elsewhere);
+    CPU_CLR(cpu, &elsewhere);
     if (CPU_COUNT(&elsewhere) == 0) return;  // nowhere else to go
     for (pthread_t thread : workers_) pthread_setaffinity_np(thread, sizeof elsewhere, &elsewhere);
-    keptOff_ = cpu;
+    keptOff_.store(cpu, std::memory_order_relaxed);
 }
 
 void CorePool::publish() {
@@ -160,8 +163,7 @@ void CorePool::parallelize(Task task, void* context, size_t count) {
         for (size_t i = 0; i < count; ++i) task(context, i);
         return;
     }
-    const int cpu = sched_getcpu();
-    if (cpu != keptOff_ && cpu >= 0) keepOff(cpu);
+    keepOffThisThread();
     task_ = task;
     context_ = context;
     count_ = count;

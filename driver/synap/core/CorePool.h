@@ -59,20 +59,20 @@ public:
     void wake();
 
     // The CPU the workers were last kept off (tests), -1 before the first call.
-    int keptOffCpu() const { return keptOff_; }
+    int keptOffCpu() const { return keptOff_.load(std::memory_order_relaxed); }
 
 private:
     CorePool() = default;
     void work(void (*onStart)());
     void runTasks();
-    void keepOff(int cpu);
+    void keepOffThisThread();
     void publish();
 
     pthreadpool_t pthreadpool_ = nullptr;  // over(): the calls go there
     std::vector<pthread_t> workers_;
     std::mutex calling_;
     cpu_set_t allowed_{};
-    int keptOff_ = -1;
+    std::atomic<int> keptOff_{-1};
 
     // The call being run. Written by the caller only while no worker is inside (active_ == 0
     // and the state closed).
