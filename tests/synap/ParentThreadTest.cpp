@@ -1,7 +1,8 @@
 // The driver's helper threads (driver/synap/core/ParentThread.h): a thread started beside its
 // caller may run on every CPU the caller may once it runs (the narrower start mask is given
-// back), a caller limited to one CPU still gets its thread, the body runs exactly once and is
-// joined, and a child forked while the thread runs neither joins nor hangs.
+// back, also when a joiner moved it before it ran), a caller limited to one CPU still gets its
+// thread, the body runs exactly once and is joined, and a child forked while the thread runs
+// neither joins nor hangs.
 #include <gtest/gtest.h>
 
 #include <sched.h>
@@ -21,18 +22,22 @@ struct Seen {
     int runs = 0;
 };
 
-// Starts a thread beside the caller that records its own CPU mask, and joins it.
-Seen runBeside() {
+// Starts a thread beside the caller that records its own CPU mask, and joins it: at once (it has
+// usually not run yet, and the join moves it), or once it has run on its own.
+Seen runBeside(bool joinAtOnce) {
     Seen seen;
     CPU_ZERO(&seen.mask);
+    std::atomic<bool> done{false};
     ParentThread thread;
     EXPECT_TRUE(thread.start(
             [&] {
                 seen.masked = sched_getaffinity(0, sizeof seen.mask, &seen.mask) == 0;
                 ++seen.runs;
+                done.store(true);
             },
             ParentThread::Start::kBesideCaller));
     EXPECT_TRUE(thread.running());
+    while (!joinAtOnce && !done.load()) sched_yield();
     thread.join();
     EXPECT_FALSE(thread.running());
     return seen;
@@ -41,11 +46,27 @@ Seen runBeside() {
 TEST(ParentThread, AThreadStartedBesideItsCallerMayRunWhereverTheCallerMay) {
     cpu_set_t allowed;
     ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
-    const Seen seen = runBeside();
+    const Seen seen = runBeside(false);
     EXPECT_EQ(seen.runs, 1);
     ASSERT_TRUE(seen.masked);
     EXPECT_TRUE(CPU_EQUAL(&seen.mask, &allowed)) << "the start mask was not given back: " << CPU_COUNT(&seen.mask)
                                                  << " CPUs of " << CPU_COUNT(&allowed);
+}
+
+// Joined at once, a thread often has not run yet: the joiner moves it to its own CPU first. Either
+// way (who moves it first is a race), the body runs once with the whole mask.
+TEST(ParentThread, AThreadJoinedBeforeItRanStillRunsOnceWithTheWholeMask) {
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    for (int i = 0; i < 200; ++i) {
+        const Seen seen = runBeside(true);
+        ASSERT_EQ(seen.runs, 1);
+        ASSERT_TRUE(seen.masked);
+        ASSERT_TRUE(CPU_EQUAL(&seen.mask, &allowed)) << "start " << i;
+    }
+    cpu_set_t after;
+    ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+    EXPECT_TRUE(CPU_EQUAL(&after, &allowed)) << "the joiner's own mask changed";
 }
 
 TEST(ParentThread, ACallerOnOneCpuStillGetsItsThread) {
@@ -57,7 +78,7 @@ TEST(ParentThread, ACallerOnOneCpuStillGetsItsThread) {
     CPU_ZERO(&one);
     CPU_SET(here, &one);
     ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-    const Seen seen = runBeside();
+    const Seen seen = runBeside(true);
     ASSERT_EQ(sched_setaffinity(0, sizeof allowed, &allowed), 0);
     EXPECT_EQ(seen.runs, 1);
     ASSERT_TRUE(seen.masked);

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <functional>
 #include <new>
 #include <utility>
@@ -28,7 +29,7 @@ public:
     // Starts `body`; false when the system has no thread to spare.
     template <class Body>
     bool start(Body&& body, Start where = Start::kAnywhere) {
-        auto* task = new (std::nothrow) Task{std::function<void()>(std::forward<Body>(body)), {}, false};
+        auto* task = new (std::nothrow) Task{std::function<void()>(std::forward<Body>(body)), this};
         if (task == nullptr) return false;
         if (!launch(task, where)) {
             delete task;
@@ -39,9 +40,12 @@ public:
     bool forked() const { return getpid() != owner_; }
     bool running() const { return started_; }  // started and not yet joined
     pthread_t handle() const { return thread_; }  // valid while running()
-    // Waits for the thread (in the process that started it; nothing in a child).
+    // Waits for the thread (in the process that started it; nothing in a child). A thread started
+    // beside its caller that has not run yet is first moved to this thread's CPU, which is about
+    // to wait (ParentThread.cpp).
     void join() {
         if (!started_ || forked()) return;
+        if (beside_) pullHere();
         pthread_join(thread_, nullptr);
         started_ = false;
     }
@@ -49,14 +53,21 @@ public:
 private:
     struct Task {
         std::function<void()> body;
-        cpu_set_t allowed;    // the CPUs it may run on once started (kBesideCaller)
-        bool widen = false;   // started on fewer: given `allowed` back first
+        ParentThread* thread;  // outlives the thread: its destructor joins
     };
+    // Start::kBesideCaller: who moves the thread first, the thread itself once it runs (widening
+    // its mask to allowed_) or a joiner before it ran (to the joiner's CPU).
+    enum Phase { kNotRun, kRunning, kPulling, kPulled };
     bool launch(Task* task, Start where);  // ParentThread.cpp
+    void pullHere();
+    void widen();  // on the thread, first thing
     static void* run(void* task) noexcept;  // an exception out of the body ends the process, as std::thread
 
     pthread_t thread_{};
     bool started_ = false;
+    bool beside_ = false;  // and allowed_ set: both before the thread exists, never written while it runs
+    cpu_set_t allowed_{};
+    std::atomic<int> phase_{kNotRun};
     const pid_t owner_ = getpid();
 };
 
