@@ -2,6 +2,7 @@
 // inference compiles and stores, a later compilation of the same network finds it; capacity 0
 // means no file at all; shared layers are stored once; and a cache that cannot be used only
 // costs one warning, never an inference.
+#include <sched.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -488,6 +489,37 @@ TEST_F(DriverSynapCacheTest, AWarmCompilationLooksUpAndLoadsBeforeItsFirstInfere
     ANeuralNetworksCompilation_free(compilation);
     unsetenv("SYNAP_CACHE_CAPACITY");
     EXPECT_EQ(cacheCounters().compiles, 2u) << "a prefetched core the first inference would not load is dropped";
+}
+
+// A process limited to one CPU: the prefetch thread cannot start beside the preparing thread,
+// and starts as any thread would; it still looks up and loads before the first inference.
+TEST_F(DriverSynapCacheTest, AWarmCompilationOnOneCpuStillLooksUpBeforeItsFirstInference) {
+    ConvNetwork network({8, 16, {1, 2}});
+    ASSERT_TRUE(network.valid());
+    const auto expected = compileAndRun(network);
+    struct OneCpu {  // this thread on its current CPU alone until the case ends
+        cpu_set_t allowed;
+        bool set = false;
+        OneCpu() {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(sched_getcpu(), &one);
+            set = sched_getaffinity(0, sizeof allowed, &allowed) == 0 && sched_setaffinity(0, sizeof one, &one) == 0;
+        }
+        ~OneCpu() {
+            if (set) sched_setaffinity(0, sizeof allowed, &allowed);
+        }
+    } oneCpu;
+    ASSERT_TRUE(oneCpu.set);
+    ANeuralNetworksCompilation* compilation = network.compile();
+    ASSERT_NE(compilation, nullptr);
+    // The preparing thread sleeps here, which lets the prefetch run on its CPU.
+    for (int i = 0; i < 2000 && cacheCounters().synapHits == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cacheCounters().synapHits, 1u);
+    EXPECT_EQ(network.run(compilation), expected);
+    ANeuralNetworksCompilation_free(compilation);
+    EXPECT_EQ(cacheCounters().synapHits, 1u) << "the first inference takes the prefetched core";
+    EXPECT_EQ(cacheCounters().compiles, 1u);
 }
 
 // An application that compiles a cached network and exits at once: the exit waits for the

@@ -98,7 +98,7 @@ CacheDirectory::~CacheDirectory() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-Status CacheDirectory::open(const std::string& root, const std::string& file) {
+Status CacheDirectory::open(const std::string& root, const std::string& file, Path resolve) {
     const fs::path path = fs::path(file).lexically_normal();
     name_ = path.filename().string();
     if (name_.empty() || name_ == "." || name_ == "..") return unavailable(file + " does not name a file");
@@ -110,6 +110,7 @@ Status CacheDirectory::open(const std::string& root, const std::string& file) {
         fd_ = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd_ < 0) return unavailable(parent.string() + ": " + std::strerror(errno));
     }
+    if (resolve == Path::kNone) return {};
     path_ = pathOfDescriptor(fd_, parent.string());
     if (path_.empty() || path_.find(" (deleted)") != std::string::npos) {
         return unavailable("cannot resolve the directory " + parent.string());

@@ -48,12 +48,16 @@ public:
 
     // Below a non-empty `root` the directory is reached by an O_NOFOLLOW walk from the root;
     // elsewhere (or without a root) it resolves normally. The file name itself is never followed.
-    Status open(const std::string& root, const std::string& file);
+    // With Path::kNone, pathOf() is not available: the directory's path is read back from
+    // /proc/self/fd, which costs 40-70 us the first time in a process, and users of fd() and
+    // name() alone (a hit through the entry index, the model cache seals) need none.
+    enum class Path { kResolved, kNone };
+    Status open(const std::string& root, const std::string& file, Path path = Path::kResolved);
 
     int fd() const { return fd_; }
     const std::string& name() const { return name_; }
     // A path of `name` in this directory with no symbolic link anywhere, for SQLite to open with
-    // SQLITE_OPEN_NOFOLLOW.
+    // SQLITE_OPEN_NOFOLLOW. Not after open() with Path::kNone.
     std::string pathOf(const std::string& name) const { return path_ + "/" + name; }
 
 private:

@@ -22,7 +22,7 @@ Status SynapCache::findIndexed(const std::string& file, const std::string& root,
     *foldDue = false;
     if (recheck != nullptr) *recheck = {};
     CacheDirectory directory;
-    NNEMU_RETURN_IF_ERROR(directory.open(root, file));
+    NNEMU_RETURN_IF_ERROR(directory.open(root, file, CacheDirectory::Path::kNone));
     const int dir = directory.fd();
     // The database the index was written for, still in place (never followed).
     struct stat database {};

@@ -71,7 +71,7 @@ std::string modelCacheSealName(const std::string& databaseName, uint64_t device,
 ModelCacheSeal recordedModelCacheSeal(const std::string& databaseFile, const std::string& root, const struct stat& file) {
     trace::Span span("read model cache seal", "cache");
     CacheDirectory directory;
-    if (!directory.open(root, databaseFile)) return {};
+    if (!directory.open(root, databaseFile, CacheDirectory::Path::kNone)) return {};
     const std::string name = modelCacheSealName(directory.name(), file.st_dev, file.st_ino);
     const int fd = openat(directory.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return {};
@@ -95,11 +95,11 @@ void recordModelCacheSeal(const std::string& databaseFile, const std::string& ro
     if (seal.empty()) return;
     trace::Span span("record model cache seal", "cache");
     CacheDirectory existing, made;
-    const bool found = existing.open(root, databaseFile).isOk();
+    const bool found = existing.open(root, databaseFile, CacheDirectory::Path::kNone).isOk();
     // Missing directories inside the device root are made, as for the SyNAP cache itself.
     if (!found && (root.empty() ||
                    !base::makeDirectoriesInsideRoot(root, fs::path(databaseFile).lexically_normal().parent_path().string()) ||
-                   !made.open(root, databaseFile))) {
+                   !made.open(root, databaseFile, CacheDirectory::Path::kNone))) {
         return;
     }
     const CacheDirectory& directory = found ? existing : made;

@@ -128,7 +128,7 @@ void ArenaPages::startHugePages() {
     if (helper->pages == nullptr) return;  // the arena works on small pages
     madvise(helper->pages, mapped_, MADV_HUGEPAGE);
     if (!helper->thread.start([h = helper.get()] { h->faultIn(); })) return;  // no thread to spare: small pages
-    pthread_setname_np(helper->thread.get()->native_handle(), "nnemu-arena");
+    pthread_setname_np(helper->thread.handle(), "nnemu-arena");
     helper_ = std::move(helper);
 }
 

@@ -161,7 +161,9 @@ void PreparedNetwork::startPrefetch() {
     prefetch->key = compiledNetworkKey(digest, inputDims);
     prefetch->profiling = props::SynapProperties::profile();
     PrefetchesRunning::get().begin();
-    if (!prefetch->thread.start([p = prefetch.get()] { p->run(); })) {
+    // Started beside this thread: queued behind it, the prefetch would wait for the first
+    // inference to block on it (ParentThread.cpp).
+    if (!prefetch->thread.start([p = prefetch.get()] { p->run(); }, ParentThread::Start::kBesideCaller)) {
         PrefetchesRunning::get().end();
         return;  // the first inference looks the program up itself
     }
