@@ -87,6 +87,33 @@ TEST(CorePool, ACallDoesNotWaitForAWorkerThatHasNotCome) {
     }
 }
 
+// Each thread has a contiguous share, the caller the first half: the caller's tasks are a prefix
+// of its half and, where it helped the worker, a suffix of the worker's (taken from the far end).
+TEST(CorePool, TheCallerRunsAPrefixOfItsHalfAndTheFarEndOfTheOther) {
+    const std::unique_ptr<CorePool> pool = CorePool::create(2);
+    ASSERT_NE(pool, nullptr);
+    struct ByCaller {
+        std::thread::id caller = std::this_thread::get_id();
+        std::vector<std::atomic<int>> mine = std::vector<std::atomic<int>>(64);
+    };
+    for (int k = 0; k < 200; ++k) {
+        ByCaller seen;
+        if (k % 2 == 0) pool->wake();
+        pool->parallelize(
+                [](void* context, size_t i) {
+                    auto* s = static_cast<ByCaller*>(context);
+                    s->mine[i] = std::this_thread::get_id() == s->caller ? 1 : 0;
+                    if (i % 8 == 0) std::this_thread::yield();  // give the worker a chance
+                },
+                &seen, 64);
+        size_t a = 0, b = 64;
+        while (a < 32 && seen.mine[a]) ++a;
+        while (b > 32 && seen.mine[b - 1]) --b;
+        for (size_t i = a; i < b; ++i) ASSERT_EQ(seen.mine[i].load(), 0) << "call " << k << ", task " << i;
+        EXPECT_EQ(seen.mine[0].load(), 1);  // its first task, before any worker could reach it
+    }
+}
+
 TEST(CorePool, TwoCallersAtOnceEachGetTheirTasksRun) {
     const std::unique_ptr<CorePool> pool = CorePool::create(2);
     ASSERT_NE(pool, nullptr);

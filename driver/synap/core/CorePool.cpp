@@ -32,13 +32,18 @@ void futexWakeAll(std::atomic<uint32_t>* word) {
 
 struct Start {
     CorePool* pool;
+    size_t self;  // the worker's thread number (the caller is 0)
     void (*onStart)();
 };
+
+uint64_t packRange(size_t first, size_t end) { return static_cast<uint64_t>(end) << 32 | static_cast<uint64_t>(first); }
 
 }  // namespace
 
 std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
+    if (threads < 2 || threads > UINT32_MAX) return nullptr;
     std::unique_ptr<CorePool> pool(new CorePool());
+    pool->ranges_.reset(new Range[threads]);
     if (sched_getaffinity(0, sizeof pool->allowed_, &pool->allowed_) != 0) CPU_ZERO(&pool->allowed_);
     // Started away from the creating thread's CPU, like later calls' workers (keepOff).
     const int here = sched_getcpu();
@@ -49,7 +54,7 @@ std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
     if (CPU_COUNT(&elsewhere) > 0) pthread_attr_setaffinity_np(&attributes, sizeof elsewhere, &elsewhere);
     pool->keptOff_ = CPU_COUNT(&elsewhere) > 0 ? here : -1;
     for (size_t t = 1; t < threads; ++t) {
-        auto* start = new Start{pool.get(), onStart};
+        auto* start = new Start{pool.get(), pool->workers_.size() + 1, onStart};
         pthread_t thread;
         if (pthread_create(
                     &thread, &attributes,
@@ -57,7 +62,7 @@ std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
                         const Start begin = *static_cast<Start*>(argument);
                         delete static_cast<Start*>(argument);
                         pthread_setname_np(pthread_self(), "nnemu-npu");
-                        begin.pool->work(begin.onStart);
+                        begin.pool->work(begin.self, begin.onStart);
                         return nullptr;
                     },
                     start) != 0) {
@@ -92,14 +97,32 @@ void CorePool::wake() {
     if (sleepers_.load() > 0) futexWakeAll(&word_);
 }
 
-void CorePool::runTasks() {
-    for (size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count_;
-         i = next_.fetch_add(1, std::memory_order_relaxed)) {
-        task_(context_, i);
+// Takes a task of thread `range`'s range: its first (the owner's) or its last (another thread's).
+bool CorePool::take(size_t range, bool fromFront, size_t* task) {
+    std::atomic<uint64_t>& left = ranges_[range].left;
+    uint64_t seen = left.load(std::memory_order_relaxed);
+    for (;;) {
+        const size_t first = static_cast<uint32_t>(seen), end = static_cast<size_t>(seen >> 32);
+        if (first >= end) return false;
+        const uint64_t after = fromFront ? packRange(first + 1, end) : packRange(first, end - 1);
+        if (left.compare_exchange_weak(seen, after, std::memory_order_relaxed)) {
+            *task = fromFront ? first : end - 1;
+            return true;
+        }
     }
 }
 
-void CorePool::work(void (*onStart)()) {
+void CorePool::runTasks(size_t self) {
+    const size_t threads = this->threads();
+    size_t task;
+    while (take(self, true, &task)) task_(context_, task);
+    for (size_t k = 1; k < threads; ++k) {
+        const size_t other = (self + k) % threads;
+        while (take(other, false, &task)) task_(context_, task);
+    }
+}
+
+void CorePool::work(size_t self, void (*onStart)()) {
     if (onStart != nullptr) onStart();
     uint64_t joined = 0;  // the last call's state this worker looked at
     auto spinUntil = Clock::now();  // a new worker sleeps until the first call or wake()
@@ -114,7 +137,7 @@ void CorePool::work(void (*onStart)()) {
                 // then waits for active_ to fall to 0, either sees this worker or this worker
                 // sees the call closed (or another call) and leaves it alone.
                 active_.fetch_add(1);
-                if (state_.load() == state) runTasks();
+                if (state_.load() == state) runTasks(self);
                 active_.fetch_sub(1);
             }
             spinUntil = Clock::now() + kSpin;
@@ -159,17 +182,19 @@ void CorePool::parallelize(Task task, void* context, size_t count) {
     if (pthreadpool_ != nullptr) return pthreadpool_parallelize_1d(pthreadpool_, task, context, count, 0);
     // Another thread's inference has the workers: this one runs alone.
     const std::unique_lock call(calling_, std::try_to_lock);
-    if (count == 1 || !call.owns_lock()) {
+    if (count == 1 || count > UINT32_MAX || !call.owns_lock()) {
         for (size_t i = 0; i < count; ++i) task(context, i);
         return;
     }
     keepOffThisThread();
     task_ = task;
     context_ = context;
-    count_ = count;
-    next_.store(0, std::memory_order_relaxed);
+    const size_t threads = this->threads();
+    for (size_t t = 0; t < threads; ++t) {
+        ranges_[t].left.store(packRange(t * count / threads, (t + 1) * count / threads), std::memory_order_relaxed);
+    }
     publish();
-    runTasks();
+    runTasks(0);
     state_.store(state_.load(std::memory_order_relaxed) & ~uint64_t{1});  // closed: nobody joins now
     if (active_.load() == 0) return;
     const auto spinUntil = Clock::now() + kCallerSpin;

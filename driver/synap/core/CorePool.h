@@ -10,7 +10,11 @@
 // delay). Here a call returns as soon as its tasks are done: a worker that is not there yet
 // takes no task, and the caller runs them all if need be.
 //
-// - Tasks are handed out one at a time from a shared counter: whoever is running takes the next.
+// - Each thread has its share of a call's tasks, a contiguous range as pthreadpool gives it (the
+//   caller the first): layer after layer a thread works on the same rows, which stay in its
+//   caches (handing tasks out in turn from one counter made the float MobileNets 7-13 % slower
+//   on two threads). A thread done with its own range takes tasks from the far end of the
+//   others', so a worker that has not come leaves its share to the rest.
 // - Each worker is kept off the CPU of the thread that hands out the work (its affinity is every
 //   allowed CPU but that one, set again when the caller moves), so that a wake goes to another
 //   CPU instead of queueing behind the caller.
@@ -63,8 +67,9 @@ public:
 
 private:
     CorePool() = default;
-    void work(void (*onStart)());
-    void runTasks();
+    void work(size_t self, void (*onStart)());
+    void runTasks(size_t self);
+    bool take(size_t range, bool fromFront, size_t* task);
     void keepOffThisThread();
     void publish();
 
@@ -78,8 +83,12 @@ private:
     // and the state closed).
     Task task_ = nullptr;
     void* context_ = nullptr;
-    size_t count_ = 0;
-    alignas(64) std::atomic<size_t> next_{0};
+    // Per thread (the caller's first), the tasks of its range not yet taken: the first in the low
+    // 32 bits, one past the last in the high 32 bits.
+    struct alignas(64) Range {
+        std::atomic<uint64_t> left{0};
+    };
+    std::unique_ptr<Range[]> ranges_;
     // The call's number, times two, plus one while it is open for workers to join.
     alignas(64) std::atomic<uint64_t> state_{0};
     std::atomic<size_t> active_{0};  // workers between joining a call and leaving it
