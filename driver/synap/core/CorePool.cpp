@@ -40,13 +40,13 @@ uint64_t packRange(size_t first, size_t end) { return static_cast<uint64_t>(end)
 
 }  // namespace
 
-std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)()) {
+std::unique_ptr<CorePool> CorePool::create(size_t threads, void (*onStart)(), int callerCpu) {
     if (threads < 2 || threads > UINT32_MAX) return nullptr;
     std::unique_ptr<CorePool> pool(new CorePool());
     pool->ranges_.reset(new Range[threads]);
     if (sched_getaffinity(0, sizeof pool->allowed_, &pool->allowed_) != 0) CPU_ZERO(&pool->allowed_);
-    // Started away from the creating thread's CPU, like later calls' workers (keepOff).
-    const int here = sched_getcpu();
+    // Started away from the caller's CPU, like later calls' workers (keepOffThisThread).
+    const int here = callerCpu >= 0 ? callerCpu : sched_getcpu();
     cpu_set_t elsewhere = pool->allowed_;
     if (here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &elsewhere);
     pthread_attr_t attributes;

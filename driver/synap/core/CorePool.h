@@ -41,8 +41,9 @@ public:
 
     // A pool of `threads` threads, the calling thread of each call included (threads - 1
     // workers), each worker run `onStart` first (may be null); nullptr when no worker thread can
-    // be created. The workers sleep until the first call or wake().
-    static std::unique_ptr<CorePool> create(size_t threads, void (*onStart)() = nullptr);
+    // be created. The workers sleep until the first call or wake(), kept off `callerCpu` (-1:
+    // this thread's CPU) until then.
+    static std::unique_ptr<CorePool> create(size_t threads, void (*onStart)() = nullptr, int callerCpu = -1);
     // The same calls on a pthreadpool's threads (not owned): a network with XNNPACK stages runs
     // all its layers on the pthreadpool those stages need, since the workers of two pools would
     // compete for the same cores.

@@ -285,9 +285,9 @@ public:
 
     // Starts the own pool's threads once: pthread_create returns without waiting for the thread
     // to run, and nothing waits for the workers afterwards either.
-    void launchOwn() {
+    void launchOwn(int callerCpu) {
         std::lock_guard lock(mutex_);
-        launchOwnLocked();
+        launchOwnLocked(callerCpu);
     }
     // Starts the pthreadpool once, on a thread of its own: pthreadpool_create returns once every
     // worker has run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes
@@ -316,12 +316,12 @@ private:
         return overXnnpack_.get();
     }
 
-    void launchOwnLocked() {
+    void launchOwnLocked(int callerCpu = -1) {
         if (launchedOwn_ || !usable()) return;
         launchedOwn_ = true;
         // Each worker takes its AMX tile state first (kernels::prepareAmxThread: the first use
         // of the tiles traps into Linux, 16-27 us a thread), not in its first inference.
-        own_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); });
+        own_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); }, callerCpu);
     }
 
     void launchXnnpackLocked() {
@@ -392,7 +392,7 @@ pthreadpool_t xnnpackThreadPool() { return PoolGate::get().xnnpackThreads(); }
 
 size_t coreThreadCount() { return poolSize(); }
 
-void startCoreThreadPool() { PoolGate::get().launchOwn(); }
+void startCoreThreadPool(int callerCpu) { PoolGate::get().launchOwn(callerCpu); }
 
 void startXnnpackThreadPool() { PoolGate::get().launchXnnpack(); }
 

@@ -35,7 +35,9 @@ size_t coreThreadCount();
 // and sleep, so the first inference finds them ready (CorePool.h: an inference does not wait
 // for a worker that is late; before, on pthreadpool, the first inference ran alone and the pool
 // started after it).
-void startCoreThreadPool();
+// The workers start kept off `callerCpu` (-1: the calling thread's CPU), where the thread that
+// will hand them work runs (CorePool.h).
+void startCoreThreadPool(int callerCpu = -1);
 
 // Starts the pthreadpool in the background if it is not started yet. The core calls it when a
 // network with XNNPACK stages ends its first inference: that one runs on the calling thread

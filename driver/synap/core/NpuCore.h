@@ -34,9 +34,11 @@ public:
     // OUT_OF_MEMORY when its buffers cannot be allocated.
     // `callingThreadOnly` keeps it off the thread pool whatever CoreThreads.h says (benchmarks).
     // A mapped program (from the SyNAP cache's program file) stays mapped: layers read its
-    // weights where they lie.
+    // weights where they lie. A network for the pool starts the pool's workers (CoreThreads.h),
+    // which keep off `callerCpu`, the CPU of the thread that will run its inferences (-1: this
+    // thread's).
     static Result<std::unique_ptr<NpuCore>> load(cache::ProgramImage program, bool profiling = false,
-                                                 bool callingThreadOnly = false);
+                                                 bool callingThreadOnly = false, int callerCpu = -1);
     static Result<std::unique_ptr<NpuCore>> load(std::vector<uint8_t> program, bool profiling = false,
                                                  bool callingThreadOnly = false) {
         return load(cache::ProgramImage(std::move(program)), profiling, callingThreadOnly);

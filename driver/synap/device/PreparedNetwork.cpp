@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -119,6 +120,7 @@ struct PreparedNetwork::Prefetch {
     cache::SynapCacheLocation location;
     std::string key;
     bool profiling = false;
+    int preparingCpu = -1;  // where the thread that prepared (and will likely infer) ran
     std::unique_ptr<NpuCore> core;  // written by the thread before it ends
     ParentThread thread;
 
@@ -136,7 +138,9 @@ struct PreparedNetwork::Prefetch {
             span.arg("hit", found ? 1 : 0);
             if (!found) return;
             trace::Span load("core load", "jit");
-            Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(program), profiling);
+            // The pool's workers (if it starts now) keep off the preparing thread's CPU, not this
+            // thread's: that one runs the inferences (CorePool.h).
+            Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(program), profiling, false, preparingCpu);
             // A program the core refuses is the first inference's to drop, as without a prefetch.
             if (loaded.isOk()) core = std::move(loaded).value();
         } catch (...) {  // out of memory: the first inference loads (or compiles) as without a prefetch
@@ -160,6 +164,7 @@ void PreparedNetwork::startPrefetch() {
                           props::deviceRoot()};
     prefetch->key = compiledNetworkKey(digest, inputDims);
     prefetch->profiling = props::SynapProperties::profile();
+    prefetch->preparingCpu = sched_getcpu();
     PrefetchesRunning::get().begin();
     // Started beside this thread: queued behind it, the prefetch would wait for the first
     // inference to block on it (ParentThread.cpp).
