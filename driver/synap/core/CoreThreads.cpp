@@ -127,6 +127,29 @@ long ownRunnableThreads() {
 
 namespace {
 
+// Other programs' runnable threads right now (/proc/loadavg less this process's own), the least
+// of up to kLooks looks kLookGap apart: a thread this process just joined (the SyNAP cache
+// prefetch) is still runnable for a moment while it exits, no longer listed as ours, and read
+// as another program's it kept 2 of 10 warm processes' first inferences off the pool on the idle
+// VM. A program that runs is there at every look. The cores' count when unknown.
+long othersRunnableNow() {
+    constexpr int kLooks = 3;
+    constexpr auto kLookGap = std::chrono::microseconds(30);
+    long fewest = -1;
+    for (int look = 0; look < kLooks; ++look) {
+        if (look > 0) {  // waited for on the core, not asleep: on a busy machine a sleep may last a slice
+            const auto until = std::chrono::steady_clock::now() + kLookGap;
+            while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        }
+        const long runnable = runnableNow(), own = ownRunnableThreads();
+        if (runnable < 0 || own < 0) return static_cast<long>(poolSize());
+        const long others = std::max(0L, runnable - std::max(1L, own));
+        fewest = fewest < 0 ? others : std::min(fewest, others);
+        if (fewest == 0) break;
+    }
+    return fewest;
+}
+
 double processCpuSeconds() {
     timespec now{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
@@ -155,8 +178,7 @@ public:
         } else {
             // No interval long enough to count ticks over (the process's first inference): what
             // runs right now, less this process's own threads (the caller, workers still spinning).
-            const long runnable = runnableNow(), own = ownRunnableThreads();
-            free = runnable < 0 || own < 0 ? 0 : cores - static_cast<double>(std::max(0L, runnable - std::max(1L, own)));
+            free = cores - static_cast<double>(othersRunnableNow());
         }
         samples_[next_] = sample;
         next_ = (next_ + 1) % kSamples;
