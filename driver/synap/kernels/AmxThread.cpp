@@ -17,6 +17,7 @@ void prepareAmxThread() {
     _tile_loadconfig(&config);
     _tile_zero(0);  // the first use of the tile data: the trap that enlarges the thread's state
     _tile_release();
+    if (amxInt8Usable()) prepareAmxGemmScratch();
 }
 
 }  // namespace nnemu::synap::kernels

@@ -340,9 +340,16 @@ void rowGroup(const Call& c, const uint8_t* rows, size_t row, size_t count, cons
     }
 }
 
+// The thread's scratch, one for every mode and row kind (a thread runs one call at a time): one
+// per instantiation, as before, meant a first run faulting in each one's pages in turn.
+Scratch& threadScratch() {
+    thread_local Scratch scratch;
+    return scratch;
+}
+
 template <Mode M, Rows R>
 void run(const GemmArgs& a) {
-    thread_local Scratch scratch;
+    Scratch& scratch = threadScratch();
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock, padded = blocks * kGemmBlock;
     const int32_t* start = M == Mode::Exact ? nullptr : a.biasAndColTerms;
     const int32_t* magnitudes = nullptr;  // per channel sum(|weights|), where known
@@ -496,5 +503,18 @@ bool amxInt8Suits(const GemmArgs& a) {
 }
 
 void gemmAvx512Amx(const GemmArgs& a) { amxInt8Suits(a) ? gemmAmxInt8(a) : gemmAvx512Vnni(a); }
+
+void prepareAmxGemmScratch() {
+    // Sized for GEMMs up to 1280 deep and 1280 channels wide (MobileNets' widest); a larger one
+    // grows it in its first call, as every call did before.
+    constexpr size_t kDepth = 1280, kChannels = 1280, kBlocks = kChannels / kGemmBlock;
+    Scratch& scratch = threadScratch();
+    std::memset(scratch.acc, 0, sizeof scratch.acc);
+    if (scratch.rows.size() < kGroupRows * kDepth + 64) scratch.rows.resize(kGroupRows * kDepth + 64);
+    if (scratch.start.size() < kChannels) scratch.start.resize(kChannels);
+    if (scratch.magnitudes.size() < kChannels) scratch.magnitudes.resize(kChannels);
+    if (scratch.nudges.size() < kBlocks * kNudgeValues) scratch.nudges.resize(kBlocks * kNudgeValues);
+    if (scratch.fields.size() < kBlocks) scratch.fields.resize(kBlocks);
+}
 
 }  // namespace nnemu::synap::kernels

@@ -39,7 +39,12 @@ bool amxBf16Usable();
 // instruction (a trap: ~20 us in a bare process on the 2-core VM, ~60 us in benchmark_model),
 // which a program's first run would pay otherwise. Called for a program loaded from the NNAPI
 // cache whose kernels may run on tiles, on the thread that runs Compilation_finish
-// (NpuCore::prepareCallingThread). Once per thread.
+// (NpuCore::prepareCallingThread). Once per thread. Where amxInt8Usable(), also faults in the
+// thread's AMX GEMM scratch (prepareAmxGemmScratch), which its first GEMM would otherwise grow.
 void prepareAmxThread();
+// The calling thread's AMX int8 GEMM working memory, allocated and written once for GEMMs up to
+// 1280 deep and wide (GemmAmxInt8.cpp): ~60 page faults of a warm process's first run moved to
+// the thread's preparation.
+void prepareAmxGemmScratch();
 
 }  // namespace nnemu::synap::kernels
