@@ -161,21 +161,7 @@ TEST(ArenaPages, NoHelperWithHugePagesOffOrDirect) {
 
 // float [1, 128, 128, 32] -> 3x3 DEPTHWISE_CONV_2D (RELU6): input and output 2 MiB each, so the
 // arena holds more than 2 MiB.
-hal::Model wideDepthwise() {
-    // Weights in steps of 1/8 (every sum exact in float).
-    std::vector<float> filter(9 * 32), bias(32);
-    for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
-    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 5) / 8.0f;
-    test::HalNetworkBuilder b;
-    const uint32_t input = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
-    const uint32_t output = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 128, 128, 32});
-    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
-                {input, b.constant(hal::OperandType::TENSOR_FLOAT32, {1, 3, 3, 32}, filter),
-                 b.constant(hal::OperandType::TENSOR_FLOAT32, {32}, bias), b.scalar(ANEURALNETWORKS_PADDING_SAME),
-                 b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)},
-                output);
-    return b.finish(input, output);
-}
+hal::Model wideDepthwise() { return test::floatDepthwise3x3(128, 32); }
 
 TEST(ArenaPages, CoreGivesTheSameOutputsOnEitherPages) {
     Result<std::vector<uint8_t>> program = synap::compileProgram(wideDepthwise(), {{1, 128, 128, 32}});

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "HalNetworkBuilder.h"
-#include <android/NeuralNetworks.h>
 #include "compiler/Compiler.h"
 #include "core/CorePool.h"
 #include "core/CoreThreads.h"
@@ -166,20 +165,6 @@ TEST(CorePool, FreeingAnIdleOrSpinningPoolJoinsItsWorkers) {
     }
 }
 
-// A float 3x3 depthwise layer on [1, 64, 64, 32]: 1.2 M multiply-accumulates, enough for the pool.
-hal::Model depthwiseForThePool() {
-    std::vector<float> filter(9 * 32, 0.125f), bias(32, 0.5f);
-    test::HalNetworkBuilder b;
-    const uint32_t input = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 64, 64, 32});
-    const uint32_t output = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, 64, 64, 32});
-    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
-                {input, b.constant(hal::OperandType::TENSOR_FLOAT32, {1, 3, 3, 32}, filter),
-                 b.constant(hal::OperandType::TENSOR_FLOAT32, {32}, bias), b.scalar(ANEURALNETWORKS_PADDING_SAME),
-                 b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(ANEURALNETWORKS_FUSED_NONE)},
-                output);
-    return b.finish(input, output);
-}
-
 // The pool's threads start when a network is loaded for it, so that its first inference is
 // pooled like the later ones (before, it ran alone and the pool started after it). Fresh process:
 // the pool is the process's.
@@ -190,7 +175,8 @@ TEST(CorePoolStart, ANetworkLoadedForThePoolStartsItsThreadsBeforeItsFirstInfere
                 unsetenv("NNEMU_NPU_THREADS");
                 if (coreThreadCount() < 2) _exit(0);  // one core: no pool
                 if (coreThreadPool() != nullptr) _exit(2);
-                Result<std::vector<uint8_t>> program = compileProgram(depthwiseForThePool(), {{1, 64, 64, 32}});
+                // 1.2 M multiply-accumulates: enough for the pool.
+                Result<std::vector<uint8_t>> program = compileProgram(test::floatDepthwise3x3(64, 32), {{1, 64, 64, 32}});
                 if (!program.isOk()) _exit(3);
                 auto alone = NpuCore::load(cache::ProgramImage(*program), false, /*callingThreadOnly=*/true);
                 if (!alone.isOk() || coreThreadPool() != nullptr) _exit(4);  // not for a core kept off the pool

@@ -66,4 +66,22 @@ private:
     hal::Model model_;
 };
 
+// float [1, side, side, channels] -> 3x3 DEPTHWISE_CONV_2D, SAME padding, RELU6, the weights in
+// steps of 1/8 (every sum exact in float).
+inline hal::Model floatDepthwise3x3(uint32_t side, uint32_t channels) {
+    std::vector<float> filter(9 * channels), bias(channels);
+    for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 5) / 8.0f;
+    HalNetworkBuilder b;
+    const uint32_t input = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, side, side, channels});
+    const uint32_t output = b.tensor(hal::OperandType::TENSOR_FLOAT32, {1, side, side, channels});
+    constexpr int32_t kSame = 1, kRelu6 = 3;  // ANEURALNETWORKS_PADDING_SAME, ANEURALNETWORKS_FUSED_RELU6
+    b.operation(hal::OperationType::DEPTHWISE_CONV_2D,
+                {input, b.constant(hal::OperandType::TENSOR_FLOAT32, {1, 3, 3, channels}, filter),
+                 b.constant(hal::OperandType::TENSOR_FLOAT32, {channels}, bias), b.scalar(kSame), b.scalar(1),
+                 b.scalar(1), b.scalar(1), b.scalar(kRelu6)},
+                output);
+    return b.finish(input, output);
+}
+
 }  // namespace nnemu::test
