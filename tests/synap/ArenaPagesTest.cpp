@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "HalNetworkBuilder.h"
-#include <android/NeuralNetworks.h>
 #include "compiler/Compiler.h"
 #include "core/ArenaPages.h"
 #include "core/NpuCore.h"
