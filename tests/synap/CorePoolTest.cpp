@@ -187,5 +187,31 @@ TEST(CorePoolStart, ANetworkLoadedForThePoolStartsItsThreadsBeforeItsFirstInfere
             ::testing::ExitedWithCode(0), "");
 }
 
+// The SyNAP cache prefetch hands the loaded core to the first inference before it starts the
+// pool (PreparedNetwork.cpp): until then that inference runs alone, and right.
+TEST(CorePoolStart, ANetworkLoadedForItsCallerToStartThePoolLeavesItToTheCaller) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto body = [] {
+        unsetenv("NNEMU_NPU_THREADS");
+        if (coreThreadCount() < 2) _exit(0);  // one core: no pool
+        Result<std::vector<uint8_t>> program = compileProgram(test::floatDepthwise3x3(64, 32), {{1, 64, 64, 32}});
+        if (!program.isOk()) _exit(3);
+        auto core = NpuCore::load(cache::ProgramImage(*program), false, false, -1, NpuCore::PoolStart::kByCaller);
+        if (!core.isOk() || !(*core)->usesCorePool()) _exit(4);
+        if (coreThreadPool() != nullptr) _exit(5);  // left to the caller
+        auto alone = NpuCore::load(cache::ProgramImage(*program), false, /*callingThreadOnly=*/true);
+        if (!alone.isOk() || (*alone)->usesCorePool()) _exit(6);
+        std::vector<float> input((*core)->inputBytes(0) / sizeof(float));
+        for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+        std::vector<uint8_t> ours((*core)->outputBytes(0)), theirs(ours.size());
+        const auto* in = reinterpret_cast<const uint8_t*>(input.data());
+        if (!(*core)->run({in}, {ours.data()}).isOk() || (*core)->lastRunPooled()) _exit(7);
+        if (!(*alone)->run({in}, {theirs.data()}).isOk() || ours != theirs) _exit(8);
+        startCoreThreadPool();
+        _exit(coreThreadPool() != nullptr ? 0 : 9);
+    };
+    EXPECT_EXIT(body(), ::testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace nnemu::synap

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 
@@ -141,7 +142,10 @@ long othersRunnableNow() {
             const auto until = std::chrono::steady_clock::now() + kLookGap;
             while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
         }
-        const long runnable = runnableNow(), own = ownRunnableThreads();
+        const long runnable = runnableNow();
+        // The caller alone: no need to list this process's threads (some 20 system calls).
+        if (runnable == 1) return 0;
+        const long own = ownRunnableThreads();
         if (runnable < 0 || own < 0) return static_cast<long>(poolSize());
         const long others = std::max(0L, runnable - std::max(1L, own));
         fewest = fewest < 0 ? others : std::min(fewest, others);
@@ -308,8 +312,8 @@ public:
     // Starts the own pool's threads once: pthread_create returns without waiting for the thread
     // to run, and nothing waits for the workers afterwards either.
     void launchOwn(int callerCpu) {
-        std::lock_guard lock(mutex_);
-        launchOwnLocked(callerCpu);
+        std::unique_lock lock(mutex_);
+        launchOwnLocked(lock, callerCpu);
     }
     // Starts the pthreadpool once, on a thread of its own: pthreadpool_create returns once every
     // worker has run, which took 0.1 ms on the idle 2-core VM but 7-18 ms while other processes
@@ -327,8 +331,12 @@ private:
     CorePool* available(std::unique_lock<std::mutex>& lock, bool xnnpack) {
         if (!usable()) return nullptr;
         if (!xnnpack) {
-            if (fixedThreads() != 0) launchOwnLocked();
-            return own_.get();
+            if (fixedThreads() != 0) {
+                launchOwnLocked(lock);
+                started_.wait(lock, [&] { return !startingOwn_; });
+                if (!usable()) return nullptr;
+            }
+            return own_.get();  // nullptr while another thread starts it: this inference runs alone
         }
         if (fixedThreads() != 0) {
             launchXnnpackLocked();
@@ -338,12 +346,26 @@ private:
         return overXnnpack_.get();
     }
 
-    void launchOwnLocked(int callerCpu = -1) {
+    // Creates the own pool once, outside the lock: creating a thread took 0.1-0.25 ms on the
+    // 2-core VM, and an inference that meets the pool still starting runs alone rather than
+    // wait for it (the SyNAP cache prefetch starts it while the first inference begins).
+    void launchOwnLocked(std::unique_lock<std::mutex>& lock, int callerCpu = -1) {
         if (launchedOwn_ || !usable()) return;
         launchedOwn_ = true;
+        startingOwn_ = true;
+        lock.unlock();
         // Each worker takes its AMX tile state first (kernels::prepareAmxThread: the first use
         // of the tiles traps into Linux, 16-27 us a thread), not in its first inference.
-        own_ = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); }, callerCpu);
+        std::unique_ptr<CorePool> pool;
+        try {
+            pool = CorePool::create(poolSize(), [] { kernels::prepareAmxThread(); }, callerCpu);
+        } catch (const std::bad_alloc&) {  // no pool: every inference runs on its calling thread
+        }
+        lock.lock();
+        startingOwn_ = false;
+        own_ = std::move(pool);
+        if (closing_ && users_ == 0) destroy();
+        started_.notify_all();
     }
 
     void launchXnnpackLocked() {
@@ -401,6 +423,7 @@ private:
     bool launchedOwn_ = false;
     bool launchedXnnpack_ = false;
     bool startingXnnpack_ = false;  // the starter thread is creating the pthreadpool
+    bool startingOwn_ = false;      // a thread is creating the own pool (outside the lock)
     const pid_t owner_ = base::processId();  // the process whose threads the pools have
     size_t users_ = 0;
     bool closing_ = false;

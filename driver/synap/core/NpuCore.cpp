@@ -50,7 +50,7 @@ bool mayRunOnAmxTiles(const npu::Program& program) {
 }  // namespace
 
 Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool profiling, bool callingThreadOnly,
-                                               int callerCpu) {
+                                               int callerCpu, PoolStart poolStart) {
     std::unique_ptr<NpuCore> core(new NpuCore());
     core->parallel_ = !callingThreadOnly;
     core->bytes_ = std::move(program);
@@ -68,7 +68,7 @@ Result<std::unique_ptr<NpuCore>> NpuCore::load(cache::ProgramImage program, bool
     NNEMU_RETURN_IF_ERROR(core->build());
     // The own pool's workers start now and sleep until the first inference wakes them
     // (CoreThreads.h); a network with XNNPACK stages starts the pthreadpool after its first run.
-    if (core->parallel_ && !core->hasXnnpackStages_) startCoreThreadPool(callerCpu);
+    if (core->usesCorePool() && poolStart == PoolStart::kAtLoad) startCoreThreadPool(callerCpu);
     return core;
 }
 

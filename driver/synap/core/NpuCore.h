@@ -36,9 +36,12 @@ public:
     // A mapped program (from the SyNAP cache's program file) stays mapped: layers read its
     // weights where they lie. A network for the pool starts the pool's workers (CoreThreads.h),
     // which keep off `callerCpu`, the CPU of the thread that will run its inferences (-1: this
-    // thread's).
+    // thread's); with PoolStart::kByCaller the caller starts them (startCoreThreadPool) when
+    // usesCorePool() says so, e.g. after handing the core over.
+    enum class PoolStart { kAtLoad, kByCaller };
     static Result<std::unique_ptr<NpuCore>> load(cache::ProgramImage program, bool profiling = false,
-                                                 bool callingThreadOnly = false, int callerCpu = -1);
+                                                 bool callingThreadOnly = false, int callerCpu = -1,
+                                                 PoolStart poolStart = PoolStart::kAtLoad);
     static Result<std::unique_ptr<NpuCore>> load(std::vector<uint8_t> program, bool profiling = false,
                                                  bool callingThreadOnly = false) {
         return load(cache::ProgramImage(std::move(program)), profiling, callingThreadOnly);
@@ -54,6 +57,8 @@ public:
     size_t inputBytes(size_t i) const { return inputs_[i].bytes; }
     size_t outputBytes(size_t i) const { return outputs_[i].bytes; }
     size_t layerCount() const;
+    // Its inferences may run on the own thread pool (CoreThreads.h).
+    bool usesCorePool() const { return parallel_ && !hasXnnpackStages_; }
     std::span<const uint8_t> programBytes() const { return bytes_.bytes(); }
     bool programMapped() const { return bytes_.mapped(); }
     // Bytes of the activation arena (every activation between stages, planned by lifetime).

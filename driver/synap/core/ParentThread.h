@@ -45,9 +45,14 @@ public:
     // to wait (ParentThread.cpp).
     void join() {
         if (!started_ || forked()) return;
-        if (beside_) pullHere();
+        awaitHere();
         pthread_join(thread_, nullptr);
         started_ = false;
+    }
+    // Before this thread waits for something the thread does: a thread started beside its caller
+    // that has not run yet is moved to this thread's CPU (as join() does).
+    void awaitHere() {
+        if (started_ && beside_ && !forked()) pullHere();
     }
 
 private:

@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "../compiler/Compiler.h"
+#include "../core/CoreThreads.h"
 #include "../core/ParentThread.h"
 #include "../kernels/Isa.h"
 #include "NonFinite.h"
@@ -121,32 +123,61 @@ struct PreparedNetwork::Prefetch {
     std::string key;
     bool profiling = false;
     int preparingCpu = -1;  // where the thread that prepared (and will likely infer) ran
-    std::unique_ptr<NpuCore> core;  // written by the thread before it ends
     ParentThread thread;
 
     bool forked() const { return thread.forked(); }
     void join() { thread.join(); }
+    // Waits until the thread has looked the program up and loaded it (not for the thread pool it
+    // may start after that) and takes the core: nullptr on a miss, a refused program, or when
+    // taken before.
+    std::unique_ptr<NpuCore> takeLoaded() {
+        thread.awaitHere();
+        std::unique_lock lock(mutex);
+        loadedOrNot.wait(lock, [&] { return published; });
+        return std::move(core);
+    }
     void run() {
         pthread_setname_np(pthread_self(), "nnemu-prefetch");
         struct Ended {
             ~Ended() { PrefetchesRunning::get().end(); }
         } ended;
+        bool startPool = false;
+        std::unique_ptr<NpuCore> loadedCore;
         try {
             trace::Span span("synap cache prefetch", "jit");
             cache::ProgramImage program;
             const bool found = cache::findCompiledProgram(location, key, kCompilerVersion, &program);
             span.arg("hit", found ? 1 : 0);
-            if (!found) return;
-            trace::Span load("core load", "jit");
-            // The pool's workers (if it starts now) keep off the preparing thread's CPU, not this
-            // thread's: that one runs the inferences (CorePool.h).
-            Result<std::unique_ptr<NpuCore>> loaded = NpuCore::load(std::move(program), profiling, false, preparingCpu);
-            // A program the core refuses is the first inference's to drop, as without a prefetch.
-            if (loaded.isOk()) core = std::move(loaded).value();
+            if (found) {
+                trace::Span load("core load", "jit");
+                // The pool's workers keep off the preparing thread's CPU, not this thread's:
+                // that one runs the inferences (CorePool.h). They start after the core is handed
+                // over: creating a thread took 0.1-0.25 ms on the 2-core VM, which the first
+                // inference waited for when the load started them.
+                Result<std::unique_ptr<NpuCore>> loaded =
+                        NpuCore::load(std::move(program), profiling, false, preparingCpu, NpuCore::PoolStart::kByCaller);
+                // A program the core refuses is the first inference's to drop, as without a prefetch.
+                if (loaded.isOk()) loadedCore = std::move(loaded).value();
+                startPool = loadedCore != nullptr && loadedCore->usesCorePool();
+            }
         } catch (...) {  // out of memory: the first inference loads (or compiles) as without a prefetch
-            core.reset();
+            loadedCore.reset();
+            startPool = false;
         }
+        {
+            std::lock_guard lock(mutex);
+            core = std::move(loadedCore);
+            published = true;
+        }
+        loadedOrNot.notify_all();
+        if (startPool) startCoreThreadPool(preparingCpu);
     }
+
+private:
+    std::mutex mutex;
+    std::condition_variable loadedOrNot;
+    bool published = false;
+    std::unique_ptr<NpuCore> core;
 };
 
 void PreparedNetwork::startPrefetch() {
@@ -186,12 +217,11 @@ void PreparedNetwork::startPrefetch() {
 std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCacheLocation& location,
                                                          const std::string& key, bool profiling) {
     if (prefetch_ == nullptr || prefetch_->forked()) return nullptr;
-    prefetch_->join();
-    std::unique_ptr<Prefetch> prefetch = std::move(prefetch_);
-    const bool same = prefetch->location.file == location.file && prefetch->location.capacity == location.capacity &&
-                      prefetch->location.boardRoot == location.boardRoot && prefetch->key == key &&
-                      prefetch->profiling == profiling;
-    return same ? std::move(prefetch->core) : nullptr;
+    std::unique_ptr<NpuCore> core = prefetch_->takeLoaded();
+    const bool same = prefetch_->location.file == location.file && prefetch_->location.capacity == location.capacity &&
+                      prefetch_->location.boardRoot == location.boardRoot && prefetch_->key == key &&
+                      prefetch_->profiling == profiling;
+    return same ? std::move(core) : nullptr;
 }
 
 bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims) {
@@ -249,10 +279,9 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
         if (cached) key = prefetchedKey;
         lookup.arg("prefetched", cached ? 1 : 0);
     }
-    if (prefetch_ != nullptr && !prefetch_->forked()) {  // not the JIT's to take: dropped
-        prefetch_->join();
-        prefetch_.reset();
-    }
+    // Not the JIT's to take: dropped. The thread itself is joined with this network (it may
+    // still be starting the thread pool).
+    if (prefetch_ != nullptr && !prefetch_->forked()) (void)prefetch_->takeLoaded();
     if (!cached) {
         cached = readable && cache::findCompiledProgram(synapCache, alias, kCompilerVersion, &cachedProgram);
         if (cached) key = alias;
