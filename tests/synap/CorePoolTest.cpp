@@ -95,6 +95,7 @@ TEST(CorePool, TheCallerRunsAPrefixOfItsHalfAndTheFarEndOfTheOther) {
         std::thread::id caller = std::this_thread::get_id();
         std::vector<std::atomic<int>> mine = std::vector<std::atomic<int>>(64);
     };
+    int callerFirst = 0;  // calls whose first task the caller ran
     for (int k = 0; k < 200; ++k) {
         ByCaller seen;
         if (k % 2 == 0) pool->wake();
@@ -109,8 +110,11 @@ TEST(CorePool, TheCallerRunsAPrefixOfItsHalfAndTheFarEndOfTheOther) {
         while (a < 32 && seen.mine[a]) ++a;
         while (b > 32 && seen.mine[b - 1]) --b;
         for (size_t i = a; i < b; ++i) ASSERT_EQ(seen.mine[i].load(), 0) << "call " << k << ", task " << i;
-        EXPECT_EQ(seen.mine[0].load(), 1);  // its first task, before any worker could reach it
+        callerFirst += seen.mine[0].load();
     }
+    // Its first task, before a worker could reach it, unless the caller lost its CPU right after
+    // publishing the call (on a loaded machine the worker may then run every task).
+    EXPECT_GT(callerFirst, 0);
 }
 
 TEST(CorePool, TwoCallersAtOnceEachGetTheirTasksRun) {
