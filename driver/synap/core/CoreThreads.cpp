@@ -129,10 +129,10 @@ long ownRunnableThreads() {
 namespace {
 
 // Other programs' runnable threads right now (/proc/loadavg less this process's own), the least
-// of up to kLooks looks kLookGap apart: a thread this process just joined (the SyNAP cache
-// prefetch) is still runnable for a moment while it exits, no longer listed as ours, and read
-// as another program's it kept 2 of 10 warm processes' first inferences off the pool on the idle
-// VM. A program that runs is there at every look. The cores' count when unknown.
+// of up to kLooks looks kLookGap apart: a thread of this process that just ended (the SyNAP
+// cache prefetch) is still runnable for a moment while it exits, no longer listed as ours, and
+// read as another program's it kept 2 of 10 warm processes' first inferences off the pool on the
+// idle VM. A program that runs is there at every look. The cores' count when unknown.
 long othersRunnableNow() {
     constexpr int kLooks = 3;
     constexpr auto kLookGap = std::chrono::microseconds(30);

@@ -16,8 +16,8 @@
 namespace nnemu::synap {
 
 // The process's pool for networks whose every layer runs on the own kernels (CorePool.h);
-// nullptr when it would have one thread, before it is started, or once the process is exiting
-// (or in a forked child).
+// nullptr when it would have one thread, before it is started (or while another thread creates
+// it), or once the process is exiting (or in a forked child).
 CorePool* coreThreadPool();
 
 // The process's pthreadpool, for networks with XNNPACK stages (XNNPACK needs one; the own layers
