@@ -25,7 +25,7 @@ struct Random {
 };
 
 void expectAsXnnpack(const GraphBuilder& g, const std::vector<std::vector<uint8_t>>& inputs) {
-    expectCpuPathAsRealTflite(g.buildBytes(), inputs, 0, {}, true);
+    expectCpuPathAsRealTflite(g.buildBytes(), inputs, xnnpackFloatUlps(), {}, true);
 }
 
 fb::ActivationFunctionType activationOf(int32_t pick) {

@@ -58,6 +58,22 @@ inline ::testing::AssertionResult isOk(const Status& status) {
 // where a one-operator model rounds once.
 constexpr int kModelFloatUlps = 8;
 
+// Whether real TFLite's XNNPACK runs, on this CPU, the float kernels whose summation order nnemu's
+// CPU path reproduces: its AVX-512 ones, taken when the CPU has AVX-512F. Without it XNNPACK runs
+// its FMA3 kernels (on AMD Zen of family 17h the "s4" GEMMs, which rotate the inputs within each
+// group of four; elsewhere the broadcast ones) and its AVX2 softmax sum, whose orders the CPU path
+// does not reproduce (docs/tflite.md, "The CPU path's two semantics").
+inline bool xnnpackFloatOrderReproduced() { return __builtin_cpu_supports("avx512f"); }
+
+// What summing the same terms in another order can move a result by, in ULP of the output's
+// largest magnitude: each of up to a thousand terms of either sign rounds once in each order
+// (measured on a Zen 1 core: up to 52 on the one-operator tests).
+constexpr int kReorderedFloatUlps = 128;
+
+// The bound for a float output of the CPU path's XNNPACK forms against real TFLite's XNNPACK:
+// the same bits where the order is reproduced, else kReorderedFloatUlps.
+inline int xnnpackFloatUlps() { return xnnpackFloatOrderReproduced() ? 0 : kReorderedFloatUlps; }
+
 // The distance between `magnitude` (>= 0, finite) and the next larger value of T.
 template <typename T>
 double ulpOf(double magnitude) {
