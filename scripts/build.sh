@@ -23,4 +23,5 @@ targets=()
 for target in "$@"; do targets+=(--target "$target"); done
 phase installing bash scripts/install-deps.sh
 phase configuring configure
-phase "building${*:+ $*}" cmake --build build -j"$(nproc)" "${targets[@]}"
+# The compiler's output goes to build/build.log, shown when the build fails.
+phase "building${*:+ $*}" logged build/build.log cmake --build build -j"$(nproc)" "${targets[@]}"

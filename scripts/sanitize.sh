@@ -2,21 +2,22 @@
 # The sanitizer part of the test command: builds the tests that need it with clang in build
 # directories of their own and runs them; any report fails.
 #  - build-asan (ASan + UBSan): the unit, API (both libraries), cache and synap-npu (statistics
-#    included) tests;
+#    included) tests; then (fuzz) the libFuzzer targets, built there too (NNEMU_FUZZ=ON: one
+#    sanitized build of the libraries serves both), each for half a minute;
 #  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
 #    objects freed while computations that use them run, several processes on one device root
 #    (caches, statistics), a warm start's background lookup and load (synap-npu's prefetch).
 # Clang, because GCC's -fsanitize=null stops taking the address of an extern function for a
 # constant, which LayerKinds.cpp's table check needs.
-# usage: scripts/sanitize.sh [asan|tsan]...   (both when none is named)
+# usage: scripts/sanitize.sh [asan|fuzz|tsan]...   (all three when none is named)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phases.sh
 jobs="$(nproc)"
 
-configure() {  # build directory, sanitizers
+configure() {  # build directory, sanitizers, more CMake arguments
   cmake -S . -B "$1" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DNNEMU_SANITIZE="$2" >/dev/null
+      -DNNEMU_SANITIZE="$2" "${@:3}" >/dev/null
 }
 
 # Runs one gtest binary (with its arguments) under a device root of its own, inside its build
@@ -46,10 +47,18 @@ asan_tests() {
 }
 
 asan() {
-  phase "configuring build-asan" configure build-asan address,undefined
-  phase "building build-asan" cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests \
+  phase "configuring build-asan" configure build-asan address,undefined -DNNEMU_FUZZ=ON
+  phase "building build-asan" logged build-asan/build.log cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests \
       nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests
   phase "running build-asan tests" asan_tests
+}
+
+fuzz() {
+  phase "configuring build-asan" configure build-asan address,undefined -DNNEMU_FUZZ=ON
+  phase "building the fuzzers" logged build-asan/build-fuzz.log cmake --build build-asan -j"$jobs" \
+      --target tflite_loader_fuzz npu_program_fuzz nnapi_model_fuzz
+  phase "running fuzzers" logged build-asan/fuzz.log ctest --test-dir build-asan -R '_fuzz_short$' \
+      --output-on-failure -j"$jobs"
 }
 
 tsan_tests() {
@@ -65,16 +74,16 @@ tsan_tests() {
 
 tsan() {
   phase "configuring build-tsan" configure build-tsan thread
-  phase "building build-tsan" cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests \
+  phase "building build-tsan" logged build-tsan/build.log cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests \
       nnemu_cache_tests nnemu_synap_tests
   phase "running build-tsan tests" tsan_tests
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(asan tsan)
+[ ${#steps[@]} -gt 0 ] || steps=(asan fuzz tsan)
 for step in "${steps[@]}"; do
   case "$step" in
-    asan | tsan) "$step" ;;
-    *) echo "usage: $0 [asan|tsan]..." >&2; exit 2 ;;
+    asan | fuzz | tsan) "$step" ;;
+    *) echo "usage: $0 [asan|fuzz|tsan]..." >&2; exit 2 ;;
   esac
 done
