@@ -97,6 +97,29 @@ inline FoldedRequant foldedRequantOf(const FastRequantBlock& f, const int32_t* i
     return q;
 }
 
+// The folded requantization of channels [8h, 8h + 8) of GEMM block `block` (GemmArgs.h:
+// a.fastBlocks and a.biasAndColTerms set), from the block's plain constants: the nudges plus 2^63
+// (a flip of the sign bit) and `post` built here, as packDepthwiseAvx2 stores them for the
+// depthwise layers (the GEMM's packed layout is shared with the other ISAs).
+inline FoldedRequant foldedGemmOf(const GemmArgs& a, size_t block, int h) {
+    const auto load = [](const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); };
+    const FastRequantBlock& f = a.fastBlocks[block];
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    FoldedRequant q;
+    q.initial = load(a.biasAndColTerms + block * kGemmBlock + 8 * h);
+    __m256i offset[2];
+    for (int p = 0; p < 2; ++p) {
+        q.multiplier[p] = load(f.multiplier[p] + 4 * h);
+        q.positive[p] = _mm256_xor_si256(load(f.positive[p] + 4 * h), sign);
+        q.negative[p] = _mm256_xor_si256(load(f.negative[p] + 4 * h), sign);
+        q.shift[p] = load(f.shift[p] + 4 * h);
+        offset[p] = _mm256_srlv_epi64(sign, q.shift[p]);  // 2^(63 - shift): its low half is what post takes off
+    }
+    q.post = _mm256_sub_epi32(_mm256_set1_epi32(a.outputZeroPoint),
+                              _mm256_blend_epi32(offset[0], _mm256_slli_epi64(offset[1], 32), 0xAA));
+    return q;
+}
+
 // The output values of 8 accumulators (before the initial terms), not clamped. kClampsBelowZero:
 // the caller clamps every value <= the output zero point to it (ReLU's lower bound), so the
 // negative nudge is not needed: with the positive one, t < 0 still gives a value <= 0.

@@ -7,6 +7,7 @@ namespace nnemu::synap::kernels {
 namespace {
 
 struct EmulatedDot {
+    static constexpr bool kSplitRows = true;  // (then weights, values and add are the in-loop split's, for K > 2048)
     struct Weights {
         __m256i even, odd;
     };

@@ -6,6 +6,13 @@
 //   Dot::Weights Dot::weights(__m256i w);   32 weight bytes, once per depth group
 //   Dot::Values Dot::values(__m256i x);     4 activation bytes broadcast, once per row and group
 //   __m256i Dot::add(__m256i acc, const Dot::Values&, const Dot::Weights&);
+// A Dot with kSplitRows (the AVX2 one, whose values are the 16-bit even and odd bytes) has the
+// tile's rows split once per tile instead (splitRows): the inner loop then broadcasts each row's
+// pair of 16-bit values from memory and needs no register for the split's constants, which the
+// 4 x 16 tile's 8 accumulators and 4 weight vectors leave none for (the in-loop split spilled 6
+// accumulators to the stack on every depth group).
+// Where nothing saturates (a.fastBlocks), the folded requantization (Avx2Requant.h), else the
+// saturating one.
 #pragma once
 
 #include <immintrin.h>
@@ -27,7 +34,36 @@ int32_t rowTermOf(const GemmArgs& a, size_t r) {
     return static_cast<int32_t>(sum * static_cast<uint32_t>(a.rowFactor));
 }
 
-template <class Dot, int R>
+// Saturating: GemmArgs' requantization; Folded: the folded one; FoldedAboveZero: the folded one
+// where the clamp's lower bound is at least the output zero point.
+enum class GemmMode { Saturating, Folded, FoldedAboveZero };
+
+// Requantizes and stores the R x 16 tile of accumulators at (row, block).
+template <GemmMode kMode, int R>
+void storeTile(const GemmArgs& a, __m256i (&acc)[R][2], const int32_t* rowTerms, size_t row, size_t block) {
+    for (int j = 0; j < 2; ++j) {
+        const size_t first = block * kGemmBlock + j * 8;
+        if (first >= a.channels) break;
+        const size_t count = a.channels - first < 8 ? a.channels - first : 8;
+        if constexpr (kMode == GemmMode::Saturating) {
+            const Requant q = requantOf(a, first);
+            for (int i = 0; i < R; ++i) {
+                storeBytes(requantize(a, q, acc[i][j], rowTerms[i]), a.output + (row + i) * a.outputStride + first, count);
+            }
+        } else {
+            const FoldedRequant q = foldedGemmOf(a, block, j);
+            const __m256i low = _mm256_set1_epi32(a.low), high = _mm256_set1_epi32(a.high);
+            for (int i = 0; i < R; ++i) {
+                __m256i y = scaleFolded<kMode == GemmMode::FoldedAboveZero>(
+                        q, _mm256_add_epi32(acc[i][j], _mm256_set1_epi32(rowTerms[i])));
+                y = _mm256_min_epi32(_mm256_max_epi32(y, low), high);
+                storeBytes(y, a.output + (row + i) * a.outputStride + first, count);
+            }
+        }
+    }
+}
+
+template <class Dot, GemmMode kMode, int R>
 void gemmTile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t block) {
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
@@ -45,35 +81,125 @@ void gemmTile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t blo
             for (int j = 0; j < 2; ++j) acc[i][j] = Dot::add(acc[i][j], x, w[j]);
         }
     }
-    for (int j = 0; j < 2; ++j) {
-        const size_t first = block * kGemmBlock + j * 8;
-        if (first >= a.channels) break;
-        const size_t count = a.channels - first < 8 ? a.channels - first : 8;
-        const Requant q = requantOf(a, first);
-        for (int i = 0; i < R; ++i) {
-            storeBytes(requantize(a, q, acc[i][j], rowTerms[i]), a.output + (row + i) * a.outputStride + first, count);
-        }
-    }
+    storeTile<kMode, R>(a, acc, rowTerms, row, block);
 }
 
-template <class Dot, int R>
+template <class Dot, GemmMode kMode, int R>
 void gemmRowTile(const GemmArgs& a, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
     int32_t rowTerms[R];
     for (int i = 0; i < R; ++i) rowTerms[i] = rowTermOf(a, row + i);
-    for (size_t block = 0; block < blocks; ++block) gemmTile<Dot, R>(a, rowTerms, row, block);
+    for (size_t block = 0; block < blocks; ++block) gemmTile<Dot, kMode, R>(a, rowTerms, row, block);
+}
+
+// Depth groups a tile's split rows hold on the stack (K <= 2048, 16 KB); deeper layers split in
+// the loop.
+constexpr size_t kSplitGroups = 512;
+
+// A tile's rows as the emulated dot reads them: per row and depth group, bytes 0 and 2 (`even`)
+// and bytes 1 and 3 (`odd`) as two 16-bit values each, int8 rows flipped to unsigned.
+struct SplitRows {
+    alignas(32) uint32_t even[kGemmRows][kSplitGroups];
+    alignas(32) uint32_t odd[kGemmRows][kSplitGroups];
+    int32_t rowTerms[kGemmRows];
+};
+
+// Splits rows [row, row + R) into `s`, and their row terms (with a.rows' bytes summed here when
+// a.rowTerms is null, as rowTermOf does).
+template <int R>
+void splitRows(const GemmArgs& a, size_t row, SplitRows* s) {
+    const size_t bytes = a.depthGroups * 4;
+    const __m256i flip = _mm256_set1_epi8(a.signedValues ? static_cast<char>(0x80) : 0);
+    const __m256i low = _mm256_set1_epi16(0x00FF);
+    for (int i = 0; i < R; ++i) {
+        const uint8_t* p = a.rows + (row + i) * a.rowStride;
+        __m256i sums = _mm256_setzero_si256();
+        const auto split = [&](__m256i v, size_t k) {
+            sums = _mm256_add_epi64(sums, _mm256_sad_epu8(v, _mm256_setzero_si256()));
+            v = _mm256_xor_si256(v, flip);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(s->even[i] + k / 4), _mm256_and_si256(v, low));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(s->odd[i] + k / 4), _mm256_srli_epi16(v, 8));
+        };
+        size_t k = 0;
+        for (; k + 32 <= bytes; k += 32) split(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k)), k);
+        if (k < bytes) {  // the last groups, zero-padded to 8 (kSplitGroups is a multiple of 8)
+            alignas(32) uint8_t tail[32] = {};
+            std::memcpy(tail, p + k, bytes - k);
+            split(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)), k);
+        }
+        if (a.rowTerms != nullptr) {
+            s->rowTerms[i] = a.rowTerms[row + i];
+        } else {
+            const __m128i sum2 = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+            const auto sum = static_cast<uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(sum2, _mm_unpackhi_epi64(sum2, sum2))));
+            s->rowTerms[i] = static_cast<int32_t>(sum * static_cast<uint32_t>(a.rowFactor));
+        }
+    }
+}
+
+// The emulated dot's tile on split rows: even and odd weight bytes widened once per group and
+// depth group, each row's pairs broadcast from `s`.
+template <GemmMode kMode, int R>
+void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) {
+    __m256i acc[R][2];
+    for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+    const int8_t* weights = a.weights + block * a.depthGroups * 64;
+    for (size_t g = 0; g < a.depthGroups; ++g) {
+        __m256i even[2], odd[2];
+        for (int j = 0; j < 2; ++j) {
+            const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights + g * 64 + j * 32));
+            even[j] = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);
+            odd[j] = _mm256_srai_epi16(w, 8);
+        }
+        for (int i = 0; i < R; ++i) {
+            const __m256i xe = _mm256_set1_epi32(static_cast<int32_t>(s.even[i][g]));
+            const __m256i xo = _mm256_set1_epi32(static_cast<int32_t>(s.odd[i][g]));
+            for (int j = 0; j < 2; ++j) {
+                acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(xe, even[j]));
+                acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(xo, odd[j]));
+            }
+        }
+    }
+    storeTile<kMode, R>(a, acc, s.rowTerms, row, block);
+}
+
+template <GemmMode kMode, int R>
+void splitRowTile(const GemmArgs& a, SplitRows* s, size_t row) {
+    const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
+    splitRows<R>(a, row, s);
+    for (size_t block = 0; block < blocks; ++block) splitTile<kMode, R>(a, *s, row, block);
+}
+
+template <class Dot, GemmMode kMode>
+void gemmRowsIn(const GemmArgs& a) {
+    size_t row = 0;
+    if constexpr (Dot::kSplitRows) {
+        if (a.depthGroups <= kSplitGroups) {
+            SplitRows s;
+            for (; row + kGemmRows <= a.rowCount; row += kGemmRows) splitRowTile<kMode, kGemmRows>(a, &s, row);
+            switch (a.rowCount - row) {
+                case 3: splitRowTile<kMode, 3>(a, &s, row); break;
+                case 2: splitRowTile<kMode, 2>(a, &s, row); break;
+                case 1: splitRowTile<kMode, 1>(a, &s, row); break;
+                default: break;
+            }
+            return;
+        }
+    }
+    for (; row + kGemmRows <= a.rowCount; row += kGemmRows) gemmRowTile<Dot, kMode, kGemmRows>(a, row);
+    switch (a.rowCount - row) {
+        case 3: gemmRowTile<Dot, kMode, 3>(a, row); break;
+        case 2: gemmRowTile<Dot, kMode, 2>(a, row); break;
+        case 1: gemmRowTile<Dot, kMode, 1>(a, row); break;
+        default: break;
+    }
 }
 
 template <class Dot>
 void gemmRows(const GemmArgs& a) {
-    size_t row = 0;
-    for (; row + kGemmRows <= a.rowCount; row += kGemmRows) gemmRowTile<Dot, kGemmRows>(a, row);
-    switch (a.rowCount - row) {
-        case 3: gemmRowTile<Dot, 3>(a, row); break;
-        case 2: gemmRowTile<Dot, 2>(a, row); break;
-        case 1: gemmRowTile<Dot, 1>(a, row); break;
-        default: break;
-    }
+    if (a.fastBlocks == nullptr || a.biasAndColTerms == nullptr) return gemmRowsIn<Dot, GemmMode::Saturating>(a);
+    if (a.low >= a.outputZeroPoint) return gemmRowsIn<Dot, GemmMode::FoldedAboveZero>(a);
+    gemmRowsIn<Dot, GemmMode::Folded>(a);
 }
 
 }  // namespace

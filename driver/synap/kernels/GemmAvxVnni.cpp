@@ -6,6 +6,7 @@ namespace nnemu::synap::kernels {
 namespace {
 
 struct VnniDot {
+    static constexpr bool kSplitRows = false;
     using Weights = __m256i;
     using Values = __m256i;
     static Weights weights(__m256i w) { return w; }
