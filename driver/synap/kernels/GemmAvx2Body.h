@@ -38,27 +38,52 @@ int32_t rowTermOf(const GemmArgs& a, size_t r) {
 // where the clamp's lower bound is at least the output zero point.
 enum class GemmMode { Saturating, Folded, FoldedAboveZero };
 
+// Clamps 16 output values (two vectors of 8, zero point included) and stores `count` of their
+// bytes: saturating packs to bytes (exact inside the clamp, which lies in the output type's
+// range: signed where it reaches below 0), then the clamp on bytes.
+inline void storeClamped16(__m256i y0, __m256i y1, const GemmArgs& a, uint8_t* out, size_t count) {
+    const __m256i words = _mm256_packs_epi32(y0, y1);  // lanes: 0-3 8-11 | 4-7 12-15
+    __m128i v;
+    if (a.low < 0) {
+        const __m256i bytes = _mm256_packs_epi16(words, words);
+        v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
+        v = _mm_min_epi8(_mm_max_epi8(v, _mm_set1_epi8(static_cast<char>(a.low))), _mm_set1_epi8(static_cast<char>(a.high)));
+    } else {
+        const __m256i bytes = _mm256_packus_epi16(words, words);
+        v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
+        v = _mm_min_epu8(_mm_max_epu8(v, _mm_set1_epi8(static_cast<char>(a.low))), _mm_set1_epi8(static_cast<char>(a.high)));
+    }
+    if (count == 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    } else {
+        alignas(16) uint8_t bytes[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(bytes), v);
+        std::memcpy(out, bytes, count);
+    }
+}
+
 // Requantizes and stores the R x 16 tile of accumulators at (row, block).
 template <GemmMode kMode, int R>
-void storeTile(const GemmArgs& a, __m256i (&acc)[R][2], const int32_t* rowTerms, size_t row, size_t block) {
-    for (int j = 0; j < 2; ++j) {
-        const size_t first = block * kGemmBlock + j * 8;
-        if (first >= a.channels) break;
-        const size_t count = a.channels - first < 8 ? a.channels - first : 8;
-        if constexpr (kMode == GemmMode::Saturating) {
+__attribute__((always_inline)) inline void storeTile(const GemmArgs& a, __m256i (&acc)[R][2], const int32_t* rowTerms, size_t row, size_t block) {
+    if constexpr (kMode == GemmMode::Saturating) {
+        for (int j = 0; j < 2; ++j) {
+            const size_t first = block * kGemmBlock + j * 8;
+            if (first >= a.channels) break;
+            const size_t count = a.channels - first < 8 ? a.channels - first : 8;
             const Requant q = requantOf(a, first);
             for (int i = 0; i < R; ++i) {
                 storeBytes(requantize(a, q, acc[i][j], rowTerms[i]), a.output + (row + i) * a.outputStride + first, count);
             }
-        } else {
-            const FoldedRequant q = foldedGemmOf(a, block, j);
-            const __m256i low = _mm256_set1_epi32(a.low), high = _mm256_set1_epi32(a.high);
-            for (int i = 0; i < R; ++i) {
-                __m256i y = scaleFolded<kMode == GemmMode::FoldedAboveZero>(
-                        q, _mm256_add_epi32(acc[i][j], _mm256_set1_epi32(rowTerms[i])));
-                y = _mm256_min_epi32(_mm256_max_epi32(y, low), high);
-                storeBytes(y, a.output + (row + i) * a.outputStride + first, count);
-            }
+        }
+    } else {
+        const size_t first = block * kGemmBlock;
+        const size_t count = a.channels - first < kGemmBlock ? a.channels - first : kGemmBlock;
+        const FoldedRequant q0 = foldedGemmOf(a, block, 0), q1 = foldedGemmOf(a, block, 1);
+        for (int i = 0; i < R; ++i) {
+            const __m256i term = _mm256_set1_epi32(rowTerms[i]);
+            const __m256i y0 = scaleFolded<kMode == GemmMode::FoldedAboveZero>(q0, _mm256_add_epi32(acc[i][0], term));
+            const __m256i y1 = scaleFolded<kMode == GemmMode::FoldedAboveZero>(q1, _mm256_add_epi32(acc[i][1], term));
+            storeClamped16(y0, y1, a, a.output + (row + i) * a.outputStride + first, count);
         }
     }
 }
@@ -123,9 +148,9 @@ void splitRows(const GemmArgs& a, size_t row, SplitRows* s) {
         size_t k = 0;
         for (; k + 32 <= bytes; k += 32) split(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k)), k);
         if (k < bytes) {  // the last groups, zero-padded to 8 (kSplitGroups is a multiple of 8)
-            alignas(32) uint8_t tail[32] = {};
-            std::memcpy(tail, p + k, bytes - k);
-            split(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)), k);
+            const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>((bytes - k) / 4)), lanes);
+            split(_mm256_maskload_epi32(reinterpret_cast<const int*>(p + k), mask), k);
         }
         if (a.rowTerms != nullptr) {
             s->rowTerms[i] = a.rowTerms[row + i];
