@@ -17,6 +17,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "Avx2Requant.h"
@@ -162,6 +163,50 @@ void splitRows(const GemmArgs& a, size_t row, SplitRows* s) {
     }
 }
 
+// splitTile's depth loop for 4 rows, as one asm statement per depth group: its 8 accumulators,
+// 4 widened weight vectors, 2 broadcast pairs and 2 products take the 16 vector registers
+// exactly, which GCC 12's allocation of the same intrinsics did not manage (it spilled 4
+// accumulators to the stack and back on every group: 62 instructions for 16 vpmaddwd).
+#define NNEMU_SPLIT_ROW(i, even, odd)                 \
+    "vpbroadcastd " even "(%[x]), %[xe]\n\t"          \
+    "vpbroadcastd " odd "(%[x]), %[xo]\n\t"           \
+    "vpmaddwd %[we0], %[xe], %[t0]\n\t"               \
+    "vpmaddwd %[wo0], %[xo], %[t1]\n\t"               \
+    "vpaddd %[t0], %[a" #i "0], %[a" #i "0]\n\t"      \
+    "vpaddd %[t1], %[a" #i "0], %[a" #i "0]\n\t"      \
+    "vpmaddwd %[we1], %[xe], %[t0]\n\t"               \
+    "vpmaddwd %[wo1], %[xo], %[t1]\n\t"               \
+    "vpaddd %[t0], %[a" #i "1], %[a" #i "1]\n\t"      \
+    "vpaddd %[t1], %[a" #i "1], %[a" #i "1]\n\t"
+
+// (the byte offsets the asm reads each row's pairs at, from even[0][g])
+static_assert(sizeof(SplitRows::even[0]) == 2048 && offsetof(SplitRows, odd) == 8192);
+
+inline void splitGroups4(const int8_t* weights, const SplitRows& s, size_t groups, __m256i (&acc)[4][2]) {
+    __m256i a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
+    __m256i a20 = acc[2][0], a21 = acc[2][1], a30 = acc[3][0], a31 = acc[3][1];
+    for (size_t g = 0; g < groups; ++g) {
+        __m256i we0, wo0, we1, wo1, xe, xo, t0, t1;
+        asm("vmovdqu (%[w]), %[t0]\n\t"
+            "vpsllw $8, %[t0], %[we0]\n\t"
+            "vpsraw $8, %[we0], %[we0]\n\t"
+            "vpsraw $8, %[t0], %[wo0]\n\t"
+            "vmovdqu 32(%[w]), %[t1]\n\t"
+            "vpsllw $8, %[t1], %[we1]\n\t"
+            "vpsraw $8, %[we1], %[we1]\n\t"
+            "vpsraw $8, %[t1], %[wo1]\n\t"
+            NNEMU_SPLIT_ROW(0, "0", "8192") NNEMU_SPLIT_ROW(1, "2048", "10240")
+            NNEMU_SPLIT_ROW(2, "4096", "12288") NNEMU_SPLIT_ROW(3, "6144", "14336")
+            : [a00] "+x"(a00), [a01] "+x"(a01), [a10] "+x"(a10), [a11] "+x"(a11), [a20] "+x"(a20), [a21] "+x"(a21),
+              [a30] "+x"(a30), [a31] "+x"(a31), [we0] "=&x"(we0), [wo0] "=&x"(wo0), [we1] "=&x"(we1), [wo1] "=&x"(wo1),
+              [xe] "=&x"(xe), [xo] "=&x"(xo), [t0] "=&x"(t0), [t1] "=&x"(t1)
+            : [w] "r"(weights + g * 64), [x] "r"(&s.even[0][g]), "m"(*(const char(*)[64])(weights + g * 64)), "m"(s));
+    }
+    acc[0][0] = a00, acc[0][1] = a01, acc[1][0] = a10, acc[1][1] = a11;
+    acc[2][0] = a20, acc[2][1] = a21, acc[3][0] = a30, acc[3][1] = a31;
+}
+#undef NNEMU_SPLIT_ROW
+
 // The emulated dot's tile on split rows: even and odd weight bytes widened once per group and
 // depth group, each row's pairs broadcast from `s`.
 template <GemmMode kMode, int R>
@@ -169,6 +214,11 @@ void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) 
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
+    if constexpr (R == 4) {
+        splitGroups4(weights, s, a.depthGroups, acc);
+        storeTile<kMode, R>(a, acc, s.rowTerms, row, block);
+        return;
+    }
     for (size_t g = 0; g < a.depthGroups; ++g) {
         __m256i even[2], odd[2];
         for (int j = 0; j < 2; ++j) {
