@@ -207,21 +207,23 @@ inline void splitGroups4(const int8_t* weights, const SplitRows& s, size_t group
 }
 #undef NNEMU_SPLIT_ROW
 
-// The emulated dot's tile on split rows: even and odd weight bytes widened once per group and
-// depth group, each row's pairs broadcast from `s`.
-template <GemmMode kMode, int R>
+// The emulated dot's R x 16 tile on split rows: even and odd weight bytes widened once per depth
+// group, each row's pairs broadcast from `s` (kHalf: a last block of at most 8 channels, whose
+// upper half is neither computed nor stored).
+template <GemmMode kMode, int R, bool kHalf>
 void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) {
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
-    if constexpr (R == 4) {
+    if constexpr (R == 4 && !kHalf) {
         splitGroups4(weights, s, a.depthGroups, acc);
         storeTile<kMode, R>(a, acc, s.rowTerms, row, block);
         return;
     }
+    constexpr int kHalves = kHalf ? 1 : 2;
     for (size_t g = 0; g < a.depthGroups; ++g) {
-        __m256i even[2], odd[2];
-        for (int j = 0; j < 2; ++j) {
+        __m256i even[kHalves], odd[kHalves];
+        for (int j = 0; j < kHalves; ++j) {
             const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights + g * 64 + j * 32));
             even[j] = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);
             odd[j] = _mm256_srai_epi16(w, 8);
@@ -229,7 +231,7 @@ void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) 
         for (int i = 0; i < R; ++i) {
             const __m256i xe = _mm256_set1_epi32(static_cast<int32_t>(s.even[i][g]));
             const __m256i xo = _mm256_set1_epi32(static_cast<int32_t>(s.odd[i][g]));
-            for (int j = 0; j < 2; ++j) {
+            for (int j = 0; j < kHalves; ++j) {
                 acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(xe, even[j]));
                 acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(xo, odd[j]));
             }
@@ -242,7 +244,9 @@ template <GemmMode kMode, int R>
 void splitRowTile(const GemmArgs& a, SplitRows* s, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
     splitRows<R>(a, row, s);
-    for (size_t block = 0; block < blocks; ++block) splitTile<kMode, R>(a, *s, row, block);
+    const bool half = a.channels % kGemmBlock != 0 && a.channels % kGemmBlock <= 8;
+    for (size_t block = 0; block + (half ? 1 : 0) < blocks; ++block) splitTile<kMode, R, false>(a, *s, row, block);
+    if (half) splitTile<kMode, R, true>(a, *s, row, blocks - 1);
 }
 
 template <class Dot, GemmMode kMode>
