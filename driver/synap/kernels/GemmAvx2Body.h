@@ -137,11 +137,14 @@ void splitRows(const GemmArgs& a, size_t row, SplitRows* s) {
     const size_t bytes = a.depthGroups * 4;
     const __m256i flip = _mm256_set1_epi8(a.signedValues ? static_cast<char>(0x80) : 0);
     const __m256i low = _mm256_set1_epi16(0x00FF);
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i tailMask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(bytes % 32 / 4)), lanes);
+    const bool sumsRows = a.rowTerms == nullptr && a.rowFactor != 0;  // (int8 filters: no row term)
     for (int i = 0; i < R; ++i) {
         const uint8_t* p = a.rows + (row + i) * a.rowStride;
         __m256i sums = _mm256_setzero_si256();
         const auto split = [&](__m256i v, size_t k) {
-            sums = _mm256_add_epi64(sums, _mm256_sad_epu8(v, _mm256_setzero_si256()));
+            if (sumsRows) sums = _mm256_add_epi64(sums, _mm256_sad_epu8(v, _mm256_setzero_si256()));
             v = _mm256_xor_si256(v, flip);
             _mm256_store_si256(reinterpret_cast<__m256i*>(s->even[i] + k / 4), _mm256_and_si256(v, low));
             _mm256_store_si256(reinterpret_cast<__m256i*>(s->odd[i] + k / 4), _mm256_srli_epi16(v, 8));
@@ -149,12 +152,12 @@ void splitRows(const GemmArgs& a, size_t row, SplitRows* s) {
         size_t k = 0;
         for (; k + 32 <= bytes; k += 32) split(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k)), k);
         if (k < bytes) {  // the last groups, zero-padded to 8 (kSplitGroups is a multiple of 8)
-            const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>((bytes - k) / 4)), lanes);
-            split(_mm256_maskload_epi32(reinterpret_cast<const int*>(p + k), mask), k);
+            split(_mm256_maskload_epi32(reinterpret_cast<const int*>(p + k), tailMask), k);
         }
         if (a.rowTerms != nullptr) {
             s->rowTerms[i] = a.rowTerms[row + i];
+        } else if (!sumsRows) {
+            s->rowTerms[i] = 0;
         } else {
             const __m128i sum2 = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
             const auto sum = static_cast<uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(sum2, _mm_unpackhi_epi64(sum2, sum2))));
