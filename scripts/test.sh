@@ -12,7 +12,7 @@ status=0
 # were skipped (the failures with their output, the totals).
 phase "running ctest" logged build/ctest-output.txt ctest --test-dir build --output-on-failure -j"$jobs" ||
   status=$?
-grep -vE '^ *Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* (Passed|\*\*\*Skipped) |^ *[0-9]+ - .* \(Skipped\)$|^The following tests did not run:$|^Test project |^$' \
+grep -vE '^ *Start +[0-9]+: |^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(Passed|\*\*\*Skipped|\*\*\*Not Run \(Disabled\)) +[0-9.]+ sec$|^[[:space:]]*[0-9]+ - .* \((Skipped|Disabled)\)$|^The following tests did not run:$|^Test project |^Internal ctest changing into directory|^$' \
   build/ctest-output.txt || true
 bash scripts/skipped-summary.sh build build/ctest-output.txt
 [ "$status" -eq 0 ] || exit "$status"
