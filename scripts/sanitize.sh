@@ -9,6 +9,8 @@
 #    (caches, statistics), a warm start's background lookup and load (synap-npu's prefetch).
 # Clang, because GCC's -fsanitize=null stops taking the address of an extern function for a
 # constant, which LayerKinds.cpp's table check needs.
+# The tests' output goes to build-asan/tests.log and build-tsan/tests.log (shown when they fail:
+# a death test's expected sanitizer report is in them too).
 # usage: scripts/sanitize.sh [asan|fuzz|tsan]...   (all three when none is named)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +27,8 @@ configure() {  # build directory, sanitizers, more CMake arguments
 # NNEMU_*/SYNAP_* settings and HOME/TMPDIR in the build tree.
 run() {
   local scratch status=0
-  scratch="$(mktemp -d "$PWD/${1%%/*}/test-run.XXXXXX")"
-  mkdir -p "$scratch/root" "$scratch/home" "$scratch/tmp"
+  scratch="$(mktemp -d "$PWD/${1%%/*}/test-run.XXXXXX")" || return 1
+  mkdir -p "$scratch/root" "$scratch/home" "$scratch/tmp" || return 1
   echo "== $*"
   env $(env | sed -n 's/^\(\(NNEMU\|SYNAP\)_[A-Za-z0-9_]*\)=.*/-u \1/p') \
       HOME="$scratch/home" TMPDIR="$scratch/tmp" XDG_STATE_HOME="$scratch/home/.local/state" \
@@ -39,18 +41,21 @@ run() {
 asan_tests() {
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-  run build-asan/bin/nnemu_unit_tests
-  run build-asan/bin/nnemu_api_tests
-  run build-asan/bin/nnemu_api_next_tests
-  run build-asan/bin/nnemu_cache_tests
-  run build-asan/bin/nnemu_synap_tests
+  # (Each status kept by hand: under `logged`, a caller that tests the status, errexit is off.)
+  local status=0
+  run build-asan/bin/nnemu_unit_tests || status=1
+  run build-asan/bin/nnemu_api_tests || status=1
+  run build-asan/bin/nnemu_api_next_tests || status=1
+  run build-asan/bin/nnemu_cache_tests || status=1
+  run build-asan/bin/nnemu_synap_tests || status=1
+  return "$status"
 }
 
 asan() {
   phase "configuring build-asan" configure build-asan address,undefined -DNNEMU_FUZZ=ON
   phase "building build-asan" logged build-asan/build.log cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests \
       nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests
-  phase "running build-asan tests" asan_tests
+  phase "running build-asan tests" logged build-asan/tests.log asan_tests
 }
 
 fuzz() {
@@ -66,17 +71,20 @@ tsan_tests() {
   # threads run only their code, so TSan records no access of those threads to report; the core's
   # own pool (CorePool) is instrumented, and its tests and the own layers cut over it run here.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
-  run build-tsan/bin/nnemu_api_tests --gtest_filter='*Concurrent*'
-  run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*:Lifetime*'
-  run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*:CoreThreads*:CorePool*:OwnSlicing*'
-  run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*:DriverSynapCacheTest.AWarmCompilation*'
+  local status=0
+  run build-tsan/bin/nnemu_api_tests --gtest_filter='*Concurrent*' || status=1
+  run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*:Lifetime*' || status=1
+  run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*:CoreThreads*:CorePool*:OwnSlicing*' ||
+    status=1
+  run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*:DriverSynapCacheTest.AWarmCompilation*' || status=1
+  return "$status"
 }
 
 tsan() {
   phase "configuring build-tsan" configure build-tsan thread
   phase "building build-tsan" logged build-tsan/build.log cmake --build build-tsan -j"$jobs" --target nnemu_api_tests nnemu_api_next_tests \
       nnemu_cache_tests nnemu_synap_tests
-  phase "running build-tsan tests" tsan_tests
+  phase "running build-tsan tests" logged build-tsan/tests.log tsan_tests
 }
 
 steps=("$@")
