@@ -11,8 +11,8 @@
 // pair of 16-bit values from memory and needs no register for the split's constants, which the
 // 4 x 16 tile's 8 accumulators and 4 weight vectors leave none for (the in-loop split spilled 6
 // accumulators to the stack on every depth group).
-// Where nothing saturates (a.fastBlocks), the folded requantization (Avx2Requant.h), else the
-// saturating one.
+// Where nothing saturates (a.fastBlocks), the folded requantization (Avx2Requant.h) and its 16-value
+// store, else the saturating one.
 #pragma once
 
 #include <immintrin.h>
@@ -35,38 +35,10 @@ int32_t rowTermOf(const GemmArgs& a, size_t r) {
     return static_cast<int32_t>(sum * static_cast<uint32_t>(a.rowFactor));
 }
 
-// Saturating: GemmArgs' requantization; Folded: the folded one; FoldedAboveZero: the folded one
-// where the clamp's lower bound is at least the output zero point.
-enum class GemmMode { Saturating, Folded, FoldedAboveZero };
-
-// Clamps 16 output values (two vectors of 8, zero point included) and stores `count` of their
-// bytes: saturating packs to bytes (exact inside the clamp, which lies in the output type's
-// range: signed where it reaches below 0), then the clamp on bytes.
-inline void storeClamped16(__m256i y0, __m256i y1, const GemmArgs& a, uint8_t* out, size_t count) {
-    const __m256i words = _mm256_packs_epi32(y0, y1);  // lanes: 0-3 8-11 | 4-7 12-15
-    __m128i v;
-    if (a.low < 0) {
-        const __m256i bytes = _mm256_packs_epi16(words, words);
-        v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
-        v = _mm_min_epi8(_mm_max_epi8(v, _mm_set1_epi8(static_cast<char>(a.low))), _mm_set1_epi8(static_cast<char>(a.high)));
-    } else {
-        const __m256i bytes = _mm256_packus_epi16(words, words);
-        v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
-        v = _mm_min_epu8(_mm_max_epu8(v, _mm_set1_epi8(static_cast<char>(a.low))), _mm_set1_epi8(static_cast<char>(a.high)));
-    }
-    if (count == 16) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-    } else {
-        alignas(16) uint8_t bytes[16];
-        _mm_store_si128(reinterpret_cast<__m128i*>(bytes), v);
-        std::memcpy(out, bytes, count);
-    }
-}
-
 // Requantizes and stores the R x 16 tile of accumulators at (row, block).
-template <GemmMode kMode, int R>
+template <Mode kMode, int R>
 __attribute__((always_inline)) inline void storeTile(const GemmArgs& a, __m256i (&acc)[R][2], const int32_t* rowTerms, size_t row, size_t block) {
-    if constexpr (kMode == GemmMode::Saturating) {
+    if constexpr (kMode == Mode::Saturating) {
         for (int j = 0; j < 2; ++j) {
             const size_t first = block * kGemmBlock + j * 8;
             if (first >= a.channels) break;
@@ -80,16 +52,23 @@ __attribute__((always_inline)) inline void storeTile(const GemmArgs& a, __m256i 
         const size_t first = block * kGemmBlock;
         const size_t count = a.channels - first < kGemmBlock ? a.channels - first : kGemmBlock;
         const FoldedRequant q0 = foldedGemmOf(a, block, 0), q1 = foldedGemmOf(a, block, 1);
+        const __m128i low = _mm_set1_epi8(static_cast<char>(a.low)), high = _mm_set1_epi8(static_cast<char>(a.high));
         for (int i = 0; i < R; ++i) {
             const __m256i term = _mm256_set1_epi32(rowTerms[i]);
-            const __m256i y0 = scaleFolded<kMode == GemmMode::FoldedAboveZero>(q0, _mm256_add_epi32(acc[i][0], term));
-            const __m256i y1 = scaleFolded<kMode == GemmMode::FoldedAboveZero>(q1, _mm256_add_epi32(acc[i][1], term));
-            storeClamped16(y0, y1, a, a.output + (row + i) * a.outputStride + first, count);
+            const __m256i y[2] = {scaleFolded<kMode == Mode::FoldedAboveZero>(q0, _mm256_add_epi32(acc[i][0], term)),
+                                  scaleFolded<kMode == Mode::FoldedAboveZero>(q1, _mm256_add_epi32(acc[i][1], term))};
+            uint8_t* out = a.output + (row + i) * a.outputStride + first;
+            // (signed bytes where the clamp reaches below 0: the output type's range)
+            if (a.low < 0) {
+                count == kGemmBlock ? store16<true, true>(y, low, high, out, count) : store16<true, false>(y, low, high, out, count);
+            } else {
+                count == kGemmBlock ? store16<false, true>(y, low, high, out, count) : store16<false, false>(y, low, high, out, count);
+            }
         }
     }
 }
 
-template <class Dot, GemmMode kMode, int R>
+template <class Dot, Mode kMode, int R>
 void gemmTile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t block) {
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
@@ -110,7 +89,7 @@ void gemmTile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t blo
     storeTile<kMode, R>(a, acc, rowTerms, row, block);
 }
 
-template <class Dot, GemmMode kMode, int R>
+template <class Dot, Mode kMode, int R>
 void gemmRowTile(const GemmArgs& a, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
     int32_t rowTerms[R];
@@ -213,7 +192,7 @@ inline void splitGroups4(const int8_t* weights, const SplitRows& s, size_t group
 // The emulated dot's R x 16 tile on split rows: even and odd weight bytes widened once per depth
 // group, each row's pairs broadcast from `s` (kHalf: a last block of at most 8 channels, whose
 // upper half is neither computed nor stored).
-template <GemmMode kMode, int R, bool kHalf>
+template <Mode kMode, int R, bool kHalf>
 void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) {
     __m256i acc[R][2];
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
@@ -243,7 +222,7 @@ void splitTile(const GemmArgs& a, const SplitRows& s, size_t row, size_t block) 
     storeTile<kMode, R>(a, acc, s.rowTerms, row, block);
 }
 
-template <GemmMode kMode, int R>
+template <Mode kMode, int R>
 void splitRowTile(const GemmArgs& a, SplitRows* s, size_t row) {
     const size_t blocks = (a.channels + kGemmBlock - 1) / kGemmBlock;
     splitRows<R>(a, row, s);
@@ -252,7 +231,7 @@ void splitRowTile(const GemmArgs& a, SplitRows* s, size_t row) {
     if (half) splitTile<kMode, R, true>(a, *s, row, blocks - 1);
 }
 
-template <class Dot, GemmMode kMode>
+template <class Dot, Mode kMode>
 void gemmRowsIn(const GemmArgs& a) {
     size_t row = 0;
     if constexpr (Dot::kSplitRows) {
@@ -279,9 +258,9 @@ void gemmRowsIn(const GemmArgs& a) {
 
 template <class Dot>
 void gemmRows(const GemmArgs& a) {
-    if (a.fastBlocks == nullptr || a.biasAndColTerms == nullptr) return gemmRowsIn<Dot, GemmMode::Saturating>(a);
-    if (a.low >= a.outputZeroPoint) return gemmRowsIn<Dot, GemmMode::FoldedAboveZero>(a);
-    gemmRowsIn<Dot, GemmMode::Folded>(a);
+    if (a.fastBlocks == nullptr || a.biasAndColTerms == nullptr) return gemmRowsIn<Dot, Mode::Saturating>(a);
+    if (a.low >= a.outputZeroPoint) return gemmRowsIn<Dot, Mode::FoldedAboveZero>(a);
+    gemmRowsIn<Dot, Mode::Folded>(a);
 }
 
 }  // namespace
