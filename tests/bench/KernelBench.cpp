@@ -404,7 +404,7 @@ constexpr const char* kNetworks[] = {
         "mobilenet_v2_1.0_224_int8",  "mobilenet_v2_1.0_224_full_int8", "tf2_mobilenet_v2_1.0_224_ptq.tflite",
         "mobilenet_v1_1.0_224_int8",
         "mobilenet_v2_1.0_224_quant", "mobilenet_v1_1.0_224_quant",     "mobilenet_v2_1.0_224_quant.tflite",
-        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
+        "mobilenet_v1_0.5_160_quant.tflite", "mobilenet_v1_0.25_128_quant.tflite", "mobilenet_v2_1.0_224_float", "mobilenet_v1_1.0_224_float",
         // Full 3x3 convolutions with 8 to 64 input channels (the own unfolded convolution's range).
         "conv_quant", "ssd_detector_raw_quant", "segmenter_logits_quant"};
 

@@ -138,15 +138,17 @@ inline __m256i scaleFolded(const FoldedRequant& q, __m256i acc) {
     return _mm256_add_epi32(_mm256_blend_epi32(z[0], _mm256_slli_epi64(z[1], 32), 0xAA), q.post);
 }
 
-// Clamps 16 output values (two vectors of 8, zero point included) and stores their bytes; the
-// saturating packs are exact inside the clamp.
-template <bool kSigned, bool kFull>
+// Clamps 16 output values (two vectors of 8, zero point included) and stores their bytes (kFull:
+// kLanes of them, 16 or the first 8; else `count`); the saturating packs are exact inside the clamp.
+template <bool kSigned, bool kFull, int kLanes = 16>
 void store16(const __m256i y[2], __m128i low, __m128i high, uint8_t* out, size_t count) {
     const __m256i words = _mm256_packs_epi32(y[0], y[1]);  // lanes: 0-3 8-11 | 4-7 12-15
     const __m256i bytes = kSigned ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
     __m128i v = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1));
     v = kSigned ? _mm_min_epi8(_mm_max_epi8(v, low), high) : _mm_min_epu8(_mm_max_epu8(v, low), high);
-    if constexpr (kFull) {
+    if constexpr (kFull && kLanes == 8) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out), v);
+    } else if constexpr (kFull) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
     } else {
         alignas(16) uint8_t bytesOut[16];

@@ -1,12 +1,12 @@
 // The 3x3 depthwise convolution on 256-bit vectors, for the AVX2 kernel files only
 // (DepthwiseAvx2.cpp, DepthwiseAvxVnni.cpp: each compiles it with its own flags, everything here
-// internal to it). 16 channels (two vectors of 8) at a time along an output row. Per input
-// column, rows 0 and 1 as a pair of 16-bit values in each 32-bit lane and row 2 alone, so that
-// a 16-bit multiply-add sums two taps exactly against pairs of weights (DepthwiseAvx2Layout);
-// each column serves the outputs of up to 3 columns (stride 1). `Dot::sum(values, weights)`, both
-// [3 kx][pair, third], is the sum of the six vpmaddwd(values, weights) (no 16-bit saturation: the
-// values are bytes, the weights within +-255). The folded requantization (Avx2Requant.h) where
-// nothing saturates, else the GEMM's.
+// internal to it). 16 channels (two vectors of 8) at a time along an output row, 8 in a last block
+// of at most 8. Per input column, rows 0 and 1 as a pair of 16-bit values in each 32-bit lane and
+// row 2 alone, so that a 16-bit multiply-add sums two taps exactly against pairs of weights
+// (DepthwiseAvx2Layout); each column serves the outputs of up to 3 columns (stride 1).
+// `Dot::sum(values, weights)`, both [3 kx][pair, third], is the sum of the six vpmaddwd(values,
+// weights) (no 16-bit saturation: the values are bytes, the weights within +-255). The folded
+// requantization (Avx2Requant.h) where nothing saturates, else the GEMM's.
 #pragma once
 
 #include <cstring>
@@ -22,25 +22,33 @@ struct Column {
     __m256i pair[2], third[2];
 };
 
-// 16 channels of rows 0, 1 and 2 of one input column (kFull: 16 readable bytes at each).
-template <bool kSigned, bool kFull>
+// kLanes (16, or 8: a block of at most 8 channels, whose second half is never computed) channels
+// of rows 0, 1 and 2 of one input column (kFull: kLanes readable bytes at each).
+template <bool kSigned, bool kFull, int kLanes>
 Column columnOf(const uint8_t* row0, const uint8_t* row1, const uint8_t* row2, size_t count) {
     if constexpr (!kFull) {
         alignas(16) uint8_t bytes[3][16] = {};
         std::memcpy(bytes[0], row0, count);
         std::memcpy(bytes[1], row1, count);
         std::memcpy(bytes[2], row2, count);
-        return columnOf<kSigned, true>(bytes[0], bytes[1], bytes[2], 16);
+        return columnOf<kSigned, true, kLanes>(bytes[0], bytes[1], bytes[2], kLanes);
     } else {
         const auto widen16 = [](__m128i v) { return kSigned ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v); };
         const auto widen32 = [](const uint8_t* p) {
             const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
             return kSigned ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
         };
-        const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row0));
-        const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1));
-        return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))},
-                {widen32(row2), widen32(row2 + 8)}};
+        if constexpr (kLanes == 8) {
+            const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row0));
+            const __m128i r1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row1));
+            const __m256i none = _mm256_setzero_si256();
+            return {{widen16(_mm_unpacklo_epi8(r0, r1)), none}, {widen32(row2), none}};
+        } else {
+            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row0));
+            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row1));
+            return {{widen16(_mm_unpacklo_epi8(r0, r1)), widen16(_mm_unpackhi_epi8(r0, r1))},
+                    {widen32(row2), widen32(row2 + 8)}};
+        }
     }
 }
 
@@ -57,8 +65,9 @@ void inputRowsOf(const DepthwiseArgs& a, size_t row, const uint8_t* rows[3]) {
     }
 }
 
-// One 16-channel block over output rows [rowBegin, rowEnd): its weights and constants loaded once.
-template <class Dot, bool kSigned, Mode kMode, bool kFull, int kStride>
+// One 16-channel block over output rows [rowBegin, rowEnd): its weights and constants loaded once;
+// with kLanes 8 its first half only (the block holds at most 8 channels).
+template <class Dot, bool kSigned, Mode kMode, bool kFull, int kLanes, int kStride>
 void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t rowEnd) {
     const GemmArgs& q = a.requant;
     const size_t channels = q.channels, first = block * kGemmBlock;
@@ -75,7 +84,7 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
     }
     FoldedRequant folded[2];
     Requant slow[2];
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < kLanes / 8; ++h) {
         const size_t c = first + 8 * static_cast<size_t>(h);
         if constexpr (kMode == Mode::Saturating) {
             slow[h] = requantOf(q, c);
@@ -86,18 +95,18 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
     const __m128i low = _mm_set1_epi8(static_cast<char>(q.low)), high = _mm_set1_epi8(static_cast<char>(q.high));
     const int64_t width = a.inWidth, left = -static_cast<int64_t>(a.padLeft);
     const uint8_t* zero = a.zeroRow + first;
-    const Column pad = columnOf<kSigned, true>(zero, zero, zero, 16);
+    const Column pad = columnOf<kSigned, true, kLanes>(zero, zero, zero, kLanes);
     const uint8_t* rows[3];
     uint8_t* out = nullptr;
     const auto column = [&](int64_t ix) __attribute__((always_inline)) {
         if (ix < 0 || ix >= width) return pad;
         const size_t at = static_cast<size_t>(ix) * channels + first;
-        return columnOf<kSigned, kFull>(rows[0] + at, rows[1] + at, rows[2] + at, count);
+        return columnOf<kSigned, kFull, kLanes>(rows[0] + at, rows[1] + at, rows[2] + at, count);
     };
     const auto emit = [&](const Column& c0, const Column& c1, const Column& c2, size_t x)
                               __attribute__((always_inline)) {
         __m256i y[2];
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < kLanes / 8; ++h) {
             const __m256i values[3][2] = {{c0.pair[h], c0.third[h]}, {c1.pair[h], c1.third[h]}, {c2.pair[h], c2.third[h]}};
             const __m256i acc = Dot::sum(values, w[h]);
             if constexpr (kMode == Mode::Saturating) {
@@ -106,7 +115,8 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
                 y[h] = scaleFolded<kMode == Mode::FoldedAboveZero>(folded[h], acc);
             }
         }
-        store16<kSigned, kFull>(y, low, high, out + x * channels, count);
+        if constexpr (kLanes == 8) y[1] = y[0];  // packed alongside, not stored
+        store16<kSigned, kFull, kLanes>(y, low, high, out + x * channels, count);
     };
     for (size_t row = rowBegin; row < rowEnd; ++row) {
         inputRowsOf(a, row, rows);
@@ -135,23 +145,27 @@ void blockRows(const DepthwiseArgs& a, size_t block, size_t rowBegin, size_t row
 
 using BlockRows = void (*)(const DepthwiseArgs&, size_t, size_t, size_t);
 
-template <class Dot, bool kSigned, Mode kMode, bool kFull>
+template <class Dot, bool kSigned, Mode kMode, bool kFull, int kLanes>
 BlockRows blockRowsOf(int stride) {
-    return stride == 1 ? blockRows<Dot, kSigned, kMode, kFull, 1> : blockRows<Dot, kSigned, kMode, kFull, 2>;
+    return stride == 1 ? blockRows<Dot, kSigned, kMode, kFull, kLanes, 1> : blockRows<Dot, kSigned, kMode, kFull, kLanes, 2>;
 }
 
 // Chunks of output rows of at least 256 outputs, each block over a chunk: few setups per output
-// on small layers, a chunk's input still in the caches on large ones.
+// on small layers, a chunk's input still in the caches on large ones. A last block of at most 8
+// channels computes one half (MobileNet v1 0.25's first depthwise has 8 channels in all).
 template <class Dot, bool kSigned, Mode kMode>
 void rows(const DepthwiseArgs& a) {
-    const size_t channels = a.requant.channels, whole = channels / kGemmBlock;
-    const BlockRows full = blockRowsOf<Dot, kSigned, kMode, true>(static_cast<int>(a.stride));
-    const BlockRows tail = blockRowsOf<Dot, kSigned, kMode, false>(static_cast<int>(a.stride));
+    const size_t channels = a.requant.channels, whole = channels / kGemmBlock, left = channels % kGemmBlock;
+    const int stride = static_cast<int>(a.stride);
+    const BlockRows full = blockRowsOf<Dot, kSigned, kMode, true, 16>(stride);
+    const BlockRows tail = left == 8  ? blockRowsOf<Dot, kSigned, kMode, true, 8>(stride)
+                         : left < 8   ? blockRowsOf<Dot, kSigned, kMode, false, 8>(stride)
+                                      : blockRowsOf<Dot, kSigned, kMode, false, 16>(stride);
     const size_t chunk = (256 + a.outWidth - 1) / a.outWidth;
     for (size_t begin = a.rowBegin; begin < a.rowEnd; begin += chunk) {
         const size_t end = a.rowEnd - begin < chunk ? a.rowEnd : begin + chunk;
         for (size_t block = 0; block < whole; ++block) full(a, block, begin, end);
-        if (whole * kGemmBlock < channels) tail(a, whole, begin, end);
+        if (left != 0) tail(a, whole, begin, end);
     }
 }
 
