@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "compiler/Compiler.h"
 #include "ModelBuilder.h"
@@ -289,6 +290,50 @@ TEST(NpuNativeLayers, ReshapeConvertsAndSoftmaxNeedNoXnnpack) {
     const OneOperationModel large(ANEURALNETWORKS_SOFTMAX, {{kF32, {2, 10000}}, beta}, {kF32, {2, 10000}});
     EXPECT_FALSE(runsWithoutXnnpack(large));
     expectSameAsReference(large, Match::kFloatTolerance);
+}
+
+// QUANTIZE on the core (16 values at a time, then one by one) gives the reference's bytes for
+// the values where rounding and saturation decide: halves, NaN, infinities, huge and tiny values,
+// with a power-of-two scale (multiplied by its inverse) and another one (divided), unsigned and
+// signed, the clamp's bounds above and below the zero point.
+TEST(NpuNativeLayers, QuantizeMatchesTheReferenceOnEdgeValues) {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    struct Output {
+        int32_t type;
+        float scale;
+        int32_t zeroPoint;
+    };
+    for (const Output& o : {Output{kQ8, 0.0625f, 120}, Output{kQ8, 0.1f, 3}, Output{kQ8, 1.0f / 256, 0},
+                            Output{ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 0.0625f, -5},
+                            Output{ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, 0.3f, 100}}) {
+        std::vector<float> values;
+        for (float k : {-9.5f, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 7.5f, 100.5f, -130.5f, 127.5f, 255.5f}) {
+            values.push_back(k * o.scale);  // a half exactly, where the product is exact
+            values.push_back(std::nextafter(k * o.scale, 0.0f));
+            values.push_back(std::nextafter(k * o.scale, inf));
+        }
+        for (float v : {nan, -nan, inf, -inf, 3e38f, -3e38f, 1e-40f, -1e-40f, 0.0f, -0.0f, 1e9f, -1e9f, 2147483648.0f}) {
+            values.push_back(v);
+        }
+        values.resize(61, 0.75f);  // three runs of 16 and 13 one by one
+        const uint32_t count = static_cast<uint32_t>(values.size());
+        const OneOperationModel quantize(ANEURALNETWORKS_QUANTIZE, {{kF32, {count}}},
+                                         {o.type, {count}, o.scale, o.zeroPoint});
+        EXPECT_TRUE(runsWithoutXnnpack(quantize));
+        const std::vector<std::vector<uint8_t>> inputs{bytesOf<float>(values)};
+        const auto expected = quantize.run("nnapi-reference", inputs);
+        ASSERT_FALSE(expected.empty());
+        EXPECT_EQ(quantize.run("synap-npu", inputs), expected) << "scale " << o.scale << " zero point " << o.zeroPoint;
+        // The core itself, loaded from the program (the runtime may take a network input's
+        // QUANTIZE another way).
+        const auto core = loadCore(quantize, false);
+        ASSERT_NE(core, nullptr);
+        std::vector<uint8_t> output(core->outputBytes(0));
+        std::vector<const uint8_t*> in{inputs[0].data()};
+        std::vector<uint8_t*> out{output.data()};
+        ASSERT_TRUE(core->run(in, out).isOk());
+        EXPECT_EQ(output, expected) << "core, scale " << o.scale << " zero point " << o.zeroPoint;
+    }
 }
 
 // With profiling on, a run leaves one profile row per layer, on the unit its kind stands for.

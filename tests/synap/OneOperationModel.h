@@ -40,7 +40,8 @@ inline TestOperand int32Scalar(int32_t value) { return {ANEURALNETWORKS_INT32, {
 
 inline size_t elementSize(int32_t type) {
     switch (type) {
-        case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM: return 1;
+        case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM:
+        case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED: return 1;
         case ANEURALNETWORKS_TENSOR_FLOAT16: return 2;
         default: return 4;
     }
