@@ -11,24 +11,13 @@ set -euo pipefail
 build=${1:-build}
 passes=${2:-3}
 filter=${3:-.}
-here=$(cd "$(dirname "$0")" && pwd)
-shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
-tflite=$shared/tflite/bin/benchmark_model
-if [[ ! -x $tflite ]]; then
-    echo "cpu_path_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
-    exit 2
-fi
+source "$(dirname "$0")/tflite_peer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export NNEMU_ROOT=$work/root
 "$build/bin/nnemu_bench_cpu_path_models" "$work/models" > /dev/null
 
 common=(--num_threads=1 --num_runs=30 --min_secs=0.3 --warmup_runs=2 --warmup_min_secs=0)
-# The steady-state average in microseconds, from benchmark_model's last "Inference (avg)" line.
-average() {
-    "$@" 2>&1 | sed -n 's/.*Inference (avg): \([0-9.e+]*\).*/\1/p' | tail -1
-}
-median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "| operator model | nnemu CPU path (ms) | TFLite builtin kernels (ms) | ratio |"
 echo "|---|---|---|---|"
@@ -37,8 +26,8 @@ for model in "$work"/models/*.tflite; do
     [[ $name =~ $filter ]] || continue
     : > "$work/ours" && : > "$work/theirs"
     for ((pass = 0; pass < passes; ++pass)); do
-        average "$build/bin/benchmark_model" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/ours"
-        average "$tflite" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/theirs"
+        inferenceAverage "$build/bin/benchmark_model" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/ours"
+        inferenceAverage "$tflite" --graph="$model" --use_xnnpack=false "${common[@]}" >> "$work/theirs"
     done
     ours=$(median < "$work/ours")
     theirs=$(median < "$work/theirs")

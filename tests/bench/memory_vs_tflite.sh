@@ -11,13 +11,7 @@
 set -euo pipefail
 build=${1:-build}
 count=${2:-4}
-here=$(cd "$(dirname "$0")" && pwd)
-shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
-tflite=$shared/tflite/bin/benchmark_model
-if [[ ! -x $tflite ]]; then
-    echo "memory_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
-    exit 2
-fi
+source "$(dirname "$0")/tflite_peer.sh"
 work=$(mktemp -d)
 pids=()
 cleanup() {

@@ -12,13 +12,7 @@
 set -euo pipefail
 build=${1:-build}
 passes=${2:-3}
-here=$(cd "$(dirname "$0")" && pwd)
-shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
-tflite=$shared/tflite/bin/benchmark_model
-if [[ ! -x $tflite ]]; then
-    echo "steady_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
-    exit 2
-fi
+source "$(dirname "$0")/tflite_peer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$here/issue26_models.sh"
@@ -26,12 +20,9 @@ export NNEMU_ROOT=$work/root
 runs=(--num_runs=${RUNS:-30})
 
 # The steady-state average in ms of one benchmark_model run.
-avg() {
-    "$@" 2>&1 | sed -n 's/.*Inference (avg): \([0-9.e+]*\).*/\1/p' | tail -1 | awk '{printf "%.4f\n", $1 / 1000}'
-}
+avg() { inferenceAverage "$@" | awk '{printf "%.4f\n", $1 / 1000}'; }
 ours() { avg "$build/bin/benchmark_model" --graph="$1" --use_nnapi=true --nnapi_accelerator_name=synap-npu "${@:2}" "${runs[@]}"; }
 theirs() { avg "$tflite" --graph="$1" "${@:2}" "${runs[@]}"; }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 isFloat() { [[ $(basename "$1") == *float* ]]; }
 
 for model in "${models[@]}"; do ours "$model" > /dev/null; done

@@ -19,13 +19,7 @@ set -euo pipefail
 build=${1:-build}
 passes=${2:-3}
 base=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
-shared=${NNEMU_SHARED_DIR:-$here/../../../shared}
-tflite=$shared/tflite/bin/benchmark_model
-if [[ ! -x $tflite ]]; then
-    echo "warm_start_vs_tflite: real TensorFlow Lite not found at $tflite (../shared/tflite; set NNEMU_SHARED_DIR)" >&2
-    exit 2
-fi
+source "$(dirname "$0")/tflite_peer.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 threads=1
@@ -48,7 +42,7 @@ theirs() { start "$tflite" --graph="$1" --use_xnnpack=true --xnnpack_weight_cach
 # The median (or with stat=minimum the minimum) of the numbers on stdin.
 summary() {
     if [[ $stat == minimum ]]; then sort -g | head -1; return; fi
-    sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+    median
 }
 
 for ((pass = 0; pass < passes; ++pass)); do
