@@ -225,7 +225,8 @@ TEST_P(BandedPair, MatchesTheReferenceAndTheLayersRunApart) {
 // two after a 3x3 stride-2 convolution of 3 input channels (the first layer of MobileNets); five
 // with a projection after the depthwise (MobileNet v2's blocks), one of them after that first layer;
 // three whose int8 network takes a uint8 input (the generated int8 MobileNets' ports), two of them
-// into that first layer.
+// into that first layer; two small images of many channels, whose convolution rows cost enough
+// that two threads run them side by side (BandedPair::sideBySidePays), not in runs of bands.
 INSTANTIATE_TEST_SUITE_P(
         Shapes, BandedPair,
         ::testing::Values(PairCase{true, true, 45, 61, 16, 128, 2, 0, 1, 0, 1, 0.04f, 0.05f},
@@ -244,7 +245,9 @@ INSTANTIATE_TEST_SUITE_P(
                           PairCase{true, true, 111, 96, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16},
                           PairCase{true, true, 95, 64, 3, 32, 1, 1, 1, 1, 1, 0.04f, 0.05f, true, 16, true},
                           PairCase{true, false, 37, 29, 5, 24, 2, 0, 1, 0, 1, 0.04f, 0.05f, true, 0, true},
-                          PairCase{true, true, 20, 18, 8, 40, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 12, true}),
+                          PairCase{true, true, 20, 18, 8, 40, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 12, true},
+                          PairCase{true, true, 10, 12, 320, 288, 1, 1, 1, 1, 1, 0.04f, 0.05f, false, 24},
+                          PairCase{false, false, 9, 14, 384, 400, 2, 0, 1, 0, 1, 0.04f, 0.05f}),
         [](const ::testing::TestParamInfo<PairCase>& info) {
             const PairCase& c = info.param;
             return std::string(c.isSigned ? (c.perChannel ? "int8pc" : "int8") : "uint8") + "_" +

@@ -34,6 +34,9 @@ constexpr size_t kWideBandBytes = 256 * 1024;
 constexpr size_t kBandSlack = 256;
 // Output rows a thread's run of bands needs at least to be worth a second core.
 constexpr size_t kMinRunRows = 2;
+// Convolution work (multiply-accumulates) that rows computed twice by runs of bands must cost
+// before the threads rather run an image side by side (BandedPair::sideBySidePays).
+constexpr double kSideBySideCost = 8 * kMinSliceCost;
 
 // The new convolution output of a band, about: NNEMU_NPU_BAND_KIB (read at every load, for tests
 // and comparisons; a whole number of KiB from 1 to 65536, anything else ignored) sets it for 8-bit
@@ -63,6 +66,8 @@ struct BandedPair : OwnLayer {
     } spec{};  // the depthwise's geometry
     size_t rowBytes = 0;  // one row of the value between them
     size_t bandRows = 1;  // depthwise output rows per band
+    size_t valueBytes = 1;  // of one value (1: 8-bit layers, 4: float ones)
+    double producerRowCost = 0;  // multiply-accumulates of one convolution row
 
     // Input rows [first, last) of the image (batch * inHeight + y) that output rows [begin, end)
     // of one batch read inside it.
@@ -128,11 +133,73 @@ struct BandedPair : OwnLayer {
         return true;
     }
 
+    // The workspace an image needs whole on `threads` threads: the convolution's rows the
+    // depthwise reads, then (before a consumer) each thread's share of the depthwise's output
+    // rows apart (a GEMM may read a little past its last row: never into another thread's rows).
+    size_t wholeConvolutionBytes() const {
+        size_t first, last;
+        inputRowsOf(0, spec.outHeight, &first, &last);
+        return ((last - first) * rowBytes + kBandSlack + 63) / 64 * 64;
+    }
+    size_t depthwiseShareBytes(size_t threads) const {
+        return ((spec.outHeight + threads - 1) / threads * depthwiseRowBytes + kBandSlack + 63) / 64 * 64;
+    }
+    size_t wholeImageBytes(size_t threads) const {
+        return wholeConvolutionBytes() + (consumer == nullptr ? 0 : threads * depthwiseShareBytes(threads));
+    }
+
+    // Where two threads' runs of bands meet, each computes the convolution's rows the other
+    // computes too (2 rows at stride 1, 1 at stride 2): 2 of the 14 rows of a 14x14 image, 2-3 of
+    // a 7x7 one's. Side by side, image by image, the threads compute the convolution's rows into
+    // one buffer, then each its share of the depthwise's output rows (and the consumer's of them):
+    // no row twice, but a second hand-over per image. That pays where the rows computed twice cost
+    // more than a few slices of work (kSideBySideCost), for an 8-bit image whose values between fit
+    // the runs' workspace: measured per pair, both ways alternated in one process on two threads
+    // of a Zen 4, MobileNet v1 int8's 14x14x512 pairs (7.3 M multiply-accumulates twice) ran 9-12 %
+    // faster, v2's 7x7 ones 0-10 %; pairs with less than 1 M twice (every one of v1 0.25 128, v2's
+    // 28x28 and larger) ran level or 1-15 % slower, their rows twice cheaper than the hand-over.
+    // The 8-bit kernels write exactly their rows (masked or counted stores), so slices side by side
+    // do not meet.
+    bool sideBySidePays(const NativeLayer& layer, size_t threads) const {
+        const double twice = static_cast<double>((threads - 1) * (3 - std::min<size_t>(spec.stride, 3))) * producerRowCost;
+        return valueBytes == 1 && twice >= kSideBySideCost * static_cast<double>(2 * spec.batches - 1) &&
+               wholeImageBytes(threads) <= layer.workspace.size();
+    }
+    bool runImagesSideBySide(const NativeLayer& layer, size_t threads) {
+        uint8_t* const buffer = layer.workspace.data();
+        uint8_t* const depthwiseRows = buffer + wholeConvolutionBytes();
+        std::atomic<bool> ok = true;
+        for (size_t batch = 0; batch < spec.batches && ok; ++batch) {
+            const size_t rowBegin = batch * spec.outHeight;
+            size_t first, last;
+            inputRowsOf(rowBegin, rowBegin + spec.outHeight, &first, &last);
+            const size_t rows = last - first;
+            parallelize(layer.pool, [&](size_t i) {
+                const size_t begin = i * rows / threads, end = (i + 1) * rows / threads;
+                if (!producer->runImageRows(layer.inputs[0], first + begin, end - begin, buffer + begin * rowBytes)) {
+                    ok = false;
+                }
+            }, threads);
+            if (!ok) break;
+            parallelize(layer.pool, [&](size_t i) {
+                const size_t begin = rowBegin + i * spec.outHeight / threads;
+                const size_t end = rowBegin + (i + 1) * spec.outHeight / threads;
+                if (begin == end) return;
+                if (consumer == nullptr) return depthwise->runDepthwiseBand(buffer, first, layer.output, 0, begin, end);
+                uint8_t* const rowsOut = depthwiseRows + i * depthwiseShareBytes(threads);
+                depthwise->runDepthwiseBand(buffer, first, rowsOut, begin, begin, end);
+                if (!consumer->runImageRows(rowsOut, 0, end - begin, layer.output + begin * consumerRowBytes)) ok = false;
+            }, threads);
+        }
+        return ok;
+    }
+
     bool run(const NativeLayer& layer) override {
         const size_t rows = size_t{spec.batches} * spec.outHeight;
         const size_t threads = layer.pool == nullptr ? 1 : layer.pool->threads();
         const size_t runs = std::min(runsOn(threads), layer.workspace.size() / runBytes());
         if (runs == 0) return false;  // the core gave it no workspace
+        if (runs > 1 && sideBySidePays(layer, runs)) return runImagesSideBySide(layer, runs);
         const auto runOf = [&](size_t i) {
             return runRows(layer.inputs[0], layer.output, i * rows / runs, (i + 1) * rows / runs,
                            layer.workspace.data() + i * runBytes());
@@ -205,6 +272,10 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
     pair->spec = {g.rows / g.outHeight, g.inHeight, g.inWidth, g.channels, g.outHeight, g.stride,
                   static_cast<int64_t>(g.padTop)};
     pair->rowBytes = pair->spec.inWidth * pair->spec.channels * g.valueBytes;
+    pair->valueBytes = g.valueBytes;
+    if (const LayerKind* kind = layerKind(layer.params_type()); kind != nullptr && kind->multiplyAccumulates != nullptr) {
+        pair->producerRowCost = static_cast<double>(kind->multiplyAccumulates(program, layer)) / static_cast<double>(g.rows / g.outHeight * g.inHeight);
+    }
     pair->bandRows =
             std::clamp<size_t>(bandBytes(g.valueBytes) / (pair->rowBytes * pair->spec.stride), 1, g.outHeight);
     return pair;
