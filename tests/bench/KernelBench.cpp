@@ -4,8 +4,10 @@
 // side's mean and the speedup; each Layers/ benchmark runs both in profiling mode (every layer its
 // own stage) and sums each layer's best time over the runs, which a busy machine disturbs less;
 // each Bands/ benchmark alternates the own core with and without its banded pairs
-// (NNEMU_NPU_BANDS=0) and reports both arenas. Networks: generated MobileNets (int8 per-channel, uint8, float)
-// and the shared models' TF2 int8 MobileNet v2 and uint8 MobileNets.
+// (NNEMU_NPU_BANDS=0) and reports both arenas; each SideBySide/ benchmark alternates two cores on
+// 2 threads, banded images side by side by cost and always in runs of bands. Networks: generated
+// MobileNets (int8 per-channel, uint8, float) and the shared models' TF2 int8 MobileNet v2 and
+// uint8 MobileNets.
 //
 // Gemm/ runs the GEMM alone on MobileNet v2's and v1's 1x1 shapes (on AMX machines also the
 // AVX-512 VNNI and AMX-INT8 kernels each on its own, interleaved); GemmThreads/ the same on 2
@@ -56,6 +58,8 @@ struct Network {
     std::vector<Side> own, xnnpack;
     std::vector<Side> ownProfiled, xnnpackProfiled;
     std::vector<Side> apart;  // own kernels without banded pairs (NNEMU_NPU_BANDS=0)
+    std::vector<std::vector<uint8_t>> programs;  // for the cores loaded by one benchmark only
+    std::vector<Side> pooledByCost, pooledInRuns;  // on 2 threads: SideBySide/
 };
 
 Status modelBytes(const std::string& name, std::vector<uint8_t>* bytes) {
@@ -68,11 +72,13 @@ Status modelBytes(const std::string& name, std::vector<uint8_t>* bytes) {
 }
 
 // Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
-Status loadSide(const std::vector<uint8_t>& program, const char* variable, const char* value, bool profiling, Side* side) {
+// `pooled`: on the core's thread pool (as NNEMU_NPU_THREADS says), not the calling thread only.
+Status loadSide(const std::vector<uint8_t>& program, const char* variable, const char* value, bool profiling, Side* side,
+                bool pooled = false) {
     const char* caller = variable != nullptr ? std::getenv(variable) : nullptr;
     const std::string saved = caller != nullptr ? caller : "";
     if (value != nullptr) setenv(variable, value, 1);
-    auto loaded = synap::NpuCore::load(program, profiling, true);
+    auto loaded = synap::NpuCore::load(program, profiling, !pooled);
     if (value != nullptr && caller != nullptr) setenv(variable, saved.c_str(), 1);
     if (value != nullptr && caller == nullptr) unsetenv(variable);
     if (!loaded.isOk()) return loaded.status();
@@ -96,6 +102,7 @@ Status setUp(const std::string& name, Network& created) {
         if (prepared[i]->core() == nullptr) continue;
         const std::span<const uint8_t> bytes = prepared[i]->core()->programBytes();
         const std::vector<uint8_t> program(bytes.begin(), bytes.end());
+        created.programs.push_back(program);
         for (auto* sides : {&created.own, &created.xnnpack, &created.ownProfiled, &created.xnnpackProfiled, &created.apart}) {
             sides->emplace_back();
         }
@@ -157,6 +164,31 @@ void Bands(benchmark::State& state, const char* name) {
     if (!alternate(state, net->own, net->apart, "banded_us", "apart_us")) return;
     state.counters["arena_kb"] = static_cast<double>(net->own[0].core->arenaBytes()) / 1024;
     state.counters["apart_arena_kb"] = static_cast<double>(net->apart[0].core->arenaBytes()) / 1024;
+}
+
+// Two threads (NNEMU_NPU_THREADS=2 unless the caller set it): banded pairs run an image side by
+// side where the cost rule says (BandedPair::sideBySidePays) against always in runs of bands
+// (NNEMU_NPU_SIDE_BY_SIDE=0), alternated in one process (a 2-core VM's other tenants move
+// separate processes' times by more than the difference).
+void SideBySide(benchmark::State& state, const char* name) {
+    Network* net = network(name);
+    if (net == nullptr) return state.SkipWithError("cannot set up the network");
+    if (net->pooledByCost.empty()) {
+        const bool setThreads = std::getenv("NNEMU_NPU_THREADS") == nullptr;
+        if (setThreads) setenv("NNEMU_NPU_THREADS", "2", 1);
+        for (const auto& program : net->programs) {
+            net->pooledByCost.emplace_back();
+            net->pooledInRuns.emplace_back();
+            Status loaded = loadSide(program, nullptr, nullptr, false, &net->pooledByCost.back(), true);
+            if (loaded) loaded = loadSide(program, "NNEMU_NPU_SIDE_BY_SIDE", "0", false, &net->pooledInRuns.back(), true);
+            if (!loaded) {
+                if (setThreads) unsetenv("NNEMU_NPU_THREADS");
+                return state.SkipWithError(loaded.message().c_str());
+            }
+        }
+        if (setThreads) unsetenv("NNEMU_NPU_THREADS");
+    }
+    alternate(state, net->pooledByCost, net->pooledInRuns, "by_cost_us", "in_runs_us");
 }
 
 // Sum over the layers of each layer's quickest time in `runs` profiled inferences; each layer's
@@ -417,6 +449,9 @@ int main(int argc, char** argv) {
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(3.0);
         benchmark::RegisterBenchmark((std::string("Bands/") + name).c_str(), nnemu::Bands, name)
+                ->Unit(benchmark::kMillisecond)
+                ->MinTime(3.0);
+        benchmark::RegisterBenchmark((std::string("SideBySide/") + name).c_str(), nnemu::SideBySide, name)
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(3.0);
         benchmark::RegisterBenchmark((std::string("Layers/") + name).c_str(), nnemu::Layers, name)

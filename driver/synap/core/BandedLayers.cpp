@@ -52,6 +52,18 @@ size_t bandBytes(size_t valueBytes) {
     return kernels::bestIsa() == kernels::Isa::Avx512Vnni ? kWideBandBytes : kBandBytes;
 }
 
+// How the threads run an 8-bit image that fits the workspace (BandedPair::sideBySidePays):
+// NNEMU_NPU_SIDE_BY_SIDE (read at every load, for tests and comparisons) "0" always in runs of
+// bands, "1" always side by side; anything else, or unset, by cost.
+enum class SideBySide { kByCost, kNever, kAlways };
+SideBySide sideBySideChoice() {
+    const char* choice = std::getenv("NNEMU_NPU_SIDE_BY_SIDE");
+    if (choice == nullptr) return SideBySide::kByCost;
+    if (std::string_view(choice) == "0") return SideBySide::kNever;
+    if (std::string_view(choice) == "1") return SideBySide::kAlways;
+    return SideBySide::kByCost;
+}
+
 struct BandedPair : OwnLayer {
     std::shared_ptr<LayerState> producerState, depthwiseState, consumerState;  // keep the layers' states alive
     OwnLayer* producer = nullptr;
@@ -68,6 +80,7 @@ struct BandedPair : OwnLayer {
     size_t bandRows = 1;  // depthwise output rows per band
     size_t valueBytes = 1;  // of one value (1: 8-bit layers, 4: float ones)
     double producerRowCost = 0;  // multiply-accumulates of one convolution row
+    SideBySide sideBySide = SideBySide::kByCost;
 
     // Input rows [first, last) of the image (batch * inHeight + y) that output rows [begin, end)
     // of one batch read inside it.
@@ -161,9 +174,11 @@ struct BandedPair : OwnLayer {
     // The 8-bit kernels write exactly their rows (masked or counted stores), so slices side by side
     // do not meet.
     bool sideBySidePays(const NativeLayer& layer, size_t threads) const {
+        if (valueBytes != 1 || sideBySide == SideBySide::kNever || wholeImageBytes(threads) > layer.workspace.size()) {
+            return false;
+        }
         const double twice = static_cast<double>((threads - 1) * (3 - std::min<size_t>(spec.stride, 3))) * producerRowCost;
-        return valueBytes == 1 && twice >= kSideBySideCost * static_cast<double>(2 * spec.batches - 1) &&
-               wholeImageBytes(threads) <= layer.workspace.size();
+        return sideBySide == SideBySide::kAlways || twice >= kSideBySideCost * static_cast<double>(2 * spec.batches - 1);
     }
     bool runImagesSideBySide(const NativeLayer& layer, size_t threads) {
         uint8_t* const buffer = layer.workspace.data();
@@ -273,8 +288,10 @@ std::shared_ptr<LayerState> bandedWithReader(const npu::Program& program, const 
                   static_cast<int64_t>(g.padTop)};
     pair->rowBytes = pair->spec.inWidth * pair->spec.channels * g.valueBytes;
     pair->valueBytes = g.valueBytes;
+    pair->sideBySide = sideBySideChoice();
     if (const LayerKind* kind = layerKind(layer.params_type()); kind != nullptr && kind->multiplyAccumulates != nullptr) {
-        pair->producerRowCost = static_cast<double>(kind->multiplyAccumulates(program, layer)) / static_cast<double>(g.rows / g.outHeight * g.inHeight);
+        pair->producerRowCost = static_cast<double>(kind->multiplyAccumulates(program, layer)) /
+                                static_cast<double>(g.rows / g.outHeight * g.inHeight);
     }
     pair->bandRows =
             std::clamp<size_t>(bandBytes(g.valueBytes) / (pair->rowBytes * pair->spec.stride), 1, g.outHeight);
