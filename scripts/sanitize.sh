@@ -6,7 +6,8 @@
 #    sanitized build of the libraries serves both), each for half a minute;
 #  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
 #    objects freed while computations that use them run, several processes on one device root
-#    (caches, statistics), a warm start's background lookup and load (synap-npu's prefetch).
+#    (caches, statistics), a warm start's background lookup and load (synap-npu's prefetch), the
+#    banded layers on two threads.
 # Clang, because GCC's -fsanitize=null stops taking the address of an extern function for a
 # constant, which LayerKinds.cpp's table check needs.
 # The tests' output goes to build-asan/tests.log and build-tsan/tests.log (shown when they fail:
@@ -26,17 +27,18 @@ configure() {  # build directory, sanitizers, more CMake arguments
       -DNNEMU_SANITIZE="$2" "${@:3}" >/dev/null
 }
 
-# Runs one gtest binary (with its arguments) under a device root of its own, inside its build
-# directory (as CTest does: see tests/TestEnvironment.cmake.in), with none of the caller's
-# NNEMU_*/SYNAP_* settings and HOME/TMPDIR in the build tree.
+# Runs one gtest binary (with its arguments; NAME=VALUE settings first, if any) under a device
+# root of its own, inside its build directory (as CTest does: see tests/TestEnvironment.cmake.in),
+# with none of the caller's NNEMU_*/SYNAP_* settings and HOME/TMPDIR in the build tree.
 run() {
-  local scratch status=0
+  local scratch status=0 settings=()
+  while [[ $1 == *=* ]]; do settings+=("$1"); shift; done
   scratch="$(mktemp -d "$PWD/${1%%/*}/test-run.XXXXXX")" || return 1
   mkdir -p "$scratch/root" "$scratch/home" "$scratch/tmp" || return 1
-  echo "== $*"
+  echo "== ${settings[*]} $*"
   env $(env | sed -n 's/^\(\(NNEMU\|SYNAP\)_[A-Za-z0-9_]*\)=.*/-u \1/p') \
       HOME="$scratch/home" TMPDIR="$scratch/tmp" XDG_STATE_HOME="$scratch/home/.local/state" \
-      NNEMU_ROOT="$scratch/root" "$@" --gtest_brief=1 || status=$?
+      NNEMU_ROOT="$scratch/root" "${settings[@]}" "$@" --gtest_brief=1 || status=$?
   chmod -R u+rwx "$scratch"
   rm -rf "$scratch"
   return "$status"
@@ -80,6 +82,9 @@ tsan_tests() {
   run build-tsan/bin/nnemu_api_next_tests --gtest_filter='FencedExecution*:ReusableExecution*:Lifetime*' || status=1
   run build-tsan/bin/nnemu_synap_tests --gtest_filter='SharedCompilation.*:Statistics*:CoreThreads*:CorePool*:OwnSlicing*' ||
     status=1
+  # Banded layers on two threads whatever the machine's load (runs of bands, and small images
+  # side by side in one buffer).
+  run NNEMU_NPU_THREADS=2 build-tsan/bin/nnemu_synap_tests --gtest_filter='*/BandedPair.*:*/BandedMobileNet.*' || status=1
   run build-tsan/bin/nnemu_cache_tests --gtest_filter='MultiProcessTest.*:DriverSynapCacheTest.AWarmCompilation*' || status=1
   return "$status"
 }
