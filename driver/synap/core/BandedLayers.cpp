@@ -168,9 +168,9 @@ struct BandedPair : OwnLayer {
     // no row twice, but a second hand-over per image. That pays where the rows computed twice cost
     // more than a few slices of work (kSideBySideCost), for an 8-bit image whose values between fit
     // the runs' workspace: measured per pair, both ways alternated in one process on two threads
-    // of a Zen 4, MobileNet v1 int8's 14x14x512 pairs (7.3 M multiply-accumulates twice) ran 9-12 %
-    // faster, v2's 7x7 ones 0-10 %; pairs with less than 1 M twice (every one of v1 0.25 128, v2's
-    // 28x28 and larger) ran level or 1-15 % slower, their rows twice cheaper than the hand-over.
+    // of a Zen 4 (medians), MobileNet v1 int8's 14x14x512 pairs (7.3 M multiply-accumulates twice)
+    // ran 9-12 % faster, v2's 7x7 ones (2.2 M) level; pairs with less than 1 M twice (every one of
+    // v1 0.25 128, v2's 28x28 and larger) mostly level or up to 15 % slower.
     // The 8-bit kernels write exactly their rows (masked or counted stores), so slices side by side
     // do not meet.
     bool sideBySidePays(const NativeLayer& layer, size_t threads) const {
