@@ -164,5 +164,40 @@ TEST(CoreThreadsStart, TheDefaultPoolStartsInTheBackgroundAndThenServes) {
             ::testing::ExitedWithCode(0), "");
 }
 
+// Without NNEMU_NPU_THREADS an inference that finds no pool yet runs alone (a small network's:
+// starting the pool costs more than it saves), and a large one's starts the pool, or waits for
+// the thread starting it, and gets it: a warm v1 float whose first inference met the pool still
+// starting ran alone, 12.5-13.9 ms against 7.0 (NpuStages.cpp, kAwaitPoolWorkThreshold).
+TEST(CoreThreadsStart, ALargeInferenceAwaitsTheDefaultPoolAndASmallOneRunsAlone) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+            {
+                unsetenv("NNEMU_NPU_THREADS");
+                if (coreThreadCount() < 2) _exit(0);  // a 1-core machine has no pool
+                alarm(20);  // a wait that never ends fails the case
+                {
+                    const PoolUse small;
+                    if (small.pool() != nullptr || coreThreadPool() != nullptr) _exit(2);
+                }
+                const PoolUse large(false, true);
+                if (large.pool() == nullptr || sumOnPool(large.pool()) != 4950) _exit(3);
+                std::exit(0);
+            },
+            ::testing::ExitedWithCode(0), "");
+    EXPECT_EXIT(
+            {
+                unsetenv("NNEMU_NPU_THREADS");
+                if (coreThreadCount() < 2) _exit(0);
+                alarm(20);
+                // Another thread starting it (the SyNAP cache prefetch): waited for, not run alone.
+                std::thread starter([] { startCoreThreadPool(); });
+                const PoolUse large(false, true);
+                starter.join();
+                if (large.pool() == nullptr || large.pool() != coreThreadPool()) _exit(2);
+                std::exit(0);
+            },
+            ::testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace nnemu::synap

@@ -281,9 +281,9 @@ public:
     // The own pool, or (xnnpack) the pthreadpool's; nullptr when there is none (yet), the
     // process is exiting or is a forked child. With NNEMU_NPU_THREADS set the pool asked for is
     // started (and waited for) first.
-    CorePool* acquire(bool xnnpack) {
+    CorePool* acquire(bool xnnpack, bool awaitOwn = false) {
         std::unique_lock lock(mutex_);
-        CorePool* pool = available(lock, xnnpack);
+        CorePool* pool = available(lock, xnnpack, awaitOwn);
         if (pool != nullptr) ++users_;
         return pool;
     }
@@ -328,15 +328,15 @@ private:
 
     bool usable() const { return !closing_ && poolSize() > 1 && base::processId() == owner_; }
 
-    CorePool* available(std::unique_lock<std::mutex>& lock, bool xnnpack) {
+    CorePool* available(std::unique_lock<std::mutex>& lock, bool xnnpack, bool awaitOwn = false) {
         if (!usable()) return nullptr;
         if (!xnnpack) {
-            if (fixedThreads() != 0) {
+            if (fixedThreads() != 0 || awaitOwn) {
                 launchOwnLocked(lock);
                 started_.wait(lock, [&] { return !startingOwn_; });
                 if (!usable()) return nullptr;
             }
-            return own_.get();  // nullptr while another thread starts it: this inference runs alone
+            return own_.get();  // nullptr while another thread starts it: this inference runs alone (small ones)
         }
         if (fixedThreads() != 0) {
             launchXnnpackLocked();
@@ -347,8 +347,9 @@ private:
     }
 
     // Creates the own pool once, outside the lock: creating a thread took 0.1-0.25 ms on the
-    // 2-core VM, and an inference that meets the pool still starting runs alone rather than
-    // wait for it (the SyNAP cache prefetch starts it while the first inference begins).
+    // 2-core VM, and a small inference that meets the pool still starting runs alone rather
+    // than wait for it (the SyNAP cache prefetch starts it while the first inference begins); a
+    // large one waits (PoolUse's awaitOwnPool).
     void launchOwnLocked(std::unique_lock<std::mutex>& lock, int callerCpu = -1) {
         if (launchedOwn_ || !usable()) return;
         launchedOwn_ = true;
@@ -443,7 +444,7 @@ void startXnnpackThreadPool() { PoolGate::get().launchXnnpack(); }
 
 void closeCoreThreadPool() { PoolGate::get().close(); }
 
-PoolUse::PoolUse(bool xnnpack) : pool_(PoolGate::get().acquire(xnnpack)) {}
+PoolUse::PoolUse(bool xnnpack, bool awaitOwnPool) : pool_(PoolGate::get().acquire(xnnpack, awaitOwnPool)) {}
 
 PoolUse::~PoolUse() {
     if (pool_ != nullptr) PoolGate::get().release();

@@ -52,8 +52,12 @@ void startXnnpackThreadPool();
 // "possibly lost" to leak checkers such as valgrind.
 class PoolUse {
 public:
-    // The own pool, or with `xnnpack` the pthreadpool's (CorePool::over).
-    explicit PoolUse(bool xnnpack = false);
+    // The own pool, or with `xnnpack` the pthreadpool's (CorePool::over). Without
+    // NNEMU_NPU_THREADS an inference that meets the own pool not yet started (the SyNAP cache
+    // prefetch starts it after handing its core over) runs alone, unless `awaitOwnPool`: then it
+    // starts the pool itself, or waits while another thread does (a thread created, 0.1-0.25 ms
+    // on the 2-core VM), as with NNEMU_NPU_THREADS set.
+    explicit PoolUse(bool xnnpack = false, bool awaitOwnPool = false);
     ~PoolUse();
     PoolUse(const PoolUse&) = delete;
     PoolUse& operator=(const PoolUse&) = delete;

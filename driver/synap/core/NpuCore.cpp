@@ -157,7 +157,8 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
         return badData("wrong number of NPU inputs or outputs");
     }
     arena_.adoptHugePagesIfReady();  // once the helper the second run started has them (ArenaPages.h)
-    const PoolUse use(hasXnnpackStages_);  // alive until this run ends, even if the process exits meanwhile
+    // Alive until this run ends, even if the process exits meanwhile.
+    const PoolUse use(hasXnnpackStages_, awaitsPool_ && !hasXnnpackStages_);
     const bool pooled = choosePool(use);
     if (pooled) use.pool()->wake();  // workers asleep since the last inference start rising now
     const auto runStart = Clock::now();

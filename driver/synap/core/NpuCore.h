@@ -168,6 +168,7 @@ private:
     std::vector<Stage> stages_;
     std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it
+    bool awaitsPool_ = false;        // large enough to wait for the pool still starting (NpuStages.cpp)
     bool hasXnnpackStages_ = false;  // then every layer runs on the pthreadpool (CoreThreads.h)
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;

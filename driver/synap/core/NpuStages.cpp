@@ -27,6 +27,12 @@ uint64_t multiplyAccumulates(const npu::Program& program) {
 // Waking pool threads costs more than a small network's whole inference (and much more on a
 // loaded machine): such networks run on the calling thread.
 constexpr uint64_t kParallelWorkThreshold = 1'000'000;
+// An inference this large waits for the own pool still starting rather than run alone
+// (PoolUse): starting it (a thread created, 0.1-0.25 ms) costs less than the second thread
+// saves on 50 M multiply-accumulates or more (0.3-1.2 ms on one Zen 4 thread, int8 to float).
+// A warm v1 float whose first inference met the pool still starting ran it alone: 12.5-13.9 ms
+// against 7.0 pooled (2-core Zen 4 VM). MobileNet v1 0.25 128 (14 M) does not wait.
+constexpr uint64_t kAwaitPoolWorkThreshold = 50'000'000;
 
 }  // namespace
 
@@ -219,7 +225,9 @@ Status NpuCore::buildStages() {
     markBufferedTensors();
     hasXnnpackStages_ = std::any_of(stages_.begin(), stages_.end(), [](const Stage& stage) { return !stage.native; });
     const PoolUse use(hasXnnpackStages_);  // a pooled runtime records the pool: it must not go while one is built
-    parallel_ = parallel_ && coreThreadCount() > 1 && multiplyAccumulates(*program_) >= kParallelWorkThreshold;
+    const uint64_t work = multiplyAccumulates(*program_);
+    parallel_ = parallel_ && coreThreadCount() > 1 && work >= kParallelWorkThreshold;
+    awaitsPool_ = parallel_ && work >= kAwaitPoolWorkThreshold;
     planActivations();
     const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
     for (Stage& stage : stages_) {
