@@ -22,11 +22,6 @@ extern char** environ;
 
 namespace nnemu::synaptest {
 
-// One line of `networks`.
-inline const std::regex kNetworkLine(
-        "pid: [0-9]+, nid: [0-9]+, inference_count: [0-9]+, inference_time: [0-9]+, inference_last: [0-9]+, "
-        "iobuf_count: [0-9]+, iobuf_size: [0-9]+, layers: [0-9]+\n");
-
 class StatisticsFixture : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -129,26 +124,6 @@ protected:
         return text.str();
     }
     std::string read(const std::string& file) const { return readPath(dir_ + file); }
-    // A held client that has run nothing and whose network was listed when it loaded (waited
-    // for up to 10 s, for a load in the background): its one line reads inference_count 0, then
-    // 2 after two more runs (3 in all, with the run that filled a cache), and goes when it exits.
-    void expectListedBeforeItsFirstRun(Process& client) {
-        const std::string pid = "pid: " + std::to_string(client.pid) + ", nid: 1, inference_count: ";
-        std::string networks = read("networks");
-        for (int i = 0; i < 2000 && networks.empty(); ++i) {
-            usleep(5000);
-            networks = read("networks");
-        }
-        EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
-        EXPECT_NE(networks.find(pid + "0, "), std::string::npos) << networks;
-        runMore(client, 2);
-        networks = read("networks");
-        EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
-        EXPECT_NE(networks.find(pid + "2, "), std::string::npos) << networks;
-        EXPECT_EQ(read("inference_count"), "3\n");
-        EXPECT_EQ(finish(client), 0);
-        EXPECT_EQ(read("networks"), "");
-    }
     void write(const std::string& file, const std::string& text) const { std::ofstream(dir_ + file) << text; }
     // The lines of `text` that contain `needle`.
     static int linesWith(const std::string& text, const std::string& needle) {
@@ -165,5 +140,9 @@ protected:
     std::string board_ = "android";
     int spawned_ = 0;
 };
+
+inline const std::regex kNetworkLine(
+        "pid: [0-9]+, nid: [0-9]+, inference_count: [0-9]+, inference_time: [0-9]+, inference_last: [0-9]+, "
+        "iobuf_count: [0-9]+, iobuf_size: [0-9]+, layers: [0-9]+\n");
 
 }  // namespace nnemu::synaptest
