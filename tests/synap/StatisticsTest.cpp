@@ -148,31 +148,6 @@ TEST_F(Statistics, ANetworkFromTheNnapiCacheIsListedWhenItLoads) {
     EXPECT_EQ(read("networks"), "");
 }
 
-// A warm start's network is listed when the prefetch has loaded it from the SyNAP cache, before
-// its first inference, and that inference counts on the same line (one line in all).
-TEST_P(BoardStatistics, AWarmNetworkIsListedWhenThePrefetchLoadsIt) {
-    ASSERT_EQ(runClient(1), 0);  // compiles and stores the program
-    ASSERT_EQ(read("networks"), "");
-    Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "0", "--hold"});
-    waitReady(client);
-    const std::string pid = "pid: " + std::to_string(client.pid) + ", nid: 1, inference_count: ";
-    std::string networks = read("networks");
-    // The prefetch runs beside the client's compilation: bounded wait (a stuck one fails).
-    for (int i = 0; i < 2000 && networks.empty(); ++i) {
-        usleep(5000);
-        networks = read("networks");
-    }
-    EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
-    EXPECT_NE(networks.find(pid + "0, "), std::string::npos) << networks;
-    runMore(client, 2);
-    networks = read("networks");
-    EXPECT_TRUE(std::regex_match(networks, kNetworkLine)) << networks;
-    EXPECT_NE(networks.find(pid + "2, "), std::string::npos) << networks;
-    EXPECT_EQ(read("inference_count"), "3\n");
-    EXPECT_EQ(finish(client), 0);
-    EXPECT_EQ(read("networks"), "");
-}
-
 TEST_P(BoardStatistics, AKilledProcessDisappearsAtTheNextUpdate) {
     Process client = spawn({NNEMU_NPU_CLIENT, "--runs", "1", "--hold"});
     waitReady(client);

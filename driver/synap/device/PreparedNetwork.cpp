@@ -127,14 +127,14 @@ struct PreparedNetwork::Prefetch {
 
     bool forked() const { return thread.forked(); }
     void join() { thread.join(); }
-    // Waits until the thread has looked the program up, loaded and listed it (not for the thread
-    // pool it may start after that) and takes the core with its line in the statistics files:
-    // nullptrs on a miss, a refused program, or when taken before.
-    std::pair<std::unique_ptr<NpuCore>, std::unique_ptr<NetworkStatistics>> takeLoaded() {
+    // Waits until the thread has looked the program up and loaded it (not for the thread pool it
+    // may start after that) and takes the core: nullptr on a miss, a refused program, or when
+    // taken before.
+    std::unique_ptr<NpuCore> takeLoaded() {
         thread.awaitHere();
         std::unique_lock lock(mutex);
         loadedOrNot.wait(lock, [&] { return published; });
-        return {std::move(core), std::move(listed)};
+        return std::move(core);
     }
     void run() {
         pthread_setname_np(pthread_self(), "nnemu-prefetch");
@@ -143,7 +143,6 @@ struct PreparedNetwork::Prefetch {
         } ended;
         bool startPool = false;
         std::unique_ptr<NpuCore> loadedCore;
-        std::unique_ptr<NetworkStatistics> loadedListing;
         try {
             trace::Span span("synap cache prefetch", "jit");
             cache::ProgramImage program;
@@ -161,19 +160,13 @@ struct PreparedNetwork::Prefetch {
                 if (loaded.isOk()) loadedCore = std::move(loaded).value();
                 startPool = loadedCore != nullptr && loadedCore->usesCorePool();
             }
-            // Listed in the statistics files now, as a network loaded from the NNAPI cache is
-            // (the process's first statistics update: 55-60 us of MobileNet v1 0.25 128's warm
-            // first inference on the Zen 4 VM); unlisted with the core if the JIT drops it.
-            if (loadedCore != nullptr) loadedListing = listedNetwork(*loadedCore);
         } catch (...) {  // out of memory: the first inference loads (or compiles) as without a prefetch
-            loadedListing.reset();
             loadedCore.reset();
             startPool = false;
         }
         {
             std::lock_guard lock(mutex);
             core = std::move(loadedCore);
-            listed = std::move(loadedListing);
             published = true;
         }
         loadedOrNot.notify_all();
@@ -185,7 +178,6 @@ private:
     std::condition_variable loadedOrNot;
     bool published = false;
     std::unique_ptr<NpuCore> core;
-    std::unique_ptr<NetworkStatistics> listed;
 };
 
 void PreparedNetwork::startPrefetch() {
@@ -225,13 +217,11 @@ void PreparedNetwork::startPrefetch() {
 std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCacheLocation& location,
                                                          const std::string& key, bool profiling) {
     if (prefetch_ == nullptr || prefetch_->forked()) return nullptr;
-    auto [core, listed] = prefetch_->takeLoaded();
+    std::unique_ptr<NpuCore> core = prefetch_->takeLoaded();
     const bool same = prefetch_->location.file == location.file && prefetch_->location.capacity == location.capacity &&
                       prefetch_->location.boardRoot == location.boardRoot && prefetch_->key == key &&
                       prefetch_->profiling == profiling;
-    if (!same) return nullptr;
-    statistics_ = std::move(listed);
-    return std::move(core);
+    return same ? std::move(core) : nullptr;
 }
 
 bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims) {

@@ -87,8 +87,7 @@ private:
     std::unique_ptr<Prefetch> prefetch_;
     void startPrefetch();
     // The prefetched core when it is the one the JIT would load now (same key, cache and
-    // profiling mode), its statistics line becoming statistics_; nullptr otherwise. Waits until
-    // the prefetch has loaded it.
+    // profiling mode); nullptr otherwise. Waits until the prefetch has loaded it.
     std::unique_ptr<NpuCore> takePrefetched(const cache::SynapCacheLocation& location, const std::string& key,
                                             bool profiling);
     int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
