@@ -189,7 +189,8 @@ TEST(CoreThreadsStart, ALargeInferenceAwaitsTheDefaultPoolAndASmallOneRunsAlone)
                 unsetenv("NNEMU_NPU_THREADS");
                 if (coreThreadCount() < 2) _exit(0);
                 alarm(20);
-                // Another thread starting it (the SyNAP cache prefetch): waited for, not run alone.
+                // Another thread starting it too (the SyNAP cache prefetch): whichever starts it,
+                // the large inference gets the pool, never nullptr.
                 std::thread starter([] { startCoreThreadPool(); });
                 const PoolUse large(false, true);
                 starter.join();

@@ -336,7 +336,7 @@ private:
                 started_.wait(lock, [&] { return !startingOwn_; });
                 if (!usable()) return nullptr;
             }
-            return own_.get();  // nullptr while another thread starts it: this inference runs alone (small ones)
+            return own_.get();  // nullptr while another thread starts it: this inference runs alone
         }
         if (fixedThreads() != 0) {
             launchXnnpackLocked();

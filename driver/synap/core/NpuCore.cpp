@@ -137,8 +137,8 @@ uint8_t* NpuCore::bufferOf(uint32_t index) {
     return activations_[index].data();
 }
 
-bool NpuCore::choosePool(const PoolUse& use) {
-    const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
+bool NpuCore::choosePool(const PoolUse& use, bool worthUsing) {
+    const bool pooled = worthUsing && use.pool() != nullptr;
     for (Stage& stage : stages_) {
         if (stage.native || stage.runtimes[pooled] != nullptr) continue;
         // A failure is no error: the other runtime exists and serves instead.
@@ -157,9 +157,13 @@ Status NpuCore::run(const std::vector<const uint8_t*>& inputs, const std::vector
         return badData("wrong number of NPU inputs or outputs");
     }
     arena_.adoptHugePagesIfReady();  // once the helper the second run started has them (ArenaPages.h)
-    // Alive until this run ends, even if the process exits meanwhile.
-    const PoolUse use(hasXnnpackStages_, awaitsPool_ && !hasXnnpackStages_);
-    const bool pooled = choosePool(use);
+    // Whether the pool would serve now, asked before it is acquired: a large network waits for
+    // the pool still starting only then (on a busy machine the thread starting it may itself
+    // wait a scheduler slice for a core, for a pool this run would not use). The PoolUse stays
+    // alive until this run ends, even if the process exits meanwhile.
+    const bool worthUsing = parallel_ && poolWorthUsingNow();
+    const PoolUse use(hasXnnpackStages_, worthUsing && awaitsPool_);
+    const bool pooled = choosePool(use, worthUsing);
     if (pooled) use.pool()->wake();  // workers asleep since the last inference start rising now
     const auto runStart = Clock::now();
     trace::Span copyIn("copy inputs", "npu");

@@ -130,7 +130,7 @@ private:
     Status buildXnnpackStage(size_t firstLayer, size_t endLayer, bool pooled, xnn_runtime** runtime);
     // Whether this inference runs on the thread pool (CoreThreads.h); builds the stages'
     // runtimes for that choice the first time it is made.
-    bool choosePool(const PoolUse& use);
+    bool choosePool(const PoolUse& use, bool worthUsing);
     void noteRunTime(bool pooled, uint64_t us);
     void addThreadTimes(size_t stage, const StageThreadTimes& times);
     // Static bytes of a constant tensor, aligned for the core; nullptr for activations.
@@ -168,7 +168,7 @@ private:
     std::vector<Stage> stages_;
     std::vector<bool> needsBuffer_;  // per tensor: crosses stages or lives in the arena (an external value)
     bool parallel_ = false;          // large enough for the thread pool, and allowed on it
-    bool awaitsPool_ = false;        // large enough to wait for the pool still starting (NpuStages.cpp)
+    bool awaitsPool_ = false;        // on the own pool, and large enough to wait for it starting (NpuStages.cpp)
     bool hasXnnpackStages_ = false;  // then every layer runs on the pthreadpool (CoreThreads.h)
     uint64_t fastestUs_[2] = {UINT64_MAX, UINT64_MAX};  // [pooled]: the quickest whole run seen
     std::vector<LayerProfile> profile_;

@@ -28,7 +28,7 @@ uint64_t multiplyAccumulates(const npu::Program& program) {
 // loaded machine): such networks run on the calling thread.
 constexpr uint64_t kParallelWorkThreshold = 1'000'000;
 // An inference this large waits for the own pool still starting rather than run alone
-// (PoolUse): starting it (a thread created, 0.1-0.25 ms) costs less than the second thread
+// (PoolUse), when the pool would serve it now (poolWorthUsingNow): starting it (a thread created, 0.1-0.25 ms) costs less than the second thread
 // saves on 50 M multiply-accumulates or more (0.3-1.2 ms on one Zen 4 thread, int8 to float).
 // A warm v1 float whose first inference met the pool still starting ran it alone: 12.5-13.9 ms
 // against 7.0 pooled (2-core Zen 4 VM). MobileNet v1 0.25 128 (14 M) does not wait.
@@ -227,7 +227,7 @@ Status NpuCore::buildStages() {
     const PoolUse use(hasXnnpackStages_);  // a pooled runtime records the pool: it must not go while one is built
     const uint64_t work = multiplyAccumulates(*program_);
     parallel_ = parallel_ && coreThreadCount() > 1 && work >= kParallelWorkThreshold;
-    awaitsPool_ = parallel_ && work >= kAwaitPoolWorkThreshold;
+    awaitsPool_ = parallel_ && !hasXnnpackStages_ && work >= kAwaitPoolWorkThreshold;
     planActivations();
     const bool pooled = parallel_ && use.pool() != nullptr && poolWorthUsingNow();
     for (Stage& stage : stages_) {
