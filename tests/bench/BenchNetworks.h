@@ -14,6 +14,10 @@
 
 namespace nnemu::bench {
 
+// A network's .tflite bytes: a shared model's file ("<name>.tflite", from ../shared) or a
+// generated MobileNet's (nnemu_modelgen's names). Defined by nnemu_bench_kernels.
+Status modelBytes(const std::string& name, std::vector<uint8_t>* bytes);
+
 // The network called `name`, built by `build(Network&)` (a Status) at the first call; nullptr
 // (with the error, if it says one, on stderr) when it cannot be, and it is tried again at the next call.
 template <typename Network, typename Build>

@@ -41,6 +41,16 @@
 #include "nnemu/tflite/Model.h"
 
 namespace nnemu {
+
+Status bench::modelBytes(const std::string& name, std::vector<uint8_t>* bytes) {
+    if (name.ends_with(".tflite")) {
+        std::ifstream file(std::string(NNEMU_SHARED_DIR) + "/models/models/" + name, std::ios::binary);
+        bytes->assign(std::istreambuf_iterator<char>(file), {});
+        return bytes->empty() ? unavailable("cannot read " + name) : Status();
+    }
+    return modelgen::generateModel(name, bytes);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -61,15 +71,6 @@ struct Network {
     std::vector<std::vector<uint8_t>> programs;  // for the cores loaded by one benchmark only
     std::vector<Side> pooledByCost, pooledInRuns;  // on 2 threads: SideBySide/
 };
-
-Status modelBytes(const std::string& name, std::vector<uint8_t>* bytes) {
-    if (name.ends_with(".tflite")) {
-        std::ifstream file(std::string(NNEMU_SHARED_DIR) + "/models/models/" + name, std::ios::binary);
-        bytes->assign(std::istreambuf_iterator<char>(file), {});
-        return bytes->empty() ? unavailable("cannot read " + name) : Status();
-    }
-    return modelgen::generateModel(name, bytes);
-}
 
 // Loads a core with `variable` set to `value` (nullptr: the caller's environment) while it loads.
 // `pooled`: on the core's thread pool (as NNEMU_NPU_THREADS says), not the calling thread only.
@@ -93,7 +94,7 @@ Status setUp(const std::string& name, Network& created) {
     options.useNnapi = true;
     options.acceleratorName = "synap-npu";
     const size_t before = synap::livePreparedNetworks().size();
-    NNEMU_RETURN_IF_ERROR(modelBytes(name, &bytes));
+    NNEMU_RETURN_IF_ERROR(bench::modelBytes(name, &bytes));
     NNEMU_ASSIGN_OR_RETURN(created.model, tflite::Model::fromBuffer(std::move(bytes)));
     NNEMU_ASSIGN_OR_RETURN(created.npu, tflite::Interpreter::create(*created.model, options));
     NNEMU_RETURN_IF_ERROR(created.npu->invoke());
