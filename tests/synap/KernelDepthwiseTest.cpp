@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include "KernelTestSupport.h"
 #include "kernels/Depthwise.h"
@@ -154,6 +155,36 @@ TEST_P(KernelDepthwise, MatchesTheReferenceOnEveryIsa) {
         EXPECT_GT(sets[3], 5);
         EXPECT_GT(mixed, 3);  // blocks with 1 set next to blocks with more
     }
+}
+
+// Rows wider than the random cases' (33-75 output columns against 3-15): several of the AVX-512
+// kernel's 16-column tiles per row, the last one partial, with channel counts that take groups
+// of 64 and 32 and 16-channel blocks (96, 144, 112, 40), in both strides.
+TEST_P(KernelDepthwise, MatchesTheReferenceOnRowsOfSeveralTiles) {
+    std::mt19937 rng(77 + static_cast<int>(GetParam()));
+    auto uniform = [&](int lo, int hi) { return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    int folded = 0;
+    for (int iteration = 0; iteration < 12; ++iteration) {
+        Case c = randomCase(rng, GetParam());
+        c.width = uniform(33, 75);
+        c.channels = std::array<uint32_t, 4>{96, 144, 112, 40}[iteration % 4];
+        c.stride = 1 + iteration / 4 % 2;
+        c.quant = RandomQuant(rng, GetParam(), c.channels, 3, -1.5f, 3.5f);
+        c.input = randomBytes(rng, size_t{c.batches} * c.height * c.width * c.channels);
+        c.weights = randomBytes(rng, size_t{9} * c.channels);
+        const std::vector<uint8_t> expected = reference(c);
+        PackedDepthwise packed(c.channels);
+        ASSERT_TRUE(packDepthwise(specOf(c), &packed));
+        folded += !packed.folded.empty();
+        const size_t rows = size_t{c.batches} * c.outHeight();
+        for (Isa isa : supportedIsas()) {
+            std::vector<uint8_t> out(expected.size(), 0xCD);
+            runDepthwise(isa, packed, c.input.data(), out.data(), 0, rows);
+            ASSERT_EQ(out, expected) << isaName(isa) << " iteration " << iteration << ": " << c.height << "x" << c.width
+                                     << "x" << c.channels << " stride " << c.stride;
+        }
+    }
+    EXPECT_GT(folded, 3);  // the folded kernel (the tiles) ran
 }
 
 // Stored state from a program file is untrusted: every size, the layer's geometry and every
