@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -118,7 +119,7 @@ struct Work {
     double macs = 0, outputs = 0, vnni = 0, muls = 0, ownVnni = 0, ownMuls = 0;
 };
 
-double ceilDiv(double a, double b) { return static_cast<double>(static_cast<int64_t>((a + b - 1) / b)); }
+double ceilDiv(double a, double b) { return std::ceil(a / b); }
 
 double elements(const tflite::Tensor& t) {
     double n = 1;

@@ -28,8 +28,9 @@ uint64_t multiplyAccumulates(const npu::Program& program) {
 // loaded machine): such networks run on the calling thread.
 constexpr uint64_t kParallelWorkThreshold = 1'000'000;
 // An inference this large waits for the own pool still starting rather than run alone
-// (PoolUse), when the pool would serve it now (poolWorthUsingNow): starting it (a thread created, 0.1-0.25 ms) costs less than the second thread
-// saves on 50 M multiply-accumulates or more (0.3-1.2 ms on one Zen 4 thread, int8 to float).
+// (PoolUse), when the pool would serve it now (poolWorthUsingNow): starting it (a thread
+// created, 0.1-0.25 ms) costs less than the second thread saves on 50 M multiply-accumulates or
+// more (0.3-1.2 ms on one Zen 4 thread, int8 to float).
 // A warm v1 float whose first inference met the pool still starting ran it alone: 12.5-13.9 ms
 // against 7.0 pooled (2-core Zen 4 VM). MobileNet v1 0.25 128 (14 M) does not wait.
 constexpr uint64_t kAwaitPoolWorkThreshold = 50'000'000;
