@@ -68,8 +68,27 @@ fuzz() {
   phase "configuring build-asan" configure build-asan address,undefined -DNNEMU_FUZZ=ON
   phase "building the fuzzers" logged build-asan/build-fuzz.log cmake --build build-asan -j"$jobs" \
       --target tflite_loader_fuzz npu_program_fuzz nnapi_model_fuzz
+  local status=0
   phase "running fuzzers" logged build-asan/fuzz.log ctest --test-dir build-asan -R '_fuzz_short$' \
-      --output-on-failure -j"$jobs"
+      --output-on-failure -j"$jobs" || status=$?
+  [ "$status" -eq 0 ] || fuzz_findings >&2
+  return "$status"
+}
+
+# After a failed fuzz run, last (where an excerpt of the output's end shows it): each fuzzer's
+# seed and report lines, and every input it wrote (crash, timeout, out-of-memory, leak) in
+# base64, so that a finding on a machine that is gone can be replayed:
+#   base64 -d > input; build-asan/bin/<target>_fuzz input
+fuzz_findings() {
+  echo "-- the fuzzers' seeds and reports (build-asan/fuzz.log):"
+  grep -E 'Running: |INFO: Seed: |ERROR: |SUMMARY: |Test unit written to|^ *#[0-9]+ 0x' build-asan/fuzz.log | head -60 || true
+  local input
+  for input in build-asan/tests/fuzz/*{crash,timeout,oom,leak,slow-unit}-*; do
+    [ -f "$input" ] || continue
+    echo "-- $input ($(stat -c %s "$input") bytes), base64 (first 16 KB):"
+    base64 -w 0 "$input" | head -c 16384
+    echo
+  done
 }
 
 tsan_tests() {
