@@ -108,7 +108,8 @@ bool prepareSqueeze(const CpuKernelCall& call) {
 
 bool runSqueeze(const CpuKernelCall& call) {
     if (!prepareSqueeze(call)) return false;
-    std::memcpy(call.out(0).out, call.in(0).data, call.in(0).count() * elementSize(call.in(0).type()));
+    const size_t bytes = call.in(0).count() * elementSize(call.in(0).type());
+    if (bytes != 0) std::memcpy(call.out(0).out, call.in(0).data, bytes);   // an empty tensor has no buffer
     return true;
 }
 

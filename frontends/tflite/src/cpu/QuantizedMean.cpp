@@ -114,14 +114,17 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
         quant::quantizeMultiplier(static_cast<double>(real), &multiplier, &shift);
         float offset = static_cast<float>(zeroIn) * scaleIn / scaleOut;
         offset = offset > 0 ? offset + 0.5f : offset - 0.5f;
-        bias = zeroOut - static_cast<int32_t>(offset);
+        // TFLite's int32 arithmetic on x86: an offset past int32 converts to INT32_MIN, the
+        // difference wraps (scales whose ratio overflows float give outputs at the clamp).
+        bias = static_cast<int32_t>(zeroOut - int64_t{truncateLikeX86<int32_t>(offset)});
     } else {
         quant::quantizeMultiplier(static_cast<double>(scaleIn) / static_cast<double>(scaleOut), &multiplier, &shift);
         foldCount(count, &multiplier, &shift);
         for (int32_t& sum : sums) sum = static_cast<int32_t>(sum - int64_t{zeroIn} * count);
     }
     for (size_t o = 0; o < sums.size(); ++o) {
-        out.set<T>(o, static_cast<T>(clampTo<T>(quant::multiplyByQuantizedMultiplier(sums[o], multiplier, shift) + bias)));
+        const auto wrapped = static_cast<int32_t>(quant::multiplyByQuantizedMultiplier(sums[o], multiplier, shift) + int64_t{bias});
+        out.set<T>(o, static_cast<T>(clampTo<T>(wrapped)));
     }
 }
 

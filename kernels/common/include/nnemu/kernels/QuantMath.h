@@ -18,6 +18,14 @@ inline void quantizeMultiplier(double real, int32_t* quantized, int* shift) {
         return;
     }
     const double q = std::frexp(real, shift);
+    if (!std::isfinite(q)) {
+        // A ratio of scales that overflowed to infinity (or a NaN): TFLite's conversion of it on
+        // x86 gives INT64_MIN, whose low 32 bits make a multiplier of 0 (and glibc's frexp an
+        // exponent of 0); here without the undefined conversion.
+        *quantized = 0;
+        *shift = 0;
+        return;
+    }
     auto q31 = static_cast<int64_t>(std::round(q * (1LL << 31)));
     if (q31 == (1LL << 31)) {
         q31 /= 2;
