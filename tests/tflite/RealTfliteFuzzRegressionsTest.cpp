@@ -3,7 +3,8 @@
 // x86 build computes (e.g. a ratio of scales that overflows float, a float past int32 converted
 // as cvttss2si does). Where both TFLite's builtin kernels (tflite_run --xnnpack=0) and nnemu's
 // CPU path run a model, on the inputs the fuzz harness gives (byte k of input i = k * 31 + i),
-// their outputs must agree; a model either refuses is listed, not compared.
+// their outputs must agree, under both semantics of the CPU nodes; a model either refuses is
+// listed, not compared.
 #include <filesystem>
 #include <set>
 
@@ -24,8 +25,13 @@ std::vector<fs::path> regressionModels() {
     return files;
 }
 
-TEST(RealTfliteFuzzRegressions, OutputsMatchTfliteWhereBothRun) {
+// xnnpack: the CPU nodes' two semantics, as the harness picks them: TFLite's builtin kernels
+// (tflite_run --xnnpack=0), or its default delegate's forms (--xnnpack=1).
+class RealTfliteFuzzRegressions : public ::testing::TestWithParam<bool> {};
+
+TEST_P(RealTfliteFuzzRegressions, OutputsMatchTfliteWhereBothRun) {
     NNEMU_REQUIRE_REAL_TFLITE();
+    const bool xnnpack = GetParam();
     // Inputs whose fix is TFLite's arithmetic (not a refusal): both must run them.
     const std::set<std::string> mustCompare = {"mean-scale-ratio-overflow.tflite", "squeeze-empty-tensor.tflite"};
     std::set<std::string> compared;
@@ -38,7 +44,9 @@ TEST(RealTfliteFuzzRegressions, OutputsMatchTfliteWhereBothRun) {
             skipped += " " + path.filename().string() + " (loader: " + loaded.status().message() + ")";
             continue;
         }
-        Result<std::unique_ptr<Interpreter>> created = Interpreter::create(**loaded, DelegateOptions{});
+        DelegateOptions options;
+        options.xnnpack = xnnpack;
+        Result<std::unique_ptr<Interpreter>> created = Interpreter::create(**loaded, options);
         if (!created) {
             skipped += " " + path.filename().string() + " (" + created.status().message() + ")";
             continue;
@@ -52,7 +60,7 @@ TEST(RealTfliteFuzzRegressions, OutputsMatchTfliteWhereBothRun) {
             inputs.push_back(std::move(input));
         }
         const Status ran = interpreter.invoke();
-        const RealTfliteResult real = runRealTflite(bytes, inputs);
+        const RealTfliteResult real = runRealTflite(bytes, inputs, 1, xnnpack);
         if (!ran || !real.ok) {
             skipped += " " + path.filename().string() + (ran ? " (TFLite fails)" : " (" + ran.message() + ")");
             continue;
@@ -68,6 +76,9 @@ TEST(RealTfliteFuzzRegressions, OutputsMatchTfliteWhereBothRun) {
     for (const std::string& name : mustCompare) EXPECT_EQ(compared.count(name), 1u) << name << " was not compared";
     std::cout << "compared with TFLite: " << compared.size() << "; not compared:" << skipped << "\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(BuiltinAndXnnpackForms, RealTfliteFuzzRegressions, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Xnnpack" : "Builtin"; });
 
 }  // namespace
 }  // namespace nnemu::tflite::test

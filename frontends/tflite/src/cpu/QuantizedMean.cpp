@@ -103,7 +103,8 @@ void meanAs(const CpuKernelCall& call, const std::vector<bool>& reduced) {
         const auto above = static_cast<float>(std::numeric_limits<T>::max());
         for (size_t o = 0; o < sums.size(); ++o) {
             const float value = static_cast<float>(sums[o]) * scale + bias;
-            out.set<T>(o, static_cast<T>(std::round(std::min(std::max(value, below), above))));
+            // A ratio of scales that overflowed float makes NaNs here: converted as on x86.
+            out.set<T>(o, truncateLikeX86<T>(std::round(std::min(std::max(value, below), above))));
         }
         return;
     }
