@@ -61,6 +61,24 @@ REAL_TFLITE_TEST(FullyConnectedAsymmetricInputs) {
     expectSameAsRealTflite(hybridFc(2, 16, 5, true, false, fb::ActivationFunctionType_RELU6, true), {rows(2, 16)});
 }
 
+// Rows holding an infinity or a NaN (the fuzzer's byte patterns make them): their range is not
+// finite, and TFLite's cast of the scaled values to int32 is x86's (INT32_MIN, clamped).
+std::vector<uint8_t> rowsWithNonFinite(int32_t count, int32_t depth) {
+    std::vector<float> values(size_t(count) * depth);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::cos(0.29 * static_cast<double>(i)) * (1 + i % 3);
+    values[3] = std::numeric_limits<float>::infinity();
+    values[size_t(depth) + 5] = -std::numeric_limits<float>::infinity();
+    values[2 * size_t(depth) + 1] = std::numeric_limits<float>::quiet_NaN();
+    return GraphBuilder::bytes(values);
+}
+
+REAL_TFLITE_TEST(FullyConnectedNonFiniteInputs) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridFc(4, 24, 5, false, true, fb::ActivationFunctionType_NONE, false), {rowsWithNonFinite(4, 24)});
+    expectSameAsRealTflite(hybridFc(4, 24, 5, true, true, fb::ActivationFunctionType_NONE, true), {rowsWithNonFinite(4, 24)});
+    expectSameAsRealTflite(hybridFc(4, 24, 5, false, true, fb::ActivationFunctionType_RELU, true), {rowsWithNonFinite(4, 24)});
+}
+
 // CONV_2D: input [batch, h, w, c] float, filter [out, kh, kw, c] int8 per tensor (symmetric
 // input quantization per image) or per output channel (asymmetric, the zero point standing for
 // the padding), float bias.
@@ -156,6 +174,36 @@ REAL_TFLITE_TEST(DepthwiseValidDilated) {
     expectSameAsRealTflite(hybridDepthwise({1, 10, 10, 4}, 3, 1, fb::Padding_VALID, 1, 2,
                                            fb::ActivationFunctionType_RELU, {1, 6, 6, 4}),
                            {image({1, 10, 10, 4})});
+}
+
+// Images with an infinity in the first, a NaN in the second (per image: the quantization's range).
+std::vector<uint8_t> imageWithNonFinite(const std::vector<int32_t>& shape) {
+    std::vector<uint8_t> bytes = image(shape);
+    std::vector<float> values(bytes.size() / sizeof(float));
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    const size_t perImage = values.size() / size_t(shape[0]);
+    values[7] = std::numeric_limits<float>::infinity();
+    if (shape[0] > 1) values[perImage + 11] = std::numeric_limits<float>::quiet_NaN();
+    return GraphBuilder::bytes(values);
+}
+
+REAL_TFLITE_TEST(ConvolutionsNonFiniteInputs) {
+    REQUIRE();
+    expectSameAsRealTflite(hybridConv({2, 7, 7, 3}, {5, 3, 3, 3}, false, fb::Padding_SAME, 1,
+                                      fb::ActivationFunctionType_NONE, {2, 7, 7, 5}),
+                           {imageWithNonFinite({2, 7, 7, 3})});
+    expectSameAsRealTflite(hybridConv({2, 6, 6, 8}, {4, 1, 1, 8}, true, fb::Padding_VALID, 1,
+                                      fb::ActivationFunctionType_NONE, {2, 6, 6, 4}),
+                           {imageWithNonFinite({2, 6, 6, 8})});
+    expectSameAsRealTflite(hybridDepthwise({2, 7, 7, 5}, 3, 1, fb::Padding_SAME, 1, 1,
+                                           fb::ActivationFunctionType_NONE, {2, 7, 7, 5}),
+                           {imageWithNonFinite({2, 7, 7, 5})});
+    expectSameAsRealTflite(hybridConv({2, 7, 7, 3}, {5, 3, 3, 3}, true, fb::Padding_SAME, 1,
+                                      fb::ActivationFunctionType_RELU, {2, 7, 7, 5}),
+                           {imageWithNonFinite({2, 7, 7, 3})});
+    expectSameAsRealTflite(hybridDepthwise({2, 7, 7, 5}, 3, 1, fb::Padding_SAME, 1, 1,
+                                           fb::ActivationFunctionType_RELU6, {2, 7, 7, 5}),
+                           {imageWithNonFinite({2, 7, 7, 5})});
 }
 
 // How many delegate kernels real TFLite's delegate made (its log): 1 for the whole graph.

@@ -131,7 +131,7 @@ bool runHybridConv(const CpuKernelCall& call, const ConvGeometry& g) {
                     float total = perChannel ? static_cast<float>(acc) * weights.channelScales[oc] * imageScale
                                              : static_cast<float>(acc) * imageScale;
                     if (hasBias) total += call.in(2).at<float>(oc);
-                    out.set<float>(index, hybrid::activated(total, o->activation));
+                    out.set<float>(index, hybrid::activatedWithMinMax(total, o->activation));
                 }
             }
         }

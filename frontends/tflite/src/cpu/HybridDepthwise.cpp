@@ -106,7 +106,7 @@ bool runDepthwise(const CpuKernelCall& call) {
                     }
                     float total = static_cast<float>(acc) * scales[oc] * q.scale;
                     if (hasBias) total += call.in(2).at<float>(oc);
-                    out.set<float>(index, activated(total, o->activation));
+                    out.set<float>(index, activatedWithMinMax(total, o->activation));
                 }
             }
         }

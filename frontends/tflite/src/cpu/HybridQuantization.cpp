@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "CpuKernel.h"
 
 namespace nnemu::tflite::kernels::hybrid {
 
@@ -15,7 +18,8 @@ RowQuantization quantizeSymmetric(const float* values, size_t size, int8_t* quan
     }
     const float inverse = 127.0f / range;
     for (size_t i = 0; i < size; ++i) {
-        const auto q = static_cast<int32_t>(std::round(values[i] * inverse));
+        // NaN or infinite inputs (range infinite): converted as on x86, like TFLite's cast.
+        const auto q = truncateLikeX86<int32_t>(std::round(values[i] * inverse));
         quantized[i] = static_cast<int8_t>(std::clamp(q, -127, 127));
     }
     return {range / 127.0f, 0};
@@ -40,12 +44,14 @@ RowQuantization quantizeAsymmetric(const float* values, size_t size, int8_t* qua
     } else if (zeroPoint >= qmax) {
         nudged = 127;
     } else {
-        nudged = static_cast<int32_t>(std::round(zeroPoint));
+        // TFLite keeps the nudged zero point in an int8: a NaN (a row with an infinity) converts
+        // as on x86 to INT32_MIN, whose low byte makes it 0.
+        nudged = truncateLikeX86<int8_t>(std::round(zeroPoint));
     }
     const RowQuantization row{static_cast<float>(scale), nudged};
     const float inverse = 1.0f / row.scale;
     for (size_t i = 0; i < size; ++i) {
-        const auto q = static_cast<int32_t>(std::round(static_cast<float>(row.offset) + values[i] * inverse));
+        const auto q = truncateLikeX86<int32_t>(std::round(static_cast<float>(row.offset) + values[i] * inverse));
         quantized[i] = static_cast<int8_t>(std::clamp(q, -128, 127));
     }
     return row;
@@ -58,6 +64,17 @@ float activated(float value, TfLiteFusedActivation activation) {
         case kTfLiteActRelu6: return std::clamp(value, 0.0f, 6.0f);
         default: return value;
     }
+}
+
+float activatedWithMinMax(float value, TfLiteFusedActivation activation) {
+    float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
+    switch (activation) {
+        case kTfLiteActRelu: low = 0.0f; break;
+        case kTfLiteActReluN1To1: low = -1.0f, high = 1.0f; break;
+        case kTfLiteActRelu6: low = 0.0f, high = 6.0f; break;
+        default: break;
+    }
+    return std::min(std::max(value, low), high);   // TFLite's order: a NaN passes
 }
 
 }  // namespace nnemu::tflite::kernels::hybrid

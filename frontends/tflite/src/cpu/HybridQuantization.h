@@ -20,8 +20,13 @@ struct RowQuantization {
 
 RowQuantization quantizeSymmetric(const float* values, size_t size, int8_t* quantized);
 RowQuantization quantizeAsymmetric(const float* values, size_t size, int8_t* quantized);
-// A float output's fused activation (NONE, RELU, RELU_N1_TO_1, RELU6).
+// A float output's fused activation (NONE, RELU, RELU_N1_TO_1, RELU6), as the hybrid
+// FULLY_CONNECTED applies it (no bounds for NONE; RELU takes max(0, x): a NaN gives 0).
 float activated(float value, TfLiteFusedActivation activation);
+// As the hybrid convolutions apply it (ActivationFunctionWithMinMax): clamped to the
+// activation's range, NONE's being the finite floats (an infinity ends at the largest float),
+// max before min with the value first (a NaN passes).
+float activatedWithMinMax(float value, TfLiteFusedActivation activation);
 
 }  // namespace nnemu::tflite::kernels::hybrid
 

@@ -80,7 +80,11 @@ bool runSum(const CpuKernelCall& call) {
                 if (in.tensor->scale != out.tensor->scale || in.tensor->zeroPoint != out.tensor->zeroPoint) {
                     const float scale = in.tensor->scale / out.tensor->scale;
                     const float bias = static_cast<float>(-in.tensor->zeroPoint) * scale * static_cast<float>(count);
-                    value = static_cast<int32_t>(std::round(static_cast<float>(sum) * scale + bias)) + out.tensor->zeroPoint;
+                    // Past int32 (a scale ratio that overflows float): converted and added as
+                    // TFLite's int32 arithmetic does on x86.
+                    value = static_cast<int32_t>(
+                            int64_t{truncateLikeX86<int32_t>(std::round(static_cast<float>(sum) * scale + bias))} +
+                            out.tensor->zeroPoint);
                 }
                 switch (out.type()) {
                     case ElementType::UINT8: out.set<uint8_t>(o, static_cast<uint8_t>(std::clamp(value, 0, 255))); break;
