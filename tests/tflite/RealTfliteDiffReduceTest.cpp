@@ -37,6 +37,15 @@ REAL_TFLITE_TEST(MeanInt8Rescaled) { REQUIRE(); reduce(fb::BuiltinOperator_MEAN,
 REAL_TFLITE_TEST(SumFloat) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, f32(kIn), f32({})); }
 REAL_TFLITE_TEST(SumUint8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, u8(kIn, 0.05f, 128), u8({}, 0.3f, 100)); }
 REAL_TFLITE_TEST(SumInt8) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, i8(kIn, 0.05f, -3), i8({}, 0.3f, 2)); }
+// Scales whose ratio overflows float (and one where it is merely huge): the rescaled sums leave
+// int32, converted and offset as TFLite's int32 arithmetic on x86; a MEAN the same.
+REAL_TFLITE_TEST(SumAndMeanScaleRatioOverflow) {
+    REQUIRE();
+    reduce(fb::BuiltinOperator_SUM, u8(kIn, 1e30f, 128), u8({}, 1e-20f, 100));
+    reduce(fb::BuiltinOperator_SUM, i8(kIn, 1e20f, -3), i8({}, 1e-3f, 2));
+    reduce(fb::BuiltinOperator_MEAN, u8(kIn, 1e30f, 128), u8({}, 1e-20f, 100));
+    reduce(fb::BuiltinOperator_MEAN, i8(kIn, 1e30f, -3), i8({}, 1e-20f, 9));
+}
 REAL_TFLITE_TEST(SumInt32) { REQUIRE(); reduce(fb::BuiltinOperator_SUM, i32(kIn), i32({})); }
 REAL_TFLITE_TEST(ReduceProdFloat) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, f32(kIn, 0.5, 1.5), f32({})); }
 REAL_TFLITE_TEST(ReduceProdInt32) { REQUIRE(); reduce(fb::BuiltinOperator_REDUCE_PROD, i32(kIn, -2, 2), i32({})); }
