@@ -36,7 +36,10 @@ struct Scaling {
         quant::quantizeMultiplier(static_cast<double>(tensor.scale), &multiplier, &shift);
     }
     int32_t operator()(int32_t stored) const {
-        return quant::multiplyByQuantizedMultiplier((stored - zeroPoint) * (1 << 8), multiplier, shift);
+        // The offset value shifted left by 8 in int32, wrapping as TFLite's x86 build does (zero
+        // points far outside the type).
+        const uint32_t offset = static_cast<uint32_t>(stored) - static_cast<uint32_t>(zeroPoint);
+        return quant::multiplyByQuantizedMultiplier(static_cast<int32_t>(offset << 8), multiplier, shift);
     }
 };
 
