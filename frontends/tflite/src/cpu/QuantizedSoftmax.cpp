@@ -36,9 +36,12 @@ void softmaxAs(const CpuKernelCall& call, float beta) {
         const float inverse = 1.0f / (sum * outScale);
         for (size_t j = 0; j < depth; ++j) {
             const float rescaled = entry(j) * inverse;
-            const int32_t rounded = std::is_same_v<T, uint8_t> ? static_cast<int32_t>(rescaled + 0.5f)
-                                                               : static_cast<int32_t>(std::round(rescaled));
-            out.set<T>(base + j, static_cast<T>(std::clamp<int32_t>(rounded + zero, std::numeric_limits<T>::min(),
+            // A table entry is NaN or infinite when scale_in * beta overflows float: the conversion
+            // and the zero point's addition then go as on x86 (cvttss2si, int32 wrapping).
+            const int32_t rounded = std::is_same_v<T, uint8_t> ? truncateLikeX86<int32_t>(rescaled + 0.5f)
+                                                               : truncateLikeX86<int32_t>(std::round(rescaled));
+            const auto offset = static_cast<int32_t>(static_cast<uint32_t>(rounded) + static_cast<uint32_t>(zero));
+            out.set<T>(base + j, static_cast<T>(std::clamp<int32_t>(offset, std::numeric_limits<T>::min(),
                                                                     std::numeric_limits<T>::max())));
         }
     }
