@@ -269,6 +269,17 @@ REAL_TFLITE_TEST(SoftmaxUint8Wide) {
     expectOp(fb::BuiltinOperator_SOFTMAX, {u8({1, 1001}, 0.0925f, 110)}, {u8({1, 1001}, 1.0f / 256, 0)},
              fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
 }
+// Input scale times beta overflowing float: every table entry NaN or infinite, converted and
+// offset as TFLite's x86 build does (the loader fuzzer's finding).
+REAL_TFLITE_TEST(SoftmaxScaleTimesBetaOverflow) {
+    REQUIRE();
+    expectOp(fb::BuiltinOperator_SOFTMAX, {u8({2, 10}, 1e30f, 110)}, {u8({2, 10}, 1.0f / 256, 0)},
+             fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1e10f));
+    expectOp(fb::BuiltinOperator_SOFTMAX, {i8({2, 10}, 1e30f, -20)}, {i8({2, 10}, 1.0f / 256, -128)},
+             fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1e10f));
+    expectOp(fb::BuiltinOperator_SOFTMAX, {i8({2, 10}, 1e37f, 3)}, {i8({2, 10}, 1.0f / 256, -128)},
+             fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
+}
 REAL_TFLITE_TEST(LogSoftmaxFloat) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {f32({3, 10}, -8, 8)}, {f32({3, 10})});
@@ -276,6 +287,14 @@ REAL_TFLITE_TEST(LogSoftmaxFloat) {
 REAL_TFLITE_TEST(LogSoftmaxUint8) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {u8({3, 10}, 0.1f, 128)}, {u8({3, 10}, 16.0f / 256, 255)});
+}
+// An input scale whose products overflow float: NaN and infinite log probabilities, converted
+// and offset as TFLite's x86 build does.
+REAL_TFLITE_TEST(LogSoftmaxHugeInputScale) {
+    REQUIRE();
+    expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {u8({3, 10}, 1e30f, 128)}, {u8({3, 10}, 16.0f / 256, 255)});
+    expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {i8({3, 10}, 1e38f, 0)}, {i8({3, 10}, 16.0f / 256, 127)});
+    expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {i8({3, 10}, 1e36f, -5)}, {i8({3, 10}, 16.0f / 256, 127)});
 }
 REAL_TFLITE_TEST(LogSoftmaxInt8) {
     REQUIRE();

@@ -36,7 +36,10 @@ void logSoftmaxAs(const CpuKernelCall& call) {
         const float precomputed = (scaleIn * static_cast<float>(largest + offset) + logSum) / scaleOut;
         for (size_t j = 0; j < depth; ++j) {
             const float logProb = scale * static_cast<float>(in.at<T>(base + j) + offset) - precomputed;
-            const int32_t q = static_cast<int32_t>(std::rint(logProb)) + out.tensor->zeroPoint;
+            // NaN or beyond int32 where the input scale overflows the products: converted as
+            // cvttss2si, the zero point added in int32 wrapping, as TFLite's x86 build.
+            const auto q = static_cast<int32_t>(static_cast<uint32_t>(truncateLikeX86<int32_t>(std::rint(logProb))) +
+                                                static_cast<uint32_t>(out.tensor->zeroPoint));
             out.set<T>(base + j, static_cast<T>(std::clamp<int32_t>(q, std::numeric_limits<T>::min(),
                                                                       std::numeric_limits<T>::max())));
         }
