@@ -47,8 +47,8 @@ std::string placementSection() {
     const bool postProcess = LoweringTable::get().find(nodeOf(fb::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess")) != nullptr;
     const char* const where[] = {
             "NNAPI: lowered, a delegate candidate (`synap-npu`), else on `nnapi-reference`",
-            "NNAPI, and the tools' CPU kernel for the forms NNAPI refuses (types, options, scales) and, off "
-            "the delegate, for those whose NNAPI result is not TFLite's (`src/TfliteKernelForms.cpp`)",
+            ("NNAPI, and the tools' CPU kernel for the forms NNAPI refuses (types, options, scales) and, off "
+             "the delegate, for those whose NNAPI result is not TFLite's (`src/TfliteKernelForms.cpp`)"),
             "the tools' CPU kernel (never delegated)",
             "not supported: the tools stop and name the operator",
     };
