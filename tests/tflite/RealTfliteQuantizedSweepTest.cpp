@@ -10,7 +10,8 @@
 //
 // Each sweep runs twice: on usual scales (UsualScales), and on scales far outside what a
 // converter writes (ExtremeScales: one tensor in three 1e-38 to 1e38, so that scale ratios and
-// products overflow to infinity, underflow to zero or leave int32; fewer cases). There each case
+// products overflow to infinity, underflow to zero or leave int32; one shape in eight empty;
+// 60 cases). There each case
 // is a model of its own through nnemu's CPU path only, which must run it or refuse it with a
 // message; its outputs are not compared, because TFLite's own kernels reach undefined behaviour
 // there (shifts past 31, infinities converted to int: tried, 13 of the 48 sweeps gave other bytes
@@ -30,7 +31,7 @@ constexpr TT kU8 = fb::TensorType_UINT8, kI8 = fb::TensorType_INT8, kI16 = fb::T
 bool gExtreme = false;
 // Cases per test (1500 pass too, in 4 s); fewer on extreme scales, where each is a model and a
 // tflite_run of its own.
-int caseCount() { return gExtreme ? 12 : 200; }
+int caseCount() { return gExtreme ? 60 : 200; }
 constexpr double kExtremeScales[] = {1e-38, 1e-30, 1e-20, 1e-9, 1e9, 1e20, 1e30, 1e38};
 
 std::string typeName(TT type) {
@@ -197,10 +198,12 @@ public:
         return {std::move(shape), type, scale, zeroPoint};
     }
 
-    // rank in [minRank, maxRank], each dimension in [1, maxDim].
+    // rank in [minRank, maxRank], each dimension in [1, maxDim] (on extreme scales, one shape in
+    // eight has a dimension 0: an empty tensor).
     std::vector<int32_t> shape(int32_t minRank, int32_t maxRank, int32_t maxDim) {
         std::vector<int32_t> dims(static_cast<size_t>(minRank + pick(maxRank - minRank + 1)));
         for (int32_t& d : dims) d = 1 + pick(maxDim);
+        if (gExtreme && !dims.empty() && pick(8) == 0) dims[static_cast<size_t>(pick(static_cast<int32_t>(dims.size())))] = 0;
         return dims;
     }
     // A shape `shape` broadcasts with: some dimensions 1, some leading ones dropped; the same

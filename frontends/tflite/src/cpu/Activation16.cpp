@@ -65,7 +65,7 @@ bool plan(const CpuKernelCall& call, bool tanh, Plan* p) {
         ++p->leftShift;
         multiplier *= 2.0;
     }
-    p->multiplier = static_cast<int32_t>(multiplier);
+    p->multiplier = truncateLikeX86<int32_t>(multiplier);  // past int32 (a huge input scale): as cvttsd2si
     return true;
 }
 
@@ -84,9 +84,12 @@ uint32_t interpolated(uint32_t magnitude, int fractionBits, uint32_t saturated) 
     return (low << fractionBits) + (magnitude & ((1U << fractionBits) - 1)) * (high - low);
 }
 
+// |value| as x86's abs gives it (INT32_MIN stays 2^31).
+uint32_t magnitude(int32_t value) { return value < 0 ? 0U - static_cast<uint32_t>(value) : static_cast<uint32_t>(value); }
+
 int16_t logisticByTable(int16_t x, const Plan& p) {
     const int32_t value = scaled(x, p);
-    uint32_t result = interpolated(static_cast<uint32_t>(std::abs(value)), 9, uint32_t{0x7FFF} << 10);
+    uint32_t result = interpolated(magnitude(value), 9, uint32_t{0x7FFF} << 10);
     result = value >= 0 ? result + (1U << 9) : (1U << 25) - result + (1U << 9) - 1;
     return static_cast<int16_t>(result >> 10);
 }
@@ -94,7 +97,7 @@ int16_t logisticByTable(int16_t x, const Plan& p) {
 // tanh(x) = 2 * sigmoid(2x) - 1: the same table over steps of 2^8.
 int16_t tanhByTable(int16_t x, const Plan& p) {
     const int32_t value = scaled(x, p);
-    auto result = static_cast<int32_t>(interpolated(static_cast<uint32_t>(std::abs(value)), 8, uint32_t{0xFFFF} << 8));
+    auto result = static_cast<int32_t>(interpolated(magnitude(value), 8, uint32_t{0xFFFF} << 8));
     result = value >= 0 ? result - (1 << 23) + (1 << 7) : -result + (1 << 23) + (1 << 7) - 1;
     return static_cast<int16_t>(result >> 8);
 }
