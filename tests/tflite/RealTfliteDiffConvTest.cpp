@@ -280,6 +280,17 @@ REAL_TFLITE_TEST(SoftmaxScaleTimesBetaOverflow) {
     expectOp(fb::BuiltinOperator_SOFTMAX, {i8({2, 10}, 1e37f, 3)}, {i8({2, 10}, 1.0f / 256, -128)},
              fb::BuiltinOptions_SoftmaxOptions, softmaxBeta(1.0f));
 }
+// int16 LOGISTIC and TANH on an input scale whose multiplier leaves int32 (TFLite converts it
+// as cvttsd2si: INT32_MIN) and on one just inside it.
+REAL_TFLITE_TEST(Int16LogisticAndTanhHugeInputScale) {
+    REQUIRE();
+    for (const fb::BuiltinOperator code : {fb::BuiltinOperator_LOGISTIC, fb::BuiltinOperator_TANH}) {
+        for (const float scale : {1e38f, 1e30f, 1.5e5f}) {
+            SCOPED_TRACE(std::string(fb::EnumNameBuiltinOperator(code)) + " scale " + std::to_string(scale));
+            expectOp(code, {i16({2, 9}, scale, 0)}, {i16({2, 9}, 1.0f / 32768, 0)});
+        }
+    }
+}
 REAL_TFLITE_TEST(LogSoftmaxFloat) {
     REQUIRE();
     expectOp(fb::BuiltinOperator_LOG_SOFTMAX, {f32({3, 10}, -8, 8)}, {f32({3, 10})});

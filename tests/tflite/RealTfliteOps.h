@@ -32,6 +32,9 @@ inline Spec u8(std::vector<int32_t> shape, float scale, int64_t zeroPoint) {
 inline Spec i8(std::vector<int32_t> shape, float scale, int64_t zeroPoint) {
     return {std::move(shape), fb::TensorType_INT8, scale, zeroPoint};
 }
+inline Spec i16(std::vector<int32_t> shape, float scale, int64_t zeroPoint) {
+    return {std::move(shape), fb::TensorType_INT16, scale, zeroPoint};
+}
 inline Spec i32(std::vector<int32_t> shape, double low = -50, double high = 50) {
     return {std::move(shape), fb::TensorType_INT32, 0, 0, {}, low, high};
 }
