@@ -1,6 +1,7 @@
 // int8 CONV_2D on the CPU path with TFLite's x86 rounding (ruy's: the requantization's final
 // rounding shift takes ties up) against a plain convolution, on random shapes and data; the
 // delegate on nnapi-reference keeps NNAPI's rounding (ties away from zero) on the same models.
+#include <limits>
 #include <random>
 
 #include "CpuKernelHarness.h"
@@ -64,6 +65,48 @@ TEST(ConvInt8Kernel, EveryGemmBuildGivesThePortableSums) {
             std::vector<int32_t> got(want.size(), -1);
             build.second(rows.data(), pixels, packed.data(), blocks, pairs, got.data());
             EXPECT_EQ(got, want) << build.first << " " << pixels << "x" << blocks << "x" << pairs;
+        }
+    }
+}
+
+// The AVX-512 build of XNNPACK's float requantization gives the portable loop's bytes, for every
+// channel count (the masked last step) and for scales whose products overflow, vanish or are NaN
+// (an infinite scale times a zero sum), with and without a bias, both output types.
+TEST(ConvInt8Kernel, EveryFp32RequantizationBuildGivesThePortableBytes) {
+    using namespace kernels::conv;
+    __builtin_cpu_init();
+    if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))) {
+        GTEST_SKIP() << "this CPU has no AVX-512BW: only the portable build runs here";
+    }
+    std::mt19937 random(13);
+    std::uniform_int_distribution<int32_t> wide(INT32_MIN, INT32_MAX), narrow(-5000, 5000), pick(0, 9);
+    std::uniform_real_distribution<float> usual(1e-5f, 1e-1f);
+    const float odd[] = {0.0f, 1e-38f, 3e38f, std::numeric_limits<float>::infinity(), 1.0f, 0.5f};
+    for (size_t count = 1; count <= 70; ++count) {
+        for (int trial = 0; trial < 4; ++trial) {
+            std::vector<int32_t> sums(count), bias(count);
+            std::vector<float> scale(count);
+            for (size_t c = 0; c < count; ++c) {
+                const int32_t kind = pick(random);
+                sums[c] = kind == 0 ? 0 : kind == 1 ? wide(random) : narrow(random);
+                bias[c] = trial == 3 ? wide(random) : narrow(random);
+                scale[c] = pick(random) >= 6 ? odd[static_cast<size_t>(pick(random)) % 6] : usual(random);
+            }
+            const bool withBias = trial % 2 == 1;
+            const int32_t zeroPoint = trial == 2 ? 127 : static_cast<int32_t>(narrow(random) % 100);
+            const Fp32Requantization r{withBias ? bias.data() : nullptr, scale.data(), zeroPoint, -128 + trial * 20,
+                                       127 - trial * 10};
+            std::vector<int8_t> want(count), got(count + 1, 77);
+            requantizeFp32Portable(sums.data(), count, r, want.data());
+            requantizeFp32Avx512(sums.data(), count, r, got.data());
+            EXPECT_EQ(std::vector<int8_t>(got.begin(), got.begin() + static_cast<ptrdiff_t>(count)), want)
+                    << "int8, " << count << " channels, trial " << trial;
+            EXPECT_EQ(got[count], 77) << "a byte past the last channel was written";
+            const Fp32Requantization u{r.bias, r.scale, zeroPoint + 128, 0, 255 - trial * 10};
+            std::vector<uint8_t> wantU(count), gotU(count);
+            requantizeFp32Portable(sums.data(), count, u, wantU.data());
+            requantizeFp32Avx512(sums.data(), count, u, gotU.data());
+            EXPECT_EQ(gotU, wantU) << "uint8, " << count << " channels, trial " << trial;
         }
     }
 }

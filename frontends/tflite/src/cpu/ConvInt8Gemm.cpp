@@ -52,17 +52,28 @@ float xnnpackScale(float inputScale, float weightScale, float outputScale) {
 
 namespace {
 // Round to nearest even by the magic-number add (as XNNPACK's fmagic kernels; exact for the
-// clamped range), so that the loop vectorizes.
+// clamped range), so that the loop vectorizes. The fields are read into restrict locals first: an
+// int8 store may alias anything, and with them read through `r` at every channel GCC kept the loop
+// scalar (42 % of a CPU-path MobileNet v2 int8 inference, perf).
 template <typename T>
-inline void requantizeFp32Loop(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out) {
+inline void requantizeFp32Loop(const int32_t* __restrict sums, size_t count, const Fp32Requantization& r,
+                               T* __restrict out) {
     constexpr float kMagic = 12582912.0f;   // 1.5 x 2^23
     const auto below = static_cast<float>(r.low - r.zeroPoint), above = static_cast<float>(r.high - r.zeroPoint);
-    for (size_t c = 0; c < count; ++c) {
-        const uint32_t bias = r.bias != nullptr ? static_cast<uint32_t>(r.bias[c]) : 0;
-        const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + bias);
-        const float scaled = std::min(std::max(static_cast<float>(acc) * r.scale[c], below), above);
+    const int32_t zeroPoint = r.zeroPoint;
+    const float* __restrict scale = r.scale;
+    const auto channel = [&](int32_t acc, size_t c) {
+        const float scaled = std::min(std::max(static_cast<float>(acc) * scale[c], below), above);
         const float rounded = (scaled + kMagic) - kMagic;
-        out[c] = static_cast<T>(static_cast<int32_t>(rounded) + r.zeroPoint);
+        out[c] = static_cast<T>(static_cast<int32_t>(rounded) + zeroPoint);
+    };
+    if (r.bias == nullptr) {
+        for (size_t c = 0; c < count; ++c) channel(sums[c], c);
+        return;
+    }
+    const int32_t* __restrict bias = r.bias;
+    for (size_t c = 0; c < count; ++c) {
+        channel(static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + static_cast<uint32_t>(bias[c])), c);
     }
 }
 
@@ -75,15 +86,33 @@ NNEMU_CLONES
 void requantizeFp32Unsigned(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
     requantizeFp32Loop(sums, count, r, out);
 }
+
+bool hasAvx512bw() {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    }();
+    return has;
+}
 }  // namespace
 
+void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {
+    requantizeFp32Signed(sums, count, r, out);
+}
+void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
+    requantizeFp32Unsigned(sums, count, r, out);
+}
+
+// Called once per output pixel with its channels (often 16-64): the masked last step of the
+// AVX-512 build saves the portable loop's channel-by-channel tail, a third of its time on
+// MobileNet v2's 24- and 40-channel layers (perf).
 template <>
 void requantizeFp32<int8_t>(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {
-    requantizeFp32Signed(sums, count, r, out);
+    hasAvx512bw() ? requantizeFp32Avx512(sums, count, r, out) : requantizeFp32Signed(sums, count, r, out);
 }
 template <>
 void requantizeFp32<uint8_t>(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
-    requantizeFp32Unsigned(sums, count, r, out);
+    hasAvx512bw() ? requantizeFp32Avx512(sums, count, r, out) : requantizeFp32Unsigned(sums, count, r, out);
 }
 
 namespace {

@@ -54,8 +54,14 @@ struct Fp32Requantization {
 // XNNPACK's scale of a channel: the float product of the input and weight scales divided by the
 // output scale, in float.
 float xnnpackScale(float inputScale, float weightScale, float outputScale);
-// out[c] = the requantized sums[c] for `count` channels; T is int8_t or uint8_t.
+// out[c] = the requantized sums[c] for `count` channels; T is int8_t or uint8_t. The best build
+// this CPU runs: AVX-512BW (16 channels a step, the last step masked) or the portable loop (GCC's
+// vector clones, the last channels one by one). Every build gives the same bytes.
 template <typename T>
 void requantizeFp32(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out);
+void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out);
+void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out);
+void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out);
+void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out);
 
 }  // namespace nnemu::tflite::kernels::conv

@@ -91,6 +91,7 @@ bool makePlan(const CpuKernelCall& call, Plan* plan) {
 // to[p * depth * multiplier + ic * multiplier + m] = from[p * depth + ic] - zero point.
 template <typename T>
 void widenImage(const T* from, size_t pixels, size_t depth, size_t multiplier, int32_t zeroPoint, int16_t* to) {
+    if (multiplier == 1) return conv::widenMinusZeroPoint(from, pixels * depth, zeroPoint, to);  // vectorized
     for (size_t p = 0; p < pixels; ++p) {
         for (size_t ic = 0; ic < depth; ++ic) {
             const auto value = static_cast<int16_t>(from[p * depth + ic] - zeroPoint);
@@ -114,16 +115,21 @@ void addTap(int32_t* sums, const int16_t* in, size_t step, const int16_t* weight
 // multiply does; the multipliers are never negative, so the doubling high multiply never
 // saturates), plus the zero point, clamped to [low, high].
 NNEMU_CLONES
-void requantize(const int32_t* sums, size_t pixels, size_t channels, const Plan& plan, int32_t zeroPoint, int32_t low,
-                int32_t high, int8_t* out) {
+void requantize(const int32_t* __restrict sums, size_t pixels, size_t channels, const Plan& plan, int32_t zeroPoint,
+                int32_t low, int32_t high, int8_t* __restrict out) {
+    // In restrict locals: read through `plan` at every channel, an int8 store (which may alias
+    // anything) made GCC reload them and keep the loop scalar.
+    const int32_t* __restrict leftShifts = plan.leftShifts.data();
+    const int32_t* __restrict rightShifts = plan.rightShifts.data();
+    const int32_t* __restrict multipliers = plan.multipliers.data();
     for (size_t p = 0; p < pixels; ++p, sums += channels, out += channels) {
         for (size_t c = 0; c < channels; ++c) {
-            const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) << plan.leftShifts[c]);
-            const int64_t product = int64_t{shifted} * plan.multipliers[c];
+            const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) << leftShifts[c]);
+            const int64_t product = int64_t{shifted} * multipliers[c];
             const int64_t nudged = product + (product >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30));
             // nudged / 2^31, truncated toward zero.
             const auto doubled = static_cast<int32_t>((nudged + (nudged < 0 ? (int64_t{1} << 31) - 1 : 0)) >> 31);
-            const int32_t exponent = plan.rightShifts[c];
+            const int32_t exponent = rightShifts[c];
             const auto mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
             const int32_t remainder = doubled & mask, threshold = (mask >> 1) + (doubled < 0 ? 1 : 0);
             const int64_t value = int64_t{doubled >> exponent} + (remainder > threshold ? 1 : 0) + zeroPoint;
