@@ -130,12 +130,21 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
             row += inC;
         });
     };
+    // A 1x1 window at stride 1 without padding reads the input as it lies: with an even depth
+    // (rows without a padding value) a tile's rows are one run of the input, widened in one call.
+    const bool pointwise = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 &&
+                           g.padLeft == 0 && y[1] == x[1] && y[2] == x[2] && inC % 2 == 0;
+    const auto fillRows = [&](size_t first, size_t count, int16_t* rows) {
+        if (pointwise) return widenInput(call.in(0), first * inC, count * inC, rows);
+        const size_t depth = (inC * w[1] * w[2] + 1) / 2 * 2;
+        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
+    };
     return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
-                       fillRow);
+                       fillRows);
 }
 
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow) {
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
     Int8ConvPlan* kept = keptState<Int8ConvPlan>(call, local, [&](Int8ConvPlan& made) { return prepare(call, &made); });
@@ -166,7 +175,7 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
     const Fp32Requantization fp32{bias.data(), plan.scales.data(), outZero, low, high};
     for (size_t first = 0; first < pixels; first += tile) {
         const size_t count = std::min(tile, pixels - first);
-        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
+        fillRows(first, count, rows);
         gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
         for (size_t p = 0; p < count; ++p) {
             int8_t* to = output + (first + p) * channels;

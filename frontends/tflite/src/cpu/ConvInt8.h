@@ -79,9 +79,10 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
 // [pixels, channels]. planInt8Gemm checks them and, with a plan, fills it (the multipliers
 // derived `from`, or XNNPACK's float scales).
 bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, MultiplierFrom from, Int8ConvPlan* plan);
-// Runs the GEMM on `pixels` rows that fillRow writes (depth values minus the input's zero point),
-// the plan made by `prepare` at the first invoke and kept in the unit's state.
+// Runs the GEMM on `pixels` rows that fillRows writes, `count` of them from row `first` on at a
+// time (each 2 x pairs values: the depth minus the input's zero point, an odd depth's last value
+// left 0), the plan made by `prepare` at the first invoke and kept in the unit's state.
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t pixel, int16_t* row)>& fillRow);
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows);
 
 }  // namespace nnemu::tflite::kernels::conv
