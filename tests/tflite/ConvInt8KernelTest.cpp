@@ -69,6 +69,34 @@ TEST(ConvInt8Kernel, EveryGemmBuildGivesThePortableSums) {
     }
 }
 
+// The VNNI build of the byte GEMM gives the portable build's sums (wrapping) on odd pixel and
+// block counts and on depths long enough to wrap a sum, and the byte rows hold the int16 rows
+// plus the offset.
+TEST(ConvInt8Kernel, EveryByteGemmBuildGivesThePortableSums) {
+    using namespace kernels::conv;
+    if (!hasAvx512Vnni()) GTEST_SKIP() << "this CPU has no AVX-512 VNNI: the int8 GEMM runs on int16 pairs here";
+    std::mt19937 random(17);
+    std::uniform_int_distribution<int> byte(0, 255), weight(-128, 127);
+    for (const auto& [pixels, blocks, quads] : std::vector<std::tuple<size_t, size_t, size_t>>{
+                 {1, 1, 1}, {5, 3, 7}, {6, 2, 64}, {13, 1, 9}, {48, 4, 33}, {7, 2, 20000}}) {
+        std::vector<uint8_t> rows(pixels * 4 * quads);
+        std::vector<int8_t> packed(blocks * quads * 4 * kGemmLanes);
+        for (uint8_t& v : rows) v = static_cast<uint8_t>(quads > 1000 ? 255 : byte(random));
+        for (int8_t& v : packed) v = static_cast<int8_t>(quads > 1000 ? -128 : weight(random));
+        std::vector<int32_t> want(pixels * blocks * kGemmLanes), got(want.size(), -1);
+        gemmUint8Int8Portable(rows.data(), pixels, packed.data(), blocks, quads, want.data());
+        gemmUint8Int8Vnni(rows.data(), pixels, packed.data(), blocks, quads, got.data());
+        EXPECT_EQ(got, want) << pixels << "x" << blocks << "x" << quads;
+        if (quads > 1000) {
+            EXPECT_EQ(want[0], static_cast<int32_t>(uint32_t{255} * 128 * 4 * 20000 * 0xFFFFFFFFu));
+        }
+    }
+    const std::vector<int16_t> wide = {-255, 0, 127, -128, 255, 1};
+    std::vector<uint8_t> bytes(8, 9);
+    narrowRows(wide.data(), 2, 3, 128, bytes.data(), 4);
+    EXPECT_EQ(bytes, (std::vector<uint8_t>{129, 128, 255, 9, 0, 127, 129, 9}));
+}
+
 // The AVX-512 build of XNNPACK's float requantization gives the portable loop's bytes, for every
 // channel count (the masked last step) and for scales whose products overflow, vanish or are NaN
 // (an infinite scale times a zero sum), with and without a bias, both output types.

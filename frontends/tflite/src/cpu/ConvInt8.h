@@ -41,7 +41,16 @@ struct Int8ConvPlan {
     std::vector<float> scales;   // XNNPACK's arithmetic: per output channel (xnnpackScale)
     std::vector<int16_t> packed;
     size_t blocks = 0, pairs = 0;
+    // With AVX-512 VNNI, int8 weights on an int8 input: the weights as quads
+    // (gemmUint8Int8Vnni), the rows offset by input zero point + 128 (each value then the input
+    // plus 128), and what that offset adds to each channel's sums, (zero point + 128) x the
+    // channel's weight sum, to take off (wrapping).
+    std::vector<int8_t> packedQuads;
+    size_t quads = 0;
+    int32_t rowOffset = 0;
+    std::vector<uint32_t> offsetSums;
     std::vector<int16_t> rows;   // scratch of runInt8Gemm
+    std::vector<uint8_t> rowBytes;
     std::vector<int32_t> sums;
 };
 

@@ -35,6 +35,41 @@ Int16Gemm bestInt16Gemm() {
     return best;
 }
 
+void gemmUint8Int8Portable(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
+                           int32_t* sums) {
+    const size_t depth = 4 * quads, stride = blocks * kGemmLanes, blockSize = quads * 4 * kGemmLanes;
+    for (size_t p = 0; p < count; ++p) {
+        for (size_t b = 0; b < blocks; ++b) {
+            uint32_t acc[kGemmLanes] = {};
+            const int8_t* w = packed + b * blockSize;
+            for (size_t k = 0; k < quads; ++k, w += 4 * kGemmLanes) {
+                for (size_t c = 0; c < kGemmLanes; ++c) {
+                    for (size_t j = 0; j < 4; ++j) {
+                        acc[c] += static_cast<uint32_t>(int32_t{rows[p * depth + 4 * k + j]} * w[4 * c + j]);
+                    }
+                }
+            }
+            for (size_t c = 0; c < kGemmLanes; ++c) sums[p * stride + b * kGemmLanes + c] = static_cast<int32_t>(acc[c]);
+        }
+    }
+}
+
+bool hasAvx512Vnni() {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vnni");
+    }();
+    return has;
+}
+
+NNEMU_CLONES
+void narrowRows(const int16_t* from, size_t count, size_t fromDepth, int32_t offset, uint8_t* to, size_t toDepth) {
+    for (size_t p = 0; p < count; ++p, from += fromDepth, to += toDepth) {
+        for (size_t k = 0; k < fromDepth; ++k) to[k] = static_cast<uint8_t>(from[k] + offset);
+    }
+}
+
 NNEMU_CLONES
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to) {
     for (size_t i = 0; i < count; ++i) to[i] = static_cast<int16_t>(from[i] - zeroPoint);

@@ -24,6 +24,20 @@ void gemmInt16Avx512(const int16_t* rows, size_t count, const int16_t* packed, s
 // The best build this CPU runs.
 Int16Gemm bestInt16Gemm();
 
+// With AVX-512 VNNI, int8 weights multiply unsigned bytes four at a time: rows of `count` x 4 x
+// quads bytes (the int16 rows plus an offset that makes them unsigned: narrowRows), the weights
+// packed per block of 16 output channels as int8 quads along the depth
+// (packed[block][quad][channel][4]); sums as gemmInt16's. The sums differ from the int16 rows'
+// by offset x the channel's weight sum, which the caller takes off (modulo 2^32: every sum wraps).
+void gemmUint8Int8Portable(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
+                           int32_t* sums);
+void gemmUint8Int8Vnni(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
+                       int32_t* sums);
+bool hasAvx512Vnni();
+// to[p][k] = from[p][k] + offset for `count` rows, from rows of fromDepth int16 values to rows of
+// toDepth bytes (toDepth >= fromDepth; the bytes past fromDepth are left as they are).
+void narrowRows(const int16_t* from, size_t count, size_t fromDepth, int32_t offset, uint8_t* to, size_t toDepth);
+
 // to[i] = from[i] - zero point, for a GEMM row (one build per vector level).
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
 void widenMinusZeroPoint(const uint8_t* from, size_t count, int32_t zeroPoint, int16_t* to);
