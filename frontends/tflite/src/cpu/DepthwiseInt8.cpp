@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
@@ -111,6 +112,23 @@ void addTap(int32_t* sums, const int16_t* in, size_t step, const int16_t* weight
     }
 }
 
+// sums[p * channels + c] += the three taps of a 3-wide window row, in[p * step + t * tapStep + c] x
+// weights[t * channels + c], for `pixels` output pixels whose three taps all lie inside the
+// input: one pass over the sums for three taps (addTap's passes over them took most of this
+// kernel's time).
+NNEMU_CLONES
+void addThreeTaps(int32_t* sums, const int16_t* in, size_t step, size_t tapStep, const int16_t* weights, size_t pixels,
+                  size_t channels) {
+    const int16_t *w0 = weights, *w1 = weights + channels, *w2 = weights + 2 * channels;
+    for (size_t p = 0; p < pixels; ++p, in += step, sums += channels) {
+        const int16_t *a = in, *b = in + tapStep, *c2 = in + 2 * tapStep;
+        for (size_t c = 0; c < channels; ++c) {
+            const uint32_t products = static_cast<uint32_t>(int32_t{a[c]} * w0[c] + int32_t{b[c]} * w1[c] + int32_t{c2[c]} * w2[c]);
+            sums[c] = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + products);
+        }
+    }
+}
+
 // gemmlowp's MultiplyByQuantizedMultiplier on each sum (the left shift wraps as TFLite's int32
 // multiply does; the multipliers are never negative, so the doubling high multiply never
 // saturates), plus the zero point, clamped to [low, high].
@@ -184,15 +202,32 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
             for (int32_t ky = 0; ky < w[1]; ++ky) {
                 const int32_t iy = oy * sh - padTop + ky * dh;
                 if (iy < 0 || iy >= x[1]) continue;
+                const int16_t* imageRow = plan.image.data() + static_cast<size_t>(iy) * x[2] * channels;
+                const int16_t* filterRow = plan.filter.data() + static_cast<size_t>(ky) * w[2] * channels;
+                // A 3-wide window: the output columns whose three taps all lie inside, in one pass.
+                int32_t allBegin = 0, allEnd = 0;
+                if (w[2] == 3) {
+                    allBegin = std::max(firstInside(-padLeft, sw), firstInside(2 * dw - padLeft, sw));
+                    allEnd = std::min({y[2], endInside(-padLeft, x[2], sw), endInside(2 * dw - padLeft, x[2], sw)});
+                    if (allBegin < allEnd) {
+                        addThreeTaps(plan.sums.data() + static_cast<size_t>(allBegin) * channels,
+                                     imageRow + static_cast<size_t>(allBegin * sw - padLeft) * channels, sw * channels,
+                                     dw * channels, filterRow, static_cast<size_t>(allEnd - allBegin), channels);
+                    } else {
+                        allBegin = allEnd = 0;
+                    }
+                }
                 for (int32_t kx = 0; kx < w[2]; ++kx) {
                     const int32_t first = kx * dw - padLeft;   // the input column of output column 0's tap
                     const int32_t begin = firstInside(first, sw), end = std::min(y[2], endInside(first, x[2], sw));
-                    if (begin >= end) continue;
-                    const auto ix = static_cast<size_t>(begin * sw + first);
-                    addTap(plan.sums.data() + static_cast<size_t>(begin) * channels,
-                           plan.image.data() + (static_cast<size_t>(iy) * x[2] + ix) * channels, sw * channels,
-                           plan.filter.data() + (static_cast<size_t>(ky) * w[2] + kx) * channels,
-                           static_cast<size_t>(end - begin), channels);
+                    // Each tap alone on its columns outside [allBegin, allEnd).
+                    const std::pair<int32_t, int32_t> spans[] = {{begin, std::min(end, allBegin)}, {std::max(begin, allEnd), end}};
+                    for (const auto& [from, to] : spans) {
+                        if (from >= to) continue;
+                        addTap(plan.sums.data() + static_cast<size_t>(from) * channels,
+                               imageRow + static_cast<size_t>(from * sw + first) * channels, sw * channels,
+                               filterRow + static_cast<size_t>(kx) * channels, static_cast<size_t>(to - from), channels);
+                    }
                 }
             }
             int8_t* row = output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels;
