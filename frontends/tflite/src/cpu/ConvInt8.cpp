@@ -86,6 +86,7 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Mult
     }
     if (plan == nullptr) return true;
     const size_t pairs = (depth + 1) / 2, blocks = (channels + kGemmLanes - 1) / kGemmLanes;
+    plan->depth = depth;
     // Padded to whole blocks (requantizeRuy reads 8 channels at a time).
     plan->multipliers.assign(blocks * kGemmLanes, 0);
     plan->shifts.assign(blocks * kGemmLanes, 0);
@@ -158,11 +159,12 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
         for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
     };
     return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
-                       fillRows);
+                       fillRows, pointwise ? call.in(0).data : nullptr);
 }
 
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows) {
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows,
+                 const uint8_t* direct) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
     Int8ConvPlan* kept = keptState<Int8ConvPlan>(call, local, [&](Int8ConvPlan& made) { return prepare(call, &made); });
@@ -200,11 +202,16 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
     const Fp32Requantization fp32{bias.data(), plan.scales.data(), outZero, low, high};
     for (size_t first = 0; first < pixels; first += tile) {
         const size_t count = std::min(tile, pixels - first);
-        fillRows(first, count, rows);
-        if (quads) {
+        if (quads && direct != nullptr && quadDepth == plan.depth) {
+            // The input's int8 values plus 128: its bytes with the top bit flipped.
+            flipSignBits(direct + first * quadDepth, count * quadDepth, plan.rowBytes.data());
+            gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
+        } else if (quads) {
+            fillRows(first, count, rows);
             narrowRows(rows, count, depth, plan.rowOffset, plan.rowBytes.data(), quadDepth);
             gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
         } else {
+            fillRows(first, count, rows);
             gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
         }
         for (size_t p = 0; p < count; ++p) {

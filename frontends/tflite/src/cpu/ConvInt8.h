@@ -40,7 +40,7 @@ struct Int8ConvPlan {
     std::vector<int32_t> leftShifts, rightShifts;
     std::vector<float> scales;   // XNNPACK's arithmetic: per output channel (xnnpackScale)
     std::vector<int16_t> packed;
-    size_t blocks = 0, pairs = 0;
+    size_t blocks = 0, pairs = 0, depth = 0;
     // With AVX-512 VNNI, int8 weights on an int8 input: the weights as quads
     // (gemmUint8Int8Vnni), the rows offset by input zero point + 128 (each value then the input
     // plus 128), and what that offset adds to each channel's sums, (zero point + 128) x the
@@ -91,7 +91,11 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Mult
 // Runs the GEMM on `pixels` rows that fillRows writes, `count` of them from row `first` on at a
 // time (each 2 x pairs values: the depth minus the input's zero point, an odd depth's last value
 // left 0), the plan made by `prepare` at the first invoke and kept in the unit's state.
+// `direct`: the input's bytes when row r is its values [r x depth, (r + 1) x depth) (a 1x1
+// convolution at stride 1 without padding, a fully connected layer); the byte GEMM (VNNI) then
+// takes its rows from them (flipped to unsigned when the depth is a multiple of 4) without fillRows.
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows);
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows,
+                 const uint8_t* direct = nullptr);
 
 }  // namespace nnemu::tflite::kernels::conv

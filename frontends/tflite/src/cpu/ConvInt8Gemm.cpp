@@ -71,6 +71,11 @@ void narrowRows(const int16_t* from, size_t count, size_t fromDepth, int32_t off
 }
 
 NNEMU_CLONES
+void flipSignBits(const uint8_t* from, size_t count, uint8_t* to) {
+    for (size_t i = 0; i < count; ++i) to[i] = static_cast<uint8_t>(from[i] ^ 0x80);
+}
+
+NNEMU_CLONES
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to) {
     for (size_t i = 0; i < count; ++i) to[i] = static_cast<int16_t>(from[i] - zeroPoint);
 }

@@ -37,6 +37,8 @@ bool hasAvx512Vnni();
 // to[p][k] = from[p][k] + offset for `count` rows, from rows of fromDepth int16 values to rows of
 // toDepth bytes (toDepth >= fromDepth; the bytes past fromDepth are left as they are).
 void narrowRows(const int16_t* from, size_t count, size_t fromDepth, int32_t offset, uint8_t* to, size_t toDepth);
+// to[i] = from[i] ^ 0x80: int8 values plus 128 as unsigned bytes.
+void flipSignBits(const uint8_t* from, size_t count, uint8_t* to);
 
 // to[i] = from[i] - zero point, for a GEMM row (one build per vector level).
 void widenMinusZeroPoint(const int8_t* from, size_t count, int32_t zeroPoint, int16_t* to);

@@ -12,7 +12,8 @@
 // this kernel runs such a node on the CPU path instead (TfliteKernelForms.cpp).
 // Output channel ic x multiplier + m reads input channel ic. The input image is widened once to
 // int16 (minus its zero point, each channel repeated `multiplier` times), then every output row
-// adds tap after tap over its pixels, channels innermost (one vectorized loop per tap and row).
+// adds tap after tap over its pixels, channels innermost (one vectorized loop per tap and row; a
+// 3-wide window row's three taps in one loop where all three lie inside).
 #include "DepthwiseInt8.h"
 
 #include <algorithm>

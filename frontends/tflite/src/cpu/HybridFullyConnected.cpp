@@ -87,7 +87,8 @@ bool runInt8FullyConnected(const CpuKernelCall& call) {
                                  for (size_t r = 0; r < count; ++r) {
                                      conv::widenInput(call.in(0), (first + r) * depth, depth, rows + r * (depth + 1));
                                  }
-                             });
+                             },
+                             call.in(0).data);
 }
 
 }  // namespace
