@@ -28,9 +28,9 @@ void loadAndMaybeRun(std::vector<uint8_t> bytes) {
     }
     Interpreter& interpreter = **created;
     // A corrupted shape can declare a huge tensor that NNAPI refuses only when run: skip those.
-    size_t bytes = 0;
-    for (const Tensor& tensor : model->tensors()) bytes += tensor.byteSize();
-    if (bytes <= (size_t{1} << 20)) (void)interpreter.invoke();
+    size_t total = 0;
+    for (const Tensor& tensor : model->tensors()) total += tensor.byteSize();
+    if (total <= (size_t{1} << 20)) (void)interpreter.invoke();
 }
 
 // A one-node model built by hand with the generated builder, for semantic errors the
