@@ -105,7 +105,11 @@ inline void requantizeFp32Loop(const int32_t* __restrict sums, size_t count, con
     const auto channel = [&](int32_t acc, size_t c) {
         const float scaled = std::min(std::max(static_cast<float>(acc) * scale[c], below), above);
         const float rounded = (scaled + kMagic) - kMagic;
-        out[c] = static_cast<T>(static_cast<int32_t>(rounded) + zeroPoint);
+        // Clamped, only a NaN (an infinite scale times a zero sum) is out of int32's range: it
+        // converts as cvttss2si does, and the zero point adds in int32 wrapping (no cast or sum
+        // left undefined).
+        const int32_t integer = rounded == rounded ? static_cast<int32_t>(rounded) : INT32_MIN;
+        out[c] = static_cast<T>(static_cast<int32_t>(static_cast<uint32_t>(integer) + static_cast<uint32_t>(zeroPoint)));
     };
     if (r.bias == nullptr) {
         for (size_t c = 0; c < count; ++c) channel(sums[c], c);
