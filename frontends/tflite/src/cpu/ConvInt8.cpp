@@ -153,17 +153,16 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
     // (rows without a padding value) a tile's rows are one run of the input, widened in one call.
     const bool pointwise = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 &&
                            g.padLeft == 0 && y[1] == x[1] && y[2] == x[2] && inC % 2 == 0;
-    const auto fillRows = [&](size_t first, size_t count, int16_t* rows) {
+    const auto fillRows = [&](size_t first, size_t count, int16_t* rows, size_t rowLength) {
         if (pointwise) return widenInput(call.in(0), first * inC, count * inC, rows);
-        const size_t depth = (inC * w[1] * w[2] + 1) / 2 * 2;
-        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * depth);
+        for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * rowLength);
     };
     return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
                        fillRows, pointwise ? call.in(0).data : nullptr);
 }
 
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows,
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows, size_t rowLength)>& fillRows,
                  const uint8_t* direct) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
@@ -207,11 +206,11 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
             flipSignBits(direct + first * quadDepth, count * quadDepth, plan.rowBytes.data());
             gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
         } else if (quads) {
-            fillRows(first, count, rows);
+            fillRows(first, count, rows, depth);
             narrowRows(rows, count, depth, plan.rowOffset, plan.rowBytes.data(), quadDepth);
             gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
         } else {
-            fillRows(first, count, rows);
+            fillRows(first, count, rows, depth);
             gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
         }
         for (size_t p = 0; p < count; ++p) {

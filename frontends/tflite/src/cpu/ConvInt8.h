@@ -89,13 +89,14 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g);
 // derived `from`, or XNNPACK's float scales).
 bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, MultiplierFrom from, Int8ConvPlan* plan);
 // Runs the GEMM on `pixels` rows that fillRows writes, `count` of them from row `first` on at a
-// time (each 2 x pairs values: the depth minus the input's zero point, an odd depth's last value
-// left 0), the plan made by `prepare` at the first invoke and kept in the unit's state.
-// `direct`: the input's bytes when row r is its values [r x depth, (r + 1) x depth) (a 1x1
-// convolution at stride 1 without padding, a fully connected layer); the byte GEMM (VNNI) then
-// takes its rows from them (flipped to unsigned when the depth is a multiple of 4) without fillRows.
+// time, each rowLength (2 x pairs) values apart: the depth minus the input's zero point, an odd
+// depth's last value left 0. The plan is made by `prepare` at the first invoke and kept in the
+// unit's state. `direct`: the input's bytes when row r is its values [r x depth, (r + 1) x depth)
+// (a 1x1 convolution at stride 1 without padding, a fully connected layer); where the byte GEMM
+// (VNNI) runs and the depth is a multiple of 4, it takes its rows from them, the sign bits
+// flipped, and fillRows is not called.
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows)>& fillRows,
+                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows, size_t rowLength)>& fillRows,
                  const uint8_t* direct = nullptr);
 
 }  // namespace nnemu::tflite::kernels::conv

@@ -25,10 +25,18 @@ void gemmInt16Portable(const int16_t* rows, size_t count, const int16_t* packed,
     }
 }
 
+bool hasAvx512bw() {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    }();
+    return has;
+}
+
 Int16Gemm bestInt16Gemm() {
     static const Int16Gemm best = [] {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return &gemmInt16Avx512;
+        if (hasAvx512bw()) return &gemmInt16Avx512;
         if (__builtin_cpu_supports("avx2")) return &gemmInt16Avx2;
         return &gemmInt16Portable;
     }();
@@ -57,8 +65,7 @@ void gemmUint8Int8Portable(const uint8_t* rows, size_t count, const int8_t* pack
 bool hasAvx512Vnni() {
     static const bool has = [] {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vnni");
+        return hasAvx512bw() && __builtin_cpu_supports("avx512vnni");
     }();
     return has;
 }
@@ -131,13 +138,6 @@ void requantizeFp32Unsigned(const int32_t* sums, size_t count, const Fp32Requant
     requantizeFp32Loop(sums, count, r, out);
 }
 
-bool hasAvx512bw() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    }();
-    return has;
-}
 }  // namespace
 
 void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {

@@ -33,6 +33,8 @@ void gemmUint8Int8Portable(const uint8_t* rows, size_t count, const int8_t* pack
                            int32_t* sums);
 void gemmUint8Int8Vnni(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
                        int32_t* sums);
+// What this CPU runs (cpuid, read once): AVX-512F and BW; those and VNNI.
+bool hasAvx512bw();
 bool hasAvx512Vnni();
 // to[p][k] = from[p][k] + offset for `count` rows, from rows of fromDepth int16 values to rows of
 // toDepth bytes (toDepth >= fromDepth; the bytes past fromDepth are left as they are).

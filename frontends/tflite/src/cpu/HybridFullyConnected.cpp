@@ -82,10 +82,10 @@ bool runInt8FullyConnected(const CpuKernelCall& call) {
     const auto* o = options(call);
     return conv::runInt8Gemm(call, planInt8FullyConnected, call.in(0).count() / depth,
                              o != nullptr ? static_cast<int32_t>(o->activation) : 0,
-                             [&](size_t first, size_t count, int16_t* rows) {
-                                 if (depth % 2 == 0) return conv::widenInput(call.in(0), first * depth, count * depth, rows);
+                             [&](size_t first, size_t count, int16_t* rows, size_t rowLength) {
+                                 if (rowLength == depth) return conv::widenInput(call.in(0), first * depth, count * depth, rows);
                                  for (size_t r = 0; r < count; ++r) {
-                                     conv::widenInput(call.in(0), (first + r) * depth, depth, rows + r * (depth + 1));
+                                     conv::widenInput(call.in(0), (first + r) * depth, depth, rows + r * rowLength);
                                  }
                              },
                              call.in(0).data);
