@@ -47,7 +47,7 @@ const float* biasOf(const CpuKernelCall& call) {
 // The packed filters, kept in the unit's state when they are constant; the im2col rows beside them.
 struct GemmState {
     floatgemm::Plan plan;
-    std::vector<float> transposed;   // XNNPACK's order (call.xnnpack()): the filters as depth x units
+    std::vector<float> packed;   // XNNPACK's order (call.xnnpack()): the filters as xnnpackfloat::pack() lays them out
     std::vector<float> rows;
 };
 
@@ -60,8 +60,8 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
             [&](GemmState& made) {
                 const auto* weights = reinterpret_cast<const float*>(filters.data);
                 if (call.xnnpack()) {
-                    made.transposed.resize(units * depth);
-                    xnnpackfloat::transpose(weights, units, depth, made.transposed.data());
+                    made.packed.resize(xnnpackfloat::packedSize(units, depth));
+                    xnnpackfloat::pack(weights, units, depth, made.packed.data());
                 } else {
                     floatgemm::makePlan(weights, units, depth, &made.plan);
                 }
@@ -115,7 +115,7 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const auto activation = static_cast<int32_t>(call.params<TfLiteConvParams>()->activation);
     if (call.xnnpack()) {
         xnnpackfloat::activationRange(activation, &low, &high);
-        xnnpackfloat::gemm(rows, pixels, state.transposed.data(), units, depth, biasOf(call), low, high,
+        xnnpackfloat::gemm(rows, pixels, state.packed.data(), units, depth, biasOf(call), low, high,
                            reinterpret_cast<float*>(call.out(0).out), direct ? 2 : 1);
         return true;
     }
@@ -153,7 +153,7 @@ bool runFullyConnected(const CpuKernelCall& call) {
     if (call.xnnpack()) {
         xnnpackfloat::activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
         xnnpackfloat::gemm(reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
-                           state.transposed.data(), units, depth, biasOf(call), low, high,
+                           state.packed.data(), units, depth, biasOf(call), low, high,
                            reinterpret_cast<float*>(call.out(0).out), 2);
         return true;
     }

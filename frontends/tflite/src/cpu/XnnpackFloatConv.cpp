@@ -4,6 +4,8 @@
 // a padded tap reads zeros). Checked against tflite_run --xnnpack=1 (RealTfliteFloatXnnpackTest.cpp).
 #include "XnnpackFloatConv.h"
 
+#include "XnnpackFloatKernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,71 +19,18 @@ namespace nnemu::tflite::kernels::xnnpackfloat {
 
 namespace {
 
-// Up to kPixels pixels' outputs at once (each weight row read once for all of them): acc[q][u]
-// (from the bias) takes the products of k with fused multiply-adds, odd[q][u] those of odd k when
-// there are two sums. The weights are transposed (depth x units), so each step runs over the
-// units, which the compiler vectorizes: lane by lane the same operations. Blocks of kPixels pixels
-// and kUnits units keep their sums in registers over the whole depth.
-constexpr size_t kPixels = 4, kUnits = 32;
-
-// One full block: the sums of 4 pixels x 32 units, in and out through acc (row stride `units`),
-// kept in local arrays (registers) across the depth; two: even k into e, odd k into o.
-NNEMU_CLONES void gemmBlock(const float* a, const float* w, size_t units, size_t depth, bool two, float* acc) {
-    float e[kPixels][kUnits], o[kPixels][kUnits];
-    for (size_t q = 0; q < kPixels; ++q) {
-        for (size_t j = 0; j < kUnits; ++j) {
-            e[q][j] = acc[q * units + j];
-            o[q][j] = 0.0f;
-        }
-    }
-    size_t k = 0;
-    for (; two && k + 1 < depth; k += 2) {
-        const float* w0 = w + k * units;
-        const float* w1 = w0 + units;
-        for (size_t q = 0; q < kPixels; ++q) {
-            const float x0 = a[q * depth + k], x1 = a[q * depth + k + 1];
-            for (size_t j = 0; j < kUnits; ++j) {
-                e[q][j] = std::fma(x0, w0[j], e[q][j]);
-                o[q][j] = std::fma(x1, w1[j], o[q][j]);
-            }
-        }
-    }
-    for (; k < depth; ++k) {
-        const float* w0 = w + k * units;
-        for (size_t q = 0; q < kPixels; ++q) {
-            const float x0 = a[q * depth + k];
-            for (size_t j = 0; j < kUnits; ++j) e[q][j] = std::fma(x0, w0[j], e[q][j]);
-        }
-    }
-    for (size_t q = 0; q < kPixels; ++q) {
-        for (size_t j = 0; j < kUnits; ++j) acc[q * units + j] = two ? e[q][j] + o[q][j] : e[q][j];
-    }
+const IsaKernels& kernels() {
+    static const IsaKernels chosen = __builtin_cpu_supports("avx512f")                                     ? avx512Kernels()
+                                     : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? avx2Kernels()
+                                                                                                         : portableKernels();
+    return chosen;
 }
 
-NNEMU_CLONES void gemmPixels(const float* a, size_t count, const float* transposed, size_t units, size_t depth,
-                             int accumulators, float* acc, float* odd) {
-    size_t first = 0;
-    if (count == kPixels) {
-        for (; first + kUnits <= units; first += kUnits) {
-            gemmBlock(a, transposed + first, units, depth, accumulators == 2, acc + first);
-        }
-    }
-    if (first == units) return;
-    if (accumulators == 2) std::fill(odd, odd + count * units, 0.0f);
-    for (size_t k = 0; k < depth; ++k) {
-        const float* w = transposed + k * units;
-        float* sums = accumulators == 2 && k % 2 == 1 ? odd : acc;
-        for (size_t q = 0; q < count; ++q) {
-            const float x = a[q * depth + k];
-            float* sum = sums + q * units;
-            for (size_t u = first; u < units; ++u) sum[u] = std::fma(x, w[u], sum[u]);
-        }
-    }
-    if (accumulators == 2) {
-        for (size_t q = 0; q < count; ++q) {
-            for (size_t u = first; u < units; ++u) acc[q * units + u] = acc[q * units + u] + odd[q * units + u];
-        }
-    }
+// The bias (0 without one) as `count` values, zero past `units`.
+std::vector<float> paddedBias(const float* bias, size_t units, size_t count) {
+    std::vector<float> padded(count, 0.0f);
+    if (bias != nullptr) std::copy(bias, bias + units, padded.begin());
+    return padded;
 }
 
 NNEMU_CLONES void depthwiseTap(const float* in, const float* f, size_t channels, size_t multiplier, bool scaleShift,
@@ -99,23 +48,18 @@ NNEMU_CLONES void depthwiseTap(const float* in, const float* f, size_t channels,
 
 }  // namespace
 
-void transpose(const float* weights, size_t units, size_t depth, float* transposed) {
-    for (size_t u = 0; u < units; ++u) {
-        for (size_t k = 0; k < depth; ++k) transposed[k * units + u] = weights[u * depth + k];
-    }
+size_t packedSize(size_t units, size_t depth) {
+    const size_t lanes = kernels().lanes;
+    return (units + lanes - 1) / lanes * lanes * depth;
 }
 
-void gemm(const float* rows, size_t pixels, const float* transposed, size_t units, size_t depth, const float* bias,
+void pack(const float* weights, size_t units, size_t depth, float* packed) { kernels().pack(weights, units, depth, packed); }
+
+void gemm(const float* rows, size_t pixels, const float* packed, size_t units, size_t depth, const float* bias,
           float low, float high, float* out, int accumulators) {
-    std::vector<float> acc(kPixels * units), odd(kPixels * units);
-    for (size_t first = 0; first < pixels; first += kPixels) {
-        const size_t count = std::min(kPixels, pixels - first);
-        for (size_t q = 0; q < count; ++q) {
-            for (size_t u = 0; u < units; ++u) acc[q * units + u] = bias != nullptr ? bias[u] : 0.0f;
-        }
-        gemmPixels(rows + first * depth, count, transposed, units, depth, accumulators, acc.data(), odd.data());
-        for (size_t i = 0; i < count * units; ++i) out[first * units + i] = std::min(std::max(acc[i], low), high);
-    }
+    const size_t lanes = kernels().lanes;
+    const std::vector<float> padded = paddedBias(bias, units, (units + lanes - 1) / lanes * lanes);
+    kernels().gemm(rows, pixels, packed, units, depth, padded.data(), low, high, out, accumulators == 2);
 }
 
 void depthwise(const DepthwiseShape& s, const float* input, const float* filter, const float* bias, float low,
@@ -124,6 +68,11 @@ void depthwise(const DepthwiseShape& s, const float* input, const float* filter,
     // A 1x1 filter at stride 1: XNNPACK scales and shifts each channel (its vmulcaddc kernel, SSE
     // on x86: the product rounded, then the bias added).
     const bool scaleShift = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.multiplier == 1;
+    if (s.multiplier == 1 && !scaleShift) {
+        const std::vector<float> padded = paddedBias(bias, channels, channels);
+        kernels().depthwise(s, input, filter, padded.data(), low, high, output);
+        return;
+    }
     std::vector<float> acc(channels);
     for (int32_t b = 0; b < s.batch; ++b) {
         for (int32_t oy = 0; oy < s.outH; ++oy) {

@@ -13,11 +13,12 @@ namespace nnemu::tflite::kernels::xnnpackfloat {
 // through the indirection buffer): one sum from the bias (0 without one); 2 (its GEMM: 1x1
 // convolutions at stride 1 without padding, FULLY_CONNECTED): even k into a sum from the bias, odd
 // k into a sum from 0, the two added at the end. rows: pixels x depth,
-// out: pixels x units. [low, high]: the activation's range. transposed: the weights (units x
-// depth) as depth x units (transpose()).
-void gemm(const float* rows, size_t pixels, const float* transposed, size_t units, size_t depth, const float* bias,
+// out: pixels x units. [low, high]: the activation's range. packed: the weights (units x depth)
+// as pack() lays them out for this CPU's kernels, packedSize() floats.
+void gemm(const float* rows, size_t pixels, const float* packed, size_t units, size_t depth, const float* bias,
           float low, float high, float* out, int accumulators);
-void transpose(const float* weights, size_t units, size_t depth, float* transposed);
+size_t packedSize(size_t units, size_t depth);
+void pack(const float* weights, size_t units, size_t depth, float* packed);
 
 // Depthwise: each output channel c starts from bias[c] (0 without one) and adds, with fused
 // multiply-adds, input channel c / multiplier times the filter over the window's taps, a padded
