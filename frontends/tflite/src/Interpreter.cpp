@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "ArenaPlan.h"
 #include "CompiledPartition.h"
 #include "DelegateTargets.h"
 #include "DenormalFlush.h"
@@ -260,8 +261,9 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     // Only what the host touches: a tensor inside a delegate kernel lives in the device's memory.
     const std::vector<bool> touched = interpreter->hostTensors();
     interpreter->tensorData_.resize(model.tensors().size());
+    const std::vector<bool> inArena = interpreter->planTensors(used, touched);
     for (int32_t t : used) {
-        if (!touched[t]) continue;
+        if (!touched[t] || inArena[t]) continue;
         const Tensor& tensor = model.tensors()[t];
         interpreter->tensorData_[t] = TensorBuffer(std::max(tensor.byteSize(), tensor.dataSize));
         if (tensor.isConstant) std::memcpy(interpreter->tensorData_[t].data(), tensor.data, tensor.dataSize);
@@ -314,6 +316,68 @@ std::vector<bool> Interpreter::hostTensors() const {
         }
     }
     return touched;
+}
+
+// The tensors only the partitions see (not the model's inputs, outputs, constants or variables,
+// which outlive an invoke) share one arena (ArenaPlan.h), each alive from the first step (a
+// delegate kernel or a unit) that uses it to the last. A tensor a CPU kernel resizes at invoke
+// leaves the arena for bytes of its own (TensorBuffer::reshape).
+std::vector<bool> Interpreter::planTensors(const std::vector<int32_t>& used, const std::vector<bool>& touched) {
+    const size_t count = model_.tensors().size();
+    constexpr uint32_t kNever = UINT32_MAX;
+    std::vector<uint32_t> first(count, kNever), last(count, 0);
+    uint32_t step = 0;
+    const auto alive = [&](const std::vector<bool>& marks) {
+        for (size_t t = 0; t < count; ++t) {
+            if (!marks[t]) continue;
+            first[t] = std::min(first[t], step);
+            last[t] = std::max(last[t], step);
+        }
+        ++step;
+    };
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+        if (partitions_[p].externalKernel >= 0) {
+            std::vector<bool> marks(count, false);
+            for (uint32_t n : partitions_[p].nodes) {
+                for (const std::vector<int32_t>* tensors : {&model_.nodes()[n].inputs, &model_.nodes()[n].outputs}) {
+                    for (int32_t t : *tensors) {
+                        if (t >= 0 && static_cast<size_t>(t) < count) marks[t] = true;
+                    }
+                }
+            }
+            alive(marks);
+        }
+        for (const std::unique_ptr<ExecutionUnit>& unit : compiled_[p]) {
+            std::vector<bool> marks(count, false);
+            unit->markTensors(&marks);
+            alive(marks);
+        }
+    }
+    std::vector<bool> outlives(count, false);
+    for (const std::vector<int32_t>* boundary : {&model_.inputs(), &model_.outputs()}) {
+        for (int32_t t : *boundary) {
+            if (t >= 0 && static_cast<size_t>(t) < count) outlives[t] = true;
+        }
+    }
+    std::vector<bool> inArena(count, false);
+    std::vector<int32_t> placed;
+    std::vector<ArenaRequest> requests;
+    for (int32_t t : used) {
+        const Tensor& tensor = model_.tensors()[t];
+        const size_t bytes = std::max(tensor.byteSize(), tensor.dataSize);
+        if (!touched[t] || outlives[t] || tensor.isConstant || tensor.isVariable || bytes == 0 || first[t] == kNever) {
+            continue;
+        }
+        inArena[t] = true;
+        placed.push_back(t);
+        requests.push_back({bytes, first[t], last[t]});
+    }
+    const ArenaPlan plan = planArena(requests);
+    arena_ = std::make_unique<TensorBuffer>(plan.bytes);
+    for (size_t i = 0; i < placed.size(); ++i) {
+        tensorData_[placed[i]] = TensorBuffer::view(arena_->data() + plan.offsets[i], requests[i].bytes);
+    }
+    return inArena;
 }
 
 size_t Interpreter::delegatedNodeCount() const {

@@ -13,6 +13,14 @@
 
 namespace nnemu::tflite {
 
+// Frees what a TensorBuffer owns; a view's is not its own.
+struct TensorBufferFree {
+    bool owned = true;
+    void operator()(uint8_t* p) const {
+        if (owned) std::free(p);
+    }
+};
+
 class TensorBuffer {
 public:
     TensorBuffer() = default;
@@ -20,6 +28,14 @@ public:
         if (size == 0) return;
         data_.reset(static_cast<uint8_t*>(std::calloc(size, 1)));
         if (data_ == nullptr) throw std::bad_alloc();
+    }
+    // A view of `size` bytes of a buffer someone else owns (the interpreter's arena): never freed
+    // here; reshape() to another size gives the buffer bytes of its own.
+    static TensorBuffer view(uint8_t* data, size_t size) {
+        TensorBuffer buffer;
+        buffer.data_ = std::unique_ptr<uint8_t, Free>(data, Free{false});
+        buffer.size_ = size;
+        return buffer;
     }
     TensorBuffer(const TensorBuffer&) = delete;
     TensorBuffer(TensorBuffer&&) noexcept = default;
@@ -40,9 +56,7 @@ public:
     }
 
 private:
-    struct Free {
-        void operator()(uint8_t* p) const { std::free(p); }
-    };
+    using Free = TensorBufferFree;
     std::unique_ptr<uint8_t, Free> data_;
     size_t size_ = 0;
     std::optional<std::vector<int32_t>> shape_;

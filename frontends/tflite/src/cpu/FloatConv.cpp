@@ -70,6 +70,53 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
             constant);
 }
 
+// Each output pixel's window as one row (taps row by row, each tap's inC channels; 0 for the
+// padding), as conv::forEachWindowTap orders them, without a division or a call per tap (the
+// first layer of an image model has 3 channels: a call of memcpy per tap was most of its time).
+void im2col(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const std::vector<int32_t>& y,
+            const conv::ConvGeometry& g, const float* input, float* row) {
+    const auto inC = static_cast<size_t>(x[3]);
+    const auto copy = [inC](const float* from, float* to) {
+        if (inC <= 8) {
+            for (size_t c = 0; c < inC; ++c) to[c] = from[c];
+        } else {
+            std::memcpy(to, from, inC * sizeof(float));
+        }
+    };
+    for (int32_t b = 0; b < y[0]; ++b) {
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                for (int32_t ky = 0; ky < w[1]; ++ky) {
+                    const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+                    const bool rowInside = iy >= 0 && iy < x[1];
+                    const float* line = input + (static_cast<size_t>(b) * x[1] + (rowInside ? iy : 0)) * x[2] * inC;
+                    const int32_t left = ox * g.strideW - g.padLeft;
+                    if (rowInside && g.dilationW == 1 && left >= 0 && left + w[2] <= x[2]) {
+                        // The window's row lies inside: its taps are adjacent in the input.
+                        const size_t span = static_cast<size_t>(w[2]) * inC;
+                        const float* from = line + static_cast<size_t>(left) * inC;
+                        if (span <= 16) {
+                            for (size_t i = 0; i < span; ++i) row[i] = from[i];
+                        } else {
+                            std::memcpy(row, from, span * sizeof(float));
+                        }
+                        row += span;
+                        continue;
+                    }
+                    for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                        const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                        if (rowInside && ix >= 0 && ix < x[2]) {
+                            copy(line + static_cast<size_t>(ix) * inC, row);
+                        } else {
+                            std::fill(row, row + inC, 0.0f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 bool isFloatForm(const CpuKernelCall& call) {
@@ -98,17 +145,7 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const float* rows = input;
     if (!direct) {
         state.rows.resize(pixels * depth);
-        float* row = state.rows.data();
-        for (size_t pixel = 0; pixel < pixels; ++pixel) {
-            conv::forEachWindowTap(x, w, y, g, pixel, [&](int64_t at) {
-                if (at < 0) {
-                    std::fill(row, row + inC, 0.0f);
-                } else {
-                    std::memcpy(row, input + static_cast<size_t>(at) * inC, inC * sizeof(float));
-                }
-                row += inC;
-            });
-        }
+        im2col(x, w, y, g, input, state.rows.data());
         rows = state.rows.data();
     }
     float low, high;

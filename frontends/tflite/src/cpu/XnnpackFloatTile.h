@@ -163,61 +163,116 @@ void gemmFor(const float* rows, size_t pixels, const float* packed, size_t units
     }
 }
 
-// V vectors of channels of one output pixel: from the bias, each tap's product fused in in the
-// order of `taps` (a padded tap points at zeros), then clamped.
-template <class Isa, size_t V>
+// V vectors of channels of P output pixels (taps + q * count: pixel q's taps): from the bias,
+// each tap's product fused in in the order of the taps (a padded tap points at zeros), then
+// clamped. Pixels side by side give the core independent chains of fused multiply-adds.
+template <class Isa, size_t V, size_t P>
 inline void depthwiseBlock(const float* const* taps, const size_t* filterAt, size_t count, size_t c,
                            const float* filter, const float* bias, const typename Isa::Vec& low,
-                           const typename Isa::Vec& high, float* out) {
+                           const typename Isa::Vec& high, float* out, size_t outStride) {
     using Vec = typename Isa::Vec;
     constexpr size_t L = Isa::kLanes;
-    Vec acc[V];
-    for (size_t v = 0; v < V; ++v) acc[v] = Isa::load(bias + c + v * L);
-    for (size_t t = 0; t < count; ++t) {
-        const float* in = taps[t] + c;
-        const float* f = filter + filterAt[t] + c;
-        for (size_t v = 0; v < V; ++v) acc[v] = Isa::fma(Isa::load(in + v * L), Isa::load(f + v * L), acc[v]);
+    Vec acc[P][V];
+    for (size_t v = 0; v < V; ++v) {
+        const Vec b = Isa::load(bias + c + v * L);
+        for (size_t q = 0; q < P; ++q) acc[q][v] = b;
     }
-    for (size_t v = 0; v < V; ++v) Isa::store(out + c + v * L, Isa::clamp(acc[v], low, high));
+    for (size_t t = 0; t < count; ++t) {
+        const float* f = filter + filterAt[t] + c;
+        Vec w[V];
+        for (size_t v = 0; v < V; ++v) w[v] = Isa::load(f + v * L);
+        for (size_t q = 0; q < P; ++q) {
+            const float* in = taps[q * count + t] + c;
+            for (size_t v = 0; v < V; ++v) acc[q][v] = Isa::fma(Isa::load(in + v * L), w[v], acc[q][v]);
+        }
+    }
+    for (size_t q = 0; q < P; ++q) {
+        for (size_t v = 0; v < V; ++v) Isa::store(out + q * outStride + c + v * L, Isa::clamp(acc[q][v], low, high));
+    }
+}
+
+// Every channel of P output pixels (their taps side by side in `taps`).
+template <class Isa, size_t P>
+inline void depthwisePixels(const float* const* taps, const size_t* filterAt, size_t count, size_t channels,
+                            const float* filter, const float* bias, float low, float high, float* out) {
+    using Vec = typename Isa::Vec;
+    constexpr size_t L = Isa::kLanes;
+    const Vec lo = Isa::splat(low), hi = Isa::splat(high);
+    size_t c = 0;
+    for (; c + 4 * L <= channels; c += 4 * L) {
+        depthwiseBlock<Isa, 4, P>(taps, filterAt, count, c, filter, bias, lo, hi, out, channels);
+    }
+    if (c + 2 * L <= channels) {
+        depthwiseBlock<Isa, 2, P>(taps, filterAt, count, c, filter, bias, lo, hi, out, channels);
+        c += 2 * L;
+    }
+    if (c + L <= channels) {
+        depthwiseBlock<Isa, 1, P>(taps, filterAt, count, c, filter, bias, lo, hi, out, channels);
+        c += L;
+    }
+    for (; c < channels; ++c) {
+        for (size_t q = 0; q < P; ++q) {
+            float acc = bias[c];
+            for (size_t t = 0; t < count; ++t) acc = Isa::fmaScalar(taps[q * count + t][c], filter[filterAt[t] + c], acc);
+            out[q * channels + c] = Isa::clampScalar(acc, low, high);
+        }
+    }
 }
 
 template <class Isa>
 void depthwiseFor(const DepthwiseShape& s, const float* input, const float* filter, const float* paddedBias,
                   float low, float high, float* output) {
-    using Vec = typename Isa::Vec;
-    constexpr size_t L = Isa::kLanes;
     const auto channels = static_cast<size_t>(s.inC);
     const size_t count = static_cast<size_t>(s.kh) * s.kw;
     const std::vector<float> zeros(channels, 0.0f);
-    std::vector<const float*> taps(count);
-    std::vector<size_t> filterAt(count);
-    const Vec lo = Isa::splat(low), hi = Isa::splat(high);
+    // XNNPACK's indirection order with multiplier 1: the window's columns outer, rows inner; a
+    // window inside the image reads each tap at a fixed distance from its first.
+    std::vector<int32_t> tapX(count), tapY(count);
+    std::vector<size_t> filterAt(count), inside(count);
+    for (size_t t = 0; t < count; ++t) {
+        tapX[t] = static_cast<int32_t>(t) / s.kh;
+        tapY[t] = static_cast<int32_t>(t) % s.kh;
+        filterAt[t] = (static_cast<size_t>(tapY[t]) * s.kw + tapX[t]) * channels;
+        inside[t] = (static_cast<size_t>(tapY[t]) * s.dilationH * s.inW + static_cast<size_t>(tapX[t]) * s.dilationW) *
+                    channels;
+    }
+    const int32_t spanX = (s.kw - 1) * s.dilationW, spanY = (s.kh - 1) * s.dilationH;
+    std::vector<const float*> rowsOf(static_cast<size_t>(s.kh)), taps(2 * count);
     for (int32_t b = 0; b < s.batch; ++b) {
         for (int32_t oy = 0; oy < s.outH; ++oy) {
-            for (int32_t ox = 0; ox < s.outW; ++ox) {
-                // XNNPACK's indirection order with multiplier 1: the window's columns outer, rows inner.
+            const int32_t y0 = oy * s.strideH - s.padTop;
+            for (int32_t ky = 0; ky < s.kh; ++ky) {
+                const int32_t iy = y0 + ky * s.dilationH;
+                rowsOf[ky] = iy >= 0 && iy < s.inH ? input + (static_cast<size_t>(b) * s.inH + iy) * s.inW * channels
+                                                   : nullptr;
+            }
+            const bool rowsInside = y0 >= 0 && y0 + spanY < s.inH;
+            const auto tapsOf = [&](int32_t ox, const float** to) {
+                const int32_t x0 = ox * s.strideW - s.padLeft;
+                if (rowsInside && x0 >= 0 && x0 + spanX < s.inW) {
+                    const float* first = rowsOf[0] + static_cast<size_t>(x0) * channels;
+                    for (size_t t = 0; t < count; ++t) to[t] = first + inside[t];
+                    return;
+                }
                 for (size_t t = 0; t < count; ++t) {
-                    const int32_t kx = static_cast<int32_t>(t) / s.kh, ky = static_cast<int32_t>(t) % s.kh;
-                    const int32_t iy = oy * s.strideH - s.padTop + ky * s.dilationH;
-                    const int32_t ix = ox * s.strideW - s.padLeft + kx * s.dilationW;
-                    const bool inside = iy >= 0 && iy < s.inH && ix >= 0 && ix < s.inW;
-                    taps[t] = inside ? input + ((static_cast<size_t>(b) * s.inH + iy) * s.inW + ix) * channels
-                                     : zeros.data();
-                    filterAt[t] = (static_cast<size_t>(ky) * s.kw + kx) * channels;
+                    const int32_t ix = x0 + tapX[t] * s.dilationW;
+                    const float* row = rowsOf[tapY[t]];
+                    to[t] = row != nullptr && ix >= 0 && ix < s.inW ? row + static_cast<size_t>(ix) * channels
+                                                                    : zeros.data();
                 }
-                float* to = output + ((static_cast<size_t>(b) * s.outH + oy) * s.outW + ox) * channels;
-                size_t c = 0;
-                for (; c + 4 * L <= channels; c += 4 * L) {
-                    depthwiseBlock<Isa, 4>(taps.data(), filterAt.data(), count, c, filter, paddedBias, lo, hi, to);
-                }
-                for (; c + L <= channels; c += L) {
-                    depthwiseBlock<Isa, 1>(taps.data(), filterAt.data(), count, c, filter, paddedBias, lo, hi, to);
-                }
-                for (; c < channels; ++c) {
-                    float acc = paddedBias[c];
-                    for (size_t t = 0; t < count; ++t) acc = Isa::fmaScalar(taps[t][c], filter[filterAt[t] + c], acc);
-                    to[c] = Isa::clampScalar(acc, low, high);
-                }
+            };
+            float* line = output + (static_cast<size_t>(b) * s.outH + oy) * s.outW * channels;
+            int32_t ox = 0;
+            for (; ox + 2 <= s.outW; ox += 2) {
+                tapsOf(ox, taps.data());
+                tapsOf(ox + 1, taps.data() + count);
+                depthwisePixels<Isa, 2>(taps.data(), filterAt.data(), count, channels, filter, paddedBias, low, high,
+                                        line + static_cast<size_t>(ox) * channels);
+            }
+            if (ox < s.outW) {
+                tapsOf(ox, taps.data());
+                depthwisePixels<Isa, 1>(taps.data(), filterAt.data(), count, channels, filter, paddedBias, low, high,
+                                        line + static_cast<size_t>(ox) * channels);
             }
         }
     }

@@ -96,6 +96,8 @@ public:
 private:
     explicit Interpreter(const Model& model);
     std::vector<bool> hostTensors() const;   // per TFLite tensor: read or written outside a device
+    // Places the intermediate tensors among `used` in the arena; true for each tensor placed.
+    std::vector<bool> planTensors(const std::vector<int32_t>& used, const std::vector<bool>& touched);
     bool convertedAtBoundary(const Tensor& tensor) const;
 
     const Model& model_;
@@ -109,6 +111,7 @@ private:
     // NNAPI model on nnapi-reference, or the tools' own CPU kernel).
     std::vector<std::vector<std::unique_ptr<ExecutionUnit>>> compiled_;
     std::vector<std::string> deviceNames_;
+    std::unique_ptr<TensorBuffer> arena_;    // the intermediate tensors' bytes (planTensors)
     std::vector<TensorBuffer> tensorData_;   // per TFLite tensor in use, NNAPI layout (int8 shifted below FL30)
     // The caller's side, TFLite layout (an input that needs no conversion has none: tensorData_ is it).
     // An output that needs no conversion has none either (convertedAtBoundary).
