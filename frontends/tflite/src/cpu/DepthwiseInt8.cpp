@@ -10,8 +10,9 @@
 // NNAPI (nnapi-reference) rounds the same way but derives the multipliers from the float product
 // of the scales, which moves the low bits of most of them and now and then an output by one step:
 // this kernel runs such a node on the CPU path instead (TfliteKernelForms.cpp).
-// Output channel ic x multiplier + m reads input channel ic. The input image is widened once to
-// int16 (minus its zero point, each channel repeated `multiplier` times), then every output row
+// Output channel ic x multiplier + m reads input channel ic. Each input row is widened once to
+// int16 (minus its zero point, each channel repeated `multiplier` times) when a window first
+// reaches it, into a ring of the rows one window spans; every output row
 // adds tap after tap over its pixels, channels innermost (one vectorized loop per tap and row; a
 // 3-wide window row's three taps in one loop where all three lie inside).
 #include "DepthwiseInt8.h"
@@ -34,7 +35,8 @@ struct Plan {
     std::vector<int32_t> bias;     // [channels], 0 without a bias
     std::vector<int32_t> multipliers, leftShifts, rightShifts;
     std::vector<float> scales;     // XNNPACK's arithmetic: per channel (conv::xnnpackScale)
-    std::vector<int16_t> image;    // scratch: one input image widened, channels repeated
+    std::vector<int16_t> image;    // scratch: the input rows a window reaches, widened, channels repeated
+    std::vector<int32_t> slotRows; // scratch: which input row each row of `image` holds (-1: none)
     std::vector<int32_t> sums;     // scratch: one output row
 };
 
@@ -184,18 +186,31 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     quant::quantizedActivationRange(static_cast<int32_t>(o->activation), out.tensor->scale, out.tensor->zeroPoint,
                                     unsignedForm ? 0 : -128, unsignedForm ? 255 : 127, &low, &high);
     const conv::Fp32Requantization fp32{nullptr, plan.scales.data(), out.tensor->zeroPoint, low, high};
-    plan.image.resize(imagePixels * channels);
-    plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
+    // The rows one output row's window spans, widened when first reached into a ring: each input
+    // row is widened once and read from the caches by the output rows that need it (the whole
+    // image widened up front, 2.4 MB of int16 for a 112x112x96 layer, went out to memory and back).
+    const size_t ring = static_cast<size_t>(w[1] - 1) * dh + 1, rowValues = static_cast<size_t>(x[2]) * channels;
+    plan.image.resize(ring * rowValues);
+    plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     for (int32_t b = 0; b < y[0]; ++b) {
-        if (unsignedForm) {
-            widenImage(in.data + b * imagePixels * depth, imagePixels, depth, channels / depth, in.tensor->zeroPoint,
-                       plan.image.data());
-        } else {
-            widenImage(reinterpret_cast<const int8_t*>(in.data) + b * imagePixels * depth, imagePixels, depth,
-                       channels / depth, in.tensor->zeroPoint, plan.image.data());
-        }
+        plan.slotRows.assign(ring, -1);
+        const auto widenedRow = [&](int32_t iy) {
+            const size_t slot = static_cast<size_t>(iy) % ring;
+            int16_t* to = plan.image.data() + slot * rowValues;
+            if (plan.slotRows[slot] != iy) {
+                const size_t at = (b * imagePixels + static_cast<size_t>(iy) * x[2]) * depth;
+                if (unsignedForm) {
+                    widenImage(in.data + at, static_cast<size_t>(x[2]), depth, channels / depth, in.tensor->zeroPoint, to);
+                } else {
+                    widenImage(reinterpret_cast<const int8_t*>(in.data) + at, static_cast<size_t>(x[2]), depth,
+                               channels / depth, in.tensor->zeroPoint, to);
+                }
+                plan.slotRows[slot] = iy;
+            }
+            return static_cast<const int16_t*>(to);
+        };
         for (int32_t oy = 0; oy < y[1]; ++oy) {
             for (int32_t ox = 0; ox < y[2]; ++ox) {
                 std::copy(plan.bias.begin(), plan.bias.end(), plan.sums.begin() + static_cast<ptrdiff_t>(ox * channels));
@@ -203,7 +218,7 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
             for (int32_t ky = 0; ky < w[1]; ++ky) {
                 const int32_t iy = oy * sh - padTop + ky * dh;
                 if (iy < 0 || iy >= x[1]) continue;
-                const int16_t* imageRow = plan.image.data() + static_cast<size_t>(iy) * x[2] * channels;
+                const int16_t* imageRow = widenedRow(iy);
                 const int16_t* filterRow = plan.filter.data() + static_cast<size_t>(ky) * w[2] * channels;
                 // A 3-wide window: the output columns whose three taps all lie inside, in one pass.
                 int32_t allBegin = 0, allEnd = 0;
