@@ -18,11 +18,13 @@
 #include "DepthwiseInt8.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <utility>
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
+#include "DepthwiseInt8Lanes.h"
 #include "Elementwise.h"
 #include "nnemu/base/Clones.h"
 #include "nnemu/kernels/QuantMath.h"
@@ -38,6 +40,7 @@ struct Plan {
     std::vector<int16_t> image;    // scratch: the input rows a window reaches, widened, channels repeated
     std::vector<int32_t> slotRows; // scratch: which input row each row of `image` holds (-1: none)
     std::vector<int32_t> sums;     // scratch: one output row
+    std::vector<int32_t> wideFilter;   // the register path's filter, [taps][channels] (made at its first run)
 };
 
 // The checks, and with a plan its contents.
@@ -166,7 +169,63 @@ int32_t endInside(int32_t first, int32_t width, int32_t stride) {
     return width - first <= 0 ? 0 : (width - first + stride - 1) / stride;
 }
 
+std::atomic<bool> registerPathAllowed{true};
+
+// With AVX-512BW (and VL) and a depth multiplier of 1, the sums of each output row come from
+// rowSumsAvx512 (DepthwiseInt8Lanes.h); what it is given is made here.
+bool registerPath() { return registerPathAllowed.load(std::memory_order_relaxed) && registerPathAvailable(); }
+
+template <typename RequantizeRow>
+void runInRegisters(const CpuKernelCall& call, Plan& plan, int32_t padTop, int32_t padLeft,
+                    const RequantizeRow& requantizeRow) {
+    const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
+    const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
+    const auto* o = call.params<TfLiteDepthwiseConvParams>();
+    const auto channels = static_cast<size_t>(y[3]);
+    const size_t count = static_cast<size_t>(w[1]) * w[2];
+    if (plan.wideFilter.size() != plan.filter.size()) plan.wideFilter.assign(plan.filter.begin(), plan.filter.end());
+    // The input's zero point comes off through the bias (modulo 2^32); a padded tap reads it.
+    const int32_t zeroPoint = in.tensor->zeroPoint;
+    std::vector<int32_t> bias(plan.bias.begin(), plan.bias.end());
+    for (size_t t = 0; t < count; ++t) {
+        for (size_t c = 0; c < channels; ++c) {
+            bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) -
+                                           static_cast<uint32_t>(zeroPoint) * static_cast<uint32_t>(plan.wideFilter[t * channels + c]));
+        }
+    }
+    const std::vector<uint8_t> padding(channels, static_cast<uint8_t>(zeroPoint));
+    std::vector<const uint8_t*> taps(static_cast<size_t>(y[2]) * count);
+    const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
+    auto* output = reinterpret_cast<int8_t*>(out.out);
+    for (int32_t b = 0; b < y[0]; ++b) {
+        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            const uint8_t** to = taps.data();
+            for (int32_t ox = 0; ox < y[2]; ++ox) {
+                for (int32_t ky = 0; ky < w[1]; ++ky) {
+                    const int32_t iy = oy * sh - padTop + ky * dh;
+                    for (int32_t kx = 0; kx < w[2]; ++kx) {
+                        const int32_t ix = ox * sw - padLeft + kx * dw;
+                        const bool inside = iy >= 0 && iy < x[1] && ix >= 0 && ix < x[2];
+                        *to++ = inside ? in.data + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * channels
+                                       : padding.data();
+                    }
+                }
+            }
+            rowSumsAvx512(taps.data(), static_cast<size_t>(y[2]), count, plan.wideFilter.data(), bias.data(), channels,
+                          in.type() == ElementType::UINT8, plan.sums.data());
+            requantizeRow(output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
+        }
+    }
+}
+
 }  // namespace
+
+bool registerPathAvailable() {
+    static const bool available = conv::hasAvx512bw() && __builtin_cpu_supports("avx512vl");
+    return available;
+}
+
+void allowRegisterPath(bool allowed) { registerPathAllowed.store(allowed, std::memory_order_relaxed); }
 
 bool prepare(const CpuKernelCall& call) { return makePlan(call, nullptr); }
 
@@ -191,9 +250,26 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     // row is widened once and read from the caches by the output rows that need it (the whole
     // image widened up front, 2.4 MB of int16 for a 112x112x96 layer, went out to memory and back).
     const size_t ring = static_cast<size_t>(w[1] - 1) * dh + 1, rowValues = static_cast<size_t>(x[2]) * channels;
-    plan.image.resize(ring * rowValues);
     plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     auto* output = reinterpret_cast<int8_t*>(out.out);
+    const auto requantizeRow = [&](int8_t* row) {
+        for (int32_t ox = 0; ox < y[2] && call.xnnpack(); ++ox) {
+            const int32_t* sums = plan.sums.data() + static_cast<size_t>(ox) * channels;
+            if (unsignedForm) {
+                conv::requantizeFp32(sums, channels, fp32, reinterpret_cast<uint8_t*>(row) + ox * channels);
+            } else {
+                conv::requantizeFp32(sums, channels, fp32, row + ox * channels);
+            }
+        }
+        if (!call.xnnpack()) {
+            requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high, row);
+        }
+    };
+    if (channels == depth && registerPath()) {
+        runInRegisters(call, plan, padTop, padLeft, requantizeRow);
+        return true;
+    }
+    plan.image.resize(ring * rowValues);
     for (int32_t b = 0; b < y[0]; ++b) {
         plan.slotRows.assign(ring, -1);
         const auto widenedRow = [&](int32_t iy) {
@@ -246,19 +322,7 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
                     }
                 }
             }
-            int8_t* row = output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels;
-            for (int32_t ox = 0; ox < y[2] && call.xnnpack(); ++ox) {
-                const int32_t* sums = plan.sums.data() + static_cast<size_t>(ox) * channels;
-                if (unsignedForm) {
-                    conv::requantizeFp32(sums, channels, fp32, reinterpret_cast<uint8_t*>(row) + ox * channels);
-                } else {
-                    conv::requantizeFp32(sums, channels, fp32, row + ox * channels);
-                }
-            }
-            if (!call.xnnpack()) {
-                requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low,
-                           high, row);
-            }
+            requantizeRow(output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
         }
     }
     return true;
