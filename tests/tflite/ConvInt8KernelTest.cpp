@@ -135,6 +135,18 @@ TEST(ConvInt8Kernel, EveryFp32RequantizationBuildGivesThePortableBytes) {
             requantizeFp32Portable(sums.data(), count, u, wantU.data());
             requantizeFp32Avx512(sums.data(), count, u, gotU.data());
             EXPECT_EQ(gotU, wantU) << "uint8, " << count << " channels, trial " << trial;
+            // Three pixels at once, their sums count + 5 apart (a GEMM tile's stride).
+            std::vector<int32_t> rows(3 * (count + 5), 0);
+            for (size_t p = 0; p < 3; ++p) std::copy(sums.begin(), sums.end(), rows.begin() + static_cast<ptrdiff_t>(p * (count + 5)));
+            std::vector<int8_t> gotRows(3 * count + 1, 77);
+            requantizeFp32RowsAvx512(rows.data(), 3, count + 5, count, r, gotRows.data());
+            for (size_t p = 0; p < 3; ++p) {
+                EXPECT_EQ(std::vector<int8_t>(gotRows.begin() + static_cast<ptrdiff_t>(p * count),
+                                              gotRows.begin() + static_cast<ptrdiff_t>((p + 1) * count)),
+                          want)
+                        << "rows, pixel " << p << ", " << count << " channels, trial " << trial;
+            }
+            EXPECT_EQ(gotRows[3 * count], 77) << "a byte past the last pixel was written";
         }
     }
 }

@@ -213,15 +213,13 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
             fillRows(first, count, rows, depth);
             gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
         }
-        for (size_t p = 0; p < count; ++p) {
-            int8_t* to = output + (first + p) * channels;
-            if (!call.xnnpack()) {
-                requantizeRuy(sums + p * stride, channels, requant, to);
-            } else if (unsignedForm) {
-                requantizeFp32(sums + p * stride, channels, fp32, reinterpret_cast<uint8_t*>(to));
-            } else {
-                requantizeFp32(sums + p * stride, channels, fp32, to);
-            }
+        int8_t* to = output + first * channels;
+        if (!call.xnnpack()) {
+            for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, to + p * channels);
+        } else if (unsignedForm) {
+            requantizeFp32Rows(sums, count, stride, channels, fp32, reinterpret_cast<uint8_t*>(to));
+        } else {
+            requantizeFp32Rows(sums, count, stride, channels, fp32, to);
         }
     }
     return true;

@@ -159,6 +159,19 @@ void requantizeFp32<uint8_t>(const int32_t* sums, size_t count, const Fp32Requan
     hasAvx512bw() ? requantizeFp32Avx512(sums, count, r, out) : requantizeFp32Unsigned(sums, count, r, out);
 }
 
+template <>
+void requantizeFp32Rows<int8_t>(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                                const Fp32Requantization& r, int8_t* out) {
+    if (hasAvx512bw()) return requantizeFp32RowsAvx512(sums, rows, sumStride, count, r, out);
+    for (size_t p = 0; p < rows; ++p) requantizeFp32Signed(sums + p * sumStride, count, r, out + p * count);
+}
+template <>
+void requantizeFp32Rows<uint8_t>(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                                 const Fp32Requantization& r, uint8_t* out) {
+    if (hasAvx512bw()) return requantizeFp32RowsAvx512(sums, rows, sumStride, count, r, out);
+    for (size_t p = 0; p < rows; ++p) requantizeFp32Unsigned(sums + p * sumStride, count, r, out + p * count);
+}
+
 namespace {
 typedef int32_t Int32x8 __attribute__((vector_size(32)));
 typedef uint32_t Uint32x8 __attribute__((vector_size(32)));

@@ -81,5 +81,14 @@ void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requant
 void requantizeFp32Portable(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out);
 void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out);
 void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out);
+// The same for `rows` pixels at once: row p's sums at sums + p * sumStride, its outputs at
+// out + p * count (one call where a call per pixel cost as much as its few steps).
+template <typename T>
+void requantizeFp32Rows(const int32_t* sums, size_t rows, size_t sumStride, size_t count, const Fp32Requantization& r,
+                        T* out);
+void requantizeFp32RowsAvx512(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                              const Fp32Requantization& r, int8_t* out);
+void requantizeFp32RowsAvx512(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                              const Fp32Requantization& r, uint8_t* out);
 
 }  // namespace nnemu::tflite::kernels::conv

@@ -23,29 +23,42 @@ struct PairStep {
 // where either is NaN, so max(below, x) and min(above, x) are std::max(x, below) and
 // std::min(x, above) exactly; vpmovdb truncates as the cast to 8 bits does.
 template <typename T>
-void requantizeFp32Lanes(const int32_t* sums, size_t count, const Fp32Requantization& r, T* out) {
+void requantizeFp32Lanes(const int32_t* rowSums, size_t rows, size_t sumStride, size_t count,
+                         const Fp32Requantization& r, T* rowOut) {
     const __m512 below = _mm512_set1_ps(static_cast<float>(r.low - r.zeroPoint));
     const __m512 above = _mm512_set1_ps(static_cast<float>(r.high - r.zeroPoint));
     const __m512 magic = _mm512_set1_ps(12582912.0f);   // 1.5 x 2^23
     const __m512i zeroPoint = _mm512_set1_epi32(r.zeroPoint);
-    for (size_t c = 0; c < count; c += 16) {
-        const auto lanes = static_cast<__mmask16>(count - c >= 16 ? 0xFFFFu : (1u << (count - c)) - 1);
-        __m512i acc = _mm512_maskz_loadu_epi32(lanes, sums + c);
-        if (r.bias != nullptr) acc = _mm512_add_epi32(acc, _mm512_maskz_loadu_epi32(lanes, r.bias + c));
-        __m512 scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_maskz_loadu_ps(lanes, r.scale + c));
-        scaled = _mm512_min_ps(above, _mm512_max_ps(below, scaled));
-        const __m512 rounded = _mm512_sub_ps(_mm512_add_ps(scaled, magic), magic);
-        _mm512_mask_cvtepi32_storeu_epi8(out + c, lanes, _mm512_add_epi32(_mm512_cvttps_epi32(rounded), zeroPoint));
+    for (size_t p = 0; p < rows; ++p) {
+        const int32_t* sums = rowSums + p * sumStride;
+        T* out = rowOut + p * count;
+        for (size_t c = 0; c < count; c += 16) {
+            const auto lanes = static_cast<__mmask16>(count - c >= 16 ? 0xFFFFu : (1u << (count - c)) - 1);
+            __m512i acc = _mm512_maskz_loadu_epi32(lanes, sums + c);
+            if (r.bias != nullptr) acc = _mm512_add_epi32(acc, _mm512_maskz_loadu_epi32(lanes, r.bias + c));
+            __m512 scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_maskz_loadu_ps(lanes, r.scale + c));
+            scaled = _mm512_min_ps(above, _mm512_max_ps(below, scaled));
+            const __m512 rounded = _mm512_sub_ps(_mm512_add_ps(scaled, magic), magic);
+            _mm512_mask_cvtepi32_storeu_epi8(out + c, lanes, _mm512_add_epi32(_mm512_cvttps_epi32(rounded), zeroPoint));
+        }
     }
 }
 
 }  // namespace
 
 void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, int8_t* out) {
-    requantizeFp32Lanes(sums, count, r, out);
+    requantizeFp32Lanes(sums, 1, count, count, r, out);
 }
 void requantizeFp32Avx512(const int32_t* sums, size_t count, const Fp32Requantization& r, uint8_t* out) {
-    requantizeFp32Lanes(sums, count, r, out);
+    requantizeFp32Lanes(sums, 1, count, count, r, out);
+}
+void requantizeFp32RowsAvx512(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                              const Fp32Requantization& r, int8_t* out) {
+    requantizeFp32Lanes(sums, rows, sumStride, count, r, out);
+}
+void requantizeFp32RowsAvx512(const int32_t* sums, size_t rows, size_t sumStride, size_t count,
+                              const Fp32Requantization& r, uint8_t* out) {
+    requantizeFp32Lanes(sums, rows, sumStride, count, r, out);
 }
 
 void gemmInt16Avx512(const int16_t* rows, size_t count, const int16_t* packed, size_t blocks, size_t pairs,

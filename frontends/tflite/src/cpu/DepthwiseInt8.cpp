@@ -253,15 +253,12 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     auto* output = reinterpret_cast<int8_t*>(out.out);
     const auto requantizeRow = [&](int8_t* row) {
-        for (int32_t ox = 0; ox < y[2] && call.xnnpack(); ++ox) {
-            const int32_t* sums = plan.sums.data() + static_cast<size_t>(ox) * channels;
-            if (unsignedForm) {
-                conv::requantizeFp32(sums, channels, fp32, reinterpret_cast<uint8_t*>(row) + ox * channels);
-            } else {
-                conv::requantizeFp32(sums, channels, fp32, row + ox * channels);
-            }
-        }
-        if (!call.xnnpack()) {
+        if (call.xnnpack() && unsignedForm) {
+            conv::requantizeFp32Rows(plan.sums.data(), static_cast<size_t>(y[2]), channels, channels, fp32,
+                                     reinterpret_cast<uint8_t*>(row));
+        } else if (call.xnnpack()) {
+            conv::requantizeFp32Rows(plan.sums.data(), static_cast<size_t>(y[2]), channels, channels, fp32, row);
+        } else {
             requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high, row);
         }
     };
