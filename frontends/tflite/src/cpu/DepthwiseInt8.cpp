@@ -197,10 +197,26 @@ void runInRegisters(const CpuKernelCall& call, Plan& plan, int32_t padTop, int32
     std::vector<const uint8_t*> taps(static_cast<size_t>(y[2]) * count);
     const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
     auto* output = reinterpret_cast<int8_t*>(out.out);
+    // A window inside the image reads each tap at a fixed distance from its first.
+    std::vector<size_t> inside(count);
+    for (int32_t ky = 0; ky < w[1]; ++ky) {
+        for (int32_t kx = 0; kx < w[2]; ++kx) {
+            inside[static_cast<size_t>(ky) * w[2] + kx] = (static_cast<size_t>(ky) * dh * x[2] + kx * dw) * channels;
+        }
+    }
+    const int32_t spanX = (w[2] - 1) * dw, spanY = (w[1] - 1) * dh;
     for (int32_t b = 0; b < y[0]; ++b) {
         for (int32_t oy = 0; oy < y[1]; ++oy) {
             const uint8_t** to = taps.data();
+            const int32_t y0 = oy * sh - padTop;
+            const bool rowsInside = y0 >= 0 && y0 + spanY < x[1];
             for (int32_t ox = 0; ox < y[2]; ++ox) {
+                const int32_t x0 = ox * sw - padLeft;
+                if (rowsInside && x0 >= 0 && x0 + spanX < x[2]) {
+                    const uint8_t* first = in.data + ((static_cast<size_t>(b) * x[1] + y0) * x[2] + x0) * channels;
+                    for (size_t t = 0; t < count; ++t) *to++ = first + inside[t];
+                    continue;
+                }
                 for (int32_t ky = 0; ky < w[1]; ++ky) {
                     const int32_t iy = oy * sh - padTop + ky * dh;
                     for (int32_t kx = 0; kx < w[2]; ++kx) {
