@@ -18,7 +18,7 @@ struct PairStep {
     static __m512i add(__m512i acc, __m512i x, __m512i w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w)); }
 };
 
-// The portable loop's steps on 16 channels (requantizeFp32Loop, ConvInt8Gemm.cpp), the lanes past
+// The portable loop's results on 16 channels (requantizeFp32Loop, ConvInt8Gemm.cpp), the lanes past
 // `count` masked off (loaded as 0, never stored). MAXPS and MINPS return their second operand
 // where either is NaN, so max(below, x) and min(above, x) are std::max(x, below) and
 // std::min(x, above) exactly; vpmovdb truncates as the cast to 8 bits does.
@@ -27,19 +27,23 @@ void requantizeFp32Lanes(const int32_t* rowSums, size_t rows, size_t sumStride, 
                          const Fp32Requantization& r, T* rowOut) {
     const __m512 below = _mm512_set1_ps(static_cast<float>(r.low - r.zeroPoint));
     const __m512 above = _mm512_set1_ps(static_cast<float>(r.high - r.zeroPoint));
-    const __m512 magic = _mm512_set1_ps(12582912.0f);   // 1.5 x 2^23
     const __m512i zeroPoint = _mm512_set1_epi32(r.zeroPoint);
+    // In locals: an 8-bit store may alias the fields of `r`, which GCC then reloaded at every step.
+    const int32_t* const bias = r.bias;
+    const float* const scale = r.scale;
     for (size_t p = 0; p < rows; ++p) {
         const int32_t* sums = rowSums + p * sumStride;
         T* out = rowOut + p * count;
         for (size_t c = 0; c < count; c += 16) {
             const auto lanes = static_cast<__mmask16>(count - c >= 16 ? 0xFFFFu : (1u << (count - c)) - 1);
             __m512i acc = _mm512_maskz_loadu_epi32(lanes, sums + c);
-            if (r.bias != nullptr) acc = _mm512_add_epi32(acc, _mm512_maskz_loadu_epi32(lanes, r.bias + c));
-            __m512 scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_maskz_loadu_ps(lanes, r.scale + c));
+            if (bias != nullptr) acc = _mm512_add_epi32(acc, _mm512_maskz_loadu_epi32(lanes, bias + c));
+            __m512 scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_maskz_loadu_ps(lanes, scale + c));
             scaled = _mm512_min_ps(above, _mm512_max_ps(below, scaled));
-            const __m512 rounded = _mm512_sub_ps(_mm512_add_ps(scaled, magic), magic);
-            _mm512_mask_cvtepi32_storeu_epi8(out + c, lanes, _mm512_add_epi32(_mm512_cvttps_epi32(rounded), zeroPoint));
+            // Rounded to nearest even in the conversion (MXCSR's default rounding, which TFLite's
+            // XNNPACK kernels use the same way): the magic-number add's bits for every clamped
+            // value; a NaN becomes 0x80000000 either way.
+            _mm512_mask_cvtepi32_storeu_epi8(out + c, lanes, _mm512_add_epi32(_mm512_cvtps_epi32(scaled), zeroPoint));
         }
     }
 }
