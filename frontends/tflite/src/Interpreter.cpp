@@ -296,24 +296,34 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
     return interpreter;
 }
 
+namespace {
+
+// Sets (*marks)[t] for every valid tensor index t of `tensors`.
+void markAll(const std::vector<int32_t>& tensors, std::vector<bool>* marks) {
+    for (int32_t t : tensors) {
+        if (t >= 0 && static_cast<size_t>(t) < marks->size()) (*marks)[t] = true;
+    }
+}
+
+}  // namespace
+
+// Every tensor of an external delegate's kernel's nodes (it may read any of them).
+void Interpreter::markExternalKernel(size_t partition, std::vector<bool>* marks) const {
+    for (uint32_t n : partitions_[partition].nodes) {
+        markAll(model_.nodes()[n].inputs, marks);
+        markAll(model_.nodes()[n].outputs, marks);
+    }
+}
+
 // The model's inputs and outputs, every compiled unit's tensors and, for an external delegate's
-// kernel (which may read any of its tensors), every tensor of its nodes.
+// kernel, every tensor of its nodes.
 std::vector<bool> Interpreter::hostTensors() const {
     std::vector<bool> touched(model_.tensors().size(), false);
-    const auto mark = [&](const std::vector<int32_t>& tensors) {
-        for (int32_t t : tensors) {
-            if (t >= 0 && static_cast<size_t>(t) < touched.size()) touched[t] = true;
-        }
-    };
-    mark(model_.inputs());
-    mark(model_.outputs());
+    markAll(model_.inputs(), &touched);
+    markAll(model_.outputs(), &touched);
     for (size_t p = 0; p < partitions_.size(); ++p) {
         for (const std::unique_ptr<ExecutionUnit>& unit : compiled_[p]) unit->markTensors(&touched);
-        if (partitions_[p].externalKernel < 0) continue;
-        for (uint32_t n : partitions_[p].nodes) {
-            mark(model_.nodes()[n].inputs);
-            mark(model_.nodes()[n].outputs);
-        }
+        if (partitions_[p].externalKernel >= 0) markExternalKernel(p, &touched);
     }
     return touched;
 }
@@ -338,13 +348,7 @@ std::vector<bool> Interpreter::planTensors(const std::vector<int32_t>& used, con
     for (size_t p = 0; p < partitions_.size(); ++p) {
         if (partitions_[p].externalKernel >= 0) {
             std::vector<bool> marks(count, false);
-            for (uint32_t n : partitions_[p].nodes) {
-                for (const std::vector<int32_t>* tensors : {&model_.nodes()[n].inputs, &model_.nodes()[n].outputs}) {
-                    for (int32_t t : *tensors) {
-                        if (t >= 0 && static_cast<size_t>(t) < count) marks[t] = true;
-                    }
-                }
-            }
+            markExternalKernel(p, &marks);
             alive(marks);
         }
         for (const std::unique_ptr<ExecutionUnit>& unit : compiled_[p]) {
@@ -354,11 +358,8 @@ std::vector<bool> Interpreter::planTensors(const std::vector<int32_t>& used, con
         }
     }
     std::vector<bool> outlives(count, false);
-    for (const std::vector<int32_t>* boundary : {&model_.inputs(), &model_.outputs()}) {
-        for (int32_t t : *boundary) {
-            if (t >= 0 && static_cast<size_t>(t) < count) outlives[t] = true;
-        }
-    }
+    markAll(model_.inputs(), &outlives);
+    markAll(model_.outputs(), &outlives);
     std::vector<bool> inArena(count, false);
     std::vector<int32_t> placed;
     std::vector<ArenaRequest> requests;

@@ -76,11 +76,11 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
 void im2col(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const std::vector<int32_t>& y,
             const conv::ConvGeometry& g, const float* input, float* row) {
     const auto inC = static_cast<size_t>(x[3]);
-    const auto copy = [inC](const float* from, float* to) {
-        if (inC <= 8) {
-            for (size_t c = 0; c < inC; ++c) to[c] = from[c];
+    const auto copy = [](const float* from, size_t count, float* to) {
+        if (count <= 16) {
+            for (size_t i = 0; i < count; ++i) to[i] = from[i];
         } else {
-            std::memcpy(to, from, inC * sizeof(float));
+            std::memcpy(to, from, count * sizeof(float));
         }
     };
     for (int32_t b = 0; b < y[0]; ++b) {
@@ -94,19 +94,14 @@ void im2col(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const 
                     if (rowInside && g.dilationW == 1 && left >= 0 && left + w[2] <= x[2]) {
                         // The window's row lies inside: its taps are adjacent in the input.
                         const size_t span = static_cast<size_t>(w[2]) * inC;
-                        const float* from = line + static_cast<size_t>(left) * inC;
-                        if (span <= 16) {
-                            for (size_t i = 0; i < span; ++i) row[i] = from[i];
-                        } else {
-                            std::memcpy(row, from, span * sizeof(float));
-                        }
+                        copy(line + static_cast<size_t>(left) * inC, span, row);
                         row += span;
                         continue;
                     }
                     for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
                         const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
                         if (rowInside && ix >= 0 && ix < x[2]) {
-                            copy(line + static_cast<size_t>(ix) * inC, row);
+                            copy(line + static_cast<size_t>(ix) * inC, inC, row);
                         } else {
                             std::fill(row, row + inC, 0.0f);
                         }

@@ -4,14 +4,13 @@
 // a padded tap reads zeros). Checked against tflite_run --xnnpack=1 (RealTfliteFloatXnnpackTest.cpp).
 #include "XnnpackFloatConv.h"
 
-#include "XnnpackFloatKernels.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "XnnpackFloatKernels.h"
 #include "nnemu/base/Clones.h"
 #include "nnemu/delegate/TfLiteAbi.h"
 

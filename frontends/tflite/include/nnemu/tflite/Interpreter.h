@@ -96,6 +96,7 @@ public:
 private:
     explicit Interpreter(const Model& model);
     std::vector<bool> hostTensors() const;   // per TFLite tensor: read or written outside a device
+    void markExternalKernel(size_t partition, std::vector<bool>* marks) const;
     // Places the intermediate tensors among `used` in the arena; true for each tensor placed.
     std::vector<bool> planTensors(const std::vector<int32_t>& used, const std::vector<bool>& touched);
     bool convertedAtBoundary(const Tensor& tensor) const;
