@@ -2,11 +2,13 @@
 # Whole models on the tools' CPU path (benchmark_model without a delegate) against real TensorFlow
 # Lite's default (XNNPACK), both as a user types them first: `benchmark_model --graph=M` with run
 # counts only (each tool then runs one thread); issue 26's seven models (tests/bench/issue26_models.sh).
+# THREADS=n gives both tools --num_threads=n (TFLite's kernels and nnemu's CPU kernels share each
+# node's work among n threads).
 # Passes alternate between the tools; each cell is the median of the passes' steady-state averages
 # (microseconds). Prints a Markdown table (BENCHMARKS.md, "The CPU path on whole models"); with
 # BASE_BUILD_DIR (an earlier build) a column for it too, measured in the same passes.
 #
-#   [MODELS=regex] [BUSY=n] bash tests/bench/cpu_path_models_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]
+#   [MODELS=regex] [BUSY=n] [THREADS=n] bash tests/bench/cpu_path_models_vs_tflite.sh [BUILD_DIR] [PASSES] [BASE_BUILD_DIR]
 #
 # BUSY=n runs n busy loops (`yes > /dev/null`) for the whole measurement: a loaded machine.
 set -euo pipefail
@@ -23,6 +25,7 @@ for ((i = 0; i < ${BUSY:-0}; ++i)); do
     busy+=($!)
 done
 runs=(--num_runs=20 --min_secs=0.3 --warmup_runs=2 --warmup_min_secs=0)
+[[ -n ${THREADS:-} ]] && runs+=(--num_threads="$THREADS")
 declare -A cells
 for ((pass = 0; pass < passes; ++pass)); do
     for m in "${models[@]}"; do

@@ -97,6 +97,46 @@ TEST(ConvInt8Kernel, EveryByteGemmBuildGivesThePortableSums) {
     EXPECT_EQ(bytes, (std::vector<uint8_t>{129, 128, 255, 9, 0, 127, 129, 9}));
 }
 
+// The byte GEMM with XNNPACK's requantization in its registers gives the bytes of its sums
+// requantized by the portable loop: every channel count across the 16-channel blocks and their
+// pairs (the last block masked), 1-13 pixels (the 6-pixel tiles and their tails), scales that
+// overflow, vanish or are NaN, wrapping biases; nothing written past the channels or the pixels.
+TEST(ConvInt8Kernel, ByteGemmRequantizedInRegistersGivesThePortableBytes) {
+    using namespace kernels::conv;
+    if (!hasAvx512Vnni()) GTEST_SKIP() << "this CPU has no AVX-512 VNNI: the byte GEMM does not run here";
+    std::mt19937 random(19);
+    std::uniform_int_distribution<int> byte(0, 255), weight(-128, 127), pick(0, 9);
+    std::uniform_int_distribution<int32_t> wide(INT32_MIN, INT32_MAX), narrow(-20000, 20000);
+    std::uniform_real_distribution<float> usual(1e-4f, 1e-2f);
+    const float odd[] = {0.0f, 1e-38f, 3e38f, std::numeric_limits<float>::infinity(), 1.0f, 0.5f};
+    for (int trial = 0; trial < 120; ++trial) {
+        const size_t channels = 1 + static_cast<size_t>(random() % 70), pixels = 1 + static_cast<size_t>(random() % 13),
+                     quads = 1 + static_cast<size_t>(random() % 12), blocks = (channels + kGemmLanes - 1) / kGemmLanes;
+        std::vector<uint8_t> rows(pixels * 4 * quads);
+        std::vector<int8_t> packed(blocks * quads * 4 * kGemmLanes);
+        for (uint8_t& v : rows) v = static_cast<uint8_t>(byte(random));
+        for (int8_t& v : packed) v = static_cast<int8_t>(weight(random));
+        std::vector<int32_t> bias(blocks * kGemmLanes);
+        std::vector<float> scale(blocks * kGemmLanes);
+        for (size_t c = 0; c < channels; ++c) {
+            bias[c] = trial % 4 == 3 ? wide(random) : narrow(random);
+            scale[c] = pick(random) >= 8 ? odd[static_cast<size_t>(pick(random)) % 6] : usual(random);
+        }
+        const Fp32Requantization r{trial % 5 == 4 ? nullptr : bias.data(), scale.data(),
+                                   static_cast<int32_t>(narrow(random) % 128), -128 + trial % 3 * 20, 127 - trial % 4 * 10};
+        std::vector<int32_t> sums(pixels * blocks * kGemmLanes);
+        gemmUint8Int8Portable(rows.data(), pixels, packed.data(), blocks, quads, sums.data());
+        std::vector<int8_t> want(pixels * channels), got(pixels * channels + 1, 77);
+        for (size_t p = 0; p < pixels; ++p) {
+            requantizeFp32Portable(sums.data() + p * blocks * kGemmLanes, channels, r, want.data() + p * channels);
+        }
+        gemmUint8Int8VnniFp32(rows.data(), pixels, packed.data(), blocks, quads, r, channels, got.data());
+        EXPECT_EQ(std::vector<int8_t>(got.begin(), got.end() - 1), want)
+                << pixels << " pixels, " << channels << " channels, " << quads << " quads";
+        EXPECT_EQ(got.back(), 77) << "a byte past the last pixel was written";
+    }
+}
+
 // The AVX-512 build of XNNPACK's float requantization gives the portable loop's bytes, for every
 // channel count (the masked last step) and for scales whose products overflow, vanish or are NaN
 // (an infinite scale times a zero sum), with and without a bias, both output types.

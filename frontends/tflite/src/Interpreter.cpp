@@ -25,6 +25,7 @@
 #include "TfliteKernelForms.h"
 #include "XnnpackForms.h"
 #include "cpu/CpuKernelUnit.h"
+#include "cpu/CpuThreads.h"
 #include "cpu/Resources.h"
 #include "nnemu/base/Log.h"
 
@@ -229,6 +230,9 @@ Result<std::unique_ptr<Interpreter>> Interpreter::create(const Model& model, con
                                                                                       : QuantizedArithmetic::Builtin));
                 part->allowResizing(hostOnlyOutputs(node, graph));
                 part->useResources(interpreter->resources_.get());
+                // TFLite's kernels share a node's work among --num_threads threads.
+                if (interpreter->cpuThreads_ == nullptr) interpreter->cpuThreads_ = CpuThreads::create(options.numThreads);
+                part->useThreads(interpreter->cpuThreads_.get());
                 compiled.push_back(std::move(part));
                 continue;
             }

@@ -14,6 +14,7 @@
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
+#include "CpuThreads.h"
 #include "Elementwise.h"
 #include "nnemu/kernels/QuantMath.h"
 
@@ -157,13 +158,58 @@ bool runInt8Conv(const CpuKernelCall& call, const ConvGeometry& g) {
         if (pointwise) return widenInput(call.in(0), first * inC, count * inC, rows);
         for (size_t p = 0; p < count; ++p) fillRow(first + p, rows + p * rowLength);
     };
+    // The byte GEMM's rows straight from an int8 input's bytes (no int16 rows between): a window
+    // row inside the image is one run of the input (the first layer of an image model, 3
+    // channels: taken tap by tap through fillRows it was most of that layer's time).
+    const auto fillBytes = [&](size_t first, size_t count, uint8_t* rows, size_t rowLength) {
+        const auto padding = static_cast<uint8_t>(call.in(0).tensor->zeroPoint + 128);
+        const auto flip = [](const uint8_t* from, size_t length, uint8_t* to) {
+            if (length > 16) return flipSignBits(from, length, to);
+            for (size_t i = 0; i < length; ++i) to[i] = static_cast<uint8_t>(from[i] ^ 0x80u);
+        };
+        const uint8_t* input = call.in(0).data;
+        auto ox = static_cast<int32_t>(first % static_cast<size_t>(y[2])),
+             oy = static_cast<int32_t>(first / static_cast<size_t>(y[2]) % static_cast<size_t>(y[1]));
+        auto b = static_cast<size_t>(first / (static_cast<size_t>(y[2]) * static_cast<size_t>(y[1])));
+        for (size_t p = 0; p < count; ++p) {
+            uint8_t* row = rows + p * rowLength;
+            for (int32_t ky = 0; ky < w[1]; ++ky) {
+                const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+                const bool rowInside = iy >= 0 && iy < x[1];
+                const uint8_t* line = input + (b * static_cast<size_t>(x[1]) + static_cast<size_t>(rowInside ? iy : 0)) *
+                                                      static_cast<size_t>(x[2]) * inC;
+                const int32_t left = ox * g.strideW - g.padLeft;
+                if (rowInside && g.dilationW == 1 && left >= 0 && left + w[2] <= x[2]) {
+                    const size_t span = static_cast<size_t>(w[2]) * inC;
+                    flip(line + static_cast<size_t>(left) * inC, span, row);
+                    row += span;
+                    continue;
+                }
+                for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                    const int32_t ix = left + kx * g.dilationW;
+                    if (rowInside && ix >= 0 && ix < x[2]) {
+                        flip(line + static_cast<size_t>(ix) * inC, inC, row);
+                    } else {
+                        std::fill(row, row + inC, padding);
+                    }
+                }
+            }
+            if (++ox == y[2]) {
+                ox = 0;
+                if (++oy == y[1]) {
+                    oy = 0;
+                    ++b;
+                }
+            }
+        }
+    };
+    const bool signedInput = call.in(0).type() == ElementType::INT8;
     return runInt8Gemm(call, prepareInt8Conv, pixels, static_cast<int32_t>(call.params<TfLiteConvParams>()->activation),
-                       fillRows, pointwise ? call.in(0).data : nullptr);
+                       fillRows, pointwise ? call.in(0).data : nullptr, signedInput ? FillBytes(fillBytes) : FillBytes());
 }
 
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows, size_t rowLength)>& fillRows,
-                 const uint8_t* direct) {
+                 int32_t activation, const FillRows& fillRows, const uint8_t* direct, const FillBytes& fillBytes) {
     // The plan depends on constants only: made at the first invoke, kept in the unit's state.
     std::shared_ptr<void> local;
     Int8ConvPlan* kept = keptState<Int8ConvPlan>(call, local, [&](Int8ConvPlan& made) { return prepare(call, &made); });
@@ -179,49 +225,72 @@ bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&
                                     unsignedForm ? 255 : 127, &low, &high);
     const size_t channels = static_cast<size_t>(call.in(1).shape()[0]), depth = 2 * plan.pairs,
                  stride = plan.blocks * kGemmLanes;
-    constexpr size_t kTile = 48;   // output pixels per GEMM call
-    const size_t tile = std::min(kTile, pixels);
-    // Scratch kept with the plan: allocated (the rows' padding zeroed) once, not at every invoke.
-    if (plan.rows.size() < tile * depth) plan.rows.assign(tile * depth, 0);
-    if (plan.sums.size() < tile * stride) plan.sums.resize(tile * stride);
-    int16_t* rows = plan.rows.data();
-    int32_t* sums = plan.sums.data();
-    std::vector<int32_t> bias(stride, 0);
-    for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
+    if (pixels == 0) return true;
+    // The tiles are shared among the threads (every sum is exact: the split cannot show), as many
+    // per share, sized alike: up to kTile output pixels per GEMM call.
+    constexpr size_t kTile = 48;
+    const size_t shares = cpuShares(call.threads, pixels, static_cast<double>(pixels) * channels * plan.depth);
+    const size_t perShare = (pixels + shares * kTile - 1) / (shares * kTile);
+    const size_t tile = (pixels + shares * perShare - 1) / (shares * perShare);
+    const size_t tiles = (pixels + tile - 1) / tile;
     const bool quads = plan.quads != 0;
     const size_t quadDepth = 4 * plan.quads;
-    if (quads) {
-        // The rows' offset taken off with the bias; the bytes past the depth stay 0 (their weights are 0).
-        for (size_t c = 0; c < channels; ++c) bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) - plan.offsetSums[c]);
-        if (plan.rowBytes.size() < tile * quadDepth) plan.rowBytes.assign(tile * quadDepth, 0);
+    std::vector<int32_t> bias(stride, 0);
+    for (size_t c = 0; c < channels && hasBias; ++c) bias[c] = call.in(2).at<int32_t>(c);
+    // The rows' offset taken off with the bias; the bytes past the depth stay 0 (their weights are 0).
+    for (size_t c = 0; c < channels && quads; ++c) {
+        bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) - plan.offsetSums[c]);
     }
     const Int16Gemm gemm = bestInt16Gemm();
     const RuyRequantization requant{bias.data(), plan.multipliers.data(), plan.leftShifts.data(), plan.rightShifts.data(),
                                     outZero, low, high};
     const Fp32Requantization fp32{bias.data(), plan.scales.data(), outZero, low, high};
-    for (size_t first = 0; first < pixels; first += tile) {
-        const size_t count = std::min(tile, pixels - first);
-        if (quads && direct != nullptr && quadDepth == plan.depth) {
-            // The input's int8 values plus 128: its bytes with the top bit flipped.
-            flipSignBits(direct + first * quadDepth, count * quadDepth, plan.rowBytes.data());
-            gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
-        } else if (quads) {
-            fillRows(first, count, rows, depth);
-            narrowRows(rows, count, depth, plan.rowOffset, plan.rowBytes.data(), quadDepth);
-            gemmUint8Int8Vnni(plan.rowBytes.data(), count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
-        } else {
-            fillRows(first, count, rows, depth);
-            gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
-        }
-        int8_t* to = output + first * channels;
-        if (!call.xnnpack()) {
-            for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, to + p * channels);
-        } else if (unsignedForm) {
-            requantizeFp32Rows(sums, count, stride, channels, fp32, reinterpret_cast<uint8_t*>(to));
-        } else {
-            requantizeFp32Rows(sums, count, stride, channels, fp32, to);
-        }
+    if (plan.scratch.size() < shares) plan.scratch.resize(shares);
+    for (size_t share = 0; share < shares; ++share) {
+        // Kept with the plan: allocated (the rows' padding zeroed) once, not at every invoke.
+        Int8ConvPlan::Scratch& scratch = plan.scratch[share];
+        if (scratch.rows.size() < tile * depth) scratch.rows.assign(tile * depth, 0);
+        if (scratch.sums.size() < tile * stride) scratch.sums.resize(tile * stride);
+        if (quads && scratch.rowBytes.size() < tile * quadDepth) scratch.rowBytes.assign(tile * quadDepth, 0);
     }
+    forCpuShares(call.threads, shares, tiles, [&](size_t share, size_t begin, size_t end) {
+        Int8ConvPlan::Scratch& scratch = plan.scratch[share];
+        int16_t* rows = scratch.rows.data();
+        int32_t* sums = scratch.sums.data();
+        for (size_t first = begin * tile; first < std::min(pixels, end * tile); first += tile) {
+            const size_t count = std::min(tile, pixels - first);
+            int8_t* to = output + first * channels;
+            const uint8_t* bytes = nullptr;   // the byte GEMM's rows
+            if (quads && direct != nullptr && quadDepth == plan.depth) {
+                // The input's int8 values plus 128: its bytes with the top bit flipped.
+                flipSignBits(direct + first * quadDepth, count * quadDepth, scratch.rowBytes.data());
+                bytes = scratch.rowBytes.data();
+            } else if (quads && fillBytes) {
+                fillBytes(first, count, scratch.rowBytes.data(), quadDepth);
+                bytes = scratch.rowBytes.data();
+            } else if (quads) {
+                fillRows(first, count, rows, depth);
+                narrowRows(rows, count, depth, plan.rowOffset, scratch.rowBytes.data(), quadDepth);
+                bytes = scratch.rowBytes.data();
+            } else {
+                fillRows(first, count, rows, depth);
+                gemm(rows, count, plan.packed.data(), plan.blocks, plan.pairs, sums);
+            }
+            if (bytes != nullptr && call.xnnpack() && !unsignedForm) {
+                // XNNPACK's requantization in the GEMM's registers, as its kernels do it.
+                gemmUint8Int8VnniFp32(bytes, count, plan.packedQuads.data(), plan.blocks, plan.quads, fp32, channels, to);
+                continue;
+            }
+            if (bytes != nullptr) gemmUint8Int8Vnni(bytes, count, plan.packedQuads.data(), plan.blocks, plan.quads, sums);
+            if (!call.xnnpack()) {
+                for (size_t p = 0; p < count; ++p) requantizeRuy(sums + p * stride, channels, requant, to + p * channels);
+            } else if (unsignedForm) {
+                requantizeFp32Rows(sums, count, stride, channels, fp32, reinterpret_cast<uint8_t*>(to));
+            } else {
+                requantizeFp32Rows(sums, count, stride, channels, fp32, to);
+            }
+        }
+    });
     return true;
 }
 

@@ -49,9 +49,13 @@ struct Int8ConvPlan {
     size_t quads = 0;
     int32_t rowOffset = 0;
     std::vector<uint32_t> offsetSums;
-    std::vector<int16_t> rows;   // scratch of runInt8Gemm
-    std::vector<uint8_t> rowBytes;
-    std::vector<int32_t> sums;
+    // runInt8Gemm's scratch, one per share of its tiles (CpuThreads.h).
+    struct Scratch {
+        std::vector<int16_t> rows;
+        std::vector<uint8_t> rowBytes;
+        std::vector<int32_t> sums;
+    };
+    std::vector<Scratch> scratch;
 };
 
 // Where TFLite 2.21 takes a multiplier input scale x weight scale / output scale from:
@@ -94,9 +98,13 @@ bool planInt8Gemm(const CpuKernelCall& call, size_t channels, size_t depth, Mult
 // unit's state. `direct`: the input's bytes when row r is its values [r x depth, (r + 1) x depth)
 // (a 1x1 convolution at stride 1 without padding, a fully connected layer); where the byte GEMM
 // (VNNI) runs and the depth is a multiple of 4, it takes its rows from them, the sign bits
-// flipped, and fillRows is not called.
+// flipped, and fillRows is not called. fillBytes (may be empty): where the byte GEMM runs, writes
+// its rows instead of fillRows, rowLength (4 x quads) bytes apart: each value plus 128 (the
+// padding the zero point's), the bytes past the depth left as they are.
+using FillRows = std::function<void(size_t first, size_t count, int16_t* rows, size_t rowLength)>;
+using FillBytes = std::function<void(size_t first, size_t count, uint8_t* rows, size_t rowLength)>;
 bool runInt8Gemm(const CpuKernelCall& call, bool (*prepare)(const CpuKernelCall&, Int8ConvPlan*), size_t pixels,
-                 int32_t activation, const std::function<void(size_t first, size_t count, int16_t* rows, size_t rowLength)>& fillRows,
-                 const uint8_t* direct = nullptr);
+                 int32_t activation, const FillRows& fillRows, const uint8_t* direct = nullptr,
+                 const FillBytes& fillBytes = {});
 
 }  // namespace nnemu::tflite::kernels::conv

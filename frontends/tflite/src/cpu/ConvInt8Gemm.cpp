@@ -28,7 +28,8 @@ void gemmInt16Portable(const int16_t* rows, size_t count, const int16_t* packed,
 bool hasAvx512bw() {
     static const bool has = [] {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl");
     }();
     return has;
 }

@@ -33,7 +33,7 @@ void gemmUint8Int8Portable(const uint8_t* rows, size_t count, const int8_t* pack
                            int32_t* sums);
 void gemmUint8Int8Vnni(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
                        int32_t* sums);
-// What this CPU runs (cpuid, read once): AVX-512F and BW; those and VNNI.
+// What this CPU runs (cpuid, read once): AVX-512F, BW and VL; those and VNNI.
 bool hasAvx512bw();
 bool hasAvx512Vnni();
 // to[p][k] = from[p][k] + offset for `count` rows, from rows of fromDepth int16 values to rows of
@@ -69,6 +69,11 @@ struct Fp32Requantization {
     const float* scale;    // input scale x weight scale / output scale, in float: xnnpackScale
     int32_t zeroPoint, low, high;
 };
+// gemmUint8Int8Vnni's sums requantized in its registers (no sums stored): out[p * channels + c] =
+// requantizeFp32's byte of sums[p][c] for `count` pixels and the first `channels` channels (r's
+// arrays readable to blocks x 16), int8 output.
+void gemmUint8Int8VnniFp32(const uint8_t* rows, size_t count, const int8_t* packed, size_t blocks, size_t quads,
+                           const Fp32Requantization& r, size_t channels, int8_t* out);
 // XNNPACK's scale of a channel: the float product of the input and weight scales divided by the
 // output scale, in float.
 float xnnpackScale(float inputScale, float weightScale, float outputScale);

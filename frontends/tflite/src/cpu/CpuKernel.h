@@ -23,6 +23,7 @@
 namespace nnemu::tflite {
 
 class InterpreterResources;   // Resources.h
+class CpuThreads;             // CpuThreads.h
 
 // One input or output of a node. Element access goes through memcpy: constants live in the
 // model file, with no alignment guarantee.
@@ -100,6 +101,8 @@ public:
     // until the kernel's first run fills it; nullptr in prepare.
     std::shared_ptr<void>* state = nullptr;
     QuantizedArithmetic arithmetic = QuantizedArithmetic::Builtin;
+    // The interpreter's threads (--num_threads), in run() only; nullptr: the calling thread alone.
+    const CpuThreads* threads = nullptr;
     bool xnnpack() const { return arithmetic == QuantizedArithmetic::Xnnpack; }
 
 private:

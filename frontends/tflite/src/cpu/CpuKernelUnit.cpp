@@ -37,6 +37,7 @@ void CpuKernelUnit::markTensors(std::vector<bool>* touched) const {
 Status CpuKernelUnit::run(std::vector<TensorBuffer>& buffers) {
     CpuKernelCall call(node_);
     call.resources = resources_;
+    call.threads = threads_;
     call.state = &state_;
     call.arithmetic = arithmetic_;
     const auto buffer = [&](int32_t t, const Tensor& tensor) -> TensorBuffer* {

@@ -23,6 +23,8 @@ public:
     void allowResizing(std::vector<bool> perOutput) { resizable_ = std::move(perOutput); }
     // The interpreter's resource variables, for VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, CALL_ONCE.
     void useResources(InterpreterResources* resources) { resources_ = resources; }
+    // The interpreter's threads the kernel may share its work with (CpuThreads.h); null: none.
+    void useThreads(const CpuThreads* threads) { threads_ = threads; }
 
 private:
     CpuKernelUnit(const Subgraph& subgraph, const Node& node) : subgraph_(subgraph), node_(node) {}
@@ -33,6 +35,7 @@ private:
     bool shiftedInt8_ = false;
     QuantizedArithmetic arithmetic_ = QuantizedArithmetic::Builtin;
     InterpreterResources* resources_ = nullptr;
+    const CpuThreads* threads_ = nullptr;
     std::vector<std::vector<uint8_t>> unshifted_;   // per input: int8 copied back to true values
     std::vector<bool> resizable_;
     std::shared_ptr<void> state_;   // the kernel's state across invokes (CpuKernelCall::state)

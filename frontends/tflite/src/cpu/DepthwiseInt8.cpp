@@ -24,6 +24,7 @@
 
 #include "ConvInt8.h"
 #include "ConvInt8Gemm.h"
+#include "CpuThreads.h"
 #include "DepthwiseInt8Lanes.h"
 #include "Elementwise.h"
 #include "nnemu/base/Clones.h"
@@ -37,10 +38,15 @@ struct Plan {
     std::vector<int32_t> bias;     // [channels], 0 without a bias
     std::vector<int32_t> multipliers, leftShifts, rightShifts;
     std::vector<float> scales;     // XNNPACK's arithmetic: per channel (conv::xnnpackScale)
-    std::vector<int16_t> image;    // scratch: the input rows a window reaches, widened, channels repeated
-    std::vector<int32_t> slotRows; // scratch: which input row each row of `image` holds (-1: none)
-    std::vector<int32_t> sums;     // scratch: one output row
     std::vector<int32_t> wideFilter;   // the register path's filter, [taps][channels] (made at its first run)
+    // Per share of the output rows (CpuThreads.h):
+    struct Scratch {
+        std::vector<int16_t> image;    // the input rows a window reaches, widened, channels repeated
+        std::vector<int32_t> slotRows; // which input row each row of `image` holds (-1: none)
+        std::vector<int32_t> sums;     // one output row
+        std::vector<const uint8_t*> taps;   // the register path: one output row's taps
+    };
+    std::vector<Scratch> scratch;
 };
 
 // The checks, and with a plan its contents.
@@ -175,26 +181,18 @@ std::atomic<bool> registerPathAllowed{true};
 // rowSumsAvx512 (DepthwiseInt8Lanes.h); what it is given is made here.
 bool registerPath() { return registerPathAllowed.load(std::memory_order_relaxed) && registerPathAvailable(); }
 
+// Output rows [begin, end) of the images (row r: image r / height, row r % height).
 template <typename RequantizeRow>
-void runInRegisters(const CpuKernelCall& call, Plan& plan, int32_t padTop, int32_t padLeft,
-                    const RequantizeRow& requantizeRow) {
+void runInRegisters(const CpuKernelCall& call, const Plan& plan, const std::vector<int32_t>& bias, Plan::Scratch& scratch,
+                    int32_t padTop, int32_t padLeft, size_t begin, size_t end, const RequantizeRow& requantizeRow) {
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
     const auto channels = static_cast<size_t>(y[3]);
     const size_t count = static_cast<size_t>(w[1]) * w[2];
-    if (plan.wideFilter.size() != plan.filter.size()) plan.wideFilter.assign(plan.filter.begin(), plan.filter.end());
-    // The input's zero point comes off through the bias (modulo 2^32); a padded tap reads it.
     const int32_t zeroPoint = in.tensor->zeroPoint;
-    std::vector<int32_t> bias(plan.bias.begin(), plan.bias.end());
-    for (size_t t = 0; t < count; ++t) {
-        for (size_t c = 0; c < channels; ++c) {
-            bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) -
-                                           static_cast<uint32_t>(zeroPoint) * static_cast<uint32_t>(plan.wideFilter[t * channels + c]));
-        }
-    }
-    const std::vector<uint8_t> padding(channels, static_cast<uint8_t>(zeroPoint));
-    std::vector<const uint8_t*> taps(static_cast<size_t>(y[2]) * count);
+    const std::vector<uint8_t> padding(channels, static_cast<uint8_t>(zeroPoint));   // a padded tap reads it
+    scratch.taps.resize(static_cast<size_t>(y[2]) * count);
     const int32_t sh = o->stride_height, sw = o->stride_width, dh = o->dilation_height_factor, dw = o->dilation_width_factor;
     auto* output = reinterpret_cast<int8_t*>(out.out);
     // A window inside the image reads each tap at a fixed distance from its first.
@@ -205,32 +203,31 @@ void runInRegisters(const CpuKernelCall& call, Plan& plan, int32_t padTop, int32
         }
     }
     const int32_t spanX = (w[2] - 1) * dw, spanY = (w[1] - 1) * dh;
-    for (int32_t b = 0; b < y[0]; ++b) {
-        for (int32_t oy = 0; oy < y[1]; ++oy) {
-            const uint8_t** to = taps.data();
-            const int32_t y0 = oy * sh - padTop;
-            const bool rowsInside = y0 >= 0 && y0 + spanY < x[1];
-            for (int32_t ox = 0; ox < y[2]; ++ox) {
-                const int32_t x0 = ox * sw - padLeft;
-                if (rowsInside && x0 >= 0 && x0 + spanX < x[2]) {
-                    const uint8_t* first = in.data + ((static_cast<size_t>(b) * x[1] + y0) * x[2] + x0) * channels;
-                    for (size_t t = 0; t < count; ++t) *to++ = first + inside[t];
-                    continue;
-                }
-                for (int32_t ky = 0; ky < w[1]; ++ky) {
-                    const int32_t iy = oy * sh - padTop + ky * dh;
-                    for (int32_t kx = 0; kx < w[2]; ++kx) {
-                        const int32_t ix = ox * sw - padLeft + kx * dw;
-                        const bool inside = iy >= 0 && iy < x[1] && ix >= 0 && ix < x[2];
-                        *to++ = inside ? in.data + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * channels
-                                       : padding.data();
-                    }
+    for (size_t r = begin; r < end; ++r) {
+        const auto b = static_cast<int32_t>(r / static_cast<size_t>(y[1])), oy = static_cast<int32_t>(r % static_cast<size_t>(y[1]));
+        const uint8_t** to = scratch.taps.data();
+        const int32_t y0 = oy * sh - padTop;
+        const bool rowsInside = y0 >= 0 && y0 + spanY < x[1];
+        for (int32_t ox = 0; ox < y[2]; ++ox) {
+            const int32_t x0 = ox * sw - padLeft;
+            if (rowsInside && x0 >= 0 && x0 + spanX < x[2]) {
+                const uint8_t* first = in.data + ((static_cast<size_t>(b) * x[1] + y0) * x[2] + x0) * channels;
+                for (size_t t = 0; t < count; ++t) *to++ = first + inside[t];
+                continue;
+            }
+            for (int32_t ky = 0; ky < w[1]; ++ky) {
+                const int32_t iy = oy * sh - padTop + ky * dh;
+                for (int32_t kx = 0; kx < w[2]; ++kx) {
+                    const int32_t ix = ox * sw - padLeft + kx * dw;
+                    const bool inside = iy >= 0 && iy < x[1] && ix >= 0 && ix < x[2];
+                    *to++ = inside ? in.data + ((static_cast<size_t>(b) * x[1] + iy) * x[2] + ix) * channels
+                                   : padding.data();
                 }
             }
-            rowSumsAvx512(taps.data(), static_cast<size_t>(y[2]), count, plan.wideFilter.data(), bias.data(), channels,
-                          in.type() == ElementType::UINT8, plan.sums.data());
-            requantizeRow(output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
         }
+        rowSumsAvx512(scratch.taps.data(), static_cast<size_t>(y[2]), count, plan.wideFilter.data(), bias.data(), channels,
+                      in.type() == ElementType::UINT8, scratch.sums.data());
+        requantizeRow(scratch.sums.data(), output + r * static_cast<size_t>(y[2]) * channels);
     }
 }
 
@@ -266,43 +263,68 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
     // row is widened once and read from the caches by the output rows that need it (the whole
     // image widened up front, 2.4 MB of int16 for a 112x112x96 layer, went out to memory and back).
     const size_t ring = static_cast<size_t>(w[1] - 1) * dh + 1, rowValues = static_cast<size_t>(x[2]) * channels;
-    plan.sums.resize(static_cast<size_t>(y[2]) * channels);
     auto* output = reinterpret_cast<int8_t*>(out.out);
-    const auto requantizeRow = [&](int8_t* row) {
+    const auto requantizeRow = [&](const int32_t* sums, int8_t* row) {
         if (call.xnnpack() && unsignedForm) {
-            conv::requantizeFp32Rows(plan.sums.data(), static_cast<size_t>(y[2]), channels, channels, fp32,
+            conv::requantizeFp32Rows(sums, static_cast<size_t>(y[2]), channels, channels, fp32,
                                      reinterpret_cast<uint8_t*>(row));
         } else if (call.xnnpack()) {
-            conv::requantizeFp32Rows(plan.sums.data(), static_cast<size_t>(y[2]), channels, channels, fp32, row);
+            conv::requantizeFp32Rows(sums, static_cast<size_t>(y[2]), channels, channels, fp32, row);
         } else {
-            requantize(plan.sums.data(), static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high, row);
+            requantize(sums, static_cast<size_t>(y[2]), channels, plan, out.tensor->zeroPoint, low, high, row);
         }
     };
+    // The output rows are shared among the threads, each share with its own scratch (every sum
+    // is exact: the split cannot show).
+    const size_t rows = static_cast<size_t>(y[0]) * y[1];
+    const size_t shares = cpuShares(call.threads, rows,
+                                    static_cast<double>(rows) * static_cast<double>(y[2]) * channels * w[1] * w[2]);
+    if (plan.scratch.size() < shares) plan.scratch.resize(shares);
+    for (size_t share = 0; share < shares; ++share) plan.scratch[share].sums.resize(static_cast<size_t>(y[2]) * channels);
     if (channels == depth && registerPath()) {
-        runInRegisters(call, plan, padTop, padLeft, requantizeRow);
+        if (plan.wideFilter.size() != plan.filter.size()) plan.wideFilter.assign(plan.filter.begin(), plan.filter.end());
+        // The input's zero point comes off through the bias (modulo 2^32).
+        std::vector<int32_t> bias(plan.bias.begin(), plan.bias.end());
+        for (size_t t = 0; t < static_cast<size_t>(w[1]) * w[2]; ++t) {
+            for (size_t c = 0; c < channels; ++c) {
+                bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) -
+                                               static_cast<uint32_t>(in.tensor->zeroPoint) *
+                                                       static_cast<uint32_t>(plan.wideFilter[t * channels + c]));
+            }
+        }
+        forCpuShares(call.threads, shares, rows, [&](size_t share, size_t begin, size_t end) {
+            runInRegisters(call, plan, bias, plan.scratch[share], padTop, padLeft, begin, end, requantizeRow);
+        });
         return true;
     }
-    plan.image.resize(ring * rowValues);
-    for (int32_t b = 0; b < y[0]; ++b) {
-        plan.slotRows.assign(ring, -1);
-        const auto widenedRow = [&](int32_t iy) {
-            const size_t slot = static_cast<size_t>(iy) % ring;
-            int16_t* to = plan.image.data() + slot * rowValues;
-            if (plan.slotRows[slot] != iy) {
-                const size_t at = (b * imagePixels + static_cast<size_t>(iy) * x[2]) * depth;
-                if (unsignedForm) {
-                    widenImage(in.data + at, static_cast<size_t>(x[2]), depth, channels / depth, in.tensor->zeroPoint, to);
-                } else {
-                    widenImage(reinterpret_cast<const int8_t*>(in.data) + at, static_cast<size_t>(x[2]), depth,
-                               channels / depth, in.tensor->zeroPoint, to);
-                }
-                plan.slotRows[slot] = iy;
+    forCpuShares(call.threads, shares, rows, [&](size_t share, size_t begin, size_t end) {
+        Plan::Scratch& scratch = plan.scratch[share];
+        scratch.image.resize(ring * rowValues);
+        int32_t image = -1;   // the image the ring's rows are of
+        for (size_t r = begin; r < end; ++r) {
+            const auto b = static_cast<int32_t>(r / static_cast<size_t>(y[1])), oy = static_cast<int32_t>(r % static_cast<size_t>(y[1]));
+            if (b != image) {
+                scratch.slotRows.assign(ring, -1);
+                image = b;
             }
-            return static_cast<const int16_t*>(to);
-        };
-        for (int32_t oy = 0; oy < y[1]; ++oy) {
+            const auto widenedRow = [&](int32_t iy) {
+                const size_t slot = static_cast<size_t>(iy) % ring;
+                int16_t* to = scratch.image.data() + slot * rowValues;
+                if (scratch.slotRows[slot] != iy) {
+                    const size_t at = (b * imagePixels + static_cast<size_t>(iy) * x[2]) * depth;
+                    if (unsignedForm) {
+                        widenImage(in.data + at, static_cast<size_t>(x[2]), depth, channels / depth, in.tensor->zeroPoint, to);
+                    } else {
+                        widenImage(reinterpret_cast<const int8_t*>(in.data) + at, static_cast<size_t>(x[2]), depth,
+                                   channels / depth, in.tensor->zeroPoint, to);
+                    }
+                    scratch.slotRows[slot] = iy;
+                }
+                return static_cast<const int16_t*>(to);
+            };
+            int32_t* sums = scratch.sums.data();
             for (int32_t ox = 0; ox < y[2]; ++ox) {
-                std::copy(plan.bias.begin(), plan.bias.end(), plan.sums.begin() + static_cast<ptrdiff_t>(ox * channels));
+                std::copy(plan.bias.begin(), plan.bias.end(), sums + static_cast<size_t>(ox) * channels);
             }
             for (int32_t ky = 0; ky < w[1]; ++ky) {
                 const int32_t iy = oy * sh - padTop + ky * dh;
@@ -315,7 +337,7 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
                     allBegin = std::max(firstInside(-padLeft, sw), firstInside(2 * dw - padLeft, sw));
                     allEnd = std::min({y[2], endInside(-padLeft, x[2], sw), endInside(2 * dw - padLeft, x[2], sw)});
                     if (allBegin < allEnd) {
-                        addThreeTaps(plan.sums.data() + static_cast<size_t>(allBegin) * channels,
+                        addThreeTaps(sums + static_cast<size_t>(allBegin) * channels,
                                      imageRow + static_cast<size_t>(allBegin * sw - padLeft) * channels, sw * channels,
                                      dw * channels, filterRow, static_cast<size_t>(allEnd - allBegin), channels);
                     } else {
@@ -324,20 +346,20 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
                 }
                 for (int32_t kx = 0; kx < w[2]; ++kx) {
                     const int32_t first = kx * dw - padLeft;   // the input column of output column 0's tap
-                    const int32_t begin = firstInside(first, sw), end = std::min(y[2], endInside(first, x[2], sw));
+                    const int32_t from0 = firstInside(first, sw), end0 = std::min(y[2], endInside(first, x[2], sw));
                     // Each tap alone on its columns outside [allBegin, allEnd).
-                    const std::pair<int32_t, int32_t> spans[] = {{begin, std::min(end, allBegin)}, {std::max(begin, allEnd), end}};
+                    const std::pair<int32_t, int32_t> spans[] = {{from0, std::min(end0, allBegin)}, {std::max(from0, allEnd), end0}};
                     for (const auto& [from, to] : spans) {
                         if (from >= to) continue;
-                        addTap(plan.sums.data() + static_cast<size_t>(from) * channels,
+                        addTap(sums + static_cast<size_t>(from) * channels,
                                imageRow + static_cast<size_t>(from * sw + first) * channels, sw * channels,
                                filterRow + static_cast<size_t>(kx) * channels, static_cast<size_t>(to - from), channels);
                     }
                 }
             }
-            requantizeRow(output + ((static_cast<size_t>(b) * y[1] + oy) * y[2]) * channels);
+            requantizeRow(sums, output + r * static_cast<size_t>(y[2]) * channels);
         }
-    }
+    });
     return true;
 }
 

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 
+#include "CpuThreads.h"
 #include "FloatConv.h"
 #include "FloatGemmEigen.h"
 #include "XnnpackFloatConv.h"
@@ -70,11 +71,12 @@ GemmState& gemmState(const CpuKernelCall& call, size_t units, size_t depth, std:
             constant);
 }
 
-// Each output pixel's window as one row (taps row by row, each tap's inC channels; 0 for the
-// padding), as conv::forEachWindowTap orders them, without a division or a call per tap (the
-// first layer of an image model has 3 channels: a call of memcpy per tap was most of its time).
+// Output pixels [first, first + count)'s windows as rows (taps row by row, each tap's inC
+// channels; 0 for the padding), as conv::forEachWindowTap orders them, without a division or a
+// call per tap (the first layer of an image model has 3 channels: a call of memcpy per tap was
+// most of its time).
 void im2col(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const std::vector<int32_t>& y,
-            const conv::ConvGeometry& g, const float* input, float* row) {
+            const conv::ConvGeometry& g, const float* input, size_t first, size_t count, float* row) {
     const auto inC = static_cast<size_t>(x[3]);
     const auto copy = [](const float* from, size_t count, float* to) {
         if (count <= 16) {
@@ -83,30 +85,36 @@ void im2col(const std::vector<int32_t>& x, const std::vector<int32_t>& w, const 
             std::memcpy(to, from, count * sizeof(float));
         }
     };
-    for (int32_t b = 0; b < y[0]; ++b) {
-        for (int32_t oy = 0; oy < y[1]; ++oy) {
-            for (int32_t ox = 0; ox < y[2]; ++ox) {
-                for (int32_t ky = 0; ky < w[1]; ++ky) {
-                    const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
-                    const bool rowInside = iy >= 0 && iy < x[1];
-                    const float* line = input + (static_cast<size_t>(b) * x[1] + (rowInside ? iy : 0)) * x[2] * inC;
-                    const int32_t left = ox * g.strideW - g.padLeft;
-                    if (rowInside && g.dilationW == 1 && left >= 0 && left + w[2] <= x[2]) {
-                        // The window's row lies inside: its taps are adjacent in the input.
-                        const size_t span = static_cast<size_t>(w[2]) * inC;
-                        copy(line + static_cast<size_t>(left) * inC, span, row);
-                        row += span;
-                        continue;
-                    }
-                    for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
-                        const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
-                        if (rowInside && ix >= 0 && ix < x[2]) {
-                            copy(line + static_cast<size_t>(ix) * inC, inC, row);
-                        } else {
-                            std::fill(row, row + inC, 0.0f);
-                        }
-                    }
+    const auto width = static_cast<size_t>(y[2]), height = static_cast<size_t>(y[1]);
+    auto ox = static_cast<int32_t>(first % width), oy = static_cast<int32_t>(first / width % height),
+         b = static_cast<int32_t>(first / width / height);
+    for (size_t p = 0; p < count; ++p) {
+        for (int32_t ky = 0; ky < w[1]; ++ky) {
+            const int32_t iy = oy * g.strideH - g.padTop + ky * g.dilationH;
+            const bool rowInside = iy >= 0 && iy < x[1];
+            const float* line = input + (static_cast<size_t>(b) * x[1] + (rowInside ? iy : 0)) * x[2] * inC;
+            const int32_t left = ox * g.strideW - g.padLeft;
+            if (rowInside && g.dilationW == 1 && left >= 0 && left + w[2] <= x[2]) {
+                // The window's row lies inside: its taps are adjacent in the input.
+                const size_t span = static_cast<size_t>(w[2]) * inC;
+                copy(line + static_cast<size_t>(left) * inC, span, row);
+                row += span;
+                continue;
+            }
+            for (int32_t kx = 0; kx < w[2]; ++kx, row += inC) {
+                const int32_t ix = ox * g.strideW - g.padLeft + kx * g.dilationW;
+                if (rowInside && ix >= 0 && ix < x[2]) {
+                    copy(line + static_cast<size_t>(ix) * inC, inC, row);
+                } else {
+                    std::fill(row, row + inC, 0.0f);
                 }
+            }
+        }
+        if (++ox == y[2]) {
+            ox = 0;
+            if (++oy == y[1]) {
+                oy = 0;
+                ++b;
             }
         }
     }
@@ -137,22 +145,35 @@ bool runConv(const CpuKernelCall& call, const conv::ConvGeometry& g) {
     const auto* input = reinterpret_cast<const float*>(call.in(0).data);
     const bool direct = w[1] == 1 && w[2] == 1 && g.strideH == 1 && g.strideW == 1 && g.dilationH == 1 &&
                         g.dilationW == 1 && g.padTop == 0 && g.padLeft == 0;
-    const float* rows = input;
-    if (!direct) {
-        state.rows.resize(pixels * depth);
-        im2col(x, w, y, g, input, state.rows.data());
-        rows = state.rows.data();
-    }
     float low, high;
     const auto activation = static_cast<int32_t>(call.params<TfLiteConvParams>()->activation);
+    auto* output = reinterpret_cast<float*>(call.out(0).out);
+    if (!direct) state.rows.resize(pixels * depth);
     if (call.xnnpack()) {
         xnnpackfloat::activationRange(activation, &low, &high);
-        xnnpackfloat::gemm(rows, pixels, state.packed.data(), units, depth, biasOf(call), low, high,
-                           reinterpret_cast<float*>(call.out(0).out), direct ? 2 : 1);
+        // XNNPACK's order is each pixel's own: the pixels are shared among the threads, each
+        // share copying its own windows.
+        const size_t shares = cpuShares(call.threads, pixels, static_cast<double>(pixels) * units * depth);
+        forCpuShares(call.threads, shares, pixels, [&](size_t, size_t begin, size_t end) {
+            const float* rows = input + begin * depth;
+            if (!direct) {
+                im2col(x, w, y, g, input, begin, end - begin, state.rows.data() + begin * depth);
+                rows = state.rows.data() + begin * depth;
+            }
+            // One share (one pixel, a classifier's): the gemm shares the units instead.
+            xnnpackfloat::gemm(rows, end - begin, state.packed.data(), units, depth, biasOf(call), low, high,
+                               output + begin * units, direct ? 2 : 1, shares == 1 ? call.threads : nullptr);
+        });
         return true;
     }
+    // Eigen's order depends on the number of pixels (its blocking): one call over them all.
+    const float* rows = input;
+    if (!direct) {
+        im2col(x, w, y, g, input, 0, pixels, state.rows.data());
+        rows = state.rows.data();
+    }
     activationRange(activation, &low, &high);
-    floatgemm::run(state.plan, rows, pixels, biasOf(call), low, high, reinterpret_cast<float*>(call.out(0).out));
+    floatgemm::run(state.plan, rows, pixels, biasOf(call), low, high, output);
     return true;
 }
 
@@ -186,7 +207,7 @@ bool runFullyConnected(const CpuKernelCall& call) {
         xnnpackfloat::activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
         xnnpackfloat::gemm(reinterpret_cast<const float*>(call.in(0).data), call.in(0).count() / depth,
                            state.packed.data(), units, depth, biasOf(call), low, high,
-                           reinterpret_cast<float*>(call.out(0).out), 2);
+                           reinterpret_cast<float*>(call.out(0).out), 2, call.threads);
         return true;
     }
     activationRange(o != nullptr ? static_cast<int32_t>(o->activation) : 0, &low, &high);
@@ -211,7 +232,7 @@ bool runDepthwise(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
         const xnnpackfloat::DepthwiseShape s{y[0], x[1], x[2], x[3], y[1], y[2], w[1], w[2], o->stride_height,
                                              o->stride_width, o->dilation_height_factor, o->dilation_width_factor,
                                              padTop, padLeft, multiplier};
-        xnnpackfloat::depthwise(s, input, filter, bias, low, high, output);
+        xnnpackfloat::depthwise(s, input, filter, bias, low, high, output, call.threads);
         return true;
     }
     activationRange(static_cast<int32_t>(o->activation), &low, &high);

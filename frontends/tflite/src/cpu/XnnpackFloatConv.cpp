@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "CpuThreads.h"
 #include "XnnpackFloatKernels.h"
 #include "nnemu/base/Clones.h"
 #include "nnemu/delegate/TfLiteAbi.h"
@@ -55,21 +56,53 @@ size_t packedSize(size_t units, size_t depth) {
 void pack(const float* weights, size_t units, size_t depth, float* packed) { kernels().pack(weights, units, depth, packed); }
 
 void gemm(const float* rows, size_t pixels, const float* packed, size_t units, size_t depth, const float* bias,
-          float low, float high, float* out, int accumulators) {
-    const size_t lanes = kernels().lanes;
-    const std::vector<float> padded = paddedBias(bias, units, (units + lanes - 1) / lanes * lanes);
-    kernels().gemm(rows, pixels, packed, units, depth, padded.data(), low, high, out, accumulators == 2);
+          float low, float high, float* out, int accumulators, const CpuThreads* threads) {
+    const IsaKernels& isa = kernels();
+    const size_t lanes = isa.lanes, panels = (units + lanes - 1) / lanes;
+    const std::vector<float> padded = paddedBias(bias, units, panels * lanes);
+    const double cost = static_cast<double>(pixels) * units * depth;
+    if (pixels == 1) {
+        // Each share a run of whole panels (an output's sum does not depend on its neighbours).
+        forCpuShares(threads, cpuShares(threads, panels, cost), panels, [&](size_t, size_t begin, size_t end) {
+            const size_t first = begin * lanes, count = std::min(units, end * lanes) - first;
+            isa.gemm(rows, 1, packed + first * depth, count, depth, padded.data() + first, low, high, out + first,
+                     accumulators == 2);
+        });
+        return;
+    }
+    forCpuShares(threads, cpuShares(threads, pixels, cost), pixels, [&](size_t, size_t begin, size_t end) {
+        isa.gemm(rows + begin * depth, end - begin, packed, units, depth, padded.data(), low, high, out + begin * units,
+                 accumulators == 2);
+    });
 }
 
 void depthwise(const DepthwiseShape& s, const float* input, const float* filter, const float* bias, float low,
-               float high, float* output) {
+               float high, float* output, const CpuThreads* threads) {
     const size_t channels = static_cast<size_t>(s.inC) * s.multiplier;
     // A 1x1 filter at stride 1: XNNPACK scales and shifts each channel (its vmulcaddc kernel, SSE
     // on x86: the product rounded, then the bias added).
     const bool scaleShift = s.kh == 1 && s.kw == 1 && s.strideH == 1 && s.strideW == 1 && s.multiplier == 1;
     if (s.multiplier == 1 && !scaleShift) {
         const std::vector<float> padded = paddedBias(bias, channels, channels);
-        kernels().depthwise(s, input, filter, padded.data(), low, high, output);
+        // Each share a run of output rows (of one image or several): the rows of one image as
+        // an image of their own, its padding moved by the rows before them.
+        const auto height = static_cast<size_t>(s.outH), width = static_cast<size_t>(s.outW);
+        const size_t rows = static_cast<size_t>(s.batch) * height;
+        const size_t image = static_cast<size_t>(s.inH) * static_cast<size_t>(s.inW) * channels;
+        const double cost = static_cast<double>(rows) * static_cast<double>(width * channels) * s.kh * s.kw;
+        forCpuShares(threads, cpuShares(threads, rows, cost), rows, [&](size_t, size_t begin, size_t end) {
+            for (size_t row = begin; row < end;) {
+                const size_t b = row / height, oy = row % height;
+                const size_t count = std::min(end - row, height - oy);
+                DepthwiseShape part = s;
+                part.batch = 1;
+                part.outH = static_cast<int32_t>(count);
+                part.padTop = s.padTop - static_cast<int32_t>(oy) * s.strideH;
+                kernels().depthwise(part, input + b * image, filter, padded.data(), low, high,
+                                    output + row * width * channels);
+                row += count;
+            }
+        });
         return;
     }
     std::vector<float> acc(channels);

@@ -6,6 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace nnemu::tflite {
+class CpuThreads;
+}
+
 namespace nnemu::tflite::kernels::xnnpackfloat {
 
 // out[p][u] = clamp(bias[u] + sum_k rows[p][k] * weights[u][k]), each product added with one fused
@@ -14,9 +18,10 @@ namespace nnemu::tflite::kernels::xnnpackfloat {
 // convolutions at stride 1 without padding, FULLY_CONNECTED): even k into a sum from the bias, odd
 // k into a sum from 0, the two added at the end. rows: pixels x depth,
 // out: pixels x units. [low, high]: the activation's range. packed: the weights (units x depth)
-// as pack() lays them out for this CPU's kernels, packedSize() floats.
+// as pack() lays them out for this CPU's kernels, packedSize() floats. threads (CpuThreads.h, may
+// be null): one pixel shares its units among them, more share their pixels.
 void gemm(const float* rows, size_t pixels, const float* packed, size_t units, size_t depth, const float* bias,
-          float low, float high, float* out, int accumulators);
+          float low, float high, float* out, int accumulators, const CpuThreads* threads = nullptr);
 size_t packedSize(size_t units, size_t depth);
 void pack(const float* weights, size_t units, size_t depth, float* packed);
 
@@ -30,8 +35,9 @@ struct DepthwiseShape {
     int32_t batch, inH, inW, inC, outH, outW, kh, kw, strideH, strideW, dilationH, dilationW, padTop, padLeft;
     size_t multiplier;
 };
+// threads (may be null): the output rows of multiplier 1 are shared among them.
 void depthwise(const DepthwiseShape& s, const float* input, const float* filter, const float* bias, float low,
-               float high, float* output);
+               float high, float* output, const CpuThreads* threads = nullptr);
 
 // The activation range XNNPACK clamps to: without an activation the whole line, infinities kept.
 void activationRange(int32_t activation, float* low, float* high);

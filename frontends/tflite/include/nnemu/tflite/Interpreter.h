@@ -49,6 +49,7 @@ class ExecutionUnit;      // internal: one NNAPI model + compilation, or a node 
 class SubgraphModels;     // internal: the NNAPI models of the subgraphs control flow runs
 class TensorBuffer;       // internal: a lazily zero-filled byte buffer
 class InterpreterResources;   // internal: resource variables and CALL_ONCE's init subgraphs
+class CpuThreads;             // internal: the CPU kernels' threads (numThreads)
 
 class Interpreter {
 public:
@@ -108,6 +109,9 @@ private:
     std::shared_ptr<SubgraphModels> subgraphModels_;    // the models IF and WHILE run
     std::unique_ptr<InterpreterResources> resources_;    // kept across invokes, as TFLite keeps them
     std::vector<Partition> partitions_;
+    // The threads the CPU kernels share their work with (numThreads > 1 and a node on a CPU
+    // kernel); before compiled_, which uses it, so that it outlives the units.
+    std::unique_ptr<CpuThreads> cpuThreads_;
     // Per partition: one compiled NNAPI model (delegate kernel) or one unit per node (CPU: an
     // NNAPI model on nnapi-reference, or the tools' own CPU kernel).
     std::vector<std::vector<std::unique_ptr<ExecutionUnit>>> compiled_;
