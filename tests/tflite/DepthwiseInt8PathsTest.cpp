@@ -3,6 +3,7 @@
 // zero point taken off through the bias (DepthwiseInt8Lanes.h). Real TFLite checks whichever
 // path this CPU takes (RealTfliteQuantConvRandom, RealTfliteConv); here the register sums are
 // checked against a plain loop, and whole nodes on random shapes give the same bytes both ways.
+#include <limits>
 #include <random>
 
 #include "GraphBuilder.h"
@@ -42,6 +43,45 @@ TEST(DepthwiseInt8Paths, RegisterSumsAreThePlainSums) {
             }
         }
         for (size_t k = pixels * channels; k < sums.size(); ++k) ASSERT_EQ(sums[k], 7) << "case " << i << ": wrote past the end";
+    }
+}
+
+// The register sums requantized in registers give the bytes of requantizeFp32Rows on those sums:
+// every channel count (the masked last vector, the 64-channel steps), scales that overflow,
+// vanish or are NaN; nothing written past the last pixel.
+TEST(DepthwiseInt8Paths, RegisterSumsRequantizedInRegistersGiveTheRowBytes) {
+    if (!kernels::depthwise_int8::registerPathAvailable()) GTEST_SKIP() << "no AVX-512BW and VL on this CPU";
+    std::mt19937 random(33);
+    const float odd[] = {0.0f, 1e-38f, 3e38f, std::numeric_limits<float>::infinity(), 1.0f, 0.5f};
+    for (int i = 0; i < 300; ++i) {
+        const size_t channels = 1 + random() % 150, count = 1 + random() % 12, pixels = 1 + random() % 5;
+        const bool unsignedInput = i % 2 == 0;
+        std::vector<uint8_t> image(channels * 8), padding(channels, static_cast<uint8_t>(random()));
+        for (uint8_t& v : image) v = static_cast<uint8_t>(random());
+        std::vector<const uint8_t*> taps(pixels * count);
+        for (const uint8_t*& t : taps) t = random() % 4 == 0 ? padding.data() : image.data() + (random() % 8) * channels;
+        std::vector<int32_t> filter(count * channels), bias(channels);
+        for (int32_t& w : filter) w = static_cast<int32_t>(random() % 511) - 255;
+        for (int32_t& b : bias) b = i % 3 == 0 ? static_cast<int32_t>(random()) : static_cast<int32_t>(random() % 20001) - 10000;
+        std::vector<float> scale(channels);
+        for (float& s : scale) s = random() % 10 == 0 ? odd[random() % 6] : 1e-4f + static_cast<float>(random() % 1000) * 1e-5f;
+        const int32_t zeroPoint = static_cast<int32_t>(random() % 256) - (unsignedInput ? 0 : 128);
+        const kernels::conv::Fp32Requantization r{nullptr, scale.data(), zeroPoint, unsignedInput ? 0 : -128,
+                                                  unsignedInput ? 255 : 127};
+        std::vector<int32_t> sums(pixels * channels + 16);
+        kernels::depthwise_int8::rowSumsAvx512(taps.data(), pixels, count, filter.data(), bias.data(), channels,
+                                               unsignedInput, sums.data());
+        std::vector<uint8_t> want(pixels * channels), got(pixels * channels + 1, 77);
+        if (unsignedInput) {
+            kernels::conv::requantizeFp32Rows(sums.data(), pixels, channels, channels, r, want.data());
+        } else {
+            kernels::conv::requantizeFp32Rows(sums.data(), pixels, channels, channels, r,
+                                              reinterpret_cast<int8_t*>(want.data()));
+        }
+        kernels::depthwise_int8::rowRequantizedAvx512(taps.data(), pixels, count, filter.data(), bias.data(), channels,
+                                                      unsignedInput, r, got.data());
+        EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end() - 1), want) << "case " << i;
+        EXPECT_EQ(got.back(), 77) << "case " << i << ": wrote past the end";
     }
 }
 

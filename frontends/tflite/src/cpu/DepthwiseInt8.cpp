@@ -183,8 +183,10 @@ bool registerPath() { return registerPathAllowed.load(std::memory_order_relaxed)
 
 // Output rows [begin, end) of the images (row r: image r / height, row r % height).
 template <typename RequantizeRow>
+// fp32: XNNPACK's arithmetic, requantized in registers; null: requantizeRow(sums, row) instead.
 void runInRegisters(const CpuKernelCall& call, const Plan& plan, const std::vector<int32_t>& bias, Plan::Scratch& scratch,
-                    int32_t padTop, int32_t padLeft, size_t begin, size_t end, const RequantizeRow& requantizeRow) {
+                    int32_t padTop, int32_t padLeft, size_t begin, size_t end, const conv::Fp32Requantization* fp32,
+                    const RequantizeRow& requantizeRow) {
     const CpuOperand &in = call.in(0), &filter = call.in(1), &out = call.out(0);
     const std::vector<int32_t> &x = in.shape(), &w = filter.shape(), &y = out.shape();
     const auto* o = call.params<TfLiteDepthwiseConvParams>();
@@ -225,9 +227,16 @@ void runInRegisters(const CpuKernelCall& call, const Plan& plan, const std::vect
                 }
             }
         }
+        int8_t* row = output + r * static_cast<size_t>(y[2]) * channels;
+        if (fp32 != nullptr) {
+            // XNNPACK's requantization in registers, as its depthwise kernels do it.
+            rowRequantizedAvx512(scratch.taps.data(), static_cast<size_t>(y[2]), count, plan.wideFilter.data(), bias.data(),
+                                 channels, in.type() == ElementType::UINT8, *fp32, reinterpret_cast<uint8_t*>(row));
+            continue;
+        }
         rowSumsAvx512(scratch.taps.data(), static_cast<size_t>(y[2]), count, plan.wideFilter.data(), bias.data(), channels,
                       in.type() == ElementType::UINT8, scratch.sums.data());
-        requantizeRow(scratch.sums.data(), output + r * static_cast<size_t>(y[2]) * channels);
+        requantizeRow(scratch.sums.data(), row);
     }
 }
 
@@ -293,7 +302,8 @@ bool run(const CpuKernelCall& call, int32_t padTop, int32_t padLeft) {
             }
         }
         forCpuShares(call.threads, shares, rows, [&](size_t share, size_t begin, size_t end) {
-            runInRegisters(call, plan, bias, plan.scratch[share], padTop, padLeft, begin, end, requantizeRow);
+            runInRegisters(call, plan, bias, plan.scratch[share], padTop, padLeft, begin, end,
+                           call.xnnpack() ? &fp32 : nullptr, requantizeRow);
         });
         return true;
     }

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ConvInt8Gemm.h"
+
 namespace nnemu::tflite::kernels::depthwise_int8 {
 
 // sums[p * channels + c] = bias[c] + sum over t of in_t[c] x filter[t * channels + c] (modulo
@@ -14,6 +16,12 @@ namespace nnemu::tflite::kernels::depthwise_int8 {
 // the sums of (input - zero point) x filter over the taps inside the image.
 void rowSumsAvx512(const uint8_t* const* taps, size_t pixels, size_t count, const int32_t* filter, const int32_t* bias,
                    size_t channels, bool unsignedInput, int32_t* sums);
+
+// The same sums requantized in registers as conv::requantizeFp32Rows does them (r.bias unused:
+// the bias is in the sums), out[p * channels + c] their bytes (int8 or uint8 alike).
+void rowRequantizedAvx512(const uint8_t* const* taps, size_t pixels, size_t count, const int32_t* filter,
+                          const int32_t* bias, size_t channels, bool unsignedInput, const conv::Fp32Requantization& r,
+                          uint8_t* out);
 
 // Whether the CPU can run rowSumsAvx512 (AVX-512BW and VL).
 bool registerPathAvailable();
