@@ -2,7 +2,7 @@
 # The sanitizer part of the test command: builds the tests that need it with clang in build
 # directories of their own and runs them; any report fails.
 #  - build-asan (ASan + UBSan): the unit, API (both libraries), cache and synap-npu (statistics
-#    included) tests; then (fuzz) the libFuzzer targets, built there too (NNEMU_FUZZ=ON: one
+#    included) tests, the TFLite CPU kernels' tests and their quantized sweep's extremes; then (fuzz) the libFuzzer targets, built there too (NNEMU_FUZZ=ON: one
 #    sanitized build of the libraries serves both), each for half a minute;
 #  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
 #    objects freed while computations that use them run, several processes on one device root
@@ -57,13 +57,15 @@ asan_tests() {
   # The TFLite CPU kernels on quantization scales far outside a converter's (every quantized
   # builtin's sweep) and on the fuzzers' regression inputs: undefined behaviour there fails here.
   run build-asan/bin/nnemu_tflite_sweep_tests --gtest_filter='*ExtremeScales*:*FuzzRegressions*' || status=1
+  # The CPU kernels' own tests (random shapes, every path of the 8-bit convolutions, threads).
+  run build-asan/bin/nnemu_tflite_kernel_tests || status=1
   return "$status"
 }
 
 asan() {
   phase "configuring build-asan" configure build-asan address,undefined -DNNEMU_FUZZ=ON
   phase "building build-asan" logged build-asan/build.log cmake --build build-asan -j"$jobs" --target nnemu_unit_tests nnemu_api_tests \
-      nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests nnemu_tflite_sweep_tests
+      nnemu_api_next_tests nnemu_cache_tests nnemu_synap_tests nnemu_tflite_sweep_tests nnemu_tflite_kernel_tests
   phase "running build-asan tests" logged build-asan/tests.log asan_tests
 }
 

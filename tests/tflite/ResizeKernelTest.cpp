@@ -2,6 +2,7 @@
 // mode (the tools' CPU kernel, and NNAPI's operation where a delegate takes the node), against the
 // coordinate formulas written out here.
 #include <cmath>
+#include <type_traits>
 
 #include "CpuKernelHarness.h"
 
@@ -70,7 +71,10 @@ void checkResize(fb::BuiltinOperator code, fb::TensorType type, Case c, std::vec
     std::unique_ptr<Model> model = g.build();
     ASSERT_NE(model, nullptr);
     const bool quantized = type != fb::TensorType_FLOAT32;
-    const std::vector<T> x = randomValues<T>(h * w * ch, quantized ? -100 : -3, quantized ? 100 : 3, 7);
+    // 200 levels for the 8-bit types, inside the type's range (a negative double converted to
+    // uint8_t is undefined).
+    const double low = !quantized ? -3 : std::is_signed_v<T> ? -100 : 28;
+    const std::vector<T> x = randomValues<T>(h * w * ch, low, quantized ? low + 200 : 3, 7);
     const std::vector<double> want =
             expectedResize(std::vector<double>(x.begin(), x.end()), h, w, ch, oh, ow, c, code == fb::BuiltinOperator_RESIZE_BILINEAR);
     std::vector<T> expected;
