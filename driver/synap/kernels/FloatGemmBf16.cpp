@@ -26,7 +26,7 @@ size_t blockBytes(size_t depth) { return kUnitBytes * (1 + pairsOf(depth)); }
 
 // Rows per kernel call, and the input rows converted to bf16 at a time (about 256 KB of them, at
 // least one call's worth): a tile's rows are converted once, not once per block of channels.
-constexpr size_t kRows = 6;
+constexpr size_t kRows = kFloatGemmBf16Rows;
 size_t rowsPerChunk(size_t depth) {
     return std::max(kRows, (256 * 1024 / (pairsOf(depth) * sizeof(uint32_t))) / kRows * kRows);
 }

@@ -56,7 +56,10 @@ void runFloatGemmBf16Tile(Bf16Kernel kernel, std::span<const uint8_t> packed, co
                           float low, float high, size_t rowBegin, size_t rowEnd, size_t channelBegin,
                           size_t channelEnd, std::vector<uint32_t>* scratch);
 
-// One kernel call: `rows` rows (at most 6) of input pairs (bf16 x 2 per uint32) times `blocks`
+// Rows per call of the AVX512-BF16 kernel.
+constexpr size_t kFloatGemmBf16Rows = 8;
+
+// One kernel call: `rows` rows (at most kFloatGemmBf16Rows) of input pairs (bf16 x 2 per uint32) times `blocks`
 // blocks (1 or 2), into output columns [0, count) of each block.
 struct FloatGemmBf16Args {
     const uint32_t* input;
