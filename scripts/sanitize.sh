@@ -2,8 +2,9 @@
 # The sanitizer part of the test command: builds the tests that need it with clang in build
 # directories of their own and runs them; any report fails.
 #  - build-asan (ASan + UBSan): the unit, API (both libraries), cache and synap-npu (statistics
-#    included) tests, the TFLite CPU kernels' tests and their quantized sweep's extremes; then (fuzz) the libFuzzer targets, built there too (NNEMU_FUZZ=ON: one
-#    sanitized build of the libraries serves both), each for half a minute;
+#    included) tests, the TFLite CPU kernels' tests and their quantized sweep's extremes; then
+#    (fuzz) the libFuzzer targets, built there too (NNEMU_FUZZ=ON: one sanitized build of the
+#    libraries serves both), each for half a minute;
 #  - build-tsan (TSan): the concurrency tests: threads sharing one compilation, fenced executions,
 #    objects freed while computations that use them run, several processes on one device root
 #    (caches, statistics), a warm start's background lookup and load (synap-npu's prefetch), the

@@ -59,8 +59,8 @@ void runFloatGemmBf16Tile(Bf16Kernel kernel, std::span<const uint8_t> packed, co
 // Rows per call of the AVX512-BF16 kernel.
 constexpr size_t kFloatGemmBf16Rows = 8;
 
-// One kernel call: `rows` rows (at most kFloatGemmBf16Rows) of input pairs (bf16 x 2 per uint32) times `blocks`
-// blocks (1 or 2), into output columns [0, count) of each block.
+// One kernel call: `rows` rows (at most kFloatGemmBf16Rows) of input pairs (bf16 x 2 per uint32)
+// times `blocks` blocks (1 or 2), into output columns [0, count) of each block.
 struct FloatGemmBf16Args {
     const uint32_t* input;
     size_t inputStride;  // uint32 pairs between rows
