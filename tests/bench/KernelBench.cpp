@@ -10,12 +10,14 @@
 // uint8 MobileNets.
 //
 // Gemm/ runs the GEMM alone on MobileNet v2's and v1's 1x1 shapes (on AMX machines also the
-// AVX-512 VNNI and AMX-INT8 kernels each on its own, interleaved); GemmThreads/ the same on 2
+// AVX-512 VNNI and AMX-INT8 kernels each on its own, interleaved), also with its weights flushed
+// from the caches and with L2 evicted before each run; GemmThreads/ the same on 2
 // threads, cut as the core cuts it (gemmCutRules: tiles_), with the VNNI kernel's costs and
 // grains whatever runs (vnni_cut_) and in slices of 64 rows, against one thread.
 //
 //   build/bin/nnemu_bench_kernels [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
+#include <immintrin.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -316,8 +318,24 @@ double bestOf20(const Run& run) {
     return best;
 }
 
+// The quickest of 20 runs of `run`, each after `before` (not timed).
+template <typename Before, typename Run>
+double bestOf20After(const Before& before, const Run& run) {
+    double best = 1e30;
+    for (int r = 0; r < 20; ++r) {
+        before();
+        const auto start = Clock::now();
+        run();
+        best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    }
+    return best;
+}
+
 // The own GEMM alone, with the best ISA, one thread; where AMX-INT8 is usable also, interleaved,
 // the AVX-512 VNNI kernel (vnni_us) and the AMX one (amx_us) on their own, whatever the choice.
+// Also with its packed weights first flushed from every cache level (weights_cold_us: read from
+// memory, as a layer whose weights nothing kept would) and after 8 MB of other reads
+// (l2_evicted_us: from L3 at best, as in a network, where the layers between evict them).
 void Gemm(benchmark::State& state) {
     GemmCase c(state);
     if (c.packed.empty()) return state.SkipWithError("cannot pack");
@@ -328,11 +346,25 @@ void Gemm(benchmark::State& state) {
     if (!synap::kernels::prepareQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch, &job)) {
         return state.SkipWithError("cannot prepare");
     }
-    double best = 1e30, vnni = 1e30, tiles = 1e30;
+    double best = 1e30, vnni = 1e30, tiles = 1e30, cold = 1e30, evicted = 1e30;
+    const auto gemm = [&] {
+        synap::kernels::runQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch);
+    };
+    const std::span<const uint8_t> weights = c.weights64.span();
+    const auto flush = [&] {
+        for (size_t k = 0; k < weights.size(); k += 64) _mm_clflush(weights.data() + k);
+        _mm_mfence();
+    };
+    const std::vector<uint8_t> other(size_t{8} << 20, 1);
+    const auto evict = [&] {
+        uint32_t sum = 0;
+        for (size_t k = 0; k < other.size(); k += 64) sum += other[k];
+        benchmark::DoNotOptimize(sum);
+    };
     for (auto _ : state) {
-        best = std::min(best, bestOf20([&] {
-            synap::kernels::runQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch);
-        }));
+        best = std::min(best, bestOf20(gemm));
+        cold = std::min(cold, bestOf20After(flush, gemm));
+        evicted = std::min(evicted, bestOf20After(evict, gemm));
         if (!amx) continue;
         job.kernel = synap::kernels::gemmAvx512Vnni;
         vnni = std::min(vnni, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
@@ -340,6 +372,8 @@ void Gemm(benchmark::State& state) {
         tiles = std::min(tiles, bestOf20([&] { synap::kernels::runQuantGemmRows(job, 0, c.rows); }));
     }
     state.counters["best_us"] = best;
+    state.counters["weights_cold_us"] = cold;
+    state.counters["l2_evicted_us"] = evicted;
     if (amx) {
         state.counters["vnni_us"] = vnni;
         state.counters["amx_us"] = tiles;
