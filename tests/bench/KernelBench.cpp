@@ -306,19 +306,7 @@ struct GemmCase {
     Aligned64 in, out, weights64;
 };
 
-// The quickest of 20 runs of `run` (robust to load), in µs.
-template <typename Run>
-double bestOf20(const Run& run) {
-    double best = 1e30;
-    for (int r = 0; r < 20; ++r) {
-        const auto start = Clock::now();
-        run();
-        best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    }
-    return best;
-}
-
-// The quickest of 20 runs of `run`, each after `before` (not timed).
+// The quickest of 20 runs of `run` (robust to load), in µs, each after `before` (not timed).
 template <typename Before, typename Run>
 double bestOf20After(const Before& before, const Run& run) {
     double best = 1e30;
@@ -329,6 +317,11 @@ double bestOf20After(const Before& before, const Run& run) {
         best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     }
     return best;
+}
+
+template <typename Run>
+double bestOf20(const Run& run) {
+    return bestOf20After([] {}, run);
 }
 
 // The own GEMM alone, with the best ISA, one thread; where AMX-INT8 is usable also, interleaved,
