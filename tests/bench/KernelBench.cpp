@@ -328,7 +328,8 @@ double bestOf20(const Run& run) {
 // the AVX-512 VNNI kernel (vnni_us) and the AMX one (amx_us) on their own, whatever the choice.
 // Also with its packed weights first flushed from every cache level (weights_cold_us: read from
 // memory, as a layer whose weights nothing kept would) and after 8 MB of other reads
-// (l2_evicted_us: from L3 at best, as in a network, where the layers between evict them).
+// (l2_evicted_us: weights and rows from L3 at best, as in a network, where the layers between
+// evict them).
 void Gemm(benchmark::State& state) {
     GemmCase c(state);
     if (c.packed.empty()) return state.SkipWithError("cannot pack");
@@ -340,10 +341,8 @@ void Gemm(benchmark::State& state) {
         return state.SkipWithError("cannot prepare");
     }
     double best = 1e30, vnni = 1e30, tiles = 1e30, cold = 1e30, evicted = 1e30;
-    const auto gemm = [&] {
-        synap::kernels::runQuantGemm(isa, c.weights64.span(), c.in.data(), c.rows, c.out.data(), &scratch);
-    };
     const std::span<const uint8_t> weights = c.weights64.span();
+    const auto gemm = [&] { synap::kernels::runQuantGemm(isa, weights, c.in.data(), c.rows, c.out.data(), &scratch); };
     const auto flush = [&] {
         for (size_t k = 0; k < weights.size(); k += 64) _mm_clflush(weights.data() + k);
         _mm_mfence();
