@@ -143,14 +143,15 @@ TEST_P(KernelGemm, MatchesTheReferenceOnEveryIsa) {
 // the first convolution's 27-deep rows, with output scales from saturating to fine; and depths
 // whose 4-byte groups split into AMX chunks unevenly or not at all (17 and 65 groups: chunks of
 // 1 and 13; 288: 18 chunks of 16), more rows than channels and fewer (int8 rows read in place or
-// copied flipped); and depths at and past the 2048 whose rows the AVX2 kernel splits once per
-// tile (deeper ones: in its loop).
+// copied flipped); depths of 16, 24 and 32 on 1 to 7 blocks (the AVX-512 kernel's loop unrolled
+// at those); and depths at and past the 2048 whose rows the AVX2 kernel splits once per tile
+// (deeper ones: in its loop).
 TEST_P(KernelGemm, MatchesTheReferenceOnNetworkShapes) {
     std::mt19937 rng(99 + static_cast<int>(GetParam()));
     const uint32_t shapes[][3] = {{130, 16, 96}, {67, 24, 144}, {61, 144, 24}, {49, 320, 40}, {23, 32, 16},
                                   {9, 64, 16},   {1, 1280, 70}, {50, 27, 32},  {14, 8, 200},  {3, 4, 33},
                                   {45, 68, 40},  {33, 260, 17}, {100, 1152, 48}, {20, 96, 130},
-                                  {6, 2048, 18},  {7, 2053, 20}};
+                                  {6, 2048, 18},  {7, 2053, 20}, {40, 32, 100}};
     for (const auto& shape : shapes) {
         for (float exponent : {-0.5f, 0.1f, 1.0f, 3.0f}) {
             Case c(rng, GetParam(), shape[0], shape[1], shape[2]);

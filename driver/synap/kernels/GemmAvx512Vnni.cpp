@@ -24,11 +24,28 @@ namespace {
 constexpr int kRows = 4;  // measured: 6 rows x 4 blocks (30 of the 32 registers) is slower
 constexpr int kBlocks = 4;
 
+// acc[i][j] += dot(group g of row i, group g of channel block j), int8 rows flipped to unsigned.
+template <int R, int B, bool Flip>
+[[gnu::always_inline]] inline void accumulateGroup(const GemmArgs& a, const uint8_t* rows, const int8_t* weights,
+                                                   size_t g, __m512i (&acc)[R][B]) {
+    __m512i w[B];
+    #pragma GCC unroll 16
+    for (int j = 0; j < B; ++j) w[j] = _mm512_loadu_si512(weights + (j * a.depthGroups + g) * 64);
+    #pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+        int32_t bytes;
+        std::memcpy(&bytes, rows + i * a.rowStride + g * 4, 4);
+        __m512i x = _mm512_set1_epi32(bytes);
+        if constexpr (Flip) x = _mm512_xor_si512(x, _mm512_set1_epi32(static_cast<int32_t>(0x80808080u)));
+        #pragma GCC unroll 16
+        for (int j = 0; j < B; ++j) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], x, w[j]);
+    }
+}
+
 // sums[i][j] = start[j] + rowTerms[i] + dot(row `row` + i, channel block `block` + j), int8 rows
 // flipped to unsigned; a null start or rowTerms counts as zeros. Every loop over rows and blocks
-// unrolled. accumulate() below is a function of its own: inlined into a tile of several blocks,
-// GCC copied the accumulators around every vpdpbusd.
-template <int R, int B, bool Flip>
+// unrolled; G != 0: the layer's depthGroups, known here, and the loop over them unrolled too.
+template <int R, int B, bool Flip, size_t G = 0>
 [[gnu::always_inline]] inline void accumulateInline(const GemmArgs& a, size_t row, size_t block, const int32_t* start,
                                                     const int32_t* rowTerms, __m512i (&sums)[R][B]) {
     __m512i acc[R][B];
@@ -42,20 +59,11 @@ template <int R, int B, bool Flip>
     }
     const uint8_t* rows = a.rows + row * a.rowStride;
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
-    const __m512i flip = _mm512_set1_epi32(static_cast<int32_t>(0x80808080u));
-    for (size_t g = 0; g < a.depthGroups; ++g) {
-        __m512i w[B];
+    if constexpr (G != 0) {
         #pragma GCC unroll 16
-        for (int j = 0; j < B; ++j) w[j] = _mm512_loadu_si512(weights + (j * a.depthGroups + g) * 64);
-        #pragma GCC unroll 16
-        for (int i = 0; i < R; ++i) {
-            int32_t group;
-            std::memcpy(&group, rows + i * a.rowStride + g * 4, 4);
-            __m512i x = _mm512_set1_epi32(group);
-            if constexpr (Flip) x = _mm512_xor_si512(x, flip);
-            #pragma GCC unroll 16
-            for (int j = 0; j < B; ++j) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], x, w[j]);
-        }
+        for (size_t g = 0; g < G; ++g) accumulateGroup<R, B, Flip>(a, rows, weights, g, acc);
+    } else {
+        for (size_t g = 0; g < a.depthGroups; ++g) accumulateGroup<R, B, Flip>(a, rows, weights, g, acc);
     }
     #pragma GCC unroll 16
     for (int i = 0; i < R; ++i) {
@@ -64,23 +72,35 @@ template <int R, int B, bool Flip>
     }
 }
 
-// The sums come back through memory. One-block tiles (16 rows) inline the loop instead, which
-// keeps their 16 accumulators in registers (Gemm/12544/32/16: 73-81 -> 57-69 us, Zen 4); for tiles of
-// 2 to 4 blocks inlining measured level or 2-6 % slower.
+// The sums come back through memory: for the deep layers' tiles of 2 to 4 blocks, where GCC,
+// with the loop inlined into the tile, copied the accumulators around every vpdpbusd (level or
+// 2-6 % slower, Zen 4).
 template <int R, int B, bool Flip>
 [[gnu::noinline]] void accumulateApart(const GemmArgs& a, size_t row, size_t block, const int32_t* start,
                                        const int32_t* rowTerms, __m512i (&sums)[R][B]) {
     accumulateInline<R, B, Flip>(a, row, block, start, rowTerms, sums);
 }
 
+// Tiles of one or two blocks inline the loop, which keeps their accumulators in registers
+// (Gemm/12544/32/16: 73-81 -> 57-69 us, Zen 4; two blocks of depth <= 32, Zen 5: 12544x16x96
+// 143 -> 121 us), and unroll it fully at the depths of MobileNets' shallow layers, 16, 24, 28 (the
+// first convolution's 27) and 32: no copies of the accumulators left (Zen 5: 12544x16x96 121 ->
+// 110 us, 3136x24x144 56 -> 50, 12544x32x64 115 -> 103, 12544x32x16 33 -> 28, the first
+// convolution of MobileNet v2 94 -> 85).
 template <int R, int B, bool Flip>
 [[gnu::always_inline]] inline void accumulate(const GemmArgs& a, size_t row, size_t block, const int32_t* start,
                                               const int32_t* rowTerms, __m512i (&sums)[R][B]) {
-    if constexpr (B == 1) {
-        accumulateInline<R, B, Flip>(a, row, block, start, rowTerms, sums);
-    } else {
-        accumulateApart<R, B, Flip>(a, row, block, start, rowTerms, sums);
+    if constexpr (B <= 2) {
+        switch (a.depthGroups) {
+            case 4: return accumulateInline<R, B, Flip, 4>(a, row, block, start, rowTerms, sums);
+            case 6: return accumulateInline<R, B, Flip, 6>(a, row, block, start, rowTerms, sums);
+            case 7: return accumulateInline<R, B, Flip, 7>(a, row, block, start, rowTerms, sums);
+            case 8: return accumulateInline<R, B, Flip, 8>(a, row, block, start, rowTerms, sums);
+            default: break;
+        }
+        if (B == 1 || a.depthGroups <= 8) return accumulateInline<R, B, Flip>(a, row, block, start, rowTerms, sums);
     }
+    accumulateApart<R, B, Flip>(a, row, block, start, rowTerms, sums);
 }
 
 // One function per shape: its registers are its own. High: every lane of the blocks shifts by 32
