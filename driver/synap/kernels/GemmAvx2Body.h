@@ -74,6 +74,10 @@ void gemmTile(const GemmArgs& a, const int32_t* rowTerms, size_t row, size_t blo
     for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
     const __m256i flip = _mm256_set1_epi8(a.signedValues ? static_cast<char>(0x80) : 0);
     const int8_t* weights = a.weights + block * a.depthGroups * 64;
+    if constexpr (R == kGemmRows && requires { &Dot::groups4; }) {  // (the depth loop in asm)
+        Dot::groups4(a.rows + row * a.rowStride, a.rowStride, weights, a.depthGroups, flip, acc);
+        return storeTile<kMode, R>(a, acc, rowTerms, row, block);
+    }
     for (size_t g = 0; g < a.depthGroups; ++g) {
         typename Dot::Weights w[2];
         for (int j = 0; j < 2; ++j) {
