@@ -143,9 +143,10 @@ bool meanQuant8(OperationContext& context) {
     const float bias = -static_cast<float>(input.zeroPoint) * scale;
     return reduce<int32_t>(context, 0, load, add, [&](size_t o, int32_t sum, uint64_t count) {
         const float meanValue = count == 0 ? 0.0f : static_cast<float>(sum) / static_cast<float>(count);
-        const float value = std::round(meanValue * scale + bias) + static_cast<float>(output.zeroPoint);
-        out[o] = static_cast<T>(
-                std::clamp(value, static_cast<float>(kQuantMin<T>), static_cast<float>(kQuantMax<T>)));
+        // (extreme but valid scales make the value infinite, or NaN where an infinite scale
+        // meets a zero: quantizeSaturated clamps the one and gives the zero point for the other)
+        out[o] = static_cast<T>(quant::quantizeSaturated(meanValue * scale + bias, output.zeroPoint, kQuantMin<T>,
+                                                         kQuantMax<T>));
     });
 }
 
