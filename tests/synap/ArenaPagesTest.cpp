@@ -2,12 +2,16 @@
 // size, its bytes and its address kept when the helper's huge pages replace the small ones, the
 // helper stopped and joined however the arena ends (moved, destroyed before the pages are ready,
 // stopped), none with NNEMU_NPU_HUGE_PAGES=0 or =direct; and a float network whose arena moves
-// gives the same outputs before and after.
+// gives the same outputs before and after. PageTouches: threads share the reading of every page,
+// and await() orders those reads before the awaiting thread's writes (the TSan build checks it).
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <new>
 #include <thread>
@@ -187,6 +191,48 @@ TEST(ArenaPages, CoreGivesTheSameOutputsOnEitherPages) {
     EXPECT_EQ(run(), first);
     // Every output a value of the clamp's range, the padding's zeros included in the borders' sums.
     for (float value : first) ASSERT_TRUE(value >= 0.0f && value <= 6.0f) << value;
+}
+
+TEST(PageTouches, ThreadsShareThePagesAndTheWaiterWritesAfterAll) {
+    for (const size_t bytes : {size_t{0}, size_t{1}, size_t{16} * 4096, size_t{17} * 4096 - 5, size_t{3} * kMiB}) {
+        ArenaPages arena(std::max<size_t>(bytes, 64 << 10));
+        synap::PageTouches touches;
+        touches.reset(arena.mappedPages().first(std::min(bytes, arena.mappedPages().size())));
+        std::vector<std::thread> sharers;
+        for (int t = 0; t < 3; ++t) sharers.emplace_back([&] { touches.share(); });
+        touches.share();
+        touches.await();
+        writePattern(arena);  // the sharers' reads are ordered before these writes
+        for (auto& sharer : sharers) sharer.join();
+        touches.await();  // done stays done
+    }
+}
+
+// Every page is read, the ones after the first thread's first claim too: a page that cannot be
+// read in the middle of the span stops a child with SIGSEGV.
+TEST(PageTouches, EveryPageIsRead) {
+    constexpr size_t kPages = 40;
+    auto* pages = static_cast<uint8_t*>(mmap(nullptr, kPages * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(pages, MAP_FAILED);
+    for (const size_t hole : {size_t{0}, size_t{20}, kPages - 1}) {
+        ASSERT_EQ(mprotect(pages, kPages * 4096, PROT_READ), 0);
+        ASSERT_EQ(mprotect(pages + hole * 4096, 4096, PROT_NONE), 0);
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            synap::PageTouches touches;
+            touches.reset({pages, kPages * 4096});
+            std::thread other([&] { touches.share(); });
+            touches.share();
+            touches.await();
+            other.join();
+            _exit(0);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(child, &status, 0), child);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << "page " << hole << " was not read";
+    }
+    munmap(pages, kPages * 4096);
 }
 
 }  // namespace

@@ -119,6 +119,12 @@ TEST(ModelKeyTest, FileIdentityStandsForWeightsInSettledReadOnlyFiles) {
     const hal::Model model = largeAddModel(std::make_shared<FilePool>(path, false));
     const std::vector<uint8_t> identity = fileIdentityDigest(model, 1);
     ASSERT_EQ(identity.size(), 16u);
+    // A small reference in the file (a bias, a small filter) stands by the file too.
+    hal::Model small = largeAddModel(std::make_shared<FilePool>(path, false));
+    for (uint32_t i : {0u, 1u, 3u}) small.operands[i].dimensions = {1, 4};
+    small.operands[1].location = {0, 64, 16};
+    EXPECT_EQ(fileIdentityDigest(small, 1).size(), 16u);
+    EXPECT_EQ(constantsGivenByFile(small), (std::vector<bool>{false, true, false, false}));
     EXPECT_EQ(identity, fileIdentityDigest(largeAddModel(std::make_shared<FilePool>(path, false)), 1));
     EXPECT_NE(identity, fileIdentityDigest(model, 2));
     EXPECT_NE(identity, modelDigest(model, 1));

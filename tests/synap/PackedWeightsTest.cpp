@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <span>
 #include <fstream>
 #include <random>
 
@@ -392,6 +395,50 @@ TEST_F(PackedWeightsTest, AnInt8NetworkRunsOnTheMappedProgramWithoutPacking) {
     const Loaded repacked = load(cache::ProgramImage(edited(program, otherIsa)));
     EXPECT_EQ(repacked.packings, kEveryKindOwnLayers);
     EXPECT_EQ(repacked.output, mapped.output);
+}
+
+// What the warm start reads ahead of the first inference (NpuCore::constantsInRunOrder): every
+// constant a layer reads and every packed weight, inside the program, layer by layer.
+TEST_F(PackedWeightsTest, TheConstantsInRunOrderAreWhatTheLayersRead) {
+    nnemu::Result<std::vector<uint8_t>> compiled = synap::compileProgram(everyKindNetwork(true), {{1, 16, 16, 3}});
+    ASSERT_TRUE(compiled.isOk()) << compiled.message();
+    auto core = synap::NpuCore::load(std::move(compiled).value());
+    ASSERT_TRUE(core.isOk()) << core.message();
+    const std::span<const uint8_t> program = (*core)->programBytes();
+    const npu::Program* view = npu::GetProgram(program.data());
+    const std::vector<std::span<const uint8_t>> constants = (*core)->constantsInRunOrder();
+    const auto position = [&](const uint8_t* data) {
+        for (size_t i = 0; i < constants.size(); ++i) {
+            if (constants[i].data() == data) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    for (const auto& span : constants) {
+        ASSERT_FALSE(span.empty());
+        EXPECT_GE(span.data(), program.data());
+        EXPECT_LE(span.data() + span.size(), program.data() + program.size());
+    }
+    int previous = -1;
+    for (uint32_t l = 0; l < view->layers()->size(); ++l) {
+        int first = INT32_MAX;
+        for (uint32_t t : *view->layers()->Get(l)->inputs()) {
+            const auto* data = view->tensors()->Get(t)->data();
+            if (data == nullptr || data->size() == 0) continue;
+            const int at = position(data->data());
+            EXPECT_GE(at, 0) << "layer " << l << " tensor " << t;
+            first = std::min(first, at);
+        }
+        for (const npu::PackedWeights* weights : *view->packed_weights()) {
+            if (weights->layer() != l) continue;
+            const int at = position(weights->data()->data());
+            EXPECT_GE(at, 0) << "layer " << l << "'s packed weights";
+            first = std::min(first, at);
+        }
+        if (first == INT32_MAX) continue;
+        EXPECT_GT(first, previous) << "layer " << l << "'s constants come after the layer before's";
+        previous = first;
+    }
+    EXPECT_EQ(view->packed_weights()->size(), kEveryKindOwnLayers);
 }
 
 // Stored state with random bytes changed (headers mostly): loads and runs, or is refused; never

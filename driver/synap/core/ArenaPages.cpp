@@ -196,4 +196,32 @@ bool ArenaPages::adoptHugePagesIfReady() {
     return moved;
 }
 
+void PageTouches::reset(std::span<const uint8_t> bytes) {
+    base_ = bytes.data();
+    pages_ = static_cast<uint32_t>(std::min<size_t>((bytes.size() + kPage - 1) / kPage, UINT32_MAX));
+    next_.store(0, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+}
+
+void PageTouches::share() {
+    constexpr uint32_t kChunk = 16;
+    for (;;) {
+        const uint32_t first = next_.fetch_add(kChunk, std::memory_order_relaxed);
+        if (first >= pages_) return;
+        const uint32_t end = std::min(pages_, first + kChunk);
+        uint8_t sum = 0;
+        for (uint32_t page = first; page < end; ++page) sum += static_cast<const volatile uint8_t*>(base_)[size_t{page} * kPage];
+        asm volatile("" : : "r"(sum));
+        // Once they are all read, an awaiting thread may write or free the pages (not this
+        // object: its owner outlives every sharer).
+        if (done_.fetch_add(end - first, std::memory_order_release) + (end - first) == pages_) done_.notify_all();
+    }
+}
+
+void PageTouches::await() const {
+    for (uint32_t done = done_.load(std::memory_order_acquire); done < pages_; done = done_.load(std::memory_order_acquire)) {
+        done_.wait(done, std::memory_order_acquire);
+    }
+}
+
 }  // namespace nnemu::synap

@@ -22,9 +22,11 @@
 // "direct" maps it on huge pages faulted in by the first inference (before session 20).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "ZeroedBytes.h"
 
@@ -42,6 +44,8 @@ public:
     ArenaPages& operator=(const ArenaPages&) = delete;
 
     uint8_t* data() const { return plain_.empty() ? data_ : plain_.data(); }
+    // The pages mapped for the arena when it is 64 KiB or more (none below: calloc's).
+    std::span<const uint8_t> mappedPages() const { return {data_, mapped_}; }
     size_t size() const { return plain_.empty() ? size_ : plain_.size(); }
 
     // Once (later calls do nothing): starts the helper that faults in the huge pages, where the
@@ -65,6 +69,29 @@ private:
     size_t mapped_ = 0;   // mapped at data_: size_ rounded up to whole 4 KiB pages
     bool hugePagesLater_ = false;  // startHugePages() has a helper to start
     std::unique_ptr<Helper> helper_;
+};
+
+// A mapping's pages made present by a read of each 4 KiB page, shared by the threads that call
+// share(): each claims 16 pages at a time until none is left. await() returns once every page
+// is read, so that nothing writes the memory while another thread still reads it.
+//
+// Why: on VMs whose host maps guest pages lazily (this project's 2-core Firecracker VM, with
+// pvm_no_zero_page=1) the first access of a page by a process costs 5-10 us even after
+// MADV_POPULATE_WRITE populated it on the guest's side, and two threads fault twice as fast as
+// one (BENCHMARKS.md, "First inference of a warm process"). An 8-bit MobileNet v2's 0.8 MB arena
+// cost its first inference 1-1.5 ms of such faults.
+class PageTouches {
+public:
+    // Before any share() (its pages are read from then on, until await() returns).
+    void reset(std::span<const uint8_t> bytes);
+    void share();
+    void await() const;
+
+private:
+    const uint8_t* base_ = nullptr;
+    uint32_t pages_ = 0;
+    std::atomic<uint32_t> next_{0};  // first page not claimed
+    std::atomic<uint32_t> done_{0};  // pages read
 };
 
 }  // namespace nnemu::synap

@@ -97,6 +97,30 @@ void NpuCore::prepareCallingThread() const {
     if (mayRunOnAmxTiles(*program_)) kernels::prepareAmxThread();
 }
 
+std::vector<std::span<const uint8_t>> NpuCore::constantsInRunOrder() const {
+    const auto* layers = program_->layers();
+    const auto* tensors = program_->tensors();
+    const size_t layerCount = layers != nullptr ? layers->size() : 0;
+    std::vector<std::vector<const flatbuffers::Vector<uint8_t>*>> packed(layerCount);
+    if (program_->packed_weights() != nullptr) {
+        for (const npu::PackedWeights* weights : *program_->packed_weights()) {
+            if (weights->layer() < layerCount && weights->data() != nullptr) packed[weights->layer()].push_back(weights->data());
+        }
+    }
+    std::vector<std::span<const uint8_t>> constants;
+    std::vector<bool> listed(tensors != nullptr ? tensors->size() : 0, false);
+    for (size_t l = 0; l < layerCount; ++l) {
+        for (uint32_t t : *layers->Get(static_cast<uint32_t>(l))->inputs()) {
+            if (t >= listed.size() || listed[t]) continue;
+            listed[t] = true;
+            const auto* data = tensors->Get(t)->data();
+            if (data != nullptr && data->size() > 0) constants.emplace_back(data->data(), data->size());
+        }
+        for (const auto* data : packed[l]) constants.emplace_back(data->data(), data->size());
+    }
+    return constants;
+}
+
 size_t NpuCore::layerCount() const { return program_->layers() ? program_->layers()->size() : 0; }
 
 // A core that does not run every packed layer on its packed weights (another ISA or layout, the

@@ -61,8 +61,13 @@ public:
     bool usesCorePool() const { return parallel_ && !hasXnnpackStages_; }
     std::span<const uint8_t> programBytes() const { return bytes_.bytes(); }
     bool programMapped() const { return bytes_.mapped(); }
+    // The program's constants in the order the layers first read them (each layer's input
+    // tensors' bytes, then its packed weights): what an inference reads of the program.
+    std::vector<std::span<const uint8_t>> constantsInRunOrder() const;
     // Bytes of the activation arena (every activation between stages, planned by lifetime).
     size_t arenaBytes() const { return arena_.size(); }
+    // The arena's own pages (none for a small one), for faulting them in ahead (PageTouches).
+    std::span<const uint8_t> arenaPages() const { return arena_.mappedPages(); }
     // Whether the arena's huge pages (ArenaPages.h) are still being prepared (tests).
     bool arenaHugePagesPending() const { return arena_.hugePagesPending(); }
     // Bytes of the largest working memory a stage has in the arena (band buffers).

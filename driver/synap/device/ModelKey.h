@@ -25,7 +25,7 @@ std::string compiledNetworkKey(const std::vector<uint8_t>& modelDigest,
                                const std::vector<std::vector<uint32_t>>& inputDims);
 
 // What stands for modelDigest without reading the weights that lie in files: the same
-// serialization with each large constant (4 KiB and more) of a read-only memory of a regular
+// serialization with each constant referenced in a read-only memory of a regular
 // file unchanged for two seconds given by the file's identity (device, inode, size,
 // modification and change times in nanoseconds) and its place; every other constant by value
 // (copies, shared or writable memory, a file changed too recently). Its key

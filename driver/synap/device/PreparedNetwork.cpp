@@ -118,6 +118,13 @@ private:
 // and capacity, the profiling mode and the fault properties are read again at the first
 // inference, and a prefetched core that does not match them is dropped. A miss prefetches
 // nothing: the compiler runs at the first inference, as on the board.
+//
+// Then the thread has the loaded core's memory made present for the first inference (see
+// PageTouches, ArenaPages.h: on this project's VM a process's first access of a page costs 1-10
+// us): the arena's pages, which the JIT's thread helps with before it runs (the inference writes
+// them), then the core's constants in the order the layers read them, a read of each page while
+// the first inference runs on the other core (they are only read). A core the JIT does not keep
+// is dropped only after stopReadingAhead().
 struct PreparedNetwork::Prefetch {
     cache::SynapCacheLocation location;
     std::string key;
@@ -130,11 +137,19 @@ struct PreparedNetwork::Prefetch {
     // Waits until the thread has looked the program up and loaded it (not for the thread pool it
     // may start after that) and takes the core: nullptr on a miss, a refused program, or when
     // taken before.
+    // The thread faults the loaded core's arena in after publishing it; this thread helps and
+    // waits until it is done (PageTouches), the core unused until then.
     std::unique_ptr<NpuCore> takeLoaded() {
         thread.awaitHere();
-        std::unique_lock lock(mutex);
-        loadedOrNot.wait(lock, [&] { return published; });
-        return std::move(core);
+        std::unique_ptr<NpuCore> taken;
+        {
+            std::unique_lock lock(mutex);
+            loadedOrNot.wait(lock, [&] { return published; });
+            taken = std::move(core);
+        }
+        arenaTouches.share();
+        arenaTouches.await();
+        return taken;
     }
     void run() {
         pthread_setname_np(pthread_self(), "nnemu-prefetch");
@@ -166,18 +181,62 @@ struct PreparedNetwork::Prefetch {
         }
         {
             std::lock_guard lock(mutex);
+            if (loadedCore != nullptr) arenaTouches.reset(loadedCore->arenaPages());
+            std::lock_guard reading(readingAhead);
+            if (loadedCore != nullptr && !readAheadStopped) constants = loadedCore->constantsInRunOrder();
             core = std::move(loadedCore);
             published = true;
         }
         loadedOrNot.notify_all();
+        {
+            trace::Span touch("arena faulted in", "jit");
+            arenaTouches.share();
+        }
         if (startPool) startCoreThreadPool(preparingCpu);
+        readConstantsAhead();
+    }
+
+    // Before the published core is dropped: no page of it is read after this returns.
+    void stopReadingAhead() {
+        std::lock_guard lock(readingAhead);
+        constants.clear();
+        readAheadStopped = true;
     }
 
 private:
+    void readConstantsAhead() {
+        trace::Span span("constants read ahead", "jit");
+        constexpr uintptr_t kPage = 4096;
+        constexpr size_t kPagesAtOnce = 32;  // between looks at a stop
+        uintptr_t lastPage = 1;              // none yet (constants often end and begin on one)
+        uintptr_t resume = 0;                // the page of constants[c] to go on from (0: its first)
+        uint8_t sum = 0;
+        for (size_t c = 0;;) {
+            std::lock_guard lock(readingAhead);
+            if (c >= constants.size()) break;
+            const auto start = reinterpret_cast<uintptr_t>(constants[c].data());
+            const uintptr_t end = start + constants[c].size();
+            uintptr_t page = std::max(resume, start & ~(kPage - 1));
+            for (size_t read = 0; page < end && read < kPagesAtOnce; page += kPage) {
+                if (page == lastPage) continue;
+                sum += *reinterpret_cast<const volatile uint8_t*>(std::max(page, start));  // its first byte there
+                lastPage = page;
+                ++read;
+            }
+            resume = page < end ? page : 0;
+            if (page >= end) ++c;
+        }
+        asm volatile("" : : "r"(sum));
+    }
+
     std::mutex mutex;
     std::condition_variable loadedOrNot;
+    std::mutex readingAhead;                            // held while a page of `constants` is read
+    std::vector<std::span<const uint8_t>> constants;  // the published core's, until stopReadingAhead()
+    bool readAheadStopped = false;
     bool published = false;
     std::unique_ptr<NpuCore> core;
+    PageTouches arenaTouches;  // the published core's arena
 };
 
 void PreparedNetwork::startPrefetch() {
@@ -221,7 +280,9 @@ std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCache
     const bool same = prefetch_->location.file == location.file && prefetch_->location.capacity == location.capacity &&
                       prefetch_->location.boardRoot == location.boardRoot && prefetch_->key == key &&
                       prefetch_->profiling == profiling;
-    return same ? std::move(core) : nullptr;
+    if (same) return core;
+    prefetch_->stopReadingAhead();  // then `core` goes
+    return nullptr;
 }
 
 bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& inputDims) {
@@ -281,7 +342,10 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     }
     // Not the JIT's to take: dropped. The thread itself is joined with this network (it may
     // still be starting the thread pool).
-    if (prefetch_ != nullptr && !prefetch_->forked()) (void)prefetch_->takeLoaded();
+    if (prefetch_ != nullptr && !prefetch_->forked() && !cached) {
+        prefetch_->stopReadingAhead();
+        (void)prefetch_->takeLoaded();
+    }
     if (!cached) {
         cached = readable && cache::findCompiledProgram(synapCache, alias, kCompilerVersion, &cachedProgram);
         if (cached) key = alias;
@@ -436,6 +500,7 @@ PreparedNetwork::~PreparedNetwork() {
         if (prefetch_->forked()) {
             (void)prefetch_.release();  // the parent's thread and core: not this process's to free
         } else {
+            prefetch_->stopReadingAhead();
             prefetch_->join();
         }
     }
