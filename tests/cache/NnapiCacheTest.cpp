@@ -114,6 +114,32 @@ TEST_F(NnapiCacheTest, AHitRunsFromTheMappedFile) {
     EXPECT_FALSE(processMaps(file));
 }
 
+// A hit of a network with megabytes of arena and weights: a thread of the compilation reads
+// their pages ahead of the first inference (FirstRunPages.h), which waits for the arena's and
+// then runs beside the constants' reading (the TSan build checks the order); outputs as from
+// the JIT, and a compilation freed before it ever ran stops that thread.
+TEST_F(NnapiCacheTest, ALargeHitReadsItsPagesAheadAndGivesTheSameOutputs) {
+    setProperty("vendor.npu.cache.model", "1");
+    setProperty("vendor.SYNAP_CACHE_CAPACITY", "0");
+    ConvNetwork network({64, 64, {1, 2}});
+    ASSERT_TRUE(network.valid());
+    ANeuralNetworksCompilation* compilation = network.compile(cacheDir_, token_.data());
+    ASSERT_NE(compilation, nullptr);
+    const auto first = network.run(compilation);
+    ANeuralNetworksCompilation_free(compilation);
+    ASSERT_EQ(cacheCounters().modelCacheWrites, 1u);
+    ANeuralNetworksCompilation_free(network.compile(cacheDir_, token_.data()));
+    for (int i = 0; i < 3; ++i) {
+        compilation = network.compile(cacheDir_, token_.data());
+        ASSERT_NE(compilation, nullptr);
+        EXPECT_EQ(network.run(compilation), first);
+        EXPECT_EQ(network.run(compilation), first);
+        ANeuralNetworksCompilation_free(compilation);
+    }
+    EXPECT_EQ(cacheCounters().modelCacheLoads, 4u);
+    EXPECT_EQ(cacheCounters().compiles, 1u);
+}
+
 TEST_F(NnapiCacheTest, ADamagedFileIsRefusedRecompiledAndRewritten) {
     setProperty("vendor.npu.cache.model", "1");
     setProperty("vendor.SYNAP_CACHE_CAPACITY", "0");

@@ -86,6 +86,7 @@ public:
     void reset(std::span<const uint8_t> bytes);
     void share();
     void await() const;
+    uint32_t pages() const { return pages_; }
 
 private:
     const uint8_t* base_ = nullptr;

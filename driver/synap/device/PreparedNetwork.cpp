@@ -17,6 +17,7 @@
 #include "../core/CoreThreads.h"
 #include "../core/ParentThread.h"
 #include "../kernels/Isa.h"
+#include "FirstRunPages.h"
 #include "NonFinite.h"
 #include "NpuFaults.h"
 #include "nnemu/base/Allocation.h"
@@ -119,12 +120,9 @@ private:
 // inference, and a prefetched core that does not match them is dropped. A miss prefetches
 // nothing: the compiler runs at the first inference, as on the board.
 //
-// Then the thread has the loaded core's memory made present for the first inference (see
-// PageTouches, ArenaPages.h: on this project's VM a process's first access of a page costs 1-10
-// us): the arena's pages, which the JIT's thread helps with before it runs (the inference writes
-// them), then the core's constants in the order the layers read them, a read of each page while
-// the first inference runs on the other core (they are only read). A core the JIT does not keep
-// is dropped only after stopReadingAhead().
+// Then the thread makes the loaded core's memory present for its first inference (FirstRunPages.h):
+// the arena's pages, with the JIT's thread helping, then the constants while that inference runs.
+// A core the JIT does not keep is dropped only after pages.stop().
 struct PreparedNetwork::Prefetch {
     cache::SynapCacheLocation location;
     std::string key;
@@ -137,8 +135,7 @@ struct PreparedNetwork::Prefetch {
     // Waits until the thread has looked the program up and loaded it (not for the thread pool it
     // may start after that) and takes the core: nullptr on a miss, a refused program, or when
     // taken before.
-    // The thread faults the loaded core's arena in after publishing it; this thread helps and
-    // waits until it is done (PageTouches), the core unused until then.
+    // Then helps with the loaded core's arena pages and waits until every one is read.
     std::unique_ptr<NpuCore> takeLoaded() {
         thread.awaitHere();
         std::unique_ptr<NpuCore> taken;
@@ -147,8 +144,7 @@ struct PreparedNetwork::Prefetch {
             loadedOrNot.wait(lock, [&] { return published; });
             taken = std::move(core);
         }
-        arenaTouches.share();
-        arenaTouches.await();
+        pages.awaitArena();
         return taken;
     }
     void run() {
@@ -181,63 +177,55 @@ struct PreparedNetwork::Prefetch {
         }
         {
             std::lock_guard lock(mutex);
-            if (loadedCore != nullptr) arenaTouches.reset(loadedCore->arenaPages());
-            std::lock_guard reading(readingAhead);
-            if (loadedCore != nullptr && !readAheadStopped) constants = loadedCore->constantsInRunOrder();
+            if (loadedCore != nullptr) pages.prepare(*loadedCore);
             core = std::move(loadedCore);
             published = true;
         }
         loadedOrNot.notify_all();
-        {
-            trace::Span touch("arena faulted in", "jit");
-            arenaTouches.share();
-        }
+        pages.readArena();
         if (startPool) startCoreThreadPool(preparingCpu);
-        readConstantsAhead();
+        pages.readConstantsAhead();
     }
 
-    // Before the published core is dropped: no page of it is read after this returns.
-    void stopReadingAhead() {
-        std::lock_guard lock(readingAhead);
-        constants.clear();
-        readAheadStopped = true;
-    }
+    FirstRunPages pages;  // the published core's
 
 private:
-    void readConstantsAhead() {
-        trace::Span span("constants read ahead", "jit");
-        constexpr uintptr_t kPage = 4096;
-        constexpr size_t kPagesAtOnce = 32;  // between looks at a stop
-        uintptr_t lastPage = 1;              // none yet (constants often end and begin on one)
-        uintptr_t resume = 0;                // the page of constants[c] to go on from (0: its first)
-        uint8_t sum = 0;
-        for (size_t c = 0;;) {
-            std::lock_guard lock(readingAhead);
-            if (c >= constants.size()) break;
-            const auto start = reinterpret_cast<uintptr_t>(constants[c].data());
-            const uintptr_t end = start + constants[c].size();
-            uintptr_t page = std::max(resume, start & ~(kPage - 1));
-            for (size_t read = 0; page < end && read < kPagesAtOnce; page += kPage) {
-                if (page == lastPage) continue;
-                sum += *reinterpret_cast<const volatile uint8_t*>(std::max(page, start));  // its first byte there
-                lastPage = page;
-                ++read;
-            }
-            resume = page < end ? page : 0;
-            if (page >= end) ++c;
-        }
-        asm volatile("" : : "r"(sum));
-    }
-
     std::mutex mutex;
     std::condition_variable loadedOrNot;
-    std::mutex readingAhead;                            // held while a page of `constants` is read
-    std::vector<std::span<const uint8_t>> constants;  // the published core's, until stopReadingAhead()
-    bool readAheadStopped = false;
     bool published = false;
     std::unique_ptr<NpuCore> core;
-    PageTouches arenaTouches;  // the published core's arena
 };
+
+// A network prepared from an NNAPI model cache file: its core is loaded, and a thread of its own
+// makes the core's memory present for the first inference (FirstRunPages.h).
+struct PreparedNetwork::Warmup {
+    FirstRunPages pages;
+    ParentThread thread;
+};
+
+void PreparedNetwork::startWarmup(const NpuCore& core) {
+    // Below ~1 MiB to read, starting a thread (0.1-0.3 ms on the 2-core VM) gains little.
+    constexpr size_t kWorthAThread = 256;
+    auto warmup = std::make_unique<Warmup>();
+    warmup->pages.prepare(core);
+    if (warmup->pages.pageCount() < kWorthAThread) return;
+    PrefetchesRunning::get().begin();  // the exit handler waits for it too
+    const bool started = warmup->thread.start(
+            [w = warmup.get()] {
+                struct Ended {
+                    ~Ended() { PrefetchesRunning::get().end(); }
+                } ended;
+                pthread_setname_np(pthread_self(), "nnemu-warmup");
+                w->pages.readArena();
+                w->pages.readConstantsAhead();
+            },
+            ParentThread::Start::kBesideCaller);
+    if (!started) {
+        PrefetchesRunning::get().end();
+        return;  // the first inference faults the pages in itself
+    }
+    warmup_ = std::move(warmup);
+}
 
 void PreparedNetwork::startPrefetch() {
     if (props::faults::armed()) return;  // injected faults count the JIT's own cache reads
@@ -281,7 +269,7 @@ std::unique_ptr<NpuCore> PreparedNetwork::takePrefetched(const cache::SynapCache
                       prefetch_->location.boardRoot == location.boardRoot && prefetch_->key == key &&
                       prefetch_->profiling == profiling;
     if (same) return core;
-    prefetch_->stopReadingAhead();  // then `core` goes
+    prefetch_->pages.stop();  // then `core` goes
     return nullptr;
 }
 
@@ -299,6 +287,7 @@ bool PreparedNetwork::ensureCompiled(const std::vector<std::vector<uint32_t>>& i
                 return false;
             }
         }
+        if (warmup_ != nullptr && !warmup_->thread.forked()) warmup_->pages.awaitArena();
         core_ = std::move(preloaded_);
     } else if (!jitCompile(inputDims)) {
         return false;
@@ -343,7 +332,7 @@ bool PreparedNetwork::jitCompile(const std::vector<std::vector<uint32_t>>& input
     // Not the JIT's to take: dropped. The thread itself is joined with this network (it may
     // still be starting the thread pool).
     if (prefetch_ != nullptr && !prefetch_->forked() && !cached) {
-        prefetch_->stopReadingAhead();
+        prefetch_->pages.stop();
         (void)prefetch_->takeLoaded();
     }
     if (!cached) {
@@ -500,8 +489,16 @@ PreparedNetwork::~PreparedNetwork() {
         if (prefetch_->forked()) {
             (void)prefetch_.release();  // the parent's thread and core: not this process's to free
         } else {
-            prefetch_->stopReadingAhead();
+            prefetch_->pages.stop();
             prefetch_->join();
+        }
+    }
+    if (warmup_ != nullptr) {
+        if (warmup_->thread.forked()) {
+            (void)warmup_.release();  // the parent's thread: not this process's to join
+        } else {
+            warmup_->pages.stop();
+            warmup_->thread.join();
         }
     }
     if (modelCacheFd_ >= 0) close(modelCacheFd_);
@@ -548,6 +545,7 @@ Result<std::shared_ptr<PreparedNetwork>> PreparedNetwork::fromCachedProgram(cach
     // Listed in the statistics files now, when it is loaded, rather than by its first inference
     // (~30 us of a warm process's first inference, BENCHMARKS.md "First inference from the NNAPI cache").
     network->statistics_ = listedNetwork(*core);
+    network->startWarmup(*core);
     network->preloaded_ = std::move(core);
     return network;
 }

@@ -90,6 +90,11 @@ private:
     // profiling mode); nullptr otherwise. Waits until the prefetch has loaded it.
     std::unique_ptr<NpuCore> takePrefetched(const cache::SynapCacheLocation& location, const std::string& key,
                                             bool profiling);
+    // A core prepared from an NNAPI model cache file has its memory made present for its first
+    // inference by a thread of its own (PreparedNetwork.cpp); null otherwise.
+    struct Warmup;
+    std::unique_ptr<Warmup> warmup_;
+    void startWarmup(const NpuCore& core);
     int modelCacheFd_ = -1;               // where to save the program after the JIT, or -1
     hal::CacheToken cacheToken_{};
     std::shared_ptr<hal::IPreparedModel> reference_;  // the model on nnapi-reference, once needed
